@@ -1,0 +1,9 @@
+"""c45rules: Quinlan's C4.5 Release 8 trees and C4.5-rules, exported where decisions run."""
+from .errors import C45RulesError, InputError, ModelError
+from .data import Attribute, Dataset, Schema
+from .ruleset import Condition, Explanation, Rule, RuleSet
+
+__version__ = "0.1.0"
+
+__all__ = ["C45RulesError", "InputError", "ModelError", "Attribute", "Dataset", "Schema",
+           "Condition", "Explanation", "Rule", "RuleSet", "__version__"]

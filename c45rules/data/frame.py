@@ -1,0 +1,279 @@
+"""Tables in: a pandas DataFrame or a CSV/Parquet file with a target column.
+
+Kinds: a column is continuous when every known value is a number (numeric dtype, or text
+that parses as numbers), discrete otherwise; `discrete=`, `continuous=` and `ignore=`
+override that (e.g. integer codes that are really categories). Unknown values: NaN, None,
+the empty string and `?`. Discrete values are ordered by number when all of them are
+numbers, else as strings, so that the schema does not depend on row order.
+"""
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .names import encode_column, load_stem, read_names, read_cases
+from .schema import Attribute, Dataset, Schema
+
+UNKNOWN_STRINGS = ("", "?")
+
+
+def value_str(v: object) -> str:
+    """Canonical text of a discrete value: integral floats lose their '.0'."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return str(int(f)) if f.is_integer() else repr(f)
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    return str(v)
+
+
+def _is_unknown(s: pd.Series) -> np.ndarray:
+    unk = s.isna().to_numpy()
+    if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+        unk |= s.isin(UNKNOWN_STRINGS).to_numpy()
+    return unk
+
+
+def _as_strings(s: pd.Series) -> pd.Series:
+    """Column as text with unknowns as NaN (object dtype)."""
+    unk = _is_unknown(s)
+    if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
+        txt = pd.Series([value_str(v) for v in s.to_numpy()], index=s.index, dtype=object)
+    else:
+        txt = s.astype(object).map(value_str)
+    return txt.where(~unk, None)
+
+
+def _numeric(s: pd.Series) -> tuple[np.ndarray, bool]:
+    """(float values with NaN for unknown, True if every known value is a number)."""
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return np.array([]), False
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        return s.to_numpy(dtype=np.float64, na_value=np.nan), True
+    unk = _is_unknown(s)
+    num = pd.to_numeric(s.where(~unk), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    ok = not bool((np.isnan(num) & ~unk).any())
+    return num, ok
+
+
+def _sorted_values(txt: pd.Series) -> tuple[str, ...]:
+    vals = pd.unique(txt.dropna())
+    try:
+        return tuple(sorted(vals, key=lambda v: (float(v), v)))
+    except ValueError:
+        return tuple(sorted(vals))
+
+
+def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
+               continuous: Iterable[str] = (), ignore: Iterable[str] = (),
+               source: str = "<DataFrame>") -> Dataset:
+    """Infer a Schema from a DataFrame with a target column and encode it."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}")
+    cols = [str(c) for c in df.columns]
+    dups = sorted({c for c in cols if cols.count(c) > 1})
+    if dups:
+        raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
+    df = df.set_axis(cols, axis=1)
+    if target not in cols:
+        raise InputError(f"{source}: target column {target!r} not found (columns: {', '.join(cols)})")
+    discrete, continuous, ignore = set(map(str, discrete)), set(map(str, continuous)), set(map(str, ignore))
+    for opt, names in (("discrete", discrete), ("continuous", continuous), ("ignore", ignore)):
+        missing = sorted(names - set(cols))
+        if missing:
+            raise InputError(f"{source}: --{opt} names unknown column(s): {', '.join(map(repr, missing))}")
+    both = (discrete & continuous) | (discrete & ignore) | (continuous & ignore)
+    if both:
+        raise InputError(f"{source}: column(s) given two kinds: {', '.join(sorted(both))}")
+    if len(df) == 0:
+        raise InputError(f"{source}: no rows")
+    ycol = df[target]
+    yunk = _is_unknown(ycol)
+    if yunk.any():
+        rows = np.flatnonzero(yunk)
+        raise InputError(f"{source}: target column {target!r} has {len(rows)} unknown value(s)"
+                         f" (first at row {rows[0] + 1}); drop or label those rows")
+    ytxt = _as_strings(ycol)
+    classes = _sorted_values(ytxt)
+    attributes: list[Attribute] = []
+    columns: list[np.ndarray] = []
+    for name in cols:
+        if name == target:
+            continue
+        s = df[name]
+        if name in ignore:
+            attributes.append(Attribute(name, "ignore"))
+            columns.append(np.zeros(len(df), dtype=np.int8))
+            continue
+        num, all_numeric = (np.array([]), False) if name in discrete else _numeric(s)
+        if name in continuous and not all_numeric:
+            bad = int(np.flatnonzero(np.isnan(num) & ~_is_unknown(s))[0]) if len(num) else 0
+            raise InputError(f"{source}: column {name!r} declared continuous but row {bad + 1}"
+                             f" holds {s.iloc[bad]!r}, not a number")
+        if all_numeric and name not in discrete:
+            inf = np.isinf(num)
+            if inf.any():
+                i = int(np.flatnonzero(inf)[0])
+                raise InputError(f"{source}: row {i + 1}: column {name!r}: infinite value;"
+                                 " replace it or mark it unknown")
+            attributes.append(Attribute(name, "continuous"))
+            columns.append(num)
+        else:
+            txt = _as_strings(s)
+            a = Attribute(name, "discrete", _sorted_values(txt))
+            attributes.append(a)
+            columns.append(encode_column(txt, a, source))
+    if not attributes:
+        raise InputError(f"{source}: no attribute columns besides the target {target!r}")
+    schema = Schema(tuple(attributes), classes, target)
+    lookup = {c: i for i, c in enumerate(classes)}
+    y = ytxt.map(lookup).to_numpy(dtype=np.int32)
+    return Dataset(schema, columns, y, source)
+
+
+def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | None = None,
+                 with_target: bool = False, target: str | None = None,
+                 source: str = "<DataFrame>") -> Dataset:
+    """Encode new rows against an existing schema (unseen discrete values -> code -2)."""
+    cols = [str(c) for c in df.columns]
+    dups = sorted({c for c in cols if cols.count(c) > 1})
+    if dups:
+        raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
+    df = df.set_axis(cols, axis=1)
+    need = set(schema.names if require is None else require)
+    columns: list[np.ndarray] = []
+    for a in schema.attributes:
+        if a.name not in cols:
+            if a.name in need and a.kind != "ignore":
+                raise InputError(f"{source}: column {a.name!r} is missing"
+                                 f" (the model needs: {', '.join(sorted(need))})")
+            columns.append(np.full(len(df), np.nan) if a.is_continuous
+                           else np.full(len(df), -1, dtype=np.int32))
+            continue
+        s = df[a.name]
+        if a.is_continuous:
+            num, ok = _numeric(s)
+            if not ok:
+                bad = int(np.flatnonzero(np.isnan(num) & ~_is_unknown(s))[0]) if len(num) else 0
+                raise InputError(f"{source}: row {bad + 1}: column {a.name!r}: {s.iloc[bad]!r}"
+                                 " is not a number")
+            columns.append(num)
+        elif a.is_discrete:
+            columns.append(encode_column(_as_strings(s), a, source, unseen_ok=True))
+        else:
+            columns.append(np.zeros(len(df), dtype=np.int8))
+    y = None
+    tname = target or schema.target
+    if with_target:
+        if tname not in cols:
+            raise InputError(f"{source}: class column {tname!r} not found (columns: {', '.join(cols)})")
+        txt = _as_strings(df[tname])
+        lookup = {c: i for i, c in enumerate(schema.classes)}
+        yy = txt.map(lookup)
+        if yy.isna().any():
+            i = int(np.flatnonzero(yy.isna().to_numpy())[0])
+            raise InputError(f"{source}: row {i + 1}: class {txt.iloc[i]!r} is not one of the"
+                             f" model's classes ({', '.join(schema.classes)})")
+        y = yy.to_numpy(dtype=np.int32)
+    return Dataset(schema, columns, y, source)
+
+
+def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
+    """Read a CSV (all cells as text, nothing guessed) or Parquet file into a DataFrame."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            return pd.read_parquet(path)
+        except ImportError:
+            raise InputError(f"{path}: reading Parquet needs pyarrow (pip install 'c45rules[parquet]')") from None
+        except Exception as e:  # pyarrow raises many types for a corrupt file
+            raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            header = next(csv.reader(f), None)
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
+    if header is None:
+        raise InputError(f"{path}: empty file (expected a header row)")
+    dups = sorted({h for h in header if header.count(h) > 1})
+    if dups:
+        raise InputError(f"{path}: duplicate column name(s) in the header: {', '.join(map(repr, dups))}")
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
+                           encoding="utf-8", **kw)
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
+    except pd.errors.ParserError as e:
+        raise InputError(f"{path}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path}: empty file (expected a header row)") from None
+
+
+def read_csv(path: str | os.PathLike, target: str, **kinds) -> Dataset:
+    """Read a CSV/Parquet file with a target column into a Dataset (kinds as `from_frame`)."""
+    return from_frame(read_table(path), target, source=str(path), **kinds)
+
+
+def load_data(spec: str | os.PathLike, *, target: str | None = None, test: str | os.PathLike | None = None,
+              names: str | os.PathLike | None = None, **kinds) -> tuple[Dataset, Dataset | None]:
+    """Load training data (C4.5 stem, or CSV/Parquet with `target`) and optional test data."""
+    spec = str(spec)
+    p = Path(spec)
+    is_table = p.suffix.lower() in (".csv", ".parquet", ".pq", ".tsv")
+    if not is_table:
+        stem = spec[:-5] if spec.endswith(".data") else spec[:-6] if spec.endswith(".names") else spec
+        if not os.path.exists(stem + ".names"):
+            raise InputError(f"{spec}: no such C4.5 stem ({stem}.names not found) and not a .csv/.parquet file")
+        train, auto_test = load_stem(stem, test=test is None)
+        tst = auto_test if test is None else load_test(test, train.schema, target=target)
+        return train, tst
+    if names is not None:
+        schema = read_names(names)
+        df = read_table(p)
+        train = _frame_with_names(df, schema, target, str(p))
+    else:
+        if target is None:
+            raise InputError(f"{spec}: a CSV/Parquet file needs --target COLUMN")
+        train = from_frame(read_table(p), target, source=str(p), **kinds)
+    tst = None if test is None else load_test(test, train.schema, target=target)
+    return train, tst
+
+
+def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, source: str) -> Dataset:
+    names = [a.name for a in pending.attributes]
+    tname = target or pending.target
+    missing = [n for n in names + [tname] if n not in df.columns]
+    if missing:
+        raise InputError(f"{source}: column(s) named in the .names file are missing: {', '.join(map(repr, missing))}")
+    raw = df[names + [tname]].copy()
+    raw.columns = list(range(len(names) + 1))
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".data", delete=False, encoding="utf-8") as f:
+        raw.to_csv(f, header=False, index=False, quoting=csv.QUOTE_NONE, escapechar="\\")
+        tmp = f.name
+    try:
+        ds, schema = read_cases(tmp, pending, collect=True)
+    finally:
+        os.unlink(tmp)
+    ds.schema = Schema(schema.attributes, schema.classes, tname)
+    ds.source = source
+    return ds
+
+
+def load_test(path: str | os.PathLike, schema: Schema, *, target: str | None = None) -> Dataset:
+    """Load evaluation cases for an existing schema: a C4.5 .test/.data file or a CSV/Parquet table."""
+    p = Path(path)
+    if p.suffix.lower() in (".csv", ".parquet", ".pq", ".tsv"):
+        return encode_frame(read_table(p), schema, with_target=True, target=target, source=str(p))
+    ds, _ = read_cases(p, schema)
+    return ds

@@ -1,0 +1,135 @@
+"""The data model: attributes, classes, and the encoded arrays the hot loops use.
+
+Encoding (never a sentinel a real value can collide with):
+* continuous attribute -> float64 column, unknown = NaN;
+* discrete attribute   -> int32 column of value codes 0..k-1, unknown = -1,
+  and (only when scoring new data) a value outside the schema = -2;
+* ignored attribute    -> kept in the schema, never encoded for learning.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from ..errors import InputError
+
+Kind = Literal["continuous", "discrete", "ignore"]
+UNKNOWN_CODE = -1
+UNSEEN_CODE = -2
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One input column: its name, kind and (for discrete) its ordered values."""
+
+    name: str
+    kind: Kind
+    values: tuple[str, ...] = ()
+
+    @property
+    def is_continuous(self) -> bool:
+        """True for a continuous (numeric, threshold-tested) attribute."""
+        return self.kind == "continuous"
+
+    @property
+    def is_discrete(self) -> bool:
+        """True for a discrete (value-tested) attribute."""
+        return self.kind == "discrete"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Attributes in a fixed order, the class values in a fixed order, and the target name."""
+
+    attributes: tuple[Attribute, ...]
+    classes: tuple[str, ...]
+    target: str = "class"
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.attributes]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise InputError(f"duplicate attribute name(s): {', '.join(map(repr, dup))}")
+        if len(self.classes) < 1:
+            raise InputError("the schema has no class values")
+        if len(set(self.classes)) != len(self.classes):
+            raise InputError("duplicate class values in the schema")
+        for a in self.attributes:
+            if a.kind not in ("continuous", "discrete", "ignore"):
+                raise InputError(f"attribute {a.name!r}: unknown kind {a.kind!r}")
+            if len(set(a.values)) != len(a.values):
+                raise InputError(f"attribute {a.name!r}: duplicate values in its value list")
+
+    def index(self, name: str) -> int:
+        """Position of the attribute called `name`."""
+        for i, a in enumerate(self.attributes):
+            if a.name == name:
+                return i
+        raise InputError(f"unknown attribute {name!r}")
+
+    def attribute(self, name: str) -> Attribute:
+        """The attribute called `name`."""
+        return self.attributes[self.index(name)]
+
+    def class_index(self, name: str) -> int:
+        """Position of class value `name`."""
+        try:
+            return self.classes.index(name)
+        except ValueError:
+            raise InputError(f"unknown class value {name!r}") from None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Attribute names in order."""
+        return tuple(a.name for a in self.attributes)
+
+
+@dataclass(eq=False)
+class Dataset:
+    """Encoded cases: one array per attribute (see module docstring) and class codes."""
+
+    schema: Schema
+    columns: list[np.ndarray]
+    y: np.ndarray | None  # int32 class codes, None when the data has no class column
+    source: str = "<data>"
+    _sorted_values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        """Number of cases."""
+        return 0 if not self.columns else len(self.columns[0])
+
+    def sorted_values(self, a: int) -> np.ndarray:
+        """Distinct known values of continuous attribute `a`, ascending (cached)."""
+        if a not in self._sorted_values:
+            col = self.columns[a]
+            self._sorted_values[a] = np.unique(col[~np.isnan(col)])
+        return self._sorted_values[a]
+
+    def subset(self, rows: np.ndarray) -> "Dataset":
+        """The cases at positions `rows` (a new Dataset sharing the schema)."""
+        return Dataset(self.schema, [c[rows] for c in self.columns],
+                       None if self.y is None else self.y[rows], self.source)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the schema and the multiset of encoded cases (row order does not matter)."""
+        h = hashlib.sha256()
+        h.update(repr(self.schema).encode("utf-8"))
+        rows = np.zeros(self.n, dtype=np.uint64)
+        cols = list(self.columns) + ([] if self.y is None else [self.y.astype(np.int64)])
+        with np.errstate(over="ignore"):
+            for c in cols:
+                bits = np.ascontiguousarray(c.astype(np.float64)).view(np.uint64)
+                # splitmix-style mixing so that equal rows collide and different rows do not
+                rows = (rows ^ bits) * np.uint64(0x9E3779B97F4A7C15)
+                rows ^= rows >> np.uint64(31)
+        h.update(np.sort(rows).tobytes())
+        return "sha256:" + h.hexdigest()
+
+
+def class_counts(data: Dataset) -> np.ndarray:
+    """Number of training cases of each class."""
+    return np.bincount(data.y, minlength=len(data.schema.classes))

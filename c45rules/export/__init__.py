@@ -1,0 +1,1 @@
+"""Exports generated from a RuleSet alone: YAML, SQL, standalone Python, tree graphs."""

@@ -1,0 +1,250 @@
+"""RuleSet: the hub every stage reads. Ordered rules, a default class, their evidence.
+
+Semantics (spec 7.11, one policy everywhere): rules are tried in order and the first rule
+whose conditions are all satisfied gives the class; otherwise the default class. A
+condition on an unknown value (NaN, None, empty, `?`) is NOT satisfied, and neither is an
+equality test on a value outside the attribute's value list. A rule whose pessimistic
+error exceeds 0.7 never fires (spec 7.6.1); it is kept so the list matches c4.5rules.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .data.frame import encode_frame
+from .data.schema import Dataset, Schema
+from .errors import InputError
+
+Op = Literal["<=", ">", "=", "in"]
+NEVER_FIRES_ABOVE = 0.7  # spec 7.6.1: Strength is 0 when a rule's error exceeds 0.7
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test: `attribute <= value`, `> value`, `= value` or `in {values}`."""
+
+    attribute: str
+    op: Op
+    value: float | str | tuple[str, ...]
+
+    def __str__(self) -> str:
+        if self.op == "in":
+            return f"{self.attribute} in {{{', '.join(self.value)}}}"
+        if self.op == "=":
+            return f"{self.attribute} = {self.value}"
+        return f"{self.attribute} {self.op} {format_threshold(self.value)}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """IF all conditions THEN prediction, with its training evidence."""
+
+    id: int
+    conditions: tuple[Condition, ...]
+    prediction: str
+    covered: int            # training cases satisfying every condition
+    errors: int             # of those, cases not of `prediction`
+    error_rate: float       # pessimistic error rate (c4.5rules "Error"), spec 7.3
+    lift: float             # confidence / training frequency of `prediction`
+    used: int = 0           # training cases for which this is the first firing rule
+    wrong: int = 0          # of those, misclassified
+
+    @property
+    def confidence(self) -> float:
+        """1 - pessimistic error rate: the `[x%]` c4.5rules prints."""
+        return 1.0 - self.error_rate
+
+    @property
+    def fires(self) -> bool:
+        """False for a rule too inaccurate to ever fire (error > 0.7, spec 7.6.1)."""
+        return self.error_rate <= NEVER_FIRES_ABOVE
+
+    def __str__(self) -> str:
+        conds = " and ".join(str(c) for c in self.conditions)
+        return f"rule {self.id}: if {conds} then {self.prediction} [{100 * self.confidence:.1f}%]"
+
+
+def format_threshold(v: float) -> str:
+    """A threshold as c4.5 prints it (%g)."""
+    return f"{v:g}"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a case got its class: the rule that fired, or each rule's first failed condition."""
+
+    prediction: str
+    rule: Rule | None
+    checks: tuple[tuple[Condition, Any, bool], ...]   # fired rule: (condition, value, satisfied)
+    misses: tuple[tuple[int, Condition, Any], ...]    # default: (rule id, first failed condition, value)
+
+    def __str__(self) -> str:
+        lines = []
+        if self.rule is not None:
+            lines.append(f"class {self.prediction} by rule {self.rule.id}"
+                         f" [{100 * self.rule.confidence:.1f}%, covers {self.rule.covered},"
+                         f" {self.rule.errors} errors]:")
+            for cond, val, ok in self.checks:
+                lines.append(f"  {cond}   ({cond.attribute} = {_show(val)}: {'yes' if ok else 'no'})")
+        else:
+            lines.append(f"class {self.prediction} by default: no rule fired")
+            for rid, cond, val in self.misses:
+                why = "unknown" if val is None else _show(val)
+                lines.append(f"  rule {rid}: fails {cond}   ({cond.attribute} = {why})")
+        return "\n".join(lines)
+
+
+def _show(v: Any) -> str:
+    if v is None:
+        return "unknown"
+    if isinstance(v, float):
+        return format_threshold(v)
+    return str(v)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """An ordered rule list with a default class: value object, equality by value."""
+
+    schema: Schema
+    rules: tuple[Rule, ...]
+    default_class: str
+    class_counts: tuple[int, ...]          # training cases per class (schema order)
+    default_counts: tuple[int, ...]        # training cases reaching the default, per class
+    options: tuple[tuple[str, Any], ...] = ()
+    fingerprint: str = ""
+    version: str = field(default="", compare=False)
+
+    # ---- matching -------------------------------------------------------------------
+    def _encode(self, data: Any) -> Dataset:
+        if isinstance(data, Dataset):
+            return data
+        if isinstance(data, Mapping):
+            data = pd.DataFrame([dict(data)])
+        elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and data \
+                and isinstance(data[0], Mapping):
+            data = pd.DataFrame([dict(r) for r in data])
+        if not isinstance(data, pd.DataFrame):
+            raise InputError(f"cannot score {type(data).__name__}: give a DataFrame, a mapping"
+                             " or a list of mappings")
+        return encode_frame(data, self.schema, require=self.used_attributes())
+
+    def used_attributes(self) -> tuple[str, ...]:
+        """Names of the attributes the rules test, in schema order."""
+        used = {c.attribute for r in self.rules for c in r.conditions}
+        return tuple(a for a in self.schema.names if a in used)
+
+    def condition_mask(self, cond: Condition, data: Dataset, rows: np.ndarray | None = None) -> np.ndarray:
+        """Which cases (of `rows`, default all) satisfy `cond`; unknown never does."""
+        a = self.schema.index(cond.attribute)
+        col = data.columns[a] if rows is None else data.columns[a][rows]
+        attr = self.schema.attributes[a]
+        if cond.op in ("<=", ">"):
+            if not attr.is_continuous:
+                raise InputError(f"condition {cond} tests a discrete attribute with a threshold")
+            with np.errstate(invalid="ignore"):
+                return col <= cond.value if cond.op == "<=" else col > cond.value
+        if cond.op == "=":
+            return col == attr.values.index(cond.value)
+        return np.isin(col, [attr.values.index(v) for v in cond.value])
+
+    def rule_index(self, data: Any) -> np.ndarray:
+        """Position (1-based) in `rules` of the first firing rule per case, 0 for the default."""
+        ds = self._encode(data)
+        out = np.zeros(ds.n, dtype=np.int64)
+        remaining = np.arange(ds.n)
+        for k, rule in enumerate(self.rules, 1):
+            if remaining.size == 0:
+                break
+            if not rule.fires:
+                continue
+            idx = remaining
+            for cond in rule.conditions:
+                idx = idx[self.condition_mask(cond, ds, idx)]
+                if idx.size == 0:
+                    break
+            if idx.size:
+                out[idx] = k
+                remaining = remaining[out[remaining] == 0]
+        return out
+
+    def predict_rule(self, data: Any) -> np.ndarray:
+        """Id of the rule that fired for each case; 0 means the default class applied."""
+        ids = np.array([0] + [r.id for r in self.rules], dtype=np.int64)
+        return ids[self.rule_index(data)]
+
+    def predict(self, data: Any) -> np.ndarray | str:
+        """Predicted class per case (a str for a single mapping)."""
+        pos = self.rule_index(data)
+        labels = np.array([self.default_class] + [r.prediction for r in self.rules], dtype=object)
+        out = labels[pos]
+        return out[0] if isinstance(data, Mapping) else out
+
+    def predict_proba(self, data: Any) -> np.ndarray:
+        """Class probabilities (columns in `schema.classes` order).
+
+        A case decided by rule r gets r's confidence (1 - pessimistic error) for r's class
+        and the rest spread over the other classes in proportion to their training
+        frequency; a case reaching the default gets the Laplace-smoothed class distribution
+        of the training cases that reached the default.
+        """
+        pos = self.rule_index(data)
+        C = len(self.schema.classes)
+        prior = np.asarray(self.class_counts, dtype=float)
+        table = np.zeros((len(self.rules) + 1, C))
+        dc = np.asarray(self.default_counts, dtype=float)
+        table[0] = (dc + 1) / (dc.sum() + C)
+        for k, r in enumerate(self.rules, 1):
+            c = self.schema.classes.index(r.prediction)
+            rest = prior.copy()
+            rest[c] = 0
+            tot = rest.sum()
+            rest = rest / tot if tot > 0 else np.full(C, 0 if C == 1 else 1 / (C - 1))
+            rest[c] = 0
+            table[k] = (1 - r.confidence) * rest
+            table[k, c] = r.confidence if C > 1 else 1.0
+        return table[pos]
+
+    def explain(self, case: Mapping[str, Any]) -> Explanation:
+        """Which rule fired for one case and why (or why the default applied)."""
+        ds = self._encode(case)
+        k = int(self.rule_index(ds)[0])
+
+        def value(attr: str) -> Any:
+            a = self.schema.index(attr)
+            v = ds.columns[a][0]
+            at = self.schema.attributes[a]
+            if at.is_continuous:
+                return None if math.isnan(v) else float(v)
+            if v == -2:
+                return case.get(attr)
+            return None if v < 0 else at.values[int(v)]
+
+        if k:
+            rule = self.rules[k - 1]
+            checks = tuple((c, value(c.attribute), True) for c in rule.conditions)
+            return Explanation(rule.prediction, rule, checks, ())
+        misses = []
+        for rule in self.rules:
+            for c in rule.conditions:
+                if not self.condition_mask(c, ds)[0]:
+                    misses.append((rule.id, c, value(c.attribute)))
+                    break
+            else:
+                if not rule.fires:
+                    misses.append((rule.id, rule.conditions[0], value(rule.conditions[0].attribute)))
+        return Explanation(self.default_class, None, (), tuple(misses))
+
+    @property
+    def options_dict(self) -> dict[str, Any]:
+        """The fitting options as a dict."""
+        return dict(self.options)
+
+    def __str__(self) -> str:
+        from .rules.report import format_rules
+        return format_rules(self)
