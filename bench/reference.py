@@ -1,0 +1,123 @@
+"""Parsers for the reference outputs of c4.5 / c4.5rules in ../shared/reference (tests and bench)."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+SHARED = Path(os.environ.get("C45RULES_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+DATA = SHARED / "data"
+REF = SHARED / "reference" / "c45r8"
+
+
+def stem(name: str) -> str:
+    """Path stem of a shared dataset."""
+    return str(DATA / name / name)
+
+
+def datasets() -> list[str]:
+    """Names of every shared dataset."""
+    return sorted(p.name for p in DATA.iterdir() if p.is_dir() and (p / f"{p.name}.names").exists())
+
+
+def _expand(block: str, subtrees: dict[str, list[str]]) -> list[str]:
+    out = []
+    for line in block.splitlines():
+        m = re.match(r"^(.*?)\[(S\d+)\]\s*$", line)
+        if m:
+            out.append(m.group(1).rstrip() if m.group(1).endswith(" :") else m.group(1))
+            depth = m.group(1).count("|   ") + 1
+            out.extend("|   " * depth + sub for sub in _expand("\n".join(subtrees[m.group(2)]), subtrees))
+        elif line.strip():
+            out.append(line)
+    return out
+
+
+def tree_text(name: str, pruned: bool = False) -> str | None:
+    """The printed unpruned (or pruned) tree with `[Sn]` subtrees expanded inline."""
+    path = REF / f"{name}.tree.txt"
+    if not path.exists():
+        return None
+    t = path.read_text()
+    start = t.index("Decision Tree:") + len("Decision Tree:")
+    body = t[start:]
+    if pruned:
+        if "Simplified Decision Tree:" not in t:
+            pass
+        else:
+            body = t[t.index("Simplified Decision Tree:") + len("Simplified Decision Tree:"):]
+    else:
+        if "Simplified Decision Tree:" in body:
+            body = body[: body.index("Simplified Decision Tree:")]
+    body = body[: body.index("Tree saved")] if "Tree saved" in body else body
+    parts = re.split(r"^Subtree \[(S\d+)\]\s*$", body, flags=re.M)
+    main, subtrees = parts[0], {}
+    for i in range(1, len(parts), 2):
+        subtrees[parts[i]] = [ln for ln in parts[i + 1].splitlines() if ln.strip()]
+    return "\n".join(_expand(main, subtrees))
+
+
+@dataclass
+class RefRule:
+    id: int
+    conditions: list[str]
+    klass: str
+    confidence: str
+
+
+@dataclass
+class RefRules:
+    rules: list[RefRule]
+    default: str
+    train_errors: int | None
+    test_errors: int | None
+    dropped: list[int]
+
+
+def rules(name: str) -> RefRules | None:
+    """The final ruleset c4.5rules printed (after 'Drop rule' sifting) and its error counts."""
+    path = REF / f"{name}.rules.txt"
+    if not path.exists():
+        return None
+    t = path.read_text()
+    if "Final rules" not in t:
+        return None
+    final = t[t.index("Final rules"):t.index("Default class:")]
+    out = []
+    for m in re.finditer(r"Rule (\d+):\n(.*?)\n\t->  class (.*?)  \[(\d+\.\d)%\]", final, re.S):
+        conds = [c.strip() for c in m.group(2).splitlines() if c.strip()]
+        out.append(RefRule(int(m.group(1)), conds, m.group(3), m.group(4)))
+    default = re.search(r"Default class: (.*)", t).group(1).strip()
+    dropped = [int(x) for x in re.findall(r"Drop rule (\d+)", t)]
+    kept = [r for r in out if r.id not in dropped]
+    tests = re.findall(r"Tested (\d+), errors (\d+)", t)
+    train = int(tests[-2 if "test data" in t else -1][1]) if tests else None
+    test = int(tests[-1][1]) if "Evaluation on test data" in t else None
+    return RefRules(kept, default, train, test, dropped)
+
+
+def tree_summary() -> dict[str, dict]:
+    """SUMMARY.md's tree table as {dataset: {column: value}}."""
+    t = (SHARED / "reference" / "SUMMARY.md").read_text()
+    sec = t[t.index("## C4.5 R8 trees"):t.index("## C4.5 R8 rulesets")]
+    rows = [ln for ln in sec.splitlines() if ln.startswith("| ") and not ln.startswith("| dataset")]
+    keys = ["train", "test", "u_size", "u_train", "u_test", "p_size", "p_train", "p_test", "estimate", "wall"]
+    out = {}
+    for ln in rows:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        out[cells[0]] = dict(zip(keys, cells[1:]))
+    return out
+
+
+def rules_summary() -> dict[str, dict]:
+    """SUMMARY.md's c4.5rules table as {dataset: {column: value}}."""
+    t = (SHARED / "reference" / "SUMMARY.md").read_text()
+    sec = t[t.index("## C4.5 R8 rulesets"):t.index("## C5.0")]
+    rows = [ln for ln in sec.splitlines() if ln.startswith("| ") and not ln.startswith("| dataset")]
+    keys = ["rules", "conditions", "default", "train_err", "test_err", "wall"]
+    out = {}
+    for ln in rows:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        out[cells[0]] = dict(zip(keys, cells[1:]))
+    return out

@@ -1,0 +1,42 @@
+"""Classifying cases with a tree (c4.5 Classify, spec 4): unknowns split by branch weight."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..data.schema import Dataset
+from .grow import branch_of
+from .node import Node
+
+
+def class_weights(tree: Node, data: Dataset) -> np.ndarray:
+    """Class weight totals per case (rows) as c4.5's ClassSum."""
+    C = len(data.schema.classes)
+    out = np.zeros((data.n, C))
+    _descend(tree, data, np.arange(data.n), np.ones(data.n), out)
+    return out
+
+
+def _descend(node: Node, data: Dataset, rows: np.ndarray, w: np.ndarray, out: np.ndarray) -> None:
+    if rows.size == 0:
+        return
+    if node.is_leaf:
+        if node.items > 0:
+            out[rows] += w[:, None] * (node.class_dist / node.items)[None, :]
+        else:
+            out[rows, node.klass] += w
+        return
+    br = branch_of(node, data.columns[node.attribute][rows])
+    unknown = br < 0
+    for v, child in enumerate(node.branches):
+        sel = br == v
+        r = rows[sel]
+        ww = w[sel]
+        if unknown.any():
+            r = np.concatenate([r, rows[unknown]])
+            ww = np.concatenate([ww, w[unknown] * (child.items / node.items)])
+        _descend(child, data, r, ww, out)
+
+
+def classify(tree: Node, data: Dataset) -> np.ndarray:
+    """Predicted class code per case (largest class weight, ties to the lowest index)."""
+    return np.argmax(class_weights(tree, data), axis=1)
