@@ -4,7 +4,7 @@
 #   .ci/postgres.sh start DIR   initdb into DIR/data, start it, print the libpq DSN on stdout
 #   .ci/postgres.sh stop DIR    stop it (DIR can then be deleted)
 #
-# initdb refuses to run as root, so as root the server runs as the `postgres` user (created
+# initdb refuses to run as root, so as root the server runs as $C45RULES_PG_USER (default `postgres`, created
 # if missing); otherwise as the caller. Trust authentication and no TCP port: the socket in
 # DIR is the only way in. fsync is off because the data is thrown away.
 set -euo pipefail
@@ -24,7 +24,7 @@ pg_bin() {
 }
 
 if [[ $(id -u) -eq 0 ]]; then
-    owner=postgres
+    owner=${C45RULES_PG_USER:-postgres}
     id -u "$owner" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /usr/sbin/nologin "$owner"
     as_owner() { runuser -u "$owner" -- "$@"; }
 else
