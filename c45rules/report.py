@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import os
-import tempfile
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 
 from .data.schema import Dataset, Schema
 from .errors import InputError
+from .export._atomic import atomic_write_text
 from .ruleset import RuleSet, format_threshold
 from .tree.node import Node
 
@@ -566,21 +566,4 @@ def render_report(ruleset: RuleSet, tree: Any = None, data: Dataset | None = Non
 def write_report(ruleset: RuleSet, path: str | os.PathLike, tree: Any = None, data: Dataset | None = None,
                  **kw: Any) -> Path:
     """Write the report to `path` atomically (a temp file beside it, then os.replace)."""
-    path = Path(path)
-    text = render_report(ruleset, tree, data, **kw)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    return atomic_write_text(path, render_report(ruleset, tree, data, **kw))
