@@ -1,0 +1,269 @@
+"""The public entry points: `fit` (one call) and the scikit-learn style estimator `C45Rules`."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from .data.frame import encode_frame, from_frame, load_data
+from .data.schema import Dataset
+from .errors import InputError
+from .estimate import z_squared
+from .rules.coding import attribute_test_bits, branch_bits, rule_bits
+from .rules.extract import DISCRETE, THRESHOLD, Test
+from .rules.generalize import CandidateRule, generalise_rules
+from .rules.order import default_class, order_rules, rule_use, sift_rules
+from .rules.select import select_rules
+from .ruleset import Condition, Rule, RuleSet
+from .tree.grow import grow_tree
+from .tree.node import Tree
+from .tree.prune import prune_tree
+
+DEFAULTS: dict[str, Any] = {
+    "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
+    "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
+}
+
+
+def _check_options(o: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(o) - set(DEFAULTS))
+    if unknown:
+        raise InputError(f"unknown option(s): {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
+    out = {**DEFAULTS, **o}
+    for key in ("cf", "rules_cf"):
+        v = out[key]
+        if v is not None and not (isinstance(v, (int, float)) and 0 < v <= 1):
+            raise InputError(f"option {key} must be a confidence level in (0, 1], got {v!r}")
+    if not (isinstance(out["min_objs"], (int, float)) and out["min_objs"] >= 1):
+        raise InputError(f"option min_objs must be >= 1, got {out['min_objs']!r}")
+    if out["fisher"] is not None and not (0 < out["fisher"] <= 100):
+        raise InputError(f"option fisher is a percentage in (0, 100], got {out['fisher']!r}")
+    if not (isinstance(out["redundancy"], (int, float)) and out["redundancy"] > 0):
+        raise InputError(f"option redundancy must be > 0, got {out['redundancy']!r}")
+    z_squared(out["cf"])
+    return out
+
+
+def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_ratio: bool = True,
+               subset: bool = False) -> Tree:
+    """Grow the unpruned tree and its pruned copy (c4.5, spec 2-3)."""
+    _require_labels(data)
+    unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset)
+    pruned = prune_tree(unpruned, data, cf=cf)
+    return Tree(data.schema, unpruned, pruned,
+                {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset})
+
+
+@dataclass
+class RulesTrace:
+    """What c4.5rules printed along the way: candidates, the selected list, dropped rules."""
+
+    candidates: list[CandidateRule]
+    final: list[CandidateRule]       # "Final rules" before sifting
+    dropped: list[int]
+    default: int
+
+
+def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | None = None,
+                redundancy: float = 1.0, annealing: bool = False, seed: int | None = None,
+                options: dict[str, Any] | None = None) -> tuple[RuleSet, RulesTrace]:
+    """c4.5rules on the unpruned tree: generalise, select, order, default, sift (spec 7)."""
+    y = data.y
+    C = len(data.schema.classes)
+    cands = generalise_rules(tree.unpruned, data, cf=cf, fisher=None if fisher is None else fisher / 100)
+    bb = branch_bits(data)
+    att_bits = attribute_test_bits(bb)
+    nvals = [len(a.values) for a in data.schema.attributes]
+    bits = {r.number: rule_bits(r.conditions, bb, att_bits, nvals, redundancy) for r in cands}
+    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed)
+    ordered = order_rules(selected, y, C)
+    default = default_class(ordered, y, C)
+    kept, dropped = sift_rules(ordered, y, default)
+    use = rule_use(np.array([r.klass for r in kept], dtype=np.int64),
+                   np.array([r.error <= 0.7 for r in kept], dtype=bool), [r.cover for r in kept], y, default)
+    class_n = np.bincount(y, minlength=C)
+    rules = tuple(_public_rule(r, data, class_n, int(use.used[i]), int(use.wrong[i]))
+                  for i, r in enumerate(kept))
+    default_counts = np.bincount(y[use.first < 0], minlength=C)
+    opts = dict(options or {})
+    rs = RuleSet(data.schema, rules, data.schema.classes[default], tuple(int(v) for v in class_n),
+                 tuple(int(v) for v in default_counts), tuple(sorted(opts.items())),
+                 data.fingerprint(), __version__)
+    return rs, RulesTrace(cands, ordered, dropped, default)
+
+
+def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: int, wrong: int) -> Rule:
+    schema = data.schema
+    conds = tuple(_condition(t, data) for t in r.conditions)
+    confidence = 1.0 - float(np.float32(r.error))
+    prior = class_n[r.klass] / data.n
+    return Rule(r.number, conds, schema.classes[r.klass], r.covered, r.errors,
+                float(np.float32(r.error)), round(confidence / prior, 6), used, wrong)
+
+
+def _condition(t: Test, data: Dataset) -> Condition:
+    attr = data.schema.attributes[t.attribute]
+    if t.kind == THRESHOLD:
+        return Condition(attr.name, "<=" if t.outcome == 0 else ">", float(t.cut))
+    if t.kind == DISCRETE:
+        return Condition(attr.name, "=", attr.values[t.outcome])
+    return Condition(attr.name, "in", tuple(attr.values[v] for v in sorted(t.values)))
+
+
+def _require_labels(data: Dataset) -> None:
+    if data.y is None:
+        raise InputError(f"{data.source}: the data has no class column")
+    if data.n == 0:
+        raise InputError(f"{data.source}: no cases")
+
+
+def as_dataset(data: Any, target: str | None = None, **kinds) -> tuple[Dataset, Dataset | None]:
+    """Training data from a Dataset, DataFrame, CSV/Parquet path or C4.5 stem."""
+    if isinstance(data, Dataset):
+        return data, None
+    if isinstance(data, pd.DataFrame):
+        if target is None:
+            raise InputError("a DataFrame needs target= (the class column)")
+        return from_frame(data, target, **kinds), None
+    if isinstance(data, (str, os.PathLike)):
+        return load_data(data, target=target, **kinds)
+    raise InputError(f"cannot learn from {type(data).__name__}: give a DataFrame, a path or a Dataset")
+
+
+def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ignore=(),
+        **options: Any) -> RuleSet:
+    """Learn a C4.5-rules RuleSet in one call (options as C45Rules; defaults as the reference)."""
+    train, _ = as_dataset(data, target, **_kinds(discrete, continuous, ignore))
+    return fit_dataset(train, **options)[0]
+
+
+def _kinds(discrete, continuous, ignore) -> dict:
+    out = {}
+    for k, v in (("discrete", discrete), ("continuous", continuous), ("ignore", ignore)):
+        if v:
+            out[k] = list(v)
+    return out
+
+
+def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTrace]:
+    """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace."""
+    o = _check_options(options)
+    _require_labels(train)
+    tree = learn_tree(train, cf=o["cf"], min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
+                      subset=o["subset"])
+    rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
+    rs, trace = learn_rules(tree, train, cf=rules_cf, fisher=o["fisher"], redundancy=o["redundancy"],
+                            annealing=o["annealing"], seed=o["seed"], options=o)
+    return rs, tree, trace
+
+
+try:  # join scikit-learn's estimator protocol when it is installed; it is not required
+    from sklearn.base import BaseEstimator as _Base, ClassifierMixin as _Mixin
+    _BASES: tuple = (_Mixin, _Base)
+except ImportError:  # pragma: no cover - exercised only without scikit-learn
+    class _Base:  # minimal get_params/set_params so clone-like code works
+        def get_params(self, deep: bool = True) -> dict[str, Any]:
+            return {k: getattr(self, k) for k in _PARAMS}
+
+        def set_params(self, **params: Any) -> "_Base":
+            for k, v in params.items():
+                if k not in _PARAMS:
+                    raise ValueError(f"invalid parameter {k!r}")
+                setattr(self, k, v)
+            return self
+    _BASES = (_Base,)
+
+_PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
+           "annealing", "seed", "discrete", "continuous", "ignore")
+
+
+class C45Rules(*_BASES):
+    """C4.5 tree + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
+
+    def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
+                 rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
+                 annealing: bool = False, seed: int | None = None, discrete: tuple = (),
+                 continuous: tuple = (), ignore: tuple = ()):
+        self.cf = cf
+        self.min_objs = min_objs
+        self.gain_ratio = gain_ratio
+        self.subset = subset
+        self.rules_cf = rules_cf
+        self.fisher = fisher
+        self.redundancy = redundancy
+        self.annealing = annealing
+        self.seed = seed
+        self.discrete = discrete
+        self.continuous = continuous
+        self.ignore = ignore
+
+    def _options(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in DEFAULTS}
+
+    @staticmethod
+    def _frame(X: Any) -> pd.DataFrame:
+        if isinstance(X, pd.DataFrame):
+            return X
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise InputError(f"X must be 2-dimensional, got shape {arr.shape}")
+        return pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
+
+    def fit(self, X: Any, y: Any = None) -> "C45Rules":
+        """Learn from X (DataFrame or 2-D array) and labels y; returns self."""
+        if y is None:
+            if isinstance(X, Dataset):
+                train = X
+                labels = list(X.schema.classes)
+            else:
+                raise InputError("fit needs labels y (or a labelled Dataset)")
+        else:
+            frame = self._frame(X).copy()
+            frame.columns = [str(c) for c in frame.columns]
+            target = "class"
+            while target in frame.columns:
+                target = "_" + target
+            yv = pd.Series(np.asarray(y, dtype=object), index=frame.index)
+            if len(yv) != len(frame):
+                raise InputError(f"X has {len(frame)} rows but y has {len(yv)} labels")
+            frame[target] = yv
+            train = from_frame(frame, target, **_kinds(self.discrete, self.continuous, self.ignore))
+            from .data.frame import value_str
+            first: dict[str, Any] = {}
+            for v in yv:
+                first.setdefault(value_str(v), v)
+            labels = [first[c] for c in train.schema.classes]
+        self.ruleset_, self.tree_, self.trace_ = fit_dataset(train, **self._options())
+        self.classes_ = np.array(labels, dtype=object)
+        if all(isinstance(v, (int, np.integer)) for v in labels):
+            self.classes_ = np.array(labels)
+        self.n_features_in_ = len(train.schema.attributes)
+        self.feature_names_in_ = np.array(train.schema.names, dtype=object)
+        return self
+
+    def _encoded(self, X: Any) -> Dataset:
+        if isinstance(X, Dataset):
+            return X
+        frame = self._frame(X)
+        frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
+        return encode_frame(frame, self.ruleset_.schema, require=self.ruleset_.used_attributes())
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted labels (same type as the y given to fit)."""
+        pos = self.ruleset_.rule_index(self._encoded(X))
+        schema = self.ruleset_.schema
+        codes = np.array([schema.classes.index(self.ruleset_.default_class)]
+                         + [schema.classes.index(r.prediction) for r in self.ruleset_.rules])
+        return self.classes_[codes[pos]]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities in `classes_` order (see RuleSet.predict_proba)."""
+        return self.ruleset_.predict_proba(self._encoded(X))
+
+    def score(self, X: Any, y: Any) -> float:
+        """Accuracy on X, y."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))

@@ -1,0 +1,56 @@
+"""Candidate rules: one per leaf of the unpruned tree with at least one case (spec 7.2)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ..data.schema import Dataset
+from ..tree.node import Node
+
+DISCRETE, THRESHOLD, SUBSET = 1, 2, 3   # c4.5 node types; their order matters (spec 7.3)
+
+
+@dataclass(frozen=True)
+class Test:
+    """One condition taken from a tree test and one of its outcomes."""
+
+    attribute: int
+    kind: int                 # DISCRETE, THRESHOLD or SUBSET
+    outcome: int              # discrete: value code; threshold: 0 (<=) or 1 (>); subset: branch
+    cut: float = 0.0
+    values: frozenset = frozenset()
+    node: int = 0             # identity of the tree node (subset tests compare by it, spec 7.2)
+
+    def satisfied(self, data: Dataset) -> np.ndarray:
+        """Which cases satisfy the test with a known value (unknown never does)."""
+        col = data.columns[self.attribute]
+        if self.kind == THRESHOLD:
+            with np.errstate(invalid="ignore"):
+                return col <= self.cut if self.outcome == 0 else col > self.cut
+        if self.kind == DISCRETE:
+            return col == self.outcome
+        return np.isin(col, np.fromiter(self.values, dtype=np.int64))
+
+
+def leaf_paths(tree: Node) -> Iterator[tuple[tuple[Test, ...], Node]]:
+    """(conditions from the root, leaf) for every leaf with >= 1 case, depth first."""
+    stack: list[tuple[Node, tuple[Test, ...]]] = [(tree, ())]
+    while stack:
+        node, path = stack.pop()
+        if node.is_leaf:
+            if node.items >= 1:
+                yield path, node
+            continue
+        children = []
+        for v, child in enumerate(node.branches):
+            if node.kind == "threshold":
+                t = Test(node.attribute, THRESHOLD, v, cut=node.cut, node=id(node))
+            elif node.kind == "discrete":
+                t = Test(node.attribute, DISCRETE, v, node=id(node))
+            else:
+                t = Test(node.attribute, SUBSET, v, values=node.subsets[v], node=id(node))
+            children.append((child, path + (t,)))
+        stack.extend(reversed(children))
+

@@ -1,0 +1,200 @@
+"""Generalising each candidate rule by dropping conditions (c4.5rules PruneRule, spec 7.3-7.5).
+
+Counts are unweighted, over all training cases, and a condition on an unknown value is
+false. For a rule with conditions S only cases failing at most one condition of S matter
+(those failing none are covered; those failing only d decide whether d is needed). Paths
+of neighbouring leaves share prefixes, so that "pool" of cases is kept on a stack along
+the current tree path and narrowed one condition at a time instead of rescanning every
+case for every rule; after a deletion the pool is rebuilt from the most selective
+conditions first.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data.schema import Dataset
+from ..estimate import pessimistic_rate
+from ..tree.node import Node
+from .extract import Test, leaf_paths
+
+F32 = np.float32
+
+
+@dataclass
+class CandidateRule:
+    """A generalised rule before selection: conditions in c4.5's sorted order."""
+
+    number: int
+    conditions: tuple[Test, ...]
+    klass: int
+    error: float              # pessimistic error rate P0 (c4.5rules "Error")
+    covered: int              # T0
+    errors: int               # E0
+    cover: np.ndarray = field(repr=False)   # indices of the training cases it covers
+
+
+class _PathPools:
+    """Condition truth arrays and <=1-fail pools along the current tree path."""
+
+    def __init__(self, data: Dataset):
+        self.data = data
+        self.n = data.n
+        self.tests: list[Test] = []
+        self.truth: list[np.ndarray] = []
+        self.coverage: list[int] = []
+        self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
+
+    def follow(self, path: tuple[Test, ...]) -> None:
+        keep = 0
+        while keep < min(len(path), len(self.tests)) and path[keep] is self.tests[keep]:
+            keep += 1
+        del self.tests[keep:], self.truth[keep:], self.coverage[keep:], self.pools[keep:]
+        for t in path[keep:]:
+            j = len(self.tests)
+            sat = t.satisfied(self.data)
+            if j == 0:
+                cand = np.arange(self.n, dtype=np.int64)
+                failed = np.where(sat, -1, 0).astype(np.int32)
+            else:
+                cand, failed = self.pools[-1]
+                s = sat[cand]
+                ok = (failed < 0) | s
+                failed = np.where((failed < 0) & ~s, j, failed)[ok]
+                cand = cand[ok]
+            self.tests.append(t)
+            self.truth.append(sat)
+            self.coverage.append(int(sat.sum()))
+            self.pools.append((cand, failed))
+
+    def pool(self, levels: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Cases failing at most one of the conditions at `levels`, and which one (-1: none)."""
+        order = sorted(levels, key=lambda j: self.coverage[j])
+        first = order[0]
+        if len(order) == 1:
+            cand = np.arange(self.n, dtype=np.int64)
+            return cand, np.where(self.truth[first], -1, first).astype(np.int32)
+        second = order[1]
+        a, b = self.truth[first], self.truth[second]
+        cand = np.flatnonzero(a | b)
+        failed = np.where(a[cand], np.where(b[cand], -1, second), first).astype(np.int32)
+        for j in order[2:]:
+            s = self.truth[j][cand]
+            ok = (failed < 0) | s
+            failed = np.where((failed < 0) & ~s, j, failed)[ok]
+            cand = cand[ok]
+        return cand, failed
+
+
+def _before(t1: Test, t2: Test) -> bool:
+    # c4.5rules' comparison for sorting kept conditions (not a strict order, spec 7.3)
+    return (t1.attribute < t2.attribute or t1.kind < t2.kind
+            or (t1.attribute == t2.attribute and t1.cut < t2.cut))
+
+
+def sort_conditions(conds: list[Test]) -> tuple[Test, ...]:
+    """Selection pass reproducing c4.5rules' order of the kept conditions."""
+    rest = list(conds)
+    out = []
+    while rest:
+        best = 0
+        for i in range(1, len(rest)):
+            if _before(rest[i], rest[best]):
+                best = i
+        out.append(rest.pop(best))
+    return tuple(out)
+
+
+def fisher_tail(t11: int, t12: int, t21: int, t22: int) -> float:
+    """One-sided Fisher exact test of a 2x2 table in c4.5rules' canonical orientation (7.4)."""
+    if t11 + t12 > t21 + t22:
+        A, B = t11 + t12, t21 + t22
+        a0, r = (t11, t11 + t21) if t11 * (t21 + t22) > t21 * (t11 + t12) else (t12, t12 + t22)
+    else:
+        A, B = t21 + t22, t11 + t12
+        a0, r = (t21, t21 + t11) if t21 * (t11 + t12) > t11 * (t21 + t22) else (t22, t22 + t12)
+    lf = math.lgamma
+    total = 0.0
+    for a in range(a0, min(r, A) + 1):
+        if r - a > B or r - a < 0:
+            continue
+        total += math.exp(lf(A + 1) + lf(B + 1) + lf(r + 1) + lf(A + B - r + 1)
+                          - lf(a + 1) - lf(r - a + 1) - lf(A - a + 1) - lf(B - r + a + 1) - lf(A + B + 1))
+    return total
+
+
+def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F32, cf: float,
+                fisher: float | None):
+    """Drop conditions while the pessimistic error does not get worse; return the survivors."""
+    levels = list(range(len(pools.tests)))
+    cand, failed = pools.pools[-1]
+    while levels:
+        wrong = y[cand] != target
+        m = len(pools.tests)
+        total = np.bincount(failed + 1, minlength=m + 1)
+        errs = np.bincount(failed + 1, weights=wrong, minlength=m + 1).astype(np.int64)
+        t0, e0 = int(total[0]), int(errs[0])
+        td = t0 + total[1:][levels]
+        ed = e0 + errs[1:][levels]
+        a0, p0 = _rates(t0, e0, default_error, cf)
+        ad, pd = _rates(td, ed, default_error, cf)
+        # best = lowest pessimistic error, ties to the later condition
+        best = len(levels) - 1 - int(np.argmin(pd[::-1]))
+        drop = bool(np.any(pd <= p0) or np.any(ad <= a0))
+        if fisher is not None and not drop:
+            for k, d in enumerate(levels):
+                sig = fisher_tail(e0, int(ed[k]) - e0, t0 - e0, int(td[k] - t0) - (int(ed[k]) - e0))
+                if sig > fisher:
+                    drop = True
+                    break
+        if not drop:
+            return levels, t0, e0, float(p0), cand[failed < 0]
+        del levels[best]
+        if levels:
+            cand, failed = pools.pool(levels)
+    return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
+
+
+def _rates(t, e, default_error: F32, cf: float):
+    """Actual and pessimistic error rates in single precision (c4.5rules keeps them in float)."""
+    t = np.asarray(t, dtype=np.float64)
+    e = np.asarray(e, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        actual = np.where(t > 0, e / np.where(t > 0, t, 1), 0.0).astype(F32)
+        pess = np.where(t > 0, pessimistic_rate(np.where(t > 0, t, 1), e, cf), default_error).astype(F32)
+    return actual, pess
+
+
+def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
+                     fisher: float | None = None) -> list[CandidateRule]:
+    """Extract, generalise and de-duplicate the rules of the unpruned tree (spec 7.2-7.5)."""
+    y = data.y
+    n = data.n
+    class_n = np.bincount(y, minlength=len(data.schema.classes))
+    pools = _PathPools(data)
+    rules: list[CandidateRule] = []
+    index: dict[tuple, list[CandidateRule]] = {}
+    for path, leaf in leaf_paths(tree):
+        if not path:
+            continue
+        pools.follow(path)
+        target = leaf.klass
+        default_error = F32(1.0 - (class_n[target] + 1.0) / (n + 2.0))
+        levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, cf, fisher)
+        if not levels or t0 == 0 or F32(p0) >= default_error:
+            continue   # no conditions left, covers nothing, or too inaccurate
+        conds = sort_conditions([path[j] for j in levels])
+        key = (target, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
+                              c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
+                             for c in conds))
+        # spec 7.5: a duplicate (direction of thresholds ignored) only raises the error
+        dup = index.get(key)
+        if dup:
+            dup[0].error = max(dup[0].error, p0)
+            continue
+        rule = CandidateRule(len(rules) + 1, conds, target, p0, t0, e0, cover.astype(np.int64))
+        rules.append(rule)
+        index[key] = [rule]
+    return rules

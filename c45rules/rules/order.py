@@ -1,0 +1,108 @@
+"""Ordering classes and rules, the default class, and sifting on training data (spec 7.7-7.9)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .generalize import CandidateRule
+
+
+def _fires(rule: CandidateRule) -> bool:
+    return rule.error <= 0.7   # spec 7.6.1: a rule with error > 0.7 never fires
+
+
+def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int) -> list[CandidateRule]:
+    """Classes by fewest false positives on still-uncovered cases; rules by error (7.7)."""
+    covered = np.zeros(len(y), dtype=bool)
+    placed: list[int] = []
+    out: list[CandidateRule] = []
+    by_class = {c: [r for r in selected if r.klass == c] for c in range(n_classes)}
+    for _ in range(n_classes):
+        best_c, best_fp = -1, None
+        for c in range(n_classes):
+            if c in placed:
+                continue
+            hit = np.zeros(len(y), dtype=bool)
+            for r in by_class[c]:
+                if _fires(r):
+                    hit[r.cover] = True
+            fp = int((hit & ~covered & (y != c)).sum())
+            if best_fp is None or fp < best_fp:
+                best_c, best_fp = c, fp
+        placed.append(best_c)
+        rules = sorted(by_class[best_c], key=lambda r: (np.float32(r.error), r.number))
+        for r in rules:
+            if _fires(r):
+                covered[r.cover] = True
+        out.extend(rules)
+    return out
+
+
+def default_class(ordered: list[CandidateRule], y: np.ndarray, n_classes: int) -> int:
+    """The class with most training cases no rule matches; ties: more cases overall (7.8)."""
+    hit = np.zeros(len(y), dtype=bool)
+    for r in ordered:
+        if _fires(r):
+            hit[r.cover] = True
+    left = np.bincount(y[~hit], minlength=n_classes)
+    total = np.bincount(y, minlength=n_classes)
+    return int(min(range(n_classes), key=lambda c: (-left[c], -total[c], c)))
+
+
+@dataclass
+class RuleUse:
+    """First-hit evaluation of an ordered rule list on labelled cases (c4.5rules' table)."""
+
+    first: np.ndarray    # position of the first firing rule per case, -1 = default
+    used: np.ndarray     # per rule
+    wrong: np.ndarray
+    better: np.ndarray
+    worse: np.ndarray
+    predicted: np.ndarray
+
+
+def rule_use(classes: np.ndarray, fires: np.ndarray, covers: list[np.ndarray], y: np.ndarray,
+             default: int) -> RuleUse:
+    """Which rule decides each case, and each rule's Used/Wrong/Better/Worse counts (7.9).
+
+    `classes[i]`, `fires[i]` and `covers[i]` (indices of the cases rule i matches) describe
+    the rules in order; `y` holds the cases' true class codes.
+    """
+    n, k = len(y), len(classes)
+    first = np.full(n, -1, dtype=np.int64)
+    second = np.full(n, -1, dtype=np.int64)
+    for i, cov in enumerate(covers):
+        if not fires[i] or cov.size == 0:
+            continue
+        f = first[cov]
+        first[cov[f < 0]] = i
+        later = cov[(f >= 0) & (second[cov] < 0)]
+        second[later] = i
+    labels = np.append(np.asarray(classes, dtype=np.int64), default)
+    pred = labels[first]
+    alt = labels[second]
+    used = np.bincount(first[first >= 0], minlength=k)
+    wrong = np.bincount(first[(first >= 0) & (pred != y)], minlength=k)
+    differ = (first >= 0) & (alt != pred)
+    better = np.bincount(first[differ & (pred == y)], minlength=k)
+    worse = np.bincount(first[differ & (alt == y)], minlength=k)
+    return RuleUse(first, used, wrong, better, worse, pred)
+
+
+def _use(rules: list[CandidateRule], y: np.ndarray, default: int) -> RuleUse:
+    return rule_use(np.array([r.klass for r in rules], dtype=np.int64),
+                    np.array([_fires(r) for r in rules], dtype=bool), [r.cover for r in rules], y, default)
+
+
+def sift_rules(rules: list[CandidateRule], y: np.ndarray, default: int) -> tuple[list[CandidateRule], list[int]]:
+    """Drop, one at a time, the first rule that does more harm than good on training data (7.9)."""
+    rules = list(rules)
+    dropped: list[int] = []
+    while True:
+        use = _use(rules, y, default)
+        bad = [i for i in range(len(rules)) if use.worse[i] > use.better[i]]
+        if not bad:
+            return rules, dropped
+        dropped.append(rules[bad[0]].number)
+        del rules[bad[0]]

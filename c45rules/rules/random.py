@@ -1,0 +1,30 @@
+"""glibc's random() stream (TYPE_3 additive feedback), as c4.5rules draws it unseeded (spec 7.6.4)."""
+from __future__ import annotations
+
+
+class GlibcRandom:
+    """Reproduces glibc `random()` after `srandom(seed)`; seed 1 is the never-seeded default."""
+
+    def __init__(self, seed: int = 1):
+        seed = seed & 0xFFFFFFFF or 1
+        r = [seed]
+        for _ in range(1, 31):
+            hi, lo = divmod(r[-1], 127773)
+            w = 16807 * lo - 2836 * hi
+            r.append(w + 2147483647 if w < 0 else w)
+        r += r[:3]
+        for i in range(34, 344):
+            r.append((r[i - 31] + r[i - 3]) & 0xFFFFFFFF)
+        self._r = r[-34:]
+
+    def next(self) -> int:
+        """The next value of random() (31 bits)."""
+        r = self._r
+        v = (r[-31] + r[-3]) & 0xFFFFFFFF
+        r.append(v)
+        del r[0]
+        return v >> 1
+
+    def uniform(self) -> float:
+        """c4.5rules' Random: (random() & 0x7fffffff) / 2^31."""
+        return (self.next() & 0x7FFFFFFF) / 2147483648.0
