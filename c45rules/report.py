@@ -54,6 +54,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 tr.nofire td{color:#8a93a6;background:#fafafa}
 .conds{margin:0;padding:0;list-style:none}
 .conds li{white-space:nowrap}
+td.cov{white-space:nowrap}
 .note{color:#8a5a00;font-size:12px}
 .bar{position:relative;width:160px;height:12px;background:#eef1f6;border-radius:2px;overflow:hidden;
  display:inline-block;vertical-align:middle}
@@ -219,7 +220,7 @@ def _rules_section(ruleset: RuleSet) -> str:
             f'<td><ul class="conds">{conds}</ul>{note}</td><td>{_e(r.prediction)}</td>'
             f'<td class="num">{r.covered}</td><td class="num">{r.errors}</td>'
             f'<td class="num">{100 * r.confidence:.1f}%</td><td class="num">{r.lift:.2f}</td>'
-            f'<td>{_bar(r.covered, total, r.errors)}</td></tr>')
+            f'<td class="cov">{_bar(r.covered, total, r.errors)}</td></tr>')
     out.append("</table></section>")
     return "".join(out)
 
@@ -288,6 +289,7 @@ def _evaluation_section(ruleset: RuleSet, data: Dataset) -> str:
 # ---- the tree picture ----------------------------------------------------------------------
 
 _CHAR_W = 7.0     # average width of a 12px character, for sizing boxes without a font engine
+_BOLD_W = 7.8
 _BOX_H = 38.0
 _LEVEL_H = 92.0
 _ROW_H = 48.0
@@ -377,7 +379,7 @@ def _label(box: _Box, schema: Schema) -> None:
             box.tip += f"; {hidden} nodes below it are not drawn"
         else:
             box.sub = f"{_count(node.items)} cases"
-    box.box_w = max(len(box.head), len(box.sub)) * _CHAR_W + 16
+    box.box_w = max(len(box.head) * _BOLD_W, len(box.sub) * _CHAR_W) + 16
     for kid in box.children:
         _label(kid, schema)
 
