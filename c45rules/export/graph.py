@@ -1,0 +1,109 @@
+"""A C4.5 tree as a graph: networkx DiGraph, GraphML file, Graphviz DOT text.
+
+Nodes are numbered 0, 1, ... depth first (branches in order), the root being 0. Node
+attributes: `label` (the tested attribute, or `class (items/errors)` at a leaf), `kind`
+(leaf, discrete, threshold, subset), `class` (majority class), `items`, `errors`, and for
+tests `attribute` (and `threshold` for a cut). Edge attributes: `label` (`<= 228`, `> 228`,
+`= t`, `in {a, b}`) and `branch` (its position among the node's branches).
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import networkx as nx
+
+from ..data.schema import Schema
+from ..ruleset import format_threshold
+from ..tree.node import Node
+from ._atomic import atomic_write_text
+
+
+def _leaf_label(node: Node, schema: Schema) -> str:
+    text = f"{schema.classes[node.klass]} ({node.items:.1f}"
+    return text + (f"/{node.errors:.1f})" if node.errors > 0 else ")")
+
+
+def _branch_label(node: Node, schema: Schema, v: int) -> str:
+    attr = schema.attributes[node.attribute]
+    if node.kind == "threshold":
+        return f"{'<=' if v == 0 else '>'} {format_threshold(node.cut)}"
+    if node.kind == "discrete":
+        return f"= {attr.values[v]}"
+    values = [attr.values[c] for c in sorted(node.subsets[v])]
+    return f"= {values[0]}" if len(values) == 1 else f"in {{{', '.join(values)}}}"
+
+
+def tree_to_networkx(node: Node, schema: Schema) -> nx.DiGraph:
+    """The tree as a directed graph (root 0, children numbered depth first)."""
+    graph = nx.DiGraph()
+    # (node, its parent's id and Node, the branch leading to it); children pushed reversed
+    stack: list[tuple[Node, int, Node | None, int]] = [(node, -1, None, 0)]
+    while stack:
+        current, parent_id, parent, branch = stack.pop()
+        me = graph.number_of_nodes()
+        attrs = {"kind": current.kind, "class": schema.classes[current.klass],
+                 "items": float(current.items), "errors": float(current.errors)}
+        if current.is_leaf:
+            attrs["label"] = _leaf_label(current, schema)
+        else:
+            attrs["label"] = attrs["attribute"] = schema.attributes[current.attribute].name
+            if current.kind == "threshold":
+                attrs["threshold"] = float(current.cut)
+        graph.add_node(me, **attrs)
+        if parent is not None:
+            graph.add_edge(parent_id, me, label=_branch_label(parent, schema, branch), branch=branch)
+        for v in reversed(range(len(current.branches))):
+            stack.append((current.branches[v], me, current, v))
+    return graph
+
+
+# XML 1.0 cannot hold these characters at all, escaped or not
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(value):
+    if isinstance(value, str):
+        return _NOT_XML.sub(lambda m: repr(m.group())[1:-1], value)
+    return value
+
+
+def write_graphml(node: Node, schema: Schema, path: str | os.PathLike) -> Path:
+    """Write the tree as GraphML (atomically); characters XML cannot hold are shown as
+    Python escapes (`\\x00`)."""
+    graph = tree_to_networkx(node, schema)
+    for _, data in graph.nodes(data=True):
+        data.update({k: _xml_safe(v) for k, v in data.items()})
+    for _, _, data in graph.edges(data=True):
+        data.update({k: _xml_safe(v) for k, v in data.items()})
+    return atomic_write_text(path, "\n".join(nx.generate_graphml(graph)) + "\n")
+
+
+def _dot_string(text: str) -> str:
+    """A DOT double-quoted label showing `text` literally (Graphviz escString rules)."""
+    out = ['"']
+    for ch in text:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch.isprintable():
+            out.append(ch)
+        else:  # shown as its Python escape, so control characters stay visible and inert
+            out.append(repr(ch)[1:-1].replace("\\", "\\\\"))
+    out.append('"')
+    return "".join(out)
+
+
+def to_dot(node: Node, schema: Schema) -> str:
+    """The tree as Graphviz DOT text (tests as ellipses, leaves as boxes)."""
+    graph = tree_to_networkx(node, schema)
+    lines = ["digraph tree {", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']
+    for n, data in graph.nodes(data=True):
+        shape = "box" if data["kind"] == "leaf" else "ellipse"
+        lines.append(f"  n{n} [label={_dot_string(data['label'])}, shape={shape}];")
+    for a, b, data in graph.edges(data=True):
+        lines.append(f"  n{a} -> n{b} [label={_dot_string(data['label'])}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,342 @@
+"""RuleSet -> one standalone Python module (standard library only) that scores records.
+
+The module has `predict(record) -> str`, `predict_rule(record) -> int | None` (None: the
+default class applied), the rules as readable `if` blocks over field names, and a CSV
+scorer (`python model.py in.csv -o out.csv`). It decides exactly as `RuleSet.predict`:
+first firing rule, else the default; rules that never fire are left out; an unknown value
+(None, NaN, '', '?') satisfies no condition; continuous values given as text are parsed as
+numbers the way the library's pandas path accepts them (anything else raises ValueError
+naming the field); discrete values are compared as text after the canonicalisation of
+`c45rules.data.frame.value_str` (1.0 -> '1', True -> 'True'); a value outside the
+attribute's list matches nothing.
+
+Every name and value from the RuleSet enters the code through repr() (or, in the module
+docstring, an escaper that leaves only printable characters), so no attribute name, value
+or class can inject code.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+from ..errors import InputError, ModelError
+from ..ruleset import Condition, RuleSet
+from ._atomic import atomic_write_text
+
+
+def _docstring(text: str) -> str:
+    """A triple-quoted literal whose value is exactly `text` (escapes for the rest)."""
+    out = []
+    for ch in text:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ch == "\n" or ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else
+                       f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return '"""' + "".join(out) + '"""'
+
+
+def _float(v: float) -> str:
+    v = float(v)
+    if math.isnan(v):
+        return "float('nan')"
+    if math.isinf(v):
+        return "float('inf')" if v > 0 else "-float('inf')"
+    return repr(v)   # shortest text that reads back as this very double
+
+
+def _test(cond: Condition, ruleset: RuleSet, where: str) -> str:
+    """The Python test for one condition over the cleaned record."""
+    try:
+        attr = ruleset.schema.attribute(cond.attribute)
+    except InputError:
+        raise ModelError(f"{where}: {cond.attribute!r} is not an attribute of the schema") from None
+    field = f"record[{cond.attribute!r}]"
+    if cond.op in ("<=", ">"):
+        if not attr.is_continuous:
+            raise ModelError(f"{where}: threshold test on {attr.kind} attribute {attr.name!r}")
+        return f"{field} {cond.op} {_float(cond.value)}"
+    if cond.op not in ("=", "in"):
+        raise ModelError(f"{where}: unknown operator {cond.op!r}")
+    if not attr.is_discrete:
+        raise ModelError(f"{where}: value test on {attr.kind} attribute {attr.name!r}")
+    values = (cond.value,) if cond.op == "=" else tuple(cond.value)
+    for v in values:
+        if not isinstance(v, str) or v not in attr.values:
+            raise ModelError(f"{where}: {v!r} is not a value of attribute {attr.name!r}")
+    if cond.op == "=":
+        return f"{field} == {cond.value!r}"
+    return f"{field} in {tuple(str(v) for v in values)!r}"
+
+
+def _describe(ruleset: RuleSet) -> str:
+    from .. import __version__
+
+    s = ruleset.schema
+    lines = [
+        f"C4.5 rules exported by c45rules {__version__}: a standalone classifier"
+        " (standard library only).",
+        "",
+        f"Target {s.target!r}; classes: {', '.join(map(repr, s.classes))}.",
+        f"Default class (no rule fires): {ruleset.default_class!r}.",
+        "",
+        "Rules, tried in order; the first whose conditions all hold gives the class.",
+        "Evidence on the training data: covered = cases satisfying every condition,",
+        "errors = of those, cases of another class, confidence = 1 - pessimistic error rate,",
+        "lift = confidence / training frequency of the class.",
+        "",
+    ]
+    for r in ruleset.rules:
+        conds = " and ".join(str(c) for c in r.conditions) or "(always)"
+        lines.append(f"rule {r.id}: if {conds} then {r.prediction!r}")
+        note = "" if r.fires else "   NEVER FIRES (pessimistic error above 0.7)"
+        lines.append(f"    covered {r.covered}, errors {r.errors}, confidence {r.confidence:.3f},"
+                     f" lift {r.lift:.2f}{note}")
+    lines += [
+        "",
+        "Use:",
+        "    import model; model.predict(record); model.predict_rule(record)",
+        "    python model.py in.csv -o out.csv   (every input column, plus the predicted",
+        "                                         class and the rule id, empty for the default)",
+        "",
+        "Unknown values (None, NaN, '' and '?') satisfy no condition; a discrete value the",
+        "model never saw satisfies no test; continuous values given as text are parsed as",
+        "numbers (anything else raises ValueError naming the field).",
+    ]
+    return "\n".join(lines)
+
+
+_RUNTIME = '''
+_UNKNOWN = ("", "?")
+_NAN = float("nan")
+
+
+def _number(name, value):
+    """A continuous value as a float; NaN (which fails every comparison) when unknown."""
+    if value is None:
+        return _NAN
+    if isinstance(value, str):
+        if value in _UNKNOWN:
+            return _NAN
+        text = value.strip()
+        # the library reads numbers with pandas, which takes neither '1_000' nor 'nan'
+        # nor non-ASCII digits; float() alone would
+        if text.isascii() and "_" not in text:
+            try:
+                number = float(text)
+            except ValueError:
+                number = _NAN
+            if number == number:
+                return number
+        raise ValueError(f"field {name!r}: {value!r} is not a number")
+    if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):
+        raise ValueError(f"field {name!r}: {value!r} is not a number")
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return _NAN
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"field {name!r}: {value!r} is not a number") from None
+
+
+def _text(value):
+    """A discrete value as canonical text (as c45rules' value_str); None when unknown."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return None if value in _UNKNOWN else value
+    kind = type(value)
+    from_numpy = kind.__module__ == "numpy"
+    if kind.__name__ in ("NAType", "NaTType"):
+        return None
+    if isinstance(value, bool) or from_numpy and kind.__name__ in ("bool_", "bool"):
+        return str(bool(value))
+    if isinstance(value, float) or from_numpy and isinstance(value, numbers.Real) \\
+            and not isinstance(value, numbers.Integral):
+        number = float(value)
+        if number != number:
+            return None
+        return str(int(number)) if number.is_integer() else repr(number)
+    if isinstance(value, int) or from_numpy and isinstance(value, numbers.Integral):
+        return str(int(value))
+    return str(value)
+
+
+def _fields(record):
+    """The record's values as the rules test them (missing optional fields are unknown)."""
+    for name in REQUIRED:
+        if name not in record:
+            raise KeyError(f"field {name!r} is missing (the rules test: {', '.join(REQUIRED)})")
+    fields = {}
+    for name in CONTINUOUS:
+        fields[name] = _number(name, record[name]) if name in record else _NAN
+    for name in DISCRETE:
+        fields[name] = _text(record[name]) if name in record else None
+    return fields
+'''
+
+_API = '''
+
+def predict(record: Mapping[str, object]) -> str:
+    """The predicted class of one record (a mapping from field name to value)."""
+    return _decide(record)[1]
+
+
+def predict_rule(record: Mapping[str, object]) -> int | None:
+    """The id of the rule that decides the record; None when the default class applies."""
+    return _decide(record)[0]
+
+
+def _main(argv=None) -> int:
+    """Score a CSV file: every input column unchanged, plus the class and the rule id."""
+    import argparse
+    import csv
+    import tempfile
+
+    parser = argparse.ArgumentParser(description="Score a CSV file (with a header row)"
+                                     " with the rules of this module.")
+    parser.add_argument("input", help="CSV file to score; '-' reads standard input")
+    parser.add_argument("-o", "--output", help="CSV file to write (default: standard output)")
+    parser.add_argument("--prediction-column", default="predicted_class",
+                        help="name of the class column added (default: %(default)s)")
+    parser.add_argument("--rule-column", default="rule_id",
+                        help="name of the rule id column added (default: %(default)s)")
+    args = parser.parse_args(argv)
+
+    def fail(message):
+        print(f"{args.input}: {message}", file=sys.stderr)
+        return 1
+
+    if args.input == "-":
+        source = open(sys.stdin.fileno(), encoding="utf-8-sig", newline="", closefd=False)
+    else:
+        try:
+            source = open(args.input, encoding="utf-8-sig", newline="")
+        except OSError as e:
+            return fail(f"cannot read ({e.strerror})")
+    with source:
+        reader = csv.reader(source)
+        try:
+            header = next(reader, None)
+        except (csv.Error, UnicodeDecodeError) as e:
+            return fail(f"not a readable CSV file ({e})")
+        if header is None:
+            return fail("empty file (expected a header row)")
+        names = set(header)
+        if len(names) != len(header):
+            dups = sorted({h for h in header if header.count(h) > 1})
+            return fail(f"duplicate column name(s): {', '.join(map(repr, dups))}")
+        missing = [name for name in REQUIRED if name not in names]
+        if missing:
+            return fail(f"column(s) the rules need are missing: {', '.join(map(repr, missing))}")
+        added = [args.prediction_column, args.rule_column]
+        for name in added:
+            if name in names:
+                return fail(f"already has a column {name!r}; choose another name with"
+                            " --prediction-column / --rule-column")
+        if added[0] == added[1]:
+            return fail("--prediction-column and --rule-column must differ")
+        if args.output:
+            directory = os.path.dirname(os.path.abspath(args.output))
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".score.", suffix=".csv.tmp")
+            sink = open(fd, "w", encoding="utf-8", newline="")
+        else:
+            tmp = None
+            sink = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
+        status = 0
+        try:
+            with sink:
+                writer = csv.writer(sink, lineterminator="\\n")
+                writer.writerow(header + added)
+                try:
+                    for row in reader:
+                        if not row:
+                            continue
+                        if len(row) != len(header):
+                            status = fail(f"line {reader.line_num}: {len(row)} fields,"
+                                          f" the header has {len(header)}")
+                            break
+                        try:
+                            rule, klass = _decide(dict(zip(header, row)))
+                        except ValueError as e:
+                            status = fail(f"line {reader.line_num}: {e}")
+                            break
+                        writer.writerow(row + [klass, "" if rule is None else rule])
+                except (csv.Error, UnicodeDecodeError) as e:
+                    status = fail(f"line {reader.line_num}: not readable CSV ({e})")
+            if tmp is not None:
+                if status == 0:
+                    os.chmod(tmp, 0o644)
+                    os.replace(tmp, args.output)
+                    tmp = None
+        finally:
+            if tmp is not None:
+                os.unlink(tmp)
+        return status
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
+'''
+
+
+def to_python(ruleset: RuleSet) -> str:
+    """The source of a standalone module that predicts exactly as `ruleset` does."""
+    s = ruleset.schema
+    used = set(ruleset.used_attributes())
+    out = [
+        _docstring(_describe(ruleset)),
+        "from __future__ import annotations",
+        "",
+        "import numbers",
+        "import os",
+        "import sys",
+        "from collections.abc import Mapping",
+        "",
+        f"TARGET = {s.target!r}",
+        f"CLASSES = {tuple(s.classes)!r}",
+        f"DEFAULT_CLASS = {ruleset.default_class!r}",
+        f"FINGERPRINT = {ruleset.fingerprint!r}",
+        "# every continuous / discrete field of the model, and those the rules test",
+        f"CONTINUOUS = {tuple(a.name for a in s.attributes if a.is_continuous)!r}",
+        f"DISCRETE = {tuple(a.name for a in s.attributes if a.is_discrete)!r}",
+        f"REQUIRED = {tuple(n for n in s.names if n in used and s.attribute(n).kind != 'ignore')!r}",
+        _RUNTIME,
+        "",
+        "def _decide(record):",
+        '    """(rule id, class) for one record: the first rule whose conditions all hold."""',
+        "    record = _fields(record)",
+    ]
+    for i, r in enumerate(ruleset.rules):
+        tests = [_test(c, ruleset, f"rules[{i}].conditions[{j}]") for j, c in enumerate(r.conditions)]
+        if r.prediction not in s.classes:
+            raise ModelError(f"rules[{i}].prediction: {r.prediction!r} is not a class")
+        if not r.fires:
+            out.append(f"    # rule {int(r.id)} never fires (pessimistic error"
+                       f" {float(r.error_rate):.3f} > 0.7): left out")
+            continue
+        out.append(f"    # rule {int(r.id)}: covers {int(r.covered)}, {int(r.errors)} errors,"
+                   f" confidence {float(r.confidence):.3f}, lift {float(r.lift):.2f}")
+        decision = f"return {int(r.id)}, {r.prediction!r}"
+        if not tests:
+            out.append(f"    {decision}")
+            break
+        if len(tests) == 1:
+            out.append(f"    if {tests[0]}:")
+        else:
+            out.append(f"    if ({tests[0]}")
+            out += [f"            and {t}" for t in tests[1:-1]]
+            out.append(f"            and {tests[-1]}):")
+        out.append(f"        {decision}")
+    out.append("    return None, DEFAULT_CLASS")
+    out.append(_API)
+    return "\n".join(out)
+
+
+def write_python(ruleset: RuleSet, path: str | os.PathLike) -> Path:
+    """Write the standalone module to `path` atomically."""
+    return atomic_write_text(path, to_python(ruleset))

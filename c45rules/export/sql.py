@@ -1,0 +1,253 @@
+"""RuleSet -> SQL: one first-hit CASE expression, built as a sqlglot tree, rendered per dialect.
+
+`to_sql_case` gives `CASE WHEN <rule 1> THEN 'class' WHEN <rule 2> ... ELSE '<default>' END`;
+`to_sql_select` scores every row of a table or subquery: `SELECT t.*, <class case> AS
+predicted_class, <rule-id case> AS rule_id FROM ... AS t` (rule id NULL for the default).
+No SQL text is concatenated: identifiers are quoted and literals escaped by sqlglot's
+generator for the dialect, so hostile column names and category values cannot inject.
+
+How the SQL matches `RuleSet.predict` row for row (spec 7.11):
+* rules are tried in order, the first whose conditions all hold wins, else the default;
+  rules that never fire (pessimistic error > 0.7) are left out;
+* continuous columns are compared as numbers (store them as DOUBLE / FLOAT8 / REAL):
+  `x <= t` and `x > t` with `t` written exactly (repr of the double), never `NOT (x <= t)`,
+  so NULL fails both by SQL's three-valued logic;
+* NaN: Python's `NaN > t` is false, but PostgreSQL, DuckDB, Snowflake, Spark, Databricks and
+  Oracle order NaN above every number, so `NaN > t` is true there. For every dialect whose
+  float columns can hold NaN, each `x > t` is followed by `x <> NaN`, which is false for NaN
+  under those engines' NaN = NaN rule and true for every number under IEEE rules (BigQuery,
+  Trino). `x <= t` is already false for NaN everywhere. SQLite stores NaN as NULL; MySQL and
+  SQL Server cannot store NaN; they get no guard;
+* discrete columns are compared as text (store them as TEXT / VARCHAR holding the values'
+  canonical text, as `c45rules.data.frame.value_str` writes them): `x = 'v'`, `x IN (...)`.
+  NULL, '' and '?' never equal a schema value (the loaders forbid those as values), and
+  neither does a category the model never saw.
+Identifiers are always quoted, so column names must match the table's exactly (case too).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Callable
+
+from sqlglot import exp
+
+from ..errors import InputError, ModelError
+from ..ruleset import Condition, Rule, RuleSet
+
+UNKNOWN_VALUES = ("", "?")   # unknown in data (spec 1), so a test on them is never satisfied
+
+
+def _double_nan() -> exp.Expression:
+    return exp.cast(exp.Literal.string("NaN"), exp.DataType.build("double"))
+
+
+def _oracle_nan() -> exp.Expression:
+    # Oracle's DOUBLE PRECISION is a NUMBER, which cannot hold NaN; BINARY_DOUBLE can
+    return exp.Anonymous(this="TO_BINARY_DOUBLE", expressions=[exp.Literal.string("NaN")])
+
+
+# dialect -> how to spell NaN there (None: its float columns cannot hold NaN)
+SQL_DIALECTS: dict[str, Callable[[], exp.Expression] | None] = {
+    "sqlite": None,        # NaN is stored as NULL
+    "mysql": None,         # DOUBLE cannot hold NaN
+    "tsql": None,          # FLOAT cannot hold NaN
+    "duckdb": _double_nan,
+    "postgres": _double_nan,
+    "snowflake": _double_nan,
+    "bigquery": _double_nan,
+    "spark": _double_nan,
+    "databricks": _double_nan,
+    "trino": _double_nan,
+    "oracle": _oracle_nan,
+}
+
+
+def _check_dialect(dialect: str) -> str:
+    if dialect not in SQL_DIALECTS:
+        raise InputError(f"SQL dialect {dialect!r} is not supported"
+                         f" (choose one of: {', '.join(sorted(SQL_DIALECTS))})")
+    return dialect
+
+
+def _text(text: str) -> str:
+    if "\0" in text:   # SQL text cannot carry NUL (C strings end there; PostgreSQL refuses it)
+        raise ModelError(f"{text!r} contains a NUL character, which SQL cannot express")
+    return text
+
+
+def _identifier(name: str) -> exp.Identifier:
+    return exp.to_identifier(_text(name), quoted=True)
+
+
+def _column(name: str, table: str | None) -> exp.Column:
+    return exp.Column(this=_identifier(name),
+                      table=_identifier(table) if table is not None else None)
+
+
+def _string(value: str, dialect: str) -> exp.Expression:
+    _text(value)
+    if dialect == "tsql" and not value.isascii():
+        return exp.National(this=value)   # a plain '...' literal is converted to the code page
+    return exp.Literal.string(value)
+
+
+def _number(value: float, where: str) -> exp.Expression:
+    value = float(value)
+    if not math.isfinite(value):
+        raise ModelError(f"{where}: threshold {value!r} cannot be written as an SQL number")
+    text = repr(value)   # shortest text that reads back as this very double
+    if text.startswith("-"):
+        return exp.Neg(this=exp.Literal.number(text[1:]))
+    return exp.Literal.number(text)
+
+
+def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | None,
+               where: str) -> list[exp.Expression] | None:
+    """The SQL tests (ANDed) for one condition; None when no value can ever satisfy it."""
+    try:
+        attr = ruleset.schema.attribute(cond.attribute)
+    except InputError:
+        raise ModelError(f"{where}: {cond.attribute!r} is not an attribute of the schema") from None
+    col = _column(cond.attribute, table)
+    if cond.op in ("<=", ">"):
+        if not attr.is_continuous:
+            raise ModelError(f"{where}: threshold test on {attr.kind} attribute {attr.name!r}")
+        t = _number(cond.value, where)
+        if cond.op == "<=":
+            return [exp.LTE(this=col, expression=t)]
+        nan = SQL_DIALECTS[dialect]
+        if nan is None:
+            return [exp.GT(this=col, expression=t)]
+        # NaN sorts above every number there, so NaN > t would hold without the guard
+        return [exp.GT(this=col, expression=t), exp.NEQ(this=col.copy(), expression=nan())]
+    if cond.op not in ("=", "in"):
+        raise ModelError(f"{where}: unknown operator {cond.op!r}")
+    if not attr.is_discrete:
+        raise ModelError(f"{where}: value test on {attr.kind} attribute {attr.name!r}")
+    values = (cond.value,) if cond.op == "=" else tuple(cond.value)
+    for v in values:
+        if not isinstance(v, str) or v not in attr.values:
+            raise ModelError(f"{where}: {v!r} is not a value of attribute {attr.name!r}")
+    values = tuple(v for v in values if v not in UNKNOWN_VALUES)
+    if not values:
+        return None
+    if len(values) == 1:
+        return [exp.EQ(this=col, expression=_string(values[0], dialect))]
+    return [exp.In(this=col, expressions=[_string(v, dialect) for v in values])]
+
+
+def _decisions(ruleset: RuleSet, dialect: str, table: str | None
+               ) -> tuple[list[tuple[exp.Expression, Rule]], Rule | None]:
+    """(predicate, rule) for each rule that can fire, in order, and the rule (if any) with
+    no conditions that catches every case left (it replaces the default)."""
+    out: list[tuple[exp.Expression, Rule]] = []
+    for i, rule in enumerate(ruleset.rules):
+        if not rule.fires:
+            continue
+        tests = [_condition(c, ruleset, dialect, table, f"rules[{i}].conditions[{j}]")
+                 for j, c in enumerate(rule.conditions)]
+        if any(t is None for t in tests):
+            continue
+        flat = [t for ts in tests for t in ts]
+        if not flat:
+            return out, rule
+        out.append((exp.and_(*flat) if len(flat) > 1 else flat[0], rule))
+    return out, None
+
+
+def _case(decisions: list[tuple[exp.Expression, Rule]], then: Callable[[Rule], exp.Expression],
+          default: exp.Expression) -> exp.Expression:
+    if not decisions:
+        return default
+    return exp.Case(ifs=[exp.If(this=pred.copy(), true=then(rule)) for pred, rule in decisions],
+                    default=default)
+
+
+def _class_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Expression:
+    decisions, catch_all = _decisions(ruleset, dialect, table)
+    default = catch_all.prediction if catch_all is not None else ruleset.default_class
+    return _case(decisions, lambda r: _string(r.prediction, dialect), _string(default, dialect))
+
+
+def _rule_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Expression:
+    decisions, catch_all = _decisions(ruleset, dialect, table)
+    default = exp.Null() if catch_all is None else exp.Literal.number(int(catch_all.id))
+    return _case(decisions, lambda r: exp.Literal.number(int(r.id)), default)
+
+
+def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
+                        table_alias: str | None = None, output: str = "class") -> exp.Expression:
+    """The first-hit CASE as a sqlglot expression: the class (`output='class'`) or the id
+    of the rule that fired (`output='rule'`, NULL for the default)."""
+    _check_dialect(dialect)
+    if output == "class":
+        return _class_case(ruleset, dialect, table_alias)
+    if output == "rule":
+        return _rule_case(ruleset, dialect, table_alias)
+    raise InputError(f"output must be 'class' or 'rule', not {output!r}")
+
+
+def to_sql_case(ruleset: RuleSet, dialect: str = "sqlite", *, table_alias: str | None = None,
+                output: str = "class", pretty: bool = True) -> str:
+    """`CASE WHEN <rule 1> THEN 'class' ... ELSE '<default>' END` for `dialect`.
+
+    Columns are referenced by the attribute names (qualified by `table_alias` if given);
+    `output='rule'` gives the id of the firing rule instead (NULL for the default).
+    """
+    expr = sql_case_expression(ruleset, dialect, table_alias=table_alias, output=output)
+    return expr.sql(dialect=dialect, identify=True, pretty=pretty)
+
+
+def _source(table: str | Sequence[str] | exp.Expression, alias: str) -> exp.Expression:
+    talias = exp.TableAlias(this=_identifier(alias))
+    if isinstance(table, str):
+        return exp.Table(this=_identifier(table), alias=talias)
+    if isinstance(table, exp.Table):
+        t = table.copy()
+        t.set("alias", talias)
+        return t
+    if isinstance(table, exp.Query):
+        return exp.Subquery(this=table.copy(), alias=talias)
+    if isinstance(table, Sequence) and table and all(isinstance(p, str) for p in table) \
+            and len(table) <= 3:
+        parts = [_identifier(p) for p in table]
+        kw = dict(zip(("this", "db", "catalog"), reversed(parts)))
+        return exp.Table(**kw, alias=talias)
+    raise InputError("table must be a table name, a (schema, table) or (catalog, schema, table)"
+                     " tuple, or a sqlglot query/table expression")
+
+
+def to_sql_select(ruleset: RuleSet, table: str | Sequence[str] | exp.Expression,
+                  dialect: str = "sqlite", *, prediction_column: str = "predicted_class",
+                  rule_column: str | None = "rule_id", table_alias: str = "t",
+                  pretty: bool = True) -> str:
+    """`SELECT t.*, <class> AS predicted_class, <rule id> AS rule_id FROM table AS t`.
+
+    `table` is a table name (quoted as one identifier, dots included), a tuple of name
+    parts such as ("analytics", "loans"), or a sqlglot query (e.g. `sqlglot.parse_one(sql,
+    read=dialect)`) used as a subquery. Every input column is kept; the output columns are
+    named by `prediction_column` and `rule_column` (None leaves the rule id out), which must
+    not collide with each other or with a model column.
+    """
+    _check_dialect(dialect)
+    outputs = [prediction_column] + ([rule_column] if rule_column is not None else [])
+    taken = {n.casefold(): n for n in ruleset.schema.names + (ruleset.schema.target,)}
+    for name in outputs:
+        if not isinstance(name, str) or not name or "\0" in name:
+            raise InputError(f"output column name must be a non-empty string without NUL,"
+                             f" not {name!r}")
+        if name.casefold() in taken:
+            raise InputError(f"output column {name!r} collides with the input column"
+                             f" {taken[name.casefold()]!r}; pass prediction_column=/rule_column="
+                             " to name it differently")
+    if len(outputs) == 2 and outputs[0].casefold() == outputs[1].casefold():
+        raise InputError(f"prediction_column and rule_column are both {outputs[0]!r}")
+    columns: list[exp.Expression] = [
+        exp.Column(this=exp.Star(), table=_identifier(table_alias)),
+        exp.alias_(_class_case(ruleset, dialect, table_alias), prediction_column, quoted=True),
+    ]
+    if rule_column is not None:
+        columns.append(exp.alias_(_rule_case(ruleset, dialect, table_alias), rule_column, quoted=True))
+    query = exp.Select(expressions=columns).from_(_source(table, table_alias))
+    return query.sql(dialect=dialect, identify=True, pretty=pretty)
