@@ -12,7 +12,7 @@ import numpy as np
 
 from ..data.schema import Dataset
 from .node import Node
-from .split import EPSILON, MANY_VALUES, best_cuts, discrete_gains, worth
+from .split import EPSILON, F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, seq_sum, worth
 from .subset import subset_test
 
 # columns x rows x classes above which continuous attributes are evaluated one at a time
@@ -28,7 +28,7 @@ class _Grower:
         self.min_objs = float(min_objs)
         self.gain_ratio = gain_ratio
         self.subset = subset
-        self.weights = np.ones(data.n)
+        self.weights = np.ones(data.n, dtype=np.float32)   # c4.5 ItemCount is a float
         self.cont = [i for i, a in enumerate(schema.attributes) if a.is_continuous]
         self.disc = [i for i, a in enumerate(schema.attributes) if a.is_discrete]
         self.nvals = np.array([len(schema.attributes[i].values) for i in self.disc], dtype=np.int64)
@@ -49,18 +49,18 @@ class _Grower:
         self.offsets = (np.arange(len(self.disc)) * self.max_v * self.C) if self.disc else None
 
     # ---- evaluation --------------------------------------------------------------
-    def evaluate(self, idx: np.ndarray, w: np.ndarray, cases: float):
+    def evaluate(self, idx: np.ndarray, w: np.ndarray, cases: np.float32):
         A = len(self.data.schema.attributes)
-        gain = np.full(A, -EPSILON)
-        split = np.zeros(A)
+        gain = np.full(A, NO_GAIN, dtype=np.float32)
+        split = np.zeros(A, dtype=np.float32)
         cuts: dict[int, float] = {}
         subsets: dict[int, tuple] = {}
         yi = self.y[idx]
         if self.disc:
             codes = self.Xd[idx]                                   # (n, D), -1 unknown
             flat = self.offsets[None, :] + (codes + 1) * self.C + yi[:, None]
-            tables = np.bincount(flat.ravel(), weights=np.repeat(w, len(self.disc)),
-                                 minlength=len(self.disc) * self.max_v * self.C)
+            size = len(self.disc) * self.max_v * self.C
+            tables = class_sums(flat.ravel(), np.repeat(w, len(self.disc)), size)
             tables = tables.reshape(len(self.disc), self.max_v, self.C)
             g, s = discrete_gains(tables, cases, self.min_objs)
             for j, a in enumerate(self.disc):
@@ -100,17 +100,21 @@ class _Grower:
         return float(vals[np.searchsorted(self.vals32[a], mid, side="right") - 1])
 
     def choose(self, gain: np.ndarray, split: np.ndarray) -> int:
-        # Compared in single precision as c4.5 does (spec 11.11): mathematically equal gain
-        # ratios (e.g. a perfect split, where gain == split information) must tie, and
-        # ties go to the first attribute; in double precision rounding noise decides them.
+        """c4.5's attribute choice (spec 2.5) with its float arithmetic.
+
+        The average gain is a float running sum over the attributes in order; gain ratios
+        are float quotients, so mathematically equal ratios tie or not exactly as in c4.5,
+        and ties go to the first attribute (strict `>` against the best so far).
+        """
         gain = gain.astype(np.float32)
         split = split.astype(np.float32)
-        possible = (gain > -EPSILON) & (self.multi_val | ~self.many)
-        avg = np.float32(gain[possible].mean(dtype=np.float32)) if possible.any() else np.float32(1e6)
+        usable = gain.astype(np.float64) > -EPSILON
+        possible = usable & (self.multi_val | ~self.many)
+        avg = (seq_sum(gain[possible]) / F32(possible.sum())) if possible.any() else F32(1e6)
         val = worth(gain, split, avg, self.gain_ratio)
-        val = np.where(gain > -EPSILON, val, -np.inf)
+        val = np.where(usable, val, -np.inf)
         best = int(np.argmax(val))
-        return best if val[best] > -EPSILON else -1
+        return best if val[best] > NO_GAIN else -1
 
     # ---- outcomes ----------------------------------------------------------------
     def outcomes(self, node: Node, idx: np.ndarray) -> np.ndarray:
@@ -120,11 +124,13 @@ class _Grower:
     # ---- recursion ---------------------------------------------------------------
     def grow(self, idx: np.ndarray) -> Node:
         w = self.weights[idx]
-        dist = np.bincount(self.y[idx], weights=w, minlength=self.C)
-        cases = float(w.sum())
+        cases = seq_sum(w)
+        dist = class_sums(self.y[idx], w, self.C)
         best_class = int(np.argmax(dist))
-        node = Node(best_class, cases, cases - dist[best_class], dist)
-        if np.count_nonzero(dist) <= 1 or cases < 2 * self.min_objs:
+        no_best = dist[best_class]
+        node = Node(best_class, float(cases), float(cases - no_best), dist)
+        # spec 2.1; the "one class" test is c4.5's float equality of two separate sums
+        if no_best == cases or cases < 2 * self.min_objs:
             return node
         gain, split, cuts, subsets = self.evaluate(idx, w, cases)
         a = self.choose(gain, split)
@@ -142,35 +148,46 @@ class _Grower:
             node.kind = "discrete"
             forks = len(attr.values)
         out = self.outcomes(node, idx)
+        # c4.5 groups the cases with unknown outcome at the front of the node's range and
+        # passes them first to every branch: that order decides the float sums below it
         unknown = idx[out < 0]
-        known_w = np.bincount(out[out >= 0], weights=w[out >= 0], minlength=forks)
-        known_n = np.bincount(out[out >= 0], minlength=forks)
-        known_total = cases - float(w[out < 0].sum())
+        known_total = cases - seq_sum(w[out < 0])
         self.tested[a] += 1
-        saved = self.weights[unknown].copy()
-        errors = 0.0
+        errors = F32(0)
         for v in range(forks):
-            if known_n[v] > 0:
-                self.weights[unknown] = saved * (known_w[v] / known_total)
-                child = self.grow(idx[(out == v) | (out < 0)])
-                self.weights[unknown] = saved
-                errors += child.errors
+            mine = idx[out == v]
+            if mine.size > 0:
+                factor = seq_sum(self.weights[mine]) / known_total
+                self.weights[unknown] *= factor
+                child = self.grow(np.concatenate([unknown, mine]))
+                # undone by division as in c4.5 (not always exactly the old weight)
+                self.weights[unknown] /= factor
+                errors = errors + F32(child.errors)
             else:
                 child = Node(best_class, 0.0, 0.0, dist)
             node.branches.append(child)
         self.tested[a] -= 1
-        leaf_errors = cases - dist[best_class]
-        node.errors = errors
-        if errors >= leaf_errors - EPSILON:   # spec 2.8: no better than a leaf
+        node.errors = float(errors)
+        if float(errors) >= float(cases - no_best) - EPSILON:   # spec 2.8: no better than a leaf
             node.make_leaf()
         return node
+
+
+def class_sums(codes: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
+    """Float sums of weights per code, each accumulated in case order as c4.5's loops do."""
+    out = np.zeros(size, dtype=np.float32)
+    if w.size and (w == 1).all():      # integer sums are exact in any order
+        return np.bincount(codes, minlength=size).astype(np.float32)
+    np.add.at(out, codes, w.astype(np.float32))
+    return out
 
 
 def branch_of(node: Node, col: np.ndarray) -> np.ndarray:
     """Branch index for each value of the tested attribute; -1 = unknown or no branch."""
     if node.kind == "threshold":
+        # c4.5 holds values and cuts as floats and compares them as such
         with np.errstate(invalid="ignore"):
-            out = np.where(col <= node.cut, 0, 1)
+            out = np.where(col.astype(np.float32) <= np.float32(node.cut), 0, 1)
         out[np.isnan(col)] = -1
         return out
     if node.kind == "discrete":

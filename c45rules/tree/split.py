@@ -2,6 +2,15 @@
 
 Pure functions over weight tables. `info(x)` is total weight times entropy, in bits:
 I(x_1..x_m) = S log2 S - sum x_i log2 x_i, the quantity c4.5 calls TotalInfo.
+
+Precision (spec 11.11). c4.5 holds case weights, frequency tables, gains and split
+information in single precision (C `float`), while `Log(x)` and the products
+`x * Log(x)` are double; every assignment to a float variable rounds. Exactly tied
+candidates (two attributes inducing the same partition, a perfect split where gain equals
+split information) are then decided by that rounding: e.g. TotalInfo(0, 5, 3) and
+TotalInfo(0, 3, 5) differ in the last bit because the running sum is rounded to float
+after each term. So these functions reproduce the C expression order literally: inputs
+and outputs are float32, and each step rounds where the C code assigns to a float.
 """
 from __future__ import annotations
 
@@ -10,95 +19,152 @@ import numpy as np
 EPSILON = 1e-3
 GAP = 1e-5            # two sorted values must differ by more than this to cut between them
 MANY_VALUES = 0.3     # a discrete attribute with >= 0.3 N values is left out of the average gain
+_LN2 = 0.69314718055994530942
+F32 = np.float32
+NO_GAIN = F32(-EPSILON)   # c4.5 stores -Epsilon in a float
 
 
-def xlogx(x: np.ndarray) -> np.ndarray:
-    """x log2 x with 0 log 0 = 0 (c4.5's Log(x) is 0 for x <= 0)."""
-    x = np.asarray(x, dtype=np.float64)
+def log2_c(x) -> np.ndarray:
+    """c4.5's `Log(x)`: log of the float argument, in double; 0 for x <= 0."""
+    x = np.asarray(x, dtype=np.float32).astype(np.float64)
     out = np.zeros_like(x)
     pos = x > 0
-    out[pos] = x[pos] * np.log2(x[pos])
+    out[pos] = np.log(x[pos]) / _LN2
     return out
 
 
 def info(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Total weight times entropy along `axis` (c4.5 TotalInfo)."""
-    s = np.sum(x, axis=axis)
-    return xlogx(s) - np.sum(xlogx(x), axis=axis)
+    """Total weight times entropy along `axis` (c4.5 TotalInfo), in c4.5's precision.
+
+    The running sum of x log x is a float updated with a double term; the total weight
+    is a float sum; the result is computed in double and returned as float.
+    """
+    x = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
+    s = np.zeros(x.shape[:-1], dtype=np.float32)
+    total = np.zeros(x.shape[:-1], dtype=np.float32)
+    for k in range(x.shape[-1]):
+        n = x[..., k]
+        s = (s.astype(np.float64) + n.astype(np.float64) * log2_c(n)).astype(np.float32)
+        total = total + n
+    return (total.astype(np.float64) * log2_c(total) - s.astype(np.float64)).astype(np.float32)
 
 
-def discrete_gains(tables: np.ndarray, cases: float, min_objs: float) -> tuple[np.ndarray, np.ndarray]:
+def seq_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Float sum accumulated left to right, as a C loop `Sum += x[i]` does."""
+    x = np.asarray(x, dtype=np.float32)
+    if x.shape[axis] == 0:
+        return np.zeros(np.delete(x.shape, axis), dtype=np.float32)
+    return np.take(np.cumsum(x, axis=axis, dtype=np.float32), -1, axis=axis)
+
+
+def _gain(base, unknown_rate, this_info, known) -> np.ndarray:
+    """ComputeGain's final line: (1 - UnknFrac) * (BaseInfo - ThisInfo / TotalItems), in float."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (F32(1) - unknown_rate) * (base - this_info / known)
+
+
+def discrete_gains(tables: np.ndarray, cases: float, min_objs: float,
+                   count_items: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Gain and split information of one-branch-per-value tests (spec 2.2).
 
-    `tables[a, v, c]` = weight with value v (v = 0: unknown) and class c for each attribute.
-    Unusable attributes get gain -EPSILON.
+    `tables[a, v, c]` = weight with value v (v = 0: unknown) and class c for each attribute
+    (zero padding beyond an attribute's values is harmless). `count_items` is the node's
+    total weight as summed when the table was made (defaults to `cases`). Unusable
+    attributes get gain -EPSILON (as float32).
     """
-    wv = tables.sum(axis=2)                       # (A, V)
-    unknown = wv[:, 0]
-    known_by_class = tables[:, 1:, :].sum(axis=1)  # (A, C)
-    known = known_by_class.sum(axis=1)
+    t = np.asarray(tables, dtype=np.float32)
+    cases = F32(cases)
+    count = cases if count_items is None else F32(count_items)
+    val_freq = seq_sum(t, axis=2)                              # (A, V), classes summed in order
+    unknown = val_freq[:, 0]
+    known = cases - unknown
     with np.errstate(divide="ignore", invalid="ignore"):
-        base = info(known_by_class) / known
-        after = info(tables[:, 1:, :]).sum(axis=1) / known
-        gain = (1.0 - unknown / cases) * (base - after)
-        split = info(wv) / cases
-    reasonable = (wv[:, 1:] >= min_objs).sum(axis=1) >= 2
-    usable = (known > 0) & (cases > unknown) & reasonable
-    return np.where(usable, gain, -EPSILON), np.where(usable, split, 0.0)
+        unknown_rate = unknown / count
+        class_count = seq_sum(np.moveaxis(t[:, 1:, :], 1, 2), axis=2)   # (A, C) over values
+        # DiscrKnownBaseInfo accumulates its sum in double
+        s = np.zeros(t.shape[0])
+        for c in range(t.shape[2]):
+            s = s + class_count[:, c].astype(np.float64) * log2_c(class_count[:, c])
+        base = ((known.astype(np.float64) * log2_c(known) - s) / known.astype(np.float64)).astype(np.float32)
+        this_info = seq_sum(info(t[:, 1:, :]), axis=1)
+        gain = _gain(base, unknown_rate, this_info, known)
+        split = info(val_freq) / cases
+    reasonable = (val_freq[:, 1:] >= min_objs).sum(axis=1) >= 2
+    usable = (known != 0) & (cases > unknown) & reasonable
+    return (np.where(usable, gain, NO_GAIN).astype(np.float32),
+            np.where(usable, split, F32(0)).astype(np.float32))
 
 
 def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_classes: int,
               cases: float, min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best binary cut of each continuous attribute by penalised gain (spec 2.3).
 
-    Columns of `values` are sorted ascending with unknowns (NaN) last; `weights` and
-    `classes` are in the same order, weights of unknowns are ignored. Returns per column
-    (penalised gain or -EPSILON, split information, row index i of the chosen cut between
-    sorted rows i and i+1, or -1).
+    Columns of `values` are sorted ascending with unknowns (NaN) last; `weights` (float32)
+    and `classes` are in the same order. Returns per column (penalised gain or -EPSILON,
+    split information, row index i of the chosen cut between sorted rows i and i+1, or -1),
+    gains and split information as float32.
     """
     n, k = values.shape
+    cases = F32(cases)
+    weights = np.asarray(weights, dtype=np.float32)
     known_mask = ~np.isnan(values)
-    w = np.where(known_mask, weights, 0.0)
-    known = w.sum(axis=0)                                   # K per column
-    unknown = cases - known
-    onehot = np.zeros((n, k, n_classes))
-    np.put_along_axis(onehot, classes[:, :, None], w[:, :, None], axis=2)
-    low_c = np.cumsum(onehot, axis=0)                       # (n, k, C)
-    total_c = low_c[-1]
-    high_c = total_c[None, :, :] - low_c
-    low = np.cumsum(w, axis=0)
-    high = known[None, :] - low
-    min_split = np.clip(0.10 * known / n_classes, None, 25.0)
-    min_split = np.where(min_split <= min_objs, min_objs, min_split)
-    # c4.5 holds values in single precision: whether two neighbours differ by more
-    # than GAP is decided on their float32 forms (it matters for data like 1.51793)
-    v32 = values.astype(np.float32).astype(np.float64)
-    nxt = np.empty_like(v32)
-    nxt[:-1] = v32[1:]
-    nxt[-1] = np.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        gap = v32 < nxt - GAP                                # False when either side is unknown
-        cand = gap & (low >= min_split[None, :]) & (low <= (known - min_split)[None, :])
+    onehot = np.zeros((n, k, n_classes), dtype=np.float32)
+    np.put_along_axis(onehot, classes[:, :, None], weights[:, :, None], axis=2)
+    known_oh = np.where(known_mask[:, :, None], onehot, F32(0))
+    unknown_oh = np.where(known_mask[:, :, None], F32(0), onehot)
+    # unknowns: per-class float sums, then ValFreq[0] summed over the classes in order
+    unknown = seq_sum(seq_sum(unknown_oh, axis=0) if n else np.zeros((k, n_classes), np.float32), axis=1)
+    known = cases - unknown
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unknown_rate = (1.0 - (known / cases).astype(np.float64)).astype(np.float32)
+        low_c = np.cumsum(known_oh, axis=0, dtype=np.float32)         # Freq[1] after row i
+        total_c = low_c[-1] if n else np.zeros((k, n_classes), np.float32)
+        # Freq[2] is the known total with each row's weight subtracted in turn
+        high_c = np.subtract.accumulate(np.concatenate([total_c[None], known_oh]), axis=0,
+                                        dtype=np.float32)[1:]
+        low = np.cumsum(np.where(known_mask, weights, F32(0)), axis=0, dtype=np.float32)
         base = info(total_c) / known
-        after = (info(low_c) + info(high_c)) / known[None, :]
-        gain = (1.0 - unknown / cases)[None, :] * (base[None, :] - after)
-        tries = cand.sum(axis=0)
-        penalty = np.where(tries > 0, np.log2(np.maximum(tries, 1)), 0.0) / cases
-        val = np.where(cand, gain, -EPSILON) - penalty[None, :]
+        min_split = (0.10 * known.astype(np.float64) / n_classes).astype(np.float32)
+        min_split = np.where(min_split <= min_objs, F32(min_objs),
+                             np.where(min_split > 25, F32(25), min_split))
+        # values are floats in c4.5; the 1e-5 gap test is done in double on them
+        v32 = values.astype(np.float32).astype(np.float64)
+        nxt = np.empty_like(v32)
+        nxt[:-1] = v32[1:]
+        nxt[-1:] = np.nan
+        gap = v32 < nxt - GAP                                # False when either side is unknown
+        high = known[None, :] - low
+        # the scan stops at the first row whose low weight exceeds K - MinSplit
+        cand = gap & (low >= min_split[None, :]) & (low <= (known - min_split)[None, :])
+        reasonable = (low >= min_objs) & (high >= min_objs) & (known[None, :] != 0)
+        this_info = info(low_c) + info(high_c)
+        gain = _gain(base[None, :], unknown_rate[None, :], this_info, known[None, :])
+        gain = np.where(cand & reasonable, gain, NO_GAIN)
+        tries = np.where(cand, 1, 0).sum(axis=0)
+        thresh_cost = (log2_c(tries.astype(np.float32)) / cases.astype(np.float64)).astype(np.float32)
+        val = np.where(cand, gain, NO_GAIN) - thresh_cost[None, :]
     enough = known >= 2 * min_objs
+    cols = np.arange(k)
     best = np.argmax(val, axis=0) if n else np.zeros(k, dtype=int)
-    best_val = val[best, np.arange(k)] if n else np.full(k, -1.0)
+    best_val = val[best, cols] if n else np.full(k, F32(-1))
     ok = enough & (best_val > 0)
-    w_un = np.maximum(unknown, 0.0)
-    lo = low[best, np.arange(k)] if n else np.zeros(k)
-    split = info(np.stack([w_un, lo, known - lo], axis=1)) / cases
-    return (np.where(ok, best_val, -EPSILON), np.where(ok, split, 0.0), np.where(ok, best, -1))
+    lo = low[best, cols] if n else np.zeros(k, np.float32)
+    split = info(np.stack([unknown, lo, known - lo], axis=1)) / cases
+    return (np.where(ok, best_val, NO_GAIN).astype(np.float32),
+            np.where(ok, split, F32(0)).astype(np.float32), np.where(ok, best, -1))
 
 
 def worth(gain: np.ndarray, split: np.ndarray, average_gain: float, gain_ratio: bool) -> np.ndarray:
-    """c4.5 Worth: gain ratio behind the average-gain filter, or plain gain (spec 2.5)."""
+    """c4.5 Worth: gain ratio behind the average-gain filter, or plain gain (spec 2.5).
+
+    Inputs are float32; the comparisons with `MinGain - Epsilon` and `Epsilon` are made
+    in double as in C, the ratio is a float.
+    """
+    gain = np.asarray(gain, dtype=np.float32)
+    split = np.asarray(split, dtype=np.float32)
     if gain_ratio:
         with np.errstate(divide="ignore", invalid="ignore"):
-            ok = (gain >= average_gain - np.float32(EPSILON)) & (split > np.float32(EPSILON))
-            return np.where(ok, gain / np.where(ok, split, np.float32(1.0)), np.float32(-EPSILON))
-    return np.where((split > 0) & (gain > -EPSILON), gain, np.float32(-EPSILON))
+            ok = ((gain.astype(np.float64) >= float(np.float32(average_gain)) - EPSILON)
+                  & (split.astype(np.float64) > EPSILON))
+            return np.where(ok, gain / np.where(ok, split, F32(1)), NO_GAIN).astype(np.float32)
+    return np.where((split > 0) & (gain.astype(np.float64) > -EPSILON), gain, NO_GAIN).astype(np.float32)
