@@ -9,10 +9,14 @@ from .node import Node
 
 
 def class_weights(tree: Node, data: Dataset) -> np.ndarray:
-    """Class weight totals per case (rows) as c4.5's ClassSum."""
+    """Class weight totals per case (rows) as c4.5's ClassSum.
+
+    In single precision like c4.5 (spec 11.11): near-equal class totals of a case that
+    went down several branches are ranked as the reference ranks them.
+    """
     C = len(data.schema.classes)
-    out = np.zeros((data.n, C))
-    _descend(tree, data, np.arange(data.n), np.ones(data.n), out)
+    out = np.zeros((data.n, C), dtype=np.float32)
+    _descend(tree, data, np.arange(data.n), np.ones(data.n, dtype=np.float32), out)
     return out
 
 
@@ -21,7 +25,9 @@ def _descend(node: Node, data: Dataset, rows: np.ndarray, w: np.ndarray, out: np
         return
     if node.is_leaf:
         if node.items > 0:
-            out[rows] += w[:, None] * (node.class_dist / node.items)[None, :]
+            # ClassSum[c] += Weight * ClassDist[c] / Items, evaluated left to right in float
+            dist = np.asarray(node.class_dist, dtype=np.float32)
+            out[rows] += (w[:, None] * dist[None, :]) / np.float32(node.items)
         else:
             out[rows, node.klass] += w
         return
@@ -33,7 +39,7 @@ def _descend(node: Node, data: Dataset, rows: np.ndarray, w: np.ndarray, out: np
         ww = w[sel]
         if unknown.any():
             r = np.concatenate([r, rows[unknown]])
-            ww = np.concatenate([ww, w[unknown] * (child.items / node.items)])
+            ww = np.concatenate([ww, (w[unknown] * np.float32(child.items)) / np.float32(node.items)])
         _descend(child, data, r, ww, out)
 
 
