@@ -417,7 +417,8 @@ def _read(source: str | bytes | os.PathLike) -> tuple[str, str]:
             return source.decode("utf-8"), ""
         except UnicodeDecodeError as e:
             raise ModelError(f"model text is not UTF-8 (byte {e.start})") from None
-    if isinstance(source, str) and ("\n" in source or source.lstrip().startswith("{")):
+    if isinstance(source, str) and ("\n" in source or source.lstrip().startswith("{")
+                                    or not source.strip()):
         if len(source) > MAX_BYTES:
             raise ModelError(f"model text of {len(source)} characters exceeds the {MAX_BYTES} limit")
         return source, ""

@@ -144,7 +144,26 @@ def fit_scored(name: str) -> Scored:
     return score(name, ruleset, base + probe_rows(ruleset, base))
 
 
-# ---- a hand-built rule set with hostile names and values --------------------------------------
+# ---- hand-built rule sets ---------------------------------------------------------------------
+def golf_ruleset() -> RuleSet:
+    """A small hand-built golf rule set (rule 5 never fires: error 0.8)."""
+    schema = Schema((Attribute("outlook", "discrete", ("sunny", "overcast", "rain")),
+                     Attribute("temperature", "continuous"),
+                     Attribute("humidity", "continuous"),
+                     Attribute("windy", "discrete", ("true", "false"))),
+                    ("Play", "Don't Play"))
+    rules = (
+        Rule(1, (Condition("outlook", "=", "sunny"), Condition("humidity", ">", 75.0)),
+             "Don't Play", 3, 0, 0.37, 2.0, 3, 0),
+        Rule(5, (Condition("windy", "=", "false"),), "Don't Play", 8, 6, 0.8, 0.4, 0, 0),
+        Rule(2, (Condition("outlook", "=", "rain"), Condition("windy", "=", "true")),
+             "Don't Play", 2, 0, 0.5, 1.8, 2, 0),
+        Rule(3, (Condition("outlook", "=", "overcast"),), "Play", 4, 0, 0.2, 1.2, 4, 0),
+        Rule(4, (Condition("humidity", "<=", 75.0),), "Play", 7, 1, 0.25, 1.1, 3, 0),
+    )
+    return RuleSet(schema, rules, "Play", (9, 5), (2, 1))
+
+
 HOSTILE_VALUES = ("it's", "semi;colon", "-- comment", "new\nline", "O'Brien", "back\\slash",
                   "tab\tchar", "ünï©ødé ✓", '"dq"', "%_like", "*/", "$1", "{x}", "}}{{",
                   "__import__('os').system('echo pwned')", '"""', "'''", "\\'", "\r\n",

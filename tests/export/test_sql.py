@@ -15,38 +15,20 @@ from sqlglot import exp
 from c45rules import Attribute, Condition, InputError, ModelError, Rule, RuleSet, Schema
 from c45rules.export import SQL_DIALECTS, to_sql_case, to_sql_select
 
-from export_cases import FIT_DATASETS, HOSTILE_VALUES, UNSEEN, Scored, score
+from export_cases import FIT_DATASETS, HOSTILE_VALUES, UNSEEN, Scored, golf_ruleset, score
 
 DIALECTS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery", "spark",
             "databricks", "tsql", "oracle", "trino")
 
 
-def golf() -> RuleSet:
-    schema = Schema((Attribute("outlook", "discrete", ("sunny", "overcast", "rain")),
-                     Attribute("temperature", "continuous"),
-                     Attribute("humidity", "continuous"),
-                     Attribute("windy", "discrete", ("true", "false"))),
-                    ("Play", "Don't Play"))
-    rules = (
-        Rule(1, (Condition("outlook", "=", "sunny"), Condition("humidity", ">", 75.0)),
-             "Don't Play", 3, 0, 0.37, 2.0, 3, 0),
-        Rule(5, (Condition("windy", "=", "false"),), "Don't Play", 8, 6, 0.8, 0.4, 0, 0),
-        Rule(2, (Condition("outlook", "=", "rain"), Condition("windy", "=", "true")),
-             "Don't Play", 2, 0, 0.5, 1.8, 2, 0),
-        Rule(3, (Condition("outlook", "=", "overcast"),), "Play", 4, 0, 0.2, 1.2, 4, 0),
-        Rule(4, (Condition("humidity", "<=", 75.0),), "Play", 7, 1, 0.25, 1.1, 3, 0),
-    )
-    return RuleSet(schema, rules, "Play", (9, 5), (2, 1))
-
-
 # ---- exact text -------------------------------------------------------------------------------
 def test_case_is_flat_first_hit_and_leaves_out_rules_that_never_fire():
-    assert to_sql_case(golf(), "sqlite", pretty=False) == (
+    assert to_sql_case(golf_ruleset(), "sqlite", pretty=False) == (
         "CASE WHEN \"outlook\" = 'sunny' AND \"humidity\" > 75.0 THEN 'Don''t Play'"
         " WHEN \"outlook\" = 'rain' AND \"windy\" = 'true' THEN 'Don''t Play'"
         " WHEN \"outlook\" = 'overcast' THEN 'Play'"
         " WHEN \"humidity\" <= 75.0 THEN 'Play' ELSE 'Play' END")
-    assert to_sql_case(golf(), "sqlite", output="rule", pretty=False) == (
+    assert to_sql_case(golf_ruleset(), "sqlite", output="rule", pretty=False) == (
         "CASE WHEN \"outlook\" = 'sunny' AND \"humidity\" > 75.0 THEN 1"
         " WHEN \"outlook\" = 'rain' AND \"windy\" = 'true' THEN 2"
         " WHEN \"outlook\" = 'overcast' THEN 3"
@@ -54,15 +36,15 @@ def test_case_is_flat_first_hit_and_leaves_out_rules_that_never_fire():
 
 
 def test_select_keeps_every_column_and_names_the_outputs():
-    sql = to_sql_select(golf(), "weather", "sqlite", pretty=False)
+    sql = to_sql_select(golf_ruleset(), "weather", "sqlite", pretty=False)
     assert sql.startswith('SELECT "t".*, CASE WHEN "t"."outlook" = \'sunny\' AND "t"."humidity" > 75.0 ')
     assert sql.endswith(' ELSE NULL END AS "rule_id" FROM "weather" AS "t"')
     assert "ELSE 'Play' END AS \"predicted_class\"" in sql
-    named = to_sql_select(golf(), "weather", "duckdb", prediction_column="pred class",
+    named = to_sql_select(golf_ruleset(), "weather", "duckdb", prediction_column="pred class",
                           rule_column="why", table_alias="w", pretty=False)
     assert 'AS "pred class"' in named and 'AS "why"' in named and 'FROM "weather" AS "w"' in named
     assert '"w"."humidity"' in named
-    no_rule = to_sql_select(golf(), "weather", "sqlite", rule_column=None, pretty=False)
+    no_rule = to_sql_select(golf_ruleset(), "weather", "sqlite", rule_column=None, pretty=False)
     assert "rule_id" not in no_rule and "THEN 1" not in no_rule
 
 
@@ -74,12 +56,12 @@ def test_nan_guard_only_where_floats_hold_nan():
                            ("spark", "`humidity` <> CAST('NaN' AS DOUBLE)"),
                            ("bigquery", "`humidity` <> CAST('NaN' AS FLOAT64)"),
                            ("oracle", "\"humidity\" <> TO_BINARY_DOUBLE('NaN')")):
-        sql = to_sql_case(golf(), dialect, pretty=False)
+        sql = to_sql_case(golf_ruleset(), dialect, pretty=False)
         assert sql.count(guard) == 1, dialect          # once: the `>` test, not the `<=`
     for dialect in ("sqlite", "mysql", "tsql"):
-        assert "NaN" not in to_sql_case(golf(), dialect, pretty=False)
+        assert "NaN" not in to_sql_case(golf_ruleset(), dialect, pretty=False)
     for dialect in DIALECTS:
-        assert "NOT" not in to_sql_case(golf(), dialect, pretty=False).upper()
+        assert "NOT" not in to_sql_case(golf_ruleset(), dialect, pretty=False).upper()
 
 
 def test_thresholds_are_written_exactly():
@@ -112,18 +94,18 @@ def test_no_rule_that_can_fire_gives_the_default_alone_and_a_catch_all_rule_ends
 # ---- refusals -----------------------------------------------------------------------------------
 def test_output_names_must_not_collide():
     with pytest.raises(InputError, match="collides with the input column 'humidity'"):
-        to_sql_select(golf(), "w", prediction_column="Humidity")
+        to_sql_select(golf_ruleset(), "w", prediction_column="Humidity")
     with pytest.raises(InputError, match="'class'"):
-        to_sql_select(golf(), "w", rule_column="class")
+        to_sql_select(golf_ruleset(), "w", rule_column="class")
     with pytest.raises(InputError, match="both 'p'"):
-        to_sql_select(golf(), "w", prediction_column="p", rule_column="p")
+        to_sql_select(golf_ruleset(), "w", prediction_column="p", rule_column="p")
     with pytest.raises(InputError, match="non-empty"):
-        to_sql_select(golf(), "w", prediction_column="")
+        to_sql_select(golf_ruleset(), "w", prediction_column="")
 
 
 def test_refuses_what_sql_cannot_say():
     with pytest.raises(InputError, match="not supported .*duckdb"):
-        to_sql_case(golf(), "excel")
+        to_sql_case(golf_ruleset(), "excel")
     schema = Schema((Attribute("x\0y", "continuous"), Attribute("z", "continuous")), ("a", "b"))
     rs = RuleSet(schema, (Rule(1, (Condition("x\0y", ">", 1.0),), "a", 1, 0, 0.1, 1.0),), "b", (1, 1), (0, 1))
     with pytest.raises(ModelError, match="NUL"):
@@ -131,7 +113,7 @@ def test_refuses_what_sql_cannot_say():
     rs = RuleSet(schema, (Rule(1, (Condition("z", ">", math.inf),), "a", 1, 0, 0.1, 1.0),), "b", (1, 1), (0, 1))
     with pytest.raises(ModelError, match=r"rules\[0\].conditions\[0\]: threshold inf"):
         to_sql_case(rs)
-    bad = RuleSet(golf().schema, (Rule(1, (Condition("outlook", "=", "snow"),), "Play", 1, 0, 0.1, 1.0),),
+    bad = RuleSet(golf_ruleset().schema, (Rule(1, (Condition("outlook", "=", "snow"),), "Play", 1, 0, 0.1, 1.0),),
                   "Play", (1, 1), (0, 1))
     with pytest.raises(ModelError, match="'snow' is not a value of attribute 'outlook'"):
         to_sql_case(bad)
@@ -187,7 +169,7 @@ def test_fitted_rules_parse_in_every_dialect(dialect, fitted):
 
 def test_subquery_source():
     sub = sqlglot.parse_one("SELECT * FROM weather WHERE day > 3", read="sqlite")
-    sql = to_sql_select(golf(), sub, "sqlite", pretty=False)
+    sql = to_sql_select(golf_ruleset(), sub, "sqlite", pretty=False)
     assert sql.endswith('FROM (SELECT * FROM "weather" WHERE "day" > 3) AS "t"')
     con = sqlite3.connect(":memory:")
     con.execute("CREATE TABLE weather (day INTEGER, outlook TEXT, temperature REAL, humidity REAL, windy TEXT)")
