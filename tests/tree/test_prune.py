@@ -1,0 +1,65 @@
+"""Pessimistic error (spec 3.1), pruning (3.2) and classification (4) on hand-made cases."""
+import numpy as np
+import pytest
+
+from c45rules.data.schema import Attribute, Dataset, Schema
+from c45rules.estimate import add_errors
+from c45rules.tree.classify import class_weights, classify
+from c45rules.tree.grow import grow_tree
+from c45rules.tree.prune import prune_tree
+
+
+def test_add_errors_spec_values():
+    # spec 10: leaf with 4 cases, 0 errors: 4 (1 - 0.25^(1/4)) = 1.172
+    assert add_errors(4, 0) == pytest.approx(1.171573, abs=1e-6)
+    # spec 10: 5 cases, 1 error: (1 + AddErrs(5, 1)) / 5 = 45.4%
+    assert (1 + add_errors(5, 1)) / 5 == pytest.approx(0.454, abs=5e-4)
+    # e + 0.5 >= N: 0.67 (N - e)
+    assert add_errors(3, 2.6) == pytest.approx(0.67 * 0.4)
+
+
+def _data(x, y) -> Dataset:
+    schema = Schema((Attribute("x", "discrete", ("a", "b")),), ("yes", "no"))
+    return Dataset(schema, [np.array(x, dtype=np.int32)], np.array(y, dtype=np.int32))
+
+
+def test_pruning_keeps_a_useful_split():
+    # x=a: 4 yes; x=b: 1 yes, 2 no. Grown: a -> yes (4), b -> no (3/1).
+    data = _data([0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 1, 1])
+    tree = grow_tree(data)
+    assert tree.kind == "discrete"
+    pruned = prune_tree(tree, data)
+    # leaf: 2 + AddErrs(7, 2) = 3.41583; subtree: AddErrs(4, 0) + 1 + AddErrs(3, 1)
+    # = 1.171573 + 2.056860 = 3.228433 < 3.41583 - 0.1, and the largest branch (a, with
+    # all 7 cases: 3.41583) is no better: the split stays
+    assert pruned.kind == "discrete"
+    assert pruned.errors == pytest.approx(3.228433, abs=1e-5)
+    assert pruned.branches[0].errors == pytest.approx(1.171573, abs=1e-6)
+    assert pruned.branches[1].errors == pytest.approx(2.056860, abs=1e-5)
+
+
+def test_pruning_replaces_a_weak_split_by_a_leaf():
+    # x=a: 4 yes 1 no; x=b: 2 yes 3 no (grown: 3 errors < 4 as a leaf, so the split stays).
+    # Subtree: (1 + AddErrs(5, 1)) + (2 + AddErrs(5, 2)) = 2.2710 + 3.2396 = 5.5106;
+    # leaf: 4 + AddErrs(10, 4) = 5.5874 <= 5.5106 + 0.1, and <= the largest branch + 0.1
+    data = _data([0, 0, 0, 0, 0, 1, 1, 1, 1, 1], [0, 0, 0, 0, 1, 0, 0, 1, 1, 1])
+    tree = grow_tree(data)
+    assert tree.kind == "discrete"
+    pruned = prune_tree(tree, data)
+    assert pruned.is_leaf
+    assert pruned.klass == 0
+    assert pruned.errors == pytest.approx(5.5874, abs=1e-4)
+    assert pruned.items == 10
+    assert tree.kind == "discrete"       # the grown tree is not modified
+
+
+def test_classify_unknown_value_splits_weight():
+    data = _data([0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 1, 1])
+    tree = grow_tree(data)
+    case = _data([-1, 0, 1], [0, 0, 0])
+    w = class_weights(tree, case)
+    # unknown: 4/7 to leaf a (4 yes), 3/7 to leaf b (1 yes, 2 no)
+    assert w[0] == pytest.approx([5 / 7, 2 / 7], abs=1e-6)
+    assert w[1] == pytest.approx([1.0, 0.0])
+    assert w[2] == pytest.approx([1 / 3, 2 / 3], abs=1e-6)
+    assert classify(tree, case).tolist() == [0, 0, 1]
