@@ -1,0 +1,112 @@
+"""Tree graphs: networkx attributes, GraphML that reads back, DOT with every label escaped."""
+from __future__ import annotations
+
+import os
+import re
+
+import networkx as nx
+import numpy as np
+
+from c45rules import Attribute, Schema
+from c45rules.export import to_dot, tree_to_networkx, write_graphml
+from c45rules.tree.node import Node
+
+SCHEMA = Schema((Attribute("A15", "continuous"),
+                 Attribute("A9", "discrete", ("f", "t")),
+                 Attribute('A4 "q"\n\\', "discrete", ("u", "y", 'l"\0<&>'))),
+                ("+", "-", '<b>&amp;"\n'))
+
+
+def leaf(klass: int, items: float, errors: float) -> Node:
+    dist = np.zeros(3)
+    dist[klass] = items
+    return Node(klass, items, errors, dist)
+
+
+def small_tree() -> Node:
+    """A15 <= 228: (A9 = f: -, A9 = t: A4 in {u, y}: +, A4 = l"...: hostile class), A15 > 228: +."""
+    subset = Node(0, 30.0, 4.0, np.array([26.0, 0.0, 4.0]), "subset", 2,
+                  subsets=(frozenset({0, 1}), frozenset({2})),
+                  branches=[leaf(0, 26.0, 1.5), leaf(2, 4.0, 0.0)])
+    a9 = Node(1, 100.0, 20.0, np.array([30.0, 70.0, 0.0]), "discrete", 1,
+              branches=[leaf(1, 70.0, 10.25), subset])
+    return Node(1, 150.0, 40.0, np.array([80.0, 70.0, 0.0]), "threshold", 0, cut=228.0,
+                branches=[a9, leaf(0, 50.0, 0.0)])
+
+
+NODES = [
+    (0, {"kind": "threshold", "class": "-", "items": 150.0, "errors": 40.0, "label": "A15",
+         "attribute": "A15", "threshold": 228.0}),
+    (1, {"kind": "discrete", "class": "-", "items": 100.0, "errors": 20.0, "label": "A9", "attribute": "A9"}),
+    (2, {"kind": "leaf", "class": "-", "items": 70.0, "errors": 10.25, "label": "- (70.0/10.2)"}),
+    (3, {"kind": "subset", "class": "+", "items": 30.0, "errors": 4.0, "label": 'A4 "q"\n\\',
+         "attribute": 'A4 "q"\n\\'}),
+    (4, {"kind": "leaf", "class": "+", "items": 26.0, "errors": 1.5, "label": "+ (26.0/1.5)"}),
+    (5, {"kind": "leaf", "class": '<b>&amp;"\n', "items": 4.0, "errors": 0.0, "label": '<b>&amp;"\n (4.0)'}),
+    (6, {"kind": "leaf", "class": "+", "items": 50.0, "errors": 0.0, "label": "+ (50.0)"}),
+]
+EDGES = [(0, 1, {"label": "<= 228", "branch": 0}), (0, 6, {"label": "> 228", "branch": 1}),
+         (1, 2, {"label": "= f", "branch": 0}), (1, 3, {"label": "= t", "branch": 1}),
+         (3, 4, {"label": "in {u, y}", "branch": 0}), (3, 5, {"label": '= l"\0<&>', "branch": 1})]
+
+
+def test_networkx_nodes_and_edges():
+    g = tree_to_networkx(small_tree(), SCHEMA)
+    assert isinstance(g, nx.DiGraph)
+    assert list(g.nodes(data=True)) == NODES
+    assert sorted(g.edges(data=True)) == EDGES
+    assert nx.is_tree(g) and [n for n, d in g.in_degree() if d == 0] == [0]
+
+
+def test_a_leaf_alone():
+    g = tree_to_networkx(leaf(0, 3.0, 1.0), SCHEMA)
+    assert list(g.nodes(data=True)) == [(0, {"kind": "leaf", "class": "+", "items": 3.0, "errors": 1.0,
+                                             "label": "+ (3.0/1.0)"})]
+    assert to_dot(leaf(0, 3.0, 1.0), SCHEMA).splitlines()[3] == '  n0 [label="+ (3.0/1.0)", shape=box];'
+
+
+def test_graphml_reads_back(tmp_path):
+    path = tmp_path / "tree.graphml"
+    write_graphml(small_tree(), SCHEMA, path)
+    assert os.listdir(tmp_path) == ["tree.graphml"]
+    back = nx.read_graphml(path, node_type=int)
+    got = {n: d for n, d in back.nodes(data=True)}
+    for n, attrs in NODES:
+        assert got[n] == attrs
+    edges = {(a, b): d for a, b, d in back.edges(data=True)}
+    assert edges[(3, 5)] == {"label": '= l"\\x00<&>', "branch": 1}     # NUL cannot be XML: shown escaped
+    assert {k: v for k, v in edges.items() if k != (3, 5)} == {(a, b): d for a, b, d in EDGES if (a, b) != (3, 5)}
+
+
+_LABEL = re.compile(r'label="((?:[^"\\\n]|\\.)*)"')
+
+
+def _unescape(s: str) -> str:
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), s)
+
+
+def test_dot_is_exact_and_every_label_escaped():
+    dot = to_dot(small_tree(), SCHEMA)
+    assert dot == (
+        "digraph tree {\n"
+        '  node [fontname="Helvetica"];\n'
+        '  edge [fontname="Helvetica"];\n'
+        '  n0 [label="A15", shape=ellipse];\n'
+        '  n1 [label="A9", shape=ellipse];\n'
+        '  n2 [label="- (70.0/10.2)", shape=box];\n'
+        '  n3 [label="A4 \\"q\\"\\n\\\\", shape=ellipse];\n'
+        '  n4 [label="+ (26.0/1.5)", shape=box];\n'
+        '  n5 [label="<b>&amp;\\"\\n (4.0)", shape=box];\n'
+        '  n6 [label="+ (50.0)", shape=box];\n'
+        '  n0 -> n1 [label="<= 228"];\n'
+        '  n0 -> n6 [label="> 228"];\n'
+        '  n1 -> n2 [label="= f"];\n'
+        '  n1 -> n3 [label="= t"];\n'
+        '  n3 -> n4 [label="in {u, y}"];\n'
+        '  n3 -> n5 [label="= l\\"\\\\x00<&>"];\n'
+        "}\n")
+    # one statement per line, and each label reads back as the text it shows
+    labels = [_unescape(m) for m in _LABEL.findall(dot)]
+    shown = [d["label"] for _, d in NODES] + [d["label"] for _, _, d in EDGES]
+    assert labels == [s.replace("\0", "\\x00") for s in shown]
+    assert "\0" not in dot
