@@ -123,7 +123,7 @@ def score(name: str, ruleset: RuleSet, rows: list[dict]) -> Scored:
     return Scored(name, ruleset, rows, ruleset.predict(ds), ruleset.predict_rule(ds))
 
 
-FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income")
+FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income", "crx+subset")  # +subset: `in` tests
 
 
 def fit_scored(name: str) -> Scored:

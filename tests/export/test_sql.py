@@ -333,3 +333,11 @@ def test_hostile_values_are_all_used(hostile: Scored):
     for v in ("it's", "-- comment", "new\nline", '"""', "\r\n", "1.0"):
         assert v in HOSTILE_VALUES
         assert v.replace("'", "''") in sql
+
+
+def test_subset_rules_compare_with_in(fitted):
+    rs = fitted("crx+subset").ruleset
+    tests = [c for r in rs.rules if r.fires for c in r.conditions if c.op == "in"]
+    assert tests, "crx with subset=True should learn `in` tests"
+    sql = to_sql_case(rs, "postgres", pretty=False)
+    assert sql.count(" IN (") == sum(len(c.value) > 1 for c in tests) > 0   # one value: `=`
