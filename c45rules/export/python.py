@@ -40,6 +40,15 @@ def _docstring(text: str) -> str:
     return '"""' + "".join(out) + '"""'
 
 
+def _literal(value) -> str:
+    """Python source for a string, or a tuple of strings, from the RuleSet: repr() of plain
+    str objects (a str subclass such as numpy.str_ would repr as a call)."""
+    if isinstance(value, str):
+        return repr(str(value))
+    items = [_literal(v) for v in value]
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
 def _float(v: float) -> str:
     v = float(v)
     if math.isnan(v):
@@ -55,7 +64,7 @@ def _test(cond: Condition, ruleset: RuleSet, where: str) -> str:
         attr = ruleset.schema.attribute(cond.attribute)
     except InputError:
         raise ModelError(f"{where}: {cond.attribute!r} is not an attribute of the schema") from None
-    field = f"record[{cond.attribute!r}]"
+    field = f"record[{_literal(cond.attribute)}]"
     if cond.op in ("<=", ">"):
         if not attr.is_continuous:
             raise ModelError(f"{where}: threshold test on {attr.kind} attribute {attr.name!r}")
@@ -69,8 +78,8 @@ def _test(cond: Condition, ruleset: RuleSet, where: str) -> str:
         if not isinstance(v, str) or v not in attr.values:
             raise ModelError(f"{where}: {v!r} is not a value of attribute {attr.name!r}")
     if cond.op == "=":
-        return f"{field} == {cond.value!r}"
-    return f"{field} in {tuple(str(v) for v in values)!r}"
+        return f"{field} == {_literal(cond.value)}"
+    return f"{field} in {_literal(values)}"
 
 
 def _describe(ruleset: RuleSet) -> str:
@@ -81,8 +90,8 @@ def _describe(ruleset: RuleSet) -> str:
         f"C4.5 rules exported by c45rules {__version__}: a standalone classifier"
         " (standard library only).",
         "",
-        f"Target {s.target!r}; classes: {', '.join(map(repr, s.classes))}.",
-        f"Default class (no rule fires): {ruleset.default_class!r}.",
+        f"Target {_literal(s.target)}; classes: {', '.join(map(_literal, s.classes))}.",
+        f"Default class (no rule fires): {_literal(ruleset.default_class)}.",
         "",
         "Rules, tried in order; the first whose conditions all hold gives the class.",
         "Evidence on the training data: covered = cases satisfying every condition,",
@@ -92,7 +101,7 @@ def _describe(ruleset: RuleSet) -> str:
     ]
     for r in ruleset.rules:
         conds = " and ".join(str(c) for c in r.conditions) or "(always)"
-        lines.append(f"rule {r.id}: if {conds} then {r.prediction!r}")
+        lines.append(f"rule {r.id}: if {conds} then {_literal(r.prediction)}")
         note = "" if r.fires else "   NEVER FIRES (pessimistic error above 0.7)"
         lines.append(f"    covered {r.covered}, errors {r.errors}, confidence {r.confidence:.3f},"
                      f" lift {r.lift:.2f}{note}")
@@ -242,7 +251,11 @@ def _main(argv=None) -> int:
             return fail("--prediction-column and --rule-column must differ")
         if args.output:
             directory = os.path.dirname(os.path.abspath(args.output))
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".score.", suffix=".csv.tmp")
+            try:
+                fd, tmp = tempfile.mkstemp(dir=directory, prefix=".score.", suffix=".csv.tmp")
+            except OSError as e:
+                print(f"{args.output}: cannot write ({e.strerror})", file=sys.stderr)
+                return 1
             sink = open(fd, "w", encoding="utf-8", newline="")
         else:
             tmp = None
@@ -297,14 +310,14 @@ def to_python(ruleset: RuleSet) -> str:
         "import sys",
         "from collections.abc import Mapping",
         "",
-        f"TARGET = {s.target!r}",
-        f"CLASSES = {tuple(s.classes)!r}",
-        f"DEFAULT_CLASS = {ruleset.default_class!r}",
-        f"FINGERPRINT = {ruleset.fingerprint!r}",
+        f"TARGET = {_literal(s.target)}",
+        f"CLASSES = {_literal(s.classes)}",
+        f"DEFAULT_CLASS = {_literal(ruleset.default_class)}",
+        f"FINGERPRINT = {_literal(ruleset.fingerprint)}",
         "# every continuous / discrete field of the model, and those the rules test",
-        f"CONTINUOUS = {tuple(a.name for a in s.attributes if a.is_continuous)!r}",
-        f"DISCRETE = {tuple(a.name for a in s.attributes if a.is_discrete)!r}",
-        f"REQUIRED = {tuple(n for n in s.names if n in used and s.attribute(n).kind != 'ignore')!r}",
+        f"CONTINUOUS = {_literal(a.name for a in s.attributes if a.is_continuous)}",
+        f"DISCRETE = {_literal(a.name for a in s.attributes if a.is_discrete)}",
+        f"REQUIRED = {_literal(n for n in s.names if n in used and s.attribute(n).kind != 'ignore')}",
         _RUNTIME,
         "",
         "def _decide(record):",
@@ -321,7 +334,7 @@ def to_python(ruleset: RuleSet) -> str:
             continue
         out.append(f"    # rule {int(r.id)}: covers {int(r.covered)}, {int(r.errors)} errors,"
                    f" confidence {float(r.confidence):.3f}, lift {float(r.lift):.2f}")
-        decision = f"return {int(r.id)}, {r.prediction!r}"
+        decision = f"return {int(r.id)}, {_literal(r.prediction)}"
         if not tests:
             out.append(f"    {decision}")
             break

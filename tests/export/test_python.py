@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import csv
 import importlib.util
-import io
 import json
 import math
 import subprocess
@@ -19,7 +18,7 @@ import pytest
 from c45rules import Attribute, Condition, ModelError, Rule, RuleSet, Schema
 from c45rules.export import to_python, write_python
 
-from export_cases import FIT_DATASETS, UNSEEN, Scored, golf_ruleset, score
+from export_cases import FIT_DATASETS, Scored, golf_ruleset, score
 
 BARE = [sys.executable, "-I", "-S"]   # isolated, no site: the standard library only
 
@@ -311,3 +310,20 @@ def test_special_thresholds_and_catch_all_rule(tmp_path):
     assert list(expected.rules) == [2, 3, 4, 3, 4, 4, 4]
     assert [m.predict_rule({"x": v}) for v in values] == [2, 3, 4, 3, 4, 4, 4]
     assert [m.predict({"x": v}) for v in values] == list(expected.classes)
+
+
+def test_numpy_strings_in_a_rule_set_become_plain_literals(tmp_path):
+    g = golf_ruleset()
+    rs = RuleSet(g.schema, (Rule(1, (Condition(np.str_("outlook"), "in", (np.str_("sunny"), np.str_("rain"))),),
+                                 np.str_("Don't Play"), 1, 0, 0.1, 1.0),), np.str_("Play"), (1, 1), (0, 1))
+    src = to_python(rs)
+    assert "np.str_" not in src and "record['outlook'] in ('sunny', 'rain')" in src
+    m = load_module(write_python(rs, tmp_path / "np.py"))
+    assert [m.predict({"outlook": v}) for v in ("rain", "overcast")] == ["Don't Play", "Play"]
+
+
+def test_csv_scorer_reports_an_unwritable_output(tmp_path):
+    model = write_python(golf_ruleset(), tmp_path / "m.py")
+    (tmp_path / "in.csv").write_text("outlook,humidity,windy\nsunny,80,true\n", encoding="utf-8")
+    done = run_bare([str(model), str(tmp_path / "in.csv"), "-o", str(tmp_path / "no" / "out.csv")])
+    assert done.returncode == 1 and "out.csv: cannot write" in done.stderr
