@@ -23,6 +23,11 @@ How the SQL matches `RuleSet.predict` row for row (spec 7.11):
   NULL, '' and '?' never equal a schema value (the loaders forbid those as values), and
   neither does a category the model never saw.
 Identifiers are always quoted, so column names must match the table's exactly (case too).
+Executed in the tests: SQLite, DuckDB, PostgreSQL. The other dialects are checked by
+parsing the text back. Under their default collations MySQL and SQL Server compare text
+case-insensitively and ignore trailing spaces, so `'Sunny '` would match `'sunny'` there;
+give discrete columns a binary collation (e.g. utf8mb4_0900_bin, Latin1_General_100_BIN2)
+when data may differ from the model's values only in case.
 """
 from __future__ import annotations
 
