@@ -25,9 +25,10 @@ How the SQL matches `RuleSet.predict` row for row (spec 7.11):
 Identifiers are always quoted, so column names must match the table's exactly (case too).
 Executed in the tests: SQLite, DuckDB, PostgreSQL. The other dialects are checked by
 parsing the text back. Under their default collations MySQL and SQL Server compare text
-case-insensitively and ignore trailing spaces, so `'Sunny '` would match `'sunny'` there;
+case-insensitively, so 'Sunny' would match 'sunny' there (the library calls it unseen);
 give discrete columns a binary collation (e.g. utf8mb4_0900_bin, Latin1_General_100_BIN2)
-when data may differ from the model's values only in case.
+when data may differ from the model's values in case. SQL Server's `=` also ignores
+trailing spaces under every collation.
 """
 from __future__ import annotations
 

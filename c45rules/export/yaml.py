@@ -29,7 +29,8 @@ RuleSets):
 Every string is double-quoted with escapes, so values such as `yes`, `null`, `01`, `:`,
 `#` or newlines stay strings. Floats are written with repr() (shortest text that reads
 back to the same double) in a form YAML 1.1 resolves as a float (`1.0e-05`, `.inf`, `.nan`).
-Reading uses PyYAML's SafeLoader (no Python objects are ever constructed), rejects
+Option values may be null, booleans, numbers, strings, and lists or mappings of those;
+lists read back as tuples. Reading uses PyYAML's SafeLoader (no Python objects are ever constructed), rejects
 aliases, duplicate keys and absurd nesting, and validates every field; a problem raises
 ModelError naming the field path, e.g. `rules[3].conditions[1].value: ...`.
 """
