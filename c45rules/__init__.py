@@ -1,9 +1,12 @@
 """c45rules: Quinlan's C4.5 Release 8 trees and C4.5-rules, exported where decisions run."""
+__version__ = "0.1.0"
+
 from .errors import C45RulesError, InputError, ModelError
 from .data import Attribute, Dataset, Schema
 from .ruleset import Condition, Explanation, Rule, RuleSet
+from .estimator import C45Rules, fit, fit_dataset, learn_rules, learn_tree
 
-__version__ = "0.1.0"
 
 __all__ = ["C45RulesError", "InputError", "ModelError", "Attribute", "Dataset", "Schema",
-           "Condition", "Explanation", "Rule", "RuleSet", "__version__"]
+           "Condition", "Explanation", "Rule", "RuleSet", "C45Rules", "fit", "fit_dataset",
+           "learn_rules", "learn_tree", "__version__"]

@@ -36,7 +36,7 @@ def value_str(v: object) -> str:
 
 
 def _is_unknown(s: pd.Series) -> np.ndarray:
-    unk = s.isna().to_numpy()
+    unk = s.isna().to_numpy().copy()
     if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
         unk |= s.isin(UNKNOWN_STRINGS).to_numpy()
     return unk

@@ -1,0 +1,46 @@
+"""Printing a RuleSet and its evaluation in the layout of c4.5rules (presentation only)."""
+from __future__ import annotations
+
+from ..data.schema import Dataset
+from ..ruleset import Condition, RuleSet, format_threshold
+from ..tree.report import format_confusion
+from .evaluate import evaluate
+
+
+def format_condition(c: Condition) -> str:
+    """A condition as c4.5rules prints it."""
+    if c.op == "in":
+        return f"{c.attribute} in {{{', '.join(c.value)}}}"
+    if c.op == "=":
+        return f"{c.attribute} = {c.value}"
+    return f"{c.attribute} {c.op} {format_threshold(c.value)}"
+
+
+def format_rules(ruleset: RuleSet) -> str:
+    """The ordered rules with `[confidence%]` and the default class."""
+    out = []
+    for r in ruleset.rules:
+        out.append(f"Rule {r.id}:")
+        out.extend(f"    \t{format_condition(c)}" for c in r.conditions)
+        out.append(f"\t->  class {r.prediction}  [{100 * r.confidence:.1f}%]")
+        out.append("")
+    out.append(f"Default class: {ruleset.default_class}")
+    return "\n".join(out) + "\n\n"
+
+
+def format_evaluation(ruleset: RuleSet, data: Dataset, label: str = "training") -> str:
+    """The 'Rule Size Error Used Wrong Advantage' table, error count and confusion matrix."""
+    ev = evaluate(ruleset, data)
+    lines = [f"Evaluation on {label} data ({ev.cases} items):", "",
+             "Rule  Size  Error  Used  Wrong\t          Advantage",
+             "----  ----  -----  ----  -----\t          ---------"]
+    for i, r in enumerate(ruleset.rules):
+        if not ev.used[i]:
+            continue
+        pct = 100.0 * ev.wrong[i] / ev.used[i]
+        lines.append(f"{r.id:4d}  {len(r.conditions):4d}  {100 * r.error_rate:4.1f}%  {ev.used[i]:4d}  "
+                     f"{ev.wrong[i]:5d} ({pct:.1f}%)\t{ev.better[i] - ev.worse[i]:6d} "
+                     f"({ev.better[i]}|{ev.worse[i]}) \t{r.prediction}")
+    pct = 100.0 * ev.errors / ev.cases if ev.cases else 0.0
+    lines += ["", f"Tested {ev.cases}, errors {ev.errors} ({pct:.1f}%)   <<", "", ""]
+    return "\n".join(lines) + format_confusion(ev.confusion, ruleset.schema.classes)
