@@ -1,0 +1,164 @@
+"""Cases as text for the command line: streamed scoring to CSV, one case for `explain`.
+
+Input cells are read as text (CSV: `dtype=str`, no NA guessing), so the scored file repeats
+every input column byte-for-byte in value and in order; the model parses only the columns
+it tests. CSV/TSV input is read `chunksize` rows at a time, so memory does not grow with
+the file; Parquet and C4.5 `.data`/`.test` files are read whole.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .data.frame import encode_frame
+from .data.names import _split_lines
+from .data.schema import Schema
+from .errors import InputError
+from .ruleset import RuleSet
+
+CSV_SUFFIXES = (".csv", ".tsv")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def _c45_frame(path: Path, schema: Schema) -> pd.DataFrame:
+    """A C4.5 .data/.test file as text columns named after the model's attributes and class."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
+    frame = _split_lines(path, text, len(schema.attributes) + 1)
+    frame.columns = [*schema.names, schema.target]
+    return frame
+
+
+def _csv_header(path: Path, sep: str) -> list[str]:
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            header = next(csv.reader(f, delimiter=sep), None)
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
+    if header is None:
+        raise InputError(f"{path}: empty file (expected a header row)")
+    dups = sorted({h for h in header if header.count(h) > 1})
+    if dups:
+        raise InputError(f"{path}: duplicate column name(s) in the header: {', '.join(map(repr, dups))}")
+    return header
+
+
+def read_text_chunks(path: str | os.PathLike, schema: Schema,
+                     chunksize: int) -> tuple[list[str], Iterator[pd.DataFrame]]:
+    """(column names, frames of text cells in file order) for CSV/TSV, Parquet or C4.5 files."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: file not found")
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory, not a data file")
+    suffix = p.suffix.lower()
+    if suffix in CSV_SUFFIXES:
+        sep = "\t" if suffix == ".tsv" else ","
+        header = _csv_header(p, sep)
+
+        def chunks() -> Iterator[pd.DataFrame]:
+            try:
+                with pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, na_filter=False,
+                                 encoding="utf-8", chunksize=chunksize) as reader:
+                    yield from reader
+            except UnicodeDecodeError as e:
+                raise InputError(f"{p}: bytes that are not UTF-8 (at byte {e.start})") from None
+            except pd.errors.ParserError as e:
+                raise InputError(f"{p}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
+            except pd.errors.EmptyDataError:
+                return
+        return header, chunks()
+    if suffix in PARQUET_SUFFIXES:
+        from .data.frame import read_table
+        frame = read_table(p)
+        return [str(c) for c in frame.columns], iter([frame])
+    frame = _c45_frame(p, schema)
+    return list(frame.columns), iter([frame])
+
+
+def _offset_rows(error: InputError, source: str, offset: int) -> InputError:
+    """Renumber the `row N` of an encoding error from chunk-relative to file-relative."""
+    pattern = re.compile(rf"^{re.escape(source)}: row (\d+):")
+    text = pattern.sub(lambda m: f"{source}: row {int(m.group(1)) + offset}:", str(error), count=1)
+    return InputError(text)
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike) -> Iterator:
+    """A text file that replaces `path` only when the block succeeds (temp file + rename)."""
+    path = Path(path)
+    if not path.resolve().parent.is_dir():
+        raise InputError(f"{path}: directory {path.resolve().parent} does not exist")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory")
+    fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            try:
+                mode = os.stat(path).st_mode & 0o7777   # keep an existing file's permissions
+            except FileNotFoundError:
+                mask = os.umask(0o022)   # a single-threaded command: reading it this way is safe
+                os.umask(mask)
+                mode = 0o666 & ~mask
+            os.fchmod(f.fileno(), mode)
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,
+                 chunksize: int = 50_000, class_column: str = "predicted_class",
+                 rule_column: str = "rule_id") -> int:
+    """Score `data` into CSV `output` (all input columns, then class and rule id); rows written."""
+    source = str(data)
+    header, chunks = read_text_chunks(data, ruleset.schema, chunksize)
+    for name, flag in ((class_column, "--class-column"), (rule_column, "--rule-column")):
+        if not name:
+            raise InputError(f"{flag}: the output column name cannot be empty")
+        if name in header:
+            raise InputError(f"{source}: the input already has a column {name!r}; name the output"
+                             f" column differently with {flag} NAME")
+    if class_column == rule_column:
+        raise InputError(f"--class-column and --rule-column are both {class_column!r}")
+    used = ruleset.used_attributes()
+    labels = np.array([ruleset.default_class] + [r.prediction for r in ruleset.rules], dtype=object)
+    ids = np.array([""] + [str(r.id) for r in ruleset.rules], dtype=object)
+    rows = 0
+    with atomic_output(output) as out:
+        csv.writer(out, lineterminator="\n").writerow([*header, class_column, rule_column])
+        for chunk in chunks:
+            try:
+                encoded = encode_frame(chunk, ruleset.schema, require=used, source=source)
+            except InputError as e:
+                raise _offset_rows(e, source, rows) from None
+            pos = ruleset.rule_index(encoded)
+            chunk = chunk.assign(**{class_column: labels[pos], rule_column: ids[pos]})
+            chunk.to_csv(out, header=False, index=False, lineterminator="\n")
+            rows += len(chunk)
+    return rows
+
+
+def case_from_file(path: str | os.PathLike, schema: Schema, number: int) -> dict:
+    """Data row `number` (1-based) of a CSV/Parquet or C4.5 file, as {column: text}."""
+    header, chunks = read_text_chunks(path, schema, 10_000)
+    seen = 0
+    for chunk in chunks:
+        if number <= seen + len(chunk):
+            return chunk.iloc[number - seen - 1].to_dict()
+        seen += len(chunk)
+    raise InputError(f"{path}: --row-number {number} but the file has {seen} data rows")
