@@ -95,7 +95,13 @@ def _before(t1: Test, t2: Test) -> bool:
 
 
 def sort_conditions(conds: list[Test]) -> tuple[Test, ...]:
-    """Selection pass reproducing c4.5rules' order of the kept conditions."""
+    """Order the kept conditions as c4.5rules prints them (spec 7.3).
+
+    Each position takes the first "smallest" remaining condition in path order. The
+    comparison is not a strict order, so the procedure decides the result when discrete
+    and continuous tests mix; this one reproduces every reference ruleset but one rule
+    (credit-g rule 130, whose four conditions print in another order; same conjunction).
+    """
     rest = list(conds)
     out = []
     while rest:

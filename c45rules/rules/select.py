@@ -20,40 +20,103 @@ EXHAUSTIVE_LIMIT = 10
 
 
 class _ClassSearch:
-    """State of the subset search for one class: covers, bits and the best subset seen."""
+    """State of the subset search for one class: covers, bits and the best subset seen.
+
+    Cases are renumbered to the union of the class's covers (the others never fire). For
+    the greedy and annealing searches, each toggle updates the per-case count of selected
+    rules and every rule's Right/Wrong (7.6.3) only where a case's count crosses 0/1 or
+    1/2, using a case -> rules index, so a step costs the size of one cover, not of all.
+    """
 
     def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, n: int):
         self.rules = rules
         self.bits = bits
-        self.positive = positive                      # bool per training case: of this class
         self.n = n
         self.n_pos = int(positive.sum())
         covers = [r.cover if r.error <= 0.7 else np.empty(0, dtype=np.int64) for r in rules]
-        self.case = np.concatenate(covers) if covers else np.empty(0, dtype=np.int64)
-        self.owner = np.repeat(np.arange(len(rules)), [len(c) for c in covers])
-        self.case_pos = positive[self.case]
+        glob = np.concatenate(covers) if covers else np.empty(0, dtype=np.int64)
+        union, local = np.unique(glob, return_inverse=True)
+        self.m = len(union)
+        self.pos = positive[union]
+        k = len(rules)
+        self.r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
+        self.r_case = local.astype(np.int64)
+        self.owner = np.repeat(np.arange(k), np.diff(self.r_ptr))
+        order = np.argsort(self.r_case, kind="stable")
+        self.c_rule = self.owner[order]
+        self.c_ptr = np.concatenate([[0], np.cumsum(np.bincount(self.r_case, minlength=self.m))]).astype(np.int64)
+        self.case_pos = self.pos[self.r_case]
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
+
+    # ---- state ------------------------------------------------------------------------
+    def start(self, inside: np.ndarray) -> None:
+        """Make `inside` the current subset and compute counts from scratch."""
+        self.inside = inside.copy()
+        self.count = np.bincount(self.r_case[self.inside[self.owner]], minlength=self.m)
+        fired = self.count > 0
+        self.fires = int(fired.sum())
+        self.fp = int((fired & ~self.pos).sum())
+        alone = self.count[self.r_case] == np.where(self.inside[self.owner], 1, 0)
+        k = len(self.rules)
+        self.right = np.bincount(self.owner, weights=alone & self.case_pos, minlength=k)
+        self.wrong = np.bincount(self.owner, weights=alone & ~self.case_pos, minlength=k)
+
+    def _rules_of(self, cases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rule, case) pairs for every rule covering each of `cases`."""
+        starts, ends = self.c_ptr[cases], self.c_ptr[cases + 1]
+        lens = ends - starts
+        rep = np.repeat(cases, lens)
+        offs = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+        return self.c_rule[np.repeat(starts, lens) + offs], rep
+
+    def _shift(self, rules: np.ndarray, cases: np.ndarray, sign: float) -> None:
+        k = len(self.rules)
+        p = self.pos[cases]
+        self.right += sign * np.bincount(rules, weights=p, minlength=k)
+        self.wrong += sign * np.bincount(rules, weights=~p, minlength=k)
+
+    def toggle(self, r: int) -> None:
+        """Add rule r to the subset or take it out, updating counts incrementally."""
+        cases = self.r_case[self.r_ptr[r]:self.r_ptr[r + 1]]
+        c = self.count[cases]
+        if not self.inside[r]:
+            newly, shared = cases[c == 0], cases[c == 1]
+            self.count[cases] += 1
+            sign = -1.0
+            self.fires += len(newly)
+            self.fp += int((~self.pos[newly]).sum())
+        else:
+            newly, shared = cases[c == 1], cases[c == 2]
+            self.count[cases] -= 1
+            sign = 1.0
+            self.fires -= len(newly)
+            self.fp -= int((~self.pos[newly]).sum())
+        # cases whose count crosses 0/1: the non-selected rules covering them (not r itself,
+        # whose contribution is the same before and after as it changes side)
+        rr, cc = self._rules_of(newly)
+        keep = (rr != r) & ~self.inside[rr]
+        self._shift(rr[keep], cc[keep], sign)
+        # cases whose count crosses 1/2: the one other selected rule covering them
+        rr, cc = self._rules_of(shared)
+        keep = (rr != r) & self.inside[rr]
+        self._shift(rr[keep], cc[keep], sign)
+        self.inside[r] = not self.inside[r]
 
     def cost(self, fires: float, fp: float, fn: float, inside: np.ndarray) -> float:
         k = int(inside.sum())
         theory = CODE_WEIGHT * (float(self.bits[inside].sum()) - log_fact(k))
         return theory + float(exception_bits(self.n, fires, fp, fn))
 
-    def evaluate(self, inside: np.ndarray) -> tuple[float, np.ndarray]:
-        """Cost of the subset `inside` (remembered if best) and each rule's value (7.6.3)."""
-        count = np.bincount(self.case[inside[self.owner]], minlength=self.n)
-        fired = count > 0
-        fires = int(fired.sum())
-        fp = int((fired & ~self.positive).sum())
+    def evaluate(self) -> np.ndarray:
+        """Cost of the current subset (remembered if best) and each rule's value (7.6.3)."""
+        inside = self.inside
+        fires, fp = self.fires, self.fp
         fn = self.n_pos - (fires - fp)
         cost = self.cost(fires, fp, fn, inside)
         if cost < self.best_cost:
             self.best_cost, self.best = cost, inside.copy()
-        alone = count[self.case] == np.where(inside[self.owner], 1, 0)
-        k = len(self.rules)
-        right = np.bincount(self.owner, weights=alone & self.case_pos, minlength=k)
-        wrong = np.bincount(self.owner, weights=alone & ~self.case_pos, minlength=k)
+        right, wrong = self.right, self.wrong
         size = int(inside.sum())
         rb = float(self.bits[inside].sum()) - log_fact(size)
         lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
@@ -61,25 +124,24 @@ class _ClassSearch:
             + CODE_WEIGHT * (rb - self.bits + lg(size))
         with_r = exception_bits(self.n, fires + right + wrong, fp + wrong, fn - right) \
             + CODE_WEIGHT * (rb + self.bits - lg(size + 1))
-        value = np.where(inside, without - cost, cost - with_r)
-        return cost, value
+        return np.where(inside, without - cost, cost - with_r)
 
-    def hill_climb(self, inside: np.ndarray) -> np.ndarray:
+    def hill_climb(self, inside: np.ndarray) -> None:
+        self.start(inside)
         while True:
-            _, value = self.evaluate(inside)
-            change = np.where(inside, -value, value)
+            value = self.evaluate()
+            change = np.where(self.inside, -value, value)
             r = int(np.argmax(change))
             if change[r] <= 0:
-                return inside
-            inside[r] = not inside[r]
+                return
+            self.toggle(r)
 
     def exhaustive(self) -> None:
         k = len(self.rules)
-        mask = np.zeros(self.n, dtype=np.int64)
-        np.bitwise_or.at(mask, self.case, 1 << self.owner)
-        hit = mask > 0
-        pos_hist = np.bincount(mask[hit & self.positive], minlength=1 << k)
-        neg_hist = np.bincount(mask[hit & ~self.positive], minlength=1 << k)
+        mask = np.zeros(self.m, dtype=np.int64)
+        np.bitwise_or.at(mask, self.r_case, 1 << self.owner)
+        pos_hist = np.bincount(mask[self.pos], minlength=1 << k)
+        neg_hist = np.bincount(mask[~self.pos], minlength=1 << k)
         subsets = np.arange(1 << k)
         overlap = (subsets[:, None] & subsets[None, :]) != 0          # [subset, case mask]
         tp = overlap @ pos_hist
@@ -102,16 +164,16 @@ class _ClassSearch:
 
     def anneal(self, rng: GlibcRandom) -> None:
         k = len(self.rules)
-        inside = np.zeros(k, dtype=bool)
+        self.start(np.zeros(k, dtype=bool))
         temperature = 1000.0
         while temperature > 0.001:
-            _, value = self.evaluate(inside)
+            value = self.evaluate()
             accepted = False
             for _ in range(100):
                 r = min(int(k * rng.uniform()), k - 1)
-                change = -value[r] if inside[r] else value[r]
+                change = -value[r] if self.inside[r] else value[r]
                 if change > 0 or rng.uniform() < math.exp(change / temperature):
-                    inside[r] = not inside[r]
+                    self.toggle(r)
                     accepted = True
                     break
             if not accepted:
