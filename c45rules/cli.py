@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="every input row, columns unchanged, then the class and the rule id")
     p.add_argument("--chunksize", type=_positive_int, default=50_000, metavar="N",
                    help="rows read and scored at a time (default 50000; bounds the memory used)")
-    p.add_argument("--class-column", default="predicted_class", metavar="NAME",
+    p.add_argument("--prediction-column", default="predicted_class", metavar="NAME",
                    help="name of the output class column (default predicted_class)")
     p.add_argument("--rule-column", default="rule_id", metavar="NAME",
                    help="name of the output rule id column (default rule_id; empty for the default class)")
@@ -510,7 +510,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     ruleset = load_model(args.model)
     progress(args, f"scoring {args.data}")
     n = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
-                     class_column=args.class_column, rule_column=args.rule_column)
+                     prediction_column=args.prediction_column, rule_column=args.rule_column)
     print(f"{n} rows scored, written to {args.output}")
     return 0
 

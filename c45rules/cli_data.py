@@ -122,32 +122,32 @@ def atomic_output(path: str | os.PathLike) -> Iterator:
 
 
 def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,
-                 chunksize: int = 50_000, class_column: str = "predicted_class",
+                 chunksize: int = 50_000, prediction_column: str = "predicted_class",
                  rule_column: str = "rule_id") -> int:
     """Score `data` into CSV `output` (all input columns, then class and rule id); rows written."""
     source = str(data)
     header, chunks = read_text_chunks(data, ruleset.schema, chunksize)
-    for name, flag in ((class_column, "--class-column"), (rule_column, "--rule-column")):
+    for name, flag in ((prediction_column, "--prediction-column"), (rule_column, "--rule-column")):
         if not name:
             raise InputError(f"{flag}: the output column name cannot be empty")
         if name in header:
             raise InputError(f"{source}: the input already has a column {name!r}; name the output"
                              f" column differently with {flag} NAME")
-    if class_column == rule_column:
-        raise InputError(f"--class-column and --rule-column are both {class_column!r}")
+    if prediction_column == rule_column:
+        raise InputError(f"--prediction-column and --rule-column are both {prediction_column!r}")
     used = ruleset.used_attributes()
     labels = np.array([ruleset.default_class] + [r.prediction for r in ruleset.rules], dtype=object)
     ids = np.array([""] + [str(r.id) for r in ruleset.rules], dtype=object)
     rows = 0
     with atomic_output(output) as out:
-        csv.writer(out, lineterminator="\n").writerow([*header, class_column, rule_column])
+        csv.writer(out, lineterminator="\n").writerow([*header, prediction_column, rule_column])
         for chunk in chunks:
             try:
                 encoded = encode_frame(chunk, ruleset.schema, require=used, source=source)
             except InputError as e:
                 raise _offset_rows(e, source, rows) from None
             pos = ruleset.rule_index(encoded)
-            chunk = chunk.assign(**{class_column: labels[pos], rule_column: ids[pos]})
+            chunk = chunk.assign(**{prediction_column: labels[pos], rule_column: ids[pos]})
             chunk.to_csv(out, header=False, index=False, lineterminator="\n")
             rows += len(chunk)
     return rows

@@ -1,0 +1,319 @@
+"""The `c45rules` command end to end on the shared datasets, checked against c4.5 / c4.5rules."""
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from c45rules.data.frame import load_data
+from c45rules.estimator import fit_dataset
+from c45rules.export.yaml import load_yaml
+
+from .conftest import DATA, REFERENCE, REPO, cli, cli_err, fails, ok, run
+
+CRX = DATA / "crx" / "crx"
+CRX_TEST_CSV = DATA / "crx" / "crx_test.csv"
+GOLF = DATA / "golf" / "golf"
+
+
+def reference_tree(name: str) -> str:
+    """c4.5's output from 'Decision Tree:' on, without its 'Tree saved' note."""
+    text = (REFERENCE / f"{name}.tree.txt").read_text()
+    return text[text.index("Decision Tree:"):].replace("Tree saved\n\n\n", "")
+
+
+def reference_rules(name: str) -> str:
+    """c4.5rules' output from the first rule on."""
+    text = (REFERENCE / f"{name}.rules.txt").read_text()
+    return text[text.index("\nRule ") + 1:]
+
+
+# ---- tree and rules: the reference programs' numbers and layout ------------------------------
+def test_tree_json_crx_matches_reference_summary():
+    out = json.loads(ok("tree", CRX, "-u", "--json").stdout)
+    assert out == {"unpruned_size": 90, "unpruned_train_errors": 19, "unpruned_test_errors": 34,
+                   "pruned_size": 58, "pruned_train_errors": 24, "pruned_test_errors": 34,
+                   "estimate": 11.9}
+
+
+def test_tree_json_without_test_data_has_null_test_errors():
+    out = json.loads(ok("tree", f"{GOLF}.names", "--json").stdout)
+    assert out == {"unpruned_size": 8, "unpruned_train_errors": 0, "unpruned_test_errors": None,
+                   "pruned_size": 8, "pruned_train_errors": 0, "pruned_test_errors": None,
+                   "estimate": 38.5}
+
+
+@pytest.mark.parametrize("name,flags", [("crx", ["-u"]), ("golf", [])])
+def test_tree_text_is_c45s(name, flags):
+    p = ok("tree", DATA / name / name, *flags)
+    assert p.stdout == reference_tree(name)
+    assert p.stderr == ""   # no progress when stderr is not a terminal
+    assert ("Simplified Decision Tree:" in p.stdout) == (name == "crx")
+
+
+def test_rules_json_crx_matches_reference_summary():
+    out = json.loads(ok("rules", CRX, "-u", "--json").stdout)
+    assert out == {"rules": 14, "conditions": 41, "default_class": "-", "train_errors": 34,
+                   "test_errors": 31}
+
+
+def test_rules_golf_prints_the_reference_rule_block():
+    stdout = ok("rules", GOLF).stdout
+    block = ("Rule 2:\n    \toutlook = overcast\n\t->  class Play  [70.7%]\n\n"
+             "Rule 4:\n    \toutlook = rain\n    \twindy = false\n\t->  class Play  [63.0%]\n\n"
+             "Rule 1:\n    \toutlook = sunny\n    \thumidity > 75\n\t->  class Don't Play  [63.0%]\n\n"
+             "Rule 3:\n    \toutlook = rain\n    \twindy = true\n\t->  class Don't Play  [50.0%]\n\n"
+             "Default class: Play\n")
+    assert block in stdout
+    assert stdout == reference_rules("golf")   # the evaluation table and matrix too
+
+
+def test_rules_crx_with_test_data_is_c45rules_output():
+    assert ok("rules", CRX, "-u").stdout == reference_rules("crx")
+
+
+def test_rules_from_csv_with_test_csv():
+    out = json.loads(ok("rules", f"{CRX}.csv", "--target", "class", "--test", CRX_TEST_CSV,
+                        "--json").stdout)
+    assert out == {"rules": 14, "conditions": 41, "default_class": "-", "train_errors": 34,
+                   "test_errors": 31}
+
+
+def test_rules_options_reach_the_learner():
+    flags = ["-c", "10", "-F", "5", "-r", "2", "-m", "5", "-s"]
+    got = json.loads(ok("rules", CRX, *flags, "--json").stdout)
+    train, _ = load_data(str(CRX))
+    rs = fit_dataset(train, cf=0.10, fisher=5.0, redundancy=2.0, min_objs=5, subset=True)[0]
+    assert got["rules"] == len(rs.rules) != 14
+    assert got["conditions"] == sum(len(r.conditions) for r in rs.rules)
+
+
+# ---- fit, evaluate, explain ------------------------------------------------------------------
+def test_fit_writes_the_library_model_and_prints_rules(crx_model, tmp_path):
+    train, _ = load_data(str(CRX))
+    assert load_yaml(crx_model) == fit_dataset(train)[0]
+    p = ok("fit", CRX, "-o", tmp_path / "m.yaml", "--test", DATA / "crx" / "crx.test")
+    assert p.stdout.startswith("Rule 28:\n    \tA9 = t\n    \tA15 > 228\n\t->  class +  [96.4%]\n")
+    assert "Tested 490, errors 34 (6.9%)" in p.stdout and "Tested 200, errors 31 (15.5%)" in p.stdout
+    assert (tmp_path / "m.yaml").read_text() == crx_model.read_text()
+
+
+def test_evaluate_on_csv_and_c45_test_file(crx_model):
+    csv_out = ok("evaluate", crx_model, CRX_TEST_CSV).stdout
+    c45_out = ok("evaluate", crx_model, f"{CRX}.test").stdout
+    assert csv_out == c45_out
+    ref = reference_rules("crx")
+    assert csv_out == ref[ref.index("Evaluation on test data"):].rstrip("\n") + "\n"
+    assert "Tested 200, errors 31 (15.5%)   <<" in csv_out
+    assert "  15     3   4.6%    12      6 (50.0%)\t    -1 (3|4) \t+" in csv_out
+
+
+def test_evaluate_target_names_the_class_column(crx_model, tmp_path):
+    renamed = tmp_path / "renamed.csv"
+    renamed.write_text(CRX_TEST_CSV.read_text().replace(",class\n", ",approved\n", 1))
+    assert "Tested 200, errors 31" in ok("evaluate", crx_model, renamed, "--target", "approved").stdout
+    msg = fails("evaluate", crx_model, renamed)
+    assert "renamed.csv" in msg and "'class'" in msg
+
+
+def test_explain_row_names_the_rule(crx_model):
+    out = ok("explain", crx_model, "--row", '{"A9": "t", "A15": 300}').stdout
+    assert out == ("class + by rule 28 [96.4%, covers 106, 2 errors]:\n"
+                   "  A9 = t   (A9 = t: yes)\n  A15 > 228   (A15 = 300: yes)\n")
+
+
+def test_explain_default_lists_the_failed_conditions(crx_model):
+    out = ok("explain", crx_model, "--row", "{}").stdout
+    assert out.startswith("class - by default: no rule fired\n  rule 28: fails A9 = t   (A9 = unknown)")
+    assert out.count("  rule ") == 14
+
+
+def test_explain_row_number_of_a_file(crx_model):
+    out = ok("explain", crx_model, "--row-number", "3", "--data", f"{CRX}.test").stdout
+    assert out.startswith("class + by rule 28") and "(A15 = 4607: yes)" in out
+    assert cli(["explain", str(crx_model), "--row-number", "3", "--data", str(CRX_TEST_CSV)]) == (0, out)
+
+
+# ---- exports ---------------------------------------------------------------------------------
+def _crx_test_table(db: sqlite3.Connection) -> None:
+    frame = pd.read_csv(CRX_TEST_CSV, dtype=str, keep_default_na=False)
+    for col in ("A2", "A3", "A8", "A11", "A14", "A15"):   # the continuous attributes
+        frame[col] = pd.to_numeric(frame[col].replace("?", None))
+    frame = frame.replace("?", None)
+    frame.insert(0, "case_id", range(len(frame)))
+    frame.to_sql("cases", db, index=False)
+
+
+def test_export_sql_runs_in_sqlite_like_predict(crx_model, crx_predicted, tmp_path):
+    ok("export", crx_model, "--to", "sql", "--table", "cases", "-o", tmp_path / "r.sql")
+    ok("export", crx_model, "--to", "sql", "--case-only", "-o", tmp_path / "case.sql")
+    expected = pd.read_csv(crx_predicted, dtype=str, keep_default_na=False)
+    with sqlite3.connect(":memory:") as db:
+        _crx_test_table(db)
+        got = pd.read_sql((tmp_path / "r.sql").read_text(), db).sort_values("case_id")
+        case = (tmp_path / "case.sql").read_text()
+        only = [r[0] for r in db.execute(f"SELECT {case} FROM cases ORDER BY case_id")]
+    assert list(got["predicted_class"]) == list(expected["predicted_class"])
+    rule_ids = ["" if pd.isna(v) else str(int(v)) for v in got["rule_id"]]
+    assert rule_ids == list(expected["rule_id"])
+    assert only == list(expected["predicted_class"])
+    assert expected["predicted_class"].ne(expected["class"]).sum() == 31
+
+
+def test_export_sql_default_table_and_dialect(crx_model):
+    text = ok("export", crx_model, "--to", "sql", "--dialect", "postgres").stdout
+    assert 'FROM "input_table" AS "t"' in text and text.rstrip().endswith(";")
+    code, _, err = cli_err(["export", str(crx_model), "--to", "sql", "--dialect", "nosuch"])
+    assert code == 2 and "nosuch" in err
+
+
+def test_export_python_module_scores_like_predict(crx_model, crx_predicted, tmp_path):
+    ok("export", crx_model, "--to", "python", "-o", tmp_path / "rules.py")
+    subprocess.run([sys.executable, "-I", tmp_path / "rules.py", CRX_TEST_CSV, "-o", tmp_path / "py.csv"],
+                   check=True, cwd=tmp_path)
+    assert (tmp_path / "py.csv").read_text() == crx_predicted.read_text()
+
+
+def test_export_yaml_is_the_model(crx_model):
+    assert ok("export", crx_model, "--to", "yaml").stdout == crx_model.read_text()
+
+
+def test_export_tree_graphs_regrow_the_checked_tree(crx_model, tmp_path):
+    import networkx as nx
+    dot = ok("export", crx_model, "--to", "dot", "--data", CRX).stdout
+    assert dot.startswith("digraph tree {") and dot.count("shape=") == 58   # pruned size
+    ok("export", crx_model, "--to", "graphml", "--data", f"{CRX}.data", "--unpruned",
+       "-o", tmp_path / "t.graphml")
+    assert nx.read_graphml(tmp_path / "t.graphml").number_of_nodes() == 90
+    msg = fails("export", crx_model, "--to", "dot", "--data", f"{CRX}.test")
+    assert "crx.test: not the data this model was fitted on" in msg
+    code, _, err = cli_err(["export", str(crx_model), "--to", "dot"])
+    assert code == 2 and "--data" in err
+
+
+def test_report_holds_rules_evaluation_and_tree(crx_model, tmp_path):
+    out = tmp_path / "report.html"
+    p = ok("report", crx_model, "--train", CRX, "--data", CRX_TEST_CSV, "-o", out)
+    assert str(out) in p.stdout
+    html = out.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "A15 &gt; 228" in html and 'id="evaluation"' in html and 'id="tree"' in html
+
+
+# ---- demo and help ---------------------------------------------------------------------------
+def test_demo_end_to_end(tmp_path):
+    p = ok("demo", tmp_path / "out")
+    assert p.stdout.startswith("Rule 28:")
+    assert "200 of 200 rows agree with RuleSet.predict" in p.stdout
+    for name in ("model.yaml", "rules.sql", "rules.py", "report.html"):
+        assert (tmp_path / "out" / name).stat().st_size > 0
+    assert 'FROM "cases" AS "t"' in (tmp_path / "out" / "rules.sql").read_text()
+    train, _ = load_data(str(REPO / "examples" / "crx" / "crx"))
+    assert load_yaml(tmp_path / "out" / "model.yaml") == fit_dataset(train)[0]
+
+
+COMMANDS = ["tree", "rules", "fit", "predict", "evaluate", "explain", "export", "report", "demo"]
+
+
+def test_help_lists_the_commands():
+    top = ok("--help").stdout
+    assert all(c in top for c in COMMANDS)
+    assert "example:\n  c45rules rules " in ok("rules", "--help").stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_with_an_example(command):
+    code, out = cli([command, "--help"])
+    assert code == 0 and f"example:\n  c45rules {command} " in out
+
+
+def test_python_dash_m_runs_the_same_command():
+    p = subprocess.run([sys.executable, "-m", "c45rules", "rules", GOLF, "--json"],
+                       capture_output=True, text=True, check=True)
+    assert json.loads(p.stdout)["rules"] == 4
+
+
+# ---- failures: exit status 2, one line naming the culprit, no partial output -----------------
+def test_missing_data_file():
+    assert "/nope/crx" in fails("rules", "/nope/crx")
+    assert "nope.csv: file not found" in fails("tree", "nope.csv", "--target", "class")
+
+
+def test_bad_target_column_names_it():
+    msg = fails("rules", f"{CRX}.csv", "--target", "nope")
+    assert "crx.csv" in msg and "'nope'" in msg
+
+
+def test_bad_option_value():
+    assert "argument -c/--cf: expected a percentage in (0, 100], got '0'" in fails("tree", CRX, "-c", "0")
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["rules", str(CRX), "-m", "0"], "-m/--min-objs"),
+    (["rules", str(CRX), "-F", "101"], "-F/--fisher"),
+    (["rules", str(CRX), "-r", "-1"], "-r/--redundancy"),
+    (["export", "m.yaml", "--to", "xml"], "--to"),
+    (["predict", "m.yaml", "x.csv", "-o", "o.csv", "--chunksize", "0"], "--chunksize"),
+    (["frobnicate"], "invalid choice"),
+    (["explain", "m.yaml"], "--row"),
+])
+def test_usage_errors_in_process(argv, words):
+    code, _, err = cli_err(argv)
+    assert code == 2 and words in err and err.startswith("c45rules: error: ")
+
+
+def test_malformed_model(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("format: c45rules-ruleset\nrules: [1\n")
+    assert str(bad) in fails("evaluate", bad, CRX_TEST_CSV)
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text('format: "c45rules-ruleset"\nformat_version: 1\n')
+    assert str(wrong) in fails("predict", wrong, CRX_TEST_CSV, "-o", tmp_path / "o.csv")
+    assert not (tmp_path / "o.csv").exists()
+    assert "missing.yaml: file not found" in fails("explain", tmp_path / "missing.yaml", "--row", "{}")
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["rules", f"{CRX}.csv", "--target", "class", "-u"], "-u needs a C4.5 stem"),
+    (["rules", str(GOLF), "-u"], "golf.test: file not found"),
+    (["rules", str(CRX), "--discrete", "A1"], "--discrete apply to CSV/Parquet data"),
+    (["rules", str(CRX), "-u", "--test", str(CRX_TEST_CSV)], "not both"),
+    (["tree", f"{CRX}.csv", "--target", "class", "--continuous", "A1"], "'A1' declared continuous"),
+    (["explain", "{model}", "--row", "{not json"], "--row: not valid JSON"),
+    (["explain", "{model}", "--row", '{"A99": 1}'], "'A99'"),
+    (["explain", "{model}", "--row-number", "201", "--data", str(CRX_TEST_CSV)], "has 200 data rows"),
+    (["explain", "{model}", "--row-number", "2"], "--row-number needs --data"),
+    (["export", "{model}", "--to", "yaml", "--data", str(CRX)], "only used by --to dot/graphml"),
+    (["evaluate", "{model}", str(GOLF)], "golf.data"),
+])
+def test_input_errors_in_process(crx_model, argv, words):
+    code, out, err = cli_err([a.replace("{model}", str(crx_model)) for a in argv])
+    assert code == 2 and words in err and out == ""
+
+
+def test_failed_fit_keeps_the_old_model(tmp_path):
+    model = tmp_path / "m.yaml"
+    model.write_text("old\n")
+    fails("fit", f"{CRX}.csv", "--target", "nope", "-o", model)
+    assert model.read_text() == "old\n" and sorted(tmp_path.iterdir()) == [model]
+
+
+def test_debug_shows_the_traceback():
+    p = run("rules", "/nope/crx", "--debug")
+    assert p.returncode == 2 and "Traceback" in p.stderr
+    assert p.stderr.strip().splitlines()[-1].startswith("c45rules: error: ")
+
+
+def test_unexpected_errors_exit_1_in_one_line():
+    code = ("import sys, c45rules.cli as cli\n"
+            "def boom(args): raise RuntimeError('kaboom')\n"
+            "cli.COMMANDS['tree'] = boom\n"
+            "sys.exit(cli.main(sys.argv[1:]))\n")
+    p = subprocess.run([sys.executable, "-c", code, "tree", str(GOLF)], capture_output=True, text=True)
+    assert p.returncode == 1
+    assert p.stderr == ("c45rules: error: unexpected RuntimeError: kaboom"
+                        " (run with --debug for the traceback)\n")
