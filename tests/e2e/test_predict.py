@@ -1,0 +1,132 @@
+"""`c45rules predict`: every input row and cell unchanged, in order, streamed, written atomically."""
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from c45rules.data.frame import load_test
+from c45rules.export.yaml import load_yaml
+
+from .conftest import DATA, cli, cli_err, command, fails, ok
+
+CRX_TEST_CSV = DATA / "crx" / "crx_test.csv"
+
+
+def test_predict_keeps_every_cell_and_matches_the_ruleset(crx_model, crx_predicted):
+    rs = load_yaml(crx_model)
+    test = load_test(CRX_TEST_CSV, rs.schema)
+    inp = CRX_TEST_CSV.read_text().splitlines()
+    out = crx_predicted.read_text().splitlines()
+    assert out[0] == inp[0] + ",predicted_class,rule_id"
+    assert len(out) == len(inp) == 201
+    # text cells such as A14 = 00202 and A11 = 01 come back exactly as they were
+    assert all(o.startswith(i + ",") for i, o in zip(inp, out))
+    frame = pd.read_csv(crx_predicted, dtype=str, keep_default_na=False)
+    assert list(frame["predicted_class"]) == list(rs.predict(test))
+    assert list(frame["rule_id"]) == ["" if r == 0 else str(r) for r in rs.predict_rule(test)]
+    assert (frame["predicted_class"] != frame["class"]).sum() == 31      # c4.5rules' test errors
+    assert frame["rule_id"].eq("").sum() == 0 or set(frame.loc[frame["rule_id"] == "", "predicted_class"]) == {"-"}
+
+
+def test_predict_a_c45_test_file(crx_model, crx_predicted, tmp_path):
+    out = tmp_path / "scored.csv"
+    assert "200 rows scored" in ok("predict", crx_model, DATA / "crx" / "crx.test", "-o", out).stdout
+    got = pd.read_csv(out, dtype=str, keep_default_na=False)
+    want = pd.read_csv(crx_predicted, dtype=str, keep_default_na=False)
+    assert list(got.columns) == list(want.columns)   # the model's attribute and class names
+    # crx.test holds the rows of crx_test.csv, unknowns spelled '?' rather than ''
+    assert got.equals(want.replace("", "?").assign(rule_id=want["rule_id"]))
+
+
+def test_output_column_collisions(crx_model, tmp_path):
+    clash = tmp_path / "clash.csv"
+    frame = pd.read_csv(CRX_TEST_CSV, dtype=str, keep_default_na=False)
+    frame.insert(0, "predicted_class", "old")
+    frame.to_csv(clash, index=False)
+    out = tmp_path / "out.csv"
+    msg = fails("predict", crx_model, clash, "-o", out)
+    assert "clash.csv" in msg and "'predicted_class'" in msg and "--prediction-column" in msg
+    assert not out.exists()
+    code, stdout = cli(["predict", str(crx_model), str(clash), "-o", str(out),
+                        "--prediction-column", "model_class"])
+    assert code == 0
+    scored = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert list(scored.columns[-3:]) == ["class", "model_class", "rule_id"]
+    assert (scored["predicted_class"] == "old").all()
+    code, _, err = cli_err(["predict", str(crx_model), str(clash), "-o", str(out),
+                            "--prediction-column", "x", "--rule-column", "x"])
+    assert code == 2 and "both 'x'" in err
+
+
+def test_failure_halfway_leaves_the_old_output_untouched(crx_model, tmp_path):
+    frame = pd.read_csv(CRX_TEST_CSV, dtype=str, keep_default_na=False)
+    frame = pd.concat([frame] * 5, ignore_index=True)
+    frame.loc[599, "A15"] = "lots"          # A15 is continuous and tested by rule 28
+    bad = tmp_path / "bad.csv"
+    frame.to_csv(bad, index=False)
+    out = tmp_path / "out.csv"
+    out.write_text("previous results\n")
+    msg = fails("predict", crx_model, bad, "-o", out, "--chunksize", "100")
+    assert msg == "c45rules: error: " + f"{bad}: row 600: column 'A15': 'lots' is not a number"
+    assert out.read_text() == "previous results\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out.csv"]   # no temp file
+
+
+def test_missing_model_column(crx_model, tmp_path):
+    thin = tmp_path / "thin.csv"
+    thin.write_text("A9,A1\nt,a\n")
+    code, _, err = cli_err(["predict", str(crx_model), str(thin), "-o", str(tmp_path / "o.csv")])
+    assert code == 2 and "thin.csv: column 'A4' is missing" in err
+
+
+N_ROWS = 1_000_000
+MAX_RSS_MB = 400   # measured ~260 MB at --chunksize 50000; the whole file as text cells takes > 1 GB
+
+
+@pytest.mark.slow
+def test_one_million_rows_stream_in_bounded_memory(crx_model, tmp_path):
+    base = pd.read_csv(CRX_TEST_CSV, dtype=str, keep_default_na=False)
+    reps = N_ROWS // len(base)
+    big = pd.DataFrame({c: np.tile(base[c].to_numpy(), reps) for c in base.columns})
+    big.insert(0, "row_no", np.arange(N_ROWS).astype(str))
+    src = tmp_path / "big.csv"
+    big.to_csv(src, index=False)
+    del big
+    out = tmp_path / "big_scored.csv"
+    # the child's peak memory, measured by a parent that runs nothing else
+    probe = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:])\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.exit(r.returncode)\n")
+    p = subprocess.run([sys.executable, "-c", probe, *command(), "predict", str(crx_model), str(src),
+                        "-o", str(out), "--chunksize", "50000"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    peak_mb = int(p.stdout.strip().splitlines()[-1]) / 1024
+    print(f"predict of {N_ROWS} rows: peak RSS {peak_mb:.0f} MB")
+    assert peak_mb < MAX_RSS_MB, f"peak RSS {peak_mb:.0f} MB"
+
+    scored = pd.read_csv(out, dtype=str, keep_default_na=False,
+                         usecols=["row_no", "predicted_class", "rule_id"])
+    assert len(scored) == N_ROWS
+    assert (scored["row_no"].to_numpy() == np.arange(N_ROWS).astype(str)).all()   # order kept
+    rs = load_yaml(crx_model)
+    test = load_test(CRX_TEST_CSV, rs.schema)
+    expected_class = np.tile(rs.predict(test), reps)
+    expected_rule = np.tile(np.array(["" if r == 0 else str(r) for r in rs.predict_rule(test)]), reps)
+    assert (scored["predicted_class"].to_numpy() == expected_class).all()
+    assert (scored["rule_id"].to_numpy() == expected_rule).all()
+    sample = np.random.default_rng(5).choice(N_ROWS, 50, replace=False)
+    keep = {0, *(int(i) + 1 for i in sample)}          # the header and the sampled lines
+    direct = rs.predict(pd.read_csv(src, dtype=str, keep_default_na=False,
+                                    skiprows=lambda i: i not in keep))
+    assert list(direct) == list(scored["predicted_class"].to_numpy()[np.sort(sample)])
+    with open(src, newline="") as a, open(out, newline="") as b:   # every input cell unchanged
+        for line_in, line_out in zip(csv.reader(a), csv.reader(b)):
+            if line_out[:-2] != line_in:
+                pytest.fail(f"row changed: {line_in} -> {line_out}")
