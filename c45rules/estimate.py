@@ -29,26 +29,30 @@ def add_errors(n, e, cf: float = 0.25):
     The upper limit of a Wilson-type interval with continuity correction 0.5, with
     c4.5's special cases for e ~ 0, 0 < e < 1 and e + 0.5 >= n.
     """
-    scalar = np.ndim(n) == 0 and np.ndim(e) == 0
-    n = np.asarray(n, dtype=np.float64)
-    e = np.asarray(e, dtype=np.float64)
-    n, e = np.broadcast_arrays(n, e)
-    z2 = z_squared(cf)
+    if np.ndim(n) == 0 and np.ndim(e) == 0:
+        # pruning asks one node at a time: plain floats, no array overhead
+        return _extra(float(n), float(e), z_squared(cf), math.log(cf), math.exp,
+                      lambda x: math.sqrt(max(x, 0.0)), _pick)
+    n, e = np.broadcast_arrays(np.asarray(n, dtype=np.float64), np.asarray(e, dtype=np.float64))
     with np.errstate(divide="ignore", invalid="ignore"):
-        e0 = n * (1.0 - np.exp(math.log(cf) / n))
-        # the value at e = 1, used to interpolate for 0 < e < 1
-        e1 = _wilson(n, np.ones_like(n), z2)
-        e1 = np.where(1.0 + 0.5 >= n, 0.67 * (n - 1.0), e1)
-        out = np.where(e < 1e-6, e0,
-              np.where(e < 0.9999, e0 + e * (e1 - e0),
-              np.where(e + 0.5 >= n, 0.67 * (n - e), _wilson(n, e, z2))))
-    return float(out) if scalar else out
+        return _extra(n, e, z_squared(cf), math.log(cf), np.exp,
+                      lambda x: np.sqrt(np.maximum(x, 0.0)), np.where)
 
 
-def _wilson(n: np.ndarray, e: np.ndarray, z2: float) -> np.ndarray:
-    ec = e + 0.5
-    p = (ec + z2 / 2 + np.sqrt(np.maximum(z2 * (ec * (1 - ec / n) + z2 / 4), 0.0))) / (n + z2)
-    return n * p - e
+def _pick(cond, a, b):
+    return a if cond else b
+
+
+def _extra(n, e, z2, log_cf, exp, sqrt, where):
+    """AddErrs written once for both floats and arrays (`exp`, `sqrt`, `where` supplied)."""
+    def wilson(ee):
+        ec = ee + 0.5
+        p = (ec + z2 / 2 + sqrt(z2 * (ec * (1 - ec / n) + z2 / 4))) / (n + z2)
+        return n * p - ee
+    e0 = n * (1.0 - exp(log_cf / n))
+    e1 = where(1.0 + 0.5 >= n, 0.67 * (n - 1.0), wilson(1.0))
+    large = where(e + 0.5 >= n, 0.67 * (n - e), wilson(e))
+    return where(e < 1e-6, e0, where(e < 0.9999, e0 + e * (e1 - e0), large))
 
 
 def pessimistic_rate(n, e, cf: float = 0.25):

@@ -57,24 +57,24 @@ def log_fact(n: int) -> float:
     return math.lgamma(n + 1) / math.log(2) if n > 1 else 0.0
 
 
-def _b(n, e, x):
+def _b(n: np.ndarray, e: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Bits to code e exceptions among n when x are expected (spec 7.6.3), vectorised."""
-    n, e, x = np.broadcast_arrays(np.asarray(n, float), np.asarray(e, float), np.asarray(x, float))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = x / n
-        val = -e * np.log2(np.where(q > 0, q, 1.0)) - (n - e) * np.log2(np.where(1 - q > 0, 1 - q, 1.0))
+    q = x / n
+    val = -e * np.log2(q) - (n - e) * np.log2(1 - q)
     low = x <= 1e-6
     high = x >= n - 1e-6
-    val = np.where(low, np.where(e == 0, 0.0, 1e6), val)
-    val = np.where(~low & high, np.where(e == n, 0.0, 1e6), val)
+    if low.any() or high.any():
+        val = np.where(low, np.where(e == 0, 0.0, 1e6), np.where(high, np.where(e == n, 0.0, 1e6), val))
     return val
 
 
 def exception_bits(n: int, fires, fp, fn):
     """ExceptionBits(F, fp, fn) over n training cases (biased ML'95 form, spec 7.6.3)."""
-    fires, fp, fn = (np.asarray(v, dtype=float) for v in (fires, fp, fn))
+    fires = np.asarray(fires, dtype=np.float64)
+    fp = np.asarray(fp, dtype=np.float64)
+    fn = np.asarray(fn, dtype=np.float64)
     mean = (fp + fn) / 2
     big = fires > n / 2
-    bits = np.where(big, _b(fires, fp, mean) + _b(n - fires, fn, fn),
-                    _b(fires, fp, fp) + _b(n - fires, fn, mean))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bits = _b(fires, fp, np.where(big, mean, fp)) + _b(n - fires, fn, np.where(big, fn, mean))
     return _log2(n) + bits

@@ -5,8 +5,8 @@ false. For a rule with conditions S only cases failing at most one condition of 
 (those failing none are covered; those failing only d decide whether d is needed). Paths
 of neighbouring leaves share prefixes, so that "pool" of cases is kept on a stack along
 the current tree path and narrowed one condition at a time instead of rescanning every
-case for every rule; after a deletion the pool is rebuilt from the most selective
-conditions first.
+case for every rule. After a deletion the tables are recounted with bit arrays (64 cases
+per word) for all remaining conditions at once.
 """
 from __future__ import annotations
 
@@ -46,12 +46,54 @@ class _PathPools:
         self.truth: list[np.ndarray] = []
         self.coverage: list[int] = []
         self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
+        self.packed: list[np.ndarray] = []      # truth arrays as bits, 64 cases per word
+        self.words = (self.n + 63) // 64
+        pad = np.zeros(self.words * 64, dtype=bool)
+        pad[: self.n] = True
+        self.valid = self.pack(pad[: self.n])
+        self._wrong: dict[int, np.ndarray] = {}
+
+    def pack(self, mask: np.ndarray) -> np.ndarray:
+        """A boolean array over the cases as uint64 words (padding bits 0)."""
+        out = np.zeros(self.words * 8, dtype=np.uint8)
+        b = np.packbits(mask, bitorder="little")
+        out[: len(b)] = b
+        return out.view(np.uint64)
+
+    def unpack(self, words: np.ndarray) -> np.ndarray:
+        """Indices of the cases whose bit is set."""
+        return np.flatnonzero(np.unpackbits(words.view(np.uint8), count=self.n, bitorder="little"))
+
+    def wrong_bits(self, y: np.ndarray, target: int) -> np.ndarray:
+        """Cases not of class `target`, as bits (cached per class)."""
+        if target not in self._wrong:
+            self._wrong[target] = self.pack(y != target)
+        return self._wrong[target]
+
+    def tables(self, levels: list[int], wrong: np.ndarray):
+        """T0/E0 and, per level, the extra cases/errors of those failing only it (bit counts).
+
+        Every remaining condition at once: F = failures, A1 = failing any, A2 = failing
+        two or more (OR of each row with the prefix OR of the rows before it).
+        """
+        fail = ~np.stack([self.packed[j] for j in levels]) & self.valid
+        prefix = np.bitwise_or.accumulate(fail, axis=0)
+        any_fail = prefix[-1]
+        two = (np.bitwise_or.reduce(fail[1:] & prefix[:-1], axis=0) if len(levels) > 1
+               else np.zeros_like(any_fail))
+        none = ~any_fail & self.valid
+        only = fail & ~two
+        t0 = int(np.bitwise_count(none).sum())
+        e0 = int(np.bitwise_count(none & wrong).sum())
+        td = np.bitwise_count(only).sum(axis=1, dtype=np.int64)
+        ed = np.bitwise_count(only & wrong).sum(axis=1, dtype=np.int64)
+        return t0, e0, t0 + td, e0 + ed, none
 
     def follow(self, path: tuple[Test, ...]) -> None:
         keep = 0
         while keep < min(len(path), len(self.tests)) and path[keep] is self.tests[keep]:
             keep += 1
-        del self.tests[keep:], self.truth[keep:], self.coverage[keep:], self.pools[keep:]
+        del self.tests[keep:], self.truth[keep:], self.coverage[keep:], self.pools[keep:], self.packed[keep:]
         for t in path[keep:]:
             j = len(self.tests)
             sat = t.satisfied(self.data)
@@ -68,24 +110,7 @@ class _PathPools:
             self.truth.append(sat)
             self.coverage.append(int(sat.sum()))
             self.pools.append((cand, failed))
-
-    def pool(self, levels: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Cases failing at most one of the conditions at `levels`, and which one (-1: none)."""
-        order = sorted(levels, key=lambda j: self.coverage[j])
-        first = order[0]
-        if len(order) == 1:
-            cand = np.arange(self.n, dtype=np.int64)
-            return cand, np.where(self.truth[first], -1, first).astype(np.int32)
-        second = order[1]
-        a, b = self.truth[first], self.truth[second]
-        cand = np.flatnonzero(a | b)
-        failed = np.where(a[cand], np.where(b[cand], -1, second), first).astype(np.int32)
-        for j in order[2:]:
-            s = self.truth[j][cand]
-            ok = (failed < 0) | s
-            failed = np.where((failed < 0) & ~s, j, failed)[ok]
-            cand = cand[ok]
-        return cand, failed
+            self.packed.append(self.pack(sat))
 
 
 def _before(t1: Test, t2: Test) -> bool:
@@ -135,31 +160,34 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
                 fisher: float | None):
     """Drop conditions while the pessimistic error does not get worse; return the survivors."""
     levels = list(range(len(pools.tests)))
+    m = len(levels)
+    # first round from the path's pool of cases failing at most one condition
     cand, failed = pools.pools[-1]
+    wrong = y[cand] != target
+    total = np.bincount(failed + 1, minlength=m + 1)
+    errs = np.bincount(failed + 1, weights=wrong, minlength=m + 1).astype(np.int64)
+    t0, e0 = int(total[0]), int(errs[0])
+    td, ed = t0 + total[1:], e0 + errs[1:]
+    cover = None
+    wrong_bits = pools.wrong_bits(y, target)
     while levels:
-        wrong = y[cand] != target
-        m = len(pools.tests)
-        total = np.bincount(failed + 1, minlength=m + 1)
-        errs = np.bincount(failed + 1, weights=wrong, minlength=m + 1).astype(np.int64)
-        t0, e0 = int(total[0]), int(errs[0])
-        td = t0 + total[1:][levels]
-        ed = e0 + errs[1:][levels]
         a0, p0 = _rates(t0, e0, default_error, cf)
         ad, pd = _rates(td, ed, default_error, cf)
         # best = lowest pessimistic error, ties to the later condition
         best = len(levels) - 1 - int(np.argmin(pd[::-1]))
         drop = bool(np.any(pd <= p0) or np.any(ad <= a0))
         if fisher is not None and not drop:
-            for k, d in enumerate(levels):
+            for k in range(len(levels)):
                 sig = fisher_tail(e0, int(ed[k]) - e0, t0 - e0, int(td[k] - t0) - (int(ed[k]) - e0))
                 if sig > fisher:
                     drop = True
                     break
         if not drop:
-            return levels, t0, e0, float(p0), cand[failed < 0]
+            covered = cand[failed < 0] if cover is None else pools.unpack(cover)
+            return levels, t0, e0, float(p0), covered
         del levels[best]
         if levels:
-            cand, failed = pools.pool(levels)
+            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits)
     return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
 
 

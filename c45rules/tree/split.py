@@ -40,12 +40,11 @@ def info(x: np.ndarray, axis: int = -1) -> np.ndarray:
     is a float sum; the result is computed in double and returned as float.
     """
     x = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
+    terms = x.astype(np.float64) * log2_c(x)          # every x log x at once, in double
     s = np.zeros(x.shape[:-1], dtype=np.float32)
-    total = np.zeros(x.shape[:-1], dtype=np.float32)
-    for k in range(x.shape[-1]):
-        n = x[..., k]
-        s = (s.astype(np.float64) + n.astype(np.float64) * log2_c(n)).astype(np.float32)
-        total = total + n
+    for k in range(x.shape[-1]):                      # the float running sum, term by term
+        s = (s + terms[..., k]).astype(np.float32)
+    total = seq_sum(x, axis=-1)
     return (total.astype(np.float64) * log2_c(total) - s.astype(np.float64)).astype(np.float32)
 
 
@@ -137,12 +136,16 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
         # the scan stops at the first row whose low weight exceeds K - MinSplit
         cand = gap & (low >= min_split[None, :]) & (low <= (known - min_split)[None, :])
         reasonable = (low >= min_objs) & (high >= min_objs) & (known[None, :] != 0)
-        this_info = info(low_c) + info(high_c)
-        gain = _gain(base[None, :], unknown_rate[None, :], this_info, known[None, :])
-        gain = np.where(cand & reasonable, gain, NO_GAIN)
+        # information only where a cut is possible: usually a small share of the rows
+        rows, cols_ = np.nonzero(cand)
+        this_info = info(low_c[rows, cols_]) + info(high_c[rows, cols_])
+        gain = _gain(base[cols_], unknown_rate[cols_], this_info, known[cols_])
+        gain = np.where(reasonable[rows, cols_], gain, NO_GAIN)
         tries = np.where(cand, 1, 0).sum(axis=0)
         thresh_cost = (log2_c(tries.astype(np.float32)) / cases.astype(np.float64)).astype(np.float32)
-        val = np.where(cand, gain, NO_GAIN) - thresh_cost[None, :]
+        val = np.full((n, k), NO_GAIN, dtype=np.float32)
+        val[rows, cols_] = gain
+        val = val - thresh_cost[None, :]
     enough = known >= 2 * min_objs
     cols = np.arange(k)
     best = np.argmax(val, axis=0) if n else np.zeros(k, dtype=int)
