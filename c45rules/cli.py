@@ -175,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("fit", "learn C4.5 rules and write the model as YAML",
             [_data_options(), _tree_options(), _rule_options()])
-    p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml", help="model file to write")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml",
+                   help="model file to write ('-': the YAML alone on stdout)")
 
     p = add("predict", "score a CSV (or Parquet, or C4.5 .data/.test) file with a model", [])
     p.add_argument("model", metavar="MODEL.yaml")
@@ -417,11 +418,13 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     from .export.yaml import dump_yaml
-    _check_dir(args.output)
+    if args.output != "-":
+        _check_dir(args.output)
     ruleset, _, train, test = learn(args)
     write_text(args.output, dump_yaml(ruleset))
-    sys.stdout.write(rules_text(ruleset, train, test))
-    print(f"\nModel written to {args.output}", file=sys.stderr if args.output == "-" else sys.stdout)
+    if args.output != "-":   # `-o -` puts the model alone on stdout
+        sys.stdout.write(rules_text(ruleset, train, test))
+        print(f"Model written to {args.output}")
     return 0
 
 
