@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Fidelity table: our trees and rulesets against C4.5 R8's outputs on every shared dataset.
 
-Usage: python bench/fidelity.py [--trees-only] [NAME ...]
-Prints one markdown table row per dataset: ours vs reference, match yes/no.
+Usage: python bench/fidelity.py [--trees-only | --rules-only] [NAME ...]
+Prints markdown tables, one row per dataset: ours vs the reference, match yes/no. A
+ruleset matches when every rule (id, conditions as printed, class, order, confidence),
+the default class and the train/test error counts equal what c4.5rules printed.
 """
 from __future__ import annotations
 
@@ -19,6 +21,9 @@ from c45rules.tree.classify import classify  # noqa: E402
 from c45rules.tree.grow import grow_tree  # noqa: E402
 from c45rules.tree.prune import prune_tree  # noqa: E402
 from c45rules.tree.report import format_tree  # noqa: E402
+from c45rules.estimator import learn_rules, learn_tree  # noqa: E402
+from c45rules.rules.report import format_condition  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def errors(tree, data):
@@ -41,12 +46,73 @@ def tree_row(name: str) -> tuple[list, bool]:
             "yes" if same_text else "no", f"{secs:.2f}", ref["wall"]], all(ok)
 
 
+def rules_row(name: str) -> tuple[list, str]:
+    """Our ruleset vs c4.5rules' on one dataset; verdict 'yes', 'NO' or 'no reference'."""
+    refs = R.rules_summary()[name]
+    ref = R.rules(name)
+    train, test = load_stem(R.stem(name), test=True)
+    t = time.perf_counter()
+    tree = learn_tree(train)
+    rs, _ = learn_rules(tree, train)
+    secs = time.perf_counter() - t
+    classes = np.array(train.schema.classes, dtype=object)
+    err = lambda d: None if d is None else int((rs.predict(d) != classes[d.y]).sum())  # noqa: E731
+    conds = sum(len(r.conditions) for r in rs.rules)
+    ours = [len(rs.rules), conds, rs.default_class, err(train), err(test)]
+    ref_wall = float(R.tree_summary()[name]["wall"]) + float(refs["wall"])
+    if ref is None:
+        return [name, *("-" if v is None else v for v in ours), "-", f"{secs:.2f}",
+                f"> {ref_wall:.0f} (not finished)"], "no reference"
+    # conditions counted on the printed final rules after "Drop rule" (SUMMARY.md counts
+    # them before the drops while it counts rules after them)
+    theirs = [len(ref.rules), sum(len(r.conditions) for r in ref.rules), refs["default"],
+              int(refs["train_err"]), None if refs["test_err"] == "-" else int(refs["test_err"])]
+    mine = [(r.id, [format_condition(c) for c in r.conditions], r.prediction, f"{100 * r.confidence:.1f}")
+            for r in rs.rules]
+    printed = [(r.id, r.conditions, r.klass, r.confidence) for r in ref.rules]
+    same_rules = mine == printed
+    cells = [f"{'-' if o is None else o}" + ("" if o == r else f" ({'-' if r is None else r})")
+             for o, r in zip(ours, theirs)]
+    ok = same_rules and ours == theirs
+    return [name, *cells, "yes" if same_rules else _first_difference(mine, printed), f"{secs:.2f}",
+            f"{ref_wall:.2f}"], "yes" if ok else "NO"
+
+
+def _first_difference(mine: list, printed: list) -> str:
+    for a, b in zip(mine, printed):
+        if a != b:
+            return f"no: rule {a[0]} vs {b[0]}"
+    return f"no: {len(mine)} vs {len(printed)} rules"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*")
     ap.add_argument("--trees-only", action="store_true")
+    ap.add_argument("--rules-only", action="store_true")
     args = ap.parse_args()
     names = args.names or R.datasets()
+    if not args.rules_only:
+        trees(names)
+    if not args.trees_only:
+        rules(names)
+
+
+def rules(names: list[str]) -> None:
+    print("\n## Rulesets (ours, with the reference in parentheses where different)\n")
+    print("| dataset | rules | conditions | default class | train err | test err | same rules | ours s (tree+rules) | ref s (c4.5 + c4.5rules) | match |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    verdicts = []
+    for n in names:
+        row, verdict = rules_row(n)
+        verdicts.append(verdict)
+        print("| " + " | ".join(map(str, row)) + f" | {verdict} |", flush=True)
+    with_ref = [v for v in verdicts if v != "no reference"]
+    print(f"\nRulesets matching the reference exactly: {with_ref.count('yes')}/{len(with_ref)}"
+          f" ({len(verdicts) - len(with_ref)} without a reference ruleset)")
+
+
+def trees(names: list[str]) -> None:
     print("## Trees (ours, with the reference in parentheses where different)\n")
     print("| dataset | unpruned size | train err | test err | pruned size | train err | test err | estimate % | same printed tree | ours s | ref s | match |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -14,7 +14,7 @@ from .data.schema import Dataset
 from .errors import InputError
 from .estimate import z_squared
 from .rules.coding import attribute_test_bits, branch_bits, rule_bits
-from .rules.extract import DISCRETE, THRESHOLD, Test
+from .rules.extract import DISCRETE, THRESHOLD, CondTest
 from .rules.generalize import CandidateRule, generalise_rules
 from .rules.order import default_class, order_rules, rule_use, sift_rules
 from .rules.select import select_rules
@@ -105,7 +105,7 @@ def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: int
                 float(np.float32(r.error)), round(confidence / prior, 6), used, wrong)
 
 
-def _condition(t: Test, data: Dataset) -> Condition:
+def _condition(t: CondTest, data: Dataset) -> Condition:
     attr = data.schema.attributes[t.attribute]
     if t.kind == THRESHOLD:
         return Condition(attr.name, "<=" if t.outcome == 0 else ">", float(t.cut))

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..data.schema import Dataset
-from .extract import SUBSET, Test
+from .extract import SUBSET, CondTest
 
 CODE_WEIGHT = 0.5   # theory bits count half (spec 7.6.3)
 
@@ -38,7 +38,7 @@ def attribute_test_bits(bbits: np.ndarray) -> float:
     return float(-np.sum(p * np.log2(p)))
 
 
-def rule_bits(conditions: tuple[Test, ...], bbits: np.ndarray, att_bits: float, n_values: list[int],
+def rule_bits(conditions: tuple[CondTest, ...], bbits: np.ndarray, att_bits: float, n_values: list[int],
               redundancy: float) -> float:
     """Bits to code a rule's conditions, credited for their order (spec 7.6.2)."""
     total = 0.0

@@ -13,7 +13,7 @@ DISCRETE, THRESHOLD, SUBSET = 1, 2, 3   # c4.5 node types; their order matters (
 
 
 @dataclass(frozen=True)
-class Test:
+class CondTest:
     """One condition taken from a tree test and one of its outcomes."""
 
     attribute: int
@@ -34,9 +34,9 @@ class Test:
         return np.isin(col, np.fromiter(self.values, dtype=np.int64))
 
 
-def leaf_paths(tree: Node) -> Iterator[tuple[tuple[Test, ...], Node]]:
+def leaf_paths(tree: Node) -> Iterator[tuple[tuple[CondTest, ...], Node]]:
     """(conditions from the root, leaf) for every leaf with >= 1 case, depth first."""
-    stack: list[tuple[Node, tuple[Test, ...]]] = [(tree, ())]
+    stack: list[tuple[Node, tuple[CondTest, ...]]] = [(tree, ())]
     while stack:
         node, path = stack.pop()
         if node.is_leaf:
@@ -46,11 +46,11 @@ def leaf_paths(tree: Node) -> Iterator[tuple[tuple[Test, ...], Node]]:
         children = []
         for v, child in enumerate(node.branches):
             if node.kind == "threshold":
-                t = Test(node.attribute, THRESHOLD, v, cut=node.cut, node=id(node))
+                t = CondTest(node.attribute, THRESHOLD, v, cut=node.cut, node=id(node))
             elif node.kind == "discrete":
-                t = Test(node.attribute, DISCRETE, v, node=id(node))
+                t = CondTest(node.attribute, DISCRETE, v, node=id(node))
             else:
-                t = Test(node.attribute, SUBSET, v, values=node.subsets[v], node=id(node))
+                t = CondTest(node.attribute, SUBSET, v, values=node.subsets[v], node=id(node))
             children.append((child, path + (t,)))
         stack.extend(reversed(children))
 

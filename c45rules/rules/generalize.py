@@ -18,7 +18,7 @@ import numpy as np
 from ..data.schema import Dataset
 from ..estimate import pessimistic_rate
 from ..tree.node import Node
-from .extract import Test, leaf_paths
+from .extract import CondTest, leaf_paths
 
 F32 = np.float32
 
@@ -28,7 +28,7 @@ class CandidateRule:
     """A generalised rule before selection: conditions in c4.5's sorted order."""
 
     number: int
-    conditions: tuple[Test, ...]
+    conditions: tuple[CondTest, ...]
     klass: int
     error: float              # pessimistic error rate P0 (c4.5rules "Error")
     covered: int              # T0
@@ -42,7 +42,7 @@ class _PathPools:
     def __init__(self, data: Dataset):
         self.data = data
         self.n = data.n
-        self.tests: list[Test] = []
+        self.tests: list[CondTest] = []
         self.truth: list[np.ndarray] = []
         self.coverage: list[int] = []
         self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
@@ -89,7 +89,7 @@ class _PathPools:
         ed = np.bitwise_count(only & wrong).sum(axis=1, dtype=np.int64)
         return t0, e0, t0 + td, e0 + ed, none
 
-    def follow(self, path: tuple[Test, ...]) -> None:
+    def follow(self, path: tuple[CondTest, ...]) -> None:
         keep = 0
         while keep < min(len(path), len(self.tests)) and path[keep] is self.tests[keep]:
             keep += 1
@@ -113,13 +113,13 @@ class _PathPools:
             self.packed.append(self.pack(sat))
 
 
-def _before(t1: Test, t2: Test) -> bool:
+def _before(t1: CondTest, t2: CondTest) -> bool:
     # c4.5rules' comparison for sorting kept conditions (not a strict order, spec 7.3)
     return (t1.attribute < t2.attribute or t1.kind < t2.kind
             or (t1.attribute == t2.attribute and t1.cut < t2.cut))
 
 
-def sort_conditions(conds: list[Test]) -> tuple[Test, ...]:
+def sort_conditions(conds: list[CondTest]) -> tuple[CondTest, ...]:
     """Order the kept conditions as c4.5rules prints them (spec 7.3).
 
     Each position takes the first "smallest" remaining condition in path order. The

@@ -1,0 +1,125 @@
+"""The c4.5rules steps on hand-checkable cases (spec 7, worked golf example in section 10)."""
+import math
+
+import numpy as np
+import pytest
+
+import reference as R
+from c45rules.data import load_stem
+from c45rules.estimate import add_errors, pessimistic_rate
+from c45rules.estimator import fit_dataset, learn_tree
+from c45rules.rules.coding import attribute_test_bits, branch_bits, exception_bits, log_fact, rule_bits
+from c45rules.rules.extract import DISCRETE, THRESHOLD, CondTest, leaf_paths
+from c45rules.rules.generalize import CandidateRule, fisher_tail, generalise_rules, sort_conditions
+from c45rules.rules.order import default_class, order_rules, sift_rules
+from c45rules.rules.random import GlibcRandom
+from c45rules.rules.select import select_rules
+
+
+@pytest.fixture(scope="module")
+def golf():
+    train, _ = load_stem(R.stem("golf"))
+    return train
+
+
+def test_branch_bits_and_attribute_test_bits_on_golf(golf):
+    bb = branch_bits(golf)
+    # outlook 5/4/5, temperature 12 distinct values, humidity 9, windy 6/8 (spec 10)
+    assert bb == pytest.approx([1.577406, 1 + math.log2(12) / 2, 1 + math.log2(9) / 2, 0.985228], abs=1e-6)
+    assert attribute_test_bits(bb) == pytest.approx(1.894, abs=5e-4)
+
+
+def test_rule_bits_of_outlook_overcast(golf):
+    bb = branch_bits(golf)
+    t = CondTest(0, DISCRETE, 1)
+    bits = rule_bits((t,), bb, attribute_test_bits(bb), [3, 0, 0, 2], 1.0)
+    assert bits == pytest.approx(3.47, abs=5e-3)
+
+
+def test_exception_bits_worked_example():
+    # class Play, empty subset: F = 0, FP = 0, FN = 9 over 14 cases -> 21.3 bits (spec 10)
+    assert float(exception_bits(14, 0, 0, 9)) == pytest.approx(21.34, abs=0.01)
+    # subset {rule 2, rule 4}: covers 7, no false positives, 2 false negatives
+    assert float(exception_bits(14, 7, 0, 2)) == pytest.approx(3.807 + 6.73, abs=0.01)
+
+
+def test_pessimistic_error_values():
+    assert add_errors(4, 0) == pytest.approx(1.171573, abs=1e-6)
+    assert pessimistic_rate(5, 1) == pytest.approx(0.454, abs=1e-3)
+    assert 1 - pessimistic_rate(4, 0) == pytest.approx(0.707, abs=1e-3)
+
+
+def test_glibc_random_stream():
+    g = GlibcRandom()
+    assert [g.next() for _ in range(5)] == [1804289383, 846930886, 1681692777, 1714636915, 1957747793]
+    assert GlibcRandom(1).uniform() == pytest.approx(1804289383 / 2**31)
+
+
+def test_log_fact():
+    assert log_fact(1) == 0.0
+    assert log_fact(4) == pytest.approx(math.log2(24))
+
+
+def test_fisher_tail_matches_hypergeometric_sum():
+    # table [[3, 1], [1, 3]]: P(a >= 3) for A = B = 4, r = 4 is (16 + 1) / 70
+    assert fisher_tail(3, 1, 1, 3) == pytest.approx(17 / 70)
+    assert fisher_tail(4, 0, 0, 4) == pytest.approx(1 / 70)
+
+
+def test_condition_order_reproduces_c45rules():
+    # credit-g rule 42: path order job, other_parties, duration <= 30, credit_history
+    job, other = CondTest(16, DISCRETE, 2), CondTest(9, DISCRETE, 0)
+    dur, hist = CondTest(1, THRESHOLD, 0, cut=30.0), CondTest(2, DISCRETE, 3)
+    assert sort_conditions([job, other, dur, hist]) == (hist, dur, other, job)
+
+
+def test_golf_candidates_and_generalisation(golf):
+    tree = learn_tree(golf)
+    paths = list(leaf_paths(tree.unpruned))
+    assert len(paths) == 5
+    rules = generalise_rules(tree.unpruned, golf)
+    by_number = {r.number: r for r in rules}
+    r2 = by_number[2]                      # outlook = overcast -> Play, 4 cases, no error
+    assert (r2.covered, r2.errors) == (4, 0)
+    assert r2.error == pytest.approx(0.29289, abs=1e-4)
+    assert [len(r.conditions) for r in rules] == [2, 1, 2, 2]
+
+
+def test_selection_order_default_and_sift_on_golf(golf):
+    rs, tree, trace = fit_dataset(golf)
+    assert [r.number for r in trace.final] == [2, 4, 1, 3]
+    assert trace.default == golf.schema.classes.index("Play")
+    assert trace.dropped == []
+
+
+def _rule(number, klass, cover, error=0.1):
+    return CandidateRule(number, (), klass, error, len(cover), 0, np.asarray(cover, dtype=np.int64))
+
+
+def test_default_class_ties_go_to_the_more_frequent_class():
+    y = np.array([0, 1, 1, 1, 0, 1])
+    # rules cover cases 0..3; uncovered: case 4 (class 0) and 5 (class 1): tie -> class 1 (more cases)
+    rules = [_rule(1, 0, [0]), _rule(2, 1, [1, 2, 3])]
+    assert default_class(rules, y, 2) == 1
+
+
+def test_class_order_by_false_positives():
+    y = np.array([0, 0, 1, 1, 1])
+    # class 0's rule covers a class-1 case (1 false positive), class 1's rule none -> class 1 first
+    rules = [_rule(1, 0, [0, 1, 2]), _rule(2, 1, [3, 4])]
+    assert [r.number for r in order_rules(rules, y, 2)] == [2, 1]
+
+
+def test_sift_drops_a_harmful_rule():
+    y = np.array([1, 1, 1, 0])
+    # rule 1 (class 0) fires first on cases 0-2, which rule 2 and the default get right
+    rules = [_rule(1, 0, [0, 1, 2, 3]), _rule(2, 1, [0, 1, 2])]
+    kept, dropped = sift_rules(rules, y, 1)
+    assert dropped == [1] and [r.number for r in kept] == [2]
+
+
+def test_never_firing_rules_are_not_selected_to_cover():
+    y = np.array([0, 0, 1])
+    weak = _rule(1, 0, [0, 1], error=0.8)   # error > 0.7: never fires (spec 7.6.1)
+    chosen = select_rules([weak], {1: 2.0}, y, 2)
+    assert chosen == []
