@@ -102,7 +102,7 @@ def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: int
     confidence = 1.0 - float(np.float32(r.error))
     prior = class_n[r.klass] / data.n
     return Rule(r.number, conds, schema.classes[r.klass], r.covered, r.errors,
-                float(np.float32(r.error)), round(confidence / prior, 6), used, wrong)
+                float(np.float32(r.error)), round(float(confidence / prior), 6), used, wrong)
 
 
 def _condition(t: CondTest, data: Dataset) -> Condition:

@@ -1,0 +1,91 @@
+"""RuleSet semantics: first hit, unknowns, unseen values, never-firing rules, explain, proba."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reference as R
+from c45rules import Attribute, Condition, InputError, Rule, RuleSet, Schema, fit
+from c45rules.data import load_stem
+
+SCHEMA = Schema((Attribute("outlook", "discrete", ("sunny", "overcast", "rain")),
+                 Attribute("humidity", "continuous"),
+                 Attribute("windy", "discrete", ("true", "false"))),
+                ("Play", "Don't Play"), "class")
+
+
+def ruleset(extra=()):
+    rules = (Rule(2, (Condition("outlook", "=", "overcast"),), "Play", 4, 0, 0.293, 1.09),
+             Rule(1, (Condition("outlook", "=", "sunny"), Condition("humidity", ">", 75.0)),
+                  "Don't Play", 3, 0, 0.37, 1.76),
+             *extra)
+    return RuleSet(SCHEMA, rules, "Play", (9, 5), (5, 2))
+
+
+def test_first_hit_and_default():
+    rs = ruleset()
+    rows = pd.DataFrame({"outlook": ["overcast", "sunny", "sunny", "rain"],
+                         "humidity": [90, 80, 75, 99], "windy": ["true"] * 4})
+    assert list(rs.predict(rows)) == ["Play", "Don't Play", "Play", "Play"]
+    assert list(rs.predict_rule(rows)) == [2, 1, 0, 0]
+
+
+def test_unknown_and_unseen_values_satisfy_nothing():
+    rs = ruleset()
+    rows = pd.DataFrame({"outlook": ["sunny", "sunny", None, "?", "cloudy", ""],
+                         "humidity": [np.nan, None, 99, 99, 99, 99], "windy": ["true"] * 6})
+    # NaN humidity fails `> 75` (and would fail `<= 75`); unknown/unseen outlook fails `=`
+    assert list(rs.predict_rule(rows)) == [0, 0, 0, 0, 0, 0]
+
+
+def test_threshold_is_inclusive_below():
+    rs = ruleset()
+    assert rs.predict({"outlook": "sunny", "humidity": 75.0, "windy": "true"}) == "Play"
+    assert rs.predict({"outlook": "sunny", "humidity": math.nextafter(75.0, 100), "windy": "true"}) == "Don't Play"
+
+
+def test_rule_with_error_above_0_7_never_fires():
+    weak = Rule(3, (Condition("windy", "=", "true"),), "Don't Play", 6, 3, 0.71, 0.9)
+    rs = ruleset((weak,))
+    assert rs.predict_rule({"outlook": "rain", "humidity": 1, "windy": "true"}) == [0]
+    assert not weak.fires
+
+
+def test_explain_names_the_rule_and_values():
+    rs = ruleset()
+    ex = rs.explain({"outlook": "sunny", "humidity": 80, "windy": "false"})
+    assert ex.rule.id == 1 and ex.prediction == "Don't Play"
+    assert "humidity > 75   (humidity = 80: yes)" in str(ex)
+    dflt = rs.explain({"outlook": "rain", "humidity": None, "windy": "false"})
+    assert dflt.rule is None
+    assert [(rid, str(c), v) for rid, c, v in dflt.misses] == \
+        [(2, "outlook = overcast", "rain"), (1, "outlook = sunny", "rain")]
+
+
+def test_predict_proba_meaning():
+    rs = ruleset()
+    p = rs.predict_proba(pd.DataFrame({"outlook": ["overcast", "rain"], "humidity": [1, 1],
+                                       "windy": ["true", "true"]}))
+    assert p[0].tolist() == pytest.approx([0.707, 0.293])
+    assert p[1].tolist() == pytest.approx([6 / 9, 3 / 9])     # default: Laplace of (5, 2)
+    assert np.allclose(p.sum(axis=1), 1)
+
+
+def test_missing_column_is_a_clear_error():
+    with pytest.raises(InputError, match="column 'humidity' is missing"):
+        ruleset().predict(pd.DataFrame({"outlook": ["sunny"]}))
+
+
+def test_equality_by_value_and_fit_determinism():
+    a = fit(R.stem("crx"))
+    b = fit(R.stem("crx"))
+    assert a == b and a is not b
+    assert a.fingerprint.startswith("sha256:")
+
+
+def test_fingerprint_ignores_row_order():
+    train, _ = load_stem(R.stem("golf"))
+    perm = np.random.default_rng(0).permutation(train.n)
+    assert train.fingerprint() == train.subset(perm).fingerprint()
+    assert train.fingerprint() != train.subset(perm[:-1]).fingerprint()
