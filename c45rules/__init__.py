@@ -4,9 +4,17 @@ __version__ = "0.1.0"
 from .errors import C45RulesError, InputError, ModelError
 from .data import Attribute, Dataset, Schema
 from .ruleset import Condition, Explanation, Rule, RuleSet
-from .estimator import C45Rules, fit, fit_dataset, learn_rules, learn_tree
+from .estimator import fit, fit_dataset, learn_rules, learn_tree
 
 
 __all__ = ["C45RulesError", "InputError", "ModelError", "Attribute", "Dataset", "Schema",
            "Condition", "Explanation", "Rule", "RuleSet", "C45Rules", "fit", "fit_dataset",
            "learn_rules", "learn_tree", "__version__"]
+
+
+def __getattr__(name: str):
+    # the estimator class imports scikit-learn when it is installed: load it on first use
+    if name == "C45Rules":
+        from .classifier import C45Rules
+        return C45Rules
+    raise AttributeError(f"module 'c45rules' has no attribute {name!r}")

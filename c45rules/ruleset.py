@@ -211,8 +211,11 @@ class RuleSet:
         return table[pos]
 
     def explain(self, case: Mapping[str, Any]) -> Explanation:
-        """Which rule fired for one case and why (or why the default applied)."""
-        ds = self._encode(case)
+        """Which rule fired for one case and why (or why the default applied).
+
+        Attributes the case does not mention are unknown.
+        """
+        ds = case if isinstance(case, Dataset) else encode_frame(pd.DataFrame([dict(case)]), self.schema, require=())
         k = int(self.rule_index(ds)[0])
 
         def value(attr: str) -> Any:

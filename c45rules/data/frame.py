@@ -198,9 +198,10 @@ def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
             raise InputError(f"{path}: reading Parquet needs pyarrow (pip install 'c45rules[parquet]')") from None
         except Exception as e:  # pyarrow raises many types for a corrupt file
             raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
         with open(path, newline="", encoding="utf-8") as f:
-            header = next(csv.reader(f), None)
+            header = next(csv.reader(f, delimiter=sep), None)
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
     if header is None:
@@ -210,7 +211,7 @@ def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
         raise InputError(f"{path}: duplicate column name(s) in the header: {', '.join(map(repr, dups))}")
     try:
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                           encoding="utf-8", **kw)
+                           encoding="utf-8", sep=sep, **kw)
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
     except pd.errors.ParserError as e:
