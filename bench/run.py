@@ -1,0 +1,636 @@
+#!/usr/bin/env python3
+"""Speed and memory benchmark (issue 6): our tree and rules against scikit-learn and C4.5 R8.
+
+Usage:
+  python bench/run.py [--datasets synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income]
+                      [--repeat 1] [--markdown BENCHMARKS.md] [--skip-sklearn]
+                      [--timeout 900] [--timeout-per-stage S] [--fresh] [--profile DIR]
+
+Prints one table: dataset, rows, stage (load, tree, rules, total = tree + rules, predict),
+wall and CPU seconds, peak memory, scikit-learn's DecisionTreeClassifier(criterion='entropy')
+fit time on the same data in the same run, and the wall seconds of the reference C programs
+(from ../shared/reference/SUMMARY.md). With --markdown it also (re)writes that file: the
+machine, the date, the table, the scaling 10k/100k/1M and the issue's targets with yes/no.
+
+Each dataset runs in fresh subprocesses (one for ours, one for scikit-learn), so that peak
+memory is that dataset's alone and one slow stage cannot block the rest: a dataset that runs
+past --timeout seconds in all (or a stage past --timeout-per-stage) is killed and reported as
+'timeout'. A dataset name is any directory of ../shared/data, or synth_1m, which is generated
+into bench/data/ (gitignored) by ../shared/tools/make_synth.py when missing.
+
+Peak memory is the resident-set high-water mark of the child during the stage (VmHWM, reset
+before each stage through /proc/self/clear_refs after a gc and malloc_trim) minus the RSS of
+the interpreter once numpy, pandas and c45rules are imported. It includes the loaded Dataset
+and, during rules, the tree. 'data MB' is the encoded data: the nbytes of every column plus y.
+
+When the markdown file already holds results of this script, datasets not run this time keep
+their earlier rows (with the date and commit they were measured at); --fresh drops them.
+--profile DIR runs each stage under cProfile instead of timing it, writes DIR/NAME.STAGE.prof
+and prints the top functions by own time; it writes no markdown (profiled times are inflated).
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime as dt
+import gc
+import json
+import math
+import os
+import platform
+import queue
+import re
+import resource
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(ROOT))
+import reference as R  # noqa: E402
+
+DEFAULT_DATASETS = "synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income"
+OUR_STAGES = ("load", "tree", "rules", "predict")
+TABLE_STAGES = ("load", "tree", "rules", "total", "predict")
+GENERATED = {"synth_1m": "1m"}  # made on demand by make_synth.py, never committed
+DATA_DIR = BENCH / "data"
+EVENT = "@bench "
+RESULTS_MARK = "<!-- bench/run.py results"
+SCALING = ("synth_10k", "synth_100k", "synth_1m")
+
+
+# ----------------------------------------------------------------------------- child side
+
+def _emit(**event) -> None:
+    print(EVENT + json.dumps(event), flush=True)
+
+
+def _status_kb(field: str) -> int | None:
+    try:
+        m = re.search(rf"^{field}:\s+(\d+) kB", Path("/proc/self/status").read_text(), re.M)
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
+def _release_memory() -> None:
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class _Peak:
+    """Resident high-water mark of this process since `reset` (kB)."""
+
+    def __init__(self) -> None:
+        self.per_stage = self._clear()
+
+    @staticmethod
+    def _clear() -> bool:
+        try:
+            Path("/proc/self/clear_refs").write_text("5")
+            return _status_kb("VmHWM") is not None
+        except OSError:
+            return False
+
+    def reset(self) -> None:
+        _release_memory()
+        if self.per_stage:
+            self._clear()
+
+    def read(self) -> int:
+        if self.per_stage:
+            return _status_kb("VmHWM")
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # since start: an upper bound
+
+
+def _stage(name: str, peak: _Peak, baseline: int, fn, profile: str | None, dataset: str):
+    _emit(event="start", stage=name)
+    peak.reset()
+    if profile:
+        import cProfile
+        import pstats
+        prof = cProfile.Profile()
+        w0 = time.perf_counter()
+        out = prof.runcall(fn)
+        wall = time.perf_counter() - w0
+        path = Path(profile) / f"{dataset}.{name}.prof"
+        prof.dump_stats(path)
+        st = pstats.Stats(prof, stream=sys.stderr)
+        print(f"\n===== {dataset} {name}: {wall:.2f} s under cProfile -> {path}", file=sys.stderr)
+        st.sort_stats("tottime").print_stats(15)
+        st.sort_stats("cumulative").print_stats(15)
+        _emit(event="done", stage=name, wall=wall, cpu=None, peak_kb=peak.read() - baseline)
+        return out
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    _emit(event="done", stage=name, wall=wall, cpu=cpu, peak_kb=peak.read() - baseline)
+    return out
+
+
+def child_ours(stem: str, dataset: str, repeat: int, profile: str | None) -> None:
+    import numpy as np  # noqa: F401  (imported before the baseline is read)
+    import pandas  # noqa: F401
+    from c45rules.data.names import load_stem
+    from c45rules.estimator import learn_rules, learn_tree
+
+    peak = _Peak()
+    _release_memory()
+    baseline = _status_kb("VmRSS") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    _emit(event="baseline", rss_kb=baseline, per_stage_peak=peak.per_stage)
+    for _ in range(repeat):
+        data = tree = rules = None
+        data = _stage("load", peak, baseline, lambda: load_stem(stem)[0], profile, dataset)
+        encoded = sum(c.nbytes for c in data.columns) + data.y.nbytes
+        _emit(event="info", rows=data.n, data_bytes=encoded, columns=len(data.columns))
+        tree = _stage("tree", peak, baseline, lambda: learn_tree(data), profile, dataset)
+        rules = _stage("rules", peak, baseline, lambda: learn_rules(tree, data)[0], profile, dataset)
+        _emit(event="info", unpruned_size=tree.unpruned.size(), pruned_size=tree.pruned.size(),
+              rules=len(rules.rules))
+        _stage("predict", peak, baseline, lambda: rules.predict(data), profile, dataset)
+    _emit(event="end")
+
+
+def sklearn_matrix(data):
+    """Columns as float32 for sklearn: continuous as is, discrete codes ordinal, unknown NaN."""
+    import numpy as np
+    keep = [j for j, a in enumerate(data.schema.attributes) if a.kind != "ignore"]
+    X = np.empty((data.n, len(keep)), dtype=np.float32)
+    for k, j in enumerate(keep):
+        col = data.columns[j]
+        if data.schema.attributes[j].is_discrete:
+            col = np.where(col < 0, np.nan, col.astype(np.float32))
+        X[:, k] = col
+    return X
+
+
+def child_sklearn(stem: str, dataset: str, repeat: int) -> None:
+    import numpy as np  # noqa: F401
+    import sklearn
+    from sklearn.tree import DecisionTreeClassifier
+
+    from c45rules.data.names import load_stem
+
+    data = load_stem(stem)[0]
+    X, y = sklearn_matrix(data), data.y
+    _emit(event="info", sklearn_version=sklearn.__version__, rows=data.n)
+    for _ in range(repeat):
+        _emit(event="start", stage="fit")
+        model = DecisionTreeClassifier(criterion="entropy", random_state=0)
+        w0, c0 = time.perf_counter(), time.process_time()
+        model.fit(X, y)
+        _emit(event="done", stage="fit", wall=time.perf_counter() - w0, cpu=time.process_time() - c0,
+              leaves=int(model.get_n_leaves()))
+    _emit(event="end")
+
+
+# ----------------------------------------------------------------------------- parent side
+
+def dataset_stem(name: str) -> str:
+    """Path stem of a dataset, generating synth_1m into bench/data when it is missing."""
+    if name in GENERATED:
+        stem = DATA_DIR / name / name
+        if not (Path(f"{stem}.names").exists() and Path(f"{stem}.data").exists()):
+            print(f"generating {name} into {DATA_DIR} ...", file=sys.stderr, flush=True)
+            subprocess.run([sys.executable, str(R.SHARED / "tools" / "make_synth.py"),
+                            "--sizes", GENERATED[name], "--outroot", str(DATA_DIR)], check=True)
+        return str(stem)
+    if (DATA_DIR / name / f"{name}.names").exists():
+        return str(DATA_DIR / name / name)
+    if (R.DATA / name / f"{name}.names").exists():
+        return R.stem(name)
+    raise SystemExit(f"unknown dataset {name!r}: not in {R.DATA} nor {DATA_DIR}"
+                     f" (known: {', '.join(R.datasets() + list(GENERATED))})")
+
+
+def run_child(argv: list[str], timeout: float, stage_timeout: float | None) -> dict:
+    """Run a child, collecting its events; kill it past either timeout."""
+    proc = subprocess.Popen([sys.executable, __file__, *argv], stdout=subprocess.PIPE, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    lines: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    got: dict = {"stages": {}, "info": {}, "status": "ok"}
+    start = time.monotonic()
+    stage, stage_start = None, start
+    while True:
+        deadline = start + timeout
+        if stage is not None and stage_timeout:
+            deadline = min(deadline, stage_start + stage_timeout)
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            proc.kill()
+            proc.wait()
+            got["status"] = "timeout"
+            if stage is not None:
+                got["stages"][stage] = {"status": "timeout",
+                                        "after": round(time.monotonic() - stage_start, 1)}
+            return got
+        if line is None:
+            break
+        if not line.startswith(EVENT):
+            continue
+        ev = json.loads(line[len(EVENT):])
+        kind = ev.pop("event")
+        if kind == "start":
+            stage, stage_start = ev["stage"], time.monotonic()
+        elif kind == "done":
+            name = ev.pop("stage")
+            old = got["stages"].get(name)
+            if old is not None and "peak_kb" in ev:  # --repeat: the highest peak of all runs
+                ev["peak_kb"] = old["peak_kb"] = max(ev["peak_kb"], old["peak_kb"])
+            if old is None or ev["wall"] < old["wall"]:  # and the best wall time
+                got["stages"][name] = ev
+            stage = None
+        elif kind in ("info", "baseline"):
+            got["info"].update(ev)
+    if proc.wait() != 0:
+        got["status"] = "error"
+        if stage is not None:
+            got["stages"][stage] = {"status": "error"}
+    return got
+
+
+def run_dataset(name: str, args) -> dict:
+    stem = dataset_stem(name)
+    common = ["--repeat", str(args.repeat)]
+    print(f"[{time.strftime('%H:%M:%S')}] {name}: ours ...", file=sys.stderr, flush=True)
+    ours = run_child(["--child-ours", name, "--stem", stem, *common]
+                     + (["--profile", args.profile] if args.profile else []),
+                     args.timeout, args.timeout_per_stage)
+    res = {"ours": ours, "measured": _run_stamp()}
+    if not args.skip_sklearn and not args.profile:
+        print(f"[{time.strftime('%H:%M:%S')}] {name}: scikit-learn ...", file=sys.stderr, flush=True)
+        res["sklearn"] = run_child(["--child-sklearn", name, "--stem", stem, *common],
+                                   args.timeout, args.timeout_per_stage)
+    return res
+
+
+_STAMP: dict = {}
+
+
+def _run_stamp() -> dict:
+    if not _STAMP:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                                    capture_output=True).stdout.strip()
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "c45rules"],
+                                   cwd=ROOT, text=True, capture_output=True).stdout.strip()
+        except OSError:
+            commit, dirty = "?", ""
+        _STAMP.update(date=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+                      commit=commit + ("+uncommitted" if dirty else ""))
+    return dict(_STAMP)
+
+
+# ----------------------------------------------------------------------------- the table
+
+def stage_results(res: dict) -> dict[str, dict]:
+    """Per table stage: wall/cpu/peak_kb, or a status ('timeout', 'error', 'not run')."""
+    ours = res["ours"]
+    out = {}
+    for s in OUR_STAGES:
+        # a stage after one that timed out or failed never started
+        out[s] = ours["stages"].get(s, {"status": "not run"})
+    tr, ru = out["tree"], out["rules"]
+    if "wall" in tr and "wall" in ru:
+        out["total"] = {"wall": tr["wall"] + ru["wall"],
+                        "cpu": None if tr["cpu"] is None else tr["cpu"] + ru["cpu"],
+                        "peak_kb": max(tr["peak_kb"], ru["peak_kb"])}
+    else:
+        bad = next(x for x in (tr, ru) if "wall" not in x)
+        out["total"] = {"status": bad["status"]}
+    return out
+
+
+def sklearn_fit(res: dict) -> dict | None:
+    sk = res.get("sklearn")
+    if sk is None:
+        return None
+    return sk["stages"].get("fit", {"status": sk["status"] if sk["status"] != "ok" else "not run"})
+
+
+def reference_walls(name: str) -> dict[str, str]:
+    """c4.5 and c4.5rules wall seconds from SUMMARY.md as table cells."""
+    tree = R.tree_summary().get(name, {}).get("wall")
+    rules_row = R.rules_summary().get(name, {})
+    out = {}
+    if tree:
+        out["tree"] = tree
+    if rules_row:
+        unfinished = rules_row.get("rules", "").startswith("not finished")
+        out["rules"] = rules_row["rules"] if unfinished else rules_row["wall"]
+        if tree:
+            out["total"] = (f"> {float(tree) + float(rules_row['wall']):.4g} (rules {rules_row['rules']})"
+                            if unfinished else f"{float(tree) + float(rules_row['wall']):.4g}")
+    return out
+
+
+def reference_total(name: str) -> tuple[float | None, bool]:
+    """(c4.5 + c4.5rules wall, finished?) or (None, False) without a reference run."""
+    tree = R.tree_summary().get(name, {}).get("wall")
+    rules_row = R.rules_summary().get(name, {})
+    if not tree or not rules_row:
+        return None, False
+    return float(tree) + float(rules_row["wall"]), not rules_row["rules"].startswith("not finished")
+
+
+def _secs(x: dict, key: str = "wall") -> str:
+    if "wall" not in x:
+        return x["status"] + (f" (> {x['after']:.0f} s)" if "after" in x else "")
+    v = x.get(key)
+    return "-" if v is None else f"{v:.3f}" if v < 10 else f"{v:.1f}"
+
+
+def _mb(kb: float) -> str:
+    mb = kb / 1024
+    return f"{mb:.1f}" if mb >= 1 else f"{mb:.3f}"
+
+
+def table_rows(results: dict[str, dict]) -> list[list[str]]:
+    rows = []
+    for name, res in results.items():
+        info = res["ours"]["info"]
+        st = stage_results(res)
+        sk = sklearn_fit(res)
+        ref = reference_walls(name)
+        data_kb = info.get("data_bytes", 0) / 1024
+        for s in TABLE_STAGES:
+            x = st[s]
+            peak = _mb(x["peak_kb"]) if "peak_kb" in x else "-"
+            ratio_mem = f"{x['peak_kb'] / data_kb:.1f}" if "peak_kb" in x and data_kb else "-"
+            sk_cell = ratio = ""
+            if s in ("tree", "total") and sk is not None:
+                sk_cell = _secs(sk)
+                if "wall" in sk and "wall" in x:
+                    ratio = f"{x['wall'] / sk['wall']:.2f}"
+            rows.append([name, f"{info.get('rows', '?')}", s, _secs(x), _secs(x, "cpu"), peak,
+                         _mb(data_kb) if s == "load" and data_kb else "", ratio_mem if s != "load" else "",
+                         sk_cell, ratio, ref.get(s, "")])
+    return rows
+
+
+HEADER = ["dataset", "rows", "stage", "wall s", "CPU s", "peak MB", "data MB", "peak/data",
+          "sklearn fit s", "ours/sklearn", "C4.5 R8 wall s"]
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    right = {i for i, h in enumerate(header) if h not in ("dataset", "stage", "target", "met", "detail")}
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- targets
+
+def _wall(results, name, stage) -> float | None:
+    if name not in results:
+        return None
+    return stage_results(results[name])[stage].get("wall")
+
+
+def _nlogn(n1: int, n2: int) -> float:
+    return (n2 * math.log(n2)) / (n1 * math.log(n1))
+
+
+def scaling_rows(results: dict) -> list[list[str]]:
+    have = [n for n in SCALING if n in results]
+    if len(have) < 2:
+        return []
+    rows = []
+    for s in TABLE_STAGES:
+        cells, walls = [s], []
+        for n in SCALING:
+            w = _wall(results, n, s)
+            walls.append(w)
+            cells.append("-" if n not in results else _secs(stage_results(results[n])[s]))
+        for a, b in ((0, 1), (1, 2)):
+            na, nb = (results.get(SCALING[i], {}).get("ours", {}).get("info", {}).get("rows")
+                      for i in (a, b))
+            if walls[a] and walls[b]:
+                cells.append(f"{walls[b] / walls[a]:.1f} (n log n: {_nlogn(na, nb):.1f})")
+            else:
+                cells.append("-")
+        rows.append(cells)
+    return rows
+
+
+SCALE_SLACK = 1.5  # "near n log n": growth at most 1.5x the n log n factor per 10x rows
+
+
+def targets(results: dict) -> list[list[str]]:
+    def yn(ok):
+        return "?" if ok is None else "yes" if ok else "no"
+
+    out = []
+    t1m = _wall(results, "synth_1m", "total")
+    st1m = stage_results(results["synth_1m"]) if "synth_1m" in results else None
+    out.append(["synth 1M: tree + rules < 60 s wall", yn(None if st1m is None else (t1m is not None and t1m < 60)),
+                "not run" if st1m is None else _secs(st1m["total"]) + " s"])
+
+    if st1m is not None and "data_bytes" in results["synth_1m"]["ours"]["info"]:
+        data_kb = results["synth_1m"]["ours"]["info"]["data_bytes"] / 1024
+        peaks = [st1m[s]["peak_kb"] for s in ("tree", "rules") if "peak_kb" in st1m[s]]
+        ok = len(peaks) == 2 and max(peaks) < 3 * data_kb
+        detail = (f"peak over baseline {_mb(max(peaks))} MB during tree/rules vs 3 x {_mb(data_kb)} MB"
+                  if peaks else "tree/rules did not finish")
+        if "peak_kb" in st1m["load"]:
+            detail += f" (load itself peaks at {_mb(st1m['load']['peak_kb'])} MB)"
+        out.append(["synth 1M: peak memory < 3x the encoded data", yn(ok if peaks else False), detail])
+    else:
+        out.append(["synth 1M: peak memory < 3x the encoded data", "?", "not run"])
+
+    t100 = _wall(results, "synth_100k", "total")
+    out.append(["synth 100k: tree + rules < 6 s wall",
+                yn(None if "synth_100k" not in results else (t100 is not None and t100 < 6)),
+                "not run" if "synth_100k" not in results
+                else _secs(stage_results(results["synth_100k"])["total"]) + " s"])
+
+    sk = sklearn_fit(results["synth_1m"]) if st1m is not None else None
+    if sk is not None and "wall" in sk and t1m is not None:
+        out.append(["ours (tree + rules) / sklearn fit <= 1.0 at 1M", yn(t1m / sk["wall"] <= 1.0),
+                    f"{t1m:.1f} s / {sk['wall']:.1f} s = {t1m / sk['wall']:.2f}"])
+    else:
+        out.append(["ours (tree + rules) / sklearn fit <= 1.0 at 1M", "?" if sk is None or t1m is None and
+                    st1m is None else "no",
+                    "not measured" if sk is None else f"ours {_secs(st1m['total'])}, sklearn {_secs(sk)}"])
+
+    srows = scaling_rows(results)
+    if srows and all(n in results for n in SCALING):
+        bad, unknown = [], []
+        for s in TABLE_STAGES:
+            w = [_wall(results, n, s) for n in SCALING]
+            if None in w:
+                unknown.append(s)
+                continue
+            ns = [results[n]["ours"]["info"]["rows"] for n in SCALING]
+            for i in (0, 1):
+                if w[i + 1] / w[i] > SCALE_SLACK * _nlogn(ns[i], ns[i + 1]):
+                    bad.append(f"{s} {SCALING[i]}->{SCALING[i + 1]} x{w[i + 1] / w[i]:.1f}")
+        detail = ("; ".join(bad) if bad else "all stages") + (f"; not finished: {', '.join(unknown)}"
+                                                              if unknown else "")
+        out.append([f"every stage near n log n (growth per 10x rows <= {SCALE_SLACK} x n log n factor)",
+                    yn(not bad and not unknown), detail + " (see the scaling table)"])
+    else:
+        out.append(["every stage near n log n", "?", "needs synth_10k, synth_100k and synth_1m"])
+
+    p = st1m["predict"] if st1m is not None else None
+    out.append(["RuleSet.predict on 1M rows < 2 s", yn(None if p is None else ("wall" in p and p["wall"] < 2)),
+                "not run" if p is None else _secs(p) + " s"])
+
+    lines, verdict = [], []
+    for name, res in results.items():
+        rows = res["ours"]["info"].get("rows", 0)
+        ref, finished = reference_total(name)
+        if rows <= 10_000 or ref is None:
+            continue
+        ours = stage_results(res)["total"].get("wall")
+        ok = ours is not None and ours < ref
+        verdict.append(ok)
+        lines.append(f"{name} {'?' if ours is None else f'{ours:.1f}'} vs {'' if finished else '> '}{ref:.1f}")
+    out.append(["faster than C4.5 R8 (c4.5 + c4.5rules wall) on every dataset over 10k rows",
+                yn(all(verdict) if verdict else None), "; ".join(lines) or "no such dataset run"])
+    return out
+
+
+# ----------------------------------------------------------------------------- report
+
+def machine() -> dict:
+    cpu = "?"
+    try:
+        m = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
+        cpu = m.group(1).strip() if m else platform.processor() or "?"
+    except OSError:
+        pass
+    try:
+        kb = int(re.search(r"^MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text(), re.M).group(1))
+        ram = f"{kb / 1024 / 1024:.1f} GiB"
+    except (OSError, AttributeError):
+        ram = "?"
+    import numpy
+    import pandas
+    try:
+        import sklearn
+        skv = sklearn.__version__
+    except ImportError:
+        skv = "not installed"
+    return {"cpu": cpu, "cores": os.cpu_count(), "usable cores": len(os.sched_getaffinity(0)),
+            "ram": ram, "python": platform.python_version(), "numpy": numpy.__version__,
+            "pandas": pandas.__version__, "scikit-learn": skv,
+            "os": f"{platform.system()} {platform.release()}"}
+
+
+def read_previous(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    text = path.read_text()
+    i = text.find(RESULTS_MARK)
+    if i < 0:
+        return {}
+    body = text[i + len(RESULTS_MARK):text.index("-->", i)]
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return {}
+
+
+def render_markdown(results: dict, mach: dict, args) -> str:
+    stamps = {json.dumps(r["measured"], sort_keys=True) for r in results.values()}
+    latest = max((r["measured"] for r in results.values()), key=lambda s: s["date"])
+    out = ["# Benchmarks", "",
+           "Written by `python bench/run.py` (issue 6); re-run it to refresh this file. "
+           "Times are seconds, best of `--repeat`; the machine is shared, so expect noise of 10-20%.", "",
+           f"Measured {latest['date']} at commit {latest['commit']}"
+           + ("" if len(stamps) == 1 else " (some datasets earlier, see below)") + ".", "",
+           "Machine: " + ", ".join(f"{k} {v}" for k, v in mach.items()) + ".", "",
+           "- stage `total` = tree + rules (the fit; load excluded, as it is from sklearn's fit time).",
+           "- `peak MB`: resident high-water mark during the stage minus the interpreter's RSS after "
+           "imports (fresh process per dataset); `data MB`: encoded data (column nbytes + y); "
+           "`peak/data` = peak MB / data MB.",
+           "- `sklearn fit s`: `DecisionTreeClassifier(criterion='entropy')` grown in full on the same "
+           "loaded data (discrete columns as ordinal codes, unknown as NaN, float32), in its own "
+           "process; `ours/sklearn` = our stage wall / sklearn fit wall.",
+           "- `C4.5 R8 wall s`: the reference programs on this kind of machine, from "
+           "`../shared/reference/SUMMARY.md` (tree row: c4.5, rules row: c4.5rules, total: both).",
+           "- `predict`: `RuleSet.predict` on the training data (1M rows for synth_1m).", "",
+           "## Results", "", markdown_table(HEADER, table_rows(results)), ""]
+    if len(stamps) > 1:
+        out += ["Measured at: " + "; ".join(f"{n} {r['measured']['date']} ({r['measured']['commit']})"
+                                          for n, r in results.items()), ""]
+    srows = scaling_rows(results)
+    if srows:
+        out += ["## Scaling in rows", "",
+                "Wall seconds at 10k, 100k and 1M rows of the synthetic data, and the growth factor per "
+                "10x rows next to what n log n would give.", "",
+                markdown_table(["stage", "10k", "100k", "1M", "10k -> 100k", "100k -> 1M"], srows), ""]
+    out += ["## Targets (issue 6)", "", markdown_table(["target", "met", "detail"], targets(results)), ""]
+    extra = []
+    for n, r in results.items():
+        i = r["ours"]["info"]
+        if "rules" in i:
+            extra.append(f"{n}: unpruned tree {i['unpruned_size']} nodes, pruned {i['pruned_size']}, "
+                         f"{i['rules']} rules")
+    if extra:
+        out += ["Model sizes: " + "; ".join(extra) + ".", ""]
+    out += [RESULTS_MARK, json.dumps(results, indent=None, sort_keys=True), "-->", ""]
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", default=DEFAULT_DATASETS)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--markdown", default=None, help="write the report to this file (BENCHMARKS.md)")
+    ap.add_argument("--skip-sklearn", action="store_true")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per dataset and side")
+    ap.add_argument("--timeout-per-stage", type=float, default=None)
+    ap.add_argument("--fresh", action="store_true", help="drop earlier results kept in --markdown")
+    ap.add_argument("--profile", default=None, metavar="DIR")
+    ap.add_argument("--child-ours", help=argparse.SUPPRESS)
+    ap.add_argument("--child-sklearn", help=argparse.SUPPRESS)
+    ap.add_argument("--stem", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child_ours:
+        child_ours(args.stem, args.child_ours, args.repeat, args.profile)
+        return 0
+    if args.child_sklearn:
+        child_sklearn(args.stem, args.child_sklearn, args.repeat)
+        return 0
+    if args.profile:
+        os.makedirs(args.profile, exist_ok=True)
+
+    names = [n.strip() for n in args.datasets.split(",") if n.strip()]
+    stems = {n: dataset_stem(n) for n in names}  # fail on an unknown name before running anything
+    del stems
+    results = {n: run_dataset(n, args) for n in names}
+    print(markdown_table(HEADER, table_rows(results)))
+    if args.markdown and not args.profile:
+        path = Path(args.markdown)
+        merged = {} if args.fresh else read_previous(path)
+        merged.update(results)
+        order = [n for n in DEFAULT_DATASETS.split(",") if n in merged] + \
+                [n for n in merged if n not in DEFAULT_DATASETS.split(",")]
+        merged = {n: merged[n] for n in order}
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(render_markdown(merged, machine(), args))
+        os.replace(tmp, path)
+        print(f"\nwrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

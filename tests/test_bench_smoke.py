@@ -1,0 +1,23 @@
+"""bench/run.py runs end to end on a tiny dataset and writes its table (timings never asserted)."""
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_runs_on_golf_and_writes_the_table(tmp_path):
+    md = tmp_path / "BENCH.md"
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--datasets", "golf",
+                          "--skip-sklearn", "--markdown", str(md)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    for text in (out.stdout, md.read_text()):
+        rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in text.splitlines()
+                if ln.startswith("| golf |")]
+        assert [r[2] for r in rows] == ["load", "tree", "rules", "total", "predict"]
+        for r in rows:
+            assert r[1] == "14"
+            float(r[3])  # a wall time, not 'timeout' or 'error'
+    report = md.read_text()
+    assert "## Targets (issue 6)" in report and "Machine:" in report
