@@ -103,34 +103,33 @@ class _ClassSearch:
         self._shift(rr[keep], cc[keep], sign)
         self.inside[r] = not self.inside[r]
 
-    def cost(self, fires: float, fp: float, fn: float, inside: np.ndarray) -> float:
-        k = int(inside.sum())
-        theory = CODE_WEIGHT * (float(self.bits[inside].sum()) - log_fact(k))
-        return theory + float(exception_bits(self.n, fires, fp, fn))
-
     def evaluate(self) -> np.ndarray:
-        """Cost of the current subset (remembered if best) and each rule's value (7.6.3)."""
+        """Cost of the current subset (remembered if best) and the gain of toggling each rule.
+
+        Spec 7.6.3 defines each rule's Value from the cost with and without it; the change
+        the search looks at (-Value for a rule inside, +Value outside) is in both cases
+        Cost(S) minus the estimated cost after the toggle, computed here in one pass.
+        """
         inside = self.inside
         fires, fp = self.fires, self.fp
         fn = self.n_pos - (fires - fp)
-        cost = self.cost(fires, fp, fn, inside)
-        if cost < self.best_cost:
-            self.best_cost, self.best = cost, inside.copy()
-        right, wrong = self.right, self.wrong
         size = int(inside.sum())
         rb = float(self.bits[inside].sum()) - log_fact(size)
+        cost = CODE_WEIGHT * rb + float(exception_bits(self.n, fires, fp, fn))
+        if cost < self.best_cost:
+            self.best_cost, self.best = cost, inside.copy()
+        sign = np.where(inside, -1.0, 1.0)
         lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
-        without = exception_bits(self.n, fires - right - wrong, fp - wrong, fn + right) \
-            + CODE_WEIGHT * (rb - self.bits + lg(size))
-        with_r = exception_bits(self.n, fires + right + wrong, fp + wrong, fn - right) \
-            + CODE_WEIGHT * (rb + self.bits - lg(size + 1))
-        return np.where(inside, without - cost, cost - with_r)
+        reorder = np.where(inside, lg(size), -lg(size + 1))
+        after = exception_bits(self.n, fires + sign * (self.right + self.wrong), fp + sign * self.wrong,
+                               fn - sign * self.right) \
+            + CODE_WEIGHT * (rb + sign * self.bits + reorder)
+        return cost - after
 
     def hill_climb(self, inside: np.ndarray) -> None:
         self.start(inside)
         while True:
-            value = self.evaluate()
-            change = np.where(self.inside, -value, value)
+            change = self.evaluate()
             r = int(np.argmax(change))
             if change[r] <= 0:
                 return
@@ -167,11 +166,11 @@ class _ClassSearch:
         self.start(np.zeros(k, dtype=bool))
         temperature = 1000.0
         while temperature > 0.001:
-            value = self.evaluate()
+            changes = self.evaluate()
             accepted = False
             for _ in range(100):
                 r = min(int(k * rng.uniform()), k - 1)
-                change = -value[r] if self.inside[r] else value[r]
+                change = changes[r]
                 if change > 0 or rng.uniform() < math.exp(change / temperature):
                     self.toggle(r)
                     accepted = True

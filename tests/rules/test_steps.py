@@ -67,10 +67,13 @@ def test_fisher_tail_matches_hypergeometric_sum():
 
 
 def test_condition_order_reproduces_c45rules():
-    # credit-g rule 42: path order job, other_parties, duration <= 30, credit_history
-    job, other = CondTest(16, DISCRETE, 2), CondTest(9, DISCRETE, 0)
-    dur, hist = CondTest(1, THRESHOLD, 0, cut=30.0), CondTest(2, DISCRETE, 3)
-    assert sort_conditions([job, other, dur, hist]) == (hist, dur, other, job)
+    # credit-g rule 130: path checking_status, credit_amount <= 9857, savings_status,
+    # existing_credits <= 1 (dropped), duration > 18 -> printed order below
+    chk, amount = CondTest(0, DISCRETE, 1), CondTest(4, THRESHOLD, 0, cut=9857.0)
+    savings, credits = CondTest(5, DISCRETE, 4), CondTest(15, THRESHOLD, 0, cut=1.0)
+    duration = CondTest(1, THRESHOLD, 1, cut=18.0)
+    path = (chk, amount, savings, credits, duration)
+    assert sort_conditions(path, [0, 1, 2, 4]) == (chk, duration, amount, savings)
 
 
 def test_golf_candidates_and_generalisation(golf):
