@@ -107,21 +107,33 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
     cases = F32(cases)
     weights = np.asarray(weights, dtype=np.float32)
     known_mask = ~np.isnan(values)
-    onehot = np.zeros((n, k, n_classes), dtype=np.float32)
-    np.put_along_axis(onehot, classes[:, :, None], weights[:, :, None], axis=2)
-    known_oh = np.where(known_mask[:, :, None], onehot, F32(0))
-    unknown_oh = np.where(known_mask[:, :, None], F32(0), onehot)
-    # unknowns: per-class float sums, then ValFreq[0] summed over the classes in order
-    unknown = seq_sum(seq_sum(unknown_oh, axis=0) if n else np.zeros((k, n_classes), np.float32), axis=1)
-    known = cases - unknown
+    # with every weight 1 (no unknowns met above this node) all sums are exact integers,
+    # so class counts are needed only at candidate rows and in any order; otherwise the
+    # float running sums are replayed in c4.5's order over a one-hot table
+    unit = bool(n) and bool((weights == 1).all())
+    if unit:
+        known = known_mask.sum(axis=0).astype(np.float32)
+        unknown = cases - known
+        low = np.cumsum(known_mask, axis=0, dtype=np.float32)
+        total_c = np.stack([np.bincount(classes[known_mask[:, j], j], minlength=n_classes)
+                            for j in range(k)]).astype(np.float32)
+    else:
+        onehot = np.zeros((n, k, n_classes), dtype=np.float32)
+        np.put_along_axis(onehot, classes[:, :, None], weights[:, :, None], axis=2)
+        known_oh = np.where(known_mask[:, :, None], onehot, F32(0))
+        unknown_oh = np.where(known_mask[:, :, None], F32(0), onehot)
+        # unknowns: per-class float sums, then ValFreq[0] summed over the classes in order
+        unknown = seq_sum(seq_sum(unknown_oh, axis=0) if n else np.zeros((k, n_classes), np.float32), axis=1)
+        known = cases - unknown
+        low = np.cumsum(np.where(known_mask, weights, F32(0)), axis=0, dtype=np.float32)
     with np.errstate(divide="ignore", invalid="ignore"):
         unknown_rate = (1.0 - (known / cases).astype(np.float64)).astype(np.float32)
-        low_c = np.cumsum(known_oh, axis=0, dtype=np.float32)         # Freq[1] after row i
-        total_c = low_c[-1] if n else np.zeros((k, n_classes), np.float32)
-        # Freq[2] is the known total with each row's weight subtracted in turn
-        high_c = np.subtract.accumulate(np.concatenate([total_c[None], known_oh]), axis=0,
-                                        dtype=np.float32)[1:]
-        low = np.cumsum(np.where(known_mask, weights, F32(0)), axis=0, dtype=np.float32)
+        if not unit:
+            low_c = np.cumsum(known_oh, axis=0, dtype=np.float32)         # Freq[1] after row i
+            total_c = low_c[-1] if n else np.zeros((k, n_classes), np.float32)
+            # Freq[2] is the known total with each row's weight subtracted in turn
+            high_c = np.subtract.accumulate(np.concatenate([total_c[None], known_oh]), axis=0,
+                                            dtype=np.float32)[1:]
         base = info(total_c) / known
         min_split = (0.10 * known.astype(np.float64) / n_classes).astype(np.float32)
         min_split = np.where(min_split <= min_objs, F32(min_objs),
@@ -138,7 +150,12 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
         reasonable = (low >= min_objs) & (high >= min_objs) & (known[None, :] != 0)
         # information only where a cut is possible: usually a small share of the rows
         rows, cols_ = np.nonzero(cand)
-        this_info = info(low_c[rows, cols_]) + info(high_c[rows, cols_])
+        if unit:
+            low_sel = _counts_at(classes, known_mask, rows, cols_, k, n_classes)
+            high_sel = total_c[cols_] - low_sel
+        else:
+            low_sel, high_sel = low_c[rows, cols_], high_c[rows, cols_]
+        this_info = info(low_sel) + info(high_sel)
         gain = _gain(base[cols_], unknown_rate[cols_], this_info, known[cols_])
         gain = np.where(reasonable[rows, cols_], gain, NO_GAIN)
         tries = np.where(cand, 1, 0).sum(axis=0)
@@ -155,6 +172,28 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
     split = info(np.stack([unknown, lo, known - lo], axis=1)) / cases
     return (np.where(ok, best_val, NO_GAIN).astype(np.float32),
             np.where(ok, split, F32(0)).astype(np.float32), np.where(ok, best, -1))
+
+
+def _counts_at(classes: np.ndarray, known_mask: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+               k: int, n_classes: int) -> np.ndarray:
+    """Class counts of the sorted rows 0..r of column c for each (r, c) pair, unit weights.
+
+    `rows`/`cols` come from np.nonzero (column-major within row order); each known case is
+    assigned to the first candidate row at or after it, then counts are cumulated.
+    """
+    out = np.zeros((len(rows), n_classes), dtype=np.float32)
+    for j in range(k):
+        sel = np.flatnonzero(cols == j)
+        if sel.size == 0:
+            continue
+        r = rows[sel]                                        # ascending
+        m = int(known_mask[:, j].sum())
+        seg = np.searchsorted(r, np.arange(m), side="left")  # case i counts from segment seg
+        keep = seg < len(r)
+        counts = np.bincount(seg[keep] * n_classes + classes[:m, j][keep],
+                             minlength=len(r) * n_classes).reshape(len(r), n_classes)
+        out[sel] = np.cumsum(counts, axis=0)
+    return out
 
 
 def worth(gain: np.ndarray, split: np.ndarray, average_gain: float, gain_ratio: bool) -> np.ndarray:
