@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .data.frame import encode_frame, from_frame, load_data
+from .data.frame import from_frame, load_data
 from .data.schema import Dataset
 from .errors import InputError
 from .estimate import z_squared

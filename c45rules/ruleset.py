@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .data.frame import encode_frame
-from .data.schema import Dataset, Schema
+from .data.schema import Attribute, Dataset, Schema
 from .errors import InputError
 
 Op = Literal["<=", ">", "=", "in"]
@@ -67,6 +67,33 @@ class Rule:
     def __str__(self) -> str:
         conds = " and ".join(str(c) for c in self.conditions)
         return f"rule {self.id}: if {conds} then {self.prediction} [{100 * self.confidence:.1f}%]"
+
+
+def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Attribute", tuple[str, ...]]:
+    """The attribute a condition tests and its values (discrete), or ModelError naming `where`.
+
+    Code generators call this before emitting a test, so a hand-edited model can never
+    produce a test on an unknown attribute, of the wrong kind, or on a value outside the
+    schema.
+    """
+    from .errors import ModelError
+    try:
+        attr = schema.attribute(cond.attribute)
+    except InputError:
+        raise ModelError(f"{where}: {cond.attribute!r} is not an attribute of the schema") from None
+    if cond.op in ("<=", ">"):
+        if not attr.is_continuous:
+            raise ModelError(f"{where}: threshold test on {attr.kind} attribute {attr.name!r}")
+        return attr, ()
+    if cond.op not in ("=", "in"):
+        raise ModelError(f"{where}: unknown operator {cond.op!r}")
+    if not attr.is_discrete:
+        raise ModelError(f"{where}: value test on {attr.kind} attribute {attr.name!r}")
+    values = (cond.value,) if cond.op == "=" else tuple(cond.value)
+    for v in values:
+        if not isinstance(v, str) or v not in attr.values:
+            raise ModelError(f"{where}: {v!r} is not a value of attribute {attr.name!r}")
+    return attr, values
 
 
 def format_threshold(v: float) -> str:

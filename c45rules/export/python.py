@@ -20,8 +20,8 @@ import math
 import os
 from pathlib import Path
 
-from ..errors import InputError, ModelError
-from ..ruleset import Condition, RuleSet
+from ..errors import ModelError
+from ..ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
 
 
@@ -60,23 +60,10 @@ def _float(v: float) -> str:
 
 def _test(cond: Condition, ruleset: RuleSet, where: str) -> str:
     """The Python test for one condition over the cleaned record."""
-    try:
-        attr = ruleset.schema.attribute(cond.attribute)
-    except InputError:
-        raise ModelError(f"{where}: {cond.attribute!r} is not an attribute of the schema") from None
+    attr, values = checked_condition(cond, ruleset.schema, where)
     field = f"record[{_literal(cond.attribute)}]"
     if cond.op in ("<=", ">"):
-        if not attr.is_continuous:
-            raise ModelError(f"{where}: threshold test on {attr.kind} attribute {attr.name!r}")
         return f"{field} {cond.op} {_float(cond.value)}"
-    if cond.op not in ("=", "in"):
-        raise ModelError(f"{where}: unknown operator {cond.op!r}")
-    if not attr.is_discrete:
-        raise ModelError(f"{where}: value test on {attr.kind} attribute {attr.name!r}")
-    values = (cond.value,) if cond.op == "=" else tuple(cond.value)
-    for v in values:
-        if not isinstance(v, str) or v not in attr.values:
-            raise ModelError(f"{where}: {v!r} is not a value of attribute {attr.name!r}")
     if cond.op == "=":
         return f"{field} == {_literal(cond.value)}"
     return f"{field} in {_literal(values)}"

@@ -39,7 +39,7 @@ from typing import Callable
 from sqlglot import exp
 
 from ..errors import InputError, ModelError
-from ..ruleset import Condition, Rule, RuleSet
+from ..ruleset import Condition, Rule, RuleSet, checked_condition
 
 UNKNOWN_VALUES = ("", "?")   # unknown in data (spec 1), so a test on them is never satisfied
 
@@ -111,14 +111,9 @@ def _number(value: float, where: str) -> exp.Expression:
 def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | None,
                where: str) -> list[exp.Expression] | None:
     """The SQL tests (ANDed) for one condition; None when no value can ever satisfy it."""
-    try:
-        attr = ruleset.schema.attribute(cond.attribute)
-    except InputError:
-        raise ModelError(f"{where}: {cond.attribute!r} is not an attribute of the schema") from None
+    attr, values = checked_condition(cond, ruleset.schema, where)
     col = _column(cond.attribute, table)
     if cond.op in ("<=", ">"):
-        if not attr.is_continuous:
-            raise ModelError(f"{where}: threshold test on {attr.kind} attribute {attr.name!r}")
         t = _number(cond.value, where)
         if cond.op == "<=":
             return [exp.LTE(this=col, expression=t)]
@@ -127,14 +122,6 @@ def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | Non
             return [exp.GT(this=col, expression=t)]
         # NaN sorts above every number there, so NaN > t would hold without the guard
         return [exp.GT(this=col, expression=t), exp.NEQ(this=col.copy(), expression=nan())]
-    if cond.op not in ("=", "in"):
-        raise ModelError(f"{where}: unknown operator {cond.op!r}")
-    if not attr.is_discrete:
-        raise ModelError(f"{where}: value test on {attr.kind} attribute {attr.name!r}")
-    values = (cond.value,) if cond.op == "=" else tuple(cond.value)
-    for v in values:
-        if not isinstance(v, str) or v not in attr.values:
-            raise ModelError(f"{where}: {v!r} is not a value of attribute {attr.name!r}")
     values = tuple(v for v in values if v not in UNKNOWN_VALUES)
     if not values:
         return None
