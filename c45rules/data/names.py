@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -151,6 +152,13 @@ def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
     """Split a C4.5 data file into a frame of raw strings, one column per field."""
     # fast path: the common file has no escapes and no comments
     if "\\" not in text and "|" not in text:
+        # pandas cannot be trusted with the field count: a short line is padded with ''
+        # (indistinguishable from an empty last value) and a long first line silently
+        # becomes an index column, shifting every value one attribute to the left
+        for lineno, line in enumerate(re.split(r"\r\n|\r|\n", text), 1):
+            if line.count(",") != ncols - 1 and line.strip():
+                raise InputError(f"{path}:{lineno}: expected {ncols} values,"
+                                 f" found {line.count(',') + 1}")
         try:
             frame = pd.read_csv(io.StringIO(text), header=None, dtype=str, sep=",",
                                 quoting=csv.QUOTE_NONE, keep_default_na=False,
