@@ -82,6 +82,8 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     dups = sorted({c for c in cols if cols.count(c) > 1})
     if dups:
         raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
+    if "" in cols:   # a model cannot name it: the YAML reader, SQL and .names refuse it
+        raise InputError(f"{source}: column {cols.index('') + 1} has an empty name")
     df = df.set_axis(cols, axis=1)
     if target not in cols:
         raise InputError(f"{source}: target column {target!r} not found (columns: {', '.join(cols)})")
@@ -199,25 +201,55 @@ def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
         except Exception as e:  # pyarrow raises many types for a corrupt file
             raise InputError(f"{path}: not a readable Parquet file ({e})") from None
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    header, records = check_csv_layout(path, sep)
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            header = next(csv.reader(f, delimiter=sep), None)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
-    if header is None:
-        raise InputError(f"{path}: empty file (expected a header row)")
-    dups = sorted({h for h in header if header.count(h) > 1})
-    if dups:
-        raise InputError(f"{path}: duplicate column name(s) in the header: {', '.join(map(repr, dups))}")
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                           encoding="utf-8", sep=sep, **kw)
+        # every line is a record (a blank one: every value unknown) and no column is taken
+        # as the index: pandas would otherwise drop blank lines and, when the data lines
+        # have one field more than the header, shift every value one column to the left
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
+                            encoding="utf-8", sep=sep, skip_blank_lines=False, index_col=False,
+                            **kw)
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
     except pd.errors.ParserError as e:
         raise InputError(f"{path}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: empty file (expected a header row)") from None
+    if len(frame) != records or frame.shape[1] != len(header):
+        raise InputError(f"{path}: read {len(frame)} rows of {frame.shape[1]} columns, but the file"
+                         f" holds {records} records of {len(header)} fields (unusual quoting?)")
+    return frame
+
+
+def check_csv_layout(path: str | os.PathLike, sep: str = ",") -> tuple[list[str], int]:
+    """(header, number of records) of a CSV file, read as Python's csv module reads it.
+
+    Refuses, naming the line, an empty file, duplicate column names, bytes that are not
+    UTF-8 and a record whose number of fields differs from the header's; a blank line is a
+    record whose values are all unknown (a one-column file writes a missing value so).
+    """
+    path = Path(path)
+    records = 0
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.reader(f, delimiter=sep)
+            header = next(reader, None)
+            if header is None:
+                raise InputError(f"{path}: empty file (expected a header row)")
+            dups = sorted({h for h in header if header.count(h) > 1})
+            if dups:
+                raise InputError(f"{path}: duplicate column name(s) in the header:"
+                                 f" {', '.join(map(repr, dups))}")
+            for row in reader:
+                if row and len(row) != len(header):
+                    raise InputError(f"{path}:{reader.line_num}: {len(row)} field(s), but the"
+                                     f" header has {len(header)}")
+                records += 1
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
+    except csv.Error as e:
+        raise InputError(f"{path}: not a readable CSV file ({e})") from None
+    return header, records
 
 
 def read_csv(path: str | os.PathLike, target: str, **kinds) -> Dataset:
