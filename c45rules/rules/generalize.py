@@ -175,8 +175,8 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
     cover = None
     wrong_bits = pools.wrong_bits(y, target)
     while levels:
-        a0, p0 = _rates(t0, e0, default_error, cf)
-        ad, pd = _rates(td, ed, default_error, cf)
+        actual, pess = _rates(np.append(t0, td), np.append(e0, ed), default_error, cf)
+        a0, ad, p0, pd = actual[0], actual[1:], pess[0], pess[1:]
         # best = lowest pessimistic error, ties to the later condition
         best = len(levels) - 1 - int(np.argmin(pd[::-1]))
         drop = bool(np.any(pd <= p0) or np.any(ad <= a0))

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .coding import CODE_WEIGHT, exception_bits, log_fact
+from .coding import CODE_WEIGHT, ExceptionCoder, log_fact
 from .generalize import CandidateRule
 from .random import GlibcRandom
 
@@ -48,6 +48,7 @@ class _ClassSearch:
         self.case_pos = self.pos[self.r_case]
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
+        self.coder = ExceptionCoder(n)
 
     # ---- state ------------------------------------------------------------------------
     def start(self, inside: np.ndarray) -> None:
@@ -115,14 +116,14 @@ class _ClassSearch:
         fn = self.n_pos - (fires - fp)
         size = int(inside.sum())
         rb = float(self.bits[inside].sum()) - log_fact(size)
-        cost = CODE_WEIGHT * rb + float(exception_bits(self.n, fires, fp, fn))
+        cost = CODE_WEIGHT * rb + float(self.coder.bits(fires, fp, fn))
         if cost < self.best_cost:
             self.best_cost, self.best = cost, inside.copy()
-        sign = np.where(inside, -1.0, 1.0)
+        sign = np.where(inside, -1, 1)
         lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
         reorder = np.where(inside, lg(size), -lg(size + 1))
-        after = exception_bits(self.n, fires + sign * (self.right + self.wrong), fp + sign * self.wrong,
-                               fn - sign * self.right) \
+        after = self.coder.bits(fires + sign * (self.right + self.wrong), fp + sign * self.wrong,
+                                fn - sign * self.right) \
             + CODE_WEIGHT * (rb + sign * self.bits + reorder)
         return cost - after
 
@@ -150,7 +151,7 @@ class _ClassSearch:
         member = ((subsets[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
         sizes = member.sum(axis=1)
         theory = CODE_WEIGHT * (member @ self.bits - np.array([log_fact(int(s)) for s in sizes]))
-        costs = theory + exception_bits(self.n, fires, fp, fn)
+        costs = theory + self.coder.bits(fires, fp, fn)
         best = int(np.argmin(costs))    # ties keep the earliest subset in counting order
         self.best_cost, self.best = float(costs[best]), member[best].copy()
 
