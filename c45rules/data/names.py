@@ -14,6 +14,8 @@ from ..errors import InputError
 from .schema import UNKNOWN_CODE, Attribute, Dataset, Schema
 
 _DELIMS = {",", ":", "\n", "|"}
+# only these end a line of a data file (str.splitlines would also split at U+2028, \x0c, ...)
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _read_text(path: Path) -> str:
@@ -155,7 +157,7 @@ def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
         # pandas cannot be trusted with the field count: a short line is padded with ''
         # (indistinguishable from an empty last value) and a long first line silently
         # becomes an index column, shifting every value one attribute to the left
-        for lineno, line in enumerate(re.split(r"\r\n|\r|\n", text), 1):
+        for lineno, line in enumerate(_LINE_END.split(text), 1):
             if line.count(",") != ncols - 1 and line.strip():
                 raise InputError(f"{path}:{lineno}: expected {ncols} values,"
                                  f" found {line.count(',') + 1}")
@@ -174,7 +176,7 @@ def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
         frame[ncols - 1] = last.where(~last.str.endswith("."), last.str[:-1])
         return frame
     rows: list[list[str]] = []
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    for lineno, raw in enumerate(_LINE_END.split(text), 1):
         fields, cur, i = [], [], 0
         while i < len(raw):
             c = raw[i]

@@ -106,13 +106,14 @@ def test_kind_overrides_name_unknown_or_contradictory_columns():
 
 
 # ---- documented outcomes that are not errors ------------------------------------------------------
-def test_one_row_and_one_class_fit_zero_rules_with_that_class_as_default(tmp_path):
+def test_one_row_or_one_class_is_refused_naming_the_class(tmp_path):
+    # issue 2: a single class is a clear error (there is nothing to learn a rule for)
     path = write(tmp_path / "t.csv", "a,y\n1,only\n")
-    for data in (path, pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["u", "v", "u"], "y": ["k"] * 3})):
-        rs = c45rules.fit(data if isinstance(data, pd.DataFrame) else str(data), "y")
-        assert rs.rules == () and rs.schema.classes == (rs.default_class,)
-        assert list(rs.predict(pd.DataFrame({"a": [math.nan, 5.0], "b": ["?", "new"]}))) == [rs.default_class] * 2
-        assert load_yaml(dump_yaml(rs)) == rs
+    with pytest.raises(InputError, match=r"t.csv: all 1 cases are of class 'only'; learning needs at least two classes"):
+        c45rules.fit(str(path), "y")
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["u", "v", "u"], "y": ["k"] * 3})
+    with pytest.raises(InputError, match="all 3 cases are of class 'k'"):
+        c45rules.fit(df, "y")
 
 
 def test_a_column_of_only_unknown_values_is_kept_and_never_tested():
@@ -308,3 +309,13 @@ def test_scoring_refusals_name_the_column_and_row():
                                    "humidity": [math.inf, 70.0, -math.inf, math.nan],
                                    "windy": ["true", "", "false", np.nan]}))
     assert list(got) == ["Don't Play", "Play", "Play", "Play"]
+
+
+def test_only_cr_and_lf_end_a_line_of_a_c45_file(tmp_path):
+    """A value holding U+2028 (or \\x0c, \\x85) is one value, with or without comments in
+    the file (the comment-aware reader used str.splitlines, which splits there)."""
+    names = "x, y.\na: p\u2028q, r.\nb: continuous.\n"
+    for data in ("p\u2028q,1,x\nr,2,y\n", "p\u2028q,1,x | a comment\nr,2,y\n"):
+        train, _ = load_stem(stem(tmp_path, names, data))
+        assert train.schema.attribute("a").values == ("p\u2028q", "r")
+        assert train.columns[0].tolist() == [0, 1]
