@@ -211,7 +211,7 @@ def dataset_stem(name: str) -> str:
 
 
 def run_child(argv: list[str], timeout: float, stage_timeout: float | None) -> dict:
-    """Run a child, collecting its events; kill it past either timeout."""
+    """Run a child, collecting its events (progress on stderr); kill it past either timeout."""
     proc = subprocess.Popen([sys.executable, __file__, *argv], stdout=subprocess.PIPE, text=True,
                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     lines: queue.Queue = queue.Queue()
@@ -234,6 +234,7 @@ def run_child(argv: list[str], timeout: float, stage_timeout: float | None) -> d
         except queue.Empty:
             proc.kill()
             proc.wait()
+            print(f"    {stage or 'between stages'}: timeout", file=sys.stderr, flush=True)
             got["status"] = "timeout"
             if stage is not None:
                 got["stages"][stage] = {"status": "timeout",
@@ -249,6 +250,7 @@ def run_child(argv: list[str], timeout: float, stage_timeout: float | None) -> d
             stage, stage_start = ev["stage"], time.monotonic()
         elif kind == "done":
             name = ev.pop("stage")
+            print(f"    {name}: {ev['wall']:.2f} s", file=sys.stderr, flush=True)
             old = got["stages"].get(name)
             if old is not None and "peak_kb" in ev:  # --repeat: the highest peak of all runs
                 ev["peak_kb"] = old["peak_kb"] = max(ev["peak_kb"], old["peak_kb"])
