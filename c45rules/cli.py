@@ -363,11 +363,11 @@ def cmd_tree(args: argparse.Namespace) -> int:
     ev_test = None if test is None else evaluate_trees(tree.unpruned, tree.pruned, test, train.n)
     if args.json:
         print(json.dumps({
-            "unpruned_size": ev.unpruned_size, "unpruned_train_errors": ev.unpruned_errors,
-            "unpruned_test_errors": None if ev_test is None else ev_test.unpruned_errors,
-            "pruned_size": ev.pruned_size, "pruned_train_errors": ev.pruned_errors,
-            "pruned_test_errors": None if ev_test is None else ev_test.pruned_errors,
-            "estimate": round(ev.estimate, 1)}))
+            "unpruned": {"size": ev.unpruned_size, "train_errors": ev.unpruned_errors,
+                         "test_errors": None if ev_test is None else ev_test.unpruned_errors},
+            "pruned": {"size": ev.pruned_size, "train_errors": ev.pruned_errors,
+                       "test_errors": None if ev_test is None else ev_test.pruned_errors,
+                       "estimate_pct": round(ev.estimate, 1)}}))
         return 0
     out = ["Decision Tree:\n\n" + format_tree(tree.unpruned, train.schema) + "\n\n"]
     # c4.5 prints the simplified tree only when pruning changed it; any change shrinks it

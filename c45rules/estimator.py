@@ -119,6 +119,10 @@ def _require_labels(data: Dataset) -> None:
         raise InputError(f"{data.source}: the data has no class column")
     if data.n == 0:
         raise InputError(f"{data.source}: no cases")
+    present = np.unique(data.y)
+    if len(present) < 2:
+        raise InputError(f"{data.source}: all {data.n} cases are of class"
+                         f" {data.schema.classes[int(present[0])]!r}; learning needs at least two classes")
 
 
 def as_dataset(data: Any, target: str | None = None, **kinds) -> tuple[Dataset, Dataset | None]:

@@ -35,16 +35,14 @@ def reference_rules(name: str) -> str:
 # ---- tree and rules: the reference programs' numbers and layout ------------------------------
 def test_tree_json_crx_matches_reference_summary():
     out = json.loads(ok("tree", CRX, "-u", "--json").stdout)
-    assert out == {"unpruned_size": 90, "unpruned_train_errors": 19, "unpruned_test_errors": 34,
-                   "pruned_size": 58, "pruned_train_errors": 24, "pruned_test_errors": 34,
-                   "estimate": 11.9}
+    assert out == {"unpruned": {"size": 90, "train_errors": 19, "test_errors": 34},
+                   "pruned": {"size": 58, "train_errors": 24, "test_errors": 34, "estimate_pct": 11.9}}
 
 
 def test_tree_json_without_test_data_has_null_test_errors():
     out = json.loads(cli(["tree", f"{GOLF}.names", "--json"])[1])
-    assert out == {"unpruned_size": 8, "unpruned_train_errors": 0, "unpruned_test_errors": None,
-                   "pruned_size": 8, "pruned_train_errors": 0, "pruned_test_errors": None,
-                   "estimate": 38.5}
+    assert out == {"unpruned": {"size": 8, "train_errors": 0, "test_errors": None},
+                   "pruned": {"size": 8, "train_errors": 0, "test_errors": None, "estimate_pct": 38.5}}
 
 
 @pytest.mark.parametrize("name,flags", [("crx", ["-u"]), ("golf", [])])
