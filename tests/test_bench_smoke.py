@@ -15,7 +15,7 @@ def test_bench_runs_on_golf_and_writes_the_table(tmp_path):
     for text in (out.stdout, md.read_text()):
         rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in text.splitlines()
                 if ln.startswith("| golf |")]
-        assert [r[2] for r in rows] == ["load", "tree", "rules", "total", "predict"]
+        assert [r[2] for r in rows] == ["load", "tree", "rules", "total", "predict", "predict 1M"]
         for r in rows:
             assert r[1] == "14"
             float(r[3])  # a wall time, not 'timeout' or 'error'
