@@ -1,6 +1,7 @@
 """The public entry points: `fit` (one call) and the scikit-learn style estimator `C45Rules`."""
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -29,22 +30,33 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) \
+        and math.isfinite(v)
+
+
 def _check_options(o: dict[str, Any]) -> dict[str, Any]:
+    """The options with defaults filled in, or InputError naming the first bad one."""
     unknown = sorted(set(o) - set(DEFAULTS))
     if unknown:
         raise InputError(f"unknown option(s): {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
     out = {**DEFAULTS, **o}
     for key in ("cf", "rules_cf"):
         v = out[key]
-        if v is not None and not (isinstance(v, (int, float)) and 0 < v <= 1):
+        if v is not None and not (_number(v) and 0 < v <= 1):
             raise InputError(f"option {key} must be a confidence level in (0, 1], got {v!r}")
-    if not (isinstance(out["min_objs"], (int, float)) and out["min_objs"] >= 1):
+    if not (_number(out["min_objs"]) and out["min_objs"] >= 1):
         raise InputError(f"option min_objs must be >= 1, got {out['min_objs']!r}")
-    if out["fisher"] is not None and not (0 < out["fisher"] <= 100):
+    if out["fisher"] is not None and not (_number(out["fisher"]) and 0 < out["fisher"] <= 100):
         raise InputError(f"option fisher is a percentage in (0, 100], got {out['fisher']!r}")
-    if not (isinstance(out["redundancy"], (int, float)) and out["redundancy"] > 0):
-        raise InputError(f"option redundancy must be > 0, got {out['redundancy']!r}")
-    z_squared(out["cf"])
+    if not (_number(out["redundancy"]) and out["redundancy"] > 0):
+        raise InputError(f"option redundancy must be > 0 and finite, got {out['redundancy']!r}")
+    for key in ("gain_ratio", "subset", "annealing"):
+        if not isinstance(out[key], (bool, np.bool_)):
+            raise InputError(f"option {key} must be True or False, got {out[key]!r}")
+    seed = out["seed"]
+    if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+        raise InputError(f"option seed must be an integer or None, got {seed!r}")
     return out
 
 

@@ -9,6 +9,7 @@ numbers, else as strings, so that the schema does not depend on row order.
 from __future__ import annotations
 
 import csv
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -65,11 +66,15 @@ def _numeric(s: pd.Series) -> tuple[np.ndarray, bool]:
 
 
 def _sorted_values(txt: pd.Series) -> tuple[str, ...]:
-    vals = pd.unique(txt.dropna())
+    """Distinct values by number when all are finite numbers, else as strings (row order free)."""
+    vals = [str(v) for v in pd.unique(txt.dropna())]
     try:
-        return tuple(sorted(vals, key=lambda v: (float(v), v)))
+        nums = [float(v) for v in vals]
     except ValueError:
         return tuple(sorted(vals))
+    if not all(math.isfinite(x) for x in nums):   # 'nan' or 'inf' text: NaN keys do not sort
+        return tuple(sorted(vals))
+    return tuple(v for _, v in sorted(zip(nums, vals)))
 
 
 def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
