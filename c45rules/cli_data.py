@@ -39,20 +39,6 @@ def _c45_frame(path: Path, schema: Schema) -> pd.DataFrame:
     return frame
 
 
-def _csv_header(path: Path, sep: str) -> list[str]:
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            header = next(csv.reader(f, delimiter=sep), None)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
-    if header is None:
-        raise InputError(f"{path}: empty file (expected a header row)")
-    dups = sorted({h for h in header if header.count(h) > 1})
-    if dups:
-        raise InputError(f"{path}: duplicate column name(s) in the header: {', '.join(map(repr, dups))}")
-    return header
-
-
 def read_text_chunks(path: str | os.PathLike, schema: Schema,
                      chunksize: int) -> tuple[list[str], Iterator[pd.DataFrame]]:
     """(column names, frames of text cells in file order) for CSV/TSV, Parquet or C4.5 files."""
@@ -64,13 +50,17 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema,
     suffix = p.suffix.lower()
     if suffix in CSV_SUFFIXES:
         sep = "\t" if suffix == ".tsv" else ","
-        header = _csv_header(p, sep)
+        from .data.frame import check_csv_layout
+        header, _ = check_csv_layout(p, sep)   # refuses short/long records, naming the line
 
         def chunks() -> Iterator[pd.DataFrame]:
             try:
                 with pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, na_filter=False,
-                                 encoding="utf-8", chunksize=chunksize) as reader:
-                    yield from reader
+                                 encoding="utf-8", chunksize=chunksize, skip_blank_lines=False,
+                                 index_col=False) as reader:
+                    # a blank line is a record of unknown values (as read_table reads it)
+                    for chunk in reader:
+                        yield chunk.fillna("")
             except UnicodeDecodeError as e:
                 raise InputError(f"{p}: bytes that are not UTF-8 (at byte {e.start})") from None
             except pd.errors.ParserError as e:

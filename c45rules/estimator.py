@@ -13,7 +13,6 @@ from . import __version__
 from .data.frame import from_frame, load_data
 from .data.schema import Dataset
 from .errors import InputError
-from .estimate import z_squared
 from .rules.coding import attribute_test_bits, branch_bits, rule_bits
 from .rules.extract import DISCRETE, THRESHOLD, CondTest
 from .rules.generalize import CandidateRule, generalise_rules

@@ -255,7 +255,7 @@ def _main(argv=None) -> int:
                 try:
                     for row in reader:
                         if not row:
-                            continue
+                            row = [""] * len(header)   # a blank line: every value unknown
                         if len(row) != len(header):
                             status = fail(f"line {reader.line_num}: {len(row)} fields,"
                                           f" the header has {len(header)}")
