@@ -8,6 +8,7 @@ error exceeds 0.7 never fires (spec 7.6.1); it is kept so the list matches c4.5r
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from .errors import InputError
 
 Op = Literal["<=", ">", "=", "in"]
 NEVER_FIRES_ABOVE = 0.7  # spec 7.6.1: Strength is 0 when a rule's error exceeds 0.7
+_BLOCK = 1 << 16          # cases scored together by rule_index
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,25 @@ class RuleSet:
                              " or a list of mappings")
         return encode_frame(data, self.schema, require=self.used_attributes())
 
+    @functools.cached_property
+    def _compiled(self) -> list[list[tuple[int, Any, Any]]]:
+        """Each rule's conditions as (column, numpy test, operand) over encoded data."""
+        tests = {"<=": np.less_equal, ">": np.greater, "=": np.equal}
+        out = []
+        for rule in self.rules:
+            conds = []
+            for c in rule.conditions:
+                attr, values = checked_condition(c, self.schema, f"rule {rule.id}")
+                a = self.schema.index(c.attribute)
+                if c.op in ("<=", ">"):
+                    conds.append((a, tests[c.op], float(c.value)))
+                elif c.op == "=":
+                    conds.append((a, np.equal, attr.values.index(c.value)))
+                else:
+                    conds.append((a, np.isin, np.array([attr.values.index(v) for v in values])))
+            out.append(conds)
+        return out
+
     def used_attributes(self) -> tuple[str, ...]:
         """Names of the attributes the rules test, in schema order."""
         used = {c.attribute for r in self.rules for c in r.conditions}
@@ -183,21 +204,43 @@ class RuleSet:
     def rule_index(self, data: Any) -> np.ndarray:
         """Position (1-based) in `rules` of the first firing rule per case, 0 for the default."""
         ds = self._encode(data)
-        out = np.zeros(ds.n, dtype=np.int64)
-        remaining = np.arange(ds.n)
+        if ds.n <= _BLOCK:
+            return self._rule_index_block(ds)
+        # blocks of cases stay in cache while every rule is tried on them
+        out = np.empty(ds.n, dtype=np.int64)
+        for lo in range(0, ds.n, _BLOCK):
+            part = Dataset(ds.schema, [c[lo:lo + _BLOCK] for c in ds.columns], None, ds.source)
+            out[lo:lo + _BLOCK] = self._rule_index_block(part)
+        return out
+
+    def _rule_index_block(self, ds: Dataset) -> np.ndarray:
+        n = ds.n
+        out = np.zeros(n, dtype=np.int64)
+        alive = np.ones(n, dtype=bool)
+        remaining = np.arange(n)
+        dense = True      # most cases still undecided: test whole columns, no gathers
         for k, rule in enumerate(self.rules, 1):
             if remaining.size == 0:
                 break
-            if not rule.fires:
+            if not rule.fires or not rule.conditions:
+                if rule.fires:
+                    out[remaining] = k
+                    remaining = remaining[:0]
                 continue
-            idx = remaining
-            for cond in rule.conditions:
-                idx = idx[self.condition_mask(cond, ds, idx)]
+            (a, test, value), *rest = self._compiled[k - 1]
+            if dense:
+                idx = np.flatnonzero(test(ds.columns[a], value) & alive)
+            else:
+                idx = remaining[test(ds.columns[a][remaining], value)]
+            for a, test, value in rest:
                 if idx.size == 0:
                     break
+                idx = idx[test(ds.columns[a][idx], value)]
             if idx.size:
                 out[idx] = k
-                remaining = remaining[out[remaining] == 0]
+                alive[idx] = False
+                remaining = remaining[alive[remaining]]
+                dense = remaining.size * 8 > n
         return out
 
     def predict_rule(self, data: Any) -> np.ndarray:
