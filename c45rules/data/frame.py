@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .names import encode_column, load_stem, read_names, read_cases
+from .names import encode_classes, encode_column, load_stem, read_names, read_cases
 from .schema import Attribute, Dataset, Schema
 
 UNKNOWN_STRINGS = ("", "?")
@@ -182,14 +182,8 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
     if with_target:
         if tname not in cols:
             raise InputError(f"{source}: class column {tname!r} not found (columns: {', '.join(cols)})")
-        txt = _as_strings(df[tname])
-        lookup = {c: i for i, c in enumerate(schema.classes)}
-        yy = txt.map(lookup)
-        if yy.isna().any():
-            i = int(np.flatnonzero(yy.isna().to_numpy())[0])
-            raise InputError(f"{source}: row {i + 1}: class {txt.iloc[i]!r} is not one of the"
-                             f" model's classes ({', '.join(schema.classes)})")
-        y = yy.to_numpy(dtype=np.int32)
+        y = encode_classes(_as_strings(df[tname]), schema.classes, f"{source}: row",
+                           "is not one of the model's classes")
     return Dataset(schema, columns, y, source)
 
 

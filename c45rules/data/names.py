@@ -226,14 +226,17 @@ def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False
             attributes[j] = Attribute(a.name, "discrete", tuple(seen))
     full = Schema(tuple(attributes), schema.classes, schema.target)
     columns = [encode_column(frame[j], a, f"{path}", lines_are_cases=True) for j, a in enumerate(attributes)]
-    cls = frame[ncols - 1]
-    lookup = {c: i for i, c in enumerate(full.classes)}
-    y = cls.map(lookup)
-    if y.isna().any():
-        bad = int(np.flatnonzero(y.isna().to_numpy())[0])
-        raise InputError(f"{path}: case {bad + 1}: class {cls.iloc[bad]!r} is not in the class list"
-                         f" ({', '.join(full.classes)})")
-    return Dataset(full, columns, y.to_numpy(dtype=np.int32), str(path)), full
+    y = encode_classes(frame[ncols - 1], full.classes, f"{path}: case", "is not in the class list")
+    return Dataset(full, columns, y, str(path)), full
+
+
+def encode_classes(raw: pd.Series, classes: tuple[str, ...], where: str, problem: str) -> np.ndarray:
+    """Class codes of a column of class names, or InputError at the first unknown one."""
+    codes = raw.map({c: i for i, c in enumerate(classes)})
+    if codes.isna().any():
+        bad = int(np.flatnonzero(codes.isna().to_numpy())[0])
+        raise InputError(f"{where} {bad + 1}: class {raw.iloc[bad]!r} {problem} ({', '.join(classes)})")
+    return codes.to_numpy(dtype=np.int32)
 
 
 def encode_column(raw: pd.Series, a: Attribute, where: str, *, lines_are_cases: bool = False,
