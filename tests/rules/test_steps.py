@@ -126,3 +126,20 @@ def test_never_firing_rules_are_not_selected_to_cover():
     weak = _rule(1, 0, [0, 1], error=0.8)   # error > 0.7: never fires (spec 7.6.1)
     chosen = select_rules([weak], {1: 2.0}, y, 2)
     assert chosen == []
+
+
+@pytest.mark.parametrize("options,ids,train_errors,test_errors", [
+    # no reference output exists for these options: the values pin our implementation
+    ({"annealing": True}, [32, 21, 7, 17, 25, 23, 36], 37, 35),
+    ({"fisher": 5}, [24, 14, 21, 15, 28, 26, 20, 7], 45, 37),
+    ({"redundancy": 2.0}, [28, 15, 24, 1, 14, 4, 6, 11, 8, 36, 21, 35, 3, 7, 17, 25, 18], 33, 32),
+    ({"cf": 0.1}, [27, 24, 15, 16, 33, 21, 7, 17], 42, 34),
+])
+def test_rules_options_on_crx(options, ids, train_errors, test_errors):
+    train, test = load_stem(R.stem("crx"), test=True)
+    rs, _, _ = fit_dataset(train, **options)
+    classes = np.array(train.schema.classes, dtype=object)
+    assert [r.id for r in rs.rules] == ids
+    assert int((rs.predict(train) != classes[train.y]).sum()) == train_errors
+    assert int((rs.predict(test) != classes[test.y]).sum()) == test_errors
+    assert dict(rs.options)[next(iter(options))] == next(iter(options.values()))
