@@ -83,6 +83,8 @@ class ExceptionCoder:
 
     def bits(self, fires, fp, fn) -> np.ndarray:
         """ExceptionBits for arrays (or scalars) of whole counts."""
+        if np.ndim(fires) == 0 and np.ndim(fp) == 0 and np.ndim(fn) == 0:
+            return self._bits_one(int(fires), int(fp), int(fn))
         fires = np.asarray(fires, dtype=np.int64)
         fp = np.asarray(fp, dtype=np.int64)
         fn = np.asarray(fn, dtype=np.int64)
@@ -91,6 +93,23 @@ class ExceptionCoder:
         covered = self._b(fires, fp, np.where(big, mean2, 2 * fp))
         rest = self._b(self.n - fires, fn, np.where(big, 2 * fn, mean2))
         return self.log2_n + covered + rest
+
+
+    def _bits_one(self, fires: int, fp: int, fn: int) -> float:
+        """The same for one subset, in plain floats (the search costs its current subset often)."""
+        lg = self.log2_half
+
+        def b(total: int, e: int, twice_x: int) -> float:
+            if twice_x == 0:
+                return 0.0 if e == 0 else 1e6
+            if twice_x == 2 * total:
+                return 0.0 if e == total else 1e6
+            return total * lg[2 * total] - e * lg[twice_x] - (total - e) * lg[2 * total - twice_x]
+
+        big = 2 * fires > self.n
+        mean2 = fp + fn
+        return float(self.log2_n + b(fires, fp, mean2 if big else 2 * fp)
+                     + b(self.n - fires, fn, 2 * fn if big else mean2))
 
 
 def exception_bits(n: int, fires, fp, fn):

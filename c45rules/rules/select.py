@@ -122,10 +122,14 @@ class _ClassSearch:
         sign = np.where(inside, -1, 1)
         lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
         reorder = np.where(inside, lg(size), -lg(size + 1))
-        after = self.coder.bits(fires + sign * (self.right + self.wrong), fp + sign * self.wrong,
-                                fn - sign * self.right) \
-            + CODE_WEIGHT * (rb + sign * self.bits + reorder)
-        return cost - after
+        after = CODE_WEIGHT * (rb + sign * self.bits + reorder)
+        # a rule that alone covers nothing leaves the exception bits as they are
+        exc = np.full(len(inside), cost - CODE_WEIGHT * rb)
+        moved = np.flatnonzero((self.right + self.wrong) > 0)
+        if moved.size:
+            sg, r, w = sign[moved], self.right[moved], self.wrong[moved]
+            exc[moved] = self.coder.bits(fires + sg * (r + w), fp + sg * w, fn - sg * r)
+        return cost - (after + exc)
 
     def hill_climb(self, inside: np.ndarray) -> None:
         self.start(inside)
