@@ -161,7 +161,7 @@ def fisher_tail(t11: int, t12: int, t21: int, t22: int) -> float:
     return total
 
 
-def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F32, cf: float,
+def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F32, rates: "_Rates",
                 fisher: float | None):
     """Drop conditions while the pessimistic error does not get worse; return the survivors."""
     levels = list(range(len(pools.tests)))
@@ -176,7 +176,7 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
     cover = None
     wrong_bits = pools.wrong_bits(y, target)
     while levels:
-        actual, pess = _rates(np.append(t0, td), np.append(e0, ed), default_error, cf)
+        actual, pess = rates(np.append(t0, td), np.append(e0, ed), default_error)
         a0, ad, p0, pd = actual[0], actual[1:], pess[0], pess[1:]
         # best = lowest pessimistic error, ties to the later condition
         best = len(levels) - 1 - int(np.argmin(pd[::-1]))
@@ -196,14 +196,26 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
     return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
 
 
-def _rates(t, e, default_error: F32, cf: float):
-    """Actual and pessimistic error rates in single precision (c4.5rules keeps them in float)."""
-    t = np.asarray(t, dtype=np.float64)
-    e = np.asarray(e, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        actual = np.where(t > 0, e / np.where(t > 0, t, 1), 0.0).astype(F32)
-        pess = np.where(t > 0, pessimistic_rate(np.where(t > 0, t, 1), e, cf), default_error).astype(F32)
-    return actual, pess
+class _Rates:
+    """Actual and pessimistic error rates of (cases, errors) pairs, in single precision as
+    c4.5rules keeps them; pairs recur across rules, so each is computed once."""
+
+    def __init__(self, cf: float):
+        self.cf = cf
+        self.known: dict[tuple[int, int], tuple[F32, F32]] = {}
+
+    def __call__(self, t: np.ndarray, e: np.ndarray, default_error: F32) -> tuple[np.ndarray, np.ndarray]:
+        pairs = list(zip(t.tolist(), e.tolist()))
+        new = sorted({p for p in pairs if p[0] > 0 and p not in self.known})
+        if new:
+            tt = np.array([p[0] for p in new], dtype=np.float64)
+            ee = np.array([p[1] for p in new], dtype=np.float64)
+            actual = (ee / tt).astype(F32)
+            pess = pessimistic_rate(tt, ee, self.cf).astype(F32)
+            self.known.update(zip(new, zip(actual, pess)))
+        # a condition set no case satisfies: actual 0, pessimistic = the default error
+        got = [self.known[p] if p[0] > 0 else (F32(0), default_error) for p in pairs]
+        return (np.array([g[0] for g in got], dtype=F32), np.array([g[1] for g in got], dtype=F32))
 
 
 def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
@@ -213,6 +225,7 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
     pools = _PathPools(data)
+    rates = _Rates(cf)
     rules: list[CandidateRule] = []
     index: dict[tuple, list[CandidateRule]] = {}
     for path, leaf in leaf_paths(tree):
@@ -221,7 +234,7 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
         pools.follow(path)
         target = leaf.klass
         default_error = F32(1.0 - (class_n[target] + 1.0) / (n + 2.0))
-        levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, cf, fisher)
+        levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, rates, fisher)
         if not levels or t0 == 0 or F32(p0) >= default_error:
             continue   # no conditions left, covers nothing, or too inaccurate
         conds = sort_conditions(path, levels)
