@@ -178,21 +178,25 @@ def _counts_at(classes: np.ndarray, known_mask: np.ndarray, rows: np.ndarray, co
                k: int, n_classes: int) -> np.ndarray:
     """Class counts of the sorted rows 0..r of column c for each (r, c) pair, unit weights.
 
-    `rows`/`cols` come from np.nonzero (column-major within row order); each known case is
-    assigned to the first candidate row at or after it, then counts are cumulated.
+    Each known case goes to the first candidate row at or after it in its own column;
+    counts are then cumulated within each column, all columns at once.
     """
-    out = np.zeros((len(rows), n_classes), dtype=np.float32)
-    for j in range(k):
-        sel = np.flatnonzero(cols == j)
-        if sel.size == 0:
-            continue
-        r = rows[sel]                                        # ascending
-        m = int(known_mask[:, j].sum())
-        seg = np.searchsorted(r, np.arange(m), side="left")  # case i counts from segment seg
-        keep = seg < len(r)
-        counts = np.bincount(seg[keep] * n_classes + classes[:m, j][keep],
-                             minlength=len(r) * n_classes).reshape(len(r), n_classes)
-        out[sel] = np.cumsum(counts, axis=0)
+    n = known_mask.shape[0]
+    order = np.lexsort((rows, cols))                  # candidates by column, then row
+    keys = cols[order].astype(np.int64) * n + rows[order]
+    ki, kj = np.nonzero(known_mask)
+    seg = np.searchsorted(keys, kj.astype(np.int64) * n + ki, side="left")
+    inside = seg < len(keys)
+    inside[inside] = cols[order][seg[inside]] == kj[inside]
+    counts = np.bincount(seg[inside] * n_classes + classes[ki[inside], kj[inside]],
+                         minlength=len(keys) * n_classes).reshape(len(keys), n_classes)
+    cum = np.cumsum(counts, axis=0)
+    # restart the running count at each column's first candidate
+    first = np.r_[True, cols[order][1:] != cols[order][:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(keys)), 0))
+    base = np.where((start > 0)[:, None], cum[start - 1], 0)
+    out = np.empty((len(rows), n_classes), dtype=np.float32)
+    out[order] = cum - base
     return out
 
 
