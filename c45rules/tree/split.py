@@ -115,8 +115,9 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
         known = known_mask.sum(axis=0).astype(np.float32)
         unknown = cases - known
         low = np.cumsum(known_mask, axis=0, dtype=np.float32)
-        total_c = np.stack([np.bincount(classes[known_mask[:, j], j], minlength=n_classes)
-                            for j in range(k)]).astype(np.float32)
+        ki, kj = np.nonzero(known_mask)
+        total_c = np.bincount(kj * n_classes + classes[ki, kj],
+                              minlength=k * n_classes).reshape(k, n_classes).astype(np.float32)
     else:
         onehot = np.zeros((n, k, n_classes), dtype=np.float32)
         np.put_along_axis(onehot, classes[:, :, None], weights[:, :, None], axis=2)
