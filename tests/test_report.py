@@ -312,12 +312,8 @@ def test_write_report_is_atomic(tmp_path):
 # ---- real data ---------------------------------------------------------------------------
 
 def shared_stem(name: str) -> Path:
-    here = Path(__file__).resolve().parents[1]
-    for root in (here.parent / "shared", Path("/work/shared")):
-        stem = root / "data" / name / name
-        if stem.with_suffix(".names").exists():
-            return stem
-    pytest.skip(f"shared data set {name} not found")
+    import reference
+    return Path(reference.stem(name))
 
 
 @pytest.mark.skipif(not hasattr(c45rules, "fit"), reason="c45rules.fit is not written yet")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path("/work/shared/data")
-REFERENCE = Path("/work/shared/reference/c45r8")
+# the shared datasets and reference outputs: one locator for every test (bench/reference.py)
+from reference import DATA, REF as REFERENCE  # noqa: E402,F401  (re-exported to the tests)
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -14,7 +14,7 @@ PG_ENV = "C45RULES_PG_DSN"
 
 @pytest.fixture(scope="session")
 def fitted():
-    """fitted(name) -> Scored for a dataset of /work/shared/data (cached per session)."""
+    """fitted(name) -> Scored for a dataset of the shared data (cached per session)."""
     cache: dict[str, Scored] = {}
 
     def get(name: str) -> Scored:

@@ -12,15 +12,15 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+import reference
 from c45rules import Attribute, Condition, Rule, RuleSet, Schema
 from c45rules.data import load_stem
 from c45rules.data.schema import Dataset
 
-DATA = Path("/work/shared/data")
+DATA = reference.DATA
 UNSEEN = "unseen 'x'; -- \"y\"\n"   # a category no model knows, hostile to SQL and CSV
 
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 import c45rules
+import reference as R
 from c45rules.data.frame import from_frame, value_str
 from c45rules.export import dump_yaml, load_yaml, to_python
 
@@ -248,7 +248,7 @@ def test_row_order_does_not_matter_without_unknowns(table, rnd, subset):
     assert dump_yaml(c45rules.fit(shuffled, target, **options)) == dump_yaml(first)
 
 
-@pytest.mark.parametrize("path", ["/work/shared/data/crx/crx.csv", "/work/shared/data/vote_weka/vote_weka.csv"])
+@pytest.mark.parametrize("path", [str(R.DATA / "crx" / "crx.csv"), str(R.DATA / "vote_weka" / "vote_weka.csv")])
 def test_real_data_shuffled_gives_byte_identical_yaml(path):
     """crx (continuous and discrete, 5% of rows with unknowns) and vote (many unknowns):
     three shuffles each give the same bytes as the file order (vote with subset tests too).
