@@ -166,21 +166,18 @@ class RuleSet:
     @functools.cached_property
     def _compiled(self) -> list[list[tuple[int, Any, Any]]]:
         """Each rule's conditions as (column, numpy test, operand) over encoded data."""
-        tests = {"<=": np.less_equal, ">": np.greater, "=": np.equal}
-        out = []
-        for rule in self.rules:
-            conds = []
-            for c in rule.conditions:
-                attr, values = checked_condition(c, self.schema, f"rule {rule.id}")
-                a = self.schema.index(c.attribute)
-                if c.op in ("<=", ">"):
-                    conds.append((a, tests[c.op], float(c.value)))
-                elif c.op == "=":
-                    conds.append((a, np.equal, attr.values.index(c.value)))
-                else:
-                    conds.append((a, np.isin, np.array([attr.values.index(v) for v in values])))
-            out.append(conds)
-        return out
+        return [[self._operand(c, f"rule {rule.id}") for c in rule.conditions] for rule in self.rules]
+
+    def _operand(self, cond: Condition, where: str) -> tuple[int, Any, Any]:
+        """(column, numpy test, operand) that evaluates `cond` on encoded columns."""
+        attr, values = checked_condition(cond, self.schema, where)
+        a = self.schema.index(cond.attribute)
+        if cond.op == "<=":
+            return a, np.less_equal, float(cond.value)
+        if cond.op == ">":
+            return a, np.greater, float(cond.value)
+        codes = [attr.values.index(v) for v in values]
+        return (a, np.equal, codes[0]) if cond.op == "=" else (a, np.isin, np.array(codes))
 
     def used_attributes(self) -> tuple[str, ...]:
         """Names of the attributes the rules test, in schema order."""
@@ -189,17 +186,8 @@ class RuleSet:
 
     def condition_mask(self, cond: Condition, data: Dataset, rows: np.ndarray | None = None) -> np.ndarray:
         """Which cases (of `rows`, default all) satisfy `cond`; unknown never does."""
-        a = self.schema.index(cond.attribute)
-        col = data.columns[a] if rows is None else data.columns[a][rows]
-        attr = self.schema.attributes[a]
-        if cond.op in ("<=", ">"):
-            if not attr.is_continuous:
-                raise InputError(f"condition {cond} tests a discrete attribute with a threshold")
-            with np.errstate(invalid="ignore"):
-                return col <= cond.value if cond.op == "<=" else col > cond.value
-        if cond.op == "=":
-            return col == attr.values.index(cond.value)
-        return np.isin(col, [attr.values.index(v) for v in cond.value])
+        a, test, operand = self._operand(cond, str(cond))
+        return test(data.columns[a] if rows is None else data.columns[a][rows], operand)
 
     def rule_index(self, data: Any) -> np.ndarray:
         """Position (1-based) in `rules` of the first firing rule per case, 0 for the default."""
