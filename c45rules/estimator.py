@@ -16,7 +16,7 @@ from .errors import InputError
 from .rules.coding import attribute_test_bits, branch_bits, rule_bits
 from .rules.extract import DISCRETE, THRESHOLD, CondTest
 from .rules.generalize import CandidateRule, generalise_rules
-from .rules.order import default_class, order_rules, rule_use, sift_rules
+from .rules.order import default_class, order_rules, sift_rules
 from .rules.select import select_rules
 from .ruleset import Condition, Rule, RuleSet
 from .tree.grow import grow_tree
@@ -93,9 +93,7 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
     selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed)
     ordered = order_rules(selected, y, C)
     default = default_class(ordered, y, C)
-    kept, dropped = sift_rules(ordered, y, default)
-    use = rule_use(np.array([r.klass for r in kept], dtype=np.int64),
-                   np.array([r.error <= 0.7 for r in kept], dtype=bool), [r.cover for r in kept], y, default)
+    kept, dropped, use = sift_rules(ordered, y, default)
     class_n = np.bincount(y, minlength=C)
     rules = tuple(_public_rule(r, data, class_n, int(use.used[i]), int(use.wrong[i]))
                   for i, r in enumerate(kept))

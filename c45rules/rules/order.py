@@ -5,11 +5,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ruleset import NEVER_FIRES_ABOVE
 from .generalize import CandidateRule
 
 
-def _fires(rule: CandidateRule) -> bool:
-    return rule.error <= 0.7   # spec 7.6.1: a rule with error > 0.7 never fires
+def fires(rule: CandidateRule) -> bool:
+    """False for a rule whose error exceeds 0.7: it never matches a case (spec 7.6.1)."""
+    return rule.error <= NEVER_FIRES_ABOVE
 
 
 def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int) -> list[CandidateRule]:
@@ -25,7 +27,7 @@ def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int) ->
                 continue
             hit = np.zeros(len(y), dtype=bool)
             for r in by_class[c]:
-                if _fires(r):
+                if fires(r):
                     hit[r.cover] = True
             fp = int((hit & ~covered & (y != c)).sum())
             if best_fp is None or fp < best_fp:
@@ -33,7 +35,7 @@ def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int) ->
         placed.append(best_c)
         rules = sorted(by_class[best_c], key=lambda r: (np.float32(r.error), r.number))
         for r in rules:
-            if _fires(r):
+            if fires(r):
                 covered[r.cover] = True
         out.extend(rules)
     return out
@@ -43,7 +45,7 @@ def default_class(ordered: list[CandidateRule], y: np.ndarray, n_classes: int) -
     """The class with most training cases no rule matches; ties: more cases overall (7.8)."""
     hit = np.zeros(len(y), dtype=bool)
     for r in ordered:
-        if _fires(r):
+        if fires(r):
             hit[r.cover] = True
     left = np.bincount(y[~hit], minlength=n_classes)
     total = np.bincount(y, minlength=n_classes)
@@ -90,19 +92,24 @@ def rule_use(classes: np.ndarray, fires: np.ndarray, covers: list[np.ndarray], y
     return RuleUse(first, used, wrong, better, worse, pred)
 
 
-def _use(rules: list[CandidateRule], y: np.ndarray, default: int) -> RuleUse:
+def candidate_use(rules: list[CandidateRule], y: np.ndarray, default: int) -> RuleUse:
+    """rule_use for candidate rules on the training cases they were learned from."""
     return rule_use(np.array([r.klass for r in rules], dtype=np.int64),
-                    np.array([_fires(r) for r in rules], dtype=bool), [r.cover for r in rules], y, default)
+                    np.array([fires(r) for r in rules], dtype=bool), [r.cover for r in rules], y, default)
 
 
-def sift_rules(rules: list[CandidateRule], y: np.ndarray, default: int) -> tuple[list[CandidateRule], list[int]]:
-    """Drop, one at a time, the first rule that does more harm than good on training data (7.9)."""
+def sift_rules(rules: list[CandidateRule], y: np.ndarray,
+               default: int) -> tuple[list[CandidateRule], list[int], RuleUse]:
+    """Drop, one at a time, the first rule that does more harm than good on training data (7.9).
+
+    Returns the kept rules, the numbers of the dropped ones, and the kept rules' use.
+    """
     rules = list(rules)
     dropped: list[int] = []
     while True:
-        use = _use(rules, y, default)
+        use = candidate_use(rules, y, default)
         bad = [i for i in range(len(rules)) if use.worse[i] > use.better[i]]
         if not bad:
-            return rules, dropped
+            return rules, dropped, use
         dropped.append(rules[bad[0]].number)
         del rules[bad[0]]

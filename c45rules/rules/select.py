@@ -14,6 +14,7 @@ import numpy as np
 
 from .coding import CODE_WEIGHT, ExceptionCoder, log_fact
 from .generalize import CandidateRule
+from .order import fires
 from .random import GlibcRandom
 
 EXHAUSTIVE_LIMIT = 10
@@ -33,7 +34,7 @@ class _ClassSearch:
         self.bits = bits
         self.n = n
         self.n_pos = int(positive.sum())
-        covers = [r.cover if r.error <= 0.7 else np.empty(0, dtype=np.int64) for r in rules]
+        covers = [r.cover if fires(r) else np.empty(0, dtype=np.int64) for r in rules]
         glob = np.concatenate(covers) if covers else np.empty(0, dtype=np.int64)
         union, local = np.unique(glob, return_inverse=True)
         self.m = len(union)

@@ -117,8 +117,9 @@ def test_sift_drops_a_harmful_rule():
     y = np.array([1, 1, 1, 0])
     # rule 1 (class 0) fires first on cases 0-2, which rule 2 and the default get right
     rules = [_rule(1, 0, [0, 1, 2, 3]), _rule(2, 1, [0, 1, 2])]
-    kept, dropped = sift_rules(rules, y, 1)
+    kept, dropped, use = sift_rules(rules, y, 1)
     assert dropped == [1] and [r.number for r in kept] == [2]
+    assert use.used.tolist() == [3] and use.wrong.tolist() == [0]   # case 3 reaches the default
 
 
 def test_never_firing_rules_are_not_selected_to_cover():
