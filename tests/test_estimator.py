@@ -66,3 +66,16 @@ def test_bad_options_are_named():
         fit(R.stem("golf"), cf=0)
     with pytest.raises(InputError, match="unknown option"):
         fit(R.stem("golf"), pruning=True)
+
+
+def test_csv_with_a_names_file_learns_exactly_what_the_stem_learns():
+    # the .names file gives the value order and kinds, so the rules (and ids) are the stem's
+    from c45rules.data import load_data
+    train, test = load_data(str(R.DATA / "crx" / "crx.csv"), target="class",
+                            names=str(R.DATA / "crx" / "crx.names"),
+                            test=str(R.DATA / "crx" / "crx_test.csv"))
+    stem = fit(R.stem("crx"))
+    rs = fit(train)
+    assert [str(r) for r in rs.rules] == [str(r) for r in stem.rules]
+    classes = np.array(train.schema.classes, dtype=object)
+    assert int((rs.predict(test) != classes[test.y]).sum()) == 31

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .names import encode_classes, encode_column, load_stem, read_names, read_cases
+from .names import cases_from_frame, encode_classes, encode_column, load_stem, read_cases, read_names
 from .schema import Attribute, Dataset, Schema
 
 UNKNOWN_STRINGS = ("", "?")
@@ -287,18 +287,9 @@ def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, sou
     missing = [n for n in names + [tname] if n not in df.columns]
     if missing:
         raise InputError(f"{source}: column(s) named in the .names file are missing: {', '.join(map(repr, missing))}")
-    raw = df[names + [tname]].copy()
-    raw.columns = list(range(len(names) + 1))
-    import tempfile
-    with tempfile.NamedTemporaryFile("w", suffix=".data", delete=False, encoding="utf-8") as f:
-        raw.to_csv(f, header=False, index=False, quoting=csv.QUOTE_NONE, escapechar="\\")
-        tmp = f.name
-    try:
-        ds, schema = read_cases(tmp, pending, collect=True)
-    finally:
-        os.unlink(tmp)
+    raw = df[names + [tname]].set_axis(list(range(len(names) + 1)), axis=1)
+    ds, schema = cases_from_frame(raw, pending, source, collect=True, lines_are_cases=False)
     ds.schema = Schema(schema.attributes, schema.classes, tname)
-    ds.source = source
     return ds
 
 

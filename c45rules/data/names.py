@@ -207,9 +207,14 @@ def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
 def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False) -> tuple[Dataset, Schema]:
     """Read a `.data`/`.test` file against `schema`; `collect` fills `discrete N` value lists."""
     path = Path(path)
-    text = _read_text(path)
+    frame = _split_lines(path, _read_text(path), len(schema.attributes) + 1)
+    return cases_from_frame(frame, schema, str(path), collect=collect)
+
+
+def cases_from_frame(frame: pd.DataFrame, schema: Schema, path: str, *, collect: bool = False,
+                     lines_are_cases: bool = True) -> tuple[Dataset, Schema]:
+    """Encode a frame of raw text cells (columns = attributes in `schema` order, then the class)."""
     ncols = len(schema.attributes) + 1
-    frame = _split_lines(path, text, ncols)
     if len(frame) == 0:
         raise InputError(f"{path}: no cases")
     attributes = list(schema.attributes)
@@ -225,9 +230,11 @@ def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False
                                  f" has {len(seen)} values")
             attributes[j] = Attribute(a.name, "discrete", tuple(seen))
     full = Schema(tuple(attributes), schema.classes, schema.target)
-    columns = [encode_column(frame[j], a, f"{path}", lines_are_cases=True) for j, a in enumerate(attributes)]
-    y = encode_classes(frame[ncols - 1], full.classes, f"{path}: case", "is not in the class list")
-    return Dataset(full, columns, y, str(path)), full
+    columns = [encode_column(frame[j], a, path, lines_are_cases=lines_are_cases)
+               for j, a in enumerate(attributes)]
+    what = "case" if lines_are_cases else "row"
+    y = encode_classes(frame[ncols - 1], full.classes, f"{path}: {what}", "is not in the class list")
+    return Dataset(full, columns, y, path), full
 
 
 def encode_classes(raw: pd.Series, classes: tuple[str, ...], where: str, problem: str) -> np.ndarray:
