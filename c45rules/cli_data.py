@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .data.frame import encode_frame
-from .data.names import _split_lines
+from .data.names import split_cases
 from .data.schema import Schema
 from .errors import InputError
 from .ruleset import RuleSet
@@ -30,11 +30,7 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 
 def _c45_frame(path: Path, schema: Schema) -> pd.DataFrame:
     """A C4.5 .data/.test file as text columns named after the model's attributes and class."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
-    frame = _split_lines(path, text, len(schema.attributes) + 1)
+    frame = split_cases(path, len(schema.attributes) + 1)
     frame.columns = [*schema.names, schema.target]
     return frame
 

@@ -207,8 +207,13 @@ def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
 def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False) -> tuple[Dataset, Schema]:
     """Read a `.data`/`.test` file against `schema`; `collect` fills `discrete N` value lists."""
     path = Path(path)
-    frame = _split_lines(path, _read_text(path), len(schema.attributes) + 1)
-    return cases_from_frame(frame, schema, str(path), collect=collect)
+    return cases_from_frame(split_cases(path, len(schema.attributes) + 1), schema, str(path), collect=collect)
+
+
+def split_cases(path: str | os.PathLike, ncols: int) -> pd.DataFrame:
+    """A C4.5 .data/.test file as a frame of raw text cells, `ncols` per case (checked)."""
+    path = Path(path)
+    return _split_lines(path, _read_text(path), ncols)
 
 
 def cases_from_frame(frame: pd.DataFrame, schema: Schema, path: str, *, collect: bool = False,
