@@ -274,10 +274,9 @@ def load_training(args: argparse.Namespace):
         if not Path(stem + ".test").exists():
             raise InputError(f"{stem}.test: file not found (needed by -u)")
     progress(args, f"reading {args.data}")
-    train, tst = load_data(args.data, target=args.target, test=test, names=args.names, **kinds)
-    if not (unseen or test):
-        tst = None
-    return train, tst
+    # -u: the stem's own STEM.test; neither -u nor --test: no test file is read at all
+    return load_data(args.data, target=args.target, test=test or (None if unseen else False),
+                     names=args.names, **kinds)
 
 
 def tree_options(args: argparse.Namespace) -> dict[str, Any]:

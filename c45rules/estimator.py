@@ -143,7 +143,7 @@ def as_dataset(data: Any, target: str | None = None, **kinds) -> tuple[Dataset, 
             raise InputError("a DataFrame needs target= (the class column)")
         return from_frame(data, target, **kinds), None
     if isinstance(data, (str, os.PathLike)):
-        return load_data(data, target=target, **kinds)
+        return load_data(data, target=target, test=False, **kinds)
     raise InputError(f"cannot learn from {type(data).__name__}: give a DataFrame, a path or a Dataset")
 
 

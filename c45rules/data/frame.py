@@ -256,9 +256,13 @@ def read_csv(path: str | os.PathLike, target: str, **kinds) -> Dataset:
     return from_frame(read_table(path), target, source=str(path), **kinds)
 
 
-def load_data(spec: str | os.PathLike, *, target: str | None = None, test: str | os.PathLike | None = None,
-              names: str | os.PathLike | None = None, **kinds) -> tuple[Dataset, Dataset | None]:
-    """Load training data (C4.5 stem, or CSV/Parquet with `target`) and optional test data."""
+def load_data(spec: str | os.PathLike, *, target: str | None = None,
+              test: str | os.PathLike | bool | None = None, names: str | os.PathLike | None = None,
+              **kinds) -> tuple[Dataset, Dataset | None]:
+    """Load training data (C4.5 stem, or CSV/Parquet with `target`) and optional test data.
+
+    `test`: a file; None = a stem's STEM.test when it exists; False = none (not read).
+    """
     spec = str(spec)
     p = Path(spec)
     is_table = p.suffix.lower() in (".csv", ".parquet", ".pq", ".tsv")
@@ -267,8 +271,9 @@ def load_data(spec: str | os.PathLike, *, target: str | None = None, test: str |
         if not os.path.exists(stem + ".names"):
             raise InputError(f"{spec}: no such C4.5 stem ({stem}.names not found) and not a .csv/.parquet file")
         train, auto_test = load_stem(stem, test=test is None)
-        tst = auto_test if test is None else load_test(test, train.schema, target=target)
-        return train, tst
+        if test is None or test is False:
+            return train, auto_test
+        return train, load_test(test, train.schema, target=target)
     if names is not None:
         schema = read_names(names)
         df = read_table(p)
@@ -277,7 +282,7 @@ def load_data(spec: str | os.PathLike, *, target: str | None = None, test: str |
         if target is None:
             raise InputError(f"{spec}: a CSV/Parquet file needs --target COLUMN")
         train = from_frame(read_table(p), target, source=str(p), **kinds)
-    tst = None if test is None else load_test(test, train.schema, target=target)
+    tst = None if test is None or test is False else load_test(test, train.schema, target=target)
     return train, tst
 
 
