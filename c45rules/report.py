@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .data.schema import Dataset, Schema
+from .data.schema import UNSEEN_CODE, Dataset, Schema
 from .errors import InputError
 from .export._atomic import atomic_write_text
 from .ruleset import RuleSet, format_threshold
@@ -132,7 +132,7 @@ def _attribute_row(i: int, attr, col: np.ndarray | None) -> str:
         shown = ", ".join(attr.values[:8]) + (", \u2026" if len(attr.values) > 8 else "")
         values = f"{len(attr.values)}: {shown}"
         n_miss = int((col == -1).sum())
-        n_unseen = int((col == -2).sum())
+        n_unseen = int((col == UNSEEN_CODE).sum())
         missing = f"{n_miss} ({_pct(n_miss, col.size)})"
         if n_unseen:
             missing += f"; {n_unseen} not in the value list"

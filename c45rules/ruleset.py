@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .data.frame import encode_frame
-from .data.schema import Attribute, Dataset, Schema
+from .data.schema import UNSEEN_CODE, Attribute, Dataset, Schema
 from .errors import InputError
 
 Op = Literal["<=", ">", "=", "in"]
@@ -282,7 +282,7 @@ class RuleSet:
             at = self.schema.attributes[a]
             if at.is_continuous:
                 return None if math.isnan(v) else float(v)
-            if v == -2:
+            if v == UNSEEN_CODE:
                 return case.get(attr)
             return None if v < 0 else at.values[int(v)]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .schema import UNKNOWN_CODE, Attribute, Dataset, Schema
+from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema
 
 _DELIMS = {",", ":", "\n", "|"}
 # only these end a line of a data file (str.splitlines would also split at U+2028, \x0c, ...)
@@ -107,7 +107,7 @@ def read_names(path: str | os.PathLike) -> Schema:
             raise InputError(f"{path}:{line}: attribute {name!r} has no specification")
         values: list[str] = []
         while pos < len(toks):
-            v, d, vline = toks[pos]
+            v, d, _ = toks[pos]
             pos += 1
             values.append(v)
             if d != ",":
@@ -280,7 +280,7 @@ def encode_column(raw: pd.Series, a: Attribute, where: str, *, lines_are_cases: 
     out = codes.to_numpy(dtype=np.float64, na_value=np.nan)
     res = np.where(np.isnan(out), UNKNOWN_CODE, out).astype(np.int32)
     if unseen_ok:
-        res[bad.to_numpy()] = -2
+        res[bad.to_numpy()] = UNSEEN_CODE
     return res
 
 
