@@ -347,3 +347,20 @@ def test_progress_only_on_a_terminal_and_not_with_quiet():
     assert json.loads(out)["rules"] == 4          # results stay on stdout
     assert "c45rules: reading" in err and "selecting rules" in err
     assert stderr_on_terminal("--quiet") == (out, "")
+
+
+# ---- column kinds of a CSV: a .names file or --discrete/--continuous/--ignore ---------------------
+def test_rules_on_csv_with_the_names_file_equal_the_stems():
+    out = json.loads(ok("rules", f"{CRX}.csv", "--target", "class", "--names", f"{CRX}.names",
+                        "--test", CRX_TEST_CSV, "--json").stdout)
+    assert out == {"rules": 14, "conditions": 41, "default_class": "-", "train_errors": 34, "test_errors": 31}
+
+
+def test_fit_csv_with_kind_overrides(tmp_path):
+    model = tmp_path / "g.yaml"
+    ok("fit", f"{GOLF}.csv", "--target", "class", "--discrete", "temperature", "--ignore", "windy",
+       "-o", model, "-q")
+    schema = load_yaml(model).schema
+    assert [(a.name, a.kind) for a in schema.attributes] == [
+        ("outlook", "discrete"), ("temperature", "discrete"), ("humidity", "continuous"), ("windy", "ignore")]
+    assert schema.attribute("temperature").values[:3] == ("64", "65", "68")
