@@ -12,7 +12,8 @@ import numpy as np
 
 from ..data.schema import Dataset
 from .node import Node
-from .split import EPSILON, F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, seq_sum, worth
+from .split import (EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, best_cuts, discrete_gains, info,
+                    log2_c, seq_sum, worth)
 from .subset import subset_test
 
 # columns x rows x classes above which continuous attributes are evaluated one at a time
@@ -20,7 +21,8 @@ _BLOCK = 4_000_000
 
 
 class _Grower:
-    def __init__(self, data: Dataset, min_objs: float, gain_ratio: bool, subset: bool):
+    def __init__(self, data: Dataset, min_objs: float, gain_ratio: bool, subset: bool,
+                 by_level: bool = True):
         schema = data.schema
         self.data = data
         self.y = data.y.astype(np.int64)
@@ -47,6 +49,26 @@ class _Grower:
             self.many[i] = self.nvals[j] >= MANY_VALUES * n_all
         self.max_v = int(self.nvals.max()) + 1 if self.disc else 1
         self.offsets = (np.arange(len(self.disc)) * self.max_v * self.C) if self.disc else None
+        self.clean = np.ones(data.n, dtype=bool)
+        for i in self.cont:
+            self.clean &= ~np.isnan(data.columns[i])
+        for i in self.disc:
+            self.clean &= data.columns[i] >= 0
+        # subset tests (-s) are searched node by node
+        self.levels = _Levels(self) if by_level and not subset else None
+
+    def run(self) -> Node:
+        """Grow the whole tree."""
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20_000))
+        try:
+            root = self.grow(np.arange(self.data.n))
+        finally:
+            sys.setrecursionlimit(limit)
+        if self.levels is not None:
+            self.levels.run()
+        collapse(root)
+        return root
 
     # ---- evaluation --------------------------------------------------------------
     def evaluate(self, idx: np.ndarray, w: np.ndarray, cases: np.float32):
@@ -84,10 +106,10 @@ class _Grower:
                     a = self.cont[lo + j]
                     gain[a], split[a] = g[j], s[j]
                     if at[j] >= 0:
-                        cuts[a] = self.snap(a, vals[at[j], j], vals[at[j] + 1, j])
+                        cuts[a] = float(self.snap_many(a, vals[at[j], j], vals[at[j] + 1, j]))
         return gain, split, cuts, subsets
 
-    def snap(self, a: int, below: float, above: float) -> float:
+    def snap_many(self, a: int, below: np.ndarray, above: np.ndarray) -> np.ndarray:
         """Largest training value of `a` that is <= the midpoint of below/above (spec 2.6).
 
         The midpoint and the comparison are in single precision as in c4.5: whether a
@@ -96,25 +118,29 @@ class _Grower:
         vals = self.data.sorted_values(a)
         if a not in self.vals32:
             self.vals32[a] = vals.astype(np.float32)
-        mid = (np.float32(below) + np.float32(above)) / np.float32(2)
-        return float(vals[np.searchsorted(self.vals32[a], mid, side="right") - 1])
+        mid = (np.asarray(below, np.float32) + np.asarray(above, np.float32)) / np.float32(2)
+        return vals[np.searchsorted(self.vals32[a], mid, side="right") - 1]
 
-    def choose(self, gain: np.ndarray, split: np.ndarray) -> int:
-        """c4.5's attribute choice (spec 2.5) with its float arithmetic.
+    def choose(self, gain: np.ndarray, split: np.ndarray) -> np.ndarray:
+        """c4.5's attribute choice (spec 2.5) with its float arithmetic, one node per row.
 
-        The average gain is a float running sum over the attributes in order; gain ratios
-        are float quotients, so mathematically equal ratios tie or not exactly as in c4.5,
-        and ties go to the first attribute (strict `>` against the best so far).
+        The average gain is a float running sum over the attributes in order (adding the
+        0.0 of an excluded attribute leaves a float sum unchanged); gain ratios are float
+        quotients, so mathematically equal ratios tie or not exactly as in c4.5, and ties
+        go to the first attribute (strict `>` against the best so far). -1: no test.
         """
-        gain = gain.astype(np.float32)
-        split = split.astype(np.float32)
+        gain = np.atleast_2d(gain).astype(np.float32)
+        split = np.atleast_2d(split).astype(np.float32)
         usable = gain.astype(np.float64) > -EPSILON
-        possible = usable & (self.multi_val | ~self.many)
-        avg = (seq_sum(gain[possible]) / F32(possible.sum())) if possible.any() else F32(1e6)
-        val = worth(gain, split, avg, self.gain_ratio)
+        possible = usable & (self.multi_val | ~self.many)[None, :]
+        count = possible.sum(axis=1)
+        total = seq_sum(np.where(possible, gain, F32(0)), axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            avg = np.where(count > 0, total / count.astype(np.float32), F32(1e6)).astype(np.float32)
+        val = worth(gain, split, avg[:, None], self.gain_ratio)
         val = np.where(usable, val, -np.inf)
-        best = int(np.argmax(val))
-        return best if val[best] > NO_GAIN else -1
+        best = np.argmax(val, axis=1)
+        return np.where(val[np.arange(len(best)), best] > NO_GAIN, best, -1)
 
     # ---- outcomes ----------------------------------------------------------------
     def outcomes(self, node: Node, idx: np.ndarray) -> np.ndarray:
@@ -123,6 +149,10 @@ class _Grower:
 
     # ---- recursion ---------------------------------------------------------------
     def grow(self, idx: np.ndarray) -> Node:
+        if self.levels is not None and self.is_clean(idx):
+            node = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
+            self.levels.add(node, idx, self.tested > 0)   # grown later, level by level
+            return node
         w = self.weights[idx]
         cases = seq_sum(w)
         dist = class_sums(self.y[idx], w, self.C)
@@ -133,7 +163,7 @@ class _Grower:
         if no_best == cases or cases < 2 * self.min_objs:
             return node
         gain, split, cuts, subsets = self.evaluate(idx, w, cases)
-        a = self.choose(gain, split)
+        a = int(self.choose(gain, split)[0])
         if a < 0:
             return node
         attr = self.data.schema.attributes[a]
@@ -153,7 +183,6 @@ class _Grower:
         unknown = idx[out < 0]
         known_total = cases - seq_sum(w[out < 0])
         self.tested[a] += 1
-        errors = F32(0)
         for v in range(forks):
             mine = idx[out == v]
             if mine.size > 0:
@@ -162,15 +191,279 @@ class _Grower:
                 child = self.grow(np.concatenate([unknown, mine]))
                 # undone by division as in c4.5 (not always exactly the old weight)
                 self.weights[unknown] /= factor
-                errors = errors + F32(child.errors)
             else:
                 child = Node(best_class, 0.0, 0.0, dist)
             node.branches.append(child)
         self.tested[a] -= 1
-        node.errors = float(errors)
-        if float(errors) >= float(cases - no_best) - EPSILON:   # spec 2.8: no better than a leaf
-            node.make_leaf()
         return node
+
+    def is_clean(self, idx: np.ndarray) -> bool:
+        """True when the cases all weigh 1 and have no unknown value (so neither do any below)."""
+        return bool(self.clean[idx].all() and (self.weights[idx] == 1).all())
+
+
+class _Levels:
+    """Grows subtrees whose cases weigh 1 and have no unknowns, one tree level at a time.
+
+    Such a subtree's sums are exact integers, so its tests depend only on which cases
+    reach each node, not on the order c4.5 visits them: every node of a level is
+    evaluated at once, with each continuous attribute's cases kept sorted within each
+    node (presorted once, then split stably), instead of one numpy pass per node.
+    """
+
+    # entries of the per-level (node, attribute, value, class) table built at once
+    TABLE_CHUNK = 1 << 22
+
+    def __init__(self, g: "_Grower"):
+        self.g = g
+        self.roots: list[tuple[Node, np.ndarray, np.ndarray]] = []
+
+    def add(self, node: Node, idx: np.ndarray, tested: np.ndarray) -> None:
+        """Register a placeholder node to be grown over cases `idx`."""
+        self.roots.append((node, idx, tested.copy()))
+
+    def run(self) -> None:
+        """Grow every registered subtree."""
+        if not self.roots:
+            return
+        g = self.g
+        nodes = [r[0] for r in self.roots]
+        sizes = np.array([len(r[1]) for r in self.roots], dtype=np.int64)
+        members = np.concatenate([r[1] for r in self.roots]).astype(np.int64)
+        tested = np.array([r[2] for r in self.roots], dtype=bool).reshape(len(nodes), -1)
+        self.roots = []
+        self.seg = np.full(g.data.n, -1, dtype=np.int64)
+        self.seg[members] = np.repeat(np.arange(len(nodes)), sizes)
+        ords = [self.split_stably(np.argsort(g.data.columns[a], kind="stable")) for a in g.cont]
+        while nodes:
+            nodes, sizes, members, ords, tested = self.level(nodes, sizes, members, ords, tested)
+
+    def split_stably(self, order: np.ndarray) -> np.ndarray:
+        """Cases of `order` that belong to a node, grouped by node (self.seg), order kept within."""
+        keys = self.seg[order]
+        order = order[keys >= 0]
+        return order[np.argsort(keys[keys >= 0], kind="stable")]
+
+    def level(self, nodes, sizes, members, ords, tested):
+        """Label, test and split every node of one level; return the next level."""
+        g = self.g
+        C = g.C
+        S = len(nodes)
+        seg_pos = np.repeat(np.arange(S), sizes)
+        y = g.y[members]
+        counts = np.bincount(seg_pos * C + y, minlength=S * C).reshape(S, C)
+        dist = counts.astype(np.float32)
+        cases = sizes.astype(np.float32)
+        best_class = np.argmax(dist, axis=1)
+        no_best = dist[np.arange(S), best_class]
+        errors = cases - no_best
+        for s, node in enumerate(nodes):
+            node.klass, node.items, node.errors = int(best_class[s]), float(cases[s]), float(errors[s])
+            node.class_dist = dist[s].copy()
+        # spec 2.1
+        active = ~((no_best == cases) | (cases < 2 * g.min_objs))
+        if not active.all():
+            nodes, sizes, members, ords, tested, counts, cases, best_class = self.keep(
+                active, nodes, sizes, members, ords, tested, counts, cases, best_class)
+            S = len(nodes)
+            if S == 0:
+                return [], sizes, members, ords, tested
+            seg_pos = np.repeat(np.arange(S), sizes)
+            y = g.y[members]
+        A = len(g.data.schema.attributes)
+        gain = np.full((S, A), NO_GAIN, dtype=np.float32)
+        split = np.zeros((S, A), dtype=np.float32)
+        cut_at = np.full((S, A), -1, dtype=np.int64)       # position in ords[j] of the cut
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        if g.disc:
+            self.discrete(members, seg_pos, y, cases, tested, gain, split)
+        step = max(1, _BLOCK // max(1, len(members) * C))
+        for lo in range(0, len(g.cont), step):
+            js = range(lo, min(lo + step, len(g.cont)))
+            attrs = [g.cont[j] for j in js]
+            order = np.column_stack([ords[j] for j in js])
+            vals = np.column_stack([g.data.columns[a][ords[j]] for j, a in zip(js, attrs)])
+            gain[:, attrs], split[:, attrs], cut_at[:, attrs] = segment_cuts(
+                vals, g.y[order], seg_pos, starts, counts, g.min_objs)
+        chosen = g.choose(gain, split)
+        return self.divide(nodes, chosen, cut_at, members, ords, seg_pos, tested, best_class)
+
+    def keep(self, active, nodes, sizes, members, ords, tested, counts, cases, best_class):
+        """Drop the nodes that became leaves (and their cases) from the level."""
+        renumber = np.cumsum(active) - 1
+        seg_pos = np.repeat(np.arange(len(nodes)), sizes)
+        stay = active[seg_pos]
+        self.seg[members] = np.where(stay, renumber[seg_pos], -1)
+        members = members[stay]
+        ords = [o[self.seg[o] >= 0] for o in ords]
+        nodes = [n for n, ok in zip(nodes, active) if ok]
+        return (nodes, sizes[active], members, ords, tested[active], counts[active], cases[active],
+                best_class[active])
+
+    def discrete(self, members, seg_pos, y, cases, tested, gain, split) -> None:
+        """Gain and split information of every untested discrete attribute at every node."""
+        g = self.g
+        D, V, C = len(g.disc), g.max_v, g.C
+        codes = g.Xd[members]
+        per_node = D * V * C
+        step = max(1, self.TABLE_CHUNK // per_node)
+        bounds = np.searchsorted(seg_pos, np.arange(0, len(cases) + step, step))
+        for lo in range(0, len(cases), step):
+            hi = min(lo + step, len(cases))
+            a, b = bounds[lo // step], bounds[lo // step + 1]
+            flat = (((seg_pos[a:b, None] - lo) * D + np.arange(D)[None, :]) * V
+                    + (codes[a:b] + 1)) * C + y[a:b, None]
+            tables = np.bincount(flat.ravel(), minlength=(hi - lo) * per_node).astype(np.float32)
+            gd, sd = discrete_gains(tables.reshape((hi - lo) * D, V, C),
+                                    np.repeat(cases[lo:hi], D), g.min_objs)
+            gd, sd = gd.reshape(hi - lo, D), sd.reshape(hi - lo, D)
+            done = tested[lo:hi][:, g.disc]
+            gain[lo:hi, g.disc] = np.where(done, NO_GAIN, gd)
+            split[lo:hi, g.disc] = np.where(done, F32(0), sd)
+
+    def divide(self, nodes, chosen, cut_at, members, ords, seg_pos, tested, best_class):
+        """Set each chosen test, create the children and group the cases by child."""
+        g = self.g
+        S = len(nodes)
+        attrs = g.data.schema.attributes
+        branch = np.full(len(members), -1, dtype=np.int64)
+        forks = np.zeros(S, dtype=np.int64)
+        cuts = np.zeros(S)
+        for j, a in enumerate(g.cont):
+            segs = np.flatnonzero(chosen == a)
+            if not segs.size:
+                continue
+            at = cut_at[segs, a]
+            o = ords[j]
+            col = g.data.columns[a]
+            cuts[segs] = g.snap_many(a, col[o[at]], col[o[at + 1]])
+            forks[segs] = 2
+            mine = np.isin(seg_pos, segs)
+            # c4.5 holds values and cuts as floats and compares them as such
+            branch[mine] = np.where(col[members[mine]].astype(np.float32)
+                                    <= cuts[seg_pos[mine]].astype(np.float32), 0, 1)
+        for j, a in enumerate(g.disc):
+            segs = np.flatnonzero(chosen == a)
+            if not segs.size:
+                continue
+            forks[segs] = len(attrs[a].values)
+            mine = np.isin(seg_pos, segs)
+            branch[mine] = g.Xd[members[mine], j]
+        F = int(forks.max()) if S else 0
+        counts = np.bincount(seg_pos * max(F, 1) + np.maximum(branch, 0),
+                             weights=(branch >= 0), minlength=S * max(F, 1)).reshape(S, max(F, 1))
+        nonempty = counts > 0
+        child_id = (np.cumsum(nonempty.ravel()) - 1).reshape(nonempty.shape)
+        next_nodes: list[Node] = []
+        for s in np.flatnonzero(chosen >= 0):
+            node, a = nodes[s], int(chosen[s])
+            node.attribute = a
+            if attrs[a].is_continuous:
+                node.kind, node.cut = "threshold", float(cuts[s])
+            else:
+                node.kind = "discrete"
+            for v in range(forks[s]):
+                if nonempty[s, v]:
+                    child = Node(0, 0.0, 0.0, node.class_dist)
+                    next_nodes.append(child)
+                else:
+                    child = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
+                node.branches.append(child)
+        new_seg = np.where(branch >= 0, child_id[seg_pos, np.maximum(branch, 0)], -1)
+        self.seg[members] = new_seg
+        members = self.split_stably(members)
+        ords = [self.split_stably(o) for o in ords]
+        parent = np.repeat(np.arange(S), nonempty.sum(axis=1))
+        next_tested = tested[parent]
+        next_tested[np.arange(len(parent)), chosen[parent]] = True
+        next_sizes = counts[nonempty].astype(np.int64)
+        return next_nodes, next_sizes, members, ords, next_tested
+
+
+def segment_cuts(vals: np.ndarray, classes: np.ndarray, seg_pos: np.ndarray, starts: np.ndarray,
+                 counts: np.ndarray, min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """best_cuts for many nodes and attributes at once, unit weights, no unknowns (spec 2.3).
+
+    Column j of `vals` holds each node's cases sorted by attribute j, nodes one after
+    another (node of each row in `seg_pos`, first rows in `starts`, class counts in
+    `counts`); `classes` is in the same order. Integer counts give the same float results
+    as c4.5's sums of unit weights. Returns (nodes x columns) penalised gains or
+    -EPSILON, split information, and the row of the best cut's lower value or -1.
+    """
+    P, k = vals.shape
+    S, C = counts.shape
+    sizes = np.diff(starts)
+    cases = known = sizes.astype(np.float32)
+    v32 = vals.astype(np.float32).astype(np.float64)
+    gap = np.zeros((P, k), dtype=bool)
+    gap[:-1] = (v32[:-1] < v32[1:] - GAP) & (seg_pos[:-1] == seg_pos[1:])[:, None]
+    low = (np.arange(P) - starts[seg_pos] + 1).astype(np.float32)
+    min_split = (0.10 * known.astype(np.float64) / C).astype(np.float32)
+    min_split = np.where(min_split <= min_objs, F32(min_objs),
+                         np.where(min_split > 25, F32(25), min_split))
+    # the scan stops at the first row whose low weight exceeds K - MinSplit
+    gap &= ((low >= min_split[seg_pos]) & (low <= (known - min_split)[seg_pos]))[:, None]
+    rows, cols = np.nonzero(gap)
+    del gap, v32
+    sr = seg_pos[rows]
+    # class counts below each candidate: running counts minus those before the node
+    cum = np.zeros((k, C, P + 1), dtype=np.int32 if P < 2**31 else np.int64)
+    np.cumsum(classes.T[:, None, :] == np.arange(C, dtype=classes.dtype)[None, :, None], axis=2,
+              out=cum[:, :, 1:])
+    low_sel = cum[cols, :, rows + 1] - cum[cols, :, starts[sr]]
+    del cum
+    high_sel = counts[sr] - low_sel
+    key = cols * S + sr
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unknown_rate = (1.0 - (known / cases).astype(np.float64)).astype(np.float32)
+        base = info(counts) / known
+        this_info = info(low_sel) + info(high_sel)
+        gain = _gain(base[sr], unknown_rate[sr], this_info, known[sr])
+        lo_r = low[rows]
+        reasonable = (lo_r >= min_objs) & ((known[sr] - lo_r) >= min_objs) & (known[sr] != 0)
+        gain = np.where(reasonable, gain, NO_GAIN)
+        tries = np.bincount(key, minlength=k * S)
+        thresh_cost = (log2_c(tries.astype(np.float32)) / np.tile(cases, k).astype(np.float64)).astype(np.float32)
+        val = gain - thresh_cost[key]
+    best_val = np.full(k * S, -np.inf, dtype=np.float32)
+    np.maximum.at(best_val, key, val)
+    # the first (lowest) row reaching the maximum, as c4.5's strict > scan keeps it
+    top = np.flatnonzero(val == best_val[key])
+    order = top[np.lexsort((rows[top], key[top]))]
+    first = order[np.r_[True, key[order][1:] != key[order][:-1]]] if order.size else order
+    at = np.full(k * S, -1, dtype=np.int64)
+    at[key[first]] = rows[first]
+    at, best_val = at.reshape(k, S).T, best_val.reshape(k, S).T
+    ok = (known >= 2 * min_objs)[:, None] & (best_val > 0)
+    lo = np.where(at >= 0, at - starts[:-1, None] + 1, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        split = info(np.stack([np.zeros_like(lo), lo, sizes[:, None] - lo], axis=2)) / cases[:, None]
+    return (np.where(ok, best_val, NO_GAIN).astype(np.float32),
+            np.where(ok, split, F32(0)).astype(np.float32), np.where(ok, at, -1))
+
+
+def collapse(root: Node) -> None:
+    """Make a leaf of every test that does no better than a leaf, bottom up (spec 2.8).
+
+    A test's errors are the float sum of its branches' errors in branch order; a
+    collapsed test keeps that sum as its errors, as c4.5 does.
+    """
+    stack = [(root, False)]
+    while stack:
+        node, seen = stack.pop()
+        if node.is_leaf:
+            continue
+        if not seen:
+            stack.append((node, True))
+            stack.extend((b, False) for b in reversed(node.branches))
+            continue
+        errors = F32(0)
+        for b in node.branches:
+            errors = errors + F32(b.errors)
+        leaf_errors = node.errors
+        node.errors = float(errors)
+        if float(errors) >= leaf_errors - EPSILON:
+            node.make_leaf()
 
 
 def class_sums(codes: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
@@ -207,10 +500,4 @@ def grow_tree(data: Dataset, *, min_objs: float = 2, gain_ratio: bool = True,
     """Grow the unpruned C4.5 tree on `data` (spec 2)."""
     if data.y is None or data.n == 0:
         raise ValueError("growing a tree needs labelled cases")
-    g = _Grower(data, min_objs, gain_ratio, subset)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
-        return g.grow(np.arange(data.n))
-    finally:
-        sys.setrecursionlimit(limit)
+    return _Grower(data, min_objs, gain_ratio, subset).run()

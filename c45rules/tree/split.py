@@ -37,15 +37,38 @@ def info(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """Total weight times entropy along `axis` (c4.5 TotalInfo), in c4.5's precision.
 
     The running sum of x log x is a float updated with a double term; the total weight
-    is a float sum; the result is computed in double and returned as float.
+    is a float sum; the result is computed in double and returned as float. Integer
+    counts (unit weights) take each x log x from a table, the same doubles without a log.
     """
-    x = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
-    terms = x.astype(np.float64) * log2_c(x)          # every x log x at once, in double
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    total = x.sum(axis=-1) if x.dtype.kind in "iu" else None
+    if total is not None and (total.size == 0 or int(total.max()) < _EXACT):
+        # the float sums of these integers are exact, so equal to the integer sums
+        table = _xlogx_table(int(total.max()) if total.size else 0)
+        terms = table[x]
+        whole = table[total]
+    else:
+        x = x.astype(np.float32)
+        terms = x.astype(np.float64) * log2_c(x)      # every x log x at once, in double
+        total = seq_sum(x, axis=-1)
+        whole = total.astype(np.float64) * log2_c(total)
     s = np.zeros(x.shape[:-1], dtype=np.float32)
     for k in range(x.shape[-1]):                      # the float running sum, term by term
         s = (s + terms[..., k]).astype(np.float32)
-    total = seq_sum(x, axis=-1)
-    return (total.astype(np.float64) * log2_c(total) - s.astype(np.float64)).astype(np.float32)
+    return (whole - s.astype(np.float64)).astype(np.float32)
+
+
+_EXACT = 1 << 24          # integers below this are exact in single precision
+_XLOGX = np.zeros(1)
+
+
+def _xlogx_table(top: int) -> np.ndarray:
+    """k * Log(k) in double for k = 0..>=top, computed exactly as log2_c's callers do."""
+    global _XLOGX
+    if len(_XLOGX) <= top:
+        k = np.arange(max(top + 1, 2 * len(_XLOGX)), dtype=np.float32)
+        _XLOGX = k.astype(np.float64) * log2_c(k)
+    return _XLOGX
 
 
 def seq_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -211,7 +234,9 @@ def worth(gain: np.ndarray, split: np.ndarray, average_gain: float, gain_ratio: 
     split = np.asarray(split, dtype=np.float32)
     if gain_ratio:
         with np.errstate(divide="ignore", invalid="ignore"):
-            ok = ((gain.astype(np.float64) >= float(np.float32(average_gain)) - EPSILON)
+            # average_gain may be one value per row of `gain` (nodes evaluated together)
+            avg = np.asarray(average_gain, dtype=np.float32).astype(np.float64)
+            ok = ((gain.astype(np.float64) >= avg - EPSILON)
                   & (split.astype(np.float64) > EPSILON))
             return np.where(ok, gain / np.where(ok, split, F32(1)), NO_GAIN).astype(np.float32)
     return np.where((split > 0) & (gain.astype(np.float64) > -EPSILON), gain, NO_GAIN).astype(np.float32)
