@@ -207,16 +207,15 @@ class _Levels:
 
     Such a subtree's sums are exact integers, so its tests depend only on which cases
     reach each node, not on the order c4.5 visits them: every node of a level is
-    evaluated at once, with each continuous attribute's cases kept sorted within each
-    node (presorted once, then split stably), instead of one numpy pass per node.
+    evaluated at once instead of one numpy pass per node. For each continuous attribute
+    the level's cases are kept sorted by (node, value): presorted once, then split stably
+    into the children's ranges at each level.
     """
-
-    # entries of the per-level (node, attribute, value, class) table built at once
-    TABLE_CHUNK = 1 << 22
 
     def __init__(self, g: "_Grower"):
         self.g = g
         self.roots: list[tuple[Node, np.ndarray, np.ndarray]] = []
+        self.cls_type = np.int8 if g.C < 127 else np.int32
 
     def add(self, node: Node, idx: np.ndarray, tested: np.ndarray) -> None:
         """Register a placeholder node to be grown over cases `idx`."""
@@ -232,26 +231,31 @@ class _Levels:
         members = np.concatenate([r[1] for r in self.roots]).astype(np.int64)
         tested = np.array([r[2] for r in self.roots], dtype=bool).reshape(len(nodes), -1)
         self.roots = []
-        self.seg = np.full(g.data.n, -1, dtype=np.int64)
+        self.seg = np.full(g.data.n, -1, dtype=np.int32)
         self.seg[members] = np.repeat(np.arange(len(nodes)), sizes)
-        ords = [self.split_stably(np.argsort(g.data.columns[a], kind="stable")) for a in g.cont]
+        P, K = len(members), len(g.cont)
+        self.order = np.empty((K, P), dtype=np.int32 if g.data.n < 2**31 else np.int64)
+        for j, a in enumerate(g.cont):
+            self.order[j] = self.regroup(np.argsort(g.data.columns[a], kind="stable"))
+        # c4.5 holds values as floats; small copies also make the lookups by case cheaper
+        self.vals = [g.data.columns[a].astype(np.float32) for a in g.cont]
+        self.classes = g.y.astype(self.cls_type)
         while nodes:
-            nodes, sizes, members, ords, tested = self.level(nodes, sizes, members, ords, tested)
+            nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
 
-    def split_stably(self, order: np.ndarray) -> np.ndarray:
-        """Cases of `order` that belong to a node, grouped by node (self.seg), order kept within."""
+    def regroup(self, order: np.ndarray) -> np.ndarray:
+        """Permutation taking the cases of `order` in a node to node order (self.seg), stable."""
         keys = self.seg[order]
-        order = order[keys >= 0]
-        return order[np.argsort(keys[keys >= 0], kind="stable")]
+        inside = np.flatnonzero(keys >= 0)
+        return order[inside[np.argsort(keys[inside], kind="stable")]]
 
-    def level(self, nodes, sizes, members, ords, tested):
+    def level(self, nodes, sizes, members, tested):
         """Label, test and split every node of one level; return the next level."""
         g = self.g
         C = g.C
         S = len(nodes)
         seg_pos = np.repeat(np.arange(S), sizes)
-        y = g.y[members]
-        counts = np.bincount(seg_pos * C + y, minlength=S * C).reshape(S, C)
+        counts = np.bincount(seg_pos * C + g.y[members], minlength=S * C).reshape(S, C)
         dist = counts.astype(np.float32)
         cases = sizes.astype(np.float32)
         best_class = np.argmax(dist, axis=1)
@@ -263,65 +267,55 @@ class _Levels:
         # spec 2.1
         active = ~((no_best == cases) | (cases < 2 * g.min_objs))
         if not active.all():
-            nodes, sizes, members, ords, tested, counts, cases, best_class = self.keep(
-                active, nodes, sizes, members, ords, tested, counts, cases, best_class)
+            # every attribute's array is grouped by node the same way, so one position mask
+            stay = active[seg_pos]
+            members = members[stay]
+            self.order = self.order[:, stay]
+            nodes = [n for n, ok in zip(nodes, active) if ok]
+            sizes, tested, counts, best_class = sizes[active], tested[active], counts[active], best_class[active]
             S = len(nodes)
             if S == 0:
-                return [], sizes, members, ords, tested
+                return [], sizes, members, tested
             seg_pos = np.repeat(np.arange(S), sizes)
-            y = g.y[members]
         A = len(g.data.schema.attributes)
         gain = np.full((S, A), NO_GAIN, dtype=np.float32)
         split = np.zeros((S, A), dtype=np.float32)
-        cut_at = np.full((S, A), -1, dtype=np.int64)       # position in ords[j] of the cut
+        cut_at = np.full((S, A), -1, dtype=np.int64)       # position in self.order of the cut
         starts = np.concatenate([[0], np.cumsum(sizes)])
         if g.disc:
-            self.discrete(members, seg_pos, y, cases, tested, gain, split)
-        step = max(1, _BLOCK // max(1, len(members) * C))
-        for lo in range(0, len(g.cont), step):
-            js = range(lo, min(lo + step, len(g.cont)))
-            attrs = [g.cont[j] for j in js]
-            order = np.column_stack([ords[j] for j in js])
-            vals = np.column_stack([g.data.columns[a][ords[j]] for j, a in zip(js, attrs)])
-            gain[:, attrs], split[:, attrs], cut_at[:, attrs] = segment_cuts(
-                vals, g.y[order], seg_pos, starts, counts, g.min_objs)
+            self.discrete(members, seg_pos, sizes.astype(np.float32), tested, gain, split)
+        if g.cont:
+            rows = _CutRows(seg_pos, starts, C, g.min_objs)
+            step = max(1, _BLOCK // max(1, len(members) * C))
+            for lo in range(0, len(g.cont), step):
+                hi = min(lo + step, len(g.cont))
+                attrs = g.cont[lo:hi]
+                order = self.order[lo:hi]
+                vals = np.stack([self.vals[j][order[j - lo]] for j in range(lo, hi)])
+                gain[:, attrs], split[:, attrs], cut_at[:, attrs] = segment_cuts(
+                    vals, self.classes[order], rows, counts, g.min_objs)
         chosen = g.choose(gain, split)
-        return self.divide(nodes, chosen, cut_at, members, ords, seg_pos, tested, best_class)
+        return self.divide(nodes, chosen, cut_at, members, seg_pos, tested, best_class)
 
-    def keep(self, active, nodes, sizes, members, ords, tested, counts, cases, best_class):
-        """Drop the nodes that became leaves (and their cases) from the level."""
-        renumber = np.cumsum(active) - 1
-        seg_pos = np.repeat(np.arange(len(nodes)), sizes)
-        stay = active[seg_pos]
-        self.seg[members] = np.where(stay, renumber[seg_pos], -1)
-        members = members[stay]
-        ords = [o[self.seg[o] >= 0] for o in ords]
-        nodes = [n for n, ok in zip(nodes, active) if ok]
-        return (nodes, sizes[active], members, ords, tested[active], counts[active], cases[active],
-                best_class[active])
-
-    def discrete(self, members, seg_pos, y, cases, tested, gain, split) -> None:
+    def discrete(self, members, seg_pos, cases, tested, gain, split) -> None:
         """Gain and split information of every untested discrete attribute at every node."""
         g = self.g
-        D, V, C = len(g.disc), g.max_v, g.C
-        codes = g.Xd[members]
-        per_node = D * V * C
-        step = max(1, self.TABLE_CHUNK // per_node)
-        bounds = np.searchsorted(seg_pos, np.arange(0, len(cases) + step, step))
-        for lo in range(0, len(cases), step):
-            hi = min(lo + step, len(cases))
-            a, b = bounds[lo // step], bounds[lo // step + 1]
-            flat = (((seg_pos[a:b, None] - lo) * D + np.arange(D)[None, :]) * V
-                    + (codes[a:b] + 1)) * C + y[a:b, None]
-            tables = np.bincount(flat.ravel(), minlength=(hi - lo) * per_node).astype(np.float32)
-            gd, sd = discrete_gains(tables.reshape((hi - lo) * D, V, C),
-                                    np.repeat(cases[lo:hi], D), g.min_objs)
-            gd, sd = gd.reshape(hi - lo, D), sd.reshape(hi - lo, D)
-            done = tested[lo:hi][:, g.disc]
-            gain[lo:hi, g.disc] = np.where(done, NO_GAIN, gd)
-            split[lo:hi, g.disc] = np.where(done, F32(0), sd)
+        S, V, C = len(cases), g.max_v, g.C
+        base = ((seg_pos * V + 1) * C + g.y[members])[:, None]
+        # a few attributes at a time bounds both the case x attribute and the table arrays
+        step = max(1, min(_BLOCK // max(1, len(members)), _BLOCK // (S * V * C)))
+        for lo in range(0, len(g.disc), step):
+            js = np.arange(lo, min(lo + step, len(g.disc)))
+            attrs = [g.disc[j] for j in js]
+            flat = base + (g.Xd[np.ix_(members, js)] * C + (js - lo) * (S * V * C))
+            tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
+            gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
+                                    g.min_objs)
+            done = tested[:, attrs]
+            gain[:, attrs] = np.where(done, NO_GAIN, gd.reshape(len(js), S).T)
+            split[:, attrs] = np.where(done, F32(0), sd.reshape(len(js), S).T)
 
-    def divide(self, nodes, chosen, cut_at, members, ords, seg_pos, tested, best_class):
+    def divide(self, nodes, chosen, cut_at, members, seg_pos, tested, best_class):
         """Set each chosen test, create the children and group the cases by child."""
         g = self.g
         S = len(nodes)
@@ -334,9 +328,8 @@ class _Levels:
             if not segs.size:
                 continue
             at = cut_at[segs, a]
-            o = ords[j]
             col = g.data.columns[a]
-            cuts[segs] = g.snap_many(a, col[o[at]], col[o[at + 1]])
+            cuts[segs] = g.snap_many(a, col[self.order[j, at]], col[self.order[j, at + 1]])
             forks[segs] = 2
             mine = np.isin(seg_pos, segs)
             # c4.5 holds values and cuts as floats and compares them as such
@@ -349,9 +342,9 @@ class _Levels:
             forks[segs] = len(attrs[a].values)
             mine = np.isin(seg_pos, segs)
             branch[mine] = g.Xd[members[mine], j]
-        F = int(forks.max()) if S else 0
-        counts = np.bincount(seg_pos * max(F, 1) + np.maximum(branch, 0),
-                             weights=(branch >= 0), minlength=S * max(F, 1)).reshape(S, max(F, 1))
+        F = max(int(forks.max()) if S else 0, 1)
+        known = branch >= 0
+        counts = np.bincount(seg_pos[known] * F + branch[known], minlength=S * F).reshape(S, F)
         nonempty = counts > 0
         child_id = (np.cumsum(nonempty.ravel()) - 1).reshape(nonempty.shape)
         next_nodes: list[Node] = []
@@ -369,51 +362,110 @@ class _Levels:
                 else:
                     child = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
                 node.branches.append(child)
-        new_seg = np.where(branch >= 0, child_id[seg_pos, np.maximum(branch, 0)], -1)
-        self.seg[members] = new_seg
-        members = self.split_stably(members)
-        ords = [self.split_stably(o) for o in ords]
+        self.seg[members] = np.where(known, child_id[seg_pos, np.maximum(branch, 0)], -1)
+        members = self.regroup(members)
+        sizes = counts[nonempty].astype(np.int64)
+        move = _Split(seg_pos, chosen >= 0, nonempty, sizes)
+        P = len(members)
+        for j in range(len(g.cont)):
+            cases = self.order[j, move.kept]
+            row = np.empty(P, dtype=self.order.dtype)
+            row[move.destinations(self.seg[cases])] = cases
+            self.order[j, :P] = row
+        self.order = self.order[:, :P]
         parent = np.repeat(np.arange(S), nonempty.sum(axis=1))
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True
-        next_sizes = counts[nonempty].astype(np.int64)
-        return next_nodes, next_sizes, members, ords, next_tested
+        return next_nodes, sizes, members, next_tested
 
 
-def segment_cuts(vals: np.ndarray, classes: np.ndarray, seg_pos: np.ndarray, starts: np.ndarray,
-                 counts: np.ndarray, min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class _Split:
+    """Where each position of a level's sorted arrays goes in the next level's (stable).
+
+    Cases of a node that is split go to its children's ranges in child order, keeping
+    their relative order. For a node with two children that is one running count of
+    the cases going right; nodes with more children are sorted by child, stably.
+    """
+
+    def __init__(self, seg_pos: np.ndarray, split: np.ndarray, nonempty: np.ndarray, sizes: np.ndarray):
+        n_children = nonempty.sum(axis=1)
+        self.kept = np.flatnonzero(split[seg_pos])
+        seg = seg_pos[self.kept]
+        starts = np.concatenate([[0], np.cumsum(np.bincount(seg_pos, minlength=len(split)))])
+        first_child = np.cumsum(n_children) - n_children
+        self.child_start = np.concatenate([[0], np.cumsum(sizes)])[:-1]
+        narrow = n_children[seg] <= 2
+        self.narrow = np.flatnonzero(narrow)
+        self.wide = np.flatnonzero(~narrow)
+        k = self.narrow
+        self.offset = (self.kept - starts[seg])[k]                  # position within its node
+        self.node_first = np.arange(len(k)) - self.offset           # index in k of its node's first
+        self.first_child = first_child[seg[k]]
+        wide_children = np.flatnonzero(n_children[np.repeat(np.arange(len(n_children)), n_children)] > 2)
+        # the wide children's cases, sorted by child, fill their ranges one after another
+        self.wide_base = np.zeros(len(sizes), dtype=np.int64)
+        self.wide_base[wide_children] = (self.child_start[wide_children]
+                                         - (np.cumsum(sizes[wide_children]) - sizes[wide_children]))
+
+    def destinations(self, child: np.ndarray) -> np.ndarray:
+        """Next-level position of each kept position, given the child each one goes to."""
+        dest = np.empty(len(child), dtype=np.int64)
+        c = child[self.narrow]
+        right = (c - self.first_child) == 1
+        running = np.zeros(len(c) + 1, dtype=np.int64)
+        np.cumsum(right, out=running[1:])
+        before = running[:-1] - running[self.node_first]          # right-goers before, same node
+        dest[self.narrow] = self.child_start[c] + np.where(right, before, self.offset - before)
+        if self.wide.size:
+            c = child[self.wide]
+            order = np.argsort(c, kind="stable")
+            dest[self.wide[order]] = self.wide_base[c[order]] + np.arange(len(c))
+        return dest
+
+
+class _CutRows:
+    """Where a level's cut search may cut: per sorted position, what does not depend on values."""
+
+    def __init__(self, seg_pos: np.ndarray, starts: np.ndarray, n_classes: int, min_objs: float):
+        self.seg_pos, self.starts = seg_pos, starts
+        self.sizes = np.diff(starts)
+        known = self.sizes.astype(np.float32)
+        P = len(seg_pos)
+        self.low = (np.arange(P) - starts[seg_pos] + 1).astype(np.float32)
+        min_split = (0.10 * known.astype(np.float64) / n_classes).astype(np.float32)
+        min_split = np.where(min_split <= min_objs, F32(min_objs),
+                             np.where(min_split > 25, F32(25), min_split))
+        # the scan stops at the first row whose low weight exceeds K - MinSplit
+        self.inside = ((self.low >= min_split[seg_pos]) & (self.low <= (known - min_split)[seg_pos]))
+        self.inside[-1:] = False
+        self.inside[:-1] &= seg_pos[:-1] == seg_pos[1:]
+
+
+def segment_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: np.ndarray,
+                 min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """best_cuts for many nodes and attributes at once, unit weights, no unknowns (spec 2.3).
 
-    Column j of `vals` holds each node's cases sorted by attribute j, nodes one after
-    another (node of each row in `seg_pos`, first rows in `starts`, class counts in
-    `counts`); `classes` is in the same order. Integer counts give the same float results
-    as c4.5's sums of unit weights. Returns (nodes x columns) penalised gains or
-    -EPSILON, split information, and the row of the best cut's lower value or -1.
+    Row j of `vals` (float32) holds each node's values of attribute j in ascending order,
+    nodes one after another as `where` describes; `classes` is in the same order and
+    `counts` holds each node's class counts. Integer counts give the same float results
+    as c4.5's sums of unit weights. Returns (nodes x rows) penalised gains or -EPSILON,
+    split information, and the position of the best cut's lower value or -1.
     """
-    P, k = vals.shape
+    k, P = vals.shape
     S, C = counts.shape
-    sizes = np.diff(starts)
-    cases = known = sizes.astype(np.float32)
-    v32 = vals.astype(np.float32).astype(np.float64)
-    gap = np.zeros((P, k), dtype=bool)
-    gap[:-1] = (v32[:-1] < v32[1:] - GAP) & (seg_pos[:-1] == seg_pos[1:])[:, None]
-    low = (np.arange(P) - starts[seg_pos] + 1).astype(np.float32)
-    min_split = (0.10 * known.astype(np.float64) / C).astype(np.float32)
-    min_split = np.where(min_split <= min_objs, F32(min_objs),
-                         np.where(min_split > 25, F32(25), min_split))
-    # the scan stops at the first row whose low weight exceeds K - MinSplit
-    gap &= ((low >= min_split[seg_pos]) & (low <= (known - min_split)[seg_pos]))[:, None]
-    rows, cols = np.nonzero(gap)
-    del gap, v32
+    seg_pos, starts, low = where.seg_pos, where.starts, where.low
+    cases = known = where.sizes.astype(np.float32)
+    v = vals.astype(np.float64)
+    # values are floats in c4.5; the 1e-5 gap test is done in double on them
+    gap = np.zeros((k, P), dtype=bool)
+    gap[:, :-1] = (v[:, :-1] < v[:, 1:] - GAP) & where.inside[None, :-1]
+    del v
+    cols, rows = np.nonzero(gap)
+    del gap
     sr = seg_pos[rows]
-    # class counts below each candidate: running counts minus those before the node
-    cum = np.zeros((k, C, P + 1), dtype=np.int32 if P < 2**31 else np.int64)
-    np.cumsum(classes.T[:, None, :] == np.arange(C, dtype=classes.dtype)[None, :, None], axis=2,
-              out=cum[:, :, 1:])
-    low_sel = cum[cols, :, rows + 1] - cum[cols, :, starts[sr]]
-    del cum
+    low_sel = _counts_below(classes, C, cols, rows, starts[sr])
     high_sel = counts[sr] - low_sel
-    key = cols * S + sr
+    key = cols * S + sr                  # ascending: by attribute, then node, then row
     with np.errstate(divide="ignore", invalid="ignore"):
         unknown_rate = (1.0 - (known / cases).astype(np.float64)).astype(np.float32)
         base = info(counts) / known
@@ -426,20 +478,47 @@ def segment_cuts(vals: np.ndarray, classes: np.ndarray, seg_pos: np.ndarray, sta
         thresh_cost = (log2_c(tries.astype(np.float32)) / np.tile(cases, k).astype(np.float64)).astype(np.float32)
         val = gain - thresh_cost[key]
     best_val = np.full(k * S, -np.inf, dtype=np.float32)
-    np.maximum.at(best_val, key, val)
-    # the first (lowest) row reaching the maximum, as c4.5's strict > scan keeps it
-    top = np.flatnonzero(val == best_val[key])
-    order = top[np.lexsort((rows[top], key[top]))]
-    first = order[np.r_[True, key[order][1:] != key[order][:-1]]] if order.size else order
     at = np.full(k * S, -1, dtype=np.int64)
-    at[key[first]] = rows[first]
+    if key.size:
+        group = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        best_val[key[group]] = np.maximum.reduceat(val, group)
+        # the first (lowest) row reaching the maximum, as c4.5's strict > scan keeps it
+        top = np.flatnonzero(val == best_val[key])
+        first = top[np.r_[True, key[top][1:] != key[top][:-1]]]
+        at[key[first]] = rows[first]
     at, best_val = at.reshape(k, S).T, best_val.reshape(k, S).T
     ok = (known >= 2 * min_objs)[:, None] & (best_val > 0)
     lo = np.where(at >= 0, at - starts[:-1, None] + 1, 0)
+    sizes = where.sizes[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        split = info(np.stack([np.zeros_like(lo), lo, sizes[:, None] - lo], axis=2)) / cases[:, None]
+        split = info(np.stack([np.zeros_like(lo), lo, sizes - lo], axis=2)) / cases[:, None]
     return (np.where(ok, best_val, NO_GAIN).astype(np.float32),
             np.where(ok, split, F32(0)).astype(np.float32), np.where(ok, at, -1))
+
+
+def _counts_below(classes: np.ndarray, n_classes: int, cols: np.ndarray, rows: np.ndarray,
+                  starts: np.ndarray) -> np.ndarray:
+    """Class counts over positions starts..rows (inclusive) of row `cols` of `classes`.
+
+    Several classes share one int64 running count, each in its own bit field wide
+    enough for any count, so one cumulative sum serves them all (fields never borrow:
+    each one's running count only grows).
+    """
+    k, P = classes.shape
+    bits = max(1, int(P).bit_length())
+    per_word = max(1, 63 // bits)
+    out = np.empty((len(rows), n_classes), dtype=np.int64)
+    mask = (1 << bits) - 1
+    for c0 in range(0, n_classes, per_word):
+        c1 = min(c0 + per_word, n_classes)
+        shift = (classes.astype(np.int64) - c0) * bits
+        field = np.where((classes >= c0) & (classes < c1), np.left_shift(1, np.maximum(shift, 0)), 0)
+        cum = np.zeros((k, P + 1), dtype=np.int64)
+        np.cumsum(field, axis=1, out=cum[:, 1:])
+        both = cum[cols, rows + 1] - cum[cols, starts]
+        for c in range(c0, c1):
+            out[:, c] = (both >> ((c - c0) * bits)) & mask
+    return out
 
 
 def collapse(root: Node) -> None:
