@@ -217,7 +217,7 @@ def _cell_words(padded: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarr
     return words
 
 
-def _chunks(path: Path) -> Iterator[bytes]:
+def line_chunks(path: Path) -> Iterator[bytes]:
     """The file in pieces of whole lines, the last one given its missing final newline."""
     try:
         with open(path, "rb") as f:
@@ -242,7 +242,7 @@ def _plain_cells(path: Path, ncols: int) -> list[Coded] | None:
         return None
     local: list[list[np.ndarray]] = [[] for _ in range(ncols)]
     uniques: list[list[np.ndarray]] = [[] for _ in range(ncols)]
-    for chunk in _chunks(path):
+    for chunk in line_chunks(path):
         cells = _chunk_cells(chunk, ncols)
         if cells is None:
             return None

@@ -131,3 +131,61 @@ def test_split_cases_gives_the_text_cells(tmp_path):
     frame = names.split_cases(path, 5)
     assert frame.values.tolist() == [["1", "x", "y y", "0", "A"], ["?", "x", "", "7", "B"]]
     assert list(frame.columns) == [0, 1, 2, 3, 4]
+
+
+CSV_CELLS = ["1", "a", "", " ", "\"q\"", "x\"y", "é", "\x00", "?", "\t", ";", "\u2028"]
+
+
+@st.composite
+def csv_files(draw) -> bytes:
+    ncols = draw(st.integers(1, 3))
+    header = ",".join(f"h{i}" for i in range(ncols)) if draw(st.integers(0, 9)) else "h,h"
+    lines = [("\ufeff" if draw(st.booleans()) else "") + header]
+    for _ in range(draw(st.integers(0, 8))):
+        width = ncols if draw(st.integers(0, 5)) else draw(st.integers(0, 4))
+        lines.append(",".join(draw(st.sampled_from(CSV_CELLS)) for _ in range(width)))
+    text = "".join(line + draw(st.sampled_from(ENDS)) for line in lines).encode("utf-8")
+    if draw(st.integers(0, 9)) == 0:
+        text = text + b"\xff"
+    return text
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=csv_files())
+def test_csv_layout_check_without_csv_module_equals_csv_module(tmp_path_factory, text):
+    from c45rules.data import frame
+
+    path = tmp_path_factory.mktemp("csv") / "x.csv"
+    path.write_bytes(text)
+
+    def outcome():
+        try:
+            return frame.check_csv_layout(path)
+        except InputError as e:
+            return str(e)
+    fast = outcome()
+    saved = frame._plain_csv_records
+    frame._plain_csv_records = lambda *args: None
+    try:
+        assert fast == outcome()
+    finally:
+        frame._plain_csv_records = saved
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=st.lists(st.sampled_from(CELLS + [None, float("nan"), "18446744073709551615", "-1",
+                                               "9007199254740993"]), max_size=12),
+       as_str=st.booleans())
+def test_frame_columns_parsed_once_per_distinct_value_equal_whole_column(cells, as_str):
+    import pandas as pd
+
+    from c45rules.data import frame
+
+    s = pd.Series(cells, dtype=str if as_str else object)
+    num, ok = frame._numeric(s)
+    whole_num, whole_ok = frame._parse_numbers(s)
+    assert ok == whole_ok and repr(num.tolist()) == repr(whole_num.tolist())
+    unk = frame._is_unknown(s)
+    whole_txt = s.astype(object).map(frame.value_str).where(~unk, None)
+    txt = frame._as_strings(s)
+    assert txt.dtype == whole_txt.dtype and repr(txt.tolist()) == repr(whole_txt.tolist())
