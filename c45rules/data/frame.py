@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .names import cases_from_frame, encode_classes, encode_column, load_stem, read_cases, read_names
+from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
+                    read_names)
 from .schema import Attribute, Dataset, Schema
 
 UNKNOWN_STRINGS = ("", "?")
@@ -43,8 +44,27 @@ def _is_unknown(s: pd.Series) -> np.ndarray:
     return unk
 
 
+def _text_values(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """(codes, distinct values in first-seen order, NaN included) of a column of str, else None.
+
+    Only for text: factorize would merge 1, 1.0 and True in a column of mixed objects. The
+    distinct values in first-seen order meet to_numeric's choices as the whole column does.
+    """
+    if not (s.dtype == object or pd.api.types.is_string_dtype(s.dtype)) \
+            or pd.api.types.infer_dtype(s, skipna=True) not in ("string", "empty"):
+        return None
+    codes, values = pd.factorize(s, use_na_sentinel=False)
+    return codes, np.asarray(values, dtype=object)
+
+
 def _as_strings(s: pd.Series) -> pd.Series:
     """Column as text with unknowns as NaN (object dtype)."""
+    coded = _text_values(s)
+    if coded is not None:
+        codes, values = coded
+        txt = np.array([value_str(v) for v in values], dtype=object)
+        unk = _is_unknown(pd.Series(values, dtype=object))[codes]
+        return pd.Series(txt[codes], index=s.index).where(~unk, None)   # dtype inferred as map does
     unk = _is_unknown(s)
     if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
         txt = pd.Series([value_str(v) for v in s.to_numpy()], index=s.index, dtype=object)
@@ -59,6 +79,15 @@ def _numeric(s: pd.Series) -> tuple[np.ndarray, bool]:
         return np.array([]), False
     if pd.api.types.is_numeric_dtype(s.dtype):
         return s.to_numpy(dtype=np.float64, na_value=np.nan), True
+    coded = _text_values(s)
+    if coded is not None:
+        codes, values = coded
+        num, ok = _parse_numbers(pd.Series(values, dtype=object))
+        return num[codes], ok
+    return _parse_numbers(s)
+
+
+def _parse_numbers(s: pd.Series) -> tuple[np.ndarray, bool]:
     unk = _is_unknown(s)
     num = pd.to_numeric(s.where(~unk), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     ok = not bool((np.isnan(num) & ~unk).any())
@@ -231,6 +260,15 @@ def check_csv_layout(path: str | os.PathLike, sep: str = ",") -> tuple[list[str]
     records = 0
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
+            header = next(csv.reader(f, delimiter=sep), None)
+        if header is not None:
+            counted = _plain_csv_records(path, sep, len(header))
+            if counted is not None and len(set(header)) == len(header):
+                return header, counted
+    except (UnicodeDecodeError, csv.Error):
+        pass   # the full read below names the problem
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
             reader = csv.reader(f, delimiter=sep)
             header = next(reader, None)
             if header is None:
@@ -249,6 +287,35 @@ def check_csv_layout(path: str | os.PathLike, sep: str = ",") -> tuple[list[str]
     except csv.Error as e:
         raise InputError(f"{path}: not a readable CSV file ({e})") from None
     return header, records
+
+
+def _plain_csv_records(path: Path, sep: str, nfields: int) -> int | None:
+    """Records after the header when no line needs csv's rules (no quote, NUL, lone CR or long
+    line) and each has `nfields` fields or none; None otherwise (the csv module decides)."""
+    records = 0
+    header_done = False
+    for chunk in line_chunks(path):
+        if (b'"' in chunk or b"\0" in chunk or chunk.count(b"\r") != chunk.count(b"\r\n")):
+            return None
+        if not chunk.isascii():
+            try:
+                chunk.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        buf = np.frombuffer(chunk, np.uint8)
+        delim = np.flatnonzero((buf == ord(sep)) | (buf == ord("\n")))
+        newline = np.flatnonzero(buf[delim] == ord("\n"))
+        seps = np.diff(newline, prepend=-1) - 1
+        line_end = delim[newline]
+        length = line_end - np.concatenate(([-1], line_end[:-1])) - 1
+        crlf_only = (length == 1) & (buf[np.maximum(line_end - 1, 0)] == ord("\r"))
+        if not header_done:
+            seps, length, crlf_only, header_done = seps[1:], length[1:], crlf_only[1:], True
+        blank = (seps == 0) & ((length == 0) | crlf_only)   # csv reads [] and it is a record
+        if not ((seps == nfields - 1) | blank).all() or length.max(initial=0) >= csv.field_size_limit():
+            return None
+        records += len(seps)
+    return records
 
 
 def read_csv(path: str | os.PathLike, target: str, **kinds) -> Dataset:

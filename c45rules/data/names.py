@@ -5,6 +5,7 @@ import csv
 import io
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -150,31 +151,142 @@ class _PendingSchema(Schema):
         pass
 
 
+# A plain data file (no escape, comment, NUL or lone CR) is cut into cells by numpy on
+# its bytes, in chunks of lines; each column is kept as codes into its distinct cell texts,
+# so no Python string is made per cell. Every rule of the general splitter below is then
+# applied to the distinct texts only (spec 1), which is why the two paths agree exactly.
+_CHUNK_BYTES = 1 << 23
+Coded = tuple[np.ndarray, np.ndarray]   # (codes into values, -1 = missing; object array of values)
+
+
+def _chunk_cells(chunk: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(starts, ends) offsets of the cells of whole lines, one row per case; None if not plain."""
+    if (b"\\" in chunk or b"|" in chunk or b"\0" in chunk
+            or chunk.count(b"\r") != chunk.count(b"\r\n")):
+        return None
+    buf = np.frombuffer(chunk, np.uint8)
+    delim = np.flatnonzero((buf == ord(",")) | (buf == ord("\n")))
+    newline = np.flatnonzero(buf[delim] == ord("\n"))
+    commas = np.diff(newline, prepend=-1) - 1
+    line_end = delim[newline]
+    line_start = np.concatenate(([0], line_end[:-1] + 1))
+    case = commas == ncols - 1
+    if not case.all():
+        other = np.flatnonzero(~case)
+        if commas[other].any():
+            return None
+        for i in other[line_end[other] > line_start[other]]:   # a line of blanks is skipped
+            try:
+                if chunk[line_start[i]: line_end[i]].decode("utf-8").strip():
+                    return None
+            except UnicodeDecodeError:
+                return None
+    ends = delim[np.repeat(case, commas + 1)].reshape(-1, ncols)
+    starts = np.empty_like(ends)
+    starts[:, 0] = line_start[case]
+    starts[:, 1:] = ends[:, :-1] + 1
+    return starts, ends
+
+
+def _factorize_rows(words: np.ndarray) -> np.ndarray:
+    """Codes of the distinct rows of a 2-D uint64 array, numbered in order of first appearance."""
+    codes, _ = pd.factorize(words[:, 0])
+    for k in range(1, words.shape[1]):
+        more, uniq = pd.factorize(words[:, k])
+        codes, _ = pd.factorize(codes * len(uniq) + more)
+    return codes
+
+
+def _firsts(codes: np.ndarray) -> np.ndarray:
+    """Position of the first occurrence of each code (codes numbered by first appearance)."""
+    return np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
+
+
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+
+
+def _cell_words(padded: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Each cell's bytes as little-endian uint64 words, zero beyond its end (a plain file has no NUL)."""
+    nwords = max(1, -(-int((ends - starts).max(initial=0)) // 8))
+    # every offset read as the 8 bytes from there: one unaligned load per word of a cell
+    window = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    words = np.empty((len(starts), nwords), dtype=np.uint64)
+    last = len(window) - 1   # only a word wholly past a cell's end is clipped, and it is masked out
+    for k in range(nwords):
+        words[:, k] = window[np.minimum(starts + 8 * k, last)] & _LOW_BYTES[np.clip(ends - starts - 8 * k, 0, 8)]
+    return words
+
+
+def line_chunks(path: Path) -> Iterator[bytes]:
+    """The file in pieces of whole lines, the last one given its missing final newline."""
+    try:
+        with open(path, "rb") as f:
+            carry = b""
+            while block := f.read(_CHUNK_BYTES):
+                data = carry + block
+                cut = data.rfind(b"\n") + 1
+                if cut:
+                    yield data[:cut]
+                carry = data[cut:]
+            if carry:
+                yield carry + b"\n"
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+
+
+def _plain_cells(path: Path, ncols: int) -> list[Coded] | None:
+    """The raw text cells of a plain data file, column by column; None if it is not plain."""
+    if ncols < 2:
+        return None
+    local: list[list[np.ndarray]] = [[] for _ in range(ncols)]
+    uniques: list[list[np.ndarray]] = [[] for _ in range(ncols)]
+    for chunk in line_chunks(path):
+        cells = _chunk_cells(chunk, ncols)
+        if cells is None:
+            return None
+        padded = chunk + bytes(8)
+        for j in range(ncols):
+            words = _cell_words(padded, cells[0][:, j], cells[1][:, j])
+            codes = _factorize_rows(words)
+            first = _firsts(codes)
+            local[j].append(codes.astype(np.int16 if len(first) < 2**15 else np.int32))
+            uniques[j].append(words[first])
+    columns: list[Coded] = []
+    for j in range(ncols):
+        nwords = max((u.shape[1] for u in uniques[j]), default=1)
+        merged = np.concatenate([np.pad(u, ((0, 0), (0, nwords - u.shape[1]))) for u in uniques[j]]
+                                or [np.zeros((0, nwords), np.uint64)])
+        glob = _factorize_rows(merged) if len(merged) else np.zeros(0, np.int64)
+        first = _firsts(glob)
+        glob = glob.astype(np.int16 if len(first) < 2**15 else np.int32)
+        offsets = np.cumsum([0] + [len(u) for u in uniques[j]])
+        codes = np.concatenate([glob[offsets[c]:][chunk] for c, chunk in enumerate(local[j])]
+                               or [np.zeros(0, glob.dtype)])
+        local[j] = uniques[j] = []
+        try:
+            values = [row.tobytes().rstrip(b"\0").decode("utf-8") for row in merged[first]]
+        except UnicodeDecodeError:
+            return None
+        columns.append((codes, np.array(values, dtype=object)))
+    return columns
+
+
+def _clean_cells(columns: list[Coded]) -> list[Coded]:
+    """Apply the general splitter's rules (strip blanks; the last value loses a final '.') to distinct texts."""
+    out: list[Coded] = []
+    for j, (codes, values) in enumerate(columns):
+        texts = [v.strip() for v in values]
+        if j == len(columns) - 1:
+            texts = [t[:-1].rstrip() if t.endswith(".") else t for t in texts]
+        new, distinct = pd.factorize(np.array(texts, dtype=object))
+        out.append((new.astype(codes.dtype)[codes], np.asarray(distinct, dtype=object)))
+    return out
+
+
 def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
     """Split a C4.5 data file into a frame of raw strings, one column per field."""
-    # fast path: the common file has no escapes and no comments
-    if "\\" not in text and "|" not in text:
-        # pandas cannot be trusted with the field count: a short line is padded with ''
-        # (indistinguishable from an empty last value) and a long first line silently
-        # becomes an index column, shifting every value one attribute to the left
-        for lineno, line in enumerate(_LINE_END.split(text), 1):
-            if line.count(",") != ncols - 1 and line.strip():
-                raise InputError(f"{path}:{lineno}: expected {ncols} values,"
-                                 f" found {line.count(',') + 1}")
-        try:
-            frame = pd.read_csv(io.StringIO(text), header=None, dtype=str, sep=",",
-                                quoting=csv.QUOTE_NONE, keep_default_na=False,
-                                skip_blank_lines=True, skipinitialspace=True,
-                                names=list(range(ncols)), engine="c")
-        except pd.errors.ParserError as e:
-            raise InputError(f"{path}: {e}".replace("Error tokenizing data. C error: ", "")) from None
-        if frame.isna().any().any():
-            bad = int(np.flatnonzero(frame.isna().any(axis=1).to_numpy())[0])
-            raise InputError(f"{path}: case {bad + 1} has fewer than {ncols} values")
-        frame = frame.apply(lambda s: s.str.strip())
-        last = frame[ncols - 1]
-        frame[ncols - 1] = last.where(~last.str.endswith("."), last.str[:-1])
-        return frame
     rows: list[list[str]] = []
     for lineno, raw in enumerate(_LINE_END.split(text), 1):
         fields, cur, i = [], [], 0
@@ -204,23 +316,51 @@ def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(range(ncols)), dtype=str)
 
 
+def _read_cells(path: Path, ncols: int) -> list[Coded]:
+    """The cells of a C4.5 data file as coded columns (the plain path when the file allows it)."""
+    cells = _plain_cells(path, ncols)
+    if cells is not None:
+        return _clean_cells(cells)
+    frame = _split_lines(path, _read_text(path), ncols)
+    return [_coded(frame.pop(j)) for j in range(ncols)]
+
+
 def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False) -> tuple[Dataset, Schema]:
     """Read a `.data`/`.test` file against `schema`; `collect` fills `discrete N` value lists."""
     path = Path(path)
-    return cases_from_frame(split_cases(path, len(schema.attributes) + 1), schema, str(path), collect=collect)
+    cells = _read_cells(path, len(schema.attributes) + 1)
+    return _cases_from_cells(cells, schema, str(path), collect=collect)
 
 
 def split_cases(path: str | os.PathLike, ncols: int) -> pd.DataFrame:
     """A C4.5 .data/.test file as a frame of raw text cells, `ncols` per case (checked)."""
-    path = Path(path)
-    return _split_lines(path, _read_text(path), ncols)
+    cells = _read_cells(Path(path), ncols)
+    return pd.DataFrame({j: pd.Series(values[codes], dtype=str) for j, (codes, values) in enumerate(cells)},
+                        columns=list(range(ncols)))
+
+
+def _coded(raw: pd.Series) -> Coded:
+    """(codes, distinct values in order of first appearance, a missing value included)."""
+    codes, values = pd.factorize(raw, use_na_sentinel=False)
+    return codes, np.asarray(values, dtype=object)
+
+
+def _unknown(values: np.ndarray) -> pd.Series:
+    return pd.Series(values, dtype=object).isna() | pd.Series(values, dtype=object).isin(["?", ""])
 
 
 def cases_from_frame(frame: pd.DataFrame, schema: Schema, path: str, *, collect: bool = False,
                      lines_are_cases: bool = True) -> tuple[Dataset, Schema]:
     """Encode a frame of raw text cells (columns = attributes in `schema` order, then the class)."""
+    cells = [_coded(frame[j]) for j in range(len(schema.attributes) + 1)]
+    return _cases_from_cells(cells, schema, path, collect=collect, lines_are_cases=lines_are_cases)
+
+
+def _cases_from_cells(cells: list[Coded], schema: Schema, path: str, *, collect: bool = False,
+                      lines_are_cases: bool = True) -> tuple[Dataset, Schema]:
+    """Encode coded text columns; each column's codes are released once it is encoded."""
     ncols = len(schema.attributes) + 1
-    if len(frame) == 0:
+    if len(cells[0][0]) == 0:
         raise InputError(f"{path}: no cases")
     attributes = list(schema.attributes)
     for j, a in enumerate(attributes):
@@ -228,60 +368,75 @@ def cases_from_frame(frame: pd.DataFrame, schema: Schema, path: str, *, collect:
             if not collect:
                 raise InputError(f"{path}: attribute {a.name!r} has no value list")
             limit = int(a.values[1])
-            col = frame[j]
-            seen = list(dict.fromkeys(v for v in col[col != "?"]))
+            seen = [v for v in cells[j][1] if v != "?"]   # every value occurs, first seen first
             if len(seen) > limit:
                 raise InputError(f"{path}: attribute {a.name!r} declared 'discrete {limit}'"
                                  f" has {len(seen)} values")
             attributes[j] = Attribute(a.name, "discrete", tuple(seen))
     full = Schema(tuple(attributes), schema.classes, schema.target)
-    columns = [encode_column(frame[j], a, path, lines_are_cases=lines_are_cases)
-               for j, a in enumerate(attributes)]
     what = "case" if lines_are_cases else "row"
-    y = encode_classes(frame[ncols - 1], full.classes, f"{path}: {what}", "is not in the class list")
+    columns = []
+    for j, a in enumerate(attributes):
+        columns.append(_encode_cells(cells[j], a, path, what))
+        cells[j] = None
+    y = _encode_class_cells(cells[ncols - 1], full.classes, f"{path}: {what}", "is not in the class list")
     return Dataset(full, columns, y, path), full
 
 
 def encode_classes(raw: pd.Series, classes: tuple[str, ...], where: str, problem: str) -> np.ndarray:
     """Class codes of a column of class names, or InputError at the first unknown one."""
-    codes = raw.map({c: i for i, c in enumerate(classes)})
-    if codes.isna().any():
-        bad = int(np.flatnonzero(codes.isna().to_numpy())[0])
-        raise InputError(f"{where} {bad + 1}: class {raw.iloc[bad]!r} {problem} ({', '.join(classes)})")
-    return codes.to_numpy(dtype=np.int32)
+    return _encode_class_cells(_coded(raw), classes, where, problem)
+
+
+def _encode_class_cells(cells: Coded, classes: tuple[str, ...], where: str, problem: str) -> np.ndarray:
+    codes, values = cells
+    mapped = pd.Series(values, dtype=object).map({c: i for i, c in enumerate(classes)})
+    bad = mapped.isna().to_numpy()[codes]
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{where} {i + 1}: class {values[codes[i]]!r} {problem} ({', '.join(classes)})")
+    return mapped.to_numpy(dtype=np.int32)[codes]
 
 
 def encode_column(raw: pd.Series, a: Attribute, where: str, *, lines_are_cases: bool = False,
                   unseen_ok: bool = False) -> np.ndarray:
     """Encode a column of raw strings for attribute `a` ('?' and '' are unknown)."""
-    what = "case" if lines_are_cases else "row"
+    return _encode_cells(_coded(raw), a, where, "case" if lines_are_cases else "row", unseen_ok=unseen_ok)
+
+
+def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_ok: bool = False) -> np.ndarray:
+    """encode_column on a coded column: each rule runs once per distinct value (spec 1)."""
+    codes, values = cells
     if a.kind == "ignore":
-        return np.zeros(len(raw), dtype=np.int8)
-    unknown = raw.isna() | raw.isin(["?", ""])
+        return np.zeros(len(codes), dtype=np.int8)
+    unknown = _unknown(values)
     if a.is_continuous:
-        num = pd.to_numeric(raw.where(~unknown), errors="coerce")
-        bad = num.isna() & ~unknown
+        # the distinct values reach to_numeric in first-seen order, so it decides each exactly
+        # as it would over the whole column (its choices depend on the values seen so far)
+        num = pd.to_numeric(pd.Series(values, dtype=object).where(~unknown), errors="coerce")
+        bad = (num.isna() & ~unknown).to_numpy()[codes]
         if bad.any():
-            i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: {raw.iloc[i]!r} is not a number")
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: {values[codes[i]]!r} is not a number")
         out = num.to_numpy(dtype=np.float64)
-        inf = np.isinf(out)
+        inf = np.isinf(out)[codes]
         if inf.any() and not unseen_ok:
             i = int(np.flatnonzero(inf)[0])
-            raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: infinite value {raw.iloc[i]!r}")
-        return out
+            raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: infinite value {values[codes[i]]!r}")
+        return out[codes]
     lookup = {v: i for i, v in enumerate(a.values)}
-    codes = raw.map(lookup)
-    bad = codes.isna() & ~unknown
+    mapped = pd.Series(values, dtype=object).map(lookup)
+    bad_value = (mapped.isna() & ~unknown).to_numpy()
+    bad = bad_value[codes]
     if bad.any() and not unseen_ok:
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: value {raw.iloc[i]!r}"
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: value {values[codes[i]]!r}"
                          f" is not one of its declared values")
-    out = codes.to_numpy(dtype=np.float64, na_value=np.nan)
+    out = mapped.to_numpy(dtype=np.float64, na_value=np.nan)
     res = np.where(np.isnan(out), UNKNOWN_CODE, out).astype(np.int32)
     if unseen_ok:
-        res[bad.to_numpy()] = UNSEEN_CODE
-    return res
+        res[bad_value] = UNSEEN_CODE
+    return res[codes]
 
 
 def load_stem(stem: str | os.PathLike, *, test: bool = False) -> tuple[Dataset, Dataset | None]:

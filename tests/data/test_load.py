@@ -1,0 +1,191 @@
+"""C4.5 case files: the numpy path for plain files gives exactly what the general splitter gives.
+
+`read_cases` cuts a plain file (no `\\`, `|`, NUL or lone CR) into cells with numpy and runs
+every rule on distinct cell texts only; the general path splits lines in Python and encodes
+whole columns. Both must yield the same encoded columns and schema, or the same error.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from c45rules.data import names
+from c45rules.data.schema import Attribute, Schema
+from c45rules.errors import InputError
+
+DATA = Path("/work/shared/data")
+STEMS = sorted(p for p in DATA.glob("*/*.names")) if DATA.exists() else []
+
+
+def _general(path: Path, schema: Schema, *, collect: bool):
+    frame = names._split_lines(path, names._read_text(path), len(schema.attributes) + 1)
+    return names.cases_from_frame(frame, schema, str(path), collect=collect)
+
+
+def _outcome(read, path, schema, collect):
+    try:
+        ds, schema = read(path, schema, collect=collect)
+    except InputError as e:
+        return ("error", str(e))
+    return ("ok", schema, [(c.dtype, c.tolist()) for c in ds.columns], ds.y.dtype, ds.y.tolist())
+
+
+def _same(a, b) -> bool:
+    """Equal outcomes, NaN equal to NaN."""
+    return repr(a) == repr(b)
+
+
+@pytest.mark.parametrize("names_file", STEMS, ids=lambda p: p.stem)
+def test_shared_datasets_plain_path_equals_general(names_file):
+    pending = names.read_names(names_file)
+    data = names_file.with_suffix(".data")
+    fast = _outcome(names.read_cases, data, pending, True)
+    assert _same(fast, _outcome(_general, data, pending, True))
+    test = names_file.with_suffix(".test")
+    if test.exists() and fast[0] == "ok":
+        assert _same(_outcome(names.read_cases, test, fast[1], False),
+                     _outcome(_general, test, fast[1], False))
+
+
+SCHEMA = Schema((Attribute("c", "continuous"), Attribute("d", "discrete", ("\0discrete", "6")),
+                 Attribute("e", "discrete", ("x", "y y", "1.5")), Attribute("i", "ignore")),
+                ("A", "B", "C."))
+CELLS = ["1", "-2.5", "1e3", " 7 ", "\t3\t", "?", "", "1_000", "٣", "nan", "inf", "-inf", "NaN",
+         "0x10", "1.", "x", "y y", "y  y", "1.5", "A", "B", "C.", "B .", "B.", "A..", "é", "\u00a0A",
+         "A\u00a0", "\ufeffA", "\x0cB", "\"A\"", "'x'", "#1", "  ", "." , "A ."]
+ENDS = ["\n", "\n", "\r\n", "\r", ""]
+# cells that mostly fit each column, so that many files load and are compared value by value
+POOLS = [["1", "-2.5", "1e3", " 7 ", "\t3\t", "?", "", "1_000", "٣", "nan", "inf", "0x10", "1.", "x"],
+         ["x", "?", "", " x", "é", "1", "2", "3", "y"],
+         ["x", "y y", "y  y", " 1.5", "?", "", "z"],
+         CELLS,
+         ["A", "B", "C.", "B .", "B.", "A..", "C..", "\u00a0A", "A\u00a0", "\ufeffA", "\x0cB", "A ."]]
+
+
+@st.composite
+def case_files(draw) -> bytes:
+    lines = []
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.sampled_from(["case"] * 8 + ["blank", "blank", "short", "noise"]))
+        if kind == "case":
+            cells = [draw(st.sampled_from(pool)) for pool in POOLS]
+        elif kind == "short":
+            cells = [draw(st.sampled_from(CELLS)) for _ in range(draw(st.integers(1, 7)))]
+        elif kind == "blank":
+            cells = [draw(st.sampled_from(["", " ", "\t", "\x0c", "\u00a0", "\r"]))]
+        else:
+            cells = [draw(st.text(st.sampled_from(",. \t?1|\\x\x00é\r"), max_size=6))]
+        lines.append(",".join(cells) + draw(st.sampled_from(ENDS)))
+    text = "".join(lines).encode("utf-8")
+    if draw(st.integers(0, 9)) == 0 and text:   # now and then a byte that is not UTF-8
+        at = draw(st.integers(0, len(text) - 1))
+        text = text[:at] + b"\xff" + text[at:]
+    return text
+
+
+@pytest.mark.parametrize("chunk_bytes", [16, 1 << 23])
+@settings(max_examples=400, deadline=None)
+@given(text=case_files())
+def test_tricky_files_plain_path_equals_general(tmp_path_factory, chunk_bytes, text):
+    path = tmp_path_factory.mktemp("cases") / "x.data"
+    path.write_bytes(text)
+    saved, names._CHUNK_BYTES = names._CHUNK_BYTES, chunk_bytes
+    try:
+        fast = _outcome(names.read_cases, path, SCHEMA, True)
+    finally:
+        names._CHUNK_BYTES = saved
+    assert _same(fast, _outcome(_general, path, SCHEMA, True))
+
+
+def test_plain_path_is_taken_for_plain_files(tmp_path):
+    path = tmp_path / "x.data"
+    path.write_bytes(b"1,x,y y,0,A\r\n\r\n  \n2.5 , x , 1.5,9,B .\n")
+    assert names._plain_cells(path, 5) is not None
+    ds, schema = names.read_cases(path, SCHEMA, collect=True)
+    assert schema.attributes[1].values == ("x",)
+    assert ds.columns[0].tolist() == [1.0, 2.5] and ds.y.tolist() == [0, 1]
+    path.write_bytes(b"1,x,y y,0,A | comment\n")
+    assert names._plain_cells(path, 5) is None
+
+
+def test_distinct_values_across_chunks_keep_first_seen_order(tmp_path, monkeypatch):
+    path = tmp_path / "x.data"
+    rows = [f"{i % 7},v{(i * 5) % 6},x,0,{'ABC'[i % 3]}\n" for i in range(200)]
+    rows.insert(50, "0,a_very_long_value_spanning_several_words,x,0,A\n")
+    path.write_text("".join(rows))
+    schema = Schema(SCHEMA.attributes[:1] + (Attribute("d", "discrete", ("\0discrete", "9")),)
+                    + SCHEMA.attributes[2:], ("A", "B", "C"))
+    monkeypatch.setattr(names, "_CHUNK_BYTES", 40)
+    fast = _outcome(names.read_cases, path, schema, True)
+    assert fast[1].attributes[1].values[:2] == ("v0", "v5")
+    assert _same(fast, _outcome(_general, path, schema, True))
+
+
+def test_split_cases_gives_the_text_cells(tmp_path):
+    path = tmp_path / "x.data"
+    path.write_bytes(b"1 ,x,y y,0,A.\n?,x,,7,B\n")
+    frame = names.split_cases(path, 5)
+    assert frame.values.tolist() == [["1", "x", "y y", "0", "A"], ["?", "x", "", "7", "B"]]
+    assert list(frame.columns) == [0, 1, 2, 3, 4]
+
+
+CSV_CELLS = ["1", "a", "", " ", "\"q\"", "x\"y", "é", "\x00", "?", "\t", ";", "\u2028"]
+
+
+@st.composite
+def csv_files(draw) -> bytes:
+    ncols = draw(st.integers(1, 3))
+    header = ",".join(f"h{i}" for i in range(ncols)) if draw(st.integers(0, 9)) else "h,h"
+    lines = [("\ufeff" if draw(st.booleans()) else "") + header]
+    for _ in range(draw(st.integers(0, 8))):
+        width = ncols if draw(st.integers(0, 5)) else draw(st.integers(0, 4))
+        lines.append(",".join(draw(st.sampled_from(CSV_CELLS)) for _ in range(width)))
+    text = "".join(line + draw(st.sampled_from(ENDS)) for line in lines).encode("utf-8")
+    if draw(st.integers(0, 9)) == 0:
+        text = text + b"\xff"
+    return text
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=csv_files())
+def test_csv_layout_check_without_csv_module_equals_csv_module(tmp_path_factory, text):
+    from c45rules.data import frame
+
+    path = tmp_path_factory.mktemp("csv") / "x.csv"
+    path.write_bytes(text)
+
+    def outcome():
+        try:
+            return frame.check_csv_layout(path)
+        except InputError as e:
+            return str(e)
+    fast = outcome()
+    saved = frame._plain_csv_records
+    frame._plain_csv_records = lambda *args: None
+    try:
+        assert fast == outcome()
+    finally:
+        frame._plain_csv_records = saved
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=st.lists(st.sampled_from(CELLS + [None, float("nan"), "18446744073709551615", "-1",
+                                               "9007199254740993"]), max_size=12),
+       as_str=st.booleans())
+def test_frame_columns_parsed_once_per_distinct_value_equal_whole_column(cells, as_str):
+    import pandas as pd
+
+    from c45rules.data import frame
+
+    s = pd.Series(cells, dtype=str if as_str else object)
+    num, ok = frame._numeric(s)
+    whole_num, whole_ok = frame._parse_numbers(s)
+    assert ok == whole_ok and repr(num.tolist()) == repr(whole_num.tolist())
+    unk = frame._is_unknown(s)
+    whole_txt = s.astype(object).map(frame.value_str).where(~unk, None)
+    txt = frame._as_strings(s)
+    assert txt.dtype == whole_txt.dtype and repr(txt.tolist()) == repr(whole_txt.tolist())
