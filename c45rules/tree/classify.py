@@ -46,3 +46,39 @@ def _descend(node: Node, data: Dataset, rows: np.ndarray, w: np.ndarray, out: np
 def classify(tree: Node, data: Dataset) -> np.ndarray:
     """Predicted class code per case (largest class weight, ties to the lowest index)."""
     return np.argmax(class_weights(tree, data), axis=1)
+
+
+def leaf_of_cases(nodes: list[Node], data: Dataset) -> np.ndarray:
+    """Position in `nodes` (a tree's nodes, root first) of the leaf each case reaches.
+
+    For cases with no unknown value of any tested attribute, which follow one path, and
+    trees without subset tests: all cases descend one level at a time, a few numpy
+    passes per attribute tested at that level rather than per node.
+    """
+    where = {id(n): i for i, n in enumerate(nodes)}
+    width = max((len(n.branches) for n in nodes), default=0)
+    child = np.full((len(nodes), max(width, 1)), -1, dtype=np.int64)
+    attribute = np.full(len(nodes), -1, dtype=np.int64)
+    cut = np.zeros(len(nodes), dtype=np.float32)
+    for i, n in enumerate(nodes):
+        if not n.is_leaf:
+            attribute[i] = n.attribute
+            cut[i] = n.cut
+            child[i, : len(n.branches)] = [where[id(b)] for b in n.branches]
+    at = np.zeros(data.n, dtype=np.int64)
+    moving = np.arange(data.n)
+    while moving.size:
+        moving = moving[attribute[at[moving]] >= 0]
+        node = at[moving]
+        tested = attribute[node]
+        branch = np.empty(len(moving), dtype=np.int64)
+        for a in np.unique(tested):
+            sel = np.flatnonzero(tested == a)
+            col = data.columns[a][moving[sel]]
+            if data.schema.attributes[a].is_continuous:
+                # c4.5 holds values and cuts as floats and compares them as such
+                branch[sel] = np.where(col.astype(np.float32) <= cut[node[sel]], 0, 1)
+            else:
+                branch[sel] = col
+        at[moving] = child[node, branch]
+    return at

@@ -45,15 +45,25 @@ class Node:
 
     def walk(self) -> Iterator["Node"]:
         """Every node, depth first, branches in order."""
-        yield self
-        if not self.is_leaf:
-            for b in self.branches:
-                yield from b.walk()
+        stack = [self]
+        while stack:            # not recursive generators: trees can be 200k nodes
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.branches))
 
     def copy(self) -> "Node":
         """A deep copy (pruning works on a copy of the grown tree)."""
-        return Node(self.klass, self.items, self.errors, self.class_dist.copy(), self.kind,
-                    self.attribute, self.cut, self.subsets, [b.copy() for b in self.branches])
+        def alone(n: Node) -> Node:
+            return Node(n.klass, n.items, n.errors, n.class_dist.copy(), n.kind, n.attribute,
+                        n.cut, n.subsets, [])
+        root = alone(self)
+        stack = [(self, root)]
+        while stack:            # not recursive: trees can be deep and 200k nodes large
+            src, dst = stack.pop()
+            for b in src.branches:
+                dst.branches.append(alone(b))
+                stack.append((b, dst.branches[-1]))
+        return root
 
     def make_leaf(self) -> None:
         """Turn this node into a leaf, keeping its class and counts."""

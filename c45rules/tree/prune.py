@@ -7,6 +7,7 @@ import numpy as np
 
 from ..data.schema import Dataset
 from ..estimate import add_errors
+from .classify import leaf_of_cases
 from .grow import branch_of, class_sums
 from .node import Node
 from .split import F32, seq_sum
@@ -21,9 +22,14 @@ class _Pruner:
         self.C = len(data.schema.classes)
         self.cf = cf
         self.weights = np.ones(data.n, dtype=np.float32)   # float, as in c4.5 (see split.py)
+        self.known: dict[tuple[float, float], np.float32] = {}
 
     def extra_errors(self, cases, errors) -> np.float32:
-        return F32(add_errors(float(cases), float(errors), self.cf))
+        key = (float(cases), float(errors))
+        # (cases, errors) pairs recur across a large tree's many small nodes
+        if key not in self.known:
+            self.known[key] = F32(add_errors(key[0], key[1], self.cf))
+        return self.known[key]
 
     def estimate(self, node: Node, idx: np.ndarray, update: bool) -> float:
         if idx.size == 0:
@@ -31,11 +37,7 @@ class _Pruner:
         w = self.weights[idx]
         dist = class_sums(self.y[idx], w, self.C)
         cases = seq_sum(w)
-        best = node.klass
-        if dist.max() > dist[best]:   # ties keep the node's current class
-            best = int(np.argmax(dist))
-        leaf_errors = cases - dist[best]
-        leaf_est = leaf_errors + self.extra_errors(cases, leaf_errors)
+        leaf_est, best = self.leaf_estimate(dist, cases, node.klass)
         if update:
             node.items, node.klass, node.class_dist = float(cases), best, dist
         if node.is_leaf:
@@ -73,18 +75,122 @@ class _Pruner:
         return F32(node.errors)
 
 
+    def bottom_up(self, root: Node) -> None:
+        """`estimate(root, all cases, True)` for trees every case follows down one path.
+
+        Each node's class counts come from one routing of all cases (cases sorted by the
+        leaf they reach make every subtree's cases one range); nodes are then settled
+        children first, with the same arithmetic as `estimate`. Only a branch estimate
+        through a subtree that stayed a subtree, and subtree raising, descend case by case.
+        """
+        nodes = list(root.walk())
+        N, C = len(nodes), self.C
+        leaf = leaf_of_cases(nodes, self.data)
+        span = np.ones(N, dtype=np.int64)                    # nodes in each subtree
+        parent_of = {id(b): i for i, n in enumerate(nodes) for b in n.branches}
+        for i in range(N - 1, 0, -1):
+            span[parent_of[id(nodes[i])]] += span[i]
+        below = np.zeros((N + 1, C), dtype=np.int64)       # class counts of leaves before i
+        np.cumsum(np.bincount(leaf * C + self.y, minlength=N * C).reshape(N, C), axis=0, out=below[1:])
+        first = np.concatenate([[0], np.cumsum(np.bincount(leaf, minlength=N))])
+        by_leaf = np.argsort(leaf, kind="stable")
+        index = {id(n): i for i, n in enumerate(nodes)}
+        every = np.arange(N)
+        dists = (below[every + span] - below[every]).astype(np.float32)
+        reached = first[every + span] - first[every]
+        result = [F32(0)] * N
+        for i in range(N - 1, -1, -1):
+            node = nodes[i]
+            if reached[i] == 0:
+                continue                     # reached by no case: estimate skips it
+            dist = dists[i]
+            cases = F32(reached[i])
+            leaf_est, best = self.leaf_estimate(dist, cases, node.klass)
+            node.items, node.klass, node.class_dist = float(cases), best, dist
+            if node.is_leaf:
+                node.errors = float(leaf_est)
+                result[i] = leaf_est
+                continue
+            tree_est, max_factor, max_branch = F32(0), F32(0), 0
+            for v, child in enumerate(node.branches):
+                j = index[id(child)]
+                if reached[j] == 0:
+                    continue
+                factor = F32(reached[j]) / cases
+                if factor >= max_factor:   # ties: the later branch
+                    max_branch, max_factor = v, factor
+                tree_est = tree_est + result[j]
+            largest = node.branches[max_branch]
+            idx = None
+            if largest.is_leaf:
+                branch_est = self.leaf_estimate(dist, cases, largest.klass)[0]
+            else:
+                idx = by_leaf[first[i]:first[i + span[i]]]
+                branch_est = self.through(largest, idx)
+            if float(leaf_est) <= float(branch_est) + SLACK and float(leaf_est) <= float(tree_est) + SLACK:
+                node.make_leaf()
+                node.errors = float(leaf_est)
+            elif float(branch_est) <= float(tree_est) + SLACK:
+                idx = by_leaf[first[i]:first[i + span[i]]] if idx is None else idx
+                self.estimate(largest, idx, True)
+                node.__dict__.update(largest.__dict__)
+            else:
+                node.errors = float(tree_est)
+            result[i] = F32(node.errors)
+
+    def through(self, node: Node, idx: np.ndarray) -> np.float32:
+        """`estimate(node, idx, False)` for cases that weigh 1 and follow one path each."""
+        if node.is_leaf:
+            dist = np.bincount(self.y[idx], minlength=self.C).astype(np.float32)
+            return self.leaf_estimate(dist, F32(len(idx)), node.klass)[0]
+        out = branch_of(node, self.data.columns[node.attribute][idx])
+        total = F32(0)
+        for v, child in enumerate(node.branches):
+            mine = idx[out == v]
+            if mine.size:
+                total = total + self.through(child, mine)
+        return total
+
+    def leaf_estimate(self, dist: np.ndarray, cases: np.float32, klass: int) -> tuple[np.float32, int]:
+        """Estimated errors if these cases ended at a leaf of class `klass` (ties keep it)."""
+        best = klass
+        if dist.max() > dist[best]:   # ties keep the node's current class
+            best = int(np.argmax(dist))
+        errors = cases - dist[best]
+        return errors + self.extra_errors(cases, errors), best
+
+
 def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25) -> Node:
     """A pruned copy of `tree` (spec 3.2); the grown tree is left untouched."""
     pruned = tree.copy()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
-        _Pruner(data, cf).estimate(pruned, np.arange(data.n), True)
+        pruner = _Pruner(data, cf)
+        if _clean(pruned, data):
+            pruner.bottom_up(pruned)
+        else:
+            pruner.estimate(pruned, np.arange(data.n), True)
         if any(n.kind == "subset" for n in pruned.walk()):
             check_possible_values(pruned, {})
     finally:
         sys.setrecursionlimit(limit)
     return pruned
+
+
+def _clean(tree: Node, data: Dataset) -> bool:
+    """True when no case has an unknown value of a tested attribute and no test is a subset."""
+    tested = set()
+    for n in tree.walk():
+        if n.kind == "subset":
+            return False
+        if not n.is_leaf:
+            tested.add(n.attribute)
+    for a in tested:
+        col = data.columns[a]
+        if (np.isnan(col).any() if data.schema.attributes[a].is_continuous else (col < 0).any()):
+            return False
+    return True
 
 
 def check_possible_values(node: Node, possible: dict[int, frozenset[int]]) -> None:
