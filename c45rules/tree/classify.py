@@ -15,21 +15,51 @@ def class_weights(tree: Node, data: Dataset) -> np.ndarray:
     went down several branches are ranked as the reference ranks them.
     """
     C = len(data.schema.classes)
+    if one_path_each(tree, data):
+        # each case ends at one leaf with weight 1: its class weights are that leaf's
+        nodes = list(tree.walk())
+        table = np.zeros((len(nodes), C), dtype=np.float32)
+        for i, n in enumerate(nodes):
+            if n.is_leaf:
+                table[i] = _leaf_share(n, np.ones(1, dtype=np.float32))[0]
+        return table[leaf_of_cases(nodes, data)]
     out = np.zeros((data.n, C), dtype=np.float32)
     _descend(tree, data, np.arange(data.n), np.ones(data.n, dtype=np.float32), out)
     return out
+
+
+def _leaf_share(node: Node, w: np.ndarray) -> np.ndarray:
+    """What cases of weights `w` reaching leaf `node` add to their class weights."""
+    C = len(node.class_dist)
+    if node.items > 0:
+        # ClassSum[c] += Weight * ClassDist[c] / Items, evaluated left to right in float
+        dist = np.asarray(node.class_dist, dtype=np.float32)
+        return (w[:, None] * dist[None, :]) / np.float32(node.items)
+    out = np.zeros((len(w), C), dtype=np.float32)
+    out[:, node.klass] = w
+    return out
+
+
+def one_path_each(tree: Node, data: Dataset) -> bool:
+    """True when no case has an unknown value of a tested attribute and no test is a subset."""
+    tested = set()
+    for n in tree.walk():
+        if n.kind == "subset":
+            return False
+        if not n.is_leaf:
+            tested.add(n.attribute)
+    for a in tested:
+        col = data.columns[a]
+        if (np.isnan(col).any() if data.schema.attributes[a].is_continuous else (col < 0).any()):
+            return False
+    return True
 
 
 def _descend(node: Node, data: Dataset, rows: np.ndarray, w: np.ndarray, out: np.ndarray) -> None:
     if rows.size == 0:
         return
     if node.is_leaf:
-        if node.items > 0:
-            # ClassSum[c] += Weight * ClassDist[c] / Items, evaluated left to right in float
-            dist = np.asarray(node.class_dist, dtype=np.float32)
-            out[rows] += (w[:, None] * dist[None, :]) / np.float32(node.items)
-        else:
-            out[rows, node.klass] += w
+        out[rows] += _leaf_share(node, w)
         return
     br = branch_of(node, data.columns[node.attribute][rows])
     unknown = br < 0

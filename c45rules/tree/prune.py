@@ -7,7 +7,7 @@ import numpy as np
 
 from ..data.schema import Dataset
 from ..estimate import add_errors
-from .classify import leaf_of_cases
+from .classify import leaf_of_cases, one_path_each
 from .grow import branch_of, class_sums
 from .node import Node
 from .split import F32, seq_sum
@@ -167,7 +167,7 @@ def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25) -> Node:
     sys.setrecursionlimit(max(limit, 20_000))
     try:
         pruner = _Pruner(data, cf)
-        if _clean(pruned, data):
+        if one_path_each(pruned, data):
             pruner.bottom_up(pruned)
         else:
             pruner.estimate(pruned, np.arange(data.n), True)
@@ -176,21 +176,6 @@ def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25) -> Node:
     finally:
         sys.setrecursionlimit(limit)
     return pruned
-
-
-def _clean(tree: Node, data: Dataset) -> bool:
-    """True when no case has an unknown value of a tested attribute and no test is a subset."""
-    tested = set()
-    for n in tree.walk():
-        if n.kind == "subset":
-            return False
-        if not n.is_leaf:
-            tested.add(n.attribute)
-    for a in tested:
-        col = data.columns[a]
-        if (np.isnan(col).any() if data.schema.attributes[a].is_continuous else (col < 0).any()):
-            return False
-    return True
 
 
 def check_possible_values(node: Node, possible: dict[int, frozenset[int]]) -> None:

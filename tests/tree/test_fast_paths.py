@@ -81,9 +81,9 @@ def test_bottom_up_pruning_equals_recursive(name, monkeypatch):
     from c45rules.tree import prune
     train, _ = load_stem(R.stem(name), test=False)
     grown = _Grower(train, 2, True, False).run()
-    assert prune._clean(grown, train)
+    assert prune.one_path_each(grown, train)
     fast = prune.prune_tree(grown, train)
-    monkeypatch.setattr(prune, "_clean", lambda *a: False)
+    monkeypatch.setattr(prune, "one_path_each", lambda *a: False)
     slow = prune.prune_tree(grown, train)
     assert fast.size() < grown.size()
     assert differences(fast, slow) is None
@@ -102,3 +102,15 @@ def test_leaf_of_cases_matches_the_path_each_case_takes():
             v = int(branch_of(node, train.columns[node.attribute][case:case + 1])[0])
             node = node.branches[v]
         assert nodes[leaf[case]] is node
+
+
+@pytest.mark.parametrize("name", ["letter", "credit-g", "monk2"])
+def test_class_weights_by_leaf_equal_the_descent(name, monkeypatch):
+    from c45rules.tree import classify
+    train, _ = load_stem(R.stem(name), test=False)
+    grown = _Grower(train, 2, True, False).run()
+    fast = classify.class_weights(grown, train)
+    monkeypatch.setattr(classify, "one_path_each", lambda *a: False)
+    slow = classify.class_weights(grown, train)
+    assert fast.dtype == slow.dtype == np.float32
+    assert np.array_equal(fast, slow)
