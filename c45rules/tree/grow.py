@@ -463,13 +463,13 @@ def segment_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts:
     cols, rows = np.nonzero(gap)
     del gap
     sr = seg_pos[rows]
-    low_sel = _counts_below(classes, C, cols, rows, starts[sr])
-    high_sel = counts[sr] - low_sel
+    low_sel = _counts_below(classes, C, cols, rows, starts[sr])      # (classes, candidates)
+    high_sel = counts.T[:, sr] - low_sel
     key = cols * S + sr                  # ascending: by attribute, then node, then row
     with np.errstate(divide="ignore", invalid="ignore"):
         unknown_rate = (1.0 - (known / cases).astype(np.float64)).astype(np.float32)
         base = info(counts) / known
-        this_info = info(low_sel) + info(high_sel)
+        this_info = info(low_sel, axis=0) + info(high_sel, axis=0)
         gain = _gain(base[sr], unknown_rate[sr], this_info, known[sr])
         lo_r = low[rows]
         reasonable = (lo_r >= min_objs) & ((known[sr] - lo_r) >= min_objs) & (known[sr] != 0)
@@ -507,7 +507,7 @@ def _counts_below(classes: np.ndarray, n_classes: int, cols: np.ndarray, rows: n
     k, P = classes.shape
     bits = max(1, int(P).bit_length())
     per_word = max(1, 63 // bits)
-    out = np.empty((len(rows), n_classes), dtype=np.int64)
+    out = np.empty((n_classes, len(rows)), dtype=np.int64)
     mask = (1 << bits) - 1
     for c0 in range(0, n_classes, per_word):
         c1 = min(c0 + per_word, n_classes)
@@ -517,7 +517,7 @@ def _counts_below(classes: np.ndarray, n_classes: int, cols: np.ndarray, rows: n
         np.cumsum(field, axis=1, out=cum[:, 1:])
         both = cum[cols, rows + 1] - cum[cols, starts]
         for c in range(c0, c1):
-            out[:, c] = (both >> ((c - c0) * bits)) & mask
+            out[c] = (both >> ((c - c0) * bits)) & mask
     return out
 
 

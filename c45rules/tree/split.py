@@ -40,22 +40,22 @@ def info(x: np.ndarray, axis: int = -1) -> np.ndarray:
     is a float sum; the result is computed in double and returned as float. Integer
     counts (unit weights) take each x log x from a table, the same doubles without a log.
     """
-    x = np.moveaxis(np.asarray(x), axis, -1)
-    total = x.sum(axis=-1) if x.dtype.kind in "iu" else None
+    x = np.asarray(x)
+    total = x.sum(axis=axis) if x.dtype.kind in "iu" else None
     if total is not None and (total.size == 0 or int(total.max()) < _EXACT):
         # the float sums of these integers are exact, so equal to the integer sums
         table = _xlogx_table(int(total.max()) if total.size else 0)
-        terms = table[x]
-        whole = table[total]
-    else:
-        x = x.astype(np.float32)
-        terms = x.astype(np.float64) * log2_c(x)      # every x log x at once, in double
-        total = seq_sum(x, axis=-1)
-        whole = total.astype(np.float64) * log2_c(total)
+        s = np.zeros(total.shape, dtype=np.float32)
+        for k in range(x.shape[axis]):                # the float running sum, term by term
+            s = (s + table[np.take(x, k, axis=axis)]).astype(np.float32)
+        return (table[total] - s.astype(np.float64)).astype(np.float32)
+    x = np.moveaxis(x.astype(np.float32), axis, -1)
+    terms = x.astype(np.float64) * log2_c(x)          # every x log x at once, in double
     s = np.zeros(x.shape[:-1], dtype=np.float32)
-    for k in range(x.shape[-1]):                      # the float running sum, term by term
+    for k in range(x.shape[-1]):
         s = (s + terms[..., k]).astype(np.float32)
-    return (whole - s.astype(np.float64)).astype(np.float32)
+    total = seq_sum(x, axis=-1)
+    return (total.astype(np.float64) * log2_c(total) - s.astype(np.float64)).astype(np.float32)
 
 
 _EXACT = 1 << 24          # integers below this are exact in single precision
