@@ -34,9 +34,17 @@ class _Grower:
         self.cont = [i for i, a in enumerate(schema.attributes) if a.is_continuous]
         self.disc = [i for i, a in enumerate(schema.attributes) if a.is_discrete]
         self.nvals = np.array([len(schema.attributes[i].values) for i in self.disc], dtype=np.int64)
-        self.Xc = np.column_stack([data.columns[i] for i in self.cont]) if self.cont else None
-        self.Xd = (np.column_stack([data.columns[i] for i in self.disc]).astype(np.int64)
-                   if self.disc else None)
+        # value codes compactly (>= -2, < number of values), filled column by column; the
+        # node-by-node search takes rows of continuous values from an (n x k) copy made
+        # only if it runs
+        self.Xd = None
+        if self.disc:
+            widest = max(len(schema.attributes[i].values) for i in self.disc)
+            self.Xd = np.empty((data.n, len(self.disc)),
+                               dtype=np.int8 if widest < 2**7 else np.int16 if widest < 2**15 else np.int64)
+            for j, i in enumerate(self.disc):
+                self.Xd[:, j] = data.columns[i]
+        self._Xc: np.ndarray | None = None
         self.tested = np.zeros(len(schema.attributes), dtype=np.int64)
         self.vals32: dict[int, np.ndarray] = {}
         n_all = data.n
@@ -79,7 +87,7 @@ class _Grower:
         subsets: dict[int, tuple] = {}
         yi = self.y[idx]
         if self.disc:
-            codes = self.Xd[idx]                                   # (n, D), -1 unknown
+            codes = self.Xd[idx].astype(np.int64)                  # (n, D), -1 unknown
             flat = self.offsets[None, :] + (codes + 1) * self.C + yi[:, None]
             size = len(self.disc) * self.max_v * self.C
             tables = class_sums(flat.ravel(), np.repeat(w, len(self.disc)), size)
@@ -94,7 +102,9 @@ class _Grower:
                 elif not self.tested[a]:
                     gain[a], split[a] = g[j], s[j]
         if self.cont:
-            sub = self.Xc[idx]
+            if self._Xc is None:
+                self._Xc = np.column_stack([self.data.columns[i] for i in self.cont])
+            sub = self._Xc[idx]
             n, k = sub.shape
             step = max(1, _BLOCK // max(1, n * self.C))
             for lo in range(0, k, step):
@@ -237,8 +247,6 @@ class _Levels:
         self.order = np.empty((K, P), dtype=np.int32 if g.data.n < 2**31 else np.int64)
         for j, a in enumerate(g.cont):
             self.order[j] = self.regroup(np.argsort(g.data.columns[a], kind="stable"))
-        # c4.5 holds values as floats; small copies also make the lookups by case cheaper
-        self.vals = [g.data.columns[a].astype(np.float32) for a in g.cont]
         self.classes = g.y.astype(self.cls_type)
         while nodes:
             nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
@@ -268,9 +276,11 @@ class _Levels:
         active = ~((no_best == cases) | (cases < 2 * g.min_objs))
         if not active.all():
             # every attribute's array is grouped by node the same way, so one position mask
-            stay = active[seg_pos]
+            stay = np.flatnonzero(active[seg_pos])
             members = members[stay]
-            self.order = self.order[:, stay]
+            for j in range(len(self.order)):    # row by row: no second copy of all orders
+                self.order[j, :len(stay)] = self.order[j, stay]
+            self.order = self.order[:, :len(stay)]
             nodes = [n for n, ok in zip(nodes, active) if ok]
             sizes, tested, counts, best_class = sizes[active], tested[active], counts[active], best_class[active]
             S = len(nodes)
@@ -291,7 +301,8 @@ class _Levels:
                 hi = min(lo + step, len(g.cont))
                 attrs = g.cont[lo:hi]
                 order = self.order[lo:hi]
-                vals = np.stack([self.vals[j][order[j - lo]] for j in range(lo, hi)])
+                # c4.5 holds values as floats
+                vals = np.stack([g.data.columns[a][o] for a, o in zip(attrs, order)]).astype(np.float32)
                 gain[:, attrs], split[:, attrs], cut_at[:, attrs] = segment_cuts(
                     vals, self.classes[order], rows, counts, g.min_objs)
         chosen = g.choose(gain, split)
@@ -307,7 +318,7 @@ class _Levels:
         for lo in range(0, len(g.disc), step):
             js = np.arange(lo, min(lo + step, len(g.disc)))
             attrs = [g.disc[j] for j in js]
-            flat = base + (g.Xd[np.ix_(members, js)] * C + (js - lo) * (S * V * C))
+            flat = base + (g.Xd[np.ix_(members, js)].astype(np.int64) * C + (js - lo) * (S * V * C))
             tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
             gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
                                     g.min_objs)
@@ -511,10 +522,10 @@ def _counts_below(classes: np.ndarray, n_classes: int, cols: np.ndarray, rows: n
     mask = (1 << bits) - 1
     for c0 in range(0, n_classes, per_word):
         c1 = min(c0 + per_word, n_classes)
-        shift = (classes.astype(np.int64) - c0) * bits
-        field = np.where((classes >= c0) & (classes < c1), np.left_shift(1, np.maximum(shift, 0)), 0)
+        unit = np.zeros(n_classes, dtype=np.int64)        # what one case of each class adds
+        unit[c0:c1] = np.left_shift(1, np.arange(c1 - c0, dtype=np.int64) * bits)
         cum = np.zeros((k, P + 1), dtype=np.int64)
-        np.cumsum(field, axis=1, out=cum[:, 1:])
+        np.cumsum(unit[classes], axis=1, out=cum[:, 1:])
         both = cum[cols, rows + 1] - cum[cols, starts]
         for c in range(c0, c1):
             out[c] = (both >> ((c - c0) * bits)) & mask
