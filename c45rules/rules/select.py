@@ -141,7 +141,7 @@ class _ClassSearch:
         if todo.size:
             sg = np.where(inside[todo], -1, 1)
             r, w = self.right_wrong[2 * todo], self.right_wrong[2 * todo + 1]
-            self.exc[todo] = self.coder.bits(fires + sg * (r + w), fp + sg * w, fn - sg * r)
+            self.exc[todo] = self.coder.subset_bits(fires + sg * (r + w), fp + sg * w, fn - sg * r)
         # a rule that alone covers nothing leaves the exception bits as they are
         exc = np.where(self.moved, self.exc, cost - CODE_WEIGHT * rb)
         return cost - (after + exc)

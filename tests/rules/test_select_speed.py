@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import reference as R
 from c45rules.data import load_stem
 from c45rules.estimator import learn_tree
-from c45rules.rules.coding import CODE_WEIGHT, attribute_test_bits, branch_bits, log_fact, rule_bits
+from c45rules.rules.coding import CODE_WEIGHT, ExceptionCoder, attribute_test_bits, branch_bits, log_fact, rule_bits
 from c45rules.rules.generalize import CandidateRule, generalise_rules
 from c45rules.rules.order import fires
 from c45rules.rules.random import GlibcRandom
@@ -118,3 +118,20 @@ def test_incremental_search_equals_scratch_on_random_covers(case, seed):
     best = _walk(rules, bits, y == 0, GlibcRandom(seed))
     chosen = select_rules(rules, {r.number: b for r, b in zip(rules, bits)}, y, 3, seed=seed)
     assert [r.number for r in chosen] == [r.number for r, keep in zip(rules, best) if keep]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 7, 10, 13])
+def test_subset_bits_equal_bits_on_every_subset_count(n):
+    coder = ExceptionCoder(n)
+    counts = np.array([(f, fp, fn) for f in range(n + 1) for fp in range(f + 1) for fn in range(n - f + 1)])
+    fires, fp, fn = counts.T
+    assert np.array_equal(coder.subset_bits(fires, fp, fn), coder.bits(fires, fp, fn))
+
+
+@given(st.integers(1, 5000), st.data())
+def test_subset_bits_equal_bits_on_random_counts(n, data):
+    fires = np.array(data.draw(st.lists(st.integers(0, n), min_size=1, max_size=30)))
+    fp = np.array([data.draw(st.integers(0, f)) for f in fires])
+    fn = np.array([data.draw(st.integers(0, n - f)) for f in fires])
+    coder = ExceptionCoder(n)
+    assert np.array_equal(coder.subset_bits(fires, fp, fn), coder.bits(fires, fp, fn))
