@@ -43,15 +43,16 @@ class _ClassSearch:
         union, local = np.unique(glob, return_inverse=True)
         self.m = len(union)
         self.pos = positive[union]
-        self.neg = ~self.pos
         k = len(rules)
-        self.r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
+        r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
+        self.r_bounds = r_ptr.tolist()
         self.r_case = local.astype(np.int64)
-        self.owner = np.repeat(np.arange(k), np.diff(self.r_ptr))
+        self.owner = np.repeat(np.arange(k), np.diff(r_ptr))
         order = np.argsort(self.r_case, kind="stable")
         self.c_rule = self.owner[order]
         self.c_ptr = np.concatenate([[0], np.cumsum(np.bincount(self.r_case, minlength=self.m))]).astype(np.int64)
-        self.case_pos = self.pos[self.r_case]
+        self.c_neg = ~self.pos[self.r_case[order]]
+        self.case_neg = ~self.pos[self.r_case]
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
         self.coder = ExceptionCoder(n)
@@ -68,16 +69,17 @@ class _ClassSearch:
         self.fp = int((fired & ~self.pos).sum())
         alone = self.count[self.r_case] == np.where(self.inside[self.owner], 1, 0)
         k = len(self.rules)
-        # Right and Wrong of each rule as one flat array: [2 q] Right, [2 q + 1] Wrong
-        self.right_wrong = np.bincount(2 * self.owner + ~self.case_pos, weights=alone, minlength=2 * k).astype(np.int64)
-        self.moved = (self.right_wrong[0::2] + self.right_wrong[1::2]) > 0
+        self.alone = np.bincount(self.owner[alone], minlength=k)                     # Right + Wrong
+        self.wrong = np.bincount(self.owner[alone & self.case_neg], minlength=k)
         self.exc = np.zeros(k)
         self.exc_for: tuple[int, int] | None = None     # (Fires, FP) self.exc was computed at
+        self.subset_exc = 0.0                           # the current subset's, at the same
         self.touched: list[np.ndarray] = []
+        self.toggled: list[int] = []
 
     def toggle(self, r: int) -> None:
         """Add rule r to the subset or take it out, updating counts incrementally."""
-        lo, hi = self.r_ptr[r], self.r_ptr[r + 1]
+        lo, hi = self.r_bounds[r], self.r_bounds[r + 1]
         cases = self.r_case[lo:hi]
         c = self.count[cases]
         adding = not self.inside[r]
@@ -90,7 +92,7 @@ class _ClassSearch:
         newly = crossing == 0
         n_newly = int(np.count_nonzero(newly))
         if n_newly:
-            n_fp = int(np.count_nonzero(newly & ~self.case_pos[lo:hi]))
+            n_fp = int(np.count_nonzero(newly & self.case_neg[lo:hi]))
             self.fires += n_newly if adding else -n_newly
             self.fp += n_fp if adding else -n_fp
         # the rules whose Right/Wrong change: on a case crossing 0/1 the non-selected ones,
@@ -103,12 +105,12 @@ class _ClassSearch:
         at = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(starts - (ends - lens), lens)
         others = self.c_rule[at]
         keep = (self.inside[others] == np.repeat(crossing[near] == 1, lens)) & (others != r)
-        others = others[keep]
-        slot = 2 * others + np.repeat(self.neg[hit], lens)[keep]
-        np.add.at(self.right_wrong, slot, -1 if adding else 1)
-        self.moved[others] = (self.right_wrong[2 * others] + self.right_wrong[2 * others + 1]) > 0
+        others, negative = others[keep], self.c_neg[at][keep]
+        step = -1 if adding else 1
+        np.add.at(self.alone, others, step)
+        np.add.at(self.wrong, others[negative], step)
         self.touched.append(others)
-        self.touched.append(np.array([r]))
+        self.toggled.append(r)
         self.inside[r] = adding
         self.signed_bits[r] = -self.signed_bits[r]
         self.size += 1 if adding else -1
@@ -123,27 +125,28 @@ class _ClassSearch:
         inside = self.inside
         fires, fp = self.fires, self.fp
         fn = self.n_pos - (fires - fp)
+        moved = self.alone > 0
+        if self.exc_for == (fires, fp):
+            todo = np.concatenate([*self.touched, self.toggled])
+            todo = todo[moved[todo]]
+        else:
+            todo = np.flatnonzero(moved)
+            self.exc_for = (fires, fp)
+            self.subset_exc = float(self.coder.bits(fires, fp, fn))
+        self.touched, self.toggled = [], []
         size = self.size
         rb = float(self.bits[inside].sum()) - log_fact(size)
-        cost = CODE_WEIGHT * rb + float(self.coder.bits(fires, fp, fn))
+        cost = CODE_WEIGHT * rb + self.subset_exc
         if cost < self.best_cost:
             self.best_cost, self.best = cost, inside.copy()
-        lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
-        reorder = np.where(inside, lg(size), -lg(size + 1))
-        after = CODE_WEIGHT * (rb + self.signed_bits + reorder)
-        if self.exc_for == (fires, fp):
-            todo = np.concatenate(self.touched)
-            todo = todo[self.moved[todo]]
-        else:
-            todo = np.flatnonzero(self.moved)
-            self.exc_for = (fires, fp)
-        self.touched = []
         if todo.size:
             sg = np.where(inside[todo], -1, 1)
-            r, w = self.right_wrong[2 * todo], self.right_wrong[2 * todo + 1]
-            self.exc[todo] = self.coder.subset_bits(fires + sg * (r + w), fp + sg * w, fn - sg * r)
+            alone, wrong = self.alone[todo], self.wrong[todo]
+            self.exc[todo] = self.coder.subset_bits(fires + sg * alone, fp + sg * wrong, fn - sg * (alone - wrong))
+        lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
+        after = CODE_WEIGHT * (rb + self.signed_bits + np.where(inside, lg(size), -lg(size + 1)))
         # a rule that alone covers nothing leaves the exception bits as they are
-        exc = np.where(self.moved, self.exc, cost - CODE_WEIGHT * rb)
+        exc = np.where(moved, self.exc, cost - CODE_WEIGHT * rb)
         return cost - (after + exc)
 
     def hill_climb(self, inside: np.ndarray) -> None:
