@@ -73,7 +73,7 @@ class _ClassSearch:
         self.wrong = np.bincount(self.owner[alone & self.case_neg], minlength=k)
         self.exc = np.zeros(k)
         self.exc_for: tuple[int, int] | None = None     # (Fires, FP) self.exc was computed at
-        self.subset_exc = 0.0                           # the current subset's, at the same
+        self.subset_exc = 0.0                           # ExceptionBits of the subset itself there
         self.touched: list[np.ndarray] = []
         self.toggled: list[int] = []
 
@@ -127,7 +127,7 @@ class _ClassSearch:
         fn = self.n_pos - (fires - fp)
         moved = self.alone > 0
         if self.exc_for == (fires, fp):
-            todo = np.concatenate([*self.touched, self.toggled])
+            todo = np.concatenate([*self.touched, np.array(self.toggled, dtype=np.int64)])
             todo = todo[moved[todo]]
         else:
             todo = np.flatnonzero(moved)
@@ -135,7 +135,7 @@ class _ClassSearch:
             self.subset_exc = float(self.coder.bits(fires, fp, fn))
         self.touched, self.toggled = [], []
         size = self.size
-        rb = float(self.bits[inside].sum()) - log_fact(size)
+        rb = float(np.compress(inside, self.bits).sum()) - log_fact(size)
         cost = CODE_WEIGHT * rb + self.subset_exc
         if cost < self.best_cost:
             self.best_cost, self.best = cost, inside.copy()
