@@ -99,17 +99,18 @@ class _ClassSearch:
         # on one crossing 1/2 the one other selected rule (r itself is the same on both sides)
         near = crossing <= 1
         hit = cases[near]
-        starts = self.c_ptr[hit]
-        lens = self.c_ptr[hit + 1] - starts
-        ends = np.cumsum(lens)
-        at = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(starts - (ends - lens), lens)
-        others = self.c_rule[at]
-        keep = (self.inside[others] == np.repeat(crossing[near] == 1, lens)) & (others != r)
-        others, negative = others[keep], self.c_neg[at][keep]
-        step = -1 if adding else 1
-        np.add.at(self.alone, others, step)
-        np.add.at(self.wrong, others[negative], step)
-        self.touched.append(others)
+        if hit.size:
+            starts = self.c_ptr[hit]
+            lens = self.c_ptr[hit + 1] - starts
+            ends = np.cumsum(lens)
+            at = np.arange(int(ends[-1])) + np.repeat(starts - (ends - lens), lens)
+            others = self.c_rule[at]
+            keep = (self.inside[others] == np.repeat(crossing[near] == 1, lens)) & (others != r)
+            others, negative = others[keep], self.c_neg[at][keep]
+            step = -1 if adding else 1
+            np.add.at(self.alone, others, step)
+            np.add.at(self.wrong, others[negative], step)
+            self.touched.append(others)
         self.toggled.append(r)
         self.inside[r] = adding
         self.signed_bits[r] = -self.signed_bits[r]
