@@ -70,6 +70,7 @@ class ExceptionCoder:
         j = np.arange(2 * n + 1, dtype=np.float64)
         with np.errstate(divide="ignore"):
             self.log2_half = np.where(j > 0, np.log2(j / 2), 0.0)
+        self.total_log2 = np.arange(n + 1) * self.log2_half[0::2]     # t * log2(t), the first term of B
         self.log2_n = _log2(n)
 
     def _b(self, total: np.ndarray, e: np.ndarray, twice_x: np.ndarray) -> np.ndarray:
@@ -94,6 +95,22 @@ class ExceptionCoder:
         rest = self._b(self.n - fires, fn, np.where(big, 2 * fn, mean2))
         return self.log2_n + covered + rest
 
+    def subset_bits(self, fires: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
+        """`bits` for int arrays of counts that some subset of the cases has (fp <= fires, fn <= n - fires).
+
+        There B's guards never apply: its x is 0 only when e is 0 and is total only when e
+        is total, and the formula itself gives exactly 0 then; the subset search calls this
+        at every step, where the guards' passes cost more than the formula.
+        """
+        lg, tlg = self.log2_half, self.total_log2
+        big = fires > self.n // 2
+        mean2 = fp + fn
+        twice_x = np.where(big, mean2, 2 * fp)
+        covered = tlg[fires] - fp * lg[twice_x] - (fires - fp) * lg[2 * fires - twice_x]
+        rest_n = self.n - fires
+        twice_x = np.where(big, 2 * fn, mean2)
+        rest = tlg[rest_n] - fn * lg[twice_x] - (rest_n - fn) * lg[2 * rest_n - twice_x]
+        return self.log2_n + covered + rest
 
     def _bits_one(self, fires: int, fp: int, fn: int) -> float:
         """The same for one subset, in plain floats (the search costs its current subset often)."""

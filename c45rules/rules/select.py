@@ -27,6 +27,10 @@ class _ClassSearch:
     the greedy and annealing searches, each toggle updates the per-case count of selected
     rules and every rule's Right/Wrong (7.6.3) only where a case's count crosses 0/1 or
     1/2, using a case -> rules index, so a step costs the size of one cover, not of all.
+    A rule's exception bits after its toggle depend only on Fires, FP (FN follows) and its
+    own side, Right and Wrong; most toggles of a descent take out a rule that covers no
+    case alone, which leaves Fires and FP as they were, so the bits of the last
+    evaluation are kept and only those of the rules the toggle touched are recomputed.
     """
 
     def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, n: int):
@@ -40,13 +44,15 @@ class _ClassSearch:
         self.m = len(union)
         self.pos = positive[union]
         k = len(rules)
-        self.r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
+        r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
+        self.r_bounds = r_ptr.tolist()
         self.r_case = local.astype(np.int64)
-        self.owner = np.repeat(np.arange(k), np.diff(self.r_ptr))
+        self.owner = np.repeat(np.arange(k), np.diff(r_ptr))
         order = np.argsort(self.r_case, kind="stable")
         self.c_rule = self.owner[order]
         self.c_ptr = np.concatenate([[0], np.cumsum(np.bincount(self.r_case, minlength=self.m))]).astype(np.int64)
-        self.case_pos = self.pos[self.r_case]
+        self.c_neg = ~self.pos[self.r_case[order]]
+        self.case_neg = ~self.pos[self.r_case]
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
         self.coder = ExceptionCoder(n)
@@ -55,55 +61,60 @@ class _ClassSearch:
     def start(self, inside: np.ndarray) -> None:
         """Make `inside` the current subset and compute counts from scratch."""
         self.inside = inside.copy()
+        self.size = int(inside.sum())
+        self.signed_bits = np.where(inside, -1, 1) * self.bits
         self.count = np.bincount(self.r_case[self.inside[self.owner]], minlength=self.m)
         fired = self.count > 0
         self.fires = int(fired.sum())
         self.fp = int((fired & ~self.pos).sum())
         alone = self.count[self.r_case] == np.where(self.inside[self.owner], 1, 0)
         k = len(self.rules)
-        self.right = np.bincount(self.owner, weights=alone & self.case_pos, minlength=k)
-        self.wrong = np.bincount(self.owner, weights=alone & ~self.case_pos, minlength=k)
-
-    def _rules_of(self, cases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(rule, case) pairs for every rule covering each of `cases`."""
-        starts, ends = self.c_ptr[cases], self.c_ptr[cases + 1]
-        lens = ends - starts
-        rep = np.repeat(cases, lens)
-        offs = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
-        return self.c_rule[np.repeat(starts, lens) + offs], rep
-
-    def _shift(self, rules: np.ndarray, cases: np.ndarray, sign: float) -> None:
-        k = len(self.rules)
-        p = self.pos[cases]
-        self.right += sign * np.bincount(rules, weights=p, minlength=k)
-        self.wrong += sign * np.bincount(rules, weights=~p, minlength=k)
+        self.alone = np.bincount(self.owner[alone], minlength=k)                     # Right + Wrong
+        self.wrong = np.bincount(self.owner[alone & self.case_neg], minlength=k)
+        self.exc = np.zeros(k)
+        self.exc_for: tuple[int, int] | None = None     # (Fires, FP) self.exc was computed at
+        self.subset_exc = 0.0                           # ExceptionBits of the subset itself there
+        self.touched: list[np.ndarray] = []
+        self.toggled: list[int] = []
 
     def toggle(self, r: int) -> None:
         """Add rule r to the subset or take it out, updating counts incrementally."""
-        cases = self.r_case[self.r_ptr[r]:self.r_ptr[r + 1]]
+        lo, hi = self.r_bounds[r], self.r_bounds[r + 1]
+        cases = self.r_case[lo:hi]
         c = self.count[cases]
-        if not self.inside[r]:
-            newly, shared = cases[c == 0], cases[c == 1]
-            self.count[cases] += 1
-            sign = -1.0
-            self.fires += len(newly)
-            self.fp += int((~self.pos[newly]).sum())
+        adding = not self.inside[r]
+        if adding:
+            self.count[cases] = c + 1
+            crossing = c                    # 0: case newly fires, 1: r joins the one rule on it
         else:
-            newly, shared = cases[c == 1], cases[c == 2]
-            self.count[cases] -= 1
-            sign = 1.0
-            self.fires -= len(newly)
-            self.fp -= int((~self.pos[newly]).sum())
-        # cases whose count crosses 0/1: the non-selected rules covering them (not r itself,
-        # whose contribution is the same before and after as it changes side)
-        rr, cc = self._rules_of(newly)
-        keep = (rr != r) & ~self.inside[rr]
-        self._shift(rr[keep], cc[keep], sign)
-        # cases whose count crosses 1/2: the one other selected rule covering them
-        rr, cc = self._rules_of(shared)
-        keep = (rr != r) & self.inside[rr]
-        self._shift(rr[keep], cc[keep], sign)
-        self.inside[r] = not self.inside[r]
+            self.count[cases] = c - 1
+            crossing = c - 1                # 0: case stops firing, 1: one rule is left on it
+        newly = crossing == 0
+        n_newly = int(np.count_nonzero(newly))
+        if n_newly:
+            n_fp = int(np.count_nonzero(newly & self.case_neg[lo:hi]))
+            self.fires += n_newly if adding else -n_newly
+            self.fp += n_fp if adding else -n_fp
+        # the rules whose Right/Wrong change: on a case crossing 0/1 the non-selected ones,
+        # on one crossing 1/2 the one other selected rule (r itself is the same on both sides)
+        near = crossing <= 1
+        hit = cases[near]
+        if hit.size:
+            starts = self.c_ptr[hit]
+            lens = self.c_ptr[hit + 1] - starts
+            ends = np.cumsum(lens)
+            at = np.arange(int(ends[-1])) + np.repeat(starts - (ends - lens), lens)
+            others = self.c_rule[at]
+            keep = (self.inside[others] == np.repeat(crossing[near] == 1, lens)) & (others != r)
+            others, negative = others[keep], self.c_neg[at][keep]
+            step = -1 if adding else 1
+            np.add.at(self.alone, others, step)
+            np.add.at(self.wrong, others[negative], step)
+            self.touched.append(others)
+        self.toggled.append(r)
+        self.inside[r] = adding
+        self.signed_bits[r] = -self.signed_bits[r]
+        self.size += 1 if adding else -1
 
     def evaluate(self) -> np.ndarray:
         """Cost of the current subset (remembered if best) and the gain of toggling each rule.
@@ -115,21 +126,28 @@ class _ClassSearch:
         inside = self.inside
         fires, fp = self.fires, self.fp
         fn = self.n_pos - (fires - fp)
-        size = int(inside.sum())
-        rb = float(self.bits[inside].sum()) - log_fact(size)
-        cost = CODE_WEIGHT * rb + float(self.coder.bits(fires, fp, fn))
+        moved = self.alone > 0
+        if self.exc_for == (fires, fp):
+            todo = np.concatenate([*self.touched, np.array(self.toggled, dtype=np.int64)])
+            todo = todo[moved[todo]]
+        else:
+            todo = np.flatnonzero(moved)
+            self.exc_for = (fires, fp)
+            self.subset_exc = float(self.coder.bits(fires, fp, fn))
+        self.touched, self.toggled = [], []
+        size = self.size
+        rb = float(np.compress(inside, self.bits).sum()) - log_fact(size)
+        cost = CODE_WEIGHT * rb + self.subset_exc
         if cost < self.best_cost:
             self.best_cost, self.best = cost, inside.copy()
-        sign = np.where(inside, -1, 1)
+        if todo.size:
+            sg = np.where(inside[todo], -1, 1)
+            alone, wrong = self.alone[todo], self.wrong[todo]
+            self.exc[todo] = self.coder.subset_bits(fires + sg * alone, fp + sg * wrong, fn - sg * (alone - wrong))
         lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
-        reorder = np.where(inside, lg(size), -lg(size + 1))
-        after = CODE_WEIGHT * (rb + sign * self.bits + reorder)
+        after = CODE_WEIGHT * (rb + self.signed_bits + np.where(inside, lg(size), -lg(size + 1)))
         # a rule that alone covers nothing leaves the exception bits as they are
-        exc = np.full(len(inside), cost - CODE_WEIGHT * rb)
-        moved = np.flatnonzero((self.right + self.wrong) > 0)
-        if moved.size:
-            sg, r, w = sign[moved], self.right[moved], self.wrong[moved]
-            exc[moved] = self.coder.bits(fires + sg * (r + w), fp + sg * w, fn - sg * r)
+        exc = np.where(moved, self.exc, cost - CODE_WEIGHT * rb)
         return cost - (after + exc)
 
     def hill_climb(self, inside: np.ndarray) -> None:
