@@ -311,20 +311,28 @@ class _Levels:
     def discrete(self, members, seg_pos, cases, tested, gain, split) -> None:
         """Gain and split information of every untested discrete attribute at every node."""
         g = self.g
-        S, V, C = len(cases), g.max_v, g.C
-        base = ((seg_pos * V + 1) * C + g.y[members])[:, None]
-        # a few attributes at a time bounds both the case x attribute and the table arrays
-        step = max(1, min(_BLOCK // max(1, len(members)), _BLOCK // (S * V * C)))
-        for lo in range(0, len(g.disc), step):
-            js = np.arange(lo, min(lo + step, len(g.disc)))
-            attrs = [g.disc[j] for j in js]
-            flat = base + (g.Xd[np.ix_(members, js)].astype(np.int64) * C + (js - lo) * (S * V * C))
-            tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
-            gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
-                                    g.min_objs)
-            done = tested[:, attrs]
-            gain[:, attrs] = np.where(done, NO_GAIN, gd.reshape(len(js), S).T)
-            split[:, attrs] = np.where(done, F32(0), sd.reshape(len(js), S).T)
+        S, C = len(cases), g.C
+        # attributes tested above every node are out; the rest grouped by number of values,
+        # so each table is as wide as its attributes need (the tables grow with the nodes)
+        groups: dict[int, list[int]] = {}
+        for j, a in enumerate(g.disc):
+            if not tested[:, a].all():
+                groups.setdefault(int(g.nvals[j]) + 1, []).append(j)
+        for V, group in sorted(groups.items()):
+            base = ((seg_pos * V + 1) * C + g.y[members])[:, None]
+            # a few attributes at a time bounds both the case x attribute and the table arrays
+            step = max(1, min(_BLOCK // max(1, len(members)), _BLOCK // (S * V * C)))
+            for lo in range(0, len(group), step):
+                js = np.array(group[lo:lo + step])
+                attrs = [g.disc[j] for j in js]
+                flat = base + (g.Xd[np.ix_(members, js)].astype(np.int64) * C
+                               + np.arange(len(js)) * (S * V * C))
+                tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
+                gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
+                                        g.min_objs)
+                done = tested[:, attrs]
+                gain[:, attrs] = np.where(done, NO_GAIN, gd.reshape(len(js), S).T)
+                split[:, attrs] = np.where(done, F32(0), sd.reshape(len(js), S).T)
 
     def divide(self, nodes, chosen, cut_at, members, seg_pos, tested, best_class):
         """Set each chosen test, create the children and group the cases by child."""
@@ -334,6 +342,7 @@ class _Levels:
         branch = np.full(len(members), -1, dtype=np.int64)
         forks = np.zeros(S, dtype=np.int64)
         cuts = np.zeros(S)
+        test_of = chosen[seg_pos]                 # attribute tested at each case's node
         for j, a in enumerate(g.cont):
             segs = np.flatnonzero(chosen == a)
             if not segs.size:
@@ -342,7 +351,7 @@ class _Levels:
             col = g.data.columns[a]
             cuts[segs] = g.snap_many(a, col[self.order[j, at]], col[self.order[j, at + 1]])
             forks[segs] = 2
-            mine = np.isin(seg_pos, segs)
+            mine = test_of == a
             # c4.5 holds values and cuts as floats and compares them as such
             branch[mine] = np.where(col[members[mine]].astype(np.float32)
                                     <= cuts[seg_pos[mine]].astype(np.float32), 0, 1)
@@ -351,7 +360,7 @@ class _Levels:
             if not segs.size:
                 continue
             forks[segs] = len(attrs[a].values)
-            mine = np.isin(seg_pos, segs)
+            mine = test_of == a
             branch[mine] = g.Xd[members[mine], j]
         F = max(int(forks.max()) if S else 0, 1)
         known = branch >= 0
