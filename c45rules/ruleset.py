@@ -23,8 +23,9 @@ from .errors import InputError
 
 Op = Literal["<=", ">", "=", "in"]
 NEVER_FIRES_ABOVE = 0.7  # spec 7.6.1: Strength is 0 when a rule's error exceeds 0.7
-_BLOCK = 1 << 16          # cases scored together by rule_index
-_PASS = 64                # tests compared in one 2-D numpy call: bounds its temporary bool array
+_BLOCK = 1 << 18          # cases rule_index scores together: big, so numpy's cost per call is spread
+_MASK_BYTES = 1 << 24     # ... but small enough that the block's test masks stay within this
+_PASS = 16                # tests compared in one 2-D numpy call: bounds its temporary bool array
 
 
 @dataclass(frozen=True)
@@ -195,9 +196,9 @@ class RuleSet:
         ds = self._encode(data)
         plan = self._plan
         out = np.zeros(ds.n, dtype=np.int64)
-        # blocks of cases keep every condition's bit mask in cache while the rules are tried
-        for lo in range(0, ds.n, _BLOCK):
-            hi = min(ds.n, lo + _BLOCK)
+        block = max(1 << 12, min(_BLOCK, _MASK_BYTES * 8 // max(1, plan.size))) // 64 * 64
+        for lo in range(0, ds.n, block):
+            hi = min(ds.n, lo + block)
             plan.match_block([c[lo:hi] for c in ds.columns], out[lo:hi])
         return out
 
