@@ -196,7 +196,8 @@ class RuleSet:
         ds = self._encode(data)
         plan = self._plan
         out = np.zeros(ds.n, dtype=np.int64)
-        block = max(1 << 12, min(_BLOCK, _MASK_BYTES * 8 // max(1, plan.size))) // 64 * 64
+        # the blocks are matched one after another, so memory stays bounded at any row count
+        block = min(_BLOCK, max(1 << 12, _MASK_BYTES * 8 // max(1, plan.size)))
         for lo in range(0, ds.n, block):
             hi = min(ds.n, lo + block)
             plan.match_block([c[lo:hi] for c in ds.columns], out[lo:hi])
