@@ -23,7 +23,9 @@ from .errors import InputError
 
 Op = Literal["<=", ">", "=", "in"]
 NEVER_FIRES_ABOVE = 0.7  # spec 7.6.1: Strength is 0 when a rule's error exceeds 0.7
-_BLOCK = 1 << 16          # cases scored together by rule_index
+_BLOCK = 1 << 18          # cases rule_index scores together: big, so numpy's cost per call is spread
+_MASK_BYTES = 1 << 24     # ... but small enough that the block's test masks stay within this
+_PASS = 16                # tests compared in one 2-D numpy call: bounds its temporary bool array
 
 
 @dataclass(frozen=True)
@@ -164,9 +166,9 @@ class RuleSet:
         return encode_frame(data, self.schema, require=self.used_attributes())
 
     @functools.cached_property
-    def _compiled(self) -> list[list[tuple[int, Any, Any]]]:
-        """Each rule's conditions as (column, numpy test, operand) over encoded data."""
-        return [[self._operand(c, f"rule {rule.id}") for c in rule.conditions] for rule in self.rules]
+    def _plan(self) -> "_MatchPlan":
+        """The rules compiled for rule_index (every condition checked against the schema)."""
+        return _MatchPlan.build(self.rules, self.schema)
 
     def _operand(self, cond: Condition, where: str) -> tuple[int, Any, Any]:
         """(column, numpy test, operand) that evaluates `cond` on encoded columns."""
@@ -192,43 +194,13 @@ class RuleSet:
     def rule_index(self, data: Any) -> np.ndarray:
         """Position (1-based) in `rules` of the first firing rule per case, 0 for the default."""
         ds = self._encode(data)
-        if ds.n <= _BLOCK:
-            return self._rule_index_block(ds)
-        # blocks of cases stay in cache while every rule is tried on them
-        out = np.empty(ds.n, dtype=np.int64)
-        for lo in range(0, ds.n, _BLOCK):
-            part = Dataset(ds.schema, [c[lo:lo + _BLOCK] for c in ds.columns], None, ds.source)
-            out[lo:lo + _BLOCK] = self._rule_index_block(part)
-        return out
-
-    def _rule_index_block(self, ds: Dataset) -> np.ndarray:
-        n = ds.n
-        out = np.zeros(n, dtype=np.int64)
-        alive = np.ones(n, dtype=bool)
-        remaining = np.arange(n)
-        dense = True      # most cases still undecided: test whole columns, no gathers
-        for k, rule in enumerate(self.rules, 1):
-            if remaining.size == 0:
-                break
-            if not rule.fires or not rule.conditions:
-                if rule.fires:
-                    out[remaining] = k
-                    remaining = remaining[:0]
-                continue
-            (a, test, value), *rest = self._compiled[k - 1]
-            if dense:
-                idx = np.flatnonzero(test(ds.columns[a], value) & alive)
-            else:
-                idx = remaining[test(ds.columns[a][remaining], value)]
-            for a, test, value in rest:
-                if idx.size == 0:
-                    break
-                idx = idx[test(ds.columns[a][idx], value)]
-            if idx.size:
-                out[idx] = k
-                alive[idx] = False
-                remaining = remaining[alive[remaining]]
-                dense = remaining.size * 8 > n
+        plan = self._plan
+        out = np.zeros(ds.n, dtype=np.int64)
+        # the blocks are matched one after another, so memory stays bounded at any row count
+        block = min(_BLOCK, max(1 << 12, _MASK_BYTES * 8 // max(1, plan.size)))
+        for lo in range(0, ds.n, block):
+            hi = min(ds.n, lo + block)
+            plan.match_block([c[lo:hi] for c in ds.columns], out[lo:hi])
         return out
 
     def predict_rule(self, data: Any) -> np.ndarray:
@@ -309,3 +281,137 @@ class RuleSet:
     def __str__(self) -> str:
         from .rules.report import format_rules
         return format_rules(self)
+
+
+@dataclass(frozen=True, eq=False)
+class _ContinuousTests:
+    """The distinct thresholds the rules test on one continuous column, and their mask rows."""
+
+    column: int
+    thresholds: np.ndarray   # distinct, none NaN; `<= thresholds[j]` is mask row first + j
+    first: int
+    above: np.ndarray        # j of each `> thresholds[j]` tested, at rows first + len(thresholds) + i
+
+
+@dataclass(frozen=True, eq=False)
+class _DiscreteTests:
+    """The distinct value sets the rules test on one discrete column, and their mask rows."""
+
+    column: int
+    codes: np.ndarray        # distinct codes in any set; `= codes[j]` is mask row first + j
+    first: int
+    unions: tuple[np.ndarray, ...]   # j of each set of two or more codes, at rows first + len(codes) + i
+
+
+@dataclass(frozen=True, eq=False)
+class _MatchPlan:
+    """The rules that can fire, as rows of a table of distinct tests evaluated once per block.
+
+    Each distinct test (column, op, operand) is evaluated once per block of cases into one bit
+    per case (uint64 words); a rule's cases are the AND of its tests' rows and the still
+    undecided cases, so trying a rule costs a few kB of word operations however many rules
+    share its tests (letter's 544 rules hold 4217 conditions but far fewer distinct tests).
+    `= v` is the set test `in {v}`; `> t` is `not <= t` on known values.
+    """
+
+    continuous: tuple[_ContinuousTests, ...]
+    discrete: tuple[_DiscreteTests, ...]
+    rules: tuple[tuple[int, np.ndarray], ...]   # (1-based position in the rule list, its mask rows)
+    size: int                                   # mask rows
+
+    @staticmethod
+    def build(rules: Sequence[Rule], schema: Schema) -> "_MatchPlan":
+        """Plan for `rules` (ModelError on a condition that does not fit `schema`)."""
+        thresholds: dict[int, dict[float, set[str]]] = {}
+        value_sets: dict[int, dict[frozenset[int], None]] = {}
+        reachable: list[tuple[int, list[tuple[int, str, Any]]]] = []
+        for k, rule in enumerate(rules, 1):
+            tests = []
+            for cond in rule.conditions:
+                attr, values = checked_condition(cond, schema, f"rule {rule.id}")
+                a = schema.index(cond.attribute)
+                if cond.op in ("<=", ">"):
+                    tests.append((a, cond.op, float(cond.value)))
+                else:
+                    tests.append((a, "in", frozenset(attr.values.index(v) for v in values)))
+            # no value is <= or > a NaN threshold, none is in an empty set: such a rule never fires
+            if not rule.fires or any(op == "in" and not v or op != "in" and math.isnan(v) for _, op, v in tests):
+                continue
+            for a, op, v in tests:
+                if op == "in":
+                    value_sets.setdefault(a, {})[v] = None
+                else:
+                    thresholds.setdefault(a, {}).setdefault(v, set()).add(op)
+            reachable.append((k, tests))
+            if not tests:   # fires for every case still undecided, so no later rule decides one
+                break
+        row: dict[tuple[int, str, Any], int] = {}
+        continuous, discrete = [], []
+        size = 0
+        for a in sorted(thresholds):
+            ts = sorted(thresholds[a])
+            above = [j for j, t in enumerate(ts) if ">" in thresholds[a][t]]
+            row.update(((a, "<=", t), size + j) for j, t in enumerate(ts))
+            row.update(((a, ">", ts[j]), size + len(ts) + i) for i, j in enumerate(above))
+            continuous.append(_ContinuousTests(a, np.array(ts, dtype=np.float64), size,
+                                               np.array(above, dtype=np.intp)))
+            size += len(ts) + len(above)
+        for a in sorted(value_sets):
+            codes = sorted(set().union(*value_sets[a]))
+            unions = [c for c in value_sets[a] if len(c) > 1]
+            row.update(((a, "in", frozenset([c])), size + j) for j, c in enumerate(codes))
+            row.update(((a, "in", c), size + len(codes) + i) for i, c in enumerate(unions))
+            discrete.append(_DiscreteTests(a, np.array(codes, dtype=np.int64), size,
+                                           tuple(np.array([codes.index(v) for v in sorted(c)], dtype=np.intp)
+                                                 for c in unions)))
+            size += len(codes) + len(unions)
+        plan_rules = tuple((k, np.array(sorted({row[t] for t in tests}), dtype=np.intp)) for k, tests in reachable)
+        return _MatchPlan(tuple(continuous), tuple(discrete), plan_rules, size)
+
+    def masks(self, columns: Sequence[np.ndarray], n: int) -> np.ndarray:
+        """(tests, words) uint64: bit i of row r (in memory order) says whether case i passes test r."""
+        words, nbytes = -(-n // 64), -(-n // 8)
+        out = np.zeros((self.size, words), dtype=np.uint64)
+        as_bytes = out.view(np.uint8)
+        for t in self.continuous:
+            x = columns[t.column]
+            m = len(t.thresholds)
+            for j in range(0, m, _PASS):
+                below = t.thresholds[j:j + _PASS, None] >= x     # NaN is never <= a threshold
+                as_bytes[t.first + j:t.first + j + len(below), :nbytes] = np.packbits(below, axis=1, bitorder="little")
+            if t.above.size:
+                known = np.zeros(words, dtype=np.uint64)
+                known.view(np.uint8)[:nbytes] = np.packbits(~np.isnan(x), bitorder="little")
+                out[t.first + m:t.first + m + len(t.above)] = ~out[t.first + t.above] & known
+        for d in self.discrete:
+            x = columns[d.column]
+            m = len(d.codes)
+            # unknown and unseen codes are negative: equal to no code of the value list
+            for j in range(0, m, _PASS):
+                equal = d.codes[j:j + _PASS, None] == x
+                as_bytes[d.first + j:d.first + j + len(equal), :nbytes] = np.packbits(equal, axis=1, bitorder="little")
+            for i, members in enumerate(d.unions):
+                np.bitwise_or.reduce(out[d.first + members], axis=0, out=out[d.first + m + i])
+        return out
+
+    def match_block(self, columns: Sequence[np.ndarray], out: np.ndarray) -> None:
+        """Write into `out` (zeros) the position of the first firing rule of each case."""
+        n = len(out)
+        if n == 0 or not self.rules:
+            return
+        masks = self.masks(columns, n)
+        undecided = np.zeros(masks.shape[1], dtype=np.uint64)
+        undecided.view(np.uint8)[:-(-n // 8)] = np.packbits(np.ones(n, dtype=bool), bitorder="little")
+        for k, rows in self.rules:
+            hit = undecided.copy()
+            for r in rows:
+                np.bitwise_and(hit, masks[r], out=hit)
+            live = np.flatnonzero(hit)
+            if live.size == 0:
+                continue
+            fired = hit[live]
+            bits = np.flatnonzero(np.unpackbits(fired.view(np.uint8), bitorder="little"))
+            out[live[bits >> 6] * 64 + (bits & 63)] = k
+            undecided[live] ^= fired
+            if not undecided.any():
+                break
