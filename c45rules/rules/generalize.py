@@ -47,7 +47,7 @@ class _PathPools:
         self.tests: list[CondTest] = []
         self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
         self.bits = np.zeros((0, self.words), dtype=np.uint64)     # row j: level j's truth, 64 cases a word
-        self.empty = np.zeros((0, (self.words + 63) // 64), dtype=np.uint64)   # row j: words with no case true
+        self.empty = np.zeros((0, self.words), dtype=np.uint8)    # row j: 1 where a word has no case true
         self.built = 0           # levels with their rows filled
         self.valid = self.pack(np.ones(self.n, dtype=bool))
         self._columns: dict[int, np.ndarray] = {}
@@ -78,23 +78,20 @@ class _PathPools:
         if m > len(self.bits):
             grow = max(m, 2 * len(self.bits))
             self.bits = np.resize(self.bits, (grow, self.words))
-            self.empty = np.resize(self.empty, (grow, self.empty.shape[1]))
+            self.empty = np.resize(self.empty, (grow, self.words))
         for j in range(self.built, m):
             t = self.tests[j]
             if t.attribute not in self._columns:
                 self._columns[t.attribute] = self.data.columns[t.attribute][self.order]
             self.bits[j] = self.pack(t.holds(self._columns[t.attribute]))
-            z = np.zeros(self.empty.shape[1] * 8, dtype=np.uint8)
-            b = np.packbits(self.bits[j] == 0, bitorder="little")
-            z[: len(b)] = b
-            self.empty[j] = z.view(np.uint64)
+            np.equal(self.bits[j], 0, out=self.empty[j], casting="unsafe")
         self.built = m
 
     def tables(self, levels: list[int], wrong: np.ndarray):
         """T0/E0 and, per level, Td/Ed: counts of cases satisfying all levels but it (bit counts).
 
         Only words where at most one level has no true case can hold such cases. The cases
-        satisfying all levels but l are the AND of the prefix before l and the suffix after it.
+        satisfying all levels but l are the AND of the levels before l and those after it.
         """
         rows = np.array(levels)
         r = len(rows)
@@ -102,22 +99,28 @@ class _PathPools:
             at = np.arange(self.words)
             excl = np.vstack([self.valid, self.bits[rows[0]]])
         else:
-            empty = self.empty[rows]
-            seen = np.bitwise_or.accumulate(empty, axis=0)
-            two = np.bitwise_or.reduce(empty[1:] & seen[:-1], axis=0)
-            at = np.flatnonzero(np.unpackbits((~two).view(np.uint8), count=self.words, bitorder="little"))
-            sat = self.bits[rows[:, None], at]
-            prefix = np.bitwise_and.accumulate(sat, axis=0)
-            suffix = np.bitwise_and.accumulate(sat[::-1], axis=0)[::-1]
+            at = np.flatnonzero(self.empty[rows].sum(axis=0, dtype=np.uint8) <= 1)
+            sat = self.bits[rows].take(at, axis=1)
+            # row l: levels other than l; row r: all levels. Row-by-row: accumulate along
+            # the short axis is slower than r calls on these sizes
             excl = np.empty((r + 1, len(at)), dtype=np.uint64)
-            excl[0] = suffix[1]
-            excl[1:r - 1] = prefix[:-2] & suffix[2:]
-            excl[r - 1] = prefix[-2]
-            excl[r] = prefix[-1]
-        td = np.bitwise_count(excl).sum(axis=1, dtype=np.int64)
-        ed = np.bitwise_count(excl & wrong[at]).sum(axis=1, dtype=np.int64)
-        td, ed = td.tolist(), ed.tolist()
-        return td[r], ed[r], td[:r], ed[:r], (excl[r], at)
+            after = np.empty_like(sat)
+            after[r - 1] = sat[r - 1]
+            for k in range(r - 2, 0, -1):
+                np.bitwise_and(after[k + 1], sat[k], out=after[k])
+            excl[0] = after[1]
+            before = excl[r]
+            before[:] = sat[0]
+            for k in range(1, r - 1):
+                np.bitwise_and(before, after[k + 1], out=excl[k])
+                before &= sat[k]
+            excl[r - 1] = before
+            before &= sat[r - 1]
+        covered = excl[r].copy()
+        td = np.bitwise_count(excl).sum(axis=1).tolist()
+        excl &= wrong[at]
+        ed = np.bitwise_count(excl).sum(axis=1).tolist()
+        return td[r], ed[r], td[:r], ed[:r], (covered, at)
 
     def follow(self, path: tuple[CondTest, ...]) -> None:
         """Make `path` the current path, narrowing the pools of the levels it does not share."""
@@ -260,24 +263,30 @@ class _Rates:
     c4.5rules keeps them (returned as the floats they convert to exactly); pairs recur
     across rules, so each is computed once."""
 
-    def __init__(self, cf: float):
+    def __init__(self, cf: float, n: int):
         self.cf = cf
         self.known: dict[tuple[int, int], tuple[float, float]] = {}
+        # with no errors AddErrs takes an exp: done for every possible count in one call;
+        # otherwise the float path of the same formula gives the same doubles
+        cases = np.arange(1, n + 1, dtype=np.float64)
+        self.no_error = [0.0] + pessimistic_rate(cases, np.zeros(n), cf).astype(F32).tolist()
 
     def __call__(self, t: list[int], e: list[int], default_error: F32) -> tuple[list[float], list[float]]:
         known = self.known
-        pairs = list(zip(t, e))
-        new = sorted({p for p in pairs if p[0] > 0 and p not in known})
-        if new:
-            tt = np.array([p[0] for p in new], dtype=np.float64)
-            ee = np.array([p[1] for p in new], dtype=np.float64)
-            actual = (ee / tt).astype(F32).tolist()
-            pess = pessimistic_rate(tt, ee, self.cf).astype(F32).tolist()
-            known.update(zip(new, zip(actual, pess)))
-        # a condition set no case satisfies: actual 0, pessimistic = the default error
-        nothing = (0.0, float(default_error))
-        got = [known[p] if p[0] > 0 else nothing for p in pairs]
-        return [g[0] for g in got], [g[1] for g in got]
+        actual, pess = [], []
+        for pair in zip(t, e):
+            got = known.get(pair)
+            if got is None:
+                cases, errors = pair
+                if cases == 0:
+                    # a condition set no case satisfies: actual 0, pessimistic = the default error
+                    got = (0.0, float(default_error))
+                else:
+                    p = self.no_error[cases] if errors == 0 else float(F32(pessimistic_rate(cases, errors, self.cf)))
+                    got = known[pair] = (float(F32(errors / cases)), p)
+            actual.append(got[0])
+            pess.append(got[1])
+        return actual, pess
 
 
 def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
@@ -287,7 +296,7 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
     pools = _PathPools(data, _leaf_order(tree, data))
-    rates = _Rates(cf)
+    rates = _Rates(cf, n)
     rules: list[CandidateRule] = []
     index: dict[tuple, list[CandidateRule]] = {}
     for path, leaf in leaf_paths(tree):
