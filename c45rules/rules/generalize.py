@@ -18,7 +18,7 @@ import numpy as np
 from ..data.schema import Dataset
 from ..estimate import pessimistic_rate
 from ..tree.node import Node
-from .extract import CondTest, leaf_paths
+from .extract import DISCRETE, THRESHOLD, CondTest, leaf_paths
 
 F32 = np.float32
 
@@ -50,7 +50,10 @@ class _PathPools:
         self.empty = np.zeros((0, self.words), dtype=np.uint8)    # row j: 1 where a word has no case true
         self.built = 0           # levels with their rows filled
         self.valid = self.pack(np.ones(self.n, dtype=bool))
+        self.row_test: list[CondTest | None] = []    # whose truth each row holds
         self._columns: dict[int, np.ndarray] = {}
+        self._known: dict[int, np.ndarray] = {}
+        self._by_value: dict[tuple, np.ndarray] = {}
         self._wrong: dict[int, np.ndarray] = {}
 
     def pack(self, mask: np.ndarray) -> np.ndarray:
@@ -79,11 +82,30 @@ class _PathPools:
             grow = max(m, 2 * len(self.bits))
             self.bits = np.resize(self.bits, (grow, self.words))
             self.empty = np.resize(self.empty, (grow, self.words))
+            self.row_test += [None] * (grow - len(self.row_test))
         for j in range(self.built, m):
             t = self.tests[j]
-            if t.attribute not in self._columns:
-                self._columns[t.attribute] = self.data.columns[t.attribute][self.order]
-            self.bits[j] = self.pack(t.holds(self._columns[t.attribute]))
+            a = t.attribute
+            if a not in self._columns:
+                self._columns[a] = self.data.columns[a][self.order]
+            before = self.row_test[j]
+            if (t.kind == THRESHOLD and before is not None and before.node == t.node
+                    and before.outcome != t.outcome):
+                # the other branch of the same test (row j still holds it, depth first):
+                # its complement among the cases with a known value
+                if a not in self._known:
+                    self._known[a] = self.pack(~np.isnan(self._columns[a]))
+                np.bitwise_and(~self.bits[j], self._known[a], out=self.bits[j])
+            elif t.kind == THRESHOLD:
+                self.bits[j] = self.pack(t.holds(self._columns[a]))
+            else:
+                # a discrete or subset test depends on the attribute and values only, and
+                # recurs all over the tree
+                key = (a, t.outcome if t.kind == DISCRETE else t.values)
+                if key not in self._by_value:
+                    self._by_value[key] = self.pack(t.holds(self._columns[a]))
+                self.bits[j] = self._by_value[key]
+            self.row_test[j] = t
             np.equal(self.bits[j], 0, out=self.empty[j], casting="unsafe")
         self.built = m
 
