@@ -4,9 +4,11 @@ Counts are unweighted, over all training cases, and a condition on an unknown va
 false. For a rule with conditions S only cases failing at most one condition of S matter
 (those failing none are covered; those failing only d decide whether d is needed). Paths
 of neighbouring leaves share prefixes, so that "pool" of cases is kept on a stack along
-the current tree path and narrowed one condition at a time instead of rescanning every
-case for every rule. After a deletion the tables are recounted with bit arrays (64 cases
-per word) for all remaining conditions at once.
+the current tree path and narrowed one condition at a time; it gives the first round of
+every rule. After a deletion the tables are recounted with bit arrays (64 cases per
+word) for all remaining conditions at once. The bits number the cases leaf by leaf, depth
+first, so the cases that matter to a rule crowd into few words, and only words in which
+at most one condition holds for no case are looked at.
 """
 from __future__ import annotations
 
@@ -288,10 +290,10 @@ class _Rates:
     def __init__(self, cf: float, n: int):
         self.cf = cf
         self.known: dict[tuple[int, int], tuple[float, float]] = {}
-        # with no errors AddErrs takes an exp: done for every possible count in one call;
-        # otherwise the float path of the same formula gives the same doubles
+        # with no errors AddErrs takes an exp: done for every possible count in one call.
+        # With errors it takes none, and its float path gives the same doubles as the array one
         cases = np.arange(1, n + 1, dtype=np.float64)
-        self.no_error = [0.0] + pessimistic_rate(cases, np.zeros(n), cf).astype(F32).tolist()
+        self.no_error = np.concatenate([[F32(0)], pessimistic_rate(cases, np.zeros(n), cf).astype(F32)])
 
     def __call__(self, t: list[int], e: list[int], default_error: F32) -> tuple[list[float], list[float]]:
         known = self.known
@@ -304,7 +306,7 @@ class _Rates:
                     # a condition set no case satisfies: actual 0, pessimistic = the default error
                     got = (0.0, float(default_error))
                 else:
-                    p = self.no_error[cases] if errors == 0 else float(F32(pessimistic_rate(cases, errors, self.cf)))
+                    p = float(self.no_error[cases] if errors == 0 else F32(pessimistic_rate(cases, errors, self.cf)))
                     got = known[pair] = (float(F32(errors / cases)), p)
             actual.append(got[0])
             pess.append(got[1])
