@@ -25,7 +25,10 @@ class CondTest:
 
     def satisfied(self, data: Dataset) -> np.ndarray:
         """Which cases satisfy the test with a known value (unknown never does)."""
-        col = data.columns[self.attribute]
+        return self.holds(data.columns[self.attribute])
+
+    def holds(self, col: np.ndarray) -> np.ndarray:
+        """Which of these values of the test's attribute satisfy it (unknown never does)."""
         if self.kind == THRESHOLD:
             with np.errstate(invalid="ignore"):
                 return col <= self.cut if self.outcome == 0 else col > self.cut

@@ -4,9 +4,11 @@ Counts are unweighted, over all training cases, and a condition on an unknown va
 false. For a rule with conditions S only cases failing at most one condition of S matter
 (those failing none are covered; those failing only d decide whether d is needed). Paths
 of neighbouring leaves share prefixes, so that "pool" of cases is kept on a stack along
-the current tree path and narrowed one condition at a time instead of rescanning every
-case for every rule. After a deletion the tables are recounted with bit arrays (64 cases
-per word) for all remaining conditions at once.
+the current tree path and narrowed one condition at a time; it gives the first round of
+every rule. After a deletion the tables are recounted with bit arrays (64 cases per
+word) for all remaining conditions at once. The bits number the cases leaf by leaf, depth
+first, so the cases that matter to a rule crowd into few words, and only words in which
+at most one condition holds for no case are looked at.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import numpy as np
 from ..data.schema import Dataset
 from ..estimate import pessimistic_rate
 from ..tree.node import Node
-from .extract import CondTest, leaf_paths
+from .extract import DISCRETE, THRESHOLD, CondTest, leaf_paths
 
 F32 = np.float32
 
@@ -37,80 +39,158 @@ class CandidateRule:
 
 
 class _PathPools:
-    """Condition truth arrays and <=1-fail pools along the current tree path."""
+    """The current tree path's <=1-fail pools, and its conditions' truth bits once needed."""
 
-    def __init__(self, data: Dataset):
+    def __init__(self, data: Dataset, order: np.ndarray):
         self.data = data
         self.n = data.n
-        self.tests: list[CondTest] = []
-        self.truth: list[np.ndarray] = []
-        self.coverage: list[int] = []
-        self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
-        self.packed: list[np.ndarray] = []      # truth arrays as bits, 64 cases per word
+        self.order = order       # bit position -> case: cases of a leaf are neighbours
         self.words = (self.n + 63) // 64
-        pad = np.zeros(self.words * 64, dtype=bool)
-        pad[: self.n] = True
-        self.valid = self.pack(pad[: self.n])
+        self.tests: list[CondTest] = []
+        self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
+        self.bits = np.zeros((0, self.words), dtype=np.uint64)     # row j: level j's truth, 64 cases a word
+        self.empty = np.zeros((0, self.words), dtype=np.uint8)    # row j: 1 where a word has no case true
+        self.built = 0           # levels with their rows filled
+        self.valid = self.pack(np.ones(self.n, dtype=bool))
+        self.row_test: list[CondTest | None] = []    # whose truth each row holds
+        self._columns: dict[int, np.ndarray] = {}
+        self._known: dict[int, np.ndarray] = {}
+        self._by_value: dict[tuple, np.ndarray] = {}
         self._wrong: dict[int, np.ndarray] = {}
 
     def pack(self, mask: np.ndarray) -> np.ndarray:
-        """A boolean array over the cases as uint64 words (padding bits 0)."""
+        """A boolean array over the bit positions as uint64 words (padding bits 0)."""
         out = np.zeros(self.words * 8, dtype=np.uint8)
         b = np.packbits(mask, bitorder="little")
         out[: len(b)] = b
         return out.view(np.uint64)
 
-    def unpack(self, words: np.ndarray) -> np.ndarray:
-        """Indices of the cases whose bit is set."""
-        return np.flatnonzero(np.unpackbits(words.view(np.uint8), count=self.n, bitorder="little"))
+    def unpack(self, words: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """Cases whose bit is set in `words` (the words at positions `at`), ascending."""
+        nz = np.flatnonzero(words)
+        rows, cols = np.nonzero(np.unpackbits(words[nz].view(np.uint8), bitorder="little").reshape(-1, 64))
+        return np.sort(self.order[at[nz][rows] * 64 + cols])
 
     def wrong_bits(self, y: np.ndarray, target: int) -> np.ndarray:
         """Cases not of class `target`, as bits (cached per class)."""
         if target not in self._wrong:
-            self._wrong[target] = self.pack(y != target)
+            self._wrong[target] = self.pack(y[self.order] != target)
         return self._wrong[target]
 
-    def tables(self, levels: list[int], wrong: np.ndarray):
-        """T0/E0 and, per level, the extra cases/errors of those failing only it (bit counts).
+    def build(self) -> None:
+        """Fill the truth rows of the path's levels that lack them."""
+        m = len(self.tests)
+        if m > len(self.bits):
+            grow = max(m, 2 * len(self.bits))
+            self.bits = np.resize(self.bits, (grow, self.words))
+            self.empty = np.resize(self.empty, (grow, self.words))
+            self.row_test += [None] * (grow - len(self.row_test))
+        for j in range(self.built, m):
+            t = self.tests[j]
+            a = t.attribute
+            if a not in self._columns:
+                self._columns[a] = self.data.columns[a][self.order]
+            before = self.row_test[j]
+            if (t.kind == THRESHOLD and before is not None and before.node == t.node
+                    and before.outcome != t.outcome):
+                # the other branch of the same test (row j still holds it, depth first):
+                # its complement among the cases with a known value
+                if a not in self._known:
+                    self._known[a] = self.pack(~np.isnan(self._columns[a]))
+                np.bitwise_and(~self.bits[j], self._known[a], out=self.bits[j])
+            elif t.kind == THRESHOLD:
+                self.bits[j] = self.pack(t.holds(self._columns[a]))
+            else:
+                # a discrete or subset test depends on the attribute and values only, and
+                # recurs all over the tree
+                key = (a, t.outcome if t.kind == DISCRETE else t.values)
+                if key not in self._by_value:
+                    self._by_value[key] = self.pack(t.holds(self._columns[a]))
+                self.bits[j] = self._by_value[key]
+            self.row_test[j] = t
+            np.equal(self.bits[j], 0, out=self.empty[j], casting="unsafe")
+        self.built = m
 
-        Every remaining condition at once: F = failures, A1 = failing any, A2 = failing
-        two or more (OR of each row with the prefix OR of the rows before it).
+    def tables(self, levels: list[int], wrong: np.ndarray):
+        """T0/E0 and, per level, Td/Ed: counts of cases satisfying all levels but it (bit counts).
+
+        Only words where at most one level has no true case can hold such cases. The cases
+        satisfying all levels but l are the AND of the levels before l and those after it.
         """
-        fail = ~np.stack([self.packed[j] for j in levels]) & self.valid
-        prefix = np.bitwise_or.accumulate(fail, axis=0)
-        any_fail = prefix[-1]
-        two = (np.bitwise_or.reduce(fail[1:] & prefix[:-1], axis=0) if len(levels) > 1
-               else np.zeros_like(any_fail))
-        none = ~any_fail & self.valid
-        only = fail & ~two
-        t0 = int(np.bitwise_count(none).sum())
-        e0 = int(np.bitwise_count(none & wrong).sum())
-        td = np.bitwise_count(only).sum(axis=1, dtype=np.int64)
-        ed = np.bitwise_count(only & wrong).sum(axis=1, dtype=np.int64)
-        return t0, e0, t0 + td, e0 + ed, none
+        rows = np.array(levels)
+        r = len(rows)
+        if r == 1:
+            at = np.arange(self.words)
+            excl = np.vstack([self.valid, self.bits[rows[0]]])
+        else:
+            at = np.flatnonzero(self.empty[rows].sum(axis=0, dtype=np.uint8) <= 1)
+            sat = self.bits[rows].take(at, axis=1)
+            # row l: levels other than l; row r: all levels. Row-by-row: accumulate along
+            # the short axis is slower than r calls on these sizes
+            excl = np.empty((r + 1, len(at)), dtype=np.uint64)
+            after = np.empty_like(sat)
+            after[r - 1] = sat[r - 1]
+            for k in range(r - 2, 0, -1):
+                np.bitwise_and(after[k + 1], sat[k], out=after[k])
+            excl[0] = after[1]
+            before = excl[r]
+            before[:] = sat[0]
+            for k in range(1, r - 1):
+                np.bitwise_and(before, after[k + 1], out=excl[k])
+                before &= sat[k]
+            excl[r - 1] = before
+            before &= sat[r - 1]
+        covered = excl[r].copy()
+        td = np.bitwise_count(excl).sum(axis=1).tolist()
+        excl &= wrong[at]
+        ed = np.bitwise_count(excl).sum(axis=1).tolist()
+        return td[r], ed[r], td[:r], ed[:r], (covered, at)
 
     def follow(self, path: tuple[CondTest, ...]) -> None:
+        """Make `path` the current path, narrowing the pools of the levels it does not share."""
         keep = 0
         while keep < min(len(path), len(self.tests)) and path[keep] is self.tests[keep]:
             keep += 1
-        del self.tests[keep:], self.truth[keep:], self.coverage[keep:], self.pools[keep:], self.packed[keep:]
+        del self.tests[keep:], self.pools[keep:]
+        self.built = min(self.built, keep)
         for t in path[keep:]:
             j = len(self.tests)
-            sat = t.satisfied(self.data)
             if j == 0:
+                sat = t.satisfied(self.data)
                 cand = np.arange(self.n, dtype=np.int64)
                 failed = np.where(sat, -1, 0).astype(np.int32)
             else:
                 cand, failed = self.pools[-1]
-                s = sat[cand]
+                s = t.holds(self.data.columns[t.attribute][cand])
                 ok = (failed < 0) | s
                 failed = np.where((failed < 0) & ~s, j, failed)[ok]
                 cand = cand[ok]
             self.tests.append(t)
-            self.truth.append(sat)
-            self.coverage.append(int(sat.sum()))
             self.pools.append((cand, failed))
-            self.packed.append(self.pack(sat))
+
+
+def _leaf_order(tree: Node, data: Dataset) -> np.ndarray:
+    """The cases ordered leaf by leaf, depth first (then any reaching no leaf).
+
+    Cases satisfying most conditions of a rule then share few 64-case words.
+    """
+    tests: list[CondTest] = []
+    at: list[np.ndarray] = []
+    parts = []
+    for path, _ in leaf_paths(tree):
+        keep = 0
+        while keep < min(len(path), len(tests)) and path[keep] is tests[keep]:
+            keep += 1
+        del tests[keep:], at[keep:]
+        for t in path[keep:]:
+            idx = at[-1] if at else np.arange(data.n, dtype=np.int64)
+            at.append(idx[t.holds(data.columns[t.attribute][idx])])
+            tests.append(t)
+        if at:
+            parts.append(at[-1])
+    order = np.concatenate(parts + [np.arange(data.n, dtype=np.int64)])
+    _, first = np.unique(order, return_index=True)
+    return order[np.sort(first)]
 
 
 def _before(t1: CondTest, t2: CondTest) -> bool:
@@ -169,53 +249,68 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
     # first round from the path's pool of cases failing at most one condition
     cand, failed = pools.pools[-1]
     wrong = y[cand] != target
-    total = np.bincount(failed + 1, minlength=m + 1)
-    errs = np.bincount(failed + 1, weights=wrong, minlength=m + 1).astype(np.int64)
-    t0, e0 = int(total[0]), int(errs[0])
-    td, ed = t0 + total[1:], e0 + errs[1:]
+    total = np.bincount(failed + 1, minlength=m + 1).tolist()
+    errs = np.bincount(failed + 1, weights=wrong, minlength=m + 1).astype(np.int64).tolist()
+    t0, e0 = total[0], errs[0]
+    td, ed = [t0 + k for k in total[1:]], [e0 + k for k in errs[1:]]
     cover = None
-    wrong_bits = pools.wrong_bits(y, target)
+    wrong_bits = None
+    # a few conditions per rule: Python lists beat numpy calls on arrays this small
     while levels:
-        actual, pess = rates(np.append(t0, td), np.append(e0, ed), default_error)
-        a0, ad, p0, pd = actual[0], actual[1:], pess[0], pess[1:]
+        actual, pess = rates([t0] + td, [e0] + ed, default_error)
+        a0, p0 = actual[0], pess[0]
+        pd = pess[1:]
+        low = min(pd)
         # best = lowest pessimistic error, ties to the later condition
-        best = len(levels) - 1 - int(np.argmin(pd[::-1]))
-        drop = bool(np.any(pd <= p0) or np.any(ad <= a0))
+        best = len(pd) - 1 - pd[::-1].index(low)
+        drop = low <= p0 or min(actual[1:]) <= a0
         if fisher is not None and not drop:
             for k in range(len(levels)):
-                sig = fisher_tail(e0, int(ed[k]) - e0, t0 - e0, int(td[k] - t0) - (int(ed[k]) - e0))
+                sig = fisher_tail(e0, ed[k] - e0, t0 - e0, (td[k] - t0) - (ed[k] - e0))
                 if sig > fisher:
                     drop = True
                     break
         if not drop:
-            covered = cand[failed < 0] if cover is None else pools.unpack(cover)
-            return levels, t0, e0, float(p0), covered
+            covered = cand[failed < 0] if cover is None else pools.unpack(*cover)
+            return levels, t0, e0, p0, covered
         del levels[best]
         if levels:
+            if wrong_bits is None:
+                pools.build()
+                wrong_bits = pools.wrong_bits(y, target)
             t0, e0, td, ed, cover = pools.tables(levels, wrong_bits)
     return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
 
 
 class _Rates:
     """Actual and pessimistic error rates of (cases, errors) pairs, in single precision as
-    c4.5rules keeps them; pairs recur across rules, so each is computed once."""
+    c4.5rules keeps them (returned as the floats they convert to exactly); pairs recur
+    across rules, so each is computed once."""
 
-    def __init__(self, cf: float):
+    def __init__(self, cf: float, n: int):
         self.cf = cf
-        self.known: dict[tuple[int, int], tuple[F32, F32]] = {}
+        self.known: dict[tuple[int, int], tuple[float, float]] = {}
+        # with no errors AddErrs takes an exp: done for every possible count in one call.
+        # With errors it takes none, and its float path gives the same doubles as the array one
+        cases = np.arange(1, n + 1, dtype=np.float64)
+        self.no_error = np.concatenate([[F32(0)], pessimistic_rate(cases, np.zeros(n), cf).astype(F32)])
 
-    def __call__(self, t: np.ndarray, e: np.ndarray, default_error: F32) -> tuple[np.ndarray, np.ndarray]:
-        pairs = list(zip(t.tolist(), e.tolist()))
-        new = sorted({p for p in pairs if p[0] > 0 and p not in self.known})
-        if new:
-            tt = np.array([p[0] for p in new], dtype=np.float64)
-            ee = np.array([p[1] for p in new], dtype=np.float64)
-            actual = (ee / tt).astype(F32)
-            pess = pessimistic_rate(tt, ee, self.cf).astype(F32)
-            self.known.update(zip(new, zip(actual, pess)))
-        # a condition set no case satisfies: actual 0, pessimistic = the default error
-        got = [self.known[p] if p[0] > 0 else (F32(0), default_error) for p in pairs]
-        return (np.array([g[0] for g in got], dtype=F32), np.array([g[1] for g in got], dtype=F32))
+    def __call__(self, t: list[int], e: list[int], default_error: F32) -> tuple[list[float], list[float]]:
+        known = self.known
+        actual, pess = [], []
+        for pair in zip(t, e):
+            got = known.get(pair)
+            if got is None:
+                cases, errors = pair
+                if cases == 0:
+                    # a condition set no case satisfies: actual 0, pessimistic = the default error
+                    got = (0.0, float(default_error))
+                else:
+                    p = float(self.no_error[cases] if errors == 0 else F32(pessimistic_rate(cases, errors, self.cf)))
+                    got = known[pair] = (float(F32(errors / cases)), p)
+            actual.append(got[0])
+            pess.append(got[1])
+        return actual, pess
 
 
 def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
@@ -224,8 +319,8 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
     y = data.y
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
-    pools = _PathPools(data)
-    rates = _Rates(cf)
+    pools = _PathPools(data, _leaf_order(tree, data))
+    rates = _Rates(cf, n)
     rules: list[CandidateRule] = []
     index: dict[tuple, list[CandidateRule]] = {}
     for path, leaf in leaf_paths(tree):
