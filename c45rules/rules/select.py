@@ -38,16 +38,20 @@ class _ClassSearch:
         self.bits = bits
         self.n = n
         self.n_pos = int(positive.sum())
-        covers = [r.cover if fires(r) else np.empty(0, dtype=np.int64) for r in rules]
-        glob = np.concatenate(covers) if covers else np.empty(0, dtype=np.int64)
+        # (rule, case) pairs number in the tens of millions at 1M cases: 32-bit indices
+        index = np.int32 if n < 2**31 else np.int64
+        covers = [r.cover if fires(r) else np.empty(0, dtype=index) for r in rules]
+        glob = np.concatenate(covers).astype(index, copy=False) if covers else np.empty(0, dtype=index)
         union, local = np.unique(glob, return_inverse=True)
+        del glob
         self.m = len(union)
         self.pos = positive[union]
         k = len(rules)
         r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
         self.r_bounds = r_ptr.tolist()
-        self.r_case = local.astype(np.int64)
-        self.owner = np.repeat(np.arange(k), np.diff(r_ptr))
+        self.r_case = local.astype(index)
+        del local
+        self.owner = np.repeat(np.arange(k, dtype=index), np.diff(r_ptr))
         order = np.argsort(self.r_case, kind="stable")
         self.c_rule = self.owner[order]
         self.c_ptr = np.concatenate([[0], np.cumsum(np.bincount(self.r_case, minlength=self.m))]).astype(np.int64)
