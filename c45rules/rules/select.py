@@ -67,11 +67,12 @@ class _ClassSearch:
         self.inside = inside.copy()
         self.size = int(inside.sum())
         self.signed_bits = np.where(inside, -1, 1) * self.bits
-        self.count = np.bincount(self.r_case[self.inside[self.owner]], minlength=self.m)
+        member = self.inside[self.owner]                 # per (rule, case) pair
+        self.count = np.bincount(self.r_case[member], minlength=self.m).astype(np.int32)
         fired = self.count > 0
         self.fires = int(fired.sum())
         self.fp = int((fired & ~self.pos).sum())
-        alone = self.count[self.r_case] == np.where(self.inside[self.owner], 1, 0)
+        alone = self.count[self.r_case] == member
         k = len(self.rules)
         self.alone = np.bincount(self.owner[alone], minlength=k)                     # Right + Wrong
         self.wrong = np.bincount(self.owner[alone & self.case_neg], minlength=k)
