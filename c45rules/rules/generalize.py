@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data.schema import Dataset
-from ..estimate import pessimistic_rate
+from ..estimate import pessimistic_rate, rate_function
 from ..tree.node import Node
 from .extract import DISCRETE, THRESHOLD, CondTest, leaf_paths
 
@@ -288,7 +288,7 @@ class _Rates:
     across rules, so each is computed once."""
 
     def __init__(self, cf: float, n: int):
-        self.cf = cf
+        self.rate = rate_function(cf)
         self.known: dict[tuple[int, int], tuple[float, float]] = {}
         # with no errors AddErrs takes an exp: done for every possible count in one call.
         # With errors it takes none, and its float path gives the same doubles as the array one
@@ -306,7 +306,7 @@ class _Rates:
                     # a condition set no case satisfies: actual 0, pessimistic = the default error
                     got = (0.0, float(default_error))
                 else:
-                    p = float(self.no_error[cases] if errors == 0 else F32(pessimistic_rate(cases, errors, self.cf)))
+                    p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
                     got = known[pair] = (float(F32(errors / cases)), p)
             actual.append(got[0])
             pess.append(got[1])
