@@ -50,6 +50,7 @@ class _PathPools:
         self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
         self.bits = np.zeros((0, self.words), dtype=np.uint64)     # row j: level j's truth, 64 cases a word
         self.empty = np.zeros((0, self.words), dtype=np.uint8)    # row j: 1 where a word has no case true
+        self.cum = np.zeros((0, self.words), dtype=np.uint8)      # row j: empty rows 0..j summed
         self.built = 0           # levels with their rows filled
         self.valid = self.pack(np.ones(self.n, dtype=bool))
         self.row_test: list[CondTest | None] = []    # whose truth each row holds
@@ -84,6 +85,7 @@ class _PathPools:
             grow = max(m, 2 * len(self.bits))
             self.bits = np.resize(self.bits, (grow, self.words))
             self.empty = np.resize(self.empty, (grow, self.words))
+            self.cum = np.resize(self.cum, (grow, self.words))
             self.row_test += [None] * (grow - len(self.row_test))
         for j in range(self.built, m):
             t = self.tests[j]
@@ -109,13 +111,19 @@ class _PathPools:
                 self.bits[j] = self._by_value[key]
             self.row_test[j] = t
             np.equal(self.bits[j], 0, out=self.empty[j], casting="unsafe")
+            if j:
+                np.add(self.cum[j - 1], self.empty[j], out=self.cum[j])
+            else:
+                self.cum[j] = self.empty[j]
         self.built = m
 
-    def tables(self, levels: list[int], wrong: np.ndarray):
+    def tables(self, levels: list[int], wrong: np.ndarray, empties: np.ndarray | None):
         """T0/E0 and, per level, Td/Ed: counts of cases satisfying all levels but it (bit counts).
 
-        Only words where at most one level has no true case can hold such cases. The cases
-        satisfying all levels but l are the AND of the levels before l and those after it.
+        Only words where at most one level has no true case can hold such cases (`empties`:
+        per word, how many of the levels have none; the path's running sum less the deleted
+        levels' rows). The cases satisfying all levels but l are the AND of the levels
+        before l and those after it.
         """
         rows = np.array(levels)
         r = len(rows)
@@ -123,8 +131,9 @@ class _PathPools:
             at = np.arange(self.words)
             excl = np.vstack([self.valid, self.bits[rows[0]]])
         else:
-            at = np.flatnonzero(self.empty[rows].sum(axis=0, dtype=np.uint8) <= 1)
-            sat = self.bits[rows].take(at, axis=1)
+            at = np.flatnonzero(empties <= 1)
+            # gathered straight from the flat array: no copy of the levels' whole rows
+            sat = self.bits.reshape(-1).take((rows * self.words)[:, None] + at)
             # row l: levels other than l; row r: all levels. Row-by-row: accumulate along
             # the short axis is slower than r calls on these sizes
             excl = np.empty((r + 1, len(at)), dtype=np.uint64)
@@ -273,12 +282,15 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
         if not drop:
             covered = cand[failed < 0] if cover is None else pools.unpack(*cover)
             return levels, t0, e0, p0, covered
-        del levels[best]
+        gone = levels.pop(best)
         if levels:
             if wrong_bits is None:
                 pools.build()
                 wrong_bits = pools.wrong_bits(y, target)
-            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits)
+                empties = pools.cum[m - 1] - pools.empty[gone]
+            else:
+                empties -= pools.empty[gone]
+            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits, empties)
     return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
 
 
