@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -232,8 +233,11 @@ def sort_conditions(path: tuple[CondTest, ...] | list[CondTest], kept: list[int]
     return tuple(c for c, ok in zip(arr, live) if ok)
 
 
+@lru_cache(maxsize=1 << 16)
 def fisher_tail(t11: int, t12: int, t21: int, t22: int) -> float:
-    """One-sided Fisher exact test of a 2x2 table in c4.5rules' canonical orientation (7.4)."""
+    """One-sided Fisher exact test of a 2x2 table in c4.5rules' canonical orientation (7.4).
+
+    Tables recur across rules and rounds: each is summed once (kept in a bounded cache)."""
     if t11 + t12 > t21 + t22:
         A, B = t11 + t12, t21 + t22
         a0, r = (t11, t11 + t21) if t11 * (t21 + t22) > t21 * (t11 + t12) else (t12, t12 + t22)
