@@ -220,16 +220,23 @@ def sort_conditions(path: tuple[CondTest, ...] | list[CondTest], kept: list[int]
     in the same order (the other 11, in credit-g and synth_10k, in another order).
     """
     arr = list(path)
-    live = [True] * len(arr) if kept is None else [j in set(kept) for j in range(len(arr))]
+    keep = set(range(len(arr)) if kept is None else kept)
+    live = [j in keep for j in range(len(arr))]
+    keys = [(c.attribute, c.kind, c.cut) for c in arr]
     for d in range(len(arr)):
         if not live[d]:
             continue
         best = d
+        a1, k1, c1 = keys[d]
         for i in range(d + 1, len(arr)):
-            if live[i] and _before(arr[i], arr[best]):
-                best = i
+            if live[i]:
+                # _before(arr[i], arr[best]) on the unpacked keys
+                a2, k2, c2 = keys[i]
+                if a2 < a1 or k2 < k1 or (a2 == a1 and c2 < c1):
+                    best, a1, k1, c1 = i, a2, k2, c2
+        # both positions are live: only the conditions (and their keys) swap
         arr[d], arr[best] = arr[best], arr[d]
-        live[d], live[best] = live[best], live[d]
+        keys[d], keys[best] = keys[best], keys[d]
     return tuple(c for c, ok in zip(arr, live) if ok)
 
 
