@@ -5,6 +5,7 @@ Tree pruning (tree/prune.py) and rule generalisation (rules/generalize.py) both 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -12,6 +13,7 @@ _CF_TABLE = (0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00)
 _Z_TABLE = (4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00)
 
 
+@lru_cache(maxsize=None)
 def z_squared(cf: float) -> float:
     """Squared normal deviate for confidence level `cf`, interpolated as c4.5 does."""
     if not 0.0 < cf <= 1.0:
@@ -31,16 +33,36 @@ def add_errors(n, e, cf: float = 0.25):
     """
     if np.ndim(n) == 0 and np.ndim(e) == 0:
         # pruning asks one node at a time: plain floats, no array overhead
-        return _extra(float(n), float(e), z_squared(cf), math.log(cf), math.exp,
-                      lambda x: math.sqrt(max(x, 0.0)), _pick)
+        return _extra_float(float(n), float(e), z_squared(cf), math.log(cf))
     n, e = np.broadcast_arrays(np.asarray(n, dtype=np.float64), np.asarray(e, dtype=np.float64))
     with np.errstate(divide="ignore", invalid="ignore"):
         return _extra(n, e, z_squared(cf), math.log(cf), np.exp,
                       lambda x: np.sqrt(np.maximum(x, 0.0)), np.where)
 
 
-def _pick(cond, a, b):
-    return a if cond else b
+def _extra_float(n: float, e: float, z2: float, log_cf: float) -> float:
+    """_extra for plain floats, evaluating only the branch taken (the same operations)."""
+    def wilson(ee):
+        ec = ee + 0.5
+        p = (ec + z2 / 2 + math.sqrt(max(z2 * (ec * (1 - ec / n) + z2 / 4), 0.0))) / (n + z2)
+        return n * p - ee
+    if e >= 0.9999:
+        return 0.67 * (n - e) if e + 0.5 >= n else wilson(e)
+    e0 = n * (1.0 - math.exp(log_cf / n))
+    if e < 1e-6:
+        return e0
+    e1 = 0.67 * (n - 1.0) if 1.0 + 0.5 >= n else wilson(1.0)
+    return e0 + e * (e1 - e0)
+
+
+def rate_function(cf: float):
+    """pessimistic_rate(n, e, cf) for plain numbers as a float, constants worked out once."""
+    z2, log_cf = z_squared(cf), math.log(cf)
+
+    def rate(n, e) -> float:
+        n, e = float(n), float(e)
+        return (e + _extra_float(n, e, z2, log_cf)) / n
+    return rate
 
 
 def _extra(n, e, z2, log_cf, exp, sqrt, where):

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from ..data.schema import Dataset
-from ..estimate import pessimistic_rate
+from ..estimate import pessimistic_rate, rate_function
 from ..tree.node import Node
 from .extract import DISCRETE, THRESHOLD, CondTest, leaf_paths
 
@@ -50,6 +51,7 @@ class _PathPools:
         self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
         self.bits = np.zeros((0, self.words), dtype=np.uint64)     # row j: level j's truth, 64 cases a word
         self.empty = np.zeros((0, self.words), dtype=np.uint8)    # row j: 1 where a word has no case true
+        self.cum = np.zeros((0, self.words), dtype=np.uint8)      # row j: empty rows 0..j summed
         self.built = 0           # levels with their rows filled
         self.valid = self.pack(np.ones(self.n, dtype=bool))
         self.row_test: list[CondTest | None] = []    # whose truth each row holds
@@ -84,6 +86,7 @@ class _PathPools:
             grow = max(m, 2 * len(self.bits))
             self.bits = np.resize(self.bits, (grow, self.words))
             self.empty = np.resize(self.empty, (grow, self.words))
+            self.cum = np.resize(self.cum, (grow, self.words))
             self.row_test += [None] * (grow - len(self.row_test))
         for j in range(self.built, m):
             t = self.tests[j]
@@ -109,13 +112,19 @@ class _PathPools:
                 self.bits[j] = self._by_value[key]
             self.row_test[j] = t
             np.equal(self.bits[j], 0, out=self.empty[j], casting="unsafe")
+            if j:
+                np.add(self.cum[j - 1], self.empty[j], out=self.cum[j])
+            else:
+                self.cum[j] = self.empty[j]
         self.built = m
 
-    def tables(self, levels: list[int], wrong: np.ndarray):
+    def tables(self, levels: list[int], wrong: np.ndarray, empties: np.ndarray | None):
         """T0/E0 and, per level, Td/Ed: counts of cases satisfying all levels but it (bit counts).
 
-        Only words where at most one level has no true case can hold such cases. The cases
-        satisfying all levels but l are the AND of the levels before l and those after it.
+        Only words where at most one level has no true case can hold such cases (`empties`:
+        per word, how many of the levels have none; the path's running sum less the deleted
+        levels' rows). The cases satisfying all levels but l are the AND of the levels
+        before l and those after it.
         """
         rows = np.array(levels)
         r = len(rows)
@@ -123,8 +132,9 @@ class _PathPools:
             at = np.arange(self.words)
             excl = np.vstack([self.valid, self.bits[rows[0]]])
         else:
-            at = np.flatnonzero(self.empty[rows].sum(axis=0, dtype=np.uint8) <= 1)
-            sat = self.bits[rows].take(at, axis=1)
+            at = np.flatnonzero(empties <= 1)
+            # gathered straight from the flat array: no copy of the levels' whole rows
+            sat = self.bits.reshape(-1).take((rows * self.words)[:, None] + at)
             # row l: levels other than l; row r: all levels. Row-by-row: accumulate along
             # the short axis is slower than r calls on these sizes
             excl = np.empty((r + 1, len(at)), dtype=np.uint64)
@@ -210,21 +220,31 @@ def sort_conditions(path: tuple[CondTest, ...] | list[CondTest], kept: list[int]
     in the same order (the other 11, in credit-g and synth_10k, in another order).
     """
     arr = list(path)
-    live = [True] * len(arr) if kept is None else [j in set(kept) for j in range(len(arr))]
+    keep = set(range(len(arr)) if kept is None else kept)
+    live = [j in keep for j in range(len(arr))]
+    keys = [(c.attribute, c.kind, c.cut) for c in arr]
     for d in range(len(arr)):
         if not live[d]:
             continue
         best = d
+        a1, k1, c1 = keys[d]
         for i in range(d + 1, len(arr)):
-            if live[i] and _before(arr[i], arr[best]):
-                best = i
+            if live[i]:
+                # _before(arr[i], arr[best]) on the unpacked keys
+                a2, k2, c2 = keys[i]
+                if a2 < a1 or k2 < k1 or (a2 == a1 and c2 < c1):
+                    best, a1, k1, c1 = i, a2, k2, c2
+        # both positions are live: only the conditions (and their keys) swap
         arr[d], arr[best] = arr[best], arr[d]
-        live[d], live[best] = live[best], live[d]
+        keys[d], keys[best] = keys[best], keys[d]
     return tuple(c for c, ok in zip(arr, live) if ok)
 
 
+@lru_cache(maxsize=1 << 16)
 def fisher_tail(t11: int, t12: int, t21: int, t22: int) -> float:
-    """One-sided Fisher exact test of a 2x2 table in c4.5rules' canonical orientation (7.4)."""
+    """One-sided Fisher exact test of a 2x2 table in c4.5rules' canonical orientation (7.4).
+
+    Tables recur across rules and rounds: each is summed once (kept in a bounded cache)."""
     if t11 + t12 > t21 + t22:
         A, B = t11 + t12, t21 + t22
         a0, r = (t11, t11 + t21) if t11 * (t21 + t22) > t21 * (t11 + t12) else (t12, t12 + t22)
@@ -273,12 +293,15 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
         if not drop:
             covered = cand[failed < 0] if cover is None else pools.unpack(*cover)
             return levels, t0, e0, p0, covered
-        del levels[best]
+        gone = levels.pop(best)
         if levels:
             if wrong_bits is None:
                 pools.build()
                 wrong_bits = pools.wrong_bits(y, target)
-            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits)
+                empties = pools.cum[m - 1] - pools.empty[gone]
+            else:
+                empties -= pools.empty[gone]
+            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits, empties)
     return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
 
 
@@ -288,7 +311,7 @@ class _Rates:
     across rules, so each is computed once."""
 
     def __init__(self, cf: float, n: int):
-        self.cf = cf
+        self.rate = rate_function(cf)
         self.known: dict[tuple[int, int], tuple[float, float]] = {}
         # with no errors AddErrs takes an exp: done for every possible count in one call.
         # With errors it takes none, and its float path gives the same doubles as the array one
@@ -306,7 +329,7 @@ class _Rates:
                     # a condition set no case satisfies: actual 0, pessimistic = the default error
                     got = (0.0, float(default_error))
                 else:
-                    p = float(self.no_error[cases] if errors == 0 else F32(pessimistic_rate(cases, errors, self.cf)))
+                    p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
                     got = known[pair] = (float(F32(errors / cases)), p)
             actual.append(got[0])
             pess.append(got[1])
