@@ -346,6 +346,8 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
     rates = _Rates(cf, n)
     rules: list[CandidateRule] = []
     index: dict[tuple, list[CandidateRule]] = {}
+    # covers add up to hundreds of cases per rule over 100k rules at 1M cases
+    case_index = np.int32 if n < 2**31 else np.int64
     for path, leaf in leaf_paths(tree):
         if not path:
             continue
@@ -364,7 +366,7 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
         if dup:
             dup[0].error = max(dup[0].error, p0)
             continue
-        rule = CandidateRule(len(rules) + 1, conds, target, p0, t0, e0, cover.astype(np.int64))
+        rule = CandidateRule(len(rules) + 1, conds, target, p0, t0, e0, cover.astype(case_index))
         rules.append(rule)
         index[key] = [rule]
     return rules
