@@ -42,15 +42,18 @@ class _ClassSearch:
         index = np.int32 if n < 2**31 else np.int64
         covers = [r.cover if fires(r) else np.empty(0, dtype=index) for r in rules]
         glob = np.concatenate(covers).astype(index, copy=False) if covers else np.empty(0, dtype=index)
-        union, local = np.unique(glob, return_inverse=True)
-        del glob
+        # the covered cases, ascending, and each pair's position among them (np.unique's
+        # result without sorting the pairs)
+        present = np.zeros(n, dtype=bool)
+        present[glob] = True
+        union = np.flatnonzero(present)
+        self.r_case = (np.cumsum(present, dtype=index) - 1)[glob]
+        del glob, present
         self.m = len(union)
         self.pos = positive[union]
         k = len(rules)
         r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
         self.r_bounds = r_ptr.tolist()
-        self.r_case = local.astype(index)
-        del local
         self.owner = np.repeat(np.arange(k, dtype=index), np.diff(r_ptr))
         order = np.argsort(self.r_case, kind="stable")
         self.c_rule = self.owner[order]
