@@ -3,7 +3,7 @@
 // covers cases re-costed with the exception-bits formula from log tables, then the argmax)
 // for k rules on synthetic counts. A sizing measurement, not part of the package.
 //   gcc -O2 -o /tmp/select_step bench/select_step.c -lm && /tmp/select_step K MOVED
-// Measured 2026-11-30: K=23860 MOVED=12482 (synth_1m's class C): 269 us per evaluation in C
+// Measured 2026-11-30: K=23860 MOVED=12482 (synth_1m's class C): 269-349 us per evaluation in C
 // against 588 us in numpy (130,824 evaluations, 77 of the class's 96 CPU s).
 #include <stdio.h>
 #include <stdlib.h>
