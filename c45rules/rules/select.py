@@ -55,10 +55,17 @@ class _ClassSearch:
         r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
         self.r_bounds = r_ptr.tolist()
         self.owner = np.repeat(np.arange(k, dtype=index), np.diff(r_ptr))
-        order = np.argsort(self.r_case, kind="stable")
-        self.c_rule = self.owner[order]
-        self.c_ptr = np.concatenate([[0], np.cumsum(np.bincount(self.r_case, minlength=self.m))]).astype(np.int64)
-        self.c_neg = ~self.pos[self.r_case[order]]
+        per_case = np.bincount(self.r_case, minlength=self.m)
+        self.c_ptr = np.concatenate([[0], np.cumsum(per_case)]).astype(np.int64)
+        # the case -> rules index, rules ascending within a case: filled rule by rule (a
+        # rule's cases are distinct) rather than by sorting tens of millions of pairs
+        self.c_rule = np.empty(len(self.r_case), dtype=index)
+        fill = self.c_ptr[:-1].copy()
+        for r in range(k):
+            cases = self.r_case[self.r_bounds[r]:self.r_bounds[r + 1]]
+            self.c_rule[fill[cases]] = r
+            fill[cases] += 1
+        self.c_neg = np.repeat(~self.pos, per_case)
         self.case_neg = ~self.pos[self.r_case]
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
