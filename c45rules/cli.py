@@ -35,34 +35,27 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"c45rules: error: {message} (see '{self.prog} --help')\n")
 
 
-def _percent(text: str) -> float:
+def _number(text: str, convert, ok, expected: str):
+    """`convert(text)` if it converts and passes `ok`, else argparse's error naming `expected`."""
     try:
-        v = float(text)
+        v = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a percentage in (0, 100], got {text!r}") from None
-    if not 0 < v <= 100:
-        raise argparse.ArgumentTypeError(f"expected a percentage in (0, 100], got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not ok(v):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return v
+
+
+def _percent(text: str) -> float:
+    return _number(text, float, lambda v: 0 < v <= 100, "a percentage in (0, 100]")
 
 
 def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return v
+    return _number(text, int, lambda v: v >= 1, "a whole number >= 1")
 
 
 def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not v > 0 or v != v or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return v
+    return _number(text, float, lambda v: v > 0 and v != float("inf"), "a number > 0")
 
 
 def _int(text: str) -> int:

@@ -13,7 +13,7 @@ import numpy as np
 from ..data.schema import Dataset
 from .node import Node
 from .split import (EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, best_cuts, discrete_gains, info,
-                    log2_c, seq_sum, worth)
+                    min_split_weight, seq_sum, threshold_cost, worth)
 from .subset import subset_test
 
 # columns x rows x classes above which continuous attributes are evaluated one at a time
@@ -452,9 +452,7 @@ class _CutRows:
         known = self.sizes.astype(np.float32)
         P = len(seg_pos)
         self.low = (np.arange(P) - starts[seg_pos] + 1).astype(np.float32)
-        min_split = (0.10 * known.astype(np.float64) / n_classes).astype(np.float32)
-        min_split = np.where(min_split <= min_objs, F32(min_objs),
-                             np.where(min_split > 25, F32(25), min_split))
+        min_split = min_split_weight(known, n_classes, min_objs)
         # the scan stops at the first row whose low weight exceeds K - MinSplit
         self.inside = ((self.low >= min_split[seg_pos]) & (self.low <= (known - min_split)[seg_pos]))
         self.inside[-1:] = False
@@ -494,8 +492,7 @@ def segment_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts:
         lo_r = low[rows]
         reasonable = (lo_r >= min_objs) & ((known[sr] - lo_r) >= min_objs) & (known[sr] != 0)
         gain = np.where(reasonable, gain, NO_GAIN)
-        tries = np.bincount(key, minlength=k * S)
-        thresh_cost = (log2_c(tries.astype(np.float32)) / np.tile(cases, k).astype(np.float64)).astype(np.float32)
+        thresh_cost = threshold_cost(np.bincount(key, minlength=k * S), np.tile(cases, k))
         val = gain - thresh_cost[key]
     best_val = np.full(k * S, -np.inf, dtype=np.float32)
     at = np.full(k * S, -1, dtype=np.int64)

@@ -159,9 +159,7 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
             high_c = np.subtract.accumulate(np.concatenate([total_c[None], known_oh]), axis=0,
                                             dtype=np.float32)[1:]
         base = info(total_c) / known
-        min_split = (0.10 * known.astype(np.float64) / n_classes).astype(np.float32)
-        min_split = np.where(min_split <= min_objs, F32(min_objs),
-                             np.where(min_split > 25, F32(25), min_split))
+        min_split = min_split_weight(known, n_classes, min_objs)
         # values are floats in c4.5; the 1e-5 gap test is done in double on them
         v32 = values.astype(np.float32).astype(np.float64)
         nxt = np.empty_like(v32)
@@ -182,8 +180,7 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
         this_info = info(low_sel) + info(high_sel)
         gain = _gain(base[cols_], unknown_rate[cols_], this_info, known[cols_])
         gain = np.where(reasonable[rows, cols_], gain, NO_GAIN)
-        tries = np.where(cand, 1, 0).sum(axis=0)
-        thresh_cost = (log2_c(tries.astype(np.float32)) / cases.astype(np.float64)).astype(np.float32)
+        thresh_cost = threshold_cost(np.where(cand, 1, 0).sum(axis=0), cases)
         val = np.full((n, k), NO_GAIN, dtype=np.float32)
         val[rows, cols_] = gain
         val = val - thresh_cost[None, :]
@@ -196,6 +193,17 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
     split = info(np.stack([unknown, lo, known - lo], axis=1)) / cases
     return (np.where(ok, best_val, NO_GAIN).astype(np.float32),
             np.where(ok, split, F32(0)).astype(np.float32), np.where(ok, best, -1))
+
+
+def min_split_weight(known: np.ndarray, n_classes: int, min_objs: float) -> np.ndarray:
+    """Least weight on each side of a cut: 10% of the known weight per class, within [MinObjs, 25]."""
+    m = (0.10 * np.asarray(known).astype(np.float64) / n_classes).astype(np.float32)
+    return np.where(m <= min_objs, F32(min_objs), np.where(m > 25, F32(25), m))
+
+
+def threshold_cost(tries: np.ndarray, cases: np.ndarray) -> np.ndarray:
+    """Gain penalty for choosing among `tries` possible cuts: Log(tries) / cases, as a float."""
+    return (log2_c(np.asarray(tries).astype(np.float32)) / np.asarray(cases).astype(np.float64)).astype(np.float32)
 
 
 def _counts_at(classes: np.ndarray, known_mask: np.ndarray, rows: np.ndarray, cols: np.ndarray,
