@@ -85,7 +85,7 @@ class ExceptionCoder:
     def bits(self, fires, fp, fn) -> np.ndarray:
         """ExceptionBits for arrays (or scalars) of whole counts."""
         if np.ndim(fires) == 0 and np.ndim(fp) == 0 and np.ndim(fn) == 0:
-            return self._bits_one(int(fires), int(fp), int(fn))
+            return self.bits_one(int(fires), int(fp), int(fn))
         fires = np.asarray(fires, dtype=np.int64)
         fp = np.asarray(fp, dtype=np.int64)
         fn = np.asarray(fn, dtype=np.int64)
@@ -112,7 +112,7 @@ class ExceptionCoder:
         rest = tlg[rest_n] - fn * lg[twice_x] - (rest_n - fn) * lg[2 * rest_n - twice_x]
         return self.log2_n + covered + rest
 
-    def _bits_one(self, fires: int, fp: int, fn: int) -> float:
+    def bits_one(self, fires: int, fp: int, fn: int) -> float:
         """The same for one subset, in plain floats (the search costs its current subset often)."""
         lg = self.log2_half
 

@@ -4,10 +4,13 @@ A class's candidate rules are scored by Cost(S) = theory bits of S (weighted 0.5
 for order) + exception bits of S's false positives and negatives over all training cases.
 <= 10 rules: every subset is costed at once from a histogram of which rules cover each case.
 More: repeated greedy hill-climbing (or simulated annealing) from random starts drawn from
-glibc's random() stream, with each rule's value computed for all rules in one pass.
+glibc's random() stream. Each step's best toggle is found from the rules grouped by what
+decides their value (side, Right + Wrong, Wrong), so a step costs what its toggle touched
+plus the few hundred groups, not a pass over every rule of the class.
 """
 from __future__ import annotations
 
+import heapq
 import math
 
 import numpy as np
@@ -18,6 +21,161 @@ from .order import fires
 from .random import GlibcRandom
 
 EXHAUSTIVE_LIMIT = 10
+_GRAIN = 1074               # 2^-1074: the least positive double
+_ONE = 1 << _GRAIN
+
+
+class _Cells:
+    """A class's rules grouped by (side, Right + Wrong, Wrong), with each group's best rule.
+
+    Toggling a rule changes the exception bits by an amount H that depends only on these
+    three numbers (0 when the rule alone covers nothing), so a rule's key (evaluate) is
+    H of its cell + half its signed bits, and a cell's least key is that of its member
+    with the least signed bits. Each side's rules are ranked once by (signed bits,
+    number); a cell keeps its best rank and that rule's key. A change of Fires/FP then
+    re-costs the live cells (hundreds) instead of every rule, and a toggle moves only the
+    few rules it touched, one by one in plain Python (cheaper than numpy calls at that size).
+    """
+
+    def __init__(self, bits: np.ndarray):
+        k = len(bits)
+        self.k = k
+        number = np.arange(k)
+        # [side, rank] -> rule: outside rules by +bits, inside ones by -bits (their signed bits)
+        self.rule_at = np.stack([np.lexsort((number, bits)), np.lexsort((number, -bits))])
+        rank = np.empty((2, k), dtype=np.int64)
+        rank[0, self.rule_at[0]] = number
+        rank[1, self.rule_at[1]] = number
+        self.rank = rank.tolist()
+        self.half_bits = np.stack([CODE_WEIGHT * bits, -CODE_WEIGHT * bits])   # [side, rule]
+
+    def reset(self, inside: np.ndarray, alone: np.ndarray, wrong: np.ndarray) -> None:
+        """Group every rule afresh."""
+        self.ids: dict[int, int] = {}                    # cell code -> cell
+        self.free: list[int] = []
+        self.code: list[int] = []                        # per cell; -1: free
+        self.count: list[int] = []
+        self.stale: set[int] = set()                     # cells whose H is not computed
+        self.side = np.zeros(64, dtype=np.int64)
+        self.a = np.zeros(64, dtype=np.int64)
+        self.w = np.zeros(64, dtype=np.int64)
+        self.best = np.zeros(64, dtype=np.int64)         # least rank of a member
+        self.alive = np.zeros(64, dtype=bool)
+        self.h = np.zeros(64)
+        self.key = np.full((2, 64), np.inf)              # [side, cell]: the best rule's key
+        self.cell_of = [-1] * self.k
+        self.cell_at = [[-1] * self.k, [-1] * self.k]    # [side][rank] -> cell
+        self.heap: list[list[int]] = []                  # per cell: member ranks, and some stale ones
+        self.move(range(self.k), inside.tolist(), alone.tolist(), wrong.tolist())
+
+    def _reserve(self, extra: int) -> None:
+        """Room for `extra` more cells in the per-cell arrays."""
+        need, cap = len(self.code) + extra, len(self.h)
+        if need > cap:
+            more = max(need, 2 * cap) - cap
+            grow = lambda x, fill: np.concatenate([x, np.full(x.shape[:-1] + (more,), fill, dtype=x.dtype)], axis=-1)  # noqa: E731
+            self.side, self.a, self.w = grow(self.side, 0), grow(self.a, 0), grow(self.w, 0)
+            self.best, self.alive, self.h = grow(self.best, 0), grow(self.alive, False), grow(self.h, 0.0)
+            self.key = grow(self.key, np.inf)
+
+    def _cell(self, code: int, side: int, a: int, w: int) -> int:
+        if self.free:
+            cell = self.free.pop()
+            self.code[cell], self.count[cell], self.heap[cell] = code, 0, []
+        else:
+            cell = len(self.code)
+            self.code.append(code), self.count.append(0), self.heap.append([])
+        self.side[cell], self.a[cell], self.w[cell], self.best[cell], self.alive[cell] = side, a, w, self.k, True
+        self.ids[code] = cell
+        self.stale.add(cell)
+        return cell
+
+    def move(self, rules, inside: list[bool], alone: list[int], wrong: list[int]) -> set[int]:
+        """Put `rules` (distinct) into the cells of their side, Right + Wrong and Wrong; the cells changed."""
+        self._reserve(len(rules))
+        ids, cell_of, count, best, rank, cell_at = self.ids, self.cell_of, self.count, self.best, self.rank, self.cell_at
+        heap = self.heap
+        changed: set[int] = set()
+        dirty: list[int] = []
+        for r, s, a, w in zip(rules, inside, alone, wrong):
+            s = int(s)
+            code = (a * (a + 1) // 2 + w) * 2 + s
+            cell = ids.get(code)
+            if cell is None:
+                cell = self._cell(code, s, a, w)
+            old = cell_of[r]
+            if old == cell:
+                continue
+            if old >= 0:
+                # out of the old cell; if it was the best, the cell must look for its next one
+                os = int(self.side[old])
+                at = rank[os][r]
+                cell_at[os][at] = -1
+                count[old] -= 1
+                if best[old] == at:
+                    dirty.append(old)
+            at = rank[s][r]
+            cell_of[r] = cell
+            cell_at[s][at] = cell
+            count[cell] += 1
+            heapq.heappush(heap[cell], at)
+            if at < best[cell]:
+                best[cell] = at
+                changed.add(cell)
+        for cell in dirty:
+            if count[cell]:
+                # the least rank still in the cell: drop the heap's ranks of rules gone
+                h, row = heap[cell], cell_at[int(self.side[cell])]
+                while row[h[0]] != cell:
+                    heapq.heappop(h)
+                best[cell] = h[0]
+                changed.add(cell)
+            else:
+                del ids[self.code[cell]]
+                self.code[cell] = -1
+                heap[cell] = []
+                self.alive[cell] = False
+                self.key[:, cell] = np.inf
+                self.free.append(cell)
+                changed.discard(cell)
+                self.stale.discard(cell)
+        return changed
+
+    def refresh(self, cells: set[int] | None, search: "_ClassSearch", fn: int) -> None:
+        """Re-key `cells` (all live cells when None, after Fires/FP changed)."""
+        if cells is None:
+            todo = np.flatnonzero(self.alive[:len(self.code)])
+            self.stale.clear()
+            stale = todo
+        else:
+            todo = np.fromiter(cells, dtype=np.int64, count=len(cells))
+            stale = np.fromiter(self.stale, dtype=np.int64, count=len(self.stale))
+            self.stale.clear()
+        if stale.size:
+            a, w, sg = self.a[stale], self.w[stale], 1 - 2 * self.side[stale]
+            h = search.coder.subset_bits(search.fires + sg * a, search.fp + sg * w, fn - sg * (a - w))
+            self.h[stale] = np.where(a > 0, h - search.subset_exc, 0.0)
+        if todo.size:
+            side = self.side[todo]
+            self.key[side, todo] = self.h[todo] + self.half_bits[side, self.rule_at[side, self.best[todo]]]
+
+    def best_rules(self) -> list[tuple[int, float] | None]:
+        """Each side's rule with the least key, and the key (None for an empty side)."""
+        keys = self.key[:, :len(self.code)]
+        cells = keys.argmin(axis=1)
+        lows = keys[(0, 1), cells]
+        last = keys.shape[1] - 1 - keys[:, ::-1].argmin(axis=1)    # a tie if the first least is not the last
+        out: list[tuple[int, float] | None] = []
+        for s in (0, 1):
+            low = float(lows[s])
+            if low == math.inf:
+                out.append(None)
+                continue
+            rank = int(self.best[cells[s]])
+            if last[s] != cells[s]:     # equal keys in two cells: the lower rank, as within a cell
+                rank = int(self.best[np.flatnonzero(keys[s] == low)].min())
+            out.append((int(self.rule_at[s, rank]), low))
+        return out
 
 
 class _ClassSearch:
@@ -28,9 +186,7 @@ class _ClassSearch:
     rules and every rule's Right/Wrong (7.6.3) only where a case's count crosses 0/1 or
     1/2, using a case -> rules index, so a step costs the size of one cover, not of all.
     A rule's exception bits after its toggle depend only on Fires, FP (FN follows) and its
-    own side, Right and Wrong; most toggles of a descent take out a rule that covers no
-    case alone, which leaves Fires and FP as they were, so the bits of the last
-    evaluation are kept and only those of the rules the toggle touched are recomputed.
+    own side, Right and Wrong, which _Cells exploits to find the best toggle.
     """
 
     def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, n: int):
@@ -70,12 +226,17 @@ class _ClassSearch:
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
         self.coder = ExceptionCoder(n)
+        self.cells = _Cells(self.bits)
+        # Bits(r) in units of 2^-1074 (every double is a whole number of them): the subset's
+        # sum is kept exact under toggles and rounded once, as math.fsum would give it
+        self.grains = [(num << _GRAIN) // den for num, den in (float(b).as_integer_ratio() for b in self.bits)]
 
     # ---- state ------------------------------------------------------------------------
     def start(self, inside: np.ndarray) -> None:
         """Make `inside` the current subset and compute counts from scratch."""
         self.inside = inside.copy()
         self.size = int(inside.sum())
+        self.bits_in = sum(self.grains[r] for r in np.flatnonzero(inside).tolist())
         self.signed_bits = np.where(inside, -1, 1) * self.bits
         member = self.inside[self.owner]                 # per (rule, case) pair
         self.count = np.bincount(self.r_case[member], minlength=self.m).astype(np.int32)
@@ -86,8 +247,8 @@ class _ClassSearch:
         k = len(self.rules)
         self.alone = np.bincount(self.owner[alone], minlength=k)                     # Right + Wrong
         self.wrong = np.bincount(self.owner[alone & self.case_neg], minlength=k)
-        self.exc = np.zeros(k)
-        self.exc_for: tuple[int, int] | None = None     # (Fires, FP) self.exc was computed at
+        self.cells.reset(self.inside, self.alone, self.wrong)
+        self.exc_for: tuple[int, int] | None = None     # (Fires, FP) the keys were computed at
         self.subset_exc = 0.0                           # ExceptionBits of the subset itself there
         self.touched: list[np.ndarray] = []
         self.toggled: list[int] = []
@@ -130,47 +291,80 @@ class _ClassSearch:
         self.inside[r] = adding
         self.signed_bits[r] = -self.signed_bits[r]
         self.size += 1 if adding else -1
+        self.bits_in += self.grains[r] if adding else -self.grains[r]
 
-    def evaluate(self) -> np.ndarray:
-        """Cost of the current subset (remembered if best) and the gain of toggling each rule.
+    def evaluate(self) -> None:
+        """Cost the current subset (remembered if best) and find each side's best toggle.
 
         Spec 7.6.3 defines each rule's Value from the cost with and without it; the change
         the search looks at (-Value for a rule inside, +Value outside) is in both cases
-        Cost(S) minus the estimated cost after the toggle, computed here in one pass.
+        Cost(S) minus the estimated cost after the toggle. Written out, the theory bits of
+        S cancel and the change is D(side) - key(r), with D the log2 |S| credit of the side
+        (`credit`) and key(r) = (its exception bits after the toggle - those of S) + half
+        its signed bits; the first term depends only on r's cell (_Cells).
         """
         inside = self.inside
         fires, fp = self.fires, self.fp
         fn = self.n_pos - (fires - fp)
-        moved = self.alone > 0
-        if self.exc_for == (fires, fp):
-            todo = np.concatenate([*self.touched, np.array(self.toggled, dtype=np.int64)])
-            todo = todo[moved[todo]]
-        else:
-            todo = np.flatnonzero(moved)
-            self.exc_for = (fires, fp)
-            self.subset_exc = float(self.coder.bits(fires, fp, fn))
+        changed = None
+        if self.touched or self.toggled:
+            todo = set(self.toggled)
+            for t in self.touched:
+                todo.update(t.tolist())
+            todo = sorted(todo)
+            changed = self.cells.move(todo, inside[todo].tolist(), self.alone[todo].tolist(), self.wrong[todo].tolist())
         self.touched, self.toggled = [], []
-        size = self.size
-        rb = float(np.compress(inside, self.bits).sum()) - log_fact(size)
+        if self.exc_for != (fires, fp):
+            self.exc_for = (fires, fp)
+            self.subset_exc = self.coder.bits_one(fires, fp, fn)
+            changed = None
+            self.cells.refresh(None, self, fn)
+        elif changed is not None:
+            self.cells.refresh(changed, self, fn)
+        rb = self.bits_in / _ONE - log_fact(self.size)
         cost = CODE_WEIGHT * rb + self.subset_exc
         if cost < self.best_cost:
             self.best_cost, self.best = cost, inside.copy()
-        if todo.size:
-            sg = np.where(inside[todo], -1, 1)
-            alone, wrong = self.alone[todo], self.wrong[todo]
-            self.exc[todo] = self.coder.subset_bits(fires + sg * alone, fp + sg * wrong, fn - sg * (alone - wrong))
+        self.side_best = self.cells.best_rules()
+
+    def credit(self) -> tuple[float, float]:
+        """D(side) of evaluate: the order credit change of adding a rule (index 0) or taking one out (1)."""
         lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
-        after = CODE_WEIGHT * (rb + self.signed_bits + np.where(inside, lg(size), -lg(size + 1)))
-        # a rule that alone covers nothing leaves the exception bits as they are
-        exc = np.where(moved, self.exc, cost - CODE_WEIGHT * rb)
-        return cost - (after + exc)
+        return CODE_WEIGHT * lg(self.size + 1), -CODE_WEIGHT * lg(self.size)
+
+    def changes(self) -> np.ndarray:
+        """Every rule's change after evaluate (the cost saved by toggling it)."""
+        add, remove = self.credit()
+        key = self.cells.h[self.cells.cell_of] + CODE_WEIGHT * self.signed_bits
+        return np.where(self.inside, remove, add) - key
+
+    def change(self, r: int) -> float:
+        """Rule r's change after evaluate."""
+        key = self.cells.h[self.cells.cell_of[r]] + CODE_WEIGHT * self.signed_bits[r]
+        return self.credit()[int(self.inside[r])] - key
+
+    def best_toggle(self) -> tuple[int, float]:
+        """The rule whose toggle saves most after evaluate, and the saving.
+
+        Each side's best is its least key, on ties the least signed bits, then the lowest
+        number; between the two sides the larger change wins, the lower number on a tie.
+        """
+        best, gain = -1, -math.inf
+        for found, credit in zip(self.side_best, self.credit()):
+            if found is None:
+                continue
+            r, key = found
+            change = credit - key
+            if change > gain or (change == gain and r < best):
+                best, gain = r, change
+        return best, gain
 
     def hill_climb(self, inside: np.ndarray) -> None:
         self.start(inside)
         while True:
-            change = self.evaluate()
-            r = int(np.argmax(change))
-            if change[r] <= 0:
+            self.evaluate()
+            r, change = self.best_toggle()
+            if change <= 0:
                 return
             self.toggle(r)
 
@@ -205,11 +399,11 @@ class _ClassSearch:
         self.start(np.zeros(k, dtype=bool))
         temperature = 1000.0
         while temperature > 0.001:
-            changes = self.evaluate()
+            self.evaluate()
             accepted = False
             for _ in range(100):
                 r = min(int(k * rng.uniform()), k - 1)
-                change = changes[r]
+                change = self.change(r)
                 if change > 0 or rng.uniform() < math.exp(change / temperature):
                     self.toggle(r)
                     accepted = True

@@ -17,8 +17,8 @@ from c45rules.rules.random import GlibcRandom
 from c45rules.rules.select import _ClassSearch, select_rules
 
 
-def _scratch(search: _ClassSearch, rules: list[CandidateRule], positive: np.ndarray) -> tuple[float, np.ndarray]:
-    """Cost(S) and each rule's change for S = search.inside, from a dense rule x case table."""
+def _scratch(search: _ClassSearch, rules: list[CandidateRule], positive: np.ndarray) -> tuple[float, np.ndarray, int]:
+    """Cost(S), each rule's change and the best toggle for S = search.inside, from a dense rule x case table."""
     inside, bits, n = search.inside, search.bits, len(positive)
     table = np.zeros((len(rules), n), dtype=bool)
     for i, r in enumerate(rules):
@@ -32,26 +32,59 @@ def _scratch(search: _ClassSearch, rules: list[CandidateRule], positive: np.ndar
     right = (alone & positive[None, :]).sum(axis=1)
     wrong = (alone & ~positive[None, :]).sum(axis=1)
     size = int(inside.sum())
-    rb = float(bits[inside].sum()) - log_fact(size)
+    rb = math.fsum(bits[inside].tolist()) - log_fact(size)
     coder = search.coder
     cost = CODE_WEIGHT * rb + float(coder.bits(n_fires, fp, fn))
     sign = np.where(inside, -1, 1)
     lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
-    after = CODE_WEIGHT * (rb + sign * bits + np.where(inside, lg(size), -lg(size + 1)))
-    exc = np.full(len(rules), cost - CODE_WEIGHT * rb)
+    # the change of toggling r, Cost(S) - cost after, written as D(side) - key(r) (spec 7.6.3)
+    key = CODE_WEIGHT * (sign * bits)
     moved = (right + wrong) > 0
     sg, r, w = sign[moved], right[moved], wrong[moved]
     if moved.any():
-        exc[moved] = coder.bits(n_fires + sg * (r + w), fp + sg * w, fn - sg * r)
-    return cost, cost - (after + exc)
+        subset = float(coder.bits(n_fires, fp, fn))
+        key[moved] = (coder.bits(n_fires + sg * (r + w), fp + sg * w, fn - sg * r) - subset) + key[moved]
+    change = np.where(inside, -CODE_WEIGHT * lg(size), CODE_WEIGHT * lg(size + 1)) - key
+    # the best toggle: each side's least (key, signed bits, number), then the larger change
+    best, gain = -1, -math.inf
+    signed = sign * bits
+    for side in (False, True):
+        on = np.flatnonzero(inside == side)
+        if on.size:
+            i = int(on[np.lexsort((on, signed[on], key[on]))[0]])
+            if change[i] > gain or (change[i] == gain and i < best):
+                best, gain = i, float(change[i])
+    return cost, change, best
+
+
+def _check_cells(search: _ClassSearch) -> None:
+    """Every rule sits in the cell of its (side, Right + Wrong, Wrong), and each cell's count,
+    best rank and key are those of its members."""
+    cells = search.cells
+    side = search.inside.astype(int)
+    members: dict[int, list[int]] = {}
+    for r in range(len(search.rules)):
+        cell = cells.cell_of[r]
+        assert (int(cells.side[cell]), int(cells.a[cell]), int(cells.w[cell])) == \
+            (side[r], int(search.alone[r]), int(search.wrong[r]))
+        members.setdefault(cell, []).append(r)
+    assert sorted(members) == sorted(c for c in range(len(cells.code)) if cells.code[c] >= 0)
+    for cell, rs in members.items():
+        s = int(cells.side[cell])
+        best = min(cells.rank[s][r] for r in rs)
+        assert (cells.count[cell], int(cells.best[cell])) == (len(rs), best)
+        assert cells.key[s, cell] == cells.h[cell] + cells.half_bits[s, cells.rule_at[s, best]]
+        assert cells.key[1 - s, cell] == np.inf
 
 
 def _checked_evaluate(search, rules, positive):
-    change = search.evaluate()
-    cost, expected = _scratch(search, rules, positive)
-    assert np.array_equal(change, expected)
+    search.evaluate()
+    _check_cells(search)
+    cost, expected, best = _scratch(search, rules, positive)
+    assert np.array_equal(search.changes(), expected)
+    assert search.best_toggle() == (best, expected[best])
     assert search.best_cost <= cost
-    return change
+    return search.best_toggle()
 
 
 def _walk(rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, rng: GlibcRandom) -> np.ndarray:
@@ -61,9 +94,8 @@ def _walk(rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, rn
     for trial in range(11):
         search.start(np.array([rng.uniform() < trial / 10.0 for _ in range(k)], dtype=bool))
         while True:
-            change = _checked_evaluate(search, rules, positive)
-            r = int(np.argmax(change))
-            if change[r] <= 0:
+            r, change = _checked_evaluate(search, rules, positive)
+            if change <= 0:
                 break
             search.toggle(r)
     greedy_best = search.best.copy()
