@@ -308,10 +308,15 @@ class _ClassSearch:
         fn = self.n_pos - (fires - fp)
         changed = None
         if self.touched or self.toggled:
-            todo = set(self.toggled)
-            for t in self.touched:
-                todo.update(t.tolist())
-            todo = sorted(todo)
+            if sum(len(t) for t in self.touched) < 4096:
+                todo = set(self.toggled)
+                for t in self.touched:
+                    todo.update(t.tolist())
+                todo = sorted(todo)
+            else:
+                # a toggle on a case-rich rule can touch millions of (rule, case) pairs:
+                # no Python list of them
+                todo = np.unique(np.concatenate([*self.touched, np.array(self.toggled, dtype=np.int64)])).tolist()
             changed = self.cells.move(todo, inside[todo].tolist(), self.alone[todo].tolist(), self.wrong[todo].tolist())
         self.touched, self.toggled = [], []
         if self.exc_for != (fires, fp):
