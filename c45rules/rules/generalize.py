@@ -123,38 +123,49 @@ class _PathPools:
 
         Only words where at most one level has no true case can hold such cases (`empties`:
         per word, how many of the levels have none; the path's running sum less the deleted
-        levels' rows). The cases satisfying all levels but l are the AND of the levels
-        before l and those after it.
+        levels' rows). One pass over the levels gives the cases satisfying all of them and
+        those failing exactly one (two bit-sliced counters of failures); the latter are
+        few, so each level's share of them is counted only in the words holding some.
         """
-        rows = np.array(levels)
+        rows = list(levels)
         r = len(rows)
         if r == 1:
             at = np.arange(self.words)
-            excl = np.vstack([self.valid, self.bits[rows[0]]])
+            sat = [self.valid, self.bits[rows[0]]]
+            excl = np.vstack(sat)
+            td = np.bitwise_count(excl).sum(axis=1).tolist()
+            excl &= wrong
+            ed = np.bitwise_count(excl).sum(axis=1).tolist()
+            return td[1], ed[1], td[:1], ed[:1], (sat[1].copy(), at)
+        at = np.flatnonzero(empties <= 1)
+        if 2 * len(at) > self.words:
+            # most words qualify: the rows themselves rather than gathered copies
+            at = np.arange(self.words)
+            sat = [self.bits[j] for j in rows]
         else:
-            at = np.flatnonzero(empties <= 1)
             # gathered straight from the flat array: no copy of the levels' whole rows
-            sat = self.bits.reshape(-1).take((rows * self.words)[:, None] + at)
-            # row l: levels other than l; row r: all levels. Row-by-row: accumulate along
-            # the short axis is slower than r calls on these sizes
-            excl = np.empty((r + 1, len(at)), dtype=np.uint64)
-            after = np.empty_like(sat)
-            after[r - 1] = sat[r - 1]
-            for k in range(r - 2, 0, -1):
-                np.bitwise_and(after[k + 1], sat[k], out=after[k])
-            excl[0] = after[1]
-            before = excl[r]
-            before[:] = sat[0]
-            for k in range(1, r - 1):
-                np.bitwise_and(before, after[k + 1], out=excl[k])
-                before &= sat[k]
-            excl[r - 1] = before
-            before &= sat[r - 1]
-        covered = excl[r].copy()
-        td = np.bitwise_count(excl).sum(axis=1).tolist()
-        excl &= wrong[at]
-        ed = np.bitwise_count(excl).sum(axis=1).tolist()
-        return td[r], ed[r], td[:r], ed[:r], (covered, at)
+            sat = self.bits.reshape(-1).take((np.array(rows) * self.words)[:, None] + at)
+        # two bit-sliced counters over the levels so far: all held (covered), exactly one failed
+        covered = sat[0] & sat[1]
+        one = sat[0] ^ sat[1]
+        held, lost_now = np.empty_like(covered), np.empty_like(covered)
+        for k in range(2, r):
+            np.bitwise_and(covered, sat[k], out=held)
+            np.bitwise_xor(covered, held, out=lost_now)     # held all before, fails this one
+            one &= sat[k]
+            one |= lost_now
+            covered, held = held, covered
+        some = np.flatnonzero(one)
+        lost = self.bits.reshape(-1).take((np.array(rows) * self.words)[:, None] + at[some])
+        np.invert(lost, out=lost)
+        lost &= one[some]
+        wrong_at = wrong[at]
+        t0 = int(np.bitwise_count(covered).sum())
+        e0 = int(np.bitwise_count(covered & wrong_at).sum())
+        td = (t0 + np.bitwise_count(lost).sum(axis=1, dtype=np.int64)).tolist()
+        lost &= wrong_at[some]
+        ed = (e0 + np.bitwise_count(lost).sum(axis=1, dtype=np.int64)).tolist()
+        return t0, e0, td, ed, (covered, at)
 
     def follow(self, path: tuple[CondTest, ...]) -> None:
         """Make `path` the current path, narrowing the pools of the levels it does not share."""
