@@ -23,6 +23,7 @@ from .random import GlibcRandom
 EXHAUSTIVE_LIMIT = 10
 _GRAIN = 1074               # 2^-1074: the least positive double
 _ONE = 1 << _GRAIN
+_PAIRS = 1 << 22             # (rule, case) pairs handled at once in the search's pair-wide steps
 
 
 class _Cells:
@@ -210,7 +211,7 @@ class _ClassSearch:
         k = len(rules)
         r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
         self.r_bounds = r_ptr.tolist()
-        self.owner = np.repeat(np.arange(k, dtype=index), np.diff(r_ptr))
+        self.r_ptr = r_ptr
         per_case = np.bincount(self.r_case, minlength=self.m)
         self.c_ptr = np.concatenate([[0], np.cumsum(per_case)]).astype(np.int64)
         # the case -> rules index, rules ascending within a case: filled rule by rule (a
@@ -222,7 +223,6 @@ class _ClassSearch:
             self.c_rule[fill[cases]] = r
             fill[cases] += 1
         self.c_neg = np.repeat(~self.pos, per_case)
-        self.case_neg = ~self.pos[self.r_case]
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
         self.coder = ExceptionCoder(n)
@@ -238,20 +238,56 @@ class _ClassSearch:
         self.size = int(inside.sum())
         self.bits_in = sum(self.grains[r] for r in np.flatnonzero(inside).tolist())
         self.signed_bits = np.where(inside, -1, 1) * self.bits
-        member = self.inside[self.owner]                 # per (rule, case) pair
-        self.count = np.bincount(self.r_case[member], minlength=self.m).astype(np.int32)
+        k = len(self.rules)
+        # per (rule, case) pair work, a block of rules at a time: tens of millions of pairs
+        # at 1M cases, so no pair-sized temporaries beyond one block
+        blocks = self._pair_blocks()
+        count = np.zeros(self.m, dtype=np.int64)
+        for lo, hi in blocks:
+            member = np.repeat(inside[lo:hi], np.diff(self.r_ptr[lo:hi + 1]))
+            count += np.bincount(self.r_case[self.r_bounds[lo]:self.r_bounds[hi]][member], minlength=self.m)
+        self.count = count.astype(np.int32)
         fired = self.count > 0
         self.fires = int(fired.sum())
         self.fp = int((fired & ~self.pos).sum())
-        alone = self.count[self.r_case] == member
-        k = len(self.rules)
-        self.alone = np.bincount(self.owner[alone], minlength=k)                     # Right + Wrong
-        self.wrong = np.bincount(self.owner[alone & self.case_neg], minlength=k)
+        self.alone = np.zeros(k, dtype=np.int64)                 # Right + Wrong
+        self.wrong = np.zeros(k, dtype=np.int64)
+        for lo, hi in blocks:
+            a, b = self.r_bounds[lo], self.r_bounds[hi]
+            cases = self.r_case[a:b]
+            alone = self.count[cases] == np.repeat(inside[lo:hi], np.diff(self.r_ptr[lo:hi + 1]))
+            rules = np.repeat(np.arange(lo, hi), np.diff(self.r_ptr[lo:hi + 1]))[alone]
+            self.alone += np.bincount(rules, minlength=k)
+            self.wrong += np.bincount(rules[~self.pos[cases[alone]]], minlength=k)
         self.cells.reset(self.inside, self.alone, self.wrong)
         self.exc_for: tuple[int, int] | None = None     # (Fires, FP) the keys were computed at
         self.subset_exc = 0.0                           # ExceptionBits of the subset itself there
         self.touched: list[np.ndarray] = []
         self.toggled: list[int] = []
+
+    def _pair_blocks(self) -> list[tuple[int, int]]:
+        """Runs of rules [lo, hi) holding about _PAIRS (rule, case) pairs each."""
+        out, lo, k, size = [], 0, len(self.rules), _PAIRS
+        while lo < k:
+            hi = max(lo + 1, int(np.searchsorted(self.r_ptr, self.r_ptr[lo] + size, side="right")) - 1)
+            hi = min(hi, k)
+            out.append((lo, hi))
+            lo = hi
+        return out
+
+    def _touch(self, hit: np.ndarray, one: np.ndarray, r: int, step: int) -> None:
+        """Change by `step` the Right/Wrong of the rules that r's toggle leaves alone on, or
+        takes from alone on, cases `hit` (`one`: one selected rule other than r is on it)."""
+        starts = self.c_ptr[hit]
+        lens = self.c_ptr[hit + 1] - starts
+        ends = np.cumsum(lens)
+        at = np.arange(int(ends[-1])) + np.repeat(starts - (ends - lens), lens)
+        others = self.c_rule[at]
+        keep = (self.inside[others] == np.repeat(one, lens)) & (others != r)
+        others, negative = others[keep], self.c_neg[at][keep]
+        np.add.at(self.alone, others, step)
+        np.add.at(self.wrong, others[negative], step)
+        self.touched.append(np.unique(others) if len(others) > 4096 else others)
 
     def toggle(self, r: int) -> None:
         """Add rule r to the subset or take it out, updating counts incrementally."""
@@ -268,7 +304,7 @@ class _ClassSearch:
         newly = crossing == 0
         n_newly = int(np.count_nonzero(newly))
         if n_newly:
-            n_fp = int(np.count_nonzero(newly & self.case_neg[lo:hi]))
+            n_fp = int(np.count_nonzero(~self.pos[cases[newly]]))
             self.fires += n_newly if adding else -n_newly
             self.fp += n_fp if adding else -n_fp
         # the rules whose Right/Wrong change: on a case crossing 0/1 the non-selected ones,
@@ -276,17 +312,14 @@ class _ClassSearch:
         near = crossing <= 1
         hit = cases[near]
         if hit.size:
-            starts = self.c_ptr[hit]
-            lens = self.c_ptr[hit + 1] - starts
-            ends = np.cumsum(lens)
-            at = np.arange(int(ends[-1])) + np.repeat(starts - (ends - lens), lens)
-            others = self.c_rule[at]
-            keep = (self.inside[others] == np.repeat(crossing[near] == 1, lens)) & (others != r)
-            others, negative = others[keep], self.c_neg[at][keep]
-            step = -1 if adding else 1
-            np.add.at(self.alone, others, step)
-            np.add.at(self.wrong, others[negative], step)
-            self.touched.append(others)
+            one = crossing[near] == 1
+            ends = np.cumsum(self.c_ptr[hit + 1] - self.c_ptr[hit])
+            # a toggle on a case-rich rule reaches tens of millions of (rule, case) pairs:
+            # taken a bounded run of cases at a time
+            cuts = [0, *np.searchsorted(ends, np.arange(_PAIRS, int(ends[-1]), _PAIRS)).tolist(), len(hit)]
+            for a, b in zip(cuts, cuts[1:]):
+                if a < b:
+                    self._touch(hit[a:b], one[a:b], r, -1 if adding else 1)
         self.toggled.append(r)
         self.inside[r] = adding
         self.signed_bits[r] = -self.signed_bits[r]
@@ -376,7 +409,7 @@ class _ClassSearch:
     def exhaustive(self) -> None:
         k = len(self.rules)
         mask = np.zeros(self.m, dtype=np.int64)
-        np.bitwise_or.at(mask, self.r_case, 1 << self.owner)
+        np.bitwise_or.at(mask, self.r_case, 1 << np.repeat(np.arange(k), np.diff(self.r_ptr)))
         pos_hist = np.bincount(mask[self.pos], minlength=1 << k)
         neg_hist = np.bincount(mask[~self.pos], minlength=1 << k)
         subsets = np.arange(1 << k)
@@ -428,6 +461,7 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
         mine = [r for r in rules if r.klass == c]
         if not mine:
             continue
+        search = None       # the last class's search is freed before this one is built
         search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == c, len(y))
         if len(mine) <= EXHAUSTIVE_LIMIT:
             search.exhaustive()

@@ -118,6 +118,18 @@ def _inputs(name):
 
 @pytest.mark.parametrize("name", ["crx", "monk2", "soybean", "credit-g"])
 def test_incremental_search_equals_scratch_on_shared_data(name):
+    _walk_classes(name)
+
+
+def test_pair_work_in_small_runs_equals_scratch(monkeypatch):
+    """Starting counts and toggles split their (rule, case) pairs into runs (a few million at
+    scale); runs of a few pairs give the same search."""
+    import c45rules.rules.select as select
+    monkeypatch.setattr(select, "_PAIRS", 5)
+    _walk_classes("crx")
+
+
+def _walk_classes(name):
     cands, bits, y, n_classes = _inputs(name)
     rng = GlibcRandom(1)
     searched = 0
