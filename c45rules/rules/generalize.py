@@ -6,9 +6,9 @@ false. For a rule with conditions S only cases failing at most one condition of 
 of neighbouring leaves share prefixes, so that "pool" of cases is kept on a stack along
 the current tree path and narrowed one condition at a time; it gives the first round of
 every rule. After a deletion the tables are recounted with bit arrays (64 cases per
-word) for all remaining conditions at once. The bits number the cases leaf by leaf, depth
-first, so the cases that matter to a rule crowd into few words, and only words in which
-at most one condition holds for no case are looked at.
+word) for all remaining conditions at once, rarest condition first: the bits number the
+cases leaf by leaf, depth first, so the cases that still matter crowd into fewer and fewer
+words, and the pass narrows to those words.
 """
 from __future__ import annotations
 
@@ -50,8 +50,7 @@ class _PathPools:
         self.tests: list[CondTest] = []
         self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
         self.bits = np.zeros((0, self.words), dtype=np.uint64)     # row j: level j's truth, 64 cases a word
-        self.empty = np.zeros((0, self.words), dtype=np.uint8)    # row j: 1 where a word has no case true
-        self.cum = np.zeros((0, self.words), dtype=np.uint8)      # row j: empty rows 0..j summed
+        self.density: list[int] = []    # row j: how many cases level j holds for
         self.built = 0           # levels with their rows filled
         self.valid = self.pack(np.ones(self.n, dtype=bool))
         self.row_test: list[CondTest | None] = []    # whose truth each row holds
@@ -85,8 +84,7 @@ class _PathPools:
         if m > len(self.bits):
             grow = max(m, 2 * len(self.bits))
             self.bits = np.resize(self.bits, (grow, self.words))
-            self.empty = np.resize(self.empty, (grow, self.words))
-            self.cum = np.resize(self.cum, (grow, self.words))
+            self.density += [0] * (grow - len(self.density))
             self.row_test += [None] * (grow - len(self.row_test))
         for j in range(self.built, m):
             t = self.tests[j]
@@ -111,21 +109,17 @@ class _PathPools:
                     self._by_value[key] = self.pack(t.holds(self._columns[a]))
                 self.bits[j] = self._by_value[key]
             self.row_test[j] = t
-            np.equal(self.bits[j], 0, out=self.empty[j], casting="unsafe")
-            if j:
-                np.add(self.cum[j - 1], self.empty[j], out=self.cum[j])
-            else:
-                self.cum[j] = self.empty[j]
+            self.density[j] = int(np.bitwise_count(self.bits[j]).sum())
         self.built = m
 
-    def tables(self, levels: list[int], wrong: np.ndarray, empties: np.ndarray | None):
+    def tables(self, levels: list[int], wrong: np.ndarray):
         """T0/E0 and, per level, Td/Ed: counts of cases satisfying all levels but it (bit counts).
 
-        Only words where at most one level has no true case can hold such cases (`empties`:
-        per word, how many of the levels have none; the path's running sum less the deleted
-        levels' rows). One pass over the levels gives the cases satisfying all of them and
-        those failing exactly one (two bit-sliced counters of failures); the latter are
-        few, so each level's share of them is counted only in the words holding some.
+        One pass over the levels keeps two bit-sliced counters: the cases that held every
+        level so far (covered) and those that failed exactly one. Levels go rarest first, so
+        the words still holding such cases soon thin out and the rest of the pass is done on
+        those words alone. Each level's share of the one-fail cases is then counted only in
+        the words holding some.
         """
         rows = list(levels)
         r = len(rows)
@@ -137,24 +131,24 @@ class _PathPools:
             excl &= wrong
             ed = np.bitwise_count(excl).sum(axis=1).tolist()
             return td[1], ed[1], td[:1], ed[:1], (sat[1].copy(), at)
-        at = np.flatnonzero(empties <= 1)
-        if 2 * len(at) > self.words:
-            # most words qualify: the rows themselves rather than gathered copies
-            at = np.arange(self.words)
-            sat = [self.bits[j] for j in rows]
-        else:
-            # gathered straight from the flat array: no copy of the levels' whole rows
-            sat = self.bits.reshape(-1).take((np.array(rows) * self.words)[:, None] + at)
-        # two bit-sliced counters over the levels so far: all held (covered), exactly one failed
-        covered = sat[0] & sat[1]
-        one = sat[0] ^ sat[1]
-        held, lost_now = np.empty_like(covered), np.empty_like(covered)
-        for k in range(2, r):
-            np.bitwise_and(covered, sat[k], out=held)
-            np.bitwise_xor(covered, held, out=lost_now)     # held all before, fails this one
-            one &= sat[k]
-            one |= lost_now
-            covered, held = held, covered
+        order = sorted(rows, key=self.density.__getitem__)
+        first, second = self.bits[order[0]], self.bits[order[1]]
+        covered = first & second
+        one = first ^ second
+        at = None               # the words still looked at (None: all)
+        for k, j in enumerate(order[2:], 3):
+            row = self.bits[j] if at is None else self.bits[j].take(at)
+            held = covered & row
+            covered ^= held                         # held all before, fails this one
+            one &= row
+            one |= covered
+            covered = held
+            if k in (4, 6) and k < r:     # checking costs a pass: only twice
+                alive = np.flatnonzero(covered | one)
+                if 2 * len(alive) < len(covered):
+                    covered, one = covered[alive], one[alive]
+                    at = alive if at is None else at[alive]
+        at = np.arange(self.words) if at is None else at
         some = np.flatnonzero(one)
         lost = self.bits.reshape(-1).take((np.array(rows) * self.words)[:, None] + at[some])
         np.invert(lost, out=lost)
@@ -304,15 +298,12 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
         if not drop:
             covered = cand[failed < 0] if cover is None else pools.unpack(*cover)
             return levels, t0, e0, p0, covered
-        gone = levels.pop(best)
+        levels.pop(best)
         if levels:
             if wrong_bits is None:
                 pools.build()
                 wrong_bits = pools.wrong_bits(y, target)
-                empties = pools.cum[m - 1] - pools.empty[gone]
-            else:
-                empties -= pools.empty[gone]
-            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits, empties)
+            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits)
     return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
 
 
