@@ -143,22 +143,32 @@ class _Cells:
         return changed
 
     def refresh(self, cells: set[int] | None, search: "_ClassSearch", fn: int) -> None:
-        """Re-key `cells` (all live cells when None, after Fires/FP changed)."""
+        """Re-key `cells` (all live cells when None, after Fires/FP changed).
+
+        A step changes a handful of cells: those are done in plain floats (the same doubles
+        as the array formulas, which cost more in calls than in work at that size)."""
         if cells is None:
             todo = np.flatnonzero(self.alive[:len(self.code)])
-            self.stale.clear()
             stale = todo
         else:
-            todo = np.fromiter(cells, dtype=np.int64, count=len(cells))
-            stale = np.fromiter(self.stale, dtype=np.int64, count=len(self.stale))
-            self.stale.clear()
+            todo, stale = list(cells), [c for c in self.stale if self.count[c]]
+        self.stale.clear()
+        if len(stale) <= 8 and len(todo) <= 8:
+            bits, fires, fp, base = search.coder.bits_one, search.fires, search.fp, search.subset_exc
+            for c in stale:
+                a, w, sg = int(self.a[c]), int(self.w[c]), 1 - 2 * int(self.side[c])
+                self.h[c] = bits(fires + sg * a, fp + sg * w, fn - sg * (a - w)) - base if a else 0.0
+            for c in todo:
+                s = int(self.side[c])
+                self.key[s, c] = self.h[c] + self.half_bits[s, self.rule_at[s, self.best[c]]]
+            return
+        stale, todo = np.asarray(stale, dtype=np.int64), np.asarray(todo, dtype=np.int64)
         if stale.size:
             a, w, sg = self.a[stale], self.w[stale], 1 - 2 * self.side[stale]
             h = search.coder.subset_bits(search.fires + sg * a, search.fp + sg * w, fn - sg * (a - w))
             self.h[stale] = np.where(a > 0, h - search.subset_exc, 0.0)
-        if todo.size:
-            side = self.side[todo]
-            self.key[side, todo] = self.h[todo] + self.half_bits[side, self.rule_at[side, self.best[todo]]]
+        side = self.side[todo]
+        self.key[side, todo] = self.h[todo] + self.half_bits[side, self.rule_at[side, self.best[todo]]]
 
     def best_rules(self) -> list[tuple[int, float] | None]:
         """Each side's rule with the least key, and the key (None for an empty side)."""
@@ -275,12 +285,11 @@ class _ClassSearch:
             lo = hi
         return out
 
-    def _touch(self, hit: np.ndarray, one: np.ndarray, r: int, step: int) -> None:
-        """Change by `step` the Right/Wrong of the rules that r's toggle leaves alone on, or
-        takes from alone on, cases `hit` (`one`: one selected rule other than r is on it)."""
-        starts = self.c_ptr[hit]
-        lens = self.c_ptr[hit + 1] - starts
-        ends = np.cumsum(lens)
+    def _touch(self, starts: np.ndarray, lens: np.ndarray, ends: np.ndarray, one: np.ndarray, r: int,
+               step: int) -> None:
+        """Change by `step` the Right/Wrong of the rules that r's toggle leaves alone on, or takes
+        from alone on, some cases: their rules are c_rule[starts:starts + lens], `ends` the
+        running sum of `lens`; `one`: one selected rule other than r is on the case."""
         at = np.arange(int(ends[-1])) + np.repeat(starts - (ends - lens), lens)
         others = self.c_rule[at]
         keep = (self.inside[others] == np.repeat(one, lens)) & (others != r)
@@ -313,13 +322,20 @@ class _ClassSearch:
         hit = cases[near]
         if hit.size:
             one = crossing[near] == 1
-            ends = np.cumsum(self.c_ptr[hit + 1] - self.c_ptr[hit])
-            # a toggle on a case-rich rule reaches tens of millions of (rule, case) pairs:
-            # taken a bounded run of cases at a time
-            cuts = [0, *np.searchsorted(ends, np.arange(_PAIRS, int(ends[-1]), _PAIRS)).tolist(), len(hit)]
-            for a, b in zip(cuts, cuts[1:]):
-                if a < b:
-                    self._touch(hit[a:b], one[a:b], r, -1 if adding else 1)
+            starts = self.c_ptr[hit]
+            lens = self.c_ptr[hit + 1] - starts
+            ends = np.cumsum(lens)
+            step = -1 if adding else 1
+            if ends[-1] <= _PAIRS:
+                self._touch(starts, lens, ends, one, r, step)
+            else:
+                # a toggle on a case-rich rule reaches tens of millions of (rule, case)
+                # pairs: taken a bounded run of cases at a time
+                cuts = [0, *np.searchsorted(ends, np.arange(_PAIRS, int(ends[-1]), _PAIRS)).tolist(), len(hit)]
+                for a, b in zip(cuts, cuts[1:]):
+                    if a < b:
+                        part = lens[a:b]
+                        self._touch(starts[a:b], part, np.cumsum(part), one[a:b], r, step)
         self.toggled.append(r)
         self.inside[r] = adding
         self.signed_bits[r] = -self.signed_bits[r]
