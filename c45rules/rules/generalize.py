@@ -144,12 +144,12 @@ class _PathPools:
             one |= covered
             covered = held
             if k in (4, 6) and k < r:     # checking costs a pass: only twice
-                alive = np.flatnonzero(covered | one)
+                alive = (covered | one).nonzero()[0]
                 if 2 * len(alive) < len(covered):
                     covered, one = covered[alive], one[alive]
                     at = alive if at is None else at[alive]
         at = np.arange(self.words) if at is None else at
-        some = np.flatnonzero(one)
+        some = one.nonzero()[0]
         lost = self.bits.reshape(-1).take((np.array(rows) * self.words)[:, None] + at[some])
         np.invert(lost, out=lost)
         lost &= one[some]
@@ -322,20 +322,18 @@ class _Rates:
 
     def __call__(self, t: list[int], e: list[int], default_error: F32) -> tuple[list[float], list[float]]:
         known = self.known
-        actual, pess = [], []
-        for pair in zip(t, e):
-            got = known.get(pair)
-            if got is None:
-                cases, errors = pair
-                if cases == 0:
-                    # a condition set no case satisfies: actual 0, pessimistic = the default error
-                    got = (0.0, float(default_error))
-                else:
-                    p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
-                    got = known[pair] = (float(F32(errors / cases)), p)
-            actual.append(got[0])
-            pess.append(got[1])
-        return actual, pess
+        got = [known.get(pair) for pair in zip(t, e)]
+        if None in got:
+            for i, pair in enumerate(zip(t, e)):
+                if got[i] is None:
+                    cases, errors = pair
+                    if cases == 0:
+                        # a condition set no case satisfies: actual 0, pessimistic = the default error
+                        got[i] = (0.0, float(default_error))
+                    else:
+                        p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
+                        got[i] = known[pair] = (float(F32(errors / cases)), p)
+        return [g[0] for g in got], [g[1] for g in got]
 
 
 def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
