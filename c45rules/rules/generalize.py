@@ -6,9 +6,9 @@ false. For a rule with conditions S only cases failing at most one condition of 
 of neighbouring leaves share prefixes, so that "pool" of cases is kept on a stack along
 the current tree path and narrowed one condition at a time; it gives the first round of
 every rule. After a deletion the tables are recounted with bit arrays (64 cases per
-word) for all remaining conditions at once, rarest condition first: the bits number the
-cases leaf by leaf, depth first, so the cases that still matter crowd into fewer and fewer
-words, and the pass narrows to those words.
+word) for all remaining conditions at once. The bits number the cases leaf by leaf, depth
+first, so the cases that matter to a rule crowd into few words, and only words in which
+at most one condition holds for no case are looked at.
 """
 from __future__ import annotations
 
@@ -50,7 +50,8 @@ class _PathPools:
         self.tests: list[CondTest] = []
         self.pools: list[tuple[np.ndarray, np.ndarray]] = []   # (case indices, failed level or -1)
         self.bits = np.zeros((0, self.words), dtype=np.uint64)     # row j: level j's truth, 64 cases a word
-        self.density: list[int] = []    # row j: how many cases level j holds for
+        self.empty = np.zeros((0, self.words), dtype=np.uint8)    # row j: 1 where a word has no case true
+        self.cum = np.zeros((0, self.words), dtype=np.uint8)      # row j: empty rows 0..j summed
         self.built = 0           # levels with their rows filled
         self.valid = self.pack(np.ones(self.n, dtype=bool))
         self.row_test: list[CondTest | None] = []    # whose truth each row holds
@@ -84,7 +85,8 @@ class _PathPools:
         if m > len(self.bits):
             grow = max(m, 2 * len(self.bits))
             self.bits = np.resize(self.bits, (grow, self.words))
-            self.density += [0] * (grow - len(self.density))
+            self.empty = np.resize(self.empty, (grow, self.words))
+            self.cum = np.resize(self.cum, (grow, self.words))
             self.row_test += [None] * (grow - len(self.row_test))
         for j in range(self.built, m):
             t = self.tests[j]
@@ -109,57 +111,50 @@ class _PathPools:
                     self._by_value[key] = self.pack(t.holds(self._columns[a]))
                 self.bits[j] = self._by_value[key]
             self.row_test[j] = t
-            self.density[j] = int(np.bitwise_count(self.bits[j]).sum())
+            np.equal(self.bits[j], 0, out=self.empty[j], casting="unsafe")
+            if j:
+                np.add(self.cum[j - 1], self.empty[j], out=self.cum[j])
+            else:
+                self.cum[j] = self.empty[j]
         self.built = m
 
-    def tables(self, levels: list[int], wrong: np.ndarray):
+    def tables(self, levels: list[int], wrong: np.ndarray, empties: np.ndarray | None):
         """T0/E0 and, per level, Td/Ed: counts of cases satisfying all levels but it (bit counts).
 
-        One pass over the levels keeps two bit-sliced counters: the cases that held every
-        level so far (covered) and those that failed exactly one. Levels go rarest first, so
-        the words still holding such cases soon thin out and the rest of the pass is done on
-        those words alone. Each level's share of the one-fail cases is then counted only in
-        the words holding some.
+        Only words where at most one level has no true case can hold such cases (`empties`:
+        per word, how many of the levels have none; the path's running sum less the deleted
+        levels' rows). The cases satisfying all levels but l are the AND of the levels
+        before l and those after it.
         """
-        rows = list(levels)
+        rows = np.array(levels)
         r = len(rows)
         if r == 1:
             at = np.arange(self.words)
-            sat = [self.valid, self.bits[rows[0]]]
-            excl = np.vstack(sat)
-            td = np.bitwise_count(excl).sum(axis=1).tolist()
-            excl &= wrong
-            ed = np.bitwise_count(excl).sum(axis=1).tolist()
-            return td[1], ed[1], td[:1], ed[:1], (sat[1].copy(), at)
-        order = sorted(rows, key=self.density.__getitem__)
-        first, second = self.bits[order[0]], self.bits[order[1]]
-        covered = first & second
-        one = first ^ second
-        at = None               # the words still looked at (None: all)
-        for k, j in enumerate(order[2:], 3):
-            row = self.bits[j] if at is None else self.bits[j].take(at)
-            held = covered & row
-            covered ^= held                         # held all before, fails this one
-            one &= row
-            one |= covered
-            covered = held
-            if k in (4, 6) and k < r:     # checking costs a pass: only twice
-                alive = (covered | one).nonzero()[0]
-                if 2 * len(alive) < len(covered):
-                    covered, one = covered[alive], one[alive]
-                    at = alive if at is None else at[alive]
-        at = np.arange(self.words) if at is None else at
-        some = one.nonzero()[0]
-        lost = self.bits.reshape(-1).take((np.array(rows) * self.words)[:, None] + at[some])
-        np.invert(lost, out=lost)
-        lost &= one[some]
-        wrong_at = wrong[at]
-        t0 = int(np.bitwise_count(covered).sum())
-        e0 = int(np.bitwise_count(covered & wrong_at).sum())
-        td = (t0 + np.bitwise_count(lost).sum(axis=1, dtype=np.int64)).tolist()
-        lost &= wrong_at[some]
-        ed = (e0 + np.bitwise_count(lost).sum(axis=1, dtype=np.int64)).tolist()
-        return t0, e0, td, ed, (covered, at)
+            excl = np.vstack([self.valid, self.bits[rows[0]]])
+        else:
+            at = np.flatnonzero(empties <= 1)
+            # gathered straight from the flat array: no copy of the levels' whole rows
+            sat = self.bits.reshape(-1).take((rows * self.words)[:, None] + at)
+            # row l: levels other than l; row r: all levels. Row-by-row: accumulate along
+            # the short axis is slower than r calls on these sizes
+            excl = np.empty((r + 1, len(at)), dtype=np.uint64)
+            after = np.empty_like(sat)
+            after[r - 1] = sat[r - 1]
+            for k in range(r - 2, 0, -1):
+                np.bitwise_and(after[k + 1], sat[k], out=after[k])
+            excl[0] = after[1]
+            before = excl[r]
+            before[:] = sat[0]
+            for k in range(1, r - 1):
+                np.bitwise_and(before, after[k + 1], out=excl[k])
+                before &= sat[k]
+            excl[r - 1] = before
+            before &= sat[r - 1]
+        covered = excl[r].copy()
+        td = np.bitwise_count(excl).sum(axis=1).tolist()
+        excl &= wrong[at]
+        ed = np.bitwise_count(excl).sum(axis=1).tolist()
+        return td[r], ed[r], td[:r], ed[:r], (covered, at)
 
     def follow(self, path: tuple[CondTest, ...]) -> None:
         """Make `path` the current path, narrowing the pools of the levels it does not share."""
@@ -298,12 +293,15 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
         if not drop:
             covered = cand[failed < 0] if cover is None else pools.unpack(*cover)
             return levels, t0, e0, p0, covered
-        levels.pop(best)
+        gone = levels.pop(best)
         if levels:
             if wrong_bits is None:
                 pools.build()
                 wrong_bits = pools.wrong_bits(y, target)
-            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits)
+                empties = pools.cum[m - 1] - pools.empty[gone]
+            else:
+                empties -= pools.empty[gone]
+            t0, e0, td, ed, cover = pools.tables(levels, wrong_bits, empties)
     return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
 
 
@@ -322,18 +320,20 @@ class _Rates:
 
     def __call__(self, t: list[int], e: list[int], default_error: F32) -> tuple[list[float], list[float]]:
         known = self.known
-        got = [known.get(pair) for pair in zip(t, e)]
-        if None in got:
-            for i, pair in enumerate(zip(t, e)):
-                if got[i] is None:
-                    cases, errors = pair
-                    if cases == 0:
-                        # a condition set no case satisfies: actual 0, pessimistic = the default error
-                        got[i] = (0.0, float(default_error))
-                    else:
-                        p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
-                        got[i] = known[pair] = (float(F32(errors / cases)), p)
-        return [g[0] for g in got], [g[1] for g in got]
+        actual, pess = [], []
+        for pair in zip(t, e):
+            got = known.get(pair)
+            if got is None:
+                cases, errors = pair
+                if cases == 0:
+                    # a condition set no case satisfies: actual 0, pessimistic = the default error
+                    got = (0.0, float(default_error))
+                else:
+                    p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
+                    got = known[pair] = (float(F32(errors / cases)), p)
+            actual.append(got[0])
+            pess.append(got[1])
+        return actual, pess
 
 
 def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
