@@ -48,7 +48,6 @@ class _Cells:
         rank[0, self.rule_at[0]] = number
         rank[1, self.rule_at[1]] = number
         self.rank = rank.tolist()
-        self.half_bits = np.stack([CODE_WEIGHT * bits, -CODE_WEIGHT * bits])   # [side, rule]
 
     def reset(self, inside: np.ndarray, alone: np.ndarray, wrong: np.ndarray) -> None:
         """Group every rule afresh."""
@@ -160,7 +159,7 @@ class _Cells:
                 self.h[c] = bits(fires + sg * a, fp + sg * w, fn - sg * (a - w)) - base if a else 0.0
             for c in todo:
                 s = int(self.side[c])
-                self.key[s, c] = self.h[c] + self.half_bits[s, self.rule_at[s, self.best[c]]]
+                self.key[s, c] = self.h[c] + CODE_WEIGHT * search.signed_bits[self.rule_at[s, self.best[c]]]
             return
         stale, todo = np.asarray(stale, dtype=np.int64), np.asarray(todo, dtype=np.int64)
         if stale.size:
@@ -168,7 +167,7 @@ class _Cells:
             h = search.coder.subset_bits(search.fires + sg * a, search.fp + sg * w, fn - sg * (a - w))
             self.h[stale] = np.where(a > 0, h - search.subset_exc, 0.0)
         side = self.side[todo]
-        self.key[side, todo] = self.h[todo] + self.half_bits[side, self.rule_at[side, self.best[todo]]]
+        self.key[side, todo] = self.h[todo] + CODE_WEIGHT * search.signed_bits[self.rule_at[side, self.best[todo]]]
 
     def best_rules(self) -> list[tuple[int, float] | None]:
         """Each side's rule with the least key, and the key (None for an empty side)."""
@@ -325,17 +324,13 @@ class _ClassSearch:
             starts = self.c_ptr[hit]
             lens = self.c_ptr[hit + 1] - starts
             ends = np.cumsum(lens)
-            step = -1 if adding else 1
-            if ends[-1] <= _PAIRS:
-                self._touch(starts, lens, ends, one, r, step)
-            else:
-                # a toggle on a case-rich rule reaches tens of millions of (rule, case)
-                # pairs: taken a bounded run of cases at a time
-                cuts = [0, *np.searchsorted(ends, np.arange(_PAIRS, int(ends[-1]), _PAIRS)).tolist(), len(hit)]
-                for a, b in zip(cuts, cuts[1:]):
-                    if a < b:
-                        part = lens[a:b]
-                        self._touch(starts[a:b], part, np.cumsum(part), one[a:b], r, step)
+            # a toggle on a case-rich rule reaches tens of millions of (rule, case) pairs:
+            # taken a bounded run of cases at a time
+            cuts = [0, *np.searchsorted(ends, np.arange(_PAIRS, int(ends[-1]), _PAIRS)).tolist(), len(hit)]
+            for a, b in zip(cuts, cuts[1:]):
+                if a < b:
+                    before = ends[a - 1] if a else 0
+                    self._touch(starts[a:b], lens[a:b], ends[a:b] - before, one[a:b], r, -1 if adding else 1)
         self.toggled.append(r)
         self.inside[r] = adding
         self.signed_bits[r] = -self.signed_bits[r]

@@ -73,7 +73,7 @@ def _check_cells(search: _ClassSearch) -> None:
         s = int(cells.side[cell])
         best = min(cells.rank[s][r] for r in rs)
         assert (cells.count[cell], int(cells.best[cell])) == (len(rs), best)
-        assert cells.key[s, cell] == cells.h[cell] + cells.half_bits[s, cells.rule_at[s, best]]
+        assert cells.key[s, cell] == cells.h[cell] + CODE_WEIGHT * search.signed_bits[cells.rule_at[s, best]]
         assert cells.key[1 - s, cell] == np.inf
 
 
