@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
     _BASES = (_Base,)
 
 _PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
-           "annealing", "seed", "discrete", "continuous", "ignore")
+           "annealing", "seed", "jobs", "discrete", "continuous", "ignore")
 
 
 class C45Rules(*_BASES):
@@ -41,7 +41,7 @@ class C45Rules(*_BASES):
 
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
-                 annealing: bool = False, seed: int | None = None, discrete: tuple = (),
+                 annealing: bool = False, seed: int | None = None, jobs: int = 1, discrete: tuple = (),
                  continuous: tuple = (), ignore: tuple = ()):
         self.cf = cf
         self.min_objs = min_objs
@@ -52,6 +52,7 @@ class C45Rules(*_BASES):
         self.redundancy = redundancy
         self.annealing = annealing
         self.seed = seed
+        self.jobs = jobs
         self.discrete = discrete
         self.continuous = continuous
         self.ignore = ignore

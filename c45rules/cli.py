@@ -58,6 +58,10 @@ def _positive_float(text: str) -> float:
     return _number(text, float, lambda v: v > 0 and v != float("inf"), "a number > 0")
 
 
+def _jobs(text: str) -> int:
+    return _number(text, int, lambda v: v >= 1 or v == -1, "a whole number >= 1, or -1")
+
+
 def _int(text: str) -> int:
     try:
         return int(text)
@@ -117,6 +121,10 @@ def _rule_options() -> argparse.ArgumentParser:
                    help="simulated annealing for the rule subset search")
     g.add_argument("--seed", type=_int, metavar="N",
                    help="seed of the annealing random() (default: glibc's default state)")
+    g = p.add_argument_group("speed")
+    g.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                   help="worker processes for the rules stage (default 1; -1: one per core);"
+                        " the rules do not depend on it")
     return p
 
 
@@ -284,7 +292,7 @@ def tree_options(args: argparse.Namespace) -> dict[str, Any]:
 def rule_options(args: argparse.Namespace) -> dict[str, Any]:
     """Tree options plus those of c4.5rules."""
     return {**tree_options(args), "fisher": args.fisher, "redundancy": args.redundancy,
-            "annealing": args.annealing, "seed": args.seed}
+            "annealing": args.annealing, "seed": args.seed, "jobs": args.jobs}
 
 
 def load_model(path: str):

@@ -26,7 +26,10 @@ from .tree.prune import prune_tree
 DEFAULTS: dict[str, Any] = {
     "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
     "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
+    "jobs": 1,
 }
+# options that change how fast, never what: not recorded in the RuleSet
+_SPEED_ONLY = ("jobs",)
 
 
 def _number(v: Any) -> bool:
@@ -53,6 +56,9 @@ def _check_options(o: dict[str, Any]) -> dict[str, Any]:
     for key in ("gain_ratio", "subset", "annealing"):
         if not isinstance(out[key], (bool, np.bool_)):
             raise InputError(f"option {key} must be True or False, got {out[key]!r}")
+    jobs = out["jobs"]
+    if not (isinstance(jobs, (int, np.integer)) and not isinstance(jobs, bool) and (jobs >= 1 or jobs == -1)):
+        raise InputError(f"option jobs must be a whole number >= 1, or -1 for one per core, got {jobs!r}")
     seed = out["seed"]
     if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
         raise InputError(f"option seed must be an integer or None, got {seed!r}")
@@ -81,16 +87,17 @@ class RulesTrace:
 
 def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | None = None,
                 redundancy: float = 1.0, annealing: bool = False, seed: int | None = None,
-                options: dict[str, Any] | None = None) -> tuple[RuleSet, RulesTrace]:
+                options: dict[str, Any] | None = None, jobs: int = 1) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules on the unpruned tree: generalise, select, order, default, sift (spec 7)."""
     y = data.y
     C = len(data.schema.classes)
-    cands = generalise_rules(tree.unpruned, data, cf=cf, fisher=None if fisher is None else fisher / 100)
+    cands = generalise_rules(tree.unpruned, data, cf=cf, fisher=None if fisher is None else fisher / 100,
+                             jobs=jobs)
     bb = branch_bits(data)
     att_bits = attribute_test_bits(bb)
     nvals = [len(a.values) for a in data.schema.attributes]
     bits = {r.number: rule_bits(r.conditions, bb, att_bits, nvals, redundancy) for r in cands}
-    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed)
+    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs)
     ordered = order_rules(selected, y, C)
     default = default_class(ordered, y, C)
     kept, dropped, use = sift_rules(ordered, y, default)
@@ -98,7 +105,7 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
     rules = tuple(_public_rule(r, data, class_n, int(use.used[i]), int(use.wrong[i]))
                   for i, r in enumerate(kept))
     default_counts = np.bincount(y[use.first < 0], minlength=C)
-    opts = dict(options or {})
+    opts = {k: v for k, v in (options or {}).items() if k not in _SPEED_ONLY}
     rs = RuleSet(data.schema, rules, data.schema.classes[default], tuple(int(v) for v in class_n),
                  tuple(int(v) for v in default_counts), tuple(sorted(opts.items())),
                  data.fingerprint(), __version__)
@@ -170,5 +177,5 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTra
                       subset=o["subset"])
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
     rs, trace = learn_rules(tree, train, cf=rules_cf, fisher=o["fisher"], redundancy=o["redundancy"],
-                            annealing=o["annealing"], seed=o["seed"], options=o)
+                            annealing=o["annealing"], seed=o["seed"], options=o, jobs=o["jobs"])
     return rs, tree, trace

@@ -21,6 +21,7 @@ import numpy as np
 from ..data.schema import Dataset
 from ..estimate import pessimistic_rate, rate_function
 from ..tree.node import Node
+from ..workers import fork_map, resolve_jobs
 from .extract import DISCRETE, THRESHOLD, CondTest, leaf_paths
 
 F32 = np.float32
@@ -179,7 +180,7 @@ class _PathPools:
             self.pools.append((cand, failed))
 
 
-def _leaf_order(tree: Node, data: Dataset) -> np.ndarray:
+def _leaf_order(leaves: list[tuple[tuple[CondTest, ...], Node]], data: Dataset) -> np.ndarray:
     """The cases ordered leaf by leaf, depth first (then any reaching no leaf).
 
     Cases satisfying most conditions of a rule then share few 64-case words.
@@ -187,7 +188,7 @@ def _leaf_order(tree: Node, data: Dataset) -> np.ndarray:
     tests: list[CondTest] = []
     at: list[np.ndarray] = []
     parts = []
-    for path, _ in leaf_paths(tree):
+    for path, _ in leaves:
         keep = 0
         while keep < min(len(path), len(tests)) and path[keep] is tests[keep]:
             keep += 1
@@ -336,37 +337,57 @@ class _Rates:
         return actual, pess
 
 
+def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
+    """Contiguous runs of leaves, a few per worker so that uneven parts of the tree even out."""
+    pieces = 1 if jobs <= 1 else min(count, 4 * jobs)
+    cuts = [count * i // max(pieces, 1) for i in range(pieces + 1)]
+    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
 def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
-                     fisher: float | None = None) -> list[CandidateRule]:
+                     fisher: float | None = None, jobs: int = 1) -> list[CandidateRule]:
     """Extract, generalise and de-duplicate the rules of the unpruned tree (spec 7.2-7.5)."""
     y = data.y
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
-    pools = _PathPools(data, _leaf_order(tree, data))
+    leaves = [(path, leaf) for path, leaf in leaf_paths(tree) if path]
+    order = _leaf_order(leaves, data)
     rates = _Rates(cf, n)
-    rules: list[CandidateRule] = []
-    index: dict[tuple, list[CandidateRule]] = {}
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
-    for path, leaf in leaf_paths(tree):
-        if not path:
-            continue
-        pools.follow(path)
-        target = leaf.klass
-        default_error = F32(1.0 - (class_n[target] + 1.0) / (n + 2.0))
-        levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, rates, fisher)
-        if not levels or t0 == 0 or F32(p0) >= default_error:
-            continue   # no conditions left, covers nothing, or too inaccurate
-        conds = sort_conditions(path, levels)
-        key = (target, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
-                              c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
-                             for c in conds))
-        # spec 7.5: a duplicate (direction of thresholds ignored) only raises the error
-        dup = index.get(key)
-        if dup:
-            dup[0].error = max(dup[0].error, p0)
-            continue
-        rule = CandidateRule(len(rules) + 1, conds, target, p0, t0, e0, cover.astype(case_index))
-        rules.append(rule)
-        index[key] = [rule]
+    runs = _chunks(len(leaves), resolve_jobs(jobs))
+
+    def run(i: int) -> list:
+        # each leaf's rule depends on its path alone: runs of leaves are independent
+        pools = _PathPools(data, order)
+        out = []
+        for path, leaf in leaves[slice(*runs[i])]:
+            pools.follow(path)
+            target = leaf.klass
+            default_error = F32(1.0 - (class_n[target] + 1.0) / (n + 2.0))
+            levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, rates, fisher)
+            if not levels or t0 == 0 or F32(p0) >= default_error:
+                out.append(None)   # no conditions left, covers nothing, or too inaccurate
+            else:
+                out.append((sort_conditions(path, levels), target, p0, t0, e0, cover.astype(case_index)))
+        return out
+
+    rules: list[CandidateRule] = []
+    index: dict[tuple, CandidateRule] = {}
+    for part in fork_map(run, len(runs), jobs):
+        for found in part:
+            if found is None:
+                continue
+            conds, target, p0, t0, e0, cover = found
+            key = (target, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
+                                  c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
+                                 for c in conds))
+            # spec 7.5: a duplicate (direction of thresholds ignored) only raises the error
+            dup = index.get(key)
+            if dup is not None:
+                dup.error = max(dup.error, p0)
+                continue
+            rule = CandidateRule(len(rules) + 1, conds, target, p0, t0, e0, cover)
+            rules.append(rule)
+            index[key] = rule
     return rules

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..workers import fork_map
 from .coding import CODE_WEIGHT, ExceptionCoder, log_fact
 from .generalize import CandidateRule
 from .order import fires
@@ -24,6 +25,7 @@ EXHAUSTIVE_LIMIT = 10
 _GRAIN = 1074               # 2^-1074: the least positive double
 _ONE = 1 << _GRAIN
 _PAIRS = 1 << 22             # (rule, case) pairs handled at once in the search's pair-wide steps
+_FORK_PAIRS = 1 << 20        # fewer (rule, case) pairs: a class's trials run in this process
 
 
 class _Cells:
@@ -436,12 +438,26 @@ class _ClassSearch:
         best = int(np.argmin(costs))    # ties keep the earliest subset in counting order
         self.best_cost, self.best = float(costs[best]), member[best].copy()
 
-    def greedy(self, rng: GlibcRandom) -> None:
+    def greedy(self, rng: GlibcRandom, jobs: int = 1) -> None:
         k = len(self.rules)
-        for trial in range(11):
-            p = trial / 10.0
-            inside = np.array([rng.uniform() < p for _ in range(k)], dtype=bool)
-            self.hill_climb(inside)
+        # the climbs draw nothing, so every start can be drawn first, in the same order
+        starts = [np.array([rng.uniform() < trial / 10.0 for _ in range(k)], dtype=bool)
+                  for trial in range(11)]
+
+        def climb(trial: int) -> tuple[float, np.ndarray | None]:
+            self.best_cost, self.best = math.inf, None
+            self.hill_climb(starts[trial])
+            return self.best_cost, self.best
+
+        # a trial's best is its first least cost, and in trial order only a strictly
+        # lower cost replaces the best so far: the same subset as one climb after another
+        if len(self.r_case) < _FORK_PAIRS:
+            jobs = 1    # forking would cost more than the class's whole search
+        best_cost, best = math.inf, None
+        for cost, subset in fork_map(climb, len(starts), jobs):
+            if cost < best_cost:
+                best_cost, best = cost, subset
+        self.best_cost, self.best = best_cost, best
 
     def anneal(self, rng: GlibcRandom) -> None:
         k = len(self.rules)
@@ -464,7 +480,7 @@ class _ClassSearch:
 
 
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,
-                 *, annealing: bool = False, seed: int | None = None) -> list[CandidateRule]:
+                 *, annealing: bool = False, seed: int | None = None, jobs: int = 1) -> list[CandidateRule]:
     """The rules chosen for each class, class by class (spec 7.6)."""
     rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
@@ -479,6 +495,6 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
         elif annealing:
             search.anneal(rng)
         else:
-            search.greedy(rng)
+            search.greedy(rng, jobs)
         chosen.extend(r for r, keep in zip(mine, search.best) if keep)
     return chosen

@@ -59,6 +59,10 @@ def test_rules_json_crx_matches_reference_summary():
                    "test_errors": 31}
 
 
+def test_rules_with_two_jobs_print_the_same_as_one():
+    assert ok("rules", CRX, "-u", "-j", "2").stdout == ok("rules", CRX, "-u").stdout
+
+
 def test_rules_golf_prints_the_reference_rule_block():
     stdout = ok("rules", GOLF).stdout
     block = ("Rule 2:\n    \toutlook = overcast\n\t->  class Play  [70.7%]\n\n"
@@ -254,6 +258,7 @@ def test_bad_option_value():
     (["rules", str(CRX), "-m", "0"], "-m/--min-objs"),
     (["rules", str(CRX), "-F", "101"], "-F/--fisher"),
     (["rules", str(CRX), "-r", "-1"], "-r/--redundancy"),
+    (["rules", str(CRX), "-j", "0"], "argument -j/--jobs: expected a whole number >= 1, or -1, got '0'"),
     (["export", "m.yaml", "--to", "xml"], "--to"),
     (["predict", "m.yaml", "x.csv", "-o", "o.csv", "--chunksize", "0"], "--chunksize"),
     (["frobnicate"], "invalid choice"),

@@ -1,0 +1,51 @@
+"""Running a step's independent pieces in forked worker processes (the `jobs` option).
+
+Workers are forked, so they read the parent's arrays without copying or pickling them,
+and send back only their results; results come back in task order, so the output never
+depends on the number of jobs. Where fork is not available (Windows, or a platform that
+refuses it) the pieces run one after another in this process.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+_task: Callable[[int], object] | None = None      # what forked workers run (inherited)
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def resolve_jobs(jobs: int) -> int:
+    """The number of worker processes for `jobs` (-1: one per available core)."""
+    return available_cores() if jobs == -1 else jobs
+
+
+def _call(i: int) -> object:
+    assert _task is not None
+    return _task(i)
+
+
+def fork_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
+    """[fn(0), ..., fn(count - 1)], computed by up to `jobs` forked workers."""
+    global _task
+    jobs = min(resolve_jobs(jobs), count)
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [fn(i) for i in range(count)]
+    if _task is not None:
+        # already inside a fork_map (a worker, or fn itself forks): no nested pools
+        return [fn(i) for i in range(count)]
+    _task = fn
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return pool.map(_call, range(count), chunksize=1)
+    finally:
+        _task = None

@@ -1,0 +1,91 @@
+"""The jobs option: forked workers give exactly what one process gives."""
+import os
+
+import numpy as np
+import pytest
+
+import reference as R
+from c45rules import fit
+from c45rules.data import load_stem
+from c45rules.errors import InputError
+from c45rules.estimator import learn_tree
+from c45rules.export.yaml import dump_yaml
+from c45rules.rules import select
+from c45rules.rules.coding import attribute_test_bits, branch_bits, rule_bits
+from c45rules.rules.generalize import generalise_rules
+from c45rules.workers import fork_map
+
+
+def _pid_and_square(i: int) -> tuple[int, int]:
+    return os.getpid(), i * i
+
+
+def test_fork_map_keeps_task_order_and_runs_in_other_processes():
+    out = fork_map(_pid_and_square, 7, 2)
+    assert [sq for _, sq in out] == [0, 1, 4, 9, 16, 25, 36]
+    pids = {pid for pid, _ in out}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+    # one job: this process, same results
+    assert fork_map(_pid_and_square, 3, 1) == [(os.getpid(), 0), (os.getpid(), 1), (os.getpid(), 4)]
+
+
+def test_fork_map_passes_a_workers_error_on():
+    def boom(i: int) -> int:
+        if i == 2:
+            raise ValueError("task 2 failed")
+        return i
+    with pytest.raises(ValueError, match="task 2 failed"):
+        fork_map(boom, 4, 2)
+    # and the next call works normally
+    assert fork_map(lambda i: i + 1, 3, 2) == [1, 2, 3]
+
+
+def _candidates(name):
+    train, _ = load_stem(R.stem(name))
+    return train, learn_tree(train)
+
+
+@pytest.mark.parametrize("name", ["crx", "credit-g", "soybean"])
+def test_generalisation_in_two_workers_equals_one_process(name):
+    train, tree = _candidates(name)
+    one = generalise_rules(tree.unpruned, train, jobs=1)
+    two = generalise_rules(tree.unpruned, train, jobs=2)
+    assert len(one) == len(two) > 20
+    for a, b in zip(one, two):
+        assert (a.number, a.conditions, a.klass, a.error, a.covered, a.errors) == \
+            (b.number, b.conditions, b.klass, b.error, b.covered, b.errors)
+        assert np.array_equal(a.cover, b.cover) and a.cover.dtype == b.cover.dtype
+
+
+@pytest.mark.parametrize("name", ["crx", "monk2", "soybean"])
+def test_greedy_trials_in_two_workers_choose_the_same_rules(name, monkeypatch):
+    train, tree = _candidates(name)
+    cands = generalise_rules(tree.unpruned, train)
+    bb = branch_bits(train)
+    nvals = [len(a.values) for a in train.schema.attributes]
+    bits = {r.number: rule_bits(r.conditions, bb, attribute_test_bits(bb), nvals, 1.0) for r in cands}
+    C = len(train.schema.classes)
+    one = [r.number for r in select.select_rules(cands, bits, train.y, C, jobs=1)]
+    calls = []
+
+    def spy(fn, count, jobs):
+        calls.append((count, jobs))
+        return fork_map(fn, count, jobs)
+    monkeypatch.setattr(select, "fork_map", spy)
+    monkeypatch.setattr(select, "_FORK_PAIRS", 0)     # fork even for these small classes
+    two = [r.number for r in select.select_rules(cands, bits, train.y, C, jobs=2)]
+    assert two == one and len(one) > 0
+    assert calls and all(c == (11, 2) for c in calls)
+
+
+def test_fit_with_jobs_writes_the_same_yaml_and_does_not_record_jobs():
+    one = dump_yaml(fit(R.stem("crx")))
+    two = dump_yaml(fit(R.stem("crx"), jobs=2))
+    assert one == two
+    assert "jobs" not in one
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "2", None])
+def test_bad_jobs_are_named(bad):
+    with pytest.raises(InputError, match="option jobs must be a whole number >= 1, or -1"):
+        fit(R.stem("golf"), jobs=bad)
