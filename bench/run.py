@@ -5,6 +5,7 @@ Usage:
   python bench/run.py [--datasets synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income]
                       [--repeat 1] [--markdown BENCHMARKS.md] [--skip-sklearn]
                       [--timeout 900] [--timeout-per-stage S] [--fresh] [--profile DIR]
+                      [--jobs N]
 
 Prints one table: dataset, rows, stage (load, tree, rules, total = tree + rules, predict on the
 data, and predict 1M: the same rules on the data repeated to 1,000,000 rows),
@@ -26,6 +27,12 @@ and, during rules, the tree. 'data MB' is the encoded data: the nbytes of every 
 
 When the markdown file already holds results of this script, datasets not run this time keep
 their earlier rows (with the date and commit they were measured at); --fresh drops them.
+--jobs N gives our rules stage N worker processes (the `jobs` option); such runs are
+stored as "NAME -jN", next to the one-process rows, with their own scaling and targets.
+CPU seconds then include the workers', and the peak is the larger of the VmHWM above and
+the sampled (every 0.1 s) proportional set size of the process and its workers together,
+so memory shared between them counts once.
+
 --profile DIR runs each stage under cProfile instead of timing it, writes DIR/NAME.STAGE.prof
 and prints the top functions by own time; it writes no markdown (profiled times are inflated).
 """
@@ -79,6 +86,57 @@ def _status_kb(field: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _pss_kb(pid: int) -> int:
+    try:
+        m = re.search(r"^Pss:\s+(\d+) kB", Path(f"/proc/{pid}/smaps_rollup").read_text(), re.M)
+    except OSError:
+        return 0
+    return int(m.group(1)) if m else 0
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                kids = [int(k) for k in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+            except OSError:
+                kids = []
+            out += kids
+            todo += kids
+    return out
+
+
+class _TreePss(threading.Thread):
+    """Sampled peak of the summed PSS of this process and its descendants (kB)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak = 0
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        me = os.getpid()
+        while not self.halt.wait(0.1):
+            self.peak = max(self.peak, _pss_kb(me) + sum(_pss_kb(c) for c in _descendants(me)))
+
+    def stop(self) -> int:
+        self.halt.set()
+        self.join()
+        return self.peak
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished workers."""
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + ch.ru_utime + ch.ru_stime
+
+
 def _release_memory() -> None:
     gc.collect()
     try:
@@ -112,7 +170,8 @@ class _Peak:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # since start: an upper bound
 
 
-def _stage(name: str, peak: _Peak, baseline: int, fn, profile: str | None, dataset: str):
+def _stage(name: str, peak: _Peak, baseline: int, fn, profile: str | None, dataset: str,
+           workers: bool = False):
     _emit(event="start", stage=name)
     peak.reset()
     if profile:
@@ -130,14 +189,18 @@ def _stage(name: str, peak: _Peak, baseline: int, fn, profile: str | None, datas
         st.sort_stats("cumulative").print_stats(15)
         _emit(event="done", stage=name, wall=wall, cpu=None, peak_kb=peak.read() - baseline)
         return out
-    w0, c0 = time.perf_counter(), time.process_time()
+    sampler = _TreePss() if workers else None
+    if sampler:
+        sampler.start()
+    w0, c0 = time.perf_counter(), _cpu()
     out = fn()
-    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    _emit(event="done", stage=name, wall=wall, cpu=cpu, peak_kb=peak.read() - baseline)
+    wall, cpu = time.perf_counter() - w0, _cpu() - c0
+    high = max(peak.read(), sampler.stop() if sampler else 0)
+    _emit(event="done", stage=name, wall=wall, cpu=cpu, peak_kb=high - baseline)
     return out
 
 
-def child_ours(stem: str, dataset: str, repeat: int, profile: str | None) -> None:
+def child_ours(stem: str, dataset: str, repeat: int, profile: str | None, jobs: int = 1) -> None:
     import numpy as np  # noqa: F401  (imported before the baseline is read)
     import pandas  # noqa: F401
     from c45rules.data.names import load_stem
@@ -146,14 +209,15 @@ def child_ours(stem: str, dataset: str, repeat: int, profile: str | None) -> Non
     peak = _Peak()
     _release_memory()
     baseline = _status_kb("VmRSS") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    _emit(event="baseline", rss_kb=baseline, per_stage_peak=peak.per_stage)
+    _emit(event="baseline", rss_kb=baseline, per_stage_peak=peak.per_stage, jobs=jobs)
     for _ in range(repeat):
         data = tree = rules = None
         data = _stage("load", peak, baseline, lambda: load_stem(stem)[0], profile, dataset)
         encoded = sum(c.nbytes for c in data.columns) + data.y.nbytes
         _emit(event="info", rows=data.n, data_bytes=encoded, columns=len(data.columns))
         tree = _stage("tree", peak, baseline, lambda: learn_tree(data), profile, dataset)
-        rules = _stage("rules", peak, baseline, lambda: learn_rules(tree, data)[0], profile, dataset)
+        rules = _stage("rules", peak, baseline, lambda: learn_rules(tree, data, jobs=jobs)[0], profile,
+                       dataset, workers=jobs != 1)
         _emit(event="info", unpruned_size=tree.unpruned.size(), pruned_size=tree.pruned.size(),
               rules=len(rules.rules))
         _stage("predict", peak, baseline, lambda: rules.predict(data), profile, dataset)
@@ -285,7 +349,7 @@ def run_dataset(name: str, args) -> dict:
     common = ["--repeat", str(args.repeat)]
     load_start = round(os.getloadavg()[0], 2)
     print(f"[{time.strftime('%H:%M:%S')}] {name}: ours ...", file=sys.stderr, flush=True)
-    ours = run_child(["--child-ours", name, "--stem", stem, *common]
+    ours = run_child(["--child-ours", name, "--stem", stem, "--jobs", str(args.jobs), *common]
                      + (["--profile", args.profile] if args.profile else []),
                      args.timeout, args.timeout_per_stage)
     res = {"ours": ours, "measured": _run_stamp(), "load_avg": [load_start]}
@@ -382,13 +446,26 @@ def _mb(kb: float) -> str:
     return f"{mb:.1f}" if mb >= 1 else f"{mb:.3f}"
 
 
+def run_key(name: str, jobs: int) -> str:
+    """Where a run's results are kept: the dataset, plus " -jN" for N workers."""
+    return name if jobs == 1 else f"{name} -j{jobs}"
+
+
+def _suffix(key: str) -> str:
+    return key[key.index(" -j"):] if " -j" in key else ""
+
+
+def _base(key: str) -> str:
+    return key[:len(key) - len(_suffix(key))]
+
+
 def table_rows(results: dict[str, dict]) -> list[list[str]]:
     rows = []
     for name, res in results.items():
         info = res["ours"]["info"]
         st = stage_results(res)
         sk = sklearn_fit(res)
-        ref = reference_walls(name)
+        ref = reference_walls(_base(name))
         data_kb = info.get("data_bytes", 0) / 1024
         for s in TABLE_STAGES:
             x = st[s]
@@ -601,18 +678,26 @@ def render_markdown(results: dict, mach: dict, args) -> str:
            "- `predict`: `RuleSet.predict` on the training data (1M rows for synth_1m); `predict 1M`: "
            "the same rules on the training cases repeated to 1,000,000 rows.",
            "- `load avg`: the machine's 1-minute load average when the dataset started and ended "
-           "(above 1 means something else competed for the 2 cores).", "",
+           "(above 1 means something else competed for the 2 cores).",
+           "- `NAME -jN` rows: the rules stage with N worker processes (option `jobs`); their CPU s "
+           "include the workers' and their peak is the larger of the parent's high-water mark and the "
+           "sampled summed PSS of parent and workers (shared pages counted once).", "",
            "## Results", "", markdown_table(HEADER, table_rows(results)), ""]
     if len(stamps) > 1:
         out += ["Measured at: " + "; ".join(f"{n} {r['measured']['date']} ({r['measured']['commit']})"
                                           for n, r in results.items()), ""]
-    srows = scaling_rows(results)
-    if srows:
-        out += ["## Scaling in rows", "",
-                "Wall seconds at 10k, 100k and 1M rows of the synthetic data, and the growth factor per "
-                "10x rows next to what n log n would give.", "",
-                markdown_table(["stage", "10k", "100k", "1M", "10k -> 100k", "100k -> 1M"], srows), ""]
-    out += ["## Targets (issue 6)", "", markdown_table(["target", "met", "detail"], targets(results)), ""]
+    for suffix in sorted({_suffix(k) for k in results}):
+        # each worker count on its own: the same targets and scaling, over that count's runs
+        view = {_base(k): r for k, r in results.items() if _suffix(k) == suffix}
+        which = "" if not suffix else f" with {suffix.strip()[2:]} rules-stage workers ({suffix.strip()})"
+        srows = scaling_rows(view)
+        if srows:
+            out += [f"## Scaling in rows{which}", "",
+                    "Wall seconds at 10k, 100k and 1M rows of the synthetic data, and the growth factor per "
+                    "10x rows next to what n log n would give.", "",
+                    markdown_table(["stage", "10k", "100k", "1M", "10k -> 100k", "100k -> 1M"], srows), ""]
+        out += [f"## Targets (issue 6){which}", "",
+                markdown_table(["target", "met", "detail"], targets(view)), ""]
     extra = []
     for n, r in results.items():
         i = r["ours"]["info"]
@@ -635,6 +720,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout-per-stage", type=float, default=None)
     ap.add_argument("--fresh", action="store_true", help="drop earlier results kept in --markdown")
     ap.add_argument("--profile", default=None, metavar="DIR")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes for our rules stage")
     ap.add_argument("--rerender", action="store_true",
                     help="run nothing: rewrite --markdown from the results stored in it")
     ap.add_argument("--child-ours", help=argparse.SUPPRESS)
@@ -642,7 +728,7 @@ def main(argv=None) -> int:
     ap.add_argument("--stem", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child_ours:
-        child_ours(args.stem, args.child_ours, args.repeat, args.profile)
+        child_ours(args.stem, args.child_ours, args.repeat, args.profile, args.jobs)
         return 0
     if args.child_sklearn:
         child_sklearn(args.stem, args.child_sklearn, args.repeat)
@@ -653,15 +739,16 @@ def main(argv=None) -> int:
     names = [] if args.rerender else [n.strip() for n in args.datasets.split(",") if n.strip()]
     stems = {n: dataset_stem(n) for n in names}  # fail on an unknown name before running anything
     del stems
-    results = {n: run_dataset(n, args) for n in names}
+    results = {run_key(n, args.jobs): run_dataset(n, args) for n in names}
     if results:
         print(markdown_table(HEADER, table_rows(results)))
     if args.markdown and not args.profile:
         path = Path(args.markdown)
         merged = {} if args.fresh else read_previous(path)
         merged.update(results)
-        order = [n for n in DEFAULT_DATASETS.split(",") if n in merged] + \
-                [n for n in merged if n not in DEFAULT_DATASETS.split(",")]
+        known = DEFAULT_DATASETS.split(",")
+        order = sorted(merged, key=lambda k: (_suffix(k), known.index(_base(k)) if _base(k) in known else len(known),
+                                             _base(k)))
         merged = {n: merged[n] for n in order}
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(render_markdown(merged, machine(), args))

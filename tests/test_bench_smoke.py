@@ -21,3 +21,21 @@ def test_bench_runs_on_golf_and_writes_the_table(tmp_path):
             float(r[3])  # a wall time, not 'timeout' or 'error'
     report = md.read_text()
     assert "## Targets (issue 6)" in report and "Machine:" in report
+
+
+def test_bench_with_workers_keeps_its_rows_apart(tmp_path):
+    md = tmp_path / "BENCH.md"
+    for extra in ([], ["--jobs", "2"]):
+        out = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--datasets", "crx",
+                              "--skip-sklearn", "--markdown", str(md), *extra],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+    report = md.read_text()
+    for name in ("crx", "crx -j2"):
+        rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in report.splitlines()
+                if ln.startswith(f"| {name} |")]
+        assert [r[2] for r in rows] == ["load", "tree", "rules", "total", "predict", "predict 1M"]
+        rules = rows[2]
+        assert float(rules[3]) > 0 and float(rules[4]) > 0 and float(rules[5]) > 0   # wall, CPU, peak
+    assert "## Targets (issue 6) with 2 rules-stage workers (-j2)" in report
+    assert "## Targets (issue 6)\n" in report
