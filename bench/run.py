@@ -27,7 +27,7 @@ and, during rules, the tree. 'data MB' is the encoded data: the nbytes of every 
 
 When the markdown file already holds results of this script, datasets not run this time keep
 their earlier rows (with the date and commit they were measured at); --fresh drops them.
---jobs N gives our rules stage N worker processes (the `jobs` option); such runs are
+--jobs N gives our tree and rules stages N worker processes (the `jobs` option); such runs are
 stored as "NAME -jN", next to the one-process rows, with their own scaling and targets.
 CPU seconds then include the workers', and the peak is the larger of the VmHWM above and
 the sampled (every 0.1 s) proportional set size of the process and its workers together,
@@ -215,7 +215,8 @@ def child_ours(stem: str, dataset: str, repeat: int, profile: str | None, jobs: 
         data = _stage("load", peak, baseline, lambda: load_stem(stem)[0], profile, dataset)
         encoded = sum(c.nbytes for c in data.columns) + data.y.nbytes
         _emit(event="info", rows=data.n, data_bytes=encoded, columns=len(data.columns))
-        tree = _stage("tree", peak, baseline, lambda: learn_tree(data), profile, dataset)
+        tree = _stage("tree", peak, baseline, lambda: learn_tree(data, jobs=jobs), profile, dataset,
+                      workers=jobs != 1)
         rules = _stage("rules", peak, baseline, lambda: learn_rules(tree, data, jobs=jobs)[0], profile,
                        dataset, workers=jobs != 1)
         _emit(event="info", unpruned_size=tree.unpruned.size(), pruned_size=tree.pruned.size(),
@@ -679,7 +680,7 @@ def render_markdown(results: dict, mach: dict, args) -> str:
            "the same rules on the training cases repeated to 1,000,000 rows.",
            "- `load avg`: the machine's 1-minute load average when the dataset started and ended "
            "(above 1 means something else competed for the 2 cores).",
-           "- `NAME -jN` rows: the rules stage with N worker processes (option `jobs`); their CPU s "
+           "- `NAME -jN` rows: tree and rules with N worker processes (option `jobs`); their CPU s "
            "include the workers' and their peak is the larger of the parent's high-water mark and the "
            "sampled summed PSS of parent and workers (shared pages counted once).", "",
            "## Results", "", markdown_table(HEADER, table_rows(results)), ""]
@@ -689,7 +690,7 @@ def render_markdown(results: dict, mach: dict, args) -> str:
     for suffix in sorted({_suffix(k) for k in results}):
         # each worker count on its own: the same targets and scaling, over that count's runs
         view = {_base(k): r for k, r in results.items() if _suffix(k) == suffix}
-        which = "" if not suffix else f" with {suffix.strip()[2:]} rules-stage workers ({suffix.strip()})"
+        which = "" if not suffix else f" with {suffix.strip()[2:]} workers ({suffix.strip()})"
         srows = scaling_rows(view)
         if srows:
             out += [f"## Scaling in rows{which}", "",
@@ -720,7 +721,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout-per-stage", type=float, default=None)
     ap.add_argument("--fresh", action="store_true", help="drop earlier results kept in --markdown")
     ap.add_argument("--profile", default=None, metavar="DIR")
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes for our rules stage")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes for our tree and rules stages")
     ap.add_argument("--rerender", action="store_true",
                     help="run nothing: rewrite --markdown from the results stored in it")
     ap.add_argument("--child-ours", help=argparse.SUPPRESS)

@@ -107,6 +107,9 @@ def _tree_options() -> argparse.ArgumentParser:
                    help="at least two branches must hold N cases (default 2)")
     g.add_argument("-g", "--gain", action="store_true", help="gain criterion instead of gain ratio")
     g.add_argument("-s", "--subset", action="store_true", help="tests on subsets of discrete values")
+    g = p.add_argument_group("speed")
+    g.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                   help="worker processes (default 1; -1: one per core); the results do not depend on it")
     return p
 
 
@@ -121,10 +124,6 @@ def _rule_options() -> argparse.ArgumentParser:
                    help="simulated annealing for the rule subset search")
     g.add_argument("--seed", type=_int, metavar="N",
                    help="seed of the annealing random() (default: glibc's default state)")
-    g = p.add_argument_group("speed")
-    g.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
-                   help="worker processes for the rules stage (default 1; -1: one per core);"
-                        " the rules do not depend on it")
     return p
 
 
@@ -286,13 +285,13 @@ def tree_options(args: argparse.Namespace) -> dict[str, Any]:
         print(f"c45rules: note: -c is a percentage as in c4.5 (default 25); using {args.cf}%",
               file=sys.stderr)
     return {"cf": args.cf / 100, "min_objs": args.min_objs, "gain_ratio": not args.gain,
-            "subset": args.subset}
+            "subset": args.subset, "jobs": args.jobs}
 
 
 def rule_options(args: argparse.Namespace) -> dict[str, Any]:
     """Tree options plus those of c4.5rules."""
     return {**tree_options(args), "fisher": args.fisher, "redundancy": args.redundancy,
-            "annealing": args.annealing, "seed": args.seed, "jobs": args.jobs}
+            "annealing": args.annealing, "seed": args.seed}
 
 
 def load_model(path: str):

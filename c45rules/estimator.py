@@ -66,10 +66,10 @@ def _check_options(o: dict[str, Any]) -> dict[str, Any]:
 
 
 def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_ratio: bool = True,
-               subset: bool = False) -> Tree:
+               subset: bool = False, jobs: int = 1) -> Tree:
     """Grow the unpruned tree and its pruned copy (c4.5, spec 2-3)."""
     _require_labels(data)
-    unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset)
+    unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset, jobs=jobs)
     pruned = prune_tree(unpruned, data, cf=cf)
     return Tree(data.schema, unpruned, pruned,
                 {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset})
@@ -174,7 +174,7 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTra
     o = _check_options(options)
     _require_labels(train)
     tree = learn_tree(train, cf=o["cf"], min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
-                      subset=o["subset"])
+                      subset=o["subset"], jobs=o["jobs"])
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
     rs, trace = learn_rules(tree, train, cf=rules_cf, fisher=o["fisher"], redundancy=o["redundancy"],
                             annealing=o["annealing"], seed=o["seed"], options=o, jobs=o["jobs"])

@@ -7,9 +7,12 @@ refuses it) the pieces run one after another in this process.
 """
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
 from typing import Callable, TypeVar
+
+import numpy as np
 
 T = TypeVar("T")
 
@@ -27,6 +30,13 @@ def available_cores() -> int:
 def resolve_jobs(jobs: int) -> int:
     """The number of worker processes for `jobs` (-1: one per available core)."""
     return available_cores() if jobs == -1 else jobs
+
+
+def shared_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
+    """An uninitialised array in shared memory: what forked workers write, this process sees."""
+    count = int(np.prod(shape))
+    buf = mmap.mmap(-1, max(1, count * np.dtype(dtype).itemsize))
+    return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
 
 
 def _call(i: int) -> object:

@@ -37,5 +37,5 @@ def test_bench_with_workers_keeps_its_rows_apart(tmp_path):
         assert [r[2] for r in rows] == ["load", "tree", "rules", "total", "predict", "predict 1M"]
         rules = rows[2]
         assert float(rules[3]) > 0 and float(rules[4]) > 0 and float(rules[5]) > 0   # wall, CPU, peak
-    assert "## Targets (issue 6) with 2 rules-stage workers (-j2)" in report
+    assert "## Targets (issue 6) with 2 workers (-j2)" in report
     assert "## Targets (issue 6)\n" in report

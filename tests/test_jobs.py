@@ -13,6 +13,7 @@ from c45rules.export.yaml import dump_yaml
 from c45rules.rules import select
 from c45rules.rules.coding import attribute_test_bits, branch_bits, rule_bits
 from c45rules.rules.generalize import generalise_rules
+from c45rules.tree import grow
 from c45rules.workers import fork_map
 
 
@@ -38,6 +39,27 @@ def test_fork_map_passes_a_workers_error_on():
         fork_map(boom, 4, 2)
     # and the next call works normally
     assert fork_map(lambda i: i + 1, 3, 2) == [1, 2, 3]
+
+
+def _shape(node) -> tuple:
+    return (node.kind, node.attribute, node.cut, node.klass, node.items, node.errors,
+            tuple(node.class_dist.tolist()), tuple(_shape(b) for b in node.branches))
+
+
+@pytest.mark.parametrize("name", ["letter", "crx", "shuttle"])
+def test_tree_grown_with_two_workers_equals_one_process(name, monkeypatch):
+    train, _ = load_stem(R.stem(name))
+    one = grow.grow_tree(train)
+    calls = []
+
+    def spy(fn, count, jobs):
+        calls.append(jobs)
+        return fork_map(fn, count, jobs)
+    monkeypatch.setattr(grow, "fork_map", spy)
+    monkeypatch.setattr(grow, "_FORK_WORK", 0)     # fork at every level, however small
+    two = grow.grow_tree(train, jobs=2)
+    assert _shape(two) == _shape(one) and one.size() > 50
+    assert calls.count(2) >= 4
 
 
 def _candidates(name):

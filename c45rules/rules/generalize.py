@@ -339,7 +339,7 @@ class _Rates:
 
 def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
     """Contiguous runs of leaves, a few per worker so that uneven parts of the tree even out."""
-    pieces = 1 if jobs <= 1 else min(count, 4 * jobs)
+    pieces = 1 if jobs <= 1 else min(count, 16 * jobs)
     cuts = [count * i // max(pieces, 1) for i in range(pieces + 1)]
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 

@@ -14,15 +14,18 @@ from ..data.schema import Dataset
 from .node import Node
 from .split import (EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, best_cuts, discrete_gains, info,
                     min_split_weight, seq_sum, threshold_cost, worth)
+from ..workers import fork_map, resolve_jobs, shared_empty
 from .subset import subset_test
 
 # columns x rows x classes above which continuous attributes are evaluated one at a time
 _BLOCK = 4_000_000
+# cases x continuous attributes below which a level's per-attribute work stays in this process
+_FORK_WORK = 4_000_000
 
 
 class _Grower:
     def __init__(self, data: Dataset, min_objs: float, gain_ratio: bool, subset: bool,
-                 by_level: bool = True):
+                 by_level: bool = True, jobs: int = 1):
         schema = data.schema
         self.data = data
         self.y = data.y.astype(np.int64)
@@ -30,6 +33,7 @@ class _Grower:
         self.min_objs = float(min_objs)
         self.gain_ratio = gain_ratio
         self.subset = subset
+        self.jobs = resolve_jobs(jobs)
         self.weights = np.ones(data.n, dtype=np.float32)   # c4.5 ItemCount is a float
         self.cont = [i for i, a in enumerate(schema.attributes) if a.is_continuous]
         self.disc = [i for i, a in enumerate(schema.attributes) if a.is_discrete]
@@ -244,12 +248,23 @@ class _Levels:
         self.seg = np.full(g.data.n, -1, dtype=np.int32)
         self.seg[members] = np.repeat(np.arange(len(nodes)), sizes)
         P, K = len(members), len(g.cont)
-        self.order = np.empty((K, P), dtype=np.int32 if g.data.n < 2**31 else np.int64)
+        # with workers the sorted orders live in shared memory: workers re-sort their rows in place
+        self.order = (shared_empty if g.jobs > 1 else np.empty)((K, P), np.int32 if g.data.n < 2**31 else np.int64)
         for j, a in enumerate(g.cont):
             self.order[j] = self.regroup(np.argsort(g.data.columns[a], kind="stable"))
         self.classes = g.y.astype(self.cls_type)
         while nodes:
             nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
+
+    def jobs(self, cases: int) -> int:
+        """Workers for a level's per-attribute work on `cases` cases (1: not worth a fork)."""
+        return self.g.jobs if cases * len(self.g.cont) >= _FORK_WORK else 1
+
+    def blocks(self, step: int, jobs: int) -> list[tuple[int, int]]:
+        """The continuous attributes in runs [lo, hi) of at most `step`, at least `jobs` runs."""
+        K = len(self.g.cont)
+        step = max(1, min(step, -(-K // jobs)))
+        return [(lo, min(lo + step, K)) for lo in range(0, K, step)]
 
     def regroup(self, order: np.ndarray) -> np.ndarray:
         """Permutation taking the cases of `order` in a node to node order (self.seg), stable."""
@@ -296,15 +311,20 @@ class _Levels:
             self.discrete(members, seg_pos, sizes.astype(np.float32), tested, gain, split)
         if g.cont:
             rows = _CutRows(seg_pos, starts, C, g.min_objs)
-            step = max(1, _BLOCK // max(1, len(members) * C))
-            for lo in range(0, len(g.cont), step):
-                hi = min(lo + step, len(g.cont))
-                attrs = g.cont[lo:hi]
+            jobs = self.jobs(len(members))
+            blocks = self.blocks(max(1, _BLOCK // max(1, len(members) * C)), jobs)
+
+            def cuts(b: int):
+                lo, hi = blocks[b]
                 order = self.order[lo:hi]
                 # c4.5 holds values as floats
-                vals = np.stack([g.data.columns[a][o] for a, o in zip(attrs, order)]).astype(np.float32)
-                gain[:, attrs], split[:, attrs], cut_at[:, attrs] = segment_cuts(
-                    vals, self.classes[order], rows, counts, g.min_objs)
+                vals = np.stack([g.data.columns[a][o] for a, o in zip(g.cont[lo:hi], order)]).astype(np.float32)
+                return segment_cuts(vals, self.classes[order], rows, counts, g.min_objs)
+
+            # attributes are independent: blocks of them may go to workers
+            for (lo, hi), found in zip(blocks, fork_map(cuts, len(blocks), jobs)):
+                attrs = g.cont[lo:hi]
+                gain[:, attrs], split[:, attrs], cut_at[:, attrs] = found
         chosen = g.choose(gain, split)
         return self.divide(nodes, chosen, cut_at, members, seg_pos, tested, best_class)
 
@@ -387,11 +407,17 @@ class _Levels:
         sizes = counts[nonempty].astype(np.int64)
         move = _Split(seg_pos, chosen >= 0, nonempty, sizes)
         P = len(members)
-        for j in range(len(g.cont)):
-            cases = self.order[j, move.kept]
-            row = np.empty(P, dtype=self.order.dtype)
-            row[move.destinations(self.seg[cases])] = cases
-            self.order[j, :P] = row
+        jobs = self.jobs(len(seg_pos))
+        blocks = self.blocks(1 if jobs > 1 else len(g.cont), jobs)
+
+        def regroup_rows(b: int) -> None:
+            for j in range(*blocks[b]):
+                cases = self.order[j, move.kept]
+                row = np.empty(P, dtype=self.order.dtype)
+                row[move.destinations(self.seg[cases])] = cases
+                self.order[j, :P] = row      # shared memory when in a worker
+
+        fork_map(regroup_rows, len(blocks), jobs)
         self.order = self.order[:, :P]
         parent = np.repeat(np.arange(S), nonempty.sum(axis=1))
         next_tested = tested[parent]
@@ -592,8 +618,8 @@ def branch_of(node: Node, col: np.ndarray) -> np.ndarray:
 
 
 def grow_tree(data: Dataset, *, min_objs: float = 2, gain_ratio: bool = True,
-              subset: bool = False) -> Node:
+              subset: bool = False, jobs: int = 1) -> Node:
     """Grow the unpruned C4.5 tree on `data` (spec 2)."""
     if data.y is None or data.n == 0:
         raise ValueError("growing a tree needs labelled cases")
-    return _Grower(data, min_objs, gain_ratio, subset).run()
+    return _Grower(data, min_objs, gain_ratio, subset, jobs=jobs).run()
