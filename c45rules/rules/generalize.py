@@ -43,7 +43,7 @@ class CandidateRule:
 class _PathPools:
     """The current tree path's <=1-fail pools, and its conditions' truth bits once needed."""
 
-    def __init__(self, data: Dataset, order: np.ndarray):
+    def __init__(self, data: Dataset, order: np.ndarray, columns: dict[int, np.ndarray]):
         self.data = data
         self.n = data.n
         self.order = order       # bit position -> case: cases of a leaf are neighbours
@@ -56,7 +56,7 @@ class _PathPools:
         self.built = 0           # levels with their rows filled
         self.valid = self.pack(np.ones(self.n, dtype=bool))
         self.row_test: list[CondTest | None] = []    # whose truth each row holds
-        self._columns: dict[int, np.ndarray] = {}
+        self._columns = columns      # attribute -> its values in bit order (shared by all runs)
         self._known: dict[int, np.ndarray] = {}
         self._by_value: dict[tuple, np.ndarray] = {}
         self._wrong: dict[int, np.ndarray] = {}
@@ -92,8 +92,6 @@ class _PathPools:
         for j in range(self.built, m):
             t = self.tests[j]
             a = t.attribute
-            if a not in self._columns:
-                self._columns[a] = self.data.columns[a][self.order]
             before = self.row_test[j]
             if (t.kind == THRESHOLD and before is not None and before.node == t.node
                     and before.outcome != t.outcome):
@@ -320,21 +318,20 @@ class _Rates:
         self.no_error = np.concatenate([[F32(0)], pessimistic_rate(cases, np.zeros(n), cf).astype(F32)])
 
     def __call__(self, t: list[int], e: list[int], default_error: F32) -> tuple[list[float], list[float]]:
-        known = self.known
-        actual, pess = [], []
-        for pair in zip(t, e):
-            got = known.get(pair)
-            if got is None:
-                cases, errors = pair
-                if cases == 0:
-                    # a condition set no case satisfies: actual 0, pessimistic = the default error
-                    got = (0.0, float(default_error))
-                else:
-                    p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
-                    got = known[pair] = (float(F32(errors / cases)), p)
-            actual.append(got[0])
-            pess.append(got[1])
-        return actual, pess
+        got = list(map(self.known.get, zip(t, e)))
+        if None in got:
+            for i, g in enumerate(got):
+                if g is None:
+                    got[i] = self._new(t[i], e[i], default_error)
+        return [g[0] for g in got], [g[1] for g in got]
+
+    def _new(self, cases: int, errors: int, default_error: F32) -> tuple[float, float]:
+        if cases == 0:
+            # a condition set no case satisfies: actual 0, pessimistic = the default error
+            return 0.0, float(default_error)
+        p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
+        got = self.known[(cases, errors)] = (float(F32(errors / cases)), p)
+        return got
 
 
 def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
@@ -352,6 +349,8 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
     class_n = np.bincount(y, minlength=len(data.schema.classes))
     leaves = [(path, leaf) for path, leaf in leaf_paths(tree) if path]
     order = _leaf_order(leaves, data)
+    tested = sorted({t.attribute for path, _ in leaves for t in path})
+    columns = {a: data.columns[a][order] for a in tested}
     rates = _Rates(cf, n)
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
@@ -359,7 +358,7 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
 
     def run(i: int) -> list:
         # each leaf's rule depends on its path alone: runs of leaves are independent
-        pools = _PathPools(data, order)
+        pools = _PathPools(data, order, columns)
         out = []
         for path, leaf in leaves[slice(*runs[i])]:
             pools.follow(path)
