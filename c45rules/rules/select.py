@@ -453,8 +453,12 @@ class _ClassSearch:
         # lower cost replaces the best so far: the same subset as one climb after another
         if len(self.r_case) < _FORK_PAIRS:
             jobs = 1    # forking would cost more than the class's whole search
+        # later trials start with more rules and climb longer: handed out first, so that
+        # two workers finish together
+        last = len(starts) - 1
+        found = fork_map(lambda i: climb(last - i), len(starts), jobs)[::-1]
         best_cost, best = math.inf, None
-        for cost, subset in fork_map(climb, len(starts), jobs):
+        for cost, subset in found:
             if cost < best_cost:
                 best_cost, best = cost, subset
         self.best_cost, self.best = best_cost, best

@@ -250,8 +250,14 @@ class _Levels:
         P, K = len(members), len(g.cont)
         # with workers the sorted orders live in shared memory: workers re-sort their rows in place
         self.order = (shared_empty if g.jobs > 1 else np.empty)((K, P), np.int32 if g.data.n < 2**31 else np.int64)
-        for j, a in enumerate(g.cont):
-            self.order[j] = self.regroup(np.argsort(g.data.columns[a], kind="stable"))
+        jobs = self.jobs(P)
+        blocks = self.blocks(1 if jobs > 1 else K, jobs)
+
+        def presort(b: int) -> None:
+            for j in range(*blocks[b]):
+                self.order[j] = self.regroup(np.argsort(g.data.columns[g.cont[j]], kind="stable"))
+
+        fork_map(presort, len(blocks), jobs)
         self.classes = g.y.astype(self.cls_type)
         while nodes:
             nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
