@@ -11,10 +11,10 @@ import sys
 import numpy as np
 
 from ..data.schema import Dataset
+from ..workers import fork_map, resolve_jobs, shared_empty
 from .node import Node
 from .split import (EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, best_cuts, discrete_gains, info,
                     min_split_weight, seq_sum, threshold_cost, worth)
-from ..workers import fork_map, resolve_jobs, shared_empty
 from .subset import subset_test
 
 # columns x rows x classes above which continuous attributes are evaluated one at a time
