@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fidelity table: our trees and rulesets against C4.5 R8's outputs on every shared dataset.
 
-Usage: python bench/fidelity.py [--trees-only | --rules-only] [NAME ...]
+Usage: python bench/fidelity.py [--trees-only | --rules-only] [--jobs N] [NAME ...]
 Prints markdown tables, one row per dataset: ours vs the reference, match yes/no. A
 ruleset matches when every rule (id, conditions as printed, class, order, confidence),
 the default class and the train/test error counts equal what c4.5rules printed.
@@ -26,6 +26,9 @@ from c45rules.rules.report import format_condition  # noqa: E402
 import numpy as np  # noqa: E402
 
 
+JOBS = 1   # --jobs
+
+
 def errors(tree, data):
     return None if data is None else int((classify(tree, data) != data.y).sum())
 
@@ -34,7 +37,7 @@ def tree_row(name: str) -> tuple[list, bool]:
     ref = R.tree_summary()[name]
     train, test = load_stem(R.stem(name), test=True)
     t = time.perf_counter()
-    u = grow_tree(train)
+    u = grow_tree(train, jobs=JOBS)
     p = prune_tree(u, train)
     secs = time.perf_counter() - t
     ours = [u.size(), errors(u, train), errors(u, test), p.size(), errors(p, train), errors(p, test),
@@ -67,8 +70,8 @@ def rules_row(name: str) -> tuple[list, str]:
     ref = R.rules(name)
     train, test = load_stem(R.stem(name), test=True)
     t = time.perf_counter()
-    tree = learn_tree(train)
-    rs, _ = learn_rules(tree, train)
+    tree = learn_tree(train, jobs=JOBS)
+    rs, _ = learn_rules(tree, train, jobs=JOBS)
     secs = time.perf_counter() - t
     classes = np.array(train.schema.classes, dtype=object)
     err = lambda d: None if d is None else int((rs.predict(d) != classes[d.y]).sum())  # noqa: E731
@@ -105,7 +108,10 @@ def main() -> None:
     ap.add_argument("names", nargs="*")
     ap.add_argument("--trees-only", action="store_true")
     ap.add_argument("--rules-only", action="store_true")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (the results must not change)")
     args = ap.parse_args()
+    global JOBS
+    JOBS = args.jobs
     names = args.names or R.datasets()
     if not args.rules_only:
         trees(names)

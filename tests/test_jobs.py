@@ -30,6 +30,20 @@ def test_fork_map_keeps_task_order_and_runs_in_other_processes():
     assert fork_map(_pid_and_square, 3, 1) == [(os.getpid(), 0), (os.getpid(), 1), (os.getpid(), 4)]
 
 
+def test_fork_map_without_fork_runs_in_this_process(monkeypatch):
+    import multiprocessing
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    assert fork_map(_pid_and_square, 3, 2) == [(os.getpid(), 0), (os.getpid(), 1), (os.getpid(), 4)]
+
+
+def test_one_job_per_core_and_more_jobs_than_tasks():
+    from c45rules.workers import available_cores, resolve_jobs
+    assert resolve_jobs(-1) == available_cores() >= 1 and resolve_jobs(3) == 3
+    out = fork_map(_pid_and_square, 2, 8)        # at most one worker per task
+    assert [sq for _, sq in out] == [0, 1]
+    assert [sq for _, sq in fork_map(_pid_and_square, 3, -1)] == [0, 1, 4]
+
+
 def test_fork_map_passes_a_workers_error_on():
     def boom(i: int) -> int:
         if i == 2:
