@@ -43,7 +43,7 @@ class CandidateRule:
 class _PathPools:
     """The current tree path's <=1-fail pools, and its conditions' truth bits once needed."""
 
-    def __init__(self, data: Dataset, order: np.ndarray, columns: dict[int, np.ndarray]):
+    def __init__(self, data: Dataset, order: np.ndarray, columns: "_InBitOrder"):
         self.data = data
         self.n = data.n
         self.order = order       # bit position -> case: cases of a leaf are neighbours
@@ -334,6 +334,18 @@ class _Rates:
         return got
 
 
+class _InBitOrder(dict):
+    """attribute -> its values in bit order, gathered when first asked for."""
+
+    def __init__(self, data: Dataset, order: np.ndarray):
+        super().__init__()
+        self.data, self.order = data, order
+
+    def __missing__(self, a: int) -> np.ndarray:
+        got = self[a] = self.data.columns[a][self.order]
+        return got
+
+
 def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
     """Contiguous runs of leaves, a few per worker so that uneven parts of the tree even out."""
     pieces = 1 if jobs <= 1 else min(count, 16 * jobs)
@@ -349,44 +361,52 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
     class_n = np.bincount(y, minlength=len(data.schema.classes))
     leaves = [(path, leaf) for path, leaf in leaf_paths(tree) if path]
     order = _leaf_order(leaves, data)
-    tested = sorted({t.attribute for path, _ in leaves for t in path})
-    columns = {a: data.columns[a][order] for a in tested}
+    columns = _InBitOrder(data, order)
     rates = _Rates(cf, n)
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
     runs = _chunks(len(leaves), resolve_jobs(jobs))
+    if len(runs) > 1:
+        # gathered before the workers fork: one copy, shared, instead of one per worker
+        for a in sorted({t.attribute for path, _ in leaves for t in path}):
+            columns[a]
 
-    def run(i: int) -> list:
+    def run(i: int) -> dict[tuple, CandidateRule]:
         # each leaf's rule depends on its path alone: runs of leaves are independent
         pools = _PathPools(data, order, columns)
-        out = []
+        found: dict[tuple, CandidateRule] = {}     # in leaf order, duplicates merged
         for path, leaf in leaves[slice(*runs[i])]:
             pools.follow(path)
             target = leaf.klass
             default_error = F32(1.0 - (class_n[target] + 1.0) / (n + 2.0))
             levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, rates, fisher)
             if not levels or t0 == 0 or F32(p0) >= default_error:
-                out.append(None)   # no conditions left, covers nothing, or too inaccurate
-            else:
-                out.append((sort_conditions(path, levels), target, p0, t0, e0, cover.astype(case_index)))
-        return out
+                continue   # no conditions left, covers nothing, or too inaccurate
+            conds = sort_conditions(path, levels)
+            # duplicates are merged here, so their covers (often the largest: few conditions
+            # left) are never kept
+            _merge(found, CandidateRule(0, conds, target, p0, t0, e0, cover), case_index)
+        return found
 
-    rules: list[CandidateRule] = []
-    index: dict[tuple, CandidateRule] = {}
+    merged: dict[tuple, CandidateRule] = {}
     for part in fork_map(run, len(runs), jobs):
-        for found in part:
-            if found is None:
-                continue
-            conds, target, p0, t0, e0, cover = found
-            key = (target, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
-                                  c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
-                                 for c in conds))
-            # spec 7.5: a duplicate (direction of thresholds ignored) only raises the error
-            dup = index.get(key)
-            if dup is not None:
-                dup.error = max(dup.error, p0)
-                continue
-            rule = CandidateRule(len(rules) + 1, conds, target, p0, t0, e0, cover)
-            rules.append(rule)
-            index[key] = rule
+        for rule in part.values():
+            _merge(merged, rule, case_index)
+    rules = list(merged.values())
+    for number, rule in enumerate(rules, 1):
+        rule.number = number
     return rules
+
+
+def _merge(rules: dict[tuple, CandidateRule], rule: CandidateRule, case_index) -> None:
+    """Add `rule` after the rules so far unless it repeats one: spec 7.5, a duplicate
+    (same class and conditions, direction of thresholds ignored) only raises the first's error."""
+    key = (rule.klass, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
+                              c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
+                             for c in rule.conditions))
+    first = rules.get(key)
+    if first is None:
+        rule.cover = rule.cover.astype(case_index, copy=False)
+        rules[key] = rule
+    else:
+        first.error = max(first.error, rule.error)
