@@ -10,6 +10,7 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
+import threading
 from typing import Callable, TypeVar
 
 import numpy as np
@@ -17,6 +18,9 @@ import numpy as np
 T = TypeVar("T")
 
 _task: Callable[[int], object] | None = None      # what forked workers run (inherited)
+# held while a pool runs: another thread, or a worker (which inherits it held), runs its
+# tasks in-process instead of forking with the wrong _task
+_busy = threading.Lock()
 
 
 def available_cores() -> int:
@@ -50,8 +54,7 @@ def fork_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
     jobs = min(resolve_jobs(jobs), count)
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return [fn(i) for i in range(count)]
-    if _task is not None:
-        # already inside a fork_map (a worker, or fn itself forks): no nested pools
+    if not _busy.acquire(blocking=False):
         return [fn(i) for i in range(count)]
     _task = fn
     try:
@@ -59,3 +62,4 @@ def fork_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
             return pool.map(_call, range(count), chunksize=1)
     finally:
         _task = None
+        _busy.release()

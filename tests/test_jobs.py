@@ -125,3 +125,23 @@ def test_fit_with_jobs_writes_the_same_yaml_and_does_not_record_jobs():
 def test_bad_jobs_are_named(bad):
     with pytest.raises(InputError, match="option jobs must be a whole number >= 1, or -1"):
         fit(R.stem("golf"), jobs=bad)
+
+
+def test_fork_map_from_two_threads_and_inside_a_worker():
+    import threading
+    results = {}
+
+    def nested(i: int) -> list:
+        # inside a worker: no second pool, the tasks run in the worker itself
+        return [pid == os.getpid() for pid, _ in fork_map(_pid_and_square, 2, 2)]
+
+    def call(name: str, fn) -> None:
+        results[name] = fork_map(fn, 4, 2)
+    threads = [threading.Thread(target=call, args=("squares", _pid_and_square)),
+               threading.Thread(target=call, args=("nested", nested))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [sq for _, sq in results["squares"]] == [0, 1, 4, 9]
+    assert results["nested"] == [[True, True]] * 4
