@@ -382,31 +382,35 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
             levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, rates, fisher)
             if not levels or t0 == 0 or F32(p0) >= default_error:
                 continue   # no conditions left, covers nothing, or too inaccurate
-            conds = sort_conditions(path, levels)
+            rule = CandidateRule(0, sort_conditions(path, levels), target, p0, t0, e0, cover)
             # duplicates are merged here, so their covers (often the largest: few conditions
             # left) are never kept
-            _merge(found, CandidateRule(0, conds, target, p0, t0, e0, cover), case_index)
+            if _merge(found, _key(rule), rule):
+                rule.cover = cover.astype(case_index)
         return found
 
     merged: dict[tuple, CandidateRule] = {}
     for part in fork_map(run, len(runs), jobs):
-        for rule in part.values():
-            _merge(merged, rule, case_index)
+        for key, rule in part.items():
+            _merge(merged, key, rule)
     rules = list(merged.values())
     for number, rule in enumerate(rules, 1):
         rule.number = number
     return rules
 
 
-def _merge(rules: dict[tuple, CandidateRule], rule: CandidateRule, case_index) -> None:
-    """Add `rule` after the rules so far unless it repeats one: spec 7.5, a duplicate
-    (same class and conditions, direction of thresholds ignored) only raises the first's error."""
-    key = (rule.klass, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
-                              c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
-                             for c in rule.conditions))
+def _key(rule: CandidateRule) -> tuple:
+    """What makes two rules duplicates (spec 7.5): class and conditions, thresholds' direction ignored."""
+    return (rule.klass, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
+                               c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
+                              for c in rule.conditions))
+
+
+def _merge(rules: dict[tuple, CandidateRule], key: tuple, rule: CandidateRule) -> bool:
+    """Add `rule` after the rules so far (True) unless it repeats one, whose error it only raises."""
     first = rules.get(key)
     if first is None:
-        rule.cover = rule.cover.astype(case_index, copy=False)
         rules[key] = rule
-    else:
-        first.error = max(first.error, rule.error)
+        return True
+    first.error = max(first.error, rule.error)
+    return False

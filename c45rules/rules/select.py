@@ -255,7 +255,7 @@ class _ClassSearch:
         blocks = self._pair_blocks()
         count = np.zeros(self.m, dtype=np.int64)
         for lo, hi in blocks:
-            member = np.repeat(inside[lo:hi], np.diff(self.r_ptr[lo:hi + 1]))
+            member = inside[self._owners(lo, hi)]
             count += np.bincount(self.r_case[self.r_bounds[lo]:self.r_bounds[hi]][member], minlength=self.m)
         self.count = count.astype(np.int32)
         fired = self.count > 0
@@ -266,8 +266,9 @@ class _ClassSearch:
         for lo, hi in blocks:
             a, b = self.r_bounds[lo], self.r_bounds[hi]
             cases = self.r_case[a:b]
-            alone = self.count[cases] == np.repeat(inside[lo:hi], np.diff(self.r_ptr[lo:hi + 1]))
-            rules = np.repeat(np.arange(lo, hi), np.diff(self.r_ptr[lo:hi + 1]))[alone]
+            owners = self._owners(lo, hi)
+            alone = self.count[cases] == inside[owners]
+            rules = owners[alone]
             self.alone += np.bincount(rules, minlength=k)
             self.wrong += np.bincount(rules[~self.pos[cases[alone]]], minlength=k)
         self.cells.reset(self.inside, self.alone, self.wrong)
@@ -275,6 +276,10 @@ class _ClassSearch:
         self.subset_exc = 0.0                           # ExceptionBits of the subset itself there
         self.touched: list[np.ndarray] = []
         self.toggled: list[int] = []
+
+    def _owners(self, lo: int, hi: int) -> np.ndarray:
+        """The rule of each (rule, case) pair of rules lo..hi-1."""
+        return np.repeat(np.arange(lo, hi), np.diff(self.r_ptr[lo:hi + 1]))
 
     def _pair_blocks(self) -> list[tuple[int, int]]:
         """Runs of rules [lo, hi) holding about _PAIRS (rule, case) pairs each."""
@@ -422,7 +427,7 @@ class _ClassSearch:
     def exhaustive(self) -> None:
         k = len(self.rules)
         mask = np.zeros(self.m, dtype=np.int64)
-        np.bitwise_or.at(mask, self.r_case, 1 << np.repeat(np.arange(k), np.diff(self.r_ptr)))
+        np.bitwise_or.at(mask, self.r_case, 1 << self._owners(0, k))
         pos_hist = np.bincount(mask[self.pos], minlength=1 << k)
         neg_hist = np.bincount(mask[~self.pos], minlength=1 << k)
         subsets = np.arange(1 << k)
@@ -449,14 +454,14 @@ class _ClassSearch:
             self.hill_climb(starts[trial])
             return self.best_cost, self.best
 
-        # a trial's best is its first least cost, and in trial order only a strictly
-        # lower cost replaces the best so far: the same subset as one climb after another
         if len(self.r_case) < _FORK_PAIRS:
             jobs = 1    # forking would cost more than the class's whole search
         # later trials start with more rules and climb longer: handed out first, so that
         # two workers finish together
         last = len(starts) - 1
         found = fork_map(lambda i: climb(last - i), len(starts), jobs)[::-1]
+        # a trial's best is its first least cost, and in trial order only a strictly
+        # lower cost replaces the best so far: the same subset as one climb after another
         best_cost, best = math.inf, None
         for cost, subset in found:
             if cost < best_cost:

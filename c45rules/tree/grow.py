@@ -7,6 +7,7 @@ better than a leaf are collapsed (2.8). The result is the "unpruned" tree c4.5ru
 from __future__ import annotations
 
 import sys
+from typing import Callable
 
 import numpy as np
 
@@ -250,14 +251,11 @@ class _Levels:
         P, K = len(members), len(g.cont)
         # with workers the sorted orders live in shared memory: workers re-sort their rows in place
         self.order = (shared_empty if g.jobs > 1 else np.empty)((K, P), np.int32 if g.data.n < 2**31 else np.int64)
-        jobs = self.jobs(P)
-        blocks = self.blocks(1 if jobs > 1 else K, jobs)
 
-        def presort(b: int) -> None:
-            for j in range(*blocks[b]):
-                self.order[j] = self.regroup(np.argsort(g.data.columns[g.cont[j]], kind="stable"))
+        def presort(j: int) -> None:
+            self.order[j] = self.regroup(np.argsort(g.data.columns[g.cont[j]], kind="stable"))
 
-        fork_map(presort, len(blocks), jobs)
+        self.each_row(presort, P)
         self.classes = g.y.astype(self.cls_type)
         while nodes:
             nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
@@ -265,6 +263,18 @@ class _Levels:
     def jobs(self, cases: int) -> int:
         """Workers for a level's per-attribute work on `cases` cases (1: not worth a fork)."""
         return self.g.jobs if cases * len(self.g.cont) >= _FORK_WORK else 1
+
+    def each_row(self, fn: Callable[[int], None], cases: int) -> None:
+        """fn(j) for every continuous attribute j, by workers for a level of `cases` cases
+        worth forking for (fn writes row j of self.order, which is then in shared memory)."""
+        jobs = self.jobs(cases)
+        blocks = self.blocks(1 if jobs > 1 else len(self.g.cont), jobs)
+
+        def block(b: int) -> None:
+            for j in range(*blocks[b]):
+                fn(j)
+
+        fork_map(block, len(blocks), jobs)
 
     def blocks(self, step: int, jobs: int) -> list[tuple[int, int]]:
         """The continuous attributes in runs [lo, hi) of at most `step`, at least `jobs` runs."""
@@ -413,17 +423,14 @@ class _Levels:
         sizes = counts[nonempty].astype(np.int64)
         move = _Split(seg_pos, chosen >= 0, nonempty, sizes)
         P = len(members)
-        jobs = self.jobs(len(seg_pos))
-        blocks = self.blocks(1 if jobs > 1 else len(g.cont), jobs)
 
-        def regroup_rows(b: int) -> None:
-            for j in range(*blocks[b]):
-                cases = self.order[j, move.kept]
-                row = np.empty(P, dtype=self.order.dtype)
-                row[move.destinations(self.seg[cases])] = cases
-                self.order[j, :P] = row      # shared memory when in a worker
+        def regroup_row(j: int) -> None:
+            cases = self.order[j, move.kept]
+            row = np.empty(P, dtype=self.order.dtype)
+            row[move.destinations(self.seg[cases])] = cases
+            self.order[j, :P] = row
 
-        fork_map(regroup_rows, len(blocks), jobs)
+        self.each_row(regroup_row, len(seg_pos))
         self.order = self.order[:, :P]
         parent = np.repeat(np.arange(S), nonempty.sum(axis=1))
         next_tested = tested[parent]
