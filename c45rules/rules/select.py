@@ -21,6 +21,12 @@ from .generalize import CandidateRule
 from .order import fires
 from .random import GlibcRandom
 
+try:
+    # the compiled hill-climb (setup.py builds it when a C compiler is there)
+    from . import _climb as _native
+except ImportError:     # pragma: no cover - depends on the install
+    _native = None
+
 EXHAUSTIVE_LIMIT = 10
 _GRAIN = 1074               # 2^-1074: the least positive double
 _ONE = 1 << _GRAIN
@@ -241,6 +247,7 @@ class _ClassSearch:
         # Bits(r) in units of 2^-1074 (every double is a whole number of them): the subset's
         # sum is kept exact under toggles and rounded once, as math.fsum would give it
         self.grains = [(num << _GRAIN) // den for num, den in (float(b).as_integer_ratio() for b in self.bits)]
+        self._native_args: tuple | None = None
 
     # ---- state ------------------------------------------------------------------------
     def start(self, inside: np.ndarray) -> None:
@@ -416,6 +423,9 @@ class _ClassSearch:
         return best, gain
 
     def hill_climb(self, inside: np.ndarray) -> None:
+        """Toggle the best rule from `inside` while that saves bits; best/best_cost keep the least seen."""
+        if _native is not None and self.r_case.dtype == np.int32 and self._climb_native(inside):
+            return
         self.start(inside)
         while True:
             self.evaluate()
@@ -423,6 +433,30 @@ class _ClassSearch:
             if change <= 0:
                 return
             self.toggle(r)
+
+    def _climb_native(self, inside: np.ndarray) -> bool:
+        """hill_climb in the compiled module (same steps, same doubles); False if it declines."""
+        if self._native_args is None:
+            k = len(self.rules)
+            lg2 = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
+            self._native_args = (
+                self.r_ptr, self.r_case, self.c_ptr, self.c_rule, self.pos.astype(np.uint8),
+                np.ascontiguousarray(self.bits, dtype=np.float64),
+                self.cells.rule_at.astype(np.int32).reshape(-1),
+            ), (
+                self.coder.log2_half, self.coder.total_log2,
+                np.array([log_fact(s) for s in range(k + 1)]),
+                np.array([lg2(s) for s in range(k + 2)]),
+                self.n, self.n_pos, self.coder.log2_n,
+            )
+        head, tail = self._native_args
+        got = _native.climb(*head, inside.astype(np.uint8), *tail, self.best_cost)
+        if got is None:
+            return False
+        cost, best, _ = got
+        if best is not None:
+            self.best_cost, self.best = cost, np.frombuffer(best, dtype=np.uint8).astype(bool)
+        return True
 
     def exhaustive(self) -> None:
         k = len(self.rules)

@@ -1,0 +1,477 @@
+/* The subset search's greedy hill-climb (select.py _ClassSearch.hill_climb), compiled.
+ *
+ * A step of the numpy climb is a few dozen small array calls; at 1M cases a class climbs
+ * hundreds of thousands of steps, so the calls, not the work, cost the time (issue 6).
+ * This is the same state and the same arithmetic in one loop:
+ *   - Right/Wrong ("alone") per rule, updated on a toggle only where a case's count of
+ *     selected rules crosses 0/1 or 1/2 (the case -> rules index);
+ *   - rules grouped into cells by (side, Right + Wrong, Wrong): a cell's exception-bits term
+ *     H is one formula, and its best member is its least rank (signed bits, then number);
+ *   - the same doubles: the exception bits read the tables select.py passes in (log2 of half
+ *     counts), log2 |S| and log2 |S|! come from tables made in Python (CPython's lgamma is
+ *     its own), and the subset's theory bits are summed exactly and rounded once.
+ * Built with -ffp-contract=off: no fused multiply-add may change a rounding.
+ * select.py falls back to its numpy climb when this module is missing, and the tests check
+ * both give the same subsets and costs.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef __int128 wide;
+
+typedef struct {
+    int64_t code;       /* (a (a + 1) / 2 + w) * 2 + side; -1: never used */
+    int64_t a, w;
+    int32_t side, count, best;   /* best: least rank of a member (k when none) */
+    int32_t live_at;             /* position in the live list, -1 when empty */
+    int32_t *heap, heap_n, heap_cap;   /* member ranks, plus stale ones (lazy deletion) */
+} Cell;
+
+typedef struct {
+    /* inputs (borrowed) */
+    int64_t k, m, n, n_pos;
+    const int64_t *r_ptr, *c_ptr;
+    const int32_t *r_case, *c_rule, *rule_at;   /* rule_at: [side * k + rank] -> rule */
+    const uint8_t *pos;
+    const double *bits, *lg, *tlg, *log_fact, *log2i;
+    double log2_n;
+    /* state */
+    uint8_t *inside;
+    int32_t *count;
+    int64_t *alone, *wrong;
+    int32_t *rank;                 /* [side * k + rule] */
+    int64_t fires, fp, size;
+    wide bits_in, *grains;
+    int grain_exp;                 /* bits_in is in units of 2^-grain_exp */
+    int32_t *cell_of, *cell_at;    /* cell_at: [side * k + rank] -> cell or -1 */
+    Cell *cells;
+    int32_t n_cells, cap_cells;
+    int64_t *slot_code;            /* open-addressing map code -> cell */
+    int32_t *slot_cell;
+    int64_t n_slots;
+    int32_t *live, n_live;
+    int32_t *touched, n_touched;
+    uint8_t *mark;
+} Climb;
+
+static int heap_push(Cell *c, int32_t v) {
+    if (c->heap_n == c->heap_cap) {
+        int32_t cap = c->heap_cap ? 2 * c->heap_cap : 4;
+        int32_t *h = realloc(c->heap, (size_t)cap * sizeof(int32_t));
+        if (!h) return -1;
+        c->heap = h;
+        c->heap_cap = cap;
+    }
+    int32_t i = c->heap_n++;
+    while (i > 0) {
+        int32_t p = (i - 1) / 2;
+        if (c->heap[p] <= v) break;
+        c->heap[i] = c->heap[p];
+        i = p;
+    }
+    c->heap[i] = v;
+    return 0;
+}
+
+static void heap_pop(Cell *c) {
+    int32_t v = c->heap[--c->heap_n], i = 0, n = c->heap_n;
+    if (n == 0) return;
+    for (;;) {
+        int32_t l = 2 * i + 1, s;
+        if (l >= n) break;
+        s = (l + 1 < n && c->heap[l + 1] < c->heap[l]) ? l + 1 : l;
+        if (c->heap[s] >= v) break;
+        c->heap[i] = c->heap[s];
+        i = s;
+    }
+    c->heap[i] = v;
+}
+
+static uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static int grow_map(Climb *s);
+
+/* The cell of a code, made (empty) when new; -1 when out of memory. */
+static int32_t cell_for(Climb *s, int64_t code, int side, int64_t a, int64_t w) {
+    uint64_t mask = (uint64_t)s->n_slots - 1, i = mix((uint64_t)code) & mask;
+    while (s->slot_code[i] != -1) {
+        if (s->slot_code[i] == code) return s->slot_cell[i];
+        i = (i + 1) & mask;
+    }
+    if (s->n_cells == s->cap_cells) {
+        int32_t cap = 2 * s->cap_cells;
+        Cell *c = realloc(s->cells, (size_t)cap * sizeof(Cell));
+        if (!c) return -1;
+        s->cells = c;
+        s->cap_cells = cap;
+    }
+    int32_t id = s->n_cells++;
+    Cell *c = &s->cells[id];
+    memset(c, 0, sizeof(Cell));
+    c->code = code;
+    c->a = a;
+    c->w = w;
+    c->side = side;
+    c->best = (int32_t)s->k;
+    c->live_at = -1;
+    s->slot_code[i] = code;
+    s->slot_cell[i] = id;
+    if (2 * (int64_t)s->n_cells > s->n_slots && grow_map(s)) return -1;
+    return id;
+}
+
+static int grow_map(Climb *s) {
+    int64_t old_n = s->n_slots, *old_code = s->slot_code;
+    int32_t *old_cell = s->slot_cell;
+    s->n_slots = 2 * old_n;
+    s->slot_code = malloc((size_t)s->n_slots * sizeof(int64_t));
+    s->slot_cell = malloc((size_t)s->n_slots * sizeof(int32_t));
+    if (!s->slot_code || !s->slot_cell) return -1;
+    memset(s->slot_code, 0xff, (size_t)s->n_slots * sizeof(int64_t));
+    uint64_t mask = (uint64_t)s->n_slots - 1;
+    for (int64_t j = 0; j < old_n; j++) {
+        if (old_code[j] == -1) continue;
+        uint64_t i = mix((uint64_t)old_code[j]) & mask;
+        while (s->slot_code[i] != -1) i = (i + 1) & mask;
+        s->slot_code[i] = old_code[j];
+        s->slot_cell[i] = old_cell[j];
+    }
+    free(old_code);
+    free(old_cell);
+    return 0;
+}
+
+/* Put rule r in the cell of its side, Right + Wrong and Wrong (select.py _Cells.move). */
+static int place(Climb *s, int32_t r) {
+    int side = s->inside[r];
+    int64_t a = s->alone[r], w = s->wrong[r], k = s->k;
+    int32_t id = cell_for(s, (a * (a + 1) / 2 + w) * 2 + side, side, a, w);
+    if (id < 0) return -1;
+    int32_t old = s->cell_of[r];
+    if (old == id) return 0;
+    if (old >= 0) {
+        Cell *o = &s->cells[old];
+        int32_t at = s->rank[o->side * k + r];
+        s->cell_at[o->side * k + at] = -1;
+        if (--o->count == 0) {
+            /* empty: off the live list, ready to be used again */
+            int32_t last = s->live[--s->n_live];
+            s->live[o->live_at] = last;
+            s->cells[last].live_at = o->live_at;
+            o->live_at = -1;
+            o->heap_n = 0;
+            o->best = (int32_t)k;
+        } else if (o->best == at) {
+            /* the best left: the least rank still in the cell */
+            const int32_t *row = s->cell_at + o->side * k;
+            while (row[o->heap[0]] != old) heap_pop(o);
+            o->best = o->heap[0];
+        }
+    }
+    Cell *c = &s->cells[id];
+    int32_t at = s->rank[side * k + r];
+    s->cell_of[r] = id;
+    s->cell_at[side * k + at] = id;
+    if (c->count++ == 0) {
+        c->live_at = s->n_live;
+        s->live[s->n_live++] = id;
+    }
+    if (heap_push(c, at)) return -1;
+    if (at < c->best) c->best = at;
+    return 0;
+}
+
+static void touch(Climb *s, int32_t r) {
+    if (!s->mark[r]) {
+        s->mark[r] = 1;
+        s->touched[s->n_touched++] = r;
+    }
+}
+
+/* B(total, e, x), x = twice_x / 2 (coding.py ExceptionCoder.bits_one). */
+static double b_bits(const Climb *s, int64_t total, int64_t e, int64_t twice_x) {
+    if (twice_x == 0) return e == 0 ? 0.0 : 1e6;
+    if (twice_x == 2 * total) return e == total ? 0.0 : 1e6;
+    return (double)total * s->lg[2 * total] - (double)e * s->lg[twice_x]
+           - (double)(total - e) * s->lg[2 * total - twice_x];
+}
+
+static double exception_bits(const Climb *s, int64_t f, int64_t fp, int64_t fn) {
+    int big = 2 * f > s->n;
+    int64_t mean2 = fp + fn;
+    double covered = b_bits(s, f, fp, big ? mean2 : 2 * fp);
+    double rest = b_bits(s, s->n - f, fn, big ? 2 * fn : mean2);
+    return s->log2_n + covered + rest;
+}
+
+/* The subset's theory bits before the order credit: the exact sum rounded once. */
+static double bits_in(const Climb *s) {
+    return ldexp((double)s->bits_in, -s->grain_exp);
+}
+
+static void toggle(Climb *s, int32_t r) {
+    int adding = !s->inside[r];
+    int64_t step = adding ? -1 : 1;
+    for (int64_t i = s->r_ptr[r]; i < s->r_ptr[r + 1]; i++) {
+        int32_t c = s->r_case[i];
+        int32_t before = s->count[c], crossing;
+        if (adding) {
+            s->count[c] = before + 1;
+            crossing = before;        /* 0: the case newly fires; 1: r joins the one rule on it */
+        } else {
+            s->count[c] = before - 1;
+            crossing = before - 1;    /* 0: the case stops firing; 1: one rule is left on it */
+        }
+        if (crossing > 1) continue;
+        int negative = !s->pos[c];
+        if (crossing == 0) {
+            s->fires -= step;
+            if (negative) s->fp -= step;
+        }
+        /* on a 0/1 crossing the rules not selected change, on a 1/2 the one other selected */
+        uint8_t one = crossing == 1;
+        for (int64_t j = s->c_ptr[c]; j < s->c_ptr[c + 1]; j++) {
+            int32_t o = s->c_rule[j];
+            if (o == r || s->inside[o] != one) continue;
+            s->alone[o] += step;
+            if (negative) s->wrong[o] += step;
+            touch(s, o);
+        }
+    }
+    s->inside[r] = (uint8_t)adding;
+    s->size += adding ? 1 : -1;
+    s->bits_in += adding ? s->grains[r] : -s->grains[r];
+    touch(s, r);
+}
+
+/* Climb from s->inside until no toggle saves; best_cost/best keep the least cost seen. */
+static int64_t climb(Climb *s, double *best_cost, uint8_t *best, int *found) {
+    int64_t steps = 0, k = s->k;
+    for (;;) {
+        for (int32_t t = 0; t < s->n_touched; t++) {
+            int32_t r = s->touched[t];
+            s->mark[r] = 0;
+            if (place(s, r)) return -1;
+        }
+        s->n_touched = 0;
+        int64_t fn = s->n_pos - (s->fires - s->fp);
+        double subset_exc = exception_bits(s, s->fires, s->fp, fn);
+        double rb = bits_in(s) - s->log_fact[s->size];
+        double cost = 0.5 * rb + subset_exc;
+        if (cost < *best_cost) {
+            *best_cost = cost;
+            memcpy(best, s->inside, (size_t)k);
+            *found = 1;
+        }
+        /* each side's least key, ties to the least rank (select.py _Cells.best_rules) */
+        double low[2] = {INFINITY, INFINITY};
+        int32_t low_rank[2] = {(int32_t)k, (int32_t)k};
+        for (int32_t i = 0; i < s->n_live; i++) {
+            Cell *c = &s->cells[s->live[i]];
+            int side = c->side;
+            double h = 0.0;
+            if (c->a) {
+                int64_t sg = 1 - 2 * side;
+                h = exception_bits(s, s->fires + sg * c->a, s->fp + sg * c->w, fn - sg * (c->a - c->w)) - subset_exc;
+            }
+            int32_t rule = s->rule_at[side * k + c->best];
+            double key = h + 0.5 * (side ? -s->bits[rule] : s->bits[rule]);
+            if (key < low[side] || (key == low[side] && c->best < low_rank[side])) {
+                low[side] = key;
+                low_rank[side] = c->best;
+            }
+        }
+        /* the larger change of the two sides, the lower number on a tie (best_toggle) */
+        double credit[2] = {0.5 * s->log2i[s->size + 1], -0.5 * s->log2i[s->size]};
+        int32_t pick = -1;
+        double gain = -INFINITY;
+        for (int side = 0; side < 2; side++) {
+            if (low[side] == INFINITY) continue;
+            int32_t r = s->rule_at[side * k + low_rank[side]];
+            double change = credit[side] - low[side];
+            if (change > gain || (change == gain && r < pick)) {
+                pick = r;
+                gain = change;
+            }
+        }
+        if (!(gain > 0)) return steps;
+        toggle(s, pick);
+        steps++;
+    }
+}
+
+/* Per-rule theory bits as whole multiples of one power of two, so that sums are exact. */
+static int make_grains(Climb *s) {
+    int e = 0;
+    for (int64_t r = 0; r < s->k; r++) {
+        double b = s->bits[r];
+        if (!isfinite(b)) return -1;
+        if (b == 0.0) continue;
+        int ex;
+        double f = frexp(b, &ex);   /* b = f 2^ex, 53 significant bits at most */
+        (void)f;
+        int need = 53 - ex;         /* fractional bits b can have */
+        if (need > e) e = need;
+    }
+    if (e > 100) return -1;
+    double largest = 0.0;
+    for (int64_t r = 0; r < s->k; r++) largest = fmax(largest, fabs(s->bits[r]));
+    /* the whole subset's sum must fit: k * largest * 2^e < 2^126 */
+    if (largest > 0 && log2((double)s->k) + log2(largest) + e > 120) return -1;
+    s->grain_exp = e;
+    for (int64_t r = 0; r < s->k; r++) {
+        double scaled = ldexp(s->bits[r], e);     /* exact: a whole number */
+        double hi = floor(scaled / 18446744073709551616.0);
+        double lo = scaled - hi * 18446744073709551616.0;
+        s->grains[r] = (wide)hi * ((wide)1 << 64) + (wide)(uint64_t)lo;
+    }
+    return 0;
+}
+
+static void release(Climb *s) {
+    if (s->cells)
+        for (int32_t i = 0; i < s->n_cells; i++) free(s->cells[i].heap);
+    free(s->cells);
+    free(s->slot_code);
+    free(s->slot_cell);
+    free(s->inside);
+    free(s->count);
+    free(s->alone);
+    free(s->wrong);
+    free(s->rank);
+    free(s->grains);
+    free(s->cell_of);
+    free(s->cell_at);
+    free(s->live);
+    free(s->touched);
+    free(s->mark);
+}
+
+static int view_ok(const Py_buffer *b, Py_ssize_t count, Py_ssize_t item, const char *name) {
+    if (b->len != count * item) {
+        PyErr_Format(PyExc_ValueError, "climb: %s has %zd bytes, expected %zd", name, b->len, count * item);
+        return 0;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(climb_doc,
+"climb(r_ptr, r_case, c_ptr, c_rule, pos, bits, rule_at, inside, lg, tlg, log_fact, log2i,\n"
+"      n, n_pos, log2_n, best_cost) -> (best_cost, best subset as bytes or None, steps)\n\n"
+"Hill-climb from `inside` (one byte per rule) as select.py's hill_climb does; the best\n"
+"subset is returned only when one costs less than `best_cost`. None when the theory bits\n"
+"cannot be summed exactly in 128 bits (the caller then climbs in numpy).");
+
+static PyObject *py_climb(PyObject *self, PyObject *args) {
+    Py_buffer v[12];
+    Py_ssize_t n, n_pos;
+    double log2_n, best_cost;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*nndd", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &n, &n_pos, &log2_n, &best_cost))
+        return NULL;
+    PyObject *out = NULL;
+    Climb s;
+    memset(&s, 0, sizeof(s));
+    Py_ssize_t k = v[5].len / 8, m = v[4].len, pairs = v[1].len / 4;
+    if (!(view_ok(&v[0], k + 1, 8, "r_ptr") && view_ok(&v[1], pairs, 4, "r_case") && view_ok(&v[2], m + 1, 8, "c_ptr")
+          && view_ok(&v[3], pairs, 4, "c_rule") && view_ok(&v[6], 2 * k, 4, "rule_at") && view_ok(&v[7], k, 1, "inside")
+          && view_ok(&v[8], 2 * n + 1, 8, "lg") && view_ok(&v[9], n + 1, 8, "tlg")
+          && view_ok(&v[10], k + 1, 8, "log_fact") && view_ok(&v[11], k + 2, 8, "log2i")))
+        goto done;
+    s.k = k; s.m = m; s.n = n; s.n_pos = n_pos; s.log2_n = log2_n;
+    s.r_ptr = v[0].buf; s.r_case = v[1].buf; s.c_ptr = v[2].buf; s.c_rule = v[3].buf; s.pos = v[4].buf;
+    s.bits = v[5].buf; s.rule_at = v[6].buf; s.lg = v[8].buf; s.tlg = v[9].buf;
+    s.log_fact = v[10].buf; s.log2i = v[11].buf;
+    size_t K = (size_t)k + 1;
+    s.inside = malloc(K); s.count = calloc((size_t)m + 1, sizeof(int32_t));
+    s.alone = calloc(K, sizeof(int64_t)); s.wrong = calloc(K, sizeof(int64_t));
+    s.rank = malloc(2 * K * sizeof(int32_t)); s.grains = malloc(K * sizeof(wide));
+    s.cell_of = malloc(K * sizeof(int32_t)); s.cell_at = malloc(2 * K * sizeof(int32_t));
+    s.live = malloc(K * sizeof(int32_t)); s.touched = malloc(K * sizeof(int32_t)); s.mark = calloc(K, 1);
+    s.cap_cells = 64; s.cells = malloc(64 * sizeof(Cell));
+    s.n_slots = 256; s.slot_code = malloc(256 * sizeof(int64_t)); s.slot_cell = malloc(256 * sizeof(int32_t));
+    uint8_t *best = malloc(K);
+    if (!(s.inside && s.count && s.alone && s.wrong && s.rank && s.grains && s.cell_of && s.cell_at && s.live
+          && s.touched && s.mark && s.cells && s.slot_code && s.slot_cell && best)) {
+        free(best);
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(s.slot_code, 0xff, 256 * sizeof(int64_t));
+    if (make_grains(&s)) {
+        free(best);
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    int64_t steps;
+    int found = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const uint8_t *start = v[7].buf;
+    for (int64_t r = 0; r < k; r++) {
+        s.inside[r] = start[r] != 0;
+        s.rank[s.rule_at[r]] = (int32_t)r;
+        s.rank[k + s.rule_at[k + r]] = (int32_t)r;
+        s.cell_of[r] = -1;
+        s.cell_at[r] = s.cell_at[k + r] = -1;
+    }
+    /* the counts of the start (select.py _ClassSearch.start) */
+    for (int64_t r = 0; r < k; r++) {
+        if (!s.inside[r]) continue;
+        s.size++;
+        s.bits_in += s.grains[r];
+        for (int64_t i = s.r_ptr[r]; i < s.r_ptr[r + 1]; i++) s.count[s.r_case[i]]++;
+    }
+    for (int64_t c = 0; c < m; c++)
+        if (s.count[c] > 0) {
+            s.fires++;
+            if (!s.pos[c]) s.fp++;
+        }
+    for (int64_t r = 0; r < k; r++) {
+        for (int64_t i = s.r_ptr[r]; i < s.r_ptr[r + 1]; i++) {
+            int32_t c = s.r_case[i];
+            if (s.count[c] == s.inside[r]) {
+                s.alone[r]++;
+                if (!s.pos[c]) s.wrong[r]++;
+            }
+        }
+        s.touched[s.n_touched++] = (int32_t)r;
+    }
+    steps = climb(&s, &best_cost, best, &found);
+    Py_END_ALLOW_THREADS
+    if (steps < 0) {
+        free(best);
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (found)
+        out = Py_BuildValue("(dy#L)", best_cost, (const char *)best, (Py_ssize_t)k, (long long)steps);
+    else
+        out = Py_BuildValue("(dOL)", best_cost, Py_None, (long long)steps);
+    free(best);
+done:
+    release(&s);
+    for (int i = 0; i < 12; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"climb", py_climb, METH_VARARGS, climb_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_climb", "The subset search's hill-climb, compiled (see select.py).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__climb(void) { return PyModule_Create(&module); }
