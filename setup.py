@@ -1,15 +1,16 @@
-"""The package's one compiled step, built when a C compiler is there (else numpy does it)."""
+"""The package's compiled steps, built when a C compiler is there (else numpy does them)."""
 from setuptools import Extension, setup
 
-setup(
-    ext_modules=[
-        Extension(
-            "c45rules.rules._climb",
-            ["c45rules/rules/_climb.c"],
-            # optional: without a compiler the install goes on and the search runs in numpy
-            optional=True,
-            # no fused multiply-add: the climb must round exactly as the numpy one does
-            extra_compile_args=["-O2", "-ffp-contract=off"],
-        )
-    ]
-)
+
+def _step(name: str) -> Extension:
+    return Extension(
+        f"c45rules.rules.{name}",
+        [f"c45rules/rules/{name}.c"],
+        # optional: without a compiler the install goes on and numpy does the step
+        optional=True,
+        # no fused multiply-add: the compiled steps must round exactly as numpy does
+        extra_compile_args=["-O2", "-ffp-contract=off"],
+    )
+
+
+setup(ext_modules=[_step("_climb"), _step("_generalize")])

@@ -12,6 +12,7 @@ at most one condition holds for no case are looked at.
 """
 from __future__ import annotations
 
+import gc
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,7 +23,13 @@ from ..data.schema import Dataset
 from ..estimate import pessimistic_rate, rate_function
 from ..tree.node import Node
 from ..workers import fork_map, resolve_jobs
-from .extract import DISCRETE, THRESHOLD, CondTest, leaf_paths
+from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, leaf_paths
+
+try:
+    # the compiled generalisation (setup.py builds it when a C compiler is there)
+    from . import _generalize as _native
+except ImportError:     # pragma: no cover - depends on the install
+    _native = None
 
 F32 = np.float32
 
@@ -340,10 +347,21 @@ class _InBitOrder(dict):
     def __init__(self, data: Dataset, order: np.ndarray):
         super().__init__()
         self.data, self.order = data, order
+        self._ranked: dict[int, np.ndarray] = {}
 
     def __missing__(self, a: int) -> np.ndarray:
         got = self[a] = self.data.columns[a][self.order]
         return got
+
+    def ranked(self, a: int) -> np.ndarray:
+        """The bit positions of a continuous attribute's known values, by value ascending."""
+        if a not in self._ranked:
+            col = self[a]
+            known = int(np.count_nonzero(~np.isnan(col)))
+            # NaN sorts last: the first `known` positions are the known values
+            # (the order among equal values does not matter: a cut never falls between them)
+            self._ranked[a] = np.argsort(col)[:known].astype(np.int32)
+        return self._ranked[a]
 
 
 def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
@@ -370,11 +388,16 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
         # gathered before the workers fork: one copy, shared, instead of one per worker
         for a in sorted({t.attribute for path, _ in leaves for t in path}):
             columns[a]
+            if _native is not None and data.schema.attributes[a].is_continuous:
+                columns.ranked(a)
 
     def run(i: int) -> dict[tuple, CandidateRule]:
         # each leaf's rule depends on its path alone: runs of leaves are independent
-        pools = _PathPools(data, order, columns)
         found: dict[tuple, CandidateRule] = {}     # in leaf order, duplicates merged
+        if _native is not None and case_index == np.int32:
+            _generalise_compiled(leaves[slice(*runs[i])], data, order, columns, class_n, rates, fisher, found)
+            return found
+        pools = _PathPools(data, order, columns)
         for path, leaf in leaves[slice(*runs[i])]:
             pools.follow(path)
             target = leaf.klass
@@ -397,6 +420,87 @@ def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
     for number, rule in enumerate(rules, 1):
         rule.number = number
     return rules
+
+
+def _generalise_compiled(part: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, order: np.ndarray,
+                         columns: _InBitOrder, class_n: np.ndarray, rates: _Rates, fisher: float | None,
+                         found: dict[tuple, CandidateRule]) -> None:
+    """The loop of generalise_rules' run over `part`, in the compiled module: the same rules into `found`."""
+
+    def insignificant(t0: int, e0: int, td: tuple, ed: tuple) -> bool:
+        # the Fisher test of _generalise: some condition not significant enough to keep
+        return any(fisher_tail(e0, d_e - e0, t0 - e0, (d_t - t0) - (d_e - e0)) > fisher for d_t, d_e in zip(td, ed))
+
+    def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes) -> None:
+        path, leaf = part[i]
+        rule = CandidateRule(0, sort_conditions(path, np.frombuffer(kept, dtype=np.int32).tolist()), leaf.klass,
+                             p0, t0, e0, None)
+        if _merge(found, _key(rule), rule):
+            rule.cover = np.frombuffer(cover, dtype=np.int32)
+
+    inputs = _compiled_inputs(part, data, order, columns, class_n)
+    # the loop makes hundreds of thousands of small objects that live on: no garbage
+    # collection passes over them meanwhile (nothing here makes a cycle)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _native.generalise(*inputs, lambda t, e: rates._new(t, e, F32(0)),
+                           None if fisher is None else insignificant, emit)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _compiled_inputs(part: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, order: np.ndarray,
+                     columns: _InBitOrder, class_n: np.ndarray) -> tuple:
+    """The arrays _generalize.generalise reads: the data, the run's conditions as rows, its leaves' paths."""
+    cond_id: dict[CondTest, int] = {}
+    conds: list[CondTest] = []
+    key_id: dict[tuple, int] = {}
+    keys: list[int] = []
+    leaf_cond: list[int] = []
+    leaf_ptr = [0]
+    for path, _ in part:
+        for t in path:
+            c = cond_id.get(t)
+            if c is None:
+                c = cond_id[t] = len(conds)
+                conds.append(t)
+                if t.kind == THRESHOLD:
+                    keys.append(-1)
+                else:
+                    # discrete and subset truth depends on the attribute and values only
+                    keys.append(key_id.setdefault((t.attribute, t.outcome if t.kind == DISCRETE else t.values),
+                                                  len(key_id)))
+            leaf_cond.append(c)
+        leaf_ptr.append(len(leaf_cond))
+    # a subset test's values as a byte mask over the value codes
+    masks: list[np.ndarray] = []
+    mask_off, mask_len, at = [], [], 0
+    for t in conds:
+        mask_off.append(at)
+        if t.kind == SUBSET:
+            m = np.zeros(max(t.values, default=-1) + 1, dtype=np.uint8)
+            m[list(t.values)] = 1
+            masks.append(m)
+            at += len(m)
+        mask_len.append(at - mask_off[-1])
+    kinds = {t.attribute: t.kind for t in conds}
+    width = range(len(data.columns))
+    original = tuple(np.ascontiguousarray(data.columns[a], dtype=np.float64 if kinds[a] == THRESHOLD else np.int32)
+                     if a in kinds else None for a in width)
+    in_order = tuple(np.ascontiguousarray(columns[a], dtype=original[a].dtype) if a in kinds else None for a in width)
+    ranks = tuple(columns.ranked(a) if kinds.get(a) == THRESHOLD else None for a in width)
+    targets = np.array([leaf.klass for _, leaf in part], dtype=np.int32)
+    default = (1.0 - (class_n[targets] + 1.0) / (data.n + 2.0)).astype(F32).astype(np.float64)
+    return (np.ascontiguousarray(data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
+            original, in_order, ranks,
+            np.array([t.kind for t in conds], dtype=np.int32), np.array([t.attribute for t in conds], dtype=np.int32),
+            np.array([t.outcome for t in conds], dtype=np.int32), np.array([t.cut for t in conds], dtype=np.float64),
+            np.array([t.node for t in conds], dtype=np.int64), np.array(keys, dtype=np.int32),
+            np.concatenate(masks) if masks else np.zeros(0, dtype=np.uint8), np.array(mask_off, dtype=np.int64),
+            np.array(mask_len, dtype=np.int32), np.array(leaf_ptr, dtype=np.int64),
+            np.array(leaf_cond, dtype=np.int32), targets, default, len(key_id), len(class_n))
 
 
 def _key(rule: CandidateRule) -> tuple:

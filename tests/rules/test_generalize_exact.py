@@ -1,9 +1,12 @@
 """generalise_rules (pools, truth bits in leaf order, word skipping) equals the plain
-computation of spec 7.3-7.5: every condition evaluated on every case, every round."""
+computation of spec 7.3-7.5: every condition evaluated on every case, every round. Both
+ways of running it are checked: numpy, and the compiled module (rules/_generalize.c)."""
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reference as R
@@ -11,10 +14,24 @@ from c45rules.data import load_stem
 from c45rules.data.frame import from_frame
 from c45rules.estimate import pessimistic_rate
 from c45rules.rules.extract import leaf_paths
+import c45rules.rules.generalize as generalize
 from c45rules.rules.generalize import fisher_tail, generalise_rules, sort_conditions
 from c45rules.tree.grow import grow_tree
 
 F32 = np.float32
+COMPILED = generalize._native
+
+
+@pytest.fixture(params=["numpy", "compiled"], autouse=True)
+def way(request, monkeypatch):
+    """Run each test with the numpy loop and with the compiled one."""
+    if request.param == "numpy":
+        monkeypatch.setattr(generalize, "_native", None)
+    elif COMPILED is None:
+        if os.environ.get("CI"):
+            pytest.fail("c45rules.rules._generalize was not built (setup.py needs a C compiler)")
+        pytest.skip("the compiled generalisation is not built here")
+    return request.param
 
 
 def plain_generalise(tree, data, cf=0.25, fisher=None):
@@ -109,7 +126,8 @@ def small_tables(draw):
         draw(st.booleans())
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+# the fixture only picks the way of running, the same for every example
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(small_tables())
 def test_random_tables_give_the_plain_computation(case):
     df, (cf, fisher), subset = case

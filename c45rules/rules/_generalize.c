@@ -1,0 +1,757 @@
+/* Generalising the leaves' rules (generalize.py _PathPools and _generalise), compiled.
+ *
+ * The numpy version spends about 1 ms per leaf in a few dozen small array calls; at 1M
+ * cases the tree has over 100k leaves (issue 6). This is the same method in one loop:
+ *   - along the current tree path, per level, the pool of cases failing at most one
+ *     condition (case index and failed level, -1 for none), narrowed one level at a time
+ *     and shared by neighbouring leaves;
+ *   - after a deletion, the conditions' truth as bit rows over the cases in leaf order
+ *     (64 per word), and the recount over the words where at most one remaining level has
+ *     no true case, from prefix and suffix ANDs;
+ *   - rates of (cases, errors) pairs from the caller's `rate` (the one home of AddErrs is
+ *     estimate.py), cached here; the Fisher test, when asked for, also from the caller.
+ * Each rule that survives goes to the caller's `emit` with its kept levels and cover;
+ * generalize.py sorts its conditions and merges duplicates, and its tests check that the
+ * compiled and numpy versions give the same candidates.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DISCRETE = 1, THRESHOLD = 2, SUBSET = 3 };
+
+typedef struct {
+    int32_t *cand, *failed;     /* case index; failed level or -1 */
+    int64_t size, cap;
+} Pool;
+
+typedef struct {
+    uint64_t key;               /* cases << 32 | errors, + 1 (0: empty slot) */
+    double actual, pess;
+} Rate;
+
+typedef struct {
+    /* inputs (borrowed) */
+    int64_t n, words, n_cond, n_attr;
+    const int32_t *y;
+    const int64_t *order;
+    const void **col, **col_bits;          /* per attribute: original and leaf order */
+    const int32_t **ranked;                 /* per continuous attribute: known cases' leaf-order
+                                               positions, by value ascending */
+    int64_t *n_known;
+    const int32_t *kind, *attr, *outcome, *key;
+    const double *cut;
+    const int64_t *node;
+    const uint8_t *masks;
+    const int64_t *mask_off;
+    const int32_t *mask_len;
+    PyObject *rate_fn, *fisher_fn;
+    /* the path */
+    int32_t *path;                          /* condition ids */
+    Pool *pools;
+    int64_t depth, cap;
+    uint64_t *bits;                         /* [level][word] */
+    uint8_t *empty;                         /* [level][word]: 1 where no case is true */
+    int32_t *cum;                           /* [level][word]: empty rows 0..level summed */
+    int32_t *row_cond;                      /* condition whose truth a row holds, -1 none */
+    int64_t built;
+    /* caches */
+    uint64_t **known;                       /* per attribute: known values, as bits */
+    uint64_t **at_most;                     /* per attribute: "value <= some cut", as bits */
+    int64_t *at_most_k;                     /* ... and how many ranked cases that row holds */
+    uint64_t **by_key;                      /* per discrete/subset key: truth, as bits */
+    uint64_t **wrong;                       /* per class: cases of another class, as bits */
+    int64_t n_keys, n_classes;
+    Rate *rates;
+    int64_t n_rates, rate_cap;
+    /* per-leaf scratch */
+    int32_t *empties;
+    int64_t *at;
+    uint64_t *covered;
+    int64_t *td, *ed;
+    double *act, *pes;
+    int32_t *levels;
+    int32_t *cover_out, *sort_tmp;
+    uint8_t *flags;                         /* per case: scratch truth */
+} Gen;
+
+/* Which of the cases idx[0..count) (cases first.. in turn when idx is NULL) satisfy condition c,
+ * from the attribute's column in original (bit_order 0) or leaf order: out[i] = 0 or 1.
+ * One loop per kind: the test is decided once, not per case. */
+static void holds(const Gen *g, int32_t c, const int32_t *idx, int64_t first, int64_t count, int bit_order,
+                  uint8_t *out) {
+    const void *col = (bit_order ? g->col_bits : g->col)[g->attr[c]];
+    if (g->kind[c] == THRESHOLD) {
+        const double *x = col, cut = g->cut[c];
+        /* unknown (NaN) compares false either way */
+        if (g->outcome[c] == 0)
+            for (int64_t i = 0; i < count; i++) out[i] = x[idx ? idx[i] : first + i] <= cut;
+        else
+            for (int64_t i = 0; i < count; i++) out[i] = x[idx ? idx[i] : first + i] > cut;
+    } else if (g->kind[c] == DISCRETE) {
+        const int32_t *x = col, value = g->outcome[c];
+        for (int64_t i = 0; i < count; i++) out[i] = x[idx ? idx[i] : first + i] == value;
+    } else {
+        const int32_t *x = col, len = g->mask_len[c];
+        const uint8_t *mask = g->masks + g->mask_off[c];
+        for (int64_t i = 0; i < count; i++) {
+            int32_t v = x[idx ? idx[i] : first + i];
+            out[i] = v >= 0 && v < len && mask[v];
+        }
+    }
+}
+
+static inline int popcount(uint64_t x) {
+    /* no popcnt instruction is assumed of the machine (generic x86-64) */
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* Pack n flags (0/1) into words, 64 a word (padding bits 0). */
+static void pack(const uint8_t *flag, int64_t n, uint64_t *row) {
+    for (int64_t w = 0; w * 64 < n; w++) {
+        int64_t lo = w * 64, len = n - lo < 64 ? n - lo : 64;
+        uint64_t word = 0;
+        for (int64_t i = 0; i < len; i++) word |= (uint64_t)flag[lo + i] << i;
+        row[w] = word;
+    }
+}
+
+/* The truth of discrete or subset condition c over all cases in leaf order, as bits. */
+static void truth_row(const Gen *g, int32_t c, uint64_t *row) {
+    holds(g, c, NULL, 0, g->n, 1, g->flags);
+    pack(g->flags, g->n, row);
+}
+
+static uint64_t *known_row(Gen *g, int32_t a);
+
+/* The row of threshold condition c. A path tests an attribute again and again with cuts
+ * close together, so each attribute keeps its last "value <= cut" row and moves it to a
+ * new cut by flipping the bits of the cases valued in between (a run of the ranked
+ * cases), instead of comparing every case's value again. */
+static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
+    int32_t a = g->attr[c];
+    const double *x = g->col_bits[a], cut = g->cut[c];
+    const int32_t *ranked = g->ranked[a];
+    if (!g->at_most[a] && !(g->at_most[a] = calloc((size_t)g->words, 8))) return -1;
+    /* k: how many known values are <= cut (the ranked cases are in ascending value) */
+    int64_t lo = 0, hi = g->n_known[a];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (x[ranked[mid]] <= cut) lo = mid + 1;
+        else hi = mid;
+    }
+    uint64_t *le = g->at_most[a];
+    int64_t k = lo, was = g->at_most_k[a];
+    for (int64_t i = k < was ? k : was, end = k < was ? was : k; i < end; i++)
+        le[ranked[i] >> 6] ^= (uint64_t)1 << (ranked[i] & 63);
+    g->at_most_k[a] = k;
+    if (g->outcome[c] == 0) {
+        memcpy(row, le, (size_t)g->words * 8);
+    } else {
+        /* value > cut: known and not <= cut */
+        const uint64_t *known = known_row(g, a);
+        if (!known) return -1;
+        for (int64_t w = 0; w < g->words; w++) row[w] = ~le[w] & known[w];
+    }
+    return 0;
+}
+
+static uint64_t *known_row(Gen *g, int32_t a) {
+    if (!g->known[a]) {
+        uint64_t *row = malloc((size_t)g->words * 8);
+        if (!row) return NULL;
+        const double *col = g->col_bits[a];
+        for (int64_t i = 0; i < g->n; i++) g->flags[i] = col[i] == col[i];
+        pack(g->flags, g->n, row);
+        g->known[a] = row;
+    }
+    return g->known[a];
+}
+
+static uint64_t *wrong_row(Gen *g, int32_t target) {
+    if (target < 0 || target >= g->n_classes) return NULL;
+    if (!g->wrong[target]) {
+        uint64_t *row = malloc((size_t)g->words * 8);
+        if (!row) return NULL;
+        for (int64_t i = 0; i < g->n; i++) g->flags[i] = g->y[g->order[i]] != target;
+        pack(g->flags, g->n, row);
+        g->wrong[target] = row;
+    }
+    return g->wrong[target];
+}
+
+static int reserve_levels(Gen *g, int64_t m) {
+    if (m <= g->cap) return 0;
+    int64_t cap = m > 2 * g->cap ? m : 2 * g->cap, W = g->words;
+    int32_t *path = realloc(g->path, (size_t)cap * 4);
+    if (path) g->path = path;
+    Pool *pools = realloc(g->pools, (size_t)cap * sizeof(Pool));
+    if (pools) {
+        memset(pools + g->cap, 0, (size_t)(cap - g->cap) * sizeof(Pool));
+        g->pools = pools;
+    }
+    uint64_t *bits = realloc(g->bits, (size_t)(cap * W) * 8);
+    if (bits) g->bits = bits;
+    uint8_t *empty = realloc(g->empty, (size_t)(cap * W));
+    if (empty) g->empty = empty;
+    int32_t *cum = realloc(g->cum, (size_t)(cap * W) * 4);
+    if (cum) g->cum = cum;
+    int32_t *row_cond = realloc(g->row_cond, (size_t)cap * 4);
+    if (row_cond) {
+        for (int64_t j = g->cap; j < cap; j++) row_cond[j] = -1;
+        g->row_cond = row_cond;
+    }
+    int64_t *td = realloc(g->td, (size_t)(cap + 1) * 8), *ed = realloc(g->ed, (size_t)(cap + 1) * 8);
+    if (td) g->td = td;
+    if (ed) g->ed = ed;
+    double *act = realloc(g->act, (size_t)(cap + 1) * 8), *pes = realloc(g->pes, (size_t)(cap + 1) * 8);
+    if (act) g->act = act;
+    if (pes) g->pes = pes;
+    int32_t *levels = realloc(g->levels, (size_t)cap * 4);
+    if (levels) g->levels = levels;
+    if (!(path && pools && bits && empty && cum && row_cond && td && ed && act && pes && levels)) return -1;
+    g->cap = cap;
+    return 0;
+}
+
+static int pool_reserve(Pool *p, int64_t size) {
+    if (size <= p->cap) return 0;
+    int32_t *cand = realloc(p->cand, (size_t)size * 4), *failed = realloc(p->failed, (size_t)size * 4);
+    if (cand) p->cand = cand;
+    if (failed) p->failed = failed;
+    if (!cand || !failed) return -1;
+    p->cap = size;
+    return 0;
+}
+
+/* Make `path` (m condition ids) the current path, narrowing the pools of the new levels. */
+static int follow(Gen *g, const int32_t *path, int64_t m) {
+    if (reserve_levels(g, m)) return -1;
+    int64_t keep = 0;
+    while (keep < m && keep < g->depth && path[keep] == g->path[keep]) keep++;
+    if (g->built > keep) g->built = keep;
+    for (int64_t j = keep; j < m; j++) {
+        int32_t c = path[j];
+        Pool *p = &g->pools[j];
+        if (j == 0) {
+            if (pool_reserve(p, g->n)) return -1;
+            holds(g, c, NULL, 0, g->n, 0, g->flags);
+            for (int64_t i = 0; i < g->n; i++) {
+                p->cand[i] = (int32_t)i;
+                p->failed[i] = g->flags[i] ? -1 : 0;
+            }
+            p->size = g->n;
+        } else {
+            const Pool *q = &g->pools[j - 1];
+            if (pool_reserve(p, q->size)) return -1;
+            holds(g, c, q->cand, 0, q->size, 0, g->flags);
+            int64_t out = 0;
+            for (int64_t i = 0; i < q->size; i++) {
+                int32_t f = q->failed[i];
+                if (g->flags[i]) {
+                    p->cand[out] = q->cand[i];
+                    p->failed[out++] = f;
+                } else if (f < 0) {
+                    p->cand[out] = q->cand[i];
+                    p->failed[out++] = (int32_t)j;
+                }
+            }
+            p->size = out;
+        }
+        g->path[j] = c;
+    }
+    g->depth = m;
+    return 0;
+}
+
+/* Fill the truth rows of the path's levels that lack them. */
+static int build(Gen *g) {
+    int64_t W = g->words;
+    for (int64_t j = g->built; j < g->depth; j++) {
+        int32_t c = g->path[j], before = g->row_cond[j];
+        uint64_t *row = g->bits + j * W;
+        if (g->kind[c] == THRESHOLD && before >= 0 && g->kind[before] == THRESHOLD
+            && g->node[before] == g->node[c] && g->outcome[before] != g->outcome[c]) {
+            /* the other branch of the test row j holds: its complement among known values */
+            uint64_t *known = known_row(g, g->attr[c]);
+            if (!known) return -1;
+            for (int64_t w = 0; w < W; w++) row[w] = ~row[w] & known[w];
+        } else if (g->kind[c] == THRESHOLD) {
+            if (threshold_row(g, c, row)) return -1;
+        } else {
+            /* discrete and subset tests recur all over the tree: one row per key */
+            int32_t k = g->key[c];
+            if (!g->by_key[k]) {
+                if (!(g->by_key[k] = malloc((size_t)W * 8))) return -1;
+                truth_row(g, c, g->by_key[k]);
+            }
+            memcpy(row, g->by_key[k], (size_t)W * 8);
+        }
+        g->row_cond[j] = c;
+        uint8_t *empty = g->empty + j * W;
+        int32_t *cum = g->cum + j * W;
+        for (int64_t w = 0; w < W; w++) {
+            empty[w] = row[w] == 0;
+            cum[w] = empty[w] + (j ? g->cum[(j - 1) * W + w] : 0);
+        }
+    }
+    g->built = g->depth;
+    return 0;
+}
+
+static uint64_t mix(uint64_t x) {
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ULL;
+    x ^= x >> 29;
+    return x;
+}
+
+/* (actual, pessimistic) error rates of `cases` cases with `errors` errors, cached. */
+static int rate(Gen *g, int64_t cases, int64_t errors, double default_error, double *actual, double *pess) {
+    if (cases == 0) {
+        /* a condition set no case satisfies: actual 0, pessimistic = the default error */
+        *actual = 0.0;
+        *pess = default_error;
+        return 0;
+    }
+    uint64_t key = ((uint64_t)cases << 32 | (uint64_t)errors) + 1, mask = (uint64_t)g->rate_cap - 1;
+    uint64_t i = mix(key) & mask;
+    while (g->rates[i].key) {
+        if (g->rates[i].key == key) {
+            *actual = g->rates[i].actual;
+            *pess = g->rates[i].pess;
+            return 0;
+        }
+        i = (i + 1) & mask;
+    }
+    PyObject *got = PyObject_CallFunction(g->rate_fn, "LL", (long long)cases, (long long)errors);
+    if (!got) return -1;
+    if (!PyArg_ParseTuple(got, "dd", actual, pess)) {
+        Py_DECREF(got);
+        return -1;
+    }
+    Py_DECREF(got);
+    g->rates[i].key = key;
+    g->rates[i].actual = *actual;
+    g->rates[i].pess = *pess;
+    if (2 * ++g->n_rates > g->rate_cap) {
+        int64_t cap = 2 * g->rate_cap;
+        Rate *old = g->rates, *fresh = calloc((size_t)cap, sizeof(Rate));
+        if (!fresh) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (int64_t j = 0; j < g->rate_cap; j++) {
+            if (!old[j].key) continue;
+            uint64_t s = mix(old[j].key) & (uint64_t)(cap - 1);
+            while (fresh[s].key) s = (s + 1) & (uint64_t)(cap - 1);
+            fresh[s] = old[j];
+        }
+        free(old);
+        g->rates = fresh;
+        g->rate_cap = cap;
+    }
+    return 0;
+}
+
+/* T0/E0 and per remaining level Td/Ed (cases satisfying all remaining levels but it),
+ * over the words where at most one remaining level has no true case; the covered words
+ * are kept in g->covered (at positions g->at, *n_at of them). Per word, the cases failing
+ * at least one and at least two levels are found in one pass over the levels; a level's
+ * own count then needs a second look only where some case fails exactly one level. */
+static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_t *e0, int64_t *n_at) {
+    int64_t W = g->words, na = 0, T0 = 0, E0 = 0;
+    int64_t *restrict td = g->td, *restrict ed = g->ed;
+    const uint64_t *bits = g->bits;
+    const int32_t *levels = g->levels;
+    for (int64_t k = 0; k < r; k++) td[k] = ed[k] = 0;
+    if (r == 1) {
+        const uint64_t *row = bits + (int64_t)levels[0] * W;
+        int64_t wrong_n = 0;
+        for (int64_t w = 0; w < W; w++) {
+            uint64_t cov = row[w];
+            wrong_n += popcount(wrong[w]);
+            T0 += popcount(cov);
+            E0 += popcount(cov & wrong[w]);
+            if (cov) {
+                g->at[na] = w;
+                g->covered[na++] = cov;
+            }
+        }
+        /* without its one level a rule covers every case */
+        *t0 = T0;
+        *e0 = E0;
+        *n_at = na;
+        td[0] = g->n;
+        ed[0] = wrong_n;
+        return;
+    }
+    for (int64_t w = 0; w < W; w++) {
+        if (g->empties[w] > 1) continue;
+        uint64_t ones = 0, twos = 0;
+        /* deepest level first: away from the rule's own leaf most cases fail the deep levels,
+         * and a word whose every case fails two levels is done */
+        for (int64_t k = r - 1; k >= 0 && ~twos; k--) {
+            uint64_t fail = ~bits[(int64_t)levels[k] * W + w];
+            twos |= ones & fail;
+            ones |= fail;
+        }
+        if (!~twos) continue;
+        /* padding bits fail every level, so they are in `twos` (r >= 2) and nowhere else */
+        uint64_t all = ~ones, one = ones & ~twos, bad = wrong[w];
+        if (all) {
+            T0 += popcount(all);
+            E0 += popcount(all & bad);
+            g->at[na] = w;
+            g->covered[na++] = all;
+        }
+        if (one)
+            for (int64_t k = 0; k < r; k++) {
+                uint64_t only = one & ~bits[(int64_t)levels[k] * W + w];
+                if (only) {
+                    td[k] += popcount(only);
+                    ed[k] += popcount(only & bad);
+                }
+            }
+    }
+    for (int64_t k = 0; k < r; k++) {
+        td[k] += T0;
+        ed[k] += E0;
+    }
+    *t0 = T0;
+    *e0 = E0;
+    *n_at = na;
+}
+
+static int cmp_int32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sort count case indices (non-negative int32) ascending: three 11-bit radix passes when
+ * there are many (a cover can hold most of the cases), qsort when few. */
+static void sort_cases(int32_t *a, int32_t *tmp, int64_t count) {
+    if (count < 4096) {
+        qsort(a, (size_t)count, 4, cmp_int32);
+        return;
+    }
+    int32_t *src = a, *dst = tmp;
+    for (int shift = 0; shift < 33; shift += 11) {
+        int64_t at[2049] = {0};
+        for (int64_t i = 0; i < count; i++) at[((uint32_t)src[i] >> shift & 2047) + 1]++;
+        for (int d = 0; d < 2048; d++) at[d + 1] += at[d];
+        for (int64_t i = 0; i < count; i++) dst[at[(uint32_t)src[i] >> shift & 2047]++] = src[i];
+        int32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, (size_t)count * 4);
+}
+
+/* Generalise the current path's rule; emit it when it survives. */
+static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyObject *emit) {
+    int64_t m = g->depth, r = m, t0 = 0, e0 = 0, n_at = -1;
+    const Pool *p = &g->pools[m - 1];
+    uint64_t *wrong = NULL;
+    int32_t *empties = g->empties;
+    /* first round from the pool of cases failing at most one level */
+    for (int64_t k = 0; k < m; k++) {
+        g->td[k] = g->ed[k] = 0;
+        g->levels[k] = (int32_t)k;
+    }
+    for (int64_t i = 0; i < p->size; i++) {
+        int bad = g->y[p->cand[i]] != target;
+        int32_t f = p->failed[i];
+        if (f < 0) {
+            t0++;
+            e0 += bad;
+        } else {
+            g->td[f]++;
+            g->ed[f] += bad;
+        }
+    }
+    for (int64_t k = 0; k < m; k++) {
+        g->td[k] += t0;
+        g->ed[k] += e0;
+    }
+    while (r > 0) {
+        double a0, p0, low = INFINITY, low_actual = INFINITY;
+        int64_t best = 0;
+        if (rate(g, t0, e0, default_error, &a0, &p0)) return -1;
+        for (int64_t k = 0; k < r; k++) {
+            if (rate(g, g->td[k], g->ed[k], default_error, &g->act[k], &g->pes[k])) return -1;
+            /* the lowest pessimistic error, ties to the later level */
+            if (g->pes[k] <= low) {
+                low = g->pes[k];
+                best = k;
+            }
+            if (g->act[k] < low_actual) low_actual = g->act[k];
+        }
+        int drop = low <= p0 || low_actual <= a0;
+        if (!drop && g->fisher_fn != Py_None) {
+            PyObject *td = PyTuple_New(r), *ed = PyTuple_New(r);
+            if (!td || !ed) {
+                Py_XDECREF(td);
+                Py_XDECREF(ed);
+                return -1;
+            }
+            for (int64_t k = 0; k < r; k++) {
+                PyTuple_SET_ITEM(td, k, PyLong_FromLongLong(g->td[k]));
+                PyTuple_SET_ITEM(ed, k, PyLong_FromLongLong(g->ed[k]));
+            }
+            PyObject *got = PyObject_CallFunction(g->fisher_fn, "LLOO", (long long)t0, (long long)e0, td, ed);
+            Py_DECREF(td);
+            Py_DECREF(ed);
+            if (!got) return -1;
+            drop = PyObject_IsTrue(got);
+            Py_DECREF(got);
+            if (drop < 0) return -1;
+        }
+        if (!drop) {
+            if (t0 == 0 || (double)(float)p0 >= default_error) return 0;   /* covers nothing, or too inaccurate */
+            int64_t nc = 0;
+            if (n_at < 0) {
+                for (int64_t i = 0; i < p->size; i++)
+                    if (p->failed[i] < 0) g->cover_out[nc++] = p->cand[i];
+            } else {
+                for (int64_t j = 0; j < n_at; j++)
+                    for (uint64_t word = g->covered[j]; word; word &= word - 1)
+                        g->cover_out[nc++] = (int32_t)g->order[g->at[j] * 64 + __builtin_ctzll(word)];
+                sort_cases(g->cover_out, g->sort_tmp, nc);
+            }
+            PyObject *got = PyObject_CallFunction(emit, "Ly#LLdy#", (long long)index, (const char *)g->levels,
+                                                  (Py_ssize_t)(r * 4), (long long)t0, (long long)e0, p0,
+                                                  (const char *)g->cover_out, (Py_ssize_t)(nc * 4));
+            if (!got) return -1;
+            Py_DECREF(got);
+            return 0;
+        }
+        int32_t gone = g->levels[best];
+        memmove(g->levels + best, g->levels + best + 1, (size_t)(r - best - 1) * 4);
+        r--;
+        if (r == 0) break;
+        int64_t W = g->words;
+        if (!wrong) {
+            if (build(g)) return -1;
+            if (!(wrong = wrong_row(g, target))) return -1;
+            for (int64_t w = 0; w < W; w++) empties[w] = g->cum[(m - 1) * W + w] - g->empty[(int64_t)gone * W + w];
+        } else {
+            for (int64_t w = 0; w < W; w++) empties[w] -= g->empty[(int64_t)gone * W + w];
+        }
+        tables(g, r, wrong, &t0, &e0, &n_at);
+    }
+    return 0;   /* no condition left */
+}
+
+static void release(Gen *g) {
+    for (int64_t j = 0; j < g->cap; j++) {
+        free(g->pools[j].cand);
+        free(g->pools[j].failed);
+    }
+    if (g->known)
+        for (int64_t a = 0; a < g->n_attr; a++) free(g->known[a]);
+    if (g->at_most)
+        for (int64_t a = 0; a < g->n_attr; a++) free(g->at_most[a]);
+    free(g->at_most);
+    free(g->at_most_k);
+    free(g->ranked);
+    free(g->n_known);
+    if (g->by_key)
+        for (int64_t k = 0; k < g->n_keys; k++) free(g->by_key[k]);
+    if (g->wrong)
+        for (int64_t c = 0; c < g->n_classes; c++) free(g->wrong[c]);
+    free(g->known);
+    free(g->by_key);
+    free(g->wrong);
+    free(g->path);
+    free(g->pools);
+    free(g->bits);
+    free(g->empty);
+    free(g->cum);
+    free(g->row_cond);
+    free(g->rates);
+    free(g->empties);
+    free(g->at);
+    free(g->covered);
+    free(g->td);
+    free(g->ed);
+    free(g->act);
+    free(g->pes);
+    free(g->levels);
+    free(g->cover_out);
+    free(g->sort_tmp);
+    free(g->flags);
+    free(g->col);
+    free(g->col_bits);
+}
+
+#define N_VIEWS 15
+
+PyDoc_STRVAR(generalise_doc,
+"generalise(y, order, columns, columns_in_order, kind, attr, outcome, cut, node, key, masks,\n"
+"           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
+"           n_classes, rate, fisher, emit) -> None\n\n"
+"Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
+"rows of kind/attr/outcome/cut/node/key (subset values as byte masks); leaf i's path is\n"
+"leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]]. rate(cases, errors) -> (actual, pessimistic);\n"
+"fisher(t0, e0, td, ed) -> True to drop (or None); emit(i, levels as int32 bytes, t0, e0,\n"
+"p0, cover as int32 bytes) for each surviving rule.");
+
+static PyObject *py_generalise(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[N_VIEWS];
+    PyObject *columns, *in_order, *ranks, *rate_fn, *fisher_fn, *emit;
+    Py_ssize_t n_keys, n_classes;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOO", &v[0], &v[1], &PyTuple_Type, &columns,
+                          &PyTuple_Type, &in_order, &PyTuple_Type, &ranks, &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
+                          &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes, &rate_fn, &fisher_fn, &emit))
+        return NULL;
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    PyObject *out = NULL;
+    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
+    Py_buffer *cols = calloc((size_t)(3 * n_attr + 1), sizeof(Py_buffer));
+    int64_t n = v[0].len / 4, n_cond = v[2].len / 4, n_leaves = v[13].len / 4;
+    if (!cols) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (PyTuple_GET_SIZE(in_order) != n_attr || PyTuple_GET_SIZE(ranks) != n_attr || v[1].len != n * 8 || v[3].len != n_cond * 4 || v[4].len != n_cond * 4
+        || v[5].len != n_cond * 8 || v[6].len != n_cond * 8 || v[7].len != n_cond * 4 || v[9].len != n_cond * 8
+        || v[10].len != n_cond * 4 || v[11].len != (n_leaves + 1) * 8 || v[14].len != n_leaves * 8
+        || n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "generalise: array sizes do not agree");
+        goto done;
+    }
+    g.n = n;
+    g.words = (n + 63) / 64;
+    g.n_cond = n_cond;
+    g.n_attr = n_attr;
+    g.n_keys = n_keys;
+    g.n_classes = n_classes;
+    g.y = v[0].buf;
+    g.order = v[1].buf;
+    g.kind = v[2].buf;
+    g.attr = v[3].buf;
+    g.outcome = v[4].buf;
+    g.cut = v[5].buf;
+    g.node = v[6].buf;
+    g.key = v[7].buf;
+    g.masks = v[8].buf;
+    g.mask_off = v[9].buf;
+    g.mask_len = v[10].buf;
+    g.rate_fn = rate_fn;
+    g.fisher_fn = fisher_fn;
+    g.col = calloc((size_t)n_attr + 1, sizeof(void *));
+    g.col_bits = calloc((size_t)n_attr + 1, sizeof(void *));
+    g.ranked = calloc((size_t)n_attr + 1, sizeof(int32_t *));
+    g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
+    g.at_most = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
+    g.at_most_k = calloc((size_t)n_attr + 1, sizeof(int64_t));
+    if (!g.col || !g.col_bits || !g.ranked || !g.n_known || !g.at_most || !g.at_most_k) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* every attribute a condition tests must come with both columns, of its kind's type */
+    for (int64_t c = 0; c < n_cond; c++) {
+        int32_t a = g.attr[c], kind = g.kind[c];
+        Py_ssize_t item = kind == THRESHOLD ? 8 : 4;
+        if (a < 0 || a >= n_attr || kind < DISCRETE || kind > SUBSET || (kind != THRESHOLD && (g.key[c] < 0 || g.key[c] >= n_keys))
+            || (kind == SUBSET && (g.mask_off[c] < 0 || g.mask_off[c] + g.mask_len[c] > v[8].len))) {
+            PyErr_Format(PyExc_ValueError, "generalise: condition %lld is malformed", (long long)c);
+            goto done;
+        }
+        if (g.col[a]) continue;
+        for (int s = 0; s < 2; s++) {
+            Py_buffer *b = &cols[2 * a + s];
+            if (PyObject_GetBuffer(PyTuple_GET_ITEM(s ? in_order : columns, a), b, PyBUF_SIMPLE)) goto done;
+            if (b->len != n * item) {
+                PyErr_Format(PyExc_ValueError, "generalise: column %lld has %zd bytes, expected %zd", (long long)a,
+                             b->len, n * item);
+                goto done;
+            }
+        }
+        g.col[a] = cols[2 * a].buf;
+        g.col_bits[a] = cols[2 * a + 1].buf;
+        if (kind == THRESHOLD) {
+            Py_buffer *b = &cols[2 * n_attr + a];
+            if (PyObject_GetBuffer(PyTuple_GET_ITEM(ranks, a), b, PyBUF_SIMPLE)) goto done;
+            g.ranked[a] = b->buf;
+            g.n_known[a] = b->len / 4;
+            for (int64_t i = 0; i < g.n_known[a]; i++)
+                if (g.ranked[a][i] < 0 || g.ranked[a][i] >= n) {
+                    PyErr_Format(PyExc_ValueError, "generalise: ranks of column %lld are out of range", (long long)a);
+                    goto done;
+                }
+        }
+    }
+    const int64_t *leaf_ptr = v[11].buf;
+    const int32_t *leaf_cond = v[12].buf, *leaf_target = v[13].buf;
+    const double *leaf_default = v[14].buf;
+    for (int64_t i = 0; i < n_leaves; i++)
+        if (leaf_ptr[i] > leaf_ptr[i + 1] || leaf_ptr[i + 1] > v[12].len / 4 || leaf_ptr[i + 1] == leaf_ptr[i]) {
+            PyErr_SetString(PyExc_ValueError, "generalise: leaf paths are malformed");
+            goto done;
+        }
+    for (int64_t j = 0; j < v[12].len / 4; j++)
+        if (leaf_cond[j] < 0 || leaf_cond[j] >= n_cond) {
+            PyErr_SetString(PyExc_ValueError, "generalise: a leaf names no condition");
+            goto done;
+        }
+    g.known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
+    g.by_key = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
+    g.wrong = calloc((size_t)n_classes + 1, sizeof(uint64_t *));
+    g.rate_cap = 1024;
+    g.rates = calloc((size_t)g.rate_cap, sizeof(Rate));
+    g.empties = malloc((size_t)g.words * 4 + 4);
+    g.at = malloc((size_t)g.words * 8 + 8);
+    g.covered = malloc((size_t)g.words * 8 + 8);
+    g.cover_out = malloc((size_t)n * 4 + 4);
+    g.sort_tmp = malloc((size_t)n * 4 + 4);
+    g.flags = malloc((size_t)n + 1);
+    if (!g.sort_tmp || !g.flags || !g.known || !g.by_key || !g.wrong || !g.rates || !g.empties || !g.at || !g.covered || !g.cover_out
+        || reserve_levels(&g, 16)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int64_t i = 0; i < n_leaves; i++) {
+        if (follow(&g, leaf_cond + leaf_ptr[i], leaf_ptr[i + 1] - leaf_ptr[i])) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (leaf(&g, i, leaf_target[i], leaf_default[i], emit)) {
+            if (!PyErr_Occurred()) PyErr_NoMemory();
+            goto done;
+        }
+    }
+    out = Py_NewRef(Py_None);
+done:
+    release(&g);
+    if (cols) {
+        for (Py_ssize_t j = 0; j < 3 * n_attr; j++)
+            if (cols[j].obj) PyBuffer_Release(&cols[j]);
+        free(cols);
+    }
+    for (int i = 0; i < N_VIEWS; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"generalise", py_generalise, METH_VARARGS, generalise_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_generalize", "Rule generalisation, compiled (see generalize.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__generalize(void) { return PyModule_Create(&module); }
