@@ -22,6 +22,7 @@
 #include <string.h>
 
 enum { DISCRETE = 1, THRESHOLD = 2, SUBSET = 3 };
+enum { SNAPSHOTS = 16 };
 
 typedef struct {
     int32_t *cand, *failed;     /* case index; failed level or -1 */
@@ -60,8 +61,8 @@ typedef struct {
     int64_t built;
     /* caches */
     uint64_t **known;                       /* per attribute: known values, as bits */
-    uint64_t **at_most;                     /* per attribute: "value <= some cut", as bits */
-    int64_t *at_most_k;                     /* ... and how many ranked cases that row holds */
+    uint64_t **at_most;                     /* per attribute: "value <= cut" rows at evenly
+                                               spaced ranks (threshold_row) */
     uint64_t **by_key;                      /* per discrete/subset key: truth, as bits */
     uint64_t **wrong;                       /* per class: cases of another class, as bits */
     int64_t n_keys, n_classes;
@@ -69,11 +70,12 @@ typedef struct {
     int64_t n_rates, rate_cap;
     /* per-leaf scratch */
     int32_t *empties;
-    int64_t *at;
+    int64_t *at, *words_at;
     uint64_t *covered;
     int64_t *td, *ed;
     double *act, *pes;
-    int32_t *levels;
+    int32_t *levels, *sorted;
+    uint8_t *live;
     int32_t *cover_out, *sort_tmp;
     uint8_t *flags;                         /* per case: scratch truth */
 } Gen;
@@ -130,34 +132,42 @@ static void truth_row(const Gen *g, int32_t c, uint64_t *row) {
 
 static uint64_t *known_row(Gen *g, int32_t a);
 
-/* The row of threshold condition c. A path tests an attribute again and again with cuts
- * close together, so each attribute keeps its last "value <= cut" row and moves it to a
- * new cut by flipping the bits of the cases valued in between (a run of the ranked
- * cases), instead of comparing every case's value again. */
+/* The row of threshold condition c. Each attribute keeps SNAPSHOTS + 1 rows of
+ * "value <= cut" at evenly spaced ranks (made once, in one pass over its ranked cases); a
+ * cut's row is the nearest of them with the bits of the cases valued in between flipped
+ * (at most known / (2 SNAPSHOTS) of them), instead of every case's value compared again. */
 static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
     int32_t a = g->attr[c];
     const double *x = g->col_bits[a], cut = g->cut[c];
     const int32_t *ranked = g->ranked[a];
-    if (!g->at_most[a] && !(g->at_most[a] = calloc((size_t)g->words, 8))) return -1;
+    int64_t W = g->words, known_n = g->n_known[a];
+    if (!g->at_most[a]) {
+        uint64_t *snap = calloc((size_t)((SNAPSHOTS + 1) * W), 8);
+        if (!snap) return -1;
+        for (int s = 1; s <= SNAPSHOTS; s++) {
+            uint64_t *now = snap + s * W;
+            memcpy(now, now - W, (size_t)W * 8);
+            for (int64_t i = known_n * (s - 1) / SNAPSHOTS; i < known_n * s / SNAPSHOTS; i++)
+                now[ranked[i] >> 6] |= (uint64_t)1 << (ranked[i] & 63);
+        }
+        g->at_most[a] = snap;
+    }
     /* k: how many known values are <= cut (the ranked cases are in ascending value) */
-    int64_t lo = 0, hi = g->n_known[a];
+    int64_t lo = 0, hi = known_n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (x[ranked[mid]] <= cut) lo = mid + 1;
         else hi = mid;
     }
-    uint64_t *le = g->at_most[a];
-    int64_t k = lo, was = g->at_most_k[a];
+    int64_t k = lo, s = known_n ? (2 * k * SNAPSHOTS + known_n) / (2 * known_n) : 0, was = known_n * s / SNAPSHOTS;
+    memcpy(row, g->at_most[a] + s * W, (size_t)W * 8);
     for (int64_t i = k < was ? k : was, end = k < was ? was : k; i < end; i++)
-        le[ranked[i] >> 6] ^= (uint64_t)1 << (ranked[i] & 63);
-    g->at_most_k[a] = k;
-    if (g->outcome[c] == 0) {
-        memcpy(row, le, (size_t)g->words * 8);
-    } else {
+        row[ranked[i] >> 6] ^= (uint64_t)1 << (ranked[i] & 63);
+    if (g->outcome[c] != 0) {
         /* value > cut: known and not <= cut */
         const uint64_t *known = known_row(g, a);
         if (!known) return -1;
-        for (int64_t w = 0; w < g->words; w++) row[w] = ~le[w] & known[w];
+        for (int64_t w = 0; w < W; w++) row[w] = ~row[w] & known[w];
     }
     return 0;
 }
@@ -213,9 +223,12 @@ static int reserve_levels(Gen *g, int64_t m) {
     double *act = realloc(g->act, (size_t)(cap + 1) * 8), *pes = realloc(g->pes, (size_t)(cap + 1) * 8);
     if (act) g->act = act;
     if (pes) g->pes = pes;
-    int32_t *levels = realloc(g->levels, (size_t)cap * 4);
+    int32_t *levels = realloc(g->levels, (size_t)cap * 4), *sorted = realloc(g->sorted, (size_t)cap * 4);
     if (levels) g->levels = levels;
-    if (!(path && pools && bits && empty && cum && row_cond && td && ed && act && pes && levels)) return -1;
+    if (sorted) g->sorted = sorted;
+    uint8_t *live = realloc(g->live, (size_t)cap);
+    if (live) g->live = live;
+    if (!(path && pools && bits && empty && cum && row_cond && td && ed && act && pes && levels && sorted && live)) return -1;
     g->cap = cap;
     return 0;
 }
@@ -392,8 +405,30 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
         ed[0] = wrong_n;
         return;
     }
+    /* the words to look at, listed without a branch per word */
+    int64_t n_words = 0, *word = g->words_at;
     for (int64_t w = 0; w < W; w++) {
-        if (g->empties[w] > 1) continue;
+        word[n_words] = w;
+        n_words += g->empties[w] <= 1;
+    }
+    for (int64_t i = 0; i < n_words; i++) {
+        int64_t w = word[i];
+        if (g->empties[w] == 1) {
+            /* one remaining level has no true case here: the cases that count satisfy all
+             * the others, and fail only it (an AND that soon comes to nothing) */
+            uint64_t only = ~(uint64_t)0;
+            int64_t empty_level = -1;
+            for (int64_t k = r - 1; k >= 0 && only; k--) {
+                uint64_t b = bits[(int64_t)levels[k] * W + w];
+                if (b) only &= b;
+                else empty_level = k;
+            }
+            if (only) {
+                td[empty_level] += popcount(only);
+                ed[empty_level] += popcount(only & wrong[w]);
+            }
+            continue;
+        }
         uint64_t ones = 0, twos = 0;
         /* deepest level first: away from the rule's own leaf most cases fail the deep levels,
          * and a word whose every case fails two levels is done */
@@ -452,6 +487,42 @@ static void sort_cases(int32_t *a, int32_t *tmp, int64_t count) {
         dst = t;
     }
     if (src != a) memcpy(a, src, (size_t)count * 4);
+}
+
+/* The kept levels (g->levels, r of the path's m) in the order c4.5rules prints their
+ * conditions, into g->sorted: generalize.py sort_conditions, whose docstring says why this
+ * selection sort with swaps over the whole path and its comparison. */
+static void sort_conditions(Gen *g, int64_t m, int64_t r) {
+    int32_t *arr = g->sorted;
+    for (int64_t d = 0; d < m; d++) {
+        arr[d] = (int32_t)d;
+        g->live[d] = 0;
+    }
+    for (int64_t k = 0; k < r; k++) g->live[g->levels[k]] = 1;
+    for (int64_t d = 0; d < m; d++) {
+        if (!g->live[d]) continue;
+        int64_t best = d;
+        int32_t c = g->path[arr[d]];
+        int32_t a1 = g->attr[c], k1 = g->kind[c];
+        double c1 = g->cut[c];
+        for (int64_t i = d + 1; i < m; i++) {
+            if (!g->live[i]) continue;
+            int32_t c2 = g->path[arr[i]];
+            int32_t a2 = g->attr[c2], k2 = g->kind[c2];
+            if (a2 < a1 || k2 < k1 || (a2 == a1 && g->cut[c2] < c1)) {
+                best = i;
+                a1 = a2;
+                k1 = k2;
+                c1 = g->cut[c2];
+            }
+        }
+        int32_t t = arr[d];
+        arr[d] = arr[best];
+        arr[best] = t;
+    }
+    int64_t out = 0;
+    for (int64_t d = 0; d < m; d++)
+        if (g->live[d]) arr[out++] = arr[d];
 }
 
 /* Generalise the current path's rule; emit it when it survives. */
@@ -525,7 +596,8 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyO
                         g->cover_out[nc++] = (int32_t)g->order[g->at[j] * 64 + __builtin_ctzll(word)];
                 sort_cases(g->cover_out, g->sort_tmp, nc);
             }
-            PyObject *got = PyObject_CallFunction(emit, "Ly#LLdy#", (long long)index, (const char *)g->levels,
+            sort_conditions(g, m, r);
+            PyObject *got = PyObject_CallFunction(emit, "Ly#LLdy#", (long long)index, (const char *)g->sorted,
                                                   (Py_ssize_t)(r * 4), (long long)t0, (long long)e0, p0,
                                                   (const char *)g->cover_out, (Py_ssize_t)(nc * 4));
             if (!got) return -1;
@@ -559,7 +631,6 @@ static void release(Gen *g) {
     if (g->at_most)
         for (int64_t a = 0; a < g->n_attr; a++) free(g->at_most[a]);
     free(g->at_most);
-    free(g->at_most_k);
     free(g->ranked);
     free(g->n_known);
     if (g->by_key)
@@ -578,12 +649,15 @@ static void release(Gen *g) {
     free(g->rates);
     free(g->empties);
     free(g->at);
+    free(g->words_at);
     free(g->covered);
     free(g->td);
     free(g->ed);
     free(g->act);
     free(g->pes);
     free(g->levels);
+    free(g->sorted);
+    free(g->live);
     free(g->cover_out);
     free(g->sort_tmp);
     free(g->flags);
@@ -600,8 +674,8 @@ PyDoc_STRVAR(generalise_doc,
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
 "rows of kind/attr/outcome/cut/node/key (subset values as byte masks); leaf i's path is\n"
 "leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]]. rate(cases, errors) -> (actual, pessimistic);\n"
-"fisher(t0, e0, td, ed) -> True to drop (or None); emit(i, levels as int32 bytes, t0, e0,\n"
-"p0, cover as int32 bytes) for each surviving rule.");
+"fisher(t0, e0, td, ed) -> True to drop (or None); emit(i, kept levels in print order as int32\n"
+"bytes, t0, e0, p0, cover as int32 bytes) for each surviving rule.");
 
 static PyObject *py_generalise(PyObject *self, PyObject *args) {
     (void)self;
@@ -654,8 +728,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.ranked = calloc((size_t)n_attr + 1, sizeof(int32_t *));
     g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
     g.at_most = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
-    g.at_most_k = calloc((size_t)n_attr + 1, sizeof(int64_t));
-    if (!g.col || !g.col_bits || !g.ranked || !g.n_known || !g.at_most || !g.at_most_k) {
+    if (!g.col || !g.col_bits || !g.ranked || !g.n_known || !g.at_most) {
         PyErr_NoMemory();
         goto done;
     }
@@ -712,11 +785,12 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.rates = calloc((size_t)g.rate_cap, sizeof(Rate));
     g.empties = malloc((size_t)g.words * 4 + 4);
     g.at = malloc((size_t)g.words * 8 + 8);
+    g.words_at = malloc((size_t)g.words * 8 + 8);
     g.covered = malloc((size_t)g.words * 8 + 8);
     g.cover_out = malloc((size_t)n * 4 + 4);
     g.sort_tmp = malloc((size_t)n * 4 + 4);
     g.flags = malloc((size_t)n + 1);
-    if (!g.sort_tmp || !g.flags || !g.known || !g.by_key || !g.wrong || !g.rates || !g.empties || !g.at || !g.covered || !g.cover_out
+    if (!g.sort_tmp || !g.flags || !g.words_at || !g.known || !g.by_key || !g.wrong || !g.rates || !g.empties || !g.at || !g.covered || !g.cover_out
         || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;

@@ -432,8 +432,9 @@ def _generalise_compiled(part: list[tuple[tuple[CondTest, ...], Node]], data: Da
         return any(fisher_tail(e0, d_e - e0, t0 - e0, (d_t - t0) - (d_e - e0)) > fisher for d_t, d_e in zip(td, ed))
 
     def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes) -> None:
+        # kept: the positions in the path of the kept conditions, as sort_conditions orders them
         path, leaf = part[i]
-        rule = CandidateRule(0, sort_conditions(path, np.frombuffer(kept, dtype=np.int32).tolist()), leaf.klass,
+        rule = CandidateRule(0, tuple(path[j] for j in np.frombuffer(kept, dtype=np.int32).tolist()), leaf.klass,
                              p0, t0, e0, None)
         if _merge(found, _key(rule), rule):
             rule.cover = np.frombuffer(cover, dtype=np.int32)
