@@ -465,8 +465,52 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(case_rules_doc,
+"case_rules(r_ptr, r_case, c_ptr, c_rule) -> None\n\n"
+"Fill c_rule (int32, writable) with the case -> rules index: case c's rules, ascending, at\n"
+"c_rule[c_ptr[c]:c_ptr[c + 1]], from each rule's cases r_case[r_ptr[r]:r_ptr[r + 1]].");
+
+static PyObject *py_case_rules(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[4];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &v[0], &v[1], &v[2], &v[3])) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t k = v[0].len / 8 - 1, pairs = v[1].len / 4, m = v[2].len / 8 - 1;
+    const int64_t *r_ptr = v[0].buf, *c_ptr = v[2].buf;
+    const int32_t *r_case = v[1].buf;
+    int32_t *c_rule = v[3].buf;
+    int64_t *fill = NULL;
+    if (k < 0 || m < 0 || v[3].len != pairs * 4 || r_ptr[k] != pairs || c_ptr[m] != pairs) {
+        PyErr_SetString(PyExc_ValueError, "case_rules: array sizes do not agree");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < pairs; i++)
+        if (r_case[i] < 0 || r_case[i] >= m) {
+            PyErr_SetString(PyExc_ValueError, "case_rules: a case is out of range");
+            goto done;
+        }
+    if (!(fill = malloc((size_t)(m + 1) * 8))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(fill, c_ptr, (size_t)m * 8);
+    Py_BEGIN_ALLOW_THREADS
+    /* rule by rule: each case's list fills in ascending rule order */
+    for (Py_ssize_t r = 0; r < k; r++)
+        for (int64_t i = r_ptr[r]; i < r_ptr[r + 1]; i++) c_rule[fill[r_case[i]]++] = (int32_t)r;
+    Py_END_ALLOW_THREADS
+    out = Py_NewRef(Py_None);
+done:
+    free(fill);
+    for (int i = 0; i < 4; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"climb", py_climb, METH_VARARGS, climb_doc},
+    {"case_rules", py_case_rules, METH_VARARGS, case_rules_doc},
     {NULL, NULL, 0, NULL},
 };
 

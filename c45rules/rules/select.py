@@ -234,11 +234,14 @@ class _ClassSearch:
         # the case -> rules index, rules ascending within a case: filled rule by rule (a
         # rule's cases are distinct) rather than by sorting tens of millions of pairs
         self.c_rule = np.empty(len(self.r_case), dtype=index)
-        fill = self.c_ptr[:-1].copy()
-        for r in range(k):
-            cases = self.r_case[self.r_bounds[r]:self.r_bounds[r + 1]]
-            self.c_rule[fill[cases]] = r
-            fill[cases] += 1
+        if _native is not None and index == np.int32:
+            _native.case_rules(self.r_ptr, self.r_case, self.c_ptr, self.c_rule)
+        else:
+            fill = self.c_ptr[:-1].copy()
+            for r in range(k):
+                cases = self.r_case[self.r_bounds[r]:self.r_bounds[r + 1]]
+                self.c_rule[fill[cases]] = r
+                fill[cases] += 1
         self.c_neg = np.repeat(~self.pos, per_case)
         self.best_cost = math.inf
         self.best: np.ndarray | None = None

@@ -87,3 +87,20 @@ def test_compiled_climb_checks_its_array_sizes():
         native.climb(np.zeros(1, dtype=np.int64), i4, np.zeros(1, dtype=np.int64), i4, u1, f8,
                      np.zeros(2, dtype=np.int32), np.zeros(1, dtype=np.uint8), f8, f8, np.zeros(2), np.zeros(3),
                      0, 0, 0.0, np.inf)
+
+
+def test_case_index_filled_in_c_equals_the_rule_by_rule_loop(monkeypatch):
+    cands, bits, y, _ = _inputs("letter")
+    mine = [r for r in cands if r.klass == 0]
+    compiled = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == 0, len(y))
+    monkeypatch.setattr(select, "_native", None)
+    plain = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == 0, len(y))
+    assert len(plain.c_rule) > 1000
+    assert compiled.c_rule.tolist() == plain.c_rule.tolist()
+    assert np.all(np.diff(plain.c_rule[plain.c_ptr[0]:plain.c_ptr[1]]) > 0)    # rules ascend within a case
+
+
+def test_case_index_checks_its_arrays():
+    with pytest.raises(ValueError, match="case_rules: a case is out of range"):
+        native.case_rules(np.array([0, 2], dtype=np.int64), np.array([0, 5], dtype=np.int32),
+                          np.array([0, 1, 2], dtype=np.int64), np.zeros(2, dtype=np.int32))
