@@ -36,7 +36,7 @@ typedef struct {
 
 typedef struct {
     /* inputs (borrowed) */
-    int64_t n, words, n_cond, n_attr;
+    int64_t n, words, blocks, n_cond, n_attr;   /* blocks: of 64 words */
     const int32_t *y;
     const int64_t *order;
     const void **col, **col_bits;          /* per attribute: original and leaf order */
@@ -55,8 +55,7 @@ typedef struct {
     Pool *pools;
     int64_t depth, cap;
     uint64_t *bits;                         /* [level][word] */
-    uint8_t *empty;                         /* [level][word]: 1 where no case is true */
-    int32_t *cum;                           /* [level][word]: empty rows 0..level summed */
+    uint64_t *empty;                        /* [level][word / 64]: bit set where no case is true */
     int32_t *row_cond;                      /* condition whose truth a row holds, -1 none */
     int64_t built;
     /* caches */
@@ -69,8 +68,7 @@ typedef struct {
     Rate *rates;
     int64_t n_rates, rate_cap;
     /* per-leaf scratch */
-    int32_t *empties;
-    int64_t *at, *words_at;
+    int64_t *at;
     uint64_t *covered;
     int64_t *td, *ed;
     double *act, *pes;
@@ -208,10 +206,8 @@ static int reserve_levels(Gen *g, int64_t m) {
     }
     uint64_t *bits = realloc(g->bits, (size_t)(cap * W) * 8);
     if (bits) g->bits = bits;
-    uint8_t *empty = realloc(g->empty, (size_t)(cap * W));
+    uint64_t *empty = realloc(g->empty, (size_t)(cap * g->blocks) * 8);
     if (empty) g->empty = empty;
-    int32_t *cum = realloc(g->cum, (size_t)(cap * W) * 4);
-    if (cum) g->cum = cum;
     int32_t *row_cond = realloc(g->row_cond, (size_t)cap * 4);
     if (row_cond) {
         for (int64_t j = g->cap; j < cap; j++) row_cond[j] = -1;
@@ -228,7 +224,7 @@ static int reserve_levels(Gen *g, int64_t m) {
     if (sorted) g->sorted = sorted;
     uint8_t *live = realloc(g->live, (size_t)cap);
     if (live) g->live = live;
-    if (!(path && pools && bits && empty && cum && row_cond && td && ed && act && pes && levels && sorted && live)) return -1;
+    if (!(path && pools && bits && empty && row_cond && td && ed && act && pes && levels && sorted && live)) return -1;
     g->cap = cap;
     return 0;
 }
@@ -307,12 +303,9 @@ static int build(Gen *g) {
             memcpy(row, g->by_key[k], (size_t)W * 8);
         }
         g->row_cond[j] = c;
-        uint8_t *empty = g->empty + j * W;
-        int32_t *cum = g->cum + j * W;
-        for (int64_t w = 0; w < W; w++) {
-            empty[w] = row[w] == 0;
-            cum[w] = empty[w] + (j ? g->cum[(j - 1) * W + w] : 0);
-        }
+        uint64_t *empty = g->empty + j * g->blocks;
+        memset(empty, 0, (size_t)g->blocks * 8);
+        for (int64_t w = 0; w < W; w++) empty[w >> 6] |= (uint64_t)(row[w] == 0) << (w & 63);
     }
     g->built = g->depth;
     return 0;
@@ -405,55 +398,61 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
         ed[0] = wrong_n;
         return;
     }
-    /* the words to look at, listed without a branch per word */
-    int64_t n_words = 0, *word = g->words_at;
-    for (int64_t w = 0; w < W; w++) {
-        word[n_words] = w;
-        n_words += g->empties[w] <= 1;
-    }
-    for (int64_t i = 0; i < n_words; i++) {
-        int64_t w = word[i];
-        if (g->empties[w] == 1) {
-            /* one remaining level has no true case here: the cases that count satisfy all
-             * the others, and fail only it (an AND that soon comes to nothing) */
-            uint64_t only = ~(uint64_t)0;
-            int64_t empty_level = -1;
-            for (int64_t k = r - 1; k >= 0 && only; k--) {
-                uint64_t b = bits[(int64_t)levels[k] * W + w];
-                if (b) only &= b;
-                else empty_level = k;
-            }
-            if (only) {
-                td[empty_level] += popcount(only);
-                ed[empty_level] += popcount(only & wrong[w]);
-            }
-            continue;
+    /* Only words where at most one remaining level has no true case can hold cases that
+     * count: found 64 words at a time from the levels' empty-word bits. */
+    const uint64_t *empty = g->empty;
+    for (int64_t blk = 0; blk < g->blocks; blk++) {
+        uint64_t some = 0, two = 0;
+        for (int64_t k = 0; k < r; k++) {
+            uint64_t e = empty[(int64_t)levels[k] * g->blocks + blk];
+            two |= some & e;
+            some |= e;
         }
-        uint64_t ones = 0, twos = 0;
-        /* deepest level first: away from the rule's own leaf most cases fail the deep levels,
-         * and a word whose every case fails two levels is done */
-        for (int64_t k = r - 1; k >= 0 && ~twos; k--) {
-            uint64_t fail = ~bits[(int64_t)levels[k] * W + w];
-            twos |= ones & fail;
-            ones |= fail;
-        }
-        if (!~twos) continue;
-        /* padding bits fail every level, so they are in `twos` (r >= 2) and nowhere else */
-        uint64_t all = ~ones, one = ones & ~twos, bad = wrong[w];
-        if (all) {
-            T0 += popcount(all);
-            E0 += popcount(all & bad);
-            g->at[na] = w;
-            g->covered[na++] = all;
-        }
-        if (one)
-            for (int64_t k = 0; k < r; k++) {
-                uint64_t only = one & ~bits[(int64_t)levels[k] * W + w];
-                if (only) {
-                    td[k] += popcount(only);
-                    ed[k] += popcount(only & bad);
+        for (uint64_t look = ~two; look; look &= look - 1) {
+            int64_t w = blk * 64 + __builtin_ctzll(look);
+            if (w >= W) break;
+            if (some >> (w & 63) & 1) {
+                /* one remaining level has no true case here: the cases that count satisfy all
+                 * the others, and fail only it (an AND that soon comes to nothing) */
+                uint64_t only = ~(uint64_t)0;
+                int64_t empty_level = -1;
+                for (int64_t k = r - 1; k >= 0 && only; k--) {
+                    uint64_t b = bits[(int64_t)levels[k] * W + w];
+                    if (b) only &= b;
+                    else empty_level = k;
                 }
+                if (only) {
+                    td[empty_level] += popcount(only);
+                    ed[empty_level] += popcount(only & wrong[w]);
+                }
+                continue;
             }
+            uint64_t ones = 0, twos = 0;
+            /* deepest level first: away from the rule's own leaf most cases fail the deep levels,
+             * and a word whose every case fails two levels is done */
+            for (int64_t k = r - 1; k >= 0 && ~twos; k--) {
+                uint64_t fail = ~bits[(int64_t)levels[k] * W + w];
+                twos |= ones & fail;
+                ones |= fail;
+            }
+            if (!~twos) continue;
+            /* padding bits fail every level, so they are in `twos` (r >= 2) and nowhere else */
+            uint64_t all = ~ones, one = ones & ~twos, bad = wrong[w];
+            if (all) {
+                T0 += popcount(all);
+                E0 += popcount(all & bad);
+                g->at[na] = w;
+                g->covered[na++] = all;
+            }
+            if (one)
+                for (int64_t k = 0; k < r; k++) {
+                    uint64_t only = one & ~bits[(int64_t)levels[k] * W + w];
+                    if (only) {
+                        td[k] += popcount(only);
+                        ed[k] += popcount(only & bad);
+                    }
+                }
+        }
     }
     for (int64_t k = 0; k < r; k++) {
         td[k] += T0;
@@ -530,7 +529,6 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyO
     int64_t m = g->depth, r = m, t0 = 0, e0 = 0, n_at = -1;
     const Pool *p = &g->pools[m - 1];
     uint64_t *wrong = NULL;
-    int32_t *empties = g->empties;
     /* first round from the pool of cases failing at most one level */
     for (int64_t k = 0; k < m; k++) {
         g->td[k] = g->ed[k] = 0;
@@ -604,17 +602,12 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyO
             Py_DECREF(got);
             return 0;
         }
-        int32_t gone = g->levels[best];
         memmove(g->levels + best, g->levels + best + 1, (size_t)(r - best - 1) * 4);
         r--;
         if (r == 0) break;
-        int64_t W = g->words;
         if (!wrong) {
             if (build(g)) return -1;
             if (!(wrong = wrong_row(g, target))) return -1;
-            for (int64_t w = 0; w < W; w++) empties[w] = g->cum[(m - 1) * W + w] - g->empty[(int64_t)gone * W + w];
-        } else {
-            for (int64_t w = 0; w < W; w++) empties[w] -= g->empty[(int64_t)gone * W + w];
         }
         tables(g, r, wrong, &t0, &e0, &n_at);
     }
@@ -644,12 +637,9 @@ static void release(Gen *g) {
     free(g->pools);
     free(g->bits);
     free(g->empty);
-    free(g->cum);
     free(g->row_cond);
     free(g->rates);
-    free(g->empties);
     free(g->at);
-    free(g->words_at);
     free(g->covered);
     free(g->td);
     free(g->ed);
@@ -706,6 +696,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     }
     g.n = n;
     g.words = (n + 63) / 64;
+    g.blocks = (g.words + 63) / 64;
     g.n_cond = n_cond;
     g.n_attr = n_attr;
     g.n_keys = n_keys;
@@ -783,14 +774,12 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.wrong = calloc((size_t)n_classes + 1, sizeof(uint64_t *));
     g.rate_cap = 1024;
     g.rates = calloc((size_t)g.rate_cap, sizeof(Rate));
-    g.empties = malloc((size_t)g.words * 4 + 4);
     g.at = malloc((size_t)g.words * 8 + 8);
-    g.words_at = malloc((size_t)g.words * 8 + 8);
     g.covered = malloc((size_t)g.words * 8 + 8);
     g.cover_out = malloc((size_t)n * 4 + 4);
     g.sort_tmp = malloc((size_t)n * 4 + 4);
     g.flags = malloc((size_t)n + 1);
-    if (!g.sort_tmp || !g.flags || !g.words_at || !g.known || !g.by_key || !g.wrong || !g.rates || !g.empties || !g.at || !g.covered || !g.cover_out
+    if (!g.sort_tmp || !g.flags || !g.known || !g.by_key || !g.wrong || !g.rates || !g.at || !g.covered || !g.cover_out
         || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;
