@@ -56,13 +56,18 @@ typedef struct {
     int64_t depth, cap;
     uint64_t *bits;                         /* [level][word] */
     uint64_t *empty;                        /* [level][word / 64]: bit set where no case is true */
+    int32_t *row_key;                       /* per level: where its row and empty-word bits are:
+                                               -1 its own buffers above, else the shared ones of
+                                               a discrete test's key */
+    const uint64_t **rows, **empties;       /* per remaining level, for the recount */
     int32_t *row_cond;                      /* condition whose truth a row holds, -1 none */
     int64_t built;
     /* caches */
     uint64_t **known;                       /* per attribute: known values, as bits */
     uint64_t **at_most;                     /* per attribute: "value <= cut" rows at evenly
                                                spaced ranks (threshold_row) */
-    uint64_t **by_key;                      /* per discrete/subset key: truth, as bits */
+    uint64_t **by_key, **by_key_empty;      /* per discrete/subset key: truth as bits, and
+                                               its empty words */
     uint64_t **wrong;                       /* per class: cases of another class, as bits */
     int64_t n_keys, n_classes;
     Rate *rates;
@@ -208,6 +213,12 @@ static int reserve_levels(Gen *g, int64_t m) {
     if (bits) g->bits = bits;
     uint64_t *empty = realloc(g->empty, (size_t)(cap * g->blocks) * 8);
     if (empty) g->empty = empty;
+    int32_t *row_key = realloc(g->row_key, (size_t)cap * 4);
+    if (row_key) g->row_key = row_key;
+    const uint64_t **rows = realloc(g->rows, (size_t)cap * sizeof(void *));
+    if (rows) g->rows = rows;
+    const uint64_t **empties = realloc(g->empties, (size_t)cap * sizeof(void *));
+    if (empties) g->empties = empties;
     int32_t *row_cond = realloc(g->row_cond, (size_t)cap * 4);
     if (row_cond) {
         for (int64_t j = g->cap; j < cap; j++) row_cond[j] = -1;
@@ -224,7 +235,7 @@ static int reserve_levels(Gen *g, int64_t m) {
     if (sorted) g->sorted = sorted;
     uint8_t *live = realloc(g->live, (size_t)cap);
     if (live) g->live = live;
-    if (!(path && pools && bits && empty && row_cond && td && ed && act && pes && levels && sorted && live)) return -1;
+    if (!(path && pools && bits && empty && row_key && rows && empties && row_cond && td && ed && act && pes && levels && sorted && live)) return -1;
     g->cap = cap;
     return 0;
 }
@@ -280,32 +291,41 @@ static int follow(Gen *g, const int32_t *path, int64_t m) {
 }
 
 /* Fill the truth rows of the path's levels that lack them. */
+/* Set a bit per word of `row` that has no true case. */
+static void empty_words(const Gen *g, const uint64_t *row, uint64_t *empty) {
+    memset(empty, 0, (size_t)g->blocks * 8);
+    for (int64_t w = 0; w < g->words; w++) empty[w >> 6] |= (uint64_t)(row[w] == 0) << (w & 63);
+}
+
 static int build(Gen *g) {
     int64_t W = g->words;
     for (int64_t j = g->built; j < g->depth; j++) {
         int32_t c = g->path[j], before = g->row_cond[j];
-        uint64_t *row = g->bits + j * W;
+        uint64_t *row = g->bits + j * W, *empty = g->empty + j * g->blocks;
         if (g->kind[c] == THRESHOLD && before >= 0 && g->kind[before] == THRESHOLD
             && g->node[before] == g->node[c] && g->outcome[before] != g->outcome[c]) {
             /* the other branch of the test row j holds: its complement among known values */
             uint64_t *known = known_row(g, g->attr[c]);
             if (!known) return -1;
             for (int64_t w = 0; w < W; w++) row[w] = ~row[w] & known[w];
+            empty_words(g, row, empty);
+            g->row_key[j] = -1;
         } else if (g->kind[c] == THRESHOLD) {
             if (threshold_row(g, c, row)) return -1;
+            empty_words(g, row, empty);
+            g->row_key[j] = -1;
         } else {
-            /* discrete and subset tests recur all over the tree: one row per key */
+            /* discrete and subset tests recur all over the tree: one row per key, shared */
             int32_t k = g->key[c];
             if (!g->by_key[k]) {
                 if (!(g->by_key[k] = malloc((size_t)W * 8))) return -1;
+                if (!(g->by_key_empty[k] = malloc((size_t)g->blocks * 8))) return -1;
                 truth_row(g, c, g->by_key[k]);
+                empty_words(g, g->by_key[k], g->by_key_empty[k]);
             }
-            memcpy(row, g->by_key[k], (size_t)W * 8);
+            g->row_key[j] = k;
         }
         g->row_cond[j] = c;
-        uint64_t *empty = g->empty + j * g->blocks;
-        memset(empty, 0, (size_t)g->blocks * 8);
-        for (int64_t w = 0; w < W; w++) empty[w >> 6] |= (uint64_t)(row[w] == 0) << (w & 63);
     }
     g->built = g->depth;
     return 0;
@@ -374,11 +394,16 @@ static int rate(Gen *g, int64_t cases, int64_t errors, double default_error, dou
 static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_t *e0, int64_t *n_at) {
     int64_t W = g->words, na = 0, T0 = 0, E0 = 0;
     int64_t *restrict td = g->td, *restrict ed = g->ed;
-    const uint64_t *bits = g->bits;
-    const int32_t *levels = g->levels;
+    const uint64_t **rows = g->rows, **empties = g->empties;
+    for (int64_t k = 0; k < r; k++) {
+        int64_t j = g->levels[k];
+        int32_t key = g->row_key[j];
+        rows[k] = key < 0 ? g->bits + j * W : g->by_key[key];
+        empties[k] = key < 0 ? g->empty + j * g->blocks : g->by_key_empty[key];
+    }
     for (int64_t k = 0; k < r; k++) td[k] = ed[k] = 0;
     if (r == 1) {
-        const uint64_t *row = bits + (int64_t)levels[0] * W;
+        const uint64_t *row = rows[0];
         int64_t wrong_n = 0;
         for (int64_t w = 0; w < W; w++) {
             uint64_t cov = row[w];
@@ -400,11 +425,10 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
     }
     /* Only words where at most one remaining level has no true case can hold cases that
      * count: found 64 words at a time from the levels' empty-word bits. */
-    const uint64_t *empty = g->empty;
     for (int64_t blk = 0; blk < g->blocks; blk++) {
         uint64_t some = 0, two = 0;
         for (int64_t k = 0; k < r; k++) {
-            uint64_t e = empty[(int64_t)levels[k] * g->blocks + blk];
+            uint64_t e = empties[k][blk];
             two |= some & e;
             some |= e;
         }
@@ -417,7 +441,7 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
                 uint64_t only = ~(uint64_t)0;
                 int64_t empty_level = -1;
                 for (int64_t k = r - 1; k >= 0 && only; k--) {
-                    uint64_t b = bits[(int64_t)levels[k] * W + w];
+                    uint64_t b = rows[k][w];
                     if (b) only &= b;
                     else empty_level = k;
                 }
@@ -431,7 +455,7 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
             /* deepest level first: away from the rule's own leaf most cases fail the deep levels,
              * and a word whose every case fails two levels is done */
             for (int64_t k = r - 1; k >= 0 && ~twos; k--) {
-                uint64_t fail = ~bits[(int64_t)levels[k] * W + w];
+                uint64_t fail = ~rows[k][w];
                 twos |= ones & fail;
                 ones |= fail;
             }
@@ -446,7 +470,7 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
             }
             if (one)
                 for (int64_t k = 0; k < r; k++) {
-                    uint64_t only = one & ~bits[(int64_t)levels[k] * W + w];
+                    uint64_t only = one & ~rows[k][w];
                     if (only) {
                         td[k] += popcount(only);
                         ed[k] += popcount(only & bad);
@@ -463,20 +487,20 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
     *n_at = na;
 }
 
-static int cmp_int32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sort count case indices (non-negative int32) ascending: three 11-bit radix passes when
- * there are many (a cover can hold most of the cases), qsort when few. */
-static void sort_cases(int32_t *a, int32_t *tmp, int64_t count) {
-    if (count < 4096) {
-        qsort(a, (size_t)count, 4, cmp_int32);
+/* Sort count case indices (0 <= index < n) ascending: insertion when few, else radix
+ * passes of 11 bits, as many as n needs (two at 1M cases). */
+static void sort_cases(int32_t *a, int32_t *tmp, int64_t count, int64_t n) {
+    if (count < 64) {
+        for (int64_t i = 1; i < count; i++) {
+            int32_t v = a[i];
+            int64_t j = i;
+            for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+            a[j] = v;
+        }
         return;
     }
     int32_t *src = a, *dst = tmp;
-    for (int shift = 0; shift < 33; shift += 11) {
+    for (int shift = 0; ((int64_t)1 << shift) < n; shift += 11) {
         int64_t at[2049] = {0};
         for (int64_t i = 0; i < count; i++) at[((uint32_t)src[i] >> shift & 2047) + 1]++;
         for (int d = 0; d < 2048; d++) at[d + 1] += at[d];
@@ -592,7 +616,7 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyO
                 for (int64_t j = 0; j < n_at; j++)
                     for (uint64_t word = g->covered[j]; word; word &= word - 1)
                         g->cover_out[nc++] = (int32_t)g->order[g->at[j] * 64 + __builtin_ctzll(word)];
-                sort_cases(g->cover_out, g->sort_tmp, nc);
+                sort_cases(g->cover_out, g->sort_tmp, nc, g->n);
             }
             sort_conditions(g, m, r);
             PyObject *got = PyObject_CallFunction(emit, "Ly#LLdy#", (long long)index, (const char *)g->sorted,
@@ -628,6 +652,12 @@ static void release(Gen *g) {
     free(g->n_known);
     if (g->by_key)
         for (int64_t k = 0; k < g->n_keys; k++) free(g->by_key[k]);
+    if (g->by_key_empty)
+        for (int64_t k = 0; k < g->n_keys; k++) free(g->by_key_empty[k]);
+    free(g->by_key_empty);
+    free(g->row_key);
+    free(g->rows);
+    free(g->empties);
     if (g->wrong)
         for (int64_t c = 0; c < g->n_classes; c++) free(g->wrong[c]);
     free(g->known);
@@ -771,6 +801,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
         }
     g.known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
     g.by_key = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
+    g.by_key_empty = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
     g.wrong = calloc((size_t)n_classes + 1, sizeof(uint64_t *));
     g.rate_cap = 1024;
     g.rates = calloc((size_t)g.rate_cap, sizeof(Rate));
@@ -779,7 +810,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.cover_out = malloc((size_t)n * 4 + 4);
     g.sort_tmp = malloc((size_t)n * 4 + 4);
     g.flags = malloc((size_t)n + 1);
-    if (!g.sort_tmp || !g.flags || !g.known || !g.by_key || !g.wrong || !g.rates || !g.at || !g.covered || !g.cover_out
+    if (!g.sort_tmp || !g.flags || !g.known || !g.by_key || !g.by_key_empty || !g.wrong || !g.rates || !g.at || !g.covered || !g.cover_out
         || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;

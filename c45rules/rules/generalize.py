@@ -374,6 +374,18 @@ def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
 def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
                      fisher: float | None = None, jobs: int = 1) -> list[CandidateRule]:
     """Extract, generalise and de-duplicate the rules of the unpruned tree (spec 7.2-7.5)."""
+    # this makes a few small objects per leaf, hundreds of thousands at scale, that live on:
+    # no garbage collection passes over them meanwhile (nothing here makes a cycle)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _generalise_all(tree, data, cf, fisher, jobs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, jobs: int) -> list[CandidateRule]:
     y = data.y
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
@@ -439,17 +451,8 @@ def _generalise_compiled(part: list[tuple[tuple[CondTest, ...], Node]], data: Da
         if _merge(found, _key(rule), rule):
             rule.cover = np.frombuffer(cover, dtype=np.int32)
 
-    inputs = _compiled_inputs(part, data, order, columns, class_n)
-    # the loop makes hundreds of thousands of small objects that live on: no garbage
-    # collection passes over them meanwhile (nothing here makes a cycle)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        _native.generalise(*inputs, lambda t, e: rates._new(t, e, F32(0)),
-                           None if fisher is None else insignificant, emit)
-    finally:
-        if collecting:
-            gc.enable()
+    _native.generalise(*_compiled_inputs(part, data, order, columns, class_n), lambda t, e: rates._new(t, e, F32(0)),
+                       None if fisher is None else insignificant, emit)
 
 
 def _compiled_inputs(part: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, order: np.ndarray,
