@@ -40,6 +40,7 @@ typedef struct {
     const int32_t *y;
     const int64_t *order;
     const void **col, **col_bits;          /* per attribute: original and leaf order */
+    uint8_t *continuous;                    /* per attribute: tested by thresholds */
     const int32_t **ranked;                 /* per continuous attribute: known cases' leaf-order
                                                positions, by value ascending */
     int64_t *n_known;
@@ -682,7 +683,187 @@ static void release(Gen *g) {
     free(g->sort_tmp);
     free(g->flags);
     free(g->col);
+    free(g->continuous);
     free(g->col_bits);
+}
+
+/* Point g at the condition rows (views[0..8]: kind, attr, outcome, cut, node, key, masks,
+ * mask_off, mask_len), check them, and take the columns in original order that they test
+ * (cols[a]). -1 with an exception set when something does not fit. */
+static int take_conditions(Gen *g, Py_buffer *v, PyObject *columns, Py_buffer *cols, int64_t n, Py_ssize_t n_keys,
+                           const char *who) {
+    int64_t n_cond = v[0].len / 4;
+    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
+    if (v[1].len != n_cond * 4 || v[2].len != n_cond * 4 || v[3].len != n_cond * 8 || v[4].len != n_cond * 8
+        || v[5].len != n_cond * 4 || v[7].len != n_cond * 8 || v[8].len != n_cond * 4 || n < 0 || n >= INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s: array sizes do not agree", who);
+        return -1;
+    }
+    g->n = n;
+    g->n_cond = n_cond;
+    g->n_attr = n_attr;
+    g->n_keys = n_keys;
+    g->kind = v[0].buf;
+    g->attr = v[1].buf;
+    g->outcome = v[2].buf;
+    g->cut = v[3].buf;
+    g->node = v[4].buf;
+    g->key = v[5].buf;
+    g->masks = v[6].buf;
+    g->mask_off = v[7].buf;
+    g->mask_len = v[8].buf;
+    g->col = calloc((size_t)n_attr + 1, sizeof(void *));
+    g->continuous = calloc((size_t)n_attr + 1, 1);
+    if (!g->col || !g->continuous) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* every attribute a condition tests must come with its column, of its kind's type */
+    for (int64_t c = 0; c < n_cond; c++) {
+        int32_t a = g->attr[c], kind = g->kind[c];
+        if (a < 0 || a >= n_attr || kind < DISCRETE || kind > SUBSET
+            || (kind != THRESHOLD && (g->key[c] < 0 || g->key[c] >= n_keys))
+            || (kind == SUBSET && (g->mask_off[c] < 0 || g->mask_len[c] < 0 || g->mask_off[c] + g->mask_len[c] > v[6].len))) {
+            PyErr_Format(PyExc_ValueError, "%s: condition %lld is malformed", who, (long long)c);
+            return -1;
+        }
+        if (g->col[a]) {
+            if (g->continuous[a] != (kind == THRESHOLD)) {
+                PyErr_Format(PyExc_ValueError, "%s: attribute %d is tested as continuous and discrete", who, a);
+                return -1;
+            }
+            continue;
+        }
+        g->continuous[a] = kind == THRESHOLD;
+        Py_ssize_t item = kind == THRESHOLD ? 8 : 4;
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(columns, a), &cols[a], PyBUF_SIMPLE)) return -1;
+        if (cols[a].len != n * item) {
+            PyErr_Format(PyExc_ValueError, "%s: column %lld has %zd bytes, expected %zd", who, (long long)a,
+                         cols[a].len, n * item);
+            return -1;
+        }
+        g->col[a] = cols[a].buf;
+    }
+    return 0;
+}
+
+/* Check leaf paths: leaf i's conditions are leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]], at least one. */
+static int check_leaves(const Gen *g, const Py_buffer *ptr, const Py_buffer *cond, const char *who) {
+    const int64_t *leaf_ptr = ptr->buf;
+    const int32_t *leaf_cond = cond->buf;
+    int64_t n_leaves = ptr->len / 8 - 1, n_path = cond->len / 4;
+    if (ptr->len % 8 || n_leaves < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: leaf paths are malformed", who);
+        return -1;
+    }
+    for (int64_t i = 0; i < n_leaves; i++)
+        if (leaf_ptr[i] < 0 || leaf_ptr[i] >= leaf_ptr[i + 1] || leaf_ptr[i + 1] > n_path) {
+            PyErr_Format(PyExc_ValueError, "%s: leaf paths are malformed", who);
+            return -1;
+        }
+    for (int64_t j = 0; j < n_path; j++)
+        if (leaf_cond[j] < 0 || leaf_cond[j] >= g->n_cond) {
+            PyErr_Format(PyExc_ValueError, "%s: a leaf names no condition", who);
+            return -1;
+        }
+    return 0;
+}
+
+static void release_views(Py_buffer *v, Py_ssize_t count) {
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+}
+
+PyDoc_STRVAR(leaf_order_doc,
+"leaf_order(columns, kind, attr, outcome, cut, node, key, masks, mask_off, mask_len, leaf_ptr,\n"
+"           leaf_cond, n, n_keys) -> int64 bytes\n\n"
+"The cases leaf by leaf, depth first, then those reaching no leaf (generalize.py\n"
+"_leaf_order): the leaves' paths as in generalise, `columns` in original order.");
+
+static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[11];
+    PyObject *columns, *out = NULL;
+    Py_ssize_t n, n_keys;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "O!y*y*y*y*y*y*y*y*y*y*y*nn", &PyTuple_Type, &columns, &v[0], &v[1], &v[2], &v[3],
+                          &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &n, &n_keys))
+        return NULL;
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
+    Py_buffer *cols = calloc((size_t)n_attr + 1, sizeof(Py_buffer));
+    int64_t *order = NULL, *size = NULL, depth = 0, done_n = 0;
+    int32_t **at = NULL;
+    int32_t *path = NULL;
+    uint8_t *seen = NULL;
+    int64_t n_leaves = v[9].len / 8 - 1, max_depth = 1;
+    if (!cols) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (take_conditions(&g, v, columns, cols, n, n_keys, "leaf_order") || check_leaves(&g, &v[9], &v[10], "leaf_order"))
+        goto done;
+    const int64_t *leaf_ptr = v[9].buf;
+    const int32_t *leaf_cond = v[10].buf;
+    for (int64_t i = 0; i < n_leaves; i++)
+        if (leaf_ptr[i + 1] - leaf_ptr[i] > max_depth) max_depth = leaf_ptr[i + 1] - leaf_ptr[i];
+    order = malloc((size_t)n * 8 + 8);
+    seen = calloc((size_t)n + 1, 1);
+    g.flags = malloc((size_t)n + 1);
+    at = calloc((size_t)max_depth, sizeof(int32_t *));
+    size = calloc((size_t)max_depth, 8);
+    path = malloc((size_t)max_depth * 4);
+    if (!order || !seen || !g.flags || !at || !size || !path) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int64_t i = 0; i < n_leaves; i++) {
+        const int32_t *p = leaf_cond + leaf_ptr[i];
+        int64_t m = leaf_ptr[i + 1] - leaf_ptr[i], keep = 0;
+        while (keep < m && keep < depth && p[keep] == path[keep]) keep++;
+        for (int64_t j = keep; j < m; j++) {
+            /* the cases reaching level j + 1: those of level j that satisfy its condition */
+            int64_t from = j ? size[j - 1] : n, count = 0;
+            if (!at[j] && !(at[j] = malloc((size_t)n * 4 + 4))) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            holds(&g, p[j], j ? at[j - 1] : NULL, 0, from, 0, g.flags);
+            for (int64_t q = 0; q < from; q++)
+                if (g.flags[q]) at[j][count++] = j ? at[j - 1][q] : (int32_t)q;
+            size[j] = count;
+            path[j] = p[j];
+        }
+        depth = m;
+        for (int64_t q = 0; q < size[m - 1]; q++) {
+            int64_t c = at[m - 1][q];
+            if (!seen[c]) {
+                seen[c] = 1;
+                order[done_n++] = c;
+            }
+        }
+    }
+    for (int64_t c = 0; c < n; c++)
+        if (!seen[c]) order[done_n++] = c;
+    out = PyBytes_FromStringAndSize((const char *)order, (Py_ssize_t)(n * 8));
+done:
+    if (at)
+        for (int64_t j = 0; j < max_depth; j++) free(at[j]);
+    free(at);
+    free(size);
+    free(path);
+    free(seen);
+    free(order);
+    free(g.flags);
+    free(g.col);
+    free(g.continuous);
+    if (cols) {
+        release_views(cols, n_attr);
+        free(cols);
+    }
+    release_views(v, 11);
+    return out;
 }
 
 #define N_VIEWS 15
@@ -704,78 +885,56 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     Py_ssize_t n_keys, n_classes;
     memset(v, 0, sizeof(v));
     if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOO", &v[0], &v[1], &PyTuple_Type, &columns,
-                          &PyTuple_Type, &in_order, &PyTuple_Type, &ranks, &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
-                          &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes, &rate_fn, &fisher_fn, &emit))
+                          &PyTuple_Type, &in_order, &PyTuple_Type, &ranks, &v[2], &v[3], &v[4], &v[5], &v[6],
+                          &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes,
+                          &rate_fn, &fisher_fn, &emit))
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
     PyObject *out = NULL;
     Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
     Py_buffer *cols = calloc((size_t)(3 * n_attr + 1), sizeof(Py_buffer));
-    int64_t n = v[0].len / 4, n_cond = v[2].len / 4, n_leaves = v[13].len / 4;
+    int64_t n = v[0].len / 4, n_leaves = v[11].len / 8 - 1;
     if (!cols) {
         PyErr_NoMemory();
         goto done;
     }
-    if (PyTuple_GET_SIZE(in_order) != n_attr || PyTuple_GET_SIZE(ranks) != n_attr || v[1].len != n * 8 || v[3].len != n_cond * 4 || v[4].len != n_cond * 4
-        || v[5].len != n_cond * 8 || v[6].len != n_cond * 8 || v[7].len != n_cond * 4 || v[9].len != n_cond * 8
-        || v[10].len != n_cond * 4 || v[11].len != (n_leaves + 1) * 8 || v[14].len != n_leaves * 8
-        || n >= INT32_MAX) {
+    if (take_conditions(&g, &v[2], columns, cols, n, n_keys, "generalise")
+        || check_leaves(&g, &v[11], &v[12], "generalise"))
+        goto done;
+    if (PyTuple_GET_SIZE(in_order) != n_attr || PyTuple_GET_SIZE(ranks) != n_attr || v[1].len != n * 8
+        || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8) {
         PyErr_SetString(PyExc_ValueError, "generalise: array sizes do not agree");
         goto done;
     }
-    g.n = n;
     g.words = (n + 63) / 64;
     g.blocks = (g.words + 63) / 64;
-    g.n_cond = n_cond;
-    g.n_attr = n_attr;
-    g.n_keys = n_keys;
     g.n_classes = n_classes;
     g.y = v[0].buf;
     g.order = v[1].buf;
-    g.kind = v[2].buf;
-    g.attr = v[3].buf;
-    g.outcome = v[4].buf;
-    g.cut = v[5].buf;
-    g.node = v[6].buf;
-    g.key = v[7].buf;
-    g.masks = v[8].buf;
-    g.mask_off = v[9].buf;
-    g.mask_len = v[10].buf;
     g.rate_fn = rate_fn;
     g.fisher_fn = fisher_fn;
-    g.col = calloc((size_t)n_attr + 1, sizeof(void *));
     g.col_bits = calloc((size_t)n_attr + 1, sizeof(void *));
     g.ranked = calloc((size_t)n_attr + 1, sizeof(int32_t *));
     g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
     g.at_most = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
-    if (!g.col || !g.col_bits || !g.ranked || !g.n_known || !g.at_most) {
+    if (!g.col_bits || !g.ranked || !g.n_known || !g.at_most) {
         PyErr_NoMemory();
         goto done;
     }
-    /* every attribute a condition tests must come with both columns, of its kind's type */
-    for (int64_t c = 0; c < n_cond; c++) {
-        int32_t a = g.attr[c], kind = g.kind[c];
-        Py_ssize_t item = kind == THRESHOLD ? 8 : 4;
-        if (a < 0 || a >= n_attr || kind < DISCRETE || kind > SUBSET || (kind != THRESHOLD && (g.key[c] < 0 || g.key[c] >= n_keys))
-            || (kind == SUBSET && (g.mask_off[c] < 0 || g.mask_off[c] + g.mask_len[c] > v[8].len))) {
-            PyErr_Format(PyExc_ValueError, "generalise: condition %lld is malformed", (long long)c);
+    for (int64_t a = 0; a < n_attr; a++) {
+        if (!g.col[a]) continue;
+        /* the column in leaf order, the same type as the original; a continuous one's ranks */
+        Py_buffer *b = &cols[n_attr + a];
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(in_order, a), b, PyBUF_SIMPLE)) goto done;
+        if (b->len != cols[a].len) {
+            PyErr_Format(PyExc_ValueError, "generalise: column %lld in leaf order has %zd bytes, expected %zd",
+                         (long long)a, b->len, cols[a].len);
             goto done;
         }
-        if (g.col[a]) continue;
-        for (int s = 0; s < 2; s++) {
-            Py_buffer *b = &cols[2 * a + s];
-            if (PyObject_GetBuffer(PyTuple_GET_ITEM(s ? in_order : columns, a), b, PyBUF_SIMPLE)) goto done;
-            if (b->len != n * item) {
-                PyErr_Format(PyExc_ValueError, "generalise: column %lld has %zd bytes, expected %zd", (long long)a,
-                             b->len, n * item);
-                goto done;
-            }
-        }
-        g.col[a] = cols[2 * a].buf;
-        g.col_bits[a] = cols[2 * a + 1].buf;
-        if (kind == THRESHOLD) {
-            Py_buffer *b = &cols[2 * n_attr + a];
+        g.col_bits[a] = b->buf;
+        if (g.continuous[a]) {
+            b = &cols[2 * n_attr + a];
             if (PyObject_GetBuffer(PyTuple_GET_ITEM(ranks, a), b, PyBUF_SIMPLE)) goto done;
             g.ranked[a] = b->buf;
             g.n_known[a] = b->len / 4;
@@ -789,16 +948,6 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     const int64_t *leaf_ptr = v[11].buf;
     const int32_t *leaf_cond = v[12].buf, *leaf_target = v[13].buf;
     const double *leaf_default = v[14].buf;
-    for (int64_t i = 0; i < n_leaves; i++)
-        if (leaf_ptr[i] > leaf_ptr[i + 1] || leaf_ptr[i + 1] > v[12].len / 4 || leaf_ptr[i + 1] == leaf_ptr[i]) {
-            PyErr_SetString(PyExc_ValueError, "generalise: leaf paths are malformed");
-            goto done;
-        }
-    for (int64_t j = 0; j < v[12].len / 4; j++)
-        if (leaf_cond[j] < 0 || leaf_cond[j] >= n_cond) {
-            PyErr_SetString(PyExc_ValueError, "generalise: a leaf names no condition");
-            goto done;
-        }
     g.known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
     g.by_key = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
     g.by_key_empty = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
@@ -810,8 +959,8 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.cover_out = malloc((size_t)n * 4 + 4);
     g.sort_tmp = malloc((size_t)n * 4 + 4);
     g.flags = malloc((size_t)n + 1);
-    if (!g.sort_tmp || !g.flags || !g.known || !g.by_key || !g.by_key_empty || !g.wrong || !g.rates || !g.at || !g.covered || !g.cover_out
-        || reserve_levels(&g, 16)) {
+    if (!g.sort_tmp || !g.flags || !g.known || !g.by_key || !g.by_key_empty || !g.wrong || !g.rates || !g.at
+        || !g.covered || !g.cover_out || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -829,17 +978,16 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
 done:
     release(&g);
     if (cols) {
-        for (Py_ssize_t j = 0; j < 3 * n_attr; j++)
-            if (cols[j].obj) PyBuffer_Release(&cols[j]);
+        release_views(cols, 3 * n_attr);
         free(cols);
     }
-    for (int i = 0; i < N_VIEWS; i++)
-        if (v[i].obj) PyBuffer_Release(&v[i]);
+    release_views(v, N_VIEWS);
     return out;
 }
 
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
+    {"leaf_order", py_leaf_order, METH_VARARGS, leaf_order_doc},
     {NULL, NULL, 0, NULL},
 };
 

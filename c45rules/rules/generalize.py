@@ -390,24 +390,25 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
     leaves = [(path, leaf) for path, leaf in leaf_paths(tree) if path]
-    order = _leaf_order(leaves, data)
-    columns = _InBitOrder(data, order)
-    rates = _Rates(cf, n)
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
+    compiled = _Compiled(leaves, data, class_n) if _native is not None and case_index == np.int32 else None
+    order = compiled.leaf_order() if compiled else _leaf_order(leaves, data)
+    columns = _InBitOrder(data, order)
+    rates = _Rates(cf, n)
     runs = _chunks(len(leaves), resolve_jobs(jobs))
-    if len(runs) > 1:
+    if compiled:
+        compiled.gather(columns)
+    elif len(runs) > 1:
         # gathered before the workers fork: one copy, shared, instead of one per worker
         for a in sorted({t.attribute for path, _ in leaves for t in path}):
             columns[a]
-            if _native is not None and data.schema.attributes[a].is_continuous:
-                columns.ranked(a)
 
     def run(i: int) -> dict[tuple, CandidateRule]:
         # each leaf's rule depends on its path alone: runs of leaves are independent
         found: dict[tuple, CandidateRule] = {}     # in leaf order, duplicates merged
-        if _native is not None and case_index == np.int32:
-            _generalise_compiled(leaves[slice(*runs[i])], data, order, columns, class_n, rates, fisher, found)
+        if compiled:
+            compiled.run(*runs[i], order, rates, fisher, found)
             return found
         pools = _PathPools(data, order, columns)
         for path, leaf in leaves[slice(*runs[i])]:
@@ -434,77 +435,95 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
     return rules
 
 
-def _generalise_compiled(part: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, order: np.ndarray,
-                         columns: _InBitOrder, class_n: np.ndarray, rates: _Rates, fisher: float | None,
-                         found: dict[tuple, CandidateRule]) -> None:
-    """The loop of generalise_rules' run over `part`, in the compiled module: the same rules into `found`."""
+class _Compiled:
+    """The leaves' paths as rows of conditions, and the columns, for the compiled module."""
 
-    def insignificant(t0: int, e0: int, td: tuple, ed: tuple) -> bool:
-        # the Fisher test of _generalise: some condition not significant enough to keep
-        return any(fisher_tail(e0, d_e - e0, t0 - e0, (d_t - t0) - (d_e - e0)) > fisher for d_t, d_e in zip(td, ed))
-
-    def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes) -> None:
-        # kept: the positions in the path of the kept conditions, as sort_conditions orders them
-        path, leaf = part[i]
-        rule = CandidateRule(0, tuple(path[j] for j in np.frombuffer(kept, dtype=np.int32).tolist()), leaf.klass,
-                             p0, t0, e0, None)
-        if _merge(found, _key(rule), rule):
-            rule.cover = np.frombuffer(cover, dtype=np.int32)
-
-    _native.generalise(*_compiled_inputs(part, data, order, columns, class_n), lambda t, e: rates._new(t, e, F32(0)),
-                       None if fisher is None else insignificant, emit)
-
-
-def _compiled_inputs(part: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, order: np.ndarray,
-                     columns: _InBitOrder, class_n: np.ndarray) -> tuple:
-    """The arrays _generalize.generalise reads: the data, the run's conditions as rows, its leaves' paths."""
-    cond_id: dict[CondTest, int] = {}
-    conds: list[CondTest] = []
-    key_id: dict[tuple, int] = {}
-    keys: list[int] = []
-    leaf_cond: list[int] = []
-    leaf_ptr = [0]
-    for path, _ in part:
-        for t in path:
-            c = cond_id.get(t)
-            if c is None:
-                c = cond_id[t] = len(conds)
-                conds.append(t)
-                if t.kind == THRESHOLD:
-                    keys.append(-1)
-                else:
-                    # discrete and subset truth depends on the attribute and values only
-                    keys.append(key_id.setdefault((t.attribute, t.outcome if t.kind == DISCRETE else t.values),
-                                                  len(key_id)))
-            leaf_cond.append(c)
-        leaf_ptr.append(len(leaf_cond))
-    # a subset test's values as a byte mask over the value codes
-    masks: list[np.ndarray] = []
-    mask_off, mask_len, at = [], [], 0
-    for t in conds:
-        mask_off.append(at)
-        if t.kind == SUBSET:
-            m = np.zeros(max(t.values, default=-1) + 1, dtype=np.uint8)
-            m[list(t.values)] = 1
-            masks.append(m)
-            at += len(m)
-        mask_len.append(at - mask_off[-1])
-    kinds = {t.attribute: t.kind for t in conds}
-    width = range(len(data.columns))
-    original = tuple(np.ascontiguousarray(data.columns[a], dtype=np.float64 if kinds[a] == THRESHOLD else np.int32)
-                     if a in kinds else None for a in width)
-    in_order = tuple(np.ascontiguousarray(columns[a], dtype=original[a].dtype) if a in kinds else None for a in width)
-    ranks = tuple(columns.ranked(a) if kinds.get(a) == THRESHOLD else None for a in width)
-    targets = np.array([leaf.klass for _, leaf in part], dtype=np.int32)
-    default = (1.0 - (class_n[targets] + 1.0) / (data.n + 2.0)).astype(F32).astype(np.float64)
-    return (np.ascontiguousarray(data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
-            original, in_order, ranks,
+    def __init__(self, leaves: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, class_n: np.ndarray):
+        self.leaves, self.data = leaves, data
+        cond_id: dict[CondTest, int] = {}
+        conds: list[CondTest] = []
+        key_id: dict[tuple, int] = {}
+        keys: list[int] = []
+        leaf_cond: list[int] = []
+        leaf_ptr = [0]
+        for path, _ in leaves:
+            for t in path:
+                c = cond_id.get(t)
+                if c is None:
+                    c = cond_id[t] = len(conds)
+                    conds.append(t)
+                    if t.kind == THRESHOLD:
+                        keys.append(-1)
+                    else:
+                        # discrete and subset truth depends on the attribute and values only
+                        keys.append(key_id.setdefault((t.attribute, t.outcome if t.kind == DISCRETE else t.values),
+                                                      len(key_id)))
+                leaf_cond.append(c)
+            leaf_ptr.append(len(leaf_cond))
+        # a subset test's values as a byte mask over the value codes
+        masks: list[np.ndarray] = []
+        mask_off, mask_len, at = [], [], 0
+        for t in conds:
+            mask_off.append(at)
+            if t.kind == SUBSET:
+                m = np.zeros(max(t.values, default=-1) + 1, dtype=np.uint8)
+                m[list(t.values)] = 1
+                masks.append(m)
+                at += len(m)
+            mask_len.append(at - mask_off[-1])
+        self.conditions = (
             np.array([t.kind for t in conds], dtype=np.int32), np.array([t.attribute for t in conds], dtype=np.int32),
             np.array([t.outcome for t in conds], dtype=np.int32), np.array([t.cut for t in conds], dtype=np.float64),
             np.array([t.node for t in conds], dtype=np.int64), np.array(keys, dtype=np.int32),
             np.concatenate(masks) if masks else np.zeros(0, dtype=np.uint8), np.array(mask_off, dtype=np.int64),
-            np.array(mask_len, dtype=np.int32), np.array(leaf_ptr, dtype=np.int64),
-            np.array(leaf_cond, dtype=np.int32), targets, default, len(key_id), len(class_n))
+            np.array(mask_len, dtype=np.int32))
+        self.n_keys = len(key_id)
+        self.leaf_ptr = np.array(leaf_ptr, dtype=np.int64)
+        self.leaf_cond = np.array(leaf_cond, dtype=np.int32)
+        self.kinds = {t.attribute: t.kind for t in conds}
+        width = range(len(data.columns))
+        self.original = tuple(
+            np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
+            if a in self.kinds else None for a in width)
+        self.targets = np.array([leaf.klass for _, leaf in leaves], dtype=np.int32)
+        self.default = (1.0 - (class_n[self.targets] + 1.0) / (data.n + 2.0)).astype(F32).astype(np.float64)
+        self.n_classes = len(class_n)
+
+    def leaf_order(self) -> np.ndarray:
+        """_leaf_order, compiled."""
+        return np.frombuffer(_native.leaf_order(self.original, *self.conditions, self.leaf_ptr, self.leaf_cond,
+                                                self.data.n, self.n_keys), dtype=np.int64)
+
+    def gather(self, columns: _InBitOrder) -> None:
+        """The tested columns in leaf order and the continuous ones' ranks (before workers fork: shared)."""
+        width = range(len(self.data.columns))
+        self.in_order = tuple(np.ascontiguousarray(columns[a], dtype=self.original[a].dtype) if a in self.kinds
+                              else None for a in width)
+        self.ranks = tuple(columns.ranked(a) if self.kinds.get(a) == THRESHOLD else None for a in width)
+
+    def run(self, lo: int, hi: int, order: np.ndarray, rates: _Rates, fisher: float | None,
+            found: dict[tuple, CandidateRule]) -> None:
+        """The loop of generalise_rules' run over leaves lo..hi-1: the same rules into `found`."""
+        leaves = self.leaves
+
+        def insignificant(t0: int, e0: int, td: tuple, ed: tuple) -> bool:
+            # the Fisher test of _generalise: some condition not significant enough to keep
+            return any(fisher_tail(e0, d_e - e0, t0 - e0, (d_t - t0) - (d_e - e0)) > fisher
+                       for d_t, d_e in zip(td, ed))
+
+        def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes) -> None:
+            # kept: the positions in the path of the kept conditions, as sort_conditions orders them
+            path, leaf = leaves[lo + i]
+            rule = CandidateRule(0, tuple(path[j] for j in np.frombuffer(kept, dtype=np.int32).tolist()), leaf.klass,
+                                 p0, t0, e0, None)
+            if _merge(found, _key(rule), rule):
+                rule.cover = np.frombuffer(cover, dtype=np.int32)
+
+        _native.generalise(
+            np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
+            self.original, self.in_order, self.ranks, *self.conditions, self.leaf_ptr[lo:hi + 1], self.leaf_cond,
+            self.targets[lo:hi], self.default[lo:hi], self.n_keys, self.n_classes,
+            lambda t, e: rates._new(t, e, F32(0)), None if fisher is None else insignificant, emit)
 
 
 def _key(rule: CandidateRule) -> tuple:

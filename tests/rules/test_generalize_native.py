@@ -8,7 +8,8 @@ import pytest
 import c45rules.rules.generalize as generalize
 import reference as R
 from c45rules.data import load_stem
-from c45rules.rules.generalize import _InBitOrder, generalise_rules
+from c45rules.rules.extract import leaf_paths
+from c45rules.rules.generalize import _Compiled, _InBitOrder, _leaf_order, generalise_rules
 from c45rules.tree.grow import grow_tree
 
 COMPILED = generalize._native
@@ -45,6 +46,19 @@ def test_compiled_equals_numpy_in_two_workers(monkeypatch):
     assert _fields(compiled) == _fields(generalise_rules(tree, train))
 
 
+@pytest.mark.parametrize("stem, subset", [("crx", False), ("letter", False), ("soybean", True), ("hypo", False)])
+def test_compiled_leaf_order_equals_numpy(stem, subset):
+    """Cases leaf by leaf, then those reaching no leaf (crx and hypo have unknown values)."""
+    train, _ = load_stem(R.stem(stem))
+    tree = grow_tree(train, subset=subset)
+    leaves = [(p, leaf) for p, leaf in leaf_paths(tree) if p]
+    class_n = np.bincount(train.y, minlength=len(train.schema.classes))
+    compiled = _Compiled(leaves, train, class_n).leaf_order()
+    plain = _leaf_order(leaves, train)
+    assert sorted(compiled.tolist()) == list(range(train.n))
+    assert compiled.tolist() == plain.tolist()
+
+
 def test_ranked_positions_leave_out_unknowns_and_ascend():
     train, _ = load_stem(R.stem("crx"))
     order = np.arange(train.n)[::-1].copy()
@@ -57,10 +71,26 @@ def test_ranked_positions_leave_out_unknowns_and_ascend():
     assert np.all(np.diff(col[ranked]) >= 0)
 
 
-def test_compiled_checks_array_sizes():
-    i4, f8 = np.zeros(3, dtype=np.int32), np.zeros(3)
-    with pytest.raises(ValueError, match="array sizes do not agree"):
-        COMPILED.generalise(i4, np.zeros(2, dtype=np.int64), (), (), (), i4, i4, i4, f8, np.zeros(3, dtype=np.int64),
-                            i4, np.zeros(0, dtype=np.uint8), np.zeros(3, dtype=np.int64), i4,
-                            np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32),
-                            np.zeros(0), 0, 2, None, None, None)
+def _conditions(attr=0, kind=2):
+    """One condition row: (kind, attr, outcome, cut, node, key, masks, mask_off, mask_len)."""
+    return (np.array([kind], dtype=np.int32), np.array([attr], dtype=np.int32), np.zeros(1, dtype=np.int32),
+            np.zeros(1), np.zeros(1, dtype=np.int64), np.array([-1 if kind == 2 else 0], dtype=np.int32),
+            np.zeros(0, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32))
+
+
+def test_compiled_checks_its_inputs():
+    col = (np.array([0.5, 1.5, np.nan]),)
+    one_leaf = (np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int32))
+    assert np.frombuffer(COMPILED.leaf_order(col, *_conditions(), *one_leaf, 3, 0), dtype=np.int64).tolist() \
+        == [0, 1, 2]    # 0.5 <= 0 holds for none: every case reaches no leaf
+    with pytest.raises(ValueError, match="leaf_order: condition 0 is malformed"):
+        COMPILED.leaf_order(col, *_conditions(attr=4), *one_leaf, 3, 0)
+    with pytest.raises(ValueError, match="leaf_order: column 0 has 24 bytes, expected 32"):
+        COMPILED.leaf_order(col, *_conditions(), *one_leaf, 4, 0)
+    with pytest.raises(ValueError, match="leaf_order: a leaf names no condition"):
+        COMPILED.leaf_order(col, *_conditions(), np.array([0, 1], dtype=np.int64), np.array([3], dtype=np.int32), 3, 0)
+    with pytest.raises(ValueError, match="leaf_order: leaf paths are malformed"):
+        COMPILED.leaf_order(col, *_conditions(), np.array([0, 2], dtype=np.int64), np.zeros(1, dtype=np.int32), 3, 0)
+    with pytest.raises(ValueError, match="generalise: array sizes do not agree"):
+        COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col, *_conditions(),
+                            *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None, None)
