@@ -1,6 +1,8 @@
 """glibc's random() stream (TYPE_3 additive feedback), as c4.5rules draws it unseeded (spec 7.6.4)."""
 from __future__ import annotations
 
+import numpy as np
+
 
 class GlibcRandom:
     """Reproduces glibc `random()` after `srandom(seed)`; seed 1 is the never-seeded default."""
@@ -28,3 +30,14 @@ class GlibcRandom:
     def uniform(self) -> float:
         """c4.5rules' Random: (random() & 0x7fffffff) / 2^31."""
         return (self.next() & 0x7FFFFFFF) / 2147483648.0
+
+    def uniforms(self, count: int) -> np.ndarray:
+        """The next `count` values of uniform(), as an array (the subset search draws one per rule)."""
+        r = self._r
+        base = len(r)
+        for i in range(base, base + count):
+            r.append((r[i - 31] + r[i - 3]) & 0xFFFFFFFF)
+        drawn = np.array(r[base:], dtype=np.uint32)
+        del r[:-34]
+        # next() is the value >> 1 (31 bits), so uniform's mask changes nothing
+        return (drawn >> 1).astype(np.float64) / 2147483648.0

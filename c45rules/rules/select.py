@@ -483,8 +483,7 @@ class _ClassSearch:
     def greedy(self, rng: GlibcRandom, jobs: int = 1) -> None:
         k = len(self.rules)
         # the climbs draw nothing, so every start can be drawn first, in the same order
-        starts = [np.array([rng.uniform() < trial / 10.0 for _ in range(k)], dtype=bool)
-                  for trial in range(11)]
+        starts = [rng.uniforms(k) < trial / 10.0 for trial in range(11)]
 
         def climb(trial: int) -> tuple[float, np.ndarray | None]:
             self.best_cost, self.best = math.inf, None

@@ -55,6 +55,14 @@ def test_glibc_random_stream():
     assert GlibcRandom(1).uniform() == pytest.approx(1804289383 / 2**31)
 
 
+@pytest.mark.parametrize("seed, counts", [(1, [1, 5, 31, 62, 100]), (7, [0, 3, 1000]), (2**32 - 1, [40, 2])])
+def test_glibc_uniforms_in_blocks_continue_the_same_stream(seed, counts):
+    blocks, one_by_one = GlibcRandom(seed), GlibcRandom(seed)
+    for count in counts:
+        assert blocks.uniforms(count).tolist() == [one_by_one.uniform() for _ in range(count)]
+    assert blocks.next() == one_by_one.next()
+
+
 def test_log_fact():
     assert log_fact(1) == 0.0
     assert log_fact(4) == pytest.approx(math.log2(24))
