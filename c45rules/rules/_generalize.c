@@ -64,8 +64,8 @@ typedef struct {
     int32_t *row_cond;                      /* condition whose truth a row holds, -1 none */
     int64_t built;
     /* caches */
-    uint64_t **known;                       /* per attribute: known values, as bits */
-    uint64_t **at_most;                     /* per attribute: "value <= cut" rows at evenly
+    const uint64_t **known;                 /* per continuous attribute: known values, as bits */
+    const uint64_t **at_most;               /* per attribute: "value <= cut" rows at evenly
                                                spaced ranks (threshold_row) */
     uint64_t **by_key, **by_key_empty;      /* per discrete/subset key: truth as bits, and
                                                its empty words */
@@ -134,28 +134,18 @@ static void truth_row(const Gen *g, int32_t c, uint64_t *row) {
     pack(g->flags, g->n, row);
 }
 
-static uint64_t *known_row(Gen *g, int32_t a);
 
-/* The row of threshold condition c. Each attribute keeps SNAPSHOTS + 1 rows of
- * "value <= cut" at evenly spaced ranks (made once, in one pass over its ranked cases); a
- * cut's row is the nearest of them with the bits of the cases valued in between flipped
- * (at most known / (2 SNAPSHOTS) of them), instead of every case's value compared again. */
+
+/* The row of threshold condition c. Each continuous attribute comes with SNAPSHOTS + 1
+ * rows of "value <= cut" at evenly spaced ranks (threshold_rows, made once before any
+ * worker forks); a cut's row is the nearest of them with the bits of the cases valued in
+ * between flipped (at most known / (2 SNAPSHOTS) of them), instead of every case's value
+ * compared again. */
 static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
     int32_t a = g->attr[c];
     const double *x = g->col_bits[a], cut = g->cut[c];
     const int32_t *ranked = g->ranked[a];
     int64_t W = g->words, known_n = g->n_known[a];
-    if (!g->at_most[a]) {
-        uint64_t *snap = calloc((size_t)((SNAPSHOTS + 1) * W), 8);
-        if (!snap) return -1;
-        for (int s = 1; s <= SNAPSHOTS; s++) {
-            uint64_t *now = snap + s * W;
-            memcpy(now, now - W, (size_t)W * 8);
-            for (int64_t i = known_n * (s - 1) / SNAPSHOTS; i < known_n * s / SNAPSHOTS; i++)
-                now[ranked[i] >> 6] |= (uint64_t)1 << (ranked[i] & 63);
-        }
-        g->at_most[a] = snap;
-    }
     /* k: how many known values are <= cut (the ranked cases are in ascending value) */
     int64_t lo = 0, hi = known_n;
     while (lo < hi) {
@@ -169,24 +159,28 @@ static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
         row[ranked[i] >> 6] ^= (uint64_t)1 << (ranked[i] & 63);
     if (g->outcome[c] != 0) {
         /* value > cut: known and not <= cut */
-        const uint64_t *known = known_row(g, a);
-        if (!known) return -1;
+        const uint64_t *known = g->known[a];
         for (int64_t w = 0; w < W; w++) row[w] = ~row[w] & known[w];
     }
     return 0;
 }
 
-static uint64_t *known_row(Gen *g, int32_t a) {
-    if (!g->known[a]) {
-        uint64_t *row = malloc((size_t)g->words * 8);
-        if (!row) return NULL;
-        const double *col = g->col_bits[a];
-        for (int64_t i = 0; i < g->n; i++) g->flags[i] = col[i] == col[i];
-        pack(g->flags, g->n, row);
-        g->known[a] = row;
+/* threshold_rows' bytes: SNAPSHOTS + 1 rows of "value <= cut" at ranks known * s / SNAPSHOTS,
+ * then the row of known values; x in leaf order, ranked its known positions by value. */
+static void make_threshold_rows(const double *x, const int32_t *ranked, int64_t n, int64_t known_n, uint64_t *out) {
+    int64_t W = (n + 63) / 64;
+    memset(out, 0, (size_t)W * 8);
+    for (int s = 1; s <= SNAPSHOTS; s++) {
+        uint64_t *now = out + s * W;
+        memcpy(now, now - W, (size_t)W * 8);
+        for (int64_t i = known_n * (s - 1) / SNAPSHOTS; i < known_n * s / SNAPSHOTS; i++)
+            now[ranked[i] >> 6] |= (uint64_t)1 << (ranked[i] & 63);
     }
-    return g->known[a];
+    uint64_t *known = out + (SNAPSHOTS + 1) * W;
+    memset(known, 0, (size_t)W * 8);
+    for (int64_t i = 0; i < n; i++) known[i >> 6] |= (uint64_t)(x[i] == x[i]) << (i & 63);
 }
+
 
 static uint64_t *wrong_row(Gen *g, int32_t target) {
     if (target < 0 || target >= g->n_classes) return NULL;
@@ -306,8 +300,7 @@ static int build(Gen *g) {
         if (g->kind[c] == THRESHOLD && before >= 0 && g->kind[before] == THRESHOLD
             && g->node[before] == g->node[c] && g->outcome[before] != g->outcome[c]) {
             /* the other branch of the test row j holds: its complement among known values */
-            uint64_t *known = known_row(g, g->attr[c]);
-            if (!known) return -1;
+            const uint64_t *known = g->known[g->attr[c]];
             for (int64_t w = 0; w < W; w++) row[w] = ~row[w] & known[w];
             empty_words(g, row, empty);
             g->row_key[j] = -1;
@@ -644,10 +637,6 @@ static void release(Gen *g) {
         free(g->pools[j].cand);
         free(g->pools[j].failed);
     }
-    if (g->known)
-        for (int64_t a = 0; a < g->n_attr; a++) free(g->known[a]);
-    if (g->at_most)
-        for (int64_t a = 0; a < g->n_attr; a++) free(g->at_most[a]);
     free(g->at_most);
     free(g->ranked);
     free(g->n_known);
@@ -774,6 +763,31 @@ static void release_views(Py_buffer *v, Py_ssize_t count) {
         if (v[i].obj) PyBuffer_Release(&v[i]);
 }
 
+PyDoc_STRVAR(threshold_rows_doc,
+"threshold_rows(x, ranked) -> bytes\n\n"
+"For a continuous column x (float64, leaf order) and its known positions by value (int32):\n"
+"17 rows of \"value <= cut\" at evenly spaced ranks, then the known values' row, 64 cases a\n"
+"word; generalise takes them per continuous attribute.");
+
+static PyObject *py_threshold_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer x, ranked;
+    if (!PyArg_ParseTuple(args, "y*y*", &x, &ranked)) return NULL;
+    PyObject *out = NULL;
+    int64_t n = x.len / 8, known_n = ranked.len / 4, W = (n + 63) / 64;
+    const int32_t *r = ranked.buf;
+    int bad = x.len % 8 || ranked.len % 4 || known_n > n;
+    for (int64_t i = 0; !bad && i < known_n; i++) bad = r[i] < 0 || r[i] >= n;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "threshold_rows: ranked positions do not fit the column");
+    } else if ((out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((SNAPSHOTS + 2) * W * 8)))) {
+        make_threshold_rows(x.buf, r, n, known_n, (uint64_t *)PyBytes_AS_STRING(out));
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&ranked);
+    return out;
+}
+
 PyDoc_STRVAR(leaf_order_doc,
 "leaf_order(columns, kind, attr, outcome, cut, node, key, masks, mask_off, mask_len, leaf_ptr,\n"
 "           leaf_cond, n, n_keys) -> int64 bytes\n\n"
@@ -869,7 +883,7 @@ done:
 #define N_VIEWS 15
 
 PyDoc_STRVAR(generalise_doc,
-"generalise(y, order, columns, columns_in_order, kind, attr, outcome, cut, node, key, masks,\n"
+"generalise(y, order, columns, columns_in_order, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
 "           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
 "           n_classes, rate, fisher, emit) -> None\n\n"
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
@@ -881,11 +895,11 @@ PyDoc_STRVAR(generalise_doc,
 static PyObject *py_generalise(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[N_VIEWS];
-    PyObject *columns, *in_order, *ranks, *rate_fn, *fisher_fn, *emit;
+    PyObject *columns, *in_order, *ranks, *snaps, *rate_fn, *fisher_fn, *emit;
     Py_ssize_t n_keys, n_classes;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOO", &v[0], &v[1], &PyTuple_Type, &columns,
-                          &PyTuple_Type, &in_order, &PyTuple_Type, &ranks, &v[2], &v[3], &v[4], &v[5], &v[6],
+    if (!PyArg_ParseTuple(args, "y*y*O!O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOO", &v[0], &v[1], &PyTuple_Type, &columns,
+                          &PyTuple_Type, &in_order, &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
                           &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes,
                           &rate_fn, &fisher_fn, &emit))
         return NULL;
@@ -893,7 +907,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     memset(&g, 0, sizeof(g));
     PyObject *out = NULL;
     Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
-    Py_buffer *cols = calloc((size_t)(3 * n_attr + 1), sizeof(Py_buffer));
+    Py_buffer *cols = calloc((size_t)(4 * n_attr + 1), sizeof(Py_buffer));
     int64_t n = v[0].len / 4, n_leaves = v[11].len / 8 - 1;
     if (!cols) {
         PyErr_NoMemory();
@@ -902,7 +916,8 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     if (take_conditions(&g, &v[2], columns, cols, n, n_keys, "generalise")
         || check_leaves(&g, &v[11], &v[12], "generalise"))
         goto done;
-    if (PyTuple_GET_SIZE(in_order) != n_attr || PyTuple_GET_SIZE(ranks) != n_attr || v[1].len != n * 8
+    if (PyTuple_GET_SIZE(in_order) != n_attr || PyTuple_GET_SIZE(ranks) != n_attr
+        || PyTuple_GET_SIZE(snaps) != n_attr || v[1].len != n * 8
         || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8) {
         PyErr_SetString(PyExc_ValueError, "generalise: array sizes do not agree");
         goto done;
@@ -918,7 +933,8 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.ranked = calloc((size_t)n_attr + 1, sizeof(int32_t *));
     g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
     g.at_most = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
-    if (!g.col_bits || !g.ranked || !g.n_known || !g.at_most) {
+    g.known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
+    if (!g.col_bits || !g.ranked || !g.n_known || !g.at_most || !g.known) {
         PyErr_NoMemory();
         goto done;
     }
@@ -943,12 +959,20 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
                     PyErr_Format(PyExc_ValueError, "generalise: ranks of column %lld are out of range", (long long)a);
                     goto done;
                 }
+            b = &cols[3 * n_attr + a];
+            if (PyObject_GetBuffer(PyTuple_GET_ITEM(snaps, a), b, PyBUF_SIMPLE)) goto done;
+            if (b->len != (SNAPSHOTS + 2) * g.words * 8) {
+                PyErr_Format(PyExc_ValueError, "generalise: threshold rows of column %lld have %zd bytes, expected %lld",
+                             (long long)a, b->len, (long long)((SNAPSHOTS + 2) * g.words * 8));
+                goto done;
+            }
+            g.at_most[a] = b->buf;
+            g.known[a] = g.at_most[a] + (SNAPSHOTS + 1) * g.words;
         }
     }
     const int64_t *leaf_ptr = v[11].buf;
     const int32_t *leaf_cond = v[12].buf, *leaf_target = v[13].buf;
     const double *leaf_default = v[14].buf;
-    g.known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
     g.by_key = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
     g.by_key_empty = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
     g.wrong = calloc((size_t)n_classes + 1, sizeof(uint64_t *));
@@ -959,7 +983,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.cover_out = malloc((size_t)n * 4 + 4);
     g.sort_tmp = malloc((size_t)n * 4 + 4);
     g.flags = malloc((size_t)n + 1);
-    if (!g.sort_tmp || !g.flags || !g.known || !g.by_key || !g.by_key_empty || !g.wrong || !g.rates || !g.at
+    if (!g.sort_tmp || !g.flags || !g.by_key || !g.by_key_empty || !g.wrong || !g.rates || !g.at
         || !g.covered || !g.cover_out || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;
@@ -978,7 +1002,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
 done:
     release(&g);
     if (cols) {
-        release_views(cols, 3 * n_attr);
+        release_views(cols, 4 * n_attr);
         free(cols);
     }
     release_views(v, N_VIEWS);
@@ -988,6 +1012,7 @@ done:
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
     {"leaf_order", py_leaf_order, METH_VARARGS, leaf_order_doc},
+    {"threshold_rows", py_threshold_rows, METH_VARARGS, threshold_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -495,11 +495,14 @@ class _Compiled:
                                                 self.data.n, self.n_keys), dtype=np.int64)
 
     def gather(self, columns: _InBitOrder) -> None:
-        """The tested columns in leaf order and the continuous ones' ranks (before workers fork: shared)."""
+        """The tested columns in leaf order, the continuous ones' ranks and threshold rows (made before
+        workers fork, so shared)."""
         width = range(len(self.data.columns))
         self.in_order = tuple(np.ascontiguousarray(columns[a], dtype=self.original[a].dtype) if a in self.kinds
                               else None for a in width)
         self.ranks = tuple(columns.ranked(a) if self.kinds.get(a) == THRESHOLD else None for a in width)
+        self.threshold_rows = tuple(_native.threshold_rows(self.in_order[a], self.ranks[a])
+                                    if self.kinds.get(a) == THRESHOLD else None for a in width)
 
     def run(self, lo: int, hi: int, order: np.ndarray, rates: _Rates, fisher: float | None,
             found: dict[tuple, CandidateRule]) -> None:
@@ -521,7 +524,7 @@ class _Compiled:
 
         _native.generalise(
             np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
-            self.original, self.in_order, self.ranks, *self.conditions, self.leaf_ptr[lo:hi + 1], self.leaf_cond,
+            self.original, self.in_order, self.ranks, self.threshold_rows, *self.conditions, self.leaf_ptr[lo:hi + 1], self.leaf_cond,
             self.targets[lo:hi], self.default[lo:hi], self.n_keys, self.n_classes,
             lambda t, e: rates._new(t, e, F32(0)), None if fisher is None else insignificant, emit)
 

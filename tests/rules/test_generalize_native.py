@@ -92,5 +92,18 @@ def test_compiled_checks_its_inputs():
     with pytest.raises(ValueError, match="leaf_order: leaf paths are malformed"):
         COMPILED.leaf_order(col, *_conditions(), np.array([0, 2], dtype=np.int64), np.zeros(1, dtype=np.int32), 3, 0)
     with pytest.raises(ValueError, match="generalise: array sizes do not agree"):
-        COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col, *_conditions(),
+        COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col, col,
+                            *_conditions(),
                             *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None, None)
+
+
+def test_threshold_rows_hold_evenly_spaced_cuts_and_the_known_values():
+    x = np.array([3.0, np.nan, 1.0, 2.0] * 40)               # 160 cases: 3 words, 120 known
+    ranked = np.argsort(x)[:120].astype(np.int32)
+    rows = np.frombuffer(COMPILED.threshold_rows(x, ranked), dtype=np.uint64).reshape(18, 3)
+    bits = np.unpackbits(rows.view(np.uint8), bitorder="little").reshape(18, -1)[:, :160].astype(bool)
+    for s in range(17):
+        assert bits[s].tolist() == np.isin(np.arange(160), ranked[:120 * s // 16]).tolist()
+    assert bits[17].tolist() == (~np.isnan(x)).tolist()
+    with pytest.raises(ValueError, match="ranked positions do not fit the column"):
+        COMPILED.threshold_rows(x, np.array([200], dtype=np.int32))
