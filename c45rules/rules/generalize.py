@@ -404,12 +404,11 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
         for a in sorted({t.attribute for path, _ in leaves for t in path}):
             columns[a]
 
-    def run(i: int) -> dict[tuple, CandidateRule]:
+    def run(i: int):
         # each leaf's rule depends on its path alone: runs of leaves are independent
-        found: dict[tuple, CandidateRule] = {}     # in leaf order, duplicates merged
         if compiled:
-            compiled.run(*runs[i], order, rates, fisher, found)
-            return found
+            return compiled.run(*runs[i], order, rates, fisher)
+        found: dict[tuple, CandidateRule] = {}     # in leaf order, duplicates merged
         pools = _PathPools(data, order, columns)
         for path, leaf in leaves[slice(*runs[i])]:
             pools.follow(path)
@@ -427,7 +426,7 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
 
     merged: dict[tuple, CandidateRule] = {}
     for part in fork_map(run, len(runs), jobs):
-        for key, rule in part.items():
+        for key, rule in (compiled.rules(part) if compiled else part.items()):
             _merge(merged, key, rule)
     rules = list(merged.values())
     for number, rule in enumerate(rules, 1):
@@ -504,10 +503,14 @@ class _Compiled:
         self.threshold_rows = tuple(_native.threshold_rows(self.in_order[a], self.ranks[a])
                                     if self.kinds.get(a) == THRESHOLD else None for a in width)
 
-    def run(self, lo: int, hi: int, order: np.ndarray, rates: _Rates, fisher: float | None,
-            found: dict[tuple, CandidateRule]) -> None:
-        """The loop of generalise_rules' run over leaves lo..hi-1: the same rules into `found`."""
+    def run(self, lo: int, hi: int, order: np.ndarray, rates: _Rates, fisher: float | None) -> tuple:
+        """Generalise leaves lo..hi-1, duplicates merged: the rules as a few flat arrays.
+
+        A worker's rules go back to the parent pickled; as arrays (covers as one buffer) they
+        cost a copy of the bytes instead of pickling every rule and condition (seconds at 1M)."""
         leaves = self.leaves
+        found: dict[tuple, list] = {}     # key -> [leaf, kept levels, T0, E0, error, cover end], in leaf order
+        covers = bytearray()              # the kept rules' covers, one after another
 
         def insignificant(t0: int, e0: int, td: tuple, ed: tuple) -> bool:
             # the Fisher test of _generalise: some condition not significant enough to keep
@@ -517,23 +520,48 @@ class _Compiled:
         def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes) -> None:
             # kept: the positions in the path of the kept conditions, as sort_conditions orders them
             path, leaf = leaves[lo + i]
-            rule = CandidateRule(0, tuple(path[j] for j in np.frombuffer(kept, dtype=np.int32).tolist()), leaf.klass,
-                                 p0, t0, e0, None)
-            if _merge(found, _key(rule), rule):
-                rule.cover = np.frombuffer(cover, dtype=np.int32)
+            key = _rule_key(leaf.klass, tuple(path[j] for j in np.frombuffer(kept, dtype=np.int32).tolist()))
+            first = found.get(key)
+            if first is None:
+                covers.extend(cover)
+                found[key] = [lo + i, kept, t0, e0, p0, len(covers) // 4]
+            else:
+                first[4] = max(first[4], p0)     # _merge: a repeat only raises the error
 
         _native.generalise(
             np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
-            self.original, self.in_order, self.ranks, self.threshold_rows, *self.conditions, self.leaf_ptr[lo:hi + 1], self.leaf_cond,
-            self.targets[lo:hi], self.default[lo:hi], self.n_keys, self.n_classes,
-            lambda t, e: rates._new(t, e, F32(0)), None if fisher is None else insignificant, emit)
+            self.original, self.in_order, self.ranks, self.threshold_rows, *self.conditions,
+            self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
+            self.n_classes, lambda t, e: rates._new(t, e, F32(0)), None if fisher is None else insignificant, emit)
+        got = list(found.values())
+        return (np.array([g[0] for g in got], dtype=np.int64), b"".join(g[1] for g in got),
+                np.cumsum([0] + [len(g[1]) // 4 for g in got], dtype=np.int64),
+                np.array([g[2] for g in got], dtype=np.int64), np.array([g[3] for g in got], dtype=np.int64),
+                np.array([g[4] for g in got], dtype=np.float64), covers,
+                np.array([0] + [g[5] for g in got], dtype=np.int64))
+
+    def rules(self, part: tuple):
+        """(key, CandidateRule) for each rule of a run's arrays, in leaf order."""
+        leaf_at, kept, kept_at, t0, e0, error, covers, cover_at = part
+        kept = np.frombuffer(kept, dtype=np.int32)
+        covers = np.frombuffer(covers, dtype=np.int32)
+        for r, i in enumerate(leaf_at.tolist()):
+            path, leaf = self.leaves[i]
+            conds = tuple(path[j] for j in kept[kept_at[r]:kept_at[r + 1]].tolist())
+            rule = CandidateRule(0, conds, leaf.klass, float(error[r]), int(t0[r]), int(e0[r]),
+                                 covers[cover_at[r]:cover_at[r + 1]])
+            yield _rule_key(leaf.klass, conds), rule
 
 
 def _key(rule: CandidateRule) -> tuple:
     """What makes two rules duplicates (spec 7.5): class and conditions, thresholds' direction ignored."""
-    return (rule.klass, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
-                               c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
-                              for c in rule.conditions))
+    return _rule_key(rule.klass, rule.conditions)
+
+
+def _rule_key(klass: int, conditions: tuple[CondTest, ...]) -> tuple:
+    return (klass, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
+                          c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
+                         for c in conditions))
 
 
 def _merge(rules: dict[tuple, CandidateRule], key: tuple, rule: CandidateRule) -> bool:
