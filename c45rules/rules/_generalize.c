@@ -4,15 +4,18 @@
  * cases the tree has over 100k leaves (issue 6). This is the same method in one loop:
  *   - along the current tree path, per level, the pool of cases failing at most one
  *     condition (case index and failed level, -1 for none), narrowed one level at a time
- *     and shared by neighbouring leaves;
+ *     and shared by neighbouring leaves: it gives each rule's first round;
  *   - after a deletion, the conditions' truth as bit rows over the cases in leaf order
  *     (64 per word), and the recount over the words where at most one remaining level has
- *     no true case, from prefix and suffix ANDs;
+ *     no true case (found 64 words at a time from per-level empty-word bits);
+ *   - a threshold's row from the attribute's nearest precomputed row (threshold_rows) with
+ *     the cases valued in between flipped; a discrete test's row made once per value;
  *   - rates of (cases, errors) pairs from the caller's `rate` (the one home of AddErrs is
  *     estimate.py), cached here; the Fisher test, when asked for, also from the caller.
- * Each rule that survives goes to the caller's `emit` with its kept levels and cover;
- * generalize.py sorts its conditions and merges duplicates, and its tests check that the
- * compiled and numpy versions give the same candidates.
+ * Each rule that survives goes to the caller's `emit` with its kept levels, in the order
+ * c4.5rules prints them, and its cover; generalize.py merges duplicates. leaf_order makes
+ * the cases' leaf-by-leaf order the bit rows use. The tests check that the compiled and
+ * numpy versions give the same candidates, field by field and cover by cover.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -133,8 +136,6 @@ static void truth_row(const Gen *g, int32_t c, uint64_t *row) {
     holds(g, c, NULL, 0, g->n, 1, g->flags);
     pack(g->flags, g->n, row);
 }
-
-
 
 /* The row of threshold condition c. Each continuous attribute comes with SNAPSHOTS + 1
  * rows of "value <= cut" at evenly spaced ranks (threshold_rows, made once before any
@@ -588,9 +589,18 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyO
                 Py_XDECREF(ed);
                 return -1;
             }
+            int failed = 0;
             for (int64_t k = 0; k < r; k++) {
-                PyTuple_SET_ITEM(td, k, PyLong_FromLongLong(g->td[k]));
-                PyTuple_SET_ITEM(ed, k, PyLong_FromLongLong(g->ed[k]));
+                PyObject *t = PyLong_FromLongLong(g->td[k]), *e = PyLong_FromLongLong(g->ed[k]);
+                failed |= !t || !e;
+                /* a tuple holds NULL items safely until it is freed */
+                PyTuple_SET_ITEM(td, k, t);
+                PyTuple_SET_ITEM(ed, k, e);
+            }
+            if (failed) {
+                Py_DECREF(td);
+                Py_DECREF(ed);
+                return -1;
             }
             PyObject *got = PyObject_CallFunction(g->fisher_fn, "LLOO", (long long)t0, (long long)e0, td, ed);
             Py_DECREF(td);
