@@ -10,9 +10,10 @@
  *   - the same doubles: the exception bits read the tables select.py passes in (log2 of half
  *     counts), log2 |S| and log2 |S|! come from tables made in Python (CPython's lgamma is
  *     its own), and the subset's theory bits are summed exactly and rounded once.
+ * A cell's H is kept until Fires or FP change (many toggles change neither).
  * Built with -ffp-contract=off: no fused multiply-add may change a rounding.
  * select.py falls back to its numpy climb when this module is missing, and the tests check
- * both give the same subsets and costs.
+ * both give the same subsets and costs. case_rules fills the case -> rules index.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -381,6 +382,7 @@ PyDoc_STRVAR(climb_doc,
 "cannot be summed exactly in 128 bits (the caller then climbs in numpy).");
 
 static PyObject *py_climb(PyObject *self, PyObject *args) {
+    (void)self;
     Py_buffer v[12];
     Py_ssize_t n, n_pos;
     double log2_n, best_cost;
@@ -525,6 +527,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_climb", "The subset search's hill-climb, compiled (see select.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__climb(void) { return PyModule_Create(&module); }
