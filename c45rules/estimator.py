@@ -22,6 +22,7 @@ from .ruleset import Condition, Rule, RuleSet
 from .tree.grow import grow_tree
 from .tree.node import Tree
 from .tree.prune import prune_tree
+from .workers import no_collection
 
 DEFAULTS: dict[str, Any] = {
     "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
@@ -69,8 +70,9 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
                subset: bool = False, jobs: int = 1) -> Tree:
     """Grow the unpruned tree and its pruned copy (c4.5, spec 2-3)."""
     _require_labels(data)
-    unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset, jobs=jobs)
-    pruned = prune_tree(unpruned, data, cf=cf)
+    with no_collection():       # hundreds of thousands of nodes at scale, no cycles
+        unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset, jobs=jobs)
+        pruned = prune_tree(unpruned, data, cf=cf)
     return Tree(data.schema, unpruned, pruned,
                 {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset})
 

@@ -7,11 +7,13 @@ refuses it) the pieces run one after another in this process.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import mmap
 import multiprocessing
 import os
 import threading
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
 import numpy as np
 
@@ -63,3 +65,19 @@ def fork_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
     finally:
         _task = None
         _busy.release()
+
+
+@contextlib.contextmanager
+def no_collection() -> Iterator[None]:
+    """Pause Python's cyclic garbage collection for the block (restored after, as it was).
+
+    The tree and rule steps make hundreds of thousands of long-lived objects (nodes,
+    conditions, rules) and no reference cycles; with collection on, each full pass walks
+    all of them again (copying the 1M-case tree took 3.5 s instead of 1.0 s)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()

@@ -145,3 +145,24 @@ def test_fork_map_from_two_threads_and_inside_a_worker():
         t.join()
     assert [sq for _, sq in results["squares"]] == [0, 1, 4, 9]
     assert results["nested"] == [[True, True]] * 4
+
+
+def test_no_collection_pauses_and_restores_the_collector():
+    import gc
+
+    from c45rules.workers import no_collection
+    assert gc.isenabled()
+    with no_collection():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with no_collection():
+            assert not gc.isenabled()
+        assert not gc.isenabled()       # left as the caller had it
+    finally:
+        gc.enable()
+    with pytest.raises(KeyError):
+        with no_collection():
+            raise KeyError("x")
+    assert gc.isenabled()

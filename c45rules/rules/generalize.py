@@ -12,7 +12,6 @@ at most one condition holds for no case are looked at.
 """
 from __future__ import annotations
 
-import gc
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,7 +21,7 @@ import numpy as np
 from ..data.schema import Dataset
 from ..estimate import pessimistic_rate, rate_function
 from ..tree.node import Node
-from ..workers import fork_map, resolve_jobs
+from ..workers import fork_map, no_collection, resolve_jobs
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, leaf_paths
 
 try:
@@ -374,15 +373,8 @@ def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
 def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
                      fisher: float | None = None, jobs: int = 1) -> list[CandidateRule]:
     """Extract, generalise and de-duplicate the rules of the unpruned tree (spec 7.2-7.5)."""
-    # this makes a few small objects per leaf, hundreds of thousands at scale, that live on:
-    # no garbage collection passes over them meanwhile (nothing here makes a cycle)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with no_collection():       # a few objects per leaf, hundreds of thousands at scale
         return _generalise_all(tree, data, cf, fisher, jobs)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, jobs: int) -> list[CandidateRule]:
