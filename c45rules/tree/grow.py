@@ -14,9 +14,14 @@ import numpy as np
 from ..data.schema import Dataset
 from ..workers import fork_map, resolve_jobs, shared_empty
 from .node import Node
-from .split import (EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, best_cuts, discrete_gains, info,
-                    min_split_weight, seq_sum, threshold_cost, worth)
+from .split import (_EXACT, EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, _xlogx_table, best_cuts,
+                    discrete_gains, info, log2_table, min_split_weight, seq_sum, threshold_cost, worth)
 from .subset import subset_test
+
+try:
+    from . import _grow as _native
+except ImportError:     # built only where a C compiler was there: numpy does the same passes
+    _native = None
 
 # columns x rows x classes above which continuous attributes are evaluated one at a time
 _BLOCK = 4_000_000
@@ -252,11 +257,24 @@ class _Levels:
         # with workers the sorted orders live in shared memory: workers re-sort their rows in place
         self.order = (shared_empty if g.jobs > 1 else np.empty)((K, P), np.int32 if g.data.n < 2**31 else np.int64)
 
+        # the compiled passes count in int and assume those counts exact as floats
+        self.native = _native is not None and self.order.dtype == np.int32 and int(sizes.max()) < _EXACT
+        root_starts = np.concatenate([[0], np.cumsum(sizes)])
+
         def presort(j: int) -> None:
-            self.order[j] = self.regroup(np.argsort(g.data.columns[g.cont[j]], kind="stable"))
+            order = np.argsort(g.data.columns[g.cont[j]], kind="stable")
+            if self.native:
+                order = order.astype(np.int32)
+                _native.regroup(order, len(order), self.seg, root_starts)
+                self.order[j] = order[:P]
+            else:
+                self.order[j] = self.regroup(order)
 
         self.each_row(presort, P)
         self.classes = g.y.astype(self.cls_type)
+        self.classes32 = g.y.astype(np.int32)
+        # c4.5 holds values as floats; half the bytes to fetch at random than the doubles
+        self.values = [g.data.columns[a].astype(np.float32) for a in g.cont] if self.native else []
         while nodes:
             nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
 
@@ -333,6 +351,8 @@ class _Levels:
             def cuts(b: int):
                 lo, hi = blocks[b]
                 order = self.order[lo:hi]
+                if self.native:
+                    return native_cuts(self.values[lo:hi], order, self.classes, rows, counts, g.min_objs)
                 # c4.5 holds values as floats
                 vals = np.stack([g.data.columns[a][o] for a, o in zip(g.cont[lo:hi], order)]).astype(np.float32)
                 return segment_cuts(vals, self.classes[order], rows, counts, g.min_objs)
@@ -354,16 +374,26 @@ class _Levels:
         for j, a in enumerate(g.disc):
             if not tested[:, a].all():
                 groups.setdefault(int(g.nvals[j]) + 1, []).append(j)
+        native = self.native and g.Xd.itemsize <= 2 and g.Xd.flags.c_contiguous
+        if native:
+            # gathered once: every group of attributes then reads the cases in order
+            codes, classes = g.Xd[members], self.classes32[members]
+            seg_pos = seg_pos.astype(np.int64, copy=False)
         for V, group in sorted(groups.items()):
-            base = ((seg_pos * V + 1) * C + g.y[members])[:, None]
+            base = None if native else ((seg_pos * V + 1) * C + g.y[members])[:, None]
             # a few attributes at a time bounds both the case x attribute and the table arrays
             step = max(1, min(_BLOCK // max(1, len(members)), _BLOCK // (S * V * C)))
             for lo in range(0, len(group), step):
-                js = np.array(group[lo:lo + step])
+                js = np.array(group[lo:lo + step], dtype=np.int64)
                 attrs = [g.disc[j] for j in js]
-                flat = base + (g.Xd[np.ix_(members, js)].astype(np.int64) * C
-                               + np.arange(len(js)) * (S * V * C))
-                tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
+                if native:
+                    counted = np.zeros(len(js) * S * V * C, dtype=np.int64)
+                    _native.value_tables(codes, g.Xd.itemsize, seg_pos, classes, js, S, V, C, counted)
+                    tables = counted.astype(np.float32)
+                else:
+                    flat = base + (g.Xd[np.ix_(members, js)].astype(np.int64) * C
+                                   + np.arange(len(js)) * (S * V * C))
+                    tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
                 gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
                                         g.min_objs)
                 done = tested[:, attrs]
@@ -421,14 +451,22 @@ class _Levels:
         self.seg[members] = np.where(known, child_id[seg_pos, np.maximum(branch, 0)], -1)
         members = self.regroup(members)
         sizes = counts[nonempty].astype(np.int64)
-        move = _Split(seg_pos, chosen >= 0, nonempty, sizes)
         P = len(members)
+        if self.native:
+            # cases of unsplit nodes have seg -1 and drop out; the rest go to their child's range
+            child_starts = np.concatenate([[0], np.cumsum(sizes)])
+            width = self.order.shape[1]
 
-        def regroup_row(j: int) -> None:
-            cases = self.order[j, move.kept]
-            row = np.empty(P, dtype=self.order.dtype)
-            row[move.destinations(self.seg[cases])] = cases
-            self.order[j, :P] = row
+            def regroup_row(j: int) -> None:
+                _native.regroup(self.order[j], width, self.seg, child_starts)
+        else:
+            move = _Split(seg_pos, chosen >= 0, nonempty, sizes)
+
+            def regroup_row(j: int) -> None:
+                cases = self.order[j, move.kept]
+                row = np.empty(P, dtype=self.order.dtype)
+                row[move.destinations(self.seg[cases])] = cases
+                self.order[j, :P] = row
 
         self.each_row(regroup_row, len(seg_pos))
         self.order = self.order[:, :P]
@@ -542,7 +580,34 @@ def segment_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts:
         top = np.flatnonzero(val == best_val[key])
         first = top[np.r_[True, key[top][1:] != key[top][:-1]]]
         at[key[first]] = rows[first]
-    at, best_val = at.reshape(k, S).T, best_val.reshape(k, S).T
+    return _cut_results(best_val.reshape(k, S).T, at.reshape(k, S).T, where, min_objs)
+
+
+def native_cuts(columns: list[np.ndarray], orders: np.ndarray, classes: np.ndarray, where: _CutRows,
+                counts: np.ndarray, min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """segment_cuts in the compiled module, reading float32 `columns` through `orders` (int32)."""
+    S = len(where.sizes)
+    known = where.sizes.astype(np.float32)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        base = np.ascontiguousarray(info(counts) / known, dtype=np.float32)
+    top = int(where.sizes.max()) if S else 0
+    xlogx, log2 = _xlogx_table(top), log2_table(top)
+    inside = where.inside.view(np.uint8)
+    starts = np.ascontiguousarray(where.starts, dtype=np.int64)
+    best_val = np.empty((len(columns), S), dtype=np.float32)
+    at = np.empty((len(columns), S), dtype=np.int64)
+    for j, col in enumerate(columns):
+        _native.cut_search(col, orders[j], classes, classes.itemsize, starts, counts, inside, base, xlogx, log2,
+                           float(min_objs), best_val[j], at[j])
+    return _cut_results(best_val.T, at.T, where, min_objs)
+
+
+def _cut_results(best_val: np.ndarray, at: np.ndarray, where: _CutRows,
+                 min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """segment_cuts' outputs from each (node, row)'s best penalised gain and its position."""
+    starts = where.starts
+    cases = known = where.sizes.astype(np.float32)
     ok = (known >= 2 * min_objs)[:, None] & (best_val > 0)
     lo = np.where(at >= 0, at - starts[:-1, None] + 1, 0)
     sizes = where.sizes[:, None]
