@@ -5,10 +5,13 @@
  * counts below each candidate cut, two informations per candidate, the stable re-sort
  * into the children's ranges (issue 6). Each of these is one loop here:
  *   - cut_search: the best cut of one attribute at every node of a level (segment_cuts'
- *     scan), with the same float and double roundings; the x log x and log2 values are
- *     read from the tables split.py makes, so no log here can differ from numpy's;
- *   - regroup: the stable counting scatter of one sorted row into its nodes' ranges;
- *   - value_tables: the (node, value, class) counts of a few discrete attributes.
+ *     scan) over the values and classes kept in sorted order, with the same float and
+ *     double roundings; the x log x and log2 values are read from the tables split.py
+ *     makes, so no log here can differ from numpy's;
+ *   - regroup: the stable counting scatter of one sorted row (and the values and classes
+ *     that travel with it) into its nodes' ranges;
+ *   - value_tables: the (node, value, class) counts of a few discrete attributes;
+ *   - argsort: numpy's stable argsort of a float64 column, as a radix sort (the presort).
  * Built with -ffp-contract=off: no fused multiply-add may change a rounding.
  * grow.py falls back to numpy when this module is missing, and the tests check both paths
  * grow the same trees.
@@ -42,12 +45,10 @@ static inline float total_info(const int64_t *x, Py_ssize_t n_classes, int64_t t
 }
 
 PyDoc_STRVAR(cut_search_doc,
-"cut_search(col, order, classes, width, starts, counts, inside, base, xlogx, log2, min_objs, best, at)\n\n"
-"For one continuous attribute at every node of a level: `col` holds its values as float32,\n"
-"`order` (int32) the level's cases sorted by (node, value), node s at positions\n"
-"starts[s]..starts[s+1]; `classes` is the class of each case (`width` bytes: 1 or 4),\n"
-"`counts` (int64, nodes x classes) each\n"
-"node's class counts, `inside` (one byte per position) where the cut search may cut,\n"
+"cut_search(values, classes, width, starts, counts, inside, base, xlogx, log2, min_objs, best, at)\n\n"
+"For one continuous attribute at every node of a level: `values` (float32) and `classes`\n"
+"(`width` bytes: 1 or 4) are the level's cases sorted by (node, value), node s at positions\n"
+"starts[s]..starts[s+1]; `counts` (int64, nodes x classes) holds each node's class counts, `inside` (one byte per position) where the cut search may cut,\n"
 "`base` (float32) each node's information over its known cases. Writes each node's best\n"
 "penalised gain (float32, -inf: no candidate) to `best` and the position of the cut's\n"
 "lower value (int64, -1) to `at`, as grow.py's segment_cuts scan does.");
@@ -57,24 +58,23 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
     double min_objs_d;
     Py_ssize_t width;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*y*ny*y*y*y*y*y*dw*w*", &v[0], &v[1], &v[2], &width, &v[3], &v[4], &v[5],
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*y*y*y*dw*w*", &v[0], &v[2], &width, &v[3], &v[4], &v[5],
                           &v[6], &v[7], &v[8], &min_objs_d, &v[9], &v[10]))
         return NULL;
     PyObject *out = NULL;
-    Py_ssize_t n = v[0].len / 4, P = v[1].len / 4, S = v[6].len / 4, T = v[7].len / 8;
+    Py_ssize_t P = v[0].len / 4, S = v[6].len / 4, T = v[7].len / 8;
     Py_ssize_t C = S ? v[4].len / 8 / S : 0;
     if (width != 1 && width != 4) {
         PyErr_SetString(PyExc_ValueError, "cut_search: classes must be 1 or 4 bytes wide");
         goto done;
     }
-    if (!(view_ok(&v[0], n, 4, "col") && view_ok(&v[1], P, 4, "order") && view_ok(&v[2], n, width, "classes")
+    if (!(view_ok(&v[0], P, 4, "values") && view_ok(&v[2], P, width, "classes")
           && view_ok(&v[3], S + 1, 8, "starts") && view_ok(&v[4], S * C, 8, "counts")
           && view_ok(&v[5], P, 1, "inside") && view_ok(&v[8], T, 8, "log2")
           && view_ok(&v[9], S, 4, "best") && view_ok(&v[10], S, 8, "at")))
         goto done;
-    const float *col = v[0].buf;
+    const float *values = v[0].buf;
     const double *xlogx = v[7].buf, *log2t = v[8].buf;
-    const int32_t *order = v[1].buf;
     const int8_t *classes8 = v[2].buf;
     const int32_t *classes32 = v[2].buf;
     const int64_t *starts = v[3].buf, *counts = v[4].buf;
@@ -114,11 +114,9 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
            p is counted only after it, so `low` holds positions a..p-1 */
         float prev = 0.0f;
         for (int64_t p = a; p < b; p++) {
-            int32_t o = order[p];
-            if (o < 0 || o >= n) { bad = 1; break; }
-            int32_t y = width == 1 ? classes8[o] : classes32[o];
+            int32_t y = width == 1 ? classes8[p] : classes32[p];
             if (y < 0 || y >= C) { bad = 1; break; }
-            float value = col[o];
+            float value = values[p];
             /* values are floats in c4.5; the 1e-5 gap test is done in double on them */
             if (p > a && inside[p - 1] && (double)prev < (double)value - gap) {
                 int64_t below = p - a;
@@ -151,7 +149,7 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     free(low); free(high); free(gains); free(where);
     if (bad) {
-        PyErr_SetString(PyExc_ValueError, "cut_search: a case or class index is out of range");
+        PyErr_SetString(PyExc_ValueError, "cut_search: a class is out of range");
         goto done;
     }
     out = Py_NewRef(Py_None);
@@ -161,19 +159,56 @@ done:
 }
 
 PyDoc_STRVAR(regroup_doc,
-"regroup(row, count, group, starts) -> size\n\n"
+"regroup(row, count, group, starts, *payload) -> size\n\n"
 "Stable counting scatter, in place: the first `count` cases of `row` (int32) go to their\n"
 "group's range starts[g]..starts[g+1] (g = group[case], int32; cases with g < 0 are\n"
-"dropped), keeping their order. Returns the number of cases kept, starts[-1].");
+"dropped), keeping their order. Each payload row (as long as `row`, items of 1, 4 or 8\n"
+"bytes) is moved the same way. Returns the number of cases kept, starts[-1].");
+
+#define MAX_PAYLOAD 4
+
+/* out[dest[i]] = in[i] for dest[i] >= 0, for one item size */
+#define SCATTER(T)                                                          \
+    do {                                                                    \
+        const T *in = (const T *)from;                                      \
+        T *o = (T *)to;                                                     \
+        for (Py_ssize_t i = 0; i < count; i++)                              \
+            if (dest[i] >= 0) o[dest[i]] = in[i];                           \
+    } while (0)
+
+static void scatter(const void *from, void *to, Py_ssize_t item, const int64_t *dest, Py_ssize_t count) {
+    if (item == 1) SCATTER(uint8_t);
+    else if (item == 4) SCATTER(uint32_t);
+    else SCATTER(uint64_t);
+}
 
 static PyObject *py_regroup(PyObject *self, PyObject *args) {
-    Py_buffer v[3];
+    Py_ssize_t n_args = PyTuple_GET_SIZE(args);
+    if (n_args < 4 || n_args > 4 + MAX_PAYLOAD) {
+        PyErr_SetString(PyExc_TypeError, "regroup takes row, count, group, starts and up to 4 payload rows");
+        return NULL;
+    }
+    Py_buffer v[3 + MAX_PAYLOAD];
     Py_ssize_t count;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "w*ny*y*", &v[0], &count, &v[1], &v[2]))
-        return NULL;
+    PyObject *head = PyTuple_GetSlice(args, 0, 4);
+    if (!head) return NULL;
+    int parsed = PyArg_ParseTuple(head, "w*ny*y*", &v[0], &count, &v[1], &v[2]);
+    Py_DECREF(head);
+    if (!parsed) return NULL;
     PyObject *out = NULL;
+    int n_pay = (int)n_args - 4;
     Py_ssize_t len = v[0].len / 4, n = v[1].len / 4, G = v[2].len / 8 - 1;
+    Py_ssize_t item[MAX_PAYLOAD];
+    for (int k = 0; k < n_pay; k++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(args, 4 + k), &v[3 + k], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        item[k] = len ? v[3 + k].len / len : 1;
+        if ((item[k] != 1 && item[k] != 4 && item[k] != 8) || v[3 + k].len != len * item[k]) {
+            PyErr_SetString(PyExc_ValueError, "regroup: a payload row must be as long as the row, 1, 4 or 8 bytes an item");
+            goto done;
+        }
+    }
     if (!(view_ok(&v[0], len, 4, "row") && view_ok(&v[1], n, 4, "group") && view_ok(&v[2], G + 1, 8, "starts")))
         goto done;
     int32_t *row = v[0].buf;
@@ -190,9 +225,10 @@ static PyObject *py_regroup(PyObject *self, PyObject *args) {
         }
     }
     int64_t *cursor = malloc(((size_t)G + 1) * sizeof(int64_t));
-    int32_t *scratch = malloc(((size_t)starts[G] + 1) * sizeof(int32_t));
-    if (!(cursor && scratch)) {
-        free(cursor); free(scratch);
+    int64_t *dest = malloc(((size_t)count + 1) * sizeof(int64_t));
+    void *scratch = malloc(((size_t)starts[G] + 1) * 8);
+    if (!(cursor && dest && scratch)) {
+        free(cursor); free(dest); free(scratch);
         PyErr_NoMemory();
         goto done;
     }
@@ -203,22 +239,29 @@ static PyObject *py_regroup(PyObject *self, PyObject *args) {
         int32_t c = row[i];
         if (c < 0 || c >= n) { bad = 1; break; }
         int32_t g = group[c];
-        if (g < 0) continue;
+        if (g < 0) { dest[i] = -1; continue; }
         if (g >= G || cursor[g] >= starts[g + 1]) { bad = 1; break; }
-        scratch[cursor[g]++] = c;
+        dest[i] = cursor[g]++;
     }
     for (Py_ssize_t g = 0; g < G && !bad; g++)
         if (cursor[g] != starts[g + 1]) bad = 1;
-    if (!bad) memcpy(row, scratch, (size_t)starts[G] * sizeof(int32_t));
+    if (!bad) {
+        scatter(row, scratch, 4, dest, count);
+        memcpy(row, scratch, (size_t)starts[G] * 4);
+        for (int k = 0; k < n_pay; k++) {
+            scatter(v[3 + k].buf, scratch, item[k], dest, count);
+            memcpy(v[3 + k].buf, scratch, (size_t)starts[G] * item[k]);
+        }
+    }
     Py_END_ALLOW_THREADS
-    free(cursor); free(scratch);
+    free(cursor); free(dest); free(scratch);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "regroup: the cases do not fill their groups' ranges exactly");
         goto done;
     }
     out = PyLong_FromSsize_t((Py_ssize_t)starts[G]);
 done:
-    release(v, 3);
+    release(v, 3 + MAX_PAYLOAD);
     return out;
 }
 
@@ -279,7 +322,87 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(argsort_doc,
+"argsort(values, out)\n\n"
+"Writes to `out` (int32) the permutation np.argsort(values, kind=\"stable\") gives for\n"
+"float64 `values`: ascending, equal values (-0.0 and 0.0 among them) in index order, NaN\n"
+"last. A least-significant-digit radix sort of the values' bits.");
+
+#define DIGIT_BITS 11
+#define DIGITS ((64 + DIGIT_BITS - 1) / DIGIT_BITS)
+#define BUCKETS (1 << DIGIT_BITS)
+
+/* An unsigned key that orders as the double does: sign bit flipped for positives, every
+   bit flipped for negatives; -0.0 as 0.0, and every NaN as the one largest key. */
+static inline uint64_t sort_key(double x) {
+    uint64_t u;
+    if (x != x) return UINT64_MAX;
+    if (x == 0.0) x = 0.0;
+    memcpy(&u, &x, sizeof(u));
+    return (u >> 63) ? ~u : u | ((uint64_t)1 << 63);
+}
+
+static PyObject *py_argsort(PyObject *self, PyObject *args) {
+    Py_buffer v[2];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*w*", &v[0], &v[1]))
+        return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = v[0].len / 8;
+    if (!(view_ok(&v[0], n, 8, "values") && view_ok(&v[1], n, 4, "out")))
+        goto done;
+    if (n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "argsort: too many values for int32 positions");
+        goto done;
+    }
+    uint64_t *key = malloc(((size_t)n + 1) * 8), *key2 = malloc(((size_t)n + 1) * 8);
+    int32_t *idx2 = malloc(((size_t)n + 1) * 4);
+    size_t *count = calloc((size_t)DIGITS * BUCKETS, sizeof(size_t));
+    if (!(key && key2 && idx2 && count)) {
+        free(key); free(key2); free(idx2); free(count);
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *x = v[0].buf;
+    int32_t *idx = v[1].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t k = sort_key(x[i]);
+        key[i] = k;
+        idx[i] = (int32_t)i;
+        for (int d = 0; d < DIGITS; d++)
+            count[d * BUCKETS + ((k >> (d * DIGIT_BITS)) & (BUCKETS - 1))]++;
+    }
+    uint64_t *kin = key, *kout = key2;
+    int32_t *iin = idx, *iout = idx2;
+    for (int d = 0; d < DIGITS; d++) {
+        size_t *c = count + (size_t)d * BUCKETS, sum = 0;
+        int shift = d * DIGIT_BITS;
+        if (n && c[(kin[0] >> shift) & (BUCKETS - 1)] == (size_t)n) continue;   /* one digit value: no move */
+        for (int b = 0; b < BUCKETS; b++) {
+            size_t t = c[b];
+            c[b] = sum;
+            sum += t;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            size_t to = c[(kin[i] >> shift) & (BUCKETS - 1)]++;
+            kout[to] = kin[i];
+            iout[to] = iin[i];
+        }
+        uint64_t *kt = kin; kin = kout; kout = kt;
+        int32_t *it = iin; iin = iout; iout = it;
+    }
+    if (iin != idx) memcpy(idx, iin, (size_t)n * 4);
+    Py_END_ALLOW_THREADS
+    free(key); free(key2); free(idx2); free(count);
+    out = Py_NewRef(Py_None);
+done:
+    release(v, 2);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"argsort", py_argsort, METH_VARARGS, argsort_doc},
     {"cut_search", py_cut_search, METH_VARARGS, cut_search_doc},
     {"regroup", py_regroup, METH_VARARGS, regroup_doc},
     {"value_tables", py_value_tables, METH_VARARGS, value_tables_doc},

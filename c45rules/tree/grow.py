@@ -255,28 +255,42 @@ class _Levels:
         self.seg[members] = np.repeat(np.arange(len(nodes)), sizes)
         P, K = len(members), len(g.cont)
         # with workers the sorted orders live in shared memory: workers re-sort their rows in place
-        self.order = (shared_empty if g.jobs > 1 else np.empty)((K, P), np.int32 if g.data.n < 2**31 else np.int64)
-
+        empty = shared_empty if g.jobs > 1 else np.empty
+        self.order = empty((K, P), np.int32 if g.data.n < 2**31 else np.int64)
+        self.classes = g.y.astype(self.cls_type)
+        self.classes32 = g.y.astype(np.int32)
         # the compiled passes count in int and assume those counts exact as floats
         self.native = _native is not None and self.order.dtype == np.int32 and int(sizes.max()) < _EXACT
+        if self.native:
+            # the values (floats in c4.5) and classes travel with the orders, so the cut
+            # search reads them in order instead of fetching them case by case
+            self.sorted_values, self.sorted_classes = empty((K, P), np.float32), empty((K, P), self.cls_type)
         root_starts = np.concatenate([[0], np.cumsum(sizes)])
 
         def presort(j: int) -> None:
-            order = np.argsort(g.data.columns[g.cont[j]], kind="stable")
+            col = g.data.columns[g.cont[j]]
+            if self.native and col.dtype == np.float64:
+                order = np.empty(len(col), dtype=np.int32)
+                _native.argsort(np.ascontiguousarray(col), order)    # np.argsort(col, kind="stable"), as a radix sort
+            else:
+                order = np.argsort(col, kind="stable")
             if self.native:
-                order = order.astype(np.int32)
+                order = order.astype(np.int32, copy=False)
                 _native.regroup(order, len(order), self.seg, root_starts)
-                self.order[j] = order[:P]
+                self.order[j] = order = order[:P]
+                self.sorted_values[j] = col[order]
+                self.sorted_classes[j] = self.classes[order]
             else:
                 self.order[j] = self.regroup(order)
 
         self.each_row(presort, P)
-        self.classes = g.y.astype(self.cls_type)
-        self.classes32 = g.y.astype(np.int32)
-        # c4.5 holds values as floats; half the bytes to fetch at random than the doubles
-        self.values = [g.data.columns[a].astype(np.float32) for a in g.cont] if self.native else []
         while nodes:
             nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
+
+    def rows(self) -> list[np.ndarray]:
+        """The arrays sorted by (node, value) per continuous attribute: orders, and in the
+        compiled path the values and classes that travel with them."""
+        return [self.order, self.sorted_values, self.sorted_classes] if self.native else [self.order]
 
     def jobs(self, cases: int) -> int:
         """Workers for a level's per-attribute work on `cases` cases (1: not worth a fork)."""
@@ -327,9 +341,13 @@ class _Levels:
             # every attribute's array is grouped by node the same way, so one position mask
             stay = np.flatnonzero(active[seg_pos])
             members = members[stay]
-            for j in range(len(self.order)):    # row by row: no second copy of all orders
-                self.order[j, :len(stay)] = self.order[j, stay]
+            for rows in self.rows():
+                for j in range(len(rows)):      # row by row: no second copy of all orders
+                    rows[j, :len(stay)] = rows[j, stay]
             self.order = self.order[:, :len(stay)]
+            if self.native:
+                self.sorted_values = self.sorted_values[:, :len(stay)]
+                self.sorted_classes = self.sorted_classes[:, :len(stay)]
             nodes = [n for n, ok in zip(nodes, active) if ok]
             sizes, tested, counts, best_class = sizes[active], tested[active], counts[active], best_class[active]
             S = len(nodes)
@@ -352,7 +370,8 @@ class _Levels:
                 lo, hi = blocks[b]
                 order = self.order[lo:hi]
                 if self.native:
-                    return native_cuts(self.values[lo:hi], order, self.classes, rows, counts, g.min_objs)
+                    return native_cuts(self.sorted_values[lo:hi], self.sorted_classes[lo:hi], rows, counts,
+                                       g.min_objs)
                 # c4.5 holds values as floats
                 vals = np.stack([g.data.columns[a][o] for a, o in zip(g.cont[lo:hi], order)]).astype(np.float32)
                 return segment_cuts(vals, self.classes[order], rows, counts, g.min_objs)
@@ -458,7 +477,8 @@ class _Levels:
             width = self.order.shape[1]
 
             def regroup_row(j: int) -> None:
-                _native.regroup(self.order[j], width, self.seg, child_starts)
+                _native.regroup(self.order[j], width, self.seg, child_starts, self.sorted_values[j],
+                                self.sorted_classes[j])
         else:
             move = _Split(seg_pos, chosen >= 0, nonempty, sizes)
 
@@ -470,6 +490,8 @@ class _Levels:
 
         self.each_row(regroup_row, len(seg_pos))
         self.order = self.order[:, :P]
+        if self.native:
+            self.sorted_values, self.sorted_classes = self.sorted_values[:, :P], self.sorted_classes[:, :P]
         parent = np.repeat(np.arange(S), nonempty.sum(axis=1))
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True
@@ -583,9 +605,9 @@ def segment_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts:
     return _cut_results(best_val.reshape(k, S).T, at.reshape(k, S).T, where, min_objs)
 
 
-def native_cuts(columns: list[np.ndarray], orders: np.ndarray, classes: np.ndarray, where: _CutRows,
-                counts: np.ndarray, min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """segment_cuts in the compiled module, reading float32 `columns` through `orders` (int32)."""
+def native_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: np.ndarray,
+                min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """segment_cuts in the compiled module (same arguments, `classes` int8 or int32)."""
     S = len(where.sizes)
     known = where.sizes.astype(np.float32)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
@@ -595,10 +617,10 @@ def native_cuts(columns: list[np.ndarray], orders: np.ndarray, classes: np.ndarr
     xlogx, log2 = _xlogx_table(top), log2_table(top)
     inside = where.inside.view(np.uint8)
     starts = np.ascontiguousarray(where.starts, dtype=np.int64)
-    best_val = np.empty((len(columns), S), dtype=np.float32)
-    at = np.empty((len(columns), S), dtype=np.int64)
-    for j, col in enumerate(columns):
-        _native.cut_search(col, orders[j], classes, classes.itemsize, starts, counts, inside, base, xlogx, log2,
+    best_val = np.empty((len(vals), S), dtype=np.float32)
+    at = np.empty((len(vals), S), dtype=np.int64)
+    for j in range(len(vals)):
+        _native.cut_search(vals[j], classes[j], classes.itemsize, starts, counts, inside, base, xlogx, log2,
                            float(min_objs), best_val[j], at[j])
     return _cut_results(best_val.T, at.T, where, min_objs)
 
