@@ -332,9 +332,10 @@ class _Levels:
         best_class = np.argmax(dist, axis=1)
         no_best = dist[np.arange(S), best_class]
         errors = cases - no_best
-        for s, node in enumerate(nodes):
-            node.klass, node.items, node.errors = int(best_class[s]), float(cases[s]), float(errors[s])
-            node.class_dist = dist[s].copy()
+        # as Python numbers first: one conversion per array instead of one per node
+        for node, klass, items, errs, row in zip(nodes, best_class.tolist(), cases.tolist(), errors.tolist(), dist):
+            node.klass, node.items, node.errors = klass, items, errs
+            node.class_dist = row.copy()
         # spec 2.1
         active = ~((no_best == cases) | (cases < 2 * g.min_objs))
         if not active.all():
@@ -453,19 +454,22 @@ class _Levels:
         nonempty = counts > 0
         child_id = (np.cumsum(nonempty.ravel()) - 1).reshape(nonempty.shape)
         next_nodes: list[Node] = []
-        for s in np.flatnonzero(chosen >= 0):
-            node, a = nodes[s], int(chosen[s])
+        split = np.flatnonzero(chosen >= 0)
+        for s, a, cut, fork, filled, klass in zip(split.tolist(), chosen[split].tolist(), cuts[split].tolist(),
+                                                  forks[split].tolist(), nonempty[split].tolist(),
+                                                  best_class[split].tolist()):
+            node = nodes[s]
             node.attribute = a
             if attrs[a].is_continuous:
-                node.kind, node.cut = "threshold", float(cuts[s])
+                node.kind, node.cut = "threshold", cut
             else:
                 node.kind = "discrete"
-            for v in range(forks[s]):
-                if nonempty[s, v]:
+            for v in range(fork):
+                if filled[v]:
                     child = Node(0, 0.0, 0.0, node.class_dist)
                     next_nodes.append(child)
                 else:
-                    child = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
+                    child = Node(klass, 0.0, 0.0, node.class_dist)
                 node.branches.append(child)
         self.seg[members] = np.where(known, child_id[seg_pos, np.maximum(branch, 0)], -1)
         members = self.regroup(members)
