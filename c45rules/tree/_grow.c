@@ -10,7 +10,8 @@
  *     makes, so no log here can differ from numpy's;
  *   - regroup: the stable counting scatter of one sorted row (and the values and classes
  *     that travel with it) into its nodes' ranges;
- *   - value_tables: the (node, value, class) counts of a few discrete attributes;
+ *   - value_tables, value_gains: the (node, value, class) counts of a few discrete
+ *     attributes, and their gains and split information (split.discrete_gains);
  *   - argsort: numpy's stable argsort of a float64 column, as a radix sort (the presort).
  * Built with -ffp-contract=off: no fused multiply-add may change a rounding.
  * grow.py falls back to numpy when this module is missing, and the tests check both paths
@@ -401,7 +402,99 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(value_gains_doc,
+"value_gains(tables, n_values, n_classes, cases, xlogx, min_objs, gain, split)\n\n"
+"split.discrete_gains for integer tables: `tables` (int64, rows x n_values x n_classes,\n"
+"value 0 = unknown) and each row's `cases` (float32); writes each row's gain and split\n"
+"information (float32, -EPSILON and 0 where the test is unusable) with discrete_gains'\n"
+"roundings. Every sum of integer counts below 2^24 is exact in float, so each x log x is\n"
+"read from `xlogx` (as split.info does for integer counts).");
+
+static PyObject *py_value_gains(PyObject *self, PyObject *args) {
+    Py_buffer v[5];
+    Py_ssize_t V, C;
+    double min_objs_d;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*nny*y*dw*w*", &v[0], &V, &C, &v[1], &v[2], &min_objs_d, &v[3], &v[4]))
+        return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t A = v[1].len / 4, T = v[2].len / 8;
+    if (V < 1 || C < 1) {
+        PyErr_SetString(PyExc_ValueError, "value_gains: at least one value and one class");
+        goto done;
+    }
+    if (!(view_ok(&v[0], A * V * C, 8, "tables") && view_ok(&v[1], A, 4, "cases") && view_ok(&v[2], T, 8, "xlogx")
+          && view_ok(&v[3], A, 4, "gain") && view_ok(&v[4], A, 4, "split")))
+        goto done;
+    const int64_t *tables = v[0].buf;
+    const float *cases = v[1].buf;
+    const double *xlogx = v[2].buf;
+    float *gain_out = v[3].buf, *split_out = v[4].buf;
+    int64_t *freq = malloc((size_t)V * sizeof(int64_t)), *class_count = malloc((size_t)C * sizeof(int64_t));
+    if (!(freq && class_count)) {
+        free(freq); free(class_count);
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* numpy compares the float32 frequencies with the Python float min_objs in single precision */
+    const float min_objs = (float)min_objs_d, no_gain = (float)-1e-3;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t a = 0; a < A && !bad; a++) {
+        const int64_t *t = tables + a * V * C;
+        int64_t total = 0;
+        memset(class_count, 0, (size_t)C * sizeof(int64_t));
+        for (Py_ssize_t x = 0; x < V; x++) {
+            int64_t f = 0;
+            for (Py_ssize_t c = 0; c < C; c++) {
+                if (t[x * C + c] < 0) bad = 1;
+                f += t[x * C + c];
+                if (x > 0) class_count[c] += t[x * C + c];
+            }
+            freq[x] = f;
+            total += f;
+        }
+        if (bad || total >= T || total >= (1 << 24)) { bad = 1; break; }
+        float cs = cases[a], unknown = (float)freq[0], known = cs - unknown;
+        float unknown_rate = unknown / cs;
+        /* DiscrKnownBaseInfo: a double sum over the classes */
+        double sum = 0.0;
+        for (Py_ssize_t c = 0; c < C; c++) sum = sum + xlogx[class_count[c]];
+        /* known is the float the caller's cases give; its x log x is a table entry when it
+           is a whole number the table covers, which the caller's integer counts make it */
+        int64_t known_int = (int64_t)known;
+        if (!(known >= 0 && known_int < T && (float)known_int == known)) { bad = 1; break; }
+        float base = (float)((xlogx[known_int] - sum) / (double)known);
+        float this_info = 0.0f;
+        int reasonable = 0;
+        for (Py_ssize_t x = 1; x < V; x++) {
+            float s = 0.0f;
+            for (Py_ssize_t c = 0; c < C; c++) s = (float)((double)s + xlogx[t[x * C + c]]);
+            this_info = this_info + (float)(xlogx[freq[x]] - (double)s);
+            if ((float)freq[x] >= min_objs) reasonable++;
+        }
+        float g = (1.0f - unknown_rate) * (base - this_info / known);
+        float s = 0.0f;
+        for (Py_ssize_t x = 0; x < V; x++) s = (float)((double)s + xlogx[freq[x]]);
+        float split = (float)(xlogx[total] - (double)s) / cs;
+        int usable = known != 0 && cs > unknown && reasonable >= 2;
+        gain_out[a] = usable ? g : no_gain;
+        split_out[a] = usable ? split : 0.0f;
+    }
+    Py_END_ALLOW_THREADS
+    free(freq); free(class_count);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "value_gains: a count is negative, or a total or known weight not in the table");
+        goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    release(v, 5);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"value_gains", py_value_gains, METH_VARARGS, value_gains_doc},
     {"argsort", py_argsort, METH_VARARGS, argsort_doc},
     {"cut_search", py_cut_search, METH_VARARGS, cut_search_doc},
     {"regroup", py_regroup, METH_VARARGS, regroup_doc},

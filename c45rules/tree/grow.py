@@ -407,15 +407,17 @@ class _Levels:
                 js = np.array(group[lo:lo + step], dtype=np.int64)
                 attrs = [g.disc[j] for j in js]
                 if native:
-                    counted = np.zeros(len(js) * S * V * C, dtype=np.int64)
-                    _native.value_tables(codes, g.Xd.itemsize, seg_pos, classes, js, S, V, C, counted)
-                    tables = counted.astype(np.float32)
+                    tables = np.zeros(len(js) * S * V * C, dtype=np.int64)
+                    _native.value_tables(codes, g.Xd.itemsize, seg_pos, classes, js, S, V, C, tables)
+                    gd, sd = np.empty(len(js) * S, dtype=np.float32), np.empty(len(js) * S, dtype=np.float32)
+                    _native.value_gains(tables, V, C, np.tile(cases, len(js)), _xlogx_table(len(members)),
+                                        g.min_objs, gd, sd)
                 else:
                     flat = base + (g.Xd[np.ix_(members, js)].astype(np.int64) * C
                                    + np.arange(len(js)) * (S * V * C))
                     tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
-                gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
-                                        g.min_objs)
+                    gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
+                                            g.min_objs)
                 done = tested[:, attrs]
                 gain[:, attrs] = np.where(done, NO_GAIN, gd.reshape(len(js), S).T)
                 split[:, attrs] = np.where(done, F32(0), sd.reshape(len(js), S).T)

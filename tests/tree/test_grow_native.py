@@ -121,3 +121,21 @@ def test_compiled_passes_check_their_array_sizes():
     with pytest.raises(ValueError, match="out has 8 bytes"):
         native.value_tables(np.zeros((2, 1), dtype=np.int8), 1, np.zeros(2, dtype=np.int64),
                             np.zeros(2, dtype=np.int32), np.zeros(1, dtype=np.int64), 1, 2, 2, np.zeros(1, dtype=np.int64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 40), st.integers(2, 7), st.integers(2, 5),
+       st.sampled_from([1, 2, 0.7, 5]))
+def test_compiled_value_gains_equal_discrete_gains(seed, rows, n_values, n_classes, min_objs):
+    from c45rules.tree.split import _xlogx_table, discrete_gains
+    rng = np.random.default_rng(seed)
+    # small counts with many zeros: equal informations and unusable tests are common
+    tables = rng.integers(0, 6, (rows, n_values, n_classes)) * (rng.random((rows, n_values, n_classes)) < 0.6)
+    tables[rng.random(rows) < 0.3, 0] = 0             # no unknowns in some rows
+    cases = tables.sum(axis=(1, 2)).astype(np.float32)
+    want = discrete_gains(tables.astype(np.float32), cases, min_objs)
+    gain, split = np.empty(rows, dtype=np.float32), np.empty(rows, dtype=np.float32)
+    native.value_gains(tables.astype(np.int64), n_values, n_classes, cases, _xlogx_table(int(cases.max())),
+                       float(min_objs), gain, split)
+    np.testing.assert_array_equal(gain, want[0])
+    np.testing.assert_array_equal(split, want[1])
