@@ -63,7 +63,8 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
                           &v[6], &v[7], &v[8], &min_objs_d, &v[9], &v[10]))
         return NULL;
     PyObject *out = NULL;
-    Py_ssize_t P = v[0].len / 4, S = v[6].len / 4, T = v[7].len / 8;
+    /* the two tables are grown separately: each needs an entry for every node size */
+    Py_ssize_t P = v[0].len / 4, S = v[6].len / 4, T = Py_MIN(v[7].len, v[8].len) / 8;
     Py_ssize_t C = S ? v[4].len / 8 / S : 0;
     if (width != 1 && width != 4) {
         PyErr_SetString(PyExc_ValueError, "cut_search: classes must be 1 or 4 bytes wide");
@@ -71,7 +72,8 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
     }
     if (!(view_ok(&v[0], P, 4, "values") && view_ok(&v[2], P, width, "classes")
           && view_ok(&v[3], S + 1, 8, "starts") && view_ok(&v[4], S * C, 8, "counts")
-          && view_ok(&v[5], P, 1, "inside") && view_ok(&v[8], T, 8, "log2")
+          && view_ok(&v[5], P, 1, "inside") && view_ok(&v[7], v[7].len / 8, 8, "xlogx")
+          && view_ok(&v[8], v[8].len / 8, 8, "log2")
           && view_ok(&v[9], S, 4, "best") && view_ok(&v[10], S, 8, "at")))
         goto done;
     const float *values = v[0].buf;

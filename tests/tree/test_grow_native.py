@@ -50,13 +50,15 @@ def test_compiled_growth_equals_numpy_with_other_options(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["letter", "synth_10k"])
-def test_compiled_growth_in_two_workers_equals_numpy_in_one(monkeypatch, name):
+def test_growth_with_two_workers_equals_numpy_in_one(monkeypatch, name):
     train, _ = load_stem(R.stem(name), test=False)
     monkeypatch.setattr(grow, "_native", None)
     by_numpy = grow.grow_tree(train)
-    monkeypatch.setattr(grow, "_native", native)
-    monkeypatch.setattr(grow, "_FORK_WORK", 0)     # fork at every level, however small
-    assert differences(by_numpy, grow.grow_tree(train, jobs=2)) is None
+    monkeypatch.setattr(grow, "_FORK_WORK", 0)     # workers at every level, however small
+    # numpy: forked workers; compiled: threads
+    for module in (None, native):
+        monkeypatch.setattr(grow, "_native", module)
+        assert differences(by_numpy, grow.grow_tree(train, jobs=2)) is None
 
 
 @settings(max_examples=60, deadline=None)
@@ -139,3 +141,19 @@ def test_compiled_value_gains_equal_discrete_gains(seed, rows, n_values, n_class
                        float(min_objs), gain, split)
     np.testing.assert_array_equal(gain, want[0])
     np.testing.assert_array_equal(split, want[1])
+
+
+@pytest.mark.parametrize("longer", ["_XLOGX", "_LOG2"])
+def test_compiled_cut_search_takes_tables_of_different_lengths(monkeypatch, longer):
+    """The x log x and log2 tables grow separately (other steps use x log x too)."""
+    from c45rules.tree import split
+    train, _ = load_stem(R.stem("crx"), test=False)
+    by_numpy = _grow_both(monkeypatch, train)[0]
+    for name in ("_XLOGX", "_LOG2"):
+        monkeypatch.setattr(split, name, np.zeros(1))
+    if longer == "_XLOGX":
+        split._xlogx_table(50_000)
+    else:
+        split.log2_table(50_000)
+    monkeypatch.setattr(grow, "_native", native)
+    assert differences(by_numpy, grow.grow_tree(train)) is None
