@@ -11,6 +11,7 @@ import mmap
 import multiprocessing
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
 import numpy as np
@@ -63,3 +64,13 @@ def fork_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
     finally:
         _task = None
         _busy.release()
+
+
+def thread_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
+    """[fn(0), ..., fn(count - 1)] in up to `jobs` threads: for work done in compiled code
+    that lets go of the GIL, where a fork would cost more than it saves."""
+    jobs = min(resolve_jobs(jobs), count)
+    if jobs <= 1:
+        return [fn(i) for i in range(count)]
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(fn, range(count)))

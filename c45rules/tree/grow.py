@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ..data.schema import Dataset
-from ..workers import fork_map, resolve_jobs, shared_empty
+from ..workers import fork_map, resolve_jobs, shared_empty, thread_map
 from .node import Node
 from .split import (_EXACT, EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, _xlogx_table, best_cuts,
                     discrete_gains, info, log2_table, min_split_weight, seq_sum, threshold_cost, worth)
@@ -254,13 +254,15 @@ class _Levels:
         self.seg = np.full(g.data.n, -1, dtype=np.int32)
         self.seg[members] = np.repeat(np.arange(len(nodes)), sizes)
         P, K = len(members), len(g.cont)
-        # with workers the sorted orders live in shared memory: workers re-sort their rows in place
-        empty = shared_empty if g.jobs > 1 else np.empty
-        self.order = empty((K, P), np.int32 if g.data.n < 2**31 else np.int64)
         self.classes = g.y.astype(self.cls_type)
         self.classes32 = g.y.astype(np.int32)
+        position = np.int32 if g.data.n < 2**31 else np.int64
         # the compiled passes count in int and assume those counts exact as floats
-        self.native = _native is not None and self.order.dtype == np.int32 and int(sizes.max()) < _EXACT
+        self.native = _native is not None and position == np.int32 and int(sizes.max()) < _EXACT
+        # forked workers re-sort their rows in place in shared memory; the compiled passes
+        # run in threads instead (they let go of the GIL), which share this process's memory
+        empty = shared_empty if g.jobs > 1 and not self.native else np.empty
+        self.order = empty((K, P), position)
         if self.native:
             # the values (floats in c4.5) and classes travel with the orders, so the cut
             # search reads them in order instead of fetching them case by case
@@ -298,7 +300,8 @@ class _Levels:
 
     def each_row(self, fn: Callable[[int], None], cases: int) -> None:
         """fn(j) for every continuous attribute j, by workers for a level of `cases` cases
-        worth forking for (fn writes row j of self.order, which is then in shared memory)."""
+        worth it (fn writes row j of the sorted arrays, which workers share: threads, or
+        forked processes and shared memory)."""
         jobs = self.jobs(cases)
         blocks = self.blocks(1 if jobs > 1 else len(self.g.cont), jobs)
 
@@ -306,7 +309,12 @@ class _Levels:
             for j in range(*blocks[b]):
                 fn(j)
 
-        fork_map(block, len(blocks), jobs)
+        self.map(block, len(blocks), jobs)
+
+    def map(self, fn: Callable[[int], object], count: int, jobs: int) -> list:
+        """[fn(0), ..., fn(count - 1)]: in threads when the work is in the compiled passes,
+        else in forked workers."""
+        return (thread_map if self.native else fork_map)(fn, count, jobs)
 
     def blocks(self, step: int, jobs: int) -> list[tuple[int, int]]:
         """The continuous attributes in runs [lo, hi) of at most `step`, at least `jobs` runs."""
@@ -378,7 +386,7 @@ class _Levels:
                 return segment_cuts(vals, self.classes[order], rows, counts, g.min_objs)
 
             # attributes are independent: blocks of them may go to workers
-            for (lo, hi), found in zip(blocks, fork_map(cuts, len(blocks), jobs)):
+            for (lo, hi), found in zip(blocks, self.map(cuts, len(blocks), jobs)):
                 attrs = g.cont[lo:hi]
                 gain[:, attrs], split[:, attrs], cut_at[:, attrs] = found
         chosen = g.choose(gain, split)

@@ -157,3 +157,16 @@ def test_compiled_cut_search_takes_tables_of_different_lengths(monkeypatch, long
         split.log2_table(50_000)
     monkeypatch.setattr(grow, "_native", native)
     assert differences(by_numpy, grow.grow_tree(train)) is None
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+def test_compiled_value_tables_count_as_bincount(dtype):
+    rng = np.random.default_rng(7)
+    m, D, S, V, C = 500, 4, 6, 9, 3
+    codes = rng.integers(-1, V - 1, (m, D)).astype(dtype)
+    node, classes = np.sort(rng.integers(0, S, m)), rng.integers(0, C, m).astype(np.int32)
+    columns = np.array([3, 1], dtype=np.int64)
+    out = np.zeros(len(columns) * S * V * C, dtype=np.int64)
+    native.value_tables(codes, codes.itemsize, node, classes, columns, S, V, C, out)
+    flat = (((np.arange(len(columns)) * S)[None, :] + node[:, None]) * V + codes[:, columns] + 1) * C + classes[:, None]
+    assert np.array_equal(out, np.bincount(flat.ravel(), minlength=out.size))
