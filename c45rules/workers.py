@@ -3,7 +3,8 @@
 Workers are forked, so they read the parent's arrays without copying or pickling them,
 and send back only their results; results come back in task order, so the output never
 depends on the number of jobs. Where fork is not available (Windows, or a platform that
-refuses it) the pieces run one after another in this process.
+refuses it) the pieces run one after another in this process. Pieces done in compiled
+code that lets go of the GIL run in threads instead (thread_map), in task order too.
 """
 from __future__ import annotations
 

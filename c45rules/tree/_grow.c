@@ -49,7 +49,8 @@ PyDoc_STRVAR(cut_search_doc,
 "cut_search(values, classes, width, starts, counts, inside, base, xlogx, log2, min_objs, best, at)\n\n"
 "For one continuous attribute at every node of a level: `values` (float32) and `classes`\n"
 "(`width` bytes: 1 or 4) are the level's cases sorted by (node, value), node s at positions\n"
-"starts[s]..starts[s+1]; `counts` (int64, nodes x classes) holds each node's class counts, `inside` (one byte per position) where the cut search may cut,\n"
+"starts[s]..starts[s+1]; `counts` (int64, nodes x classes) holds each node's class counts,\n"
+"`inside` (one byte per position) where the cut search may cut,\n"
 "`base` (float32) each node's information over its known cases. Writes each node's best\n"
 "penalised gain (float32, -inf: no candidate) to `best` and the position of the cut's\n"
 "lower value (int64, -1) to `at`, as grow.py's segment_cuts scan does.");
@@ -208,7 +209,8 @@ static PyObject *py_regroup(PyObject *self, PyObject *args) {
             goto done;
         item[k] = len ? v[3 + k].len / len : 1;
         if ((item[k] != 1 && item[k] != 4 && item[k] != 8) || v[3 + k].len != len * item[k]) {
-            PyErr_SetString(PyExc_ValueError, "regroup: a payload row must be as long as the row, 1, 4 or 8 bytes an item");
+            PyErr_SetString(PyExc_ValueError,
+                            "regroup: a payload row must be as long as the row, 1, 4 or 8 bytes an item");
             goto done;
         }
     }
@@ -486,7 +488,8 @@ static PyObject *py_value_gains(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     free(freq); free(class_count);
     if (bad) {
-        PyErr_SetString(PyExc_ValueError, "value_gains: a count is negative, or a total or known weight not in the table");
+        PyErr_SetString(PyExc_ValueError,
+                        "value_gains: a count is negative, or a total or known weight not in the table");
         goto done;
     }
     out = Py_NewRef(Py_None);

@@ -272,8 +272,9 @@ class _Levels:
         def presort(j: int) -> None:
             col = g.data.columns[g.cont[j]]
             if self.native and col.dtype == np.float64:
+                # the permutation np.argsort(col, kind="stable") gives, by a radix sort
                 order = np.empty(len(col), dtype=np.int32)
-                _native.argsort(np.ascontiguousarray(col), order)    # np.argsort(col, kind="stable"), as a radix sort
+                _native.argsort(np.ascontiguousarray(col), order)
             else:
                 order = np.argsort(col, kind="stable")
             if self.native:
@@ -293,6 +294,12 @@ class _Levels:
         """The arrays sorted by (node, value) per continuous attribute: orders, and in the
         compiled path the values and classes that travel with them."""
         return [self.order, self.sorted_values, self.sorted_classes] if self.native else [self.order]
+
+    def keep(self, count: int) -> None:
+        """Narrow the sorted arrays to their first `count` positions (the level's cases)."""
+        self.order = self.order[:, :count]
+        if self.native:
+            self.sorted_values, self.sorted_classes = self.sorted_values[:, :count], self.sorted_classes[:, :count]
 
     def jobs(self, cases: int) -> int:
         """Workers for a level's per-attribute work on `cases` cases (1: not worth a fork)."""
@@ -353,10 +360,7 @@ class _Levels:
             for rows in self.rows():
                 for j in range(len(rows)):      # row by row: no second copy of all orders
                     rows[j, :len(stay)] = rows[j, stay]
-            self.order = self.order[:, :len(stay)]
-            if self.native:
-                self.sorted_values = self.sorted_values[:, :len(stay)]
-                self.sorted_classes = self.sorted_classes[:, :len(stay)]
+            self.keep(len(stay))
             nodes = [n for n, ok in zip(nodes, active) if ok]
             sizes, tested, counts, best_class = sizes[active], tested[active], counts[active], best_class[active]
             S = len(nodes)
@@ -503,9 +507,7 @@ class _Levels:
                 self.order[j, :P] = row
 
         self.each_row(regroup_row, len(seg_pos))
-        self.order = self.order[:, :P]
-        if self.native:
-            self.sorted_values, self.sorted_classes = self.sorted_values[:, :P], self.sorted_classes[:, :P]
+        self.keep(P)
         parent = np.repeat(np.arange(S), nonempty.sum(axis=1))
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True

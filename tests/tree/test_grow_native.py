@@ -168,5 +168,6 @@ def test_compiled_value_tables_count_as_bincount(dtype):
     columns = np.array([3, 1], dtype=np.int64)
     out = np.zeros(len(columns) * S * V * C, dtype=np.int64)
     native.value_tables(codes, codes.itemsize, node, classes, columns, S, V, C, out)
-    flat = (((np.arange(len(columns)) * S)[None, :] + node[:, None]) * V + codes[:, columns] + 1) * C + classes[:, None]
+    cell = (np.arange(len(columns)) * S)[None, :] + node[:, None]
+    flat = (cell * V + codes[:, columns] + 1) * C + classes[:, None]
     assert np.array_equal(out, np.bincount(flat.ravel(), minlength=out.size))
