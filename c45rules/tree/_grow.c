@@ -180,7 +180,7 @@ PyDoc_STRVAR(regroup_doc,
             if (dest[i] >= 0) o[dest[i]] = in[i];                           \
     } while (0)
 
-static void scatter(const void *from, void *to, Py_ssize_t item, const int64_t *dest, Py_ssize_t count) {
+static void scatter(const void *from, void *to, Py_ssize_t item, const int32_t *dest, Py_ssize_t count) {
     if (item == 1) SCATTER(uint8_t);
     else if (item == 4) SCATTER(uint32_t);
     else SCATTER(uint64_t);
@@ -219,8 +219,8 @@ static PyObject *py_regroup(PyObject *self, PyObject *args) {
     int32_t *row = v[0].buf;
     const int32_t *group = v[1].buf;
     const int64_t *starts = v[2].buf;
-    if (count < 0 || count > len || G < 0 || starts[0] != 0 || starts[G] > len) {
-        PyErr_SetString(PyExc_ValueError, "regroup: count or starts out of the row's range");
+    if (count < 0 || count > len || G < 0 || starts[0] != 0 || starts[G] > len || starts[G] > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "regroup: count or starts out of the row's (int32) range");
         goto done;
     }
     for (Py_ssize_t g = 0; g < G; g++) {
@@ -230,7 +230,7 @@ static PyObject *py_regroup(PyObject *self, PyObject *args) {
         }
     }
     int64_t *cursor = malloc(((size_t)G + 1) * sizeof(int64_t));
-    int64_t *dest = malloc(((size_t)count + 1) * sizeof(int64_t));
+    int32_t *dest = malloc(((size_t)count + 1) * sizeof(int32_t));
     void *scratch = malloc(((size_t)starts[G] + 1) * 8);
     if (!(cursor && dest && scratch)) {
         free(cursor); free(dest); free(scratch);
@@ -246,7 +246,7 @@ static PyObject *py_regroup(PyObject *self, PyObject *args) {
         int32_t g = group[c];
         if (g < 0) { dest[i] = -1; continue; }
         if (g >= G || cursor[g] >= starts[g + 1]) { bad = 1; break; }
-        dest[i] = cursor[g]++;
+        dest[i] = (int32_t)cursor[g]++;
     }
     for (Py_ssize_t g = 0; g < G && !bad; g++)
         if (cursor[g] != starts[g + 1]) bad = 1;
