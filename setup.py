@@ -2,10 +2,10 @@
 from setuptools import Extension, setup
 
 
-def _step(name: str) -> Extension:
+def _step(path: str) -> Extension:
     return Extension(
-        f"c45rules.rules.{name}",
-        [f"c45rules/rules/{name}.c"],
+        path.replace("/", "."),
+        [f"{path}.c"],
         # optional: without a compiler the install goes on and numpy does the step
         optional=True,
         # no fused multiply-add: the compiled steps must round exactly as numpy does
@@ -13,4 +13,4 @@ def _step(name: str) -> Extension:
     )
 
 
-setup(ext_modules=[_step("_climb"), _step("_generalize")])
+setup(ext_modules=[_step("c45rules/tree/_grow"), _step("c45rules/rules/_generalize"), _step("c45rules/rules/_climb")])

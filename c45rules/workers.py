@@ -3,7 +3,8 @@
 Workers are forked, so they read the parent's arrays without copying or pickling them,
 and send back only their results; results come back in task order, so the output never
 depends on the number of jobs. Where fork is not available (Windows, or a platform that
-refuses it) the pieces run one after another in this process.
+refuses it) the pieces run one after another in this process. Pieces done in compiled
+code that lets go of the GIL run in threads instead (thread_map), in task order too.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import mmap
 import multiprocessing
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, TypeVar
 
 import numpy as np
@@ -65,6 +67,16 @@ def fork_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
     finally:
         _task = None
         _busy.release()
+
+
+def thread_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
+    """[fn(0), ..., fn(count - 1)] in up to `jobs` threads: for work done in compiled code
+    that lets go of the GIL, where a fork would cost more than it saves."""
+    jobs = min(resolve_jobs(jobs), count)
+    if jobs <= 1:
+        return [fn(i) for i in range(count)]
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(fn, range(count)))
 
 
 @contextlib.contextmanager

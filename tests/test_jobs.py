@@ -14,7 +14,7 @@ from c45rules.rules import select
 from c45rules.rules.coding import attribute_test_bits, branch_bits, rule_bits
 from c45rules.rules.generalize import generalise_rules
 from c45rules.tree import grow
-from c45rules.workers import fork_map
+from c45rules.workers import fork_map, thread_map
 
 
 def _pid_and_square(i: int) -> tuple[int, int]:
@@ -66,10 +66,14 @@ def test_tree_grown_with_two_workers_equals_one_process(name, monkeypatch):
     one = grow.grow_tree(train)
     calls = []
 
-    def spy(fn, count, jobs):
-        calls.append(jobs)
-        return fork_map(fn, count, jobs)
-    monkeypatch.setattr(grow, "fork_map", spy)
+    def spying(pool_map):
+        def spy(fn, count, jobs):
+            calls.append(jobs)
+            return pool_map(fn, count, jobs)
+        return spy
+    # forked workers, or threads where the compiled passes do the work
+    monkeypatch.setattr(grow, "fork_map", spying(fork_map))
+    monkeypatch.setattr(grow, "thread_map", spying(thread_map))
     monkeypatch.setattr(grow, "_FORK_WORK", 0)     # fork at every level, however small
     two = grow.grow_tree(train, jobs=2)
     assert _shape(two) == _shape(one) and one.size() > 50

@@ -12,11 +12,16 @@ from typing import Callable
 import numpy as np
 
 from ..data.schema import Dataset
-from ..workers import fork_map, resolve_jobs, shared_empty
+from ..workers import fork_map, resolve_jobs, shared_empty, thread_map
 from .node import Node
-from .split import (EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, best_cuts, discrete_gains, info,
-                    min_split_weight, seq_sum, threshold_cost, worth)
+from .split import (_EXACT, EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, _xlogx_table, best_cuts,
+                    discrete_gains, info, log2_table, min_split_weight, seq_sum, threshold_cost, worth)
 from .subset import subset_test
+
+try:
+    from . import _grow as _native
+except ImportError:     # built only where a C compiler was there: numpy does the same passes
+    _native = None
 
 # columns x rows x classes above which continuous attributes are evaluated one at a time
 _BLOCK = 4_000_000
@@ -249,16 +254,52 @@ class _Levels:
         self.seg = np.full(g.data.n, -1, dtype=np.int32)
         self.seg[members] = np.repeat(np.arange(len(nodes)), sizes)
         P, K = len(members), len(g.cont)
-        # with workers the sorted orders live in shared memory: workers re-sort their rows in place
-        self.order = (shared_empty if g.jobs > 1 else np.empty)((K, P), np.int32 if g.data.n < 2**31 else np.int64)
+        self.classes = g.y.astype(self.cls_type)
+        self.classes32 = g.y.astype(np.int32)
+        position = np.int32 if g.data.n < 2**31 else np.int64
+        # the compiled passes count in int and assume those counts exact as floats
+        self.native = _native is not None and position == np.int32 and int(sizes.max()) < _EXACT
+        # forked workers re-sort their rows in place in shared memory; the compiled passes
+        # run in threads instead (they let go of the GIL), which share this process's memory
+        empty = shared_empty if g.jobs > 1 and not self.native else np.empty
+        self.order = empty((K, P), position)
+        if self.native:
+            # the values (floats in c4.5) and classes travel with the orders, so the cut
+            # search reads them in order instead of fetching them case by case
+            self.sorted_values, self.sorted_classes = empty((K, P), np.float32), empty((K, P), self.cls_type)
+        root_starts = np.concatenate([[0], np.cumsum(sizes)])
 
         def presort(j: int) -> None:
-            self.order[j] = self.regroup(np.argsort(g.data.columns[g.cont[j]], kind="stable"))
+            col = g.data.columns[g.cont[j]]
+            if self.native and col.dtype == np.float64:
+                # the permutation np.argsort(col, kind="stable") gives, by a radix sort
+                order = np.empty(len(col), dtype=np.int32)
+                _native.argsort(np.ascontiguousarray(col), order)
+            else:
+                order = np.argsort(col, kind="stable")
+            if self.native:
+                order = order.astype(np.int32, copy=False)
+                _native.regroup(order, len(order), self.seg, root_starts)
+                self.order[j] = order = order[:P]
+                self.sorted_values[j] = col[order]
+                self.sorted_classes[j] = self.classes[order]
+            else:
+                self.order[j] = self.regroup(order)
 
         self.each_row(presort, P)
-        self.classes = g.y.astype(self.cls_type)
         while nodes:
             nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
+
+    def rows(self) -> list[np.ndarray]:
+        """The arrays sorted by (node, value) per continuous attribute: orders, and in the
+        compiled path the values and classes that travel with them."""
+        return [self.order, self.sorted_values, self.sorted_classes] if self.native else [self.order]
+
+    def keep(self, count: int) -> None:
+        """Narrow the sorted arrays to their first `count` positions (the level's cases)."""
+        self.order = self.order[:, :count]
+        if self.native:
+            self.sorted_values, self.sorted_classes = self.sorted_values[:, :count], self.sorted_classes[:, :count]
 
     def jobs(self, cases: int) -> int:
         """Workers for a level's per-attribute work on `cases` cases (1: not worth a fork)."""
@@ -266,7 +307,8 @@ class _Levels:
 
     def each_row(self, fn: Callable[[int], None], cases: int) -> None:
         """fn(j) for every continuous attribute j, by workers for a level of `cases` cases
-        worth forking for (fn writes row j of self.order, which is then in shared memory)."""
+        worth it (fn writes row j of the sorted arrays, which workers share: threads, or
+        forked processes and shared memory)."""
         jobs = self.jobs(cases)
         blocks = self.blocks(1 if jobs > 1 else len(self.g.cont), jobs)
 
@@ -274,7 +316,12 @@ class _Levels:
             for j in range(*blocks[b]):
                 fn(j)
 
-        fork_map(block, len(blocks), jobs)
+        self.map(block, len(blocks), jobs)
+
+    def map(self, fn: Callable[[int], object], count: int, jobs: int) -> list:
+        """[fn(0), ..., fn(count - 1)]: in threads when the work is in the compiled passes,
+        else in forked workers."""
+        return (thread_map if self.native else fork_map)(fn, count, jobs)
 
     def blocks(self, step: int, jobs: int) -> list[tuple[int, int]]:
         """The continuous attributes in runs [lo, hi) of at most `step`, at least `jobs` runs."""
@@ -300,18 +347,20 @@ class _Levels:
         best_class = np.argmax(dist, axis=1)
         no_best = dist[np.arange(S), best_class]
         errors = cases - no_best
-        for s, node in enumerate(nodes):
-            node.klass, node.items, node.errors = int(best_class[s]), float(cases[s]), float(errors[s])
-            node.class_dist = dist[s].copy()
+        # as Python numbers first: one conversion per array instead of one per node
+        for node, klass, items, errs, row in zip(nodes, best_class.tolist(), cases.tolist(), errors.tolist(), dist):
+            node.klass, node.items, node.errors = klass, items, errs
+            node.class_dist = row.copy()
         # spec 2.1
         active = ~((no_best == cases) | (cases < 2 * g.min_objs))
         if not active.all():
             # every attribute's array is grouped by node the same way, so one position mask
             stay = np.flatnonzero(active[seg_pos])
             members = members[stay]
-            for j in range(len(self.order)):    # row by row: no second copy of all orders
-                self.order[j, :len(stay)] = self.order[j, stay]
-            self.order = self.order[:, :len(stay)]
+            for rows in self.rows():
+                for j in range(len(rows)):      # row by row: no second copy of all orders
+                    rows[j, :len(stay)] = rows[j, stay]
+            self.keep(len(stay))
             nodes = [n for n, ok in zip(nodes, active) if ok]
             sizes, tested, counts, best_class = sizes[active], tested[active], counts[active], best_class[active]
             S = len(nodes)
@@ -333,12 +382,15 @@ class _Levels:
             def cuts(b: int):
                 lo, hi = blocks[b]
                 order = self.order[lo:hi]
+                if self.native:
+                    return native_cuts(self.sorted_values[lo:hi], self.sorted_classes[lo:hi], rows, counts,
+                                       g.min_objs)
                 # c4.5 holds values as floats
                 vals = np.stack([g.data.columns[a][o] for a, o in zip(g.cont[lo:hi], order)]).astype(np.float32)
                 return segment_cuts(vals, self.classes[order], rows, counts, g.min_objs)
 
             # attributes are independent: blocks of them may go to workers
-            for (lo, hi), found in zip(blocks, fork_map(cuts, len(blocks), jobs)):
+            for (lo, hi), found in zip(blocks, self.map(cuts, len(blocks), jobs)):
                 attrs = g.cont[lo:hi]
                 gain[:, attrs], split[:, attrs], cut_at[:, attrs] = found
         chosen = g.choose(gain, split)
@@ -354,18 +406,30 @@ class _Levels:
         for j, a in enumerate(g.disc):
             if not tested[:, a].all():
                 groups.setdefault(int(g.nvals[j]) + 1, []).append(j)
+        native = self.native and g.Xd.itemsize <= 2 and g.Xd.flags.c_contiguous
+        if native:
+            # gathered once: every group of attributes then reads the cases in order
+            codes, classes = g.Xd[members], self.classes32[members]
+            seg_pos = seg_pos.astype(np.int64, copy=False)
         for V, group in sorted(groups.items()):
-            base = ((seg_pos * V + 1) * C + g.y[members])[:, None]
+            base = None if native else ((seg_pos * V + 1) * C + g.y[members])[:, None]
             # a few attributes at a time bounds both the case x attribute and the table arrays
             step = max(1, min(_BLOCK // max(1, len(members)), _BLOCK // (S * V * C)))
             for lo in range(0, len(group), step):
-                js = np.array(group[lo:lo + step])
+                js = np.array(group[lo:lo + step], dtype=np.int64)
                 attrs = [g.disc[j] for j in js]
-                flat = base + (g.Xd[np.ix_(members, js)].astype(np.int64) * C
-                               + np.arange(len(js)) * (S * V * C))
-                tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
-                gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
-                                        g.min_objs)
+                if native:
+                    tables = np.zeros(len(js) * S * V * C, dtype=np.int64)
+                    _native.value_tables(codes, g.Xd.itemsize, seg_pos, classes, js, S, V, C, tables)
+                    gd, sd = np.empty(len(js) * S, dtype=np.float32), np.empty(len(js) * S, dtype=np.float32)
+                    _native.value_gains(tables, V, C, np.tile(cases, len(js)), _xlogx_table(len(members)),
+                                        g.min_objs, gd, sd)
+                else:
+                    flat = base + (g.Xd[np.ix_(members, js)].astype(np.int64) * C
+                                   + np.arange(len(js)) * (S * V * C))
+                    tables = np.bincount(flat.ravel(), minlength=len(js) * S * V * C).astype(np.float32)
+                    gd, sd = discrete_gains(tables.reshape(len(js) * S, V, C), np.tile(cases, len(js)),
+                                            g.min_objs)
                 done = tested[:, attrs]
                 gain[:, attrs] = np.where(done, NO_GAIN, gd.reshape(len(js), S).T)
                 split[:, attrs] = np.where(done, F32(0), sd.reshape(len(js), S).T)
@@ -404,34 +468,46 @@ class _Levels:
         nonempty = counts > 0
         child_id = (np.cumsum(nonempty.ravel()) - 1).reshape(nonempty.shape)
         next_nodes: list[Node] = []
-        for s in np.flatnonzero(chosen >= 0):
-            node, a = nodes[s], int(chosen[s])
+        split = np.flatnonzero(chosen >= 0)
+        for s, a, cut, fork, filled, klass in zip(split.tolist(), chosen[split].tolist(), cuts[split].tolist(),
+                                                  forks[split].tolist(), nonempty[split].tolist(),
+                                                  best_class[split].tolist()):
+            node = nodes[s]
             node.attribute = a
             if attrs[a].is_continuous:
-                node.kind, node.cut = "threshold", float(cuts[s])
+                node.kind, node.cut = "threshold", cut
             else:
                 node.kind = "discrete"
-            for v in range(forks[s]):
-                if nonempty[s, v]:
+            for v in range(fork):
+                if filled[v]:
                     child = Node(0, 0.0, 0.0, node.class_dist)
                     next_nodes.append(child)
                 else:
-                    child = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
+                    child = Node(klass, 0.0, 0.0, node.class_dist)
                 node.branches.append(child)
         self.seg[members] = np.where(known, child_id[seg_pos, np.maximum(branch, 0)], -1)
         members = self.regroup(members)
         sizes = counts[nonempty].astype(np.int64)
-        move = _Split(seg_pos, chosen >= 0, nonempty, sizes)
         P = len(members)
+        if self.native:
+            # cases of unsplit nodes have seg -1 and drop out; the rest go to their child's range
+            child_starts = np.concatenate([[0], np.cumsum(sizes)])
+            width = self.order.shape[1]
 
-        def regroup_row(j: int) -> None:
-            cases = self.order[j, move.kept]
-            row = np.empty(P, dtype=self.order.dtype)
-            row[move.destinations(self.seg[cases])] = cases
-            self.order[j, :P] = row
+            def regroup_row(j: int) -> None:
+                _native.regroup(self.order[j], width, self.seg, child_starts, self.sorted_values[j],
+                                self.sorted_classes[j])
+        else:
+            move = _Split(seg_pos, chosen >= 0, nonempty, sizes)
+
+            def regroup_row(j: int) -> None:
+                cases = self.order[j, move.kept]
+                row = np.empty(P, dtype=self.order.dtype)
+                row[move.destinations(self.seg[cases])] = cases
+                self.order[j, :P] = row
 
         self.each_row(regroup_row, len(seg_pos))
-        self.order = self.order[:, :P]
+        self.keep(P)
         parent = np.repeat(np.arange(S), nonempty.sum(axis=1))
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True
@@ -542,7 +618,34 @@ def segment_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts:
         top = np.flatnonzero(val == best_val[key])
         first = top[np.r_[True, key[top][1:] != key[top][:-1]]]
         at[key[first]] = rows[first]
-    at, best_val = at.reshape(k, S).T, best_val.reshape(k, S).T
+    return _cut_results(best_val.reshape(k, S).T, at.reshape(k, S).T, where, min_objs)
+
+
+def native_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: np.ndarray,
+                min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """segment_cuts in the compiled module (same arguments, `classes` int8 or int32)."""
+    S = len(where.sizes)
+    known = where.sizes.astype(np.float32)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        base = np.ascontiguousarray(info(counts) / known, dtype=np.float32)
+    top = int(where.sizes.max()) if S else 0
+    xlogx, log2 = _xlogx_table(top), log2_table(top)
+    inside = where.inside.view(np.uint8)
+    starts = np.ascontiguousarray(where.starts, dtype=np.int64)
+    best_val = np.empty((len(vals), S), dtype=np.float32)
+    at = np.empty((len(vals), S), dtype=np.int64)
+    for j in range(len(vals)):
+        _native.cut_search(vals[j], classes[j], classes.itemsize, starts, counts, inside, base, xlogx, log2,
+                           float(min_objs), best_val[j], at[j])
+    return _cut_results(best_val.T, at.T, where, min_objs)
+
+
+def _cut_results(best_val: np.ndarray, at: np.ndarray, where: _CutRows,
+                 min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """segment_cuts' outputs from each (node, row)'s best penalised gain and its position."""
+    starts = where.starts
+    cases = known = where.sizes.astype(np.float32)
     ok = (known >= 2 * min_objs)[:, None] & (best_val > 0)
     lo = np.where(at >= 0, at - starts[:-1, None] + 1, 0)
     sizes = where.sizes[:, None]

@@ -71,6 +71,17 @@ def _xlogx_table(top: int) -> np.ndarray:
     return _XLOGX
 
 
+_LOG2 = np.zeros(1)
+
+
+def log2_table(top: int) -> np.ndarray:
+    """Log(k) in double for k = 0..>=top, as threshold_cost computes it for k tries."""
+    global _LOG2
+    if len(_LOG2) <= top:
+        _LOG2 = log2_c(np.arange(max(top + 1, 2 * len(_LOG2)), dtype=np.float32))
+    return _LOG2
+
+
 def seq_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """Float sum accumulated left to right, as a C loop `Sum += x[i]` does."""
     x = np.asarray(x, dtype=np.float32)

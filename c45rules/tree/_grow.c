@@ -1,0 +1,515 @@
+/* The level-wise tree growth's per-case passes (grow.py _Levels), compiled.
+ *
+ * At a million cases each level of _Levels makes a few dozen numpy passes over every
+ * case of every continuous attribute: gathering the sorted values, the gap test, class
+ * counts below each candidate cut, two informations per candidate, the stable re-sort
+ * into the children's ranges (issue 6). Each of these is one loop here:
+ *   - cut_search: the best cut of one attribute at every node of a level (segment_cuts'
+ *     scan) over the values and classes kept in sorted order, with the same float and
+ *     double roundings; the x log x and log2 values are read from the tables split.py
+ *     makes, so no log here can differ from numpy's;
+ *   - regroup: the stable counting scatter of one sorted row (and the values and classes
+ *     that travel with it) into its nodes' ranges;
+ *   - value_tables, value_gains: the (node, value, class) counts of a few discrete
+ *     attributes, and their gains and split information (split.discrete_gains);
+ *   - argsort: numpy's stable argsort of a float64 column, as a radix sort (the presort).
+ * Built with -ffp-contract=off: no fused multiply-add may change a rounding.
+ * grow.py falls back to numpy when this module is missing, and the tests check both paths
+ * grow the same trees.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int view_ok(Py_buffer *b, Py_ssize_t count, Py_ssize_t item, const char *name) {
+    if (b->len != count * item) {
+        PyErr_Format(PyExc_ValueError, "_grow: %s has %zd bytes, expected %zd", name, b->len, count * item);
+        return 0;
+    }
+    return 1;
+}
+
+static void release(Py_buffer *v, int count) {
+    for (int i = 0; i < count; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+}
+
+/* c4.5 TotalInfo of integer counts: a float running sum of double x log x terms. */
+static inline float total_info(const int64_t *x, Py_ssize_t n_classes, int64_t total, const double *xlogx) {
+    float s = 0.0f;
+    for (Py_ssize_t c = 0; c < n_classes; c++)
+        s = (float)((double)s + xlogx[x[c]]);
+    return (float)(xlogx[total] - (double)s);
+}
+
+PyDoc_STRVAR(cut_search_doc,
+"cut_search(values, classes, width, starts, counts, inside, base, xlogx, log2, min_objs, best, at)\n\n"
+"For one continuous attribute at every node of a level: `values` (float32) and `classes`\n"
+"(`width` bytes: 1 or 4) are the level's cases sorted by (node, value), node s at positions\n"
+"starts[s]..starts[s+1]; `counts` (int64, nodes x classes) holds each node's class counts,\n"
+"`inside` (one byte per position) where the cut search may cut,\n"
+"`base` (float32) each node's information over its known cases. Writes each node's best\n"
+"penalised gain (float32, -inf: no candidate) to `best` and the position of the cut's\n"
+"lower value (int64, -1) to `at`, as grow.py's segment_cuts scan does.");
+
+static PyObject *py_cut_search(PyObject *self, PyObject *args) {
+    Py_buffer v[11];
+    double min_objs_d;
+    Py_ssize_t width;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*y*y*y*dw*w*", &v[0], &v[2], &width, &v[3], &v[4], &v[5],
+                          &v[6], &v[7], &v[8], &min_objs_d, &v[9], &v[10]))
+        return NULL;
+    PyObject *out = NULL;
+    /* the two tables are grown separately: each needs an entry for every node size */
+    Py_ssize_t P = v[0].len / 4, S = v[6].len / 4, T = Py_MIN(v[7].len, v[8].len) / 8;
+    Py_ssize_t C = S ? v[4].len / 8 / S : 0;
+    if (width != 1 && width != 4) {
+        PyErr_SetString(PyExc_ValueError, "cut_search: classes must be 1 or 4 bytes wide");
+        goto done;
+    }
+    if (!(view_ok(&v[0], P, 4, "values") && view_ok(&v[2], P, width, "classes")
+          && view_ok(&v[3], S + 1, 8, "starts") && view_ok(&v[4], S * C, 8, "counts")
+          && view_ok(&v[5], P, 1, "inside") && view_ok(&v[7], v[7].len / 8, 8, "xlogx")
+          && view_ok(&v[8], v[8].len / 8, 8, "log2")
+          && view_ok(&v[9], S, 4, "best") && view_ok(&v[10], S, 8, "at")))
+        goto done;
+    const float *values = v[0].buf;
+    const double *xlogx = v[7].buf, *log2t = v[8].buf;
+    const int8_t *classes8 = v[2].buf;
+    const int32_t *classes32 = v[2].buf;
+    const int64_t *starts = v[3].buf, *counts = v[4].buf;
+    const uint8_t *inside = v[5].buf;
+    const float *base = v[6].buf;
+    float *best = v[9].buf;
+    int64_t *at = v[10].buf;
+    if (S && (starts[0] != 0 || starts[S] != P)) {
+        PyErr_SetString(PyExc_ValueError, "cut_search: starts must run from 0 to the number of positions");
+        goto done;
+    }
+    for (Py_ssize_t s = 0; s < S; s++) {
+        if (starts[s + 1] < starts[s] || starts[s + 1] - starts[s] >= T) {
+            PyErr_SetString(PyExc_ValueError, "cut_search: a node is empty-ordered or larger than the tables");
+            goto done;
+        }
+    }
+    int64_t *low = calloc((size_t)C + 1, sizeof(int64_t)), *high = calloc((size_t)C + 1, sizeof(int64_t));
+    float *gains = malloc(((size_t)P + 1) * sizeof(float));
+    int64_t *where = malloc(((size_t)P + 1) * sizeof(int64_t));
+    if (!(low && high && gains && where)) {
+        free(low); free(high); free(gains); free(where);
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* numpy compares the float32 weights with the Python float min_objs in single precision */
+    const float min_objs = (float)min_objs_d, no_gain = (float)-1e-3;
+    const double gap = 1e-5;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < S && !bad; s++) {
+        int64_t a = starts[s], b = starts[s + 1], size = b - a, tries = 0;
+        float known = (float)size, cases = known;
+        float unknown_rate = (float)(1.0 - (double)(known / cases));
+        memset(low, 0, (size_t)C * sizeof(int64_t));
+        /* the candidate between positions p - 1 and p is weighed when p is read: the case at
+           p is counted only after it, so `low` holds positions a..p-1 */
+        float prev = 0.0f;
+        for (int64_t p = a; p < b; p++) {
+            int32_t y = width == 1 ? classes8[p] : classes32[p];
+            if (y < 0 || y >= C) { bad = 1; break; }
+            float value = values[p];
+            /* values are floats in c4.5; the 1e-5 gap test is done in double on them */
+            if (p > a && inside[p - 1] && (double)prev < (double)value - gap) {
+                int64_t below = p - a;
+                float lo = (float)below, g;
+                if (lo >= min_objs && (known - lo) >= min_objs && known != 0) {
+                    for (Py_ssize_t c = 0; c < C; c++) high[c] = counts[s * C + c] - low[c];
+                    float this_info = total_info(low, C, below, xlogx) + total_info(high, C, size - below, xlogx);
+                    g = (1.0f - unknown_rate) * (base[s] - this_info / known);
+                } else {
+                    g = no_gain;
+                }
+                gains[tries] = g;
+                where[tries] = p - 1;
+                tries++;
+            }
+            low[y]++;
+            prev = value;
+        }
+        /* the penalty depends on the number of candidates, so the best is chosen after
+           the scan; the first (lowest) position reaching the maximum, as c4.5's strict > */
+        float cost = (float)(log2t[tries] / (double)cases), top = -INFINITY;
+        int64_t top_at = -1;
+        for (int64_t i = 0; i < tries; i++) {
+            float val = gains[i] - cost;
+            if (val > top) { top = val; top_at = where[i]; }
+        }
+        best[s] = top;
+        at[s] = top_at;
+    }
+    Py_END_ALLOW_THREADS
+    free(low); free(high); free(gains); free(where);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "cut_search: a class is out of range");
+        goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    release(v, 11);
+    return out;
+}
+
+PyDoc_STRVAR(regroup_doc,
+"regroup(row, count, group, starts, *payload) -> size\n\n"
+"Stable counting scatter, in place: the first `count` cases of `row` (int32) go to their\n"
+"group's range starts[g]..starts[g+1] (g = group[case], int32; cases with g < 0 are\n"
+"dropped), keeping their order. Each payload row (as long as `row`, items of 1, 4 or 8\n"
+"bytes) is moved the same way. Returns the number of cases kept, starts[-1].");
+
+#define MAX_PAYLOAD 4
+
+/* out[dest[i]] = in[i] for dest[i] >= 0, for one item size */
+#define SCATTER(T)                                                          \
+    do {                                                                    \
+        const T *in = (const T *)from;                                      \
+        T *o = (T *)to;                                                     \
+        for (Py_ssize_t i = 0; i < count; i++)                              \
+            if (dest[i] >= 0) o[dest[i]] = in[i];                           \
+    } while (0)
+
+static void scatter(const void *from, void *to, Py_ssize_t item, const int32_t *dest, Py_ssize_t count) {
+    if (item == 1) SCATTER(uint8_t);
+    else if (item == 4) SCATTER(uint32_t);
+    else SCATTER(uint64_t);
+}
+
+static PyObject *py_regroup(PyObject *self, PyObject *args) {
+    Py_ssize_t n_args = PyTuple_GET_SIZE(args);
+    if (n_args < 4 || n_args > 4 + MAX_PAYLOAD) {
+        PyErr_SetString(PyExc_TypeError, "regroup takes row, count, group, starts and up to 4 payload rows");
+        return NULL;
+    }
+    Py_buffer v[3 + MAX_PAYLOAD];
+    Py_ssize_t count;
+    memset(v, 0, sizeof(v));
+    PyObject *head = PyTuple_GetSlice(args, 0, 4);
+    if (!head) return NULL;
+    int parsed = PyArg_ParseTuple(head, "w*ny*y*", &v[0], &count, &v[1], &v[2]);
+    Py_DECREF(head);
+    if (!parsed) return NULL;
+    PyObject *out = NULL;
+    int n_pay = (int)n_args - 4;
+    Py_ssize_t len = v[0].len / 4, n = v[1].len / 4, G = v[2].len / 8 - 1;
+    Py_ssize_t item[MAX_PAYLOAD];
+    for (int k = 0; k < n_pay; k++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(args, 4 + k), &v[3 + k], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        item[k] = len ? v[3 + k].len / len : 1;
+        if ((item[k] != 1 && item[k] != 4 && item[k] != 8) || v[3 + k].len != len * item[k]) {
+            PyErr_SetString(PyExc_ValueError,
+                            "regroup: a payload row must be as long as the row, 1, 4 or 8 bytes an item");
+            goto done;
+        }
+    }
+    if (!(view_ok(&v[0], len, 4, "row") && view_ok(&v[1], n, 4, "group") && view_ok(&v[2], G + 1, 8, "starts")))
+        goto done;
+    int32_t *row = v[0].buf;
+    const int32_t *group = v[1].buf;
+    const int64_t *starts = v[2].buf;
+    if (count < 0 || count > len || G < 0 || starts[0] != 0 || starts[G] > len || starts[G] > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "regroup: count or starts out of the row's (int32) range");
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < G; g++) {
+        if (starts[g + 1] < starts[g]) {
+            PyErr_SetString(PyExc_ValueError, "regroup: starts must not decrease");
+            goto done;
+        }
+    }
+    int64_t *cursor = malloc(((size_t)G + 1) * sizeof(int64_t));
+    int32_t *dest = malloc(((size_t)count + 1) * sizeof(int32_t));
+    void *scratch = malloc(((size_t)starts[G] + 1) * 8);
+    if (!(cursor && dest && scratch)) {
+        free(cursor); free(dest); free(scratch);
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(cursor, starts, (size_t)G * sizeof(int64_t));
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int32_t c = row[i];
+        if (c < 0 || c >= n) { bad = 1; break; }
+        int32_t g = group[c];
+        if (g < 0) { dest[i] = -1; continue; }
+        if (g >= G || cursor[g] >= starts[g + 1]) { bad = 1; break; }
+        dest[i] = (int32_t)cursor[g]++;
+    }
+    for (Py_ssize_t g = 0; g < G && !bad; g++)
+        if (cursor[g] != starts[g + 1]) bad = 1;
+    if (!bad) {
+        scatter(row, scratch, 4, dest, count);
+        memcpy(row, scratch, (size_t)starts[G] * 4);
+        for (int k = 0; k < n_pay; k++) {
+            scatter(v[3 + k].buf, scratch, item[k], dest, count);
+            memcpy(v[3 + k].buf, scratch, (size_t)starts[G] * item[k]);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(cursor); free(dest); free(scratch);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "regroup: the cases do not fill their groups' ranges exactly");
+        goto done;
+    }
+    out = PyLong_FromSsize_t((Py_ssize_t)starts[G]);
+done:
+    release(v, 3 + MAX_PAYLOAD);
+    return out;
+}
+
+PyDoc_STRVAR(value_tables_doc,
+"value_tables(codes, width, node, classes, columns, n_nodes, n_values, n_classes, out)\n\n"
+"Adds one to out[j, node[i], codes[i, columns[j]] + 1, classes[i]] for every case i and\n"
+"column j: the discrete attributes' (node, value, class) counts. `codes` is the (cases x\n"
+"discrete attributes) array of the cases' value codes, `width` bytes each (1 or 2);\n"
+"node and columns are int64, classes int32, out int64 of shape\n"
+"(columns, n_nodes, n_values, n_classes).");
+
+static PyObject *py_value_tables(PyObject *self, PyObject *args) {
+    Py_buffer v[5];
+    Py_ssize_t width, S, V, C;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*nnnw*", &v[0], &width, &v[1], &v[2], &v[3], &S, &V, &C, &v[4]))
+        return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t m = v[1].len / 8, J = v[3].len / 8;
+    if ((width != 1 && width != 2) || S < 0 || V < 0 || C < 0) {
+        PyErr_SetString(PyExc_ValueError, "value_tables: codes must be 1 or 2 bytes wide, extents >= 0");
+        goto done;
+    }
+    Py_ssize_t D = m ? v[0].len / width / m : 0;
+    if (!(view_ok(&v[0], m * D, width, "codes") && view_ok(&v[1], m, 8, "node") && view_ok(&v[2], m, 4, "classes")
+          && view_ok(&v[3], J, 8, "columns") && view_ok(&v[4], J * S * V * C, 8, "out")))
+        goto done;
+    const int64_t *node = v[1].buf, *columns = v[3].buf;
+    const int32_t *classes = v[2].buf;
+    int64_t *tables = v[4].buf;
+    for (Py_ssize_t j = 0; j < J; j++) {
+        if (columns[j] < 0 || columns[j] >= D) {
+            PyErr_SetString(PyExc_ValueError, "value_tables: a column is out of range");
+            goto done;
+        }
+    }
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < m && !bad; i++) {
+        if (node[i] < 0 || node[i] >= S || classes[i] < 0 || classes[i] >= C) { bad = 1; break; }
+        int64_t cell = node[i] * V;
+        int32_t y = classes[i];
+        for (Py_ssize_t j = 0; j < J; j++) {
+            int64_t code = width == 1 ? ((const int8_t *)v[0].buf)[i * D + columns[j]]
+                                      : ((const int16_t *)v[0].buf)[i * D + columns[j]];
+            if (code < -1 || code + 1 >= V) { bad = 1; break; }
+            tables[((j * S * V) + cell + code + 1) * C + y]++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "value_tables: a node, class or value code is out of range");
+        goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    release(v, 5);
+    return out;
+}
+
+PyDoc_STRVAR(argsort_doc,
+"argsort(values, out)\n\n"
+"Writes to `out` (int32) the permutation np.argsort(values, kind=\"stable\") gives for\n"
+"float64 `values`: ascending, equal values (-0.0 and 0.0 among them) in index order, NaN\n"
+"last. A least-significant-digit radix sort of the values' bits.");
+
+#define DIGIT_BITS 11
+#define DIGITS ((64 + DIGIT_BITS - 1) / DIGIT_BITS)
+#define BUCKETS (1 << DIGIT_BITS)
+
+/* An unsigned key that orders as the double does: sign bit flipped for positives, every
+   bit flipped for negatives; -0.0 as 0.0, and every NaN as the one largest key. */
+static inline uint64_t sort_key(double x) {
+    uint64_t u;
+    if (x != x) return UINT64_MAX;
+    if (x == 0.0) x = 0.0;
+    memcpy(&u, &x, sizeof(u));
+    return (u >> 63) ? ~u : u | ((uint64_t)1 << 63);
+}
+
+static PyObject *py_argsort(PyObject *self, PyObject *args) {
+    Py_buffer v[2];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*w*", &v[0], &v[1]))
+        return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = v[0].len / 8;
+    if (!(view_ok(&v[0], n, 8, "values") && view_ok(&v[1], n, 4, "out")))
+        goto done;
+    if (n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "argsort: too many values for int32 positions");
+        goto done;
+    }
+    uint64_t *key = malloc(((size_t)n + 1) * 8), *key2 = malloc(((size_t)n + 1) * 8);
+    int32_t *idx2 = malloc(((size_t)n + 1) * 4);
+    size_t *count = calloc((size_t)DIGITS * BUCKETS, sizeof(size_t));
+    if (!(key && key2 && idx2 && count)) {
+        free(key); free(key2); free(idx2); free(count);
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *x = v[0].buf;
+    int32_t *idx = v[1].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t k = sort_key(x[i]);
+        key[i] = k;
+        idx[i] = (int32_t)i;
+        for (int d = 0; d < DIGITS; d++)
+            count[d * BUCKETS + ((k >> (d * DIGIT_BITS)) & (BUCKETS - 1))]++;
+    }
+    uint64_t *kin = key, *kout = key2;
+    int32_t *iin = idx, *iout = idx2;
+    for (int d = 0; d < DIGITS; d++) {
+        size_t *c = count + (size_t)d * BUCKETS, sum = 0;
+        int shift = d * DIGIT_BITS;
+        if (n && c[(kin[0] >> shift) & (BUCKETS - 1)] == (size_t)n) continue;   /* one digit value: no move */
+        for (int b = 0; b < BUCKETS; b++) {
+            size_t t = c[b];
+            c[b] = sum;
+            sum += t;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            size_t to = c[(kin[i] >> shift) & (BUCKETS - 1)]++;
+            kout[to] = kin[i];
+            iout[to] = iin[i];
+        }
+        uint64_t *kt = kin; kin = kout; kout = kt;
+        int32_t *it = iin; iin = iout; iout = it;
+    }
+    if (iin != idx) memcpy(idx, iin, (size_t)n * 4);
+    Py_END_ALLOW_THREADS
+    free(key); free(key2); free(idx2); free(count);
+    out = Py_NewRef(Py_None);
+done:
+    release(v, 2);
+    return out;
+}
+
+PyDoc_STRVAR(value_gains_doc,
+"value_gains(tables, n_values, n_classes, cases, xlogx, min_objs, gain, split)\n\n"
+"split.discrete_gains for integer tables: `tables` (int64, rows x n_values x n_classes,\n"
+"value 0 = unknown) and each row's `cases` (float32); writes each row's gain and split\n"
+"information (float32, -EPSILON and 0 where the test is unusable) with discrete_gains'\n"
+"roundings. Every sum of integer counts below 2^24 is exact in float, so each x log x is\n"
+"read from `xlogx` (as split.info does for integer counts).");
+
+static PyObject *py_value_gains(PyObject *self, PyObject *args) {
+    Py_buffer v[5];
+    Py_ssize_t V, C;
+    double min_objs_d;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*nny*y*dw*w*", &v[0], &V, &C, &v[1], &v[2], &min_objs_d, &v[3], &v[4]))
+        return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t A = v[1].len / 4, T = v[2].len / 8;
+    if (V < 1 || C < 1) {
+        PyErr_SetString(PyExc_ValueError, "value_gains: at least one value and one class");
+        goto done;
+    }
+    if (!(view_ok(&v[0], A * V * C, 8, "tables") && view_ok(&v[1], A, 4, "cases") && view_ok(&v[2], T, 8, "xlogx")
+          && view_ok(&v[3], A, 4, "gain") && view_ok(&v[4], A, 4, "split")))
+        goto done;
+    const int64_t *tables = v[0].buf;
+    const float *cases = v[1].buf;
+    const double *xlogx = v[2].buf;
+    float *gain_out = v[3].buf, *split_out = v[4].buf;
+    int64_t *freq = malloc((size_t)V * sizeof(int64_t)), *class_count = malloc((size_t)C * sizeof(int64_t));
+    if (!(freq && class_count)) {
+        free(freq); free(class_count);
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* numpy compares the float32 frequencies with the Python float min_objs in single precision */
+    const float min_objs = (float)min_objs_d, no_gain = (float)-1e-3;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t a = 0; a < A && !bad; a++) {
+        const int64_t *t = tables + a * V * C;
+        int64_t total = 0;
+        memset(class_count, 0, (size_t)C * sizeof(int64_t));
+        for (Py_ssize_t x = 0; x < V; x++) {
+            int64_t f = 0;
+            for (Py_ssize_t c = 0; c < C; c++) {
+                if (t[x * C + c] < 0) bad = 1;
+                f += t[x * C + c];
+                if (x > 0) class_count[c] += t[x * C + c];
+            }
+            freq[x] = f;
+            total += f;
+        }
+        if (bad || total >= T || total >= (1 << 24)) { bad = 1; break; }
+        float cs = cases[a], unknown = (float)freq[0], known = cs - unknown;
+        float unknown_rate = unknown / cs;
+        /* DiscrKnownBaseInfo: a double sum over the classes */
+        double sum = 0.0;
+        for (Py_ssize_t c = 0; c < C; c++) sum = sum + xlogx[class_count[c]];
+        /* known is the float the caller's cases give; its x log x is a table entry when it
+           is a whole number the table covers, which the caller's integer counts make it */
+        int64_t known_int = (int64_t)known;
+        if (!(known >= 0 && known_int < T && (float)known_int == known)) { bad = 1; break; }
+        float base = (float)((xlogx[known_int] - sum) / (double)known);
+        float this_info = 0.0f;
+        int reasonable = 0;
+        for (Py_ssize_t x = 1; x < V; x++) {
+            float s = 0.0f;
+            for (Py_ssize_t c = 0; c < C; c++) s = (float)((double)s + xlogx[t[x * C + c]]);
+            this_info = this_info + (float)(xlogx[freq[x]] - (double)s);
+            if ((float)freq[x] >= min_objs) reasonable++;
+        }
+        float g = (1.0f - unknown_rate) * (base - this_info / known);
+        float s = 0.0f;
+        for (Py_ssize_t x = 0; x < V; x++) s = (float)((double)s + xlogx[freq[x]]);
+        float split = (float)(xlogx[total] - (double)s) / cs;
+        int usable = known != 0 && cs > unknown && reasonable >= 2;
+        gain_out[a] = usable ? g : no_gain;
+        split_out[a] = usable ? split : 0.0f;
+    }
+    Py_END_ALLOW_THREADS
+    free(freq); free(class_count);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError,
+                        "value_gains: a count is negative, or a total or known weight not in the table");
+        goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    release(v, 5);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"value_gains", py_value_gains, METH_VARARGS, value_gains_doc},
+    {"argsort", py_argsort, METH_VARARGS, argsort_doc},
+    {"cut_search", py_cut_search, METH_VARARGS, cut_search_doc},
+    {"regroup", py_regroup, METH_VARARGS, regroup_doc},
+    {"value_tables", py_value_tables, METH_VARARGS, value_tables_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_grow", "The level-wise tree growth's per-case passes, compiled (see grow.py).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__grow(void) { return PyModule_Create(&module); }

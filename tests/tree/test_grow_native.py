@@ -1,0 +1,173 @@
+"""The compiled level-wise passes (tree/_grow.c) grow the same trees as the numpy ones:
+every field of every node, on shared data, with workers, and on random tables full of ties."""
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import reference as R
+from c45rules.data import load_stem
+from c45rules.data.schema import Attribute, Dataset, Schema
+from c45rules.tree import grow
+
+from .test_fast_paths import differences
+
+native = grow._native
+
+if native is None:
+    if os.environ.get("CI"):
+        # CI builds it: a missing module there is a broken build, not a machine without gcc
+        raise ImportError("c45rules.tree._grow was not built (setup.py needs a C compiler)")
+    pytest.skip("the compiled tree growth is not built here", allow_module_level=True)
+
+
+def _grow_both(monkeypatch, data, jobs=1, **options):
+    """(numpy tree, compiled tree) of the same data and options."""
+    trees = []
+    for module in (None, native):
+        monkeypatch.setattr(grow, "_native", module)
+        trees.append(grow.grow_tree(data, jobs=jobs, **options))
+    return trees
+
+
+# continuous only, discrete only, mixed, with unknowns (crx, hypo, labor), many classes
+@pytest.mark.parametrize("name", ["iris", "glass", "vote", "monk2", "crx", "hypo", "labor", "credit-g",
+                                  "soybean", "letter", "segment", "shuttle", "spambase", "synth_10k"])
+def test_compiled_growth_equals_numpy_on_shared_data(monkeypatch, name):
+    train, _ = load_stem(R.stem(name), test=False)
+    by_numpy, compiled = _grow_both(monkeypatch, train)
+    assert compiled.size() > 3
+    assert differences(by_numpy, compiled) is None
+
+
+def test_compiled_growth_equals_numpy_with_other_options(monkeypatch):
+    train, _ = load_stem(R.stem("credit-g"), test=False)
+    for min_objs, gain_ratio in [(5, True), (2, False), (1, True), (0.7, True)]:
+        trees = _grow_both(monkeypatch, train, min_objs=min_objs, gain_ratio=gain_ratio)
+        assert differences(*trees) is None
+
+
+@pytest.mark.parametrize("name", ["letter", "synth_10k"])
+def test_growth_with_two_workers_equals_numpy_in_one(monkeypatch, name):
+    train, _ = load_stem(R.stem(name), test=False)
+    monkeypatch.setattr(grow, "_native", None)
+    by_numpy = grow.grow_tree(train)
+    monkeypatch.setattr(grow, "_FORK_WORK", 0)     # workers at every level, however small
+    # numpy: forked workers; compiled: threads
+    for module in (None, native):
+        monkeypatch.setattr(grow, "_native", module)
+        assert differences(by_numpy, grow.grow_tree(train, jobs=2)) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.booleans(),
+       st.sampled_from([1, 2, 3.5]))
+def test_compiled_growth_equals_numpy_on_random_tables(seed, n, n_classes, unknowns, min_objs):
+    rng = np.random.default_rng(seed)
+    # few distinct values make ties between cuts and between attributes common; -0.0 and
+    # 0.0 are equal values in different bits, and values 1e-5 apart are no gap
+    cont = [np.round(rng.random(n) * rng.integers(2, 12), 1) for _ in range(3)]
+    cont[2][rng.random(n) < 0.2] = -0.0
+    cont[2][rng.random(n) < 0.2] = 1e-6
+    disc = [rng.integers(0, v, n) for v in (2, 3, 5)]
+    if unknowns:
+        cont[0][rng.random(n) < 0.1] = np.nan
+        disc[1][rng.random(n) < 0.1] = -1
+    y = (cont[1] > 3).astype(int) + (disc[0] == 1) + rng.integers(0, 2, n)
+    y = np.minimum(y, n_classes - 1)
+    attrs = ([Attribute(f"x{i}", "continuous") for i in range(3)]
+             + [Attribute(f"d{i}", "discrete", tuple(f"v{j}" for j in range(v)))
+                for i, v in enumerate((2, 3, 5))])
+    schema = Schema(tuple(attrs), tuple(f"c{i}" for i in range(n_classes)))
+    data = Dataset(schema, [c.astype(float) for c in cont] + [d.astype(np.int64) for d in disc], y)
+    trees = []
+    for module in (None, native):
+        grow._native = module
+        try:
+            trees.append(grow.grow_tree(data, min_objs=min_objs))
+        finally:
+            grow._native = native
+    assert differences(*trees) is None
+
+
+def test_compiled_argsort_is_numpys_stable_argsort():
+    rng = np.random.default_rng(5)
+    special = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.5, -2.25, 5e-324, -5e-324, 1e308])
+    for values in (special[rng.integers(0, len(special), 2000)], np.round(rng.normal(size=5000) * 100) / 7,
+                   np.zeros(0), np.ones(3)):
+        out = np.empty(len(values), dtype=np.int32)
+        native.argsort(values, out)
+        assert np.array_equal(out, np.argsort(values, kind="stable"))
+
+
+def test_compiled_regroup_is_a_stable_scatter_and_checks_its_ranges():
+    row = np.array([5, 1, 4, 0, 3, 2], dtype=np.int32)
+    group = np.array([1, 0, -1, 1, 0, 0], dtype=np.int32)        # case 2 is dropped
+    values = np.arange(6, dtype=np.float32)
+    assert native.regroup(row, 6, group, np.array([0, 3, 5]), values) == 5
+    assert row[:5].tolist() == [5, 1, 4, 0, 3]
+    assert values[:5].tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="fill their groups"):
+        native.regroup(np.array([0, 1], dtype=np.int32), 2, np.array([0, 0], dtype=np.int32),
+                       np.array([0, 1, 2]))
+
+
+def test_compiled_passes_check_their_array_sizes():
+    with pytest.raises(ValueError, match="classes has 2 bytes, expected 3"):
+        f4 = np.zeros(3, dtype=np.float32)
+        native.cut_search(f4, np.zeros(2, dtype=np.int8), 1, np.array([0, 3]), np.zeros(2, dtype=np.int64),
+                          np.zeros(3, dtype=np.uint8), np.zeros(1, dtype=np.float32), np.zeros(4), np.zeros(4),
+                          2.0, np.zeros(1, dtype=np.float32), np.zeros(1, dtype=np.int64))
+    with pytest.raises(ValueError, match="out has 8 bytes"):
+        native.value_tables(np.zeros((2, 1), dtype=np.int8), 1, np.zeros(2, dtype=np.int64),
+                            np.zeros(2, dtype=np.int32), np.zeros(1, dtype=np.int64), 1, 2, 2, np.zeros(1, dtype=np.int64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 40), st.integers(2, 7), st.integers(2, 5),
+       st.sampled_from([1, 2, 0.7, 5]))
+def test_compiled_value_gains_equal_discrete_gains(seed, rows, n_values, n_classes, min_objs):
+    from c45rules.tree.split import _xlogx_table, discrete_gains
+    rng = np.random.default_rng(seed)
+    # small counts with many zeros: equal informations and unusable tests are common
+    tables = rng.integers(0, 6, (rows, n_values, n_classes)) * (rng.random((rows, n_values, n_classes)) < 0.6)
+    tables[rng.random(rows) < 0.3, 0] = 0             # no unknowns in some rows
+    cases = tables.sum(axis=(1, 2)).astype(np.float32)
+    want = discrete_gains(tables.astype(np.float32), cases, min_objs)
+    gain, split = np.empty(rows, dtype=np.float32), np.empty(rows, dtype=np.float32)
+    native.value_gains(tables.astype(np.int64), n_values, n_classes, cases, _xlogx_table(int(cases.max())),
+                       float(min_objs), gain, split)
+    np.testing.assert_array_equal(gain, want[0])
+    np.testing.assert_array_equal(split, want[1])
+
+
+@pytest.mark.parametrize("longer", ["_XLOGX", "_LOG2"])
+def test_compiled_cut_search_takes_tables_of_different_lengths(monkeypatch, longer):
+    """The x log x and log2 tables grow separately (other steps use x log x too)."""
+    from c45rules.tree import split
+    train, _ = load_stem(R.stem("crx"), test=False)
+    by_numpy = _grow_both(monkeypatch, train)[0]
+    for name in ("_XLOGX", "_LOG2"):
+        monkeypatch.setattr(split, name, np.zeros(1))
+    if longer == "_XLOGX":
+        split._xlogx_table(50_000)
+    else:
+        split.log2_table(50_000)
+    monkeypatch.setattr(grow, "_native", native)
+    assert differences(by_numpy, grow.grow_tree(train)) is None
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+def test_compiled_value_tables_count_as_bincount(dtype):
+    rng = np.random.default_rng(7)
+    m, D, S, V, C = 500, 4, 6, 9, 3
+    codes = rng.integers(-1, V - 1, (m, D)).astype(dtype)
+    node, classes = np.sort(rng.integers(0, S, m)), rng.integers(0, C, m).astype(np.int32)
+    columns = np.array([3, 1], dtype=np.int64)
+    out = np.zeros(len(columns) * S * V * C, dtype=np.int64)
+    native.value_tables(codes, codes.itemsize, node, classes, columns, S, V, C, out)
+    cell = (np.arange(len(columns)) * S)[None, :] + node[:, None]
+    flat = (cell * V + codes[:, columns] + 1) * C + classes[:, None]
+    assert np.array_equal(out, np.bincount(flat.ravel(), minlength=out.size))
