@@ -221,8 +221,13 @@ class _ClassSearch:
         present = np.zeros(n, dtype=bool)
         present[glob] = True
         union = np.flatnonzero(present)
-        self.r_case = (np.cumsum(present, dtype=index) - 1)[glob]
-        del glob, present
+        # renumbered in place, a block at a time: one pair-sized array, not two (160 MB each
+        # at 1M cases)
+        remap = np.cumsum(present, dtype=index) - 1
+        for at in range(0, len(glob), _PAIRS):
+            glob[at:at + _PAIRS] = remap[glob[at:at + _PAIRS]]
+        self.r_case = glob
+        del glob, present, remap
         self.m = len(union)
         self.pos = positive[union]
         k = len(rules)
@@ -242,7 +247,7 @@ class _ClassSearch:
                 cases = self.r_case[self.r_bounds[r]:self.r_bounds[r + 1]]
                 self.c_rule[fill[cases]] = r
                 fill[cases] += 1
-        self.c_neg = np.repeat(~self.pos, per_case)
+        self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
         self.coder = ExceptionCoder(n)
@@ -286,6 +291,14 @@ class _ClassSearch:
         self.subset_exc = 0.0                           # ExceptionBits of the subset itself there
         self.touched: list[np.ndarray] = []
         self.toggled: list[int] = []
+
+    @property
+    def c_neg(self) -> np.ndarray:
+        """Per (case, rule) pair of the case -> rules index: the case is negative (made when
+        first needed: the compiled climb reads the cases' classes instead)."""
+        if self._c_neg is None:
+            self._c_neg = np.repeat(~self.pos, np.diff(self.c_ptr))
+        return self._c_neg
 
     def _owners(self, lo: int, hi: int) -> np.ndarray:
         """The rule of each (rule, case) pair of rules lo..hi-1."""
