@@ -416,11 +416,15 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
                 rule.cover = cover.astype(case_index)
         return found
 
-    merged: dict[tuple, CandidateRule] = {}
-    for part in fork_map(run, len(runs), jobs):
-        for key, rule in (compiled.rules(part) if compiled else part.items()):
-            _merge(merged, key, rule)
-    rules = list(merged.values())
+    parts = fork_map(run, len(runs), jobs)
+    if compiled and len(parts) == 1:
+        rules = list(compiled.rules(parts[0], keys=False))    # one run: its duplicates are merged
+    else:
+        merged: dict[tuple, CandidateRule] = {}
+        for part in parts:
+            for key, rule in (compiled.rules(part) if compiled else part.items()):
+                _merge(merged, key, rule)
+        rules = list(merged.values())
     for number, rule in enumerate(rules, 1):
         rule.number = number
     return rules
@@ -431,7 +435,9 @@ class _Compiled:
 
     def __init__(self, leaves: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, class_n: np.ndarray):
         self.leaves, self.data = leaves, data
-        cond_id: dict[CondTest, int] = {}
+        # by identity: neighbouring leaves share their path's condition objects (hashing
+        # the conditions' values cost over a second at 1M cases)
+        cond_id: dict[int, int] = {}
         conds: list[CondTest] = []
         key_id: dict[tuple, int] = {}
         keys: list[int] = []
@@ -439,9 +445,9 @@ class _Compiled:
         leaf_ptr = [0]
         for path, _ in leaves:
             for t in path:
-                c = cond_id.get(t)
+                c = cond_id.get(id(t))
                 if c is None:
-                    c = cond_id[t] = len(conds)
+                    c = cond_id[id(t)] = len(conds)
                     conds.append(t)
                     if t.kind == THRESHOLD:
                         keys.append(-1)
@@ -532,8 +538,9 @@ class _Compiled:
                 np.array([g[4] for g in got], dtype=np.float64), covers,
                 np.array([0] + [g[5] for g in got], dtype=np.int64))
 
-    def rules(self, part: tuple):
-        """(key, CandidateRule) for each rule of a run's arrays, in leaf order."""
+    def rules(self, part: tuple, keys: bool = True):
+        """(key, CandidateRule) for each rule of a run's arrays, in leaf order (the rules alone
+        when not `keys`)."""
         leaf_at, kept, kept_at, t0, e0, error, covers, cover_at = part
         kept = np.frombuffer(kept, dtype=np.int32)
         covers = np.frombuffer(covers, dtype=np.int32)
@@ -542,7 +549,7 @@ class _Compiled:
             conds = tuple(path[j] for j in kept[kept_at[r]:kept_at[r + 1]].tolist())
             rule = CandidateRule(0, conds, leaf.klass, float(error[r]), int(t0[r]), int(e0[r]),
                                  covers[cover_at[r]:cover_at[r + 1]])
-            yield _rule_key(leaf.klass, conds), rule
+            yield (_rule_key(leaf.klass, conds), rule) if keys else rule
 
 
 def _key(rule: CandidateRule) -> tuple:
