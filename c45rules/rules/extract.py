@@ -12,7 +12,7 @@ from ..tree.node import Node
 DISCRETE, THRESHOLD, SUBSET = 1, 2, 3   # c4.5 node types; their order matters (spec 7.3)
 
 
-@dataclass(frozen=True, slots=True)     # one per tree edge: hundreds of thousands at scale
+@dataclass(frozen=True)
 class CondTest:
     """One condition taken from a tree test and one of its outcomes."""
 

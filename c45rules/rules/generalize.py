@@ -33,7 +33,7 @@ except ImportError:     # pragma: no cover - depends on the install
 F32 = np.float32
 
 
-@dataclass(slots=True)      # one per leaf: over 100k at scale
+@dataclass
 class CandidateRule:
     """A generalised rule before selection: conditions in c4.5's sorted order."""
 
