@@ -54,12 +54,15 @@ def test_same_tree_with_other_options():
         assert differences(*both(train, min_objs, gain_ratio)) is None
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10_000), st.integers(20, 300), st.integers(2, 4), st.booleans())
-def test_same_tree_on_random_tables(seed, n, n_classes, unknowns):
+def random_table(seed: int, n: int, n_classes: int, unknowns: bool, awkward: bool = False) -> Dataset:
+    """Three continuous and three discrete attributes with few distinct values, so that ties
+    between cuts and between attributes are common; `awkward` adds -0.0 next to 0.0 (equal
+    values in different bits) and 1e-6 (closer to 0 than the 1e-5 gap)."""
     rng = np.random.default_rng(seed)
-    # few distinct values make ties between cuts and between attributes common
     cont = [np.round(rng.random(n) * rng.integers(2, 12), 1) for _ in range(3)]
+    if awkward:
+        cont[2][rng.random(n) < 0.2] = -0.0
+        cont[2][rng.random(n) < 0.2] = 1e-6
     disc = [rng.integers(0, v, n) for v in (2, 3, 5)]
     if unknowns:
         cont[0][rng.random(n) < 0.1] = np.nan
@@ -70,8 +73,13 @@ def test_same_tree_on_random_tables(seed, n, n_classes, unknowns):
              + [Attribute(f"d{i}", "discrete", tuple(f"v{j}" for j in range(v)))
                 for i, v in enumerate((2, 3, 5))])
     schema = Schema(tuple(attrs), tuple(f"c{i}" for i in range(n_classes)))
-    data = Dataset(schema, [c.astype(float) for c in cont] + [d.astype(np.int64) for d in disc], y)
-    assert differences(*both(data)) is None
+    return Dataset(schema, [c.astype(float) for c in cont] + [d.astype(np.int64) for d in disc], y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(20, 300), st.integers(2, 4), st.booleans())
+def test_same_tree_on_random_tables(seed, n, n_classes, unknowns):
+    assert differences(*both(random_table(seed, n, n_classes, unknowns))) is None
 
 
 # pruning a tree every case follows down one path: settled children first from one

@@ -9,10 +9,9 @@ from hypothesis import strategies as st
 
 import reference as R
 from c45rules.data import load_stem
-from c45rules.data.schema import Attribute, Dataset, Schema
 from c45rules.tree import grow
 
-from .test_fast_paths import differences
+from .test_fast_paths import differences, random_table
 
 native = grow._native
 
@@ -65,23 +64,7 @@ def test_growth_with_two_workers_equals_numpy_in_one(monkeypatch, name):
 @given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.booleans(),
        st.sampled_from([1, 2, 3.5]))
 def test_compiled_growth_equals_numpy_on_random_tables(seed, n, n_classes, unknowns, min_objs):
-    rng = np.random.default_rng(seed)
-    # few distinct values make ties between cuts and between attributes common; -0.0 and
-    # 0.0 are equal values in different bits, and values 1e-5 apart are no gap
-    cont = [np.round(rng.random(n) * rng.integers(2, 12), 1) for _ in range(3)]
-    cont[2][rng.random(n) < 0.2] = -0.0
-    cont[2][rng.random(n) < 0.2] = 1e-6
-    disc = [rng.integers(0, v, n) for v in (2, 3, 5)]
-    if unknowns:
-        cont[0][rng.random(n) < 0.1] = np.nan
-        disc[1][rng.random(n) < 0.1] = -1
-    y = (cont[1] > 3).astype(int) + (disc[0] == 1) + rng.integers(0, 2, n)
-    y = np.minimum(y, n_classes - 1)
-    attrs = ([Attribute(f"x{i}", "continuous") for i in range(3)]
-             + [Attribute(f"d{i}", "discrete", tuple(f"v{j}" for j in range(v)))
-                for i, v in enumerate((2, 3, 5))])
-    schema = Schema(tuple(attrs), tuple(f"c{i}" for i in range(n_classes)))
-    data = Dataset(schema, [c.astype(float) for c in cont] + [d.astype(np.int64) for d in disc], y)
+    data = random_table(seed, n, n_classes, unknowns, awkward=True)
     trees = []
     for module in (None, native):
         grow._native = module
