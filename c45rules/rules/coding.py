@@ -45,10 +45,11 @@ def rule_bits(conditions: tuple[CondTest, ...], bbits: np.ndarray, att_bits: flo
     for c in conditions:
         total += att_bits / redundancy + (n_values[c.attribute] if c.kind == SUBSET else bbits[c.attribute])
     m = len(conditions)
-    return total + _log2(m) - log_fact(m)
+    return total + log2_or_zero(m) - log_fact(m)
 
 
-def _log2(x: float) -> float:
+def log2_or_zero(x: float) -> float:
+    """log2(x), and 0 for x <= 0 (c4.5rules' Log of an empty count)."""
     return math.log2(x) if x > 0 else 0.0
 
 
@@ -71,7 +72,7 @@ class ExceptionCoder:
         with np.errstate(divide="ignore"):
             self.log2_half = np.where(j > 0, np.log2(j / 2), 0.0)
         self.total_log2 = np.arange(n + 1) * self.log2_half[0::2]     # t * log2(t), the first term of B
-        self.log2_n = _log2(n)
+        self.log2_n = log2_or_zero(n)
 
     def _b(self, total: np.ndarray, e: np.ndarray, twice_x: np.ndarray) -> np.ndarray:
         """B(total, e, x) with x = twice_x / 2: bits for e exceptions among total cases."""

@@ -266,6 +266,16 @@ def fisher_tail(t11: int, t12: int, t21: int, t22: int) -> float:
     return total
 
 
+def _insignificant(t0: int, e0: int, td, ed, fisher: float) -> bool:
+    """Fisher's test (7.4): some condition's table is not significant enough to keep it."""
+    return any(fisher_tail(e0, d_e - e0, t0 - e0, (d_t - t0) - (d_e - e0)) > fisher for d_t, d_e in zip(td, ed))
+
+
+def _default_errors(class_n: np.ndarray, n: int) -> np.ndarray:
+    """Per class, the error rate of the default rule over all cases (spec 7.3), in single precision."""
+    return (1.0 - (class_n + 1.0) / (n + 2.0)).astype(F32)
+
+
 def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F32, rates: "_Rates",
                 fisher: float | None):
     """Drop conditions while the pessimistic error does not get worse; return the survivors."""
@@ -290,11 +300,7 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
         best = len(pd) - 1 - pd[::-1].index(low)
         drop = low <= p0 or min(actual[1:]) <= a0
         if fisher is not None and not drop:
-            for k in range(len(levels)):
-                sig = fisher_tail(e0, ed[k] - e0, t0 - e0, (td[k] - t0) - (ed[k] - e0))
-                if sig > fisher:
-                    drop = True
-                    break
+            drop = _insignificant(t0, e0, td, ed, fisher)
         if not drop:
             covered = cand[failed < 0] if cover is None else pools.unpack(*cover)
             return levels, t0, e0, p0, covered
@@ -381,10 +387,11 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
     y = data.y
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
+    default_errors = _default_errors(class_n, n)
     leaves = [(path, leaf) for path, leaf in leaf_paths(tree) if path]
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
-    compiled = _Compiled(leaves, data, class_n) if _native is not None and case_index == np.int32 else None
+    compiled = _Compiled(leaves, data, default_errors) if _native is not None and case_index == np.int32 else None
     order = compiled.leaf_order() if compiled else _leaf_order(leaves, data)
     columns = _InBitOrder(data, order)
     rates = _Rates(cf, n)
@@ -405,7 +412,7 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
         for path, leaf in leaves[slice(*runs[i])]:
             pools.follow(path)
             target = leaf.klass
-            default_error = F32(1.0 - (class_n[target] + 1.0) / (n + 2.0))
+            default_error = default_errors[target]
             levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, rates, fisher)
             if not levels or t0 == 0 or F32(p0) >= default_error:
                 continue   # no conditions left, covers nothing, or too inaccurate
@@ -433,7 +440,7 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
 class _Compiled:
     """The leaves' paths as rows of conditions, and the columns, for the compiled module."""
 
-    def __init__(self, leaves: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, class_n: np.ndarray):
+    def __init__(self, leaves: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, default_errors: np.ndarray):
         self.leaves, self.data = leaves, data
         # by identity: neighbouring leaves share their path's condition objects (hashing
         # the conditions' values cost over a second at 1M cases)
@@ -483,8 +490,8 @@ class _Compiled:
             np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
             if a in self.kinds else None for a in width)
         self.targets = np.array([leaf.klass for _, leaf in leaves], dtype=np.int32)
-        self.default = (1.0 - (class_n[self.targets] + 1.0) / (data.n + 2.0)).astype(F32).astype(np.float64)
-        self.n_classes = len(class_n)
+        self.default = default_errors[self.targets].astype(np.float64)
+        self.n_classes = len(default_errors)
 
     def leaf_order(self) -> np.ndarray:
         """_leaf_order, compiled."""
@@ -510,11 +517,6 @@ class _Compiled:
         found: dict[tuple, list] = {}     # key -> [leaf, kept levels, T0, E0, error, cover end], in leaf order
         covers = bytearray()              # the kept rules' covers, one after another
 
-        def insignificant(t0: int, e0: int, td: tuple, ed: tuple) -> bool:
-            # the Fisher test of _generalise: some condition not significant enough to keep
-            return any(fisher_tail(e0, d_e - e0, t0 - e0, (d_t - t0) - (d_e - e0)) > fisher
-                       for d_t, d_e in zip(td, ed))
-
         def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes) -> None:
             # kept: the positions in the path of the kept conditions, as sort_conditions orders them
             path, leaf = leaves[lo + i]
@@ -530,7 +532,7 @@ class _Compiled:
             np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
             self.original, self.in_order, self.ranks, self.threshold_rows, *self.conditions,
             self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
-            self.n_classes, lambda t, e: rates._new(t, e, F32(0)), None if fisher is None else insignificant, emit)
+            self.n_classes, lambda t, e: rates._new(t, e, F32(0)), None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher), emit)
         got = list(found.values())
         return (np.array([g[0] for g in got], dtype=np.int64), b"".join(g[1] for g in got),
                 np.cumsum([0] + [len(g[1]) // 4 for g in got], dtype=np.int64),

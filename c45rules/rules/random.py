@@ -14,18 +14,22 @@ class GlibcRandom:
             hi, lo = divmod(r[-1], 127773)
             w = 16807 * lo - 2836 * hi
             r.append(w + 2147483647 if w < 0 else w)
-        r += r[:3]
-        for i in range(34, 344):
-            r.append((r[i - 31] + r[i - 3]) & 0xFFFFFFFF)
-        self._r = r[-34:]
+        self._r = r + r[:3]
+        self._advance(310)          # srandom discards the first 310 values
 
     def next(self) -> int:
         """The next value of random() (31 bits)."""
+        return self._advance(1)[0] >> 1
+
+    def _advance(self, count: int) -> list[int]:
+        """The next `count` values of the additive feedback (32 bits; random() is each >> 1)."""
         r = self._r
-        v = (r[-31] + r[-3]) & 0xFFFFFFFF
-        r.append(v)
-        del r[0]
-        return v >> 1
+        base = len(r)
+        for i in range(base, base + count):
+            r.append((r[i - 31] + r[i - 3]) & 0xFFFFFFFF)
+        drawn = r[base:]
+        del r[:-34]
+        return drawn
 
     def uniform(self) -> float:
         """c4.5rules' Random: (random() & 0x7fffffff) / 2^31."""
@@ -33,11 +37,5 @@ class GlibcRandom:
 
     def uniforms(self, count: int) -> np.ndarray:
         """The next `count` values of uniform(), as an array (the subset search draws one per rule)."""
-        r = self._r
-        base = len(r)
-        for i in range(base, base + count):
-            r.append((r[i - 31] + r[i - 3]) & 0xFFFFFFFF)
-        drawn = np.array(r[base:], dtype=np.uint32)
-        del r[:-34]
         # next() is the value >> 1 (31 bits), so uniform's mask changes nothing
-        return (drawn >> 1).astype(np.float64) / 2147483648.0
+        return (np.array(self._advance(count), dtype=np.uint32) >> 1).astype(np.float64) / 2147483648.0

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..workers import fork_map
-from .coding import CODE_WEIGHT, ExceptionCoder, log_fact
+from .coding import CODE_WEIGHT, ExceptionCoder, log2_or_zero, log_fact
 from .generalize import CandidateRule
 from .order import fires
 from .random import GlibcRandom
@@ -408,8 +408,7 @@ class _ClassSearch:
 
     def credit(self) -> tuple[float, float]:
         """D(side) of evaluate: the order credit change of adding a rule (index 0) or taking one out (1)."""
-        lg = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
-        return CODE_WEIGHT * lg(self.size + 1), -CODE_WEIGHT * lg(self.size)
+        return CODE_WEIGHT * log2_or_zero(self.size + 1), -CODE_WEIGHT * log2_or_zero(self.size)
 
     def changes(self) -> np.ndarray:
         """Every rule's change after evaluate (the cost saved by toggling it)."""
@@ -454,7 +453,6 @@ class _ClassSearch:
         """hill_climb in the compiled module (same steps, same doubles); False if it declines."""
         if self._native_args is None:
             k = len(self.rules)
-            lg2 = lambda x: math.log2(x) if x > 0 else 0.0  # noqa: E731
             self._native_args = (
                 self.r_ptr, self.r_case, self.c_ptr, self.c_rule, self.pos.astype(np.uint8),
                 np.ascontiguousarray(self.bits, dtype=np.float64),
@@ -462,7 +460,7 @@ class _ClassSearch:
             ), (
                 self.coder.log2_half, self.coder.total_log2,
                 np.array([log_fact(s) for s in range(k + 1)]),
-                np.array([lg2(s) for s in range(k + 2)]),
+                np.array([log2_or_zero(s) for s in range(k + 2)]),
                 self.n, self.n_pos, self.coder.log2_n,
             )
         head, tail = self._native_args
