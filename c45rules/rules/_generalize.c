@@ -42,7 +42,7 @@ typedef struct {
     int64_t n, words, blocks, n_cond, n_attr;   /* blocks: of 64 words */
     const int32_t *y;
     const int64_t *order;
-    const void **col, **col_bits;          /* per attribute: original and leaf order */
+    const void **col;                       /* per attribute: the column, original order */
     uint8_t *continuous;                    /* per attribute: tested by thresholds */
     const int32_t **ranked;                 /* per continuous attribute: known cases' leaf-order
                                                positions, by value ascending */
@@ -87,30 +87,34 @@ typedef struct {
     uint8_t *flags;                         /* per case: scratch truth */
 } Gen;
 
-/* Which of the cases idx[0..count) (cases first.. in turn when idx is NULL) satisfy condition c,
- * from the attribute's column in original (bit_order 0) or leaf order: out[i] = 0 or 1.
- * One loop per kind: the test is decided once, not per case. */
+/* Which of the cases idx[0..count) (cases first.. in turn when idx is NULL; with bit_order,
+ * the cases at bit positions first..) satisfy condition c: out[i] = 0 or 1. One loop per
+ * kind: the test is decided once, not per case. Bit positions go through the leaf order
+ * rather than a copy of every column in that order (hundreds of MB at 1M cases). */
 static void holds(const Gen *g, int32_t c, const int32_t *idx, int64_t first, int64_t count, int bit_order,
                   uint8_t *out) {
-    const void *col = (bit_order ? g->col_bits : g->col)[g->attr[c]];
+    const void *col = g->col[g->attr[c]];
+    const int64_t *order = g->order;
+#define CASE(i) (bit_order ? order[first + (i)] : idx ? idx[i] : first + (i))
     if (g->kind[c] == THRESHOLD) {
         const double *x = col, cut = g->cut[c];
         /* unknown (NaN) compares false either way */
         if (g->outcome[c] == 0)
-            for (int64_t i = 0; i < count; i++) out[i] = x[idx ? idx[i] : first + i] <= cut;
+            for (int64_t i = 0; i < count; i++) out[i] = x[CASE(i)] <= cut;
         else
-            for (int64_t i = 0; i < count; i++) out[i] = x[idx ? idx[i] : first + i] > cut;
+            for (int64_t i = 0; i < count; i++) out[i] = x[CASE(i)] > cut;
     } else if (g->kind[c] == DISCRETE) {
         const int32_t *x = col, value = g->outcome[c];
-        for (int64_t i = 0; i < count; i++) out[i] = x[idx ? idx[i] : first + i] == value;
+        for (int64_t i = 0; i < count; i++) out[i] = x[CASE(i)] == value;
     } else {
         const int32_t *x = col, len = g->mask_len[c];
         const uint8_t *mask = g->masks + g->mask_off[c];
         for (int64_t i = 0; i < count; i++) {
-            int32_t v = x[idx ? idx[i] : first + i];
+            int32_t v = x[CASE(i)];
             out[i] = v >= 0 && v < len && mask[v];
         }
     }
+#undef CASE
 }
 
 static inline int popcount(uint64_t x) {
@@ -144,14 +148,15 @@ static void truth_row(const Gen *g, int32_t c, uint64_t *row) {
  * compared again. */
 static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
     int32_t a = g->attr[c];
-    const double *x = g->col_bits[a], cut = g->cut[c];
+    const double *x = g->col[a], cut = g->cut[c];
     const int32_t *ranked = g->ranked[a];
+    const int64_t *order = g->order;
     int64_t W = g->words, known_n = g->n_known[a];
     /* k: how many known values are <= cut (the ranked cases are in ascending value) */
     int64_t lo = 0, hi = known_n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (x[ranked[mid]] <= cut) lo = mid + 1;
+        if (x[order[ranked[mid]]] <= cut) lo = mid + 1;
         else hi = mid;
     }
     int64_t k = lo, s = known_n ? (2 * k * SNAPSHOTS + known_n) / (2 * known_n) : 0, was = known_n * s / SNAPSHOTS;
@@ -166,9 +171,9 @@ static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
     return 0;
 }
 
-/* threshold_rows' bytes: SNAPSHOTS + 1 rows of "value <= cut" at ranks known * s / SNAPSHOTS,
- * then the row of known values; x in leaf order, ranked its known positions by value. */
-static void make_threshold_rows(const double *x, const int32_t *ranked, int64_t n, int64_t known_n, uint64_t *out) {
+/* threshold_rows' bytes: SNAPSHOTS + 1 rows of "value <= cut" at ranks known * s / SNAPSHOTS
+ * (the last is the row of known values); ranked: the known cases' bit positions by value. */
+static void make_threshold_rows(const int32_t *ranked, int64_t n, int64_t known_n, uint64_t *out) {
     int64_t W = (n + 63) / 64;
     memset(out, 0, (size_t)W * 8);
     for (int s = 1; s <= SNAPSHOTS; s++) {
@@ -177,9 +182,6 @@ static void make_threshold_rows(const double *x, const int32_t *ranked, int64_t 
         for (int64_t i = known_n * (s - 1) / SNAPSHOTS; i < known_n * s / SNAPSHOTS; i++)
             now[ranked[i] >> 6] |= (uint64_t)1 << (ranked[i] & 63);
     }
-    uint64_t *known = out + (SNAPSHOTS + 1) * W;
-    memset(known, 0, (size_t)W * 8);
-    for (int64_t i = 0; i < n; i++) known[i >> 6] |= (uint64_t)(x[i] == x[i]) << (i & 63);
 }
 
 
@@ -683,7 +685,6 @@ static void release(Gen *g) {
     free(g->flags);
     free(g->col);
     free(g->continuous);
-    free(g->col_bits);
 }
 
 /* Point g at the condition rows (views[0..8]: kind, attr, outcome, cut, node, key, masks,
@@ -774,26 +775,26 @@ static void release_views(Py_buffer *v, Py_ssize_t count) {
 }
 
 PyDoc_STRVAR(threshold_rows_doc,
-"threshold_rows(x, ranked) -> bytes\n\n"
-"For a continuous column x (float64, leaf order) and its known positions by value (int32):\n"
-"17 rows of \"value <= cut\" at evenly spaced ranks, then the known values' row, 64 cases a\n"
+"threshold_rows(n, ranked) -> bytes\n\n"
+"For a continuous column of n cases and its known cases' bit positions by value (int32):\n"
+"17 rows of \"value <= cut\" at evenly spaced ranks (the last: the known values), 64 cases a\n"
 "word; generalise takes them per continuous attribute.");
 
 static PyObject *py_threshold_rows(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer x, ranked;
-    if (!PyArg_ParseTuple(args, "y*y*", &x, &ranked)) return NULL;
+    Py_buffer ranked;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "ny*", &n, &ranked)) return NULL;
     PyObject *out = NULL;
-    int64_t n = x.len / 8, known_n = ranked.len / 4, W = (n + 63) / 64;
+    int64_t known_n = ranked.len / 4, W = (n + 63) / 64;
     const int32_t *r = ranked.buf;
-    int bad = x.len % 8 || ranked.len % 4 || known_n > n;
+    int bad = n < 0 || ranked.len % 4 || known_n > n;
     for (int64_t i = 0; !bad && i < known_n; i++) bad = r[i] < 0 || r[i] >= n;
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "threshold_rows: ranked positions do not fit the column");
-    } else if ((out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((SNAPSHOTS + 2) * W * 8)))) {
-        make_threshold_rows(x.buf, r, n, known_n, (uint64_t *)PyBytes_AS_STRING(out));
+    } else if ((out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((SNAPSHOTS + 1) * W * 8)))) {
+        make_threshold_rows(r, n, known_n, (uint64_t *)PyBytes_AS_STRING(out));
     }
-    PyBuffer_Release(&x);
     PyBuffer_Release(&ranked);
     return out;
 }
@@ -893,7 +894,7 @@ done:
 #define N_VIEWS 15
 
 PyDoc_STRVAR(generalise_doc,
-"generalise(y, order, columns, columns_in_order, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
+"generalise(y, order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
 "           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
 "           n_classes, rate, fisher, emit) -> None\n\n"
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
@@ -905,11 +906,11 @@ PyDoc_STRVAR(generalise_doc,
 static PyObject *py_generalise(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[N_VIEWS];
-    PyObject *columns, *in_order, *ranks, *snaps, *rate_fn, *fisher_fn, *emit;
+    PyObject *columns, *ranks, *snaps, *rate_fn, *fisher_fn, *emit;
     Py_ssize_t n_keys, n_classes;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*O!O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOO", &v[0], &v[1], &PyTuple_Type, &columns,
-                          &PyTuple_Type, &in_order, &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
+    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOO", &v[0], &v[1], &PyTuple_Type, &columns,
+                          &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
                           &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes,
                           &rate_fn, &fisher_fn, &emit))
         return NULL;
@@ -917,7 +918,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     memset(&g, 0, sizeof(g));
     PyObject *out = NULL;
     Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
-    Py_buffer *cols = calloc((size_t)(4 * n_attr + 1), sizeof(Py_buffer));
+    Py_buffer *cols = calloc((size_t)(3 * n_attr + 1), sizeof(Py_buffer));
     int64_t n = v[0].len / 4, n_leaves = v[11].len / 8 - 1;
     if (!cols) {
         PyErr_NoMemory();
@@ -926,7 +927,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     if (take_conditions(&g, &v[2], columns, cols, n, n_keys, "generalise")
         || check_leaves(&g, &v[11], &v[12], "generalise"))
         goto done;
-    if (PyTuple_GET_SIZE(in_order) != n_attr || PyTuple_GET_SIZE(ranks) != n_attr
+    if (PyTuple_GET_SIZE(ranks) != n_attr
         || PyTuple_GET_SIZE(snaps) != n_attr || v[1].len != n * 8
         || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8) {
         PyErr_SetString(PyExc_ValueError, "generalise: array sizes do not agree");
@@ -939,46 +940,35 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.order = v[1].buf;
     g.rate_fn = rate_fn;
     g.fisher_fn = fisher_fn;
-    g.col_bits = calloc((size_t)n_attr + 1, sizeof(void *));
     g.ranked = calloc((size_t)n_attr + 1, sizeof(int32_t *));
     g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
     g.at_most = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
     g.known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
-    if (!g.col_bits || !g.ranked || !g.n_known || !g.at_most || !g.known) {
+    if (!g.ranked || !g.n_known || !g.at_most || !g.known) {
         PyErr_NoMemory();
         goto done;
     }
     for (int64_t a = 0; a < n_attr; a++) {
-        if (!g.col[a]) continue;
-        /* the column in leaf order, the same type as the original; a continuous one's ranks */
+        if (!g.col[a] || !g.continuous[a]) continue;
+        /* a continuous column's known cases by value, and its threshold rows */
         Py_buffer *b = &cols[n_attr + a];
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(in_order, a), b, PyBUF_SIMPLE)) goto done;
-        if (b->len != cols[a].len) {
-            PyErr_Format(PyExc_ValueError, "generalise: column %lld in leaf order has %zd bytes, expected %zd",
-                         (long long)a, b->len, cols[a].len);
-            goto done;
-        }
-        g.col_bits[a] = b->buf;
-        if (g.continuous[a]) {
-            b = &cols[2 * n_attr + a];
-            if (PyObject_GetBuffer(PyTuple_GET_ITEM(ranks, a), b, PyBUF_SIMPLE)) goto done;
-            g.ranked[a] = b->buf;
-            g.n_known[a] = b->len / 4;
-            for (int64_t i = 0; i < g.n_known[a]; i++)
-                if (g.ranked[a][i] < 0 || g.ranked[a][i] >= n) {
-                    PyErr_Format(PyExc_ValueError, "generalise: ranks of column %lld are out of range", (long long)a);
-                    goto done;
-                }
-            b = &cols[3 * n_attr + a];
-            if (PyObject_GetBuffer(PyTuple_GET_ITEM(snaps, a), b, PyBUF_SIMPLE)) goto done;
-            if (b->len != (SNAPSHOTS + 2) * g.words * 8) {
-                PyErr_Format(PyExc_ValueError, "generalise: threshold rows of column %lld have %zd bytes, expected %lld",
-                             (long long)a, b->len, (long long)((SNAPSHOTS + 2) * g.words * 8));
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(ranks, a), b, PyBUF_SIMPLE)) goto done;
+        g.ranked[a] = b->buf;
+        g.n_known[a] = b->len / 4;
+        for (int64_t i = 0; i < g.n_known[a]; i++)
+            if (g.ranked[a][i] < 0 || g.ranked[a][i] >= n) {
+                PyErr_Format(PyExc_ValueError, "generalise: ranks of column %lld are out of range", (long long)a);
                 goto done;
             }
-            g.at_most[a] = b->buf;
-            g.known[a] = g.at_most[a] + (SNAPSHOTS + 1) * g.words;
+        b = &cols[2 * n_attr + a];
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(snaps, a), b, PyBUF_SIMPLE)) goto done;
+        if (b->len != (SNAPSHOTS + 1) * g.words * 8) {
+            PyErr_Format(PyExc_ValueError, "generalise: threshold rows of column %lld have %zd bytes, expected %lld",
+                         (long long)a, b->len, (long long)((SNAPSHOTS + 1) * g.words * 8));
+            goto done;
         }
+        g.at_most[a] = b->buf;
+        g.known[a] = g.at_most[a] + SNAPSHOTS * g.words;     /* every known value is <= the largest */
     }
     const int64_t *leaf_ptr = v[11].buf;
     const int32_t *leaf_cond = v[12].buf, *leaf_target = v[13].buf;
@@ -1012,7 +1002,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
 done:
     release(&g);
     if (cols) {
-        release_views(cols, 4 * n_attr);
+        release_views(cols, 3 * n_attr);
         free(cols);
     }
     release_views(v, N_VIEWS);

@@ -9,7 +9,7 @@ import c45rules.rules.generalize as generalize
 import reference as R
 from c45rules.data import load_stem
 from c45rules.rules.extract import leaf_paths
-from c45rules.rules.generalize import _Compiled, _InBitOrder, _leaf_order, generalise_rules
+from c45rules.rules.generalize import _Compiled, _leaf_order, generalise_rules, known_by_value
 from c45rules.tree.grow import grow_tree
 
 COMPILED = generalize._native
@@ -61,14 +61,17 @@ def test_compiled_leaf_order_equals_numpy(stem, subset):
 
 def test_ranked_positions_leave_out_unknowns_and_ascend():
     train, _ = load_stem(R.stem("crx"))
-    order = np.arange(train.n)[::-1].copy()
-    columns = _InBitOrder(train, order)
+    order = np.arange(train.n)[::-1].copy()         # bit position -> case
+    position = np.empty(train.n, dtype=np.int32)
+    position[order] = np.arange(train.n, dtype=np.int32)
     a = next(i for i, att in enumerate(train.schema.attributes) if att.is_continuous)
-    col = columns[a]
-    ranked = columns.ranked(a)
+    col = train.columns[a]
+    ranked = known_by_value(col, position)
     assert ranked.dtype == np.int32
-    assert len(ranked) == int(np.count_nonzero(~np.isnan(col))) < train.n    # crx's A2 has unknowns
-    assert np.all(np.diff(col[ranked]) >= 0)
+    assert len(ranked) == int(np.count_nonzero(~np.isnan(col))) == 481     # crx.data: 490 cases, A2 unknown in 9
+    in_bit_order = col[order]
+    assert np.all(np.diff(in_bit_order[ranked]) >= 0)
+    assert sorted(ranked.tolist()) == np.flatnonzero(~np.isnan(in_bit_order)).tolist()
 
 
 def _conditions(attr=0, kind=2):
@@ -92,7 +95,7 @@ def test_compiled_checks_its_inputs():
     with pytest.raises(ValueError, match="leaf_order: leaf paths are malformed"):
         COMPILED.leaf_order(col, *_conditions(), np.array([0, 2], dtype=np.int64), np.zeros(1, dtype=np.int32), 3, 0)
     with pytest.raises(ValueError, match="generalise: array sizes do not agree"):
-        COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col, col,
+        COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col,
                             *_conditions(),
                             *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None, None)
 
@@ -100,10 +103,10 @@ def test_compiled_checks_its_inputs():
 def test_threshold_rows_hold_evenly_spaced_cuts_and_the_known_values():
     x = np.array([3.0, np.nan, 1.0, 2.0] * 40)               # 160 cases: 3 words, 120 known
     ranked = np.argsort(x)[:120].astype(np.int32)
-    rows = np.frombuffer(COMPILED.threshold_rows(x, ranked), dtype=np.uint64).reshape(18, 3)
-    bits = np.unpackbits(rows.view(np.uint8), bitorder="little").reshape(18, -1)[:, :160].astype(bool)
+    rows = np.frombuffer(COMPILED.threshold_rows(160, ranked), dtype=np.uint64).reshape(17, 3)
+    bits = np.unpackbits(rows.view(np.uint8), bitorder="little").reshape(17, -1)[:, :160].astype(bool)
     for s in range(17):
         assert bits[s].tolist() == np.isin(np.arange(160), ranked[:120 * s // 16]).tolist()
-    assert bits[17].tolist() == (~np.isnan(x)).tolist()
+    assert bits[16].tolist() == (~np.isnan(x)).tolist()
     with pytest.raises(ValueError, match="ranked positions do not fit the column"):
-        COMPILED.threshold_rows(x, np.array([200], dtype=np.int32))
+        COMPILED.threshold_rows(160, np.array([200], dtype=np.int32))
