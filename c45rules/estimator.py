@@ -22,7 +22,7 @@ from .ruleset import Condition, Rule, RuleSet
 from .tree.grow import grow_tree
 from .tree.node import Tree
 from .tree.prune import prune_tree
-from .workers import no_collection
+from .workers import give_back_memory, no_collection
 
 DEFAULTS: dict[str, Any] = {
     "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
@@ -73,6 +73,7 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
     with no_collection():       # hundreds of thousands of nodes at scale, no cycles
         unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset, jobs=jobs)
         pruned = prune_tree(unpruned, data, cf=cf)
+    give_back_memory()
     return Tree(data.schema, unpruned, pruned,
                 {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset})
 

@@ -170,3 +170,24 @@ def test_no_collection_pauses_and_restores_the_collector():
         with no_collection():
             raise KeyError("x")
     assert gc.isenabled()
+
+
+def _resident_mb() -> float:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status") or os.uname().sysname != "Linux"
+                    or __import__("platform").libc_ver()[0] != "glibc", reason="glibc on Linux only")
+def test_give_back_memory_returns_freed_heap_blocks_to_the_system():
+    from c45rules.workers import give_back_memory
+    big = np.ones(30 << 17)         # 30 MB, mapped alone; freeing it raises glibc's mmap threshold
+    del big
+    blocks = [np.ones(2 << 17) for _ in range(100)]     # 2 MB each, now from the heap: 200 MB
+    last = blocks[-1]           # on top: the heap cannot shrink from its end by itself
+    del blocks
+    before = _resident_mb()
+    assert give_back_memory() is True
+    after = _resident_mb()
+    assert before - after > 150, (before, after)
+    assert last.sum() == 2 << 17

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..workers import fork_map
+from ..workers import fork_map, give_back_memory
 from .coding import CODE_WEIGHT, ExceptionCoder, log2_or_zero, log_fact
 from .generalize import CandidateRule
 from .order import fires
@@ -196,11 +196,28 @@ class _Cells:
         return out
 
 
+def joined(covers: list[np.ndarray], index: type) -> np.ndarray:
+    """The covers one after another as one `index` array: a view when they already lie so
+    in one buffer (the compiled generalisation writes each class's covers that way), else
+    a copy."""
+    some = [c for c in covers if len(c)]      # an empty one's address says nothing
+    if some and all(c.dtype == index and c.base is not None and c.base is some[0].base for c in some):
+        at = some[0].__array_interface__["data"][0]
+        for c in some:
+            if c.__array_interface__["data"][0] != at:
+                break
+            at += c.nbytes
+        else:
+            # consecutive within one buffer, which the view keeps alive
+            return np.lib.stride_tricks.as_strided(some[0], shape=(sum(len(c) for c in some),), writeable=False)
+    return np.concatenate(covers).astype(index, copy=False) if covers else np.empty(0, dtype=index)
+
+
 class _ClassSearch:
     """State of the subset search for one class: covers, bits and the best subset seen.
 
-    Cases are renumbered to the union of the class's covers (the others never fire). For
-    the greedy and annealing searches, each toggle updates the per-case count of selected
+    Cases keep their numbers; the (rule, case) pairs are the covers one after another,
+    read where they lie when the generalisation wrote them so (see `joined`). For the greedy and annealing searches, each toggle updates the per-case count of selected
     rules and every rule's Right/Wrong (7.6.3) only where a case's count crosses 0/1 or
     1/2, using a case -> rules index, so a step costs the size of one cover, not of all.
     A rule's exception bits after its toggle depend only on Fires, FP (FN follows) and its
@@ -215,26 +232,17 @@ class _ClassSearch:
         # (rule, case) pairs number in the tens of millions at 1M cases: 32-bit indices
         index = np.int32 if n < 2**31 else np.int64
         covers = [r.cover if fires(r) else np.empty(0, dtype=index) for r in rules]
-        glob = np.concatenate(covers).astype(index, copy=False) if covers else np.empty(0, dtype=index)
-        # the covered cases, ascending, and each pair's position among them (np.unique's
-        # result without sorting the pairs)
-        present = np.zeros(n, dtype=bool)
-        present[glob] = True
-        union = np.flatnonzero(present)
-        # renumbered in place, a block at a time: one pair-sized array, not two (160 MB each
-        # at 1M cases)
-        remap = np.cumsum(present, dtype=index) - 1
-        for at in range(0, len(glob), _PAIRS):
-            glob[at:at + _PAIRS] = remap[glob[at:at + _PAIRS]]
-        self.r_case = glob
-        del glob, present, remap
-        self.m = len(union)
-        self.pos = positive[union]
+        self.r_case = joined(covers, index)
+        self.m = n
+        self.pos = positive
         k = len(rules)
         r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
         self.r_bounds = r_ptr.tolist()
         self.r_ptr = r_ptr
-        per_case = np.bincount(self.r_case, minlength=self.m)
+        # a block at a time: bincount copies its input as int64 (320 MB for 40M pairs)
+        per_case = np.zeros(self.m, dtype=np.int64)
+        for at in range(0, len(self.r_case), _PAIRS):
+            per_case += np.bincount(self.r_case[at:at + _PAIRS], minlength=self.m)
         self.c_ptr = np.concatenate([[0], np.cumsum(per_case)]).astype(np.int64)
         # the case -> rules index, rules ascending within a case: filled rule by rule (a
         # rule's cases are distinct) rather than by sorting tens of millions of pairs
@@ -545,6 +553,7 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
         if not mine:
             continue
         search = None       # the last class's search is freed before this one is built
+        give_back_memory()
         search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == c, len(y))
         if len(mine) <= EXHAUSTIVE_LIMIT:
             search.exhaustive()
