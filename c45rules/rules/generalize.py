@@ -338,12 +338,18 @@ class _Rates:
         return [g[0] for g in got], [g[1] for g in got]
 
     def _new(self, cases: int, errors: int, default_error: F32) -> tuple[float, float]:
+        got = self.compute(cases, errors, default_error)
+        if cases:
+            self.known[(cases, errors)] = got
+        return got
+
+    def compute(self, cases: int, errors: int, default_error: F32) -> tuple[float, float]:
+        """One pair's rates, not remembered (the compiled loop keeps its own table)."""
         if cases == 0:
             # a condition set no case satisfies: actual 0, pessimistic = the default error
             return 0.0, float(default_error)
         p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
-        got = self.known[(cases, errors)] = (float(F32(errors / cases)), p)
-        return got
+        return float(F32(errors / cases)), p
 
 
 class _InBitOrder(dict):
@@ -475,6 +481,10 @@ class _Compiled:
                 masks.append(m)
                 at += len(m)
             mask_len.append(at - mask_off[-1])
+        # what a condition is to the duplicate test, as a number: a rule's key is then a few
+        # bytes (tuples of tuples were 80 MB for 117k rules at 1M cases)
+        same: dict[tuple, int] = {}
+        self.cond_key = np.array([same.setdefault(_condition_key(t), len(same)) for t in conds], dtype=np.int32)
         self.conditions = (
             np.array([t.kind for t in conds], dtype=np.int32), np.array([t.attribute for t in conds], dtype=np.int32),
             np.array([t.outcome for t in conds], dtype=np.int32), np.array([t.cut for t in conds], dtype=np.float64),
@@ -522,8 +532,8 @@ class _Compiled:
 
         def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes) -> None:
             # kept: the positions in the path of the kept conditions, as sort_conditions orders them
-            path, leaf = leaves[lo + i]
-            key = _rule_key(leaf.klass, tuple(path[j] for j in np.frombuffer(kept, dtype=np.int32).tolist()))
+            leaf = leaves[lo + i][1]
+            key = self.key(lo + i, np.frombuffer(kept, dtype=np.int32))
             first = found.get(key)
             if first is None:
                 buf = covers.setdefault(leaf.klass, bytearray())
@@ -537,7 +547,7 @@ class _Compiled:
             np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
             self.original, self.ranks, self.threshold_rows, *self.conditions,
             self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
-            self.n_classes, lambda t, e: rates._new(t, e, F32(0)), None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher), emit)
+            self.n_classes, lambda t, e: rates.compute(t, e, F32(0)), None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher), emit)
         got = list(found.values())
         return (np.array([g[0] for g in got], dtype=np.int64), b"".join(g[1] for g in got),
                 np.cumsum([0] + [len(g[1]) // 4 for g in got], dtype=np.int64),
@@ -556,18 +566,22 @@ class _Compiled:
             conds = tuple(path[j] for j in kept[kept_at[r]:kept_at[r + 1]].tolist())
             rule = CandidateRule(0, conds, leaf.klass, float(error[r]), int(t0[r]), int(e0[r]),
                                  covers[leaf.klass][cover_lo[r]:cover_hi[r]])
-            yield (_rule_key(leaf.klass, conds), rule) if keys else rule
+            yield (self.key(i, kept[kept_at[r]:kept_at[r + 1]]), rule) if keys else rule
+
+    def key(self, i: int, kept: np.ndarray) -> bytes:
+        """_key of leaf i's rule with the conditions at path positions `kept`, as bytes."""
+        ids = self.cond_key[self.leaf_cond[self.leaf_ptr[i] + kept]]
+        return self.targets[i].tobytes() + ids.tobytes()
 
 
 def _key(rule: CandidateRule) -> tuple:
     """What makes two rules duplicates (spec 7.5): class and conditions, thresholds' direction ignored."""
-    return _rule_key(rule.klass, rule.conditions)
+    return (rule.klass, tuple(_condition_key(c) for c in rule.conditions))
 
 
-def _rule_key(klass: int, conditions: tuple[CondTest, ...]) -> tuple:
-    return (klass, tuple((c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
-                          c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
-                         for c in conditions))
+def _condition_key(c: CondTest) -> tuple:
+    return (c.attribute, c.kind, c.cut if c.kind == 2 else 0.0,
+            c.outcome if c.kind == 1 else (c.node, c.outcome) if c.kind == 3 else 0)
 
 
 def _merge(rules: dict[tuple, CandidateRule], key: tuple, rule: CandidateRule) -> bool:
