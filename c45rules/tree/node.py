@@ -9,7 +9,7 @@ import numpy as np
 NodeKind = Literal["leaf", "discrete", "threshold", "subset"]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)     # slots: 100 bytes less per node, 200k nodes at 1M cases
 class Node:
     """A tree node. Leaves have kind 'leaf'; tests have an attribute and branches.
 
@@ -64,6 +64,11 @@ class Node:
                 dst.branches.append(alone(b))
                 stack.append((b, dst.branches[-1]))
         return root
+
+    def become(self, other: "Node") -> None:
+        """Take every field of `other` (its branches shared): subtree raising replaces a node."""
+        for name in self.__slots__:
+            setattr(self, name, getattr(other, name))
 
     def make_leaf(self) -> None:
         """Turn this node into a leaf, keeping its class and counts."""

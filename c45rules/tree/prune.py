@@ -69,7 +69,7 @@ class _Pruner:
             # subtree raising: the largest branch, re-pruned with all cases, replaces the node
             raised = node.branches[max_branch]
             self.estimate(raised, idx, True)
-            node.__dict__.update(raised.__dict__)
+            node.become(raised)
         else:
             node.errors = float(tree_est)
         return F32(node.errors)
@@ -133,7 +133,7 @@ class _Pruner:
             elif float(branch_est) <= float(tree_est) + SLACK:
                 idx = by_leaf[first[i]:first[i + span[i]]] if idx is None else idx
                 self.estimate(largest, idx, True)
-                node.__dict__.update(largest.__dict__)
+                node.become(largest)
             else:
                 node.errors = float(tree_est)
             result[i] = F32(node.errors)
