@@ -98,14 +98,20 @@ class _Pruner:
         every = np.arange(N)
         dists = (below[every + span] - below[every]).astype(np.float32)
         reached = first[every + span] - first[every]
+        # every node's own leaf estimate at once (leaf_estimate's arithmetic, element-wise)
+        klass = np.fromiter((n.klass for n in nodes), dtype=np.int64, count=N)
+        all_cases = reached.astype(np.float32)
+        best_of = np.where(dists.max(axis=1) > dists[every, klass], np.argmax(dists, axis=1), klass).tolist()
+        all_errors = all_cases - dists[every, best_of]
+        leaf_of = all_errors + self.extra_many(all_cases, all_errors, reached > 0)
         result = [F32(0)] * N
         for i in range(N - 1, -1, -1):
             node = nodes[i]
             if reached[i] == 0:
                 continue                     # reached by no case: estimate skips it
             dist = dists[i]
-            cases = F32(reached[i])
-            leaf_est, best = self.leaf_estimate(dist, cases, node.klass)
+            cases = all_cases[i]
+            leaf_est, best = leaf_of[i], best_of[i]
             node.items, node.klass, node.class_dist = float(cases), best, dist
             if node.is_leaf:
                 node.errors = float(leaf_est)
@@ -150,6 +156,14 @@ class _Pruner:
             if mine.size:
                 total = total + self.through(child, mine)
         return total
+
+    def extra_many(self, cases: np.ndarray, errors: np.ndarray, where: np.ndarray) -> np.ndarray:
+        """extra_errors element-wise (float32) where `where`, once per distinct pair; 0 elsewhere."""
+        out = np.zeros(len(cases), dtype=np.float32)
+        pairs, back = np.unique(np.stack([cases[where], errors[where]], axis=1), axis=0, return_inverse=True)
+        extra = np.array([self.extra_errors(F32(c), F32(e)) for c, e in pairs.tolist()], dtype=np.float32)
+        out[where] = extra[back.reshape(-1)]
+        return out
 
     def leaf_estimate(self, dist: np.ndarray, cases: np.float32, klass: int) -> tuple[np.float32, int]:
         """Estimated errors if these cases ended at a leaf of class `klass` (ties keep it)."""
