@@ -179,3 +179,33 @@ def test_subset_bits_equal_bits_on_random_counts(n, data):
     fn = np.array([data.draw(st.integers(0, n - f)) for f in fires])
     coder = ExceptionCoder(n)
     assert np.array_equal(coder.subset_bits(fires, fp, fn), coder.bits(fires, fp, fn))
+
+
+def test_joined_reads_consecutive_covers_in_place_and_copies_otherwise():
+    from c45rules.rules.select import joined
+    buf = np.frombuffer(bytearray(np.arange(10, dtype=np.int32).tobytes()), dtype=np.int32)
+    view = joined([buf[0:3], buf[3:3], buf[3:7]], np.int32)     # an empty cover in between
+    assert view.tolist() == [0, 1, 2, 3, 4, 5, 6]
+    assert np.shares_memory(view, buf) and not view.flags.writeable
+    gap = joined([buf[0:3], buf[4:7]], np.int32)
+    assert gap.tolist() == [0, 1, 2, 4, 5, 6] and not np.shares_memory(gap, buf)
+    swapped = joined([buf[3:5], buf[0:3]], np.int32)
+    assert swapped.tolist() == [3, 4, 0, 1, 2] and not np.shares_memory(swapped, buf)
+    other = np.arange(3, dtype=np.int32)
+    assert joined([buf[0:3], other], np.int32).tolist() == [0, 1, 2, 0, 1, 2]
+    assert joined([], np.int32).tolist() == [] and joined([buf[2:2]], np.int32).tolist() == []
+    assert joined([buf[0:2].astype(np.int64)], np.int32).dtype == np.int32
+
+
+def test_search_reads_a_class_covers_where_the_generalisation_wrote_them():
+    train, _ = load_stem(R.stem("synth_10k"))
+    cands = generalise_rules(learn_tree(train).unpruned, train)
+    from c45rules.rules import generalize
+    if generalize._native is None:
+        pytest.skip("the compiled generalisation writes covers per class; numpy keeps them apart")
+    for c in range(len(train.schema.classes)):
+        mine = [r for r in cands if r.klass == c]
+        search = _ClassSearch(mine, np.ones(len(mine)), train.y == c, train.n)
+        firing = [r for r in mine if fires(r)]
+        assert search.r_case.tolist() == np.concatenate([r.cover for r in firing]).tolist()
+        assert np.shares_memory(search.r_case, firing[0].cover) == (len(firing) == len(mine))
