@@ -65,6 +65,13 @@ class Node:
                 stack.append((b, dst.branches[-1]))
         return root
 
+    def __setstate__(self, state) -> None:
+        """Unpickle either layout: slots (None, fields) or, from before slots, the fields dict."""
+        if isinstance(state, tuple):
+            state = {**(state[0] or {}), **state[1]}
+        for name, value in state.items():
+            setattr(self, name, value)
+
     def become(self, other: "Node") -> None:
         """Take every field of `other` (its branches shared): subtree raising replaces a node."""
         for name in self.__slots__:

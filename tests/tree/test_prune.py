@@ -63,3 +63,29 @@ def test_classify_unknown_value_splits_weight():
     assert w[1] == pytest.approx([1.0, 0.0])
     assert w[2] == pytest.approx([1 / 3, 2 / 3], abs=1e-6)
     assert classify(tree, case).tolist() == [0, 0, 1]
+
+
+def test_nodes_pickle_and_unpickle_the_layout_from_before_slots():
+    import pickle
+
+    from c45rules.tree.node import Node
+    leaf = Node(0, 3.0, 1.0, np.array([2.0, 1.0], dtype=np.float32))
+    test = Node(1, 5.0, 2.0, np.array([2.0, 3.0], dtype=np.float32), "threshold", 4, 1.5, (), [leaf, leaf.copy()])
+    back = pickle.loads(pickle.dumps(test))
+    assert (back.kind, back.attribute, back.cut, back.klass, back.items) == ("threshold", 4, 1.5, 1, 5.0)
+    assert [b.errors for b in back.branches] == [1.0, 1.0] and back.class_dist.tolist() == [2.0, 3.0]
+    # pickles made before Node had slots hold the fields as a plain dict
+    old = Node.__new__(Node)
+    old.__setstate__({"klass": 0, "items": 3.0, "errors": 1.0, "class_dist": np.zeros(2), "kind": "leaf",
+                      "attribute": -1, "cut": 0.0, "subsets": (), "branches": []})
+    assert old.is_leaf and old.items == 3.0 and old.size() == 1
+
+
+def test_subtree_raising_takes_every_field_of_the_raised_node():
+    from c45rules.tree.node import Node
+    child = Node(2, 7.0, 1.5, np.array([1.0, 0.0, 6.0], dtype=np.float32), "discrete", 3, 0.0, (),
+                 [Node(2, 7.0, 1.0, np.array([1.0, 0.0, 6.0], dtype=np.float32))])
+    node = Node(0, 9.0, 4.0, np.array([3.0, 0.0, 6.0], dtype=np.float32), "threshold", 1, 2.5, (), [child])
+    node.become(child)
+    assert (node.klass, node.items, node.errors, node.kind, node.attribute, node.cut) == (2, 7.0, 1.5, "discrete", 3, 0.0)
+    assert node.branches is child.branches and node.class_dist.tolist() == [1.0, 0.0, 6.0]
