@@ -82,6 +82,8 @@ typedef struct {
     int64_t *td, *ed;
     double *act, *pes;
     int32_t *levels, *sorted;
+    const int32_t *cond_key;                /* per condition: what it is to the duplicate test */
+    int32_t *key_out;                       /* a rule's key: its class, then its conditions' */
     uint8_t *live;
     int32_t *cover_out, *sort_tmp;
     uint8_t *flags;                         /* per case: scratch truth */
@@ -229,11 +231,13 @@ static int reserve_levels(Gen *g, int64_t m) {
     if (act) g->act = act;
     if (pes) g->pes = pes;
     int32_t *levels = realloc(g->levels, (size_t)cap * 4), *sorted = realloc(g->sorted, (size_t)cap * 4);
+    int32_t *key_out = realloc(g->key_out, (size_t)(cap + 1) * 4);
+    if (key_out) g->key_out = key_out;
     if (levels) g->levels = levels;
     if (sorted) g->sorted = sorted;
     uint8_t *live = realloc(g->live, (size_t)cap);
     if (live) g->live = live;
-    if (!(path && pools && bits && empty && row_key && rows && empties && row_cond && td && ed && act && pes && levels && sorted && live)) return -1;
+    if (!(path && pools && bits && empty && row_key && rows && empties && row_cond && td && ed && act && pes && levels && sorted && key_out && live)) return -1;
     g->cap = cap;
     return 0;
 }
@@ -625,9 +629,13 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyO
                 sort_cases(g->cover_out, g->sort_tmp, nc, g->n);
             }
             sort_conditions(g, m, r);
-            PyObject *got = PyObject_CallFunction(emit, "Ly#LLdy#", (long long)index, (const char *)g->sorted,
+            /* the duplicate test's key, made here: in Python it cost more than the rest of emit */
+            g->key_out[0] = target;
+            for (int64_t q = 0; q < r; q++) g->key_out[q + 1] = g->cond_key[g->path[g->sorted[q]]];
+            PyObject *got = PyObject_CallFunction(emit, "Ly#LLdy#y#", (long long)index, (const char *)g->sorted,
                                                   (Py_ssize_t)(r * 4), (long long)t0, (long long)e0, p0,
-                                                  (const char *)g->cover_out, (Py_ssize_t)(nc * 4));
+                                                  (const char *)g->cover_out, (Py_ssize_t)(nc * 4),
+                                                  (const char *)g->key_out, (Py_ssize_t)((r + 1) * 4));
             if (!got) return -1;
             Py_DECREF(got);
             return 0;
@@ -678,6 +686,7 @@ static void release(Gen *g) {
     free(g->act);
     free(g->pes);
     free(g->levels);
+    free(g->key_out);
     free(g->sorted);
     free(g->live);
     free(g->cover_out);
@@ -891,17 +900,19 @@ done:
     return out;
 }
 
-#define N_VIEWS 15
+#define N_VIEWS 16
 
 PyDoc_STRVAR(generalise_doc,
 "generalise(y, order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
 "           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
-"           n_classes, rate, fisher, emit) -> None\n\n"
+"           n_classes, rate, fisher, emit, cond_key) -> None\n\n"
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
 "rows of kind/attr/outcome/cut/node/key (subset values as byte masks); leaf i's path is\n"
 "leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]]. rate(cases, errors) -> (actual, pessimistic);\n"
-"fisher(t0, e0, td, ed) -> True to drop (or None); emit(i, kept levels in print order as int32\n"
-"bytes, t0, e0, p0, cover as int32 bytes) for each surviving rule.");
+"fisher(t0, e0, td, ed) -> True to drop (or None); cond_key: per condition, an int32 that is equal\n"
+"for conditions the duplicate test equates; emit(i, kept levels in print order as int32\n"
+"bytes, t0, e0, p0, cover as int32 bytes, key as int32 bytes: the target class, then cond_key of\n"
+"the kept conditions in print order) for each surviving rule.");
 
 static PyObject *py_generalise(PyObject *self, PyObject *args) {
     (void)self;
@@ -909,10 +920,10 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     PyObject *columns, *ranks, *snaps, *rate_fn, *fisher_fn, *emit;
     Py_ssize_t n_keys, n_classes;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOO", &v[0], &v[1], &PyTuple_Type, &columns,
+    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOOy*", &v[0], &v[1], &PyTuple_Type, &columns,
                           &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
                           &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes,
-                          &rate_fn, &fisher_fn, &emit))
+                          &rate_fn, &fisher_fn, &emit, &v[15]))
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
@@ -929,7 +940,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
         goto done;
     if (PyTuple_GET_SIZE(ranks) != n_attr
         || PyTuple_GET_SIZE(snaps) != n_attr || v[1].len != n * 8
-        || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8) {
+        || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8 || v[15].len != g.n_cond * 4) {
         PyErr_SetString(PyExc_ValueError, "generalise: array sizes do not agree");
         goto done;
     }
@@ -938,6 +949,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.n_classes = n_classes;
     g.y = v[0].buf;
     g.order = v[1].buf;
+    g.cond_key = v[15].buf;
     g.rate_fn = rate_fn;
     g.fisher_fn = fisher_fn;
     g.ranked = calloc((size_t)n_attr + 1, sizeof(int32_t *));

@@ -536,10 +536,10 @@ class _Compiled:
         # class's covers as they lie instead of copying them (160 MB at 1M cases)
         covers: dict[int, bytearray] = {}
 
-        def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes) -> None:
-            # kept: the positions in the path of the kept conditions, as sort_conditions orders them
+        def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes, key: bytes) -> None:
+            # kept: the positions in the path of the kept conditions, as sort_conditions orders
+            # them; key: what `key` makes of them
             leaf = leaves[lo + i][1]
-            key = self.key(lo + i, np.frombuffer(kept, dtype=np.int32))
             first = found.get(key)
             if first is None:
                 buf = covers.setdefault(leaf.klass, bytearray())
@@ -553,7 +553,9 @@ class _Compiled:
             np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
             self.original, self.ranks, self.threshold_rows, *self.conditions,
             self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
-            self.n_classes, lambda t, e: rates.compute(t, e, F32(0)), None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher), emit)
+            self.n_classes, lambda t, e: rates.compute(t, e, F32(0)),
+            None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher), emit,
+            self.cond_key)
         got = list(found.values())
         return (np.array([g[0] for g in got], dtype=np.int64), b"".join(g[1] for g in got),
                 np.cumsum([0] + [len(g[1]) // 4 for g in got], dtype=np.int64),

@@ -97,7 +97,8 @@ def test_compiled_checks_its_inputs():
     with pytest.raises(ValueError, match="generalise: array sizes do not agree"):
         COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col,
                             *_conditions(),
-                            *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None, None)
+                            *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None, None,
+                            np.zeros(1, dtype=np.int32))
 
 
 def test_threshold_rows_hold_evenly_spaced_cuts_and_the_known_values():
