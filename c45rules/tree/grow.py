@@ -6,7 +6,6 @@ better than a leaf are collapsed (2.8). The result is the "unpruned" tree c4.5ru
 """
 from __future__ import annotations
 
-import mmap
 import sys
 from typing import Callable
 
@@ -262,8 +261,7 @@ class _Levels:
         self.native = _native is not None and position == np.int32 and int(sizes.max()) < _EXACT
         # forked workers re-sort their rows in place in shared memory; the compiled passes
         # run in threads instead (they let go of the GIL), which share this process's memory
-        # private memory maps otherwise: keep() gives back the pages its narrowed rows let go
-        empty = shared_empty if g.jobs > 1 and not self.native else _mapped_empty
+        empty = shared_empty if g.jobs > 1 and not self.native else np.empty
         self.order = empty((K, P), position)
         if self.native:
             # the values (floats in c4.5) and classes travel with the orders, so the cut
@@ -305,10 +303,9 @@ class _Levels:
 
     def keep(self, count: int) -> None:
         """Narrow the sorted arrays to their first `count` positions (the level's cases)."""
-        rows = [_narrow(r, count) for r in self.rows()]
-        self.order = rows[0]
+        self.order = self.order[:, :count]
         if self.native:
-            self.sorted_values, self.sorted_classes = rows[1], rows[2]
+            self.sorted_values, self.sorted_classes = self.sorted_values[:, :count], self.sorted_classes[:, :count]
 
     def jobs(self, cases: int) -> int:
         """Workers for a level's per-attribute work on `cases` cases (1: not worth a fork)."""
@@ -628,41 +625,6 @@ def segment_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts:
         first = top[np.r_[True, key[top][1:] != key[top][:-1]]]
         at[key[first]] = rows[first]
     return _cut_results(best_val.reshape(k, S).T, at.reshape(k, S).T, where, min_objs)
-
-
-class _PrivateMap(mmap.mmap):
-    """Anonymous memory of this process alone, whose pages _narrow may give back."""
-
-
-def _mapped_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
-    """An uninitialised array over a private memory map of its own (see _narrow)."""
-    count = int(np.prod(shape))
-    buf = _PrivateMap(-1, max(1, count * np.dtype(dtype).itemsize), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
-
-
-def _narrow(rows: np.ndarray, count: int) -> np.ndarray:
-    """rows[:, :count]. Over a private map (_mapped_empty), once an eighth or more of the map
-    would go unused, the narrowed rows are moved to its front and the pages after them given
-    back: the deep levels, where the tree's nodes pile up, then no longer hold the first
-    level's rows (171 MB at 1M cases). Elsewhere, and for smaller steps, a view."""
-    buf = rows.base
-    while isinstance(buf, np.ndarray):
-        buf = buf.base
-    buf = buf.obj if isinstance(buf, memoryview) else buf     # np.frombuffer holds a view of it
-    if not isinstance(buf, _PrivateMap) or rows.strides[1] != rows.itemsize:
-        return rows[:, :count]
-    whole = np.frombuffer(buf, dtype=rows.dtype, count=len(buf) // rows.itemsize)
-    K, layout = len(rows), rows.strides[0] // rows.itemsize     # elements from a row's start to the next's
-    if (rows.__array_interface__["data"][0] != whole.__array_interface__["data"][0]
-            or 8 * (layout - count) < layout):
-        return rows[:, :count]
-    for j in range(1, K):       # forward: row j's new place ends before row j + 1's old one
-        whole[j * count:(j + 1) * count] = whole[j * layout:j * layout + count]
-    used = -(-K * count * rows.itemsize // mmap.PAGESIZE) * mmap.PAGESIZE
-    if used < len(buf):
-        buf.madvise(mmap.MADV_DONTNEED, used, len(buf) - used)
-    return whole[:K * count].reshape(K, count)
 
 
 def native_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: np.ndarray,

@@ -154,26 +154,3 @@ def test_compiled_value_tables_count_as_bincount(dtype):
     cell = (np.arange(len(columns)) * S)[None, :] + node[:, None]
     flat = (cell * V + codes[:, columns] + 1) * C + classes[:, None]
     assert np.array_equal(out, np.bincount(flat.ravel(), minlength=out.size))
-
-
-def test_narrowed_rows_move_to_the_front_of_their_map_and_give_back_the_rest():
-    from c45rules.tree.grow import _mapped_empty, _narrow
-
-    def resident_mb() -> float:
-        with open("/proc/self/status") as f:
-            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
-
-    ref = np.arange(4 * 2_000_000, dtype=np.int32).reshape(4, 2_000_000)
-    rows = _mapped_empty(ref.shape, np.int32)
-    rows[...] = ref                      # 32 MB resident
-    before = resident_mb()
-    small = _narrow(rows, 100_000)
-    assert small.flags.c_contiguous and np.shares_memory(small, rows)
-    assert (small == ref[:, :100_000]).all()
-    assert before - resident_mb() > 25
-    # a step of less than an eighth stays a view; the next large one still moves the rows
-    view = _narrow(small, 95_000)
-    assert not view.flags.c_contiguous and (view == ref[:, :95_000]).all()
-    assert (_narrow(view, 10).tolist() == ref[:, :10].tolist()) and _narrow(view, 10).flags.c_contiguous
-    plain = np.zeros((3, 10))
-    assert np.shares_memory(_narrow(plain, 2), plain) and _narrow(plain, 2).shape == (3, 2)
