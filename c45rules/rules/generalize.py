@@ -531,14 +531,14 @@ class _Compiled:
         A worker's rules go back to the parent pickled; as arrays (covers as one buffer) they
         cost a copy of the bytes instead of pickling every rule and condition (seconds at 1M)."""
         leaves = self.leaves
-        found: dict[tuple, list] = {}     # key -> [leaf, kept levels, T0, E0, error, cover start, end], in leaf order
+        found: dict[bytes, list] = {}     # key -> [leaf, kept levels, T0, E0, error, cover start, end], in leaf order
         # per class, the kept rules' covers one after another: the subset search then takes a
         # class's covers as they lie instead of copying them (160 MB at 1M cases)
         covers: dict[int, bytearray] = {}
 
         def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes, key: bytes) -> None:
             # kept: the positions in the path of the kept conditions, as sort_conditions orders
-            # them; key: what `key` makes of them
+            # them; key: _key as bytes (the class, then cond_key of those conditions)
             leaf = leaves[lo + i][1]
             first = found.get(key)
             if first is None:
@@ -561,12 +561,13 @@ class _Compiled:
                 np.cumsum([0] + [len(g[1]) // 4 for g in got], dtype=np.int64),
                 np.array([g[2] for g in got], dtype=np.int64), np.array([g[3] for g in got], dtype=np.int64),
                 np.array([g[4] for g in got], dtype=np.float64), covers,
-                np.array([g[5] for g in got], dtype=np.int64), np.array([g[6] for g in got], dtype=np.int64))
+                np.array([g[5] for g in got], dtype=np.int64), np.array([g[6] for g in got], dtype=np.int64),
+                list(found))
 
     def rules(self, part: tuple, keys: bool = True):
         """(key, CandidateRule) for each rule of a run's arrays, in leaf order (the rules alone
         when not `keys`)."""
-        leaf_at, kept, kept_at, t0, e0, error, covers, cover_lo, cover_hi = part
+        leaf_at, kept, kept_at, t0, e0, error, covers, cover_lo, cover_hi, rule_keys = part
         kept = np.frombuffer(kept, dtype=np.int32)
         covers = {klass: np.frombuffer(buf, dtype=np.int32) for klass, buf in covers.items()}
         for r, i in enumerate(leaf_at.tolist()):
@@ -574,12 +575,7 @@ class _Compiled:
             conds = tuple(path[j] for j in kept[kept_at[r]:kept_at[r + 1]].tolist())
             rule = CandidateRule(0, conds, leaf.klass, float(error[r]), int(t0[r]), int(e0[r]),
                                  covers[leaf.klass][cover_lo[r]:cover_hi[r]])
-            yield (self.key(i, kept[kept_at[r]:kept_at[r + 1]]), rule) if keys else rule
-
-    def key(self, i: int, kept: np.ndarray) -> bytes:
-        """_key of leaf i's rule with the conditions at path positions `kept`, as bytes."""
-        ids = self.cond_key[self.leaf_cond[self.leaf_ptr[i] + kept]]
-        return self.targets[i].tobytes() + ids.tobytes()
+            yield (rule_keys[r], rule) if keys else rule
 
 
 def _key(rule: CandidateRule) -> tuple:

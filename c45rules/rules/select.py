@@ -217,7 +217,8 @@ class _ClassSearch:
     """State of the subset search for one class: covers, bits and the best subset seen.
 
     Cases keep their numbers; the (rule, case) pairs are the covers one after another,
-    read where they lie when the generalisation wrote them so (see `joined`). For the greedy and annealing searches, each toggle updates the per-case count of selected
+    read where they lie when the generalisation wrote them so (see `joined`). For the
+    greedy and annealing searches, each toggle updates the per-case count of selected
     rules and every rule's Right/Wrong (7.6.3) only where a case's count crosses 0/1 or
     1/2, using a case -> rules index, so a step costs the size of one cover, not of all.
     A rule's exception bits after its toggle depend only on Fires, FP (FN follows) and its
@@ -233,16 +234,15 @@ class _ClassSearch:
         index = np.int32 if n < 2**31 else np.int64
         covers = [r.cover if fires(r) else np.empty(0, dtype=index) for r in rules]
         self.r_case = joined(covers, index)
-        self.m = n
         self.pos = positive
         k = len(rules)
         r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
         self.r_bounds = r_ptr.tolist()
         self.r_ptr = r_ptr
         # a block at a time: bincount copies its input as int64 (320 MB for 40M pairs)
-        per_case = np.zeros(self.m, dtype=np.int64)
+        per_case = np.zeros(self.n, dtype=np.int64)
         for at in range(0, len(self.r_case), _PAIRS):
-            per_case += np.bincount(self.r_case[at:at + _PAIRS], minlength=self.m)
+            per_case += np.bincount(self.r_case[at:at + _PAIRS], minlength=self.n)
         self.c_ptr = np.concatenate([[0], np.cumsum(per_case)]).astype(np.int64)
         # the case -> rules index, rules ascending within a case: filled rule by rule (a
         # rule's cases are distinct) rather than by sorting tens of millions of pairs
@@ -276,10 +276,10 @@ class _ClassSearch:
         # per (rule, case) pair work, a block of rules at a time: tens of millions of pairs
         # at 1M cases, so no pair-sized temporaries beyond one block
         blocks = self._pair_blocks()
-        count = np.zeros(self.m, dtype=np.int64)
+        count = np.zeros(self.n, dtype=np.int64)
         for lo, hi in blocks:
             member = inside[self._owners(lo, hi)]
-            count += np.bincount(self.r_case[self.r_bounds[lo]:self.r_bounds[hi]][member], minlength=self.m)
+            count += np.bincount(self.r_case[self.r_bounds[lo]:self.r_bounds[hi]][member], minlength=self.n)
         self.count = count.astype(np.int32)
         fired = self.count > 0
         self.fires = int(fired.sum())
@@ -482,7 +482,7 @@ class _ClassSearch:
 
     def exhaustive(self) -> None:
         k = len(self.rules)
-        mask = np.zeros(self.m, dtype=np.int64)
+        mask = np.zeros(self.n, dtype=np.int64)
         np.bitwise_or.at(mask, self.r_case, 1 << self._owners(0, k))
         pos_hist = np.bincount(mask[self.pos], minlength=1 << k)
         neg_hist = np.bincount(mask[~self.pos], minlength=1 << k)

@@ -98,12 +98,9 @@ class _Pruner:
         every = np.arange(N)
         dists = (below[every + span] - below[every]).astype(np.float32)
         reached = first[every + span] - first[every]
-        # every node's own leaf estimate at once (leaf_estimate's arithmetic, element-wise)
-        klass = np.fromiter((n.klass for n in nodes), dtype=np.int64, count=N)
         all_cases = reached.astype(np.float32)
-        best_of = np.where(dists.max(axis=1) > dists[every, klass], np.argmax(dists, axis=1), klass).tolist()
-        all_errors = all_cases - dists[every, best_of]
-        leaf_of = all_errors + self.extra_many(all_cases, all_errors, reached > 0)
+        klass = np.fromiter((n.klass for n in nodes), dtype=np.int64, count=N)
+        leaf_of, best_of = self.leaf_estimates(dists, all_cases, klass)     # every node's own, at once
         result = [F32(0)] * N
         for i in range(N - 1, -1, -1):
             node = nodes[i]
@@ -157,13 +154,18 @@ class _Pruner:
                 total = total + self.through(child, mine)
         return total
 
-    def extra_many(self, cases: np.ndarray, errors: np.ndarray, where: np.ndarray) -> np.ndarray:
-        """extra_errors element-wise (float32) where `where`, once per distinct pair; 0 elsewhere."""
-        out = np.zeros(len(cases), dtype=np.float32)
+    def leaf_estimates(self, dists: np.ndarray, cases: np.ndarray, klass: np.ndarray) -> tuple[np.ndarray, list[int]]:
+        """leaf_estimate for every row at once, with the same float32 arithmetic (rows of no
+        case get 0 extra errors); extra errors are computed once per distinct pair."""
+        every = np.arange(len(dists))
+        best = np.where(dists.max(axis=1) > dists[every, klass], np.argmax(dists, axis=1), klass).tolist()
+        errors = cases - dists[every, best]
+        where = cases > 0
+        extra = np.zeros(len(cases), dtype=np.float32)
         pairs, back = np.unique(np.stack([cases[where], errors[where]], axis=1), axis=0, return_inverse=True)
-        extra = np.array([self.extra_errors(F32(c), F32(e)) for c, e in pairs.tolist()], dtype=np.float32)
-        out[where] = extra[back.reshape(-1)]
-        return out
+        extra[where] = np.array([self.extra_errors(F32(c), F32(e)) for c, e in pairs.tolist()],
+                                dtype=np.float32)[back.reshape(-1)]
+        return errors + extra, best
 
     def leaf_estimate(self, dist: np.ndarray, cases: np.float32, klass: int) -> tuple[np.float32, int]:
         """Estimated errors if these cases ended at a leaf of class `klass` (ties keep it)."""
