@@ -303,9 +303,10 @@ class _Levels:
 
     def keep(self, count: int) -> None:
         """Narrow the sorted arrays to their first `count` positions (the level's cases)."""
-        self.order = self.order[:, :count]
+        rows = [narrow(r, count) for r in self.rows()]
+        self.order = rows[0]
         if self.native:
-            self.sorted_values, self.sorted_classes = self.sorted_values[:, :count], self.sorted_classes[:, :count]
+            self.sorted_values, self.sorted_classes = rows[1], rows[2]
 
     def jobs(self, cases: int) -> int:
         """Workers for a level's per-attribute work on `cases` cases (1: not worth a fork)."""
@@ -625,6 +626,30 @@ def segment_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts:
         first = top[np.r_[True, key[top][1:] != key[top][:-1]]]
         at[key[first]] = rows[first]
     return _cut_results(best_val.reshape(k, S).T, at.reshape(k, S).T, where, min_objs)
+
+
+def narrow(rows: np.ndarray, count: int) -> np.ndarray:
+    """rows[:, :count]. When `rows` is (a leading view of) an array owning its memory and an
+    eighth or more of that would go unused, the kept columns move to its front and the
+    array is shrunk in place (realloc: glibc gives large blocks' tail pages back), so the
+    deep levels, where the tree's nodes pile up, no longer hold the first level's rows
+    (171 MB at 1M cases). Otherwise, a view."""
+    owner = rows if rows.base is None else rows.base
+    K = len(rows)
+    if (not isinstance(owner, np.ndarray) or not owner.flags.owndata or not owner.flags.c_contiguous
+            or owner.ndim != 2 or len(owner) != K
+            or rows.__array_interface__["data"][0] != owner.__array_interface__["data"][0]):
+        return rows[:, :count]
+    width = owner.shape[1]
+    if 8 * (width - count) < width:
+        return rows[:, :count]
+    flat = owner.reshape(-1)
+    for j in range(1, K):       # forward: row j's new place ends before row j + 1's old one
+        flat[j * count:(j + 1) * count] = flat[j * width:j * width + count]
+    del flat, rows
+    # no other view of the rows is alive here (the caller replaces its own with the result)
+    owner.resize((K, count), refcheck=False)
+    return owner
 
 
 def native_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: np.ndarray,

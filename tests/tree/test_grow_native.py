@@ -154,3 +154,29 @@ def test_compiled_value_tables_count_as_bincount(dtype):
     cell = (np.arange(len(columns)) * S)[None, :] + node[:, None]
     flat = (cell * V + codes[:, columns] + 1) * C + classes[:, None]
     assert np.array_equal(out, np.bincount(flat.ravel(), minlength=out.size))
+
+
+def test_narrowed_rows_move_to_the_front_and_give_back_the_rest():
+    from c45rules.tree.grow import narrow
+
+    def resident_mb() -> float:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+
+    ref = np.arange(4 * 2_000_000, dtype=np.int32).reshape(4, 2_000_000)
+    rows = ref.copy()                    # 32 MB resident, owning its memory
+    before = resident_mb()
+    small = narrow(rows, 100_000)
+    assert small is rows and small.shape == (4, 100_000) and small.flags.c_contiguous
+    assert (small == ref[:, :100_000]).all()
+    assert before - resident_mb() > 25
+    # a step of less than an eighth stays a view; the next large one still moves the rows
+    view = narrow(small, 95_000)
+    assert view.base is small and not view.flags.c_contiguous and (view == ref[:, :95_000]).all()
+    tiny = narrow(view, 10)
+    assert tiny is small and tiny.tolist() == ref[:, :10].tolist()
+    # not the owner's leading columns, or memory it does not own: a view, nothing moved
+    shifted = np.arange(30).reshape(3, 10)
+    assert np.shares_memory(narrow(shifted[:, 2:], 2), shifted) and shifted.tolist() == np.arange(30).reshape(3, 10).tolist()
+    foreign = np.frombuffer(bytearray(240), dtype=np.int64).reshape(3, 10)
+    assert narrow(foreign, 2).base is not None and foreign.shape == (3, 10)
