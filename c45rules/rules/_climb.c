@@ -13,7 +13,9 @@
  * A cell's H is kept until Fires or FP change (many toggles change neither).
  * Built with -ffp-contract=off: no fused multiply-add may change a rounding.
  * select.py falls back to its numpy climb when this module is missing, and the tests check
- * both give the same subsets and costs. case_rules fills the case -> rules index.
+ * both give the same subsets and costs. case_rules makes the case -> rules index. Both
+ * lists, a rule's cases and a case's rules, are packed (_varint.h): at 1M cases they were
+ * 400 MB as int32 for the largest class.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -21,6 +23,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "_varint.h"
 
 typedef __int128 wide;
 
@@ -37,8 +41,12 @@ typedef struct {
 typedef struct {
     /* inputs (borrowed) */
     int64_t k, m, n, n_pos;
-    const int64_t *r_ptr, *c_ptr;
-    const int32_t *r_case, *c_rule, *rule_at;   /* rule_at: [side * k + rank] -> rule */
+    /* rule r's cases packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]; case c's rules as 16-bit
+       gaps at c_data[c_ptr[c]:c_ptr[c + 1]] */
+    const int64_t *r_lo, *r_hi, *c_ptr;
+    const uint8_t *r_data;
+    const uint16_t *c_data;
+    const int32_t *rule_at;        /* [side * k + rank] -> rule */
     const uint8_t *pos;
     const double *bits, *lg, *tlg, *log_fact, *log2i;
     double log2_n;
@@ -225,8 +233,9 @@ static double bits_in(const Climb *s) {
 static void toggle(Climb *s, int32_t r) {
     int adding = !s->inside[r];
     int64_t step = adding ? -1 : 1;
-    for (int64_t i = s->r_ptr[r]; i < s->r_ptr[r + 1]; i++) {
-        int32_t c = s->r_case[i];
+    const uint8_t *at = s->r_data + s->r_lo[r], *end = s->r_data + s->r_hi[r];
+    for (uint32_t c = 0; at < end;) {
+        c += varint_next(&at, end);
         int32_t before = s->count[c], crossing;
         if (adding) {
             s->count[c] = before + 1;
@@ -243,9 +252,10 @@ static void toggle(Climb *s, int32_t r) {
         }
         /* on a 0/1 crossing the rules not selected change, on a 1/2 the one other selected */
         uint8_t one = crossing == 1;
-        for (int64_t j = s->c_ptr[c]; j < s->c_ptr[c + 1]; j++) {
-            int32_t o = s->c_rule[j];
-            if (o == r || s->inside[o] != one) continue;
+        const uint16_t *on = s->c_data + s->c_ptr[c], *last = s->c_data + s->c_ptr[c + 1];
+        for (uint32_t o = 0; on < last;) {
+            o += gap16_next(&on);
+            if ((int32_t)o == r || s->inside[o] != one) continue;
             s->alone[o] += step;
             if (negative) s->wrong[o] += step;
             touch(s, o);
@@ -374,35 +384,49 @@ static int view_ok(const Py_buffer *b, Py_ssize_t count, Py_ssize_t item, const 
     return 1;
 }
 
+/* Rule lists r_lo/r_hi (k each) inside r_data, case lists c_ptr (m + 1) inside c_data. */
+static int ranges_ok(const int64_t *lo, const int64_t *hi, Py_ssize_t k, Py_ssize_t size, const char *name) {
+    for (Py_ssize_t r = 0; r < k; r++)
+        if (lo[r] < 0 || lo[r] > hi[r] || hi[r] > size) {
+            PyErr_Format(PyExc_ValueError, "climb: %s range %zd lies outside its bytes", name, r);
+            return 0;
+        }
+    return 1;
+}
+
 PyDoc_STRVAR(climb_doc,
-"climb(r_ptr, r_case, c_ptr, c_rule, pos, bits, rule_at, inside, lg, tlg, log_fact, log2i,\n"
+"climb(r_lo, r_hi, r_data, c_ptr, c_data, pos, bits, rule_at, inside, lg, tlg, log_fact, log2i,\n"
 "      n, n_pos, log2_n, best_cost) -> (best_cost, best subset as bytes or None, steps)\n\n"
 "Hill-climb from `inside` (one byte per rule) as select.py's hill_climb does; the best\n"
-"subset is returned only when one costs less than `best_cost`. None when the theory bits\n"
-"cannot be summed exactly in 128 bits (the caller then climbs in numpy).");
+"subset is returned only when one costs less than `best_cost`. Rule r's cases are packed\n"
+"(_varint.h) at r_data[r_lo[r]:r_hi[r]], case c's rules (16-bit gaps) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
+"as case_rules made them (whose check of the cases this trusts). None when the theory\n"
+"bits cannot be summed exactly in 128 bits (the caller then climbs in numpy).");
 
 static PyObject *py_climb(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[12];
+    Py_buffer v[13];
     Py_ssize_t n, n_pos;
     double log2_n, best_cost;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*nndd", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &n, &n_pos, &log2_n, &best_cost))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*nndd", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &n, &n_pos, &log2_n, &best_cost))
         return NULL;
     PyObject *out = NULL;
     Climb s;
     memset(&s, 0, sizeof(s));
-    Py_ssize_t k = v[5].len / 8, m = v[4].len, pairs = v[1].len / 4;
-    if (!(view_ok(&v[0], k + 1, 8, "r_ptr") && view_ok(&v[1], pairs, 4, "r_case") && view_ok(&v[2], m + 1, 8, "c_ptr")
-          && view_ok(&v[3], pairs, 4, "c_rule") && view_ok(&v[6], 2 * k, 4, "rule_at") && view_ok(&v[7], k, 1, "inside")
-          && view_ok(&v[8], 2 * n + 1, 8, "lg") && view_ok(&v[9], n + 1, 8, "tlg")
-          && view_ok(&v[10], k + 1, 8, "log_fact") && view_ok(&v[11], k + 2, 8, "log2i")))
+    Py_ssize_t k = v[6].len / 8, m = v[5].len;
+    if (!(view_ok(&v[0], k, 8, "r_lo") && view_ok(&v[1], k, 8, "r_hi") && view_ok(&v[3], m + 1, 8, "c_ptr")
+          && view_ok(&v[7], 2 * k, 4, "rule_at") && view_ok(&v[8], k, 1, "inside")
+          && view_ok(&v[9], 2 * n + 1, 8, "lg") && view_ok(&v[10], n + 1, 8, "tlg")
+          && view_ok(&v[11], k + 1, 8, "log_fact") && view_ok(&v[12], k + 2, 8, "log2i")
+          && ranges_ok(v[0].buf, v[1].buf, k, v[2].len, "rule")
+          && ranges_ok(v[3].buf, (const int64_t *)v[3].buf + 1, m, v[4].len / 2, "case")))
         goto done;
     s.k = k; s.m = m; s.n = n; s.n_pos = n_pos; s.log2_n = log2_n;
-    s.r_ptr = v[0].buf; s.r_case = v[1].buf; s.c_ptr = v[2].buf; s.c_rule = v[3].buf; s.pos = v[4].buf;
-    s.bits = v[5].buf; s.rule_at = v[6].buf; s.lg = v[8].buf; s.tlg = v[9].buf;
-    s.log_fact = v[10].buf; s.log2i = v[11].buf;
+    s.r_lo = v[0].buf; s.r_hi = v[1].buf; s.r_data = v[2].buf; s.c_ptr = v[3].buf; s.c_data = v[4].buf;
+    s.pos = v[5].buf; s.bits = v[6].buf; s.rule_at = v[7].buf; s.lg = v[9].buf; s.tlg = v[10].buf;
+    s.log_fact = v[11].buf; s.log2i = v[12].buf;
     size_t K = (size_t)k + 1;
     s.inside = malloc(K); s.count = calloc((size_t)m + 1, sizeof(int32_t));
     s.alone = calloc(K, sizeof(int64_t)); s.wrong = calloc(K, sizeof(int64_t));
@@ -427,7 +451,7 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     int64_t steps;
     int found = 0;
     Py_BEGIN_ALLOW_THREADS
-    const uint8_t *start = v[7].buf;
+    const uint8_t *start = v[8].buf;
     for (int64_t r = 0; r < k; r++) {
         s.inside[r] = start[r] != 0;
         s.rank[s.rule_at[r]] = (int32_t)r;
@@ -440,7 +464,11 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
         if (!s.inside[r]) continue;
         s.size++;
         s.bits_in += s.grains[r];
-        for (int64_t i = s.r_ptr[r]; i < s.r_ptr[r + 1]; i++) s.count[s.r_case[i]]++;
+        const uint8_t *at = s.r_data + s.r_lo[r], *end = s.r_data + s.r_hi[r];
+        for (uint32_t c = 0; at < end;) {
+            c += varint_next(&at, end);
+            s.count[c]++;
+        }
     }
     for (int64_t c = 0; c < m; c++)
         if (s.count[c] > 0) {
@@ -448,8 +476,9 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
             if (!s.pos[c]) s.fp++;
         }
     for (int64_t r = 0; r < k; r++) {
-        for (int64_t i = s.r_ptr[r]; i < s.r_ptr[r + 1]; i++) {
-            int32_t c = s.r_case[i];
+        const uint8_t *at = s.r_data + s.r_lo[r], *end = s.r_data + s.r_hi[r];
+        for (uint32_t c = 0; at < end;) {
+            c += varint_next(&at, end);
             if (s.count[c] == s.inside[r]) {
                 s.alone[r]++;
                 if (!s.pos[c]) s.wrong[r]++;
@@ -471,50 +500,89 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     free(best);
 done:
     release(&s);
-    for (int i = 0; i < 12; i++)
+    for (int i = 0; i < 13; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
     return out;
 }
 
 PyDoc_STRVAR(case_rules_doc,
-"case_rules(r_ptr, r_case, c_ptr, c_rule) -> None\n\n"
-"Fill c_rule (int32, writable) with the case -> rules index: case c's rules, ascending, at\n"
-"c_rule[c_ptr[c]:c_ptr[c + 1]], from each rule's cases r_case[r_ptr[r]:r_ptr[r + 1]].");
+"case_rules(r_lo, r_hi, r_data, m) -> (c_ptr, c_data)\n\n"
+"The case -> rules index of rules whose cases are packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]:\n"
+"case c's rules, ascending, as 16-bit gaps (_varint.h gap16) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
+"(c_data: uint16 as bytes; c_ptr: m + 1 int64 as bytes). ValueError unless every rule's bytes\n"
+"hold ascending cases below m.");
 
 static PyObject *py_case_rules(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[4];
+    Py_buffer v[3];
+    Py_ssize_t m;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*y*w*", &v[0], &v[1], &v[2], &v[3])) return NULL;
-    PyObject *out = NULL;
-    Py_ssize_t k = v[0].len / 8 - 1, pairs = v[1].len / 4, m = v[2].len / 8 - 1;
-    const int64_t *r_ptr = v[0].buf, *c_ptr = v[2].buf;
-    const int32_t *r_case = v[1].buf;
-    int32_t *c_rule = v[3].buf;
+    if (!PyArg_ParseTuple(args, "y*y*y*n", &v[0], &v[1], &v[2], &m)) return NULL;
+    PyObject *out = NULL, *ptr_bytes = NULL, *data_bytes = NULL;
+    Py_ssize_t k = v[0].len / 8;
+    const int64_t *r_lo = v[0].buf, *r_hi = v[1].buf;
+    const uint8_t *r_data = v[2].buf;
+    int32_t *last = NULL;
     int64_t *fill = NULL;
-    if (k < 0 || m < 0 || v[3].len != pairs * 4 || r_ptr[k] != pairs || c_ptr[m] != pairs) {
-        PyErr_SetString(PyExc_ValueError, "case_rules: array sizes do not agree");
+    if (m < 0 || v[1].len != k * 8 || !ranges_ok(r_lo, r_hi, k, v[2].len, "rule")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "case_rules: array sizes do not agree");
         goto done;
     }
-    for (Py_ssize_t i = 0; i < pairs; i++)
-        if (r_case[i] < 0 || r_case[i] >= m) {
-            PyErr_SetString(PyExc_ValueError, "case_rules: a case is out of range");
-            goto done;
-        }
-    if (!(fill = malloc((size_t)(m + 1) * 8))) {
+    /* first pass: check every rule's cases and size each case's list (a gap from its
+       previous rule there, or the rule itself first) */
+    last = malloc((size_t)(m + 1) * 4);
+    fill = calloc((size_t)m + 1, 8);
+    if (!last || !fill) {
         PyErr_NoMemory();
         goto done;
     }
-    memcpy(fill, c_ptr, (size_t)m * 8);
+    memset(last, 0xff, (size_t)(m + 1) * 4);
+    int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    /* rule by rule: each case's list fills in ascending rule order */
-    for (Py_ssize_t r = 0; r < k; r++)
-        for (int64_t i = r_ptr[r]; i < r_ptr[r + 1]; i++) c_rule[fill[r_case[i]]++] = (int32_t)r;
+    for (Py_ssize_t r = 0; r < k && !bad; r++) {
+        const uint8_t *at = r_data + r_lo[r], *end = r_data + r_hi[r];
+        int64_t c = 0;
+        for (int first = 1; at < end; first = 0) {
+            /* a number's bytes must end inside the rule's */
+            const uint8_t *q = at;
+            while (q < end && (*q & 128)) q++;
+            if (q == end || q - at > 4) { bad = 1; break; }
+            uint32_t gap = varint_next(&at, end);
+            c += gap;
+            if ((!first && gap == 0) || c >= m) { bad = 1; break; }
+            fill[c + 1] += gap16_size((uint32_t)(r - (last[c] < 0 ? 0 : last[c])));
+            last[c] = (int32_t)r;
+        }
+    }
     Py_END_ALLOW_THREADS
-    out = Py_NewRef(Py_None);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "case_rules: a rule's packed cases are not ascending cases below m");
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < m; c++) fill[c + 1] += fill[c];
+    ptr_bytes = PyBytes_FromStringAndSize((const char *)fill, (m + 1) * 8);
+    data_bytes = PyBytes_FromStringAndSize(NULL, fill[m] * 2);
+    if (!ptr_bytes || !data_bytes) goto done;
+    uint16_t *c_data = (uint16_t *)PyBytes_AS_STRING(data_bytes);
+    Py_BEGIN_ALLOW_THREADS
+    memset(last, 0xff, (size_t)(m + 1) * 4);
+    /* rule by rule: each case's list fills in ascending rule order */
+    for (Py_ssize_t r = 0; r < k; r++) {
+        const uint8_t *at = r_data + r_lo[r], *end = r_data + r_hi[r];
+        for (uint32_t c = 0; at < end;) {
+            c += varint_next(&at, end);
+            fill[c] += gap16_put((uint32_t)(r - (last[c] < 0 ? 0 : last[c])), c_data + fill[c]);
+            last[c] = (int32_t)r;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    out = PyTuple_Pack(2, ptr_bytes, data_bytes);
 done:
+    Py_XDECREF(ptr_bytes);
+    Py_XDECREF(data_bytes);
+    free(last);
     free(fill);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
     return out;
 }

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ..workers import fork_map, give_back_memory
+from .cases import PackedCases, pack_cases
 from .coding import CODE_WEIGHT, ExceptionCoder, log2_or_zero, log_fact
 from .generalize import CandidateRule
 from .order import fires
@@ -196,29 +197,37 @@ class _Cells:
         return out
 
 
-def joined(covers: list[np.ndarray], index: type) -> np.ndarray:
-    """The covers one after another as one `index` array: a view when they already lie so
-    in one buffer (the compiled generalisation writes each class's covers that way), else
-    a copy."""
-    some = [c for c in covers if len(c)]      # an empty one's address says nothing
-    if some and all(c.dtype == index and c.base is not None and c.base is some[0].base for c in some):
-        at = some[0].__array_interface__["data"][0]
-        for c in some:
-            if c.__array_interface__["data"][0] != at:
-                break
-            at += c.nbytes
-        else:
-            # consecutive within one buffer, which the view keeps alive
-            return np.lib.stride_tricks.as_strided(some[0], shape=(sum(len(c) for c in some),), writeable=False)
-    return np.concatenate(covers).astype(index, copy=False) if covers else np.empty(0, dtype=index)
+def packed_pairs(rules: list[CandidateRule], firing: list[bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(r_lo, r_hi, data): each firing rule's cases packed (cases.py) at data[r_lo:r_hi], the
+    others empty. The buffer the compiled generalisation wrote a class's covers into is
+    read where it lies when every firing rule's cover is there (no copy); else the covers
+    are packed one after another into a new one."""
+    k = len(rules)
+    lo, hi = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+    some = [r.cases for r, f in zip(rules, firing) if f]
+    if some and all(isinstance(c, PackedCases) and c.data is some[0].data for c in some):
+        for i, (r, f) in enumerate(zip(rules, firing)):
+            if f:
+                lo[i], hi[i] = r.cases.lo, r.cases.hi
+        return lo, hi, some[0].data
+    parts, at = [], 0
+    for i, (r, f) in enumerate(zip(rules, firing)):
+        if f:
+            c = r.cases
+            b = c.data[c.lo:c.hi].tobytes() if isinstance(c, PackedCases) else pack_cases(c)
+            lo[i], hi[i] = at, at + len(b)
+            parts.append(b)
+            at += len(b)
+    return lo, hi, np.frombuffer(b"".join(parts), dtype=np.uint8)
 
 
 class _ClassSearch:
     """State of the subset search for one class: covers, bits and the best subset seen.
 
-    Cases keep their numbers; the (rule, case) pairs are the covers one after another,
-    read where they lie when the generalisation wrote them so (see `joined`). For the
-    greedy and annealing searches, each toggle updates the per-case count of selected
+    Cases keep their numbers. The compiled climb reads the (rule, case) pairs packed
+    (cases.py), each rule's cases where the generalisation wrote them (`packed_pairs`) and
+    each case's rules in an index made per class; the numpy steps read them as arrays,
+    made when first needed. For the greedy and annealing searches, each toggle updates the per-case count of selected
     rules and every rule's Right/Wrong (7.6.3) only where a case's count crosses 0/1 or
     1/2, using a case -> rules index, so a step costs the size of one cover, not of all.
     A rule's exception bits after its toggle depend only on Fires, FP (FN follows) and its
@@ -230,31 +239,20 @@ class _ClassSearch:
         self.bits = bits
         self.n = n
         self.n_pos = int(positive.sum())
-        # (rule, case) pairs number in the tens of millions at 1M cases: 32-bit indices
-        index = np.int32 if n < 2**31 else np.int64
-        covers = [r.cover if fires(r) else np.empty(0, dtype=index) for r in rules]
-        self.r_case = joined(covers, index)
         self.pos = positive
-        k = len(rules)
-        r_ptr = np.concatenate([[0], np.cumsum([len(c) for c in covers])]).astype(np.int64)
-        self.r_bounds = r_ptr.tolist()
-        self.r_ptr = r_ptr
-        # a block at a time: bincount copies its input as int64 (320 MB for 40M pairs)
-        per_case = np.zeros(self.n, dtype=np.int64)
-        for at in range(0, len(self.r_case), _PAIRS):
-            per_case += np.bincount(self.r_case[at:at + _PAIRS], minlength=self.n)
-        self.c_ptr = np.concatenate([[0], np.cumsum(per_case)]).astype(np.int64)
-        # the case -> rules index, rules ascending within a case: filled rule by rule (a
-        # rule's cases are distinct) rather than by sorting tens of millions of pairs
-        self.c_rule = np.empty(len(self.r_case), dtype=index)
-        if _native is not None and index == np.int32:
-            _native.case_rules(self.r_ptr, self.r_case, self.c_ptr, self.c_rule)
-        else:
-            fill = self.c_ptr[:-1].copy()
-            for r in range(k):
-                cases = self.r_case[self.r_bounds[r]:self.r_bounds[r + 1]]
-                self.c_rule[fill[cases]] = r
-                fill[cases] += 1
+        firing = [fires(r) for r in rules]
+        r_ptr = np.concatenate([[0], np.cumsum([len(r.cases) if f else 0 for r, f in zip(rules, firing)])])
+        self.r_ptr = r_ptr.astype(np.int64)
+        self.r_bounds = self.r_ptr.tolist()
+        self.packed: tuple | None = None
+        self._plain: tuple | None = None
+        if _native is not None and n < 2**31:
+            # the compiled climb reads both lists packed: at 1M cases the largest class's
+            # (rule, case) pairs took 160 MB as int32 each way; 52 MB as the rules' varints
+            # and 80 MB as the cases' 16-bit gaps
+            r_lo, r_hi, data = packed_pairs(rules, firing)
+            c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, n)
+            self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=np.int64), np.frombuffer(c_data, dtype=np.uint16))
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
@@ -264,6 +262,46 @@ class _ClassSearch:
         # sum is kept exact under toggles and rounded once, as math.fsum would give it
         self.grains = [(num << _GRAIN) // den for num, den in (float(b).as_integer_ratio() for b in self.bits)]
         self._native_args: tuple | None = None
+
+    def _index(self, covers: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(r_case, c_ptr, c_rule) as arrays, for the numpy steps: the covers one after
+        another, and the case -> rules index (case c's rules, ascending, at
+        c_rule[c_ptr[c]:c_ptr[c + 1]])."""
+        # (rule, case) pairs number in the tens of millions at 1M cases: 32-bit indices
+        index = np.int32 if self.n < 2**31 else np.int64
+        r_case = np.concatenate(covers).astype(index, copy=False) if covers else np.empty(0, dtype=index)
+        # a block at a time: bincount copies its input as int64 (320 MB for 40M pairs)
+        per_case = np.zeros(self.n, dtype=np.int64)
+        for at in range(0, len(r_case), _PAIRS):
+            per_case += np.bincount(r_case[at:at + _PAIRS], minlength=self.n)
+        c_ptr = np.concatenate([[0], np.cumsum(per_case)]).astype(np.int64)
+        # filled rule by rule (a rule's cases are distinct) rather than by sorting the pairs
+        c_rule = np.empty(len(r_case), dtype=index)
+        fill = c_ptr[:-1].copy()
+        for r in range(len(covers)):
+            cases = r_case[self.r_bounds[r]:self.r_bounds[r + 1]]
+            c_rule[fill[cases]] = r
+            fill[cases] += 1
+        return r_case, c_ptr, c_rule
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._plain is None:
+            # the numpy steps (annealing, <= 10 rules, no compiled climb) read plain arrays
+            self._plain = self._index([r.cover if fires(r) else np.empty(0, dtype=np.int64) for r in self.rules])
+        return self._plain
+
+    @property
+    def r_case(self) -> np.ndarray:
+        """The covers one after another (rule r's at r_case[r_ptr[r]:r_ptr[r + 1]])."""
+        return self._arrays()[0]
+
+    @property
+    def c_ptr(self) -> np.ndarray:
+        return self._arrays()[1]
+
+    @property
+    def c_rule(self) -> np.ndarray:
+        return self._arrays()[2]
 
     # ---- state ------------------------------------------------------------------------
     def start(self, inside: np.ndarray) -> None:
@@ -447,7 +485,7 @@ class _ClassSearch:
 
     def hill_climb(self, inside: np.ndarray) -> None:
         """Toggle the best rule from `inside` while that saves bits; best/best_cost keep the least seen."""
-        if _native is not None and self.r_case.dtype == np.int32 and self._climb_native(inside):
+        if self.packed is not None and self._climb_native(inside):
             return
         self.start(inside)
         while True:
@@ -462,7 +500,7 @@ class _ClassSearch:
         if self._native_args is None:
             k = len(self.rules)
             self._native_args = (
-                self.r_ptr, self.r_case, self.c_ptr, self.c_rule, self.pos.astype(np.uint8),
+                *self.packed, self.pos.astype(np.uint8),
                 np.ascontiguousarray(self.bits, dtype=np.float64),
                 self.cells.rule_at.astype(np.int32).reshape(-1),
             ), (
@@ -509,7 +547,7 @@ class _ClassSearch:
             self.hill_climb(starts[trial])
             return self.best_cost, self.best
 
-        if len(self.r_case) < _FORK_PAIRS:
+        if self.r_bounds[-1] < _FORK_PAIRS:
             jobs = 1    # forking would cost more than the class's whole search
         # later trials start with more rules and climb longer: handed out first, so that
         # two workers finish together

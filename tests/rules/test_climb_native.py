@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import c45rules.rules.select as select
+from c45rules.rules.cases import pack_cases
 from c45rules.rules.generalize import CandidateRule
 from c45rules.rules.random import GlibcRandom
 from c45rules.rules.select import _ClassSearch, select_rules
@@ -82,25 +83,101 @@ def test_compiled_climb_declines_theory_bits_it_cannot_sum_exactly(monkeypatch):
 
 
 def test_compiled_climb_checks_its_array_sizes():
-    with pytest.raises(ValueError, match="r_ptr has 8 bytes, expected 16"):
-        f8, i4, u1 = np.zeros(1), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint8)
-        native.climb(np.zeros(1, dtype=np.int64), i4, np.zeros(1, dtype=np.int64), i4, u1, f8,
-                     np.zeros(2, dtype=np.int32), np.zeros(1, dtype=np.uint8), f8, f8, np.zeros(2), np.zeros(3),
-                     0, 0, 0.0, np.inf)
+    f8, u1, i8 = np.zeros(2), np.zeros(0, dtype=np.uint8), np.zeros(2, dtype=np.int64)
+    tail = (np.zeros(4, dtype=np.int32), np.zeros(2, dtype=np.uint8), np.zeros(1), np.zeros(1), np.zeros(3),
+            np.zeros(4), 0, 0, 0.0, np.inf)
+    with pytest.raises(ValueError, match="r_lo has 8 bytes, expected 16"):
+        native.climb(np.zeros(1, dtype=np.int64), i8, u1, np.zeros(1, dtype=np.int64), u1, u1, f8, *tail)
+    # a rule's bytes must lie inside the buffer
+    with pytest.raises(ValueError, match="rule range 1 lies outside its bytes"):
+        native.climb(i8, np.array([0, 3], dtype=np.int64), np.zeros(2, dtype=np.uint8), np.zeros(1, dtype=np.int64),
+                     u1, u1, f8, *tail)
 
 
-def test_case_index_filled_in_c_equals_the_rule_by_rule_loop(monkeypatch):
+def _gaps16(words) -> list[int]:
+    """Numbers from 16-bit gaps (_varint.h gap16: 0xFFFF, then the low and high halves)."""
+    out, at, total = [], 0, 0
+    while at < len(words):
+        gap = int(words[at])
+        if gap == 0xFFFF:
+            gap, at = int(words[at + 1]) | int(words[at + 2]) << 16, at + 3
+        else:
+            at += 1
+        total += gap
+        out.append(total)
+    return out
+
+
+def _case_lists(search):
+    """Each case's rules, decoded from the compiled search's index."""
+    c_ptr, c_data = search.packed[3], search.packed[4]
+    return [_gaps16(c_data[c_ptr[c]:c_ptr[c + 1]]) for c in range(len(c_ptr) - 1)]
+
+
+def test_case_index_made_in_c_equals_the_rule_by_rule_loop(monkeypatch):
     cands, bits, y, _ = _inputs("letter")
     mine = [r for r in cands if r.klass == 0]
     compiled = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == 0, len(y))
     monkeypatch.setattr(select, "_native", None)
     plain = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == 0, len(y))
-    assert len(plain.c_rule) > 1000
-    assert compiled.c_rule.tolist() == plain.c_rule.tolist()
-    assert np.all(np.diff(plain.c_rule[plain.c_ptr[0]:plain.c_ptr[1]]) > 0)    # rules ascend within a case
+    assert plain.packed is None and len(plain.c_rule) > 1000
+    lists = _case_lists(compiled)
+    assert [x for lst in lists for x in lst] == plain.c_rule.tolist()
+    assert [len(lst) for lst in lists] == np.diff(plain.c_ptr).tolist()
+    assert all(np.all(np.diff(lst) > 0) for lst in lists)       # rules ascend within a case
+    # 2 bytes a pair, against 4 as int32
+    assert compiled.packed[4].nbytes == 2 * len(plain.c_rule)
 
 
-def test_case_index_checks_its_arrays():
-    with pytest.raises(ValueError, match="case_rules: a case is out of range"):
-        native.case_rules(np.array([0, 2], dtype=np.int64), np.array([0, 5], dtype=np.int32),
-                          np.array([0, 1, 2], dtype=np.int64), np.zeros(2, dtype=np.int32))
+def test_case_index_checks_the_packed_cases():
+    def index(cases_per_rule, m):
+        data = b"".join(pack_cases(np.array(c)) for c in cases_per_rule)
+        ends = np.cumsum([len(pack_cases(np.array(c))) for c in cases_per_rule])
+        return native.case_rules(np.concatenate([[0], ends[:-1]]).astype(np.int64), ends.astype(np.int64),
+                                 np.frombuffer(data, dtype=np.uint8), m)
+
+    c_ptr, c_data = index([[0, 2], [1, 2]], 3)
+    assert np.frombuffer(c_ptr, dtype=np.int64).tolist() == [0, 1, 2, 4]
+    assert np.frombuffer(c_data, dtype=np.uint16).tolist() == [0, 1, 0, 1]    # case 2: rule 0, then a gap of 1
+    # a gap of 0xFFFF rules or more: 0xFFFF, then its halves
+    far = np.zeros(70_001, dtype=np.int64)
+    one = np.frombuffer(pack_cases(np.array([1])), dtype=np.uint8)
+    hi = far.copy()
+    hi[[0, 70_000]] = 1
+    c_ptr, c_data = native.case_rules(far, hi, one, 2)
+    words = np.frombuffer(c_data, dtype=np.uint16)
+    assert np.frombuffer(c_ptr, dtype=np.int64).tolist() == [0, 0, 4]
+    assert words.tolist() == [0, 0xFFFF, 70_000 & 0xFFFF, 70_000 >> 16] and _gaps16(words) == [0, 70_000]
+    bad = "case_rules: a rule's packed cases are not ascending cases below m"
+    with pytest.raises(ValueError, match=bad):
+        index([[0, 5]], 3)                        # a case past the last
+    with pytest.raises(ValueError, match=bad):
+        native.case_rules(np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.array([0x81], dtype=np.uint8), 3)
+    with pytest.raises(ValueError, match=bad):
+        native.case_rules(np.zeros(1, dtype=np.int64), np.full(1, 2, dtype=np.int64), np.array([1, 0], dtype=np.uint8), 3)
+
+
+def test_compiled_climb_reads_rule_gaps_of_0xffff_or_more(monkeypatch):
+    """A case covered by rules 70,000 apart: its index holds an escaped gap, and the climb
+    gives the numpy climb's subset and cost."""
+    n, k = 40, 70_001
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, n)
+    covers = {0: [1, 2, 3, 9, 20], 1: [2, 3, 4, 30], 69_999: [3, 9, 31, 32, 33], 70_000: [1, 3, 5, 20, 33, 39]}
+    rules = [CandidateRule(i + 1, (), 0, 0.1, 0, 0, np.array(covers.get(i, []), dtype=np.int32)) for i in range(k)]
+    bits = np.full(k, 3.0)
+    start = np.zeros(k, dtype=bool)
+    start[[0, 70_000]] = True
+    got = []
+    for module in (native, None):
+        monkeypatch.setattr(select, "_native", module)
+        search = _ClassSearch(rules, bits, y == 0, n)
+        if module is native:
+            # case 3's rules: 0, 1, 69,999, 70,000 -> gaps 0, 1, 69,998 (escaped), 1
+            c_ptr, words = search.packed[3], search.packed[4]
+            assert words[c_ptr[3]:c_ptr[4]].tolist() == [0, 1, 0xFFFF, 69_998 & 0xFFFF, 69_998 >> 16, 1]
+            assert search._climb_native(start)
+        else:
+            search.hill_climb(start)
+        got.append((search.best_cost, np.flatnonzero(search.best).tolist()))
+    assert search.packed is None and got[0] == got[1] and got[0][1]

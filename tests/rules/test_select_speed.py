@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 import reference as R
 from c45rules.data import load_stem
 from c45rules.estimator import learn_tree
+from c45rules.rules.cases import PackedCases, pack_cases, unpack_cases
 from c45rules.rules.coding import CODE_WEIGHT, ExceptionCoder, attribute_test_bits, branch_bits, log_fact, rule_bits
 from c45rules.rules.generalize import CandidateRule, generalise_rules
 from c45rules.rules.order import fires
 from c45rules.rules.random import GlibcRandom
-from c45rules.rules.select import _ClassSearch, select_rules
+from c45rules.rules.select import _ClassSearch, packed_pairs, select_rules
 
 
 def _scratch(search: _ClassSearch, rules: list[CandidateRule], positive: np.ndarray) -> tuple[float, np.ndarray, int]:
@@ -181,20 +182,45 @@ def test_subset_bits_equal_bits_on_random_counts(n, data):
     assert np.array_equal(coder.subset_bits(fires, fp, fn), coder.bits(fires, fp, fn))
 
 
-def test_joined_reads_consecutive_covers_in_place_and_copies_otherwise():
-    from c45rules.rules.select import joined
-    buf = np.frombuffer(bytearray(np.arange(10, dtype=np.int32).tobytes()), dtype=np.int32)
-    view = joined([buf[0:3], buf[3:3], buf[3:7]], np.int32)     # an empty cover in between
-    assert view.tolist() == [0, 1, 2, 3, 4, 5, 6]
-    assert np.shares_memory(view, buf) and not view.flags.writeable
-    gap = joined([buf[0:3], buf[4:7]], np.int32)
-    assert gap.tolist() == [0, 1, 2, 4, 5, 6] and not np.shares_memory(gap, buf)
-    swapped = joined([buf[3:5], buf[0:3]], np.int32)
-    assert swapped.tolist() == [3, 4, 0, 1, 2] and not np.shares_memory(swapped, buf)
-    other = np.arange(3, dtype=np.int32)
-    assert joined([buf[0:3], other], np.int32).tolist() == [0, 1, 2, 0, 1, 2]
-    assert joined([], np.int32).tolist() == [] and joined([buf[2:2]], np.int32).tolist() == []
-    assert joined([buf[0:2].astype(np.int64)], np.int32).dtype == np.int32
+def _rule(number, cases, error=0.1):
+    return CandidateRule(number, (), 0, error, len(cases), 0, cases)
+
+
+def test_packed_pairs_reads_one_buffer_in_place_and_packs_otherwise():
+    covers = [[1, 5, 9], [0, 300], [2], [7, 8]]
+    data = np.frombuffer(b"".join(pack_cases(np.array(c)) for c in covers), dtype=np.uint8)
+    ends = np.cumsum([len(pack_cases(np.array(c))) for c in covers]).tolist()
+    starts = [0] + ends[:-1]
+    packed = [PackedCases(data, a, b, len(c)) for a, b, c in zip(starts, ends, covers)]
+    rules = [_rule(i + 1, p) for i, p in enumerate(packed)]
+    rules[2].error = 0.8          # never fires: no cases for the search
+    firing = [fires(r) for r in rules]
+    lo, hi, got = packed_pairs(rules, firing)
+    assert got is data                                      # read in place
+    assert lo.tolist() == [starts[0], starts[1], 0, starts[3]] and hi.tolist() == [ends[0], ends[1], 0, ends[3]]
+    # covers from two buffers, or as arrays: packed one after another into a new buffer
+    mixed = rules[:2] + [_rule(3, np.array([4, 6], dtype=np.int32))]
+    lo, hi, got = packed_pairs(mixed, [True, True, True])
+    assert got is not data and not np.shares_memory(got, data)
+    assert [unpack_cases(got[a:b]).tolist() for a, b in zip(lo, hi)] == [[1, 5, 9], [0, 300], [4, 6]]
+    assert packed_pairs([], [])[2].tolist() == []
+
+
+def test_cases_pack_as_varint_gaps_and_unpack_back():
+    assert pack_cases(np.array([0, 1, 129, 129 + 2**14])) == bytes([0, 1, 0x80, 0x01, 0x80, 0x80, 0x01])
+    assert pack_cases(np.array([], dtype=np.int64)) == b"" and unpack_cases(b"").tolist() == []
+    big = np.array([5, 2**21, 2**28 + 7, 2**31 - 1])
+    assert unpack_cases(pack_cases(big), np.int64).tolist() == big.tolist()
+    with pytest.raises(ValueError, match="ascending"):
+        pack_cases(np.array([3, 2]))
+    with pytest.raises(ValueError, match="end inside a number"):
+        unpack_cases(bytes([5, 0x80]))
+
+
+@given(st.lists(st.integers(0, 2**31 - 1), unique=True, max_size=60))
+def test_cases_round_trip(values):
+    v = np.sort(np.array(values, dtype=np.int64))
+    assert unpack_cases(pack_cases(v), np.int64).tolist() == v.tolist()
 
 
 def test_search_reads_a_class_covers_where_the_generalisation_wrote_them():
@@ -207,5 +233,11 @@ def test_search_reads_a_class_covers_where_the_generalisation_wrote_them():
         mine = [r for r in cands if r.klass == c]
         search = _ClassSearch(mine, np.ones(len(mine)), train.y == c, train.n)
         firing = [r for r in mine if fires(r)]
+        lo, hi, data = search.packed[:3]
+        assert data is firing[0].cases.data           # the class's buffer, not a copy
+        assert [unpack_cases(data[a:b]).tolist() for a, b, r in zip(lo, hi, mine) if fires(r)] \
+            == [r.cover.tolist() for r in firing]
+        assert all(a == b for a, b, r in zip(lo, hi, mine) if not fires(r))
         assert search.r_case.tolist() == np.concatenate([r.cover for r in firing]).tolist()
-        assert np.shares_memory(search.r_case, firing[0].cover) == (len(firing) == len(mine))
+        # the compiled generalisation packs a cover as cases.py does
+        assert all(r.cases.data[r.cases.lo:r.cases.hi].tobytes() == pack_cases(r.cover) for r in mine)
