@@ -12,8 +12,8 @@
  *     the cases valued in between flipped; a discrete test's row made once per value;
  *   - rates of (cases, errors) pairs from the caller's `rate` (the one home of AddErrs is
  *     estimate.py), cached here; the Fisher test, when asked for, also from the caller.
- * Each rule that survives goes to the caller's `emit` with its kept levels, in the order
- * c4.5rules prints them, and its cover; generalize.py merges duplicates. leaf_order makes
+ * Each rule that survives is kept with its levels in the order c4.5rules prints them and
+ * its cover, duplicates merged, and returned when every leaf is done. leaf_order makes
  * the cases' leaf-by-leaf order the bit rows use. The tests check that the compiled and
  * numpy versions give the same candidates, field by field and cover by cover.
  */
@@ -38,6 +38,20 @@ typedef struct {
     uint64_t key;               /* cases << 32 | errors, + 1 (0: empty slot) */
     double actual, pess;
 } Rate;
+
+/* The rules a run keeps, duplicates merged (generalize.py _merge: a repeat only raises the
+ * first one's error), kept here rather than handed to Python one by one (a call per rule
+ * cost over a second at 1M cases): a hash table over their keys, their fields, and per
+ * class their packed covers one after another in a bytearray the caller gets as it is. */
+typedef struct {
+    int64_t n, cap;                             /* rules */
+    int64_t *leaf, *t0, *e0, *cover_lo, *cover_hi, *kept_at, *key_at;   /* *_at: n + 1 */
+    double *p0;
+    int32_t *kept, *keys;                       /* every rule's kept levels, and keys */
+    int64_t kept_cap, keys_cap;
+    int64_t *slot, n_slots;                     /* open addressing: rule or -1 */
+    PyObject **cover;                           /* per class: a bytearray, or NULL */
+} Found;
 
 typedef struct {
     /* inputs (borrowed) */
@@ -90,6 +104,7 @@ typedef struct {
     int32_t *cover_out, *sort_tmp;
     uint8_t *packed_out;                    /* a cover packed (_varint.h) */
     uint8_t *flags;                         /* per case: scratch truth */
+    Found found;
 } Gen;
 
 /* Which of the cases idx[0..count) (cases first.. in turn when idx is NULL; with bit_order,
@@ -552,8 +567,128 @@ static void sort_conditions(Gen *g, int64_t m, int64_t r) {
         if (g->live[d]) arr[out++] = arr[d];
 }
 
-/* Generalise the current path's rule; emit it when it survives. */
-static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyObject *emit) {
+/* Room for `need` items of `size` bytes at *p (capacity *cap, doubled as needed). */
+static int reserve(void **p, int64_t *cap, int64_t need, size_t size) {
+    if (need <= *cap) return 0;
+    int64_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static uint64_t key_hash(const int32_t *key, int64_t len) {
+    uint64_t h = 1469598103934665603ULL;        /* FNV-1a over the key's numbers */
+    for (int64_t i = 0; i < len; i++) {
+        h ^= (uint32_t)key[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* The slot of `key`: where its rule is, or the empty slot it would take. */
+static int64_t key_slot(const Found *f, const int32_t *key, int64_t len) {
+    int64_t mask = f->n_slots - 1, at = (int64_t)(key_hash(key, len) & (uint64_t)mask);
+    for (;; at = (at + 1) & mask) {
+        int64_t r = f->slot[at];
+        if (r < 0) return at;
+        int64_t a = f->key_at[r];
+        if (f->key_at[r + 1] - a == len && !memcmp(f->keys + a, key, (size_t)len * 4)) return at;
+    }
+}
+
+/* Keep a surviving rule (its kept levels, key and packed cover), or raise the error of the
+ * rule it repeats. */
+static int found_add(Found *f, int64_t leaf, const int32_t *kept, int64_t r, int64_t t0, int64_t e0, double p0,
+                     int32_t klass, const int32_t *key, const uint8_t *cover, int64_t cover_bytes) {
+    if (2 * (f->n + 1) > f->n_slots) {
+        /* rehash at half full */
+        int64_t n_slots = f->n_slots ? 2 * f->n_slots : 4096;
+        int64_t *slot = malloc((size_t)n_slots * 8);
+        if (!slot) return -1;
+        memset(slot, 0xff, (size_t)n_slots * 8);
+        free(f->slot);
+        f->slot = slot;
+        f->n_slots = n_slots;
+        for (int64_t j = 0; j < f->n; j++)
+            f->slot[key_slot(f, f->keys + f->key_at[j], f->key_at[j + 1] - f->key_at[j])] = j;
+    }
+    int64_t at = key_slot(f, key, r + 1);
+    if (f->slot[at] >= 0) {
+        double *first = &f->p0[f->slot[at]];
+        if (p0 > *first) *first = p0;
+        return 0;
+    }
+    int64_t n = f->n, cap = f->cap;
+    if (n + 2 > cap) {
+        int64_t c = cap;
+        if (reserve((void **)&f->leaf, &c, n + 2, 8)) return -1;
+        c = cap; if (reserve((void **)&f->t0, &c, n + 2, 8)) return -1;
+        c = cap; if (reserve((void **)&f->e0, &c, n + 2, 8)) return -1;
+        c = cap; if (reserve((void **)&f->cover_lo, &c, n + 2, 8)) return -1;
+        c = cap; if (reserve((void **)&f->cover_hi, &c, n + 2, 8)) return -1;
+        c = cap; if (reserve((void **)&f->kept_at, &c, n + 2, 8)) return -1;
+        c = cap; if (reserve((void **)&f->key_at, &c, n + 2, 8)) return -1;
+        c = cap; if (reserve((void **)&f->p0, &c, n + 2, 8)) return -1;
+        f->cap = c;
+        if (n == 0) f->kept_at[0] = f->key_at[0] = 0;
+    }
+    int64_t ka = f->kept_at[n], ya = f->key_at[n];
+    if (reserve((void **)&f->kept, &f->kept_cap, ka + r, 4) || reserve((void **)&f->keys, &f->keys_cap, ya + r + 1, 4))
+        return -1;
+    PyObject *buf = f->cover[klass];
+    if (!buf && !(buf = f->cover[klass] = PyByteArray_FromStringAndSize(NULL, 0))) return -1;
+    Py_ssize_t lo = PyByteArray_GET_SIZE(buf);
+    if (PyByteArray_Resize(buf, lo + cover_bytes)) return -1;
+    memcpy(PyByteArray_AS_STRING(buf) + lo, cover, (size_t)cover_bytes);
+    memcpy(f->kept + ka, kept, (size_t)r * 4);
+    memcpy(f->keys + ya, key, (size_t)(r + 1) * 4);
+    f->leaf[n] = leaf;
+    f->t0[n] = t0;
+    f->e0[n] = e0;
+    f->p0[n] = p0;
+    f->cover_lo[n] = lo;
+    f->cover_hi[n] = lo + cover_bytes;
+    f->kept_at[n + 1] = ka + r;
+    f->key_at[n + 1] = ya + r + 1;
+    f->slot[at] = n;
+    f->n = n + 1;
+    return 0;
+}
+
+static void found_free(Found *f, int64_t n_classes) {
+    free(f->leaf); free(f->t0); free(f->e0); free(f->cover_lo); free(f->cover_hi); free(f->kept_at);
+    free(f->key_at); free(f->p0); free(f->kept); free(f->keys); free(f->slot);
+    if (f->cover)
+        for (int64_t c = 0; c < n_classes; c++) Py_XDECREF(f->cover[c]);
+    free(f->cover);
+}
+
+static PyObject *as_bytes(const void *p, int64_t count, size_t size) {
+    return PyBytes_FromStringAndSize(count ? (const char *)p : "", (Py_ssize_t)(count * (int64_t)size));
+}
+
+/* The kept rules as generalise returns them (see its doc). */
+static PyObject *found_result(Found *f, int64_t n_classes) {
+    PyObject *covers = PyTuple_New((Py_ssize_t)n_classes);
+    if (!covers) return NULL;
+    for (int64_t c = 0; c < n_classes; c++) {
+        PyObject *b = f->cover[c] ? f->cover[c] : Py_None;
+        Py_INCREF(b);
+        PyTuple_SET_ITEM(covers, c, b);
+    }
+    int64_t n = f->n, zero = 0;
+    const int64_t *kept_at = n ? f->kept_at : &zero, *key_at = n ? f->key_at : &zero;
+    return Py_BuildValue("(NNNNNNNNNNN)", as_bytes(f->leaf, n, 8), as_bytes(f->kept, kept_at[n], 4),
+                         as_bytes(kept_at, n + 1, 8), as_bytes(f->t0, n, 8), as_bytes(f->e0, n, 8),
+                         as_bytes(f->p0, n, 8), covers, as_bytes(f->cover_lo, n, 8), as_bytes(f->cover_hi, n, 8),
+                         as_bytes(f->keys, key_at[n], 4), as_bytes(key_at, n + 1, 8));
+}
+
+/* Generalise the current path's rule; keep it (g->found) when it survives. */
+static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
     int64_t m = g->depth, r = m, t0 = 0, e0 = 0, n_at = -1;
     const Pool *p = &g->pools[m - 1];
     uint64_t *wrong = NULL;
@@ -632,18 +767,12 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error, PyO
                 sort_cases(g->cover_out, g->sort_tmp, nc, g->n);
             }
             sort_conditions(g, m, r);
-            /* the duplicate test's key, made here: in Python it cost more than the rest of emit */
+            /* the duplicate test's key: the class, then each kept condition's cond_key */
             g->key_out[0] = target;
             for (int64_t q = 0; q < r; q++) g->key_out[q + 1] = g->cond_key[g->path[g->sorted[q]]];
             /* packed: 1.3 bytes a case at 1M cases instead of 4, and covers are kept to the end */
             int64_t nb = varint_pack(g->cover_out, nc, g->packed_out);
-            PyObject *got = PyObject_CallFunction(emit, "Ly#LLdy#y#", (long long)index, (const char *)g->sorted,
-                                                  (Py_ssize_t)(r * 4), (long long)t0, (long long)e0, p0,
-                                                  (const char *)g->packed_out, (Py_ssize_t)nb,
-                                                  (const char *)g->key_out, (Py_ssize_t)((r + 1) * 4));
-            if (!got) return -1;
-            Py_DECREF(got);
-            return 0;
+            return found_add(&g->found, index, g->sorted, r, t0, e0, p0, target, g->key_out, g->packed_out, nb);
         }
         memmove(g->levels + best, g->levels + best + 1, (size_t)(r - best - 1) * 4);
         r--;
@@ -911,26 +1040,29 @@ done:
 PyDoc_STRVAR(generalise_doc,
 "generalise(y, order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
 "           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
-"           n_classes, rate, fisher, emit, cond_key) -> None\n\n"
+"           n_classes, rate, fisher, cond_key) -> (leaf, kept, kept_at, t0, e0, p0, covers,\n"
+"           cover_lo, cover_hi, keys, key_at)\n\n"
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
 "rows of kind/attr/outcome/cut/node/key (subset values as byte masks); leaf i's path is\n"
 "leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]]. rate(cases, errors) -> (actual, pessimistic);\n"
 "fisher(t0, e0, td, ed) -> True to drop (or None); cond_key: per condition, an int32 that is equal\n"
-"for conditions the duplicate test equates; emit(i, kept levels in print order as int32\n"
-"bytes, t0, e0, p0, cover packed as _varint.h (cases.py) packs it, key as int32 bytes: the target\n"
-"class, then cond_key of\n"
-"the kept conditions in print order) for each surviving rule.");
+"for conditions the duplicate test equates. The surviving rules, duplicates merged (a repeat\n"
+"only raises the first one's p0), in leaf order, as bytes: rule j came from leaf[j] (int64,\n"
+"0 = the first leaf given), keeps the path levels kept[kept_at[j]:kept_at[j + 1]] (int32, in\n"
+"print order), has T0, E0 and p0 (int64, int64, double), and its cover, packed as cases.py packs\n"
+"it, at covers[class][cover_lo[j]:cover_hi[j]] (covers: per class a bytearray, or None); its\n"
+"key, keys[key_at[j]:key_at[j + 1]] (int32: the class, then cond_key of the kept conditions).");
 
 static PyObject *py_generalise(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[N_VIEWS];
-    PyObject *columns, *ranks, *snaps, *rate_fn, *fisher_fn, *emit;
+    PyObject *columns, *ranks, *snaps, *rate_fn, *fisher_fn;
     Py_ssize_t n_keys, n_classes;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOOy*", &v[0], &v[1], &PyTuple_Type, &columns,
+    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOy*", &v[0], &v[1], &PyTuple_Type, &columns,
                           &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
                           &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes,
-                          &rate_fn, &fisher_fn, &emit, &v[15]))
+                          &rate_fn, &fisher_fn, &v[15]))
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
@@ -1003,7 +1135,8 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.sort_tmp = malloc((size_t)n * 4 + 4);
     g.packed_out = malloc((size_t)n * 5 + 5);
     g.flags = malloc((size_t)n + 1);
-    if (!g.sort_tmp || !g.packed_out || !g.flags || !g.by_key || !g.by_key_empty || !g.wrong || !g.rates || !g.at
+    g.found.cover = calloc((size_t)n_classes + 1, sizeof(PyObject *));
+    if (!g.found.cover || !g.sort_tmp || !g.packed_out || !g.flags || !g.by_key || !g.by_key_empty || !g.wrong || !g.rates || !g.at
         || !g.covered || !g.cover_out || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;
@@ -1013,13 +1146,18 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
             PyErr_NoMemory();
             goto done;
         }
-        if (leaf(&g, i, leaf_target[i], leaf_default[i], emit)) {
+        if (leaf_target[i] < 0 || leaf_target[i] >= n_classes) {
+            PyErr_SetString(PyExc_ValueError, "generalise: a leaf's class is out of range");
+            goto done;
+        }
+        if (leaf(&g, i, leaf_target[i], leaf_default[i])) {
             if (!PyErr_Occurred()) PyErr_NoMemory();
             goto done;
         }
     }
-    out = Py_NewRef(Py_None);
+    out = found_result(&g.found, n_classes);
 done:
+    found_free(&g.found, n_classes);
     release(&g);
     if (cols) {
         release_views(cols, 3 * n_attr);

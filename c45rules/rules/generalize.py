@@ -539,45 +539,25 @@ class _Compiled:
 
         A worker's rules go back to the parent pickled; as arrays (covers as one buffer) they
         cost a copy of the bytes instead of pickling every rule and condition (seconds at 1M)."""
-        leaves = self.leaves
-        found: dict[bytes, list] = {}     # key -> [leaf, kept levels, T0, E0, error, cover start, end], in leaf order
-        # per class, the kept rules' packed covers one after another: the subset search then
-        # reads a class's covers as they lie instead of copying them
-        covers: dict[int, bytearray] = {}
-
-        def emit(i: int, kept: bytes, t0: int, e0: int, p0: float, cover: bytes, key: bytes) -> None:
-            # kept: the positions in the path of the kept conditions, as sort_conditions orders
-            # them; cover: its T0 cases, packed (cases.py); key: _key as bytes (the class, then
-            # cond_key of those conditions)
-            leaf = leaves[lo + i][1]
-            first = found.get(key)
-            if first is None:
-                buf = covers.setdefault(leaf.klass, bytearray())
-                start = len(buf)
-                buf.extend(cover)
-                found[key] = [lo + i, kept, t0, e0, p0, start, len(buf)]
-            else:
-                first[4] = max(first[4], p0)     # _merge: a repeat only raises the error
-
-        _native.generalise(
+        got = _native.generalise(
             np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
             self.original, self.ranks, self.threshold_rows, *self.conditions,
             self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
             self.n_classes, lambda t, e: rates.compute(t, e, F32(0)),
-            None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher), emit,
+            None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher),
             self.cond_key)
-        got = list(found.values())
-        return (np.array([g[0] for g in got], dtype=np.int64), b"".join(g[1] for g in got),
-                np.cumsum([0] + [len(g[1]) // 4 for g in got], dtype=np.int64),
-                np.array([g[2] for g in got], dtype=np.int64), np.array([g[3] for g in got], dtype=np.int64),
-                np.array([g[4] for g in got], dtype=np.float64), covers,
-                np.array([g[5] for g in got], dtype=np.int64), np.array([g[6] for g in got], dtype=np.int64),
-                list(found))
+        leaf, kept, kept_at, t0, e0, p0, covers, cover_lo, cover_hi, keys, key_at = got
+        as64 = lambda b: np.frombuffer(b, dtype=np.int64)      # noqa: E731
+        # per class, the rules' packed covers one after another: the subset search then
+        # reads a class's covers as they lie instead of copying them
+        return (as64(leaf) + lo, kept, as64(kept_at), as64(t0), as64(e0), np.frombuffer(p0, dtype=np.float64),
+                {c: buf for c, buf in enumerate(covers) if buf is not None}, as64(cover_lo), as64(cover_hi),
+                keys, as64(key_at))
 
     def rules(self, part: tuple, keys: bool = True):
         """(key, CandidateRule) for each rule of a run's arrays, in leaf order (the rules alone
         when not `keys`)."""
-        leaf_at, kept, kept_at, t0, e0, error, covers, cover_lo, cover_hi, rule_keys = part
+        leaf_at, kept, kept_at, t0, e0, error, covers, cover_lo, cover_hi, rule_keys, key_at = part
         kept = np.frombuffer(kept, dtype=np.int32)
         covers = {klass: np.frombuffer(buf, dtype=np.uint8) for klass, buf in covers.items()}
         for r, i in enumerate(leaf_at.tolist()):
@@ -585,7 +565,7 @@ class _Compiled:
             conds = tuple(path[j] for j in kept[kept_at[r]:kept_at[r + 1]].tolist())
             rule = CandidateRule(0, conds, leaf.klass, float(error[r]), int(t0[r]), int(e0[r]),
                                  PackedCases(covers[leaf.klass], int(cover_lo[r]), int(cover_hi[r]), int(t0[r])))
-            yield (rule_keys[r], rule) if keys else rule
+            yield (rule_keys[4 * key_at[r]:4 * key_at[r + 1]], rule) if keys else rule
 
 
 def _key(rule: CandidateRule) -> tuple:

@@ -97,7 +97,7 @@ def test_compiled_checks_its_inputs():
     with pytest.raises(ValueError, match="generalise: array sizes do not agree"):
         COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col,
                             *_conditions(),
-                            *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None, None,
+                            *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None,
                             np.zeros(1, dtype=np.int32))
 
 
