@@ -13,6 +13,7 @@ at most one condition holds for no case are looked at.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -34,7 +35,7 @@ except ImportError:     # pragma: no cover - depends on the install
 F32 = np.float32
 
 
-@dataclass
+@dataclass(slots=True)
 class CandidateRule:
     """A generalised rule before selection: conditions in c4.5's sorted order."""
 
@@ -53,6 +54,18 @@ class CandidateRule:
         """Indices of the training cases it covers, ascending."""
         c = self.cases
         return c if isinstance(c, np.ndarray) else c.unpack()
+
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict) -> None:
+        # slots since 117k rules at 1M cases held 20 MB of dicts; pickles made before
+        # (a trace inside a fitted estimator) hold a dict, with the cover as "cover"
+        state = dict(state)
+        if "cover" in state:
+            state["cases"] = state.pop("cover")
+        for name in self.__slots__:
+            setattr(self, name, state[name])
 
 
 class _PathPools:
@@ -403,14 +416,21 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
     default_errors = _default_errors(class_n, n)
-    leaves = [(path, leaf) for path, leaf in leaf_paths(tree) if path]
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
-    compiled = _Compiled(leaves, data, default_errors) if _native is not None and case_index == np.int32 else None
-    order = compiled.leaf_order() if compiled else _leaf_order(leaves, data)
+    if _native is not None and case_index == np.int32:
+        # the compiled path keeps the paths as rows of condition numbers, not as tuples
+        # (30 MB at 1M cases)
+        compiled, leaves = _Compiled(leaf_paths(tree), data, default_errors), None
+        order = compiled.leaf_order()
+        count = len(compiled.targets)
+    else:
+        compiled, leaves = None, [(path, leaf) for path, leaf in leaf_paths(tree) if path]
+        order = _leaf_order(leaves, data)
+        count = len(leaves)
     columns = _InBitOrder(data, order)
     rates = _Rates(cf, n)
-    runs = _chunks(len(leaves), resolve_jobs(jobs))
+    runs = _chunks(count, resolve_jobs(jobs))
     if compiled:
         compiled.gather(order)
     elif len(runs) > 1:
@@ -457,8 +477,9 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
 class _Compiled:
     """The leaves' paths as rows of conditions, and the columns, for the compiled module."""
 
-    def __init__(self, leaves: list[tuple[tuple[CondTest, ...], Node]], data: Dataset, default_errors: np.ndarray):
-        self.leaves, self.data = leaves, data
+    def __init__(self, leaves: Iterable[tuple[tuple[CondTest, ...], Node]], data: Dataset,
+                 default_errors: np.ndarray):
+        self.data = data
         # by identity: neighbouring leaves share their path's condition objects (hashing
         # the conditions' values cost over a second at 1M cases)
         cond_id: dict[int, int] = {}
@@ -467,7 +488,11 @@ class _Compiled:
         keys: list[int] = []
         leaf_cond: list[int] = []
         leaf_ptr = [0]
-        for path, _ in leaves:
+        targets: list[int] = []
+        for path, leaf in leaves:
+            if not path:
+                continue    # a tree that is one leaf has no rule
+            targets.append(leaf.klass)
             for t in path:
                 c = cond_id.get(id(t))
                 if c is None:
@@ -510,7 +535,8 @@ class _Compiled:
         self.original = tuple(
             np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
             if a in self.kinds else None for a in width)
-        self.targets = np.array([leaf.klass for _, leaf in leaves], dtype=np.int32)
+        self.conds = conds
+        self.targets = np.array(targets, dtype=np.int32)
         self.default = default_errors[self.targets].astype(np.float64)
         self.n_classes = len(default_errors)
 
@@ -558,13 +584,14 @@ class _Compiled:
         """(key, CandidateRule) for each rule of a run's arrays, in leaf order (the rules alone
         when not `keys`)."""
         leaf_at, kept, kept_at, t0, e0, error, covers, cover_lo, cover_hi, rule_keys, key_at = part
-        kept = np.frombuffer(kept, dtype=np.int32)
+        # each kept level's condition: the path of rule r's leaf is leaf_cond[leaf_ptr[leaf]:]
+        kept = self.leaf_cond[np.repeat(self.leaf_ptr[leaf_at], np.diff(kept_at)) + np.frombuffer(kept, dtype=np.int32)]
+        kept, kept_at, conds = kept.tolist(), kept_at.tolist(), self.conds
         covers = {klass: np.frombuffer(buf, dtype=np.uint8) for klass, buf in covers.items()}
-        for r, i in enumerate(leaf_at.tolist()):
-            path, leaf = self.leaves[i]
-            conds = tuple(path[j] for j in kept[kept_at[r]:kept_at[r + 1]].tolist())
-            rule = CandidateRule(0, conds, leaf.klass, float(error[r]), int(t0[r]), int(e0[r]),
-                                 PackedCases(covers[leaf.klass], int(cover_lo[r]), int(cover_hi[r]), int(t0[r])))
+        for r, klass in enumerate(self.targets[leaf_at].tolist()):
+            rule = CandidateRule(0, tuple(conds[c] for c in kept[kept_at[r]:kept_at[r + 1]]), klass, float(error[r]),
+                                 int(t0[r]), int(e0[r]),
+                                 PackedCases(covers[klass], int(cover_lo[r]), int(cover_hi[r]), int(t0[r])))
             yield (rule_keys[4 * key_at[r]:4 * key_at[r + 1]], rule) if keys else rule
 
 

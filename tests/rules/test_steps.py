@@ -152,3 +152,25 @@ def test_rules_options_on_crx(options, ids, train_errors, test_errors):
     assert int((rs.predict(train) != classes[train.y]).sum()) == train_errors
     assert int((rs.predict(test) != classes[test.y]).sum()) == test_errors
     assert dict(rs.options)[next(iter(options))] == next(iter(options.values()))
+
+
+class _OldRule:
+    """Pickles as a CandidateRule did before it had slots: a dict with the cover as "cover"."""
+
+    def __reduce_ex__(self, protocol):
+        import copyreg
+        return (copyreg._reconstructor, (CandidateRule, object, None),
+                {"number": 4, "conditions": (), "klass": 1, "error": 0.5, "covered": 2, "errors": 1,
+                 "cover": np.array([3, 8])})
+
+
+def test_candidate_rules_pickle_with_slots_and_load_the_older_dict_layout():
+    import pickle
+    from c45rules.rules.cases import PackedCases, pack_cases
+    packed = np.frombuffer(pack_cases(np.array([2, 9, 300])), dtype=np.uint8)
+    rule = CandidateRule(7, (), 0, 0.25, 3, 0, PackedCases(packed, 0, len(packed), 3))
+    again = pickle.loads(pickle.dumps(rule))
+    assert (again.number, again.covered, again.cover.tolist()) == (7, 3, [2, 9, 300])
+    assert not hasattr(again, "__dict__")
+    old = pickle.loads(pickle.dumps(_OldRule()))
+    assert type(old) is CandidateRule and (old.number, old.error, old.cover.tolist()) == (4, 0.5, [3, 8])
