@@ -550,8 +550,12 @@ static PyObject *py_case_rules(PyObject *self, PyObject *args) {
             uint32_t gap = varint_next(&at, end);
             c += gap;
             if ((!first && gap == 0) || c >= m) { bad = 1; break; }
-            fill[c + 1] += gap16_size((uint32_t)(r - (last[c] < 0 ? 0 : last[c])));
-            last[c] = (int32_t)r;
+            if (k < 0xFFFF) {
+                fill[c + 1]++;      /* no gap can reach 0xFFFF: one word a rule */
+            } else {
+                fill[c + 1] += gap16_size((uint32_t)(r - (last[c] < 0 ? 0 : last[c])));
+                last[c] = (int32_t)r;
+            }
         }
     }
     Py_END_ALLOW_THREADS
