@@ -174,3 +174,17 @@ def test_candidate_rules_pickle_with_slots_and_load_the_older_dict_layout():
     assert not hasattr(again, "__dict__")
     old = pickle.loads(pickle.dumps(_OldRule()))
     assert type(old) is CandidateRule and (old.number, old.error, old.cover.tolist()) == (4, 0.5, [3, 8])
+
+
+def test_chosen_rules_hold_their_covers_unpacked_and_the_others_stay_packed():
+    from c45rules.rules import generalize
+    from c45rules.rules.cases import PackedCases
+    train, _ = load_stem(R.stem("letter"))
+    _, _, trace = fit_dataset(train)
+    # ordering reads the chosen covers once per class and round: unpacked once, not 10k times
+    assert trace.final and all(isinstance(r.cases, np.ndarray) for r in trace.final)
+    chosen = {id(r) for r in trace.final}
+    others = [r for r in trace.candidates if id(r) not in chosen]
+    if generalize._native is not None:
+        assert others and all(isinstance(r.cases, PackedCases) for r in others)
+    assert all(r.cover.tolist() == sorted(set(r.cover.tolist())) for r in trace.final)
