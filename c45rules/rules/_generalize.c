@@ -623,15 +623,14 @@ static int found_add(Found *f, int64_t leaf, const int32_t *kept, int64_t r, int
     }
     int64_t n = f->n, cap = f->cap;
     if (n + 2 > cap) {
+        /* the per-rule arrays, all 8-byte items, grow together */
+        void **arrays[] = {(void **)&f->leaf, (void **)&f->t0, (void **)&f->e0, (void **)&f->cover_lo,
+                           (void **)&f->cover_hi, (void **)&f->kept_at, (void **)&f->key_at, (void **)&f->p0};
         int64_t c = cap;
-        if (reserve((void **)&f->leaf, &c, n + 2, 8)) return -1;
-        c = cap; if (reserve((void **)&f->t0, &c, n + 2, 8)) return -1;
-        c = cap; if (reserve((void **)&f->e0, &c, n + 2, 8)) return -1;
-        c = cap; if (reserve((void **)&f->cover_lo, &c, n + 2, 8)) return -1;
-        c = cap; if (reserve((void **)&f->cover_hi, &c, n + 2, 8)) return -1;
-        c = cap; if (reserve((void **)&f->kept_at, &c, n + 2, 8)) return -1;
-        c = cap; if (reserve((void **)&f->key_at, &c, n + 2, 8)) return -1;
-        c = cap; if (reserve((void **)&f->p0, &c, n + 2, 8)) return -1;
+        for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+            c = cap;
+            if (reserve(arrays[i], &c, n + 2, 8)) return -1;
+        }
         f->cap = c;
         if (n == 0) f->kept_at[0] = f->key_at[0] = 0;
     }

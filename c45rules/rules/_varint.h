@@ -6,11 +6,6 @@
 #define C45RULES_VARINT_H
 #include <stdint.h>
 
-/* The bytes one gap takes. */
-static inline int varint_size(uint32_t gap) {
-    return gap < (1u << 7) ? 1 : gap < (1u << 14) ? 2 : gap < (1u << 21) ? 3 : gap < (1u << 28) ? 4 : 5;
-}
-
 /* Write one gap at out; the bytes written. */
 static inline int varint_put(uint32_t gap, uint8_t *out) {
     int at = 0;

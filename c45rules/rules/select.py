@@ -240,7 +240,7 @@ class _ClassSearch:
         self.n = n
         self.n_pos = int(positive.sum())
         self.pos = positive
-        firing = [fires(r) for r in rules]
+        self.firing = firing = [fires(r) for r in rules]
         r_ptr = np.concatenate([[0], np.cumsum([len(r.cases) if f else 0 for r, f in zip(rules, firing)])])
         self.r_ptr = r_ptr.astype(np.int64)
         self.r_bounds = self.r_ptr.tolist()
@@ -287,7 +287,8 @@ class _ClassSearch:
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._plain is None:
             # the numpy steps (annealing, <= 10 rules, no compiled climb) read plain arrays
-            self._plain = self._index([r.cover if fires(r) else np.empty(0, dtype=np.int64) for r in self.rules])
+            self._plain = self._index([r.cover if f else np.empty(0, dtype=np.int64)
+                                       for r, f in zip(self.rules, self.firing)])
         return self._plain
 
     @property
