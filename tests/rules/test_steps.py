@@ -188,3 +188,23 @@ def test_chosen_rules_hold_their_covers_unpacked_and_the_others_stay_packed():
     if generalize._native is not None:
         assert others and all(isinstance(r.cases, PackedCases) for r in others)
     assert all(r.cover.tolist() == sorted(set(r.cover.tolist())) for r in trace.final)
+
+
+class _OldCondTest:
+    """Pickles as a CondTest did before it had slots: its fields in a dict."""
+
+    def __reduce_ex__(self, protocol):
+        import copyreg
+        return (copyreg._reconstructor, (CondTest, object, None),
+                {"attribute": 3, "kind": THRESHOLD, "outcome": 1, "cut": 2.5, "values": frozenset(), "node": 11})
+
+
+def test_conditions_pickle_with_slots_and_load_the_older_dict_layout():
+    import pickle
+    t = CondTest(3, THRESHOLD, 1, cut=2.5, node=11)
+    again = pickle.loads(pickle.dumps(t))
+    assert again == t and hash(again) == hash(t) and not hasattr(again, "__dict__")
+    old = pickle.loads(pickle.dumps(_OldCondTest()))
+    assert type(old) is CondTest and old == t
+    with pytest.raises(AttributeError):
+        old.cut = 3.0       # still frozen
