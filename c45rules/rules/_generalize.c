@@ -51,6 +51,7 @@ typedef struct {
     int64_t kept_cap, keys_cap;
     int64_t *slot, n_slots;                     /* open addressing: rule or -1 */
     PyObject **cover;                           /* per class: a bytearray, or NULL */
+    int64_t *cover_used;                        /* per class: its bytes in use (the rest is room) */
 } Found;
 
 typedef struct {
@@ -86,9 +87,9 @@ typedef struct {
     const uint64_t **known;                 /* per continuous attribute: known values, as bits */
     const uint64_t **at_most;               /* per attribute: "value <= cut" rows at evenly
                                                spaced ranks (threshold_row) */
-    uint64_t **by_key, **by_key_empty;      /* per discrete/subset key: truth as bits, and
-                                               its empty words */
-    uint64_t **wrong;                       /* per class: cases of another class, as bits */
+    const uint64_t *key_rows, *key_empty;   /* per discrete/subset key: truth as bits, and its
+                                               empty words (truth_rows: made once, shared by runs) */
+    const uint64_t *wrong_rows;             /* per class: cases of another class, as bits */
     int64_t n_keys, n_classes;
     Rate *rates;
     int64_t n_rates, rate_cap;
@@ -98,6 +99,7 @@ typedef struct {
     int64_t *td, *ed;
     double *act, *pes;
     int32_t *levels, *sorted;
+    int64_t *miss;                          /* a round's pairs whose rates are not cached */
     const int32_t *cond_key;                /* per condition: what it is to the duplicate test */
     int32_t *key_out;                       /* a rule's key: its class, then its conditions' */
     uint8_t *live;
@@ -105,7 +107,19 @@ typedef struct {
     uint8_t *packed_out;                    /* a cover packed (_varint.h) */
     uint8_t *flags;                         /* per case: scratch truth */
     Found found;
+    PyThreadState *ts;                      /* set while the leaf loop runs without the GIL */
 } Gen;
+
+/* The leaf loop lets go of the GIL, so that runs of leaves can be generalised in threads
+ * sharing one copy of the columns, ranks and threshold rows (jobs > 1); it takes the GIL
+ * back only to call Python (rates, the Fisher test) or to grow a cover bytearray. */
+static inline void gil_take(PyThreadState *const *ts) {
+    if (*ts) PyEval_RestoreThread(*ts);
+}
+
+static inline void gil_drop(PyThreadState **ts) {
+    if (*ts) *ts = PyEval_SaveThread();
+}
 
 /* Which of the cases idx[0..count) (cases first.. in turn when idx is NULL; with bit_order,
  * the cases at bit positions first..) satisfy condition c: out[i] = 0 or 1. One loop per
@@ -205,18 +219,6 @@ static void make_threshold_rows(const int32_t *ranked, int64_t n, int64_t known_
 }
 
 
-static uint64_t *wrong_row(Gen *g, int32_t target) {
-    if (target < 0 || target >= g->n_classes) return NULL;
-    if (!g->wrong[target]) {
-        uint64_t *row = malloc((size_t)g->words * 8);
-        if (!row) return NULL;
-        for (int64_t i = 0; i < g->n; i++) g->flags[i] = g->y[g->order[i]] != target;
-        pack(g->flags, g->n, row);
-        g->wrong[target] = row;
-    }
-    return g->wrong[target];
-}
-
 static int reserve_levels(Gen *g, int64_t m) {
     if (m <= g->cap) return 0;
     int64_t cap = m > 2 * g->cap ? m : 2 * g->cap, W = g->words;
@@ -245,6 +247,8 @@ static int reserve_levels(Gen *g, int64_t m) {
     int64_t *td = realloc(g->td, (size_t)(cap + 1) * 8), *ed = realloc(g->ed, (size_t)(cap + 1) * 8);
     if (td) g->td = td;
     if (ed) g->ed = ed;
+    int64_t *miss = realloc(g->miss, (size_t)(cap + 1) * 8);
+    if (miss) g->miss = miss;
     double *act = realloc(g->act, (size_t)(cap + 1) * 8), *pes = realloc(g->pes, (size_t)(cap + 1) * 8);
     if (act) g->act = act;
     if (pes) g->pes = pes;
@@ -255,7 +259,7 @@ static int reserve_levels(Gen *g, int64_t m) {
     if (sorted) g->sorted = sorted;
     uint8_t *live = realloc(g->live, (size_t)cap);
     if (live) g->live = live;
-    if (!(path && pools && bits && empty && row_key && rows && empties && row_cond && td && ed && act && pes && levels && sorted && key_out && live)) return -1;
+    if (!(path && pools && bits && empty && row_key && rows && empties && row_cond && td && ed && miss && act && pes && levels && sorted && key_out && live)) return -1;
     g->cap = cap;
     return 0;
 }
@@ -336,12 +340,6 @@ static int build(Gen *g) {
         } else {
             /* discrete and subset tests recur all over the tree: one row per key, shared */
             int32_t k = g->key[c];
-            if (!g->by_key[k]) {
-                if (!(g->by_key[k] = malloc((size_t)W * 8))) return -1;
-                if (!(g->by_key_empty[k] = malloc((size_t)g->blocks * 8))) return -1;
-                truth_row(g, c, g->by_key[k]);
-                empty_words(g, g->by_key[k], g->by_key_empty[k]);
-            }
             g->row_key[j] = k;
         }
         g->row_cond[j] = c;
@@ -357,52 +355,78 @@ static uint64_t mix(uint64_t x) {
     return x;
 }
 
-/* (actual, pessimistic) error rates of `cases` cases with `errors` errors, cached. */
-static int rate(Gen *g, int64_t cases, int64_t errors, double default_error, double *actual, double *pess) {
+/* The cached (actual, pessimistic) error rates of `cases` cases with `errors` errors: 1 when
+ * known (or no case: actual 0, pessimistic the default error), 0 when not yet computed. */
+static int cached_rate(const Gen *g, int64_t cases, int64_t errors, double default_error, double *actual,
+                       double *pess) {
     if (cases == 0) {
         /* a condition set no case satisfies: actual 0, pessimistic = the default error */
         *actual = 0.0;
         *pess = default_error;
-        return 0;
+        return 1;
     }
     uint64_t key = ((uint64_t)cases << 32 | (uint64_t)errors) + 1, mask = (uint64_t)g->rate_cap - 1;
-    uint64_t i = mix(key) & mask;
-    while (g->rates[i].key) {
+    for (uint64_t i = mix(key) & mask; g->rates[i].key; i = (i + 1) & mask)
         if (g->rates[i].key == key) {
             *actual = g->rates[i].actual;
             *pess = g->rates[i].pess;
-            return 0;
+            return 1;
         }
-        i = (i + 1) & mask;
-    }
-    PyObject *got = PyObject_CallFunction(g->rate_fn, "LL", (long long)cases, (long long)errors);
-    if (!got) return -1;
-    if (!PyArg_ParseTuple(got, "dd", actual, pess)) {
-        Py_DECREF(got);
-        return -1;
-    }
-    Py_DECREF(got);
+    return 0;
+}
+
+/* Cache a pair's rates (a pair already there is left as it is). */
+static int keep_rate(Gen *g, int64_t cases, int64_t errors, double actual, double pess) {
+    uint64_t key = ((uint64_t)cases << 32 | (uint64_t)errors) + 1, mask = (uint64_t)g->rate_cap - 1;
+    uint64_t i = mix(key) & mask;
+    for (; g->rates[i].key; i = (i + 1) & mask)
+        if (g->rates[i].key == key) return 0;
     g->rates[i].key = key;
-    g->rates[i].actual = *actual;
-    g->rates[i].pess = *pess;
+    g->rates[i].actual = actual;
+    g->rates[i].pess = pess;
     if (2 * ++g->n_rates > g->rate_cap) {
         int64_t cap = 2 * g->rate_cap;
         Rate *old = g->rates, *fresh = calloc((size_t)cap, sizeof(Rate));
-        if (!fresh) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        if (!fresh) return -1;      /* the caller raises MemoryError */
         for (int64_t j = 0; j < g->rate_cap; j++) {
             if (!old[j].key) continue;
-            uint64_t s = mix(old[j].key) & (uint64_t)(cap - 1);
-            while (fresh[s].key) s = (s + 1) & (uint64_t)(cap - 1);
-            fresh[s] = old[j];
+            uint64_t at = mix(old[j].key) & (uint64_t)(cap - 1);
+            while (fresh[at].key) at = (at + 1) & (uint64_t)(cap - 1);
+            fresh[at] = old[j];
         }
         free(old);
         g->rates = fresh;
         g->rate_cap = cap;
     }
     return 0;
+}
+
+/* A round's rates: (t0, e0) into *a0, *p0 and each remaining level's (td, ed) into act, pes.
+ * The pairs not cached yet go to the caller's rate function in one taking of the GIL (once
+ * per pair, 560k times at 1M cases, kept two threads waiting on each other). */
+static int round_rates(Gen *g, int64_t r, int64_t t0, int64_t e0, double default_error, double *a0, double *p0) {
+    int64_t missing = 0;
+    for (int64_t k = -1; k < r; k++)
+        if (!cached_rate(g, k < 0 ? t0 : g->td[k], k < 0 ? e0 : g->ed[k], default_error, k < 0 ? a0 : &g->act[k],
+                         k < 0 ? p0 : &g->pes[k]))
+            g->miss[missing++] = k;
+    if (!missing) return 0;
+    int bad = 0;
+    gil_take(&g->ts);
+    for (int64_t q = 0; q < missing && !bad; q++) {
+        int64_t k = g->miss[q];
+        PyObject *got = PyObject_CallFunction(g->rate_fn, "LL", (long long)(k < 0 ? t0 : g->td[k]),
+                                              (long long)(k < 0 ? e0 : g->ed[k]));
+        bad = !got || !PyArg_ParseTuple(got, "dd", k < 0 ? a0 : &g->act[k], k < 0 ? p0 : &g->pes[k]);
+        Py_XDECREF(got);
+    }
+    gil_drop(&g->ts);
+    for (int64_t q = 0; q < missing && !bad; q++) {
+        int64_t k = g->miss[q];
+        bad = keep_rate(g, k < 0 ? t0 : g->td[k], k < 0 ? e0 : g->ed[k], k < 0 ? *a0 : g->act[k],
+                        k < 0 ? *p0 : g->pes[k]);
+    }
+    return bad ? -1 : 0;
 }
 
 /* T0/E0 and per remaining level Td/Ed (cases satisfying all remaining levels but it),
@@ -417,8 +441,8 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
     for (int64_t k = 0; k < r; k++) {
         int64_t j = g->levels[k];
         int32_t key = g->row_key[j];
-        rows[k] = key < 0 ? g->bits + j * W : g->by_key[key];
-        empties[k] = key < 0 ? g->empty + j * g->blocks : g->by_key_empty[key];
+        rows[k] = key < 0 ? g->bits + j * W : g->key_rows + key * W;
+        empties[k] = key < 0 ? g->empty + j * g->blocks : g->key_empty + key * g->blocks;
     }
     for (int64_t k = 0; k < r; k++) td[k] = ed[k] = 0;
     if (r == 1) {
@@ -601,8 +625,9 @@ static int64_t key_slot(const Found *f, const int32_t *key, int64_t len) {
 
 /* Keep a surviving rule (its kept levels, key and packed cover), or raise the error of the
  * rule it repeats. */
-static int found_add(Found *f, int64_t leaf, const int32_t *kept, int64_t r, int64_t t0, int64_t e0, double p0,
-                     int32_t klass, const int32_t *key, const uint8_t *cover, int64_t cover_bytes) {
+static int found_add(Found *f, PyThreadState **ts, int64_t leaf, const int32_t *kept, int64_t r, int64_t t0,
+                     int64_t e0, double p0, int32_t klass, const int32_t *key, const uint8_t *cover,
+                     int64_t cover_bytes) {
     if (2 * (f->n + 1) > f->n_slots) {
         /* rehash at half full */
         int64_t n_slots = f->n_slots ? 2 * f->n_slots : 4096;
@@ -637,11 +662,22 @@ static int found_add(Found *f, int64_t leaf, const int32_t *kept, int64_t r, int
     int64_t ka = f->kept_at[n], ya = f->key_at[n];
     if (reserve((void **)&f->kept, &f->kept_cap, ka + r, 4) || reserve((void **)&f->keys, &f->keys_cap, ya + r + 1, 4))
         return -1;
+    /* the bytearray is this run's own until it returns: only its resize needs the GIL, and it
+     * grows by half at least (found_result cuts it to size); room never written to is not
+     * resident */
+    int64_t lo = f->cover_used[klass];
     PyObject *buf = f->cover[klass];
-    if (!buf && !(buf = f->cover[klass] = PyByteArray_FromStringAndSize(NULL, 0))) return -1;
-    Py_ssize_t lo = PyByteArray_GET_SIZE(buf);
-    if (PyByteArray_Resize(buf, lo + cover_bytes)) return -1;
+    if (!buf || lo + cover_bytes > PyByteArray_GET_SIZE(buf)) {
+        int64_t room = buf ? PyByteArray_GET_SIZE(buf) : 0;
+        room += room / 2 > cover_bytes ? room / 2 : cover_bytes + 4096;
+        gil_take(ts);
+        if (!buf) buf = f->cover[klass] = PyByteArray_FromStringAndSize(NULL, 0);
+        int bad = !buf || PyByteArray_Resize(buf, (Py_ssize_t)room);
+        gil_drop(ts);
+        if (bad) return -1;
+    }
     memcpy(PyByteArray_AS_STRING(buf) + lo, cover, (size_t)cover_bytes);
+    f->cover_used[klass] = lo + cover_bytes;
     memcpy(f->kept + ka, kept, (size_t)r * 4);
     memcpy(f->keys + ya, key, (size_t)(r + 1) * 4);
     f->leaf[n] = leaf;
@@ -659,7 +695,7 @@ static int found_add(Found *f, int64_t leaf, const int32_t *kept, int64_t r, int
 
 static void found_free(Found *f, int64_t n_classes) {
     free(f->leaf); free(f->t0); free(f->e0); free(f->cover_lo); free(f->cover_hi); free(f->kept_at);
-    free(f->key_at); free(f->p0); free(f->kept); free(f->keys); free(f->slot);
+    free(f->key_at); free(f->p0); free(f->kept); free(f->keys); free(f->slot); free(f->cover_used);
     if (f->cover)
         for (int64_t c = 0; c < n_classes; c++) Py_XDECREF(f->cover[c]);
     free(f->cover);
@@ -674,6 +710,10 @@ static PyObject *found_result(Found *f, int64_t n_classes) {
     PyObject *covers = PyTuple_New((Py_ssize_t)n_classes);
     if (!covers) return NULL;
     for (int64_t c = 0; c < n_classes; c++) {
+        if (f->cover[c] && PyByteArray_Resize(f->cover[c], (Py_ssize_t)f->cover_used[c])) {
+            Py_DECREF(covers);
+            return NULL;
+        }
         PyObject *b = f->cover[c] ? f->cover[c] : Py_None;
         Py_INCREF(b);
         PyTuple_SET_ITEM(covers, c, b);
@@ -686,11 +726,36 @@ static PyObject *found_result(Found *f, int64_t n_classes) {
                          as_bytes(f->keys, key_at[n], 4), as_bytes(key_at, n + 1, 8));
 }
 
+/* The caller's Fisher test on the current tables (with the GIL): 1 to drop, 0 not, -1 error. */
+static int fisher_drops(Gen *g, int64_t r, int64_t t0, int64_t e0) {
+    PyObject *td = PyTuple_New(r), *ed = PyTuple_New(r);
+    if (!td || !ed) {
+        Py_XDECREF(td);
+        Py_XDECREF(ed);
+        return -1;
+    }
+    int failed = 0;
+    for (int64_t k = 0; k < r; k++) {
+        PyObject *t = PyLong_FromLongLong(g->td[k]), *e = PyLong_FromLongLong(g->ed[k]);
+        failed |= !t || !e;
+        /* a tuple holds NULL items safely until it is freed */
+        PyTuple_SET_ITEM(td, k, t);
+        PyTuple_SET_ITEM(ed, k, e);
+    }
+    PyObject *got = failed ? NULL : PyObject_CallFunction(g->fisher_fn, "LLOO", (long long)t0, (long long)e0, td, ed);
+    Py_DECREF(td);
+    Py_DECREF(ed);
+    if (!got) return -1;
+    int drop = PyObject_IsTrue(got);
+    Py_DECREF(got);
+    return drop;
+}
+
 /* Generalise the current path's rule; keep it (g->found) when it survives. */
 static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
     int64_t m = g->depth, r = m, t0 = 0, e0 = 0, n_at = -1;
     const Pool *p = &g->pools[m - 1];
-    uint64_t *wrong = NULL;
+    const uint64_t *wrong = NULL;
     /* first round from the pool of cases failing at most one level */
     for (int64_t k = 0; k < m; k++) {
         g->td[k] = g->ed[k] = 0;
@@ -714,9 +779,8 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
     while (r > 0) {
         double a0, p0, low = INFINITY, low_actual = INFINITY;
         int64_t best = 0;
-        if (rate(g, t0, e0, default_error, &a0, &p0)) return -1;
+        if (round_rates(g, r, t0, e0, default_error, &a0, &p0)) return -1;
         for (int64_t k = 0; k < r; k++) {
-            if (rate(g, g->td[k], g->ed[k], default_error, &g->act[k], &g->pes[k])) return -1;
             /* the lowest pessimistic error, ties to the later level */
             if (g->pes[k] <= low) {
                 low = g->pes[k];
@@ -726,31 +790,9 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
         }
         int drop = low <= p0 || low_actual <= a0;
         if (!drop && g->fisher_fn != Py_None) {
-            PyObject *td = PyTuple_New(r), *ed = PyTuple_New(r);
-            if (!td || !ed) {
-                Py_XDECREF(td);
-                Py_XDECREF(ed);
-                return -1;
-            }
-            int failed = 0;
-            for (int64_t k = 0; k < r; k++) {
-                PyObject *t = PyLong_FromLongLong(g->td[k]), *e = PyLong_FromLongLong(g->ed[k]);
-                failed |= !t || !e;
-                /* a tuple holds NULL items safely until it is freed */
-                PyTuple_SET_ITEM(td, k, t);
-                PyTuple_SET_ITEM(ed, k, e);
-            }
-            if (failed) {
-                Py_DECREF(td);
-                Py_DECREF(ed);
-                return -1;
-            }
-            PyObject *got = PyObject_CallFunction(g->fisher_fn, "LLOO", (long long)t0, (long long)e0, td, ed);
-            Py_DECREF(td);
-            Py_DECREF(ed);
-            if (!got) return -1;
-            drop = PyObject_IsTrue(got);
-            Py_DECREF(got);
+            gil_take(&g->ts);
+            drop = fisher_drops(g, r, t0, e0);
+            gil_drop(&g->ts);
             if (drop < 0) return -1;
         }
         if (!drop) {
@@ -771,14 +813,14 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
             for (int64_t q = 0; q < r; q++) g->key_out[q + 1] = g->cond_key[g->path[g->sorted[q]]];
             /* packed: 1.3 bytes a case at 1M cases instead of 4, and covers are kept to the end */
             int64_t nb = varint_pack(g->cover_out, nc, g->packed_out);
-            return found_add(&g->found, index, g->sorted, r, t0, e0, p0, target, g->key_out, g->packed_out, nb);
+            return found_add(&g->found, &g->ts, index, g->sorted, r, t0, e0, p0, target, g->key_out, g->packed_out, nb);
         }
         memmove(g->levels + best, g->levels + best + 1, (size_t)(r - best - 1) * 4);
         r--;
         if (r == 0) break;
         if (!wrong) {
             if (build(g)) return -1;
-            if (!(wrong = wrong_row(g, target))) return -1;
+            wrong = g->wrong_rows + target * g->words;
         }
         tables(g, r, wrong, &t0, &e0, &n_at);
     }
@@ -793,19 +835,10 @@ static void release(Gen *g) {
     free(g->at_most);
     free(g->ranked);
     free(g->n_known);
-    if (g->by_key)
-        for (int64_t k = 0; k < g->n_keys; k++) free(g->by_key[k]);
-    if (g->by_key_empty)
-        for (int64_t k = 0; k < g->n_keys; k++) free(g->by_key_empty[k]);
-    free(g->by_key_empty);
     free(g->row_key);
     free(g->rows);
     free(g->empties);
-    if (g->wrong)
-        for (int64_t c = 0; c < g->n_classes; c++) free(g->wrong[c]);
     free(g->known);
-    free(g->by_key);
-    free(g->wrong);
     free(g->path);
     free(g->pools);
     free(g->bits);
@@ -815,6 +848,7 @@ static void release(Gen *g) {
     free(g->at);
     free(g->covered);
     free(g->td);
+    free(g->miss);
     free(g->ed);
     free(g->act);
     free(g->pes);
@@ -1034,18 +1068,101 @@ done:
     return out;
 }
 
-#define N_VIEWS 16
+#define N_VIEWS 19
+
+PyDoc_STRVAR(truth_rows_doc,
+"truth_rows(y, order, columns, kind, attr, outcome, cut, node, key, masks, mask_off, mask_len,\n"
+"           n_keys, n_classes) -> (key_rows, key_empty, wrong_rows)\n\n"
+"The rows generalise shares between its runs, as bytes of uint64 words, cases in leaf order\n"
+"(`order`), 64 a word: per discrete/subset key (conditions as in generalise) its truth and,\n"
+"per block of 64 words, a bit for each word with no true case; per class, the cases of\n"
+"another class.");
+
+static PyObject *py_truth_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[11];
+    PyObject *columns, *out = NULL;
+    Py_ssize_t n_keys, n_classes;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*O!y*y*y*y*y*y*y*y*y*nn", &v[9], &v[10], &PyTuple_Type, &columns, &v[0], &v[1],
+                          &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &n_keys, &n_classes))
+        return NULL;
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
+    Py_buffer *cols = calloc((size_t)n_attr + 1, sizeof(Py_buffer));
+    int64_t n = v[9].len / 4;
+    PyObject *rows = NULL, *empty = NULL, *wrong = NULL;
+    uint8_t *done_key = NULL;
+    if (!cols) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (take_conditions(&g, v, columns, cols, n, n_keys, "truth_rows")) goto done;
+    if (v[10].len != n * 8 || n_classes < 0) {
+        PyErr_SetString(PyExc_ValueError, "truth_rows: array sizes do not agree");
+        goto done;
+    }
+    g.order = v[10].buf;
+    g.words = (n + 63) / 64;
+    g.blocks = (g.words + 63) / 64;
+    for (int64_t i = 0; i < n; i++)
+        if (g.order[i] < 0 || g.order[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "truth_rows: the order is not of the cases");
+            goto done;
+        }
+    const int32_t *y = v[9].buf;
+    int64_t W = g.words;
+    g.flags = malloc((size_t)n + 1);
+    done_key = calloc((size_t)n_keys + 1, 1);
+    rows = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_keys * W * 8));
+    empty = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_keys * g.blocks * 8));
+    wrong = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_classes * W * 8));
+    if (!g.flags || !done_key) PyErr_NoMemory();
+    if (!g.flags || !done_key || !rows || !empty || !wrong) goto done;
+    uint64_t *row = (uint64_t *)PyBytes_AS_STRING(rows), *em = (uint64_t *)PyBytes_AS_STRING(empty);
+    memset(row, 0, (size_t)(n_keys * W * 8));
+    memset(em, 0xff, (size_t)(n_keys * g.blocks * 8));   /* a key no condition has: no true case */
+    for (int64_t c = 0; c < g.n_cond; c++) {
+        int32_t k = g.key[c];
+        if (g.kind[c] == THRESHOLD || k < 0 || done_key[k]) continue;
+        done_key[k] = 1;
+        truth_row(&g, (int32_t)c, row + k * W);
+        empty_words(&g, row + k * W, em + k * g.blocks);
+    }
+    uint64_t *wr = (uint64_t *)PyBytes_AS_STRING(wrong);
+    for (int64_t t = 0; t < n_classes; t++) {
+        for (int64_t i = 0; i < n; i++) g.flags[i] = y[g.order[i]] != t;
+        pack(g.flags, n, wr + t * W);
+    }
+    out = PyTuple_Pack(3, rows, empty, wrong);
+done:
+    Py_XDECREF(rows);
+    Py_XDECREF(empty);
+    Py_XDECREF(wrong);
+    free(done_key);
+    free(g.flags);
+    free(g.col);
+    free(g.continuous);
+    if (cols) {
+        release_views(cols, n_attr);
+        free(cols);
+    }
+    release_views(v, 11);
+    return out;
+}
 
 PyDoc_STRVAR(generalise_doc,
 "generalise(y, order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
 "           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
-"           n_classes, rate, fisher, cond_key) -> (leaf, kept, kept_at, t0, e0, p0, covers,\n"
-"           cover_lo, cover_hi, keys, key_at)\n\n"
+"           n_classes, rate, fisher, cond_key, key_rows, key_empty, wrong_rows) -> (leaf, kept,\n"
+"           kept_at, t0, e0, p0, covers, cover_lo, cover_hi, keys, key_at)\n\n"
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
 "rows of kind/attr/outcome/cut/node/key (subset values as byte masks); leaf i's path is\n"
 "leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]]. rate(cases, errors) -> (actual, pessimistic);\n"
 "fisher(t0, e0, td, ed) -> True to drop (or None); cond_key: per condition, an int32 that is equal\n"
-"for conditions the duplicate test equates. The surviving rules, duplicates merged (a repeat\n"
+"for conditions the duplicate test equates; key_rows, key_empty, wrong_rows: truth_rows'.\n"
+"The loop lets go of the GIL: runs of leaves may go in threads. The surviving rules, duplicates merged (a repeat\n"
 "only raises the first one's p0), in leaf order, as bytes: rule j came from leaf[j] (int64,\n"
 "0 = the first leaf given), keeps the path levels kept[kept_at[j]:kept_at[j + 1]] (int32, in\n"
 "print order), has T0, E0 and p0 (int64, int64, double), and its cover, packed as cases.py packs\n"
@@ -1058,10 +1175,10 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     PyObject *columns, *ranks, *snaps, *rate_fn, *fisher_fn;
     Py_ssize_t n_keys, n_classes;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOy*", &v[0], &v[1], &PyTuple_Type, &columns,
+    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOy*y*y*y*", &v[0], &v[1], &PyTuple_Type, &columns,
                           &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
                           &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes,
-                          &rate_fn, &fisher_fn, &v[15]))
+                          &rate_fn, &fisher_fn, &v[15], &v[16], &v[17], &v[18]))
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
@@ -1078,7 +1195,9 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
         goto done;
     if (PyTuple_GET_SIZE(ranks) != n_attr
         || PyTuple_GET_SIZE(snaps) != n_attr || v[1].len != n * 8
-        || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8 || v[15].len != g.n_cond * 4) {
+        || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8 || v[15].len != g.n_cond * 4
+        || v[16].len != n_keys * ((n + 63) / 64) * 8 || v[17].len != n_keys * (((n + 63) / 64 + 63) / 64) * 8
+        || v[18].len != n_classes * ((n + 63) / 64) * 8) {
         PyErr_SetString(PyExc_ValueError, "generalise: array sizes do not agree");
         goto done;
     }
@@ -1123,9 +1242,9 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     const int64_t *leaf_ptr = v[11].buf;
     const int32_t *leaf_cond = v[12].buf, *leaf_target = v[13].buf;
     const double *leaf_default = v[14].buf;
-    g.by_key = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
-    g.by_key_empty = calloc((size_t)n_keys + 1, sizeof(uint64_t *));
-    g.wrong = calloc((size_t)n_classes + 1, sizeof(uint64_t *));
+    g.key_rows = v[16].buf;
+    g.key_empty = v[17].buf;
+    g.wrong_rows = v[18].buf;
     g.rate_cap = 1024;
     g.rates = calloc((size_t)g.rate_cap, sizeof(Rate));
     g.at = malloc((size_t)g.words * 8 + 8);
@@ -1135,24 +1254,28 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.packed_out = malloc((size_t)n * 5 + 5);
     g.flags = malloc((size_t)n + 1);
     g.found.cover = calloc((size_t)n_classes + 1, sizeof(PyObject *));
-    if (!g.found.cover || !g.sort_tmp || !g.packed_out || !g.flags || !g.by_key || !g.by_key_empty || !g.wrong || !g.rates || !g.at
+    g.found.cover_used = calloc((size_t)n_classes + 1, sizeof(int64_t));
+    if (!g.found.cover || !g.found.cover_used || !g.sort_tmp || !g.packed_out || !g.flags || !g.rates || !g.at
         || !g.covered || !g.cover_out || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;
     }
-    for (int64_t i = 0; i < n_leaves; i++) {
-        if (follow(&g, leaf_cond + leaf_ptr[i], leaf_ptr[i + 1] - leaf_ptr[i])) {
-            PyErr_NoMemory();
-            goto done;
-        }
+    for (int64_t i = 0; i < n_leaves; i++)
         if (leaf_target[i] < 0 || leaf_target[i] >= n_classes) {
             PyErr_SetString(PyExc_ValueError, "generalise: a leaf's class is out of range");
             goto done;
         }
-        if (leaf(&g, i, leaf_target[i], leaf_default[i])) {
-            if (!PyErr_Occurred()) PyErr_NoMemory();
-            goto done;
-        }
+    int failed = 0;
+    g.ts = PyEval_SaveThread();
+    for (int64_t i = 0; i < n_leaves && !failed; i++)
+        failed = follow(&g, leaf_cond + leaf_ptr[i], leaf_ptr[i + 1] - leaf_ptr[i])
+                 || leaf(&g, i, leaf_target[i], leaf_default[i]);
+    PyEval_RestoreThread(g.ts);
+    g.ts = NULL;
+    if (failed) {
+        /* an exception from Python (rate, fisher) is set; otherwise memory ran out */
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
     }
     out = found_result(&g.found, n_classes);
 done:
@@ -1170,6 +1293,7 @@ static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
     {"leaf_order", py_leaf_order, METH_VARARGS, leaf_order_doc},
     {"threshold_rows", py_threshold_rows, METH_VARARGS, threshold_rows_doc},
+    {"truth_rows", py_truth_rows, METH_VARARGS, truth_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

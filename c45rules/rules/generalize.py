@@ -22,7 +22,7 @@ import numpy as np
 from ..data.schema import Dataset
 from ..estimate import pessimistic_rate, rate_function
 from ..tree.node import Node
-from ..workers import fork_map, give_back_memory, no_collection, resolve_jobs
+from ..workers import fork_map, give_back_memory, no_collection, resolve_jobs, thread_map
 from .cases import PackedCases
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, leaf_paths
 
@@ -458,7 +458,9 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
                 rule.cases = cover.astype(case_index)
         return found
 
-    parts = fork_map(run, len(runs), jobs)
+    # the compiled runs let go of the GIL: threads share the columns, ranks and threshold
+    # rows, where forked workers each made their own pools and sent their covers back pickled
+    parts = (thread_map if compiled else fork_map)(run, len(runs), jobs)
     if compiled:
         compiled.done()     # before the rules are made: 116 MB of rows at 1M cases
         give_back_memory()  # (kept in the C heap otherwise, under the rules made next)
@@ -548,31 +550,37 @@ class _Compiled:
 
     def gather(self, order: np.ndarray) -> None:
         """The continuous tested columns' known cases by value and their threshold rows (made
-        before workers fork, so shared). No column is copied into leaf order: the compiled
-        loop reads the originals through `order` (a copy of each was 190 MB at 1M cases)."""
+        once, before the runs, and shared by their threads). No column is copied into leaf
+        order: the compiled loop reads the originals through `order` (a copy of each was
+        190 MB at 1M cases)."""
         n = self.data.n
         position = np.empty(n, dtype=np.int32)
         position[order] = np.arange(n, dtype=np.int32)
         self.ranks = tuple(known_by_value(col, position) if self.kinds.get(a) == THRESHOLD else None
                            for a, col in enumerate(self.original))
         self.threshold_rows = tuple(None if r is None else _native.threshold_rows(n, r) for r in self.ranks)
+        # the discrete tests' and the classes' rows: each run made its own (a third of the
+        # time of 32 runs at 1M cases)
+        self.truth = _native.truth_rows(np.ascontiguousarray(self.data.y, dtype=np.int32),
+                                        np.ascontiguousarray(order, dtype=np.int64), self.original,
+                                        *self.conditions, self.n_keys, self.n_classes)
 
     def done(self) -> None:
         """Let go of what only the runs read (the known cases by value, the threshold rows)."""
-        self.ranks = self.threshold_rows = None
+        self.ranks = self.threshold_rows = self.truth = None
 
     def run(self, lo: int, hi: int, order: np.ndarray, rates: _Rates, fisher: float | None) -> tuple:
         """Generalise leaves lo..hi-1, duplicates merged: the rules as a few flat arrays.
 
-        A worker's rules go back to the parent pickled; as arrays (covers as one buffer) they
-        cost a copy of the bytes instead of pickling every rule and condition (seconds at 1M)."""
+        As arrays (covers as one buffer per class) a run's rules cost no Python object each
+        until they are made, once, after every run (a call per rule cost seconds at 1M)."""
         got = _native.generalise(
             np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
             self.original, self.ranks, self.threshold_rows, *self.conditions,
             self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
             self.n_classes, lambda t, e: rates.compute(t, e, F32(0)),
             None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher),
-            self.cond_key)
+            self.cond_key, *self.truth)
         leaf, kept, kept_at, t0, e0, p0, covers, cover_lo, cover_hi, keys, key_at = got
         as64 = lambda b: np.frombuffer(b, dtype=np.int64)      # noqa: E731
         # per class, the rules' packed covers one after another: the subset search then

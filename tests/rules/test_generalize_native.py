@@ -98,7 +98,11 @@ def test_compiled_checks_its_inputs():
         COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col,
                             *_conditions(),
                             *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None,
-                            np.zeros(1, dtype=np.int32))
+                            np.zeros(1, dtype=np.int32), b"", b"", bytes(16))
+    with pytest.raises(ValueError, match="truth_rows: the order is not of the cases"):
+        COMPILED.truth_rows(np.zeros(3, dtype=np.int32), np.array([0, 1, 3]), col, *_conditions(), 0, 2)
+    with pytest.raises(ValueError, match="truth_rows: array sizes do not agree"):
+        COMPILED.truth_rows(np.zeros(3, dtype=np.int32), np.array([0, 1]), col, *_conditions(), 0, 2)
 
 
 def test_threshold_rows_hold_evenly_spaced_cuts_and_the_known_values():
@@ -111,3 +115,58 @@ def test_threshold_rows_hold_evenly_spaced_cuts_and_the_known_values():
     assert bits[16].tolist() == (~np.isnan(x)).tolist()
     with pytest.raises(ValueError, match="ranked positions do not fit the column"):
         COMPILED.threshold_rows(160, np.array([200], dtype=np.int32))
+
+
+def test_truth_rows_hold_each_discrete_key_and_each_class_in_leaf_order():
+    """The rows the runs share: a key's truth (unknown: false) and empty words, and per class
+    the cases of another class, all over the cases in `order`."""
+    rng = np.random.default_rng(5)
+    n = 200                                                   # 4 words: one block
+    col = rng.integers(-1, 3, n).astype(np.int32)             # -1: unknown
+    y = rng.integers(0, 3, n).astype(np.int32)
+    order = rng.permutation(n).astype(np.int64)
+    # keys 0 and 1: col == 2 (discrete), col in {0, 1} (subset); condition 2 repeats key 0
+    conditions = (np.array([1, 3, 1], dtype=np.int32), np.zeros(3, dtype=np.int32),
+                  np.array([2, 0, 2], dtype=np.int32), np.zeros(3), np.arange(3, dtype=np.int64),
+                  np.array([0, 1, 0], dtype=np.int32), np.array([1, 1], dtype=np.uint8),
+                  np.array([0, 0, 0], dtype=np.int64), np.array([0, 2, 0], dtype=np.int32))
+    rows, empty, wrong = COMPILED.truth_rows(y, order, (col,), *conditions, 2, 3)
+
+    def bits(buf, count):
+        words = np.frombuffer(buf, dtype=np.uint64).reshape(count, -1)
+        return np.unpackbits(words.view(np.uint8), bitorder="little").reshape(count, -1)[:, :n].astype(bool)
+
+    got = bits(rows, 2)
+    assert got[0].tolist() == (col[order] == 2).tolist()
+    assert got[1].tolist() == np.isin(col[order], [0, 1]).tolist()
+    assert bits(wrong, 3).tolist() == [(y[order] != c).tolist() for c in range(3)]
+    empty_words = np.frombuffer(empty, dtype=np.uint64)
+    for k in range(2):
+        per_word = [not got[k][w * 64:(w + 1) * 64].any() for w in range(4)]
+        assert [bool(empty_words[k] >> w & 1) for w in range(4)] == per_word
+
+
+def test_compiled_threads_equal_numpy_with_the_fisher_test(monkeypatch):
+    """Runs in threads call back into Python (rates, the Fisher test) with the GIL taken back."""
+    train, _ = load_stem(R.stem("credit-g"))
+    tree = grow_tree(train)
+    compiled = generalise_rules(tree, train, fisher=0.05, jobs=2)
+    monkeypatch.setattr(generalize, "_native", None)
+    assert _fields(compiled) == _fields(generalise_rules(tree, train, fisher=0.05))
+
+
+def test_an_error_in_a_threaded_run_reaches_the_caller(monkeypatch):
+    train, _ = load_stem(R.stem("letter"))
+    tree = grow_tree(train)
+    calls = []
+
+    def failing(self, cases, errors, default_error):
+        calls.append(cases)
+        if len(calls) > 500:
+            raise ArithmeticError(f"no rate for {cases} cases")
+        return original(self, cases, errors, default_error)
+
+    original = generalize._Rates.compute
+    monkeypatch.setattr(generalize._Rates, "compute", failing)
+    with pytest.raises(ArithmeticError, match="no rate for"):
+        generalise_rules(tree, train, jobs=2)
