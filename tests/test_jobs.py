@@ -1,4 +1,4 @@
-"""The jobs option: forked workers give exactly what one process gives."""
+"""The jobs option: workers (forked, or threads for compiled steps) give exactly what one process gives."""
 import os
 
 import numpy as np
@@ -98,7 +98,11 @@ def test_generalisation_in_two_workers_equals_one_process(name):
 
 
 @pytest.mark.parametrize("name", ["crx", "monk2", "soybean"])
-def test_greedy_trials_in_two_workers_choose_the_same_rules(name, monkeypatch):
+@pytest.mark.parametrize("compiled", [True, False])
+def test_greedy_trials_in_two_workers_choose_the_same_rules(name, compiled, monkeypatch):
+    """Compiled climbs go in threads (they let go of the GIL), numpy ones in forked workers."""
+    if not compiled:
+        monkeypatch.setattr(select, "_native", None)
     train, tree = _candidates(name)
     cands = generalise_rules(tree.unpruned, train)
     bb = branch_bits(train)
@@ -108,14 +112,18 @@ def test_greedy_trials_in_two_workers_choose_the_same_rules(name, monkeypatch):
     one = [r.number for r in select.select_rules(cands, bits, train.y, C, jobs=1)]
     calls = []
 
-    def spy(fn, count, jobs):
-        calls.append((count, jobs))
-        return fork_map(fn, count, jobs)
-    monkeypatch.setattr(select, "fork_map", spy)
-    monkeypatch.setattr(select, "_FORK_PAIRS", 0)     # fork even for these small classes
+    def spy(name, pool_map):
+        def mapped(fn, count, jobs):
+            calls.append((name, count, jobs))
+            return pool_map(fn, count, jobs)
+        return mapped
+    monkeypatch.setattr(select, "fork_map", spy("fork", fork_map))
+    monkeypatch.setattr(select, "thread_map", spy("thread", thread_map))
+    monkeypatch.setattr(select, "_FORK_PAIRS", 0)     # workers even for these small classes
     two = [r.number for r in select.select_rules(cands, bits, train.y, C, jobs=2)]
     assert two == one and len(one) > 0
-    assert calls and all(c == (11, 2) for c in calls)
+    way = "thread" if compiled and select._native is not None else "fork"
+    assert calls and all(c == (way, 11, 2) for c in calls)
 
 
 def test_fit_with_jobs_writes_the_same_yaml_and_does_not_record_jobs():

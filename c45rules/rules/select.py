@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..workers import fork_map, give_back_memory
+from ..workers import fork_map, give_back_memory, thread_map
 from .cases import PackedCases, pack_cases
 from .coding import CODE_WEIGHT, ExceptionCoder, log2_or_zero, log_fact
 from .generalize import CandidateRule
@@ -498,6 +498,26 @@ class _ClassSearch:
 
     def _climb_native(self, inside: np.ndarray) -> bool:
         """hill_climb in the compiled module (same steps, same doubles); False if it declines."""
+        got = self._native_trial(inside, self.best_cost)
+        if got is None:
+            return False
+        cost, best = got
+        if best is not None:
+            self.best_cost, self.best = cost, best
+        return True
+
+    def _native_trial(self, inside: np.ndarray, best_cost: float) -> tuple[float, np.ndarray | None] | None:
+        """A compiled climb from `inside`: (least cost, its subset if below best_cost), None if
+        it declines. It changes nothing here, so trials can climb in threads."""
+        head, tail = self._native_call()
+        got = _native.climb(*head, inside.astype(np.uint8), *tail, best_cost)
+        if got is None:
+            return None
+        cost, best, _ = got
+        return cost, None if best is None else np.frombuffer(best, dtype=np.uint8).astype(bool)
+
+    def _native_call(self) -> tuple:
+        """The compiled climb's arguments but the start and the bound (made once)."""
         if self._native_args is None:
             k = len(self.rules)
             self._native_args = (
@@ -510,14 +530,7 @@ class _ClassSearch:
                 np.array([log2_or_zero(s) for s in range(k + 2)]),
                 self.n, self.n_pos, self.coder.log2_n,
             )
-        head, tail = self._native_args
-        got = _native.climb(*head, inside.astype(np.uint8), *tail, self.best_cost)
-        if got is None:
-            return False
-        cost, best, _ = got
-        if best is not None:
-            self.best_cost, self.best = cost, np.frombuffer(best, dtype=np.uint8).astype(bool)
-        return True
+        return self._native_args
 
     def exhaustive(self) -> None:
         k = len(self.rules)
@@ -553,7 +566,15 @@ class _ClassSearch:
         # later trials start with more rules and climb longer: handed out first, so that
         # two workers finish together
         last = len(starts) - 1
-        found = fork_map(lambda i: climb(last - i), len(starts), jobs)[::-1]
+        if self.packed is not None and jobs != 1:
+            # the compiled climb lets go of the GIL and keeps its state to itself: threads
+            # share the case index instead of forked workers each touching their copy
+            self._native_call()
+            found = thread_map(lambda i: self._native_trial(starts[last - i], math.inf), len(starts), jobs)[::-1]
+            # a trial the compiled climb declines climbs in numpy, here
+            found = [climb(t) if got is None else got for t, got in enumerate(found)]
+        else:
+            found = fork_map(lambda i: climb(last - i), len(starts), jobs)[::-1]
         # a trial's best is its first least cost, and in trial order only a strictly
         # lower cost replaces the best so far: the same subset as one climb after another
         best_cost, best = math.inf, None
