@@ -109,7 +109,8 @@ def _tree_options() -> argparse.ArgumentParser:
     g.add_argument("-s", "--subset", action="store_true", help="tests on subsets of discrete values")
     g = p.add_argument_group("speed")
     g.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
-                   help="worker processes (default 1; -1: one per core); the results do not depend on it")
+                   help="workers: threads for the compiled steps, else processes (default 1; -1: one per"
+                        " core); the results do not depend on it")
     return p
 
 
