@@ -951,6 +951,29 @@ static void release_views(Py_buffer *v, Py_ssize_t count) {
         if (v[i].obj) PyBuffer_Release(&v[i]);
 }
 
+/* take_conditions for leaf_order and truth_rows, the columns' views made here (*cols, one
+ * per attribute); close_conditions lets go of what it took. */
+static int open_conditions(Gen *g, Py_buffer *v, PyObject *columns, Py_buffer **cols, int64_t n,
+                           Py_ssize_t n_keys, const char *who) {
+    *cols = calloc((size_t)PyTuple_GET_SIZE(columns) + 1, sizeof(Py_buffer));
+    if (!*cols) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return take_conditions(g, v, columns, *cols, n, n_keys, who);
+}
+
+static void close_conditions(Gen *g, Py_buffer *cols, Py_ssize_t n_attr) {
+    free(g->col);
+    free(g->continuous);
+    g->col = NULL;
+    g->continuous = NULL;
+    if (cols) {
+        release_views(cols, n_attr);
+        free(cols);
+    }
+}
+
 PyDoc_STRVAR(threshold_rows_doc,
 "threshold_rows(n, ranked) -> bytes\n\n"
 "For a continuous column of n cases and its known cases' bit positions by value (int32):\n"
@@ -993,18 +1016,14 @@ static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
-    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
-    Py_buffer *cols = calloc((size_t)n_attr + 1, sizeof(Py_buffer));
+    Py_buffer *cols = NULL;
     int64_t *order = NULL, *size = NULL, depth = 0, done_n = 0;
     int32_t **at = NULL;
     int32_t *path = NULL;
     uint8_t *seen = NULL;
     int64_t n_leaves = v[9].len / 8 - 1, max_depth = 1;
-    if (!cols) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (take_conditions(&g, v, columns, cols, n, n_keys, "leaf_order") || check_leaves(&g, &v[9], &v[10], "leaf_order"))
+    if (open_conditions(&g, v, columns, &cols, n, n_keys, "leaf_order")
+        || check_leaves(&g, &v[9], &v[10], "leaf_order"))
         goto done;
     const int64_t *leaf_ptr = v[9].buf;
     const int32_t *leaf_cond = v[10].buf;
@@ -1058,12 +1077,7 @@ done:
     free(seen);
     free(order);
     free(g.flags);
-    free(g.col);
-    free(g.continuous);
-    if (cols) {
-        release_views(cols, n_attr);
-        free(cols);
-    }
+    close_conditions(&g, cols, PyTuple_GET_SIZE(columns));
     release_views(v, 11);
     return out;
 }
@@ -1089,16 +1103,11 @@ static PyObject *py_truth_rows(PyObject *self, PyObject *args) {
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
-    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
-    Py_buffer *cols = calloc((size_t)n_attr + 1, sizeof(Py_buffer));
+    Py_buffer *cols = NULL;
     int64_t n = v[9].len / 4;
     PyObject *rows = NULL, *empty = NULL, *wrong = NULL;
     uint8_t *done_key = NULL;
-    if (!cols) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (take_conditions(&g, v, columns, cols, n, n_keys, "truth_rows")) goto done;
+    if (open_conditions(&g, v, columns, &cols, n, n_keys, "truth_rows")) goto done;
     if (v[10].len != n * 8 || n_classes < 0) {
         PyErr_SetString(PyExc_ValueError, "truth_rows: array sizes do not agree");
         goto done;
@@ -1142,12 +1151,7 @@ done:
     Py_XDECREF(wrong);
     free(done_key);
     free(g.flags);
-    free(g.col);
-    free(g.continuous);
-    if (cols) {
-        release_views(cols, n_attr);
-        free(cols);
-    }
+    close_conditions(&g, cols, PyTuple_GET_SIZE(columns));
     release_views(v, 11);
     return out;
 }
