@@ -9,9 +9,12 @@
  *     (64 per word), and the recount over the words where at most one remaining level has
  *     no true case (found 64 words at a time from per-level empty-word bits);
  *   - a threshold's row from the attribute's nearest precomputed row (threshold_rows) with
- *     the cases valued in between flipped; a discrete test's row made once per value;
+ *     the cases valued in between flipped; a discrete test's row made once per value
+ *     (truth_rows, before the runs, which share it);
  *   - rates of (cases, errors) pairs from the caller's `rate` (the one home of AddErrs is
  *     estimate.py), cached here; the Fisher test, when asked for, also from the caller.
+ *     These calls are the only time the loop holds the GIL (and growing a cover buffer), so
+ *     runs of leaves can go in threads.
  * Each rule that survives is kept with its levels in the order c4.5rules prints them and
  * its cover, duplicates merged, and returned when every leaf is done. leaf_order makes
  * the cases' leaf-by-leaf order the bit rows use. The tests check that the compiled and
