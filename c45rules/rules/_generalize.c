@@ -93,7 +93,6 @@ typedef struct {
     const uint64_t *key_rows, *key_empty;   /* per discrete/subset key: truth as bits, and its
                                                empty words (truth_rows: made once, shared by runs) */
     const uint64_t *wrong_rows;             /* per class: cases of another class, as bits */
-    int64_t n_keys, n_classes;
     Rate *rates;
     int64_t n_rates, rate_cap;
     /* per-leaf scratch */
@@ -882,7 +881,6 @@ static int take_conditions(Gen *g, Py_buffer *v, PyObject *columns, Py_buffer *c
     g->n = n;
     g->n_cond = n_cond;
     g->n_attr = n_attr;
-    g->n_keys = n_keys;
     g->kind = v[0].buf;
     g->attr = v[1].buf;
     g->outcome = v[2].buf;
@@ -1210,7 +1208,6 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     }
     g.words = (n + 63) / 64;
     g.blocks = (g.words + 63) / 64;
-    g.n_classes = n_classes;
     g.y = v[0].buf;
     g.order = v[1].buf;
     g.cond_key = v[15].buf;

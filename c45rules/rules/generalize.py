@@ -539,6 +539,7 @@ class _Compiled:
             np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
             if a in self.kinds else None for a in width)
         self.conds = conds
+        self.y = np.ascontiguousarray(data.y, dtype=np.int32)
         self.targets = np.array(targets, dtype=np.int32)
         self.default = default_errors[self.targets].astype(np.float64)
         self.n_classes = len(default_errors)
@@ -561,12 +562,12 @@ class _Compiled:
         self.threshold_rows = tuple(None if r is None else _native.threshold_rows(n, r) for r in self.ranks)
         # the discrete tests' and the classes' rows: each run made its own (a third of the
         # time of 32 runs at 1M cases)
-        self.truth = _native.truth_rows(np.ascontiguousarray(self.data.y, dtype=np.int32),
-                                        np.ascontiguousarray(order, dtype=np.int64), self.original,
-                                        *self.conditions, self.n_keys, self.n_classes)
+        self.truth = _native.truth_rows(self.y, order, self.original, *self.conditions, self.n_keys,
+                                        self.n_classes)
 
     def done(self) -> None:
-        """Let go of what only the runs read (the known cases by value, the threshold rows)."""
+        """Let go of what only the runs read (the known cases by value, the threshold and
+        truth rows)."""
         self.ranks = self.threshold_rows = self.truth = None
 
     def run(self, lo: int, hi: int, order: np.ndarray, rates: _Rates, fisher: float | None) -> tuple:
@@ -575,8 +576,7 @@ class _Compiled:
         As arrays (covers as one buffer per class) a run's rules cost no Python object each
         until they are made, once, after every run (a call per rule cost seconds at 1M)."""
         got = _native.generalise(
-            np.ascontiguousarray(self.data.y, dtype=np.int32), np.ascontiguousarray(order, dtype=np.int64),
-            self.original, self.ranks, self.threshold_rows, *self.conditions,
+            self.y, order, self.original, self.ranks, self.threshold_rows, *self.conditions,
             self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
             self.n_classes, lambda t, e: rates.compute(t, e, F32(0)),
             None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher),
