@@ -89,3 +89,38 @@ def test_subtree_raising_takes_every_field_of_the_raised_node():
     node.become(child)
     assert (node.klass, node.items, node.errors, node.kind, node.attribute, node.cut) == (2, 7.0, 1.5, "discrete", 3, 0.0)
     assert node.branches is child.branches and node.class_dist.tolist() == [1.0, 0.0, 6.0]
+
+
+def _fields(node):
+    return (node.klass, type(node.klass), node.items, node.errors, node.kind, node.attribute, node.cut,
+            node.subsets, node.class_dist.dtype, node.class_dist.tolist(), len(node.branches))
+
+
+@pytest.mark.parametrize("name,subset", [("crx", False), ("crx", True), ("labor", False)])
+def test_flat_tree_rebuilds_the_same_tree(name, subset):
+    import reference as R
+    from c45rules.data import load_stem
+    from c45rules.tree.node import FlatTree
+
+    train, _ = load_stem(R.stem(name))
+    grown = grow_tree(train, subset=subset)
+    for tree in (grown, prune_tree(grown, train)):
+        again = FlatTree(tree).rebuilt()
+        # node for node, depth first, every field; no node shared with the original
+        pairs = list(zip(tree.walk(), again.walk(), strict=True))
+        assert [_fields(a) for a, _ in pairs] == [_fields(b) for _, b in pairs]
+        assert not {id(a) for a, _ in pairs} & {id(b) for _, b in pairs}
+        assert (classify(again, train) == classify(tree, train)).all()
+    if subset:
+        assert any(n.kind == "subset" for n in grown.walk())
+
+
+def test_flat_tree_keeps_class_distributions_of_mixed_types():
+    from c45rules.tree.node import FlatTree, Node
+    leaf = Node(1, 2.0, 0.0, np.array([0.0, 2.0]))            # float64, as a hand-made tree may hold
+    root = Node(0, 5.0, 2.0, np.array([3.0, 2.0], dtype=np.float32), "threshold", 0, 1.5, (),
+                [Node(0, 3.0, 0.0, np.array([3.0, 0.0], dtype=np.float32)), leaf])
+    again = FlatTree(root).rebuilt()
+    assert [n.class_dist.dtype for n in again.walk()] == [np.float32, np.float32, np.float64]
+    assert again.branches[1].class_dist.tolist() == [0.0, 2.0] and again.branches[1].class_dist is not leaf.class_dist
+    assert (again.kind, again.cut, [b.klass for b in again.branches]) == ("threshold", 1.5, [0, 1])
