@@ -1,7 +1,8 @@
 """Candidate rules: one per leaf of the unpruned tree with at least one case (spec 7.2)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Iterator
 
 import numpy as np
@@ -64,3 +65,81 @@ def leaf_paths(tree: Node) -> Iterator[tuple[tuple[CondTest, ...], Node]]:
             children.append((child, path + (t,)))
         stack.extend(reversed(children))
 
+
+
+@dataclass
+class PathTable:
+    """The leaves' paths of leaf_paths as rows of condition numbers, and the conditions as
+    arrays: what the compiled generalisation reads, without a CondTest or a tuple per path
+    (those cost over 100 MB at 1M cases); `condition` makes a condition's CondTest when asked."""
+
+    kind: np.ndarray          # per condition: DISCRETE, THRESHOLD or SUBSET (int32)
+    attribute: np.ndarray     # int32
+    outcome: np.ndarray       # int32
+    cut: np.ndarray           # float64, 0 but for thresholds
+    node: np.ndarray          # int64: id of the tested node, as CondTest.node
+    values: dict[int, frozenset]    # subset conditions' values
+    leaf_ptr: np.ndarray      # leaf r's conditions are leaf_cond[leaf_ptr[r]:leaf_ptr[r + 1]] (int64)
+    leaf_cond: np.ndarray     # int32
+    leaf_class: np.ndarray    # int32
+    made: dict[int, CondTest] = field(default_factory=dict, repr=False)
+
+    def condition(self, c: int) -> CondTest:
+        """Condition c as a CondTest (one object per condition, as leaf_paths shares them)."""
+        got = self.made.get(c)
+        if got is None:
+            got = self.made[c] = CondTest(int(self.attribute[c]), int(self.kind[c]), int(self.outcome[c]),
+                                          float(self.cut[c]), self.values.get(c, frozenset()), int(self.node[c]))
+        return got
+
+
+_KIND_CODE = {"leaf": 0, "discrete": DISCRETE, "threshold": THRESHOLD, "subset": SUBSET}
+
+
+def path_table(tree: Node) -> PathTable:
+    """The paths leaf_paths gives, those with at least one condition, as a PathTable."""
+    nodes = list(tree.walk())            # depth first, as leaf_paths visits them
+    kind, attribute, cut, items, klass = zip(*map(attrgetter("kind", "attribute", "cut", "items", "klass"), nodes))
+    kind = np.array([_KIND_CODE[k] for k in kind], dtype=np.int32)
+    ids = np.array([id(n) for n in nodes], dtype=np.int64)
+    subsets = {i: n.subsets for i, n in enumerate(nodes) if n.kind == "subset"}
+    # each node's parent and branch number: depth first, a node's children follow it in turn
+    n = len(nodes)
+    parent, branch, depth = [-1] * n, [0] * n, [0] * n
+    open_nodes: list[list[int]] = []      # [node, next branch, branches left]
+    for i, node in enumerate(nodes):
+        if open_nodes:
+            top = open_nodes[-1]
+            parent[i], branch[i], depth[i] = top[0], top[1], depth[top[0]] + 1
+            top[1] += 1
+            top[2] -= 1
+            if not top[2]:
+                open_nodes.pop()
+        if node.branches:
+            open_nodes.append([i, 0, len(node.branches)])
+    del nodes, open_nodes
+    up, out, depth = (np.array(a, dtype=np.int64) for a in (parent, branch, depth))
+    leaves = np.flatnonzero((kind == 0) & (np.array(items) >= 1) & (depth > 0))
+    # a leaf's conditions are the edges into the nodes on its path: rows of node numbers
+    # filled from the leaf up, by depth
+    width = int(depth[leaves].max()) if len(leaves) else 0
+    on_path = np.full((len(leaves), width), -1, dtype=np.int64)
+    at = leaves.copy()
+    rows = np.arange(len(leaves))
+    while len(at):
+        on_path[rows, depth[at] - 1] = at
+        above = up[at]
+        keep = depth[above] > 0
+        at, rows = above[keep], rows[keep]
+    edges = on_path[on_path >= 0]
+    # conditions numbered as they first appear along the leaves, which is depth first order
+    used, leaf_cond = np.unique(edges, return_inverse=True)
+    tested = up[used]
+    c_kind = kind[tested]
+    values = {c: subsets[parent[e]][branch[e]] for c, e in zip(np.flatnonzero(c_kind == SUBSET).tolist(),
+                                                                   used[c_kind == SUBSET].tolist())}
+    return PathTable(
+        c_kind, np.array(attribute, dtype=np.int32)[tested], out[used].astype(np.int32),
+        np.where(c_kind == THRESHOLD, np.array(cut, dtype=np.float64)[tested], 0.0), ids[tested], values,
+        np.concatenate([[0], np.cumsum(depth[leaves])]).astype(np.int64), leaf_cond.astype(np.int32),
+        np.array(klass, dtype=np.int32)[leaves])

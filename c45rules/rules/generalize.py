@@ -13,7 +13,6 @@ at most one condition holds for no case are looked at.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -24,7 +23,7 @@ from ..estimate import pessimistic_rate, rate_function
 from ..tree.node import Node
 from ..workers import fork_map, give_back_memory, no_collection, resolve_jobs, thread_map
 from .cases import PackedCases
-from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, leaf_paths
+from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, leaf_paths, path_table
 
 try:
     # the compiled generalisation (setup.py builds it when a C compiler is there)
@@ -421,7 +420,7 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
     if _native is not None and case_index == np.int32:
         # the compiled path keeps the paths as rows of condition numbers, not as tuples
         # (30 MB at 1M cases)
-        compiled, leaves = _Compiled(leaf_paths(tree), data, default_errors), None
+        compiled, leaves = _Compiled(tree, data, default_errors), None
         order = compiled.leaf_order()
         count = len(compiled.targets)
     else:
@@ -480,67 +479,44 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
 class _Compiled:
     """The leaves' paths as rows of conditions, and the columns, for the compiled module."""
 
-    def __init__(self, leaves: Iterable[tuple[tuple[CondTest, ...], Node]], data: Dataset,
-                 default_errors: np.ndarray):
+    def __init__(self, tree: Node, data: Dataset, default_errors: np.ndarray):
         self.data = data
-        # by identity: neighbouring leaves share their path's condition objects (hashing
-        # the conditions' values cost over a second at 1M cases)
-        cond_id: dict[int, int] = {}
-        conds: list[CondTest] = []
+        self.paths = paths = path_table(tree)
+        kind, attribute, outcome = paths.kind, paths.attribute, paths.outcome
+        # discrete and subset truth depends on the attribute and values only: one key each
         key_id: dict[tuple, int] = {}
-        keys: list[int] = []
-        leaf_cond: list[int] = []
-        leaf_ptr = [0]
-        targets: list[int] = []
-        for path, leaf in leaves:
-            if not path:
-                continue    # a tree that is one leaf has no rule
-            targets.append(leaf.klass)
-            for t in path:
-                c = cond_id.get(id(t))
-                if c is None:
-                    c = cond_id[id(t)] = len(conds)
-                    conds.append(t)
-                    if t.kind == THRESHOLD:
-                        keys.append(-1)
-                    else:
-                        # discrete and subset truth depends on the attribute and values only
-                        keys.append(key_id.setdefault((t.attribute, t.outcome if t.kind == DISCRETE else t.values),
-                                                      len(key_id)))
-                leaf_cond.append(c)
-            leaf_ptr.append(len(leaf_cond))
+        keys = np.full(len(kind), -1, dtype=np.int32)
+        for c in np.flatnonzero(kind != THRESHOLD).tolist():
+            keys[c] = key_id.setdefault((int(attribute[c]), paths.values[c] if kind[c] == SUBSET else int(outcome[c])),
+                                        len(key_id))
         # a subset test's values as a byte mask over the value codes
         masks: list[np.ndarray] = []
-        mask_off, mask_len, at = [], [], 0
-        for t in conds:
-            mask_off.append(at)
-            if t.kind == SUBSET:
-                m = np.zeros(max(t.values, default=-1) + 1, dtype=np.uint8)
-                m[list(t.values)] = 1
-                masks.append(m)
-                at += len(m)
-            mask_len.append(at - mask_off[-1])
-        # what a condition is to the duplicate test, as a number: a rule's key is then a few
-        # bytes (tuples of tuples were 80 MB for 117k rules at 1M cases)
-        same: dict[tuple, int] = {}
-        self.cond_key = np.array([same.setdefault(_condition_key(t), len(same)) for t in conds], dtype=np.int32)
-        self.conditions = (
-            np.array([t.kind for t in conds], dtype=np.int32), np.array([t.attribute for t in conds], dtype=np.int32),
-            np.array([t.outcome for t in conds], dtype=np.int32), np.array([t.cut for t in conds], dtype=np.float64),
-            np.array([t.node for t in conds], dtype=np.int64), np.array(keys, dtype=np.int32),
-            np.concatenate(masks) if masks else np.zeros(0, dtype=np.uint8), np.array(mask_off, dtype=np.int64),
-            np.array(mask_len, dtype=np.int32))
+        mask_off = np.zeros(len(kind), dtype=np.int64)
+        mask_len = np.zeros(len(kind), dtype=np.int32)
+        at = 0
+        for c, values in sorted(paths.values.items()):
+            m = np.zeros(max(values, default=-1) + 1, dtype=np.uint8)
+            m[list(values)] = 1
+            masks.append(m)
+            mask_off[c], mask_len[c] = at, len(m)
+            at += len(m)
+        # what a condition is to the duplicate test (_condition_key), as a number: a rule's key
+        # is then a few bytes (tuples of tuples were 80 MB for 117k rules at 1M cases)
+        threshold, subset = kind == THRESHOLD, kind == SUBSET
+        same = np.stack([attribute, kind, np.where(threshold, paths.cut + 0.0, 0.0).view(np.int64),
+                         np.where(threshold, 0, outcome), np.where(subset, paths.node, 0)], axis=1)
+        self.cond_key = np.unique(same, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int32)
+        self.conditions = (kind, attribute, outcome, paths.cut, paths.node, keys,
+                           np.concatenate(masks) if masks else np.zeros(0, dtype=np.uint8), mask_off, mask_len)
         self.n_keys = len(key_id)
-        self.leaf_ptr = np.array(leaf_ptr, dtype=np.int64)
-        self.leaf_cond = np.array(leaf_cond, dtype=np.int32)
-        self.kinds = {t.attribute: t.kind for t in conds}
+        self.leaf_ptr, self.leaf_cond = paths.leaf_ptr, paths.leaf_cond
+        self.kinds = dict(zip(attribute.tolist(), kind.tolist()))
         width = range(len(data.columns))
         self.original = tuple(
             np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
             if a in self.kinds else None for a in width)
-        self.conds = conds
         self.y = np.ascontiguousarray(data.y, dtype=np.int32)
-        self.targets = np.array(targets, dtype=np.int32)
+        self.targets = paths.leaf_class
         self.default = default_errors[self.targets].astype(np.float64)
         self.n_classes = len(default_errors)
 
@@ -595,10 +571,10 @@ class _Compiled:
         leaf_at, kept, kept_at, t0, e0, error, covers, cover_lo, cover_hi, rule_keys, key_at = part
         # each kept level's condition: the path of rule r's leaf is leaf_cond[leaf_ptr[leaf]:]
         kept = self.leaf_cond[np.repeat(self.leaf_ptr[leaf_at], np.diff(kept_at)) + np.frombuffer(kept, dtype=np.int32)]
-        kept, kept_at, conds = kept.tolist(), kept_at.tolist(), self.conds
+        kept, kept_at, cond = kept.tolist(), kept_at.tolist(), self.paths.condition
         covers = {klass: np.frombuffer(buf, dtype=np.uint8) for klass, buf in covers.items()}
         for r, klass in enumerate(self.targets[leaf_at].tolist()):
-            rule = CandidateRule(0, tuple(conds[c] for c in kept[kept_at[r]:kept_at[r + 1]]), klass, float(error[r]),
+            rule = CandidateRule(0, tuple(map(cond, kept[kept_at[r]:kept_at[r + 1]])), klass, float(error[r]),
                                  int(t0[r]), int(e0[r]),
                                  PackedCases(covers[klass], int(cover_lo[r]), int(cover_hi[r]), int(t0[r])))
             yield (rule_keys[4 * key_at[r]:4 * key_at[r + 1]], rule) if keys else rule

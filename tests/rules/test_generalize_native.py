@@ -8,7 +8,7 @@ import pytest
 import c45rules.rules.generalize as generalize
 import reference as R
 from c45rules.data import load_stem
-from c45rules.rules.extract import leaf_paths
+from c45rules.rules.extract import SUBSET, leaf_paths
 from c45rules.rules.generalize import _Compiled, _leaf_order, generalise_rules, known_by_value
 from c45rules.tree.grow import grow_tree
 
@@ -53,7 +53,7 @@ def test_compiled_leaf_order_equals_numpy(stem, subset):
     tree = grow_tree(train, subset=subset)
     leaves = [(p, leaf) for p, leaf in leaf_paths(tree) if p]
     class_n = np.bincount(train.y, minlength=len(train.schema.classes))
-    compiled = _Compiled(leaves, train, class_n).leaf_order()
+    compiled = _Compiled(tree, train, class_n).leaf_order()
     plain = _leaf_order(leaves, train)
     assert sorted(compiled.tolist()) == list(range(train.n))
     assert compiled.tolist() == plain.tolist()
@@ -170,3 +170,20 @@ def test_an_error_in_a_threaded_run_reaches_the_caller(monkeypatch):
     monkeypatch.setattr(generalize._Rates, "compute", failing)
     with pytest.raises(ArithmeticError, match="no rate for"):
         generalise_rules(tree, train, jobs=2)
+
+
+@pytest.mark.parametrize("stem, subset", [("crx", False), ("soybean", True), ("letter", False)])
+def test_path_table_holds_the_paths_leaf_paths_gives(stem, subset):
+    from c45rules.rules.extract import path_table
+    train, _ = load_stem(R.stem(stem))
+    tree = grow_tree(train, subset=subset)
+    table = path_table(tree)
+    leaves = [(p, leaf) for p, leaf in leaf_paths(tree) if p]
+    rows = [[table.condition(c) for c in table.leaf_cond[a:b].tolist()]
+            for a, b in zip(table.leaf_ptr[:-1].tolist(), table.leaf_ptr[1:].tolist())]
+    assert rows == [list(p) for p, _ in leaves]
+    assert table.leaf_class.tolist() == [leaf.klass for _, leaf in leaves]
+    # one CondTest per condition, as leaf_paths shares them between neighbouring leaves
+    assert table.condition(5) is table.condition(5)
+    assert len(table.kind) == len({id(t) for p, _ in leaves for t in p})
+    assert (SUBSET in table.kind.tolist()) == subset
