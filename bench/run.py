@@ -219,7 +219,7 @@ def child_ours(stem: str, dataset: str, repeat: int, profile: str | None, jobs: 
                       workers=jobs != 1)
         rules = _stage("rules", peak, baseline, lambda: learn_rules(tree, data, jobs=jobs)[0], profile,
                        dataset, workers=jobs != 1)
-        _emit(event="info", unpruned_size=tree.unpruned.size(), pruned_size=tree.pruned.size(),
+        _emit(event="info", unpruned_size=len(tree.unpruned_flat), pruned_size=tree.pruned.size(),
               rules=len(rules.rules))
         _stage("predict", peak, baseline, lambda: rules.predict(data), profile, dataset)
         if data.n != MILLION:  # RuleSet.predict at 1M rows even where learning at 1M is out of reach

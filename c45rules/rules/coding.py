@@ -68,10 +68,14 @@ class ExceptionCoder:
 
     def __init__(self, n: int):
         self.n = n
-        j = np.arange(2 * n + 1, dtype=np.float64)
+        # in place: the tables are 24 MB at 1M cases, their temporaries were twice that
+        self.log2_half = lg = np.arange(2 * n + 1, dtype=np.float64)
+        np.divide(lg, 2, out=lg)
         with np.errstate(divide="ignore"):
-            self.log2_half = np.where(j > 0, np.log2(j / 2), 0.0)
-        self.total_log2 = np.arange(n + 1) * self.log2_half[0::2]     # t * log2(t), the first term of B
+            np.log2(lg, out=lg)
+        lg[0] = 0.0
+        self.total_log2 = np.arange(n + 1, dtype=np.float64)        # t * log2(t), the first term of B
+        np.multiply(self.total_log2, lg[0::2], out=self.total_log2)
         self.log2_n = log2_or_zero(n)
 
     def _b(self, total: np.ndarray, e: np.ndarray, twice_x: np.ndarray) -> np.ndarray:

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Iterator
 
 import numpy as np
 
 from ..data.schema import Dataset
-from ..tree.node import Node
+from ..tree.node import FlatTree, Node
 
 DISCRETE, THRESHOLD, SUBSET = 1, 2, 3   # c4.5 node types; their order matters (spec 7.3)
 
@@ -22,7 +21,8 @@ class CondTest:
     outcome: int              # discrete: value code; threshold: 0 (<=) or 1 (>); subset: branch
     cut: float = 0.0
     values: frozenset = frozenset()
-    node: int = 0             # identity of the tree node (subset tests compare by it, spec 7.2)
+    node: int = 0             # the tested node's number, depth first from 0 at the root: its
+                              # identity (subset tests compare by it, spec 7.2)
 
     def __setstate__(self, state) -> None:
         # pickles made before slots (a trace inside a fitted estimator) hold a dict
@@ -48,8 +48,10 @@ class CondTest:
 def leaf_paths(tree: Node) -> Iterator[tuple[tuple[CondTest, ...], Node]]:
     """(conditions from the root, leaf) for every leaf with >= 1 case, depth first."""
     stack: list[tuple[Node, tuple[CondTest, ...]]] = [(tree, ())]
+    number = -1             # nodes leave the stack depth first: this is the node's number
     while stack:
         node, path = stack.pop()
+        number += 1
         if node.is_leaf:
             if node.items >= 1:
                 yield path, node
@@ -57,14 +59,13 @@ def leaf_paths(tree: Node) -> Iterator[tuple[tuple[CondTest, ...], Node]]:
         children = []
         for v, child in enumerate(node.branches):
             if node.kind == "threshold":
-                t = CondTest(node.attribute, THRESHOLD, v, cut=node.cut, node=id(node))
+                t = CondTest(node.attribute, THRESHOLD, v, cut=node.cut, node=number)
             elif node.kind == "discrete":
-                t = CondTest(node.attribute, DISCRETE, v, node=id(node))
+                t = CondTest(node.attribute, DISCRETE, v, node=number)
             else:
-                t = CondTest(node.attribute, SUBSET, v, values=node.subsets[v], node=id(node))
+                t = CondTest(node.attribute, SUBSET, v, values=node.subsets[v], node=number)
             children.append((child, path + (t,)))
         stack.extend(reversed(children))
-
 
 
 @dataclass
@@ -77,7 +78,7 @@ class PathTable:
     attribute: np.ndarray     # int32
     outcome: np.ndarray       # int32
     cut: np.ndarray           # float64, 0 but for thresholds
-    node: np.ndarray          # int64: id of the tested node, as CondTest.node
+    node: np.ndarray          # int64: the tested node's number, as CondTest.node
     values: dict[int, frozenset]    # subset conditions' values
     leaf_ptr: np.ndarray      # leaf r's conditions are leaf_cond[leaf_ptr[r]:leaf_ptr[r + 1]] (int64)
     leaf_cond: np.ndarray     # int32
@@ -93,21 +94,15 @@ class PathTable:
         return got
 
 
-_KIND_CODE = {"leaf": 0, "discrete": DISCRETE, "threshold": THRESHOLD, "subset": SUBSET}
-
-
-def path_table(tree: Node) -> PathTable:
+def path_table(tree: Node | FlatTree) -> PathTable:
     """The paths leaf_paths gives, those with at least one condition, as a PathTable."""
-    nodes = list(tree.walk())            # depth first, as leaf_paths visits them
-    kind, attribute, cut, items, klass = zip(*map(attrgetter("kind", "attribute", "cut", "items", "klass"), nodes))
-    kind = np.array([_KIND_CODE[k] for k in kind], dtype=np.int32)
-    ids = np.array([id(n) for n in nodes], dtype=np.int64)
-    subsets = {i: n.subsets for i, n in enumerate(nodes) if n.kind == "subset"}
+    flat = tree if isinstance(tree, FlatTree) else FlatTree(tree)
+    kind = flat.kind.astype(np.int32)       # FlatTree's codes: 0 leaf, then as DISCRETE.. SUBSET
     # each node's parent and branch number: depth first, a node's children follow it in turn
-    n = len(nodes)
+    n = len(kind)
     parent, branch, depth = [-1] * n, [0] * n, [0] * n
     open_nodes: list[list[int]] = []      # [node, next branch, branches left]
-    for i, node in enumerate(nodes):
+    for i, fanout in enumerate(flat.fanout.tolist()):
         if open_nodes:
             top = open_nodes[-1]
             parent[i], branch[i], depth[i] = top[0], top[1], depth[top[0]] + 1
@@ -115,11 +110,10 @@ def path_table(tree: Node) -> PathTable:
             top[2] -= 1
             if not top[2]:
                 open_nodes.pop()
-        if node.branches:
-            open_nodes.append([i, 0, len(node.branches)])
-    del nodes, open_nodes
+        if fanout:
+            open_nodes.append([i, 0, fanout])
     up, out, depth = (np.array(a, dtype=np.int64) for a in (parent, branch, depth))
-    leaves = np.flatnonzero((kind == 0) & (np.array(items) >= 1) & (depth > 0))
+    leaves = np.flatnonzero((kind == 0) & (flat.items >= 1) & (depth > 0))
     # a leaf's conditions are the edges into the nodes on its path: rows of node numbers
     # filled from the leaf up, by depth
     width = int(depth[leaves].max()) if len(leaves) else 0
@@ -136,10 +130,10 @@ def path_table(tree: Node) -> PathTable:
     used, leaf_cond = np.unique(edges, return_inverse=True)
     tested = up[used]
     c_kind = kind[tested]
-    values = {c: subsets[parent[e]][branch[e]] for c, e in zip(np.flatnonzero(c_kind == SUBSET).tolist(),
-                                                                   used[c_kind == SUBSET].tolist())}
+    values = {c: flat.subsets[parent[e]][branch[e]] for c, e in zip(np.flatnonzero(c_kind == SUBSET).tolist(),
+                                                                        used[c_kind == SUBSET].tolist())}
     return PathTable(
-        c_kind, np.array(attribute, dtype=np.int32)[tested], out[used].astype(np.int32),
-        np.where(c_kind == THRESHOLD, np.array(cut, dtype=np.float64)[tested], 0.0), ids[tested], values,
-        np.concatenate([[0], np.cumsum(depth[leaves])]).astype(np.int64), leaf_cond.astype(np.int32),
-        np.array(klass, dtype=np.int32)[leaves])
+        c_kind, flat.attribute[tested].astype(np.int32), out[used].astype(np.int32),
+        np.where(c_kind == THRESHOLD, flat.cut[tested], 0.0), tested, values,
+        np.concatenate([[0], np.cumsum(depth[leaves])]).astype(np.int64), leaf_cond.astype(np.int32).reshape(-1),
+        flat.klass[leaves].astype(np.int32))

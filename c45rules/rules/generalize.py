@@ -20,7 +20,7 @@ import numpy as np
 
 from ..data.schema import Dataset
 from ..estimate import pessimistic_rate, rate_function
-from ..tree.node import Node
+from ..tree.node import FlatTree, Node
 from ..workers import fork_map, give_back_memory, no_collection, resolve_jobs, thread_map
 from .cases import PackedCases
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, leaf_paths, path_table
@@ -347,8 +347,11 @@ class _Rates:
         self.known: dict[tuple[int, int], tuple[float, float]] = {}
         # with no errors AddErrs takes an exp: done for every possible count in one call.
         # With errors it takes none, and its float path gives the same doubles as the array one
-        cases = np.arange(1, n + 1, dtype=np.float64)
-        self.no_error = np.concatenate([[F32(0)], pessimistic_rate(cases, np.zeros(n), cf).astype(F32)])
+        # a block at a time: the formula's temporaries for all n at once were 100 MB at 1M cases
+        self.no_error = np.zeros(n + 1, dtype=F32)
+        for lo in range(1, n + 1, 1 << 16):
+            cases = np.arange(lo, min(lo + (1 << 16), n + 1), dtype=np.float64)
+            self.no_error[lo:lo + len(cases)] = pessimistic_rate(cases, np.zeros(len(cases)), cf)
 
     def __call__(self, t: list[int], e: list[int], default_error: F32) -> tuple[list[float], list[float]]:
         got = list(map(self.known.get, zip(t, e)))
@@ -401,16 +404,17 @@ def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
-def generalise_rules(tree: Node, data: Dataset, *, cf: float = 0.25,
+def generalise_rules(tree: Node | FlatTree, data: Dataset, *, cf: float = 0.25,
                      fisher: float | None = None, jobs: int = 1) -> list[CandidateRule]:
-    """Extract, generalise and de-duplicate the rules of the unpruned tree (spec 7.2-7.5)."""
+    """Extract, generalise and de-duplicate the rules of the unpruned tree (spec 7.2-7.5),
+    given as its nodes or flat."""
     with no_collection():       # a few objects per leaf, hundreds of thousands at scale
         rules = _generalise_all(tree, data, cf, fisher, jobs)
     give_back_memory()          # the pools and rows, before the subset search's index
     return rules
 
 
-def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, jobs: int) -> list[CandidateRule]:
+def _generalise_all(tree: Node | FlatTree, data: Dataset, cf: float, fisher: float | None, jobs: int) -> list[CandidateRule]:
     y = data.y
     n = data.n
     class_n = np.bincount(y, minlength=len(data.schema.classes))
@@ -422,9 +426,11 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
         # (30 MB at 1M cases)
         compiled, leaves = _Compiled(tree, data, default_errors), None
         order = compiled.leaf_order()
+        give_back_memory()      # the paths' scratch (70 MB at 1M cases), before the rows
         count = len(compiled.targets)
     else:
-        compiled, leaves = None, [(path, leaf) for path, leaf in leaf_paths(tree) if path]
+        nodes = tree.rebuilt() if isinstance(tree, FlatTree) else tree
+        compiled, leaves = None, [(path, leaf) for path, leaf in leaf_paths(nodes) if path]
         order = _leaf_order(leaves, data)
         count = len(leaves)
     columns = _InBitOrder(data, order)
@@ -479,7 +485,7 @@ def _generalise_all(tree: Node, data: Dataset, cf: float, fisher: float | None, 
 class _Compiled:
     """The leaves' paths as rows of conditions, and the columns, for the compiled module."""
 
-    def __init__(self, tree: Node, data: Dataset, default_errors: np.ndarray):
+    def __init__(self, tree: Node | FlatTree, data: Dataset, default_errors: np.ndarray):
         self.data = data
         self.paths = paths = path_table(tree)
         kind, attribute, outcome = paths.kind, paths.attribute, paths.outcome

@@ -234,7 +234,8 @@ class _ClassSearch:
     own side, Right and Wrong, which _Cells exploits to find the best toggle.
     """
 
-    def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, n: int):
+    def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, n: int,
+                 coder: ExceptionCoder | None = None):
         self.rules = rules
         self.bits = bits
         self.n = n
@@ -253,15 +254,24 @@ class _ClassSearch:
             r_lo, r_hi, data = packed_pairs(rules, firing)
             c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, n)
             self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=np.int64), np.frombuffer(c_data, dtype=np.uint16))
+            give_back_memory()      # the index's scratch (48 MB at 1M cases), before the climbs
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
         self.best: np.ndarray | None = None
-        self.coder = ExceptionCoder(n)
+        self.coder = coder or ExceptionCoder(n)
         self.cells = _Cells(self.bits)
-        # Bits(r) in units of 2^-1074 (every double is a whole number of them): the subset's
-        # sum is kept exact under toggles and rounded once, as math.fsum would give it
-        self.grains = [(num << _GRAIN) // den for num, den in (float(b).as_integer_ratio() for b in self.bits)]
+        self._grains: list[int] | None = None
         self._native_args: tuple | None = None
+
+    @property
+    def grains(self) -> list[int]:
+        """Bits(r) in units of 2^-1074 (every double is a whole number of them), for the numpy
+        steps: the subset's sum is kept exact under toggles and rounded once, as math.fsum
+        would give it. Made when first needed (10 MB of big integers at 1M cases, which the
+        compiled climb does not read)."""
+        if self._grains is None:
+            self._grains = [(num << _GRAIN) // den for num, den in (float(b).as_integer_ratio() for b in self.bits)]
+        return self._grains
 
     def _index(self, covers: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(r_case, c_ptr, c_rule) as arrays, for the numpy steps: the covers one after
@@ -608,13 +618,14 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
     """The rules chosen for each class, class by class (spec 7.6)."""
     rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
+    coder = ExceptionCoder(len(y))      # the same tables for every class
     for c in range(n_classes):
         mine = [r for r in rules if r.klass == c]
         if not mine:
             continue
         search = None       # the last class's search is freed before this one is built
         give_back_memory()
-        search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == c, len(y))
+        search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == c, len(y), coder)
         if len(mine) <= EXHAUSTIVE_LIMIT:
             search.exhaustive()
         elif annealing:

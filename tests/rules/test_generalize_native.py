@@ -187,3 +187,16 @@ def test_path_table_holds_the_paths_leaf_paths_gives(stem, subset):
     assert table.condition(5) is table.condition(5)
     assert len(table.kind) == len({id(t) for p, _ in leaves for t in p})
     assert (SUBSET in table.kind.tolist()) == subset
+
+
+def test_a_condition_names_its_node_by_number_depth_first():
+    train, _ = load_stem(R.stem("crx"))
+    tree = grow_tree(train)
+    nodes = list(tree.walk())
+    seen = 0
+    for path, leaf in leaf_paths(tree):
+        for t, below in zip(path, path[1:] + (None,)):
+            tested = nodes[t.node]
+            assert (tested.attribute, tested.kind != "leaf") == (t.attribute, True)
+            seen += 1
+    assert seen > 100

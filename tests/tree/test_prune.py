@@ -124,3 +124,27 @@ def test_flat_tree_keeps_class_distributions_of_mixed_types():
     assert [n.class_dist.dtype for n in again.walk()] == [np.float32, np.float32, np.float64]
     assert again.branches[1].class_dist.tolist() == [0.0, 2.0] and again.branches[1].class_dist is not leaf.class_dist
     assert (again.kind, again.cut, [b.klass for b in again.branches]) == ("threshold", 1.5, [0, 1])
+
+
+def test_tree_keeps_the_unpruned_tree_flat_and_makes_its_nodes_once():
+    import pickle
+
+    import reference as R
+    from c45rules.data import load_stem
+    from c45rules.estimator import learn_tree
+    from c45rules.tree.node import FlatTree, Tree
+
+    train, _ = load_stem(R.stem("crx"))
+    tree = learn_tree(train)
+    assert tree._unpruned is None and isinstance(tree.unpruned_flat, FlatTree)
+    grown = grow_tree(train)
+    nodes = tree.unpruned
+    assert nodes is tree.unpruned and len(tree.unpruned_flat) == nodes.size() == grown.size() == 90
+    assert [_fields(a) for a in nodes.walk()] == [_fields(b) for b in grown.walk()]
+    back = pickle.loads(pickle.dumps(tree))
+    assert back._unpruned is None and [_fields(a) for a in back.unpruned.walk()] == [_fields(b) for b in grown.walk()]
+    assert back.pruned.size() == tree.pruned.size() and back.options == tree.options
+    # a pickle from before the flat form holds the nodes themselves
+    old = Tree.__new__(Tree)
+    old.__setstate__({"schema": train.schema, "unpruned": grown, "pruned": tree.pruned, "options": {}})
+    assert old.unpruned is grown and len(old.unpruned_flat) == 90
