@@ -1281,6 +1281,14 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
+    {
+        /* the pools, rows and scratch go before the rules' fields are copied out (a copy of
+           them is made while they are still held) */
+        Found found = g.found;
+        release(&g);
+        memset(&g, 0, sizeof(g));
+        g.found = found;
+    }
     out = found_result(&g.found, n_classes);
 done:
     found_free(&g.found, n_classes);
