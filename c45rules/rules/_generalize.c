@@ -1018,9 +1018,8 @@ static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
     Gen g;
     memset(&g, 0, sizeof(g));
     Py_buffer *cols = NULL;
-    int64_t *order = NULL, *size = NULL, depth = 0, done_n = 0;
-    int32_t **at = NULL;
-    int32_t *path = NULL;
+    int64_t *order = NULL, *hi = NULL, *cursor = NULL, depth = 0, done_n = 0;
+    int32_t *path = NULL, *cases = NULL, *rest = NULL;
     uint8_t *seen = NULL;
     int64_t n_leaves = v[9].len / 8 - 1, max_depth = 1;
     if (open_conditions(&g, v, columns, &cols, n, n_keys, "leaf_order")
@@ -1033,33 +1032,43 @@ static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
     order = malloc((size_t)n * 8 + 8);
     seen = calloc((size_t)n + 1, 1);
     g.flags = malloc((size_t)n + 1);
-    at = calloc((size_t)max_depth, sizeof(int32_t *));
-    size = calloc((size_t)max_depth, 8);
+    cases = malloc((size_t)n * 4 + 4);
+    rest = malloc((size_t)n * 4 + 4);
+    hi = calloc((size_t)max_depth + 1, 8);
+    cursor = calloc((size_t)max_depth + 1, 8);
     path = malloc((size_t)max_depth * 4);
-    if (!order || !seen || !g.flags || !at || !size || !path) {
+    if (!order || !seen || !g.flags || !cases || !rest || !hi || !cursor || !path) {
         PyErr_NoMemory();
         goto done;
     }
+    /* The cases are partitioned in place, node by node as the depth-first paths enter them
+     * (one array, not one per level: 4 MB a level at 1M cases, 60 levels deep). Level j's
+     * node holds cases[..hi[j]) from where its earlier branches stopped, cursor[j]: a
+     * branch takes, in case order, those of the rest that satisfy its condition. Sibling
+     * branches exclude each other, so none of their cases is owed to a later one. */
+    for (int64_t q = 0; q < n; q++) cases[q] = (int32_t)q;
+    hi[0] = n;
     for (int64_t i = 0; i < n_leaves; i++) {
         const int32_t *p = leaf_cond + leaf_ptr[i];
         int64_t m = leaf_ptr[i + 1] - leaf_ptr[i], keep = 0;
         while (keep < m && keep < depth && p[keep] == path[keep]) keep++;
         for (int64_t j = keep; j < m; j++) {
-            /* the cases reaching level j + 1: those of level j that satisfy its condition */
-            int64_t from = j ? size[j - 1] : n, count = 0;
-            if (!at[j] && !(at[j] = malloc((size_t)n * 4 + 4))) {
-                PyErr_NoMemory();
-                goto done;
+            int64_t from = cursor[j], count = hi[j] - from, took = 0, left = 0;
+            int32_t *at = cases + from;
+            holds(&g, p[j], at, 0, count, 0, g.flags);
+            for (int64_t q = 0; q < count; q++) {
+                if (g.flags[q]) at[took++] = at[q];
+                else rest[left++] = at[q];
             }
-            holds(&g, p[j], j ? at[j - 1] : NULL, 0, from, 0, g.flags);
-            for (int64_t q = 0; q < from; q++)
-                if (g.flags[q]) at[j][count++] = j ? at[j - 1][q] : (int32_t)q;
-            size[j] = count;
+            memcpy(at + took, rest, (size_t)left * 4);
+            cursor[j] = from + took;
+            cursor[j + 1] = from;
+            hi[j + 1] = from + took;
             path[j] = p[j];
         }
         depth = m;
-        for (int64_t q = 0; q < size[m - 1]; q++) {
-            int64_t c = at[m - 1][q];
+        for (int64_t q = cursor[m]; q < hi[m]; q++) {
+            int32_t c = cases[q];
             if (!seen[c]) {
                 seen[c] = 1;
                 order[done_n++] = c;
@@ -1070,10 +1079,10 @@ static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
         if (!seen[c]) order[done_n++] = c;
     out = PyBytes_FromStringAndSize((const char *)order, (Py_ssize_t)(n * 8));
 done:
-    if (at)
-        for (int64_t j = 0; j < max_depth; j++) free(at[j]);
-    free(at);
-    free(size);
+    free(cases);
+    free(rest);
+    free(hi);
+    free(cursor);
     free(path);
     free(seen);
     free(order);
