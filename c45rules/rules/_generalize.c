@@ -13,8 +13,8 @@
  *     (truth_rows, before the runs, which share it);
  *   - rates of (cases, errors) pairs from the caller's `rate` (the one home of AddErrs is
  *     estimate.py), cached here; the Fisher test, when asked for, also from the caller.
- *     These calls are the only time the loop holds the GIL (and growing a cover buffer), so
- *     runs of leaves can go in threads.
+ *     These calls are the only time the loop holds the GIL, so runs of leaves can go in
+ *     threads.
  * Each rule that survives is kept with its levels in the order c4.5rules prints them and
  * its cover, duplicates merged, and returned when every leaf is done. leaf_order makes
  * the cases' leaf-by-leaf order the bit rows use. The tests check that the compiled and
@@ -29,23 +29,128 @@
 
 #include "_varint.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 enum { DISCRETE = 1, THRESHOLD = 2, SUBSET = 3 };
-enum { SNAPSHOTS = 16 };
+enum { SNAPSHOTS = 16, MAX_DEPTH = INT16_MAX };
+
+/* The runs read the ranks as 3-byte little-endian positions while n <= 2^24 (60 MB instead of
+ * 80 for 20 continuous columns at 1M cases; generalise_rules narrows them the same way). */
+#define RANK_BYTES(n) ((n) <= (1 << 24) ? 3 : 4)
+
+static inline int64_t rank_at(const uint8_t *ranked, int bytes, int64_t i) {
+    const uint8_t *p = ranked + i * bytes;
+    int64_t r = (int64_t)p[0] | (int64_t)p[1] << 8 | (int64_t)p[2] << 16;
+    return bytes == 3 ? r : r | (int64_t)p[3] << 24;
+}
 
 typedef struct {
-    int32_t *cand, *failed;     /* case index; failed level or -1 */
+    int32_t *cand;              /* case index */
+    int16_t *failed;            /* its failed level or -1 (paths are at most MAX_DEPTH deep:
+                                   10 MB less at 1M cases than int32) */
     int64_t size, cap;
 } Pool;
 
 typedef struct {
     uint64_t key;               /* cases << 32 | errors, + 1 (0: empty slot) */
-    double actual, pess;
+    float actual, pess;         /* both single precision values (_Rates): exact as floats, and
+                                   16 bytes a slot, not 24 (a million slots at 1M cases) */
 } Rate;
+
+/* The buffers that grow through the runs (covers, pools, the rate table) take pages of their
+ * own on Linux, grown by mremap (no byte copied) and unmapped when freed. On the C heap each
+ * move left the old block behind as a hole, free but resident: 50-70 MB under the
+ * generalisation's peak at 1M cases. Elsewhere they are malloc'd. Contents are kept; new
+ * bytes are zero only when `zero` (a fresh mapping is zero already). */
+static void *pages_grow(void *p, size_t old, size_t size, int zero) {
+#ifdef __linux__
+    (void)zero;
+    void *q = p ? mremap(p, old, size, MREMAP_MAYMOVE)
+                : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return q == MAP_FAILED ? NULL : q;
+#else
+    uint8_t *q = realloc(p, size);
+    if (q && zero && size > old) memset(q + old, 0, size - old);
+    return q;
+#endif
+}
+
+static void pages_free(void *p, size_t size) {
+#ifdef __linux__
+    if (p) munmap(p, size);
+#else
+    (void)size;
+    free(p);
+#endif
+}
+
+/* A growing byte buffer of its own pages. */
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+} Region;
+
+static int region_reserve(Region *r, size_t need) {
+    if (need <= r->cap) return 0;
+    /* doubling costs nothing resident: pages never written to are never touched */
+    size_t cap = r->cap ? 2 * r->cap : (size_t)1 << 16;
+    while (cap < need) cap *= 2;
+    uint8_t *p = pages_grow(r->data, r->cap, cap, 0);
+    if (!p) return -1;
+    r->data = p;
+    r->cap = cap;
+    return 0;
+}
+
+static void region_free(Region *r) {
+    pages_free(r->data, r->cap);
+    r->data = NULL;
+    r->len = r->cap = 0;
+}
+
+/* Pages handed to Python: a read-only buffer (np.frombuffer reads it) that frees them. */
+typedef struct {
+    PyObject_HEAD
+    Region region;
+} Pages;
+
+static void pages_dealloc(Pages *self) {
+    region_free(&self->region);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int pages_getbuffer(Pages *self, Py_buffer *view, int flags) {
+    return PyBuffer_FillInfo(view, (PyObject *)self, self->region.data, (Py_ssize_t)self->region.len, 1, flags);
+}
+
+static PyBufferProcs pages_buffer = {(getbufferproc)pages_getbuffer, NULL};
+
+static PyTypeObject PagesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "c45rules.rules._generalize.Pages",
+    .tp_basicsize = sizeof(Pages),
+    .tp_dealloc = (destructor)pages_dealloc,
+    .tp_as_buffer = &pages_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Bytes generalise wrote, read-only (numpy.frombuffer reads them); freed with it.",
+};
+
+/* The first `len` bytes of a Region as a Pages object, which takes the pages over (no copy). */
+static PyObject *hand_over(Region *r) {
+    if (!r->data) return PyBytes_FromStringAndSize("", 0);
+    Pages *own = PyObject_New(Pages, &PagesType);
+    if (!own) return NULL;
+    own->region = *r;
+    memset(r, 0, sizeof(*r));
+    return (PyObject *)own;
+}
 
 /* The rules a run keeps, duplicates merged (generalize.py _merge: a repeat only raises the
  * first one's error), kept here rather than handed to Python one by one (a call per rule
  * cost over a second at 1M cases): a hash table over their keys, their fields, and per
- * class their packed covers one after another in a bytearray the caller gets as it is. */
+ * class their packed covers one after another, in Regions the caller gets as they are (Pages). */
 typedef struct {
     int64_t n, cap;                             /* rules */
     int64_t *leaf, *t0, *e0, *cover_lo, *cover_hi, *kept_at, *key_at;   /* *_at: n + 1 */
@@ -53,8 +158,7 @@ typedef struct {
     int32_t *kept, *keys;                       /* every rule's kept levels, and keys */
     int64_t kept_cap, keys_cap;
     int64_t *slot, n_slots;                     /* open addressing: rule or -1 */
-    PyObject **cover;                           /* per class: a bytearray, or NULL */
-    int64_t *cover_used;                        /* per class: its bytes in use (the rest is room) */
+    Region *cover;                              /* per class */
 } Found;
 
 typedef struct {
@@ -64,8 +168,9 @@ typedef struct {
     const int64_t *order;
     const void **col;                       /* per attribute: the column, original order */
     uint8_t *continuous;                    /* per attribute: tested by thresholds */
-    const int32_t **ranked;                 /* per continuous attribute: known cases' leaf-order
-                                               positions, by value ascending */
+    const uint8_t **ranked;                 /* per continuous attribute: known cases' leaf-order
+                                               positions, by value ascending, RANK_BYTES(n) each */
+    int rank_bytes;
     int64_t *n_known;
     const int32_t *kind, *attr, *outcome, *key;
     const double *cut;
@@ -114,7 +219,7 @@ typedef struct {
 
 /* The leaf loop lets go of the GIL, so that runs of leaves can be generalised in threads
  * sharing one copy of the columns, ranks and threshold rows (jobs > 1); it takes the GIL
- * back only to call Python (rates, the Fisher test) or to grow a cover bytearray. */
+ * back only to call Python (rates, the Fisher test). */
 static inline void gil_take(PyThreadState *const *ts) {
     if (*ts) PyEval_RestoreThread(*ts);
 }
@@ -185,20 +290,23 @@ static void truth_row(const Gen *g, int32_t c, uint64_t *row) {
 static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
     int32_t a = g->attr[c];
     const double *x = g->col[a], cut = g->cut[c];
-    const int32_t *ranked = g->ranked[a];
+    const uint8_t *ranked = g->ranked[a];
     const int64_t *order = g->order;
     int64_t W = g->words, known_n = g->n_known[a];
+    int bytes = g->rank_bytes;
     /* k: how many known values are <= cut (the ranked cases are in ascending value) */
     int64_t lo = 0, hi = known_n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (x[order[ranked[mid]]] <= cut) lo = mid + 1;
+        if (x[order[rank_at(ranked, bytes, mid)]] <= cut) lo = mid + 1;
         else hi = mid;
     }
     int64_t k = lo, s = known_n ? (2 * k * SNAPSHOTS + known_n) / (2 * known_n) : 0, was = known_n * s / SNAPSHOTS;
     memcpy(row, g->at_most[a] + s * W, (size_t)W * 8);
-    for (int64_t i = k < was ? k : was, end = k < was ? was : k; i < end; i++)
-        row[ranked[i] >> 6] ^= (uint64_t)1 << (ranked[i] & 63);
+    for (int64_t i = k < was ? k : was, end = k < was ? was : k; i < end; i++) {
+        int64_t at = rank_at(ranked, bytes, i);
+        row[at >> 6] ^= (uint64_t)1 << (at & 63);
+    }
     if (g->outcome[c] != 0) {
         /* value > cut: known and not <= cut */
         const uint64_t *known = g->known[a];
@@ -266,14 +374,26 @@ static int reserve_levels(Gen *g, int64_t m) {
     return 0;
 }
 
+/* Room for `size` cases in pool p, its contents dropped (follow refills it): one block,
+ * the cases then their failed levels. */
 static int pool_reserve(Pool *p, int64_t size) {
     if (size <= p->cap) return 0;
-    int32_t *cand = realloc(p->cand, (size_t)size * 4), *failed = realloc(p->failed, (size_t)size * 4);
-    if (cand) p->cand = cand;
-    if (failed) p->failed = failed;
-    if (!cand || !failed) return -1;
+    if (size < p->cap + p->cap / 4) size = p->cap + p->cap / 4;
+    pages_free(p->cand, (size_t)p->cap * 6);
+    uint8_t *block = pages_grow(NULL, 0, (size_t)size * 6, 0);
+    if (!block) {
+        memset(p, 0, sizeof(*p));
+        return -1;
+    }
+    p->cand = (int32_t *)block;
+    p->failed = (int16_t *)(block + (size_t)size * 4);
     p->cap = size;
     return 0;
+}
+
+static void pool_free(Pool *p) {
+    pages_free(p->cand, (size_t)p->cap * 6);
+    memset(p, 0, sizeof(*p));
 }
 
 /* Make `path` (m condition ids) the current path, narrowing the pools of the new levels. */
@@ -299,13 +419,13 @@ static int follow(Gen *g, const int32_t *path, int64_t m) {
             holds(g, c, q->cand, 0, q->size, 0, g->flags);
             int64_t out = 0;
             for (int64_t i = 0; i < q->size; i++) {
-                int32_t f = q->failed[i];
+                int16_t f = q->failed[i];
                 if (g->flags[i]) {
                     p->cand[out] = q->cand[i];
                     p->failed[out++] = f;
                 } else if (f < 0) {
                     p->cand[out] = q->cand[i];
-                    p->failed[out++] = (int32_t)j;
+                    p->failed[out++] = (int16_t)j;
                 }
             }
             p->size = out;
@@ -384,11 +504,11 @@ static int keep_rate(Gen *g, int64_t cases, int64_t errors, double actual, doubl
     for (; g->rates[i].key; i = (i + 1) & mask)
         if (g->rates[i].key == key) return 0;
     g->rates[i].key = key;
-    g->rates[i].actual = actual;
-    g->rates[i].pess = pess;
+    g->rates[i].actual = (float)actual;
+    g->rates[i].pess = (float)pess;
     if (2 * ++g->n_rates > g->rate_cap) {
         int64_t cap = 2 * g->rate_cap;
-        Rate *old = g->rates, *fresh = calloc((size_t)cap, sizeof(Rate));
+        Rate *old = g->rates, *fresh = pages_grow(NULL, 0, (size_t)cap * sizeof(Rate), 1);
         if (!fresh) return -1;      /* the caller raises MemoryError */
         for (int64_t j = 0; j < g->rate_cap; j++) {
             if (!old[j].key) continue;
@@ -396,7 +516,7 @@ static int keep_rate(Gen *g, int64_t cases, int64_t errors, double actual, doubl
             while (fresh[at].key) at = (at + 1) & (uint64_t)(cap - 1);
             fresh[at] = old[j];
         }
-        free(old);
+        pages_free(old, (size_t)g->rate_cap * sizeof(Rate));
         g->rates = fresh;
         g->rate_cap = cap;
     }
@@ -594,11 +714,12 @@ static void sort_conditions(Gen *g, int64_t m, int64_t r) {
 }
 
 /* Room for `need` items of `size` bytes at *p (capacity *cap, doubled as needed). */
+/* Room for `need` items of `size` bytes at *p (of its own pages; *cap items now). */
 static int reserve(void **p, int64_t *cap, int64_t need, size_t size) {
     if (need <= *cap) return 0;
     int64_t c = *cap ? *cap : 1024;
     while (c < need) c *= 2;
-    void *q = realloc(*p, (size_t)c * size);
+    void *q = pages_grow(*p, (size_t)*cap * size, (size_t)c * size, 0);
     if (!q) return -1;
     *p = q;
     *cap = c;
@@ -627,16 +748,16 @@ static int64_t key_slot(const Found *f, const int32_t *key, int64_t len) {
 
 /* Keep a surviving rule (its kept levels, key and packed cover), or raise the error of the
  * rule it repeats. */
-static int found_add(Found *f, PyThreadState **ts, int64_t leaf, const int32_t *kept, int64_t r, int64_t t0,
+static int found_add(Found *f, int64_t leaf, const int32_t *kept, int64_t r, int64_t t0,
                      int64_t e0, double p0, int32_t klass, const int32_t *key, const uint8_t *cover,
                      int64_t cover_bytes) {
     if (2 * (f->n + 1) > f->n_slots) {
         /* rehash at half full */
         int64_t n_slots = f->n_slots ? 2 * f->n_slots : 4096;
-        int64_t *slot = malloc((size_t)n_slots * 8);
+        int64_t *slot = pages_grow(NULL, 0, (size_t)n_slots * 8, 0);
         if (!slot) return -1;
         memset(slot, 0xff, (size_t)n_slots * 8);
-        free(f->slot);
+        pages_free(f->slot, (size_t)f->n_slots * 8);
         f->slot = slot;
         f->n_slots = n_slots;
         for (int64_t j = 0; j < f->n; j++)
@@ -664,22 +785,11 @@ static int found_add(Found *f, PyThreadState **ts, int64_t leaf, const int32_t *
     int64_t ka = f->kept_at[n], ya = f->key_at[n];
     if (reserve((void **)&f->kept, &f->kept_cap, ka + r, 4) || reserve((void **)&f->keys, &f->keys_cap, ya + r + 1, 4))
         return -1;
-    /* the bytearray is this run's own until it returns: only its resize needs the GIL, and it
-     * grows by half at least (found_result cuts it to size); room never written to is not
-     * resident */
-    int64_t lo = f->cover_used[klass];
-    PyObject *buf = f->cover[klass];
-    if (!buf || lo + cover_bytes > PyByteArray_GET_SIZE(buf)) {
-        int64_t room = buf ? PyByteArray_GET_SIZE(buf) : 0;
-        room += room / 2 > cover_bytes ? room / 2 : cover_bytes + 4096;
-        gil_take(ts);
-        if (!buf) buf = f->cover[klass] = PyByteArray_FromStringAndSize(NULL, 0);
-        int bad = !buf || PyByteArray_Resize(buf, (Py_ssize_t)room);
-        gil_drop(ts);
-        if (bad) return -1;
-    }
-    memcpy(PyByteArray_AS_STRING(buf) + lo, cover, (size_t)cover_bytes);
-    f->cover_used[klass] = lo + cover_bytes;
+    Region *buf = &f->cover[klass];
+    int64_t lo = (int64_t)buf->len;
+    if (region_reserve(buf, (size_t)(lo + cover_bytes))) return -1;
+    memcpy(buf->data + lo, cover, (size_t)cover_bytes);
+    buf->len = (size_t)(lo + cover_bytes);
     memcpy(f->kept + ka, kept, (size_t)r * 4);
     memcpy(f->keys + ya, key, (size_t)(r + 1) * 4);
     f->leaf[n] = leaf;
@@ -696,10 +806,14 @@ static int found_add(Found *f, PyThreadState **ts, int64_t leaf, const int32_t *
 }
 
 static void found_free(Found *f, int64_t n_classes) {
-    free(f->leaf); free(f->t0); free(f->e0); free(f->cover_lo); free(f->cover_hi); free(f->kept_at);
-    free(f->key_at); free(f->p0); free(f->kept); free(f->keys); free(f->slot); free(f->cover_used);
+    void *rule_arrays[] = {f->leaf, f->t0, f->e0, f->cover_lo, f->cover_hi, f->kept_at, f->key_at, f->p0};
+    for (size_t i = 0; i < sizeof(rule_arrays) / sizeof(rule_arrays[0]); i++)
+        pages_free(rule_arrays[i], (size_t)f->cap * 8);
+    pages_free(f->kept, (size_t)f->kept_cap * 4);
+    pages_free(f->keys, (size_t)f->keys_cap * 4);
+    pages_free(f->slot, (size_t)f->n_slots * 8);
     if (f->cover)
-        for (int64_t c = 0; c < n_classes; c++) Py_XDECREF(f->cover[c]);
+        for (int64_t c = 0; c < n_classes; c++) region_free(&f->cover[c]);
     free(f->cover);
 }
 
@@ -707,25 +821,44 @@ static PyObject *as_bytes(const void *p, int64_t count, size_t size) {
     return PyBytes_FromStringAndSize(count ? (const char *)p : "", (Py_ssize_t)(count * (int64_t)size));
 }
 
+/* The first `count` items of an array of reserve's as Pages (no copy: 20 MB of copies sat on
+ * top of the run's own arrays at 1M cases); *p is then the object's. */
+static PyObject *array_out(void *p, int64_t count, size_t size, int64_t cap) {
+    Region r = {p, (size_t)count * size, (size_t)cap * size};
+    return hand_over(&r);
+}
+
 /* The kept rules as generalise returns them (see its doc). */
 static PyObject *found_result(Found *f, int64_t n_classes) {
     PyObject *covers = PyTuple_New((Py_ssize_t)n_classes);
     if (!covers) return NULL;
     for (int64_t c = 0; c < n_classes; c++) {
-        if (f->cover[c] && PyByteArray_Resize(f->cover[c], (Py_ssize_t)f->cover_used[c])) {
-            Py_DECREF(covers);
-            return NULL;
-        }
-        PyObject *b = f->cover[c] ? f->cover[c] : Py_None;
-        Py_INCREF(b);
+        PyObject *b = Py_None;
+        if (f->cover[c].data) {
+            if (!(b = hand_over(&f->cover[c]))) {
+                Py_DECREF(covers);
+                return NULL;
+            }
+        } else
+            Py_INCREF(b);
         PyTuple_SET_ITEM(covers, c, b);
     }
-    int64_t n = f->n, zero = 0;
-    const int64_t *kept_at = n ? f->kept_at : &zero, *key_at = n ? f->key_at : &zero;
-    return Py_BuildValue("(NNNNNNNNNNN)", as_bytes(f->leaf, n, 8), as_bytes(f->kept, kept_at[n], 4),
-                         as_bytes(kept_at, n + 1, 8), as_bytes(f->t0, n, 8), as_bytes(f->e0, n, 8),
-                         as_bytes(f->p0, n, 8), covers, as_bytes(f->cover_lo, n, 8), as_bytes(f->cover_hi, n, 8),
-                         as_bytes(f->keys, key_at[n], 4), as_bytes(key_at, n + 1, 8));
+    int64_t n = f->n, zero = 0, cap = f->cap;
+    if (!n)     /* no rule (and so no cover) */
+        return Py_BuildValue("(NNNNNNNNNNN)", as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 4), as_bytes(&zero, 1, 8),
+                             as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 8), covers,
+                             as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 4), as_bytes(&zero, 1, 8));
+    /* each array goes to its object, and found_free passes over it */
+    PyObject *keys = as_bytes(f->keys, f->key_at[n], 4);        /* generalize.py slices it as bytes */
+    PyObject *out = Py_BuildValue("(NNNNNNNNNNN)", array_out(f->leaf, n, 8, cap),
+                                  array_out(f->kept, f->kept_at[n], 4, f->kept_cap), array_out(f->kept_at, n + 1, 8, cap),
+                                  array_out(f->t0, n, 8, cap), array_out(f->e0, n, 8, cap), array_out(f->p0, n, 8, cap),
+                                  covers, array_out(f->cover_lo, n, 8, cap), array_out(f->cover_hi, n, 8, cap), keys,
+                                  array_out(f->key_at, n + 1, 8, cap));
+    f->leaf = f->t0 = f->e0 = f->cover_lo = f->cover_hi = f->kept_at = f->key_at = NULL;
+    f->p0 = NULL;
+    f->kept = NULL;
+    return out;
 }
 
 /* The caller's Fisher test on the current tables (with the GIL): 1 to drop, 0 not, -1 error. */
@@ -815,7 +948,7 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
             for (int64_t q = 0; q < r; q++) g->key_out[q + 1] = g->cond_key[g->path[g->sorted[q]]];
             /* packed: 1.3 bytes a case at 1M cases instead of 4, and covers are kept to the end */
             int64_t nb = varint_pack(g->cover_out, nc, g->packed_out);
-            return found_add(&g->found, &g->ts, index, g->sorted, r, t0, e0, p0, target, g->key_out, g->packed_out, nb);
+            return found_add(&g->found, index, g->sorted, r, t0, e0, p0, target, g->key_out, g->packed_out, nb);
         }
         memmove(g->levels + best, g->levels + best + 1, (size_t)(r - best - 1) * 4);
         r--;
@@ -831,8 +964,7 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
 
 static void release(Gen *g) {
     for (int64_t j = 0; j < g->cap; j++) {
-        free(g->pools[j].cand);
-        free(g->pools[j].failed);
+        pool_free(&g->pools[j]);
     }
     free(g->at_most);
     free(g->ranked);
@@ -846,7 +978,7 @@ static void release(Gen *g) {
     free(g->bits);
     free(g->empty);
     free(g->row_cond);
-    free(g->rates);
+    pages_free(g->rates, (size_t)g->rate_cap * sizeof(Rate));
     free(g->at);
     free(g->covered);
     free(g->td);
@@ -937,6 +1069,9 @@ static int check_leaves(const Gen *g, const Py_buffer *ptr, const Py_buffer *con
     for (int64_t i = 0; i < n_leaves; i++)
         if (leaf_ptr[i] < 0 || leaf_ptr[i] >= leaf_ptr[i + 1] || leaf_ptr[i + 1] > n_path) {
             PyErr_Format(PyExc_ValueError, "%s: leaf paths are malformed", who);
+            return -1;
+        } else if (leaf_ptr[i + 1] - leaf_ptr[i] > MAX_DEPTH) {
+            PyErr_Format(PyExc_ValueError, "%s: a leaf's path is deeper than %d levels", who, (int)MAX_DEPTH);
             return -1;
         }
     for (int64_t j = 0; j < n_path; j++)
@@ -1173,14 +1308,15 @@ PyDoc_STRVAR(generalise_doc,
 "           kept_at, t0, e0, p0, covers, cover_lo, cover_hi, keys, key_at)\n\n"
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
 "rows of kind/attr/outcome/cut/node/key (subset values as byte masks); leaf i's path is\n"
-"leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]]. rate(cases, errors) -> (actual, pessimistic);\n"
+"leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]]. ranks: per continuous column, known_by_value's positions\n"
+"as 3-byte little-endian integers when n <= 2^24, else 4-byte (narrow_ranks). rate(cases, errors) -> (actual, pessimistic);\n"
 "fisher(t0, e0, td, ed) -> True to drop (or None); cond_key: per condition, an int32 that is equal\n"
 "for conditions the duplicate test equates; key_rows, key_empty, wrong_rows: truth_rows'.\n"
 "The loop lets go of the GIL: runs of leaves may go in threads. The surviving rules, duplicates merged (a repeat\n"
 "only raises the first one's p0), in leaf order, as bytes: rule j came from leaf[j] (int64,\n"
 "0 = the first leaf given), keeps the path levels kept[kept_at[j]:kept_at[j + 1]] (int32, in\n"
 "print order), has T0, E0 and p0 (int64, int64, double), and its cover, packed as cases.py packs\n"
-"it, at covers[class][cover_lo[j]:cover_hi[j]] (covers: per class a bytearray, or None); its\n"
+"it, at covers[class][cover_lo[j]:cover_hi[j]] (covers: per class a read-only buffer, or None); its\n"
 "key, keys[key_at[j]:key_at[j + 1]] (int32: the class, then cond_key of the kept conditions).");
 
 static PyObject *py_generalise(PyObject *self, PyObject *args) {
@@ -1222,7 +1358,8 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.cond_key = v[15].buf;
     g.rate_fn = rate_fn;
     g.fisher_fn = fisher_fn;
-    g.ranked = calloc((size_t)n_attr + 1, sizeof(int32_t *));
+    g.ranked = calloc((size_t)n_attr + 1, sizeof(uint8_t *));
+    g.rank_bytes = RANK_BYTES(n);
     g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
     g.at_most = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
     g.known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
@@ -1236,9 +1373,14 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
         Py_buffer *b = &cols[n_attr + a];
         if (PyObject_GetBuffer(PyTuple_GET_ITEM(ranks, a), b, PyBUF_SIMPLE)) goto done;
         g.ranked[a] = b->buf;
-        g.n_known[a] = b->len / 4;
+        g.n_known[a] = b->len / g.rank_bytes;
+        if (b->len % g.rank_bytes || g.n_known[a] > n) {
+            PyErr_Format(PyExc_ValueError, "generalise: ranks of column %lld are not %d-byte positions of at most "
+                         "%lld cases", (long long)a, g.rank_bytes, (long long)n);
+            goto done;
+        }
         for (int64_t i = 0; i < g.n_known[a]; i++)
-            if (g.ranked[a][i] < 0 || g.ranked[a][i] >= n) {
+            if (rank_at(g.ranked[a], g.rank_bytes, i) >= n) {
                 PyErr_Format(PyExc_ValueError, "generalise: ranks of column %lld are out of range", (long long)a);
                 goto done;
             }
@@ -1259,16 +1401,15 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.key_empty = v[17].buf;
     g.wrong_rows = v[18].buf;
     g.rate_cap = 1024;
-    g.rates = calloc((size_t)g.rate_cap, sizeof(Rate));
+    g.rates = pages_grow(NULL, 0, (size_t)g.rate_cap * sizeof(Rate), 1);
     g.at = malloc((size_t)g.words * 8 + 8);
     g.covered = malloc((size_t)g.words * 8 + 8);
     g.cover_out = malloc((size_t)n * 4 + 4);
     g.sort_tmp = malloc((size_t)n * 4 + 4);
     g.packed_out = malloc((size_t)n * 5 + 5);
     g.flags = malloc((size_t)n + 1);
-    g.found.cover = calloc((size_t)n_classes + 1, sizeof(PyObject *));
-    g.found.cover_used = calloc((size_t)n_classes + 1, sizeof(int64_t));
-    if (!g.found.cover || !g.found.cover_used || !g.sort_tmp || !g.packed_out || !g.flags || !g.rates || !g.at
+    g.found.cover = calloc((size_t)n_classes + 1, sizeof(Region));
+    if (!g.found.cover || !g.sort_tmp || !g.packed_out || !g.flags || !g.rates || !g.at
         || !g.covered || !g.cover_out || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;
@@ -1323,4 +1464,10 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__generalize(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__generalize(void) {
+    if (PyType_Ready(&PagesType)) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    /* the deepest leaf path generalise takes (generalize.py falls back to numpy past it) */
+    if (m && PyModule_AddIntConstant(m, "MAX_DEPTH", MAX_DEPTH)) Py_CLEAR(m);
+    return m;
+}

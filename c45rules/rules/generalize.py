@@ -397,6 +397,14 @@ def known_by_value(col: np.ndarray, position: np.ndarray) -> np.ndarray:
     return position[np.argsort(col)[:known]]
 
 
+def narrow_ranks(ranked: np.ndarray, n: int) -> np.ndarray:
+    """known_by_value's positions as the compiled runs read them: 3 little-endian bytes each
+    while n <= 2^24 (a quarter less to hold through the runs), else 4."""
+    if n > 1 << 24:
+        return ranked.astype("<i4", copy=False)
+    return np.ascontiguousarray(ranked.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3]).reshape(-1)
+
+
 def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
     """Contiguous runs of leaves, a few per worker so that uneven parts of the tree even out."""
     pieces = 1 if jobs <= 1 else min(count, 16 * jobs)
@@ -421,10 +429,13 @@ def _generalise_all(tree: Node | FlatTree, data: Dataset, cf: float, fisher: flo
     default_errors = _default_errors(class_n, n)
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
-    if _native is not None and case_index == np.int32:
-        # the compiled path keeps the paths as rows of condition numbers, not as tuples
-        # (30 MB at 1M cases)
-        compiled, leaves = _Compiled(tree, data, default_errors), None
+    # the compiled path keeps the paths as rows of condition numbers, not as tuples
+    # (30 MB at 1M cases)
+    compiled = _Compiled(tree, data, default_errors) if _native is not None and case_index == np.int32 else None
+    if compiled and compiled.deepest() > _native.MAX_DEPTH:
+        compiled = None         # its pools number the levels in 16 bits
+    if compiled:
+        leaves = None
         order = compiled.leaf_order()
         give_back_memory()      # the paths' scratch (70 MB at 1M cases), before the rows
         count = len(compiled.targets)
@@ -438,6 +449,7 @@ def _generalise_all(tree: Node | FlatTree, data: Dataset, cf: float, fisher: flo
     runs = _chunks(count, resolve_jobs(jobs))
     if compiled:
         compiled.gather(order)
+        give_back_memory()      # the ranks' sorting scratch (50 MB at 1M cases), before the runs
     elif len(runs) > 1:
         # gathered before the workers fork: one copy, shared, instead of one per worker
         for a in sorted({t.attribute for path, _ in leaves for t in path}):
@@ -526,6 +538,10 @@ class _Compiled:
         self.default = default_errors[self.targets].astype(np.float64)
         self.n_classes = len(default_errors)
 
+    def deepest(self) -> int:
+        """The number of conditions on the longest leaf path."""
+        return int(np.diff(self.leaf_ptr).max(initial=0))
+
     def leaf_order(self) -> np.ndarray:
         """_leaf_order, compiled."""
         return np.frombuffer(_native.leaf_order(self.original, *self.conditions, self.leaf_ptr, self.leaf_cond,
@@ -539,9 +555,12 @@ class _Compiled:
         n = self.data.n
         position = np.empty(n, dtype=np.int32)
         position[order] = np.arange(n, dtype=np.int32)
-        self.ranks = tuple(known_by_value(col, position) if self.kinds.get(a) == THRESHOLD else None
-                           for a, col in enumerate(self.original))
-        self.threshold_rows = tuple(None if r is None else _native.threshold_rows(n, r) for r in self.ranks)
+        ranks, rows = [], []
+        for a, col in enumerate(self.original):
+            ranked = known_by_value(col, position) if self.kinds.get(a) == THRESHOLD else None
+            rows.append(None if ranked is None else _native.threshold_rows(n, ranked))
+            ranks.append(None if ranked is None else narrow_ranks(ranked, n))
+        self.ranks, self.threshold_rows = tuple(ranks), tuple(rows)
         # the discrete tests' and the classes' rows: each run made its own (a third of the
         # time of 32 runs at 1M cases)
         self.truth = _native.truth_rows(self.y, order, self.original, *self.conditions, self.n_keys,

@@ -9,7 +9,7 @@ import c45rules.rules.generalize as generalize
 import reference as R
 from c45rules.data import load_stem
 from c45rules.rules.extract import SUBSET, leaf_paths
-from c45rules.rules.generalize import _Compiled, _leaf_order, generalise_rules, known_by_value
+from c45rules.rules.generalize import _Compiled, _leaf_order, generalise_rules, known_by_value, narrow_ranks
 from c45rules.tree.grow import grow_tree
 
 COMPILED = generalize._native
@@ -35,6 +35,25 @@ def test_compiled_equals_numpy_on_shared_data(monkeypatch, stem, options):
     monkeypatch.setattr(generalize, "_native", None)
     plain = generalise_rules(tree, train, **options)
     assert len(compiled) > 20
+    assert _fields(compiled) == _fields(plain)
+
+
+def test_paths_deeper_than_the_compiled_pools_take_numpy(monkeypatch):
+    """Pools number levels in 16 bits: the compiled module refuses deeper paths, and
+    generalise_rules then takes the numpy path (here forced by lowering the limit)."""
+    assert COMPILED.MAX_DEPTH == 2**15 - 1
+    col = (np.array([0.5, 1.5, np.nan]),)
+    deep = 2**15
+    with pytest.raises(ValueError, match="leaf_order: a leaf's path is deeper than 32767 levels"):
+        COMPILED.leaf_order(col, *_conditions(), np.array([0, deep], dtype=np.int64),
+                            np.zeros(deep, dtype=np.int32), 3, 0)
+    train, _ = load_stem(R.stem("crx"))
+    tree = grow_tree(train)
+    compiled = generalise_rules(tree, train)
+    monkeypatch.setattr(COMPILED, "MAX_DEPTH", 3)
+    monkeypatch.setattr(generalize._Compiled, "leaf_order", None)     # must not be reached
+    plain = generalise_rules(tree, train)
+    assert len(compiled) > 10 and max(len(r.conditions) for r in compiled) > 0
     assert _fields(compiled) == _fields(plain)
 
 
@@ -103,6 +122,50 @@ def test_compiled_checks_its_inputs():
         COMPILED.truth_rows(np.zeros(3, dtype=np.int32), np.array([0, 1, 3]), col, *_conditions(), 0, 2)
     with pytest.raises(ValueError, match="truth_rows: array sizes do not agree"):
         COMPILED.truth_rows(np.zeros(3, dtype=np.int32), np.array([0, 1]), col, *_conditions(), 0, 2)
+
+
+def test_ranks_narrow_to_three_bytes_up_to_2_24_cases():
+    ranked = np.array([0, 5, 70000, 2**24 - 1], dtype=np.int32)
+    assert narrow_ranks(ranked, 2**24).tolist() == [0, 0, 0, 5, 0, 0, 0x70, 0x11, 0x01, 255, 255, 255]
+    wide = narrow_ranks(ranked, 2**24 + 1)
+    assert wide.dtype == np.dtype("<i4") and wide.tolist() == ranked.tolist()
+
+
+def test_generalise_rejects_ranks_that_are_not_positions():
+    """Three cases: ranks are 3-byte positions, so 4 bytes (or a position of 3) is refused."""
+    col = (np.array([0.5, 1.5, np.nan]),)
+    rows = (COMPILED.threshold_rows(3, np.array([0, 1], dtype=np.int32)),)
+    args = (np.zeros(3, dtype=np.int32), np.arange(3, dtype=np.int64), col)
+    rest = (*_conditions(), np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int32),
+            np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None, np.zeros(1, dtype=np.int32), b"", b"",
+            bytes(16))
+    with pytest.raises(ValueError, match="ranks of column 0 are not 3-byte positions of at most 3 cases"):
+        COMPILED.generalise(*args, (np.array([0], dtype=np.int32),), rows, *rest)
+    with pytest.raises(ValueError, match="ranks of column 0 are out of range"):
+        COMPILED.generalise(*args, (narrow_ranks(np.array([3], dtype=np.int32), 3),), rows, *rest)
+
+
+def test_a_run_hands_its_arrays_over_read_only_and_an_empty_run_gives_empty_arrays():
+    train, _ = load_stem(R.stem("crx"))
+    tree = grow_tree(train)
+    class_n = np.bincount(train.y, minlength=len(train.schema.classes))
+    compiled = _Compiled(tree, train, generalize._default_errors(class_n, train.n))
+    order = compiled.leaf_order()
+    compiled.gather(order)
+    rates = generalize._Rates(0.25, train.n)
+    leaf, kept, kept_at, t0, e0, p0, covers, lo, hi, keys, key_at = compiled.run(0, len(compiled.targets), order,
+                                                                               rates, None)
+    assert len(leaf) > 10 and kept_at[0] == 0 and len(kept_at) == len(leaf) + 1
+    assert {type(b).__name__ for b in covers.values()} == {"Pages"}
+    klass = compiled.targets[leaf]
+    for c, buf in covers.items():
+        packed = np.frombuffer(buf, dtype=np.uint8)
+        assert not packed.flags.writeable and len(packed) == hi[klass == c].max()
+    assert not t0.flags.writeable and int(t0.sum()) > 0
+    # no leaf: nothing kept, every class's cover None, kept_at and key_at one zero each
+    empty = compiled.run(0, 0, order, rates, None)
+    assert [len(a) for a in (empty[0], empty[3], empty[4], empty[5], empty[7], empty[8])] == [0] * 6
+    assert empty[2].tolist() == [0] and empty[10].tolist() == [0] and empty[6] == {}
 
 
 def test_threshold_rows_hold_evenly_spaced_cuts_and_the_known_values():
