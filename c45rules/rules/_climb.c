@@ -24,18 +24,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_pages.h"
 #include "_varint.h"
 
 typedef __int128 wide;
 
+/* 64 bytes: a large class's first trial makes 180k cells at 1M cases (counts of cases fit 32
+ * bits: the compiled climb runs only below 2^31 cases) */
 typedef struct {
     int64_t code;       /* (a (a + 1) / 2 + w) * 2 + side; -1: never used */
-    int64_t a, w;
+    double h;                    /* the exception-bits term at Fires = h_fires, FP = h_fp */
+    int32_t *heap, heap_n, heap_cap;   /* member ranks, plus stale ones (lazy deletion) */
+    int32_t a, w;
     int32_t side, count, best;   /* best: least rank of a member (k when none) */
     int32_t live_at;             /* position in the live list, -1 when empty */
-    int32_t *heap, heap_n, heap_cap;   /* member ranks, plus stale ones (lazy deletion) */
-    double h;                    /* the exception-bits term at Fires = h_fires, FP = h_fp */
-    int64_t h_fires, h_fp;
+    int32_t h_fires, h_fp;
 } Cell;
 
 typedef struct {
@@ -120,7 +123,8 @@ static int32_t cell_for(Climb *s, int64_t code, int side, int64_t a, int64_t w) 
     }
     if (s->n_cells == s->cap_cells) {
         int32_t cap = 2 * s->cap_cells;
-        Cell *c = realloc(s->cells, (size_t)cap * sizeof(Cell));
+        /* its own pages: a realloc's copy sat on top of the old block (10 MB at 1M cases) */
+        Cell *c = pages_grow(s->cells, (size_t)s->cap_cells * sizeof(Cell), (size_t)cap * sizeof(Cell), 0);
         if (!c) return -1;
         s->cells = c;
         s->cap_cells = cap;
@@ -129,8 +133,8 @@ static int32_t cell_for(Climb *s, int64_t code, int side, int64_t a, int64_t w) 
     Cell *c = &s->cells[id];
     memset(c, 0, sizeof(Cell));
     c->code = code;
-    c->a = a;
-    c->w = w;
+    c->a = (int32_t)a;
+    c->w = (int32_t)w;
     c->side = side;
     c->best = (int32_t)s->k;
     c->live_at = -1;
@@ -145,8 +149,8 @@ static int grow_map(Climb *s) {
     int64_t old_n = s->n_slots, *old_code = s->slot_code;
     int32_t *old_cell = s->slot_cell;
     s->n_slots = 2 * old_n;
-    s->slot_code = malloc((size_t)s->n_slots * sizeof(int64_t));
-    s->slot_cell = malloc((size_t)s->n_slots * sizeof(int32_t));
+    s->slot_code = pages_grow(NULL, 0, (size_t)s->n_slots * sizeof(int64_t), 0);
+    s->slot_cell = pages_grow(NULL, 0, (size_t)s->n_slots * sizeof(int32_t), 0);
     if (!s->slot_code || !s->slot_cell) return -1;
     memset(s->slot_code, 0xff, (size_t)s->n_slots * sizeof(int64_t));
     uint64_t mask = (uint64_t)s->n_slots - 1;
@@ -157,8 +161,8 @@ static int grow_map(Climb *s) {
         s->slot_code[i] = old_code[j];
         s->slot_cell[i] = old_cell[j];
     }
-    free(old_code);
-    free(old_cell);
+    pages_free(old_code, (size_t)old_n * sizeof(int64_t));
+    pages_free(old_cell, (size_t)old_n * sizeof(int32_t));
     return 0;
 }
 
@@ -299,8 +303,8 @@ static int64_t climb(Climb *s, double *best_cost, uint8_t *best, int *found) {
                 c->h = c->a ? exception_bits(s, s->fires + sg * c->a, s->fp + sg * c->w, fn - sg * (c->a - c->w))
                                   - subset_exc
                             : 0.0;
-                c->h_fires = s->fires;
-                c->h_fp = s->fp;
+                c->h_fires = (int32_t)s->fires;
+                c->h_fp = (int32_t)s->fp;
             }
             double h = c->h;
             int32_t rule = s->rule_at[side * k + c->best];
@@ -360,9 +364,9 @@ static int make_grains(Climb *s) {
 static void release(Climb *s) {
     if (s->cells)
         for (int32_t i = 0; i < s->n_cells; i++) free(s->cells[i].heap);
-    free(s->cells);
-    free(s->slot_code);
-    free(s->slot_cell);
+    pages_free(s->cells, (size_t)s->cap_cells * sizeof(Cell));
+    pages_free(s->slot_code, (size_t)s->n_slots * sizeof(int64_t));
+    pages_free(s->slot_cell, (size_t)s->n_slots * sizeof(int32_t));
     free(s->inside);
     free(s->count);
     free(s->alone);
@@ -433,8 +437,10 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     s.rank = malloc(2 * K * sizeof(int32_t)); s.grains = malloc(K * sizeof(wide));
     s.cell_of = malloc(K * sizeof(int32_t)); s.cell_at = malloc(2 * K * sizeof(int32_t));
     s.live = malloc(K * sizeof(int32_t)); s.touched = malloc(K * sizeof(int32_t)); s.mark = calloc(K, 1);
-    s.cap_cells = 64; s.cells = malloc(64 * sizeof(Cell));
-    s.n_slots = 256; s.slot_code = malloc(256 * sizeof(int64_t)); s.slot_cell = malloc(256 * sizeof(int32_t));
+    s.cap_cells = 64; s.cells = pages_grow(NULL, 0, 64 * sizeof(Cell), 0);
+    s.n_slots = 256;
+    s.slot_code = pages_grow(NULL, 0, 256 * sizeof(int64_t), 0);
+    s.slot_cell = pages_grow(NULL, 0, 256 * sizeof(int32_t), 0);
     uint8_t *best = malloc(K);
     if (!(s.inside && s.count && s.alone && s.wrong && s.rank && s.grains && s.cell_of && s.cell_at && s.live
           && s.touched && s.mark && s.cells && s.slot_code && s.slot_cell && best)) {

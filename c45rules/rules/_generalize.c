@@ -27,11 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_pages.h"
 #include "_varint.h"
-
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 enum { DISCRETE = 1, THRESHOLD = 2, SUBSET = 3 };
 enum { SNAPSHOTS = 16, MAX_DEPTH = INT16_MAX };
@@ -58,33 +55,6 @@ typedef struct {
     float actual, pess;         /* both single precision values (_Rates): exact as floats, and
                                    16 bytes a slot, not 24 (a million slots at 1M cases) */
 } Rate;
-
-/* The buffers that grow through the runs (covers, pools, the rate table) take pages of their
- * own on Linux, grown by mremap (no byte copied) and unmapped when freed. On the C heap each
- * move left the old block behind as a hole, free but resident: 50-70 MB under the
- * generalisation's peak at 1M cases. Elsewhere they are malloc'd. Contents are kept; new
- * bytes are zero only when `zero` (a fresh mapping is zero already). */
-static void *pages_grow(void *p, size_t old, size_t size, int zero) {
-#ifdef __linux__
-    (void)zero;
-    void *q = p ? mremap(p, old, size, MREMAP_MAYMOVE)
-                : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return q == MAP_FAILED ? NULL : q;
-#else
-    uint8_t *q = realloc(p, size);
-    if (q && zero && size > old) memset(q + old, 0, size - old);
-    return q;
-#endif
-}
-
-static void pages_free(void *p, size_t size) {
-#ifdef __linux__
-    if (p) munmap(p, size);
-#else
-    (void)size;
-    free(p);
-#endif
-}
 
 /* A growing byte buffer of its own pages. */
 typedef struct {
