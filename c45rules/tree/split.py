@@ -82,6 +82,13 @@ def log2_table(top: int) -> np.ndarray:
     return _LOG2
 
 
+def forget_tables() -> None:
+    """Let go of the k log k and log k tables: sized to the data grown on (16 MB at 1M cases),
+    they would otherwise stay for the life of the process, under the rules stage too."""
+    global _XLOGX, _LOG2
+    _XLOGX, _LOG2 = np.zeros(1), np.zeros(1)
+
+
 def seq_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """Float sum accumulated left to right, as a C loop `Sum += x[i]` does."""
     x = np.asarray(x, dtype=np.float32)
