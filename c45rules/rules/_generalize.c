@@ -35,7 +35,8 @@ enum { SNAPSHOTS = 16, MAX_DEPTH = INT16_MAX };
 
 /* The runs read the ranks as 3-byte little-endian positions while n <= 2^24 (60 MB instead of
  * 80 for 20 continuous columns at 1M cases; generalise_rules narrows them the same way). */
-#define RANK_BYTES(n) ((n) <= (1 << 24) ? 3 : 4)
+#define THREE_BYTE_RANKS (1 << 24)
+#define RANK_BYTES(n) ((n) <= THREE_BYTE_RANKS ? 3 : 4)
 
 static inline int64_t rank_at(const uint8_t *ranked, int bytes, int64_t i) {
     const uint8_t *p = ranked + i * bytes;
@@ -56,26 +57,27 @@ typedef struct {
                                    16 bytes a slot, not 24 (a million slots at 1M cases) */
 } Rate;
 
-/* A growing byte buffer of its own pages. */
-typedef struct {
-    uint8_t *data;
-    size_t len, cap;
-} Region;
-
-static int region_reserve(Region *r, size_t need) {
-    if (need <= r->cap) return 0;
-    /* doubling costs nothing resident: pages never written to are never touched */
-    size_t cap = r->cap ? 2 * r->cap : (size_t)1 << 16;
-    while (cap < need) cap *= 2;
-    uint8_t *p = pages_grow(r->data, r->cap, cap, 0);
-    if (!p) return -1;
-    r->data = p;
-    r->cap = cap;
+/* Room for `need` items of `size` bytes at *p, an array of its own pages holding *cap items
+ * (doubled as needed: pages never written to are never resident). */
+static int reserve(void **p, int64_t *cap, int64_t need, size_t size) {
+    if (need <= *cap) return 0;
+    int64_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    void *q = pages_grow(*p, (size_t)*cap * size, (size_t)c * size, 0);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
     return 0;
 }
 
+/* A growing byte buffer of its own pages: len bytes used of cap. */
+typedef struct {
+    uint8_t *data;
+    int64_t len, cap;
+} Region;
+
 static void region_free(Region *r) {
-    pages_free(r->data, r->cap);
+    pages_free(r->data, (size_t)r->cap);
     r->data = NULL;
     r->len = r->cap = 0;
 }
@@ -683,19 +685,6 @@ static void sort_conditions(Gen *g, int64_t m, int64_t r) {
         if (g->live[d]) arr[out++] = arr[d];
 }
 
-/* Room for `need` items of `size` bytes at *p (capacity *cap, doubled as needed). */
-/* Room for `need` items of `size` bytes at *p (of its own pages; *cap items now). */
-static int reserve(void **p, int64_t *cap, int64_t need, size_t size) {
-    if (need <= *cap) return 0;
-    int64_t c = *cap ? *cap : 1024;
-    while (c < need) c *= 2;
-    void *q = pages_grow(*p, (size_t)*cap * size, (size_t)c * size, 0);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static uint64_t key_hash(const int32_t *key, int64_t len) {
     uint64_t h = 1469598103934665603ULL;        /* FNV-1a over the key's numbers */
     for (int64_t i = 0; i < len; i++) {
@@ -756,10 +745,10 @@ static int found_add(Found *f, int64_t leaf, const int32_t *kept, int64_t r, int
     if (reserve((void **)&f->kept, &f->kept_cap, ka + r, 4) || reserve((void **)&f->keys, &f->keys_cap, ya + r + 1, 4))
         return -1;
     Region *buf = &f->cover[klass];
-    int64_t lo = (int64_t)buf->len;
-    if (region_reserve(buf, (size_t)(lo + cover_bytes))) return -1;
+    int64_t lo = buf->len;
+    if (reserve((void **)&buf->data, &buf->cap, lo + cover_bytes, 1)) return -1;
     memcpy(buf->data + lo, cover, (size_t)cover_bytes);
-    buf->len = (size_t)(lo + cover_bytes);
+    buf->len = lo + cover_bytes;
     memcpy(f->kept + ka, kept, (size_t)r * 4);
     memcpy(f->keys + ya, key, (size_t)(r + 1) * 4);
     f->leaf[n] = leaf;
@@ -794,7 +783,7 @@ static PyObject *as_bytes(const void *p, int64_t count, size_t size) {
 /* The first `count` items of an array of reserve's as Pages (no copy: 20 MB of copies sat on
  * top of the run's own arrays at 1M cases); *p is then the object's. */
 static PyObject *array_out(void *p, int64_t count, size_t size, int64_t cap) {
-    Region r = {p, (size_t)count * size, (size_t)cap * size};
+    Region r = {p, count * (int64_t)size, cap * (int64_t)size};
     return hand_over(&r);
 }
 
@@ -813,18 +802,16 @@ static PyObject *found_result(Found *f, int64_t n_classes) {
             Py_INCREF(b);
         PyTuple_SET_ITEM(covers, c, b);
     }
+    /* each array goes to its object (an unused one, NULL, as b""), and found_free passes over
+     * it; with no rule kept_at and key_at hold one 0 */
     int64_t n = f->n, zero = 0, cap = f->cap;
-    if (!n)     /* no rule (and so no cover) */
-        return Py_BuildValue("(NNNNNNNNNNN)", as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 4), as_bytes(&zero, 1, 8),
-                             as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 8), covers,
-                             as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 8), as_bytes(NULL, 0, 4), as_bytes(&zero, 1, 8));
-    /* each array goes to its object, and found_free passes over it */
-    PyObject *keys = as_bytes(f->keys, f->key_at[n], 4);        /* generalize.py slices it as bytes */
+    PyObject *keys = as_bytes(f->keys, n ? f->key_at[n] : 0, 4);        /* generalize.py slices it */
     PyObject *out = Py_BuildValue("(NNNNNNNNNNN)", array_out(f->leaf, n, 8, cap),
-                                  array_out(f->kept, f->kept_at[n], 4, f->kept_cap), array_out(f->kept_at, n + 1, 8, cap),
+                                  array_out(f->kept, n ? f->kept_at[n] : 0, 4, f->kept_cap),
+                                  n ? array_out(f->kept_at, n + 1, 8, cap) : as_bytes(&zero, 1, 8),
                                   array_out(f->t0, n, 8, cap), array_out(f->e0, n, 8, cap), array_out(f->p0, n, 8, cap),
                                   covers, array_out(f->cover_lo, n, 8, cap), array_out(f->cover_hi, n, 8, cap), keys,
-                                  array_out(f->key_at, n + 1, 8, cap));
+                                  n ? array_out(f->key_at, n + 1, 8, cap) : as_bytes(&zero, 1, 8));
     f->leaf = f->t0 = f->e0 = f->cover_lo = f->cover_hi = f->kept_at = f->key_at = NULL;
     f->p0 = NULL;
     f->kept = NULL;
@@ -1439,5 +1426,7 @@ PyMODINIT_FUNC PyInit__generalize(void) {
     PyObject *m = PyModule_Create(&module);
     /* the deepest leaf path generalise takes (generalize.py falls back to numpy past it) */
     if (m && PyModule_AddIntConstant(m, "MAX_DEPTH", MAX_DEPTH)) Py_CLEAR(m);
+    /* the most cases whose ranks generalise reads as 3 bytes (generalize.py narrow_ranks) */
+    if (m && PyModule_AddIntConstant(m, "THREE_BYTE_RANKS", THREE_BYTE_RANKS)) Py_CLEAR(m);
     return m;
 }

@@ -400,7 +400,7 @@ def known_by_value(col: np.ndarray, position: np.ndarray) -> np.ndarray:
 def narrow_ranks(ranked: np.ndarray, n: int) -> np.ndarray:
     """known_by_value's positions as the compiled runs read them: 3 little-endian bytes each
     while n <= 2^24 (a quarter less to hold through the runs), else 4."""
-    if n > 1 << 24:
+    if n > _native.THREE_BYTE_RANKS:
         return ranked.astype("<i4", copy=False)
     return np.ascontiguousarray(ranked.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3]).reshape(-1)
 
