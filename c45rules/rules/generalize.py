@@ -499,6 +499,7 @@ class _Compiled:
 
     def __init__(self, tree: Node | FlatTree, data: Dataset, default_errors: np.ndarray):
         self.data = data
+        self.labels: np.ndarray | None = None      # the leaf order, once gathered
         self.paths = paths = path_table(tree)
         kind, attribute, outcome = paths.kind, paths.attribute, paths.outcome
         # discrete and subset truth depends on the attribute and values only: one key each
@@ -553,6 +554,7 @@ class _Compiled:
         order: the compiled loop reads the originals through `order` (a copy of each was
         190 MB at 1M cases)."""
         n = self.data.n
+        self.labels = order     # the runs number a rule's cases by their place in it
         position = np.empty(n, dtype=np.int32)
         position[order] = np.arange(n, dtype=np.int32)
         ranks, rows = [], []
@@ -601,7 +603,8 @@ class _Compiled:
         for r, klass in enumerate(self.targets[leaf_at].tolist()):
             rule = CandidateRule(0, tuple(map(cond, kept[kept_at[r]:kept_at[r + 1]])), klass, float(error[r]),
                                  int(t0[r]), int(e0[r]),
-                                 PackedCases(covers[klass], int(cover_lo[r]), int(cover_hi[r]), int(t0[r])))
+                                 PackedCases(covers[klass], int(cover_lo[r]), int(cover_hi[r]), int(t0[r]),
+                                             self.labels))
             yield (rule_keys[4 * key_at[r]:4 * key_at[r + 1]], rule) if keys else rule
 
 

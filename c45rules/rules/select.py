@@ -197,37 +197,43 @@ class _Cells:
         return out
 
 
-def packed_pairs(rules: list[CandidateRule], firing: list[bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(r_lo, r_hi, data): each firing rule's cases packed (cases.py) at data[r_lo:r_hi], the
-    others empty. The buffer the compiled generalisation wrote a class's covers into is
-    read where it lies when every firing rule's cover is there (no copy); else the covers
-    are packed one after another into a new one."""
+def packed_pairs(rules: list[CandidateRule], firing: list[bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                         np.ndarray | None]:
+    """(r_lo, r_hi, data, labels): each firing rule's cases packed (cases.py) at
+    data[r_lo:r_hi], the others empty; number i stands for case labels[i] (None: for case
+    i). The buffer the compiled generalisation wrote a class's covers into is read where it
+    lies when every firing rule's cover is there (no copy); else the covers are packed one
+    after another into a new one (renumbered as cases unless all share one numbering)."""
     k = len(rules)
     lo, hi = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
     some = [r.cases for r, f in zip(rules, firing) if f]
-    if some and all(isinstance(c, PackedCases) and c.data is some[0].data for c in some):
+    # one numbering for all (the packed bytes are copied as they are), else cases
+    labels = some[0].labels if some and isinstance(some[0], PackedCases) else None
+    same = all(isinstance(c, PackedCases) and c.labels is labels for c in some)
+    if some and same and all(c.data is some[0].data for c in some):
         for i, (r, f) in enumerate(zip(rules, firing)):
             if f:
                 lo[i], hi[i] = r.cases.lo, r.cases.hi
-        return lo, hi, some[0].data
+        return lo, hi, some[0].data, labels
+    labels = labels if same else None
     parts, at = [], 0
     for i, (r, f) in enumerate(zip(rules, firing)):
         if f:
             c = r.cases
-            b = c.data[c.lo:c.hi].tobytes() if isinstance(c, PackedCases) else pack_cases(c)
+            b = c.data[c.lo:c.hi].tobytes() if same else pack_cases(c.unpack() if isinstance(c, PackedCases) else c)
             lo[i], hi[i] = at, at + len(b)
             parts.append(b)
             at += len(b)
-    return lo, hi, np.frombuffer(b"".join(parts), dtype=np.uint8)
+    return lo, hi, np.frombuffer(b"".join(parts), dtype=np.uint8), labels
 
 
 class _ClassSearch:
     """State of the subset search for one class: covers, bits and the best subset seen.
 
-    Cases keep their numbers. The compiled climb reads the (rule, case) pairs packed
-    (cases.py), each rule's cases where the generalisation wrote them (`packed_pairs`) and
-    each case's rules in an index made per class; the numpy steps read them as arrays,
-    made when first needed. For the greedy and annealing searches, each toggle updates the per-case count of selected
+    The compiled climb reads the (rule, case) pairs packed (cases.py), each rule's cases
+    where the generalisation wrote them (`packed_pairs`, numbered by place in leaf order:
+    `packed_labels`) and each case's rules in an index made per class; the numpy steps read
+    them as arrays of case numbers, made when first needed. For the greedy and annealing searches, each toggle updates the per-case count of selected
     rules and every rule's Right/Wrong (7.6.3) only where a case's count crosses 0/1 or
     1/2, using a case -> rules index, so a step costs the size of one cover, not of all.
     A rule's exception bits after its toggle depend only on Fires, FP (FN follows) and its
@@ -246,14 +252,18 @@ class _ClassSearch:
         self.r_ptr = r_ptr.astype(np.int64)
         self.r_bounds = self.r_ptr.tolist()
         self.packed: tuple | None = None
+        self.packed_labels: np.ndarray | None = None
         self._plain: tuple | None = None
         if _native is not None and n < 2**31:
             # the compiled climb reads both lists packed: at 1M cases the largest class's
             # (rule, case) pairs took 160 MB as int32 each way; 52 MB as the rules' varints
             # and 80 MB as the cases' 16-bit gaps
-            r_lo, r_hi, data = packed_pairs(rules, firing)
+            r_lo, r_hi, data, labels = packed_pairs(rules, firing)
             c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, n)
             self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=np.int64), np.frombuffer(c_data, dtype=np.uint16))
+            # the climb's cases are the packed numbers (number i is case packed_labels[i])
+            self.packed_labels = labels
+            self._packed_pos = positive if labels is None else positive[labels]
             give_back_memory()      # the index's scratch (48 MB at 1M cases), before the climbs
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
@@ -531,7 +541,7 @@ class _ClassSearch:
         if self._native_args is None:
             k = len(self.rules)
             self._native_args = (
-                *self.packed, self.pos.astype(np.uint8),
+                *self.packed, self._packed_pos.astype(np.uint8),
                 np.ascontiguousarray(self.bits, dtype=np.float64),
                 self.cells.rule_at.astype(np.int32).reshape(-1),
             ), (

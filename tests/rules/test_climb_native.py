@@ -121,7 +121,13 @@ def test_case_index_made_in_c_equals_the_rule_by_rule_loop(monkeypatch):
     monkeypatch.setattr(select, "_native", None)
     plain = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == 0, len(y))
     assert plain.packed is None and len(plain.c_rule) > 1000
-    lists = _case_lists(compiled)
+    numbered = _case_lists(compiled)
+    # the compiled generalisation numbers cases by their place in leaf order
+    labels = compiled.packed_labels
+    assert labels is not None and sorted(labels.tolist()) == list(range(len(y)))
+    lists = [None] * len(y)
+    for i, lst in enumerate(numbered):
+        lists[labels[i]] = lst
     assert [x for lst in lists for x in lst] == plain.c_rule.tolist()
     assert [len(lst) for lst in lists] == np.diff(plain.c_ptr).tolist()
     assert all(np.all(np.diff(lst) > 0) for lst in lists)       # rules ascend within a case

@@ -1,6 +1,7 @@
 """The incremental subset search equals the straightforward one: Cost(S) and every rule's change,
 recomputed from scratch at each step from the covers (spec 7.6.3), bit for bit."""
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -195,15 +196,42 @@ def test_packed_pairs_reads_one_buffer_in_place_and_packs_otherwise():
     rules = [_rule(i + 1, p) for i, p in enumerate(packed)]
     rules[2].error = 0.8          # never fires: no cases for the search
     firing = [fires(r) for r in rules]
-    lo, hi, got = packed_pairs(rules, firing)
-    assert got is data                                      # read in place
+    lo, hi, got, labels = packed_pairs(rules, firing)
+    assert got is data and labels is None                   # read in place
     assert lo.tolist() == [starts[0], starts[1], 0, starts[3]] and hi.tolist() == [ends[0], ends[1], 0, ends[3]]
     # covers from two buffers, or as arrays: packed one after another into a new buffer
     mixed = rules[:2] + [_rule(3, np.array([4, 6], dtype=np.int32))]
-    lo, hi, got = packed_pairs(mixed, [True, True, True])
-    assert got is not data and not np.shares_memory(got, data)
+    lo, hi, got, labels = packed_pairs(mixed, [True, True, True])
+    assert got is not data and not np.shares_memory(got, data) and labels is None
     assert [unpack_cases(got[a:b]).tolist() for a, b in zip(lo, hi)] == [[1, 5, 9], [0, 300], [4, 6]]
     assert packed_pairs([], [])[2].tolist() == []
+
+
+def test_packed_covers_numbered_by_labels_unpack_to_cases():
+    # numbers are places in an order of the cases: number i stands for case order[i]
+    order = np.array([3, 0, 301, 2, 1, 4, 6, 5, 7, 8, 9] + list(range(10, 301)) + [302], dtype=np.int64)
+    covers = [[0, 2, 4], [1, 300]]
+    data = np.frombuffer(b"".join(pack_cases(np.array(c)) for c in covers), dtype=np.uint8)
+    ends = np.cumsum([len(pack_cases(np.array(c))) for c in covers]).tolist()
+    packed = [PackedCases(data, a, b, len(c), order) for a, b, c in zip([0] + ends[:-1], ends, covers)]
+    assert packed[0].unpack().tolist() == [1, 3, 301] and packed[1].unpack().tolist() == [0, 299]
+    rules = [_rule(1, packed[0]), _rule(2, packed[1])]
+    lo, hi, got, labels = packed_pairs(rules, [True, True])
+    assert got is data and labels is order                  # read in place, with the numbering
+    # from two buffers with one numbering: the bytes copied, the numbering kept
+    apart = PackedCases(np.frombuffer(data.tobytes(), dtype=np.uint8), 0, ends[0], 3, order)
+    lo, hi, got, labels = packed_pairs([_rule(1, apart), rules[1]], [True, True])
+    assert got is not data and labels is order and got.tobytes() == data.tobytes()
+    # mixed with plain cases: packed again as cases, the numbering gone
+    lo, hi, got, labels = packed_pairs(rules + [_rule(3, np.array([4, 6], dtype=np.int32))], [True] * 3)
+    assert labels is None
+    assert [unpack_cases(got[a:b]).tolist() for a, b in zip(lo, hi)] == [[1, 3, 301], [0, 299], [4, 6]]
+    # a pickle keeps the numbering, and one made before it existed unpacks as cases
+    again = pickle.loads(pickle.dumps(packed[0]))
+    assert again.unpack().tolist() == [1, 3, 301]
+    old = PackedCases.__new__(PackedCases)
+    old.__setstate__((None, {"data": data, "lo": 0, "hi": ends[0], "count": 3}))
+    assert old.labels is None and old.unpack().tolist() == [0, 2, 4]
 
 
 def test_cases_pack_as_varint_gaps_and_unpack_back():
@@ -235,9 +263,14 @@ def test_search_reads_a_class_covers_where_the_generalisation_wrote_them():
         firing = [r for r in mine if fires(r)]
         lo, hi, data = search.packed[:3]
         assert data is firing[0].cases.data           # the class's buffer, not a copy
-        assert [unpack_cases(data[a:b]).tolist() for a, b, r in zip(lo, hi, mine) if fires(r)] \
+        # numbered by place in leaf order: number i is case packed_labels[i]
+        labels = search.packed_labels
+        assert labels is not None and labels is firing[0].cases.labels
+        assert [np.sort(labels[unpack_cases(data[a:b])]).tolist() for a, b, r in zip(lo, hi, mine) if fires(r)] \
             == [r.cover.tolist() for r in firing]
         assert all(a == b for a, b, r in zip(lo, hi, mine) if not fires(r))
         assert search.r_case.tolist() == np.concatenate([r.cover for r in firing]).tolist()
-        # the compiled generalisation packs a cover as cases.py does
-        assert all(r.cases.data[r.cases.lo:r.cases.hi].tobytes() == pack_cases(r.cover) for r in mine)
+        # the compiled generalisation packs a cover's places as cases.py does
+        place = np.empty(train.n, dtype=np.int64)
+        place[labels] = np.arange(train.n)
+        assert all(r.cases.data[r.cases.lo:r.cases.hi].tobytes() == pack_cases(np.sort(place[r.cover])) for r in mine)
