@@ -32,14 +32,16 @@ typedef __int128 wide;
 /* 64 bytes: a large class's first trial makes 180k cells at 1M cases (counts of cases fit 32
  * bits: the compiled climb runs only below 2^31 cases) */
 typedef struct {
-    int64_t code;       /* (a (a + 1) / 2 + w) * 2 + side; -1: never used */
     double h;                    /* the exception-bits term at Fires = h_fires, FP = h_fp */
+    double half_bits;            /* half the best member's signed bits: its key is h + half_bits
+                                    (kept here, the scan of every live cell reads no rule arrays) */
     int32_t *heap, heap_n, heap_cap;   /* member ranks, plus stale ones (lazy deletion) */
     int32_t a, w;
     int32_t side, count, best;   /* best: least rank of a member (k when none) */
     int32_t live_at;             /* position in the live list, -1 when empty */
     int32_t h_fires, h_fp;
 } Cell;
+_Static_assert(sizeof(Cell) == 64, "a cell is one cache line");
 
 typedef struct {
     /* inputs (borrowed) */
@@ -114,6 +116,15 @@ static uint64_t mix(uint64_t x) {
 
 static int grow_map(Climb *s);
 
+/* Make `rank` a cell's best member (k: none). */
+static void set_best(const Climb *s, Cell *c, int32_t rank) {
+    c->best = rank;
+    if (rank < s->k) {
+        double b = s->bits[s->rule_at[c->side * s->k + rank]];
+        c->half_bits = 0.5 * (c->side ? -b : b);
+    }
+}
+
 /* The cell of a code, made (empty) when new; -1 when out of memory. */
 static int32_t cell_for(Climb *s, int64_t code, int side, int64_t a, int64_t w) {
     uint64_t mask = (uint64_t)s->n_slots - 1, i = mix((uint64_t)code) & mask;
@@ -132,7 +143,6 @@ static int32_t cell_for(Climb *s, int64_t code, int side, int64_t a, int64_t w) 
     int32_t id = s->n_cells++;
     Cell *c = &s->cells[id];
     memset(c, 0, sizeof(Cell));
-    c->code = code;
     c->a = (int32_t)a;
     c->w = (int32_t)w;
     c->side = side;
@@ -185,12 +195,12 @@ static int place(Climb *s, int32_t r) {
             s->cells[last].live_at = o->live_at;
             o->live_at = -1;
             o->heap_n = 0;
-            o->best = (int32_t)k;
+            set_best(s, o, (int32_t)k);
         } else if (o->best == at) {
             /* the best left: the least rank still in the cell */
             const int32_t *row = s->cell_at + o->side * k;
             while (row[o->heap[0]] != old) heap_pop(o);
-            o->best = o->heap[0];
+            set_best(s, o, o->heap[0]);
         }
     }
     Cell *c = &s->cells[id];
@@ -202,7 +212,7 @@ static int place(Climb *s, int32_t r) {
         s->live[s->n_live++] = id;
     }
     if (heap_push(c, at)) return -1;
-    if (at < c->best) c->best = at;
+    if (at < c->best) set_best(s, c, at);
     return 0;
 }
 
@@ -306,9 +316,7 @@ static int64_t climb(Climb *s, double *best_cost, uint8_t *best, int *found) {
                 c->h_fires = (int32_t)s->fires;
                 c->h_fp = (int32_t)s->fp;
             }
-            double h = c->h;
-            int32_t rule = s->rule_at[side * k + c->best];
-            double key = h + 0.5 * (side ? -s->bits[rule] : s->bits[rule]);
+            double key = c->h + c->half_bits;
             if (key < low[side] || (key == low[side] && c->best < low_rank[side])) {
                 low[side] = key;
                 low_rank[side] = c->best;
