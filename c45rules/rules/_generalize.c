@@ -1073,6 +1073,85 @@ static void close_conditions(Gen *g, Py_buffer *cols, Py_ssize_t n_attr) {
     }
 }
 
+/* A double's bits as an unsigned number in the same order as the values (NaN aside). */
+static inline uint64_t ordered_bits(double v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    return u >> 63 ? ~u : u | (uint64_t)1 << 63;
+}
+
+PyDoc_STRVAR(known_by_value_doc,
+"known_by_value(col, position) -> int32 bytes\n\n"
+"generalize.py known_by_value: the positions (position[case], int32) of the cases whose value\n"
+"in col (float64) is known, by value ascending (equal values in case order). A radix sort of\n"
+"the values' ordered bits, 11 bits a pass, the passes where every value has the same digit\n"
+"skipped: a few times quicker than numpy's argsort of doubles, once per continuous column.");
+
+static PyObject *py_known_by_value(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer col, pos;
+    if (!PyArg_ParseTuple(args, "y*y*", &col, &pos)) return NULL;
+    PyObject *out = NULL;
+    int64_t n = col.len / 8, m = 0;
+    uint64_t *key = NULL, *key_tmp = NULL;
+    int32_t *idx = NULL, *idx_tmp = NULL;
+    int64_t (*count)[2049] = NULL;
+    if (col.len % 8 || pos.len != n * 4 || n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "known_by_value: col and position do not agree");
+        goto done;
+    }
+    const double *x = col.buf;
+    const int32_t *position = pos.buf;
+    for (int64_t i = 0; i < n; i++)
+        if (position[i] < 0 || position[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "known_by_value: a position is out of range");
+            goto done;
+        }
+    key = malloc((size_t)n * 8 + 8);
+    key_tmp = malloc((size_t)n * 8 + 8);
+    idx = malloc((size_t)n * 4 + 4);
+    idx_tmp = malloc((size_t)n * 4 + 4);
+    count = calloc(6, sizeof(*count));
+    if (!key || !key_tmp || !idx || !idx_tmp || !count) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < n; i++) {
+        if (isnan(x[i])) continue;
+        uint64_t k = ordered_bits(x[i]);
+        key[m] = k;
+        idx[m++] = (int32_t)i;
+        for (int d = 0; d < 6; d++) count[d][(k >> (11 * d) & 2047) + 1]++;
+    }
+    for (int d = 0; d < 6; d++) {
+        int64_t *at = count[d];
+        int one_digit = 0;
+        for (int b = 1; b <= 2048 && !one_digit; b++) one_digit = at[b] == m;
+        if (one_digit) continue;        /* every value has this digit: the pass moves nothing */
+        for (int b = 0; b < 2048; b++) at[b + 1] += at[b];
+        for (int64_t i = 0; i < m; i++) {
+            int64_t to = at[key[i] >> (11 * d) & 2047]++;
+            key_tmp[to] = key[i];
+            idx_tmp[to] = idx[i];
+        }
+        uint64_t *kt = key; key = key_tmp; key_tmp = kt;
+        int32_t *it = idx; idx = idx_tmp; idx_tmp = it;
+    }
+    for (int64_t i = 0; i < m; i++) idx[i] = position[idx[i]];
+    Py_END_ALLOW_THREADS
+    out = PyBytes_FromStringAndSize((const char *)idx, (Py_ssize_t)(m * 4));
+done:
+    free(key);
+    free(key_tmp);
+    free(idx);
+    free(idx_tmp);
+    free(count);
+    PyBuffer_Release(&col);
+    PyBuffer_Release(&pos);
+    return out;
+}
+
 PyDoc_STRVAR(threshold_rows_doc,
 "threshold_rows(n, ranked) -> bytes\n\n"
 "For a continuous column of n cases and its known cases' bit positions by value (int32):\n"
@@ -1428,6 +1507,7 @@ static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
     {"leaf_order", py_leaf_order, METH_VARARGS, leaf_order_doc},
     {"threshold_rows", py_threshold_rows, METH_VARARGS, threshold_rows_doc},
+    {"known_by_value", py_known_by_value, METH_VARARGS, known_by_value_doc},
     {"truth_rows", py_truth_rows, METH_VARARGS, truth_rows_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -391,6 +391,9 @@ class _InBitOrder(dict):
 def known_by_value(col: np.ndarray, position: np.ndarray) -> np.ndarray:
     """The bit positions (`position`: case -> bit) of a continuous column's known values, by
     value ascending, as int32."""
+    if _native is not None and len(col) < 2**31:
+        return np.frombuffer(_native.known_by_value(np.ascontiguousarray(col, dtype=np.float64),
+                                                    np.ascontiguousarray(position, dtype=np.int32)), dtype=np.int32)
     known = int(np.count_nonzero(~np.isnan(col)))
     # NaN sorts last: the first `known` cases are the known values (the order among equal
     # values does not matter: a cut never falls between them)

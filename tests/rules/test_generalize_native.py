@@ -93,6 +93,33 @@ def test_ranked_positions_leave_out_unknowns_and_ascend():
     assert sorted(ranked.tolist()) == np.flatnonzero(~np.isnan(in_bit_order)).tolist()
 
 
+def test_known_by_value_compiled_sorts_every_kind_of_double():
+    _native = COMPILED
+    if _native is None:
+        pytest.skip("the compiled module is not built")
+    rng = np.random.default_rng(5)
+    special = [np.nan, -0.0, 0.0, np.inf, -np.inf, 5e-324, -5e-324, 1e308, -1e308, 2.5, -2.5]
+    col = np.concatenate([rng.choice(special, 3000), rng.normal(0, 1e3, 3000).round(1),
+                          rng.integers(-50, 50, 3000).astype(np.float64)])
+    rng.shuffle(col)
+    position = rng.permutation(len(col)).astype(np.int32)
+    ranked = np.frombuffer(_native.known_by_value(col, position), dtype=np.int32)
+    case = np.empty(len(col), dtype=np.int64)
+    case[position] = np.arange(len(col))
+    values = col[case[ranked]]
+    # the known values ascending (-0.0 and 0.0 are equal), each known case once
+    assert np.array_equal(values, np.sort(col[~np.isnan(col)]))
+    assert sorted(case[ranked].tolist()) == np.flatnonzero(~np.isnan(col)).tolist()
+    # equal values keep case order (the sort is stable): one answer for one input
+    same = values[1:] == values[:-1]
+    assert np.all(case[ranked][1:][same & (np.signbit(values[1:]) == np.signbit(values[:-1]))]
+                  > case[ranked][:-1][same & (np.signbit(values[1:]) == np.signbit(values[:-1]))])
+    with pytest.raises(ValueError, match="do not agree"):
+        _native.known_by_value(col, position[:-1])
+    with pytest.raises(ValueError, match="out of range"):
+        _native.known_by_value(col[:3], np.array([0, 1, 3], dtype=np.int32))
+
+
 def _conditions(attr=0, kind=2):
     """One condition row: (kind, attr, outcome, cut, node, key, masks, mask_off, mask_len)."""
     return (np.array([kind], dtype=np.int32), np.array([attr], dtype=np.int32), np.zeros(1, dtype=np.int32),
