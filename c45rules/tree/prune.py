@@ -80,63 +80,88 @@ class _Pruner:
 
         Each node's class counts come from one routing of all cases (cases sorted by the
         leaf they reach make every subtree's cases one range); nodes are then settled
-        children first, with the same arithmetic as `estimate`. Only a branch estimate
-        through a subtree that stayed a subtree, and subtree raising, descend case by case.
+        children first, with the same arithmetic as `estimate`. What does not depend on
+        the children's outcome is computed for all nodes at once: their own estimates, the
+        branch weights and largest branch, and the estimate through that branch when it
+        is a leaf. Only a branch estimate through a subtree that stayed a subtree, and
+        subtree raising, descend case by case.
         """
         nodes = list(root.walk())
         N, C = len(nodes), self.C
         leaf = leaf_of_cases(nodes, self.data)
-        span = np.ones(N, dtype=np.int64)                    # nodes in each subtree
-        parent_of = {id(b): i for i, n in enumerate(nodes) for b in n.branches}
-        for i in range(N - 1, 0, -1):
-            span[parent_of[id(nodes[i])]] += span[i]
+        # children from the depth-first order: a node's first child follows it, each next
+        # one follows the previous one's subtree
+        fan = [len(n.branches) for n in nodes]
+        span = [1] * N                                      # nodes in each subtree
+        kids: list[list[int]] = [[]] * N
+        for i in range(N - 1, -1, -1):
+            if fan[i]:
+                j, mine = i + 1, []
+                for _ in range(fan[i]):
+                    mine.append(j)
+                    j += span[j]
+                kids[i], span[i] = mine, j - i
+        span_a = np.array(span, dtype=np.int64)
         below = np.zeros((N + 1, C), dtype=np.int64)       # class counts of leaves before i
         np.cumsum(np.bincount(leaf * C + self.y, minlength=N * C).reshape(N, C), axis=0, out=below[1:])
         first = np.concatenate([[0], np.cumsum(np.bincount(leaf, minlength=N))])
         by_leaf = np.argsort(leaf, kind="stable")
-        index = {id(n): i for i, n in enumerate(nodes)}
         every = np.arange(N)
-        dists = (below[every + span] - below[every]).astype(np.float32)
-        reached = first[every + span] - first[every]
+        dists = (below[every + span_a] - below[every]).astype(np.float32)
+        reached = first[every + span_a] - first[every]
         all_cases = reached.astype(np.float32)
         klass = np.fromiter((n.klass for n in nodes), dtype=np.int64, count=N)
         leaf_of, best_of = self.leaf_estimates(dists, all_cases, klass)     # every node's own, at once
+        # a branch's weight F32(reached) / cases, as estimate computes it
+        parent = np.zeros(N, dtype=np.int64)
+        inner = [i for i in range(N) if fan[i]]
+        for i in inner:
+            parent[kids[i]] = i
+        factor = (reached.astype(np.float32) / all_cases[parent]).tolist()
+        reached_l = reached.tolist()
+        largest = [0] * N                  # per test: its branch of the largest weight
+        for i in inner:
+            low, at = 0.0, 0
+            for v, j in enumerate(kids[i]):
+                if reached_l[j] and factor[j] >= low:      # ties: the later branch
+                    low, at = factor[j], v
+            largest[i] = at
+        # through the largest branch when it ends in a leaf of the class it has now (its
+        # own best, unless raising changed it: then leaf_estimate, below)
+        guess = np.array([best_of[kids[i][largest[i]]] if fan[i] else 0 for i in range(N)], dtype=np.int64)
+        via_leaf = self.leaf_estimates(dists, all_cases, guess)[0]
         result = [F32(0)] * N
+        cases_l, errors_l = all_cases.tolist(), leaf_of.tolist()
         for i in range(N - 1, -1, -1):
-            node = nodes[i]
-            if reached[i] == 0:
+            if not reached_l[i]:
                 continue                     # reached by no case: estimate skips it
-            dist = dists[i]
-            cases = all_cases[i]
-            leaf_est, best = leaf_of[i], best_of[i]
-            node.items, node.klass, node.class_dist = float(cases), best, dist
-            if node.is_leaf:
-                node.errors = float(leaf_est)
-                result[i] = leaf_est
+            node = nodes[i]
+            node.items, node.klass, node.class_dist = cases_l[i], best_of[i], dists[i]
+            if not fan[i]:
+                node.errors = errors_l[i]
+                result[i] = leaf_of[i]
                 continue
-            tree_est, max_factor, max_branch = F32(0), F32(0), 0
-            for v, child in enumerate(node.branches):
-                j = index[id(child)]
-                if reached[j] == 0:
-                    continue
-                factor = F32(reached[j]) / cases
-                if factor >= max_factor:   # ties: the later branch
-                    max_branch, max_factor = v, factor
-                tree_est = tree_est + result[j]
-            largest = node.branches[max_branch]
+            leaf_est = leaf_of[i]
+            tree_est = F32(0)
+            for j in kids[i]:
+                if reached_l[j]:
+                    tree_est = tree_est + result[j]
+            big = node.branches[largest[i]]
             idx = None
-            if largest.is_leaf:
-                branch_est = self.leaf_estimate(dist, cases, largest.klass)[0]
-            else:
+            if not big.is_leaf:
                 idx = by_leaf[first[i]:first[i + span[i]]]
-                branch_est = self.through(largest, idx)
+                branch_est = self.through(big, idx)
+            elif big.klass == guess[i]:
+                branch_est = via_leaf[i]
+            else:
+                branch_est = self.leaf_estimate(dists[i], all_cases[i], big.klass)[0]
             if float(leaf_est) <= float(branch_est) + SLACK and float(leaf_est) <= float(tree_est) + SLACK:
                 node.make_leaf()
                 node.errors = float(leaf_est)
             elif float(branch_est) <= float(tree_est) + SLACK:
                 idx = by_leaf[first[i]:first[i + span[i]]] if idx is None else idx
-                self.estimate(largest, idx, True)
-                node.become(largest)
+                self.estimate(big, idx, True)
+                node.become(big)
             else:
                 node.errors = float(tree_est)
             result[i] = F32(node.errors)
