@@ -40,10 +40,11 @@ def _leaf_share(node: Node, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def one_path_each(tree: Node, data: Dataset) -> bool:
-    """True when no case has an unknown value of a tested attribute and no test is a subset."""
+def one_path_each(tree: Node, data: Dataset, nodes: list[Node] | None = None) -> bool:
+    """True when no case has an unknown value of a tested attribute and no test is a subset
+    (`nodes`: the tree's, when the caller has listed them)."""
     tested = set()
-    for n in tree.walk():
+    for n in tree.walk() if nodes is None else nodes:
         if n.kind == "subset":
             return False
         if not n.is_leaf:
