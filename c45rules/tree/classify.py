@@ -1,6 +1,8 @@
 """Classifying cases with a tree (c4.5 Classify, spec 4): unknowns split by branch weight."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..data.schema import Dataset
@@ -79,23 +81,25 @@ def classify(tree: Node, data: Dataset) -> np.ndarray:
     return np.argmax(class_weights(tree, data), axis=1)
 
 
-def leaf_of_cases(nodes: list[Node], data: Dataset) -> np.ndarray:
+def leaf_of_cases(nodes: list[Node], data: Dataset, kids: list[list[int]] | None = None) -> np.ndarray:
     """Position in `nodes` (a tree's nodes, root first) of the leaf each case reaches.
 
     For cases with no unknown value of any tested attribute, which follow one path, and
     trees without subset tests: all cases descend one level at a time, a few numpy
-    passes per attribute tested at that level rather than per node.
+    passes per attribute tested at that level rather than per node. `kids`: each node's
+    children as positions in `nodes`, when the caller has them.
     """
-    where = {id(n): i for i, n in enumerate(nodes)}
-    width = max((len(n.branches) for n in nodes), default=0)
-    child = np.full((len(nodes), max(width, 1)), -1, dtype=np.int64)
-    attribute = np.full(len(nodes), -1, dtype=np.int64)
-    cut = np.zeros(len(nodes), dtype=np.float32)
-    for i, n in enumerate(nodes):
-        if not n.is_leaf:
-            attribute[i] = n.attribute
-            cut[i] = n.cut
-            child[i, : len(n.branches)] = [where[id(b)] for b in n.branches]
+    if kids is None:
+        where = {id(n): i for i, n in enumerate(nodes)}
+        kids = [[where[id(b)] for b in n.branches] for n in nodes]
+    fan = np.fromiter(map(len, kids), dtype=np.int64, count=len(nodes))
+    child = np.full((len(nodes), max(int(fan.max(initial=0)), 1)), -1, dtype=np.int64)
+    inner = np.flatnonzero(fan)
+    rows = np.repeat(inner, fan[inner])
+    cols = np.arange(len(rows)) - np.repeat(np.cumsum(fan[inner]) - fan[inner], fan[inner])
+    child[rows, cols] = np.fromiter(itertools.chain.from_iterable(kids), dtype=np.int64, count=len(rows))
+    attribute = np.where(fan > 0, np.fromiter((n.attribute for n in nodes), dtype=np.int64, count=len(nodes)), -1)
+    cut = np.fromiter((n.cut for n in nodes), dtype=np.float64, count=len(nodes)).astype(np.float32)
     at = np.zeros(data.n, dtype=np.int64)
     moving = np.arange(data.n)
     while moving.size:

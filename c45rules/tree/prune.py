@@ -87,7 +87,6 @@ class _Pruner:
         subtree raising, descend case by case. `nodes`: the tree's, root first, depth first.
         """
         N, C = len(nodes), self.C
-        leaf = leaf_of_cases(nodes, self.data)
         # children from the depth-first order: a node's first child follows it, each next
         # one follows the previous one's subtree
         fan = [len(n.branches) for n in nodes]
@@ -100,6 +99,7 @@ class _Pruner:
                     mine.append(j)
                     j += span[j]
                 kids[i], span[i] = mine, j - i
+        leaf = leaf_of_cases(nodes, self.data, kids)
         span_a = np.array(span, dtype=np.int64)
         below = np.zeros((N + 1, C), dtype=np.int64)       # class counts of leaves before i
         np.cumsum(np.bincount(leaf * C + self.y, minlength=N * C).reshape(N, C), axis=0, out=below[1:])
@@ -186,8 +186,14 @@ class _Pruner:
         errors = cases - dists[every, best]
         where = cases > 0
         extra = np.zeros(len(cases), dtype=np.float32)
-        pairs, back = np.unique(np.stack([cases[where], errors[where]], axis=1), axis=0, return_inverse=True)
-        extra[where] = np.array([self.extra_errors(F32(c), F32(e)) for c, e in pairs.tolist()],
+        # a pair as one 64-bit key of its two floats' bits: unique over rows (axis=0) compared
+        # them as void records, a third of the pruning at 1M cases
+        key = (cases[where].astype(np.float32).view(np.uint32).astype(np.uint64) << np.uint64(32)) \
+            | errors[where].astype(np.float32).view(np.uint32)
+        pairs, back = np.unique(key, return_inverse=True)
+        c_bits = (pairs >> np.uint64(32)).astype(np.uint32).view(np.float32).tolist()
+        e_bits = (pairs & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32).tolist()
+        extra[where] = np.array([self.extra_errors(F32(c), F32(e)) for c, e in zip(c_bits, e_bits)],
                                 dtype=np.float32)[back.reshape(-1)]
         return errors + extra, best
 
