@@ -57,19 +57,6 @@ typedef struct {
                                    16 bytes a slot, not 24 (a million slots at 1M cases) */
 } Rate;
 
-/* Room for `need` items of `size` bytes at *p, an array of its own pages holding *cap items
- * (doubled as needed: pages never written to are never resident). */
-static int reserve(void **p, int64_t *cap, int64_t need, size_t size) {
-    if (need <= *cap) return 0;
-    int64_t c = *cap ? *cap : 1024;
-    while (c < need) c *= 2;
-    void *q = pages_grow(*p, (size_t)*cap * size, (size_t)c * size, 0);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* A growing byte buffer of its own pages: len bytes used of cap. */
 typedef struct {
     uint8_t *data;

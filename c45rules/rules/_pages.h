@@ -35,4 +35,17 @@ static inline void pages_free(void *p, size_t size) {
 #endif
 }
 
+/* Room for `need` items of `size` bytes at *p, an array of its own pages holding *cap items
+ * (doubled as needed: pages never written to are never resident). */
+static inline int reserve(void **p, int64_t *cap, int64_t need, size_t size) {
+    if (need <= *cap) return 0;
+    int64_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    void *q = pages_grow(*p, (size_t)*cap * size, (size_t)c * size, 0);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
 #endif
