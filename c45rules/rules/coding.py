@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from ..data.schema import Dataset
 from .extract import SUBSET, CondTest
@@ -24,7 +25,8 @@ def branch_bits(data: Dataset) -> np.ndarray:
         elif attr.is_continuous:
             known = col[~np.isnan(col)]
             # c4.5 stores unknown as a value of its own (-999), so it counts as one more value
-            p = len(np.unique(known)) + (1 if len(known) < n else 0)
+            # distinct values by hashing (np.unique sorts: 1 s for 20 columns at 1M cases)
+            p = len(pd.unique(known)) + (1 if len(known) < n else 0)
             out[a] = 1 + math.log2(p) / 2 if p > 1 else 0.0
     return out
 

@@ -29,6 +29,13 @@ def test_branch_bits_and_attribute_test_bits_on_golf(golf):
     assert attribute_test_bits(bb) == pytest.approx(1.894, abs=5e-4)
 
 
+def test_branch_bits_count_a_continuous_column_distinct_values(golf):
+    # -0.0 and 0.0 are one value; an unknown counts as one more (c4.5's -999)
+    col = np.array([0.0, -0.0, 1.5, 1.5, np.inf, -2.0, np.nan, 5e-324])
+    data = golf.__class__(golf.schema, [col if a == 1 else c[:8] for a, c in enumerate(golf.columns)], golf.y[:8])
+    assert branch_bits(data)[1] == pytest.approx(1 + math.log2(5 + 1) / 2)
+
+
 def test_rule_bits_of_outlook_overcast(golf):
     bb = branch_bits(golf)
     t = CondTest(0, DISCRETE, 1)
