@@ -47,8 +47,10 @@ typedef struct {
     /* inputs (borrowed) */
     int64_t k, m, n, n_pos;
     /* rule r's cases packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]; case c's rules as 16-bit
-       gaps at c_data[c_ptr[c]:c_ptr[c + 1]] */
-    const int64_t *r_lo, *r_hi, *c_ptr;
+       gaps at c_data[at(c):at(c + 1)], c_ptr holding uint32 offsets, or int64 when wide */
+    const int64_t *r_lo, *r_hi;
+    const void *c_ptr;
+    int c_ptr_wide;
     const uint8_t *r_data;
     const uint16_t *c_data;
     const int32_t *rule_at;        /* [side * k + rank] -> rule */
@@ -117,6 +119,11 @@ static uint64_t mix(uint64_t x) {
 }
 
 static int grow_map(Climb *s);
+
+/* Where case c's rules start in c_data. */
+static inline int64_t case_at(const Climb *s, int64_t c) {
+    return s->c_ptr_wide ? ((const int64_t *)s->c_ptr)[c] : (int64_t)((const uint32_t *)s->c_ptr)[c];
+}
 
 /* Make `rank` a cell's best member (k: none). */
 static void set_best(const Climb *s, Cell *c, int32_t rank) {
@@ -268,7 +275,7 @@ static void toggle(Climb *s, int32_t r) {
         }
         /* on a 0/1 crossing the rules not selected change, on a 1/2 the one other selected */
         uint8_t one = crossing == 1;
-        const uint16_t *on = s->c_data + s->c_ptr[c], *last = s->c_data + s->c_ptr[c + 1];
+        const uint16_t *on = s->c_data + case_at(s, c), *last = s->c_data + case_at(s, c + 1);
         for (uint32_t o = 0; on < last;) {
             o += gap16_next(&on);
             if ((int32_t)o == r || s->inside[o] != one) continue;
@@ -409,11 +416,21 @@ static int view_ok(const Py_buffer *b, Py_ssize_t count, Py_ssize_t item, const 
     return 1;
 }
 
-/* Rule lists r_lo/r_hi (k each) inside r_data, case lists c_ptr (m + 1) inside c_data. */
+/* Rule lists r_lo/r_hi (k each) inside r_data. */
 static int ranges_ok(const int64_t *lo, const int64_t *hi, Py_ssize_t k, Py_ssize_t size, const char *name) {
     for (Py_ssize_t r = 0; r < k; r++)
         if (lo[r] < 0 || lo[r] > hi[r] || hi[r] > size) {
             PyErr_Format(PyExc_ValueError, "climb: %s range %zd lies outside its bytes", name, r);
+            return 0;
+        }
+    return 1;
+}
+
+/* Case lists (m of them, c_ptr's offsets) inside c_data's `size` words. */
+static int cases_ok(const Climb *s, Py_ssize_t m, Py_ssize_t size) {
+    for (Py_ssize_t c = 0; c < m; c++)
+        if (case_at(s, c) < 0 || case_at(s, c) > case_at(s, c + 1) || case_at(s, c + 1) > size) {
+            PyErr_Format(PyExc_ValueError, "climb: case range %zd lies outside its bytes", c);
             return 0;
         }
     return 1;
@@ -425,6 +442,7 @@ PyDoc_STRVAR(climb_doc,
 "Hill-climb from `inside` (one byte per rule) as select.py's hill_climb does; the best\n"
 "subset is returned only when one costs less than `best_cost`. Rule r's cases are packed\n"
 "(_varint.h) at r_data[r_lo[r]:r_hi[r]], case c's rules (16-bit gaps) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
+"(c_ptr: m + 1 offsets, uint32 or int64)\n"
 "as case_rules made them (whose check of the cases this trusts). None when the theory\n"
 "bits cannot be summed exactly in 128 bits (the caller then climbs in numpy).");
 
@@ -441,15 +459,18 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     Climb s;
     memset(&s, 0, sizeof(s));
     Py_ssize_t k = v[6].len / 8, m = v[5].len;
-    if (!(view_ok(&v[0], k, 8, "r_lo") && view_ok(&v[1], k, 8, "r_hi") && view_ok(&v[3], m + 1, 8, "c_ptr")
+    s.c_ptr_wide = v[3].len == (m + 1) * 8;
+    s.c_ptr = v[3].buf;
+    if (!(view_ok(&v[0], k, 8, "r_lo") && view_ok(&v[1], k, 8, "r_hi")
+          && view_ok(&v[3], m + 1, s.c_ptr_wide ? 8 : 4, "c_ptr")
           && view_ok(&v[7], 2 * k, 4, "rule_at") && view_ok(&v[8], k, 1, "inside")
           && view_ok(&v[9], 2 * n + 1, 8, "lg") && view_ok(&v[10], n + 1, 8, "tlg")
           && view_ok(&v[11], k + 1, 8, "log_fact") && view_ok(&v[12], k + 2, 8, "log2i")
           && ranges_ok(v[0].buf, v[1].buf, k, v[2].len, "rule")
-          && ranges_ok(v[3].buf, (const int64_t *)v[3].buf + 1, m, v[4].len / 2, "case")))
+          && cases_ok(&s, m, v[4].len / 2)))
         goto done;
     s.k = k; s.m = m; s.n = n; s.n_pos = n_pos; s.log2_n = log2_n;
-    s.r_lo = v[0].buf; s.r_hi = v[1].buf; s.r_data = v[2].buf; s.c_ptr = v[3].buf; s.c_data = v[4].buf;
+    s.r_lo = v[0].buf; s.r_hi = v[1].buf; s.r_data = v[2].buf; s.c_data = v[4].buf;
     s.pos = v[5].buf; s.bits = v[6].buf; s.rule_at = v[7].buf; s.lg = v[9].buf; s.tlg = v[10].buf;
     s.log_fact = v[11].buf; s.log2i = v[12].buf;
     size_t K = (size_t)k + 1;
@@ -497,7 +518,7 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
         s.bits_in += s.grains[r];
     }
     for (int64_t c = 0; c < m; c++) {
-        const uint16_t *first = s.c_data + s.c_ptr[c], *last = s.c_data + s.c_ptr[c + 1], *on = first;
+        const uint16_t *first = s.c_data + case_at(&s, c), *last = s.c_data + case_at(&s, c + 1), *on = first;
         int32_t count = 0;
         uint32_t only = 0;
         for (uint32_t o = 0; on < last;) {
@@ -548,7 +569,8 @@ PyDoc_STRVAR(case_rules_doc,
 "case_rules(r_lo, r_hi, r_data, m) -> (c_ptr, c_data)\n\n"
 "The case -> rules index of rules whose cases are packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]:\n"
 "case c's rules, ascending, as 16-bit gaps (_varint.h gap16) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
-"(c_data: uint16 as bytes; c_ptr: m + 1 int64 as bytes). ValueError unless every rule's bytes\n"
+"(c_data: uint16 as bytes; c_ptr: m + 1 offsets as bytes, uint32 while they fit, else int64: 4 MB\n"
+"less at 1M cases). ValueError unless every rule's bytes\n"
 "hold ascending cases below m.");
 
 static PyObject *py_case_rules(PyObject *self, PyObject *args) {
@@ -603,7 +625,14 @@ static PyObject *py_case_rules(PyObject *self, PyObject *args) {
         goto done;
     }
     for (Py_ssize_t c = 0; c < m; c++) fill[c + 1] += fill[c];
-    ptr_bytes = PyBytes_FromStringAndSize((const char *)fill, (m + 1) * 8);
+    if (fill[m] <= (int64_t)UINT32_MAX) {
+        if ((ptr_bytes = PyBytes_FromStringAndSize(NULL, (m + 1) * 4))) {
+            uint32_t *narrow = (uint32_t *)PyBytes_AS_STRING(ptr_bytes);
+            for (Py_ssize_t c = 0; c <= m; c++) narrow[c] = (uint32_t)fill[c];
+        }
+    } else {
+        ptr_bytes = PyBytes_FromStringAndSize((const char *)fill, (m + 1) * 8);
+    }
     data_bytes = PyBytes_FromStringAndSize(NULL, fill[m] * 2);
     if (!ptr_bytes || !data_bytes) goto done;
     uint16_t *c_data = (uint16_t *)PyBytes_AS_STRING(data_bytes);

@@ -260,7 +260,8 @@ class _ClassSearch:
             # and 80 MB as the cases' 16-bit gaps
             r_lo, r_hi, data, labels = packed_pairs(rules, firing)
             c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, n)
-            self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=np.int64), np.frombuffer(c_data, dtype=np.uint16))
+            wide = np.int64 if len(c_ptr) == 8 * (n + 1) else np.uint32
+            self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), np.frombuffer(c_data, dtype=np.uint16))
             # the climb's cases are the packed numbers (number i is case packed_labels[i])
             self.packed_labels = labels
             self._packed_pos = positive if labels is None else positive[labels]

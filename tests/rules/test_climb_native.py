@@ -1,5 +1,6 @@
 """The compiled hill-climb (rules/_climb.c) takes the same steps as the numpy one: the same
 subsets and the same costs, bit for bit, on shared data and on random covers."""
+import math
 import os
 
 import numpy as np
@@ -143,7 +144,7 @@ def test_case_index_checks_the_packed_cases():
                                  np.frombuffer(data, dtype=np.uint8), m)
 
     c_ptr, c_data = index([[0, 2], [1, 2]], 3)
-    assert np.frombuffer(c_ptr, dtype=np.int64).tolist() == [0, 1, 2, 4]
+    assert np.frombuffer(c_ptr, dtype=np.uint32).tolist() == [0, 1, 2, 4]     # offsets fit 32 bits
     assert np.frombuffer(c_data, dtype=np.uint16).tolist() == [0, 1, 0, 1]    # case 2: rule 0, then a gap of 1
     # a gap of 0xFFFF rules or more: 0xFFFF, then its halves
     far = np.zeros(70_001, dtype=np.int64)
@@ -152,7 +153,7 @@ def test_case_index_checks_the_packed_cases():
     hi[[0, 70_000]] = 1
     c_ptr, c_data = native.case_rules(far, hi, one, 2)
     words = np.frombuffer(c_data, dtype=np.uint16)
-    assert np.frombuffer(c_ptr, dtype=np.int64).tolist() == [0, 0, 4]
+    assert np.frombuffer(c_ptr, dtype=np.uint32).tolist() == [0, 0, 4]
     assert words.tolist() == [0, 0xFFFF, 70_000 & 0xFFFF, 70_000 >> 16] and _gaps16(words) == [0, 70_000]
     bad = "case_rules: a rule's packed cases are not ascending cases below m"
     with pytest.raises(ValueError, match=bad):
@@ -161,6 +162,24 @@ def test_case_index_checks_the_packed_cases():
         native.case_rules(np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.array([0x81], dtype=np.uint8), 3)
     with pytest.raises(ValueError, match=bad):
         native.case_rules(np.zeros(1, dtype=np.int64), np.full(1, 2, dtype=np.int64), np.array([1, 0], dtype=np.uint8), 3)
+
+
+def test_compiled_climb_reads_offsets_of_either_width():
+    # case_rules gives 32-bit offsets while they fit; the climb takes 64-bit ones as well
+    cands, bits, y, _ = _inputs("letter")
+    mine = [r for r in cands if r.klass == 0]
+    search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == 0, len(y))
+    assert search.packed[3].dtype == np.uint32
+    start = np.random.default_rng(3).uniform(size=len(mine)) < 0.3
+    narrow = search._native_trial(start, math.inf)
+    search.packed = search.packed[:3] + (search.packed[3].astype(np.int64),) + search.packed[4:]
+    search._native_args = None
+    wide = search._native_trial(start, math.inf)
+    assert narrow[0] == wide[0] and np.array_equal(narrow[1], wide[1]) and narrow[1].any()
+    search.packed = search.packed[:3] + (search.packed[3][:-1],) + search.packed[4:]
+    search._native_args = None
+    with pytest.raises(ValueError, match="c_ptr has"):
+        search._native_trial(start, math.inf)
 
 
 def test_compiled_climb_reads_rule_gaps_of_0xffff_or_more(monkeypatch):
