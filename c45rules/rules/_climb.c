@@ -68,6 +68,10 @@ typedef struct {
     int32_t *cell_of, *cell_at;    /* cell_at: [side * k + rank] -> cell or -1 */
     Cell *cells;
     int32_t n_cells, cap_cells;
+    int32_t *free_cells, n_free;   /* emptied cells, off the map, to be used again: a class's
+                                      trial met 180k (Right + Wrong, Wrong) pairs at 1M cases,
+                                      a few thousand at once */
+    int64_t n_mapped;
     int64_t *slot_code;            /* open-addressing map code -> cell */
     int32_t *slot_cell;
     int64_t n_slots;
@@ -134,6 +138,10 @@ static void set_best(const Climb *s, Cell *c, int32_t rank) {
     }
 }
 
+static int64_t cell_code(int64_t a, int64_t w, int side) {
+    return (a * (a + 1) / 2 + w) * 2 + side;
+}
+
 /* The cell of a code, made (empty) when new; -1 when out of memory. */
 static int32_t cell_for(Climb *s, int64_t code, int side, int64_t a, int64_t w) {
     uint64_t mask = (uint64_t)s->n_slots - 1, i = mix((uint64_t)code) & mask;
@@ -141,17 +149,29 @@ static int32_t cell_for(Climb *s, int64_t code, int side, int64_t a, int64_t w) 
         if (s->slot_code[i] == code) return s->slot_cell[i];
         i = (i + 1) & mask;
     }
-    if (s->n_cells == s->cap_cells) {
-        int32_t cap = 2 * s->cap_cells;
-        /* its own pages: a realloc's copy sat on top of the old block (10 MB at 1M cases) */
-        Cell *c = pages_grow(s->cells, (size_t)s->cap_cells * sizeof(Cell), (size_t)cap * sizeof(Cell), 0);
-        if (!c) return -1;
-        s->cells = c;
-        s->cap_cells = cap;
+    int32_t id, *heap = NULL, heap_cap = 0;
+    if (s->n_free) {
+        id = s->free_cells[--s->n_free];
+        heap = s->cells[id].heap;          /* its heap's room is kept */
+        heap_cap = s->cells[id].heap_cap;
+    } else {
+        if (s->n_cells == s->cap_cells) {
+            int32_t cap = 2 * s->cap_cells;
+            /* its own pages: a realloc's copy sat on top of the old block (10 MB at 1M cases) */
+            Cell *c = pages_grow(s->cells, (size_t)s->cap_cells * sizeof(Cell), (size_t)cap * sizeof(Cell), 0);
+            if (!c) return -1;
+            s->cells = c;
+            int32_t *f = realloc(s->free_cells, (size_t)cap * sizeof(int32_t));
+            if (!f) return -1;
+            s->free_cells = f;
+            s->cap_cells = cap;
+        }
+        id = s->n_cells++;
     }
-    int32_t id = s->n_cells++;
     Cell *c = &s->cells[id];
     memset(c, 0, sizeof(Cell));
+    c->heap = heap;
+    c->heap_cap = heap_cap;
     c->a = (int32_t)a;
     c->w = (int32_t)w;
     c->side = side;
@@ -160,8 +180,29 @@ static int32_t cell_for(Climb *s, int64_t code, int side, int64_t a, int64_t w) 
     c->h_fires = -1;
     s->slot_code[i] = code;
     s->slot_cell[i] = id;
-    if (2 * (int64_t)s->n_cells > s->n_slots && grow_map(s)) return -1;
+    if (2 * ++s->n_mapped > s->n_slots && grow_map(s)) return -1;
     return id;
+}
+
+/* Take an emptied cell off the map (linear probing: the entries after it that may move
+ * back into the hole do) and keep it to be used again. */
+static void drop_cell(Climb *s, int32_t id) {
+    const Cell *c = &s->cells[id];
+    int64_t code = cell_code(c->a, c->w, c->side);
+    uint64_t mask = (uint64_t)s->n_slots - 1, i = mix((uint64_t)code) & mask;
+    while (s->slot_code[i] != code) i = (i + 1) & mask;
+    for (uint64_t j = (i + 1) & mask; s->slot_code[j] != -1; j = (j + 1) & mask) {
+        uint64_t home = mix((uint64_t)s->slot_code[j]) & mask;
+        /* it may fill the hole unless its home lies after the hole, up to it */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->slot_code[i] = s->slot_code[j];
+            s->slot_cell[i] = s->slot_cell[j];
+            i = j;
+        }
+    }
+    s->slot_code[i] = -1;
+    s->n_mapped--;
+    s->free_cells[s->n_free++] = id;
 }
 
 static int grow_map(Climb *s) {
@@ -189,7 +230,7 @@ static int grow_map(Climb *s) {
 static int place(Climb *s, int32_t r) {
     int side = s->inside[r];
     int64_t a = s->alone[r], w = s->wrong[r], k = s->k;
-    int32_t id = cell_for(s, (a * (a + 1) / 2 + w) * 2 + side, side, a, w);
+    int32_t id = cell_for(s, cell_code(a, w, side), side, a, w);
     if (id < 0) return -1;
     int32_t old = s->cell_of[r];
     if (old == id) return 0;
@@ -198,13 +239,14 @@ static int place(Climb *s, int32_t r) {
         int32_t at = s->rank[o->side * k + r];
         s->cell_at[o->side * k + at] = -1;
         if (--o->count == 0) {
-            /* empty: off the live list, ready to be used again */
+            /* empty: off the live list and the map, ready to be used again */
             int32_t last = s->live[--s->n_live];
             s->live[o->live_at] = last;
             s->cells[last].live_at = o->live_at;
             o->live_at = -1;
             o->heap_n = 0;
             set_best(s, o, (int32_t)k);
+            drop_cell(s, old);
         } else if (o->best == at) {
             /* the best left: the least rank still in the cell */
             const int32_t *row = s->cell_at + o->side * k;
@@ -392,6 +434,7 @@ static void release(Climb *s) {
     if (s->cells)
         for (int32_t i = 0; i < s->n_cells; i++) free(s->cells[i].heap);
     pages_free(s->cells, (size_t)s->cap_cells * sizeof(Cell));
+    free(s->free_cells);
     pages_free(s->slot_code, (size_t)s->n_slots * sizeof(int64_t));
     pages_free(s->slot_cell, (size_t)s->n_slots * sizeof(int32_t));
     free(s->inside);
@@ -480,12 +523,13 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     s.cell_of = malloc(K * sizeof(int32_t)); s.cell_at = malloc(2 * K * sizeof(int32_t));
     s.live = malloc(K * sizeof(int32_t)); s.touched = malloc(K * sizeof(int32_t)); s.mark = calloc(K, 1);
     s.cap_cells = 64; s.cells = pages_grow(NULL, 0, 64 * sizeof(Cell), 0);
+    s.free_cells = malloc(64 * sizeof(int32_t));
     s.n_slots = 256;
     s.slot_code = pages_grow(NULL, 0, 256 * sizeof(int64_t), 0);
     s.slot_cell = pages_grow(NULL, 0, 256 * sizeof(int32_t), 0);
     uint8_t *best = malloc(K);
     if (!(s.inside && s.count && s.alone && s.wrong && s.rank && s.grains && s.cell_of && s.cell_at && s.live
-          && s.touched && s.mark && s.cells && s.slot_code && s.slot_cell && best)) {
+          && s.touched && s.mark && s.cells && s.free_cells && s.slot_code && s.slot_cell && best)) {
         free(best);
         PyErr_NoMemory();
         goto done;
