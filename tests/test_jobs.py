@@ -95,6 +95,12 @@ def test_generalisation_in_two_workers_equals_one_process(name):
         assert (a.number, a.conditions, a.klass, a.error, a.covered, a.errors) == \
             (b.number, b.conditions, b.klass, b.error, b.covered, b.errors)
         assert np.array_equal(a.cover, b.cover) and a.cover.dtype == b.cover.dtype
+    from c45rules.rules import generalize
+    if generalize._native is not None:
+        # the runs' covers joined per class: the subset search reads each class's where they lie
+        for klass in {r.klass for r in two}:
+            mine = [r.cases for r in two if r.klass == klass]
+            assert all(c.data is mine[0].data for c in mine)
 
 
 @pytest.mark.parametrize("name", ["crx", "monk2", "soybean"])
