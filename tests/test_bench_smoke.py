@@ -39,3 +39,17 @@ def test_bench_with_workers_keeps_its_rows_apart(tmp_path):
         assert float(rules[3]) > 0 and float(rules[4]) > 0 and float(rules[5]) > 0   # wall, CPU, peak
     assert "## Targets (issue 6) with 2 workers (-j2)" in report
     assert "## Targets (issue 6)\n" in report
+
+
+def test_repeats_merge_to_the_best_time_and_the_highest_peak():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import run as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    one = {"status": "ok", "info": {}, "stages": {"tree": {"wall": 2.0, "peak_kb": 100}, "rules": {"wall": 5.0}}}
+    two = {"status": "ok", "info": {}, "stages": {"tree": {"wall": 1.5, "peak_kb": 90}, "rules": {"wall": 6.0}}}
+    got = bench._merged([one, two])
+    assert got["stages"]["tree"] == {"wall": 1.5, "peak_kb": 100} and got["stages"]["rules"] == {"wall": 5.0}
+    late = {"status": "timeout", "info": {}, "stages": {"tree": {"status": "timeout", "after": 9.0}}}
+    assert bench._merged([one, late]) is late
