@@ -239,13 +239,10 @@ static int place(Climb *s, int32_t r) {
         int32_t at = s->rank[o->side * k + r];
         s->cell_at[o->side * k + at] = -1;
         if (--o->count == 0) {
-            /* empty: off the live list and the map, ready to be used again */
+            /* empty: off the live list and the map, to be used again (cell_for resets it) */
             int32_t last = s->live[--s->n_live];
             s->live[o->live_at] = last;
             s->cells[last].live_at = o->live_at;
-            o->live_at = -1;
-            o->heap_n = 0;
-            set_best(s, o, (int32_t)k);
             drop_cell(s, old);
         } else if (o->best == at) {
             /* the best left: the least rank still in the cell */

@@ -233,9 +233,10 @@ class _ClassSearch:
     The compiled climb reads the (rule, case) pairs packed (cases.py), each rule's cases
     where the generalisation wrote them (`packed_pairs`, numbered by place in leaf order:
     `packed_labels`) and each case's rules in an index made per class; the numpy steps read
-    them as arrays of case numbers, made when first needed. For the greedy and annealing searches, each toggle updates the per-case count of selected
-    rules and every rule's Right/Wrong (7.6.3) only where a case's count crosses 0/1 or
-    1/2, using a case -> rules index, so a step costs the size of one cover, not of all.
+    them as arrays of case numbers, made when first needed. For the greedy and annealing
+    searches, each toggle updates the per-case count of selected rules and every rule's
+    Right/Wrong (7.6.3) only where a case's count crosses 0/1 or 1/2, using a case -> rules
+    index, so a step costs the size of one cover, not of all.
     A rule's exception bits after its toggle depend only on Fires, FP (FN follows) and its
     own side, Right and Wrong, which _Cells exploits to find the best toggle.
     """
@@ -256,15 +257,14 @@ class _ClassSearch:
         self._plain: tuple | None = None
         if _native is not None and n < 2**31:
             # the compiled climb reads both lists packed: at 1M cases the largest class's
-            # (rule, case) pairs took 160 MB as int32 each way; 52 MB as the rules' varints
-            # and 80 MB as the cases' 16-bit gaps
+            # (rule, case) pairs took 160 MB as int32 each way; 41 MB as the rules' varints
+            # (their cases in leaf order) and 80 MB as the cases' 16-bit gaps
             r_lo, r_hi, data, labels = packed_pairs(rules, firing)
             c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, n)
             wide = np.int64 if len(c_ptr) == 8 * (n + 1) else np.uint32
             self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), np.frombuffer(c_data, dtype=np.uint16))
             # the climb's cases are the packed numbers (number i is case packed_labels[i])
             self.packed_labels = labels
-            self._packed_pos = positive if labels is None else positive[labels]
             give_back_memory()      # the index's scratch (48 MB at 1M cases), before the climbs
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
@@ -542,7 +542,8 @@ class _ClassSearch:
         if self._native_args is None:
             k = len(self.rules)
             self._native_args = (
-                *self.packed, self._packed_pos.astype(np.uint8),
+                *self.packed,
+                (self.pos if self.packed_labels is None else self.pos[self.packed_labels]).astype(np.uint8),
                 np.ascontiguousarray(self.bits, dtype=np.float64),
                 self.cells.rule_at.astype(np.int32).reshape(-1),
             ), (
