@@ -68,6 +68,11 @@ def leaf_paths(tree: Node) -> Iterator[tuple[tuple[CondTest, ...], Node]]:
         stack.extend(reversed(children))
 
 
+# the values of every condition but a subset test's: one object (an empty frozenset is 216
+# bytes, not a singleton: one per condition was 35 MB at 1M cases)
+_NO_VALUES: frozenset = frozenset()
+
+
 @dataclass
 class PathTable:
     """The leaves' paths of leaf_paths as rows of condition numbers, and the conditions as
@@ -90,7 +95,7 @@ class PathTable:
         got = self.made.get(c)
         if got is None:
             got = self.made[c] = CondTest(int(self.attribute[c]), int(self.kind[c]), int(self.outcome[c]),
-                                          float(self.cut[c]), self.values.get(c, frozenset()), int(self.node[c]))
+                                          float(self.cut[c]), self.values.get(c, _NO_VALUES), int(self.node[c]))
         return got
 
 
