@@ -96,9 +96,13 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    /* a node's candidates at a time: room for the largest node, not for every position
+       (12 MB a call at 1M cases, one call per thread at once with jobs) */
+    Py_ssize_t widest = 0;
+    for (Py_ssize_t s = 0; s < S; s++) widest = Py_MAX(widest, starts[s + 1] - starts[s]);
     int64_t *low = calloc((size_t)C + 1, sizeof(int64_t)), *high = calloc((size_t)C + 1, sizeof(int64_t));
-    float *gains = malloc(((size_t)P + 1) * sizeof(float));
-    int64_t *where = malloc(((size_t)P + 1) * sizeof(int64_t));
+    float *gains = malloc(((size_t)widest + 1) * sizeof(float));
+    int64_t *where = malloc(((size_t)widest + 1) * sizeof(int64_t));
     if (!(low && high && gains && where)) {
         free(low); free(high); free(gains); free(where);
         PyErr_NoMemory();
@@ -229,9 +233,13 @@ static PyObject *py_regroup(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    /* scratch as wide as the widest item moved (4 bytes for the orders and values, not 8:
+       4 MB less a call at 1M cases) */
+    Py_ssize_t widest = 4;
+    for (int k = 0; k < n_pay; k++) widest = Py_MAX(widest, item[k]);
     int64_t *cursor = malloc(((size_t)G + 1) * sizeof(int64_t));
     int32_t *dest = malloc(((size_t)count + 1) * sizeof(int32_t));
-    void *scratch = malloc(((size_t)starts[G] + 1) * 8);
+    void *scratch = malloc(((size_t)starts[G] + 1) * (size_t)widest);
     if (!(cursor && dest && scratch)) {
         free(cursor); free(dest); free(scratch);
         PyErr_NoMemory();
