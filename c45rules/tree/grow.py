@@ -287,18 +287,23 @@ class _Levels:
             else:
                 self.order[j] = self.regroup(order)
 
+        # the level's cases and their nodes' positions are held here, not by the callers'
+        # frames, so that divide lets go of each as soon as it is done with it (the old and
+        # new levels' arrays were all alive at the regrouping's peak)
+        self.members, self.seg_pos = members, None
+        del members
         try:
             self.each_row(presort, P)
             while nodes:
                 # a level's temporaries (up to glibc's 32 MB mmap threshold) are freed into the
                 # C heap, where they stayed resident under the next level: 100 MB at 1M cases
                 give_back_memory()
-                nodes, sizes, members, tested = self.level(nodes, sizes, members, tested)
+                nodes, sizes, tested = self.level(nodes, sizes, tested)
         finally:
             # the grower and this object refer to each other, and learn_tree pauses the
             # collector: without this the sorted rows (200 MB at 1M cases) outlive the tree
             self.seg = self.classes = self.classes32 = self.order = None
-            self.sorted_values = self.sorted_classes = None
+            self.sorted_values = self.sorted_classes = self.members = self.seg_pos = None
 
     def rows(self) -> list[np.ndarray]:
         """The arrays sorted by (node, value) per continuous attribute: orders, and in the
@@ -346,9 +351,11 @@ class _Levels:
         inside = np.flatnonzero(keys >= 0)
         return order[inside[np.argsort(keys[inside], kind="stable")]]
 
-    def level(self, nodes, sizes, members, tested):
-        """Label, test and split every node of one level; return the next level."""
+    def level(self, nodes, sizes, tested):
+        """Label, test and split every node of one level (cases self.members); return the
+        next level."""
         g = self.g
+        members = self.members
         C = g.C
         S = len(nodes)
         seg_pos = np.repeat(np.arange(S), sizes)
@@ -367,16 +374,17 @@ class _Levels:
         if not active.all():
             # every attribute's array is grouped by node the same way, so one position mask
             stay = np.flatnonzero(active[seg_pos])
-            members = members[stay]
+            members = self.members = members[stay]
             for rows in self.rows():
                 for j in range(len(rows)):      # row by row: no second copy of all orders
                     rows[j, :len(stay)] = rows[j, stay]
             self.keep(len(stay))
+            del stay, rows
             nodes = [n for n, ok in zip(nodes, active) if ok]
             sizes, tested, counts, best_class = sizes[active], tested[active], counts[active], best_class[active]
             S = len(nodes)
             if S == 0:
-                return [], sizes, members, tested
+                return [], sizes, tested
             seg_pos = np.repeat(np.arange(S), sizes)
         A = len(g.data.schema.attributes)
         gain = np.full((S, A), NO_GAIN, dtype=np.float32)
@@ -385,6 +393,7 @@ class _Levels:
         starts = np.concatenate([[0], np.cumsum(sizes)])
         if g.disc:
             self.discrete(members, seg_pos, sizes.astype(np.float32), tested, gain, split)
+        rows = None
         if g.cont:
             rows = _CutRows(seg_pos, starts, C, g.min_objs)
             jobs = self.jobs(len(members))
@@ -405,7 +414,9 @@ class _Levels:
                 attrs = g.cont[lo:hi]
                 gain[:, attrs], split[:, attrs], cut_at[:, attrs] = found
         chosen = g.choose(gain, split)
-        return self.divide(nodes, chosen, cut_at, members, seg_pos, tested, best_class)
+        self.seg_pos = seg_pos
+        del members, seg_pos, gain, split, rows
+        return self.divide(nodes, chosen, cut_at, tested, best_class)
 
     def discrete(self, members, seg_pos, cases, tested, gain, split) -> None:
         """Gain and split information of every untested discrete attribute at every node."""
@@ -445,9 +456,12 @@ class _Levels:
                 gain[:, attrs] = np.where(done, NO_GAIN, gd.reshape(len(js), S).T)
                 split[:, attrs] = np.where(done, F32(0), sd.reshape(len(js), S).T)
 
-    def divide(self, nodes, chosen, cut_at, members, seg_pos, tested, best_class):
-        """Set each chosen test, create the children and group the cases by child."""
+    def divide(self, nodes, chosen, cut_at, tested, best_class):
+        """Set each chosen test, create the children and group the cases by child (the next
+        level's in self.members)."""
         g = self.g
+        members, seg_pos = self.members, self.seg_pos
+        self.members = self.seg_pos = None
         S = len(nodes)
         attrs = g.data.schema.attributes
         branch = np.full(len(members), -1, dtype=np.int64)
@@ -497,9 +511,10 @@ class _Levels:
                     child = Node(klass, 0.0, 0.0, node.class_dist)
                 node.branches.append(child)
         self.seg[members] = np.where(known, child_id[seg_pos, np.maximum(branch, 0)], -1)
+        del branch, known, test_of
         members = self.regroup(members)
         sizes = counts[nonempty].astype(np.int64)
-        P = len(members)
+        P, level_cases = len(members), len(seg_pos)
         if self.native:
             # cases of unsplit nodes have seg -1 and drop out; the rest go to their child's range
             child_starts = np.concatenate([[0], np.cumsum(sizes)])
@@ -517,12 +532,14 @@ class _Levels:
                 row[move.destinations(self.seg[cases])] = cases
                 self.order[j, :P] = row
 
-        self.each_row(regroup_row, len(seg_pos))
+        del seg_pos
+        self.each_row(regroup_row, level_cases)
         self.keep(P)
         parent = np.repeat(np.arange(S), nonempty.sum(axis=1))
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True
-        return next_nodes, sizes, members, next_tested
+        self.members = members
+        return next_nodes, sizes, next_tested
 
 
 class _Split:
