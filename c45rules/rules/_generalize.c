@@ -218,8 +218,8 @@ static void holds(const Gen *g, int32_t c, const int32_t *idx, int64_t first, in
 #undef CASE
 }
 
-static inline int popcount(uint64_t x) {
-    /* no popcnt instruction is assumed of the machine (generic x86-64) */
+static inline int popcount_bits(uint64_t x) {
+    /* the portable sum of bits: no popcnt instruction is assumed of the machine (generic x86-64) */
     x = x - ((x >> 1) & 0x5555555555555555ULL);
     x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
@@ -417,8 +417,15 @@ static int follow(Gen *g, const int32_t *path, int64_t m) {
 /* Fill the truth rows of the path's levels that lack them. */
 /* Set a bit per word of `row` that has no true case. */
 static void empty_words(const Gen *g, const uint64_t *row, uint64_t *empty) {
-    memset(empty, 0, (size_t)g->blocks * 8);
-    for (int64_t w = 0; w < g->words; w++) empty[w >> 6] |= (uint64_t)(row[w] == 0) << (w & 63);
+    /* each block's bits gathered in a register: a read-modify-write of empty[] per word (which
+       may alias row[] as far as the compiler knows) cost a few percent of the whole loop */
+    for (int64_t b = 0; b < g->blocks; b++) {
+        int64_t lo = b * 64, len = g->words - lo < 64 ? g->words - lo : 64;
+        const uint64_t *at = row + lo;
+        uint64_t bits = 0;
+        for (int64_t i = 0; i < len; i++) bits |= (uint64_t)(at[i] == 0) << i;
+        empty[b] = bits;
+    }
 }
 
 static int build(Gen *g) {
@@ -531,12 +538,28 @@ static int round_rates(Gen *g, int64_t r, int64_t t0, int64_t e0, double default
     return bad ? -1 : 0;
 }
 
+/* The recount's popcounts: on x86-64 the popcnt instruction where the CPU has it (a copy of
+ * the recount compiled for it, chosen once when the module loads: the build itself assumes
+ * generic x86-64, where __builtin_popcountll is a library call), else the sum of bits;
+ * elsewhere the compiler's own. Either way the counts are the same. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define POPCNT_DISPATCH 1
+static int has_popcnt;
+#define POPCOUNT(x) (hw ? __builtin_popcountll(x) : popcount_bits(x))
+#elif defined(__GNUC__) || defined(__clang__)
+#define POPCOUNT(x) __builtin_popcountll(x)
+#else
+#define POPCOUNT(x) popcount_bits(x)
+#endif
+
 /* T0/E0 and per remaining level Td/Ed (cases satisfying all remaining levels but it),
  * over the words where at most one remaining level has no true case; the covered words
  * are kept in g->covered (at positions g->at, *n_at of them). Per word, the cases failing
  * at least one and at least two levels are found in one pass over the levels; a level's
  * own count then needs a second look only where some case fails exactly one level. */
-static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_t *e0, int64_t *n_at) {
+static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r, const uint64_t *wrong,
+                                                             int64_t *t0, int64_t *e0, int64_t *n_at, const int hw) {
+    (void)hw;
     int64_t W = g->words, na = 0, T0 = 0, E0 = 0;
     int64_t *restrict td = g->td, *restrict ed = g->ed;
     const uint64_t **rows = g->rows, **empties = g->empties;
@@ -552,9 +575,9 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
         int64_t wrong_n = 0;
         for (int64_t w = 0; w < W; w++) {
             uint64_t cov = row[w];
-            wrong_n += popcount(wrong[w]);
-            T0 += popcount(cov);
-            E0 += popcount(cov & wrong[w]);
+            wrong_n += POPCOUNT(wrong[w]);
+            T0 += POPCOUNT(cov);
+            E0 += POPCOUNT(cov & wrong[w]);
             if (cov) {
                 g->at[na] = w;
                 g->covered[na++] = cov;
@@ -591,8 +614,8 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
                     else empty_level = k;
                 }
                 if (only) {
-                    td[empty_level] += popcount(only);
-                    ed[empty_level] += popcount(only & wrong[w]);
+                    td[empty_level] += POPCOUNT(only);
+                    ed[empty_level] += POPCOUNT(only & wrong[w]);
                 }
                 continue;
             }
@@ -608,8 +631,8 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
             /* padding bits fail every level, so they are in `twos` (r >= 2) and nowhere else */
             uint64_t all = ~ones, one = ones & ~twos, bad = wrong[w];
             if (all) {
-                T0 += popcount(all);
-                E0 += popcount(all & bad);
+                T0 += POPCOUNT(all);
+                E0 += POPCOUNT(all & bad);
                 g->at[na] = w;
                 g->covered[na++] = all;
             }
@@ -617,8 +640,8 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
                 for (int64_t k = 0; k < r; k++) {
                     uint64_t only = one & ~rows[k][w];
                     if (only) {
-                        td[k] += popcount(only);
-                        ed[k] += popcount(only & bad);
+                        td[k] += POPCOUNT(only);
+                        ed[k] += POPCOUNT(only & bad);
                     }
                 }
         }
@@ -631,6 +654,22 @@ static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_
     *e0 = E0;
     *n_at = na;
 }
+
+#ifdef POPCNT_DISPATCH
+__attribute__((target("popcnt"))) static void tables_popcnt(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0,
+                                                             int64_t *e0, int64_t *n_at) {
+    tables_body(g, r, wrong, t0, e0, n_at, 1);
+}
+
+static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_t *e0, int64_t *n_at) {
+    if (has_popcnt) tables_popcnt(g, r, wrong, t0, e0, n_at);
+    else tables_body(g, r, wrong, t0, e0, n_at, 0);
+}
+#else
+static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_t *e0, int64_t *n_at) {
+    tables_body(g, r, wrong, t0, e0, n_at, 1);
+}
+#endif
 
 /* Sort count case indices (0 <= index < n) ascending: insertion when few, else radix
  * passes of 11 bits, as many as n needs (two at 1M cases). */
@@ -1510,8 +1549,27 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(use_popcnt_doc,
+"use_popcnt(flag) -> previous or -1\n\n"
+"For tests: whether the recount uses the popcnt instruction (only where the CPU has it).\n"
+"Returns the previous setting, or -1 where there is no such choice (not x86-64).");
+
+static PyObject *py_use_popcnt(PyObject *self, PyObject *arg) {
+    (void)self;
+    int flag = PyObject_IsTrue(arg);
+    if (flag < 0) return NULL;
+#ifdef POPCNT_DISPATCH
+    int was = has_popcnt;
+    has_popcnt = flag && __builtin_cpu_supports("popcnt");
+    return PyLong_FromLong(was);
+#else
+    return PyLong_FromLong(-1);
+#endif
+}
+
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
+    {"use_popcnt", py_use_popcnt, METH_O, use_popcnt_doc},
     {"leaf_order", py_leaf_order, METH_VARARGS, leaf_order_doc},
     {"threshold_rows", py_threshold_rows, METH_VARARGS, threshold_rows_doc},
     {"known_by_value", py_known_by_value, METH_VARARGS, known_by_value_doc},
@@ -1526,6 +1584,10 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__generalize(void) {
     if (PyType_Ready(&PagesType)) return NULL;
+#ifdef POPCNT_DISPATCH
+    __builtin_cpu_init();
+    has_popcnt = __builtin_cpu_supports("popcnt") != 0;
+#endif
     PyObject *m = PyModule_Create(&module);
     /* the deepest leaf path generalise takes (generalize.py falls back to numpy past it) */
     if (m && PyModule_AddIntConstant(m, "MAX_DEPTH", MAX_DEPTH)) Py_CLEAR(m);

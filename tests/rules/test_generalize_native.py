@@ -38,6 +38,23 @@ def test_compiled_equals_numpy_on_shared_data(monkeypatch, stem, options):
     assert _fields(compiled) == _fields(plain)
 
 
+@pytest.mark.parametrize("popcnt", [True, False])
+def test_both_popcounts_give_the_numpy_candidates(monkeypatch, popcnt):
+    """The recount counts with the popcnt instruction where the CPU has it, else by summing
+    bits: the same candidates either way."""
+    train, _ = load_stem(R.stem("income"))
+    tree = grow_tree(train)
+    was = COMPILED.use_popcnt(popcnt)
+    try:
+        compiled = generalise_rules(tree, train)
+    finally:
+        COMPILED.use_popcnt(was > 0)
+    assert was in (-1, 0, 1)
+    monkeypatch.setattr(generalize, "_native", None)
+    assert len(compiled) > 20
+    assert _fields(compiled) == _fields(generalise_rules(tree, train))
+
+
 def test_paths_deeper_than_the_compiled_pools_take_numpy(monkeypatch):
     """Pools number levels in 16 bits: the compiled module refuses deeper paths, and
     generalise_rules then takes the numpy path (here forced by lowering the limit)."""
