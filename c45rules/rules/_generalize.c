@@ -11,6 +11,8 @@
  *   - a threshold's row from the attribute's nearest precomputed row (threshold_rows) with
  *     the cases valued in between flipped; a discrete test's row made once per value
  *     (truth_rows, before the runs, which share it);
+ *   - a leaf whose deletion loop reaches a state (class and remaining conditions) an earlier
+ *     leaf reached stops: it would end as that one did (Seen, seen_before);
  *   - rates of (cases, errors) pairs from the caller's `rate` (the one home of AddErrs is
  *     estimate.py), cached here; the Fisher test, when asked for, also from the caller.
  *     These calls are the only time the loop holds the GIL, so runs of leaves can go in
