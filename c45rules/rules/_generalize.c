@@ -37,13 +37,13 @@ enum { SNAPSHOTS = 16, MAX_DEPTH = INT16_MAX };
 enum { SEEN_SLOTS = 4096, SEEN_LEN = 32 };
 
 /* A state of the deletion loop: the rule's class, then its remaining conditions in path order,
- * each as what decides its truth: cond_key with a threshold's direction (which the duplicate
- * test ignores). The rest of the
- * loop depends on nothing else (ties go by position in this order), so a leaf that reaches a
- * state an earlier leaf reached ends as that leaf did: with the same rule, which the
- * duplicate test would merge into the kept one unchanged, or with none. At 1M cases 14% of
- * the rounds are such repeats, nearly all within 256 leaves of the last: a small table of
- * recent states, one per slot (a newer state takes the slot over), finds them. */
+ * each as what decides its truth (cond_key and a threshold's direction, which the duplicate
+ * test ignores). The rest of the loop depends on nothing else (ties go by position in this
+ * order), so a leaf that reaches a state an earlier leaf reached ends as that leaf did: with
+ * the same rule, which the duplicate test would merge into the kept one unchanged, or with
+ * none. At 1M cases 14% of the rounds are such repeats, nearly all within 256 leaves of the
+ * last: a small table of recent states, one per slot (a newer state takes the slot over),
+ * finds them. */
 typedef struct {
     uint64_t hash;
     int32_t len;                /* 0: empty */
