@@ -86,7 +86,9 @@ def _candidates(name):
 
 
 @pytest.mark.parametrize("name", ["crx", "credit-g", "soybean"])
-def test_generalisation_in_two_workers_equals_one_process(name):
+def test_generalisation_in_two_workers_equals_one_process(name, monkeypatch):
+    from c45rules.rules import generalize
+    monkeypatch.setattr(generalize, "_SPLIT_WORK", 0)      # runs in workers even on small data
     train, tree = _candidates(name)
     one = generalise_rules(tree.unpruned, train, jobs=1)
     two = generalise_rules(tree.unpruned, train, jobs=2)
@@ -130,6 +132,29 @@ def test_greedy_trials_in_two_workers_choose_the_same_rules(name, compiled, monk
     assert two == one and len(one) > 0
     way = "thread" if compiled and select._native is not None else "fork"
     assert calls and all(c == (way, 11, 2) for c in calls)
+
+
+def test_generalisation_splits_only_work_worth_splitting(monkeypatch):
+    from c45rules.rules import generalize
+    # one run below the threshold (each run starts its pools and caches afresh), else two per worker
+    assert generalize._chunks(16623, 2, 100_000 * 16623) == [(0, 16623)]
+    assert generalize._chunks(143949, 2, 1e6 * 143949) == [(0, 35987), (35987, 71974), (71974, 107961),
+                                                           (107961, 143949)]
+    assert generalize._chunks(3, 4, 1e12) == [(0, 1), (1, 2), (2, 3)]
+    assert generalize._chunks(143949, 1, 1e12) == [(0, 143949)]
+    runs = []
+
+    def in_turn(fn, count, jobs):
+        runs.append(count)
+        return [fn(i) for i in range(count)]
+
+    monkeypatch.setattr(generalize, "thread_map", in_turn)
+    monkeypatch.setattr(generalize, "fork_map", in_turn)
+    train, tree = _candidates("crx")
+    generalise_rules(tree.unpruned, train, jobs=2)
+    monkeypatch.setattr(generalize, "_SPLIT_WORK", 0)
+    generalise_rules(tree.unpruned, train, jobs=2)
+    assert runs == [1, 4]
 
 
 def test_fit_with_jobs_writes_the_same_yaml_and_does_not_record_jobs():

@@ -75,6 +75,7 @@ def test_paths_deeper_than_the_compiled_pools_take_numpy(monkeypatch):
 
 
 def test_compiled_equals_numpy_in_two_workers(monkeypatch):
+    monkeypatch.setattr(generalize, "_SPLIT_WORK", 0)      # runs in threads even on small data
     train, _ = load_stem(R.stem("letter"))
     tree = grow_tree(train)
     compiled = generalise_rules(tree, train, jobs=2)
@@ -255,6 +256,7 @@ def test_truth_rows_hold_each_discrete_key_and_each_class_in_leaf_order():
 
 def test_compiled_threads_equal_numpy_with_the_fisher_test(monkeypatch):
     """Runs in threads call back into Python (rates, the Fisher test) with the GIL taken back."""
+    monkeypatch.setattr(generalize, "_SPLIT_WORK", 0)
     train, _ = load_stem(R.stem("credit-g"))
     tree = grow_tree(train)
     compiled = generalise_rules(tree, train, fisher=0.05, jobs=2)
@@ -263,6 +265,7 @@ def test_compiled_threads_equal_numpy_with_the_fisher_test(monkeypatch):
 
 
 def test_an_error_in_a_threaded_run_reaches_the_caller(monkeypatch):
+    monkeypatch.setattr(generalize, "_SPLIT_WORK", 0)
     train, _ = load_stem(R.stem("letter"))
     tree = grow_tree(train)
     calls = []
