@@ -200,7 +200,7 @@ def _stage(name: str, peak: _Peak, baseline: int, fn, profile: str | None, datas
     return out
 
 
-def child_ours(stem: str, dataset: str, repeat: int, profile: str | None, jobs: int = 1) -> None:
+def child_ours(stem: str, dataset: str, profile: str | None, jobs: int = 1) -> None:
     import numpy as np  # noqa: F401  (imported before the baseline is read)
     import pandas  # noqa: F401
     from c45rules.data.names import load_stem
@@ -210,22 +210,19 @@ def child_ours(stem: str, dataset: str, repeat: int, profile: str | None, jobs: 
     _release_memory()
     baseline = _status_kb("VmRSS") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     _emit(event="baseline", rss_kb=baseline, per_stage_peak=peak.per_stage, jobs=jobs)
-    for _ in range(repeat):
-        data = tree = rules = None
-        data = _stage("load", peak, baseline, lambda: load_stem(stem)[0], profile, dataset)
-        encoded = sum(c.nbytes for c in data.columns) + data.y.nbytes
-        _emit(event="info", rows=data.n, data_bytes=encoded, columns=len(data.columns))
-        tree = _stage("tree", peak, baseline, lambda: learn_tree(data, jobs=jobs), profile, dataset,
-                      workers=jobs != 1)
-        rules = _stage("rules", peak, baseline, lambda: learn_rules(tree, data, jobs=jobs)[0], profile,
-                       dataset, workers=jobs != 1)
-        _emit(event="info", unpruned_size=len(tree.unpruned_flat), pruned_size=tree.pruned.size(),
-              rules=len(rules.rules))
-        _stage("predict", peak, baseline, lambda: rules.predict(data), profile, dataset)
-        if data.n != MILLION:  # RuleSet.predict at 1M rows even where learning at 1M is out of reach
-            big = _repeated(data, MILLION)
-            _stage("predict 1M", peak, baseline, lambda: rules.predict(big), profile, dataset)
-            del big
+    data = _stage("load", peak, baseline, lambda: load_stem(stem)[0], profile, dataset)
+    encoded = sum(c.nbytes for c in data.columns) + data.y.nbytes
+    _emit(event="info", rows=data.n, data_bytes=encoded, columns=len(data.columns))
+    tree = _stage("tree", peak, baseline, lambda: learn_tree(data, jobs=jobs), profile, dataset,
+                  workers=jobs != 1)
+    rules = _stage("rules", peak, baseline, lambda: learn_rules(tree, data, jobs=jobs)[0], profile,
+                   dataset, workers=jobs != 1)
+    _emit(event="info", unpruned_size=len(tree.unpruned_flat), pruned_size=tree.pruned.size(),
+          rules=len(rules.rules))
+    _stage("predict", peak, baseline, lambda: rules.predict(data), profile, dataset)
+    if data.n != MILLION:  # RuleSet.predict at 1M rows even where learning at 1M is out of reach
+        big = _repeated(data, MILLION)
+        _stage("predict 1M", peak, baseline, lambda: rules.predict(big), profile, dataset)
     _emit(event="end")
 
 
@@ -250,7 +247,7 @@ def sklearn_matrix(data):
     return X
 
 
-def child_sklearn(stem: str, dataset: str, repeat: int) -> None:
+def child_sklearn(stem: str, dataset: str) -> None:
     import numpy as np  # noqa: F401
     import sklearn
     from sklearn.tree import DecisionTreeClassifier
@@ -260,13 +257,12 @@ def child_sklearn(stem: str, dataset: str, repeat: int) -> None:
     data = load_stem(stem)[0]
     X, y = sklearn_matrix(data), data.y
     _emit(event="info", sklearn_version=sklearn.__version__, rows=data.n)
-    for _ in range(repeat):
-        _emit(event="start", stage="fit")
-        model = DecisionTreeClassifier(criterion="entropy", random_state=0)
-        w0, c0 = time.perf_counter(), time.process_time()
-        model.fit(X, y)
-        _emit(event="done", stage="fit", wall=time.perf_counter() - w0, cpu=time.process_time() - c0,
-              leaves=int(model.get_n_leaves()))
+    _emit(event="start", stage="fit")
+    model = DecisionTreeClassifier(criterion="entropy", random_state=0)
+    w0, c0 = time.perf_counter(), time.process_time()
+    model.fit(X, y)
+    _emit(event="done", stage="fit", wall=time.perf_counter() - w0, cpu=time.process_time() - c0,
+          leaves=int(model.get_n_leaves()))
     _emit(event="end")
 
 
@@ -330,11 +326,7 @@ def run_child(argv: list[str], timeout: float, stage_timeout: float | None) -> d
         elif kind == "done":
             name = ev.pop("stage")
             print(f"    {name}: {ev['wall']:.2f} s", file=sys.stderr, flush=True)
-            old = got["stages"].get(name)
-            if old is not None and "peak_kb" in ev:  # --repeat: the highest peak of all runs
-                ev["peak_kb"] = old["peak_kb"] = max(ev["peak_kb"], old["peak_kb"])
-            if old is None or ev["wall"] < old["wall"]:  # and the best wall time
-                got["stages"][name] = ev
+            got["stages"][name] = ev
             stage = None
         elif kind in ("info", "baseline"):
             got["info"].update(ev)
@@ -369,16 +361,15 @@ def _merged(runs: list[dict]) -> dict:
 
 def run_dataset(name: str, args) -> dict:
     stem = dataset_stem(name)
-    common = ["--repeat", "1"]
     load_start = round(os.getloadavg()[0], 2)
     print(f"[{time.strftime('%H:%M:%S')}] {name}: ours ...", file=sys.stderr, flush=True)
-    ours = _merged([run_child(["--child-ours", name, "--stem", stem, "--jobs", str(args.jobs), *common]
+    ours = _merged([run_child(["--child-ours", name, "--stem", stem, "--jobs", str(args.jobs)]
                               + (["--profile", args.profile] if args.profile else []),
                               args.timeout, args.timeout_per_stage) for _ in range(args.repeat)])
     res = {"ours": ours, "measured": _run_stamp(), "load_avg": [load_start]}
     if not args.skip_sklearn and not args.profile:
         print(f"[{time.strftime('%H:%M:%S')}] {name}: scikit-learn ...", file=sys.stderr, flush=True)
-        res["sklearn"] = _merged([run_child(["--child-sklearn", name, "--stem", stem, *common],
+        res["sklearn"] = _merged([run_child(["--child-sklearn", name, "--stem", stem],
                                             args.timeout, args.timeout_per_stage) for _ in range(args.repeat)])
     res["load_avg"].append(round(os.getloadavg()[0], 2))
     return res
@@ -752,10 +743,10 @@ def main(argv=None) -> int:
     ap.add_argument("--stem", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child_ours:
-        child_ours(args.stem, args.child_ours, args.repeat, args.profile, args.jobs)
+        child_ours(args.stem, args.child_ours, args.profile, args.jobs)
         return 0
     if args.child_sklearn:
-        child_sklearn(args.stem, args.child_sklearn, args.repeat)
+        child_sklearn(args.stem, args.child_sklearn)
         return 0
     if args.profile:
         os.makedirs(args.profile, exist_ok=True)

@@ -10,7 +10,7 @@ from c45rules.data import load_stem
 from c45rules.errors import InputError
 from c45rules.estimator import learn_tree
 from c45rules.export.yaml import dump_yaml
-from c45rules.rules import select
+from c45rules.rules import generalize, select
 from c45rules.rules.coding import attribute_test_bits, branch_bits, rule_bits
 from c45rules.rules.generalize import generalise_rules
 from c45rules.tree import grow
@@ -87,7 +87,6 @@ def _candidates(name):
 
 @pytest.mark.parametrize("name", ["crx", "credit-g", "soybean"])
 def test_generalisation_in_two_workers_equals_one_process(name, monkeypatch):
-    from c45rules.rules import generalize
     monkeypatch.setattr(generalize, "_SPLIT_WORK", 0)      # runs in workers even on small data
     train, tree = _candidates(name)
     one = generalise_rules(tree.unpruned, train, jobs=1)
@@ -97,7 +96,6 @@ def test_generalisation_in_two_workers_equals_one_process(name, monkeypatch):
         assert (a.number, a.conditions, a.klass, a.error, a.covered, a.errors) == \
             (b.number, b.conditions, b.klass, b.error, b.covered, b.errors)
         assert np.array_equal(a.cover, b.cover) and a.cover.dtype == b.cover.dtype
-    from c45rules.rules import generalize
     if generalize._native is not None:
         # the runs' covers joined per class: the subset search reads each class's where they lie
         for klass in {r.klass for r in two}:
@@ -135,7 +133,6 @@ def test_greedy_trials_in_two_workers_choose_the_same_rules(name, compiled, monk
 
 
 def test_generalisation_splits_only_work_worth_splitting(monkeypatch):
-    from c45rules.rules import generalize
     # one run below the threshold (each run starts its pools and caches afresh), else two per worker
     assert generalize._chunks(16623, 2, 100_000 * 16623) == [(0, 16623)]
     assert generalize._chunks(143949, 2, 1e6 * 143949) == [(0, 35987), (35987, 71974), (71974, 107961),

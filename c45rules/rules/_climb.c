@@ -610,9 +610,8 @@ PyDoc_STRVAR(case_rules_doc,
 "case_rules(r_lo, r_hi, r_data, m) -> (c_ptr, c_data)\n\n"
 "The case -> rules index of rules whose cases are packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]:\n"
 "case c's rules, ascending, as 16-bit gaps (_varint.h gap16) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
-"(c_data: uint16 as bytes; c_ptr: m + 1 offsets as bytes, uint32 while they fit, else int64: 4 MB\n"
-"less at 1M cases). ValueError unless every rule's bytes\n"
-"hold ascending cases below m.");
+"(c_data: uint16 as bytes; c_ptr: m + 1 offsets as bytes, uint32 while they fit, else int64:\n"
+"4 MB less at 1M cases). ValueError unless every rule's bytes hold ascending cases below m.");
 
 static PyObject *py_case_rules(PyObject *self, PyObject *args) {
     (void)self;
