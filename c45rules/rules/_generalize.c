@@ -715,8 +715,8 @@ static void sort_cases(int32_t *a, int32_t *tmp, int64_t count, int64_t n) {
 }
 
 /* The kept levels (g->levels, r of the path's m) in the order c4.5rules prints their
- * conditions, into g->sorted: generalize.py sort_conditions, whose docstring says why this
- * selection sort with swaps over the whole path and its comparison. */
+ * conditions, into g->sorted (its first r): generalize.py sort_conditions, whose docstring
+ * says why this selection sort, which swaps deleted levels out of the way, and its comparison. */
 static void sort_conditions(Gen *g, int64_t m, int64_t r) {
     int32_t *arr = g->sorted;
     for (int64_t d = 0; d < m; d++) {
@@ -724,17 +724,15 @@ static void sort_conditions(Gen *g, int64_t m, int64_t r) {
         g->live[d] = 0;
     }
     for (int64_t k = 0; k < r; k++) g->live[g->levels[k]] = 1;
-    for (int64_t d = 0; d < m; d++) {
-        if (!g->live[d]) continue;
-        int64_t best = d;
-        int32_t c = g->path[arr[d]];
-        int32_t a1 = g->attr[c], k1 = g->kind[c];
-        double c1 = g->cut[c];
-        for (int64_t i = d + 1; i < m; i++) {
+    for (int64_t d = 0; d < r; d++) {
+        int64_t best = -1;
+        int32_t a1 = 0, k1 = 0;
+        double c1 = 0.0;
+        for (int64_t i = d; i < m; i++) {
             if (!g->live[i]) continue;
             int32_t c2 = g->path[arr[i]];
             int32_t a2 = g->attr[c2], k2 = g->kind[c2];
-            if (a2 < a1 || k2 < k1 || (a2 == a1 && g->cut[c2] < c1)) {
+            if (best < 0 || a2 < a1 || k2 < k1 || (a2 == a1 && g->cut[c2] < c1)) {
                 best = i;
                 a1 = a2;
                 k1 = k2;
@@ -744,10 +742,9 @@ static void sort_conditions(Gen *g, int64_t m, int64_t r) {
         int32_t t = arr[d];
         arr[d] = arr[best];
         arr[best] = t;
+        g->live[best] = g->live[d];
+        g->live[d] = 0;
     }
-    int64_t out = 0;
-    for (int64_t d = 0; d < m; d++)
-        if (g->live[d]) arr[out++] = arr[d];
 }
 
 static uint64_t key_hash(const int32_t *key, int64_t len) {

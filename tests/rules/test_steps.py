@@ -91,6 +91,20 @@ def test_condition_order_reproduces_c45rules():
     assert sort_conditions(path, [0, 1, 2, 4]) == (chk, duration, amount, savings)
 
 
+def test_condition_order_moves_deleted_conditions_like_c45rules():
+    # credit-g rule 42 (leaf 48): c4.5rules fills positions 1..kept in turn, swapping the
+    # chosen condition with whatever sits there, deleted or not; skipping the deleted
+    # positions instead printed duration <= 30 first
+    top, purpose = CondTest(0, DISCRETE, 0), CondTest(19, DISCRETE, 0)
+    long = CondTest(1, THRESHOLD, 1, cut=11.0)
+    job, parties = CondTest(16, DISCRETE, 2), CondTest(9, DISCRETE, 0)
+    short = CondTest(1, THRESHOLD, 0, cut=30.0)
+    savings, history = CondTest(5, DISCRETE, 0), CondTest(2, DISCRETE, 4)
+    credits = CondTest(15, THRESHOLD, 0, cut=1.0)
+    path = (top, purpose, long, job, parties, short, savings, history, credits)
+    assert sort_conditions(path, [3, 4, 5, 7]) == (history, short, parties, job)
+
+
 def test_golf_candidates_and_generalisation(golf):
     tree = learn_tree(golf)
     paths = list(leaf_paths(tree.unpruned))
