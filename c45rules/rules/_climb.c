@@ -43,6 +43,13 @@ typedef struct {
 } Cell;
 _Static_assert(sizeof(Cell) == 64, "a cell is one cache line");
 
+/* A case's selected rules: how many, and their numbers xor-ed together, which is the one
+ * rule itself when there is one (a 1/2 crossing then needs no walk of the case's rules) */
+typedef struct {
+    int32_t count;
+    uint32_t rules_xor;
+} Picks;
+
 typedef struct {
     /* inputs (borrowed) */
     int64_t k, m, n, n_pos;
@@ -59,7 +66,7 @@ typedef struct {
     double log2_n;
     /* state */
     uint8_t *inside;
-    int32_t *count;
+    Picks *picks;                  /* per case */
     int64_t *alone, *wrong;
     int32_t *rank;                 /* [side * k + rule] */
     int64_t fires, fp, size;
@@ -298,12 +305,14 @@ static void toggle(Climb *s, int32_t r) {
     const uint8_t *at = s->r_data + s->r_lo[r], *end = s->r_data + s->r_hi[r];
     for (uint32_t c = 0; at < end;) {
         c += varint_next(&at, end);
-        int32_t before = s->count[c], crossing;
+        Picks *p = &s->picks[c];
+        int32_t before = p->count, crossing;
+        p->rules_xor ^= (uint32_t)r;
         if (adding) {
-            s->count[c] = before + 1;
+            p->count = before + 1;
             crossing = before;        /* 0: the case newly fires; 1: r joins the one rule on it */
         } else {
-            s->count[c] = before - 1;
+            p->count = before - 1;
             crossing = before - 1;    /* 0: the case stops firing; 1: one rule is left on it */
         }
         if (crossing > 1) continue;
@@ -312,12 +321,19 @@ static void toggle(Climb *s, int32_t r) {
             s->fires -= step;
             if (negative) s->fp -= step;
         }
-        /* on a 0/1 crossing the rules not selected change, on a 1/2 the one other selected */
-        uint8_t one = crossing == 1;
+        if (crossing == 1) {
+            /* the one other selected rule: the xor without r */
+            uint32_t o = p->rules_xor ^ (adding ? (uint32_t)r : 0);
+            s->alone[o] += step;
+            if (negative) s->wrong[o] += step;
+            touch(s, (int32_t)o);
+            continue;
+        }
+        /* a 0/1 crossing: the rules not selected change */
         const uint16_t *on = s->c_data + case_at(s, c), *last = s->c_data + case_at(s, c + 1);
         for (uint32_t o = 0; on < last;) {
             o += gap16_next(&on);
-            if ((int32_t)o == r || s->inside[o] != one) continue;
+            if ((int32_t)o == r || s->inside[o]) continue;
             s->alone[o] += step;
             if (negative) s->wrong[o] += step;
             touch(s, o);
@@ -435,7 +451,7 @@ static void release(Climb *s) {
     pages_free(s->slot_code, (size_t)s->n_slots * sizeof(int64_t));
     pages_free(s->slot_cell, (size_t)s->n_slots * sizeof(int32_t));
     free(s->inside);
-    free(s->count);
+    free(s->picks);
     free(s->alone);
     free(s->wrong);
     free(s->rank);
@@ -514,7 +530,7 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     s.pos = v[5].buf; s.bits = v[6].buf; s.rule_at = v[7].buf; s.lg = v[9].buf; s.tlg = v[10].buf;
     s.log_fact = v[11].buf; s.log2i = v[12].buf;
     size_t K = (size_t)k + 1;
-    s.inside = malloc(K); s.count = calloc((size_t)m + 1, sizeof(int32_t));
+    s.inside = malloc(K); s.picks = calloc((size_t)m + 1, sizeof(Picks));
     s.alone = calloc(K, sizeof(int64_t)); s.wrong = calloc(K, sizeof(int64_t));
     s.rank = malloc(2 * K * sizeof(int32_t)); s.grains = malloc(K * sizeof(wide));
     s.cell_of = malloc(K * sizeof(int32_t)); s.cell_at = malloc(2 * K * sizeof(int32_t));
@@ -525,7 +541,7 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     s.slot_code = pages_grow(NULL, 0, 256 * sizeof(int64_t), 0);
     s.slot_cell = pages_grow(NULL, 0, 256 * sizeof(int32_t), 0);
     uint8_t *best = malloc(K);
-    if (!(s.inside && s.count && s.alone && s.wrong && s.rank && s.grains && s.cell_of && s.cell_at && s.live
+    if (!(s.inside && s.picks && s.alone && s.wrong && s.rank && s.grains && s.cell_of && s.cell_at && s.live
           && s.touched && s.mark && s.cells && s.free_cells && s.slot_code && s.slot_cell && best)) {
         free(best);
         PyErr_NoMemory();
@@ -566,10 +582,11 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
             o += gap16_next(&on);
             if (s.inside[o]) {
                 count++;
-                only = o;
+                only ^= o;
             }
         }
-        s.count[c] = count;
+        s.picks[c].count = count;
+        s.picks[c].rules_xor = only;
         int negative = !s.pos[c];
         if (count == 1) {
             s.alone[only]++;
