@@ -173,6 +173,9 @@ typedef struct {
                                                spaced ranks (threshold_row) */
     const uint64_t *key_rows, *key_empty;   /* per discrete/subset key: truth as bits, and its
                                                empty words (truth_rows: made once, shared by runs) */
+    const uint64_t *key_cases;              /* per key: truth as bits in the cases' own order, which
+                                               follow reads for a pool's cases (125 kB a key at 1M
+                                               cases stays in cache; the int32 column, 4 MB, did not) */
     const uint64_t *wrong_rows;             /* per class: cases of another class, as bits */
     Rate *rates;
     int64_t n_rates, rate_cap;
@@ -222,6 +225,13 @@ static void holds(const Gen *g, int32_t c, const int32_t *idx, int64_t first, in
             for (int64_t i = 0; i < count; i++) out[i] = x[CASE(i)] <= cut;
         else
             for (int64_t i = 0; i < count; i++) out[i] = x[CASE(i)] > cut;
+    } else if (idx && g->key_cases) {
+        /* a discrete or subset test on scattered cases: its key's bits (truth_rows) */
+        const uint64_t *row = g->key_cases + (int64_t)g->key[c] * g->words;
+        for (int64_t i = 0; i < count; i++) {
+            int32_t ci = idx[i];
+            out[i] = (uint8_t)(row[ci >> 6] >> (ci & 63) & 1);
+        }
     } else if (g->kind[c] == DISCRETE) {
         const int32_t *x = col, value = g->outcome[c];
         for (int64_t i = 0; i < count; i++) out[i] = x[CASE(i)] == value;
@@ -1352,15 +1362,15 @@ done:
     return out;
 }
 
-#define N_VIEWS 19
+#define N_VIEWS 20
 
 PyDoc_STRVAR(truth_rows_doc,
 "truth_rows(y, order, columns, kind, attr, outcome, cut, node, key, masks, mask_off, mask_len,\n"
-"           n_keys, n_classes) -> (key_rows, key_empty, wrong_rows)\n\n"
+"           n_keys, n_classes) -> (key_rows, key_empty, wrong_rows, key_cases)\n\n"
 "The rows generalise shares between its runs, as bytes of uint64 words, cases in leaf order\n"
 "(`order`), 64 a word: per discrete/subset key (conditions as in generalise) its truth and,\n"
 "per block of 64 words, a bit for each word with no true case; per class, the cases of\n"
-"another class.");
+"another class; per key, its truth again with the cases in their own order.");
 
 static PyObject *py_truth_rows(PyObject *self, PyObject *args) {
     (void)self;
@@ -1375,7 +1385,7 @@ static PyObject *py_truth_rows(PyObject *self, PyObject *args) {
     memset(&g, 0, sizeof(g));
     Py_buffer *cols = NULL;
     int64_t n = v[9].len / 4;
-    PyObject *rows = NULL, *empty = NULL, *wrong = NULL;
+    PyObject *rows = NULL, *empty = NULL, *wrong = NULL, *own = NULL;
     uint8_t *done_key = NULL;
     if (open_conditions(&g, v, columns, &cols, n, n_keys, "truth_rows")) goto done;
     if (v[10].len != n * 8 || n_classes < 0) {
@@ -1397,10 +1407,13 @@ static PyObject *py_truth_rows(PyObject *self, PyObject *args) {
     rows = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_keys * W * 8));
     empty = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_keys * g.blocks * 8));
     wrong = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_classes * W * 8));
+    own = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_keys * W * 8));
     if (!g.flags || !done_key) PyErr_NoMemory();
-    if (!g.flags || !done_key || !rows || !empty || !wrong) goto done;
+    if (!g.flags || !done_key || !rows || !empty || !wrong || !own) goto done;
     uint64_t *row = (uint64_t *)PyBytes_AS_STRING(rows), *em = (uint64_t *)PyBytes_AS_STRING(empty);
+    uint64_t *own_row = (uint64_t *)PyBytes_AS_STRING(own);
     memset(row, 0, (size_t)(n_keys * W * 8));
+    memset(own_row, 0, (size_t)(n_keys * W * 8));
     memset(em, 0xff, (size_t)(n_keys * g.blocks * 8));   /* a key no condition has: no true case */
     for (int64_t c = 0; c < g.n_cond; c++) {
         int32_t k = g.key[c];
@@ -1408,14 +1421,17 @@ static PyObject *py_truth_rows(PyObject *self, PyObject *args) {
         done_key[k] = 1;
         truth_row(&g, (int32_t)c, row + k * W);
         empty_words(&g, row + k * W, em + k * g.blocks);
+        holds(&g, (int32_t)c, NULL, 0, n, 0, g.flags);
+        pack(g.flags, n, own_row + k * W);
     }
     uint64_t *wr = (uint64_t *)PyBytes_AS_STRING(wrong);
     for (int64_t t = 0; t < n_classes; t++) {
         for (int64_t i = 0; i < n; i++) g.flags[i] = y[g.order[i]] != t;
         pack(g.flags, n, wr + t * W);
     }
-    out = PyTuple_Pack(3, rows, empty, wrong);
+    out = PyTuple_Pack(4, rows, empty, wrong, own);
 done:
+    Py_XDECREF(own);
     Py_XDECREF(rows);
     Py_XDECREF(empty);
     Py_XDECREF(wrong);
@@ -1429,14 +1445,14 @@ done:
 PyDoc_STRVAR(generalise_doc,
 "generalise(y, order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
 "           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
-"           n_classes, rate, fisher, cond_key, key_rows, key_empty, wrong_rows) -> (leaf, kept,\n"
+"           n_classes, rate, fisher, cond_key, key_rows, key_empty, wrong_rows, key_cases) -> (leaf, kept,\n"
 "           kept_at, t0, e0, p0, covers, cover_lo, cover_hi, keys, key_at)\n\n"
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
 "rows of kind/attr/outcome/cut/node/key (subset values as byte masks); leaf i's path is\n"
 "leaf_cond[leaf_ptr[i]:leaf_ptr[i + 1]]. ranks: per continuous column, known_by_value's positions\n"
 "as 3-byte little-endian integers when n <= 2^24, else 4-byte (narrow_ranks). rate(cases, errors) -> (actual, pessimistic);\n"
 "fisher(t0, e0, td, ed) -> True to drop (or None); cond_key: per condition, an int32 that is equal\n"
-"for conditions the duplicate test equates; key_rows, key_empty, wrong_rows: truth_rows'.\n"
+"for conditions the duplicate test equates; key_rows, key_empty, wrong_rows, key_cases: truth_rows'.\n"
 "The loop lets go of the GIL: runs of leaves may go in threads. The surviving rules, duplicates merged (a repeat\n"
 "only raises the first one's p0), in leaf order, as bytes: rule j came from leaf[j] (int64,\n"
 "0 = the first leaf given), keeps the path levels kept[kept_at[j]:kept_at[j + 1]] (int32, in\n"
@@ -1451,10 +1467,10 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     PyObject *columns, *ranks, *snaps, *rate_fn, *fisher_fn;
     Py_ssize_t n_keys, n_classes;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOy*y*y*y*", &v[0], &v[1], &PyTuple_Type, &columns,
-                          &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
+    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOy*y*y*y*y*", &v[0], &v[1], &PyTuple_Type,
+                          &columns, &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
                           &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes,
-                          &rate_fn, &fisher_fn, &v[15], &v[16], &v[17], &v[18]))
+                          &rate_fn, &fisher_fn, &v[15], &v[16], &v[17], &v[18], &v[19]))
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
@@ -1473,7 +1489,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
         || PyTuple_GET_SIZE(snaps) != n_attr || v[1].len != n * 8
         || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8 || v[15].len != g.n_cond * 4
         || v[16].len != n_keys * ((n + 63) / 64) * 8 || v[17].len != n_keys * (((n + 63) / 64 + 63) / 64) * 8
-        || v[18].len != n_classes * ((n + 63) / 64) * 8) {
+        || v[18].len != n_classes * ((n + 63) / 64) * 8 || v[19].len != v[16].len) {
         PyErr_SetString(PyExc_ValueError, "generalise: array sizes do not agree");
         goto done;
     }
@@ -1526,6 +1542,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.key_rows = v[16].buf;
     g.key_empty = v[17].buf;
     g.wrong_rows = v[18].buf;
+    g.key_cases = v[19].buf;
     g.rate_cap = 1024;
     g.rates = pages_grow(NULL, 0, (size_t)g.rate_cap * sizeof(Rate), 1);
     g.at = malloc((size_t)g.words * 8 + 8);

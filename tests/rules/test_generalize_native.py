@@ -162,7 +162,7 @@ def test_compiled_checks_its_inputs():
         COMPILED.generalise(np.zeros(3, dtype=np.int32), np.zeros(2, dtype=np.int64), col, col, col,
                             *_conditions(),
                             *one_leaf, np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None,
-                            np.zeros(1, dtype=np.int32), b"", b"", bytes(16))
+                            np.zeros(1, dtype=np.int32), b"", b"", bytes(16), b"")
     with pytest.raises(ValueError, match="truth_rows: the order is not of the cases"):
         COMPILED.truth_rows(np.zeros(3, dtype=np.int32), np.array([0, 1, 3]), col, *_conditions(), 0, 2)
     with pytest.raises(ValueError, match="truth_rows: array sizes do not agree"):
@@ -183,7 +183,7 @@ def test_generalise_rejects_ranks_that_are_not_positions():
     args = (np.zeros(3, dtype=np.int32), np.arange(3, dtype=np.int64), col)
     rest = (*_conditions(), np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int32),
             np.zeros(1, dtype=np.int32), np.zeros(1), 0, 2, None, None, np.zeros(1, dtype=np.int32), b"", b"",
-            bytes(16))
+            bytes(16), b"")
     with pytest.raises(ValueError, match="ranks of column 0 are not 3-byte positions of at most 3 cases"):
         COMPILED.generalise(*args, (np.array([0], dtype=np.int32),), rows, *rest)
     with pytest.raises(ValueError, match="ranks of column 0 are out of range"):
@@ -227,7 +227,8 @@ def test_threshold_rows_hold_evenly_spaced_cuts_and_the_known_values():
 
 def test_truth_rows_hold_each_discrete_key_and_each_class_in_leaf_order():
     """The rows the runs share: a key's truth (unknown: false) and empty words, and per class
-    the cases of another class, all over the cases in `order`."""
+    the cases of another class, all over the cases in `order`; and each key's truth over the
+    cases in their own order."""
     rng = np.random.default_rng(5)
     n = 200                                                   # 4 words: one block
     col = rng.integers(-1, 3, n).astype(np.int32)             # -1: unknown
@@ -238,7 +239,7 @@ def test_truth_rows_hold_each_discrete_key_and_each_class_in_leaf_order():
                   np.array([2, 0, 2], dtype=np.int32), np.zeros(3), np.arange(3, dtype=np.int64),
                   np.array([0, 1, 0], dtype=np.int32), np.array([1, 1], dtype=np.uint8),
                   np.array([0, 0, 0], dtype=np.int64), np.array([0, 2, 0], dtype=np.int32))
-    rows, empty, wrong = COMPILED.truth_rows(y, order, (col,), *conditions, 2, 3)
+    rows, empty, wrong, own = COMPILED.truth_rows(y, order, (col,), *conditions, 2, 3)
 
     def bits(buf, count):
         words = np.frombuffer(buf, dtype=np.uint64).reshape(count, -1)
@@ -248,6 +249,7 @@ def test_truth_rows_hold_each_discrete_key_and_each_class_in_leaf_order():
     assert got[0].tolist() == (col[order] == 2).tolist()
     assert got[1].tolist() == np.isin(col[order], [0, 1]).tolist()
     assert bits(wrong, 3).tolist() == [(y[order] != c).tolist() for c in range(3)]
+    assert bits(own, 2).tolist() == [(col == 2).tolist(), np.isin(col, [0, 1]).tolist()]
     empty_words = np.frombuffer(empty, dtype=np.uint64)
     for k in range(2):
         per_word = [not got[k][w * 64:(w + 1) * 64].any() for w in range(4)]
