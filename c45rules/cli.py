@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import traceback
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from . import __version__
@@ -335,21 +337,40 @@ def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | Non
 
 
 def write_text(path: str | None, text: str) -> None:
-    """Text to a file (atomically) or, for None or '-', to stdout."""
+    """Text to a file (atomically; the command has checked the path) or, for None or '-', to stdout."""
     if path is None or path == "-":
         sys.stdout.write(text)
         return
     from .export import atomic_write_text
-    _check_dir(path)
     atomic_write_text(path, text)
 
 
-def _check_dir(path: str) -> None:
-    parent = Path(path).resolve().parent
+def _input_files(args: argparse.Namespace) -> Iterator[str]:
+    """The files a command's arguments name, a C4.5 stem's .names/.data/.test included."""
+    for key, value in vars(args).items():
+        if key in ("output", "outdir") or not isinstance(value, str):
+            continue
+        for name in (value, f"{value}.names", f"{value}.data", f"{value}.test"):
+            if os.path.isfile(name):
+                yield name
+
+
+def check_output(args: argparse.Namespace, path: str | None) -> None:
+    """Refuse an output path in a missing directory, a directory, or a file the command reads."""
+    if path is None or path == "-":
+        return
+    from .export._atomic import output_target
+    target = output_target(path)
+    parent = target.resolve().parent
     if not parent.is_dir():
         raise InputError(f"{path}: directory {parent} does not exist")
-    if Path(path).is_dir():
+    if target.is_dir():
         raise InputError(f"{path}: is a directory")
+    if target.exists():
+        for name in _input_files(args):
+            if os.path.samefile(name, target):
+                raise InputError(f"{path}: is {name}, an input of this command; write the output to"
+                                 " another file")
 
 
 # ---- commands ---------------------------------------------------------------------------------
@@ -418,8 +439,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     from .export.yaml import dump_yaml
-    if args.output != "-":
-        _check_dir(args.output)
+    check_output(args, args.output)
     ruleset, _, train, test = learn(args)
     write_text(args.output, dump_yaml(ruleset))
     if args.output != "-":   # `-o -` puts the model alone on stdout
@@ -464,6 +484,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from . import export
+    check_output(args, args.output)
     ruleset = load_model(args.model)
     if args.to in ("dot", "graphml"):
         if not args.data:
@@ -476,7 +497,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         else:
             if args.output in (None, "-"):
                 raise InputError("--to graphml needs -o FILE")
-            _check_dir(args.output)
             export.write_graphml(node, ruleset.schema, args.output)
         return 0
     if args.data:
@@ -497,8 +517,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import write_report
+    check_output(args, args.output)
     ruleset = load_model(args.model)
-    _check_dir(args.output)
     tree = train = None
     if args.train:
         tree, train = relearn_tree(args, ruleset, args.train, args.target)
@@ -510,6 +530,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from .cli_data import predict_file
+    check_output(args, args.output)
     ruleset = load_model(args.model)
     progress(args, f"scoring {args.data}")
     n = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
@@ -542,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"c45rules: error: {_one_line(e)}", file=sys.stderr)
         return 2
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, FileExistsError, PermissionError) as e:
         if args.debug:
             traceback.print_exc()
         where = f"{e.filename}: " if e.filename else ""

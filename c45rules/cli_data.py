@@ -11,7 +11,6 @@ import contextlib
 import csv
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from .data.frame import encode_frame
 from .data.names import split_cases
 from .data.schema import Schema
 from .errors import InputError
+from .export._atomic import atomic_open, output_target
 from .ruleset import RuleSet
 
 CSV_SUFFIXES = (".csv", ".tsv")
@@ -81,30 +81,14 @@ def _offset_rows(error: InputError, source: str, offset: int) -> InputError:
 
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike) -> Iterator:
-    """A text file that replaces `path` only when the block succeeds (temp file + rename)."""
-    path = Path(path)
-    if not path.resolve().parent.is_dir():
-        raise InputError(f"{path}: directory {path.resolve().parent} does not exist")
-    if path.is_dir():
+    """A text file that replaces `path` only when the block succeeds (export._atomic.atomic_open)."""
+    target = output_target(path)
+    if not target.resolve().parent.is_dir():
+        raise InputError(f"{path}: directory {target.resolve().parent} does not exist")
+    if target.is_dir():
         raise InputError(f"{path}: is a directory")
-    fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            try:
-                mode = os.stat(path).st_mode & 0o7777   # keep an existing file's permissions
-            except FileNotFoundError:
-                mask = os.umask(0o022)   # a single-threaded command: reading it this way is safe
-                os.umask(mask)
-                mode = 0o666 & ~mask
-            os.fchmod(f.fileno(), mode)
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with atomic_open(path) as f:
+        yield f
 
 
 def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,

@@ -51,7 +51,10 @@ def run_demo(args: argparse.Namespace) -> int:
     if not Path(f"{stem}.test").exists():
         raise InputError(f"{stem}.test: file not found (the demo checks the SQL on the test cases)")
     out = Path(args.outdir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(f"{out}: not a directory (the demo writes its four files into OUTDIR)") from None
 
     progress(args, f"reading {stem}")
     train, test = load_data(str(stem))

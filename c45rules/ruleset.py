@@ -245,6 +245,9 @@ class RuleSet:
 
         Attributes the case does not mention are unknown.
         """
+        if not isinstance(case, (Mapping, Dataset, pd.Series)):
+            raise InputError(f"explain: expected one case as a mapping of attribute name to value"
+                             f" (a dict or a pandas Series), not {type(case).__name__}")
         ds = case if isinstance(case, Dataset) else encode_frame(pd.DataFrame([dict(case)]), self.schema, require=())
         k = int(self.rule_index(ds)[0])
 

@@ -63,6 +63,15 @@ def test_explain_names_the_rule_and_values():
         [(2, "outlook = overcast", "rain"), (1, "outlook = sunny", "rain")]
 
 
+
+def test_explain_takes_one_case_as_a_mapping_or_series():
+    rs = ruleset()
+    row = pd.DataFrame({"outlook": ["sunny"], "humidity": [80], "windy": ["false"]}).iloc[0]
+    assert rs.explain(row).rule.id == 1
+    for bad in ("sunny", ["sunny"], 3):
+        with pytest.raises(InputError, match="explain: expected one case as a mapping"):
+            rs.explain(bad)
+
 def test_predict_proba_meaning():
     rs = ruleset()
     p = rs.predict_proba(pd.DataFrame({"outlook": ["overcast", "rain"], "humidity": [1, 1],

@@ -1,9 +1,12 @@
 """Write a file all at once: readers see the old file or the new one, never a partial one."""
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import IO, Iterator
 
 
 def _umask() -> int:
@@ -19,25 +22,46 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write `text` (UTF-8, newlines untranslated) to `path` via a temp file and os.replace."""
+def output_target(path: str | os.PathLike) -> Path:
+    """The file a write to `path` replaces: a symlink's final target (the link stays a link)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike) -> Iterator[IO[str]]:
+    """A UTF-8 text file (newlines untranslated) that replaces `path` only when the block succeeds.
+
+    A temp file beside the target, then os.replace. A symlink's target is replaced, not the
+    link. A device or FIFO (/dev/stdout, a named pipe) is written straight through: replacing
+    it with a regular file would destroy it, and a reader of a stream sees it in order anyway.
+    """
+    target = output_target(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        with open(target, "w", encoding="utf-8", newline="") as f:
+            yield f
+        return
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            try:
-                mode = os.stat(path).st_mode & 0o7777   # keep an existing file's permissions
-            except FileNotFoundError:
-                mode = 0o666 & ~_umask()                # not mkstemp's 0600
-            os.fchmod(f.fileno(), mode)
-            f.write(text)
+            # keep an existing file's permissions; a new one gets 0666 less the umask, not 0600
+            os.fchmod(f.fileno(), (mode & 0o7777) if mode is not None else 0o666 & ~_umask())
+            yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
-    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write `text` to `path` all at once (atomic_open)."""
+    with atomic_open(path) as f:
+        f.write(text)
+    return Path(path)
