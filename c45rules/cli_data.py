@@ -118,7 +118,12 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
                 raise _offset_rows(e, source, rows) from None
             pos = ruleset.rule_index(encoded)
             chunk = chunk.assign(**{prediction_column: labels[pos], rule_column: ids[pos]})
-            chunk.to_csv(out, header=False, index=False, lineterminator="\n")
+            # a lone CR in a field must be quoted, which the "\n"-terminated writer does not do
+            # (before Python 3.12): a chunk holding one is written with every field quoted
+            text = chunk.select_dtypes(include=["object", "string"])
+            cr = any(text[c].astype(str).str.contains("\r", regex=False).any() for c in text.columns)
+            chunk.to_csv(out, header=False, index=False, lineterminator="\n",
+                         quoting=csv.QUOTE_ALL if cr else csv.QUOTE_MINIMAL)
             rows += len(chunk)
     return rows
 

@@ -112,7 +112,9 @@ class Explanation:
     prediction: str
     rule: Rule | None
     checks: tuple[tuple[Condition, Any, bool], ...]   # fired rule: (condition, value, satisfied)
-    misses: tuple[tuple[int, Condition, Any], ...]    # default: (rule id, first failed condition, value)
+    # default: (rule id, first failed condition, value); (rule id, None, None) for a rule whose
+    # conditions hold but which never fires (error above 0.7, spec 7.6.1)
+    misses: tuple[tuple[int, Condition | None, Any], ...]
 
     def __str__(self) -> str:
         lines = []
@@ -125,8 +127,10 @@ class Explanation:
         else:
             lines.append(f"class {self.prediction} by default: no rule fired")
             for rid, cond, val in self.misses:
-                why = "unknown" if val is None else _show(val)
-                lines.append(f"  rule {rid}: fails {cond}   ({cond.attribute} = {why})")
+                if cond is None:
+                    lines.append(f"  rule {rid}: its conditions hold, but it never fires (error above 70%)")
+                else:
+                    lines.append(f"  rule {rid}: fails {cond}   ({cond.attribute} = {_show(val)})")
         return "\n".join(lines)
 
 
@@ -273,7 +277,7 @@ class RuleSet:
                     break
             else:
                 if not rule.fires:
-                    misses.append((rule.id, rule.conditions[0], value(rule.conditions[0].attribute)))
+                    misses.append((rule.id, None, None))
         return Explanation(self.default_class, None, (), tuple(misses))
 
     @property

@@ -52,6 +52,14 @@ def test_rule_with_error_above_0_7_never_fires():
     assert not weak.fires
 
 
+def test_explain_says_a_rule_that_holds_never_fires():
+    weak = Rule(3, (Condition("windy", "=", "true"),), "Don't Play", 6, 3, 0.71, 0.9)
+    empty = Rule(4, (), "Don't Play", 6, 5, 0.8, 0.5)
+    ex = ruleset((weak, empty)).explain({"outlook": "rain", "humidity": 1, "windy": "true"})
+    assert ex.rule is None and [(rid, c) for rid, c, _ in ex.misses][2:] == [(3, None), (4, None)]
+    assert "rule 4: its conditions hold, but it never fires (error above 70%)" in str(ex)
+
+
 def test_explain_names_the_rule_and_values():
     rs = ruleset()
     ex = rs.explain({"outlook": "sunny", "humidity": 80, "windy": "false"})

@@ -118,10 +118,11 @@ def _number(name, value):
     if isinstance(value, str):
         if value in _UNKNOWN:
             return _NAN
-        text = value.strip()
-        # the library reads numbers with pandas, which takes neither '1_000' nor 'nan'
-        # nor non-ASCII digits; float() alone would
-        if text.isascii() and "_" not in text:
+        # the library reads numbers with pandas, which takes neither '1_000' nor 'nan' nor
+        # non-ASCII digits, and trims only ASCII blanks (not \\x1c-\\x1f, \\x85, \\xa0, ...);
+        # float() alone would take them all
+        text = value.strip(" \\t\\n\\r\\x0b\\x0c")
+        if text.isascii() and "_" not in text and text == text.strip():
             try:
                 number = float(text)
             except ValueError:
@@ -251,6 +252,9 @@ def _main(argv=None) -> int:
         try:
             with sink:
                 writer = csv.writer(sink, lineterminator="\\n")
+                # a lone CR in a field must be quoted, which the "\\n"-terminated writer does
+                # not do (before Python 3.12): such rows are written with every field quoted
+                quoted = csv.writer(sink, lineterminator="\\n", quoting=csv.QUOTE_ALL)
                 writer.writerow(header + added)
                 try:
                     for row in reader:
@@ -265,7 +269,8 @@ def _main(argv=None) -> int:
                         except ValueError as e:
                             status = fail(f"line {reader.line_num}: {e}")
                             break
-                        writer.writerow(row + [klass, "" if rule is None else rule])
+                        out = row + [klass, "" if rule is None else rule]
+                        (quoted if any("\\r" in f for f in row) else writer).writerow(out)
                 except (csv.Error, UnicodeDecodeError) as e:
                     status = fail(f"line {reader.line_num}: not readable CSV ({e})")
             if tmp is not None:

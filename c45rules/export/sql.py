@@ -134,6 +134,7 @@ def _decisions(ruleset: RuleSet, dialect: str, table: str | None
                ) -> tuple[list[tuple[exp.Expression, Rule]], Rule | None]:
     """(predicate, rule) for each rule that can fire, in order, and the rule (if any) with
     no conditions that catches every case left (it replaces the default)."""
+    _check_case_folding(ruleset)
     out: list[tuple[exp.Expression, Rule]] = []
     for i, rule in enumerate(ruleset.rules):
         if not rule.fires:
@@ -167,6 +168,20 @@ def _rule_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Express
     decisions, catch_all = _decisions(ruleset, dialect, table)
     default = exp.Null() if catch_all is None else exp.Literal.number(int(catch_all.id))
     return _case(decisions, lambda r: exp.Literal.number(int(r.id)), default)
+
+
+def _check_case_folding(ruleset: RuleSet) -> None:
+    """Refuse a tested column whose name another column repeats but for case.
+
+    SQLite, DuckDB, MySQL and others match identifiers without regard to case even when
+    quoted, so `"a"` would read column `A` there: the SQL would score other values.
+    """
+    names = ruleset.schema.names + (ruleset.schema.target,)
+    for used in ruleset.used_attributes():
+        twins = [n for n in names if n != used and n.casefold() == used.casefold()]
+        if twins:
+            raise InputError(f"column {used!r} differs from {twins[0]!r} only in case, which many SQL"
+                             " engines ignore even in quoted names: rename one before exporting to SQL")
 
 
 def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,

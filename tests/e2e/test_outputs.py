@@ -71,3 +71,14 @@ def test_demo_outdir_that_is_a_file_is_a_usage_error(tmp_path):
         code, out, err = cli_err(["demo", str(outdir)])
         assert code == 2 and "not a directory" in err and "unexpected" not in err
     assert (tmp_path / "f").read_text() == "x"
+
+
+def test_predict_quotes_a_field_holding_a_lone_cr(golf):
+    import csv
+    rows = list(csv.reader(open(golf / "golf.csv", newline="", encoding="utf-8")))
+    rows = [rows[0] + ["note"]] + [r + ["a\rb" if i == 1 else "plain"] for i, r in enumerate(rows[1:])]
+    with open(golf / "notes.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    code, _ = cli(["predict", str(golf / "m.yaml"), str(golf / "notes.csv"), "-o", str(golf / "out.csv")])
+    back = list(csv.reader(open(golf / "out.csv", newline="", encoding="utf-8")))
+    assert code == 0 and len(back) == len(rows) and [r[:len(rows[0])] for r in back[1:]] == rows[1:]

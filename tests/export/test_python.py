@@ -328,3 +328,33 @@ def test_csv_scorer_reports_an_unwritable_output(tmp_path):
     (tmp_path / "in.csv").write_text("outlook,humidity,windy\nsunny,80,true\n", encoding="utf-8")
     done = run_bare([str(model), str(tmp_path / "in.csv"), "-o", str(tmp_path / "no" / "out.csv")])
     assert done.returncode == 1 and "out.csv: cannot write" in done.stderr
+
+
+def test_number_text_trims_only_the_blanks_the_library_trims(tmp_path):
+    import pandas as pd
+
+    from c45rules.data.frame import encode_frame
+    rs = golf_ruleset()
+    m = load_module(write_python(rs, tmp_path / "golf_blanks.py"))
+    base = {"outlook": "sunny", "temperature": 70, "windy": "true"}
+    for text in ("\t80\n", "\x0b80\x0c", " 80\r"):
+        assert m.predict_rule({**base, "humidity": text}) == 1
+        assert rs.predict_rule(encode_frame(pd.DataFrame([{**base, "humidity": text}]), rs.schema))[0] == 1
+    for text in ("\xa080", "80\u2003", "\x8580", "\x1c80", "80\x1f"):
+        with pytest.raises(ValueError, match="is not a number"):
+            m.predict({**base, "humidity": text})
+        with pytest.raises(ValueError, match="not a number"):
+            rs.predict(pd.DataFrame([{**base, "humidity": text}]))
+
+
+def test_csv_scorer_quotes_a_field_holding_a_lone_cr(tmp_path):
+    path = write_python(golf_ruleset(), tmp_path / "golf_cr.py")
+    src = tmp_path / "in.csv"
+    with open(src, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([["outlook", "temperature", "humidity", "windy", "note"],
+                                 ["sunny", "70", "80", "true", "a\rb"], ["overcast", "70", "70", "true", "plain"]])
+    p = run_bare([str(path), str(src), "-o", str(tmp_path / "out.csv")])
+    assert p.returncode == 0, p.stderr
+    back = list(csv.reader(open(tmp_path / "out.csv", newline="", encoding="utf-8")))
+    assert back[1:] == [["sunny", "70", "80", "true", "a\rb", "Don't Play", "1"],
+                        ["overcast", "70", "70", "true", "plain", "Play", "3"]]

@@ -103,6 +103,18 @@ def test_output_names_must_not_collide():
         to_sql_select(golf_ruleset(), "w", prediction_column="")
 
 
+
+def test_tested_columns_that_differ_only_in_case_are_refused():
+    # SQLite and DuckDB read "a" as column A even quoted: the SQL would score the wrong column
+    schema = Schema((Attribute("A", "continuous"), Attribute("a", "continuous")), ("lo", "hi"))
+    rs = RuleSet(schema, (Rule(1, (Condition("a", "<=", 19.0),), "lo", 20, 0, 0.1, 1.0),), "hi", (20, 20), (0, 20))
+    for make in (lambda: to_sql_case(rs), lambda: to_sql_select(rs, "t")):
+        with pytest.raises(InputError, match="column 'a' differs from 'A' only in case"):
+            make()
+    untested = RuleSet(Schema((Attribute("A", "continuous"), Attribute("b", "continuous")), ("lo", "hi")),
+                       (Rule(1, (Condition("b", "<=", 19.0),), "lo", 20, 0, 0.1, 1.0),), "hi", (20, 20), (0, 20))
+    assert '"b" <= 19' in to_sql_case(untested, pretty=False)
+
 def test_refuses_what_sql_cannot_say():
     with pytest.raises(InputError, match="not supported .*duckdb"):
         to_sql_case(golf_ruleset(), "excel")
