@@ -46,7 +46,7 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema,
     suffix = p.suffix.lower()
     if suffix in CSV_SUFFIXES:
         sep = "\t" if suffix == ".tsv" else ","
-        from .data.frame import check_csv_layout
+        from .data.frame import check_csv_layout, not_utf8
         header, _ = check_csv_layout(p, sep)   # refuses short/long records, naming the line
 
         def chunks() -> Iterator[pd.DataFrame]:
@@ -57,8 +57,8 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema,
                     # a blank line is a record of unknown values (as read_table reads it)
                     for chunk in reader:
                         yield chunk.fillna("")
-            except UnicodeDecodeError as e:
-                raise InputError(f"{p}: bytes that are not UTF-8 (at byte {e.start})") from None
+            except UnicodeDecodeError:
+                raise not_utf8(p) from None
             except pd.errors.ParserError as e:
                 raise InputError(f"{p}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
             except pd.errors.EmptyDataError:

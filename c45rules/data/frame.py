@@ -20,7 +20,7 @@ import pandas as pd
 from ..errors import InputError
 from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
                     read_names)
-from .schema import Attribute, Dataset, Schema
+from .schema import Attribute, Dataset, Schema, check_single_precision
 
 UNKNOWN_STRINGS = ("", "?")
 
@@ -39,9 +39,27 @@ def value_str(v: object) -> str:
 
 def _is_unknown(s: pd.Series) -> np.ndarray:
     unk = s.isna().to_numpy().copy()
-    if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+    # a Categorical's categories are values like any other column's ('' or '?' from Parquet)
+    if s.dtype == object or pd.api.types.is_string_dtype(s.dtype) or isinstance(s.dtype, pd.CategoricalDtype):
         unk |= s.isin(UNKNOWN_STRINGS).to_numpy()
     return unk
+
+
+def _check_dtype(s: pd.Series, name: str, source: str) -> None:
+    """InputError for a column that is not numbers, text or booleans (dates, complex, periods...).
+
+    Their numbers depend on a unit (datetime64[us] vs [ns], NaT a huge negative) or lose a
+    part (complex), so any encoding of ours would be a silent guess.
+    """
+    dtype = s.dtype
+    inner = dtype.categories.dtype if isinstance(dtype, pd.CategoricalDtype) else dtype
+    inner = inner.subtype if isinstance(inner, pd.SparseDtype) else inner
+    types = pd.api.types
+    if (types.is_bool_dtype(inner) or types.is_object_dtype(inner) or types.is_string_dtype(inner)
+            or (types.is_numeric_dtype(inner) and not types.is_complex_dtype(inner))):
+        return
+    shown = f"category of {inner}" if isinstance(dtype, pd.CategoricalDtype) else dtype
+    raise InputError(f"{source}: column {name!r} has dtype {shown}: convert it to numbers or text first")
 
 
 def _text_values(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
@@ -55,6 +73,21 @@ def _text_values(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     codes, values = pd.factorize(s, use_na_sentinel=False)
     return codes, np.asarray(values, dtype=object)
+
+
+def _column_text(s: pd.Series, name: str, source: str) -> pd.Series:
+    """`_as_strings` of column `name`, or InputError naming the first text UTF-8 cannot hold."""
+    try:
+        return _as_strings(s)
+    except UnicodeEncodeError:   # pandas' string dtype is UTF-8: a lone surrogate cannot be stored
+        pass
+    for i, v in enumerate(s.astype(object)):
+        try:
+            value_str(v).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"{source}: row {i + 1}: column {name!r}: {v!r} is not valid Unicode text"
+                             " (a lone surrogate); a model file cannot hold it") from None
+    raise InputError(f"{source}: column {name!r}: text that cannot be written as UTF-8")
 
 
 def _as_strings(s: pd.Series) -> pd.Series:
@@ -76,7 +109,7 @@ def _as_strings(s: pd.Series) -> pd.Series:
 def _numeric(s: pd.Series) -> tuple[np.ndarray, bool]:
     """(float values with NaN for unknown, True if every known value is a number)."""
     if pd.api.types.is_bool_dtype(s.dtype):
-        return np.array([]), False
+        return np.full(len(s), np.nan), not (~_is_unknown(s)).any()
     if pd.api.types.is_numeric_dtype(s.dtype):
         return s.to_numpy(dtype=np.float64, na_value=np.nan), True
     coded = _text_values(s)
@@ -89,9 +122,22 @@ def _numeric(s: pd.Series) -> tuple[np.ndarray, bool]:
 
 def _parse_numbers(s: pd.Series) -> tuple[np.ndarray, bool]:
     unk = _is_unknown(s)
-    num = pd.to_numeric(s.where(~unk), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    if s.dtype == object and s.map(lambda v: isinstance(v, (bool, np.bool_))).any():
+        # True/False with a None are booleans, as a bool column is (to_numeric would make 1/0)
+        return np.full(len(s), np.nan), not (~unk).any()
+    parsed = pd.to_numeric(s.where(~unk), errors="coerce")
+    if pd.api.types.is_complex_dtype(parsed.dtype):   # complex objects: only a real one is a number
+        z = parsed.to_numpy()
+        num = np.where(z.imag == 0, z.real, np.nan)
+    else:
+        num = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
     ok = not bool((np.isnan(num) & ~unk).any())
     return num, ok
+
+
+def _first_non_number(s: pd.Series, num: np.ndarray) -> int:
+    """Position of the first known cell of `s` that `_numeric` could not read as a number."""
+    return int(np.flatnonzero(np.isnan(num) & ~_is_unknown(s))[0])
 
 
 def _sorted_values(txt: pd.Series) -> tuple[str, ...]:
@@ -106,6 +152,17 @@ def _sorted_values(txt: pd.Series) -> tuple[str, ...]:
     return tuple(v for _, v in sorted(zip(nums, vals)))
 
 
+def _column_name(df: pd.DataFrame, cols: list[str], name: object) -> object:
+    """The text name of the column labelled `name` (1 finds the column labelled 1); else `name`."""
+    for label, text in zip(df.columns, cols):
+        try:
+            if bool(label == name):
+                return text
+        except (TypeError, ValueError):   # a label or name that compares as an array
+            continue
+    return name
+
+
 def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
                continuous: Iterable[str] = (), ignore: Iterable[str] = (),
                source: str = "<DataFrame>") -> Dataset:
@@ -118,6 +175,7 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
         raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
     if "" in cols:   # a model cannot name it: the YAML reader, SQL and .names refuse it
         raise InputError(f"{source}: column {cols.index('') + 1} has an empty name")
+    target = _column_name(df, cols, target)
     df = df.set_axis(cols, axis=1)
     if target not in cols:
         raise InputError(f"{source}: target column {target!r} not found (columns: {', '.join(cols)})")
@@ -131,13 +189,16 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
         raise InputError(f"{source}: column(s) given two kinds: {', '.join(sorted(both))}")
     if len(df) == 0:
         raise InputError(f"{source}: no rows")
+    for name in cols:
+        if name not in ignore:
+            _check_dtype(df[name], name, source)
     ycol = df[target]
     yunk = _is_unknown(ycol)
     if yunk.any():
         rows = np.flatnonzero(yunk)
         raise InputError(f"{source}: target column {target!r} has {len(rows)} unknown value(s)"
                          f" (first at row {rows[0] + 1}); drop or label those rows")
-    ytxt = _as_strings(ycol)
+    ytxt = _column_text(ycol, target, source)
     classes = _sorted_values(ytxt)
     attributes: list[Attribute] = []
     columns: list[np.ndarray] = []
@@ -151,19 +212,15 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
             continue
         num, all_numeric = (np.array([]), False) if name in discrete else _numeric(s)
         if name in continuous and not all_numeric:
-            bad = int(np.flatnonzero(np.isnan(num) & ~_is_unknown(s))[0]) if len(num) else 0
+            bad = _first_non_number(s, num)
             raise InputError(f"{source}: column {name!r} declared continuous but row {bad + 1}"
                              f" holds {s.iloc[bad]!r}, not a number")
         if all_numeric and name not in discrete:
-            inf = np.isinf(num)
-            if inf.any():
-                i = int(np.flatnonzero(inf)[0])
-                raise InputError(f"{source}: row {i + 1}: column {name!r}: infinite value;"
-                                 " replace it or mark it unknown")
+            check_single_precision(num, f"{source}: row", f"column {name!r}")
             attributes.append(Attribute(name, "continuous"))
             columns.append(num)
         else:
-            txt = _as_strings(s)
+            txt = _column_text(s, name, source)
             a = Attribute(name, "discrete", _sorted_values(txt))
             attributes.append(a)
             columns.append(encode_column(txt, a, source))
@@ -178,11 +235,19 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
 def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | None = None,
                  with_target: bool = False, target: str | None = None,
                  source: str = "<DataFrame>") -> Dataset:
-    """Encode new rows against an existing schema (unseen discrete values -> code -2)."""
+    """Encode new rows against an existing schema (unseen discrete values -> code -2).
+
+    Continuous cells keep any number, infinite or beyond single precision: scoring only
+    compares them with thresholds. A discrete attribute's values (and the classes) match as
+    text; a cell that is a bool or a number and whose text is not one of the values matches
+    the one value, if exactly one, that spells the same boolean (true/false in any case) or
+    the same number (1.0 matches '1', 1 matches '1.0'); otherwise it is an unseen value.
+    """
     cols = [str(c) for c in df.columns]
     dups = sorted({c for c in cols if cols.count(c) > 1})
     if dups:
         raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
+    tname = _column_name(df, cols, target or schema.target)
     df = df.set_axis(cols, axis=1)
     need = set(schema.names if require is None else require)
     columns: list[np.ndarray] = []
@@ -195,25 +260,69 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
                            else np.full(len(df), -1, dtype=np.int32))
             continue
         s = df[a.name]
+        if a.kind != "ignore":
+            _check_dtype(s, a.name, source)
         if a.is_continuous:
             num, ok = _numeric(s)
             if not ok:
-                bad = int(np.flatnonzero(np.isnan(num) & ~_is_unknown(s))[0]) if len(num) else 0
+                bad = _first_non_number(s, num)
                 raise InputError(f"{source}: row {bad + 1}: column {a.name!r}: {s.iloc[bad]!r}"
                                  " is not a number")
             columns.append(num)
         elif a.is_discrete:
-            columns.append(encode_column(_as_strings(s), a, source, unseen_ok=True))
+            txt = _typed_matches(s, _column_text(s, a.name, source), a.values)
+            columns.append(encode_column(txt, a, source, unseen_ok=True))
         else:
             columns.append(np.zeros(len(df), dtype=np.int8))
     y = None
-    tname = target or schema.target
     if with_target:
         if tname not in cols:
             raise InputError(f"{source}: class column {tname!r} not found (columns: {', '.join(cols)})")
-        y = encode_classes(_as_strings(df[tname]), schema.classes, f"{source}: row",
-                           "is not one of the model's classes")
+        s = df[tname]
+        _check_dtype(s, tname, source)
+        y = encode_classes(_typed_matches(s, _column_text(s, tname, source), schema.classes),
+                           schema.classes, f"{source}: row", "is not one of the model's classes")
     return Dataset(schema, columns, y, source)
+
+
+def _typed_matches(s: pd.Series, txt: pd.Series, values: tuple[str, ...]) -> pd.Series:
+    """`txt` with each bool or number cell that misses `values` renamed to the one value spelling it.
+
+    Only for scoring: fitting made the values from these very texts. A text cell is matched as
+    written ('1.0' stays unseen against '1'): only a typed cell's text is our own spelling.
+    """
+    if _text_values(s) is not None:
+        return txt
+    by_spelling: dict[object, list[str]] = {}   # a boolean's lower case or a number -> values spelling it
+    for v in values:
+        key = spelled(v, v.lower() in ("true", "false"))
+        if key is not None:
+            by_spelling.setdefault(key, []).append(v)
+    known = set(values)
+    alias = {}
+    for t in pd.unique(txt.dropna()):
+        same = by_spelling.get(spelled(str(t), t in ("True", "False")), []) if t not in known else []
+        if len(same) == 1:
+            alias[t] = same[0]
+    if not alias:
+        return txt
+    if pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_numeric_dtype(s.dtype):
+        typed = np.ones(len(s), dtype=bool)
+    else:
+        typed = s.astype(object).map(lambda v: isinstance(v, (bool, int, float, np.bool_, np.number))).to_numpy(bool)
+    renamed = txt.map(alias)
+    return txt.where(~(typed & renamed.notna().to_numpy()), renamed)
+
+
+def spelled(text: str, boolean: bool) -> object:
+    """What `text` spells: ('bool', its lower case), the number it parses as, or None."""
+    if boolean:
+        return ("bool", text.lower())
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return None if math.isnan(number) else number
 
 
 def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
@@ -237,8 +346,8 @@ def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
                             encoding="utf-8", sep=sep, skip_blank_lines=False, index_col=False,
                             **kw)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
     except pd.errors.ParserError as e:
         raise InputError(f"{path}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
     except pd.errors.EmptyDataError:
@@ -282,11 +391,29 @@ def check_csv_layout(path: str | os.PathLike, sep: str = ",") -> tuple[list[str]
                     raise InputError(f"{path}:{reader.line_num}: {len(row)} field(s), but the"
                                      f" header has {len(header)}")
                 records += 1
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
     except csv.Error as e:
         raise InputError(f"{path}: not a readable CSV file ({e})") from None
     return header, records
+
+
+def not_utf8(path: Path) -> InputError:
+    """The error naming the first byte of `path` that is not UTF-8 by its offset in the file and its line.
+
+    A decoder's own offset counts from the start of its current buffer (8 KB blocks), not
+    the file; whole lines decode independently, as a newline never sits inside a character.
+    """
+    offset, line = 0, 1
+    for chunk in line_chunks(path):
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line += chunk.count(b"\n", 0, e.start)
+            return InputError(f"{path}: bytes that are not UTF-8 (at byte {offset + e.start}) on line {line}")
+        offset += len(chunk)
+        line += chunk.count(b"\n")
+    return InputError(f"{path}: bytes that are not UTF-8")
 
 
 def _plain_csv_records(path: Path, sep: str, nfields: int) -> int | None:

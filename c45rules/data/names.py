@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema
+from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 
 _DELIMS = {",", ":", "\n", "|"}
 # only these end a line of a data file (str.splitlines would also split at U+2028, \x0c, ...)
@@ -27,7 +27,7 @@ def _read_text(path: Path) -> str:
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8").removeprefix("\ufeff")   # a byte order mark is no text (as utf-8-sig)
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         raise InputError(f"{path}:{line}: bytes that are not UTF-8 (at byte {e.start})") from None
@@ -130,6 +130,9 @@ def read_names(path: str | os.PathLike) -> Schema:
         else:
             if any(not v for v in values):
                 raise InputError(f"{path}:{line}: attribute {name!r} has an empty value name")
+            if "?" in values:
+                raise InputError(f"{path}:{line}: attribute {name!r} lists the value '?', which"
+                                 " means unknown and cannot be a value")
             if len(set(values)) != len(values):
                 raise InputError(f"{path}:{line}: attribute {name!r} lists a value twice")
             attributes.append(Attribute(name, "discrete", tuple(values)))
@@ -141,7 +144,12 @@ def read_names(path: str | os.PathLike) -> Schema:
             raise InputError(f"{path}: attribute {a.name!r} declared twice")
     if len(set(classes)) != len(classes):
         raise InputError(f"{path}: a class is listed twice")
-    return _PendingSchema(tuple(attributes), tuple(classes))
+    # the class has no name in C4.5 files; it names the class column of their cases as text
+    # (predict's output, --names CSVs), so it must not be an attribute's name too
+    target = "class"
+    while target in names:
+        target = "_" + target
+    return _PendingSchema(tuple(attributes), tuple(classes), target)
 
 
 class _PendingSchema(Schema):
@@ -242,7 +250,9 @@ def _plain_cells(path: Path, ncols: int) -> list[Coded] | None:
         return None
     local: list[list[np.ndarray]] = [[] for _ in range(ncols)]
     uniques: list[list[np.ndarray]] = [[] for _ in range(ncols)]
-    for chunk in line_chunks(path):
+    for k, chunk in enumerate(line_chunks(path)):
+        if k == 0:
+            chunk = chunk.removeprefix(b"\xef\xbb\xbf")   # a byte order mark (as _read_text)
         cells = _chunk_cells(chunk, ncols)
         if cells is None:
             return None
@@ -368,7 +378,8 @@ def _cases_from_cells(cells: list[Coded], schema: Schema, path: str, *, collect:
             if not collect:
                 raise InputError(f"{path}: attribute {a.name!r} has no value list")
             limit = int(a.values[1])
-            seen = [v for v in cells[j][1] if v != "?"]   # every value occurs, first seen first
+            values = cells[j][1]   # every value occurs, first seen first
+            seen = list(values[~_unknown(values).to_numpy()])
             if len(seen) > limit:
                 raise InputError(f"{path}: attribute {a.name!r} declared 'discrete {limit}'"
                                  f" has {len(seen)} values")
@@ -418,12 +429,10 @@ def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_o
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: {values[codes[i]]!r} is not a number")
-        out = num.to_numpy(dtype=np.float64)
-        inf = np.isinf(out)[codes]
-        if inf.any() and not unseen_ok:
-            i = int(np.flatnonzero(inf)[0])
-            raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: infinite value {values[codes[i]]!r}")
-        return out[codes]
+        column = num.to_numpy(dtype=np.float64)[codes]
+        if not unseen_ok:
+            check_single_precision(column, f"{where}: {what}", f"attribute {a.name!r}")
+        return column
     lookup = {v: i for i, v in enumerate(a.values)}
     mapped = pd.Series(values, dtype=object).map(lookup)
     bad_value = (mapped.isna() & ~unknown).to_numpy()

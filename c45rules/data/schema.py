@@ -9,6 +9,7 @@ Encoding (never a sentinel a real value can collide with):
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,6 +20,27 @@ from ..errors import InputError
 Kind = Literal["continuous", "discrete", "ignore"]
 UNKNOWN_CODE = -1
 UNSEEN_CODE = -2
+# C4.5 computes in single precision (spec 11.11): a threshold is the float midpoint of two
+# values, which overflows to infinity above FLT_MAX / 2 (3.4e38 / 2), and the reference then
+# splits without end; at most this, no midpoint of two values can overflow
+SINGLE_PRECISION_LIMIT = 1.7e38
+
+
+def check_single_precision(column: np.ndarray, at: str, label: str) -> None:
+    """InputError at the first infinite or beyond-single-precision value of a continuous training column.
+
+    `at` names the file and the kind of line ('t.csv: row'), `label` the column; the row
+    number follows `at`. Unknown values (NaN) pass.
+    """
+    with np.errstate(invalid="ignore"):
+        beyond = np.abs(column) > SINGLE_PRECISION_LIMIT
+    if not beyond.any():
+        return
+    i = int(np.flatnonzero(beyond)[0])
+    value = float(column[i])
+    problem = ("infinite value; replace it or mark it unknown" if math.isinf(value) else
+               f"value {value!r} is beyond single precision's range (|value| <= 1.7e38): C4.5 computes in float")
+    raise InputError(f"{at} {i + 1}: {label}: {problem}")
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import math
 import os
 from pathlib import Path
 
+from ..data.frame import spelled
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
@@ -172,8 +173,29 @@ def _fields(record):
     for name in CONTINUOUS:
         fields[name] = _number(name, record[name]) if name in record else _NAN
     for name in DISCRETE:
-        fields[name] = _text(record[name]) if name in record else None
+        fields[name] = _typed(name, record[name]) if name in record else None
     return fields
+
+
+def _typed(name, value):
+    """_text(value); but a bool or number whose text is not one of the field's values takes the
+    one value that spells the same boolean or number (True: 'true', 1.0: '1'), if there is one,
+    as c45rules' encode_frame does."""
+    text = _text(value)
+    if text is None or isinstance(value, str) \\
+            or not (isinstance(value, (bool, int, float)) or type(value).__module__ == "numpy"):
+        return text
+    if text in ("True", "False"):
+        key = "bool:" + text.lower()
+    else:
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        if number != number:
+            return text
+        key = "num:" + repr(number)
+    return SPELLED.get(name, {}).get(key, text)
 '''
 
 _API = '''
@@ -289,6 +311,26 @@ if __name__ == "__main__":
 '''
 
 
+def _spelled_values(ruleset: RuleSet) -> str:
+    """Source of SPELLED: per tested discrete attribute, "bool:true" / "num:<repr>" -> the one
+    value spelling that boolean or number (data.frame.spelled decides what a value spells)."""
+    used = set(ruleset.used_attributes())
+    fields = []
+    for a in ruleset.schema.attributes:
+        if not a.is_discrete or a.name not in used:
+            continue
+        by_key: dict[str, list[str]] = {}
+        for v in a.values:
+            key = spelled(v, v.lower() in ("true", "false"))
+            if key is not None:
+                text = f"bool:{key[1]}" if isinstance(key, tuple) else f"num:{key!r}"
+                by_key.setdefault(text, []).append(v)
+        pairs = [f"{_literal(k)}: {_literal(vs[0])}" for k, vs in by_key.items() if len(vs) == 1]
+        if pairs:
+            fields.append(f"{_literal(a.name)}: {{{', '.join(pairs)}}}")
+    return f"{{{', '.join(fields)}}}"
+
+
 def to_python(ruleset: RuleSet) -> str:
     """The source of a standalone module that predicts exactly as `ruleset` does."""
     s = ruleset.schema
@@ -310,6 +352,8 @@ def to_python(ruleset: RuleSet) -> str:
         f"CONTINUOUS = {_literal(a.name for a in s.attributes if a.is_continuous)}",
         f"DISCRETE = {_literal(a.name for a in s.attributes if a.is_discrete)}",
         f"REQUIRED = {_literal(n for n in s.names if n in used and s.attribute(n).kind != 'ignore')}",
+        "# per tested discrete field: what a bool or number may spell -> the one value spelling it",
+        f"SPELLED = {_spelled_values(ruleset)}",
         _RUNTIME,
         "",
         "def _decide(record):",

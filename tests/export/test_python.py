@@ -358,3 +358,18 @@ def test_csv_scorer_quotes_a_field_holding_a_lone_cr(tmp_path):
     back = list(csv.reader(open(tmp_path / "out.csv", newline="", encoding="utf-8")))
     assert back[1:] == [["sunny", "70", "80", "true", "a\rb", "Don't Play", "1"],
                         ["overcast", "70", "70", "true", "plain", "Play", "3"]]
+
+
+def test_typed_cells_match_values_spelled_alike_as_in_the_library(tmp_path):
+    import pandas as pd
+    schema = Schema((Attribute("w", "discrete", ("false", "true")), Attribute("n", "discrete", ("1.0", "2", "x"))),
+                    ("a", "b"))
+    rs = RuleSet(schema, (Rule(1, (Condition("w", "=", "true"),), "b", 5, 0, 0.1, 1.0),
+                          Rule(2, (Condition("n", "=", "1.0"),), "b", 5, 0, 0.1, 1.0)), "a", (5, 10), (5, 0))
+    m = load_module(write_python(rs, tmp_path / "typed.py"))
+    cases = [{"w": True, "n": "x"}, {"w": False, "n": 1}, {"w": np.bool_(False), "n": np.float64(1.0)},
+             {"w": "True", "n": "1"}, {"w": False, "n": 2.0}, {"w": 1, "n": "2"}]
+    assert [m.predict_rule(c) for c in cases] == [1, 2, 2, None, None, None]
+    lib = [int(rs.predict_rule(pd.DataFrame({k: pd.Series([v], dtype=object) for k, v in c.items()}))[0])
+           for c in cases]
+    assert lib == [1, 2, 2, 0, 0, 0]
