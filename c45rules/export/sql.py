@@ -98,10 +98,20 @@ def _string(value: str, dialect: str) -> exp.Expression:
     return exp.Literal.string(value)
 
 
-def _number(value: float, where: str) -> exp.Expression:
+# SQLite (3.40 at least) reads decimal literals below about 1e-291 one unit in the last place
+# off; there such a threshold is written as an exact product with 2^-256 (both factors within
+# the range it reads exactly; scaling by a power of two is exact)
+_SQLITE_TINY = 1e-280
+_SQLITE_SCALE = 256
+
+
+def _number(value: float, where: str, dialect: str) -> exp.Expression:
     value = float(value)
     if not math.isfinite(value):
         raise ModelError(f"{where}: threshold {value!r} cannot be written as an SQL number")
+    if dialect == "sqlite" and 0 < abs(value) < _SQLITE_TINY:
+        return exp.Paren(this=exp.Mul(this=_number(math.ldexp(value, _SQLITE_SCALE), where, dialect),
+                                      expression=_number(math.ldexp(1.0, -_SQLITE_SCALE), where, dialect)))
     text = repr(value)   # shortest text that reads back as this very double
     if text.startswith("-"):
         return exp.Neg(this=exp.Literal.number(text[1:]))
@@ -114,7 +124,7 @@ def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | Non
     attr, values = checked_condition(cond, ruleset.schema, where)
     col = _column(cond.attribute, table)
     if cond.op in ("<=", ">"):
-        t = _number(cond.value, where)
+        t = _number(cond.value, where, dialect)
         if cond.op == "<=":
             return [exp.LTE(this=col, expression=t)]
         nan = SQL_DIALECTS[dialect]

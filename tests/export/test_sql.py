@@ -64,6 +64,14 @@ def test_nan_guard_only_where_floats_hold_nan():
         assert "NOT" not in to_sql_case(golf_ruleset(), dialect, pretty=False).upper()
 
 
+def _value(e: exp.Expression) -> float:
+    """A threshold's literal, or the product SQLite gets for a tiny one (exact in doubles)."""
+    e = e.unnest()
+    if isinstance(e, exp.Mul):
+        return _value(e.this) * _value(e.expression)
+    return float(e.sql())
+
+
 def test_thresholds_are_written_exactly():
     schema = Schema((Attribute("x", "continuous"),), ("a", "b"))
     values = (0.1 + 0.2, -1e-05, 5e-324, 1.7976931348623157e308, 123456789012345.67, -0.0, 1e16)
@@ -72,10 +80,26 @@ def test_thresholds_are_written_exactly():
     rs = RuleSet(schema, rules, "b", (1, 1), (0, 1))
     for dialect in DIALECTS:
         tree = sqlglot.parse_one(to_sql_case(rs, dialect), read=dialect)
-        got = [float(c.expression.sql()) for c in tree.find_all(exp.LTE)]
+        got = [_value(c.expression) for c in tree.find_all(exp.LTE)]
         assert got == list(values), dialect
         assert [math.copysign(1, g) for g in got] == [math.copysign(1, v) for v in values]
 
+
+
+def test_sqlite_reads_tiny_thresholds_exactly():
+    # SQLite reads a literal like 4.395427095800607e-294 one ulp low: such thresholds go as a
+    # product with 2^-256, which it computes exactly
+    rng = np.random.default_rng(3)
+    values = [4.395427095800607e-294, 5e-324, -2.2250738585072014e-308, 1e-281]
+    values += [float(v) for v in 10.0 ** rng.uniform(-323, -280, 300) * rng.choice([-1, 1], 300)]
+    schema = Schema((Attribute("x", "continuous"),), ("a", "b"))
+    con = sqlite3.connect(":memory:")
+    for v in values:
+        rs = RuleSet(schema, (Rule(1, (Condition("x", "<=", v),), "a", 1, 0, 0.1, 1.0),), "b", (1, 1), (0, 1))
+        case = to_sql_case(rs, "sqlite", pretty=False)
+        rows = [(v,), (math.nextafter(v, math.inf),), (math.nextafter(v, -math.inf),)]
+        got = [con.execute(f"SELECT {case} FROM (SELECT ? AS x)", r).fetchone()[0] for r in rows]
+        assert got == ["a", "b", "a"], (v, case)
 
 def test_no_rule_that_can_fire_gives_the_default_alone_and_a_catch_all_rule_ends_the_case():
     schema = Schema((Attribute("x", "continuous"),), ("a", "b"))
