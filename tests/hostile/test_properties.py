@@ -127,7 +127,9 @@ def test_the_table_strategy_reaches_the_cases_it_claims():
     several kinds and both outcomes of fit."""
     seen = {"fitted": 0, "refused": 0, "rules": 0}
 
-    @settings(PROFILE, max_examples=40)
+    # 100 examples: with 40 the rule count sat at the bound (4 or 5 as hypothesis' derandomized
+    # generation drifted between library versions)
+    @settings(PROFILE, max_examples=100)
     @given(tables())
     def probe(table):
         df, target = table
@@ -136,7 +138,7 @@ def test_the_table_strategy_reaches_the_cases_it_claims():
         seen["rules"] += 0 if rs is None else len(rs.rules)
 
     probe()
-    assert seen["fitted"] >= 10 and seen["rules"] >= 5, seen
+    assert seen["fitted"] >= 20 and seen["rules"] >= 15, seen
 
 
 # ---- every export predicts as the library --------------------------------------------------------
