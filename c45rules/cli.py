@@ -357,9 +357,9 @@ def _input_files(args: argparse.Namespace) -> Iterator[str]:
 
 def check_output(args: argparse.Namespace, path: str | None) -> None:
     """Refuse an output path in a missing directory, a directory, or a file the command reads."""
-    if path is None or path == "-":
+    from .export._atomic import is_stream, output_target
+    if path is None or path == "-" or is_stream(path):
         return
-    from .export._atomic import output_target
     target = output_target(path)
     parent = target.resolve().parent
     if not parent.is_dir():

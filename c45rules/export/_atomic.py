@@ -22,6 +22,15 @@ def _umask() -> int:
     return mask
 
 
+def is_stream(path: str | os.PathLike) -> bool:
+    """Whether `path` (its symlinks followed) is a device, FIFO or socket, such as /dev/stdout."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def output_target(path: str | os.PathLike) -> Path:
     """The file a write to `path` replaces: a symlink's final target (the link stays a link)."""
     path = Path(path)
@@ -34,17 +43,18 @@ def atomic_open(path: str | os.PathLike) -> Iterator[IO[str]]:
 
     A temp file beside the target, then os.replace. A symlink's target is replaced, not the
     link. A device or FIFO (/dev/stdout, a named pipe) is written straight through: replacing
-    it with a regular file would destroy it, and a reader of a stream sees it in order anyway.
+    it with a regular file would destroy it, and a reader of a stream sees it in order anyway
+    (opened by its own name: /dev/stdout's target may be a pipe that has no path).
     """
-    target = output_target(path)
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        with open(target, "w", encoding="utf-8", newline="") as f:
+    if is_stream(path):
+        with open(path, "w", encoding="utf-8", newline="") as f:
             yield f
         return
+    target = output_target(path)
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:

@@ -82,3 +82,9 @@ def test_predict_quotes_a_field_holding_a_lone_cr(golf):
     code, _ = cli(["predict", str(golf / "m.yaml"), str(golf / "notes.csv"), "-o", str(golf / "out.csv")])
     back = list(csv.reader(open(golf / "out.csv", newline="", encoding="utf-8")))
     assert code == 0 and len(back) == len(rows) and [r[:len(rows[0])] for r in back[1:]] == rows[1:]
+
+
+def test_output_to_dev_stdout_into_a_pipe(golf):
+    from .conftest import ok
+    p = ok("export", golf / "m.yaml", "--to", "sql", "-o", "/dev/stdout")
+    assert p.stdout.startswith("SELECT\n") and p.stdout.rstrip().endswith(";")
