@@ -19,8 +19,8 @@ import os
 import re
 import sys
 import traceback
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from . import __version__
@@ -357,16 +357,11 @@ def _input_files(args: argparse.Namespace) -> Iterator[str]:
 
 def check_output(args: argparse.Namespace, path: str | None) -> None:
     """Refuse an output path in a missing directory, a directory, or a file the command reads."""
-    from .export._atomic import is_stream, output_target
-    if path is None or path == "-" or is_stream(path):
+    from .export._atomic import checked_target
+    if path is None or path == "-":
         return
-    target = output_target(path)
-    parent = target.resolve().parent
-    if not parent.is_dir():
-        raise InputError(f"{path}: directory {parent} does not exist")
-    if target.is_dir():
-        raise InputError(f"{path}: is a directory")
-    if target.exists():
+    target = checked_target(path)
+    if target is not None and target.exists():
         for name in _input_files(args):
             if os.path.samefile(name, target):
                 raise InputError(f"{path}: is {name}, an input of this command; write the output to"

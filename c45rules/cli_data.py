@@ -21,7 +21,7 @@ from .data.frame import encode_frame
 from .data.names import split_cases
 from .data.schema import Schema
 from .errors import InputError
-from .export._atomic import atomic_open, is_stream, output_target
+from .export._atomic import atomic_open, checked_target
 from .ruleset import RuleSet
 
 CSV_SUFFIXES = (".csv", ".tsv")
@@ -82,15 +82,7 @@ def _offset_rows(error: InputError, source: str, offset: int) -> InputError:
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike) -> Iterator:
     """A text file that replaces `path` only when the block succeeds (export._atomic.atomic_open)."""
-    if is_stream(path):
-        with atomic_open(path) as f:
-            yield f
-        return
-    target = output_target(path)
-    if not target.resolve().parent.is_dir():
-        raise InputError(f"{path}: directory {target.resolve().parent} does not exist")
-    if target.is_dir():
-        raise InputError(f"{path}: is a directory")
+    checked_target(path)
     with atomic_open(path) as f:
         yield f
 

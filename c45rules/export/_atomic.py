@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Iterator
 
+from ..errors import InputError
+
 
 def _umask() -> int:
     try:  # Linux: read it without changing it (os.umask would race with other threads)
@@ -35,6 +37,20 @@ def output_target(path: str | os.PathLike) -> Path:
     """The file a write to `path` replaces: a symlink's final target (the link stays a link)."""
     path = Path(path)
     return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def checked_target(path: str | os.PathLike) -> Path | None:
+    """The file a write to `path` would replace (None for a stream), refusing a missing
+    directory or a directory with an InputError naming `path`."""
+    if is_stream(path):
+        return None
+    target = output_target(path)
+    parent = target.resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"{path}: directory {parent} does not exist")
+    if target.is_dir():
+        raise InputError(f"{path}: is a directory")
+    return target
 
 
 @contextlib.contextmanager
