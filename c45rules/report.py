@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,9 +80,14 @@ svg .head{font-weight:600}
 """
 
 
+# control characters other than tab and line breaks are HTML parse errors (a browser drops
+# NUL): they are shown as their Python escapes, as the DOT and GraphML exports show them
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def _e(s: Any) -> str:
     """Escape any text for HTML (element content and quoted attributes alike)."""
-    return html.escape(str(s), quote=True)
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], html.escape(str(s), quote=True))
 
 
 def _cut(s: str, n: int) -> str:

@@ -386,3 +386,10 @@ def test_chromium_screenshot(tmp_path):
     assert head[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", head[16:24]) == (1200, 2000)
     assert png.stat().st_size > 20_000            # a blank page compresses to a few kB
+
+
+def test_control_characters_are_shown_as_escapes_not_written_raw():
+    df = pd.DataFrame({"a\x00b": ["x"] * 6 + ["z\x1b[31m"] * 6, "y": ["p\x00q"] * 6 + ["r\x07"] * 6})
+    page = render_report(c45rules.fit(df, "y", min_objs=1))
+    assert not [c for c in page if ord(c) < 32 and c not in "\t\n\r"]
+    assert "p\\x00q" in page and "a\\x00b" in page and "z\\x1b[31m" in page

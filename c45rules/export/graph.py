@@ -8,6 +8,7 @@ tests `attribute` (and `threshold` for a cut). Edge attributes: `label` (`<= 228
 """
 from __future__ import annotations
 
+import io
 import os
 import re
 from pathlib import Path
@@ -77,7 +78,12 @@ def write_graphml(node: Node, schema: Schema, path: str | os.PathLike) -> Path:
         data.update({k: _xml_safe(v) for k, v in data.items()})
     for _, _, data in graph.edges(data=True):
         data.update({k: _xml_safe(v) for k, v in data.items()})
-    return atomic_write_text(path, "\n".join(nx.generate_graphml(graph)) + "\n")
+    buffer = io.BytesIO()
+    nx.write_graphml(graph, buffer, encoding="utf-8")
+    # an XML reader turns a literal CR (and CRLF) into LF: written as a reference it stays a CR
+    # (generate_graphml's lines were split at CR, U+2028 and the like, and joined with LF)
+    text = buffer.getvalue().decode("utf-8").replace("\r", "&#13;")
+    return atomic_write_text(path, text if text.endswith("\n") else text + "\n")
 
 
 def _dot_string(text: str) -> str:

@@ -110,3 +110,15 @@ def test_dot_is_exact_and_every_label_escaped():
     shown = [d["label"] for _, d in NODES] + [d["label"] for _, _, d in EDGES]
     assert labels == [s.replace("\0", "\\x00") for s in shown]
     assert "\0" not in dot
+
+
+def test_graphml_keeps_line_breaks_other_than_lf(tmp_path):
+    # an XML reader turns a raw CR into LF, and the old writer split lines at CR, NEL and U+2028
+    names = ["cr\rx", "crlf\r\ny", "nel\x85z", "ls\u2028w"]
+    for s in names:
+        schema = Schema((Attribute(s, "discrete", ("v1", s + "v")),), ("p", s + "k"))
+        root = Node(0, 6.0, 0.0, np.array([3.0, 3.0]), "discrete", 0,
+                    branches=[Node(0, 3.0, 0.0, np.array([3.0, 0.0])), Node(1, 3.0, 0.0, np.array([0.0, 3.0]))])
+        write_graphml(root, schema, tmp_path / "t.graphml")
+        g = nx.read_graphml(tmp_path / "t.graphml", node_type=int)
+        assert (g.nodes[0]["attribute"], g.edges[0, 2]["label"], g.nodes[2]["class"]) == (s, f"= {s}v", f"{s}k")
