@@ -61,8 +61,10 @@ def _check_options(o: dict[str, Any]) -> dict[str, Any]:
     if not (isinstance(jobs, (int, np.integer)) and not isinstance(jobs, bool) and (jobs >= 1 or jobs == -1)):
         raise InputError(f"option jobs must be a whole number >= 1, or -1 for one per core, got {jobs!r}")
     seed = out["seed"]
-    if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
-        raise InputError(f"option seed must be an integer or None, got {seed!r}")
+    # glibc's srandom takes an unsigned int: a larger seed would wrap onto a smaller one
+    if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+                                 and 0 <= seed < 2**32):
+        raise InputError(f"option seed must be an integer in [0, 2**32) or None, got {seed!r}")
     return out
 
 

@@ -66,6 +66,9 @@ def test_bad_options_are_named():
         fit(R.stem("golf"), cf=0)
     with pytest.raises(InputError, match="unknown option"):
         fit(R.stem("golf"), pruning=True)
+    for seed in (10**5000, -1, 2**32):   # glibc's srandom takes an unsigned int
+        with pytest.raises(InputError, match=r"seed must be an integer in \[0, 2\*\*32\)"):
+            fit(R.stem("golf"), seed=seed)
 
 
 def test_csv_with_a_names_file_learns_exactly_what_the_stem_learns():
