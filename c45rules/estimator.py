@@ -64,7 +64,9 @@ def _check_options(o: dict[str, Any]) -> dict[str, Any]:
     # glibc's srandom takes an unsigned int: a larger seed would wrap onto a smaller one
     if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
                                  and 0 <= seed < 2**32):
-        raise InputError(f"option seed must be an integer in [0, 2**32) or None, got {seed!r}")
+        shown = f"an integer of {int(seed).bit_length()} bits" if isinstance(seed, int) \
+            and int(seed).bit_length() > 64 else repr(seed)   # repr of 10**5000 is refused
+        raise InputError(f"option seed must be an integer in [0, 2**32) or None, got {shown}")
     return out
 
 
