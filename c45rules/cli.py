@@ -355,6 +355,17 @@ def _input_files(args: argparse.Namespace) -> Iterator[str]:
                 yield name
 
 
+def is_stdout(path: str | None) -> bool:
+    """Whether output to `path` lands on our stdout ('-', or /dev/stdout and the like)."""
+    if path is None or path == "-":
+        return True
+    try:
+        here, there = os.fstat(sys.stdout.fileno()), os.stat(path)
+    except (OSError, ValueError, AttributeError):   # stdout closed or not a real file
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
 def check_output(args: argparse.Namespace, path: str | None) -> None:
     """Refuse an output path in a missing directory, a directory, or a file the command reads."""
     from .export._atomic import checked_target
@@ -437,7 +448,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     check_output(args, args.output)
     ruleset, _, train, test = learn(args)
     write_text(args.output, dump_yaml(ruleset))
-    if args.output != "-":   # `-o -` puts the model alone on stdout
+    if not is_stdout(args.output):   # `-o -` puts the model alone on stdout
         sys.stdout.write(rules_text(ruleset, train, test))
         print(f"Model written to {args.output}")
     return 0
@@ -519,7 +530,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         tree, train = relearn_tree(args, ruleset, args.train, args.target)
     data = load_labelled(args.data, ruleset, args.target) if args.data else train
     write_report(ruleset, args.output, tree=tree, data=data)
-    print(f"Report written to {args.output}")
+    if not is_stdout(args.output):
+        print(f"Report written to {args.output}")
     return 0
 
 
@@ -530,7 +542,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     progress(args, f"scoring {args.data}")
     n = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
                      prediction_column=args.prediction_column, rule_column=args.rule_column)
-    print(f"{n} rows scored, written to {args.output}")
+    if not is_stdout(args.output):   # the scored CSV alone on stdout
+        print(f"{n} rows scored, written to {args.output}")
     return 0
 
 

@@ -88,3 +88,10 @@ def test_output_to_dev_stdout_into_a_pipe(golf):
     from .conftest import ok
     p = ok("export", golf / "m.yaml", "--to", "sql", "-o", "/dev/stdout")
     assert p.stdout.startswith("SELECT\n") and p.stdout.rstrip().endswith(";")
+
+
+def test_predict_to_dev_stdout_writes_the_csv_alone(golf):
+    from .conftest import ok
+    p = ok("predict", golf / "m.yaml", golf / "golf.csv", "-o", "/dev/stdout")
+    lines = p.stdout.splitlines()
+    assert lines[0].endswith(",predicted_class,rule_id") and len(lines) == 15 and "rows scored" not in p.stdout
