@@ -34,11 +34,23 @@ _SPEED_ONLY = ("jobs",)
 
 
 def _number(v: Any) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) \
-        and math.isfinite(v)
+    if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, (bool, np.bool_)):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:   # an int beyond any double (10**400)
+        return False
 
 
-def _check_options(o: dict[str, Any]) -> dict[str, Any]:
+def _show(v: Any) -> str:
+    """An option value for a message: its repr, or only its size for a huge integer (whose
+    repr Python refuses past 4300 digits)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v).bit_length() > 64:
+        return f"an integer of {int(v).bit_length()} bits"
+    return repr(v)
+
+
+def check_options(o: dict[str, Any]) -> dict[str, Any]:
     """The options with defaults filled in, or InputError naming the first bad one."""
     unknown = sorted(set(o) - set(DEFAULTS))
     if unknown:
@@ -47,26 +59,24 @@ def _check_options(o: dict[str, Any]) -> dict[str, Any]:
     for key in ("cf", "rules_cf"):
         v = out[key]
         if v is not None and not (_number(v) and 0 < v <= 1):
-            raise InputError(f"option {key} must be a confidence level in (0, 1], got {v!r}")
+            raise InputError(f"option {key} must be a confidence level in (0, 1], got {_show(v)}")
     if not (_number(out["min_objs"]) and out["min_objs"] >= 1):
-        raise InputError(f"option min_objs must be >= 1, got {out['min_objs']!r}")
+        raise InputError(f"option min_objs must be >= 1, got {_show(out['min_objs'])}")
     if out["fisher"] is not None and not (_number(out["fisher"]) and 0 < out["fisher"] <= 100):
-        raise InputError(f"option fisher is a percentage in (0, 100], got {out['fisher']!r}")
+        raise InputError(f"option fisher is a percentage in (0, 100], got {_show(out['fisher'])}")
     if not (_number(out["redundancy"]) and out["redundancy"] > 0):
-        raise InputError(f"option redundancy must be > 0 and finite, got {out['redundancy']!r}")
+        raise InputError(f"option redundancy must be > 0 and finite, got {_show(out['redundancy'])}")
     for key in ("gain_ratio", "subset", "annealing"):
         if not isinstance(out[key], (bool, np.bool_)):
-            raise InputError(f"option {key} must be True or False, got {out[key]!r}")
+            raise InputError(f"option {key} must be True or False, got {_show(out[key])}")
     jobs = out["jobs"]
     if not (isinstance(jobs, (int, np.integer)) and not isinstance(jobs, bool) and (jobs >= 1 or jobs == -1)):
-        raise InputError(f"option jobs must be a whole number >= 1, or -1 for one per core, got {jobs!r}")
+        raise InputError(f"option jobs must be a whole number >= 1, or -1 for one per core, got {_show(jobs)}")
     seed = out["seed"]
     # glibc's srandom takes an unsigned int: a larger seed would wrap onto a smaller one
     if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
                                  and 0 <= seed < 2**32):
-        shown = f"an integer of {int(seed).bit_length()} bits" if isinstance(seed, int) \
-            and int(seed).bit_length() > 64 else repr(seed)   # repr of 10**5000 is refused
-        raise InputError(f"option seed must be an integer in [0, 2**32) or None, got {shown}")
+        raise InputError(f"option seed must be an integer in [0, 2**32) or None, got {_show(seed)}")
     return out
 
 
@@ -189,7 +199,7 @@ def _kinds(discrete, continuous, ignore) -> dict:
 
 def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTrace]:
     """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace."""
-    o = _check_options(options)
+    o = check_options(options)
     _require_labels(train)
     tree = learn_tree(train, cf=o["cf"], min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
                       subset=o["subset"], jobs=o["jobs"])

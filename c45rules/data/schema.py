@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -71,8 +72,7 @@ class Schema:
     target: str = "class"
 
     def __post_init__(self) -> None:
-        names = [a.name for a in self.attributes]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        dup = sorted(n for n, k in Counter(a.name for a in self.attributes).items() if k > 1)
         if dup:
             raise InputError(f"duplicate attribute name(s): {', '.join(map(repr, dup))}")
         if len(self.classes) < 1:

@@ -29,10 +29,16 @@ RuleSets):
 Every string is double-quoted with escapes, so values such as `yes`, `null`, `01`, `:`,
 `#` or newlines stay strings. Floats are written with repr() (shortest text that reads
 back to the same double) in a form YAML 1.1 resolves as a float (`1.0e-05`, `.inf`, `.nan`).
-Option values may be null, booleans, numbers, strings, and lists or mappings of those;
-lists read back as tuples. Reading uses PyYAML's SafeLoader (no Python objects are ever constructed), rejects
-aliases, duplicate keys and absurd nesting, and validates every field; a problem raises
-ModelError naming the field path, e.g. `rules[3].conditions[1].value: ...`.
+Options: fit's own options (`cf`, `min_objs`, ...) must hold values fit accepts; other
+names are kept, with values that are null, booleans, numbers, strings, and lists or
+mappings of those; lists read back as tuples. Every integer is a 64-bit one, every string
+valid Unicode (no lone surrogate), on writing as on reading.
+
+Reading builds plain values straight from the events of PyYAML's safe parser (libyaml's
+when installed): no node tree, so time and memory grow linearly with the file; nothing but
+the core tags (str, int, float, bool, null, seq, map); no aliases, duplicate keys or absurd
+nesting. Every field is then validated; a problem raises ModelError naming the field path,
+e.g. `rules[3].conditions[1].value: ...`.
 """
 from __future__ import annotations
 
@@ -45,7 +51,7 @@ from typing import Any
 import yaml
 
 from ..data.schema import Attribute, Schema
-from ..errors import C45RulesError, ModelError
+from ..errors import C45RulesError, InputError, ModelError
 from ..ruleset import Condition, Rule, RuleSet
 from ._atomic import atomic_write_text
 
@@ -53,12 +59,34 @@ FORMAT = "c45rules-ruleset"
 FORMAT_VERSION = 1
 MAX_BYTES = 50 * 1024 * 1024   # a model file larger than this is refused unread
 MAX_DEPTH = 20                 # the format nests 5 deep; options values a little more
+MAX_KEY = 1000                 # YAML ends a key's search for its ':' after 1024 characters
+MAX_NUMBER_TEXT = 1000         # characters: a finite double needs at most ~330, an int64 20
+INT64 = 2 ** 63                # ids and counts become numpy int64 (ruleset.py)
 UNKNOWN_VALUES = ("", "?")     # spelled unknown in data, so never a value of a schema
 
 
 # ---- writing ----------------------------------------------------------------------------
-def _quote(s: str) -> str:
+def _shown(n: int) -> str:
+    """An integer for a message: its digits, or only its size when str() would be slow or refused."""
+    return str(n) if n.bit_length() <= 128 else f"an integer of {n.bit_length()} bits"
+
+
+def _unicode_problem(s: str) -> str | None:
+    """Why `s` cannot be written as UTF-8 (a lone surrogate), or None."""
+    if s.isascii():
+        return None
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"{s[:40]!r} is not valid Unicode text (a lone surrogate at character {e.start})"
+    return None
+
+
+def _quote(s: str, where: str) -> str:
     """A YAML double-quoted scalar: printable text as is, everything else escaped."""
+    problem = _unicode_problem(s)
+    if problem:   # would be written as a \uD800 escape that no UTF-8 consumer of the model can take
+        raise ModelError(f"{where}: {problem}")
     out = ['"']
     for ch in s:
         if ch == "\\" or ch == '"':
@@ -75,6 +103,24 @@ def _quote(s: str) -> str:
                        f"\\u{code:04X}" if code < 0x10000 else f"\\U{code:08X}")
     out.append('"')
     return "".join(out)
+
+
+def _key(k: Any, where: str) -> str:
+    """A mapping key as written, refused when YAML could not read it back as a key."""
+    if not isinstance(k, str):
+        raise ModelError(f"{where}: cannot write a non-string key {k!r}")
+    quoted = _quote(k, where)
+    if len(quoted) > MAX_KEY:   # measured escaped: 400 control characters are 1600 written
+        raise ModelError(f"{where}: the name {k[:40]!r}... is too long for a YAML key"
+                         f" ({len(quoted)} characters written, at most {MAX_KEY})")
+    return quoted
+
+
+def _int(v: Any, where: str) -> str:
+    n = int(v)
+    if not -INT64 <= n < INT64:
+        raise ModelError(f"{where}: {_shown(n)} is beyond the 64-bit integers a model file holds")
+    return str(n)
 
 
 def _float(v: float) -> str:
@@ -97,20 +143,15 @@ def _scalar(v: Any, where: str) -> str:
     if isinstance(v, bool) or type(v).__name__ in ("bool", "bool_"):   # numpy's too
         return "true" if bool(v) else "false"
     if isinstance(v, numbers.Integral):
-        return str(int(v))
+        return _int(v, where)
     if isinstance(v, numbers.Real):
         return _float(v)
     if isinstance(v, str):
-        return _quote(v)
+        return _quote(v, where)
     if isinstance(v, (tuple, list)):
         return "[" + ", ".join(_scalar(x, f"{where}[{i}]") for i, x in enumerate(v)) + "]"
     if isinstance(v, dict):
-        items = []
-        for k, x in v.items():
-            if not isinstance(k, str):
-                raise ModelError(f"{where}: cannot write a non-string key {k!r}")
-            items.append(f"{_quote(k)}: {_scalar(x, f'{where}.{k}')}")
-        return "{" + ", ".join(items) + "}"
+        return "{" + ", ".join(f"{_key(k, where)}: {_scalar(x, f'{where}.{k}')}" for k, x in v.items()) + "}"
     raise ModelError(f"{where}: cannot write a value of type {type(v).__name__}")
 
 
@@ -118,8 +159,18 @@ def _flow(pairs: list[tuple[str, str]]) -> str:
     return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
 
 
-def _ints(values) -> str:
-    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+def _ints(values, where: str) -> str:
+    return "[" + ", ".join(_int(v, f"{where}[{i}]") for i, v in enumerate(values)) + "]"
+
+
+def _check_fit_option(name: str, value: Any, where: str) -> None:
+    """ModelError naming `where` when `name` is one of fit's options and fit would refuse `value`."""
+    from ..estimator import DEFAULTS, check_options   # estimator imports the whole pipeline
+    if name in DEFAULTS:
+        try:
+            check_options({name: value})
+        except InputError as e:
+            raise ModelError(f"{where}: {e}") from None
 
 
 def dump_yaml(ruleset: RuleSet) -> str:
@@ -128,41 +179,43 @@ def dump_yaml(ruleset: RuleSet) -> str:
 
     schema = ruleset.schema
     lines = [
-        f"format: {_quote(FORMAT)}",
+        f"format: {_quote(FORMAT, 'format')}",
         f"format_version: {FORMAT_VERSION}",
-        f"library_version: {_quote(__version__)}",
+        f"library_version: {_quote(__version__, 'library_version')}",
         "schema:",
-        f"  target: {_quote(schema.target)}",
-        f"  classes: [{', '.join(_quote(c) for c in schema.classes)}]",
+        f"  target: {_quote(schema.target, 'schema.target')}",
+        f"  classes: [{', '.join(_quote(c, f'schema.classes[{i}]') for i, c in enumerate(schema.classes))}]",
         "  attributes:" if schema.attributes else "  attributes: []",
     ]
-    for a in schema.attributes:
-        values = "[" + ", ".join(_quote(v) for v in a.values) + "]"
-        lines.append(f"    - {_flow([('name', _quote(a.name)), ('kind', _quote(a.kind)), ('values', values)])}")
+    for i, a in enumerate(schema.attributes):
+        where = f"schema.attributes[{i}]"
+        values = "[" + ", ".join(_quote(v, f"{where}.values[{j}]") for j, v in enumerate(a.values)) + "]"
+        lines.append(f"    - {_flow([('name', _quote(a.name, f'{where}.name')), ('kind', _quote(a.kind, f'{where}.kind')), ('values', values)])}")
     lines.append("rules:" if ruleset.rules else "rules: []")
     for i, r in enumerate(ruleset.rules):
-        lines.append(f"  - id: {int(r.id)}")
-        lines.append(f"    prediction: {_quote(r.prediction)}")
+        lines.append(f"  - id: {_int(r.id, f'rules[{i}].id')}")
+        lines.append(f"    prediction: {_quote(r.prediction, f'rules[{i}].prediction')}")
         lines.append("    conditions:" if r.conditions else "    conditions: []")
         for j, c in enumerate(r.conditions):
-            lines.append(f"      - {_flow([('attribute', _quote(c.attribute)), ('op', _quote(c.op)), ('value', _scalar(c.value, f'rules[{i}].conditions[{j}].value'))])}")
-        evidence = [("covered", str(int(r.covered))), ("errors", str(int(r.errors))),
+            where = f"rules[{i}].conditions[{j}]"
+            lines.append(f"      - {_flow([('attribute', _quote(c.attribute, f'{where}.attribute')), ('op', _quote(c.op, f'{where}.op')), ('value', _scalar(c.value, f'{where}.value'))])}")
+        where = f"rules[{i}].evidence"
+        evidence = [("covered", _int(r.covered, f"{where}.covered")), ("errors", _int(r.errors, f"{where}.errors")),
                     ("error_rate", _float(r.error_rate)), ("confidence", _float(r.confidence)),
-                    ("lift", _float(r.lift)), ("used", str(int(r.used))), ("wrong", str(int(r.wrong)))]
+                    ("lift", _float(r.lift)), ("used", _int(r.used, f"{where}.used")),
+                    ("wrong", _int(r.wrong, f"{where}.wrong"))]
         lines.append(f"    evidence: {_flow(evidence)}")
     lines += [
-        f"default_class: {_quote(ruleset.default_class)}",
-        f"class_counts: {_ints(ruleset.class_counts)}",
-        f"default_counts: {_ints(ruleset.default_counts)}",
+        f"default_class: {_quote(ruleset.default_class, 'default_class')}",
+        f"class_counts: {_ints(ruleset.class_counts, 'class_counts')}",
+        f"default_counts: {_ints(ruleset.default_counts, 'default_counts')}",
         "options:" if ruleset.options else "options: {}",
     ]
     for k, v in ruleset.options:
-        if not isinstance(k, str):
-            raise ModelError(f"options: cannot write a non-string option name {k!r}")
-        if len(k) > 1000:   # YAML keys are limited to 1024 characters
-            raise ModelError(f"options: option name {k[:40]!r}... is too long")
-        lines.append(f"  {_quote(k)}: {_scalar(v, f'options.{k}')}")
-    lines.append(f"fingerprint: {_quote(ruleset.fingerprint)}")
+        key = _key(k, "options")
+        _check_fit_option(k, v, f"options.{k}")
+        lines.append(f"  {key}: {_scalar(v, f'options.{k}')}")
+    lines.append(f"fingerprint: {_quote(ruleset.fingerprint, 'fingerprint')}")
     return "\n".join(lines) + "\n"
 
 
@@ -171,42 +224,115 @@ def write_yaml(ruleset: RuleSet, path: str | os.PathLike) -> Path:
     return atomic_write_text(path, dump_yaml(ruleset))
 
 
-# ---- reading ----------------------------------------------------------------------------
-class _StrictSafeLoader(yaml.SafeLoader):
-    """yaml.safe_load's loader, minus aliases, duplicate keys and deep nesting."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-
-    def compose_node(self, parent, index):  # noqa: ANN001 (PyYAML's signature)
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
-            raise ModelError(f"line {mark.line + 1}: YAML aliases are not allowed in a model file")
-        self._depth += 1
-        try:
-            if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark
-                raise ModelError(f"line {mark.line + 1}: nested more than {MAX_DEPTH} levels deep")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-    def construct_mapping(self, node, deep=False):  # noqa: ANN001
-        seen = set()
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
-                key = self.construct_object(key_node)
-                try:
-                    dup = key in seen
-                    seen.add(key)
-                except TypeError:
-                    continue
-                if dup:
-                    raise ModelError(f"line {key_node.start_mark.line + 1}: duplicate key {key!r}")
-        return super().construct_mapping(node, deep=deep)
+# ---- parsing ----------------------------------------------------------------------------
+# libyaml's parser when PyYAML was built with it: ~25x faster than the pure-Python one
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CORE = "tag:yaml.org,2002:"
 
 
+def _parse(text: str) -> Any:
+    """The YAML document in `text` as dicts, lists and scalars (None for an empty text).
+
+    Built straight from the parser's events rather than through PyYAML's node tree, whose
+    nodes and marks cost ~700 bytes each: a 4 MB list of zeros took 1.4 GB that way.
+    """
+    loader = _Loader(text)
+    try:
+        loader.get_event()                                    # stream start
+        doc = None
+        if not loader.check_event(yaml.StreamEndEvent):
+            loader.get_event()                                # document start
+            doc = _value(loader, "", 1)
+            loader.get_event()                                # document end
+        if not loader.check_event(yaml.StreamEndEvent):
+            line = loader.peek_event().start_mark.line + 1
+            raise ModelError(f"line {line}: a second YAML document; a model file holds one")
+        return doc
+    finally:
+        loader.dispose()
+
+
+def _value(loader: Any, path: str, depth: int) -> Any:
+    """The next node of the event stream as a plain value; `path` names it in messages."""
+    try:
+        event = loader.get_event()
+        if isinstance(event, yaml.ScalarEvent):
+            if event.tag is None and not event.implicit[0]:   # quoted: text, nothing to resolve
+                return event.value
+            return _scalar_value(loader, event, path, event.start_mark.line + 1)
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent):
+            raise ModelError(f"line {line}: YAML aliases are not allowed in a model file")
+        if depth > MAX_DEPTH:
+            raise ModelError(f"line {line}: nested more than {MAX_DEPTH} levels deep")
+        is_list = isinstance(event, yaml.SequenceStartEvent)
+        if event.tag not in (None, "!", _CORE + ("seq" if is_list else "map")):
+            raise _tag_error(path, line, event.tag)
+        if is_list:
+            items: list = []
+            while not loader.check_event(yaml.SequenceEndEvent):
+                items.append(_value(loader, f"{path}[{len(items)}]", depth + 1))
+            loader.get_event()
+            return items
+        mapping: dict = {}
+        while not loader.check_event(yaml.MappingEndEvent):
+            key_line = loader.peek_event().start_mark.line + 1
+            key = _value(loader, path, depth + 1)
+            if isinstance(key, (list, dict)):
+                raise _fail(path, f"line {key_line}: a key must be a single value, not a list or mapping")
+            if key in mapping:
+                raise ModelError(f"line {key_line}: duplicate key {key!r}")
+            mapping[key] = _value(loader, _join(path, str(key)), depth + 1)
+        loader.get_event()
+        return mapping
+    except yaml.YAMLError as e:   # caught by the innermost node being read: its path is the nearest field
+        raise _fail(path, _yaml_problem(e)) from None
+
+
+def _yaml_problem(e: yaml.YAMLError) -> str:
+    """A parser error in one line: where and what."""
+    problem = str(e)
+    if isinstance(e, yaml.MarkedYAMLError) and e.problem_mark is not None:
+        mark = e.problem_mark
+        if e.problem == "exceeded maximum nesting depth":   # libyaml's 1000, met scanning ahead of our 20
+            return f"line {mark.line + 1}: nested more than {MAX_DEPTH} levels deep"
+        problem = f"line {mark.line + 1}, column {mark.column + 1}: {e.problem}"
+        if e.context:
+            problem += f" ({e.context})"
+    return f"not valid YAML or uses a tag a model file cannot hold: {problem}"
+
+
+def _scalar_value(loader: Any, event: Any, path: str, line: int) -> Any:
+    """A plain or tagged scalar as the core YAML 1.1 tags read it; any other tag is refused."""
+    tag, text = event.tag, event.value
+    if tag is None and text.isdigit() and text.isascii() and (text[0] != "0" or text == "0") and len(text) <= 18:
+        return int(text)   # the common plain count or id, without the resolver's regexes
+    if tag is None or tag == "!":
+        tag = loader.resolve(yaml.ScalarNode, text, event.implicit)
+    kind = tag[len(_CORE):] if tag.startswith(_CORE) else ""
+    if kind == "str":
+        return text
+    if kind == "timestamp":
+        raise _fail(path, f"line {line}: {text!r} reads as a date, which a model file cannot hold"
+                    " (quote it to make it text)")
+    if kind == "null":
+        return None
+    if kind not in ("bool", "int", "float"):
+        raise _tag_error(path, line, tag)
+    if len(text) > MAX_NUMBER_TEXT:   # also keeps PyYAML's int() within Python's 4300-digit limit
+        raise _fail(path, f"line {line}: a number of {len(text)} characters, beyond any field's range")
+    try:
+        return getattr(loader, f"construct_yaml_{kind}")(yaml.ScalarNode(tag, text))
+    except (ValueError, KeyError, IndexError):   # an explicit tag on a wrong text: !!int "x", !!float ""
+        raise _fail(path, f"line {line}: {text[:40]!r} is not a valid {kind}") from None
+
+
+def _tag_error(path: str, line: int, tag: str) -> ModelError:
+    shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
+    return _fail(path, f"not valid YAML or uses a tag a model file cannot hold: line {line}: {shown}")
+
+
+# ---- validating -------------------------------------------------------------------------
 def _fail(path: str, problem: str) -> ModelError:
     return ModelError(f"{path}: {problem}" if path else problem)
 
@@ -235,6 +361,9 @@ def _join(path: str, key: str) -> str:
 def _string(obj: Any, path: str) -> str:
     if not isinstance(obj, str):
         raise _fail(path, f"expected a string, found {_type_name(obj)} {obj!r}")
+    problem = _unicode_problem(obj)
+    if problem:   # a "\uD800" escape: reports, SQL and CSV would fail to encode it later
+        raise _fail(path, problem)
     return obj
 
 
@@ -242,14 +371,19 @@ def _integer(obj: Any, path: str, minimum: int = 0) -> int:
     if not isinstance(obj, int) or isinstance(obj, bool):
         raise _fail(path, f"expected an integer, found {_type_name(obj)} {obj!r}")
     if obj < minimum:
-        raise _fail(path, f"{obj} is less than {minimum}")
+        raise _fail(path, f"{_shown(obj)} is less than {minimum}")
+    if obj >= INT64:
+        raise _fail(path, f"{_shown(obj)} is more than {INT64 - 1}, the largest 64-bit integer")
     return obj
 
 
 def _number(obj: Any, path: str) -> float:
     if not isinstance(obj, (int, float)) or isinstance(obj, bool):
         raise _fail(path, f"expected a number, found {_type_name(obj)} {obj!r}")
-    return float(obj)
+    try:
+        return float(obj)
+    except OverflowError:
+        raise _fail(path, f"{_shown(obj)} is beyond the range of a double") from None
 
 
 def _list(obj: Any, path: str) -> list:
@@ -265,9 +399,7 @@ def _schema(obj: Any, path: str) -> Schema:
                for i, c in enumerate(_list(m["classes"], _join(path, "classes")))]
     if not classes:
         raise _fail(_join(path, "classes"), "no class values")
-    for i, c in enumerate(classes):
-        if c in classes[:i]:
-            raise _fail(f"{path}.classes[{i}]", f"class {c!r} listed twice")
+    _no_repeats(classes, f"{path}.classes", "class")
     attributes: list[Attribute] = []
     names: set[str] = set()
     for i, a in enumerate(_list(m["attributes"], _join(path, "attributes"))):
@@ -289,8 +421,7 @@ def _schema(obj: Any, path: str) -> Schema:
         for j, v in enumerate(values):
             if v in UNKNOWN_VALUES:
                 raise _fail(f"{where}.values[{j}]", f"{v!r} means unknown and cannot be a value")
-            if v in values[:j]:
-                raise _fail(f"{where}.values[{j}]", f"value {v!r} listed twice")
+        _no_repeats(values, f"{where}.values", "value")
         attributes.append(Attribute(name, kind, tuple(values)))
     try:
         return Schema(tuple(attributes), tuple(classes), target)
@@ -298,12 +429,26 @@ def _schema(obj: Any, path: str) -> Schema:
         raise _fail(path, str(e)) from None
 
 
-def _condition(obj: Any, path: str, schema: Schema) -> Condition:
+def _no_repeats(items: list[str], path: str, noun: str) -> None:
+    """ModelError at the first item listed a second time."""
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        if item in seen:
+            raise _fail(f"{path}[{i}]", f"{noun} {item!r} listed twice")
+        seen.add(item)
+
+
+# attribute name -> (attribute, its values as a set): one lookup per condition, whatever the
+# number of attributes and values (a tuple scan made a 50 000-value model take 20 s)
+_Lookup = dict[str, tuple[Attribute, frozenset[str]]]
+
+
+def _condition(obj: Any, path: str, attributes: _Lookup) -> Condition:
     m = _mapping(obj, path, ("attribute", "op", "value"))
     name = _string(m["attribute"], f"{path}.attribute")
-    if name not in schema.names:
+    if name not in attributes:
         raise _fail(f"{path}.attribute", f"{name!r} is not an attribute of the schema")
-    attr = schema.attribute(name)
+    attr, known = attributes[name]
     op = _string(m["op"], f"{path}.op")
     value = m["value"]
     if op in ("<=", ">"):
@@ -315,17 +460,16 @@ def _condition(obj: Any, path: str, schema: Schema) -> Condition:
             raise _fail(f"{path}.op", f"value test {op!r} on {attr.kind} attribute {name!r}")
         if op == "=":
             v = _string(value, f"{path}.value")
-            if v not in attr.values:
+            if v not in known:
                 raise _fail(f"{path}.value", f"{v!r} is not a value of attribute {name!r}")
             return Condition(name, op, v)
         vs = [_string(v, f"{path}.value[{k}]") for k, v in enumerate(_list(value, f"{path}.value"))]
         if not vs:
             raise _fail(f"{path}.value", "an 'in' test needs at least one value")
         for k, v in enumerate(vs):
-            if v not in attr.values:
+            if v not in known:
                 raise _fail(f"{path}.value[{k}]", f"{v!r} is not a value of attribute {name!r}")
-            if v in vs[:k]:
-                raise _fail(f"{path}.value[{k}]", f"value {v!r} listed twice")
+        _no_repeats(vs, f"{path}.value", "value")
         return Condition(name, op, tuple(vs))
     raise _fail(f"{path}.op", f"{op!r} is not one of '<=', '>', '=', 'in'")
 
@@ -333,13 +477,13 @@ def _condition(obj: Any, path: str, schema: Schema) -> Condition:
 _EVIDENCE = ("covered", "errors", "error_rate", "confidence", "lift", "used", "wrong")
 
 
-def _rule(obj: Any, path: str, schema: Schema) -> Rule:
+def _rule(obj: Any, path: str, schema: Schema, attributes: _Lookup, classes: frozenset[str]) -> Rule:
     m = _mapping(obj, path, ("id", "prediction", "conditions", "evidence"))
     rid = _integer(m["id"], f"{path}.id", minimum=1)
     prediction = _string(m["prediction"], f"{path}.prediction")
-    if prediction not in schema.classes:
+    if prediction not in classes:
         raise _fail(f"{path}.prediction", f"{prediction!r} is not a class ({', '.join(schema.classes)})")
-    conditions = tuple(_condition(c, f"{path}.conditions[{j}]", schema)
+    conditions = tuple(_condition(c, f"{path}.conditions[{j}]", attributes)
                        for j, c in enumerate(_list(m["conditions"], f"{path}.conditions")))
     ev = _mapping(m["evidence"], f"{path}.evidence", _EVIDENCE)
     counts = {k: _integer(ev[k], f"{path}.evidence.{k}") for k in ("covered", "errors", "used", "wrong")}
@@ -354,12 +498,34 @@ def _rule(obj: Any, path: str, schema: Schema) -> Rule:
                 lift, counts["used"], counts["wrong"])
 
 
-def _option_value(v: Any) -> Any:
+def _option_value(v: Any, path: str) -> Any:
+    """An option value as a RuleSet holds it: plain values, lists as tuples."""
+    if v is None or isinstance(v, (bool, float)):
+        return v
+    if isinstance(v, int):
+        if not -INT64 <= v < INT64:
+            raise _fail(path, f"{_shown(v)} is beyond the 64-bit integers a model file holds")
+        return v
+    if isinstance(v, str):
+        return _string(v, path)
     if isinstance(v, list):
-        return tuple(_option_value(x) for x in v)
+        return tuple(_option_value(x, f"{path}[{i}]") for i, x in enumerate(v))
     if isinstance(v, dict):
-        return {k: _option_value(x) for k, x in v.items()}
-    return v
+        return {_string(k, path): _option_value(x, _join(path, k)) for k, x in v.items()}
+    raise _fail(path, f"expected null, a boolean, a number, a string, a list or a mapping,"
+                f" found {_type_name(v)}")
+
+
+def _options(obj: Any, path: str) -> tuple[tuple[str, Any], ...]:
+    if not isinstance(obj, dict):
+        raise _fail(path, f"expected a mapping, found {_type_name(obj)}")
+    out = []
+    for k, v in obj.items():
+        where = _join(path, _string(k, path))
+        value = _option_value(v, where)
+        _check_fit_option(k, value, where)
+        out.append((k, value))
+    return tuple(out)
 
 
 def _counts(obj: Any, path: str, n: int) -> tuple[int, ...]:
@@ -387,28 +553,27 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     m = _mapping(doc, "", _TOP)
     library_version = _string(m["library_version"], "library_version")
     schema = _schema(m["schema"], "schema")
-    rules = tuple(_rule(r, f"rules[{i}]", schema) for i, r in enumerate(_list(m["rules"], "rules")))
+    attributes = {a.name: (a, frozenset(a.values)) for a in schema.attributes}
+    classes = frozenset(schema.classes)
+    rules = tuple(_rule(r, f"rules[{i}]", schema, attributes, classes)
+                  for i, r in enumerate(_list(m["rules"], "rules")))
     seen: dict[int, int] = {}
     for i, r in enumerate(rules):
         if r.id in seen:
             raise _fail(f"rules[{i}].id", f"rule id {r.id} also used by rules[{seen[r.id]}]")
         seen[r.id] = i
     default = _string(m["default_class"], "default_class")
-    if default not in schema.classes:
+    if default not in classes:
         raise _fail("default_class", f"{default!r} is not a class ({', '.join(schema.classes)})")
     class_counts = _counts(m["class_counts"], "class_counts", len(schema.classes))
     default_counts = _counts(m["default_counts"], "default_counts", len(schema.classes))
-    options = m["options"]
-    if not isinstance(options, dict):
-        raise _fail("options", f"expected a mapping, found {_type_name(options)}")
-    for k in options:
-        _string(k, "options")
+    options = _options(m["options"], "options")
     fingerprint = _string(m["fingerprint"], "fingerprint")
-    return RuleSet(schema, rules, default, class_counts, default_counts,
-                   tuple((k, _option_value(v)) for k, v in options.items()), fingerprint,
+    return RuleSet(schema, rules, default, class_counts, default_counts, options, fingerprint,
                    version=library_version)
 
 
+# ---- reading ----------------------------------------------------------------------------
 def _read(source: str | bytes | os.PathLike) -> tuple[str, str]:
     """(text, name for messages) from YAML text or a path."""
     if isinstance(source, bytes):
@@ -422,21 +587,30 @@ def _read(source: str | bytes | os.PathLike) -> tuple[str, str]:
                                     or not source.strip()):
         if len(source) > MAX_BYTES:
             raise ModelError(f"model text of {len(source)} characters exceeds the {MAX_BYTES} limit")
+        if _unicode_problem(source):   # libyaml takes the text as UTF-8
+            raise ModelError("model text holds a lone surrogate, which is not valid Unicode")
         return source, ""
     if not isinstance(source, (str, os.PathLike)):
         raise ModelError(f"cannot read a model from {type(source).__name__}: give YAML text or a path")
     path = Path(source)
+    if "\0" in str(path):   # open() would raise a bare ValueError
+        shown = str(path).replace("\0", "\\0")
+        raise ModelError(f"{shown}: a file name cannot hold a NUL character")
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ModelError(f"{path}: {size} bytes exceeds the {MAX_BYTES}-byte model size limit")
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_BYTES:   # a regular file: refused unread
+                raise ModelError(f"{path}: {size} bytes exceeds the {MAX_BYTES}-byte model size limit")
+            # a pipe or a device says size 0 and may never end: read one byte past the limit
+            raw = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise ModelError(f"{path}: file not found") from None
     except IsADirectoryError:
         raise ModelError(f"{path}: is a directory, not a model file") from None
     except OSError as e:
         raise ModelError(f"{path}: cannot read ({e.strerror})") from None
+    if len(raw) > MAX_BYTES:
+        raise ModelError(f"{path}: more than {MAX_BYTES} bytes, beyond the {MAX_BYTES}-byte model size limit")
     try:
         return raw.decode("utf-8"), str(path)
     except UnicodeDecodeError as e:
@@ -448,11 +622,9 @@ def load_yaml(text_or_path: str | bytes | os.PathLike) -> RuleSet:
     text, name = _read(text_or_path)
     try:
         try:
-            doc = yaml.load(text, Loader=_StrictSafeLoader)  # noqa: S506 (a SafeLoader)
+            doc = _parse(text)
         except yaml.YAMLError as e:
-            raise ModelError(f"not valid YAML or uses a tag a model file cannot hold: {e}") from None
-        except RecursionError:
-            raise ModelError("nested too deeply") from None
+            raise ModelError(_yaml_problem(e)) from None
         return ruleset_from_dict(doc)
     except ModelError as e:
         if name:

@@ -201,7 +201,7 @@ def hostile_ruleset() -> RuleSet:
     ]
     return RuleSet(schema, tuple(r), "it's", (50, 40, 30, 20), (20, 5, 3, 1),
                    (("cf", 0.25), ("min_objs", 2), ("fisher", None), ("subset", False),
-                    ("note", "yes: no # not a comment\n'quoted'"), ("seed", 1e-05)),
+                    ("note", "yes: no # not a comment\n'quoted'"), ("tolerance", 1e-05)),
                    "sha256:" + "ab" * 32)
 
 

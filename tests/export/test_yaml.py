@@ -96,25 +96,26 @@ def test_hostile_strings_round_trip():
     assert back == rs
     assert back.schema.attribute('"x"').values == HOSTILE_VALUES
     assert back.options_dict["note"] == "yes: no # not a comment\n'quoted'"
-    assert back.options_dict["seed"] == 1e-05 and isinstance(back.options_dict["seed"], float)
+    assert back.options_dict["tolerance"] == 1e-05 and isinstance(back.options_dict["tolerance"], float)
     # every string is quoted: yes/no/null/1/01 stay text, never booleans, None or numbers
     for v in ("yes", "no", "null", "1", "01", ":", "#", "NULL"):
         assert f'"{v}"' in text
 
 
 def test_every_character_survives():
-    weird = ("\0", "\x01\x7f\x85\xa0", "\u2028\u2029\ufeff", "\ud800", "\U0001F600 emoji",
+    # (a lone surrogate is refused: no UTF-8 consumer of the model could take it)
+    weird = ("\0", "\x01\x7f\x85\xa0", "\u2028\u2029\ufeff", "\ue000", "\U0001F600 emoji",
              "tab\tnl\ncr\r", 'q"uote\\back', "  lead and trail  ", "- dash", "[x]", "{y}",
              "&anchor", "*alias", "!tag", "%dir", "@at", "`bt`", "|", ">", "'single'", "~",
              "0x1F", "1e3", ".inf", "-.nan", "2001-12-14", "on", "off", "Y", "N", "=", "<<")
     schema = Schema((Attribute("\0name\n", "discrete", weird), Attribute("x", "continuous")),
                     weird[:5], target="t\x00")
     rs = RuleSet(schema, (Rule(1, (Condition("\0name\n", "in", weird[5:]),), weird[4], 1, 0, 0.1, 1.0),),
-                 weird[0], (1, 0, 0, 0, 0), (0, 0, 0, 0, 1), (("\ud800k", weird),), "fp\n")
+                 weird[0], (1, 0, 0, 0, 0), (0, 0, 0, 0, 1), (("\ue000k", weird),), "fp\n")
     text = dump_yaml(rs)
     assert text.isprintable() is False and all(ch.isprintable() or ch == "\n" for ch in text)
     back = load_yaml(text)
-    assert back == replace(rs, options=(("\ud800k", tuple(weird)),))
+    assert back == replace(rs, options=(("\ue000k", tuple(weird)),))
 
 
 @pytest.mark.parametrize("value", [0.1 + 0.2, 1e-05, 5e-324, 1.7976931348623157e308, 1e16,
