@@ -77,6 +77,10 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
                                  and 0 <= seed < 2**32):
         raise InputError(f"option seed must be an integer in [0, 2**32) or None, got {_show(seed)}")
+    # the rates as floats, so that fit(fisher=50) and `-F 50` write the same model file
+    for key in ("cf", "rules_cf", "fisher", "redundancy"):
+        if out[key] is not None:
+            out[key] = float(out[key])
     return out
 
 

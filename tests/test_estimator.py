@@ -66,6 +66,9 @@ def test_bad_options_are_named():
         fit(R.stem("golf"), cf=0)
     with pytest.raises(InputError, match="unknown option"):
         fit(R.stem("golf"), pruning=True)
+    # rates are kept as floats: fit(fisher=50) writes the model `c45rules fit -F 50` writes
+    opts = fit(R.stem("golf"), fisher=50, cf=1).options_dict
+    assert (opts["fisher"], opts["cf"]) == (50.0, 1.0) and isinstance(opts["fisher"], float)
     for seed in (10**5000, -1, 2**32):   # glibc's srandom takes an unsigned int
         with pytest.raises(InputError, match=r"seed must be an integer in \[0, 2\*\*32\)"):
             fit(R.stem("golf"), seed=seed)
