@@ -293,17 +293,10 @@ def _typed_matches(s: pd.Series, txt: pd.Series, values: tuple[str, ...]) -> pd.
     """
     if _text_values(s) is not None:
         return txt
-    by_spelling: dict[object, list[str]] = {}   # a boolean's lower case or a number -> values spelling it
-    for v in values:
-        key = spelled(v, v.lower() in ("true", "false"))
-        if key is not None:
-            by_spelling.setdefault(key, []).append(v)
+    by_spelling = unique_spellings(values)
     known = set(values)
-    alias = {}
-    for t in pd.unique(txt.dropna()):
-        same = by_spelling.get(spelled(str(t), t in ("True", "False")), []) if t not in known else []
-        if len(same) == 1:
-            alias[t] = same[0]
+    alias = {t: by_spelling[key] for t in pd.unique(txt.dropna())
+             if t not in known and (key := spelling(str(t))) in by_spelling}
     if not alias:
         return txt
     if pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_numeric_dtype(s.dtype):
@@ -314,15 +307,26 @@ def _typed_matches(s: pd.Series, txt: pd.Series, values: tuple[str, ...]) -> pd.
     return txt.where(~(typed & renamed.notna().to_numpy()), renamed)
 
 
-def spelled(text: str, boolean: bool) -> object:
-    """What `text` spells: ('bool', its lower case), the number it parses as, or None."""
-    if boolean:
-        return ("bool", text.lower())
+def spelling(text: str) -> str | None:
+    """What `text` spells: 'bool:true' / 'bool:false' (any case), 'num:' and the repr of the
+    number it parses as, or None. The exported Python module computes the same keys."""
+    if text.lower() in ("true", "false"):
+        return "bool:" + text.lower()
     try:
         number = float(text)
     except ValueError:
         return None
-    return None if math.isnan(number) else number
+    return None if math.isnan(number) else "num:" + repr(number)
+
+
+def unique_spellings(values: tuple[str, ...]) -> dict[str, str]:
+    """spelling -> the value spelling it, for the spellings exactly one of `values` has."""
+    by: dict[str, list[str]] = {}
+    for v in values:
+        key = spelling(v)
+        if key is not None:
+            by.setdefault(key, []).append(v)
+    return {key: vs[0] for key, vs in by.items() if len(vs) == 1}
 
 
 def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:

@@ -20,7 +20,7 @@ import math
 import os
 from pathlib import Path
 
-from ..data.frame import spelled
+from ..data.frame import unique_spellings
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
@@ -312,22 +312,14 @@ if __name__ == "__main__":
 
 
 def _spelled_values(ruleset: RuleSet) -> str:
-    """Source of SPELLED: per tested discrete attribute, "bool:true" / "num:<repr>" -> the one
-    value spelling that boolean or number (data.frame.spelled decides what a value spells)."""
+    """Source of SPELLED: per tested discrete attribute, data.frame's spelling of a boolean or
+    number ("bool:true", "num:1.0") -> the one value spelling it."""
     used = set(ruleset.used_attributes())
     fields = []
     for a in ruleset.schema.attributes:
-        if not a.is_discrete or a.name not in used:
-            continue
-        by_key: dict[str, list[str]] = {}
-        for v in a.values:
-            key = spelled(v, v.lower() in ("true", "false"))
-            if key is not None:
-                text = f"bool:{key[1]}" if isinstance(key, tuple) else f"num:{key!r}"
-                by_key.setdefault(text, []).append(v)
-        pairs = [f"{_literal(k)}: {_literal(vs[0])}" for k, vs in by_key.items() if len(vs) == 1]
+        pairs = unique_spellings(a.values) if a.is_discrete and a.name in used else {}
         if pairs:
-            fields.append(f"{_literal(a.name)}: {{{', '.join(pairs)}}}")
+            fields.append(f"{_literal(a.name)}: {{{', '.join(f'{_literal(k)}: {_literal(v)}' for k, v in pairs.items())}}}")
     return f"{{{', '.join(fields)}}}"
 
 

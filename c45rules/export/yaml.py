@@ -116,11 +116,15 @@ def _key(k: Any, where: str) -> str:
     return quoted
 
 
-def _int(v: Any, where: str) -> str:
-    n = int(v)
+def _int64(n: int, where: str) -> int:
+    """`n`, or ModelError naming `where` when it is beyond 64 bits (writing and reading alike)."""
     if not -INT64 <= n < INT64:
         raise ModelError(f"{where}: {_shown(n)} is beyond the 64-bit integers a model file holds")
-    return str(n)
+    return n
+
+
+def _int(v: Any, where: str) -> str:
+    return str(_int64(int(v), where))
 
 
 def _float(v: float) -> str:
@@ -503,9 +507,7 @@ def _option_value(v: Any, path: str) -> Any:
     if v is None or isinstance(v, (bool, float)):
         return v
     if isinstance(v, int):
-        if not -INT64 <= v < INT64:
-            raise _fail(path, f"{_shown(v)} is beyond the 64-bit integers a model file holds")
-        return v
+        return _int64(v, path)
     if isinstance(v, str):
         return _string(v, path)
     if isinstance(v, list):
