@@ -12,3 +12,11 @@ class InputError(C45RulesError, ValueError):
 
 class ModelError(C45RulesError, ValueError):
     """An invalid or unreadable model file: the message names the field path."""
+
+
+def shown(value: object) -> str:
+    """A value for a message: its repr, or only its size for an integer past 128 bits (Python
+    refuses the repr past 4300 digits, and it would drown the message long before)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    return repr(value)

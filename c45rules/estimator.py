@@ -12,7 +12,7 @@ import pandas as pd
 from . import __version__
 from .data.frame import from_frame, load_data
 from .data.schema import Dataset
-from .errors import InputError
+from .errors import InputError, shown
 from .rules.coding import attribute_test_bits, branch_bits, rule_bits
 from .rules.extract import DISCRETE, THRESHOLD, CondTest
 from .rules.generalize import CandidateRule, generalise_rules
@@ -42,14 +42,6 @@ def _number(v: Any) -> bool:
         return False
 
 
-def _show(v: Any) -> str:
-    """An option value for a message: its repr, or only its size for a huge integer (whose
-    repr Python refuses past 4300 digits)."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v).bit_length() > 64:
-        return f"an integer of {int(v).bit_length()} bits"
-    return repr(v)
-
-
 def check_options(o: dict[str, Any]) -> dict[str, Any]:
     """The options with defaults filled in, or InputError naming the first bad one."""
     unknown = sorted(set(o) - set(DEFAULTS))
@@ -59,24 +51,24 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     for key in ("cf", "rules_cf"):
         v = out[key]
         if v is not None and not (_number(v) and 0 < v <= 1):
-            raise InputError(f"option {key} must be a confidence level in (0, 1], got {_show(v)}")
+            raise InputError(f"option {key} must be a confidence level in (0, 1], got {shown(v)}")
     if not (_number(out["min_objs"]) and out["min_objs"] >= 1):
-        raise InputError(f"option min_objs must be >= 1, got {_show(out['min_objs'])}")
+        raise InputError(f"option min_objs must be >= 1, got {shown(out['min_objs'])}")
     if out["fisher"] is not None and not (_number(out["fisher"]) and 0 < out["fisher"] <= 100):
-        raise InputError(f"option fisher is a percentage in (0, 100], got {_show(out['fisher'])}")
+        raise InputError(f"option fisher is a percentage in (0, 100], got {shown(out['fisher'])}")
     if not (_number(out["redundancy"]) and out["redundancy"] > 0):
-        raise InputError(f"option redundancy must be > 0 and finite, got {_show(out['redundancy'])}")
+        raise InputError(f"option redundancy must be > 0 and finite, got {shown(out['redundancy'])}")
     for key in ("gain_ratio", "subset", "annealing"):
         if not isinstance(out[key], (bool, np.bool_)):
-            raise InputError(f"option {key} must be True or False, got {_show(out[key])}")
+            raise InputError(f"option {key} must be True or False, got {shown(out[key])}")
     jobs = out["jobs"]
     if not (isinstance(jobs, (int, np.integer)) and not isinstance(jobs, bool) and (jobs >= 1 or jobs == -1)):
-        raise InputError(f"option jobs must be a whole number >= 1, or -1 for one per core, got {_show(jobs)}")
+        raise InputError(f"option jobs must be a whole number >= 1, or -1 for one per core, got {shown(jobs)}")
     seed = out["seed"]
     # glibc's srandom takes an unsigned int: a larger seed would wrap onto a smaller one
     if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
                                  and 0 <= seed < 2**32):
-        raise InputError(f"option seed must be an integer in [0, 2**32) or None, got {_show(seed)}")
+        raise InputError(f"option seed must be an integer in [0, 2**32) or None, got {shown(seed)}")
     # the rates as floats, so that fit(fisher=50) and `-F 50` write the same model file
     for key in ("cf", "rules_cf", "fisher", "redundancy"):
         if out[key] is not None:

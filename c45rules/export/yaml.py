@@ -51,7 +51,7 @@ from typing import Any
 import yaml
 
 from ..data.schema import Attribute, Schema
-from ..errors import C45RulesError, InputError, ModelError
+from ..errors import C45RulesError, InputError, ModelError, shown
 from ..ruleset import Condition, Rule, RuleSet
 from ._atomic import atomic_write_text
 
@@ -66,11 +66,6 @@ UNKNOWN_VALUES = ("", "?")     # spelled unknown in data, so never a value of a 
 
 
 # ---- writing ----------------------------------------------------------------------------
-def _shown(n: int) -> str:
-    """An integer for a message: its digits, or only its size when str() would be slow or refused."""
-    return str(n) if n.bit_length() <= 128 else f"an integer of {n.bit_length()} bits"
-
-
 def _unicode_problem(s: str) -> str | None:
     """Why `s` cannot be written as UTF-8 (a lone surrogate), or None."""
     if s.isascii():
@@ -119,7 +114,7 @@ def _key(k: Any, where: str) -> str:
 def _int64(n: int, where: str) -> int:
     """`n`, or ModelError naming `where` when it is beyond 64 bits (writing and reading alike)."""
     if not -INT64 <= n < INT64:
-        raise ModelError(f"{where}: {_shown(n)} is beyond the 64-bit integers a model file holds")
+        raise ModelError(f"{where}: {shown(n)} is beyond the 64-bit integers a model file holds")
     return n
 
 
@@ -332,8 +327,8 @@ def _scalar_value(loader: Any, event: Any, path: str, line: int) -> Any:
 
 
 def _tag_error(path: str, line: int, tag: str) -> ModelError:
-    shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
-    return _fail(path, f"not valid YAML or uses a tag a model file cannot hold: line {line}: {shown}")
+    written = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
+    return _fail(path, f"not valid YAML or uses a tag a model file cannot hold: line {line}: {written}")
 
 
 # ---- validating -------------------------------------------------------------------------
@@ -375,9 +370,9 @@ def _integer(obj: Any, path: str, minimum: int = 0) -> int:
     if not isinstance(obj, int) or isinstance(obj, bool):
         raise _fail(path, f"expected an integer, found {_type_name(obj)} {obj!r}")
     if obj < minimum:
-        raise _fail(path, f"{_shown(obj)} is less than {minimum}")
+        raise _fail(path, f"{shown(obj)} is less than {minimum}")
     if obj >= INT64:
-        raise _fail(path, f"{_shown(obj)} is more than {INT64 - 1}, the largest 64-bit integer")
+        raise _fail(path, f"{shown(obj)} is more than {INT64 - 1}, the largest 64-bit integer")
     return obj
 
 
@@ -387,7 +382,7 @@ def _number(obj: Any, path: str) -> float:
     try:
         return float(obj)
     except OverflowError:
-        raise _fail(path, f"{_shown(obj)} is beyond the range of a double") from None
+        raise _fail(path, f"{shown(obj)} is beyond the range of a double") from None
 
 
 def _list(obj: Any, path: str) -> list:
@@ -596,8 +591,8 @@ def _read(source: str | bytes | os.PathLike) -> tuple[str, str]:
         raise ModelError(f"cannot read a model from {type(source).__name__}: give YAML text or a path")
     path = Path(source)
     if "\0" in str(path):   # open() would raise a bare ValueError
-        shown = str(path).replace("\0", "\\0")
-        raise ModelError(f"{shown}: a file name cannot hold a NUL character")
+        name = str(path).replace("\0", "\\0")
+        raise ModelError(f"{name}: a file name cannot hold a NUL character")
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
