@@ -21,6 +21,39 @@ def test_bench_runs_on_golf_and_writes_the_table(tmp_path):
             float(r[3])  # a wall time, not 'timeout' or 'error'
     report = md.read_text()
     assert "## Targets (issue 6)" in report and "Machine:" in report
+    # the rules stage's output size is stored with the run: golf's candidates, as learn_rules makes them
+    from c45rules.data.names import load_stem
+    from c45rules.estimator import learn_rules, learn_tree
+    data, _ = load_stem(str(ROOT.parent / "shared" / "data" / "golf" / "golf"))
+    cands = learn_rules(learn_tree(data), data)[1].candidates
+    info = _bench().read_previous(md)["golf"]["ours"]["info"]
+    assert (info["candidates"], info["candidate_cover"]) == (len(cands), sum(len(c.cover) for c in cands))
+    assert info["candidate_cover"] > 0
+
+
+def _bench():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import run as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    return bench
+
+
+def test_candidate_rows_show_the_rules_stage_output_and_time_per_case():
+    def res(rows, rules_s, cands, cover):
+        return {"ours": {"info": {"rows": rows, "candidates": cands, "candidate_cover": cover},
+                         "status": "ok", "stages": {"rules": {"wall": rules_s}}}}
+    results = {"synth_10k": res(10_000, 0.05, 1000, 100_000), "synth_100k": res(100_000, 1.0, 10_000, 2_500_000),
+               "synth_1m": res(1_000_000, 22.0, 100_000, 55_000_000)}
+    bench = _bench()
+    rows = bench.candidate_rows(results)
+    assert rows == [["candidate rules", "1,000", "10,000", "100,000", "10.0", "10.0"],
+                    ["summed candidate covers", "100,000", "2,500,000", "55,000,000", "25.0", "22.0"],
+                    ["rules wall s per million covered cases", "0.500", "0.400", "0.400", "0.8", "1.0"]]
+    # runs stored before the covers were recorded show no such table
+    del results["synth_1m"]["ours"]["info"]["candidate_cover"]
+    assert bench.candidate_rows(results) == []
 
 
 def test_bench_with_workers_keeps_its_rows_apart(tmp_path):
@@ -42,11 +75,7 @@ def test_bench_with_workers_keeps_its_rows_apart(tmp_path):
 
 
 def test_repeats_merge_to_the_best_time_and_the_highest_peak():
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import run as bench
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    bench = _bench()
     one = {"status": "ok", "info": {}, "stages": {"tree": {"wall": 2.0, "peak_kb": 100}, "rules": {"wall": 5.0}}}
     two = {"status": "ok", "info": {}, "stages": {"tree": {"wall": 1.5, "peak_kb": 90}, "rules": {"wall": 6.0}}}
     got = bench._merged([one, two])
