@@ -27,15 +27,23 @@ from ._atomic import atomic_write_text
 
 
 def _docstring(text: str) -> str:
-    """A triple-quoted literal whose value is exactly `text` (escapes for the rest)."""
+    """A triple-quoted literal whose value is `text`, a lone surrogate shown as its escape.
+
+    Other unprintable characters are written as escapes whose value is the character; a lone
+    surrogate is not (Python 3.13 compiles a docstring as UTF-8, which cannot hold one, and
+    refuses the module), so the docstring reads the text `\\ud800` where the rule has U+D800.
+    The code's own constants keep every value exactly.
+    """
     out = []
     for ch in text:
+        code = ord(ch)
         if ch in '\\"':
             out.append("\\" + ch)
         elif ch == "\n" or ch.isprintable():
             out.append(ch)
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\\\u{code:04x}")
         else:
-            code = ord(ch)
             out.append(f"\\x{code:02x}" if code < 0x100 else
                        f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
     return '"""' + "".join(out) + '"""'
