@@ -9,6 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import libm
+
 _CF_TABLE = (0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00)
 _Z_TABLE = (4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00)
 
@@ -36,7 +38,7 @@ def add_errors(n, e, cf: float = 0.25):
         return _extra_float(float(n), float(e), z_squared(cf), math.log(cf))
     n, e = np.broadcast_arrays(np.asarray(n, dtype=np.float64), np.asarray(e, dtype=np.float64))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _extra(n, e, z_squared(cf), math.log(cf), np.exp,
+        return _extra(n, e, z_squared(cf), math.log(cf), libm.exp,
                       lambda x: np.sqrt(np.maximum(x, 0.0)), np.where)
 
 

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .. import libm
 from ..data.schema import Dataset
 from .extract import SUBSET, CondTest
 
@@ -21,7 +22,7 @@ def branch_bits(data: Dataset) -> np.ndarray:
         if attr.is_discrete:
             counts = np.bincount(col[col >= 0], minlength=len(attr.values)).astype(float)
             counts = counts[counts > 0]
-            out[a] = float(np.sum(counts / n * (math.log2(n) - np.log2(counts))))
+            out[a] = float(np.sum(counts / n * (math.log2(n) - libm.log2(counts))))
         elif attr.is_continuous:
             known = col[~np.isnan(col)]
             # c4.5 stores unknown as a value of its own (-999), so it counts as one more value
@@ -37,7 +38,7 @@ def attribute_test_bits(bbits: np.ndarray) -> float:
     if total <= 0:
         return 0.0
     p = bbits[bbits > 0] / total
-    return float(-np.sum(p * np.log2(p)))
+    return float(-np.sum(p * libm.log2(p)))
 
 
 def rule_bits(conditions: tuple[CondTest, ...], bbits: np.ndarray, att_bits: float, n_values: list[int],
@@ -73,8 +74,7 @@ class ExceptionCoder:
         # in place: the tables are 24 MB at 1M cases, their temporaries were twice that
         self.log2_half = lg = np.arange(2 * n + 1, dtype=np.float64)
         np.divide(lg, 2, out=lg)
-        with np.errstate(divide="ignore"):
-            np.log2(lg, out=lg)
+        libm.log2(lg, out=lg)
         lg[0] = 0.0
         self.total_log2 = np.arange(n + 1, dtype=np.float64)        # t * log2(t), the first term of B
         np.multiply(self.total_log2, lg[0::2], out=self.total_log2)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import libm
+
 EPSILON = 1e-3
 GAP = 1e-5            # two sorted values must differ by more than this to cut between them
 MANY_VALUES = 0.3     # a discrete attribute with >= 0.3 N values is left out of the average gain
@@ -25,11 +27,11 @@ NO_GAIN = F32(-EPSILON)   # c4.5 stores -Epsilon in a float
 
 
 def log2_c(x) -> np.ndarray:
-    """c4.5's `Log(x)`: log of the float argument, in double; 0 for x <= 0."""
+    """c4.5's `Log(x)`: log of the float argument, in double (the C library's); 0 for x <= 0."""
     x = np.asarray(x, dtype=np.float32).astype(np.float64)
     out = np.zeros_like(x)
     pos = x > 0
-    out[pos] = np.log(x[pos]) / _LN2
+    out[pos] = libm.log(x[pos]) / _LN2
     return out
 
 
