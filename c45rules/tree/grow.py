@@ -112,7 +112,22 @@ class _Grower:
                         gain[a], split[a], subsets[a] = res
                 elif not self.tested[a]:
                     gain[a], split[a] = g[j], s[j]
-        if self.cont:
+        if self.cont and _native is not None:
+            # compiled: the same sorts and float sums, without numpy's per-call costs (which
+            # made a tree on data with unknown values take 17 s at 100k cases)
+            if self._Xc is None:
+                self._Xc = np.column_stack([self.data.columns[i] for i in self.cont])
+            k = len(self.cont)
+            g, s = np.empty(k, np.float32), np.empty(k, np.float32)
+            at, below, above = np.empty(k, np.int64), np.empty(k), np.empty(k)
+            _native.node_cuts(self._Xc, k, np.ascontiguousarray(idx, dtype=np.int64),
+                              np.ascontiguousarray(w, dtype=np.float32), np.ascontiguousarray(yi, dtype=np.int64),
+                              self.C, float(cases), self.min_objs, g, s, at, below, above)
+            for j, a in enumerate(self.cont):
+                gain[a], split[a] = g[j], s[j]
+                if at[j] >= 0:
+                    cuts[a] = float(self.snap_many(a, below[j], above[j]))
+        elif self.cont:
             if self._Xc is None:
                 self._Xc = np.column_stack([self.data.columns[i] for i in self.cont])
             sub = self._Xc[idx]

@@ -75,6 +75,51 @@ def test_compiled_growth_equals_numpy_on_random_tables(seed, n, n_classes, unkno
     assert differences(*trees) is None
 
 
+def test_compiled_node_by_node_growth_equals_numpy_with_unknowns_everywhere(monkeypatch):
+    # 5% of every attribute unknown: nearly every case is split with a fraction of its weight,
+    # so the whole tree grows node by node with fractional weights (node_cuts)
+    train, _ = load_stem(R.stem("synth_10k"), test=False)
+    rng = np.random.default_rng(11)
+    cols = []
+    for col in train.columns:
+        col = col.copy()
+        col[rng.random(train.n) < 0.05] = np.nan if col.dtype.kind == "f" else -1
+        cols.append(col)
+    holed = type(train)(train.schema, cols, train.y)
+    by_numpy, compiled = _grow_both(monkeypatch, holed)
+    assert compiled.size() > 1000
+    assert differences(by_numpy, compiled) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 80), st.integers(2, 4), st.sampled_from([1, 2, 3.5]))
+def test_node_cuts_equals_best_cuts_bit_for_bit(seed, n, n_classes, min_objs):
+    # fractional weights and many tied values: the float sums depend on the order of the
+    # tied cases (the node's own order), which the compiled sort must keep
+    from c45rules.tree.split import best_cuts, seq_sum
+    rng = np.random.default_rng(seed)
+    k = 3
+    X = np.round(rng.random((n + 5, k)) * 4, 0) / 2
+    X[rng.random((n + 5, k)) < 0.15] = np.nan
+    idx = rng.permutation(n + 5)[:n]
+    w = np.where(rng.random(n) < 0.5, 1.0, rng.random(n)).astype(np.float32)
+    y = rng.integers(0, n_classes, n)
+    cases = seq_sum(w)
+    sub = X[idx]
+    order = np.argsort(sub, axis=0, kind="stable")
+    vals = np.take_along_axis(sub, order, axis=0)
+    want_g, want_s, want_at = best_cuts(vals, w[order], y[order], n_classes, cases, min_objs)
+    g, s = np.empty(k, np.float32), np.empty(k, np.float32)
+    at, below, above = np.empty(k, np.int64), np.empty(k), np.empty(k)
+    native.node_cuts(np.ascontiguousarray(X), k, idx.astype(np.int64), w, y.astype(np.int64), n_classes,
+                     float(cases), float(min_objs), g, s, at, below, above)
+    assert g.tobytes() == want_g.tobytes() and s.tobytes() == want_s.tobytes()
+    assert list(at) == list(want_at)
+    for j in range(k):
+        if at[j] >= 0:
+            assert (below[j], above[j]) == (vals[at[j], j], vals[at[j] + 1, j])
+
+
 def test_compiled_argsort_is_numpys_stable_argsort():
     rng = np.random.default_rng(5)
     special = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.5, -2.25, 5e-324, -5e-324, 1e308])
