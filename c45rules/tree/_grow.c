@@ -674,6 +674,98 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(node_discrete_doc,
+"node_discrete(codes, width, idx, w, y, n_classes, n_values, cases, min_objs, tables, gain, split)\n\n"
+"grow.class_sums and split.discrete_gains for one node of the node-by-node growth: codes is\n"
+"the (all cases x D) array of discrete value codes (-1 unknown), `width` bytes each (1, 2 or\n"
+"8); idx (int64), w (float32) and y (int64) the node's cases in its order. Fills tables\n"
+"(float32, D x n_values x n_classes, value 0 = unknown) with float sums in the node's order,\n"
+"and each attribute's gain and split information (float32) with discrete_gains' roundings.");
+
+static PyObject *py_node_discrete(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[7];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t width, C, V;
+    float cases;
+    double min_objs;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*nnfdw*w*w*", &v[0], &width, &v[1], &v[2], &v[3], &C, &V, &cases, &min_objs,
+                          &v[4], &v[5], &v[6]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = v[1].len / 8, D = v[5].len / 4;
+    if ((width != 1 && width != 2 && width != 8) || C < 1 || V < 2 || D < 1 || v[0].len % (width * D)) {
+        PyErr_SetString(PyExc_ValueError, "node_discrete: bad widths or extents");
+        goto done;
+    }
+    if (!(view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w") && view_ok(&v[3], n, 8, "y")
+          && view_ok(&v[4], D * V * C, 4, "tables") && view_ok(&v[5], D, 4, "gain") && view_ok(&v[6], D, 4, "split")))
+        goto done;
+    const Py_ssize_t total_rows = v[0].len / (width * D);
+    const int64_t *idx = v[1].buf, *y = v[3].buf;
+    const float *w = v[2].buf;
+    float *t = v[4].buf, *gain_out = v[5].buf, *split_out = v[6].buf;
+    memset(t, 0, (size_t)(D * V * C) * sizeof(float));
+    int bad = 0;
+    for (Py_ssize_t i = 0; i < n && !bad; i++) {
+        int64_t row = idx[i];
+        if (row < 0 || row >= total_rows || y[i] < 0 || y[i] >= C) { bad = 1; break; }
+        for (Py_ssize_t j = 0; j < D; j++) {
+            Py_ssize_t at = row * D + j;
+            int64_t code = width == 1 ? ((const int8_t *)v[0].buf)[at]
+                         : width == 2 ? ((const int16_t *)v[0].buf)[at] : ((const int64_t *)v[0].buf)[at];
+            if (code < -1 || code + 1 >= V) { bad = 1; break; }
+            float *cell = t + (j * V + code + 1) * C + y[i];
+            *cell = *cell + w[i];
+        }
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "node_discrete: a case, class or value code is out of range");
+        goto done;
+    }
+    float *val_freq = malloc((size_t)V * sizeof(float)), *class_count = malloc((size_t)C * sizeof(float));
+    if (!(val_freq && class_count)) {
+        free(val_freq); free(class_count);
+        PyErr_NoMemory();
+        goto done;
+    }
+    const float f_min = (float)min_objs;
+    for (Py_ssize_t j = 0; j < D; j++) {
+        const float *tj = t + j * V * C;
+        int reasonable = 0;
+        for (Py_ssize_t x = 0; x < V; x++) {
+            float s = tj[x * C];
+            for (Py_ssize_t c = 1; c < C; c++) s = s + tj[x * C + c];
+            val_freq[x] = s;
+            if (x >= 1 && s >= f_min) reasonable++;
+        }
+        const float unknown = val_freq[0], known = cases - unknown;
+        const float unknown_rate = unknown / cases;
+        for (Py_ssize_t c = 0; c < C; c++) {
+            float s = tj[1 * C + c];
+            for (Py_ssize_t x = 2; x < V; x++) s = s + tj[x * C + c];
+            class_count[c] = s;
+        }
+        /* DiscrKnownBaseInfo: a double sum over the classes */
+        double sum = 0.0;
+        for (Py_ssize_t c = 0; c < C; c++) sum = sum + (double)class_count[c] * log2_f(class_count[c]);
+        const float base = (float)(((double)known * log2_f(known) - sum) / (double)known);
+        float this_info = info_f(tj + 1 * C, C);
+        for (Py_ssize_t x = 2; x < V; x++) this_info = this_info + info_f(tj + x * C, C);
+        const float g = (1.0f - unknown_rate) * (base - this_info / known);
+        const float split = info_f(val_freq, V) / cases;
+        int usable = known != 0 && cases > unknown && reasonable >= 2;
+        gain_out[j] = usable ? g : NO_GAIN;
+        split_out[j] = usable ? split : 0.0f;
+    }
+    free(val_freq);
+    free(class_count);
+    result = Py_NewRef(Py_None);
+done:
+    release(v, 7);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"value_gains", py_value_gains, METH_VARARGS, value_gains_doc},
     {"argsort", py_argsort, METH_VARARGS, argsort_doc},
@@ -681,6 +773,7 @@ static PyMethodDef methods[] = {
     {"regroup", py_regroup, METH_VARARGS, regroup_doc},
     {"value_tables", py_value_tables, METH_VARARGS, value_tables_doc},
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
+    {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -97,13 +97,22 @@ class _Grower:
         cuts: dict[int, float] = {}
         subsets: dict[int, tuple] = {}
         yi = self.y[idx]
-        if self.disc:
+        if self.disc and _native is not None:
+            # compiled: the same tables and gains (see the continuous attributes below)
+            D = len(self.disc)
+            tables = np.empty((D, self.max_v, self.C), dtype=np.float32)
+            g, s = np.empty(D, np.float32), np.empty(D, np.float32)
+            _native.node_discrete(self.Xd, self.Xd.itemsize, np.ascontiguousarray(idx, dtype=np.int64),
+                                  np.ascontiguousarray(w, dtype=np.float32), np.ascontiguousarray(yi, dtype=np.int64),
+                                  self.C, self.max_v, float(cases), self.min_objs, tables, g, s)
+        elif self.disc:
             codes = self.Xd[idx].astype(np.int64)                  # (n, D), -1 unknown
             flat = self.offsets[None, :] + (codes + 1) * self.C + yi[:, None]
             size = len(self.disc) * self.max_v * self.C
             tables = class_sums(flat.ravel(), np.repeat(w, len(self.disc)), size)
             tables = tables.reshape(len(self.disc), self.max_v, self.C)
             g, s = discrete_gains(tables, cases, self.min_objs)
+        if self.disc:
             for j, a in enumerate(self.disc):
                 if self.subset and self.nvals[j] > 2:
                     res = subset_test(tables[j, : self.nvals[j] + 1], cases, self.min_objs,

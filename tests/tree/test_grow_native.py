@@ -120,6 +120,31 @@ def test_node_cuts_equals_best_cuts_bit_for_bit(seed, n, n_classes, min_objs):
             assert (below[j], above[j]) == (vals[at[j], j], vals[at[j] + 1, j])
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 80), st.integers(2, 4), st.sampled_from([1, 2, 3.5]),
+       st.sampled_from([np.int8, np.int16, np.int64]))
+def test_node_discrete_equals_class_sums_and_discrete_gains_bit_for_bit(seed, n, n_classes, min_objs, dtype):
+    from c45rules.tree.split import discrete_gains, seq_sum
+    rng = np.random.default_rng(seed)
+    nvals = np.array([2, 3, 5])
+    max_v = int(nvals.max()) + 1
+    codes = np.stack([rng.integers(-1, v, n + 5) for v in nvals], axis=1).astype(dtype)
+    idx = rng.permutation(n + 5)[:n]
+    w = np.where(rng.random(n) < 0.5, 1.0, rng.random(n)).astype(np.float32)
+    y = rng.integers(0, n_classes, n)
+    cases = seq_sum(w)
+    offsets = np.arange(3) * max_v * n_classes
+    flat = offsets[None, :] + (codes[idx].astype(np.int64) + 1) * n_classes + y[:, None]
+    want_t = grow.class_sums(flat.ravel(), np.repeat(w, 3), 3 * max_v * n_classes).reshape(3, max_v, n_classes)
+    want_g, want_s = discrete_gains(want_t, cases, min_objs)
+    t = np.empty((3, max_v, n_classes), np.float32)
+    g, s = np.empty(3, np.float32), np.empty(3, np.float32)
+    native.node_discrete(codes, codes.itemsize, idx.astype(np.int64), w, y.astype(np.int64), n_classes, max_v,
+                         float(cases), float(min_objs), t, g, s)
+    assert t.tobytes() == want_t.tobytes()
+    assert g.tobytes() == want_g.tobytes() and s.tobytes() == want_s.tobytes()
+
+
 def test_compiled_argsort_is_numpys_stable_argsort():
     rng = np.random.default_rng(5)
     special = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.5, -2.25, 5e-324, -5e-324, 1e308])
