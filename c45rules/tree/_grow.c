@@ -523,43 +523,62 @@ static float info_f(const float *x, Py_ssize_t m) {
     return (float)((double)total * log2_f(total) - (double)s);
 }
 
-typedef struct {
-    uint64_t key;
-    int32_t pos;
-} KeyPos;
-
-/* by value, then by position in the node: numpy's stable argsort, NaN last */
-static int keypos_cmp(const void *a, const void *b) {
-    const KeyPos *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
+/* Sort n distinct keys ascending: insertion when few, else least-significant-digit radix
+ * passes of 11 bits up to the highest bit set in `top` (any key <= top). */
+static void sort_keys(uint64_t *a, uint64_t *tmp, Py_ssize_t n, uint64_t top, size_t *count) {
+    if (n < 48) {
+        for (Py_ssize_t i = 1; i < n; i++) {
+            uint64_t x = a[i];
+            Py_ssize_t j = i;
+            for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    uint64_t *in = a, *out = tmp;
+    for (int shift = 0; shift < 64 && (top >> shift); shift += DIGIT_BITS) {
+        memset(count, 0, BUCKETS * sizeof(size_t));
+        for (Py_ssize_t i = 0; i < n; i++) count[(in[i] >> shift) & (BUCKETS - 1)]++;
+        size_t sum = 0;
+        for (int b = 0; b < BUCKETS; b++) {
+            size_t t = count[b];
+            count[b] = sum;
+            sum += t;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) out[count[(in[i] >> shift) & (BUCKETS - 1)]++] = in[i];
+        uint64_t *t = in; in = out; out = t;
+    }
+    if (in != a) memcpy(a, in, (size_t)n * sizeof(uint64_t));
 }
 
 PyDoc_STRVAR(node_cuts_doc,
-"node_cuts(Xc, k, idx, w, y, n_classes, cases, min_objs, gain, split, at, below, above)\n\n"
+"node_cuts(Xc, ranks, k, idx, w, y, n_classes, cases, min_objs, gain, split, at, below, above)\n\n"
 "split.best_cuts for one node of the node-by-node growth, all k continuous attributes: the\n"
 "node's cases idx (int64), their weights w (float32) and classes y (int64), in the node's\n"
-"order; Xc the (all cases x k) float64 values. Each column is sorted stably by value\n"
-"(unknowns last) and scanned with c4.5's float sums in that order, as best_cuts does in\n"
+"order; Xc the (all cases x k) float64 values and ranks (int32, same shape) their dense\n"
+"ranks (equal values equal ranks, every unknown the one highest). Each column is sorted by\n"
+"rank, ties in the node's order (numpy's stable argsort, unknowns last), and scanned with\n"
+"c4.5's float sums in that order, as best_cuts does in\n"
 "numpy. Writes per column the penalised gain (float32, -0.001 when no cut), the split\n"
 "information (float32), the sorted row of the cut (int64, -1 when none) and the values on\n"
 "either side of it (float64).");
 
 static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[9];
+    Py_buffer v[10];
     memset(v, 0, sizeof(v));
     Py_ssize_t k, C;
     float cases;
     double min_objs;
-    if (!PyArg_ParseTuple(args, "y*ny*y*y*nfdw*w*w*w*w*", &v[0], &k, &v[1], &v[2], &v[3], &C, &cases, &min_objs,
-                          &v[4], &v[5], &v[6], &v[7], &v[8]))
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*nfdw*w*w*w*w*", &v[0], &v[9], &k, &v[1], &v[2], &v[3], &C, &cases,
+                          &min_objs, &v[4], &v[5], &v[6], &v[7], &v[8]))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = v[1].len / 8;
     if (!(k > 0 && C > 0 && v[0].len % (8 * k) == 0 && view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w")
           && view_ok(&v[3], n, 8, "y") && view_ok(&v[4], k, 4, "gain") && view_ok(&v[5], k, 4, "split")
-          && view_ok(&v[6], k, 8, "at") && view_ok(&v[7], k, 8, "below") && view_ok(&v[8], k, 8, "above")))
+          && view_ok(&v[6], k, 8, "at") && view_ok(&v[7], k, 8, "below") && view_ok(&v[8], k, 8, "above")
+          && view_ok(&v[9], v[0].len / 8, 4, "ranks")))
         goto done;
     if (n >= INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "node_cuts: too many cases for int32 positions");
@@ -567,6 +586,7 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
     }
     const Py_ssize_t total_rows = v[0].len / (8 * k);
     const double *X = v[0].buf;
+    const int32_t *rank = v[9].buf;
     const int64_t *idx = v[1].buf, *y = v[3].buf;
     const float *w = v[2].buf;
     for (Py_ssize_t i = 0; i < n; i++)
@@ -577,31 +597,41 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
     float *gain_out = v[4].buf, *split_out = v[5].buf;
     int64_t *at_out = v[6].buf;
     double *below_out = v[7].buf, *above_out = v[8].buf;
-    KeyPos *kp = malloc(((size_t)n + 1) * sizeof(KeyPos));
+    uint64_t *keys = malloc(((size_t)n + 1) * 8), *tmp = malloc(((size_t)n + 1) * 8);
+    int32_t *ord = malloc(((size_t)n + 1) * 4);
+    size_t *count = malloc(BUCKETS * sizeof(size_t));
     float *cand_gain = malloc(((size_t)n + 1) * sizeof(float)), *cand_low = malloc(((size_t)n + 1) * sizeof(float));
     int32_t *cand_row = malloc(((size_t)n + 1) * sizeof(int32_t));
     float *acc = malloc((size_t)(4 * C + 3) * sizeof(float));
-    if (!(kp && cand_gain && cand_low && cand_row && acc)) {
-        free(kp); free(cand_gain); free(cand_low); free(cand_row); free(acc);
+    if (!(keys && tmp && ord && count && cand_gain && cand_low && cand_row && acc)) {
+        free(keys); free(tmp); free(ord); free(count); free(cand_gain); free(cand_low); free(cand_row); free(acc);
         PyErr_NoMemory();
         goto done;
     }
     float *unknown_c = acc, *total_c = acc + C, *low_c = acc + 2 * C, *high_c = acc + 3 * C, *three = acc + 4 * C;
     const float f_min = (float)min_objs, f_enough = (float)(2 * min_objs);
+    int pos_bits = 1;
+    while (pos_bits < 62 && ((Py_ssize_t)1 << pos_bits) < n) pos_bits++;
+    const uint64_t pos_mask = ((uint64_t)1 << pos_bits) - 1;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t j = 0; j < k; j++) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            kp[i].key = sort_key(X[idx[i] * k + j]);
-            kp[i].pos = (int32_t)i;
-        }
-        qsort(kp, (size_t)n, sizeof(KeyPos), keypos_cmp);
+        /* rank, then the case's place in the node: distinct keys, ordered as the stable sort */
+        uint64_t top = 0;
         Py_ssize_t n_known = 0;
-        while (n_known < n && kp[n_known].key != UINT64_MAX) n_known++;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t at = idx[i] * k + j;
+            uint64_t key = ((uint64_t)(uint32_t)rank[at] << pos_bits) | (uint64_t)i;
+            keys[i] = key;
+            if (key > top) top = key;
+            n_known += X[at] == X[at];
+        }
+        sort_keys(keys, tmp, n, top, count);
+        for (Py_ssize_t r = 0; r < n; r++) ord[r] = (int32_t)(keys[r] & pos_mask);
         /* the unknowns' weight per class, then summed over the classes (ValFreq[0]), and the
            known cases' per class: float sums in sorted order */
         for (Py_ssize_t c = 0; c < C; c++) unknown_c[c] = total_c[c] = low_c[c] = 0.0f;
-        for (Py_ssize_t r = n_known; r < n; r++) unknown_c[y[kp[r].pos]] += w[kp[r].pos];
-        for (Py_ssize_t r = 0; r < n_known; r++) total_c[y[kp[r].pos]] += w[kp[r].pos];
+        for (Py_ssize_t r = n_known; r < n; r++) unknown_c[y[ord[r]]] += w[ord[r]];
+        for (Py_ssize_t r = 0; r < n_known; r++) total_c[y[ord[r]]] += w[ord[r]];
         float unknown = unknown_c[0];
         for (Py_ssize_t c = 1; c < C; c++) unknown = unknown + unknown_c[c];
         const float known = cases - unknown;
@@ -614,14 +644,14 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
         float low = 0.0f;
         Py_ssize_t tries = 0;
         for (Py_ssize_t r = 0; r < n_known; r++) {
-            int32_t p = kp[r].pos;
+            int32_t p = ord[r];
             float wt = w[p];
             int64_t cls = y[p];
             low = low + wt;
             low_c[cls] = low_c[cls] + wt;
             high_c[cls] = high_c[cls] - wt;
             if (r + 1 >= n_known) break;      /* the next value unknown: no gap */
-            double here = (double)(float)X[idx[p] * k + j], next = (double)(float)X[idx[kp[r + 1].pos] * k + j];
+            double here = (double)(float)X[idx[p] * k + j], next = (double)(float)X[idx[ord[r + 1]] * k + j];
             if (!(here < next - 1e-5) || !(low >= min_split) || !(low <= limit)) continue;
             float g = NO_GAIN;
             if (low >= f_min && known - low >= f_min && known != 0) {
@@ -657,8 +687,8 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
             gain_out[j] = best_val;
             split_out[j] = info_f(three, 3) / cases;
             at_out[j] = r;
-            below_out[j] = X[idx[kp[r].pos] * k + j];
-            above_out[j] = X[idx[kp[r + 1].pos] * k + j];
+            below_out[j] = X[idx[ord[r]] * k + j];
+            above_out[j] = X[idx[ord[r + 1]] * k + j];
         } else {
             gain_out[j] = NO_GAIN;
             split_out[j] = 0.0f;
@@ -667,10 +697,10 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
-    free(kp); free(cand_gain); free(cand_low); free(cand_row); free(acc);
+    free(keys); free(tmp); free(ord); free(count); free(cand_gain); free(cand_low); free(cand_row); free(acc);
     result = Py_NewRef(Py_None);
 done:
-    release(v, 9);
+    release(v, 10);
     return result;
 }
 

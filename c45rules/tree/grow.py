@@ -56,6 +56,7 @@ class _Grower:
             for j, i in enumerate(self.disc):
                 self.Xd[:, j] = data.columns[i]
         self._Xc: np.ndarray | None = None
+        self._ranks: np.ndarray | None = None     # value_ranks(_Xc), for the compiled node_cuts
         self.tested = np.zeros(len(schema.attributes), dtype=np.int64)
         self.vals32: dict[int, np.ndarray] = {}
         n_all = data.n
@@ -126,10 +127,12 @@ class _Grower:
             # made a tree on data with unknown values take 17 s at 100k cases)
             if self._Xc is None:
                 self._Xc = np.column_stack([self.data.columns[i] for i in self.cont])
+            if self._ranks is None:
+                self._ranks = value_ranks(self._Xc)
             k = len(self.cont)
             g, s = np.empty(k, np.float32), np.empty(k, np.float32)
             at, below, above = np.empty(k, np.int64), np.empty(k), np.empty(k)
-            _native.node_cuts(self._Xc, k, np.ascontiguousarray(idx, dtype=np.int64),
+            _native.node_cuts(self._Xc, self._ranks, k, np.ascontiguousarray(idx, dtype=np.int64),
                               np.ascontiguousarray(w, dtype=np.float32), np.ascontiguousarray(yi, dtype=np.int64),
                               self.C, float(cases), self.min_objs, g, s, at, below, above)
             for j, a in enumerate(self.cont):
@@ -778,6 +781,24 @@ def collapse(root: Node) -> None:
         node.errors = float(errors)
         if float(errors) >= leaf_errors - EPSILON:
             node.make_leaf()
+
+
+def value_ranks(X: np.ndarray) -> np.ndarray:
+    """Dense rank of each value within its column (int32, C order): equal values (-0.0 and
+    0.0 among them) share a rank and every unknown (NaN) has the one highest, so that sorting
+    a node's cases by rank, ties in the node's order, is numpy's stable argsort of the values."""
+    ranks = np.empty(X.shape, dtype=np.int32)
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        order = np.argsort(col, kind="stable")
+        s = col[order]
+        known = ~np.isnan(s)
+        new = np.ones(len(s), dtype=bool)
+        new[1:] = s[1:] != s[:-1]
+        r = np.cumsum(new) - 1
+        r[~known] = r[known].max() + 1 if known.any() else 0
+        ranks[order, j] = r
+    return ranks
 
 
 def class_sums(codes: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
