@@ -2,7 +2,7 @@
 """Speed and memory benchmark (issue 6): our tree and rules against scikit-learn and C4.5 R8.
 
 Usage:
-  python bench/run.py [--datasets synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income]
+  python bench/run.py [--datasets synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income,synth_100k_u5]
                       [--repeat 1] [--markdown BENCHMARKS.md] [--skip-sklearn]
                       [--timeout 900] [--timeout-per-stage S] [--fresh] [--profile DIR]
                       [--jobs N]
@@ -17,7 +17,8 @@ machine, the date, the table, the scaling 10k/100k/1M and the issue's targets wi
 Each dataset runs in fresh subprocesses (one for ours, one for scikit-learn), so that peak
 memory is that dataset's alone and one slow stage cannot block the rest: a dataset that runs
 past --timeout seconds in all (or a stage past --timeout-per-stage) is killed and reported as
-'timeout'. A dataset name is any directory of ../shared/data, or synth_1m, which is generated
+'timeout'. A dataset name is any directory of ../shared/data, or synth_1m, synth_100k_u5 or
+synth_1m_u5 (the _u5 sets with 5% of every attribute unknown: make_synth --missing 0.05), which are generated
 into bench/data/ (gitignored) by ../shared/tools/make_synth.py when missing.
 
 Peak memory is the resident-set high-water mark of the child during the stage (VmHWM, reset
@@ -61,11 +62,14 @@ sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT))
 import reference as R  # noqa: E402
 
-DEFAULT_DATASETS = "synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income"
+DEFAULT_DATASETS = "synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income,synth_100k_u5"
 OUR_STAGES = ("load", "tree", "rules", "predict", "predict 1M")
 TABLE_STAGES = ("load", "tree", "rules", "total", "predict", "predict 1M")
 MILLION = 1_000_000
-GENERATED = {"synth_1m": "1m"}  # made on demand by make_synth.py, never committed
+# made on demand by make_synth.py, never committed: (size, extra arguments); the _u5 sets have
+# 5% of every attribute unknown, so their trees grow node by node with fractional weights
+GENERATED = {"synth_1m": ("1m", ()), "synth_100k_u5": ("100k", ("--missing", "0.05")),
+             "synth_1m_u5": ("1m", ("--missing", "0.05"))}
 DATA_DIR = BENCH / "data"
 EVENT = "@bench "
 RESULTS_MARK = "<!-- bench/run.py results"
@@ -272,13 +276,16 @@ def child_sklearn(stem: str, dataset: str) -> None:
 # ----------------------------------------------------------------------------- parent side
 
 def dataset_stem(name: str) -> str:
-    """Path stem of a dataset, generating synth_1m into bench/data when it is missing."""
+    """Path stem of a dataset, generating synth_1m and the _u5 sets into bench/data when missing."""
     if name in GENERATED:
-        stem = DATA_DIR / name / name
+        size, extra = GENERATED[name]
+        # make_synth names its output synth_SIZE: variants get a directory of their own
+        root = DATA_DIR if not extra else DATA_DIR / name
+        stem = root / f"synth_{size}" / f"synth_{size}"
         if not (Path(f"{stem}.names").exists() and Path(f"{stem}.data").exists()):
-            print(f"generating {name} into {DATA_DIR} ...", file=sys.stderr, flush=True)
+            print(f"generating {name} into {root} ...", file=sys.stderr, flush=True)
             subprocess.run([sys.executable, str(R.SHARED / "tools" / "make_synth.py"),
-                            "--sizes", GENERATED[name], "--outroot", str(DATA_DIR)], check=True)
+                            "--sizes", size, *extra, "--outroot", str(root)], check=True)
         return str(stem)
     if (DATA_DIR / name / f"{name}.names").exists():
         return str(DATA_DIR / name / name)
