@@ -796,6 +796,42 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(node_counts_doc,
+"node_counts(weights, y, idx, dist) -> cases\n\n"
+"A node's total weight and class weights: seq_sum(weights[idx]) and class_sums(y[idx],\n"
+"weights[idx]), float sums in the node's order. weights (float32) and y (int64) are over all\n"
+"cases, idx (int64) the node's; dist (float32, one per class) is filled; cases is returned\n"
+"as the float it is.");
+
+static PyObject *py_node_counts(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[4];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &v[0], &v[1], &v[2], &v[3]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t N = v[0].len / 4, n = v[2].len / 8, C = v[3].len / 4;
+    if (!(C > 0 && view_ok(&v[1], N, 8, "y") && view_ok(&v[2], n, 8, "idx") && view_ok(&v[3], C, 4, "dist")))
+        goto done;
+    const float *w = v[0].buf;
+    const int64_t *y = v[1].buf, *idx = v[2].buf;
+    float *dist = v[3].buf, cases = 0.0f;
+    for (Py_ssize_t c = 0; c < C; c++) dist[c] = 0.0f;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t at = idx[i];
+        if (at < 0 || at >= N || y[at] < 0 || y[at] >= C) {
+            PyErr_SetString(PyExc_ValueError, "node_counts: a case index or class out of range");
+            goto done;
+        }
+        cases = cases + w[at];
+        dist[y[at]] = dist[y[at]] + w[at];
+    }
+    result = PyFloat_FromDouble((double)cases);
+done:
+    release(v, 4);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"value_gains", py_value_gains, METH_VARARGS, value_gains_doc},
     {"argsort", py_argsort, METH_VARARGS, argsort_doc},
@@ -804,6 +840,7 @@ static PyMethodDef methods[] = {
     {"value_tables", py_value_tables, METH_VARARGS, value_tables_doc},
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
+    {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},
     {NULL, NULL, 0, NULL},
 };
 

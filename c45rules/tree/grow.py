@@ -201,15 +201,14 @@ class _Grower:
             node = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
             self.levels.add(node, idx, self.tested > 0)   # grown later, level by level
             return node
-        w = self.weights[idx]
-        cases = seq_sum(w)
-        dist = class_sums(self.y[idx], w, self.C)
+        cases, dist = node_counts(self.weights, self.y, idx, self.C)
         best_class = int(np.argmax(dist))
         no_best = dist[best_class]
         node = Node(best_class, float(cases), float(cases - no_best), dist)
         # spec 2.1; the "one class" test is c4.5's float equality of two separate sums
         if no_best == cases or cases < 2 * self.min_objs:
             return node
+        w = self.weights[idx]
         gain, split, cuts, subsets = self.evaluate(idx, w, cases)
         a = int(self.choose(gain, split)[0])
         if a < 0:
@@ -799,6 +798,17 @@ def value_ranks(X: np.ndarray) -> np.ndarray:
         r[~known] = r[known].max() + 1 if known.any() else 0
         ranks[order, j] = r
     return ranks
+
+
+def node_counts(weights: np.ndarray, y: np.ndarray, idx: np.ndarray, n_classes: int) -> tuple[np.float32, np.ndarray]:
+    """(seq_sum(weights[idx]), class_sums(y[idx], weights[idx], n_classes)): a node's total and
+    class weights, float sums in the node's order (one compiled pass when built)."""
+    if _native is not None:
+        dist = np.empty(n_classes, dtype=np.float32)
+        cases = _native.node_counts(weights, y, np.ascontiguousarray(idx, dtype=np.int64), dist)
+        return F32(cases), dist
+    w = weights[idx]
+    return seq_sum(w), class_sums(y[idx], w, n_classes)
 
 
 def class_sums(codes: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import numpy as np
 from ..data.schema import Dataset
 from ..estimate import add_errors
 from .classify import leaf_of_cases, one_path_each
-from .grow import branch_of, class_sums
+from .grow import branch_of, node_counts
 from .node import Node
 from .split import F32, seq_sum
 
@@ -34,9 +34,7 @@ class _Pruner:
     def estimate(self, node: Node, idx: np.ndarray, update: bool) -> float:
         if idx.size == 0:
             return F32(0)
-        w = self.weights[idx]
-        dist = class_sums(self.y[idx], w, self.C)
-        cases = seq_sum(w)
+        cases, dist = node_counts(self.weights, self.y, idx, self.C)
         leaf_est, best = self.leaf_estimate(dist, cases, node.klass)
         if update:
             node.items, node.klass, node.class_dist = float(cases), best, dist
@@ -46,7 +44,7 @@ class _Pruner:
             return leaf_est
         out = branch_of(node, self.data.columns[node.attribute][idx])
         unknown = idx[out < 0]
-        known_total = seq_sum(w[out >= 0])
+        known_total = seq_sum(self.weights[idx][out >= 0])
         tree_est, max_factor, max_branch = F32(0), F32(0), 0
         for v, child in enumerate(node.branches):
             mine = idx[out == v]

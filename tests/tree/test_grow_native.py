@@ -146,6 +146,21 @@ def test_node_discrete_equals_class_sums_and_discrete_gains_bit_for_bit(seed, n,
     assert g.tobytes() == want_g.tobytes() and s.tobytes() == want_s.tobytes()
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 300), st.integers(1, 5))
+def test_node_counts_equal_seq_sum_and_class_sums(seed, n, n_classes):
+    from c45rules.tree.split import seq_sum
+    rng = np.random.default_rng(seed)
+    weights = np.where(rng.random(n + 7) < 0.5, 1.0, rng.random(n + 7)).astype(np.float32)
+    y = rng.integers(0, n_classes, n + 7)
+    idx = rng.permutation(n + 7)[:n]
+    dist = np.empty(n_classes, np.float32)
+    cases = native.node_counts(weights, y, idx.astype(np.int64), dist)
+    assert np.float32(cases) == cases
+    assert np.float32(cases).tobytes() == np.float32(seq_sum(weights[idx])).tobytes()
+    assert dist.tobytes() == grow.class_sums(y[idx], weights[idx], n_classes).tobytes()
+
+
 def test_compiled_argsort_is_numpys_stable_argsort():
     rng = np.random.default_rng(5)
     special = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.5, -2.25, 5e-324, -5e-324, 1e308])
