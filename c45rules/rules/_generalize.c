@@ -1273,8 +1273,9 @@ static PyObject *py_threshold_rows(PyObject *self, PyObject *args) {
 PyDoc_STRVAR(leaf_order_doc,
 "leaf_order(columns, kind, attr, outcome, cut, node, key, masks, mask_off, mask_len, leaf_ptr,\n"
 "           leaf_cond, n, n_keys) -> int64 bytes\n\n"
-"The cases leaf by leaf, depth first, then those reaching no leaf (generalize.py\n"
-"_leaf_order): the leaves' paths as in generalise, `columns` in original order.");
+"The cases leaf by leaf, depth first, a node's last branch taking every case no earlier branch\n"
+"took (an unknown value), then any reaching no leaf (generalize.py _leaf_order): the leaves'\n"
+"paths as in generalise, `columns` in original order.");
 
 static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
     (void)self;
@@ -1290,7 +1291,7 @@ static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
     Py_buffer *cols = NULL;
     int64_t *order = NULL, *hi = NULL, *cursor = NULL, depth = 0, done_n = 0;
     int32_t *path = NULL, *cases = NULL, *rest = NULL;
-    uint8_t *seen = NULL;
+    uint8_t *seen = NULL, *last = NULL;
     int64_t n_leaves = v[9].len / 8 - 1, max_depth = 1;
     if (open_conditions(&g, v, columns, &cols, n, n_keys, "leaf_order")
         || check_leaves(&g, &v[9], &v[10], "leaf_order"))
@@ -1316,6 +1317,27 @@ static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
      * node holds cases[..hi[j]) from where its earlier branches stopped, cursor[j]: a
      * branch takes, in case order, those of the rest that satisfy its condition. Sibling
      * branches exclude each other, so none of their cases is owed to a later one. */
+    last = malloc((size_t)(n_leaves * max_depth) + 1);
+    if (!last) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* last[i, j]: leaf i's branch at level j is its node's last (no later leaf shares its
+     * first j conditions and differs at j). Backwards: with leaf i + 1 sharing L conditions,
+     * level j < L is the same branch as leaf i + 1's, level L has leaf i + 1 as a later
+     * sibling, and deeper levels have none. */
+    for (int64_t i = n_leaves - 1; i >= 0; i--) {
+        const int32_t *p = leaf_cond + leaf_ptr[i];
+        int64_t m = leaf_ptr[i + 1] - leaf_ptr[i], L = -1;
+        if (i + 1 < n_leaves) {
+            const int32_t *q = leaf_cond + leaf_ptr[i + 1];
+            int64_t m2 = leaf_ptr[i + 2] - leaf_ptr[i + 1];
+            L = 0;
+            while (L < m && L < m2 && p[L] == q[L]) L++;
+        }
+        for (int64_t j = 0; j < m; j++)
+            last[i * max_depth + j] = j < L ? last[(i + 1) * max_depth + j] : j == L ? 0 : 1;
+    }
     for (int64_t q = 0; q < n; q++) cases[q] = (int32_t)q;
     hi[0] = n;
     for (int64_t i = 0; i < n_leaves; i++) {
@@ -1325,10 +1347,19 @@ static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
         for (int64_t j = keep; j < m; j++) {
             int64_t from = cursor[j], count = hi[j] - from, took = 0, left = 0;
             int32_t *at = cases + from;
-            holds(&g, p[j], at, 0, count, 0, g.flags);
-            for (int64_t q = 0; q < count; q++) {
-                if (g.flags[q]) at[took++] = at[q];
-                else rest[left++] = at[q];
+            if (last[i * max_depth + j]) {
+                /* a node's last branch takes the cases no earlier one took: those with an
+                 * unknown value of the tested attribute then sit with the cases that share
+                 * the rest of their path, not after every leaf (with 5% of every attribute
+                 * unknown most cases take no branch somewhere, and at the end they had put
+                 * half the words into every round's recount at 1M cases) */
+                took = count;
+            } else {
+                holds(&g, p[j], at, 0, count, 0, g.flags);
+                for (int64_t q = 0; q < count; q++) {
+                    if (g.flags[q]) at[took++] = at[q];
+                    else rest[left++] = at[q];
+                }
             }
             memcpy(at + took, rest, (size_t)left * 4);
             cursor[j] = from + took;
@@ -1349,6 +1380,7 @@ static PyObject *py_leaf_order(PyObject *self, PyObject *args) {
         if (!seen[c]) order[done_n++] = c;
     out = PyBytes_FromStringAndSize((const char *)order, (Py_ssize_t)(n * 8));
 done:
+    free(last);
     free(cases);
     free(rest);
     free(hi);

@@ -208,22 +208,39 @@ class _PathPools:
 def _leaf_order(leaves: list[tuple[tuple[CondTest, ...], Node]], data: Dataset) -> np.ndarray:
     """The cases ordered leaf by leaf, depth first (then any reaching no leaf).
 
-    Cases satisfying most conditions of a rule then share few 64-case words.
+    Cases satisfying most conditions of a rule then share few 64-case words. A node's last
+    branch takes every case no earlier branch took, those with an unknown value of the tested
+    attribute among them, so that they sit with the cases sharing the rest of their path.
     """
+    paths = [p for p, _ in leaves]
+    # last[i][j]: leaf i's branch at level j is its node's last (the compiled leaf_order's)
+    last: list[list[bool]] = [[] for _ in paths]
+    for i in range(len(paths) - 1, -1, -1):
+        p, shared = paths[i], -1
+        if i + 1 < len(paths):
+            q, shared = paths[i + 1], 0
+            while shared < min(len(p), len(q)) and p[shared] is q[shared]:
+                shared += 1
+        last[i] = [last[i + 1][j] if j < shared else j != shared for j in range(len(p))]
     tests: list[CondTest] = []
-    at: list[np.ndarray] = []
+    rest = [np.arange(data.n, dtype=np.int64)]   # rest[j]: level j's node's cases no branch took yet
     parts = []
-    for path, _ in leaves:
+    for i, path in enumerate(paths):
         keep = 0
         while keep < min(len(path), len(tests)) and path[keep] is tests[keep]:
             keep += 1
-        del tests[keep:], at[keep:]
-        for t in path[keep:]:
-            idx = at[-1] if at else np.arange(data.n, dtype=np.int64)
-            at.append(idx[t.holds(data.columns[t.attribute][idx])])
+        del tests[keep:], rest[keep + 1:]
+        for j in range(keep, len(path)):
+            t, idx = path[j], rest[j]
+            if last[i][j]:
+                mine, rest[j] = idx, idx[:0]
+            else:
+                ok = t.holds(data.columns[t.attribute][idx])
+                mine, rest[j] = idx[ok], idx[~ok]
+            rest.append(mine)
             tests.append(t)
-        if at:
-            parts.append(at[-1])
+        if path:
+            parts.append(rest[len(path)])
     order = np.concatenate(parts + [np.arange(data.n, dtype=np.int64)])
     _, first = np.unique(order, return_index=True)
     return order[np.sort(first)]
