@@ -11,8 +11,6 @@
  *   - a threshold's row from the attribute's nearest precomputed row (threshold_rows) with
  *     the cases valued in between flipped; a discrete test's row made once per value
  *     (truth_rows, before the runs, which share it);
- *   - a leaf whose deletion loop reaches a state (class and remaining conditions) an earlier
- *     leaf reached stops: it would end as that one did (Seen, seen_before);
  *   - rates of (cases, errors) pairs from the caller's `rate` (the one home of AddErrs is
  *     estimate.py), cached here; the Fisher test, when asked for, also from the caller.
  *     These calls are the only time the loop holds the GIL, so runs of leaves can go in
@@ -34,21 +32,6 @@
 
 enum { DISCRETE = 1, THRESHOLD = 2, SUBSET = 3 };
 enum { SNAPSHOTS = 16, MAX_DEPTH = INT16_MAX };
-enum { SEEN_SLOTS = 4096, SEEN_LEN = 32 };
-
-/* A state of the deletion loop: the rule's class, then its remaining conditions in path order,
- * each as what decides its truth (cond_key and a threshold's direction, which the duplicate
- * test ignores). The rest of the loop depends on nothing else (ties go by position in this
- * order), so a leaf that reaches a state an earlier leaf reached ends as that leaf did: with
- * the same rule, which the duplicate test would merge into the kept one unchanged, or with
- * none. At 1M cases 14% of the rounds are such repeats, nearly all within 256 leaves of the
- * last: a small table of recent states, one per slot (a newer state takes the slot over),
- * finds them. */
-typedef struct {
-    uint64_t hash;
-    int32_t len;                /* 0: empty */
-    int32_t key[SEEN_LEN];
-} Seen;
 
 /* The runs read the ranks as 3-byte little-endian positions while n <= 2^24 (60 MB instead of
  * 80 for 20 continuous columns at 1M cases; generalise_rules narrows them the same way). */
@@ -194,7 +177,6 @@ typedef struct {
     uint8_t *packed_out;                    /* a cover packed (_varint.h) */
     uint8_t *flags;                         /* per case: scratch truth */
     Found found;
-    Seen *seen;                             /* SEEN_SLOTS recent states of the deletion loop */
     PyThreadState *ts;                      /* set while the leaf loop runs without the GIL */
 } Gen;
 
@@ -915,26 +897,6 @@ static int fisher_drops(Gen *g, int64_t r, int64_t t0, int64_t e0) {
     return drop;
 }
 
-/* Whether an earlier leaf reached the state of r remaining levels (g->levels) for class
- * `target`; if not, it is remembered. States longer than SEEN_LEN are not remembered. */
-static int seen_before(Gen *g, int32_t target, int64_t r) {
-    if (r + 1 > SEEN_LEN) return 0;
-    int32_t key[SEEN_LEN];
-    key[0] = target;
-    uint64_t h = mix((uint64_t)target + 1);
-    for (int64_t k = 0; k < r; k++) {
-        int32_t c = g->path[g->levels[k]];
-        key[k + 1] = 2 * g->cond_key[c] + (g->kind[c] == THRESHOLD && g->outcome[c] != 0);
-        h = mix(h ^ ((uint64_t)(uint32_t)key[k + 1] + 0x9e3779b97f4a7c15ULL));
-    }
-    Seen *slot = &g->seen[h & (SEEN_SLOTS - 1)];
-    if (slot->len == r + 1 && slot->hash == h && !memcmp(slot->key, key, (size_t)(r + 1) * 4)) return 1;
-    slot->hash = h;
-    slot->len = (int32_t)(r + 1);
-    memcpy(slot->key, key, (size_t)(r + 1) * 4);
-    return 0;
-}
-
 /* Generalise the current path's rule; keep it (g->found) when it survives. */
 static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
     int64_t m = g->depth, r = m, t0 = 0, e0 = 0, n_at = -1;
@@ -1006,7 +968,6 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
         memmove(g->levels + best, g->levels + best + 1, (size_t)(r - best - 1) * 4);
         r--;
         if (r == 0) break;
-        if (seen_before(g, target, r)) return 0;    /* ends as the earlier leaf did */
         if (!wrong) {
             if (build(g)) return -1;
             wrong = g->wrong_rows + target * g->words;
@@ -1049,7 +1010,6 @@ static void release(Gen *g) {
     free(g->sort_tmp);
     free(g->position);
     free(g->flags);
-    free(g->seen);
     free(g->col);
     free(g->continuous);
 }
@@ -1584,9 +1544,8 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.position = malloc((size_t)n * 4 + 4);
     g.packed_out = malloc((size_t)n * 5 + 5);
     g.flags = malloc(2 * (size_t)n + 1);      /* follow: two levels' truth at once */
-    g.seen = calloc(SEEN_SLOTS, sizeof(Seen));
     g.found.cover = calloc((size_t)n_classes + 1, sizeof(Region));
-    if (!g.found.cover || !g.seen || !g.sort_tmp || !g.position || !g.packed_out || !g.flags || !g.rates || !g.at
+    if (!g.found.cover || !g.sort_tmp || !g.position || !g.packed_out || !g.flags || !g.rates || !g.at
         || !g.covered || !g.cover_out || reserve_levels(&g, 16)) {
         PyErr_NoMemory();
         goto done;
