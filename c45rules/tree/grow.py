@@ -98,14 +98,18 @@ class _Grower:
         cuts: dict[int, float] = {}
         subsets: dict[int, tuple] = {}
         yi = self.y[idx]
+        if _native is not None:
+            # the compiled node steps take the node's cases, weights and classes as they are
+            idx, w = np.ascontiguousarray(idx, dtype=np.int64), np.ascontiguousarray(w, dtype=np.float32)
+        if self.cont and self._Xc is None:
+            self._Xc = np.column_stack([self.data.columns[i] for i in self.cont])
         if self.disc and _native is not None:
             # compiled: the same tables and gains (see the continuous attributes below)
             D = len(self.disc)
             tables = np.empty((D, self.max_v, self.C), dtype=np.float32)
             g, s = np.empty(D, np.float32), np.empty(D, np.float32)
-            _native.node_discrete(self.Xd, self.Xd.itemsize, np.ascontiguousarray(idx, dtype=np.int64),
-                                  np.ascontiguousarray(w, dtype=np.float32), np.ascontiguousarray(yi, dtype=np.int64),
-                                  self.C, self.max_v, float(cases), self.min_objs, tables, g, s)
+            _native.node_discrete(self.Xd, self.Xd.itemsize, idx, w, yi, self.C, self.max_v, float(cases),
+                                  self.min_objs, tables, g, s)
         elif self.disc:
             codes = self.Xd[idx].astype(np.int64)                  # (n, D), -1 unknown
             flat = self.offsets[None, :] + (codes + 1) * self.C + yi[:, None]
@@ -125,23 +129,18 @@ class _Grower:
         if self.cont and _native is not None:
             # compiled: the same sorts and float sums, without numpy's per-call costs (which
             # made a tree on data with unknown values take 17 s at 100k cases)
-            if self._Xc is None:
-                self._Xc = np.column_stack([self.data.columns[i] for i in self.cont])
             if self._ranks is None:
                 self._ranks = value_ranks(self._Xc)
             k = len(self.cont)
             g, s = np.empty(k, np.float32), np.empty(k, np.float32)
             at, below, above = np.empty(k, np.int64), np.empty(k), np.empty(k)
-            _native.node_cuts(self._Xc, self._ranks, k, np.ascontiguousarray(idx, dtype=np.int64),
-                              np.ascontiguousarray(w, dtype=np.float32), np.ascontiguousarray(yi, dtype=np.int64),
-                              self.C, float(cases), self.min_objs, g, s, at, below, above)
+            _native.node_cuts(self._Xc, self._ranks, k, idx, w, yi, self.C, float(cases), self.min_objs,
+                              g, s, at, below, above)
             for j, a in enumerate(self.cont):
                 gain[a], split[a] = g[j], s[j]
                 if at[j] >= 0:
                     cuts[a] = float(self.snap_many(a, below[j], above[j]))
         elif self.cont:
-            if self._Xc is None:
-                self._Xc = np.column_stack([self.data.columns[i] for i in self.cont])
             sub = self._Xc[idx]
             n, k = sub.shape
             step = max(1, _BLOCK // max(1, n * self.C))
