@@ -11,7 +11,7 @@ import pytest
 
 import c45rules
 from c45rules import InputError
-from c45rules.cli_data import predict_file
+from c45rules.cli.cases import predict_file
 from c45rules.data import from_frame, load_data, load_stem, read_csv
 from c45rules.data.frame import encode_frame
 from c45rules.export import dump_yaml, load_yaml

@@ -13,9 +13,20 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from .errors import InputError
+from ..errors import InputError
+from .io import progress
+from .rules import rules_text
 
-EXAMPLE_STEM = Path(__file__).resolve().parent.parent / "examples" / "crx" / "crx"
+EXAMPLE_STEM = Path(__file__).resolve().parents[2] / "examples" / "crx" / "crx"
+HELP = "fit the bundled crx data, export it, and check the SQL against Python"
+EXAMPLE = "c45rules demo out/"
+PARENTS = ()
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The demo command's arguments."""
+    p.add_argument("outdir", metavar="OUTDIR")
+    p.add_argument("--stem", metavar="STEM", help="C4.5 stem to use instead of the bundled examples/crx/crx")
 
 
 def _sqlite_rows(test) -> tuple[list[str], list[tuple]]:
@@ -37,12 +48,12 @@ def _sqlite_rows(test) -> tuple[list[str], list[tuple]]:
     return names, rows
 
 
-def run_demo(args: argparse.Namespace) -> int:
-    from .cli import progress, rules_text
-    from .data.frame import load_data
-    from .estimator import fit_dataset
-    from .export import atomic_write_text, dump_yaml, to_sql_select, write_python
-    from .report import write_report
+def run(args: argparse.Namespace) -> int:
+    """Fit, export, and check the SQL against RuleSet.predict in SQLite."""
+    from ..data.frame import load_data
+    from ..estimator import fit_dataset
+    from ..export import atomic_write_text, dump_yaml, to_sql_select, write_python
+    from ..report import write_report
 
     stem = Path(args.stem) if args.stem else EXAMPLE_STEM
     if not Path(f"{stem}.names").exists():

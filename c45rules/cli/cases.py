@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data.frame import encode_frame
-from .data.names import split_cases
-from .data.schema import Schema
-from .errors import InputError
-from .export._atomic import atomic_open, checked_target
-from .ruleset import RuleSet
+from ..data.frame import encode_frame
+from ..data.names import split_cases
+from ..data.schema import Schema
+from ..errors import InputError
+from ..export._atomic import atomic_open, checked_target
+from ..ruleset import RuleSet
 
 CSV_SUFFIXES = (".csv", ".tsv")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -46,7 +46,7 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema,
     suffix = p.suffix.lower()
     if suffix in CSV_SUFFIXES:
         sep = "\t" if suffix == ".tsv" else ","
-        from .data.frame import check_csv_layout, not_utf8
+        from ..data.frame import check_csv_layout, not_utf8
         header, _ = check_csv_layout(p, sep)   # refuses short/long records, naming the line
 
         def chunks() -> Iterator[pd.DataFrame]:
@@ -65,7 +65,7 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema,
                 return
         return header, chunks()
     if suffix in PARQUET_SUFFIXES:
-        from .data.frame import read_table
+        from ..data.frame import read_table
         frame = read_table(p)
         return [str(c) for c in frame.columns], iter([frame])
     frame = _c45_frame(p, schema)

@@ -1,0 +1,89 @@
+"""The `c45rules` command: learn, print, score, explain and export C4.5 trees and rules.
+
+Results go to stdout (so pipes work), progress to stderr only when stderr is a terminal and
+`--quiet` is not given. Exit status: 0 success, 2 bad usage or bad input (a one-line
+`c45rules: error: ...` naming the file, row or column), 1 an unexpected failure. `--debug`
+adds the traceback. Every file the command writes is written atomically: a failure leaves
+the previous file, if any, untouched and no partial file behind.
+
+One module per command (HELP, EXAMPLE, PARENTS: the shared option groups of options.py,
+configure(parser) for its own arguments, run(args) -> exit status); options.py holds what
+the commands share on the command line, io.py what they share in reading and writing.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable
+
+from .. import __version__
+from ..errors import InputError, ModelError
+from . import demo, evaluate, explain, export, fit, predict, report, rules, tree
+from .options import Parser, common
+
+_MODULES = {"tree": tree, "rules": rules, "fit": fit, "predict": predict, "evaluate": evaluate,
+            "explain": explain, "export": export, "report": report, "demo": demo}
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    name: module.run for name, module in _MODULES.items()}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the `c45rules` command (one sub-command per job)."""
+    top = Parser(prog="c45rules", description=__doc__.split("\n\n")[0],
+                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                 epilog="Run 'c45rules COMMAND --help' for a command's options and an example.")
+    top.add_argument("--version", action="version", version=f"c45rules {__version__}")
+    top.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
+    top.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+    shared = common()
+    for name, module in _MODULES.items():
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP,
+                           parents=[shared, *(make() for make in module.PARENTS)],
+                           formatter_class=argparse.RawDescriptionHelpFormatter,
+                           epilog=f"example:\n  {module.EXAMPLE}")
+        module.configure(p)
+    return top
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `c45rules` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (InputError, ModelError) as e:
+        if args.debug:
+            traceback.print_exc()
+        print(f"c45rules: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, FileExistsError, PermissionError) as e:
+        if args.debug:
+            traceback.print_exc()
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"c45rules: error: {where}{_one_line(e.strerror or e)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `c45rules rules ... | head`: not an error of ours
+        try:
+            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return 0
+    except KeyboardInterrupt:
+        print("c45rules: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - the last line of defence, reported in one line
+        if args.debug:
+            traceback.print_exc()
+        print(f"c45rules: error: unexpected {type(e).__name__}: {_one_line(e)}"
+              " (run with --debug for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

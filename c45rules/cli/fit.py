@@ -1,0 +1,32 @@
+"""`c45rules fit`: learn C4.5 rules and write the model file."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .io import check_output, is_stdout, write_text
+from .options import data_options, rule_options, tree_options
+from .rules import learn, rules_text
+
+HELP = "learn C4.5 rules and write the model as YAML"
+EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
+           "  c45rules fit loans.csv --target default --discrete branch -o model.yaml")
+PARENTS = (data_options, tree_options, rule_options)
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The fit command's own options."""
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml",
+                   help="model file to write ('-': the YAML alone on stdout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the model, then print its rules and evaluation unless the model went to stdout."""
+    from ..export.yaml import dump_yaml
+    check_output(args, args.output)
+    ruleset, _, train, test = learn(args)
+    write_text(args.output, dump_yaml(ruleset))
+    if not is_stdout(args.output):   # `-o -` puts the model alone on stdout
+        sys.stdout.write(rules_text(ruleset, train, test))
+        print(f"Model written to {args.output}")
+    return 0

@@ -1,0 +1,38 @@
+"""`c45rules predict`: score a file with a model, streaming CSV in chunks."""
+from __future__ import annotations
+
+import argparse
+
+from .io import check_output, is_stdout, load_model, progress
+from .options import positive_int
+
+HELP = "score a CSV (or Parquet, or C4.5 .data/.test) file with a model"
+EXAMPLE = "c45rules predict model.yaml new_cases.csv -o scored.csv"
+PARENTS = ()
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The predict command's arguments."""
+    p.add_argument("model", metavar="MODEL.yaml")
+    p.add_argument("data", metavar="DATA")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.csv",
+                   help="every input row, columns unchanged, then the class and the rule id")
+    p.add_argument("--chunksize", type=positive_int, default=50_000, metavar="N",
+                   help="rows read and scored at a time (default 50000; bounds the memory used)")
+    p.add_argument("--prediction-column", default="predicted_class", metavar="NAME",
+                   help="name of the output class column (default predicted_class)")
+    p.add_argument("--rule-column", default="rule_id", metavar="NAME",
+                   help="name of the output rule id column (default rule_id; empty for the default class)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score DATA into the output file."""
+    from .cases import predict_file
+    check_output(args, args.output)
+    ruleset = load_model(args.model)
+    progress(args, f"scoring {args.data}")
+    n = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
+                     prediction_column=args.prediction_column, rule_column=args.rule_column)
+    if not is_stdout(args.output):   # the scored CSV alone on stdout
+        print(f"{n} rows scored, written to {args.output}")
+    return 0

@@ -1,0 +1,49 @@
+"""`c45rules tree`: grow and prune a C4.5 tree, printed and evaluated as c4.5 prints it."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .io import load_training, progress
+from .options import data_options, learning_tree_options, tree_options
+
+HELP = "grow and prune a C4.5 tree; print both and their evaluation like c4.5"
+EXAMPLE = "c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The tree command's own options."""
+    p.add_argument("--json", action="store_true", help="print sizes and error counts as JSON")
+
+
+PARENTS = (data_options, tree_options)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the unpruned and pruned trees and their evaluation (or their counts as JSON)."""
+    from ..estimator import learn_tree
+    from ..tree.report import evaluate_trees, format_confusion, format_evaluation, format_tree
+    train, test = load_training(args)
+    progress(args, "growing and pruning the tree")
+    tree = learn_tree(train, **learning_tree_options(args))
+    ev = evaluate_trees(tree.unpruned, tree.pruned, train, train.n)
+    ev_test = None if test is None else evaluate_trees(tree.unpruned, tree.pruned, test, train.n)
+    if args.json:
+        print(json.dumps({
+            "unpruned": {"size": ev.unpruned_size, "train_errors": ev.unpruned_errors,
+                         "test_errors": None if ev_test is None else ev_test.unpruned_errors},
+            "pruned": {"size": ev.pruned_size, "train_errors": ev.pruned_errors,
+                       "test_errors": None if ev_test is None else ev_test.pruned_errors,
+                       "estimate_pct": round(ev.estimate, 1)}}))
+        return 0
+    out = ["Decision Tree:\n\n" + format_tree(tree.unpruned, train.schema) + "\n\n"]
+    # c4.5 prints the simplified tree only when pruning changed it; any change shrinks it
+    if tree.pruned.size() != tree.unpruned.size():
+        out.append("\nSimplified Decision Tree:\n\n" + format_tree(tree.pruned, train.schema) + "\n\n")
+    out.append("\n" + format_evaluation(ev, "training"))
+    if ev_test is not None:
+        out.append("\n" + format_evaluation(ev_test, "test"))
+        out.append("\n" + format_confusion(ev_test.confusion, train.schema.classes) + "\n")
+    sys.stdout.write("".join(out))
+    return 0
