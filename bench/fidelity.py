@@ -21,8 +21,7 @@ from c45rules.tree.classify import classify  # noqa: E402
 from c45rules.tree.grow import grow_tree  # noqa: E402
 from c45rules.tree.prune import prune_tree  # noqa: E402
 from c45rules.tree.report import format_tree  # noqa: E402
-from c45rules.estimator import learn_rules, learn_tree  # noqa: E402
-from c45rules.rules.report import format_condition  # noqa: E402
+from c45rules.pipeline import learn_rules, learn_tree  # noqa: E402
 import numpy as np  # noqa: E402
 
 
@@ -85,7 +84,7 @@ def rules_row(name: str) -> tuple[list, str]:
     # them before the drops while it counts rules after them)
     theirs = [len(ref.rules), sum(len(r.conditions) for r in ref.rules), refs["default"],
               int(refs["train_err"]), None if refs["test_err"] == "-" else int(refs["test_err"])]
-    mine = [(r.id, [format_condition(c) for c in r.conditions], r.prediction, f"{100 * r.confidence:.1f}")
+    mine = [(r.id, [str(c) for c in r.conditions], r.prediction, f"{100 * r.confidence:.1f}")
             for r in rs.rules]
     printed = [(r.id, r.conditions, r.klass, r.confidence) for r in ref.rules]
     same_rules = mine == printed

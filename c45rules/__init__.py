@@ -4,7 +4,7 @@ __version__ = "0.1.0"
 from .errors import C45RulesError, InputError, ModelError
 from .data import Attribute, Dataset, Schema
 from .ruleset import Condition, Explanation, Rule, RuleSet
-from .estimator import fit, fit_dataset, learn_rules, learn_tree
+from .pipeline import fit, fit_dataset, learn_rules, learn_tree
 
 
 __all__ = ["C45RulesError", "InputError", "ModelError", "Attribute", "Dataset", "Schema",

@@ -1,6 +1,6 @@
 """`C45Rules`: the scikit-learn style estimator (fit/predict/predict_proba/score).
 
-Kept apart from estimator.py so that importing c45rules (and starting the command line)
+Kept apart from pipeline.py so that importing c45rules (and starting the command line)
 does not import scikit-learn; `c45rules.C45Rules` loads this module on first use.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pandas as pd
 from .data.frame import encode_frame, from_frame, value_str
 from .data.schema import Dataset
 from .errors import InputError
-from .estimator import DEFAULTS, _kinds, fit_dataset
+from .pipeline import DEFAULTS, _kinds, fit_dataset
 
 
 try:  # join scikit-learn's estimator protocol when it is installed; it is not required

@@ -286,8 +286,19 @@ class RuleSet:
         return dict(self.options)
 
     def __str__(self) -> str:
-        from .rules.report import format_rules
         return format_rules(self)
+
+
+def format_rules(ruleset: RuleSet) -> str:
+    """The ordered rules with `[confidence%]` and the default class, as c4.5rules prints them."""
+    out = []
+    for r in ruleset.rules:
+        out.append(f"Rule {r.id}:")
+        out.extend(f"    \t{c}" for c in r.conditions)
+        out.append(f"\t->  class {r.prediction}  [{100 * r.confidence:.1f}%]")
+        out.append("")
+    out.append(f"Default class: {ruleset.default_class}")
+    return "\n".join(out) + "\n\n"
 
 
 @dataclass(frozen=True, eq=False)

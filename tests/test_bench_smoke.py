@@ -23,7 +23,7 @@ def test_bench_runs_on_golf_and_writes_the_table(tmp_path):
     assert "## Targets (issue 6)" in report and "Machine:" in report
     # the rules stage's output size is stored with the run: golf's candidates, as learn_rules makes them
     from c45rules.data.names import load_stem
-    from c45rules.estimator import learn_rules, learn_tree
+    from c45rules.pipeline import learn_rules, learn_tree
     data, _ = load_stem(str(ROOT.parent / "shared" / "data" / "golf" / "golf"))
     cands = learn_rules(learn_tree(data), data)[1].candidates
     info = _bench().read_previous(md)["golf"]["ours"]["info"]

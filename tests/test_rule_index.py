@@ -17,7 +17,7 @@ import reference as R
 from c45rules import Attribute, Condition, Rule, RuleSet, Schema
 from c45rules.data import load_stem
 from c45rules.data.schema import UNKNOWN_CODE, UNSEEN_CODE, Dataset
-from c45rules.estimator import fit_dataset
+from c45rules.pipeline import fit_dataset
 
 
 def reference_rule_index(rs: RuleSet, ds: Dataset) -> np.ndarray:

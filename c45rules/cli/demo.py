@@ -51,7 +51,7 @@ def _sqlite_rows(test) -> tuple[list[str], list[tuple]]:
 def run(args: argparse.Namespace) -> int:
     """Fit, export, and check the SQL against RuleSet.predict in SQLite."""
     from ..data.frame import load_data
-    from ..estimator import fit_dataset
+    from ..pipeline import fit_dataset
     from ..export import atomic_write_text, dump_yaml, to_sql_select, write_python
     from ..report import write_report
 

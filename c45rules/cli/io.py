@@ -78,7 +78,7 @@ def load_labelled(path: str, ruleset, target: str | None = None):
 
 def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):
     """Re-grow the model's tree from its training data, refusing other data."""
-    from ..estimator import DEFAULTS, learn_tree
+    from ..pipeline import DEFAULTS, learn_tree
     progress(args, f"reading {path}")
     train = load_labelled(path, ruleset, target)
     if ruleset.fingerprint and train.fingerprint() != ruleset.fingerprint:

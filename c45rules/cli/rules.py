@@ -21,7 +21,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def learn(args: argparse.Namespace):
     """(ruleset, tree, train, test) from the data and learning options (rules, fit)."""
-    from ..estimator import fit_dataset
+    from ..pipeline import fit_dataset
     train, test = load_training(args)
     progress(args, "growing the tree, generalising and selecting rules")
     ruleset, tree, _ = fit_dataset(train, **learning_rule_options(args))
@@ -30,7 +30,8 @@ def learn(args: argparse.Namespace):
 
 def rules_text(ruleset, train, test) -> str:
     """Rules, training evaluation and (with test data) test evaluation, as c4.5rules prints them."""
-    from ..rules.report import format_evaluation, format_rules
+    from ..rules.report import format_evaluation
+    from ..ruleset import format_rules
     text = format_rules(ruleset) + "\n"
     if train is not None:
         text += format_evaluation(ruleset, train, "training")

@@ -22,7 +22,7 @@ PARENTS = (data_options, tree_options)
 
 def run(args: argparse.Namespace) -> int:
     """Print the unpruned and pruned trees and their evaluation (or their counts as JSON)."""
-    from ..estimator import learn_tree
+    from ..pipeline import learn_tree
     from ..tree.report import evaluate_trees, format_confusion, format_evaluation, format_tree
     train, test = load_training(args)
     progress(args, "growing and pruning the tree")

@@ -164,7 +164,7 @@ def _ints(values, where: str) -> str:
 
 def _check_fit_option(name: str, value: Any, where: str) -> None:
     """ModelError naming `where` when `name` is one of fit's options and fit would refuse `value`."""
-    from ..estimator import DEFAULTS, check_options   # estimator imports the whole pipeline
+    from ..pipeline import DEFAULTS, check_options   # pipeline imports every step
     if name in DEFAULTS:
         try:
             check_options({name: value})

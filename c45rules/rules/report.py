@@ -1,31 +1,10 @@
-"""Printing a RuleSet and its evaluation in the layout of c4.5rules (presentation only)."""
+"""Printing a RuleSet's evaluation in the layout of c4.5rules (the rules themselves: ruleset.format_rules)."""
 from __future__ import annotations
 
 from ..data.schema import Dataset
-from ..ruleset import Condition, RuleSet, format_threshold
+from ..ruleset import RuleSet
 from ..tree.report import format_confusion
 from .evaluate import evaluate
-
-
-def format_condition(c: Condition) -> str:
-    """A condition as c4.5rules prints it."""
-    if c.op == "in":
-        return f"{c.attribute} in {{{', '.join(c.value)}}}"
-    if c.op == "=":
-        return f"{c.attribute} = {c.value}"
-    return f"{c.attribute} {c.op} {format_threshold(c.value)}"
-
-
-def format_rules(ruleset: RuleSet) -> str:
-    """The ordered rules with `[confidence%]` and the default class."""
-    out = []
-    for r in ruleset.rules:
-        out.append(f"Rule {r.id}:")
-        out.extend(f"    \t{format_condition(c)}" for c in r.conditions)
-        out.append(f"\t->  class {r.prediction}  [{100 * r.confidence:.1f}%]")
-        out.append("")
-    out.append(f"Default class: {ruleset.default_class}")
-    return "\n".join(out) + "\n\n"
 
 
 def format_evaluation(ruleset: RuleSet, data: Dataset, label: str = "training") -> str:

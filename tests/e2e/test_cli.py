@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from c45rules.data.frame import load_data
-from c45rules.estimator import fit_dataset
+from c45rules.pipeline import fit_dataset
 from c45rules.export.yaml import load_yaml
 
 from .conftest import DATA, REFERENCE, REPO, cli, cli_err, fails, ok, run

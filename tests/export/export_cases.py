@@ -127,7 +127,7 @@ FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income", "crx+subs
 
 
 def fit_scored(name: str) -> Scored:
-    from c45rules.estimator import fit
+    from c45rules.pipeline import fit
 
     stem = name.split("+")[0]
     train, test = load_stem(DATA / stem / stem, test=True)

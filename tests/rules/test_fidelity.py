@@ -4,8 +4,9 @@ import pytest
 
 import reference as R
 from c45rules.data import load_stem
-from c45rules.estimator import fit_dataset
-from c45rules.rules.report import format_condition, format_evaluation, format_rules
+from c45rules.pipeline import fit_dataset
+from c45rules.rules.report import format_evaluation
+from c45rules.ruleset import format_rules
 
 ORIGINAL = ["golf", "labor-neg", "vote", "crx", "hypo", "monk1", "monk2", "monk3", "soybean"]
 
@@ -21,7 +22,7 @@ def fitted(request):
 def test_rules_equal_reference(fitted):
     name, train, test, rs, _ = fitted
     ref = R.rules(name)
-    ours = [(r.id, [format_condition(c) for c in r.conditions], r.prediction, f"{100 * r.confidence:.1f}")
+    ours = [(r.id, [str(c) for c in r.conditions], r.prediction, f"{100 * r.confidence:.1f}")
             for r in rs.rules]
     theirs = [(r.id, r.conditions, r.klass, r.confidence) for r in ref.rules]
     assert ours == theirs
@@ -58,7 +59,7 @@ def test_more_datasets_match_exactly():
         rs, _, _ = fit_dataset(train)
         ref = R.rules(name)
         assert [r.id for r in rs.rules] == [r.id for r in ref.rules], name
-        assert [[format_condition(c) for c in r.conditions] for r in rs.rules] == \
+        assert [[str(c) for c in r.conditions] for r in rs.rules] == \
             [r.conditions for r in ref.rules], name
 
 
@@ -68,5 +69,5 @@ def test_condition_order_inside_rules_equals_reference(name):
     # and only its exact procedure prints the same (credit-g rule 42, synth_10k rule 309)
     train, _ = load_stem(R.stem(name))
     rs, _, _ = fit_dataset(train)
-    ours = [(r.id, [format_condition(c) for c in r.conditions], r.prediction) for r in rs.rules]
+    ours = [(r.id, [str(c) for c in r.conditions], r.prediction) for r in rs.rules]
     assert ours == [(r.id, r.conditions, r.klass) for r in R.rules(name).rules]

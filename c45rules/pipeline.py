@@ -1,4 +1,4 @@
-"""The public entry points: `fit` (one call) and the scikit-learn style estimator `C45Rules`."""
+"""The learning pipeline, data -> tree -> rules: `fit` (one call), `fit_dataset`, `learn_tree`, `learn_rules`."""
 from __future__ import annotations
 
 import math
