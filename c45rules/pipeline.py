@@ -18,7 +18,7 @@ from .rules.extract import DISCRETE, THRESHOLD, CondTest
 from .rules.generalize import CandidateRule, generalise_rules
 from .rules.order import default_class, order_rules, sift_rules
 from .rules.select import select_rules
-from .ruleset import Condition, Rule, RuleSet
+from .ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet, evidence_rate
 from .tree.grow import grow_tree
 from .tree.node import FlatTree, Tree
 from .tree.prune import prune_tree
@@ -139,10 +139,10 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
 def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: int, wrong: int) -> Rule:
     schema = data.schema
     conds = tuple(_condition(t, data) for t in r.conditions)
-    confidence = 1.0 - float(np.float32(r.error))
+    error = evidence_rate(float(np.float32(r.error)))
     prior = class_n[r.klass] / data.n
     return Rule(r.number, conds, schema.classes[r.klass], r.covered, r.errors,
-                float(np.float32(r.error)), round(float(confidence / prior), 6), used, wrong)
+                error, float(f"{(1.0 - error) / prior:.{EVIDENCE_DIGITS}g}"), used, wrong)
 
 
 def _condition(t: CondTest, data: Dataset) -> Condition:

@@ -23,6 +23,21 @@ from .errors import InputError
 
 Op = Literal["<=", ">", "=", "in"]
 NEVER_FIRES_ABOVE = 0.7  # spec 7.6.1: Strength is 0 when a rule's error exceeds 0.7
+EVIDENCE_DIGITS = 6      # significant digits of the error rates a model keeps and prints
+
+
+def evidence_rate(error: float) -> float:
+    """A rule's error rate to EVIDENCE_DIGITS significant digits, on the same side of 0.7.
+
+    The model keeps and prints the rounded value (readable, and the YAML reads back equal);
+    more digits are kept only where rounding would move the rate across the never-fires
+    bound, which would change what the rule decides.
+    """
+    for digits in range(EVIDENCE_DIGITS, 18):
+        rounded = float(f"{error:.{digits}g}")
+        if (rounded <= NEVER_FIRES_ABOVE) == (error <= NEVER_FIRES_ABOVE):
+            return rounded
+    return error
 _BLOCK = 1 << 18          # cases rule_index scores together: big, so numpy's cost per call is spread
 _MASK_BYTES = 1 << 24     # ... but small enough that the block's test masks stay within this
 _PASS = 16                # tests compared in one 2-D numpy call: bounds its temporary bool array

@@ -23,7 +23,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the evaluation as c4.5rules prints it."""
     from ..rules.report import format_evaluation
-    ruleset = load_model(args.model)
+    ruleset = load_model(args.model, args.data)
     progress(args, f"reading {args.data}")
     data = load_labelled(args.data, ruleset, args.target)
     sys.stdout.write(format_evaluation(ruleset, data, "test"))

@@ -12,6 +12,8 @@ from ..errors import InputError
 from .options import kinds
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+DATA_SUFFIXES = (*TABLE_SUFFIXES, ".data", ".test", ".names")
+MODEL_SUFFIXES = (".yaml", ".yml")
 
 
 def progress(args: argparse.Namespace, message: str) -> None:
@@ -45,15 +47,29 @@ def load_training(args: argparse.Namespace):
         stem = re.sub(r"\.(names|data)$", "", args.data)
         if not Path(stem + ".test").exists():
             raise InputError(f"{stem}.test: file not found (needed by -u)")
+    if Path(args.data).suffix.lower() in MODEL_SUFFIXES:
+        raise InputError(f"{args.data}: is a model file, but '{args.command}' learns from data (a C4.5"
+                         " stem or a CSV/Parquet file); to use a model: c45rules evaluate|predict|explain"
+                         " MODEL.yaml DATA")
     progress(args, f"reading {args.data}")
     # -u: the stem's own STEM.test; neither -u nor --test: no test file is read at all
     return load_data(args.data, target=args.target, test=test or (None if unseen else False),
                      names=args.names, **column_kinds)
 
 
-def load_model(path: str):
-    """The RuleSet in a YAML model file (ModelError naming the file otherwise)."""
+def load_model(path: str, data: str | None = None):
+    """The RuleSet in a YAML model file (InputError/ModelError naming the file otherwise).
+
+    `data` is the command's data argument, if any: a data file given where the model goes
+    and a model where the data goes is told as arguments in the wrong order.
+    """
     from ..export.yaml import load_yaml
+    if Path(path).suffix.lower() in DATA_SUFFIXES or (Path(path).suffix == "" and Path(path + ".names").exists()):
+        if data is not None and Path(data).suffix.lower() in MODEL_SUFFIXES:
+            raise InputError(f"arguments in the wrong order: {path} is data and {data} a model;"
+                             " the model comes first: MODEL.yaml DATA")
+        raise InputError(f"{path}: is a data file, not a model; the first argument is the model"
+                         " YAML written by 'c45rules fit'")
     return load_yaml(Path(path))
 
 

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     """Score DATA into the output file."""
     from .cases import predict_file
     check_output(args, args.output)
-    ruleset = load_model(args.model)
+    ruleset = load_model(args.model, args.data)
     progress(args, f"scoring {args.data}")
     n = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
                      prediction_column=args.prediction_column, rule_column=args.rule_column)

@@ -52,7 +52,7 @@ import yaml
 
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, InputError, ModelError, shown
-from ..ruleset import Condition, Rule, RuleSet
+from ..ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet
 from ._atomic import atomic_write_text
 
 FORMAT = "c45rules-ruleset"
@@ -136,6 +136,15 @@ def _float(v: float) -> str:
     return mantissa + e + exponent
 
 
+def _shown_confidence(error_rate: float) -> float:
+    """1 - error_rate to EVIDENCE_DIGITS significant digits: the model file's `confidence`.
+
+    The rule keeps only its error rate; the confidence beside it is for the reader, so it
+    gets the rate's digits, not the 17 of 1 - 0.0480769 in binary.
+    """
+    return float(f"{1.0 - error_rate:.{EVIDENCE_DIGITS}g}")
+
+
 def _scalar(v: Any, where: str) -> str:
     if v is None:
         return "null"
@@ -200,7 +209,7 @@ def dump_yaml(ruleset: RuleSet) -> str:
             lines.append(f"      - {_flow([('attribute', _quote(c.attribute, f'{where}.attribute')), ('op', _quote(c.op, f'{where}.op')), ('value', _scalar(c.value, f'{where}.value'))])}")
         where = f"rules[{i}].evidence"
         evidence = [("covered", _int(r.covered, f"{where}.covered")), ("errors", _int(r.errors, f"{where}.errors")),
-                    ("error_rate", _float(r.error_rate)), ("confidence", _float(r.confidence)),
+                    ("error_rate", _float(r.error_rate)), ("confidence", _float(_shown_confidence(r.error_rate))),
                     ("lift", _float(r.lift)), ("used", _int(r.used, f"{where}.used")),
                     ("wrong", _int(r.wrong, f"{where}.wrong"))]
         lines.append(f"    evidence: {_flow(evidence)}")
@@ -488,10 +497,11 @@ def _rule(obj: Any, path: str, schema: Schema, attributes: _Lookup, classes: fro
     counts = {k: _integer(ev[k], f"{path}.evidence.{k}") for k in ("covered", "errors", "used", "wrong")}
     error_rate = _number(ev["error_rate"], f"{path}.evidence.error_rate")
     confidence = _number(ev["confidence"], f"{path}.evidence.confidence")
-    if not (abs(confidence - (1.0 - error_rate)) <= 1e-12 or
-            math.isnan(confidence) and math.isnan(error_rate)):
+    # a file of ours holds 1 - error_rate to 6 digits; an older one, to 17
+    if not (abs(confidence - (1.0 - error_rate)) <= 1e-12 or confidence == _shown_confidence(error_rate)
+            or math.isnan(confidence) and math.isnan(error_rate)):
         raise _fail(f"{path}.evidence.confidence",
-                    f"{confidence!r} is not 1 - error_rate ({1.0 - error_rate!r})")
+                    f"{confidence!r} is not 1 - error_rate ({_shown_confidence(error_rate)!r})")
     lift = _number(ev["lift"], f"{path}.evidence.lift")
     return Rule(rid, conditions, prediction, counts["covered"], counts["errors"], error_rate,
                 lift, counts["used"], counts["wrong"])
