@@ -72,6 +72,7 @@ class Rule:
     lift: float             # confidence / training frequency of `prediction`
     used: int = 0           # training cases for which this is the first firing rule
     wrong: int = 0          # of those, misclassified
+    note: str = ""          # a reviewer's text, kept through rescore and shown by the exports
 
     @property
     def confidence(self) -> float:
@@ -169,6 +170,7 @@ class RuleSet:
     options: tuple[tuple[str, Any], ...] = ()
     fingerprint: str = ""
     version: str = field(default="", compare=False)
+    notes: str = ""                        # the model's reviewer text, kept like Rule.note
 
     # ---- matching -------------------------------------------------------------------
     def _encode(self, data: Any) -> Dataset:

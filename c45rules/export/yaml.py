@@ -190,6 +190,7 @@ def dump_yaml(ruleset: RuleSet) -> str:
         f"format: {_quote(FORMAT, 'format')}",
         f"format_version: {FORMAT_VERSION}",
         f"library_version: {_quote(__version__, 'library_version')}",
+        *([f"notes: {_quote(ruleset.notes, 'notes')}"] if ruleset.notes else []),
         "schema:",
         f"  target: {_quote(schema.target, 'schema.target')}",
         f"  classes: [{', '.join(_quote(c, f'schema.classes[{i}]') for i, c in enumerate(schema.classes))}]",
@@ -203,7 +204,11 @@ def dump_yaml(ruleset: RuleSet) -> str:
     for i, r in enumerate(ruleset.rules):
         lines.append(f"  - id: {_int(r.id, f'rules[{i}].id')}")
         lines.append(f"    prediction: {_quote(r.prediction, f'rules[{i}].prediction')}")
-        lines.append("    conditions:" if r.conditions else "    conditions: []")
+        if r.note:
+            lines.append(f"    note: {_quote(r.note, f'rules[{i}].note')}")
+        if not r.conditions:
+            raise ModelError(f"rules[{i}].conditions: a rule needs at least one condition (rule id {r.id})")
+        lines.append("    conditions:")
         for j, c in enumerate(r.conditions):
             where = f"rules[{i}].conditions[{j}]"
             lines.append(f"      - {_flow([('attribute', _quote(c.attribute, f'{where}.attribute')), ('op', _quote(c.op, f'{where}.op')), ('value', _scalar(c.value, f'{where}.value'))])}")
@@ -485,14 +490,27 @@ def _condition(obj: Any, path: str, attributes: _Lookup) -> Condition:
 _EVIDENCE = ("covered", "errors", "error_rate", "confidence", "lift", "used", "wrong")
 
 
+def _named_rule(obj: Any, i: int, schema: Schema, attributes: _Lookup, classes: frozenset[str]) -> Rule:
+    """_rule for rules[i], its error also naming the rule's id when it has a readable one."""
+    try:
+        return _rule(obj, f"rules[{i}]", schema, attributes, classes)
+    except ModelError as e:
+        rid = obj.get("id") if isinstance(obj, dict) else None
+        if isinstance(rid, int) and not isinstance(rid, bool) and ".id:" not in str(e):
+            raise ModelError(f"{e} (rule id {rid})") from None
+        raise
+
+
 def _rule(obj: Any, path: str, schema: Schema, attributes: _Lookup, classes: frozenset[str]) -> Rule:
-    m = _mapping(obj, path, ("id", "prediction", "conditions", "evidence"))
+    m = _mapping(obj, path, ("id", "prediction", "conditions", "evidence"), ("note",))
     rid = _integer(m["id"], f"{path}.id", minimum=1)
     prediction = _string(m["prediction"], f"{path}.prediction")
     if prediction not in classes:
         raise _fail(f"{path}.prediction", f"{prediction!r} is not a class ({', '.join(schema.classes)})")
     conditions = tuple(_condition(c, f"{path}.conditions[{j}]", attributes)
                        for j, c in enumerate(_list(m["conditions"], f"{path}.conditions")))
+    if not conditions:   # c4.5rules never keeps one (spec 7.3); it would decide every case it reaches
+        raise _fail(f"{path}.conditions", "a rule needs at least one condition")
     ev = _mapping(m["evidence"], f"{path}.evidence", _EVIDENCE)
     counts = {k: _integer(ev[k], f"{path}.evidence.{k}") for k in ("covered", "errors", "used", "wrong")}
     error_rate = _number(ev["error_rate"], f"{path}.evidence.error_rate")
@@ -503,8 +521,9 @@ def _rule(obj: Any, path: str, schema: Schema, attributes: _Lookup, classes: fro
         raise _fail(f"{path}.evidence.confidence",
                     f"{confidence!r} is not 1 - error_rate ({_shown_confidence(error_rate)!r})")
     lift = _number(ev["lift"], f"{path}.evidence.lift")
+    note = _string(m.get("note", ""), f"{path}.note")
     return Rule(rid, conditions, prediction, counts["covered"], counts["errors"], error_rate,
-                lift, counts["used"], counts["wrong"])
+                lift, counts["used"], counts["wrong"], note)
 
 
 def _option_value(v: Any, path: str) -> Any:
@@ -557,12 +576,12 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     if version != FORMAT_VERSION or isinstance(version, bool):
         raise _fail("format_version", f"this library reads version {FORMAT_VERSION},"
                     f" found {version!r}")
-    m = _mapping(doc, "", _TOP)
+    m = _mapping(doc, "", _TOP, ("notes",))
     library_version = _string(m["library_version"], "library_version")
     schema = _schema(m["schema"], "schema")
     attributes = {a.name: (a, frozenset(a.values)) for a in schema.attributes}
     classes = frozenset(schema.classes)
-    rules = tuple(_rule(r, f"rules[{i}]", schema, attributes, classes)
+    rules = tuple(_named_rule(r, i, schema, attributes, classes)
                   for i, r in enumerate(_list(m["rules"], "rules")))
     seen: dict[int, int] = {}
     for i, r in enumerate(rules):
@@ -576,8 +595,9 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     default_counts = _counts(m["default_counts"], "default_counts", len(schema.classes))
     options = _options(m["options"], "options")
     fingerprint = _string(m["fingerprint"], "fingerprint")
+    notes = _string(m.get("notes", ""), "notes")
     return RuleSet(schema, rules, default, class_counts, default_counts, options, fingerprint,
-                   version=library_version)
+                   version=library_version, notes=notes)
 
 
 # ---- reading ----------------------------------------------------------------------------
