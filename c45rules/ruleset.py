@@ -12,7 +12,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,9 @@ import pandas as pd
 from .data.frame import encode_frame
 from .data.schema import UNSEEN_CODE, Attribute, Dataset, Schema
 from .errors import InputError
+
+if TYPE_CHECKING:
+    from .tree.node import Node
 
 Op = Literal["<=", ">", "=", "in"]
 NEVER_FIRES_ABOVE = 0.7  # spec 7.6.1: Strength is 0 when a rule's error exceeds 0.7
@@ -171,6 +174,9 @@ class RuleSet:
     fingerprint: str = ""
     version: str = field(default="", compare=False)
     notes: str = ""                        # the model's reviewer text, kept like Rule.note
+    # the pruned tree the rules came from, when kept (fit --keep-tree): for pictures only,
+    # never for deciding, so two models with the same rules are equal with or without it
+    tree: "Node | None" = field(default=None, compare=False, repr=False)
 
     # ---- matching -------------------------------------------------------------------
     def _encode(self, data: Any) -> Dataset:

@@ -53,6 +53,7 @@ import yaml
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, InputError, ModelError, shown
 from ..ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet
+from ..tree.node import Node
 from ._atomic import atomic_write_text
 
 FORMAT = "c45rules-ruleset"
@@ -229,7 +230,33 @@ def dump_yaml(ruleset: RuleSet) -> str:
         _check_fit_option(k, v, f"options.{k}")
         lines.append(f"  {key}: {_scalar(v, f'options.{k}')}")
     lines.append(f"fingerprint: {_quote(ruleset.fingerprint, 'fingerprint')}")
+    if ruleset.tree is not None:
+        lines += _tree_lines(ruleset.tree, schema)
     return "\n".join(lines) + "\n"
+
+
+def _tree_lines(root: Node, schema: Schema) -> list[str]:
+    """The kept tree, one node a line in depth-first order (a node's branches follow it).
+
+    Flat rather than nested, so a tree of any depth stays within the reader's nesting limit.
+    """
+    lines = ["tree:"]
+    for node in root.walk():
+        pairs = [("kind", _quote(node.kind, "tree.kind")), ("class", _quote(schema.classes[node.klass], "tree.class")),
+                 ("items", _float(node.items)), ("errors", _float(node.errors)),
+                 ("distribution", "[" + ", ".join(_float(v) for v in node.class_dist) + "]")]
+        if not node.is_leaf:
+            pairs.append(("attribute", _quote(schema.attributes[node.attribute].name, "tree.attribute")))
+            if node.kind == "threshold":
+                pairs.append(("cut", _float(node.cut)))
+            if node.kind == "subset":
+                values = schema.attributes[node.attribute].values
+                pairs.append(("subsets", "[" + ", ".join(
+                    "[" + ", ".join(_quote(values[c], "tree.subsets") for c in sorted(group)) + "]"
+                    for group in node.subsets) + "]"))
+            pairs.append(("branches", str(len(node.branches))))
+        lines.append(f"  - {_flow(pairs)}")
+    return lines
 
 
 def write_yaml(ruleset: RuleSet, path: str | os.PathLike) -> Path:
@@ -563,6 +590,91 @@ def _counts(obj: Any, path: str, n: int) -> tuple[int, ...]:
 
 _TOP = ("format", "format_version", "library_version", "schema", "rules", "default_class",
         "class_counts", "default_counts", "options", "fingerprint")
+_NODE_KINDS = ("leaf", "discrete", "threshold", "subset")
+
+
+def _tree(obj: Any, schema: Schema) -> Node:
+    """The kept tree from its depth-first node list (ModelError naming tree[i].field)."""
+    import numpy as np
+    items = _list(obj, "tree")
+    if not items:
+        raise _fail("tree", "an empty node list (leave the key out for a model without its tree)")
+    C = len(schema.classes)
+    nodes: list[tuple[Node, int]] = []
+    for i, raw in enumerate(items):
+        where = f"tree[{i}]"
+        m = _mapping(raw, where, ("kind", "class", "items", "errors", "distribution"),
+                     ("attribute", "cut", "subsets", "branches"))
+        kind = _string(m["kind"], f"{where}.kind")
+        if kind not in _NODE_KINDS:
+            raise _fail(f"{where}.kind", f"{kind!r} is not one of {', '.join(_NODE_KINDS)}")
+        klass = _string(m["class"], f"{where}.class")
+        if klass not in schema.classes:
+            raise _fail(f"{where}.class", f"{klass!r} is not a class ({', '.join(schema.classes)})")
+        dist = [_number(v, f"{where}.distribution[{j}]") for j, v in enumerate(_list(m["distribution"], f"{where}.distribution"))]
+        if len(dist) != C:
+            raise _fail(f"{where}.distribution", f"{len(dist)} weights for {C} classes")
+        node = Node(schema.classes.index(klass), _number(m["items"], f"{where}.items"),
+                    _number(m["errors"], f"{where}.errors"), np.array(dist, dtype=np.float64), kind)
+        expected = ("attribute", "branches") if kind != "leaf" else ()
+        expected += ("cut",) if kind == "threshold" else ("subsets",) if kind == "subset" else ()
+        for key in ("attribute", "cut", "subsets", "branches"):
+            if (key in m) != (key in expected):
+                raise _fail(where, f"a {kind} node {'needs' if key in expected else 'has no'} key {key!r}")
+        branches = 0
+        if kind != "leaf":
+            name = _string(m["attribute"], f"{where}.attribute")
+            if name not in schema.names:
+                raise _fail(f"{where}.attribute", f"{name!r} is not an attribute of the schema")
+            node.attribute = schema.index(name)
+            attr = schema.attributes[node.attribute]
+            if (kind == "threshold") != attr.is_continuous:
+                raise _fail(f"{where}.kind", f"a {kind} test on {attr.kind} attribute {name!r}")
+            branches = _integer(m["branches"], f"{where}.branches", minimum=1)
+            if kind == "threshold":
+                node.cut = _number(m["cut"], f"{where}.cut")
+                if branches != 2:
+                    raise _fail(f"{where}.branches", "a threshold test has 2 branches")
+            if kind == "discrete" and branches != len(attr.values):
+                raise _fail(f"{where}.branches", f"{branches} branches for the {len(attr.values)} values of {name!r}")
+            if kind == "subset":
+                groups = []
+                for j, g in enumerate(_list(m["subsets"], f"{where}.subsets")):
+                    vs = [_string(v, f"{where}.subsets[{j}][{k}]") for k, v in enumerate(_list(g, f"{where}.subsets[{j}]"))]
+                    for k, v in enumerate(vs):
+                        if v not in attr.values:
+                            raise _fail(f"{where}.subsets[{j}][{k}]", f"{v!r} is not a value of attribute {name!r}")
+                    groups.append(frozenset(attr.values.index(v) for v in vs))
+                if len(groups) != branches:
+                    raise _fail(f"{where}.subsets", f"{len(groups)} value groups for {branches} branches")
+                node.subsets = tuple(groups)
+        nodes.append((node, branches))
+    # rebuild depth first: each test takes the next `branches` subtrees
+    position = 0
+
+    def build() -> Node:
+        nonlocal position
+        stack: list[tuple[Node, int]] = []
+        root = None
+        while True:
+            if position >= len(nodes):
+                raise _fail("tree", f"the node list ends inside a test ({len(nodes)} nodes)")
+            node, want = nodes[position]
+            position += 1
+            if stack:
+                stack[-1][0].branches.append(node)
+            else:
+                root = node
+            if want:
+                stack.append((node, want))
+            while stack and len(stack[-1][0].branches) == stack[-1][1]:
+                stack.pop()
+            if not stack:
+                return root
+    root = build()
+    if position != len(nodes):
+        raise _fail(f"tree[{position}]", "a node after the whole tree")
+    return root
 
 
 def ruleset_from_dict(doc: Any) -> RuleSet:
@@ -576,7 +688,7 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     if version != FORMAT_VERSION or isinstance(version, bool):
         raise _fail("format_version", f"this library reads version {FORMAT_VERSION},"
                     f" found {version!r}")
-    m = _mapping(doc, "", _TOP, ("notes",))
+    m = _mapping(doc, "", _TOP, ("notes", "tree"))
     library_version = _string(m["library_version"], "library_version")
     schema = _schema(m["schema"], "schema")
     attributes = {a.name: (a, frozenset(a.values)) for a in schema.attributes}
@@ -596,8 +708,9 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     options = _options(m["options"], "options")
     fingerprint = _string(m["fingerprint"], "fingerprint")
     notes = _string(m.get("notes", ""), "notes")
+    tree = _tree(m["tree"], schema) if "tree" in m else None
     return RuleSet(schema, rules, default, class_counts, default_counts, options, fingerprint,
-                   version=library_version, notes=notes)
+                   version=library_version, notes=notes, tree=tree)
 
 
 # ---- reading ----------------------------------------------------------------------------

@@ -193,8 +193,25 @@ def test_export_tree_graphs_regrow_the_checked_tree(crx_model, tmp_path):
     assert nx.read_graphml(tmp_path / "t.graphml").number_of_nodes() == 90
     code, _, err = cli_err(["export", str(crx_model), "--to", "dot", "--data", f"{CRX}.test"])
     assert code == 2 and "crx.test: not the data this model was fitted on" in err
-    code, _, err = cli_err(["export", str(crx_model), "--to", "dot"])
-    assert code == 2 and "--data" in err
+    code, _, err = cli_err(["export", str(crx_model), "--to", "dot", "--graph", "tree"])
+    assert code == 2 and "the model does not hold the tree; give the training data with --data" in err
+
+
+def test_export_pictures_from_the_model_alone(crx_model, tmp_path):
+    import networkx as nx
+    # without --data and without a kept tree: the rule list (14 rules, their classes, the default)
+    dot = ok("export", crx_model, "--to", "dot").stdout
+    assert dot.startswith("digraph rules {") and dot.count("shape=note") == 14 and dot.count("shape=box") == 15
+    ok("export", crx_model, "--to", "graphml", "-o", tmp_path / "r.graphml")
+    g = nx.read_graphml(tmp_path / "r.graphml")
+    assert g.number_of_nodes() == 29 and g.nodes["0"]["rule_id"] == 28
+    # fit --keep-tree: the tree drawn from the model equals the tree re-grown from the data
+    kept = tmp_path / "kept.yaml"
+    ok("fit", CRX, "-o", kept, "--keep-tree")
+    assert ok("export", kept, "--to", "dot").stdout == ok("export", crx_model, "--to", "dot", "--data", CRX).stdout
+    assert ok("export", kept, "--to", "dot", "--graph", "rules").stdout == dot
+    code, _, err = cli_err(["export", str(kept), "--to", "dot", "--unpruned"])
+    assert code == 2 and "the model does not hold the unpruned tree" in err
 
 
 def test_report_holds_rules_evaluation_and_tree(crx_model, tmp_path):
