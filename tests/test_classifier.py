@@ -98,16 +98,35 @@ def iris():
     return df.drop(columns=["class"]), df["class"]
 
 
+SKLEARN_1_6 = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 6)
+
+
 def test_check_estimator_passes_every_check():
     # about 3 s; the array-API check skips unless SCIPY_ARRAY_API is set, as for any estimator
     from sklearn.utils.estimator_checks import check_estimator
-    results = check_estimator(C45Rules(), on_fail=None)
-    failed = [f"{r['check_name']}: {r['exception']}" for r in results if r["status"] == "failed"]
+    if SKLEARN_1_6:
+        results = check_estimator(C45Rules(), on_fail=None)
+        failed = [f"{r['check_name']}: {r['exception']}" for r in results if r["status"] == "failed"]
+        assert sum(r["status"] == "passed" for r in results) >= 50
+    else:   # 1.4 - 1.5 have no on_fail: run the generated checks one by one
+        from unittest import SkipTest
+        failed = []
+        for estimator, check in check_estimator(C45Rules(), generate_only=True):
+            try:
+                check(estimator)
+            except SkipTest:
+                pass
+            except Exception as e:  # noqa: BLE001 - every failure is collected and shown
+                failed.append(f"{getattr(check, 'func', check).__name__}: {e!r}")
     assert failed == []
-    assert sum(r["status"] == "passed" for r in results) >= 50
 
 
 def test_tags_declare_what_c45_reads():
+    if not SKLEARN_1_6:
+        tags = C45Rules()._get_tags()
+        assert tags["allow_nan"] and tags["X_types"] == ["2darray", "string", "categorical"]
+        assert not (tags["multioutput"] or tags["poor_score"] or tags["_xfail_checks"])
+        return
     from sklearn.utils import get_tags
     tags = get_tags(C45Rules())
     assert tags.estimator_type == "classifier"
