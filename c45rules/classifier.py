@@ -94,9 +94,9 @@ except ImportError:
 def _table(X: Any) -> pd.DataFrame | np.ndarray:
     """X as a DataFrame (kept) or a 2-D array, or a one-line error for what C4.5 cannot read."""
     sparse = sys.modules.get("scipy.sparse")   # a scipy sparse X implies scipy is imported
-    if (sparse is not None and sparse.issparse(X)) or isinstance(X, pd.arrays.SparseArray):
-        raise TypeError(f"Sparse data was passed for X ({type(X).__name__}), but C45Rules does not"
-                        " support sparse input: convert it with X.toarray()")
+    if sparse is not None and sparse.issparse(X):
+        raise InputError(f"Sparse data was passed for X ({type(X).__name__}), but C45Rules does not"
+                         " support sparse input: convert it with X.toarray()")
     if isinstance(X, pd.DataFrame):
         table = X
     else:

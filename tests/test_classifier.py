@@ -162,10 +162,10 @@ def test_sparse_input_is_refused_naming_sparse_data(iris):
     scipy_sparse = pytest.importorskip("scipy.sparse")
     X, y = iris
     for sparse in (scipy_sparse.csr_matrix(X.to_numpy()), scipy_sparse.csc_array(X.to_numpy())):
-        with pytest.raises(TypeError, match="Sparse data was passed for X .* does not support sparse input"):
+        with pytest.raises(InputError, match="Sparse data was passed for X .* does not support sparse input"):
             C45Rules().fit(sparse, y)
     m = C45Rules().fit(X.to_numpy(), y)
-    with pytest.raises(TypeError, match="does not support sparse input: convert it with X.toarray"):
+    with pytest.raises(InputError, match="does not support sparse input: convert it with X.toarray"):
         m.predict(scipy_sparse.csr_matrix(X.to_numpy()))
 
 
