@@ -162,7 +162,7 @@ def _require_labels(data: Dataset) -> None:
     present = np.unique(data.y)
     if len(present) < 2:
         raise InputError(f"{data.source}: all {data.n} cases are of class"
-                         f" {data.schema.classes[int(present[0])]!r}; learning needs at least two classes")
+                         f" {data.schema.classes[int(present[0])]!r}; learning needs at least two classes, not one class")
 
 
 def as_dataset(data: Any, target: str | None = None, **kinds) -> tuple[Dataset, Dataset | None]:
