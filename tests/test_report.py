@@ -109,6 +109,11 @@ class Tables(HTMLParser):
             self._cell.append(data)
 
 
+def svgs(page: str, kind: str) -> list[str]:
+    """The inline SVG figures of one kind ('tree', 'rulecard', 'coverage', 'heatmap'), in order."""
+    return re.findall(rf'<svg class="fig {kind}".*?</svg>', page, flags=re.S)
+
+
 def assert_self_contained(page: str) -> None:
     low = page.lower()
     for bad in ("http://", "https://", "<script", "<link", "@import", "url(", "<img", "src=", "<iframe"):
@@ -185,8 +190,9 @@ def test_fingerprint_match_is_reported():
     rs = golf_rules()
     same = RuleSet(rs.schema, rs.rules, rs.default_class, rs.class_counts, rs.default_counts,
                    rs.options, data.fingerprint())
-    assert "has the training fingerprint" in render_report(same, data=data)
-    assert "does <strong>not</strong> have the training fingerprint" in render_report(rs, data=data)
+    assert "This data matches the model's fingerprint: it is the data the model was trained on." in \
+        html.unescape(render_report(same, data=data))
+    assert "This data does not match the model's fingerprint" in html.unescape(render_report(rs, data=data))
 
 
 def test_decisions_per_rule_on_the_data():
@@ -198,7 +204,7 @@ def test_decisions_per_rule_on_the_data():
 
 def test_tree_picture_labels_branches_and_leaves():
     page = render_report(golf_rules(), tree=golf_tree())
-    svg = page[page.index("<svg"):page.index("</svg>")]
+    [svg] = svgs(page, "tree")
     for text in ("outlook", "humidity", "windy", "= sunny", "= overcast", "= rain",
                  "&lt;= 75", "&gt; 75", "= true", "= false", "(2.0)", "(3.0/1.2)", "(4.0)"):
         assert f">{text}</text>" in svg, text
@@ -230,7 +236,7 @@ def full_tree(depth: int) -> Node:
 def test_large_trees_are_capped_and_the_rest_counted():
     root = full_tree(12)                     # 8191 nodes
     page = render_report(golf_rules(), tree=root)
-    svg = page[page.index("<svg"):page.index("</svg>")]
+    [svg] = svgs(page, "tree")
     drawn = svg.count("<g class=")
     assert drawn <= MAX_TREE_NODES
     elided = int(re.search(r'<span id="tree-elided">(\d+)</span>', page).group(1))
