@@ -532,7 +532,8 @@ def _coverage_figures(ruleset: RuleSet, ev: _Evaluation | None, source: str) -> 
         for i, (label, tip, cases, errors, cls) in enumerate(chunk):
             y = top_y + 4 + i * _BAR_H
             w, e = cases * scale, errors * scale
-            num = f"{cases}" + (f", {errors} {'wrong' if ev is not None else 'errors'}" if errors else "")
+            num = f"{cases}" + (f", {errors} {'wrong' if ev is not None else 'error' if errors == 1 else 'errors'}"
+                                if errors else "")
             body.append(f'<g class="{cls}"><title>{_e(tip)}: {num}</title>'
                         + _text(_CHART_LEFT - 8, y + 12, label, "", "end")
                         + f'<rect class="ok" x="{_CHART_LEFT:.0f}" y="{y + 2:.1f}" width="{w:.1f}" height="13"/>'
@@ -572,6 +573,7 @@ def _heatmap(labels: list[str], cm: np.ndarray) -> str:
     h = head + k * cell + 12
     size = min(12.0, cell * 0.4)
     rows = cm.sum(axis=1)
+    zero = ' class="zero"'
     body = [_text(left + k * cell / 2, 16, "predicted class \u2192", "title", "middle"),
             f'<text class="title" transform="translate(14 {head + k * cell / 2:.0f}) rotate(-90)"'
             ' text-anchor="middle">actual class</text>']
@@ -595,7 +597,7 @@ def _heatmap(labels: list[str], cm: np.ndarray) -> str:
                         f' ({_pct(n, rows[i])} of actual {_e(labels[i])})</title>'
                         f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell:.1f}" height="{cell:.1f}"'
                         f' style="fill:{colour};fill-opacity:{opacity:.2f}"/>'
-                        f'<text{"" if n else " class=zero"} x="{x + cell / 2:.1f}" y="{y + cell / 2 + size * 0.35:.1f}"'
+                        f'<text{"" if n else zero} x="{x + cell / 2:.1f}" y="{y + cell / 2 + size * 0.35:.1f}"'
                         f' text-anchor="middle" style="font-size:{size:.1f}px">{n}</text></g>')
     body.append(f'<rect x="{left:.1f}" y="{head:.1f}" width="{k * cell:.1f}" height="{k * cell:.1f}"'
                 ' style="fill:none;stroke:#9aa5b8"/>')
