@@ -30,6 +30,7 @@ from .tree.node import Node
 MAX_TREE_NODES = 200   # tree nodes drawn at most; deeper subtrees are collapsed
 _LABEL_CHARS = 28      # longer names are cut in the drawing (the full text is in a tooltip)
 _EDGE_CHARS = 24
+_LONG_CONDITION = 40   # characters: a longer condition may wrap in the rules table
 SEP = " \u00b7 "
 
 # Light fills for leaves and class bars, by class position (cycled).
@@ -55,6 +56,8 @@ th{background:#f3f5f9;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.nofire td{color:#8a93a6;background:#fafafa}
 .conds{margin:0;padding:0;list-style:none}
+.conds li{white-space:nowrap}
+.conds li.long{white-space:normal}
 td.cov{white-space:nowrap}
 .note{color:#8a5a00;font-size:12px}
 .bar{position:relative;width:160px;height:12px;background:#eef1f6;border-radius:2px;overflow:hidden;
@@ -62,6 +65,9 @@ td.cov{white-space:nowrap}
 .bar .fill{position:absolute;left:0;top:0;bottom:0;background:#5b8fd6}
 .bar .err{position:absolute;top:0;bottom:0;background:#d9534f}
 .pct{display:inline-block;min-width:48px;text-align:right;margin-left:6px;font-size:12px;color:#55607a}
+table.cm{font-size:12px}
+table.cm th,table.cm td{padding:3px 5px}
+table.cm th.corner{font-weight:400;color:#55607a;max-width:90px}
 table.cm td.hit{background:#e4f3e1;font-weight:600}
 table.cm td.miss{background:#fbe3e1}
 .summary{display:inline-block;margin-right:28px}
@@ -100,7 +106,8 @@ svg .zero{fill:#a3abbb}
  body{max-width:none;padding:0;color:#000;background:#fff;font-size:10.5pt}
  nav{display:none}
  a{color:#000;text-decoration:none}
- .meta,.note,.pct,figcaption,tr.nofire td{color:#000}
+ .meta,.note,.pct,figcaption,tr.nofire td,table.cm th.corner{color:#000}
+ .bar{width:90px}
  th,tr.nofire td,.figbox{background:#fff}
  .figbox,.treebox{overflow:visible;border:none}
  h2,h3{break-after:avoid;page-break-after:avoid}
@@ -356,7 +363,10 @@ def _rules_section(ruleset: RuleSet, evaluation: _Evaluation | None, source: str
            '<th>Class</th><th class="num">Covered</th><th class="num">Errors</th>'
            '<th class="num">Confidence</th><th class="num">Lift</th><th>Coverage</th></tr>']
     for r in ruleset.rules:
-        conds = "".join(f"<li>{_e(c)}</li>" for c in r.conditions) or "<li><em>(always)</em></li>"
+        # short conditions stay on one line; a long one (a big value set) may wrap rather than
+        # push the table past the page
+        conds = "".join(f"<li{' class=long' if len(str(c)) > _LONG_CONDITION else ''}>{_e(c)}</li>"
+                        for c in r.conditions) or "<li><em>(always)</em></li>"
         note = "" if r.fires else '<div class="note">never fires: pessimistic error above 70%</div>'
         out.append(
             f'<tr{"" if r.fires else " class=nofire"} id="rule-{r.id}"><td class="num">{r.id}</td>'
@@ -395,7 +405,7 @@ def _evaluation_section(ruleset: RuleSet, data: Dataset, ev: _Evaluation | None)
         out.append(f"<p>{ev.unlabelled} cases with an unknown class were left out.</p>")
     out.append("<h3>Confusion matrix</h3>")
     out.append(_heatmap(labels, cm))
-    out.append('<table class="cm"><tr><th>actual \u2193 / predicted \u2192</th>')
+    out.append('<table class="cm"><tr><th class="corner">actual \u2193 / predicted \u2192</th>')
     out.extend(f"<th>{_e(c)}</th>" for c in labels)
     out.append('<th class="num">Total</th></tr>')
     for i, c in enumerate(labels):
@@ -420,24 +430,24 @@ def _evaluation_section(ruleset: RuleSet, data: Dataset, ev: _Evaluation | None)
 
 # ---- the rule list as a picture -------------------------------------------------------------
 
-_COND_X = 92.0        # where the conditions start in a rule card
+_COND_X = 104.0       # where the conditions start in a rule card
 _CLASS_W = 250.0      # the class box at a card's right end
 _LINE_H = 17.0
 _FLOW_H = 18.0        # the 'else' link under a card, down to the next
 
 
-def _wrap(parts: list[str], width: float) -> list[str]:
-    """Conditions joined by 'and', packed greedily into lines of at most `width` pixels
-    (a single condition longer than a line is cut, the whole list is the card's tooltip)."""
+def _wrap(text: str, width: float) -> list[str]:
+    """`text` broken at spaces into lines of at most `width` pixels, so a long condition (a big
+    value set) is shown whole over several lines; only a single word longer than a line is cut."""
     n = max(8, int(width / _CHAR_W))
     lines: list[str] = []
-    for i, part in enumerate(parts):
-        piece = _cut(part, n - 4) + (" and" if i < len(parts) - 1 else "")
-        if lines and len(lines[-1]) + 1 + len(piece) <= n:
-            lines[-1] += " " + piece
+    for word in text.split(" "):
+        word = _cut(word, n)
+        if lines and len(lines[-1]) + 1 + len(word) <= n:
+            lines[-1] += " " + word
         else:
-            lines.append(piece)
-    return lines or ["(always)"]
+            lines.append(word)
+    return lines
 
 
 def _rule_card(number: str, lines: list[str], klass: str, colour: int, sub: str, tip: str,
@@ -453,9 +463,10 @@ def _rule_card(number: str, lines: list[str], klass: str, colour: int, sub: str,
     body += [_text(_COND_X, 22 + i * _LINE_H, line) for i, line in enumerate(lines)]
     cx = w - _CLASS_W - 10
     body.append(_text(cx - 12, 22, "\u2192", "head", "end"))
-    body.append(f'<rect class="cls" x="{cx:.0f}" y="8" width="{_CLASS_W:.0f}" height="{box_h - 16:.0f}" rx="4"'
+    body.append(f'<rect class="cls" x="{cx:.0f}" y="8" width="{_CLASS_W:.0f}" height="{2 * _LINE_H:.0f}" rx="4"'
                 f' style="fill:{_PALETTE[colour % len(_PALETTE)]}"/>')
-    body.append(_label_text(cx + 10, 22, klass, int((_CLASS_W - 20) / _BOLD_W), "head"))
+    # 9.5 px a character: bold capitals and 'w' are wide, and the name must stay in its box
+    body.append(_label_text(cx + 10, 22, klass, int((_CLASS_W - 20) / 9.5), "head"))
     body.append(_text(cx + 10, 22 + _LINE_H, sub, "sub"))
     if not last:
         body.append(f'<path class="flow" d="M30 {box_h - 1:.0f}V{h:.0f}"/>')
@@ -472,8 +483,7 @@ def _decision_list(ruleset: RuleSet) -> str:
     cards = []
     for r in ruleset.rules:
         conds = [str(c) for c in r.conditions]
-        lines = _wrap(conds, text_w)
-        lines[0] = "if " + lines[0]
+        lines = _wrap("if " + (" and ".join(conds) or "(always)"), text_w)
         sub = f"confidence {100 * r.confidence:.1f}%{SEP}lift {r.lift:.2f}"
         if not r.fires:
             sub = "never fires (error above 70%)"
@@ -564,12 +574,15 @@ def _heatmap(labels: list[str], cm: np.ndarray) -> str:
     share of its row (green on the diagonal: right; red elsewhere: wrong)."""
     k = len(labels)
     names = [_cut(c, 20) for c in labels]
-    left = 40 + max(len(c) for c in names) * _CHAR_W
-    cell = float(np.clip((_PAGE_W - left - 30) / k, 24, 64))
-    longest = max(len(c) for c in names) * _CHAR_W
-    upright = longest <= cell - 6
-    head = 46 + (16 if upright else longest * 0.71)
-    w = left + k * cell + 20
+    longest = max(len(c) for c in names) * _CHAR_W     # 11px text, measured generously: 'w' is wide
+    left = 44 + longest
+    upright = longest <= min(64.0, (_PAGE_W - left - 30) / k) - 6
+    # column names that do not fit a cell are written slanted up to the right: the picture
+    # gets their height above the cells and their reach past the last column
+    reach = 0.0 if upright else longest * 0.71
+    cell = float(np.clip((_PAGE_W - left - 30 - reach) / k, 24, 64))
+    head = 46 + (16 if upright else reach)
+    w = left + k * cell + 20 + reach
     h = head + k * cell + 12
     size = min(12.0, cell * 0.4)
     rows = cm.sum(axis=1)

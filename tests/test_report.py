@@ -19,7 +19,7 @@ import pytest
 import c45rules
 from c45rules.data.schema import Attribute, Dataset, Schema
 from c45rules.errors import InputError
-from c45rules.report import _MIN_SCALE, _PAGE_W, MAX_TREE_NODES, render_report, render_tree_svg, write_report
+from c45rules.report import _CLASS_W, _COND_X, _MIN_SCALE, _PAGE_W, MAX_TREE_NODES, render_report, render_tree_svg, write_report
 from c45rules.ruleset import Condition, Rule, RuleSet
 from c45rules.tree.node import Node
 
@@ -317,7 +317,7 @@ def test_rule_card_wraps_long_conditions_within_the_page():
     body = [t for t in lines if "attribute_number_" in t]
     assert len(body) >= 3                                      # wrapped, not one long line
     assert " ".join(body) == "if " + " and ".join(str(c) for c in conds)
-    assert max(len(t) for t in body) * 7.0 <= _PAGE_W - 250 - 40 - 92
+    assert max(len(t) for t in body) * 7.0 <= _PAGE_W - _CLASS_W - 40 - _COND_X
 
 
 def bars(svg: str, cls: str = "bar rule") -> list[tuple[str, float, float, str]]:
@@ -512,7 +512,9 @@ def test_hostile_names_are_escaped_in_every_picture():
     figures = {k: svgs(page, k) for k in ("tree", "rulecard", "coverage", "heatmap")}
     assert all(figures.values())
     texts = {k: [t for s in v for t in svg_texts(s)] for k, v in figures.items()}   # well-formed XML
-    assert EVIL_CLASS in texts["rulecard"] and EVIL_CLASS in texts["tree"]
+    assert EVIL_CLASS in texts["tree"] and "<script>alert(1)</scrip\u2026" in texts["rulecard"]
+    card_titles = [t.text for t in ET.fromstring(figures["rulecard"][0]).iter("title")]
+    assert card_titles == [f"rule 1: if {EVIL_ATTR} = {EVIL_VALUE} and x'<i> > 1.5 then {EVIL_CLASS}", EVIL_CLASS]
     assert "<script>alert(1)</s\u2026" in texts["heatmap"]                  # cut, the full name in its tooltip
     titles = [t.text for s in figures["heatmap"] for t in ET.fromstring(s).iter("title")]
     assert f"actual {EVIL_CLASS}, predicted {EVIL_CLASS}: 2 (100.0% of actual {EVIL_CLASS})" in titles
@@ -638,3 +640,90 @@ def test_control_characters_are_shown_as_escapes_not_written_raw():
     page = render_report(c45rules.fit(df, "y", min_objs=1))
     assert not [c for c in page if ord(c) < 32 and c not in "\t\n\r"]
     assert "p\\x00q" in page and "a\\x00b" in page and "z\\x1b[31m" in page
+
+
+# The report forbids scripts (its Content-Security-Policy); the measuring copy allows one
+# inline script, which writes the layout's numbers into the DOM that --dump-dom prints.
+_MEASURE = """<script>
+const vw = window.innerWidth;
+const right = e => e.getBoundingClientRect().right;
+const svgs = [...document.querySelectorAll('svg')];
+const m = {vw: vw, scrollWidth: document.documentElement.scrollWidth,
+  svgRight: Math.max(...svgs.map(right)),
+  elementRight: Math.max(...[...document.body.querySelectorAll('*')].map(right)),
+  svgCount: svgs.length,
+  widest: [...document.body.querySelectorAll('*')].filter(e => right(e) > vw).slice(0, 5).map(
+    e => e.tagName + '.' + e.getAttribute('class') + ' ' + Math.round(right(e))),
+  treeScale: [...document.querySelectorAll('svg.tree')].map(
+    s => s.getBoundingClientRect().width / s.viewBox.baseVal.width)};
+const out = document.createElement('pre');
+out.id = 'measure';
+out.textContent = JSON.stringify(m);
+document.body.appendChild(out);
+</script>"""
+
+
+def measure_in_chromium(tmp_path: Path, page: str, width: int = 1280) -> dict:
+    """Lay `page` out in headless Chromium at `width` px and return its measurements."""
+    csp = "default-src 'none'; style-src 'unsafe-inline'"
+    assert csp in page
+    probe = page.replace(csp, csp + "; script-src 'unsafe-inline'").replace("</body>", _MEASURE + "</body>")
+    path = tmp_path / "measure.html"
+    path.write_text(probe, encoding="utf-8")
+    res = run_chromium(tmp_path, "--dump-dom", f"--window-size={width},900", path.as_uri())
+    assert res.returncode == 0, res.stderr[-2000:]
+    found = re.search(r'<pre id="measure">(.*?)</pre>', res.stdout)
+    assert found, res.stdout[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", ["crx", "letter"])
+def test_chromium_nothing_overflows_a_1280px_window(tmp_path, name):
+    """crx, and letter's 2131-node tree, 544 rules and 26 x 26 classes, fit the window."""
+    from c45rules.data import load_stem
+    train, test = load_stem(shared_stem(name), test=True)
+    model = c45rules.C45Rules().fit(train)
+    page = render_report(model.ruleset_, tree=model.tree_, data=test)
+    if name == "letter":
+        assert model.tree_.pruned.leaves() > 500 and len(model.ruleset_.rules) > 300
+    m = measure_in_chromium(tmp_path, page)
+    assert m["vw"] == 1280
+    assert m["scrollWidth"] <= 1280, m["widest"]
+    assert m["svgRight"] <= 1280 and m["elementRight"] <= 1280, m["widest"]
+    assert m["svgCount"] == page.count("<svg ")
+    [scale] = m["treeScale"]
+    assert scale >= _MIN_SCALE - 0.01                    # the tree is never drawn too small to read
+
+
+def wide_report() -> str:
+    """Long names everywhere: 30 classes of 60 characters, a 200-value attribute, a rule on
+    a set of 150 of its values, a 60-character attribute name in the tree."""
+    classes = tuple(f"class_{i:02d}_" + "w" * 51 for i in range(30))
+    values = tuple(f"value_{i:03d}" for i in range(200))
+    long_name = "an_attribute_with_a_rather_long_name_" + "x" * 23
+    schema = Schema((Attribute(long_name, "discrete", values), Attribute("n", "continuous")), classes, "t")
+    rules = (Rule(1, (Condition(long_name, "in", values[:150]), Condition("n", ">", 123456.789)),
+                  classes[0], 150, 3, 0.05, 20.0),
+             *(Rule(i + 1, (Condition("n", "<=", float(i)),), classes[i], i, 0, 0.3, 2.0) for i in range(1, 30)))
+    rs = RuleSet(schema, rules, classes[1], tuple([10] * 30), tuple([1] * 30))
+    rows = [(values[i % 200], float(i), classes[i % 30]) for i in range(300)]
+    tree = Node(0, 300, 0, np.zeros(30), "discrete", 0, 0.0, (),
+                [leaf(i % 30, 1.5) for i in range(200)])
+    return render_report(rs, tree=tree, data=encode(schema, rows, "wide.csv"))
+
+
+@pytest.mark.browser
+def test_chromium_long_names_do_not_widen_the_page(tmp_path):
+    m = measure_in_chromium(tmp_path, wide_report())
+    assert m["scrollWidth"] <= 1280, m["widest"]
+    assert m["svgRight"] <= 1280 and m["elementRight"] <= 1280, m["widest"]
+    assert m["treeScale"][0] >= _MIN_SCALE - 0.01
+
+
+@pytest.mark.browser
+def test_chromium_old_report_layout_would_overflow(tmp_path):
+    """The measurement can fail: a page with a fixed-width picture wider than the window does."""
+    page = render_report(golf_rules()).replace("</body>", '<svg width="1500" height="10"></svg></body>')
+    m = measure_in_chromium(tmp_path, page)
+    assert m["scrollWidth"] > 1280 and m["svgRight"] > 1280
