@@ -1,12 +1,23 @@
 """The review report: one self-contained HTML file a compliance reviewer can open offline.
 
 It shows what the model was trained on, the options, the ordered rules with their
-evidence, the default class, the confusion matrix on given data, and a picture of the
-pruned tree. The file loads nothing: no scripts, no fonts, no images, no external CSS, and
-a Content-Security-Policy that forbids all of them in case a viewer tries. Every piece of
-text that comes from data or options (attribute names, values, class names) goes through
-`html.escape`, so a class called `<script>` is shown, never run. The output depends only on
-the arguments: no clock, no random, no dict order from outside.
+evidence, the default class, the evaluation on given data, a glossary of every figure, and
+four kinds of picture, all inline SVG drawn here (no charting library): the decision list
+(one card per rule), coverage per rule (bars), the confusion matrix (a heatmap) and the
+pruned tree. Every picture has a viewBox and scales to the page width; none is ever wider
+than the page, so the page never scrolls sideways. The tree is drawn at no less than
+`_MIN_SCALE` of its size: deeper subtrees are collapsed into counted dashed boxes rather
+than shrunk out of legibility or put in a sideways-scrolling box (which would not print).
+Long lists are cut into several pictures (one card per rule; `_CHART_ROWS` bars a chart),
+so that printed pages break between rules and charts, never through one.
+
+The file loads nothing: no scripts, no fonts, no images, no external CSS, no URL at all
+(inline SVG needs no xmlns), and a Content-Security-Policy that forbids all of them in case
+a viewer tries. Every piece of text that comes from data or options (attribute names,
+values, class names) goes through `_e` (`html.escape`, control characters as escapes), in
+HTML and SVG alike, so a class called `<script>` is shown, never run, and every SVG is
+well-formed XML. The output depends only on the arguments and the current directory (data
+paths are shown relative to it): no clock, no random, no dict order from outside.
 """
 from __future__ import annotations
 
@@ -229,6 +240,7 @@ class _Evaluation:
 
 
 def _evaluate(ruleset: RuleSet, data: Dataset) -> _Evaluation:
+    """Score `data` (which has a class column) once, for the matrix, the table and the chart."""
     if data.schema.names != ruleset.schema.names:
         raise InputError(f"{_shown_path(data.source)}: its attributes differ from the model's"
                          " (load it with the model's schema)")
