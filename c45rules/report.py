@@ -341,8 +341,9 @@ def _options_section(ruleset: RuleSet) -> str:
     else:
         out.append("<p>No options recorded.</p>")
     if ruleset.fingerprint:
-        out.append(f'<p>Fingerprint <code id="fingerprint">{_e(ruleset.fingerprint)}</code>: identifies this'
-                   " exact model (a hash of the training data, recorded when the model was fitted).</p>")
+        out.append(f'<p>Fingerprint <code id="fingerprint">{_e(ruleset.fingerprint)}</code>: identifies the'
+                   " exact training data this model was fitted on (a hash of the attribute definitions and"
+                   " the cases, recorded at fitting).</p>")
     else:
         out.append("<p>Fingerprint: none recorded.</p>")
     if ruleset.version:
@@ -849,8 +850,8 @@ _GLOSSARY = (
      "always"),
     ("Reach the default", "Training cases for which no rule fires, so the default class decides"
                           " them.", "always"),
-    ("Fingerprint", "Identifies this exact model: a hash of the attribute definitions and the"
-                    " training cases, recorded when the model was fitted. Data with the same"
+    ("Fingerprint", "Identifies the exact training data of this model: a hash of the attribute"
+                    " definitions and the training cases, recorded when the model was fitted. Data with the same"
                     " fingerprint is the training data, unchanged.", "always"),
     ("Used", "On the given data: the cases for which the rule is the first rule that fires, that is,"
              " the cases it actually decides (the default class: the cases no rule fires for).",

@@ -425,10 +425,10 @@ def test_data_path_is_shown_relative_to_the_current_directory_or_by_name(tmp_pat
         assert str(tmp_path) not in page
 
 
-def test_the_fingerprint_is_described_as_identifying_the_model():
+def test_the_fingerprint_is_described_as_identifying_the_training_data():
     page = render_report(golf_rules())
-    assert ('Fingerprint <code id="fingerprint">sha256:golf-fingerprint</code>: identifies this exact model'
-            in page)
+    assert ('Fingerprint <code id="fingerprint">sha256:golf-fingerprint</code>: identifies the exact training'
+            ' data this model was fitted on' in page)
     unrecorded = render_report(many_rules(1))
     assert "Fingerprint: none recorded." in unrecorded and 'id="fingerprint"' not in unrecorded
 
