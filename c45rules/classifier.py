@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .data.frame import encode_frame, from_frame, value_str
+from .data.reading import read_options, to_pandas
 from .data.schema import Dataset
 from .errors import InputError
 from .pipeline import DEFAULTS, _kinds, fit_dataset
@@ -33,7 +34,7 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
     _BASES = (_Base,)
 
 _PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
-           "annealing", "seed", "jobs", "discrete", "continuous", "ignore")
+           "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens")
 
 
 class C45Rules(*_BASES):
@@ -42,7 +43,8 @@ class C45Rules(*_BASES):
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
                  annealing: bool = False, seed: int | None = None, jobs: int = 1, discrete: tuple = (),
-                 continuous: tuple = (), ignore: tuple = ()):
+                 continuous: tuple = (), ignore: tuple = (), na_values: tuple = (),
+                 keep_na_tokens: bool = False):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -56,12 +58,18 @@ class C45Rules(*_BASES):
         self.discrete = discrete
         self.continuous = continuous
         self.ignore = ignore
+        self.na_values = na_values
+        self.keep_na_tokens = keep_na_tokens
 
     def _options(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in DEFAULTS}
 
+    def _read(self):
+        return read_options(self.na_values, self.keep_na_tokens)
+
     @staticmethod
     def _frame(X: Any) -> pd.DataFrame:
+        X = to_pandas(X)   # polars and pyarrow, at the edge
         if isinstance(X, pd.DataFrame):
             return X
         arr = np.asarray(X)
@@ -83,11 +91,12 @@ class C45Rules(*_BASES):
             target = "class"
             while target in frame.columns:
                 target = "_" + target
-            yv = pd.Series(np.asarray(y, dtype=object), index=frame.index)
+            yv = pd.Series(np.asarray(_labels(y), dtype=object), index=frame.index)
             if len(yv) != len(frame):
                 raise InputError(f"X has {len(frame)} rows but y has {len(yv)} labels")
             frame[target] = yv
-            train = from_frame(frame, target, **_kinds(self.discrete, self.continuous, self.ignore))
+            train = from_frame(frame, target, read=self._read(),
+                               **_kinds(self.discrete, self.continuous, self.ignore))
             first: dict[str, Any] = {}
             for v in yv:
                 first.setdefault(value_str(v), v)
@@ -105,7 +114,8 @@ class C45Rules(*_BASES):
             return X
         frame = self._frame(X)
         frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
-        return encode_frame(frame, self.ruleset_.schema, require=self.ruleset_.used_attributes())
+        return encode_frame(frame, self.ruleset_.schema, require=self.ruleset_.used_attributes(),
+                            read=self._read())
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels (same type as the y given to fit)."""
@@ -121,4 +131,13 @@ class C45Rules(*_BASES):
 
     def score(self, X: Any, y: Any) -> float:
         """Accuracy on X, y."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        return float(np.mean(self.predict(X) == np.asarray(_labels(y))))
+
+
+def _labels(y: Any) -> Any:
+    """Labels as a list or array: a polars Series or pyarrow array as a list of its values."""
+    if type(y).__module__.split(".")[0] in ("polars", "pyarrow") and hasattr(y, "to_list"):
+        return y.to_list()
+    if type(y).__module__.split(".")[0] == "pyarrow" and hasattr(y, "to_pylist"):
+        return y.to_pylist()
+    return y
