@@ -101,7 +101,13 @@ def _stray_warning(name: str, texts: list[str], rows: int, source: str) -> str:
     """The warning text for a column read as discrete because of a few stray strings."""
     shown = ", ".join(repr(t) for t in texts[:2]) + (f" and {len(texts) - 2} more" if len(texts) > 2 else "")
     return (f"{source}: column {name!r} is numeric except for {shown} ({rows} row{'s' * (rows != 1)});"
-            f" read as discrete; use --na-values to read them as unknown or --continuous {shlex.quote(name)}")
+            f" read as discrete; use --na-values to read them as unknown or {_continuous_option(name)}")
+
+
+def _continuous_option(name: str) -> str:
+    """`--continuous NAME` as a shell would need it typed."""
+    quoted = shlex.quote(name)
+    return f"--continuous={quoted}" if name.startswith("-") else f"--continuous {quoted}"
 
 
 def _check_dtype(s: pd.Series, name: str, source: str) -> None:
@@ -277,7 +283,7 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
         hint = (f", or use --keep-na-tokens to read {first!r} as a class"
                 if isinstance(first, str) and first not in C45_UNKNOWN and first not in read.na_values else "")
         raise InputError(f"{source}: target column {target!r} has {len(rows)} unknown value(s)"
-                         f" (first at row {rows[0] + 1}: {first!r}); drop or label those rows{hint}")
+                         f" (first at row {rows[0] + 1}); drop or label those rows{hint}")
     ytxt = _column_text(ycol, target, source)
     classes = _sorted_values(ytxt)
     attributes: list[Attribute] = []
