@@ -134,6 +134,9 @@ def sniff_separator(path: str | os.PathLike, read: ReadOptions) -> str:
         body = [r for r in rows[1:-1] if r] if len(rows) > 2 else [r for r in rows[1:] if r]
         if width > best_fields and all(len(r) == width for r in body):
             best, best_fields = sep, width
+    if best_fields == 1 and read.decimal == "," and lines and len(next(csv.reader(lines[:1]))) > 1:
+        raise InputError(f"{path}: its fields are separated by ',', which --decimal , cannot share;"
+                         " give the separator with --sep (or drop --decimal ,)")
     return best
 
 
