@@ -188,7 +188,7 @@ def to_pandas(obj: Any, source: str = "<DataFrame>") -> Any:
     return obj
 
 
-def _refuse_temporal(name: str, dtype: Any, source: str) -> None:
+def _refuse_column(name: str, dtype: Any, source: str) -> None:
     raise InputError(f"{source}: column {str(name)!r} has dtype {dtype}: convert it to numbers or text first")
 
 
@@ -201,7 +201,7 @@ def _from_polars(df: Any, source: str) -> pd.DataFrame:
         s = df.get_column(name)
         dtype = s.dtype
         if dtype.is_temporal() or dtype == pl.Object or dtype.is_nested() or dtype == pl.Binary:
-            _refuse_temporal(name, dtype, source)
+            _refuse_column(name, dtype, source)
         if dtype.is_numeric():
             if dtype.is_decimal():
                 s = s.cast(pl.Float64)
@@ -223,8 +223,8 @@ def _from_arrow(table: Any, source: str) -> pd.DataFrame:
         inner = typ.value_type if t.is_dictionary(typ) else typ
         if (t.is_temporal(inner) or t.is_nested(inner) or t.is_binary(inner) or t.is_large_binary(inner)
                 or t.is_fixed_size_binary(inner)):
-            _refuse_temporal(field.name, typ, source)
+            _refuse_column(field.name, typ, source)
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
-    # dictionaries become categories and text becomes objects, as pandas reads Parquet
-    return table.to_pandas(types_mapper=None, strings_to_categorical=False)
+    # dictionaries become categories, text pandas' text, as pandas reads Parquet
+    return table.to_pandas()
