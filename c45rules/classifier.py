@@ -16,12 +16,13 @@ import numpy as np
 import pandas as pd
 
 from .data.frame import encode_frame, from_frame, value_str
+from .data.reading import read_options, to_pandas
 from .data.schema import Dataset
 from .errors import C45RulesError, InputError
 from .pipeline import DEFAULTS, _kinds, fit_dataset
 
 _PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
-           "annealing", "seed", "jobs", "discrete", "continuous", "ignore")
+           "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens")
 
 try:  # join scikit-learn's estimator protocol when it is installed; it is not required
     from sklearn.base import BaseEstimator as _Base, ClassifierMixin as _Mixin
@@ -97,6 +98,7 @@ def _table(X: Any) -> pd.DataFrame | np.ndarray:
     if sparse is not None and sparse.issparse(X):
         raise InputError(f"Sparse data was passed for X ({type(X).__name__}), but C45Rules does not"
                          " support sparse input: convert it with X.toarray()")
+    X = to_pandas(X)   # polars and pyarrow, at the edge
     if isinstance(X, pd.DataFrame):
         table = X
     else:
@@ -119,7 +121,8 @@ class C45Rules(*_BASES):
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
                  annealing: bool = False, seed: int | None = None, jobs: int = 1, discrete: tuple = (),
-                 continuous: tuple = (), ignore: tuple = ()):
+                 continuous: tuple = (), ignore: tuple = (), na_values: tuple = (),
+                 keep_na_tokens: bool = False):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -133,6 +136,8 @@ class C45Rules(*_BASES):
         self.discrete = discrete
         self.continuous = continuous
         self.ignore = ignore
+        self.na_values = na_values
+        self.keep_na_tokens = keep_na_tokens
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""
@@ -148,6 +153,9 @@ class C45Rules(*_BASES):
 
     def _options(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in DEFAULTS}
+
+    def _read(self):
+        return read_options(self.na_values, self.keep_na_tokens)
 
     @staticmethod
     def _frame(table: pd.DataFrame | np.ndarray, names: Any = None) -> pd.DataFrame:
@@ -172,7 +180,7 @@ class C45Rules(*_BASES):
             self.__dict__.pop("feature_names_in_", None)   # a Dataset's names are not a frame's
         else:
             table = _table(X)
-            labels_in = column_or_1d(y, warn=True)
+            labels_in = column_or_1d(_labels(y), warn=True)
             check_classification_targets(labels_in)
             if len(labels_in) != table.shape[0]:
                 raise InputError(f"X has {table.shape[0]} rows but y has {len(labels_in)} labels")
@@ -184,7 +192,8 @@ class C45Rules(*_BASES):
                 target = "_" + target
             yv = pd.Series(np.asarray(labels_in, dtype=object), index=frame.index)
             frame[target] = yv
-            train = from_frame(frame, target, **_kinds(self.discrete, self.continuous, self.ignore))
+            train = from_frame(frame, target, read=self._read(),
+                               **_kinds(self.discrete, self.continuous, self.ignore))
             first: dict[str, Any] = {}
             for v in yv:
                 first.setdefault(value_str(v), v)
@@ -205,7 +214,8 @@ class C45Rules(*_BASES):
         # columns by position, as scikit-learn reads them: the names (when fit had names)
         # were just checked to be the same, in the same order
         frame = self._frame(table, self.ruleset_.schema.names)
-        return encode_frame(frame, self.ruleset_.schema, require=self.ruleset_.used_attributes())
+        return encode_frame(frame, self.ruleset_.schema, require=self.ruleset_.used_attributes(),
+                            read=self._read())
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels (same type as the y given to fit)."""
@@ -220,3 +230,12 @@ class C45Rules(*_BASES):
         """Class probabilities in `classes_` order (see RuleSet.predict_proba)."""
         data = self._encoded(X)
         return self.ruleset_.predict_proba(data)
+
+
+def _labels(y: Any) -> Any:
+    """Labels as a list or array: a polars Series or pyarrow array as a list of its values."""
+    if type(y).__module__.split(".")[0] in ("polars", "pyarrow") and hasattr(y, "to_list"):
+        return y.to_list()
+    if type(y).__module__.split(".")[0] == "pyarrow" and hasattr(y, "to_pylist"):
+        return y.to_pylist()
+    return y

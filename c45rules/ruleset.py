@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .data.frame import encode_frame
+from .data.reading import to_pandas
 from .data.schema import UNSEEN_CODE, Attribute, Dataset, Schema
 from .errors import InputError
 
@@ -187,6 +188,7 @@ class RuleSet:
         elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and data \
                 and isinstance(data[0], Mapping):
             data = pd.DataFrame([dict(r) for r in data])
+        data = to_pandas(data)   # a polars DataFrame or pyarrow Table, at the edge
         if not isinstance(data, pd.DataFrame):
             raise InputError(f"cannot score {type(data).__name__}: give a DataFrame, a mapping"
                              " or a list of mappings")
@@ -267,15 +269,16 @@ class RuleSet:
             table[k, c] = r.confidence if C > 1 else 1.0
         return table[pos]
 
-    def explain(self, case: Mapping[str, Any]) -> Explanation:
+    def explain(self, case: Mapping[str, Any], *, read: Any = None) -> Explanation:
         """Which rule fired for one case and why (or why the default applied).
 
-        Attributes the case does not mention are unknown.
+        Attributes the case does not mention are unknown; `read` (data.reading.ReadOptions)
+        says which texts are unknown.
         """
         if not isinstance(case, (Mapping, Dataset, pd.Series)):
             raise InputError(f"explain: expected one case as a mapping of attribute name to value"
                              f" (a dict or a pandas Series), not {type(case).__name__}")
-        ds = case if isinstance(case, Dataset) else encode_frame(pd.DataFrame([dict(case)]), self.schema, require=())
+        ds = case if isinstance(case, Dataset) else encode_frame(pd.DataFrame([dict(case)]), self.schema, require=(), read=read)
         k = int(self.rule_index(ds)[0])
 
         def value(attr: str) -> Any:

@@ -6,11 +6,12 @@ import json
 import sys
 
 from .io import data_path, load_model, progress
+from .options import read_options, reading_options
 
 HELP = "compare two models: rules added, removed and changed, and (with --data) the decisions that move"
 EXAMPLE = ("c45rules diff last_quarter.yaml this_quarter.yaml\n"
            "  c45rules diff old.yaml new.yaml --data applications.csv --json")
-PARENTS = ()
+PARENTS = (reading_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -30,12 +31,16 @@ def compare(args: argparse.Namespace, old, new):
         return diff_rulesets(old, new)
     import pandas as pd
 
+    from ..data.frame import encode_frame
     from .cases import read_text_chunks
     progress(args, f"reading {args.data}")
-    _, chunks = read_text_chunks(data_path(args.data), old.schema, 50_000)
+    read = read_options(args)
+    _, chunks = read_text_chunks(data_path(args.data), old.schema, 50_000, read)
     frames = list(chunks)
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return diff_rulesets(old, new, frame)
+    old_cases, new_cases = (encode_frame(frame, m.schema, require=m.used_attributes(), source=args.data,
+                                         read=read) for m in (old, new))
+    return diff_rulesets(old, new, old_cases, new_cases)
 
 
 def diff_text(d, old, new, data: str | None) -> str:

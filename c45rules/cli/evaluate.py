@@ -5,11 +5,12 @@ import argparse
 import sys
 
 from .io import load_labelled, load_model, progress
+from .options import reading_options
 
 HELP = "errors, confusion matrix and per-rule use of a model on labelled data"
 EXAMPLE = ("c45rules evaluate model.yaml examples/crx/crx.test\n"
            "  c45rules evaluate model.yaml crx_test.csv --target class")
-PARENTS = ()
+PARENTS = (reading_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -25,6 +26,6 @@ def run(args: argparse.Namespace) -> int:
     from ..rules.report import format_evaluation
     ruleset = load_model(args.model, args.data)
     progress(args, f"reading {args.data}")
-    data = load_labelled(args.data, ruleset, args.target)
+    data = load_labelled(args.data, ruleset, args.target, args)
     sys.stdout.write(format_evaluation(ruleset, data, "test"))
     return 0

@@ -6,12 +6,12 @@ import json
 
 from ..errors import InputError
 from .io import load_model
-from .options import positive_int
+from .options import positive_int, read_options, reading_options
 
 HELP = "which rule decides a case and why, condition by condition"
 EXAMPLE = ("c45rules explain model.yaml --row '{\"A9\": \"t\", \"A15\": 300}'\n"
            "  c45rules explain model.yaml --row-number 3 --data examples/crx/crx.test")
-PARENTS = ()
+PARENTS = (reading_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the explanation of the case given by --row or --row-number."""
     from .cases import case_from_file
     ruleset = load_model(args.model)
+    read = read_options(args)
     if args.row is not None:
         if args.data:
             raise InputError("--data goes with --row-number, not with --row")
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if not args.data:
             raise InputError("--row-number needs --data FILE")
-        row = case_from_file(args.data, ruleset.schema, args.row_number)
+        row = case_from_file(args.data, ruleset.schema, args.row_number, read)
     case = {name: row.get(name) for name in ruleset.schema.names}  # left out = unknown
-    print(str(ruleset.explain(case)))
+    print(str(ruleset.explain(case, read=read)))
     return 0

@@ -5,13 +5,14 @@ import argparse
 
 from ..errors import InputError
 from .io import check_output, load_model, relearn_tree, write_text
+from .options import reading_options
 
 HELP = "write a model as SQL, standalone Python, YAML, or its rule list or tree as DOT/GraphML"
 EXAMPLE = ("c45rules export model.yaml --to sql --table loans -o rules.sql\n"
            "  c45rules export model.yaml --to python -o rules.py\n"
            "  c45rules export model.yaml --to dot -o rules.dot\n"
            "  c45rules export model.yaml --to dot --data examples/crx/crx -o tree.dot")
-PARENTS = ()
+PARENTS = (reading_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InputError
-from .options import kinds
+from .options import kinds, read_options
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 DATA_SUFFIXES = (*TABLE_SUFFIXES, ".data", ".test", ".names")
@@ -31,6 +31,7 @@ def load_training(args: argparse.Namespace):
     """(train, test or None) for tree/rules/fit from DATA, --test/-u and the kind options."""
     from ..data.frame import load_data
     column_kinds = kinds(args)
+    read = read_options(args)
     table = is_table(args.data)
     if not table and (column_kinds or args.names):
         opts = ", ".join(f"--{k}" for k in [*column_kinds, *(["names"] if args.names else [])])
@@ -53,8 +54,22 @@ def load_training(args: argparse.Namespace):
                          " MODEL.yaml DATA")
     progress(args, f"reading {args.data}")
     # -u: the stem's own STEM.test; neither -u nor --test: no test file is read at all
-    return load_data(args.data, target=args.target, test=test or (None if unseen else False),
-                     names=args.names, **column_kinds)
+    train, tst = load_data(args.data, target=args.target, test=test or (None if unseen else False),
+                           names=args.names, read=read, **column_kinds)
+    for data in (train, tst):
+        if data is not None:
+            note_unknown(args, data.source, data.unknown_tokens)
+    return train, tst
+
+
+def note_unknown(args: argparse.Namespace, source: str, counts: dict[str, dict[str, int]]) -> None:
+    """One stderr note per column on the cells read as unknown by a token (not with -q)."""
+    if getattr(args, "quiet", False):
+        return
+    for column, tokens in counts.items():
+        n = sum(tokens.values())
+        print(f"c45rules: note: {source}: {n} value{'s' * (n != 1)} of {column} read as unknown"
+              f" ({', '.join(tokens)})", file=sys.stderr)
 
 
 def load_model(path: str, data: str | None = None):
@@ -83,20 +98,28 @@ def data_path(path: str) -> str:
     return path
 
 
-def load_labelled(path: str, ruleset, target: str | None = None):
-    """Labelled cases encoded against the model's schema (C4.5 file/stem or CSV/Parquet)."""
+def load_labelled(path: str, ruleset, target: str | None = None,
+                  args: argparse.Namespace | None = None):
+    """Labelled cases encoded against the model's schema (C4.5 file/stem or CSV/Parquet).
+
+    With `args`: read with its reading options, and the tokens read as unknown noted.
+    """
     from ..data.frame import load_test
     path = data_path(path)
     if not Path(path).exists():
         raise InputError(f"{path}: file not found")
-    return load_test(path, ruleset.schema, target=target)
+    if args is None:
+        return load_test(path, ruleset.schema, target=target)
+    data = load_test(path, ruleset.schema, target=target, read=read_options(args))
+    note_unknown(args, data.source, data.unknown_tokens)
+    return data
 
 
 def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):
     """Re-grow the model's tree from its training data, refusing other data."""
     from ..pipeline import DEFAULTS, learn_tree
     progress(args, f"reading {path}")
-    train = load_labelled(path, ruleset, target)
+    train = load_labelled(path, ruleset, target, args)
     if ruleset.fingerprint and train.fingerprint() != ruleset.fingerprint:
         raise InputError(f"{path}: not the data this model was fitted on (its fingerprint differs"
                          " from the model's); the tree can only be re-grown from the training data")

@@ -12,6 +12,8 @@ import difflib
 import re
 from typing import Any
 
+from ..errors import InputError
+
 
 def did_you_mean(word: str, choices: list[str]) -> str:
     """' (did you mean X?)' for the choice nearest `word`, or '' when none is near."""
@@ -122,7 +124,32 @@ def data_options(*, test: bool = True) -> argparse.ArgumentParser:
         g.add_argument("--test", metavar="FILE", help="also evaluate on FILE (C4.5 .test/.data or CSV/Parquet)")
         g.add_argument("-u", "--unseen", action="store_true",
                        help="also evaluate on STEM.test, as c4.5 -u")
+    _add_reading(p)
     return p
+
+
+def reading_options() -> argparse.ArgumentParser:
+    """How a CSV/Parquet table's cells are read, for the commands that take no data_options."""
+    p = argparse.ArgumentParser(add_help=False)
+    _add_reading(p)
+    return p
+
+
+def _add_reading(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("reading tables (CSV/Parquet)")
+    g.add_argument("--na-values", metavar="A,B", action="append", default=[],
+                   help="more texts read as unknown (comma-separated, repeatable); pandas' NA, N/A,"
+                        " NULL, NaN, None, ..., the empty cell and ? are unknown already")
+    g.add_argument("--keep-na-tokens", action="store_true",
+                   help="read pandas' missing-value tokens (NA, None, ...) as ordinary values;"
+                        " the empty cell and ? stay unknown")
+    g.add_argument("--sep", metavar="SEP",
+                   help="field separator: ',' ';' tab ('\\t' or 'tab') or '|' (default: tab for .tsv,"
+                        " else detected from the first lines)")
+    g.add_argument("--decimal", choices=(".", ","), default=".",
+                   help="decimal mark of the numbers (',': 1,5 is 1.5; then the separator is not ',')")
+    g.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="text encoding of a CSV (default utf-8; e.g. latin-1, cp1252)")
 
 
 def tree_options() -> argparse.ArgumentParser:
@@ -165,6 +192,17 @@ def kinds(args: argparse.Namespace) -> dict[str, list[str]]:
         if names:
             out[kind] = names
     return out
+
+
+def read_options(args: argparse.Namespace):
+    """The ReadOptions the reading options of `args` give (InputError for a bad one)."""
+    from ..data.reading import ReadOptions
+    tokens = [t for item in getattr(args, "na_values", []) for t in item.split(",")]
+    if any(t.strip() == "" for t in tokens):
+        raise InputError("--na-values: an empty token (the empty cell is unknown already)")
+    return ReadOptions(tuple(t.strip() for t in tokens), getattr(args, "keep_na_tokens", False),
+                       getattr(args, "sep", None), getattr(args, "decimal", "."),
+                       getattr(args, "encoding", "utf-8"))
 
 
 def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import argparse
 
-from .io import check_output, is_stdout, load_model, progress
-from .options import positive_int
+from .io import check_output, is_stdout, load_model, note_unknown, progress
+from .options import positive_int, read_options, reading_options
 
 HELP = "score a CSV (or Parquet, or C4.5 .data/.test) file with a model"
 EXAMPLE = "c45rules predict model.yaml new_cases.csv -o scored.csv"
-PARENTS = ()
+PARENTS = (reading_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -31,8 +31,11 @@ def run(args: argparse.Namespace) -> int:
     check_output(args, args.output)
     ruleset = load_model(args.model, args.data)
     progress(args, f"scoring {args.data}")
+    unknown: dict[str, dict[str, int]] = {}
     n = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
-                     prediction_column=args.prediction_column, rule_column=args.rule_column)
+                     prediction_column=args.prediction_column, rule_column=args.rule_column,
+                     read=read_options(args), unknown_tokens=unknown)
+    note_unknown(args, args.data, unknown)
     if not is_stdout(args.output):   # the scored CSV alone on stdout
         print(f"{n} rows scored, written to {args.output}")
     return 0

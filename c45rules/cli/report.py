@@ -4,11 +4,12 @@ from __future__ import annotations
 import argparse
 
 from .io import check_output, is_stdout, load_labelled, load_model, relearn_tree
+from .options import reading_options
 
 HELP = "write a self-contained HTML review report of a model"
 EXAMPLE = ("c45rules report model.yaml --train examples/crx/crx --data examples/crx/crx.test"
            " -o report.html")
-PARENTS = ()
+PARENTS = (reading_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     tree = train = None
     if args.train:
         tree, train = relearn_tree(args, ruleset, args.train, args.target)
-    data = load_labelled(args.data, ruleset, args.target) if args.data else train
+    data = load_labelled(args.data, ruleset, args.target, args) if args.data else train
     write_report(ruleset, args.output, tree=tree, data=data)
     if not is_stdout(args.output):
         print(f"Report written to {args.output}")

@@ -7,11 +7,12 @@ import sys
 
 from ..errors import InputError
 from .io import check_output, is_stdout, load_labelled, load_model, progress, write_text
+from .options import reading_options
 
 HELP = "recompute every rule's evidence of a (hand-edited) model on labelled data"
 EXAMPLE = ("c45rules rescore edited.yaml --data examples/crx/crx -o rescored.yaml\n"
            "  c45rules rescore edited.yaml --data loans.csv --target default -o rescored.yaml --json")
-PARENTS = ()
+PARENTS = (reading_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     check_output(args, args.output)
     ruleset = load_model(args.model, args.data)
     progress(args, f"reading {args.data}")
-    data = load_labelled(args.data, ruleset, args.target)
+    data = load_labelled(args.data, ruleset, args.target, args)
     scored = rescore(ruleset, data)
     write_text(args.output, dump_yaml(scored))
     if args.json:

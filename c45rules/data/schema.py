@@ -118,6 +118,8 @@ class Dataset:
     y: np.ndarray | None  # int32 class codes, None when the data has no class column
     source: str = "<data>"
     _sorted_values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    # column -> {token: cells}: texts read as unknown by a table reader's tokens (not '' or '?')
+    unknown_tokens: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
 
     @property
     def n(self) -> int:
