@@ -381,6 +381,8 @@ def _rules_section(ruleset: RuleSet, evaluation: _Evaluation | None, source: str
         conds = "".join(f"<li{' class=long' if len(str(c)) > _LONG_CONDITION else ''}>{_e(c)}</li>"
                         for c in r.conditions) or "<li><em>(always)</em></li>"
         note = "" if r.fires else '<div class="note">never fires: pessimistic error above 70%</div>'
+        if r.note:
+            note += f'<div class="note reviewer" id="note-{r.id}">Note: {_e(r.note)}</div>'
         out.append(
             f'<tr{"" if r.fires else " class=nofire"} id="rule-{r.id}"><td class="num">{r.id}</td>'
             f'<td><ul class="conds">{conds}</ul>{note}</td><td>{_e(r.prediction)}</td>'
@@ -389,6 +391,44 @@ def _rules_section(ruleset: RuleSet, evaluation: _Evaluation | None, source: str
             f'<td class="cov">{_bar(r.covered, total, r.errors)}</td></tr>')
     out.append("</table>")
     out.append(_coverage_figures(ruleset, evaluation, source))
+    out.append("</section>")
+    return "".join(out)
+
+
+def _notes_section(ruleset: RuleSet) -> str:
+    """The model's reviewer notes, as written in the model file."""
+    return (f'<section id="notes"><h2>Notes</h2><p class="reviewer" id="model-notes">{_e(ruleset.notes)}</p>'
+            "</section>")
+
+
+def _compare_section(ruleset: RuleSet, previous: RuleSet, diff: Any, source: str) -> str:
+    """What changed since `previous`: rules added, removed, changed, and the decisions that move."""
+    by_old = {r.id: r for r in previous.rules}
+    by_new = {r.id: r for r in ruleset.rules}
+    out = ['<section id="changes"><h2>Changes from the previous model</h2>',
+           f'<p id="changes-summary"><span class="summary"><span class="big">{len(diff.added)}</span> added</span>'
+           f'<span class="summary"><span class="big">{len(diff.removed)}</span> removed</span>'
+           f'<span class="summary"><span class="big">{len(diff.changed)}</span> changed</span>'
+           f'<span class="summary"><span class="big">{len(diff.unchanged)}</span> unchanged</span></p>',
+           "<p>Rules are matched by their conditions, whatever their ids: the same conditions with"
+           " another threshold or class count as changed.</p>",
+           '<table class="changes"><tr><th>Change</th><th>Previous model</th><th>This model</th></tr>']
+    rows = ([("added", None, by_new[i]) for i in diff.added] + [("removed", by_old[i], None) for i in diff.removed]
+            + [("changed", by_old[o], by_new[n]) for o, n in diff.changed])
+    for kind, a, b in rows:
+        out.append(f'<tr class="{kind}"><td>{kind}</td><td>{_e(a) if a else ""}</td><td>{_e(b) if b else ""}</td></tr>')
+    if not rows:
+        out.append('<tr><td colspan="3">no rule changed</td></tr>')
+    out.append("</table>")
+    if previous.default_class != ruleset.default_class:
+        out.append(f"<p>Default class: {_e(previous.default_class)} &rarr; {_e(ruleset.default_class)}</p>")
+    if diff.rows is not None:
+        out.append(f'<p id="changes-decisions">On {_e(source)}: <span class="big">{diff.decisions_changed}</span>'
+                   f" of {diff.rows} rows change decision.</p>")
+        if diff.flips:
+            out.append('<table class="flips"><tr><th>Previous class &rarr; this class</th><th class="num">Rows</th></tr>'
+                       + "".join(f'<tr><td>{_e(k)}</td><td class="num">{n}</td></tr>' for k, n in diff.flips.items())
+                       + "</table>")
     out.append("</section>")
     return "".join(out)
 
@@ -879,13 +919,16 @@ def _glossary_section(data: bool, tree: bool) -> str:
 # ---- the page ------------------------------------------------------------------------------
 
 def render_report(ruleset: RuleSet, tree: Any = None, data: Dataset | None = None, *,
-                  title: str | None = None, generated: str | None = None) -> str:
+                  title: str | None = None, generated: str | None = None,
+                  previous: RuleSet | None = None, diff: Any = None) -> str:
     """The review report as one self-contained HTML page.
 
     `tree` is the pruned tree (a `Node`, or a `Tree` whose `.pruned` is drawn); `data` a
     Dataset (with classes) for the data summary, the confusion matrix and the per-rule
     coverage. `generated` is shown as the report's date when given: the page holds no clock
     reading of its own. The data's path is shown relative to the current directory.
+    `previous` and `diff` (govern.diff.diff_rulesets(previous, ruleset, ...)) add a section on
+    what changed since the previous model.
     """
     if data is not None and not isinstance(data, Dataset):
         raise InputError(f"the report needs a Dataset, not a {type(data).__name__}"
@@ -899,6 +942,10 @@ def render_report(ruleset: RuleSet, tree: Any = None, data: Dataset | None = Non
         meta.append(f"generated {generated}")
     links = [("data", "Data"), ("options", "Options"), ("rules", "Rules"), ("coverage", "Coverage"),
              ("default", "Default class")]
+    if ruleset.notes:
+        links.insert(0, ("notes", "Notes"))
+    if diff is not None:
+        links.insert(0, ("changes", "Changes"))
     if data is not None:
         links.append(("evaluation", "Evaluation"))
     if tree is not None:
@@ -912,6 +959,8 @@ def render_report(ruleset: RuleSet, tree: Any = None, data: Dataset | None = Non
         f"<title>{_e(heading)}</title><style>{_CSS}</style></head><body>",
         f'<header><h1>{_e(heading)}</h1><p class="meta">{_e(SEP.join(meta))}</p>',
         "<nav>" + "".join(f'<a href="#{a}">{t}</a>' for a, t in links) + "</nav></header>",
+        *([_compare_section(ruleset, previous, diff, source)] if diff is not None else []),
+        *([_notes_section(ruleset)] if ruleset.notes else []),
         _data_section(ruleset, data),
         _options_section(ruleset),
         _rules_section(ruleset, evaluation, source),

@@ -727,3 +727,62 @@ def test_chromium_old_report_layout_would_overflow(tmp_path):
     page = render_report(golf_rules()).replace("</body>", '<svg width="1500" height="10"></svg></body>')
     m = measure_in_chromium(tmp_path, page)
     assert m["scrollWidth"] > 1280 and m["svgRight"] > 1280
+
+
+# ---- governed rules: notes, the previous model, a kept tree -----------------------------------
+def _golf_fit():
+    from c45rules.data import load_stem
+    from c45rules.pipeline import fit_dataset
+    train, _ = load_stem(str(_shared_golf()))
+    rs, tree, _ = fit_dataset(train)
+    return rs, tree, train
+
+
+def _shared_golf() -> Path:
+    import reference as R
+    return R.DATA / "golf" / "golf"
+
+
+def test_notes_are_shown_escaped():
+    from dataclasses import replace
+    rs, _, _ = _golf_fit()
+    rules = list(rs.rules)
+    rules[1] = replace(rules[1], note="checked by <compliance> & risk")
+    page = render_report(replace(rs, rules=tuple(rules), notes="Q3 review: \"windy\" rule kept"))
+    assert f'<div class="note reviewer" id="note-{rules[1].id}">Note: checked by &lt;compliance&gt; &amp; risk</div>' in page
+    assert '<p class="reviewer" id="model-notes">Q3 review: &quot;windy&quot; rule kept</p>' in page
+    assert '<a href="#notes">Notes</a>' in page
+
+
+def test_compare_section_lists_the_changes_and_the_moved_decisions():
+    from dataclasses import replace
+    from c45rules.govern.diff import diff_rulesets
+    from c45rules.govern.rescore import rescore
+    rs, _, train = _golf_fit()
+    rules = [replace(r, conditions=tuple(replace(c, value=90.0) if c.op == ">" else c for c in r.conditions))
+             for r in rs.rules]
+    new = rescore(replace(rs, rules=tuple(rules)), train)
+    diff = diff_rulesets(rs, new, train)
+    page = render_report(new, data=train, previous=rs, diff=diff)
+    assert ('<tr class="changed"><td>changed</td><td>rule 1: if outlook = sunny and humidity &gt; 75 then'
+            " Don&#x27;t Play [63.0%]</td><td>rule 1: if outlook = sunny and humidity &gt; 90 then Don&#x27;t Play")\
+        in page
+    # rescored, rule 1 covers one case (humidity 95): its pessimistic error 0.75 is above 0.7, so it
+    # never fires and all three sunny Don't Play rows reach the default, Play
+    assert re.search(r'id="changes-decisions">On golf.data: <span class="big">3</span> of 14 rows change decision',
+                     page)
+    assert "<tr><td>Don&#x27;t Play -&gt; Play</td><td class=\"num\">3</td></tr>" in page
+    assert page.index('id="changes"') < page.index('id="data"')
+
+
+def test_cli_report_compare_and_a_kept_tree(tmp_path):
+    from e2e.conftest import cli
+    golf = str(_shared_golf())
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    assert cli(["fit", golf, "-o", str(old), "-q", "--keep-tree"])[0] == 0
+    new.write_text(old.read_text().replace("value: 75.0}", "value: 90.0}"))
+    assert cli(["report", str(new), "--compare", str(old), "--data", golf, "-o", str(tmp_path / "r.html")])[0] == 0
+    page = (tmp_path / "r.html").read_text()
+    assert '<span class="big">1</span> changed' in page and 'class="big">2</span> of 14 rows change' in page
+    # the model keeps its tree: the report draws it without --train
+    assert 'id="tree"' in page and "6 leaves" not in page and "5 leaves" in page

@@ -20,6 +20,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", metavar="DATA",
                    help="the training data: draws the tree (checked against the model's fingerprint)")
     p.add_argument("--target", metavar="COL", help="class column of a CSV when its name differs")
+    p.add_argument("--compare", metavar="OLD.yaml",
+                   help="add what changed since this previous model (rules, and with --data the decisions)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,11 +29,16 @@ def run(args: argparse.Namespace) -> int:
     from ..report import write_report
     check_output(args, args.output)
     ruleset = load_model(args.model)
-    tree = train = None
+    tree, train = ruleset.tree, None      # a tree kept in the model (fit --keep-tree) is drawn as is
     if args.train:
         tree, train = relearn_tree(args, ruleset, args.train, args.target)
     data = load_labelled(args.data, ruleset, args.target, args) if args.data else train
-    write_report(ruleset, args.output, tree=tree, data=data)
+    previous = diff = None
+    if args.compare:
+        from .diff import compare
+        previous = load_model(args.compare)
+        diff = compare(args, previous, ruleset, args.data or args.train)
+    write_report(ruleset, args.output, tree=tree, data=data, previous=previous, diff=diff)
     if not is_stdout(args.output):
         print(f"Report written to {args.output}")
     return 0

@@ -96,3 +96,22 @@ def diff_rulesets(old: RuleSet, new: RuleSet, data_old: Any = None, data_new: An
     flips = Counter(f"{a} -> {b}" for a, b in zip(before[moved], after[moved]))
     return RuleDiff(result.added, result.removed, result.changed, result.unchanged,
                     dict(sorted(flips.items())), int(len(before)), int(moved.sum()))
+
+
+def describe(d: RuleDiff, old: RuleSet, new: RuleSet, data: str | None = None) -> str:
+    """The difference in words, one rule a line (`c45rules diff`'s text)."""
+    by_old = {r.id: r for r in old.rules}
+    by_new = {r.id: r for r in new.rules}
+    lines = [f"Rules: {len(d.added)} added, {len(d.removed)} removed, {len(d.changed)} changed,"
+             f" {len(d.unchanged)} unchanged"]
+    lines += [f"  added    {by_new[i]}" for i in d.added]
+    lines += [f"  removed  {by_old[i]}" for i in d.removed]
+    for o, n in d.changed:
+        lines.append(f"  changed  {by_old[o]}")
+        lines.append(f"       to  {by_new[n]}")
+    if old.default_class != new.default_class:
+        lines.append(f"Default class: {old.default_class} -> {new.default_class}")
+    if d.rows is not None:
+        lines.append(f"Decisions on {data}: {d.decisions_changed} of {d.rows} rows change")
+        lines += [f"  {pair}: {n}" for pair, n in d.flips.items()]
+    return "\n".join(lines) + "\n"
