@@ -157,17 +157,21 @@ class RuleSet:
 
     # ---- matching -------------------------------------------------------------------
     def _encode(self, data: Any) -> Dataset:
+        """Encoded cases. A DataFrame must hold every column the rules test (a missing one is
+        an InputError naming it); records (a mapping or a list of mappings) may leave fields
+        out, which are then unknown, as in the exported Python module and `explain`."""
         if isinstance(data, Dataset):
             return data
+        require: Sequence[str] = self.used_attributes()
         if isinstance(data, Mapping):
-            data = pd.DataFrame([dict(data)])
+            data, require = pd.DataFrame([dict(data)]), ()
         elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and data \
                 and isinstance(data[0], Mapping):
-            data = pd.DataFrame([dict(r) for r in data])
+            data, require = pd.DataFrame([dict(r) for r in data]), ()
         if not isinstance(data, pd.DataFrame):
             raise InputError(f"cannot score {type(data).__name__}: give a DataFrame, a mapping"
                              " or a list of mappings")
-        return encode_frame(data, self.schema, require=self.used_attributes())
+        return encode_frame(data, self.schema, require=require)
 
     @functools.cached_property
     def _plan(self) -> "_MatchPlan":
