@@ -67,13 +67,15 @@ def data_path(path: str) -> str:
     return path
 
 
-def load_labelled(path: str, ruleset, target: str | None = None):
-    """Labelled cases encoded against the model's schema (C4.5 file/stem or CSV/Parquet)."""
+def load_labelled(path: str, ruleset, target: str | None = None, *, scoring: bool = False):
+    """Labelled cases encoded against the model's schema (C4.5 file/stem or CSV/Parquet);
+    `scoring`: a table needs only the class and the columns the rules test, not all."""
     from ..data.frame import load_test
     path = data_path(path)
     if not Path(path).exists():
         raise InputError(f"{path}: file not found")
-    return load_test(path, ruleset.schema, target=target)
+    return load_test(path, ruleset.schema, target=target,
+                     require=ruleset.used_attributes() if scoring else None)
 
 
 def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):

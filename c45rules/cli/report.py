@@ -3,19 +3,21 @@ from __future__ import annotations
 
 import argparse
 
-from .io import check_output, is_stdout, load_labelled, load_model, relearn_tree
+from .io import check_output, data_path, is_stdout, load_labelled, load_model, relearn_tree
+from .options import scoring_options
 
 HELP = "write a self-contained HTML review report of a model"
 EXAMPLE = ("c45rules report model.yaml --train examples/crx/crx --data examples/crx/crx.test"
            " -o report.html")
-PARENTS = ()
+PARENTS = (scoring_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The report command's arguments."""
     p.add_argument("model", metavar="MODEL.yaml")
     p.add_argument("-o", "--output", required=True, metavar="REPORT.html")
-    p.add_argument("--data", metavar="FILE", help="labelled data for the evaluation section")
+    p.add_argument("--data", metavar="FILE", help="labelled data for the evaluation section (the class"
+                   " and the columns the rules test; others missing are unknown)")
     p.add_argument("--train", metavar="DATA",
                    help="the training data: draws the tree (checked against the model's fingerprint)")
     p.add_argument("--target", metavar="COL", help="class column of a CSV when its name differs")
@@ -24,12 +26,16 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the report."""
     from ..report import write_report
+    from .cases import report_unseen
     check_output(args, args.output)
     ruleset = load_model(args.model)
     tree = train = None
     if args.train:
         tree, train = relearn_tree(args, ruleset, args.train, args.target)
-    data = load_labelled(args.data, ruleset, args.target) if args.data else train
+    data = train
+    if args.data:
+        data = load_labelled(args.data, ruleset, args.target, scoring=True)
+        report_unseen(data, data_path(args.data), args.strict)
     write_report(ruleset, args.output, tree=tree, data=data)
     if not is_stdout(args.output):
         print(f"Report written to {args.output}")

@@ -20,7 +20,7 @@ import pandas as pd
 from ..errors import InputError
 from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
                     read_names)
-from .schema import Attribute, Dataset, Schema, check_single_precision
+from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 
 UNKNOWN_STRINGS = ("", "?")
 
@@ -251,6 +251,7 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
     df = df.set_axis(cols, axis=1)
     need = set(schema.names if require is None else require)
     columns: list[np.ndarray] = []
+    unseen: dict[str, tuple[str, ...]] = {}
     for a in schema.attributes:
         if a.name not in cols:
             if a.name in need and a.kind != "ignore":
@@ -272,6 +273,8 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
         elif a.is_discrete:
             txt = _typed_matches(s, _column_text(s, a.name, source), a.values)
             columns.append(encode_column(txt, a, source, unseen_ok=True))
+            if (columns[-1] == UNSEEN_CODE).any():   # kept so that the scorer can name them
+                unseen[a.name] = tuple(sorted(set(txt[columns[-1] == UNSEEN_CODE])))
         else:
             columns.append(np.zeros(len(df), dtype=np.int8))
     y = None
@@ -282,7 +285,7 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
         _check_dtype(s, tname, source)
         y = encode_classes(_typed_matches(s, _column_text(s, tname, source), schema.classes),
                            schema.classes, f"{source}: row", "is not one of the model's classes")
-    return Dataset(schema, columns, y, source)
+    return Dataset(schema, columns, y, source, unseen_values=unseen)
 
 
 def _typed_matches(s: pd.Series, txt: pd.Series, values: tuple[str, ...]) -> pd.Series:
@@ -496,10 +499,13 @@ def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, sou
     return ds
 
 
-def load_test(path: str | os.PathLike, schema: Schema, *, target: str | None = None) -> Dataset:
-    """Load evaluation cases for an existing schema: a C4.5 .test/.data file or a CSV/Parquet table."""
+def load_test(path: str | os.PathLike, schema: Schema, *, target: str | None = None,
+              require: Iterable[str] | None = None) -> Dataset:
+    """Load evaluation cases for an existing schema: a C4.5 .test/.data file or a CSV/Parquet table
+    (holding the class and the columns `require` names, default all; others missing are unknown)."""
     p = Path(path)
     if p.suffix.lower() in (".csv", ".parquet", ".pq", ".tsv"):
-        return encode_frame(read_table(p), schema, with_target=True, target=target, source=str(p))
+        return encode_frame(read_table(p), schema, with_target=True, target=target, source=str(p),
+                            require=require)
     ds, _ = read_cases(p, schema)
     return ds
