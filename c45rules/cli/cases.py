@@ -191,7 +191,10 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
         sink = contextlib.nullcontext(sys.stdout.buffer if fmt == "parquet" else sys.stdout)
     else:
         sink = atomic_output(output, binary=fmt == "parquet")
-    with sink as out:
+    with sink as out, contextlib.ExitStack() as on_failure:
+        # a failed run leaves the Parquet writer unclosed (no footer: the output is not a valid
+        # file, and the temp file goes); without this its finaliser writes to the closed file
+        on_failure.callback(lambda: writer is not None and setattr(writer, "is_open", False))
         writer = None
         if fmt == "csv":
             csv.writer(out, lineterminator="\n").writerow([*header, prediction_column, rule_column])
@@ -222,6 +225,7 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
                 writer = pq.ParquetWriter(out, pa.schema([(n, pa.int64() if n == rule_column else pa.string())
                                                           for n in names]))
             writer.close()
+        on_failure.pop_all()
         out.flush()
     return rows, unseen
 
