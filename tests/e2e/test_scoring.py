@@ -22,7 +22,6 @@ import pytest
 from c45rules import InputError
 from c45rules.cli import main
 from c45rules.export.yaml import load_yaml
-from c45rules.rules.evaluate import class_scores
 
 from .conftest import cli_err, fails, ok, run
 
@@ -68,6 +67,13 @@ def hr(tmp_path_factory):
     return root
 
 
+def _fails_here(*argv) -> str:
+    """As conftest.fails, in this process (for the variations of a path that has a subprocess test)."""
+    code, _, err = cli_err([str(a) for a in argv])
+    assert code == 2 and err.count("\n") == 1 and err.startswith("c45rules: error: "), err
+    return err.rstrip("\n")
+
+
 def _scored_csv(cases=NEW) -> str:
     return "\n".join([HEADER + ",predicted_class,rule_id"] + [f"{c},{k},{r}" for c, k, r in cases]) + "\n"
 
@@ -95,10 +101,10 @@ def test_strict_refuses_values_not_seen_in_training(hr, tmp_path):
     for argv in (("evaluate", hr / "model.yaml", hr / "new.csv"),
                  ("report", hr / "model.yaml", "--data", hr / "new.csv", "-o", out),
                  ("explain", hr / "model.yaml", "--row-number", "2", "--data", hr / "new.csv")):
-        assert "column 'dept': value 'Legal' was not seen in training" in fails(*argv, "--strict")
+        assert "column 'dept': value 'Legal' was not seen in training" in _fails_here(*argv, "--strict")
     assert not out.exists()
     # an unused column's new value is refused too: every column of the schema is checked
-    msg = fails("explain", hr / "model.yaml", "--row-number", "1", "--data", hr / "new.csv", "--strict")
+    msg = _fails_here("explain", hr / "model.yaml", "--row-number", "1", "--data", hr / "new.csv", "--strict")
     assert "column 'branch': value 'Leeds' was not seen in training (1 row" in msg
     # and without one, --strict changes nothing
     p = ok("explain", hr / "model.yaml", "--row-number", "4", "--data", hr / "new.csv", "--strict")
@@ -147,12 +153,12 @@ MISSING = "column 'salary' is missing (the model needs: dept, overtime, salary, 
 
 def test_a_missing_used_column_is_an_error_naming_it(hr, tmp_path):
     data = hr / "nosalary.csv"
-    for argv in (("predict", hr / "model.yaml", data, "-o", tmp_path / "o.csv"),
-                 ("predict", hr / "model.yaml", data),
+    assert fails("predict", hr / "model.yaml", data, "-o", tmp_path / "o.csv") == f"c45rules: error: {data}: {MISSING}"
+    for argv in (("predict", hr / "model.yaml", data),
                  ("evaluate", hr / "model.yaml", data),
                  ("explain", hr / "model.yaml", "--row-number", "1", "--data", data),
                  ("report", hr / "model.yaml", "--data", data, "-o", tmp_path / "r.html")):
-        assert fails(*argv) == f"c45rules: error: {data}: {MISSING}", argv
+        assert _fails_here(*argv) == f"c45rules: error: {data}: {MISSING}", argv
     assert list(tmp_path.iterdir()) == []
     rs = load_yaml(hr / "model.yaml")
     with pytest.raises(InputError, match=re.escape(f"<DataFrame>: {MISSING}")):
@@ -204,6 +210,7 @@ def test_evaluate_json(hr):
 
 
 def test_class_scores_of_classes_never_predicted_or_never_present():
+    from c45rules.rules.evaluate import class_scores
     # class 0: 2 of 3 right; class 1: present, never predicted; class 2: predicted, never present
     precision, recall, f1 = class_scores(np.array([[2, 0, 1], [1, 0, 0], [0, 0, 0]]))
     assert precision.tolist() == [2 / 3, 0.0, 0.0]
