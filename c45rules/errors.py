@@ -14,6 +14,10 @@ class ModelError(C45RulesError, ValueError):
     """An invalid or unreadable model file: the message names the field path."""
 
 
+class DataWarning(UserWarning):
+    """Data read, but perhaps not as meant (a numeric column with a few stray strings)."""
+
+
 def shown(value: object) -> str:
     """A value for a message: its repr, or only its size for an integer past 128 bits (Python
     refuses the repr past 4300 digits, and it would drown the message long before)."""

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from . import __version__
 from .data.frame import from_frame, load_data
+from .data.reading import ReadOptions, is_frame, read_options
 from .data.schema import Dataset
 from .errors import InputError, shown
 from .rules.coding import attribute_test_bits, branch_bits, rule_bits
@@ -18,7 +18,7 @@ from .rules.extract import DISCRETE, THRESHOLD, CondTest
 from .rules.generalize import CandidateRule, generalise_rules
 from .rules.order import default_class, order_rules, sift_rules
 from .rules.select import select_rules
-from .ruleset import Condition, Rule, RuleSet
+from .ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet, evidence_rate
 from .tree.grow import grow_tree
 from .tree.node import FlatTree, Tree
 from .tree.prune import prune_tree
@@ -139,10 +139,10 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
 def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: int, wrong: int) -> Rule:
     schema = data.schema
     conds = tuple(_condition(t, data) for t in r.conditions)
-    confidence = 1.0 - float(np.float32(r.error))
+    error = evidence_rate(float(np.float32(r.error)))
     prior = class_n[r.klass] / data.n
     return Rule(r.number, conds, schema.classes[r.klass], r.covered, r.errors,
-                float(np.float32(r.error)), round(float(confidence / prior), 6), used, wrong)
+                error, float(f"{(1.0 - error) / prior:.{EVIDENCE_DIGITS}g}"), used, wrong)
 
 
 def _condition(t: CondTest, data: Dataset) -> Condition:
@@ -162,26 +162,33 @@ def _require_labels(data: Dataset) -> None:
     present = np.unique(data.y)
     if len(present) < 2:
         raise InputError(f"{data.source}: all {data.n} cases are of class"
-                         f" {data.schema.classes[int(present[0])]!r}; learning needs at least two classes")
+                         f" {data.schema.classes[int(present[0])]!r}; learning needs at least two classes, not one class")
 
 
-def as_dataset(data: Any, target: str | None = None, **kinds) -> tuple[Dataset, Dataset | None]:
-    """Training data from a Dataset, DataFrame, CSV/Parquet path or C4.5 stem."""
+def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None = None,
+               **kinds) -> tuple[Dataset, Dataset | None]:
+    """Training data from a Dataset, DataFrame (pandas, polars, pyarrow), CSV/Parquet path or C4.5 stem."""
     if isinstance(data, Dataset):
         return data, None
-    if isinstance(data, pd.DataFrame):
+    if is_frame(data):
         if target is None:
             raise InputError("a DataFrame needs target= (the class column)")
-        return from_frame(data, target, **kinds), None
+        return from_frame(data, target, read=read, **kinds), None
     if isinstance(data, (str, os.PathLike)):
-        return load_data(data, target=target, test=False, **kinds)
+        return load_data(data, target=target, test=False, read=read, **kinds)
     raise InputError(f"cannot learn from {type(data).__name__}: give a DataFrame, a path or a Dataset")
 
 
 def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ignore=(),
-        **options: Any) -> RuleSet:
-    """Learn a C4.5-rules RuleSet in one call (options as C45Rules; defaults as the reference)."""
-    train, _ = as_dataset(data, target, **_kinds(discrete, continuous, ignore))
+        na_values=(), keep_na_tokens: bool = False, sep: str | None = None, decimal: str = ".",
+        encoding: str = "utf-8", **options: Any) -> RuleSet:
+    """Learn a C4.5-rules RuleSet in one call (options as C45Rules; defaults as the reference).
+
+    `na_values`, `keep_na_tokens`, `sep`, `decimal` and `encoding` say how a table's cells
+    are read (data/reading.py); a C4.5 stem takes none of them.
+    """
+    read = read_options(na_values, keep_na_tokens, sep, decimal, encoding)
+    train, _ = as_dataset(data, target, read=read, **_kinds(discrete, continuous, ignore))
     return fit_dataset(train, **options)[0]
 
 

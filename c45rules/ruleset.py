@@ -12,17 +12,36 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from .data.frame import encode_frame
+from .data.reading import to_pandas
 from .data.schema import UNSEEN_CODE, Attribute, Dataset, Schema
 from .errors import InputError
 
+if TYPE_CHECKING:
+    from .tree.node import Node
+
 Op = Literal["<=", ">", "=", "in"]
 NEVER_FIRES_ABOVE = 0.7  # spec 7.6.1: Strength is 0 when a rule's error exceeds 0.7
+EVIDENCE_DIGITS = 6      # significant digits of the error rates a model keeps and prints
+
+
+def evidence_rate(error: float) -> float:
+    """A rule's error rate to EVIDENCE_DIGITS significant digits, on the same side of 0.7.
+
+    The model keeps and prints the rounded value (readable, and the YAML reads back equal);
+    more digits are kept only where rounding would move the rate across the never-fires
+    bound, which would change what the rule decides.
+    """
+    for digits in range(EVIDENCE_DIGITS, 18):
+        rounded = float(f"{error:.{digits}g}")
+        if (rounded <= NEVER_FIRES_ABOVE) == (error <= NEVER_FIRES_ABOVE):
+            return rounded
+    return error
 _BLOCK = 1 << 18          # cases rule_index scores together: big, so numpy's cost per call is spread
 _MASK_BYTES = 1 << 24     # ... but small enough that the block's test masks stay within this
 _PASS = 16                # tests compared in one 2-D numpy call: bounds its temporary bool array
@@ -57,6 +76,7 @@ class Rule:
     lift: float             # confidence / training frequency of `prediction`
     used: int = 0           # training cases for which this is the first firing rule
     wrong: int = 0          # of those, misclassified
+    note: str = ""          # a reviewer's text, kept through rescore and shown by the exports
 
     @property
     def confidence(self) -> float:
@@ -181,6 +201,10 @@ class RuleSet:
     options: tuple[tuple[str, Any], ...] = ()
     fingerprint: str = ""
     version: str = field(default="", compare=False)
+    notes: str = ""                        # the model's reviewer text, kept like Rule.note
+    # the pruned tree the rules came from, when kept (fit --keep-tree): for pictures only,
+    # never for deciding, so two models with the same rules are equal with or without it
+    tree: "Node | None" = field(default=None, compare=False, repr=False)
 
     # ---- matching -------------------------------------------------------------------
     def _encode(self, data: Any) -> Dataset:
@@ -195,6 +219,7 @@ class RuleSet:
         elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and data \
                 and isinstance(data[0], Mapping):
             data, require = pd.DataFrame([dict(r) for r in data]), ()
+        data = to_pandas(data)   # a polars DataFrame or pyarrow Table, at the edge
         if not isinstance(data, pd.DataFrame):
             raise InputError(f"cannot score {type(data).__name__}: give a DataFrame, a mapping"
                              " or a list of mappings")
@@ -282,15 +307,16 @@ class RuleSet:
             table[k, c] = r.confidence if C > 1 else 1.0
         return table[pos]
 
-    def explain(self, case: Mapping[str, Any]) -> Explanation:
+    def explain(self, case: Mapping[str, Any], *, read: Any = None) -> Explanation:
         """Which rule fired for one case and why (or why the default applied).
 
-        Attributes the case does not mention are unknown.
+        Attributes the case does not mention are unknown; `read` (data.reading.ReadOptions)
+        says which texts are unknown.
         """
         if not isinstance(case, (Mapping, Dataset, pd.Series)):
             raise InputError(f"explain: expected one case as a mapping of attribute name to value"
                              f" (a dict or a pandas Series), not {type(case).__name__}")
-        ds = case if isinstance(case, Dataset) else encode_frame(pd.DataFrame([dict(case)]), self.schema, require=())
+        ds = case if isinstance(case, Dataset) else encode_frame(pd.DataFrame([dict(case)]), self.schema, require=(), read=read)
         k = int(self.rule_index(ds)[0])
 
         def value(attr: str) -> Any:

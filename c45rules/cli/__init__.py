@@ -15,15 +15,17 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
 
 from .. import __version__
-from ..errors import InputError, ModelError
-from . import demo, evaluate, explain, export, fit, predict, report, rules, tree
+from ..errors import DataWarning, InputError, ModelError
+from . import demo, diff, evaluate, explain, export, fit, predict, report, rescore, rules, tree
 from .options import Parser, common
 
 _MODULES = {"tree": tree, "rules": rules, "fit": fit, "predict": predict, "evaluate": evaluate,
-            "explain": explain, "export": export, "report": report, "demo": demo}
+            "explain": explain, "export": export, "report": report, "rescore": rescore, "diff": diff,
+            "demo": demo}
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     name: module.run for name, module in _MODULES.items()}
 
@@ -52,11 +54,25 @@ def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
 
+_PYTHON_SHOWWARNING = warnings.showwarning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A DataWarning as one `c45rules: warning:` line; any other warning as Python shows it."""
+    if issubclass(category, DataWarning):
+        print(f"c45rules: warning: {_one_line(message)}", file=sys.stderr)
+    else:
+        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `c45rules` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", DataWarning)
+            warnings.showwarning = _show_warning
+            return COMMANDS[args.command](args)
     except (InputError, ModelError) as e:
         if args.debug:
             traceback.print_exc()

@@ -2,7 +2,8 @@
 
 Input cells are read as text (CSV: `dtype=str`, no NA guessing), so the scored file repeats
 every input column byte-for-byte in value and in order; the model parses only the columns
-it tests. CSV/TSV input is read `chunksize` rows at a time, so memory does not grow with
+it tests, reading unknown tokens, separator, decimal comma and encoding as the
+ReadOptions say (data/reading.py). CSV/TSV input is read `chunksize` rows at a time, so memory does not grow with
 the file; Parquet and C4.5 `.data`/`.test` files are read whole.
 """
 from __future__ import annotations
@@ -19,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.frame import encode_frame
+from ..data.frame import encode_frame, refuse_read_options
 from ..data.names import split_cases
+from ..data.reading import DEFAULT_READ, ReadOptions, add_counts
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..export._atomic import atomic_open, checked_target
@@ -37,9 +39,13 @@ def _c45_frame(path: Path, schema: Schema) -> pd.DataFrame:
     return frame
 
 
-def read_text_chunks(path: str | os.PathLike, schema: Schema,
-                     chunksize: int) -> tuple[list[str], Iterator[pd.DataFrame]]:
-    """(column names, frames of text cells in file order) for CSV/TSV, Parquet or C4.5 files."""
+def read_text_chunks(path: str | os.PathLike, schema: Schema, chunksize: int,
+                     read: ReadOptions | None = None) -> tuple[list[str], Iterator[pd.DataFrame]]:
+    """(column names, frames of text cells in file order) for CSV/TSV, Parquet or C4.5 files.
+
+    `read` gives a CSV's separator and encoding; its tokens are for the encoder (encode_frame).
+    """
+    read = read or DEFAULT_READ
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: file not found")
@@ -47,20 +53,20 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema,
         raise InputError(f"{p}: is a directory, not a data file")
     suffix = p.suffix.lower()
     if suffix in CSV_SUFFIXES:
-        sep = "\t" if suffix == ".tsv" else ","
-        from ..data.frame import check_csv_layout, not_utf8
-        header, _ = check_csv_layout(p, sep)   # refuses short/long records, naming the line
+        sep = read.separator(p)
+        from ..data.frame import check_csv_layout, not_decodable
+        header, _ = check_csv_layout(p, sep, read.encoding)   # refuses short/long records, naming the line
 
         def chunks() -> Iterator[pd.DataFrame]:
             try:
                 with pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, na_filter=False,
-                                 encoding="utf-8", chunksize=chunksize, skip_blank_lines=False,
+                                 encoding=read.encoding, chunksize=chunksize, skip_blank_lines=False,
                                  index_col=False) as reader:
                     # a blank line is a record of unknown values (as read_table reads it)
                     for chunk in reader:
                         yield chunk.fillna("")
             except UnicodeDecodeError:
-                raise not_utf8(p) from None
+                raise not_decodable(p, read.encoding) from None
             except pd.errors.ParserError as e:
                 raise InputError(f"{p}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
             except pd.errors.EmptyDataError:
@@ -68,8 +74,9 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema,
         return header, chunks()
     if suffix in PARQUET_SUFFIXES:
         from ..data.frame import read_table
-        frame = read_table(p)
+        frame = read_table(p, read)
         return [str(c) for c in frame.columns], iter([frame])
+    refuse_read_options(str(p), read)
     frame = _c45_frame(p, schema)
     return list(frame.columns), iter([frame])
 
@@ -153,10 +160,13 @@ def output_format(output: str | None, fmt: str | None) -> str:
 
 def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike | None, *,
                  chunksize: int = 50_000, prediction_column: str = "predicted_class",
-                 rule_column: str = "rule_id", fmt: str = "csv", strict: bool = False) -> tuple[int, Unseen]:
+                 rule_column: str = "rule_id", read: ReadOptions | None = None,
+                 unknown_tokens: dict[str, dict[str, int]] | None = None, fmt: str = "csv",
+                 strict: bool = False) -> tuple[int, Unseen]:
     """Score `data` into `output` (None or '-': stdout) as CSV or Parquet: all input columns, then
     the class and the rule id (0: the default class); (rows written, values not seen in training).
 
+    `unknown_tokens`, when given, is filled with the cells read as unknown (Dataset.unknown_tokens).
     With `strict`, a value not seen in training is an InputError (an output file is then not
     written; on stdout the chunks before it have been).
     """
@@ -173,7 +183,7 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
             raise InputError("writing Parquet needs pyarrow (pip install 'c45rules[parquet]')") from None
     elif fmt != "csv":
         raise InputError(f"--format must be csv or parquet, not {fmt!r}")
-    header, chunks = read_text_chunks(data, ruleset.schema, chunksize)
+    header, chunks = read_text_chunks(data, ruleset.schema, chunksize, read)
     for name, flag in ((prediction_column, "--prediction-column"), (rule_column, "--rule-column")):
         if not name:
             raise InputError(f"{flag}: the output column name cannot be empty")
@@ -200,10 +210,12 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
             csv.writer(out, lineterminator="\n").writerow([*header, prediction_column, rule_column])
         for chunk in chunks:
             try:
-                encoded = encode_frame(chunk, ruleset.schema, require=used, source=source)
+                encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read)
             except InputError as e:
                 raise _offset_rows(e, source, rows) from None
             unseen.add(encoded).check(strict)
+            if unknown_tokens is not None:
+                add_counts(unknown_tokens, encoded.unknown_tokens)
             pos = ruleset.rule_index(encoded)
             chunk = chunk.assign(**{prediction_column: labels[pos], rule_column: ids[pos]})
             if fmt == "parquet":
@@ -230,9 +242,10 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
     return rows, unseen
 
 
-def case_from_file(path: str | os.PathLike, schema: Schema, number: int) -> dict:
+def case_from_file(path: str | os.PathLike, schema: Schema, number: int,
+                   read: ReadOptions | None = None) -> dict:
     """Data row `number` (1-based) of a CSV/Parquet or C4.5 file, as {column: text}."""
-    header, chunks = read_text_chunks(path, schema, 10_000)
+    header, chunks = read_text_chunks(path, schema, 10_000, read)
     seen = 0
     for chunk in chunks:
         if number <= seen + len(chunk):

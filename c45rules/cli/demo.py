@@ -1,7 +1,7 @@
 """`c45rules demo`: the whole path from C4.5 data to SQL that agrees with the model.
 
-Fits the bundled crx credit data (examples/crx), prints the rules, writes the model, the
-SQL, the standalone Python module and the HTML report, then loads the test cases into an
+Fits the bundled crx credit data (examples/crx), prints the rules, writes them as text,
+the model, the SQL, the standalone Python module and the HTML report, then loads the test cases into an
 in-memory SQLite table `cases`, runs the SQL there and checks it against RuleSet.predict
 row for row.
 """
@@ -65,20 +65,22 @@ def run(args: argparse.Namespace) -> int:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        raise InputError(f"{out}: not a directory (the demo writes its four files into OUTDIR)") from None
+        raise InputError(f"{out}: not a directory (the demo writes its five files into OUTDIR)") from None
 
     progress(args, f"reading {stem}")
     train, test = load_data(str(stem))
     progress(args, "growing the tree, generalising and selecting rules")
     ruleset, tree, _ = fit_dataset(train)
-    sys.stdout.write(rules_text(ruleset, train, test))
+    text = rules_text(ruleset, train, test)
+    sys.stdout.write(text)
 
     sql = to_sql_select(ruleset, "cases", "sqlite").rstrip("\n") + ";\n"
+    atomic_write_text(out / "rules.txt", text)
     atomic_write_text(out / "model.yaml", dump_yaml(ruleset))
     atomic_write_text(out / "rules.sql", sql)
     write_python(ruleset, out / "rules.py")
     write_report(ruleset, out / "report.html", tree=tree, data=test)
-    print(f"\nWrote {out / 'model.yaml'}, {out / 'rules.sql'}, {out / 'rules.py'},"
+    print(f"\nWrote {out / 'rules.txt'}, {out / 'model.yaml'}, {out / 'rules.sql'}, {out / 'rules.py'},"
           f" {out / 'report.html'}")
 
     names, rows = _sqlite_rows(test)

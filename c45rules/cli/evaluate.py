@@ -6,12 +6,12 @@ import json
 import sys
 
 from .io import data_path, load_labelled, load_model, progress
-from .options import scoring_options
+from .options import reading_options, scoring_options
 
 HELP = "errors, confusion matrix and per-rule use of a model on labelled data"
 EXAMPLE = ("c45rules evaluate model.yaml examples/crx/crx.test\n"
            "  c45rules evaluate model.yaml crx_test.csv --target class --json")
-PARENTS = (scoring_options,)
+PARENTS = (reading_options, scoring_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -36,9 +36,9 @@ def run(args: argparse.Namespace) -> int:
     from ..rules.evaluate import evaluate, evaluation_summary
     from ..rules.report import format_evaluation
     from .cases import report_unseen
-    ruleset = load_model(args.model)
+    ruleset = load_model(args.model, args.data)
     progress(args, f"reading {args.data}")
-    data = load_labelled(args.data, ruleset, args.target, scoring=True)
+    data = load_labelled(args.data, ruleset, args.target, args, scoring=True)
     unseen = report_unseen(data, data_path(args.data), args.strict)
     ev = evaluate(ruleset, data)
     if args.json:

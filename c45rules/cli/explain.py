@@ -6,12 +6,12 @@ import json
 
 from ..errors import InputError
 from .io import load_model
-from .options import positive_int, scoring_options
+from .options import positive_int, read_options, reading_options, scoring_options
 
 HELP = "which rule decides a case and why, condition by condition"
 EXAMPLE = ("c45rules explain model.yaml --row '{\"A9\": \"t\", \"A15\": 300}'\n"
            "  c45rules explain model.yaml --row-number 3 --data examples/crx/crx.test")
-PARENTS = (scoring_options,)
+PARENTS = (reading_options, scoring_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from ..data.frame import encode_frame
     from .cases import _offset_rows, case_from_file, report_unseen
     ruleset = load_model(args.model)
+    read = read_options(args)
     if args.row is not None:
         if args.data:
             raise InputError("--data goes with --row-number, not with --row")
@@ -54,16 +55,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         if not args.data:
             raise InputError("--row-number needs --data FILE")
-        row = case_from_file(args.data, ruleset.schema, args.row_number)
+        row = case_from_file(args.data, ruleset.schema, args.row_number, read)
     source = "--row" if args.row is not None else str(args.data)
     # a file must hold the columns the rules test (as predict requires); --row may leave any out
     require = () if args.row is not None else ruleset.used_attributes()
     try:
-        encoded = encode_frame(pd.DataFrame([row]), ruleset.schema, require=require, source=source)
+        encoded = encode_frame(pd.DataFrame([row]), ruleset.schema, require=require, source=source, read=read)
     except InputError as e:
         raise e if args.row is not None else _offset_rows(e, source, args.row_number - 1) from None
     report_unseen(encoded, source, args.strict)
     case = {name: row.get(name) for name in ruleset.schema.names}  # left out = unknown
-    explanation = ruleset.explain(case)
+    explanation = ruleset.explain(case, read=read)
     print(json.dumps(explanation.as_dict(), ensure_ascii=False) if args.json else str(explanation))
     return 0

@@ -5,12 +5,14 @@ import argparse
 
 from ..errors import InputError
 from .io import check_output, load_model, relearn_tree, write_text
+from .options import reading_options
 
-HELP = "write a model as SQL, standalone Python, YAML, or its tree as DOT/GraphML"
+HELP = "write a model as SQL, standalone Python, YAML, or its rule list or tree as DOT/GraphML"
 EXAMPLE = ("c45rules export model.yaml --to sql --table loans -o rules.sql\n"
            "  c45rules export model.yaml --to python -o rules.py\n"
+           "  c45rules export model.yaml --to dot -o rules.dot\n"
            "  c45rules export model.yaml --to dot --data examples/crx/crx -o tree.dot")
-PARENTS = ()
+PARENTS = (reading_options,)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -22,10 +24,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", default="input_table", help="table the SELECT reads (default input_table)")
     p.add_argument("--case-only", action="store_true", help="only the CASE expression giving the class")
     p.add_argument("--data", metavar="DATA",
-                   help="dot/graphml: the training data, to re-grow the tree (the YAML holds only"
-                        " the rules); it must be the data the model was fitted on")
+                   help="dot/graphml: the training data, to re-grow the tree of a model fitted without"
+                        " --keep-tree; it must be the data the model was fitted on")
     p.add_argument("--target", metavar="COL", help="class column of --data when its name differs")
-    p.add_argument("--unpruned", action="store_true", help="dot/graphml: the unpruned tree")
+    p.add_argument("--unpruned", action="store_true", help="dot/graphml: the unpruned tree (needs --data)")
+    p.add_argument("--graph", choices=("rules", "tree"),
+                   help="dot/graphml: draw the rule list or the tree (default: the tree when the model keeps"
+                        " it (fit --keep-tree) or --data is given, else the rule list)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,20 +39,16 @@ def run(args: argparse.Namespace) -> int:
     check_output(args, args.output)
     ruleset = load_model(args.model)
     if args.to in ("dot", "graphml"):
-        if not args.data:
-            raise InputError(f"--to {args.to} draws the tree, which the YAML model does not hold:"
-                             " give the training data with --data to re-grow it")
-        tree, _ = relearn_tree(args, ruleset, args.data, args.target)
-        node = tree.unpruned if args.unpruned else tree.pruned
+        graph, name = _graph(args, ruleset)
         if args.to == "dot":
-            write_text(args.output, export.to_dot(node, ruleset.schema))
+            write_text(args.output, export.to_dot(graph, name))
         else:
             if args.output in (None, "-"):
                 raise InputError("--to graphml needs -o FILE")
-            export.write_graphml(node, ruleset.schema, args.output)
+            export.write_graphml(graph, args.output)
         return 0
-    if args.data:
-        raise InputError(f"--data is only used by --to dot/graphml, not --to {args.to}")
+    if args.data or args.graph:
+        raise InputError(f"--{'data' if args.data else 'graph'} is only used by --to dot/graphml, not --to {args.to}")
     if args.to == "sql":
         if args.case_only:
             text = export.to_sql_case(ruleset, args.dialect)
@@ -60,3 +61,23 @@ def run(args: argparse.Namespace) -> int:
         text = export.dump_yaml(ruleset)
     write_text(args.output, text)
     return 0
+
+
+def _graph(args: argparse.Namespace, ruleset):
+    """(graph, DOT name) of what --graph asks for: the rule list, or the tree (kept or re-grown)."""
+    from ..export import rules_to_networkx, tree_to_networkx
+    kind = args.graph or ("tree" if args.data or ruleset.tree is not None else "rules")
+    if kind == "rules":
+        if args.data or args.unpruned:
+            raise InputError("--data and --unpruned draw the tree; the rule list needs neither (--graph rules)")
+        return rules_to_networkx(ruleset), "rules"
+    if args.data:
+        tree, _ = relearn_tree(args, ruleset, args.data, args.target)
+        node = tree.unpruned if args.unpruned else tree.pruned
+    elif ruleset.tree is not None and not args.unpruned:
+        node = ruleset.tree
+    else:
+        raise InputError("--graph tree: the model does not hold the "
+                         f"{'unpruned ' if args.unpruned else ''}tree; give the training data with --data to"
+                         " re-grow it" + ("" if args.unpruned else ", or fit with --keep-tree"))
+    return tree_to_networkx(node, ruleset.schema), "tree"

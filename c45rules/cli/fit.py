@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from .io import check_output, is_stdout, write_text
 from .options import data_options, rule_options, tree_options
@@ -18,13 +19,18 @@ def configure(p: argparse.ArgumentParser) -> None:
     """The fit command's own options."""
     p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml",
                    help="model file to write ('-': the YAML alone on stdout)")
+    p.add_argument("--keep-tree", action="store_true",
+                   help="also store the pruned tree in the model, so that 'export --to dot' and the report"
+                        " can draw it without the training data")
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the model, then print its rules and evaluation unless the model went to stdout."""
     from ..export.yaml import dump_yaml
     check_output(args, args.output)
-    ruleset, _, train, test = learn(args)
+    ruleset, tree, train, test = learn(args)
+    if args.keep_tree:
+        ruleset = replace(ruleset, tree=tree.pruned)
     write_text(args.output, dump_yaml(ruleset))
     if not is_stdout(args.output):   # `-o -` puts the model alone on stdout
         sys.stdout.write(rules_text(ruleset, train, test))

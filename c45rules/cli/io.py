@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InputError
-from .options import kinds
+from .options import kinds, read_options
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+DATA_SUFFIXES = (*TABLE_SUFFIXES, ".data", ".test", ".names")
+MODEL_SUFFIXES = (".yaml", ".yml")
 
 
 def progress(args: argparse.Namespace, message: str) -> None:
@@ -29,6 +31,7 @@ def load_training(args: argparse.Namespace):
     """(train, test or None) for tree/rules/fit from DATA, --test/-u and the kind options."""
     from ..data.frame import load_data
     column_kinds = kinds(args)
+    read = read_options(args)
     table = is_table(args.data)
     if not table and (column_kinds or args.names):
         opts = ", ".join(f"--{k}" for k in [*column_kinds, *(["names"] if args.names else [])])
@@ -45,15 +48,43 @@ def load_training(args: argparse.Namespace):
         stem = re.sub(r"\.(names|data)$", "", args.data)
         if not Path(stem + ".test").exists():
             raise InputError(f"{stem}.test: file not found (needed by -u)")
+    if Path(args.data).suffix.lower() in MODEL_SUFFIXES:
+        raise InputError(f"{args.data}: is a model file, but '{args.command}' learns from data (a C4.5"
+                         " stem or a CSV/Parquet file); to use a model: c45rules evaluate|predict|explain"
+                         " MODEL.yaml DATA")
     progress(args, f"reading {args.data}")
     # -u: the stem's own STEM.test; neither -u nor --test: no test file is read at all
-    return load_data(args.data, target=args.target, test=test or (None if unseen else False),
-                     names=args.names, **column_kinds)
+    train, tst = load_data(args.data, target=args.target, test=test or (None if unseen else False),
+                           names=args.names, read=read, **column_kinds)
+    for data in (train, tst):
+        if data is not None:
+            note_unknown(args, data.source, data.unknown_tokens)
+    return train, tst
 
 
-def load_model(path: str):
-    """The RuleSet in a YAML model file (ModelError naming the file otherwise)."""
+def note_unknown(args: argparse.Namespace, source: str, counts: dict[str, dict[str, int]]) -> None:
+    """One stderr note per column on the cells read as unknown by a token (not with -q)."""
+    if getattr(args, "quiet", False):
+        return
+    for column, tokens in counts.items():
+        n = sum(tokens.values())
+        print(f"c45rules: note: {source}: {n} value{'s' * (n != 1)} of {column} read as unknown"
+              f" ({', '.join(tokens)})", file=sys.stderr)
+
+
+def load_model(path: str, data: str | None = None):
+    """The RuleSet in a YAML model file (InputError/ModelError naming the file otherwise).
+
+    `data` is the command's data argument, if any: a data file given where the model goes
+    and a model where the data goes is told as arguments in the wrong order.
+    """
     from ..export.yaml import load_yaml
+    if Path(path).suffix.lower() in DATA_SUFFIXES or (Path(path).suffix == "" and Path(path + ".names").exists()):
+        if data is not None and Path(data).suffix.lower() in MODEL_SUFFIXES:
+            raise InputError(f"arguments in the wrong order: {path} is data and {data} a model;"
+                             " the model comes first: MODEL.yaml DATA")
+        raise InputError(f"{path}: is a data file, not a model; the first argument is the model"
+                         " YAML written by 'c45rules fit'")
     return load_yaml(Path(path))
 
 
@@ -67,22 +98,30 @@ def data_path(path: str) -> str:
     return path
 
 
-def load_labelled(path: str, ruleset, target: str | None = None, *, scoring: bool = False):
-    """Labelled cases encoded against the model's schema (C4.5 file/stem or CSV/Parquet);
-    `scoring`: a table needs only the class and the columns the rules test, not all."""
+def load_labelled(path: str, ruleset, target: str | None = None,
+                  args: argparse.Namespace | None = None, *, scoring: bool = False):
+    """Labelled cases encoded against the model's schema (C4.5 file/stem or CSV/Parquet).
+
+    With `args`: read with its reading options, and the tokens read as unknown noted.
+    `scoring`: a table needs only the class and the columns the rules test, not all.
+    """
     from ..data.frame import load_test
     path = data_path(path)
     if not Path(path).exists():
         raise InputError(f"{path}: file not found")
-    return load_test(path, ruleset.schema, target=target,
-                     require=ruleset.used_attributes() if scoring else None)
+    require = ruleset.used_attributes() if scoring else None
+    if args is None:
+        return load_test(path, ruleset.schema, target=target, require=require)
+    data = load_test(path, ruleset.schema, target=target, read=read_options(args), require=require)
+    note_unknown(args, data.source, data.unknown_tokens)
+    return data
 
 
 def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):
     """Re-grow the model's tree from its training data, refusing other data."""
     from ..pipeline import DEFAULTS, learn_tree
     progress(args, f"reading {path}")
-    train = load_labelled(path, ruleset, target)
+    train = load_labelled(path, ruleset, target, args)
     if ruleset.fingerprint and train.fingerprint() != ruleset.fingerprint:
         raise InputError(f"{path}: not the data this model was fitted on (its fingerprint differs"
                          " from the model's); the tree can only be re-grown from the training data")

@@ -8,14 +8,45 @@ subset tests, `-F` the Fisher significance level in percent, `-r` the redundancy
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 from typing import Any
+
+from ..errors import InputError
+
+
+def did_you_mean(word: str, choices: list[str]) -> str:
+    """' (did you mean X?)' for the choice nearest `word`, or '' when none is near."""
+    near = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with the one-line error format of the rest of the command."""
+    """argparse with the one-line error format of the rest of the command and suggestions."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        # the choices are quoted in some Python versions' message and not in others
+        m = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)$", message)
+        if m:
+            message += did_you_mean(m.group(1), [c.strip().strip("'") for c in m.group(2).split(",")])
         self.exit(2, f"c45rules: error: {message} (see '{self.prog} --help')\n")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        """argparse's, with the nearest option suggested for each one not recognised."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self._command_parser(getattr(parsed, "command", None))
+            options = [o for a in command._actions for o in a.option_strings]
+            hints = "".join(did_you_mean(x.split("=")[0], options) for x in extras if x.startswith("-"))
+            command.error(f"unrecognized arguments: {' '.join(extras)}{hints}")
+        return parsed
+
+    def _command_parser(self, name: str | None) -> argparse.ArgumentParser:
+        """The sub-command's parser named `name`, or this one."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+                return action.choices[name]
+        return self
 
 
 def _number(text: str, convert, ok, expected: str):
@@ -32,6 +63,17 @@ def _number(text: str, convert, ok, expected: str):
 def percent(text: str) -> float:
     """A percentage in (0, 100]."""
     return _number(text, float, lambda v: 0 < v <= 100, "a percentage in (0, 100]")
+
+
+def confidence_percent(text: str) -> float:
+    """-c: a percentage in [1, 100]; below 1 it is refused as most likely meant as a fraction."""
+    v = percent(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text} is read as a percentage, as c4.5 reads -c: {text}% (a far harsher pruning than"
+            f" the default 25%), not the fraction {text} = {100 * v:g}%; write -c {100 * v:g} for"
+            f" {100 * v:g}% (values below 1 are refused)")
+    return v
 
 
 def positive_int(text: str) -> int:
@@ -82,15 +124,40 @@ def data_options(*, test: bool = True) -> argparse.ArgumentParser:
         g.add_argument("--test", metavar="FILE", help="also evaluate on FILE (C4.5 .test/.data or CSV/Parquet)")
         g.add_argument("-u", "--unseen", action="store_true",
                        help="also evaluate on STEM.test, as c4.5 -u")
+    _add_reading(p)
     return p
+
+
+def reading_options() -> argparse.ArgumentParser:
+    """How a CSV/Parquet table's cells are read, for the commands that take no data_options."""
+    p = argparse.ArgumentParser(add_help=False)
+    _add_reading(p)
+    return p
+
+
+def _add_reading(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("reading tables (CSV/Parquet)")
+    g.add_argument("--na-values", metavar="A,B", action="append", default=[],
+                   help="more texts read as unknown (comma-separated, repeatable); pandas' NA, N/A,"
+                        " NULL, NaN, None, ..., the empty cell and ? are unknown already")
+    g.add_argument("--keep-na-tokens", action="store_true",
+                   help="read pandas' missing-value tokens (NA, None, ...) as ordinary values;"
+                        " the empty cell and ? stay unknown")
+    g.add_argument("--sep", metavar="SEP",
+                   help="field separator: ',' ';' tab ('\\t' or 'tab') or '|' (default: tab for .tsv,"
+                        " else detected from the first lines)")
+    g.add_argument("--decimal", choices=(".", ","), default=".",
+                   help="decimal mark of the numbers (',': 1,5 is 1.5; then the separator is not ',')")
+    g.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="text encoding of a CSV (default utf-8; e.g. latin-1, cp1252)")
 
 
 def tree_options() -> argparse.ArgumentParser:
     """c4.5's -c -m -g -s, and -j."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("tree options (as c4.5)")
-    g.add_argument("-c", "--cf", type=percent, default=25.0, metavar="CF",
-                   help="pruning confidence level in percent (default 25)")
+    g.add_argument("-c", "--cf", type=confidence_percent, default=25.0, metavar="CF",
+                   help="pruning confidence level in percent, 1 to 100 (default 25)")
     g.add_argument("-m", "--min-objs", type=positive_int, default=2, metavar="N",
                    help="at least two branches must hold N cases (default 2)")
     g.add_argument("-g", "--gain", action="store_true", help="gain criterion instead of gain ratio")
@@ -127,12 +194,19 @@ def kinds(args: argparse.Namespace) -> dict[str, list[str]]:
     return out
 
 
+def read_options(args: argparse.Namespace):
+    """The ReadOptions the reading options of `args` give (InputError for a bad one)."""
+    from ..data.reading import ReadOptions
+    tokens = [t for item in getattr(args, "na_values", []) for t in item.split(",")]
+    if any(t.strip() == "" for t in tokens):
+        raise InputError("--na-values: an empty token (the empty cell is unknown already)")
+    return ReadOptions(tuple(t.strip() for t in tokens), getattr(args, "keep_na_tokens", False),
+                       getattr(args, "sep", None), getattr(args, "decimal", "."),
+                       getattr(args, "encoding", "utf-8"))
+
+
 def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     """Library options from the c4.5-style flags (cf in percent on the command line)."""
-    import sys
-    if args.cf < 1:
-        print(f"c45rules: note: -c is a percentage as in c4.5 (default 25); using {args.cf}%",
-              file=sys.stderr)
     return {"cf": args.cf / 100, "min_objs": args.min_objs, "gain_ratio": not args.gain,
             "subset": args.subset, "jobs": args.jobs}
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .io import check_output, is_stdout, load_model, progress
-from .options import positive_int, scoring_options
+from .io import check_output, is_stdout, load_model, note_unknown, progress
+from .options import positive_int, read_options, reading_options, scoring_options
 
 HELP = "score a CSV (or Parquet, or C4.5 .data/.test) file with a model"
 EXAMPLE = ("c45rules predict model.yaml new_cases.csv -o scored.csv\n"
            "  c45rules predict model.yaml new_cases.csv | head          (CSV on stdout)\n"
            "  c45rules predict model.yaml new_cases.csv -o scored.parquet")
-PARENTS = (scoring_options,)
+PARENTS = (reading_options, scoring_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -36,11 +36,14 @@ def run(args: argparse.Namespace) -> int:
     """Score DATA into the output file or stdout."""
     from .cases import output_format, predict_file
     check_output(args, args.output)
-    ruleset = load_model(args.model)
+    ruleset = load_model(args.model, args.data)
     progress(args, f"scoring {args.data}")
+    unknown: dict[str, dict[str, int]] = {}
     n, unseen = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
                              prediction_column=args.prediction_column, rule_column=args.rule_column,
+                             read=read_options(args), unknown_tokens=unknown,
                              fmt=output_format(args.output, args.format), strict=args.strict)
+    note_unknown(args, args.data, unknown)
     if unseen.note():
         print(unseen.note(), file=sys.stderr)
     if not is_stdout(args.output):   # the scored rows alone on stdout

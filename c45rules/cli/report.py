@@ -4,12 +4,12 @@ from __future__ import annotations
 import argparse
 
 from .io import check_output, data_path, is_stdout, load_labelled, load_model, relearn_tree
-from .options import scoring_options
+from .options import reading_options, scoring_options
 
 HELP = "write a self-contained HTML review report of a model"
 EXAMPLE = ("c45rules report model.yaml --train examples/crx/crx --data examples/crx/crx.test"
            " -o report.html")
-PARENTS = (scoring_options,)
+PARENTS = (reading_options, scoring_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         tree, train = relearn_tree(args, ruleset, args.train, args.target)
     data = train
     if args.data:
-        data = load_labelled(args.data, ruleset, args.target, scoring=True)
+        data = load_labelled(args.data, ruleset, args.target, args, scoring=True)
         report_unseen(data, data_path(args.data), args.strict)
     write_report(ruleset, args.output, tree=tree, data=data)
     if not is_stdout(args.output):

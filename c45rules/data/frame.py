@@ -3,26 +3,45 @@
 Kinds: a column is continuous when every known value is a number (numeric dtype, or text
 that parses as numbers), discrete otherwise; `discrete=`, `continuous=` and `ignore=`
 override that (e.g. integer codes that are really categories). Unknown values: NaN, None,
-the empty string and `?`. Discrete values are ordered by number when all of them are
-numbers, else as strings, so that the schema does not depend on row order.
+and the texts of `ReadOptions.tokens` (pandas' missing-value tokens, the empty string and
+`?`; see reading.py, which also says how a token that is a model's known value is read).
+Discrete values are ordered by number when all of them are numbers, else as strings, so
+that the schema does not depend on row order.
+
+Stray strings: a column that is numeric but for a few texts (at least 90% of its known
+cells are numbers and at most 3 distinct texts are not) is read as discrete with a
+DataWarning naming the column and two of the texts; declared `continuous=` it is read as
+numbers with those cells unknown (counted in `Dataset.unknown_tokens`). Any other non-number
+in a continuous column is an error. pandas dtypes category, bool, the nullable Int64 /
+Float64 / boolean and string (python or pyarrow storage) give the model the same values as
+plain object/float columns give; polars DataFrames and pyarrow Tables are converted at the
+edge (reading.to_pandas). The fingerprint hashes the schema and the encoded values, never a
+dtype, so it is the same too.
 """
 from __future__ import annotations
 
 import csv
 import math
 import os
+import shlex
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import DataWarning, InputError
 from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
                     read_names)
+from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, to_pandas
 from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 
-UNKNOWN_STRINGS = ("", "?")
+UNKNOWN_STRINGS = tuple(sorted(C45_UNKNOWN))
+# a column is "numeric but for stray strings" when at least this share of its known cells
+# are numbers and at most this many distinct texts are not
+STRAY_SHARE = 0.9
+STRAY_DISTINCT = 3
 
 
 def value_str(v: object) -> str:
@@ -45,6 +64,52 @@ def _is_unknown(s: pd.Series) -> np.ndarray:
     return unk
 
 
+_TEMPORAL = ("date", "datetime", "datetime64", "time", "timedelta", "timedelta64", "period")
+
+
+def _mask_tokens(s: pd.Series, tokens: frozenset[str]) -> tuple[pd.Series, dict[str, int]]:
+    """`s` with the cells holding one of `tokens` unknown, and the count of each token masked
+    (C4.5's '' and '?', unknown all along, left out of the count)."""
+    if not (s.dtype == object or pd.api.types.is_string_dtype(s.dtype)
+            or isinstance(s.dtype, pd.CategoricalDtype)):
+        return s, {}
+    hit = s.isin(tokens).to_numpy(dtype=bool, na_value=False)
+    if not hit.any():
+        return s, {}
+    found = pd.Series(s.to_numpy(dtype=object)[hit], dtype=object)
+    counts = {str(k): int(v) for k, v in found.value_counts().items() if k not in C45_UNKNOWN}
+    return s.where(~hit), dict(sorted(counts.items()))
+
+
+def _stray_strings(s: pd.Series, num: np.ndarray) -> tuple[np.ndarray, list[str]] | None:
+    """(cells that are not numbers, their distinct texts most frequent first) when the column
+    is numeric but for them (STRAY_SHARE, STRAY_DISTINCT), else None."""
+    bad = np.isnan(num) & ~_is_unknown(s)
+    known = int((~_is_unknown(s)).sum())
+    if known == 0 or known - int(bad.sum()) < STRAY_SHARE * known:
+        return None
+    if not all(isinstance(v, str) for v in s[bad]):   # True/False objects are booleans, not strays
+        return None
+    codes, texts = pd.factorize(pd.Series(s[bad].to_numpy(dtype=object)))
+    if len(texts) > STRAY_DISTINCT:
+        return None
+    order = np.argsort(-np.bincount(codes), kind="stable")   # ties: first seen first
+    return bad, [str(texts[i]) for i in order]
+
+
+def _stray_warning(name: str, texts: list[str], rows: int, source: str) -> str:
+    """The warning text for a column read as discrete because of a few stray strings."""
+    shown = ", ".join(repr(t) for t in texts[:2]) + (f" and {len(texts) - 2} more" if len(texts) > 2 else "")
+    return (f"{source}: column {name!r} is numeric except for {shown} ({rows} row{'s' * (rows != 1)});"
+            f" read as discrete; use --na-values to read them as unknown or {_continuous_option(name)}")
+
+
+def _continuous_option(name: str) -> str:
+    """`--continuous NAME` as a shell would need it typed."""
+    quoted = shlex.quote(name)
+    return f"--continuous={quoted}" if name.startswith("-") else f"--continuous {quoted}"
+
+
 def _check_dtype(s: pd.Series, name: str, source: str) -> None:
     """InputError for a column that is not numbers, text or booleans (dates, complex, periods...).
 
@@ -55,7 +120,13 @@ def _check_dtype(s: pd.Series, name: str, source: str) -> None:
     inner = dtype.categories.dtype if isinstance(dtype, pd.CategoricalDtype) else dtype
     inner = inner.subtype if isinstance(inner, pd.SparseDtype) else inner
     types = pd.api.types
-    if (types.is_bool_dtype(inner) or types.is_object_dtype(inner) or types.is_string_dtype(inner)
+    if types.is_object_dtype(inner):
+        # dates as Python objects (pyarrow's date32, datetime.date cells) are dates all the same
+        if not isinstance(dtype, pd.CategoricalDtype) and types.infer_dtype(s, skipna=True) in _TEMPORAL:
+            raise InputError(f"{source}: column {name!r} holds {types.infer_dtype(s, skipna=True)} values:"
+                             " convert it to numbers or text first")
+        return
+    if (types.is_bool_dtype(inner) or types.is_string_dtype(inner)
             or (types.is_numeric_dtype(inner) and not types.is_complex_dtype(inner))):
         return
     shown = f"category of {inner}" if isinstance(dtype, pd.CategoricalDtype) else dtype
@@ -106,7 +177,7 @@ def _as_strings(s: pd.Series) -> pd.Series:
     return txt.where(~unk, None)
 
 
-def _numeric(s: pd.Series) -> tuple[np.ndarray, bool]:
+def _numeric(s: pd.Series, read: ReadOptions = DEFAULT_READ) -> tuple[np.ndarray, bool]:
     """(float values with NaN for unknown, True if every known value is a number)."""
     if pd.api.types.is_bool_dtype(s.dtype):
         return np.full(len(s), np.nan), not (~_is_unknown(s)).any()
@@ -115,9 +186,14 @@ def _numeric(s: pd.Series) -> tuple[np.ndarray, bool]:
     coded = _text_values(s)
     if coded is not None:
         codes, values = coded
-        num, ok = _parse_numbers(pd.Series(values, dtype=object))
+        num, ok = _parse_numbers(read.as_numbers_text(pd.Series(values, dtype=object)))
         return num[codes], ok
-    return _parse_numbers(s)
+    if isinstance(s.dtype, pd.CategoricalDtype):   # its categories, then each cell's category
+        num, _ = _numeric(pd.Series(s.cat.categories), read)
+        codes = s.cat.codes.to_numpy()
+        out = np.where(codes >= 0, num[codes], np.nan)
+        return out, not bool((np.isnan(out) & ~_is_unknown(s)).any())
+    return _parse_numbers(read.as_numbers_text(s))
 
 
 def _parse_numbers(s: pd.Series) -> tuple[np.ndarray, bool]:
@@ -165,8 +241,14 @@ def _column_name(df: pd.DataFrame, cols: list[str], name: object) -> object:
 
 def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
                continuous: Iterable[str] = (), ignore: Iterable[str] = (),
-               source: str = "<DataFrame>") -> Dataset:
-    """Infer a Schema from a DataFrame with a target column and encode it."""
+               source: str = "<DataFrame>", read: ReadOptions | None = None) -> Dataset:
+    """Infer a Schema from a DataFrame (pandas, polars or pyarrow) with a target column and encode it.
+
+    `read` says which texts are unknown (tokens); the result's `unknown_tokens` counts them
+    per column. A column numeric but for a few strings gives a DataWarning (module docstring).
+    """
+    read = read or DEFAULT_READ
+    df = to_pandas(df, source)
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}")
     cols = [str(c) for c in df.columns]
@@ -192,29 +274,46 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     for name in cols:
         if name not in ignore:
             _check_dtype(df[name], name, source)
-    ycol = df[target]
+    tokens = read.tokens
+    ycol, _ = _mask_tokens(df[target], tokens)
     yunk = _is_unknown(ycol)
     if yunk.any():
         rows = np.flatnonzero(yunk)
+        first = df[target].iloc[rows[0]]
+        hint = (f", or use --keep-na-tokens to read {first!r} as a class"
+                if isinstance(first, str) and first not in C45_UNKNOWN and first not in read.na_values else "")
         raise InputError(f"{source}: target column {target!r} has {len(rows)} unknown value(s)"
-                         f" (first at row {rows[0] + 1}); drop or label those rows")
+                         f" (first at row {rows[0] + 1}); drop or label those rows{hint}")
     ytxt = _column_text(ycol, target, source)
     classes = _sorted_values(ytxt)
     attributes: list[Attribute] = []
     columns: list[np.ndarray] = []
+    unknown_tokens: dict[str, dict[str, int]] = {}
     for name in cols:
         if name == target:
             continue
-        s = df[name]
         if name in ignore:
             attributes.append(Attribute(name, "ignore"))
             columns.append(np.zeros(len(df), dtype=np.int8))
             continue
-        num, all_numeric = (np.array([]), False) if name in discrete else _numeric(s)
+        s, counts = _mask_tokens(df[name], tokens)
+        num, all_numeric = (np.array([]), False) if name in discrete else _numeric(s, read)
+        stray = None if all_numeric or name in discrete else _stray_strings(s, num)
         if name in continuous and not all_numeric:
-            bad = _first_non_number(s, num)
-            raise InputError(f"{source}: column {name!r} declared continuous but row {bad + 1}"
-                             f" holds {s.iloc[bad]!r}, not a number")
+            if stray is None:
+                bad = _first_non_number(s, num)
+                raise InputError(f"{source}: column {name!r} declared continuous but row {bad + 1}"
+                                 f" holds {s.iloc[bad]!r}, not a number")
+            # declared continuous: its few stray strings are unknown, and counted as such
+            for text, n in pd.Series(s[stray[0]].to_numpy(dtype=object)).value_counts().items():
+                counts[str(text)] = counts.get(str(text), 0) + int(n)
+            counts = dict(sorted(counts.items()))
+            all_numeric = True
+        elif stray is not None:
+            warnings.warn(_stray_warning(name, stray[1], int(stray[0].sum()), source), DataWarning,
+                          stacklevel=2)
+        if counts:
+            unknown_tokens[name] = counts
         if all_numeric and name not in discrete:
             check_single_precision(num, f"{source}: row", f"column {name!r}")
             attributes.append(Attribute(name, "continuous"))
@@ -229,20 +328,25 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     schema = Schema(tuple(attributes), classes, target)
     lookup = {c: i for i, c in enumerate(classes)}
     y = ytxt.map(lookup).to_numpy(dtype=np.int32)
-    return Dataset(schema, columns, y, source)
+    return Dataset(schema, columns, y, source, unknown_tokens=unknown_tokens)
 
 
 def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | None = None,
                  with_target: bool = False, target: str | None = None,
-                 source: str = "<DataFrame>") -> Dataset:
-    """Encode new rows against an existing schema (unseen discrete values -> code -2).
+                 source: str = "<DataFrame>", read: ReadOptions | None = None) -> Dataset:
+    """Encode new rows (pandas, polars or pyarrow) against an existing schema (unseen discrete values -> code -2).
 
+    `read`'s tokens are unknown except where a token is one of the attribute's values (or a
+    class): a model that learned 'NA' as a value reads 'NA' as that value.
     Continuous cells keep any number, infinite or beyond single precision: scoring only
     compares them with thresholds. A discrete attribute's values (and the classes) match as
     text; a cell that is a bool or a number and whose text is not one of the values matches
     the one value, if exactly one, that spells the same boolean (true/false in any case) or
     the same number (1.0 matches '1', 1 matches '1.0'); otherwise it is an unseen value.
     """
+    read = read or DEFAULT_READ
+    df = to_pandas(df, source)
+    tokens = read.tokens
     cols = [str(c) for c in df.columns]
     dups = sorted({c for c in cols if cols.count(c) > 1})
     if dups:
@@ -252,6 +356,7 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
     need = set(schema.names if require is None else require)
     columns: list[np.ndarray] = []
     unseen: dict[str, tuple[str, ...]] = {}
+    unknown_tokens: dict[str, dict[str, int]] = {}
     for a in schema.attributes:
         if a.name not in cols:
             if a.name in need and a.kind != "ignore":
@@ -263,8 +368,11 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
         s = df[a.name]
         if a.kind != "ignore":
             _check_dtype(s, a.name, source)
+            s, counts = _mask_tokens(s, tokens.difference(a.values))
+            if counts:
+                unknown_tokens[a.name] = counts
         if a.is_continuous:
-            num, ok = _numeric(s)
+            num, ok = _numeric(s, read)
             if not ok:
                 bad = _first_non_number(s, num)
                 raise InputError(f"{source}: row {bad + 1}: column {a.name!r}: {s.iloc[bad]!r}"
@@ -283,9 +391,10 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
             raise InputError(f"{source}: class column {tname!r} not found (columns: {', '.join(cols)})")
         s = df[tname]
         _check_dtype(s, tname, source)
+        s, _ = _mask_tokens(s, tokens.difference(schema.classes))
         y = encode_classes(_typed_matches(s, _column_text(s, tname, source), schema.classes),
                            schema.classes, f"{source}: row", "is not one of the model's classes")
-    return Dataset(schema, columns, y, source, unseen_values=unseen)
+    return Dataset(schema, columns, y, source, unknown_tokens=unknown_tokens, unseen_values=unseen)
 
 
 def _typed_matches(s: pd.Series, txt: pd.Series, values: tuple[str, ...]) -> pd.Series:
@@ -332,8 +441,10 @@ def unique_spellings(values: tuple[str, ...]) -> dict[str, str]:
     return {key: vs[0] for key, vs in by.items() if len(vs) == 1}
 
 
-def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
-    """Read a CSV (all cells as text, nothing guessed) or Parquet file into a DataFrame."""
+def read_table(path: str | os.PathLike, read: ReadOptions | None = None) -> pd.DataFrame:
+    """Read a CSV (all cells as text, nothing guessed; `read`'s separator and encoding) or
+    Parquet file into a DataFrame. Unknown tokens are left as text: the encoders read them."""
+    read = read or DEFAULT_READ
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: file not found")
@@ -344,17 +455,16 @@ def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
             raise InputError(f"{path}: reading Parquet needs pyarrow (pip install 'c45rules[parquet]')") from None
         except Exception as e:  # pyarrow raises many types for a corrupt file
             raise InputError(f"{path}: not a readable Parquet file ({e})") from None
-    sep = "\t" if path.suffix.lower() == ".tsv" else ","
-    header, records = check_csv_layout(path, sep)
+    sep = read.separator(path)
+    header, records = check_csv_layout(path, sep, read.encoding)
     try:
         # every line is a record (a blank one: every value unknown) and no column is taken
         # as the index: pandas would otherwise drop blank lines and, when the data lines
         # have one field more than the header, shift every value one column to the left
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                            encoding="utf-8", sep=sep, skip_blank_lines=False, index_col=False,
-                            **kw)
+                            encoding=read.encoding, sep=sep, skip_blank_lines=False, index_col=False)
     except UnicodeDecodeError:
-        raise not_utf8(path) from None
+        raise not_decodable(path, read.encoding) from None
     except pd.errors.ParserError as e:
         raise InputError(f"{path}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
     except pd.errors.EmptyDataError:
@@ -365,26 +475,28 @@ def read_table(path: str | os.PathLike, **kw) -> pd.DataFrame:
     return frame
 
 
-def check_csv_layout(path: str | os.PathLike, sep: str = ",") -> tuple[list[str], int]:
+def check_csv_layout(path: str | os.PathLike, sep: str = ",",
+                     encoding: str = "utf-8") -> tuple[list[str], int]:
     """(header, number of records) of a CSV file, read as Python's csv module reads it.
 
     Refuses, naming the line, an empty file, duplicate column names, bytes that are not
-    UTF-8 and a record whose number of fields differs from the header's; a blank line is a
-    record whose values are all unknown (a one-column file writes a missing value so).
+    of `encoding` and a record whose number of fields differs from the header's; a blank
+    line is a record whose values are all unknown (a one-column file writes a missing value so).
     """
     path = Path(path)
     records = 0
+    text_encoding = ReadOptions(encoding=encoding).text_encoding
     try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
+        with open(path, newline="", encoding=text_encoding) as f:
             header = next(csv.reader(f, delimiter=sep), None)
         if header is not None:
-            counted = _plain_csv_records(path, sep, len(header))
+            counted = _plain_csv_records(path, sep, len(header), text_encoding)
             if counted is not None and len(set(header)) == len(header):
                 return header, counted
     except (UnicodeDecodeError, csv.Error):
         pass   # the full read below names the problem
     try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
+        with open(path, newline="", encoding=text_encoding) as f:
             reader = csv.reader(f, delimiter=sep)
             header = next(reader, None)
             if header is None:
@@ -399,33 +511,51 @@ def check_csv_layout(path: str | os.PathLike, sep: str = ",") -> tuple[list[str]
                                      f" header has {len(header)}")
                 records += 1
     except UnicodeDecodeError:
-        raise not_utf8(path) from None
+        raise not_decodable(path, encoding) from None
     except csv.Error as e:
         raise InputError(f"{path}: not a readable CSV file ({e})") from None
     return header, records
 
 
-def not_utf8(path: Path) -> InputError:
-    """The error naming the first byte of `path` that is not UTF-8 by its offset in the file and its line.
+def not_decodable(path: Path, encoding: str = "utf-8") -> InputError:
+    """The error naming the first byte of `path` that is not of `encoding` by its offset in the
+    file and its line, and the option that names the file's encoding.
 
     A decoder's own offset counts from the start of its current buffer (8 KB blocks), not
-    the file; whole lines decode independently, as a newline never sits inside a character.
+    the file; whole lines decode independently in an encoding where a newline byte never
+    sits inside a character (UTF-8 and the one-byte codecs; not UTF-16).
     """
-    offset, line = 0, 1
-    for chunk in line_chunks(path):
-        try:
-            chunk.decode("utf-8")
-        except UnicodeDecodeError as e:
-            line += chunk.count(b"\n", 0, e.start)
-            return InputError(f"{path}: bytes that are not UTF-8 (at byte {offset + e.start}) on line {line}")
-        offset += len(chunk)
-        line += chunk.count(b"\n")
-    return InputError(f"{path}: bytes that are not UTF-8")
+    shown = "UTF-8" if encoding == "utf-8" else encoding
+    hint = "; give the file's encoding with --encoding (e.g. --encoding latin-1)"
+    if _ascii_compatible(encoding):
+        offset, line = 0, 1
+        for chunk in line_chunks(path):
+            try:
+                chunk.decode(encoding)
+            except UnicodeDecodeError as e:
+                line += chunk.count(b"\n", 0, e.start)
+                return InputError(f"{path}: bytes that are not {shown} (at byte {offset + e.start})"
+                                  f" on line {line}{hint}")
+            offset += len(chunk)
+            line += chunk.count(b"\n")
+    return InputError(f"{path}: bytes that are not {shown}{hint}")
 
 
-def _plain_csv_records(path: Path, sep: str, nfields: int) -> int | None:
+def _ascii_compatible(encoding: str) -> bool:
+    """Whether `encoding` writes the ASCII characters as ASCII bytes, one each (so byte-level
+    line and separator counting holds)."""
+    probe = "a,;\t|\n\r\"0"
+    try:
+        return probe.encode(encoding) == probe.encode("ascii")
+    except (LookupError, UnicodeError):
+        return False
+
+
+def _plain_csv_records(path: Path, sep: str, nfields: int, encoding: str = "utf-8-sig") -> int | None:
     """Records after the header when no line needs csv's rules (no quote, NUL, lone CR or long
     line) and each has `nfields` fields or none; None otherwise (the csv module decides)."""
+    if not _ascii_compatible(encoding):
+        return None
     records = 0
     header_done = False
     for chunk in line_chunks(path):
@@ -433,7 +563,7 @@ def _plain_csv_records(path: Path, sep: str, nfields: int) -> int | None:
             return None
         if not chunk.isascii():
             try:
-                chunk.decode("utf-8")
+                chunk.decode(encoding)
             except UnicodeDecodeError:
                 return None
         buf = np.frombuffer(chunk, np.uint8)
@@ -452,22 +582,24 @@ def _plain_csv_records(path: Path, sep: str, nfields: int) -> int | None:
     return records
 
 
-def read_csv(path: str | os.PathLike, target: str, **kinds) -> Dataset:
+def read_csv(path: str | os.PathLike, target: str, *, read: ReadOptions | None = None, **kinds) -> Dataset:
     """Read a CSV/Parquet file with a target column into a Dataset (kinds as `from_frame`)."""
-    return from_frame(read_table(path), target, source=str(path), **kinds)
+    return from_frame(read_table(path, read), target, source=str(path), read=read, **kinds)
 
 
 def load_data(spec: str | os.PathLike, *, target: str | None = None,
               test: str | os.PathLike | bool | None = None, names: str | os.PathLike | None = None,
-              **kinds) -> tuple[Dataset, Dataset | None]:
+              read: ReadOptions | None = None, **kinds) -> tuple[Dataset, Dataset | None]:
     """Load training data (C4.5 stem, or CSV/Parquet with `target`) and optional test data.
 
     `test`: a file; None = a stem's STEM.test when it exists; False = none (not read).
+    `read`: how a table's cells are read (reading.ReadOptions); a C4.5 stem refuses it.
     """
     spec = str(spec)
     p = Path(spec)
     is_table = p.suffix.lower() in (".csv", ".parquet", ".pq", ".tsv")
     if not is_table:
+        refuse_read_options(spec, read)
         stem = spec[:-5] if spec.endswith(".data") else spec[:-6] if spec.endswith(".names") else spec
         if not os.path.exists(stem + ".names"):
             raise InputError(f"{spec}: no such C4.5 stem ({stem}.names not found) and not a .csv/.parquet file")
@@ -475,37 +607,56 @@ def load_data(spec: str | os.PathLike, *, target: str | None = None,
         if test is None or test is False:
             return train, auto_test
         return train, load_test(test, train.schema, target=target)
+    read = read or DEFAULT_READ
     if names is not None:
         schema = read_names(names)
-        df = read_table(p)
-        train = _frame_with_names(df, schema, target, str(p))
+        df = read_table(p, read)
+        train = _frame_with_names(df, schema, target, str(p), read)
     else:
         if target is None:
             raise InputError(f"{spec}: a CSV/Parquet file needs --target COLUMN")
-        train = from_frame(read_table(p), target, source=str(p), **kinds)
-    tst = None if test is None or test is False else load_test(test, train.schema, target=target)
+        train = from_frame(read_table(p, read), target, source=str(p), read=read, **kinds)
+    tst = None if test is None or test is False else load_test(test, train.schema, target=target, read=read)
     return train, tst
 
 
-def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, source: str) -> Dataset:
+def refuse_read_options(path: str, read: ReadOptions | None) -> None:
+    """InputError when reading options are given for a C4.5 file, whose unknown value is '?'."""
+    if read is not None and not read.is_default:
+        raise InputError(f"{path}: --na-values, --keep-na-tokens, --sep, --decimal and --encoding apply"
+                         " to CSV/Parquet data; a C4.5 file's unknown value is '?'")
+
+
+def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, source: str,
+                      read: ReadOptions = DEFAULT_READ) -> Dataset:
     names = [a.name for a in pending.attributes]
     tname = target or pending.target
     missing = [n for n in names + [tname] if n not in df.columns]
     if missing:
         raise InputError(f"{source}: column(s) named in the .names file are missing: {', '.join(map(repr, missing))}")
     raw = df[names + [tname]].set_axis(list(range(len(names) + 1)), axis=1)
+    unknown_tokens: dict[str, dict[str, int]] = {}
+    for j, a in enumerate(pending.attributes):
+        # a token is unknown ('?' to the C4.5 reader) unless the .names file lists it as a value
+        declared = a.values if a.is_discrete and a.values[:1] != ("\0discrete",) else ()
+        column, counts = _mask_tokens(raw[j], read.tokens.difference(declared))
+        if counts:
+            raw[j] = column.fillna("?")
+            unknown_tokens[a.name] = counts
     ds, schema = cases_from_frame(raw, pending, source, collect=True, lines_are_cases=False)
     ds.schema = Schema(schema.attributes, schema.classes, tname)
+    ds.unknown_tokens = unknown_tokens
     return ds
 
 
 def load_test(path: str | os.PathLike, schema: Schema, *, target: str | None = None,
-              require: Iterable[str] | None = None) -> Dataset:
+              read: ReadOptions | None = None, require: Iterable[str] | None = None) -> Dataset:
     """Load evaluation cases for an existing schema: a C4.5 .test/.data file or a CSV/Parquet table
     (holding the class and the columns `require` names, default all; others missing are unknown)."""
     p = Path(path)
     if p.suffix.lower() in (".csv", ".parquet", ".pq", ".tsv"):
-        return encode_frame(read_table(p), schema, with_target=True, target=target, source=str(p),
-                            require=require)
+        return encode_frame(read_table(p, read), schema, with_target=True, target=target, source=str(p),
+                            read=read, require=require)
+    refuse_read_options(str(p), read)
     ds, _ = read_cases(p, schema)
     return ds

@@ -120,6 +120,8 @@ class Dataset:
     _sorted_values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
     # scoring only: per discrete attribute, the distinct texts encoded as UNSEEN_CODE (sorted)
     unseen_values: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    # column -> {token: cells}: texts read as unknown by a table reader's tokens (not '' or '?')
+    unknown_tokens: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
 
     @property
     def n(self) -> int:

@@ -1,10 +1,16 @@
-"""A C4.5 tree as a graph: networkx DiGraph, GraphML file, Graphviz DOT text.
+"""A C4.5 tree or a rule list as a graph: networkx DiGraph, GraphML file, Graphviz DOT text.
 
-Nodes are numbered 0, 1, ... depth first (branches in order), the root being 0. Node
+Tree: nodes are numbered 0, 1, ... depth first (branches in order), the root being 0. Node
 attributes: `label` (the tested attribute, or `class (items/errors)` at a leaf), `kind`
 (leaf, discrete, threshold, subset), `class` (majority class), `items`, `errors`, and for
 tests `attribute` (and `threshold` for a cut). Edge attributes: `label` (`<= 228`, `> 228`,
 `= t`, `in {a, b}`) and `branch` (its position among the node's branches).
+
+Rule list (from the RuleSet alone): the rules in the order they are tried, each a node
+(`kind` rule: `label` "Rule 28" and its conditions one a line, `rule_id`, `class`,
+`confidence`, `covered`, `errors`) with an edge `all hold` to its class (a `kind` class
+node) and an edge `else` to the next rule; after the last rule, the default class
+(`kind` default). A rule that never fires (error above 0.7) is drawn with `fires` false.
 """
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ from pathlib import Path
 import networkx as nx
 
 from ..data.schema import Schema
-from ..ruleset import format_threshold
+from ..ruleset import RuleSet, format_threshold
 from ..tree.node import Node
 from ._atomic import atomic_write_text
 
@@ -60,6 +66,27 @@ def tree_to_networkx(node: Node, schema: Schema) -> nx.DiGraph:
     return graph
 
 
+def rules_to_networkx(ruleset: RuleSet) -> nx.DiGraph:
+    """The rule list as a directed graph: rule k -> its class ('all hold'), -> rule k+1 ('else')."""
+    graph = nx.DiGraph()
+    for k, r in enumerate(ruleset.rules):
+        conds = "\n".join(str(c) for c in r.conditions)
+        graph.add_node(2 * k, kind="rule", label=f"Rule {r.id}\n{conds}", rule_id=int(r.id),
+                       **{"class": r.prediction}, confidence=float(r.confidence), covered=int(r.covered),
+                       errors=int(r.errors), fires=bool(r.fires))
+        graph.add_node(2 * k + 1, kind="class", label=f"{r.prediction} [{100 * r.confidence:.1f}%]",
+                       **{"class": r.prediction})
+        graph.add_edge(2 * k, 2 * k + 1, label="all hold")
+        if k:
+            graph.add_edge(2 * k - 2, 2 * k, label="else")
+    last = 2 * len(ruleset.rules)
+    graph.add_node(last, kind="default", label=f"default: {ruleset.default_class}",
+                   **{"class": ruleset.default_class})
+    if ruleset.rules:
+        graph.add_edge(last - 2, last, label="else")
+    return graph
+
+
 # XML 1.0 cannot hold these characters at all, escaped or not
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -70,10 +97,9 @@ def _xml_safe(value):
     return value
 
 
-def write_graphml(node: Node, schema: Schema, path: str | os.PathLike) -> Path:
-    """Write the tree as GraphML (atomically); characters XML cannot hold are shown as
-    Python escapes (`\\x00`)."""
-    graph = tree_to_networkx(node, schema)
+def write_graphml(graph: nx.DiGraph, path: str | os.PathLike) -> Path:
+    """Write a tree's or a rule list's graph as GraphML (atomically); characters XML cannot
+    hold are shown as Python escapes (`\\x00`)."""
     for _, data in graph.nodes(data=True):
         data.update({k: _xml_safe(v) for k, v in data.items()})
     for _, _, data in graph.edges(data=True):
@@ -102,13 +128,18 @@ def _dot_string(text: str) -> str:
     return "".join(out)
 
 
-def to_dot(node: Node, schema: Schema) -> str:
-    """The tree as Graphviz DOT text (tests as ellipses, leaves as boxes)."""
-    graph = tree_to_networkx(node, schema)
-    lines = ["digraph tree {", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']
+_SHAPES = {"leaf": "box", "class": "box", "default": "box", "rule": "note"}
+
+
+def to_dot(graph: nx.DiGraph, name: str = "tree") -> str:
+    """A tree's or a rule list's graph as Graphviz DOT text (tests as ellipses, classes as boxes)."""
+    lines = [f"digraph {name} {{", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']
+    if name == "rules":
+        lines.insert(1, "  rankdir=LR;")
     for n, data in graph.nodes(data=True):
-        shape = "box" if data["kind"] == "leaf" else "ellipse"
-        lines.append(f"  n{n} [label={_dot_string(data['label'])}, shape={shape}];")
+        shape = _SHAPES.get(data["kind"], "ellipse")
+        style = ", style=dashed" if data.get("fires") is False else ""
+        lines.append(f"  n{n} [label={_dot_string(data['label'])}, shape={shape}{style}];")
     for a, b, data in graph.edges(data=True):
         lines.append(f"  n{a} -> n{b} [label={_dot_string(data['label'])}];")
     lines.append("}")

@@ -52,7 +52,8 @@ import yaml
 
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, InputError, ModelError, shown
-from ..ruleset import Condition, Rule, RuleSet
+from ..ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet
+from ..tree.node import Node
 from ._atomic import atomic_write_text
 
 FORMAT = "c45rules-ruleset"
@@ -136,6 +137,15 @@ def _float(v: float) -> str:
     return mantissa + e + exponent
 
 
+def _shown_confidence(error_rate: float) -> float:
+    """1 - error_rate to EVIDENCE_DIGITS significant digits: the model file's `confidence`.
+
+    The rule keeps only its error rate; the confidence beside it is for the reader, so it
+    gets the rate's digits, not the 17 of 1 - 0.0480769 in binary.
+    """
+    return float(f"{1.0 - error_rate:.{EVIDENCE_DIGITS}g}")
+
+
 def _scalar(v: Any, where: str) -> str:
     if v is None:
         return "null"
@@ -181,6 +191,7 @@ def dump_yaml(ruleset: RuleSet) -> str:
         f"format: {_quote(FORMAT, 'format')}",
         f"format_version: {FORMAT_VERSION}",
         f"library_version: {_quote(__version__, 'library_version')}",
+        *([f"notes: {_quote(ruleset.notes, 'notes')}"] if ruleset.notes else []),
         "schema:",
         f"  target: {_quote(schema.target, 'schema.target')}",
         f"  classes: [{', '.join(_quote(c, f'schema.classes[{i}]') for i, c in enumerate(schema.classes))}]",
@@ -194,13 +205,17 @@ def dump_yaml(ruleset: RuleSet) -> str:
     for i, r in enumerate(ruleset.rules):
         lines.append(f"  - id: {_int(r.id, f'rules[{i}].id')}")
         lines.append(f"    prediction: {_quote(r.prediction, f'rules[{i}].prediction')}")
-        lines.append("    conditions:" if r.conditions else "    conditions: []")
+        if r.note:
+            lines.append(f"    note: {_quote(r.note, f'rules[{i}].note')}")
+        if not r.conditions:
+            raise ModelError(f"rules[{i}].conditions: a rule needs at least one condition (rule id {r.id})")
+        lines.append("    conditions:")
         for j, c in enumerate(r.conditions):
             where = f"rules[{i}].conditions[{j}]"
             lines.append(f"      - {_flow([('attribute', _quote(c.attribute, f'{where}.attribute')), ('op', _quote(c.op, f'{where}.op')), ('value', _scalar(c.value, f'{where}.value'))])}")
         where = f"rules[{i}].evidence"
         evidence = [("covered", _int(r.covered, f"{where}.covered")), ("errors", _int(r.errors, f"{where}.errors")),
-                    ("error_rate", _float(r.error_rate)), ("confidence", _float(r.confidence)),
+                    ("error_rate", _float(r.error_rate)), ("confidence", _float(_shown_confidence(r.error_rate))),
                     ("lift", _float(r.lift)), ("used", _int(r.used, f"{where}.used")),
                     ("wrong", _int(r.wrong, f"{where}.wrong"))]
         lines.append(f"    evidence: {_flow(evidence)}")
@@ -215,7 +230,33 @@ def dump_yaml(ruleset: RuleSet) -> str:
         _check_fit_option(k, v, f"options.{k}")
         lines.append(f"  {key}: {_scalar(v, f'options.{k}')}")
     lines.append(f"fingerprint: {_quote(ruleset.fingerprint, 'fingerprint')}")
+    if ruleset.tree is not None:
+        lines += _tree_lines(ruleset.tree, schema)
     return "\n".join(lines) + "\n"
+
+
+def _tree_lines(root: Node, schema: Schema) -> list[str]:
+    """The kept tree, one node a line in depth-first order (a node's branches follow it).
+
+    Flat rather than nested, so a tree of any depth stays within the reader's nesting limit.
+    """
+    lines = ["tree:"]
+    for node in root.walk():
+        pairs = [("kind", _quote(node.kind, "tree.kind")), ("class", _quote(schema.classes[node.klass], "tree.class")),
+                 ("items", _float(node.items)), ("errors", _float(node.errors)),
+                 ("distribution", "[" + ", ".join(_float(v) for v in node.class_dist) + "]")]
+        if not node.is_leaf:
+            pairs.append(("attribute", _quote(schema.attributes[node.attribute].name, "tree.attribute")))
+            if node.kind == "threshold":
+                pairs.append(("cut", _float(node.cut)))
+            if node.kind == "subset":
+                values = schema.attributes[node.attribute].values
+                pairs.append(("subsets", "[" + ", ".join(
+                    "[" + ", ".join(_quote(values[c], "tree.subsets") for c in sorted(group)) + "]"
+                    for group in node.subsets) + "]"))
+            pairs.append(("branches", str(len(node.branches))))
+        lines.append(f"  - {_flow(pairs)}")
+    return lines
 
 
 def write_yaml(ruleset: RuleSet, path: str | os.PathLike) -> Path:
@@ -476,25 +517,40 @@ def _condition(obj: Any, path: str, attributes: _Lookup) -> Condition:
 _EVIDENCE = ("covered", "errors", "error_rate", "confidence", "lift", "used", "wrong")
 
 
+def _named_rule(obj: Any, i: int, schema: Schema, attributes: _Lookup, classes: frozenset[str]) -> Rule:
+    """_rule for rules[i], its error also naming the rule's id when it has a readable one."""
+    try:
+        return _rule(obj, f"rules[{i}]", schema, attributes, classes)
+    except ModelError as e:
+        rid = obj.get("id") if isinstance(obj, dict) else None
+        if isinstance(rid, int) and not isinstance(rid, bool) and ".id:" not in str(e):
+            raise ModelError(f"{e} (rule id {rid})") from None
+        raise
+
+
 def _rule(obj: Any, path: str, schema: Schema, attributes: _Lookup, classes: frozenset[str]) -> Rule:
-    m = _mapping(obj, path, ("id", "prediction", "conditions", "evidence"))
+    m = _mapping(obj, path, ("id", "prediction", "conditions", "evidence"), ("note",))
     rid = _integer(m["id"], f"{path}.id", minimum=1)
     prediction = _string(m["prediction"], f"{path}.prediction")
     if prediction not in classes:
         raise _fail(f"{path}.prediction", f"{prediction!r} is not a class ({', '.join(schema.classes)})")
     conditions = tuple(_condition(c, f"{path}.conditions[{j}]", attributes)
                        for j, c in enumerate(_list(m["conditions"], f"{path}.conditions")))
+    if not conditions:   # c4.5rules never keeps one (spec 7.3); it would decide every case it reaches
+        raise _fail(f"{path}.conditions", "a rule needs at least one condition")
     ev = _mapping(m["evidence"], f"{path}.evidence", _EVIDENCE)
     counts = {k: _integer(ev[k], f"{path}.evidence.{k}") for k in ("covered", "errors", "used", "wrong")}
     error_rate = _number(ev["error_rate"], f"{path}.evidence.error_rate")
     confidence = _number(ev["confidence"], f"{path}.evidence.confidence")
-    if not (abs(confidence - (1.0 - error_rate)) <= 1e-12 or
-            math.isnan(confidence) and math.isnan(error_rate)):
+    # a file of ours holds 1 - error_rate to 6 digits; an older one, to 17
+    if not (abs(confidence - (1.0 - error_rate)) <= 1e-12 or confidence == _shown_confidence(error_rate)
+            or math.isnan(confidence) and math.isnan(error_rate)):
         raise _fail(f"{path}.evidence.confidence",
-                    f"{confidence!r} is not 1 - error_rate ({1.0 - error_rate!r})")
+                    f"{confidence!r} is not 1 - error_rate ({_shown_confidence(error_rate)!r})")
     lift = _number(ev["lift"], f"{path}.evidence.lift")
+    note = _string(m.get("note", ""), f"{path}.note")
     return Rule(rid, conditions, prediction, counts["covered"], counts["errors"], error_rate,
-                lift, counts["used"], counts["wrong"])
+                lift, counts["used"], counts["wrong"], note)
 
 
 def _option_value(v: Any, path: str) -> Any:
@@ -534,6 +590,91 @@ def _counts(obj: Any, path: str, n: int) -> tuple[int, ...]:
 
 _TOP = ("format", "format_version", "library_version", "schema", "rules", "default_class",
         "class_counts", "default_counts", "options", "fingerprint")
+_NODE_KINDS = ("leaf", "discrete", "threshold", "subset")
+
+
+def _tree(obj: Any, schema: Schema) -> Node:
+    """The kept tree from its depth-first node list (ModelError naming tree[i].field)."""
+    import numpy as np
+    items = _list(obj, "tree")
+    if not items:
+        raise _fail("tree", "an empty node list (leave the key out for a model without its tree)")
+    C = len(schema.classes)
+    nodes: list[tuple[Node, int]] = []
+    for i, raw in enumerate(items):
+        where = f"tree[{i}]"
+        m = _mapping(raw, where, ("kind", "class", "items", "errors", "distribution"),
+                     ("attribute", "cut", "subsets", "branches"))
+        kind = _string(m["kind"], f"{where}.kind")
+        if kind not in _NODE_KINDS:
+            raise _fail(f"{where}.kind", f"{kind!r} is not one of {', '.join(_NODE_KINDS)}")
+        klass = _string(m["class"], f"{where}.class")
+        if klass not in schema.classes:
+            raise _fail(f"{where}.class", f"{klass!r} is not a class ({', '.join(schema.classes)})")
+        dist = [_number(v, f"{where}.distribution[{j}]") for j, v in enumerate(_list(m["distribution"], f"{where}.distribution"))]
+        if len(dist) != C:
+            raise _fail(f"{where}.distribution", f"{len(dist)} weights for {C} classes")
+        node = Node(schema.classes.index(klass), _number(m["items"], f"{where}.items"),
+                    _number(m["errors"], f"{where}.errors"), np.array(dist, dtype=np.float64), kind)
+        expected = ("attribute", "branches") if kind != "leaf" else ()
+        expected += ("cut",) if kind == "threshold" else ("subsets",) if kind == "subset" else ()
+        for key in ("attribute", "cut", "subsets", "branches"):
+            if (key in m) != (key in expected):
+                raise _fail(where, f"a {kind} node {'needs' if key in expected else 'has no'} key {key!r}")
+        branches = 0
+        if kind != "leaf":
+            name = _string(m["attribute"], f"{where}.attribute")
+            if name not in schema.names:
+                raise _fail(f"{where}.attribute", f"{name!r} is not an attribute of the schema")
+            node.attribute = schema.index(name)
+            attr = schema.attributes[node.attribute]
+            if (kind == "threshold") != attr.is_continuous:
+                raise _fail(f"{where}.kind", f"a {kind} test on {attr.kind} attribute {name!r}")
+            branches = _integer(m["branches"], f"{where}.branches", minimum=1)
+            if kind == "threshold":
+                node.cut = _number(m["cut"], f"{where}.cut")
+                if branches != 2:
+                    raise _fail(f"{where}.branches", "a threshold test has 2 branches")
+            if kind == "discrete" and branches != len(attr.values):
+                raise _fail(f"{where}.branches", f"{branches} branches for the {len(attr.values)} values of {name!r}")
+            if kind == "subset":
+                groups = []
+                for j, g in enumerate(_list(m["subsets"], f"{where}.subsets")):
+                    vs = [_string(v, f"{where}.subsets[{j}][{k}]") for k, v in enumerate(_list(g, f"{where}.subsets[{j}]"))]
+                    for k, v in enumerate(vs):
+                        if v not in attr.values:
+                            raise _fail(f"{where}.subsets[{j}][{k}]", f"{v!r} is not a value of attribute {name!r}")
+                    groups.append(frozenset(attr.values.index(v) for v in vs))
+                if len(groups) != branches:
+                    raise _fail(f"{where}.subsets", f"{len(groups)} value groups for {branches} branches")
+                node.subsets = tuple(groups)
+        nodes.append((node, branches))
+    # rebuild depth first: each test takes the next `branches` subtrees
+    position = 0
+
+    def build() -> Node:
+        nonlocal position
+        stack: list[tuple[Node, int]] = []
+        root = None
+        while True:
+            if position >= len(nodes):
+                raise _fail("tree", f"the node list ends inside a test ({len(nodes)} nodes)")
+            node, want = nodes[position]
+            position += 1
+            if stack:
+                stack[-1][0].branches.append(node)
+            else:
+                root = node
+            if want:
+                stack.append((node, want))
+            while stack and len(stack[-1][0].branches) == stack[-1][1]:
+                stack.pop()
+            if not stack:
+                return root
+    root = build()
+    if position != len(nodes):
+        raise _fail(f"tree[{position}]", "a node after the whole tree")
+    return root
 
 
 def ruleset_from_dict(doc: Any) -> RuleSet:
@@ -547,12 +688,12 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     if version != FORMAT_VERSION or isinstance(version, bool):
         raise _fail("format_version", f"this library reads version {FORMAT_VERSION},"
                     f" found {version!r}")
-    m = _mapping(doc, "", _TOP)
+    m = _mapping(doc, "", _TOP, ("notes", "tree"))
     library_version = _string(m["library_version"], "library_version")
     schema = _schema(m["schema"], "schema")
     attributes = {a.name: (a, frozenset(a.values)) for a in schema.attributes}
     classes = frozenset(schema.classes)
-    rules = tuple(_rule(r, f"rules[{i}]", schema, attributes, classes)
+    rules = tuple(_named_rule(r, i, schema, attributes, classes)
                   for i, r in enumerate(_list(m["rules"], "rules")))
     seen: dict[int, int] = {}
     for i, r in enumerate(rules):
@@ -566,8 +707,10 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     default_counts = _counts(m["default_counts"], "default_counts", len(schema.classes))
     options = _options(m["options"], "options")
     fingerprint = _string(m["fingerprint"], "fingerprint")
+    notes = _string(m.get("notes", ""), "notes")
+    tree = _tree(m["tree"], schema) if "tree" in m else None
     return RuleSet(schema, rules, default, class_counts, default_counts, options, fingerprint,
-                   version=library_version)
+                   version=library_version, notes=notes, tree=tree)
 
 
 # ---- reading ----------------------------------------------------------------------------

@@ -352,6 +352,25 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
     return levels, 0, 0, float(default_error), np.empty(0, dtype=np.int64)
 
 
+def rule_error_rates(covered: np.ndarray, errors: np.ndarray, default_errors: np.ndarray,
+                     cf: float) -> np.ndarray:
+    """Each rule's pessimistic error P0 from its cover (spec 7.3), as generalisation keeps it.
+
+    The same single-precision values as _Rates: a rule covering no case gets its class's
+    default error, one with no errors AddErrs' array path, the others its float path.
+    """
+    covered = np.asarray(covered, dtype=np.int64)
+    errors = np.asarray(errors, dtype=np.int64)
+    out = np.asarray(default_errors, dtype=F32).astype(np.float64)
+    clean = (covered > 0) & (errors == 0)
+    if clean.any():
+        out[clean] = pessimistic_rate(covered[clean].astype(np.float64), np.zeros(int(clean.sum())), cf).astype(F32)
+    rate = rate_function(cf)
+    for i in np.flatnonzero((covered > 0) & (errors > 0)):
+        out[i] = float(F32(rate(int(covered[i]), int(errors[i]))))
+    return out
+
+
 class _Rates:
     """Actual and pessimistic error rates of (cases, errors) pairs, in single precision as
     c4.5rules keeps them (returned as the floats they convert to exactly); pairs recur

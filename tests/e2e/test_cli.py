@@ -198,8 +198,25 @@ def test_export_tree_graphs_regrow_the_checked_tree(crx_model, tmp_path):
     assert nx.read_graphml(tmp_path / "t.graphml").number_of_nodes() == 90
     code, _, err = cli_err(["export", str(crx_model), "--to", "dot", "--data", f"{CRX}.test"])
     assert code == 2 and "crx.test: not the data this model was fitted on" in err
-    code, _, err = cli_err(["export", str(crx_model), "--to", "dot"])
-    assert code == 2 and "--data" in err
+    code, _, err = cli_err(["export", str(crx_model), "--to", "dot", "--graph", "tree"])
+    assert code == 2 and "the model does not hold the tree; give the training data with --data" in err
+
+
+def test_export_pictures_from_the_model_alone(crx_model, tmp_path):
+    import networkx as nx
+    # without --data and without a kept tree: the rule list (14 rules, their classes, the default)
+    dot = ok("export", crx_model, "--to", "dot").stdout
+    assert dot.startswith("digraph rules {") and dot.count("shape=note") == 14 and dot.count("shape=box") == 15
+    ok("export", crx_model, "--to", "graphml", "-o", tmp_path / "r.graphml")
+    g = nx.read_graphml(tmp_path / "r.graphml")
+    assert g.number_of_nodes() == 29 and g.nodes["0"]["rule_id"] == 28
+    # fit --keep-tree: the tree drawn from the model equals the tree re-grown from the data
+    kept = tmp_path / "kept.yaml"
+    ok("fit", CRX, "-o", kept, "--keep-tree")
+    assert ok("export", kept, "--to", "dot").stdout == ok("export", crx_model, "--to", "dot", "--data", CRX).stdout
+    assert ok("export", kept, "--to", "dot", "--graph", "rules").stdout == dot
+    code, _, err = cli_err(["export", str(kept), "--to", "dot", "--unpruned"])
+    assert code == 2 and "the model does not hold the unpruned tree" in err
 
 
 def test_report_holds_rules_evaluation_and_tree(crx_model, tmp_path):
@@ -218,12 +235,14 @@ def test_demo_end_to_end(tmp_path):
     assert "200 of 200 rows agree with RuleSet.predict" in p.stdout
     for name in ("model.yaml", "rules.sql", "rules.py", "report.html"):
         assert (tmp_path / "out" / name).stat().st_size > 0
+    # the rules as text: what the demo printed, up to its own status lines
+    assert p.stdout.startswith((tmp_path / "out" / "rules.txt").read_text())
     assert 'FROM "cases" AS "t"' in (tmp_path / "out" / "rules.sql").read_text()
     train, _ = load_data(str(REPO / "examples" / "crx" / "crx"))
     assert load_yaml(tmp_path / "out" / "model.yaml") == fit_dataset(train)[0]
 
 
-COMMANDS = ["tree", "rules", "fit", "predict", "evaluate", "explain", "export", "report", "demo"]
+COMMANDS = ["tree", "rules", "fit", "predict", "evaluate", "explain", "export", "report", "rescore", "diff", "demo"]
 
 
 def test_help_lists_the_commands():
@@ -374,3 +393,38 @@ def test_fit_csv_with_kind_overrides(tmp_path):
     assert [(a.name, a.kind) for a in schema.attributes] == [
         ("outlook", "discrete"), ("temperature", "discrete"), ("humidity", "continuous"), ("windy", "ignore")]
     assert schema.attribute("temperature").values[:3] == ("64", "65", "68")
+
+
+# ---- mistakes a person makes on the command line ---------------------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (["rulse", "x"], "invalid choice: 'rulse' (choose from 'tree', 'rules', 'fit', 'predict', 'evaluate',"
+                     " 'explain', 'export', 'report', 'rescore', 'diff', 'demo') (did you mean 'rules'?)"),
+    (["rules", "x", "--tarket", "class"], "unrecognized arguments: --tarket class (did you mean '--target'?)"),
+    (["export", "m.yaml", "--to", "pyhton"], "(did you mean 'python'?)"),
+    (["rules", "x", "--zzz"], "unrecognized arguments: --zzz (see 'c45rules rules --help')"),
+])
+def test_unknown_commands_and_options_suggest_the_nearest(argv, message):
+    code, _, err = cli_err(argv)
+    assert code == 2 and message in err and err.startswith("c45rules: error: ")
+
+
+def test_cf_below_one_is_refused_naming_both_readings():
+    code, _, err = cli_err(["rules", str(GOLF), "--cf", "0.25"])
+    assert code == 2
+    assert "0.25 is read as a percentage, as c4.5 reads -c: 0.25%" in err
+    assert "not the fraction 0.25 = 25%; write -c 25 for 25%" in err
+    assert cli(["rules", str(GOLF), "-c", "1", "--json"])[0] == 0
+
+
+def test_arguments_in_the_wrong_order_are_told_so(tmp_path):
+    model = tmp_path / "m.yaml"
+    assert cli(["fit", str(GOLF), "-o", str(model), "-q"])[0] == 0
+    for command in ("predict", "evaluate"):
+        out = ["-o", str(tmp_path / "o.csv")] if command == "predict" else []
+        code, _, err = cli_err([command, f"{GOLF}.data", str(model), *out])
+        assert (code, err) == (2, f"c45rules: error: arguments in the wrong order: {GOLF}.data is data"
+                                  f" and {model} a model; the model comes first: MODEL.yaml DATA\n")
+    code, _, err = cli_err(["explain", f"{GOLF}.names", "--row", "{}"])
+    assert code == 2 and f"{GOLF}.names: is a data file, not a model" in err
+    code, _, err = cli_err(["rules", str(model)])
+    assert code == 2 and f"{model}: is a model file, but 'rules' learns from data" in err

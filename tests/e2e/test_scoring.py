@@ -168,18 +168,19 @@ def test_a_missing_used_column_is_an_error_naming_it(hr, tmp_path):
     assert rs.predict_rule([{"dept": "HR"}, {"dept": "HR", "overtime": "No"}]).tolist() == [0, 1]
 
 
-def test_classifier_needs_only_the_used_columns(hr):
+def test_classifier_predict_rule_uses_the_same_ids(hr):
+    """C45Rules follows scikit-learn's protocol (X has fit's columns, read by position), so a
+    column left out is refused by scikit-learn's own check, naming it, used or not."""
     from c45rules import C45Rules
     train = pd.read_csv(hr / "train.csv", dtype=str, keep_default_na=False)
     model = C45Rules(ignore=("employee_id",)).fit(train.drop(columns="attrition"), train["attrition"])
-    new = pd.read_csv(hr / "new.csv", dtype=str, keep_default_na=False).drop(columns="attrition")
     assert model.ruleset_.rules == load_yaml(hr / "model.yaml").rules   # the command's model
-    assert model.predict_rule(new.drop(columns="branch")).tolist() == [r for _, _, r in NEW]
-    assert model.predict(new.drop(columns="branch")).tolist() == [k for _, k, _ in NEW]
-    with pytest.raises(InputError, match=re.escape(MISSING)):
-        model.predict(new.drop(columns="salary"))
-    with pytest.raises(InputError, match=re.escape(MISSING)):
-        model.predict_rule(new.drop(columns="salary"))
+    new = pd.read_csv(hr / "new.csv", dtype=str, keep_default_na=False).drop(columns="attrition")
+    assert model.predict_rule(new).tolist() == [r for _, _, r in NEW]
+    assert model.predict(new).tolist() == [k for _, k, _ in NEW]
+    for column in ("salary", "branch"):
+        with pytest.raises(ValueError, match=f"missing:\n- {column}"):
+            model.predict_rule(new.drop(columns=column))
 
 
 # ---- evaluate: the heading names the file; --json -----------------------------------------------------

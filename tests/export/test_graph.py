@@ -6,6 +6,7 @@ import re
 
 import networkx as nx
 import numpy as np
+import pytest
 
 from c45rules import Attribute, Schema
 from c45rules.export import to_dot, tree_to_networkx, write_graphml
@@ -62,12 +63,12 @@ def test_a_leaf_alone():
     g = tree_to_networkx(leaf(0, 3.0, 1.0), SCHEMA)
     assert list(g.nodes(data=True)) == [(0, {"kind": "leaf", "class": "+", "items": 3.0, "errors": 1.0,
                                              "label": "+ (3.0/1.0)"})]
-    assert to_dot(leaf(0, 3.0, 1.0), SCHEMA).splitlines()[3] == '  n0 [label="+ (3.0/1.0)", shape=box];'
+    assert to_dot(tree_to_networkx(leaf(0, 3.0, 1.0), SCHEMA)).splitlines()[3] == '  n0 [label="+ (3.0/1.0)", shape=box];'
 
 
 def test_graphml_reads_back(tmp_path):
     path = tmp_path / "tree.graphml"
-    write_graphml(small_tree(), SCHEMA, path)
+    write_graphml(tree_to_networkx(small_tree(), SCHEMA), path)
     assert os.listdir(tmp_path) == ["tree.graphml"]
     back = nx.read_graphml(path, node_type=int)
     got = {n: d for n, d in back.nodes(data=True)}
@@ -86,7 +87,7 @@ def _unescape(s: str) -> str:
 
 
 def test_dot_is_exact_and_every_label_escaped():
-    dot = to_dot(small_tree(), SCHEMA)
+    dot = to_dot(tree_to_networkx(small_tree(), SCHEMA))
     assert dot == (
         "digraph tree {\n"
         '  node [fontname="Helvetica"];\n'
@@ -119,6 +120,80 @@ def test_graphml_keeps_line_breaks_other_than_lf(tmp_path):
         schema = Schema((Attribute(s, "discrete", ("v1", s + "v")),), ("p", s + "k"))
         root = Node(0, 6.0, 0.0, np.array([3.0, 3.0]), "discrete", 0,
                     branches=[Node(0, 3.0, 0.0, np.array([3.0, 0.0])), Node(1, 3.0, 0.0, np.array([0.0, 3.0]))])
-        write_graphml(root, schema, tmp_path / "t.graphml")
+        write_graphml(tree_to_networkx(root, schema), tmp_path / "t.graphml")
         g = nx.read_graphml(tmp_path / "t.graphml", node_type=int)
         assert (g.nodes[0]["attribute"], g.edges[0, 2]["label"], g.nodes[2]["class"]) == (s, f"= {s}v", f"{s}k")
+
+
+# ---- pictures from the model alone -------------------------------------------------------------
+def _golf_model():
+    from c45rules.data import load_stem
+    from c45rules.pipeline import fit_dataset
+    import reference as R
+    train, _ = load_stem(str(R.DATA / "golf" / "golf"))
+    rs, tree, _ = fit_dataset(train)
+    return rs, tree, train
+
+
+def test_rule_list_graph_from_the_ruleset_alone():
+    from c45rules.export import rules_to_networkx
+    rs, _, _ = _golf_model()
+    g = rules_to_networkx(rs)
+    assert g.number_of_nodes() == 2 * len(rs.rules) + 1 == 9
+    assert g.nodes[0]["label"] == "Rule 2\noutlook = overcast" and g.nodes[0]["rule_id"] == 2
+    assert g.nodes[1]["label"] == "Play [70.7%]"
+    assert g.nodes[8] == {"kind": "default", "label": "default: Play", "class": "Play"}
+    assert [(a, b, d["label"]) for a, b, d in g.edges(data=True)][:3] == [
+        (0, 1, "all hold"), (0, 2, "else"), (2, 3, "all hold")]
+    dot = to_dot(g, "rules")
+    assert dot.splitlines()[:5] == ["digraph rules {", "  rankdir=LR;", '  node [fontname="Helvetica"];',
+                                    '  edge [fontname="Helvetica"];',
+                                    '  n0 [label="Rule 2\\noutlook = overcast", shape=note];']
+    assert '  n6 -> n8 [label="else"];' in dot
+
+
+@pytest.mark.parametrize("name, opts", [("golf", {}), ("crx", {}), ("soybean", {"subset": True}),
+                                        ("hypo", {}), ("letter", {})])
+def test_a_kept_tree_reads_back_and_draws_as_the_regrown_one(name, opts, tmp_path):
+    from dataclasses import replace
+    import reference as R
+    from c45rules.data import load_stem
+    from c45rules.export import dump_yaml, load_yaml
+    from c45rules.pipeline import fit_dataset
+    train, _ = load_stem(str(R.DATA / name / name))
+    rs, tree, _ = fit_dataset(train, **opts)
+    kept = replace(rs, tree=tree.pruned)
+    text = dump_yaml(kept)
+    back = load_yaml(text)
+    assert back == rs and dump_yaml(back) == text
+    assert to_dot(tree_to_networkx(back.tree, rs.schema)) == to_dot(tree_to_networkx(tree.pruned, rs.schema))
+    assert dump_yaml(rs) == text[:text.index("tree:\n")]   # the tree is an optional last section
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('  - {kind: "threshold", class: "Don\'t Play"', '  - {kind: "cut", class: "Don\'t Play"', "tree[1].kind: 'cut' is not one of"),
+    (", branches: 2}", ", branches: 3}", "tree[1].branches: a threshold test has 2 branches"),
+    ('attribute: "humidity"', 'attribute: "outlook"', "tree[1].kind: a threshold test on discrete attribute 'outlook'"),
+    ('attribute: "outlook", branches: 3}', 'attribute: "outlook", branches: 2}', "tree[0].branches: 2 branches for the 3 values"),
+])
+def test_a_bad_kept_tree_is_refused_naming_the_node(old, new, message):
+    from dataclasses import replace
+    from c45rules import ModelError
+    from c45rules.export import dump_yaml, load_yaml
+    rs, tree, _ = _golf_model()
+    text = dump_yaml(replace(rs, tree=tree.pruned))
+    tree_text = text[text.index("tree:\n"):]
+    assert old in tree_text, tree_text
+    with pytest.raises(ModelError) as e:
+        load_yaml(text[:text.index("tree:\n")] + tree_text.replace(old, new, 1))
+    assert message in str(e.value)
+
+
+def test_a_truncated_tree_is_refused():
+    from dataclasses import replace
+    from c45rules import ModelError
+    from c45rules.export import dump_yaml, load_yaml
+    rs, tree, _ = _golf_model()
+    text = dump_yaml(replace(rs, tree=tree.pruned))
+    with pytest.raises(ModelError, match=r"tree: the node list ends inside a test"):
+        load_yaml(text.rstrip("\n").rsplit("\n", 1)[0] + "\n")

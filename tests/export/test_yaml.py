@@ -11,7 +11,7 @@ import c45rules
 from c45rules import Attribute, Condition, ModelError, Rule, RuleSet, Schema
 from c45rules.export import atomic_write_text, dump_yaml, load_yaml, write_yaml
 
-from export_cases import FIT_DATASETS, HOSTILE_VALUES, golf_ruleset, hostile_ruleset
+from export_cases import DATA, FIT_DATASETS, HOSTILE_VALUES, golf_ruleset, hostile_ruleset
 
 GOLF_YAML = f'''format: "c45rules-ruleset"
 format_version: 1
@@ -35,7 +35,7 @@ rules:
     prediction: "Don't Play"
     conditions:
       - {{attribute: "windy", op: "=", value: "false"}}
-    evidence: {{covered: 8, errors: 6, error_rate: 0.8, confidence: 0.19999999999999996, lift: 0.4, used: 0, wrong: 0}}
+    evidence: {{covered: 8, errors: 6, error_rate: 0.8, confidence: 0.2, lift: 0.4, used: 0, wrong: 0}}
   - id: 2
     prediction: "Don't Play"
     conditions:
@@ -293,3 +293,43 @@ def test_file_errors_name_the_file(tmp_path):
 def test_dump_refuses_values_it_cannot_write_back():
     with pytest.raises(ModelError, match="options.f: cannot write a value of type object"):
         dump_yaml(replace(golf_ruleset(), options=(("f", object()),)))
+
+
+# ---- evidence to six significant digits ------------------------------------------------------
+def test_evidence_rates_have_six_significant_digits_and_read_back_to_the_same_predictions():
+    from export_cases import fit_scored
+    import re
+    s = fit_scored("crx")
+    text = dump_yaml(s.ruleset)
+    rates = re.findall(r"(error_rate|confidence|lift): ([0-9.e-]+)", text)
+    assert len(rates) == 3 * len(s.ruleset.rules)
+    for _, v in rates:
+        assert len(v.replace("0.", "", 1).lstrip("0").replace(".", "")) <= 6, v
+    # crx's first rule: pessimistic error 0.036138245... from float32, kept as 0.0361382
+    assert "error_rate: 0.0361382, confidence: 0.963862" in text
+    back = load_yaml_text(text)
+    assert back == s.ruleset
+    _, test = c45rules.data.load_stem(str(DATA / "crx" / "crx"), test=True)
+    assert (back.predict(test) == s.ruleset.predict(test)).all()
+    assert (back.predict_proba(test) == s.ruleset.predict_proba(test)).all()
+
+
+def load_yaml_text(text: str) -> RuleSet:
+    return load_yaml(text)
+
+
+@pytest.mark.parametrize("error, kept", [
+    (0.036138245463371277, 0.0361382),
+    (0.69999998807907104, 0.7),              # float32(0.7) fires and still does at 0.7
+    (0.70000004768371582, 0.70000005),       # the float32 above 0.7 never fires: not rounded onto 0.7
+    (0.8, 0.8)])
+def test_evidence_rate_rounds_without_crossing_the_never_fires_bound(error, kept):
+    from c45rules.ruleset import evidence_rate
+    assert evidence_rate(error) == kept
+    assert (evidence_rate(error) <= 0.7) == (error <= 0.7)
+
+
+def test_older_files_with_seventeen_digit_confidences_still_load():
+    text = GOLF_YAML.replace("confidence: 0.2,", "confidence: 0.19999999999999996,")
+    assert text != GOLF_YAML
+    assert load_yaml_text(text) == load_yaml_text(GOLF_YAML)

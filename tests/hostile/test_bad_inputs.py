@@ -13,6 +13,7 @@ import pytest
 import c45rules
 from c45rules import InputError, ModelError
 from c45rules.data import load_data, load_stem, read_csv
+from c45rules.data.reading import ReadOptions
 from c45rules.export import dump_yaml, load_yaml
 
 from export_cases import golf_ruleset
@@ -320,10 +321,11 @@ def test_only_cr_and_lf_end_a_line_of_a_c45_file(tmp_path):
 
 
 def test_discrete_value_order_ignores_row_order_even_with_nan_text():
-    # 'nan' is text here (a discrete value): as a float key it would make the order depend
-    # on the rows' order; the value list falls back to string order instead
+    # 'nan' is text here (a discrete value, pandas' token kept): as a float key it would make
+    # the order depend on the rows' order; the value list falls back to string order instead
     a = pd.DataFrame({"a": ["nan", "0.5", "nan", "0.5"], "y": list("pqpq")})
     b = a.iloc[::-1].reset_index(drop=True)
-    sa = c45rules.data.from_frame(a, "y").schema
-    assert sa == c45rules.data.from_frame(b, "y").schema
+    keep = ReadOptions(keep_na_tokens=True)
+    sa = c45rules.data.from_frame(a, "y", read=keep).schema
+    assert sa == c45rules.data.from_frame(b, "y", read=keep).schema
     assert sa.attribute("a").values == ("0.5", "nan")

@@ -168,7 +168,8 @@ def test_a_csv_byte_that_is_not_utf8_is_named_by_its_offset_in_the_file(tmp_path
     path.write_bytes(body.encode() + b"\xe9,q\n")
     with pytest.raises(InputError) as err:
         read_csv(path, "y")
-    assert str(err.value) == f"{path}: bytes that are not UTF-8 (at byte {len(body)}) on line 5002"
+    assert str(err.value) == (f"{path}: bytes that are not UTF-8 (at byte {len(body)}) on line 5002;"
+                              " give the file's encoding with --encoding (e.g. --encoding latin-1)")
 
 
 # ---- 9. no raw exception from the data layer ------------------------------------------------------

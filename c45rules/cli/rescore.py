@@ -1,0 +1,54 @@
+"""`c45rules rescore`: measure an edited model's rules on labelled data and write the result."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import InputError
+from .io import check_output, is_stdout, load_labelled, load_model, progress, write_text
+from .options import reading_options
+
+HELP = "recompute every rule's evidence of a (hand-edited) model on labelled data"
+EXAMPLE = ("c45rules rescore edited.yaml --data examples/crx/crx -o rescored.yaml\n"
+           "  c45rules rescore edited.yaml --data loans.csv --target default -o rescored.yaml --json")
+PARENTS = (reading_options,)
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The rescore command's arguments."""
+    p.add_argument("model", metavar="MODEL.yaml")
+    p.add_argument("--data", required=True, metavar="DATA",
+                   help="labelled data: C4.5 stem/.data/.test or CSV/Parquet with the class column")
+    p.add_argument("-o", "--output", required=True, metavar="NEW.yaml",
+                   help="the rescored model ('-': the YAML alone on stdout)")
+    p.add_argument("--target", metavar="COL", help="class column of a CSV when its name differs from the model's")
+    p.add_argument("--json", action="store_true",
+                   help="print {rules: [{id, covered, errors, used, wrong}], errors, error_rate} instead of"
+                        " the evaluation")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the rescored model and print its evaluation on the data (or the JSON summary)."""
+    from ..export.yaml import dump_yaml
+    from ..govern.rescore import rescore
+    from ..rules.report import format_evaluation
+    if args.json and is_stdout(args.output):
+        raise InputError("--json and -o - both write to stdout: give -o a file")
+    check_output(args, args.output)
+    ruleset = load_model(args.model, args.data)
+    progress(args, f"reading {args.data}")
+    data = load_labelled(args.data, ruleset, args.target, args)
+    scored = rescore(ruleset, data)
+    write_text(args.output, dump_yaml(scored))
+    if args.json:
+        errors = data.n - sum(r.used - r.wrong for r in scored.rules) \
+            - scored.default_counts[scored.schema.classes.index(scored.default_class)]
+        print(json.dumps({
+            "rules": [{"id": r.id, "covered": r.covered, "errors": r.errors, "used": r.used,
+                       "wrong": r.wrong} for r in scored.rules],
+            "errors": int(errors), "error_rate": round(errors / data.n, 6)}))
+    elif not is_stdout(args.output):
+        sys.stdout.write(format_evaluation(scored, data, args.data))
+        print(f"\nModel written to {args.output}")
+    return 0

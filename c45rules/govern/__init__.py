@@ -1,0 +1,1 @@
+"""Governing rules after learning: re-score an edited model on data, compare two models."""
