@@ -226,6 +226,10 @@ class C45Rules(*_BASES):
                          + [schema.classes.index(r.prediction) for r in self.ruleset_.rules])
         return self.classes_[codes[pos]]
 
+    def predict_rule(self, X: Any) -> np.ndarray:
+        """Id of the rule that decides each row of X; 0 when the default class does (RuleSet.predict_rule)."""
+        return self.ruleset_.predict_rule(self._encoded(X))
+
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities in `classes_` order (see RuleSet.predict_proba)."""
         data = self._encoded(X)

@@ -154,6 +154,33 @@ class Explanation:
         return "\n".join(lines)
 
 
+    def as_dict(self) -> dict[str, Any]:
+        """{"class", "rule_id" (0: the default class), "conditions": [{"rule", "attribute", "op",
+        "value", "case_value", "satisfied"}]}: the deciding rule's conditions, or each rule's
+        first failed one (attribute null for a rule that holds but never fires)."""
+        def entry(rule_id: int, cond: Condition | None, val: Any, ok: bool) -> dict[str, Any]:
+            value = None if cond is None else list(cond.value) if cond.op == "in" else cond.value
+            return {"rule": int(rule_id), "attribute": None if cond is None else cond.attribute,
+                    "op": None if cond is None else cond.op, "value": value,
+                    "case_value": _plain(val), "satisfied": ok}
+
+        if self.rule is not None:
+            conditions = [entry(self.rule.id, c, v, ok) for c, v, ok in self.checks]
+        else:
+            conditions = [entry(rid, c, v, c is None) for rid, c, v in self.misses]
+        return {"class": self.prediction, "rule_id": 0 if self.rule is None else int(self.rule.id),
+                "conditions": conditions}
+
+
+def _plain(v: Any) -> Any:
+    """A case value as JSON takes it: None, a finite float, or text (inf and unseen values as text)."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (float, np.floating)) and math.isfinite(v):
+        return float(v)
+    return str(v)
+
+
 def _show(v: Any) -> str:
     if v is None:
         return "unknown"
@@ -181,18 +208,22 @@ class RuleSet:
 
     # ---- matching -------------------------------------------------------------------
     def _encode(self, data: Any) -> Dataset:
+        """Encoded cases. A DataFrame must hold every column the rules test (a missing one is
+        an InputError naming it); records (a mapping or a list of mappings) may leave fields
+        out, which are then unknown, as in the exported Python module and `explain`."""
         if isinstance(data, Dataset):
             return data
+        require: Sequence[str] = self.used_attributes()
         if isinstance(data, Mapping):
-            data = pd.DataFrame([dict(data)])
+            data, require = pd.DataFrame([dict(data)]), ()
         elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and data \
                 and isinstance(data[0], Mapping):
-            data = pd.DataFrame([dict(r) for r in data])
+            data, require = pd.DataFrame([dict(r) for r in data]), ()
         data = to_pandas(data)   # a polars DataFrame or pyarrow Table, at the edge
         if not isinstance(data, pd.DataFrame):
             raise InputError(f"cannot score {type(data).__name__}: give a DataFrame, a mapping"
                              " or a list of mappings")
-        return encode_frame(data, self.schema, require=self.used_attributes())
+        return encode_frame(data, self.schema, require=require)
 
     @functools.cached_property
     def _plan(self) -> "_MatchPlan":
@@ -232,10 +263,17 @@ class RuleSet:
             plan.match_block([c[lo:hi] for c in ds.columns], out[lo:hi])
         return out
 
+    def rule_ids(self) -> np.ndarray:
+        """The rule id of each `rule_index` position: 0 (the default class decided), then the rules' ids.
+
+        The one rule-id convention of every output (predict's column, SQL, the Python module,
+        explain, evaluate --json): a rule's own id, 0 when no rule fired (ids start at 1).
+        """
+        return np.array([0] + [r.id for r in self.rules], dtype=np.int64)
+
     def predict_rule(self, data: Any) -> np.ndarray:
         """Id of the rule that fired for each case; 0 means the default class applied."""
-        ids = np.array([0] + [r.id for r in self.rules], dtype=np.int64)
-        return ids[self.rule_index(data)]
+        return self.rule_ids()[self.rule_index(data)]
 
     def predict(self, data: Any) -> np.ndarray | str:
         """Predicted class per case (a str for a single mapping)."""

@@ -12,7 +12,9 @@ import contextlib
 import csv
 import os
 import re
+import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +23,7 @@ import pandas as pd
 from ..data.frame import encode_frame, refuse_read_options
 from ..data.names import split_cases
 from ..data.reading import DEFAULT_READ, ReadOptions, add_counts
-from ..data.schema import Schema
+from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..export._atomic import atomic_open, checked_target
 from ..ruleset import RuleSet
@@ -87,22 +89,100 @@ def _offset_rows(error: InputError, source: str, offset: int) -> InputError:
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | os.PathLike) -> Iterator:
-    """A text file that replaces `path` only when the block succeeds (export._atomic.atomic_open)."""
+def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator:
+    """A file that replaces `path` only when the block succeeds (export._atomic.atomic_open)."""
     checked_target(path)
-    with atomic_open(path) as f:
+    with atomic_open(path, binary=binary) as f:
         yield f
 
 
-def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,
+@dataclass
+class Unseen:
+    """Values not seen in training, gathered over the chunks of one input: per column (schema
+    order) the cases holding one and the distinct values."""
+
+    source: str
+    counts: dict[str, int] = field(default_factory=dict)
+    values: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, data: Dataset) -> "Unseen":
+        """Count `data`'s unseen values in (Dataset.unseen_counts, Dataset.unseen_values)."""
+        for name, n in data.unseen_counts().items():
+            self.counts[name] = self.counts.get(name, 0) + n
+            self.values.setdefault(name, set()).update(data.unseen_values.get(name, ()))
+        order = {a: i for i, a in enumerate(data.schema.names)}
+        self.counts = dict(sorted(self.counts.items(), key=lambda kv: order[kv[0]]))
+        return self
+
+    def check(self, strict: bool) -> None:
+        """With `strict`, an InputError naming the first column and its first value not seen."""
+        if strict and self.counts:
+            name, n = next(iter(self.counts.items()))
+            shown = min(self.values[name]) if self.values.get(name) else "?"
+            raise InputError(f"{self.source}: column {name!r}: value {shown!r} was not seen in training"
+                             f" ({_rows(n)} in that column; without --strict such values match no test"
+                             " and are reported as a note)")
+
+    def note(self) -> str | None:
+        """The one-line note for stderr, or None when every value was seen in training."""
+        if not self.counts:
+            return None
+        parts = []
+        for name, n in self.counts.items():
+            values = sorted(self.values.get(name, ()))
+            shown = ", ".join(map(repr, values[:_SHOWN])) + (", ..." if len(values) > _SHOWN else "")
+            parts.append(f"{name} {_rows(n)} ({shown})")
+        return f"c45rules: note: {self.source}: values not seen in training: {'; '.join(parts)}"
+
+
+_SHOWN = 5   # distinct unseen values a note shows per column
+
+
+def _rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def report_unseen(data: Dataset, source: str, strict: bool) -> dict[str, int]:
+    """Print the note on `data`'s unseen values on stderr (--strict: InputError); their counts."""
+    unseen = Unseen(source).add(data)
+    unseen.check(strict)
+    if unseen.note():
+        print(unseen.note(), file=sys.stderr)
+    return unseen.counts
+
+
+def output_format(output: str | None, fmt: str | None) -> str:
+    """'csv' or 'parquet': `fmt` when given, else parquet for an .parquet/.pq output, else csv."""
+    if fmt:
+        return fmt
+    return "parquet" if output and Path(output).suffix.lower() in PARQUET_SUFFIXES else "csv"
+
+
+def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike | None, *,
                  chunksize: int = 50_000, prediction_column: str = "predicted_class",
                  rule_column: str = "rule_id", read: ReadOptions | None = None,
-                 unknown_tokens: dict[str, dict[str, int]] | None = None) -> int:
-    """Score `data` into CSV `output` (all input columns, then class and rule id); rows written.
+                 unknown_tokens: dict[str, dict[str, int]] | None = None, fmt: str = "csv",
+                 strict: bool = False) -> tuple[int, Unseen]:
+    """Score `data` into `output` (None or '-': stdout) as CSV or Parquet: all input columns, then
+    the class and the rule id (0: the default class); (rows written, values not seen in training).
 
     `unknown_tokens`, when given, is filled with the cells read as unknown (Dataset.unknown_tokens).
+    With `strict`, a value not seen in training is an InputError (an output file is then not
+    written; on stdout the chunks before it have been).
     """
     source = str(data)
+    to_stdout = output is None or str(output) == "-"
+    if fmt == "parquet":
+        if to_stdout and sys.stdout.isatty():
+            raise InputError("--format parquet writes binary data: give -o FILE.parquet or redirect"
+                             " stdout to a file or pipe")
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise InputError("writing Parquet needs pyarrow (pip install 'c45rules[parquet]')") from None
+    elif fmt != "csv":
+        raise InputError(f"--format must be csv or parquet, not {fmt!r}")
     header, chunks = read_text_chunks(data, ruleset.schema, chunksize, read)
     for name, flag in ((prediction_column, "--prediction-column"), (rule_column, "--rule-column")):
         if not name:
@@ -114,27 +194,52 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
         raise InputError(f"--prediction-column and --rule-column are both {prediction_column!r}")
     used = ruleset.used_attributes()
     labels = np.array([ruleset.default_class] + [r.prediction for r in ruleset.rules], dtype=object)
-    ids = np.array([""] + [str(r.id) for r in ruleset.rules], dtype=object)
+    ids = ruleset.rule_ids()
+    unseen = Unseen(source)
     rows = 0
-    with atomic_output(output) as out:
-        csv.writer(out, lineterminator="\n").writerow([*header, prediction_column, rule_column])
+    if to_stdout:
+        sink = contextlib.nullcontext(sys.stdout.buffer if fmt == "parquet" else sys.stdout)
+    else:
+        sink = atomic_output(output, binary=fmt == "parquet")
+    with sink as out, contextlib.ExitStack() as on_failure:
+        # a failed run leaves the Parquet writer unclosed (no footer: the output is not a valid
+        # file, and the temp file goes); without this its finaliser writes to the closed file
+        on_failure.callback(lambda: writer is not None and setattr(writer, "is_open", False))
+        writer = None
+        if fmt == "csv":
+            csv.writer(out, lineterminator="\n").writerow([*header, prediction_column, rule_column])
         for chunk in chunks:
             try:
                 encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read)
             except InputError as e:
                 raise _offset_rows(e, source, rows) from None
+            unseen.add(encoded).check(strict)
             if unknown_tokens is not None:
                 add_counts(unknown_tokens, encoded.unknown_tokens)
             pos = ruleset.rule_index(encoded)
             chunk = chunk.assign(**{prediction_column: labels[pos], rule_column: ids[pos]})
-            # a lone CR in a field must be quoted, which the "\n"-terminated writer does not do
-            # (before Python 3.12): a chunk holding one is written with every field quoted
-            text = chunk.select_dtypes(include=["object", "string"])
-            cr = any(text[c].astype(str).str.contains("\r", regex=False).any() for c in text.columns)
-            chunk.to_csv(out, header=False, index=False, lineterminator="\n",
-                         quoting=csv.QUOTE_ALL if cr else csv.QUOTE_MINIMAL)
+            if fmt == "parquet":
+                table = pa.Table.from_pandas(chunk, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(out, table.schema)
+                writer.write_table(table.cast(writer.schema))
+            else:
+                # a lone CR in a field must be quoted, which the "\n"-terminated writer does not do
+                # (before Python 3.12): a chunk holding one is written with every field quoted
+                text = chunk.select_dtypes(include=["object", "string"])
+                cr = any(text[c].astype(str).str.contains("\r", regex=False).any() for c in text.columns)
+                chunk.to_csv(out, header=False, index=False, lineterminator="\n",
+                             quoting=csv.QUOTE_ALL if cr else csv.QUOTE_MINIMAL)
             rows += len(chunk)
-    return rows
+        if fmt == "parquet":
+            if writer is None:   # no rows: still a valid file with the input's columns
+                names = [*header, prediction_column, rule_column]
+                writer = pq.ParquetWriter(out, pa.schema([(n, pa.int64() if n == rule_column else pa.string())
+                                                          for n in names]))
+            writer.close()
+        on_failure.pop_all()
+        out.flush()
+    return rows, unseen
 
 
 def case_from_file(path: str | os.PathLike, schema: Schema, number: int,

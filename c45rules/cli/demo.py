@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     predicted = ruleset.predict(test)
     fired = ruleset.predict_rule(test)
     agree = sum(1 for i in range(test.n)
-                if by_case.get(i) == (predicted[i], None if fired[i] == 0 else int(fired[i])))
+                if by_case.get(i) == (predicted[i], int(fired[i])))
     print(f"SQLite ran rules.sql on the {test.n} test cases in table `cases`:"
           f" {agree} of {test.n} rows agree with RuleSet.predict (class and rule id)")
     if agree != test.n or len(result) != test.n:

@@ -2,30 +2,48 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
-from .io import load_labelled, load_model, progress
-from .options import reading_options
+from .io import data_path, load_labelled, load_model, progress
+from .options import reading_options, scoring_options
 
 HELP = "errors, confusion matrix and per-rule use of a model on labelled data"
 EXAMPLE = ("c45rules evaluate model.yaml examples/crx/crx.test\n"
-           "  c45rules evaluate model.yaml crx_test.csv --target class")
-PARENTS = (reading_options,)
+           "  c45rules evaluate model.yaml crx_test.csv --target class --json")
+PARENTS = (reading_options, scoring_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The evaluate command's arguments."""
     p.add_argument("model", metavar="MODEL.yaml")
-    p.add_argument("data", metavar="DATA", help="C4.5 stem/.data/.test file or CSV/Parquet with the class")
+    p.add_argument("data", metavar="DATA",
+                   help="C4.5 stem/.data/.test file or CSV/Parquet with the class; a table needs only"
+                        " the class and the columns the rules test (others missing are unknown)")
     p.add_argument("--target", metavar="COL",
                    help="class column of a CSV when its name differs from the model's")
+    p.add_argument("--json", action="store_true",
+                   help='print one JSON object instead: {"data", "rows", "errors", "error_rate",'
+                        ' "accuracy" (fractions; 0.0 for no rows), "classes": {CLASS: {"precision",'
+                        ' "recall", "f1", "support"}} (0.0 for a class never predicted / never present),'
+                        ' "confusion" (rows = true class, columns = predicted, both in the model\'s'
+                        ' class order), "rules": [{"id", "used", "wrong"}] (the default class last, as'
+                        ' id 0), "unseen": {COLUMN: rows holding a value not seen in training}}')
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the evaluation as c4.5rules prints it."""
+    """Print the evaluation as c4.5rules prints it, or as JSON."""
+    from ..rules.evaluate import evaluate, evaluation_summary
     from ..rules.report import format_evaluation
+    from .cases import report_unseen
     ruleset = load_model(args.model, args.data)
     progress(args, f"reading {args.data}")
-    data = load_labelled(args.data, ruleset, args.target, args)
-    sys.stdout.write(format_evaluation(ruleset, data, "test"))
+    data = load_labelled(args.data, ruleset, args.target, args, scoring=True)
+    unseen = report_unseen(data, data_path(args.data), args.strict)
+    ev = evaluate(ruleset, data)
+    if args.json:
+        out = {"data": args.data, **evaluation_summary(ruleset, ev), "unseen": unseen}
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(format_evaluation(ruleset, data, data_path(args.data), ev))
     return 0

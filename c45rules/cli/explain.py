@@ -6,12 +6,12 @@ import json
 
 from ..errors import InputError
 from .io import load_model
-from .options import positive_int, read_options, reading_options
+from .options import positive_int, read_options, reading_options, scoring_options
 
 HELP = "which rule decides a case and why, condition by condition"
 EXAMPLE = ("c45rules explain model.yaml --row '{\"A9\": \"t\", \"A15\": 300}'\n"
            "  c45rules explain model.yaml --row-number 3 --data examples/crx/crx.test")
-PARENTS = (reading_options,)
+PARENTS = (reading_options, scoring_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -22,12 +22,21 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="the case as a JSON object; attributes left out are unknown")
     g.add_argument("--row-number", type=positive_int, metavar="N",
                    help="the N-th case (1 = first data row) of --data")
-    p.add_argument("--data", metavar="FILE", help="C4.5 .data/.test or CSV/Parquet file for --row-number")
+    p.add_argument("--data", metavar="FILE", help="C4.5 .data/.test or CSV/Parquet file for --row-number"
+                   " (it needs the columns the rules test; others missing are unknown)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"class", "rule_id", "conditions": [{"rule", "attribute", "op", "value",'
+                        ' "case_value", "satisfied"}]}: the deciding rule\'s conditions or, when the'
+                        ' default class decides (rule_id 0), each rule\'s first failed condition (a rule'
+                        ' whose conditions hold but which never fires, error above 70%%: attribute null)')
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the explanation of the case given by --row or --row-number."""
-    from .cases import case_from_file
+    import pandas as pd
+
+    from ..data.frame import encode_frame
+    from .cases import _offset_rows, case_from_file, report_unseen
     ruleset = load_model(args.model)
     read = read_options(args)
     if args.row is not None:
@@ -47,6 +56,15 @@ def run(args: argparse.Namespace) -> int:
         if not args.data:
             raise InputError("--row-number needs --data FILE")
         row = case_from_file(args.data, ruleset.schema, args.row_number, read)
+    source = "--row" if args.row is not None else str(args.data)
+    # a file must hold the columns the rules test (as predict requires); --row may leave any out
+    require = () if args.row is not None else ruleset.used_attributes()
+    try:
+        encoded = encode_frame(pd.DataFrame([row]), ruleset.schema, require=require, source=source, read=read)
+    except InputError as e:
+        raise e if args.row is not None else _offset_rows(e, source, args.row_number - 1) from None
+    report_unseen(encoded, source, args.strict)
     case = {name: row.get(name) for name in ruleset.schema.names}  # left out = unknown
-    print(str(ruleset.explain(case, read=read)))
+    explanation = ruleset.explain(case, read=read)
+    print(json.dumps(explanation.as_dict(), ensure_ascii=False) if args.json else str(explanation))
     return 0

@@ -99,18 +99,20 @@ def data_path(path: str) -> str:
 
 
 def load_labelled(path: str, ruleset, target: str | None = None,
-                  args: argparse.Namespace | None = None):
+                  args: argparse.Namespace | None = None, *, scoring: bool = False):
     """Labelled cases encoded against the model's schema (C4.5 file/stem or CSV/Parquet).
 
     With `args`: read with its reading options, and the tokens read as unknown noted.
+    `scoring`: a table needs only the class and the columns the rules test, not all.
     """
     from ..data.frame import load_test
     path = data_path(path)
     if not Path(path).exists():
         raise InputError(f"{path}: file not found")
+    require = ruleset.used_attributes() if scoring else None
     if args is None:
-        return load_test(path, ruleset.schema, target=target)
-    data = load_test(path, ruleset.schema, target=target, read=read_options(args))
+        return load_test(path, ruleset.schema, target=target, require=require)
+    data = load_test(path, ruleset.schema, target=target, read=read_options(args), require=require)
     note_unknown(args, data.source, data.unknown_tokens)
     return data
 

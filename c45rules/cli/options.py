@@ -215,3 +215,12 @@ def learning_rule_options(args: argparse.Namespace) -> dict[str, Any]:
     """Tree options plus those of c4.5rules."""
     return {**learning_tree_options(args), "fisher": args.fisher, "redundancy": args.redundancy,
             "annealing": args.annealing, "seed": args.seed}
+
+
+def scoring_options() -> argparse.ArgumentParser:
+    """--strict, for the commands that score data with a model (predict, evaluate, explain, report)."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--strict", action="store_true",
+                   help="a value the model never saw in training (a new category) is an error"
+                        " (exit 2) instead of a note on stderr; without it such a value matches no test")
+    return p

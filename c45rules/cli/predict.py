@@ -2,40 +2,50 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .io import check_output, is_stdout, load_model, note_unknown, progress
-from .options import positive_int, read_options, reading_options
+from .options import positive_int, read_options, reading_options, scoring_options
 
 HELP = "score a CSV (or Parquet, or C4.5 .data/.test) file with a model"
-EXAMPLE = "c45rules predict model.yaml new_cases.csv -o scored.csv"
-PARENTS = (reading_options,)
+EXAMPLE = ("c45rules predict model.yaml new_cases.csv -o scored.csv\n"
+           "  c45rules predict model.yaml new_cases.csv | head          (CSV on stdout)\n"
+           "  c45rules predict model.yaml new_cases.csv -o scored.parquet")
+PARENTS = (reading_options, scoring_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The predict command's arguments."""
     p.add_argument("model", metavar="MODEL.yaml")
     p.add_argument("data", metavar="DATA")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.csv",
-                   help="every input row, columns unchanged, then the class and the rule id")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="every input row, columns unchanged, then the class and the rule id;"
+                        " '-' or left out: stdout (the CSV alone, no status line)")
+    p.add_argument("--format", choices=("csv", "parquet"), dest="format",
+                   help="output format (default: parquet when OUT ends in .parquet or .pq, else csv;"
+                        " parquet needs pyarrow: pip install 'c45rules[parquet]')")
     p.add_argument("--chunksize", type=positive_int, default=50_000, metavar="N",
                    help="rows read and scored at a time (default 50000; bounds the memory used)")
     p.add_argument("--prediction-column", default="predicted_class", metavar="NAME",
                    help="name of the output class column (default predicted_class)")
     p.add_argument("--rule-column", default="rule_id", metavar="NAME",
-                   help="name of the output rule id column (default rule_id; empty for the default class)")
+                   help="name of the output rule id column (default rule_id; 0 when the default class decides)")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score DATA into the output file."""
-    from .cases import predict_file
+    """Score DATA into the output file or stdout."""
+    from .cases import output_format, predict_file
     check_output(args, args.output)
     ruleset = load_model(args.model, args.data)
     progress(args, f"scoring {args.data}")
     unknown: dict[str, dict[str, int]] = {}
-    n = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
-                     prediction_column=args.prediction_column, rule_column=args.rule_column,
-                     read=read_options(args), unknown_tokens=unknown)
+    n, unseen = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
+                             prediction_column=args.prediction_column, rule_column=args.rule_column,
+                             read=read_options(args), unknown_tokens=unknown,
+                             fmt=output_format(args.output, args.format), strict=args.strict)
     note_unknown(args, args.data, unknown)
-    if not is_stdout(args.output):   # the scored CSV alone on stdout
+    if unseen.note():
+        print(unseen.note(), file=sys.stderr)
+    if not is_stdout(args.output):   # the scored rows alone on stdout
         print(f"{n} rows scored, written to {args.output}")
     return 0

@@ -34,9 +34,9 @@ def rules_text(ruleset, train, test) -> str:
     from ..ruleset import format_rules
     text = format_rules(ruleset) + "\n"
     if train is not None:
-        text += format_evaluation(ruleset, train, "training")
+        text += format_evaluation(ruleset, train, "training data")
     if test is not None:
-        text += "\n\n" + format_evaluation(ruleset, test, "test")
+        text += "\n\n" + format_evaluation(ruleset, test, "test data")
     return text + "\n"   # c4.5rules ends its output with a blank line
 
 

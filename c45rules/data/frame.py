@@ -35,7 +35,7 @@ from ..errors import DataWarning, InputError
 from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
                     read_names)
 from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, to_pandas
-from .schema import Attribute, Dataset, Schema, check_single_precision
+from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 
 UNKNOWN_STRINGS = tuple(sorted(C45_UNKNOWN))
 # a column is "numeric but for stray strings" when at least this share of its known cells
@@ -355,6 +355,7 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
     df = df.set_axis(cols, axis=1)
     need = set(schema.names if require is None else require)
     columns: list[np.ndarray] = []
+    unseen: dict[str, tuple[str, ...]] = {}
     unknown_tokens: dict[str, dict[str, int]] = {}
     for a in schema.attributes:
         if a.name not in cols:
@@ -380,6 +381,8 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
         elif a.is_discrete:
             txt = _typed_matches(s, _column_text(s, a.name, source), a.values)
             columns.append(encode_column(txt, a, source, unseen_ok=True))
+            if (columns[-1] == UNSEEN_CODE).any():   # kept so that the scorer can name them
+                unseen[a.name] = tuple(sorted(set(txt[columns[-1] == UNSEEN_CODE])))
         else:
             columns.append(np.zeros(len(df), dtype=np.int8))
     y = None
@@ -391,7 +394,7 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
         s, _ = _mask_tokens(s, tokens.difference(schema.classes))
         y = encode_classes(_typed_matches(s, _column_text(s, tname, source), schema.classes),
                            schema.classes, f"{source}: row", "is not one of the model's classes")
-    return Dataset(schema, columns, y, source, unknown_tokens=unknown_tokens)
+    return Dataset(schema, columns, y, source, unknown_tokens=unknown_tokens, unseen_values=unseen)
 
 
 def _typed_matches(s: pd.Series, txt: pd.Series, values: tuple[str, ...]) -> pd.Series:
@@ -647,12 +650,13 @@ def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, sou
 
 
 def load_test(path: str | os.PathLike, schema: Schema, *, target: str | None = None,
-              read: ReadOptions | None = None) -> Dataset:
-    """Load evaluation cases for an existing schema: a C4.5 .test/.data file or a CSV/Parquet table."""
+              read: ReadOptions | None = None, require: Iterable[str] | None = None) -> Dataset:
+    """Load evaluation cases for an existing schema: a C4.5 .test/.data file or a CSV/Parquet table
+    (holding the class and the columns `require` names, default all; others missing are unknown)."""
     p = Path(path)
     if p.suffix.lower() in (".csv", ".parquet", ".pq", ".tsv"):
         return encode_frame(read_table(p, read), schema, with_target=True, target=target, source=str(p),
-                            read=read)
+                            read=read, require=require)
     refuse_read_options(str(p), read)
     ds, _ = read_cases(p, schema)
     return ds

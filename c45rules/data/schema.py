@@ -118,6 +118,8 @@ class Dataset:
     y: np.ndarray | None  # int32 class codes, None when the data has no class column
     source: str = "<data>"
     _sorted_values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    # scoring only: per discrete attribute, the distinct texts encoded as UNSEEN_CODE (sorted)
+    unseen_values: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     # column -> {token: cells}: texts read as unknown by a table reader's tokens (not '' or '?')
     unknown_tokens: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
 
@@ -132,6 +134,15 @@ class Dataset:
             col = self.columns[a]
             self._sorted_values[a] = np.unique(col[~np.isnan(col)])
         return self._sorted_values[a]
+
+    def unseen_counts(self) -> dict[str, int]:
+        """{discrete attribute: cases holding a value outside its value list}, those above 0, in schema order."""
+        counts = {}
+        for a, column in zip(self.schema.attributes, self.columns):
+            n = int(np.count_nonzero(column == UNSEEN_CODE)) if a.is_discrete else 0
+            if n:
+                counts[a.name] = n
+        return counts
 
     def subset(self, rows: np.ndarray) -> "Dataset":
         """The cases at positions `rows` (a new Dataset sharing the schema)."""

@@ -54,16 +54,18 @@ def checked_target(path: str | os.PathLike) -> Path | None:
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike) -> Iterator[IO[str]]:
-    """A UTF-8 text file (newlines untranslated) that replaces `path` only when the block succeeds.
+def atomic_open(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
+    """A UTF-8 text file (newlines untranslated; `binary`: a bytes file) that replaces `path`
+    only when the block succeeds.
 
     A temp file beside the target, then os.replace. A symlink's target is replaced, not the
     link. A device or FIFO (/dev/stdout, a named pipe) is written straight through: replacing
     it with a regular file would destroy it, and a reader of a stream sees it in order anyway
     (opened by its own name: /dev/stdout's target may be a pipe that has no path).
     """
+    kind = {"mode": "wb"} if binary else {"mode": "w", "encoding": "utf-8", "newline": ""}
     if is_stream(path):
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        with open(path, **kind) as f:
             yield f
         return
     target = output_target(path)
@@ -73,7 +75,7 @@ def atomic_open(path: str | os.PathLike) -> Iterator[IO[str]]:
         mode = None
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with os.fdopen(fd, **kind) as f:
             # keep an existing file's permissions; a new one gets 0666 less the umask, not 0600
             os.fchmod(f.fileno(), (mode & 0o7777) if mode is not None else 0o666 & ~_umask())
             yield f

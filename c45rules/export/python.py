@@ -1,10 +1,11 @@
 """RuleSet -> one standalone Python module (standard library only) that scores records.
 
-The module has `predict(record) -> str`, `predict_rule(record) -> int | None` (None: the
-default class applied), the rules as readable `if` blocks over field names, and a CSV
-scorer (`python model.py in.csv -o out.csv`). It decides exactly as `RuleSet.predict`:
-first firing rule, else the default; rules that never fire are left out; an unknown value
-(None, NaN, '', '?') satisfies no condition; continuous values given as text are parsed as
+The module has `predict(record) -> str`, `predict_rule(record) -> int` (0: the default
+class applied, the rule-id convention of every c45rules output), the rules as readable `if`
+blocks over field names, and a CSV scorer (`python model.py in.csv -o out.csv`). It decides
+exactly as `RuleSet.predict`: first firing rule, else the default; rules that never fire are
+left out; an unknown value (a field left out of the record, None, NaN, '', '?') satisfies no
+condition; continuous values given as text are parsed as
 numbers the way the library's pandas path accepts them (anything else raises ValueError
 naming the field); discrete values are compared as text after the canonicalisation of
 `c45rules.data.frame.value_str` (1.0 -> '1', True -> 'True'); a value outside the
@@ -106,9 +107,9 @@ def _describe(ruleset: RuleSet) -> str:
         "Use:",
         "    import model; model.predict(record); model.predict_rule(record)",
         "    python model.py in.csv -o out.csv   (every input column, plus the predicted",
-        "                                         class and the rule id, empty for the default)",
+        "                                         class and the rule id, 0 for the default)",
         "",
-        "Unknown values (None, NaN, '' and '?') satisfy no condition; a discrete value the",
+        "Unknown values (a field left out, None, NaN, '' and '?') satisfy no condition; a discrete value the",
         "model never saw satisfies no test; continuous values given as text are parsed as",
         "numbers (anything else raises ValueError naming the field).",
     ]
@@ -173,10 +174,7 @@ def _text(value):
 
 
 def _fields(record):
-    """The record's values as the rules test them (missing optional fields are unknown)."""
-    for name in REQUIRED:
-        if name not in record:
-            raise KeyError(f"field {name!r} is missing (the rules test: {', '.join(REQUIRED)})")
+    """The record's values as the rules test them (a field left out is unknown, as None is)."""
     fields = {}
     for name in CONTINUOUS:
         fields[name] = _number(name, record[name]) if name in record else _NAN
@@ -213,8 +211,8 @@ def predict(record: Mapping[str, object]) -> str:
     return _decide(record)[1]
 
 
-def predict_rule(record: Mapping[str, object]) -> int | None:
-    """The id of the rule that decides the record; None when the default class applies."""
+def predict_rule(record: Mapping[str, object]) -> int:
+    """The id of the rule that decides the record; 0 when the default class applies."""
     return _decide(record)[0]
 
 
@@ -299,7 +297,7 @@ def _main(argv=None) -> int:
                         except ValueError as e:
                             status = fail(f"line {reader.line_num}: {e}")
                             break
-                        out = row + [klass, "" if rule is None else rule]
+                        out = row + [klass, rule]
                         (quoted if any("\\r" in f for f in row) else writer).writerow(out)
                 except (csv.Error, UnicodeDecodeError) as e:
                     status = fail(f"line {reader.line_num}: not readable CSV ({e})")
@@ -348,7 +346,8 @@ def to_python(ruleset: RuleSet) -> str:
         f"CLASSES = {_literal(s.classes)}",
         f"DEFAULT_CLASS = {_literal(ruleset.default_class)}",
         f"FINGERPRINT = {_literal(ruleset.fingerprint)}",
-        "# every continuous / discrete field of the model, and those the rules test",
+        "# every continuous / discrete field of the model, and those the rules test (a CSV to",
+        "# score must have those columns; a record may leave any field out: it is unknown)",
         f"CONTINUOUS = {_literal(a.name for a in s.attributes if a.is_continuous)}",
         f"DISCRETE = {_literal(a.name for a in s.attributes if a.is_discrete)}",
         f"REQUIRED = {_literal(n for n in s.names if n in used and s.attribute(n).kind != 'ignore')}",
@@ -381,7 +380,7 @@ def to_python(ruleset: RuleSet) -> str:
             out += [f"            and {t}" for t in tests[1:-1]]
             out.append(f"            and {tests[-1]}):")
         out.append(f"        {decision}")
-    out.append("    return None, DEFAULT_CLASS")
+    out.append("    return 0, DEFAULT_CLASS")
     out.append(_API)
     return "\n".join(out)
 

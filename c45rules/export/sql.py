@@ -2,7 +2,8 @@
 
 `to_sql_case` gives `CASE WHEN <rule 1> THEN 'class' WHEN <rule 2> ... ELSE '<default>' END`;
 `to_sql_select` scores every row of a table or subquery: `SELECT t.*, <class case> AS
-predicted_class, <rule-id case> AS rule_id FROM ... AS t` (rule id NULL for the default).
+predicted_class, <rule-id case> AS rule_id FROM ... AS t` (rule id 0 when the default class
+decides, as everywhere in c45rules).
 No SQL text is concatenated: identifiers are quoted and literals escaped by sqlglot's
 generator for the dialect, so hostile column names and category values cannot inject.
 
@@ -176,7 +177,8 @@ def _class_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Expres
 
 def _rule_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Expression:
     decisions, catch_all = _decisions(ruleset, dialect, table)
-    default = exp.Null() if catch_all is None else exp.Literal.number(int(catch_all.id))
+    # 0 = the default class decided (rule ids start at 1), the convention of every output
+    default = exp.Literal.number(0 if catch_all is None else int(catch_all.id))
     return _case(decisions, lambda r: exp.Literal.number(int(r.id)), default)
 
 
@@ -197,7 +199,7 @@ def _check_case_folding(ruleset: RuleSet) -> None:
 def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
                         table_alias: str | None = None, output: str = "class") -> exp.Expression:
     """The first-hit CASE as a sqlglot expression: the class (`output='class'`) or the id
-    of the rule that fired (`output='rule'`, NULL for the default)."""
+    of the rule that fired (`output='rule'`, 0 for the default)."""
     _check_dialect(dialect)
     if output == "class":
         return _class_case(ruleset, dialect, table_alias)
@@ -211,7 +213,7 @@ def to_sql_case(ruleset: RuleSet, dialect: str = "sqlite", *, table_alias: str |
     """`CASE WHEN <rule 1> THEN 'class' ... ELSE '<default>' END` for `dialect`.
 
     Columns are referenced by the attribute names (qualified by `table_alias` if given);
-    `output='rule'` gives the id of the firing rule instead (NULL for the default).
+    `output='rule'` gives the id of the firing rule instead (0 for the default).
     """
     expr = sql_case_expression(ruleset, dialect, table_alias=table_alias, output=output)
     return expr.sql(dialect=dialect, identify=True, pretty=pretty)

@@ -47,3 +47,39 @@ def evaluate(ruleset: RuleSet, data: Dataset) -> RuleEvaluation:
     return RuleEvaluation(data.n, int((use.predicted != data.y).sum()), use.used, use.wrong,
                           use.better, use.worse, int(at_default.sum()),
                           int((at_default & (data.y != default)).sum()), conf)
+
+
+def class_scores(confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(precision, recall, F1) per class from a confusion matrix (rows actual, columns predicted).
+
+    A class never predicted has precision 0.0, one never present recall 0.0, and F1 is 0.0
+    when both are 0: a score the data cannot support is reported as none, not as a NaN.
+    """
+    hits = np.diag(confusion).astype(float)
+    predicted, present = confusion.sum(axis=0), confusion.sum(axis=1)
+    precision = np.divide(hits, predicted, out=np.zeros_like(hits), where=predicted > 0)
+    recall = np.divide(hits, present, out=np.zeros_like(hits), where=present > 0)
+    both = precision + recall
+    f1 = np.divide(2 * precision * recall, both, out=np.zeros_like(hits), where=both > 0)
+    return precision, recall, f1
+
+
+def evaluation_summary(ruleset: RuleSet, ev: RuleEvaluation) -> dict:
+    """The evaluation as plain values: rows, errors, error_rate, accuracy, per-class scores, the
+    confusion matrix (schema class order) and each rule's use, the default class last as id 0."""
+    precision, recall, f1 = class_scores(ev.confusion)
+    support = ev.confusion.sum(axis=1)
+    error_rate = ev.errors / ev.cases if ev.cases else 0.0
+    return {
+        "rows": int(ev.cases),
+        "errors": int(ev.errors),
+        "error_rate": float(error_rate),
+        "accuracy": float(1.0 - error_rate) if ev.cases else 0.0,
+        "classes": {c: {"precision": float(precision[k]), "recall": float(recall[k]),
+                        "f1": float(f1[k]), "support": int(support[k])}
+                    for k, c in enumerate(ruleset.schema.classes)},
+        "confusion": ev.confusion.astype(int).tolist(),
+        "rules": [{"id": int(r.id), "used": int(ev.used[i]), "wrong": int(ev.wrong[i])}
+                  for i, r in enumerate(ruleset.rules)]
+                 + [{"id": 0, "used": int(ev.default_used), "wrong": int(ev.default_wrong)}],
+    }

@@ -4,13 +4,15 @@ from __future__ import annotations
 from ..data.schema import Dataset
 from ..ruleset import RuleSet
 from ..tree.report import format_confusion
-from .evaluate import evaluate
+from .evaluate import RuleEvaluation, evaluate
 
 
-def format_evaluation(ruleset: RuleSet, data: Dataset, label: str = "training") -> str:
-    """The 'Rule Size Error Used Wrong Advantage' table, error count and confusion matrix."""
-    ev = evaluate(ruleset, data)
-    lines = [f"Evaluation on {label} data ({ev.cases} items):", "",
+def format_evaluation(ruleset: RuleSet, data: Dataset, what: str = "training data",
+                      ev: RuleEvaluation | None = None) -> str:
+    """The 'Rule Size Error Used Wrong Advantage' table, error count and confusion matrix,
+    headed `Evaluation on <what> (N items):` (c4.5rules: 'training data', 'test data')."""
+    ev = evaluate(ruleset, data) if ev is None else ev
+    lines = [f"Evaluation on {what} ({ev.cases} items):", "",
              "Rule  Size  Error  Used  Wrong\t          Advantage",
              "----  ----  -----  ----  -----\t          ---------"]
     for i, r in enumerate(ruleset.rules):

@@ -28,9 +28,11 @@ def test_predict_keeps_every_cell_and_matches_the_ruleset(crx_model, crx_predict
     assert all(o.startswith(i + ",") for i, o in zip(inp, out))
     frame = pd.read_csv(crx_predicted, dtype=str, keep_default_na=False)
     assert list(frame["predicted_class"]) == list(rs.predict(test))
-    assert list(frame["rule_id"]) == ["" if r == 0 else str(r) for r in rs.predict_rule(test)]
+    assert list(frame["rule_id"]) == [str(r) for r in rs.predict_rule(test)]
     assert (frame["predicted_class"] != frame["class"]).sum() == 31      # c4.5rules' test errors
-    assert frame["rule_id"].eq("").sum() == 0 or set(frame.loc[frame["rule_id"] == "", "predicted_class"]) == {"-"}
+    # rule id 0: the default class decided (crx's default is '-'); never an empty cell
+    assert frame["rule_id"].eq("0").sum() > 0 and frame["rule_id"].ne("").all()
+    assert set(frame.loc[frame["rule_id"] == "0", "predicted_class"]) == {rs.default_class} == {"-"}
 
 
 def test_predict_a_c45_test_file(crx_model, crx_predicted, tmp_path):
@@ -118,7 +120,7 @@ def test_one_million_rows_stream_in_bounded_memory(crx_model, tmp_path):
     rs = load_yaml(crx_model)
     test = load_test(CRX_TEST_CSV, rs.schema)
     expected_class = np.tile(rs.predict(test), reps)
-    expected_rule = np.tile(np.array(["" if r == 0 else str(r) for r in rs.predict_rule(test)]), reps)
+    expected_rule = np.tile(rs.predict_rule(test).astype(str), reps)   # "0": the default class
     assert (scored["predicted_class"].to_numpy() == expected_class).all()
     assert (scored["rule_id"].to_numpy() == expected_rule).all()
     sample = np.random.default_rng(5).choice(N_ROWS, 50, replace=False)

@@ -51,15 +51,20 @@ def write_csv(path: Path, scored: Scored) -> list[list[str]]:
     return [header] + rows
 
 
+LEFT_OUT = object()
+
+
 def records(scored: Scored) -> list[dict]:
-    """The rows as predict() gets them: numbers as floats or text, unknowns in every spelling."""
+    """The rows as predict() gets them: numbers as floats or text, unknowns in every spelling,
+    the key left out of the record included."""
     out = []
-    spellings = (None, math.nan, "", "?")
+    spellings = (None, math.nan, "", "?", LEFT_OUT)
     for i, r in enumerate(scored.rows):
         rec = {}
         for j, (k, v) in enumerate(r.items()):
             if v is None or isinstance(v, float) and math.isnan(v):
-                rec[k] = spellings[(i + j) % 4]
+                if spellings[(i + j) % 5] is not LEFT_OUT:
+                    rec[k] = spellings[(i + j) % 5]
             elif isinstance(v, float) and (i + j) % 3 == 0:
                 rec[k] = repr(v)
             else:
@@ -78,14 +83,16 @@ def check_csv_scoring(tmp_path: Path, scored: Scored) -> None:
     assert out[0] == table[0] + ["predicted_class", "rule_id"]
     assert [row[:-2] for row in out[1:]] == table[1:]          # every input cell unchanged
     got_classes = [row[-2] for row in out[1:]]
-    got_rules = [int(row[-1]) if row[-1] else 0 for row in out[1:]]
-    assert "0" not in {row[-1] for row in out[1:]}               # the default is an empty id
+    got_rules = [int(row[-1]) for row in out[1:]]               # 0 (never empty) for the default
     _same(scored, got_classes, got_rules, "CSV")
 
 
 def check_direct_calls(tmp_path: Path, scored: Scored) -> None:
     model = write_python(scored.ruleset, tmp_path / "model.py")
-    (tmp_path / "records.json").write_text(json.dumps(records(scored)), encoding="utf-8")
+    recs = records(scored)
+    tested = set(scored.ruleset.used_attributes())
+    assert any(tested - set(r) for r in recs), "no record leaves a tested field out"
+    (tmp_path / "records.json").write_text(json.dumps(recs), encoding="utf-8")
     script = (
         "import json, sys\n"
         f"sys.path.insert(0, {str(tmp_path)!r})\n"
@@ -103,8 +110,10 @@ def check_direct_calls(tmp_path: Path, scored: Scored) -> None:
     done = run_bare(["-c", script])
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
-    assert all(g[1] is None or isinstance(g[1], int) and g[1] > 0 for g in got)
-    _same(scored, [g[0] for g in got], [g[1] or 0 for g in got], "predict()")
+    assert all(isinstance(g[1], int) and g[1] >= 0 for g in got)
+    _same(scored, [g[0] for g in got], [g[1] for g in got], "predict()")
+    # the library reads the same records (keys left out = unknown) the same way
+    _same(scored, list(scored.ruleset.predict(recs)), list(scored.ruleset.predict_rule(recs)), "library")
 
 
 def _same(scored: Scored, classes: list, rules: list, how: str) -> None:
@@ -140,7 +149,7 @@ def test_rules_read_as_if_blocks_over_field_names():
             "        return 1, \"Don't Play\"\n") in src
     assert "    # rule 5 never fires (pessimistic error 0.800 > 0.7): left out\n" in src
     assert "    if record['outlook'] == 'overcast':\n        return 3, 'Play'\n" in src
-    assert "    return None, DEFAULT_CLASS\n" in src
+    assert "    return 0, DEFAULT_CLASS\n" in src
     assert "windy'] == 'false'" not in src                       # rule 5 is not in the logic
     doc = ast.get_docstring(ast.parse(src))
     assert "rule 1: if outlook = sunny and humidity > 75 then \"Don't Play\"\n" \
@@ -156,18 +165,22 @@ def test_unknowns_unseen_values_and_number_parsing(tmp_path):
     base = {"outlook": "sunny", "humidity": 80.0, "windy": "true"}
     assert m.predict(base) == "Don't Play" and m.predict_rule(base) == 1
     for unknown in (None, math.nan, "", "?", float("nan")):
-        assert m.predict_rule({**base, "humidity": unknown}) is None      # fails > and <=
+        assert m.predict_rule({**base, "humidity": unknown}) == 0      # fails > and <=
         assert m.predict_rule({**base, "outlook": unknown, "humidity": 70}) == 4
     assert m.predict_rule({**base, "humidity": "75"}) == 4                 # text parsed, at t: <=
     assert m.predict_rule({**base, "humidity": " 75.00000000000001 "}) == 1
     assert m.predict_rule({**base, "humidity": "inf"}) == 1
-    assert m.predict_rule({**base, "outlook": "Sunny"}) is None            # unseen value
-    assert m.predict_rule({**base, "outlook": "sunny "}) is None
+    assert m.predict_rule({**base, "outlook": "Sunny"}) == 0            # unseen value
+    assert m.predict_rule({**base, "outlook": "sunny "}) == 0
     for bad in ("abc", "nan", "NaN", "1_000", "٧٥", " ", "0x10", True):
         with pytest.raises(ValueError, match=r"field 'humidity': .* is not a number"):
             m.predict({**base, "humidity": bad})
-    with pytest.raises(KeyError, match="'windy' is missing"):
-        m.predict({"outlook": "sunny", "humidity": 80})
+    # a field left out is unknown, as None is, and as the library reads a record
+    for record, rule in (({"outlook": "sunny", "humidity": 80}, 1), ({"outlook": "rain", "humidity": 80}, 0),
+                         ({"humidity": 70}, 4), ({}, 0), ({"outlook": "overcast"}, 3)):
+        assert m.predict_rule(record) == rule, record
+        assert m.predict_rule({**{k: None for k in m.REQUIRED}, **record}) == rule, record
+        assert golf_ruleset().predict_rule(record).tolist() == [rule], record
     assert m.predict_rule({"outlook": "rain", "humidity": 80, "windy": "true", "extra": object()}) == 2
     assert m.CLASSES == ("Play", "Don't Play") and m.DEFAULT_CLASS == "Play"
     assert m.REQUIRED == ("outlook", "humidity", "windy")
@@ -182,8 +195,8 @@ def _codes() -> RuleSet:
 
 
 CANONICAL = [(1, 1), (1.0, 1), (np.float64(1.0), 1), (np.int64(1), 1), (np.float32(0.5), 2), (0.5, 2),
-             (True, 3), (np.bool_(True), 3), ("True", 3), ("1.0", 4), ("1", 1), (" 1", None),
-             (2, None), (math.nan, None), (None, None), ("?", None), ("", None)]
+             (True, 3), (np.bool_(True), 3), ("True", 3), ("1.0", 4), ("1", 1), (" 1", 0),
+             (2, 0), (math.nan, 0), (None, 0), ("?", 0), ("", 0)]
 
 
 def test_discrete_values_are_compared_as_canonical_text(tmp_path):
@@ -202,7 +215,7 @@ def test_discrete_canonical_text_agrees_with_the_library(tmp_path):
         raise
     m = load_module(write_python(rs, tmp_path / "codes.py"))
     for value, rule in CANONICAL:
-        assert rs.predict_rule({"code": value})[0] == (rule or 0), value
+        assert rs.predict_rule({"code": value})[0] == rule, value
         assert m.predict({"code": value}) == rs.predict({"code": value})
 
 
@@ -214,7 +227,7 @@ def test_csv_scorer_streams_stdin_to_stdout_and_names_columns(tmp_path):
     assert done.returncode == 0, done.stderr
     # the blank last line is a record of unknown values, as the library reads it
     assert done.stdout == ("outlook,humidity,windy,pred,why\nsunny,80,true,Don't Play,1\n"
-                           "rain,?,false,Play,\novercast,,true,Play,3\n,,,Play,\n")
+                           "rain,?,false,Play,0\novercast,,true,Play,3\n,,,Play,0\n")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -285,7 +298,7 @@ def test_hostile_names_values_and_classes_cannot_inject(tmp_path):
     # records need every tested field: missing ones are unknown, spelled None
     full = [{**{a.name: None for a in rs.schema.attributes}, **r} for r in rows]
     assert [m.predict(r) for r in full] == list(expected.classes)
-    assert [m.predict_rule(r) or 0 for r in full] == list(expected.rules)
+    assert [m.predict_rule(r) for r in full] == list(expected.rules)
     assert set(expected.rules) >= set(range(1, len(rs.schema.attributes) + 1))
 
 
@@ -373,7 +386,7 @@ def test_typed_cells_match_values_spelled_alike_as_in_the_library(tmp_path):
     m = load_module(write_python(rs, tmp_path / "typed.py"))
     cases = [{"w": True, "n": "x"}, {"w": False, "n": 1}, {"w": np.bool_(False), "n": np.float64(1.0)},
              {"w": "True", "n": "1"}, {"w": False, "n": 2.0}, {"w": 1, "n": "2"}]
-    assert [m.predict_rule(c) for c in cases] == [1, 2, 2, None, None, None]
+    assert [m.predict_rule(c) for c in cases] == [1, 2, 2, 0, 0, 0]
     lib = [int(rs.predict_rule(pd.DataFrame({k: pd.Series([v], dtype=object) for k, v in c.items()}))[0])
            for c in cases]
     assert lib == [1, 2, 2, 0, 0, 0]

@@ -32,13 +32,13 @@ def test_case_is_flat_first_hit_and_leaves_out_rules_that_never_fire():
         "CASE WHEN \"outlook\" = 'sunny' AND \"humidity\" > 75.0 THEN 1"
         " WHEN \"outlook\" = 'rain' AND \"windy\" = 'true' THEN 2"
         " WHEN \"outlook\" = 'overcast' THEN 3"
-        " WHEN \"humidity\" <= 75.0 THEN 4 ELSE NULL END")
+        " WHEN \"humidity\" <= 75.0 THEN 4 ELSE 0 END")
 
 
 def test_select_keeps_every_column_and_names_the_outputs():
     sql = to_sql_select(golf_ruleset(), "weather", "sqlite", pretty=False)
     assert sql.startswith('SELECT "t".*, CASE WHEN "t"."outlook" = \'sunny\' AND "t"."humidity" > 75.0 ')
-    assert sql.endswith(' ELSE NULL END AS "rule_id" FROM "weather" AS "t"')
+    assert sql.endswith(' ELSE 0 END AS "rule_id" FROM "weather" AS "t"')
     assert "ELSE 'Play' END AS \"predicted_class\"" in sql
     named = to_sql_select(golf_ruleset(), "weather", "duckdb", prediction_column="pred class",
                           rule_column="why", table_alias="w", pretty=False)
@@ -106,7 +106,7 @@ def test_no_rule_that_can_fire_gives_the_default_alone_and_a_catch_all_rule_ends
     never = Rule(1, (Condition("x", "<=", 1.0),), "a", 1, 1, 0.9, 0.5)
     rs = RuleSet(schema, (never,), "b", (1, 1), (0, 1))
     assert to_sql_case(rs, "postgres") == "'b'"
-    assert to_sql_case(rs, "postgres", output="rule") == "NULL"
+    assert to_sql_case(rs, "postgres", output="rule") == "0"
     catch_all = Rule(2, (), "a", 2, 0, 0.3, 1.0)
     after = Rule(3, (Condition("x", ">", 1.0),), "b", 1, 0, 0.3, 1.0)
     rs = RuleSet(schema, (Rule(4, (Condition("x", ">", 5.0),), "b", 1, 0, 0.3, 1.0), catch_all, after),
@@ -165,7 +165,7 @@ def test_tests_on_values_that_mean_unknown_are_never_true():
     con = sqlite3.connect(":memory:")
     got = [con.execute(f"SELECT {to_sql_case(rs, output='rule')} FROM (SELECT ? AS c)", (v,)).fetchone()[0]
            for v in ("?", "y", "x")]
-    assert got == [None, 2, None]
+    assert got == [0, 2, 0]
     assert list(score("q", rs, [{"c": "?"}, {"c": "y"}, {"c": "x"}]).rules) == [0, 2, 0]
 
 
@@ -232,12 +232,12 @@ def _columns(rs: RuleSet) -> list:
 def _check(scored: Scored, got: list[tuple]) -> None:
     assert [g[0] for g in got] == list(range(len(scored.rows)))
     classes = [g[1] for g in got]
-    rules = [0 if g[2] is None else int(g[2]) for g in got]
+    rules = [g[2] for g in got]   # 0, never NULL, when the default decides
     bad = [i for i in range(len(got)) if classes[i] != scored.classes[i] or rules[i] != scored.rules[i]]
     assert not bad, (f"{len(bad)} rows differ; first: row {bad[0]} {scored.rows[bad[0]]!r}:"
                      f" SQL {classes[bad[0]]!r}/{rules[bad[0]]}, library"
                      f" {scored.classes[bad[0]]!r}/{scored.rules[bad[0]]}")
-    assert {g[2] for g in got} - {None} <= {r.id for r in scored.ruleset.rules if r.fires}
+    assert {g[2] for g in got} - {0} <= {r.id for r in scored.ruleset.rules if r.fires}
 
 
 def _scoring_query(scored: Scored, table: str, dialect: str) -> str:
@@ -344,7 +344,7 @@ def test_without_the_nan_guard_duckdb_would_disagree():
     assert con.execute("SELECT CAST('NaN' AS DOUBLE) > 5, CAST('NaN' AS DOUBLE) <= 5").fetchone() == (True, False)
     case = to_sql_case(rs, "duckdb", output="rule", pretty=False)
     query = f"SELECT {case} FROM (VALUES (CAST('NaN' AS DOUBLE)), (CAST('inf' AS DOUBLE))) AS v(x)"
-    assert con.execute(query).fetchall() == [(None,), (1,)]
+    assert con.execute(query).fetchall() == [(0,), (1,)]
     unguarded = query.replace(" AND \"x\" <> CAST('NaN' AS DOUBLE)", "")
     assert unguarded != query and con.execute(unguarded).fetchall() == [(1,), (1,)]
 

@@ -112,7 +112,7 @@ def test_generated_sql_runs_and_gives_the_library_answers(fitted, engine):
         inner = to_sql_select(scored.ruleset, table, engine)
         got = con.execute(f"SELECT __row__, predicted_class, rule_id FROM ({inner}) AS s ORDER BY __row__").fetchall()
         assert [g[1] for g in got] == list(scored.classes), scored.name
-        assert [g[2] or 0 for g in got] == [int(r) for r in scored.rules], scored.name
+        assert [g[2] for g in got] == [int(r) for r in scored.rules], scored.name
         # the class CASE alone, too
         case = to_sql_case(scored.ruleset, engine)
         alone = con.execute(f"SELECT {case} FROM {_q(table)} ORDER BY __row__").fetchall()
@@ -136,7 +136,7 @@ def test_generated_python_compiles_runs_and_treats_strings_as_data(fitted, tmp_p
         assert namespace["TARGET"] == scored.ruleset.schema.target
         got = [namespace["predict"](r) for r in scored.rows]
         assert got == list(scored.classes), scored.name
-        assert [namespace["predict_rule"](r) or 0 for r in scored.rows] == [int(r) for r in scored.rules]
+        assert [namespace["predict_rule"](r) for r in scored.rows] == [int(r) for r in scored.rules]
         assert not marker.exists(), f"{scored.name}: a string ran as code"
     assert list(tmp_path.iterdir()) == []
 

@@ -155,7 +155,7 @@ def test_an_attribute_named_class_fits_and_scores_its_own_data(tmp_path):
     (tmp_path / "c.data").write_text("p,1,x\nq,1,y\n" * 6)
     rs = c45rules.fit(str(tmp_path / "c"))
     assert rs.schema.target == "_class" and rs.schema.names == ("class", "b")
-    assert predict_file(rs, tmp_path / "c.data", tmp_path / "o.csv") == 12
+    assert predict_file(rs, tmp_path / "c.data", tmp_path / "o.csv")[0] == 12
     out = pd.read_csv(tmp_path / "o.csv", dtype=str)
     assert list(out.columns) == ["class", "b", "_class", "predicted_class", "rule_id"]
     assert list(out["predicted_class"]) == list(out["_class"])

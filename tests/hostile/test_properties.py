@@ -184,7 +184,7 @@ def test_yaml_sql_and_python_predict_as_the_library(table, seed, options):
         got = run(scored, "cases; --")
         assert [g[0] for g in got] == list(range(len(rows)))
         got_classes = [g[1] for g in got]
-        got_rules = [0 if g[2] is None else int(g[2]) for g in got]
+        got_rules = [g[2] for g in got]
         assert got_classes == classes, (run.__name__, _differences(classes, got_classes, rows))
         assert got_rules == rules, (run.__name__, _differences(rules, got_rules, rows))
 
@@ -192,7 +192,7 @@ def test_yaml_sql_and_python_predict_as_the_library(table, seed, options):
     namespace: dict = {"__name__": "exported_model"}
     exec(compile(to_python(rs), "<exported model>", "exec"), namespace)
     got_classes = [namespace["predict"](r) for r in rows]
-    got_rules = [namespace["predict_rule"](r) or 0 for r in rows]
+    got_rules = [namespace["predict_rule"](r) for r in rows]
     assert got_classes == classes, _differences(classes, got_classes, rows)
     assert got_rules == rules, _differences(rules, got_rules, rows)
 
