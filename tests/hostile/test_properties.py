@@ -130,9 +130,10 @@ def test_the_table_strategy_reaches_the_cases_it_claims():
     several kinds and both outcomes of fit."""
     seen = {"fitted": 0, "refused": 0, "rules": 0}
 
-    # 100 examples: with 40 the rule count sat at the bound (4 or 5 as hypothesis' derandomized
-    # generation drifted between library versions)
-    @settings(PROFILE, max_examples=100)
+    # 300 examples: hypothesis' derandomized sample shifts with state elsewhere in the process
+    # (after an in-process CLI call, say), and 100 examples gave 11 to 39 rules by that alone;
+    # 300 gave 62 and 69 rules from 190 and 165 fits in the two states measured
+    @settings(PROFILE, max_examples=300)
     @given(tables())
     def probe(table):
         df, target = table
@@ -141,7 +142,7 @@ def test_the_table_strategy_reaches_the_cases_it_claims():
         seen["rules"] += 0 if rs is None else len(rs.rules)
 
     probe()
-    assert seen["fitted"] >= 20 and seen["rules"] >= 15, seen
+    assert seen["fitted"] >= 100 and seen["rules"] >= 30, seen
 
 
 # ---- every export predicts as the library --------------------------------------------------------
