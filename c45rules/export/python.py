@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 
 from ..data.frame import unique_spellings
+from ..data.reading import PANDAS_NA_TOKENS
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
@@ -111,7 +112,8 @@ def _describe(ruleset: RuleSet) -> str:
         "    python model.py in.csv -o out.csv   (every input column, plus the predicted",
         "                                         class and the rule id, 0 for the default)",
         "",
-        "Unknown values (a field left out, None, NaN, '' and '?') satisfy no condition; a discrete value the",
+        "Unknown values (a field left out, None, NaN, '' and '?', and in a continuous field pandas'",
+        "missing-value texts such as 'NA' and 'NULL') satisfy no condition; a discrete value the",
         "model never saw satisfies no test; continuous values given as text are parsed as",
         "numbers (anything else raises ValueError naming the field).",
     ]
@@ -128,7 +130,7 @@ def _number(name, value):
     if value is None:
         return _NAN
     if isinstance(value, str):
-        if value in _UNKNOWN:
+        if value in _UNKNOWN or value in NA_TOKENS:
             return _NAN
         # the library reads numbers with pandas, which takes neither '1_000' nor 'nan' nor
         # non-ASCII digits, and trims only ASCII blanks (not \\x1c-\\x1f, \\x85, \\xa0, ...);
@@ -367,6 +369,8 @@ def to_python(ruleset: RuleSet) -> str:
         f"REQUIRED = {_literal(n for n in s.names if n in used and s.attribute(n).kind != 'ignore')}",
         "# per tested discrete field: what a bool or number may spell -> the one value spelling it",
         f"SPELLED = {_spelled_values(ruleset)}",
+        "# texts a continuous field reads as unknown, as the library reads tables (pandas' tokens)",
+        f"NA_TOKENS = frozenset({_literal(sorted(PANDAS_NA_TOKENS))})",
         _RUNTIME,
         "",
         "def _decide(record):",
