@@ -271,6 +271,29 @@ class RuleSet:
         """
         return np.array([0] + [r.id for r in self.rules], dtype=np.int64)
 
+    def decision_confidences(self) -> np.ndarray:
+        """The confidence of each `rule_index` position, to EVIDENCE_DIGITS significant digits.
+
+        A rule's is its confidence (1 - pessimistic error); the default's is the Laplace share of
+        the default class among the training cases that reached it, as predict_proba gives it.
+        Every export that reports a confidence (predict, SQL, the Python module) uses these.
+        """
+        dc = np.asarray(self.default_counts, dtype=float)
+        C = len(self.schema.classes)
+        default = (dc[self.schema.classes.index(self.default_class)] + 1) / (dc.sum() + C)
+        values = [default] + [r.confidence if C > 1 else 1.0 for r in self.rules]
+        return np.array([float(f"{v:.{EVIDENCE_DIGITS}g}") for v in values])
+
+    def decision_texts(self) -> np.ndarray:
+        """Each `rule_index` position in words: 'rule 28: A9 = t and A15 > 228', 'default class'."""
+        return np.array(["default class: no rule fired"]
+                        + [f"rule {r.id}: {' and '.join(str(c) for c in r.conditions)}" for r in self.rules],
+                        dtype=object)
+
+    def predict_confidence(self, data: Any) -> np.ndarray:
+        """The confidence of the decision for each case (see decision_confidences)."""
+        return self.decision_confidences()[self.rule_index(data)]
+
     def predict_rule(self, data: Any) -> np.ndarray:
         """Id of the rule that fired for each case; 0 means the default class applied."""
         return self.rule_ids()[self.rule_index(data)]

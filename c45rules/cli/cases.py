@@ -162,9 +162,11 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
                  chunksize: int = 50_000, prediction_column: str = "predicted_class",
                  rule_column: str = "rule_id", read: ReadOptions | None = None,
                  unknown_tokens: dict[str, dict[str, int]] | None = None, fmt: str = "csv",
-                 strict: bool = False) -> tuple[int, Unseen]:
+                 strict: bool = False, confidence_column: str | None = None,
+                 explain_column: str | None = None) -> tuple[int, Unseen]:
     """Score `data` into `output` (None or '-': stdout) as CSV or Parquet: all input columns, then
-    the class and the rule id (0: the default class); (rows written, values not seen in training).
+    the class and the rule id (0: the default class), and when named the decision's confidence
+    and the deciding rule in words; (rows written, values not seen in training).
 
     `unknown_tokens`, when given, is filled with the cells read as unknown (Dataset.unknown_tokens).
     With `strict`, a value not seen in training is an InputError (an output file is then not
@@ -184,17 +186,25 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
     elif fmt != "csv":
         raise InputError(f"--format must be csv or parquet, not {fmt!r}")
     header, chunks = read_text_chunks(data, ruleset.schema, chunksize, read)
-    for name, flag in ((prediction_column, "--prediction-column"), (rule_column, "--rule-column")):
+    # each added column: (name, the option naming it, its value at each rule_index position)
+    added = [(prediction_column, "--prediction-column",
+              np.array([ruleset.default_class] + [r.prediction for r in ruleset.rules], dtype=object)),
+             (rule_column, "--rule-column", ruleset.rule_ids())]
+    if confidence_column is not None:
+        added.append((confidence_column, "--confidence-column", ruleset.decision_confidences()))
+    if explain_column is not None:
+        added.append((explain_column, "--explain-column", ruleset.decision_texts()))
+    for i, (name, flag, _) in enumerate(added):
         if not name:
             raise InputError(f"{flag}: the output column name cannot be empty")
         if name in header:
             raise InputError(f"{source}: the input already has a column {name!r}; name the output"
                              f" column differently with {flag} NAME")
-    if prediction_column == rule_column:
-        raise InputError(f"--prediction-column and --rule-column are both {prediction_column!r}")
+        for other, other_flag, _ in added[:i]:
+            if name == other:
+                raise InputError(f"{other_flag} and {flag} are both {name!r}")
+    names = [name for name, _, _ in added]
     used = ruleset.used_attributes()
-    labels = np.array([ruleset.default_class] + [r.prediction for r in ruleset.rules], dtype=object)
-    ids = ruleset.rule_ids()
     unseen = Unseen(source)
     rows = 0
     if to_stdout:
@@ -207,7 +217,7 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
         on_failure.callback(lambda: writer is not None and setattr(writer, "is_open", False))
         writer = None
         if fmt == "csv":
-            csv.writer(out, lineterminator="\n").writerow([*header, prediction_column, rule_column])
+            csv.writer(out, lineterminator="\n").writerow([*header, *names])
         for chunk in chunks:
             try:
                 encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read)
@@ -217,7 +227,7 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
             if unknown_tokens is not None:
                 add_counts(unknown_tokens, encoded.unknown_tokens)
             pos = ruleset.rule_index(encoded)
-            chunk = chunk.assign(**{prediction_column: labels[pos], rule_column: ids[pos]})
+            chunk = chunk.assign(**{name: values[pos] for name, _, values in added})
             if fmt == "parquet":
                 table = pa.Table.from_pandas(chunk, preserve_index=False)
                 if writer is None:
@@ -233,9 +243,9 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
             rows += len(chunk)
         if fmt == "parquet":
             if writer is None:   # no rows: still a valid file with the input's columns
-                names = [*header, prediction_column, rule_column]
-                writer = pq.ParquetWriter(out, pa.schema([(n, pa.int64() if n == rule_column else pa.string())
-                                                          for n in names]))
+                kinds = {rule_column: pa.int64(), confidence_column: pa.float64()}
+                writer = pq.ParquetWriter(out, pa.schema([(n, kinds.get(n, pa.string()))
+                                                          for n in [*header, *names]]))
             writer.close()
         on_failure.pop_all()
         out.flush()

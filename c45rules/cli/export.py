@@ -23,6 +23,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dialect", default="sqlite", help="SQL dialect (default sqlite)")
     p.add_argument("--table", default="input_table", help="table the SELECT reads (default input_table)")
     p.add_argument("--case-only", action="store_true", help="only the CASE expression giving the class")
+    p.add_argument("--confidence", action="store_true",
+                   help="sql: also a 'confidence' column, the decision's confidence as predict --confidence"
+                        " gives it")
     p.add_argument("--data", metavar="DATA",
                    help="dot/graphml: the training data, to re-grow the tree of a model fitted without"
                         " --keep-tree; it must be the data the model was fitted on")
@@ -49,11 +52,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.data or args.graph:
         raise InputError(f"--{'data' if args.data else 'graph'} is only used by --to dot/graphml, not --to {args.to}")
+    if args.confidence and (args.to != "sql" or args.case_only):
+        raise InputError("--confidence adds a column to the SQL SELECT (--to sql without --case-only);"
+                         " the Python module has predict_confidence() already")
     if args.to == "sql":
         if args.case_only:
             text = export.to_sql_case(ruleset, args.dialect)
         else:
-            text = export.to_sql_select(ruleset, args.table, args.dialect)
+            text = export.to_sql_select(ruleset, args.table, args.dialect,
+                                        confidence_column="confidence" if args.confidence else None)
         text = text.rstrip("\n") + ("\n" if args.case_only else ";\n")
     elif args.to == "python":
         text = export.to_python(ruleset)

@@ -30,6 +30,15 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="name of the output class column (default predicted_class)")
     p.add_argument("--rule-column", default="rule_id", metavar="NAME",
                    help="name of the output rule id column (default rule_id; 0 when the default class decides)")
+    p.add_argument("--confidence", action="store_true",
+                   help="add each row's confidence: the deciding rule's (1 - its pessimistic error), or the"
+                        " default's (its Laplace share of the training cases reaching it), to 6 digits")
+    p.add_argument("--confidence-column", default="confidence", metavar="NAME",
+                   help="name of the --confidence column (default confidence)")
+    p.add_argument("--explain", action="store_true",
+                   help="add a column naming the deciding rule and its conditions in words")
+    p.add_argument("--explain-column", default="explanation", metavar="NAME",
+                   help="name of the --explain column (default explanation)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
     n, unseen = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
                              prediction_column=args.prediction_column, rule_column=args.rule_column,
                              read=read_options(args), unknown_tokens=unknown,
-                             fmt=output_format(args.output, args.format), strict=args.strict)
+                             fmt=output_format(args.output, args.format), strict=args.strict,
+                             confidence_column=args.confidence_column if args.confidence else None,
+                             explain_column=args.explain_column if args.explain else None)
     note_unknown(args, args.data, unknown)
     if unseen.note():
         print(unseen.note(), file=sys.stderr)

@@ -22,9 +22,11 @@ import os
 from pathlib import Path
 
 from ..data.frame import unique_spellings
+from ..data.reading import PANDAS_NA_TOKENS
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
+from ._comment import comment_text, note_lines
 
 
 def _docstring(text: str) -> str:
@@ -105,11 +107,13 @@ def _describe(ruleset: RuleSet) -> str:
     lines += [
         "",
         "Use:",
-        "    import model; model.predict(record); model.predict_rule(record)",
+        "    import model; model.predict(record); model.predict_rule(record);"
+        " model.predict_confidence(record)",
         "    python model.py in.csv -o out.csv   (every input column, plus the predicted",
         "                                         class and the rule id, 0 for the default)",
         "",
-        "Unknown values (a field left out, None, NaN, '' and '?') satisfy no condition; a discrete value the",
+        "Unknown values (a field left out, None, NaN, '' and '?', and in a continuous field pandas'",
+        "missing-value texts such as 'NA' and 'NULL') satisfy no condition; a discrete value the",
         "model never saw satisfies no test; continuous values given as text are parsed as",
         "numbers (anything else raises ValueError naming the field).",
     ]
@@ -126,7 +130,7 @@ def _number(name, value):
     if value is None:
         return _NAN
     if isinstance(value, str):
-        if value in _UNKNOWN:
+        if value in _UNKNOWN or value in NA_TOKENS:
             return _NAN
         # the library reads numbers with pandas, which takes neither '1_000' nor 'nan' nor
         # non-ASCII digits, and trims only ASCII blanks (not \\x1c-\\x1f, \\x85, \\xa0, ...);
@@ -216,6 +220,11 @@ def predict_rule(record: Mapping[str, object]) -> int:
     return _decide(record)[0]
 
 
+def predict_confidence(record: Mapping[str, object]) -> float:
+    """The confidence of the decision: the deciding rule's, or the default class's."""
+    return CONFIDENCE[_decide(record)[0]]
+
+
 def _main(argv=None) -> int:
     """Score a CSV file: every input column unchanged, plus the class and the rule id."""
     import argparse
@@ -230,6 +239,8 @@ def _main(argv=None) -> int:
                         help="name of the class column added (default: %(default)s)")
     parser.add_argument("--rule-column", default="rule_id",
                         help="name of the rule id column added (default: %(default)s)")
+    parser.add_argument("--confidence-column",
+                        help="also add the decision's confidence, in a column of this name")
     args = parser.parse_args(argv)
 
     def fail(message):
@@ -259,12 +270,14 @@ def _main(argv=None) -> int:
         if missing:
             return fail(f"column(s) the rules need are missing: {', '.join(map(repr, missing))}")
         added = [args.prediction_column, args.rule_column]
+        if args.confidence_column is not None:
+            added.append(args.confidence_column)
         for name in added:
             if name in names:
                 return fail(f"already has a column {name!r}; choose another name with"
-                            " --prediction-column / --rule-column")
-        if added[0] == added[1]:
-            return fail("--prediction-column and --rule-column must differ")
+                            " --prediction-column / --rule-column / --confidence-column")
+        if len(set(added)) < len(added):
+            return fail("--prediction-column, --rule-column and --confidence-column must differ")
         if args.output:
             directory = os.path.dirname(os.path.abspath(args.output))
             try:
@@ -297,7 +310,7 @@ def _main(argv=None) -> int:
                         except ValueError as e:
                             status = fail(f"line {reader.line_num}: {e}")
                             break
-                        out = row + [klass, rule]
+                        out = row + [klass, rule] + ([repr(CONFIDENCE[rule])] if len(added) > 2 else [])
                         (quoted if any("\\r" in f for f in row) else writer).writerow(out)
                 except (csv.Error, UnicodeDecodeError) as e:
                     status = fail(f"line {reader.line_num}: not readable CSV ({e})")
@@ -337,6 +350,7 @@ def to_python(ruleset: RuleSet) -> str:
         _docstring(_describe(ruleset)),
         "from __future__ import annotations",
         "",
+        *(f"# {line}" for line in note_lines(ruleset)),
         "import numbers",
         "import os",
         "import sys",
@@ -346,6 +360,8 @@ def to_python(ruleset: RuleSet) -> str:
         f"CLASSES = {_literal(s.classes)}",
         f"DEFAULT_CLASS = {_literal(ruleset.default_class)}",
         f"FINGERPRINT = {_literal(ruleset.fingerprint)}",
+        "# the confidence of each decision by rule id (0: the default class), to 6 significant digits",
+        f"CONFIDENCE = {{{', '.join(f'{i}: {c!r}' for i, c in zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist()))}}}",
         "# every continuous / discrete field of the model, and those the rules test (a CSV to",
         "# score must have those columns; a record may leave any field out: it is unknown)",
         f"CONTINUOUS = {_literal(a.name for a in s.attributes if a.is_continuous)}",
@@ -353,6 +369,8 @@ def to_python(ruleset: RuleSet) -> str:
         f"REQUIRED = {_literal(n for n in s.names if n in used and s.attribute(n).kind != 'ignore')}",
         "# per tested discrete field: what a bool or number may spell -> the one value spelling it",
         f"SPELLED = {_spelled_values(ruleset)}",
+        "# texts a continuous field reads as unknown, as the library reads tables (pandas' tokens)",
+        f"NA_TOKENS = frozenset({_literal(sorted(PANDAS_NA_TOKENS))})",
         _RUNTIME,
         "",
         "def _decide(record):",
@@ -369,6 +387,8 @@ def to_python(ruleset: RuleSet) -> str:
             continue
         out.append(f"    # rule {int(r.id)}: covers {int(r.covered)}, {int(r.errors)} errors,"
                    f" confidence {float(r.confidence):.3f}, lift {float(r.lift):.2f}")
+        if r.note:
+            out.append(f"    # note: {comment_text(r.note)}")
         decision = f"return {int(r.id)}, {_literal(r.prediction)}"
         if not tests:
             out.append(f"    {decision}")

@@ -41,6 +41,7 @@ from sqlglot import exp
 
 from ..errors import InputError, ModelError
 from ..ruleset import Condition, Rule, RuleSet, checked_condition
+from ._comment import note_lines
 
 UNKNOWN_VALUES = ("", "?")   # unknown in data (spec 1), so a test on them is never satisfied
 
@@ -182,6 +183,14 @@ def _rule_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Express
     return _case(decisions, lambda r: exp.Literal.number(int(r.id)), default)
 
 
+def _confidence_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Expression:
+    decisions, catch_all = _decisions(ruleset, dialect, table)
+    # the confidences of every output (RuleSet.decision_confidences), to 6 significant digits
+    by_id = dict(zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist()))
+    default = by_id[0 if catch_all is None else int(catch_all.id)]
+    return _case(decisions, lambda r: exp.Literal.number(repr(by_id[int(r.id)])), exp.Literal.number(repr(default)))
+
+
 def _check_case_folding(ruleset: RuleSet) -> None:
     """Refuse a tested column whose name another column repeats but for case.
 
@@ -198,14 +207,14 @@ def _check_case_folding(ruleset: RuleSet) -> None:
 
 def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
                         table_alias: str | None = None, output: str = "class") -> exp.Expression:
-    """The first-hit CASE as a sqlglot expression: the class (`output='class'`) or the id
-    of the rule that fired (`output='rule'`, 0 for the default)."""
+    """The first-hit CASE as a sqlglot expression: the class (`output='class'`), the id
+    of the rule that fired (`output='rule'`, 0 for the default) or the decision's confidence
+    (`output='confidence'`)."""
     _check_dialect(dialect)
-    if output == "class":
-        return _class_case(ruleset, dialect, table_alias)
-    if output == "rule":
-        return _rule_case(ruleset, dialect, table_alias)
-    raise InputError(f"output must be 'class' or 'rule', not {output!r}")
+    cases = {"class": _class_case, "rule": _rule_case, "confidence": _confidence_case}
+    if output not in cases:
+        raise InputError(f"output must be 'class', 'rule' or 'confidence', not {output!r}")
+    return cases[output](ruleset, dialect, table_alias)
 
 
 def to_sql_case(ruleset: RuleSet, dialect: str = "sqlite", *, table_alias: str | None = None,
@@ -213,7 +222,8 @@ def to_sql_case(ruleset: RuleSet, dialect: str = "sqlite", *, table_alias: str |
     """`CASE WHEN <rule 1> THEN 'class' ... ELSE '<default>' END` for `dialect`.
 
     Columns are referenced by the attribute names (qualified by `table_alias` if given);
-    `output='rule'` gives the id of the firing rule instead (0 for the default).
+    `output='rule'` gives the id of the firing rule instead (0 for the default),
+    `output='confidence'` the decision's confidence.
     """
     expr = sql_case_expression(ruleset, dialect, table_alias=table_alias, output=output)
     return expr.sql(dialect=dialect, identify=True, pretty=pretty)
@@ -241,17 +251,18 @@ def _source(table: str | Sequence[str] | exp.Expression, alias: str) -> exp.Expr
 def to_sql_select(ruleset: RuleSet, table: str | Sequence[str] | exp.Expression,
                   dialect: str = "sqlite", *, prediction_column: str = "predicted_class",
                   rule_column: str | None = "rule_id", table_alias: str = "t",
-                  pretty: bool = True) -> str:
+                  pretty: bool = True, confidence_column: str | None = None) -> str:
     """`SELECT t.*, <class> AS predicted_class, <rule id> AS rule_id FROM table AS t`.
 
     `table` is a table name (quoted as one identifier, dots included), a tuple of name
     parts such as ("analytics", "loans"), or a sqlglot query (e.g. `sqlglot.parse_one(sql,
     read=dialect)`) used as a subquery. Every input column is kept; the output columns are
-    named by `prediction_column` and `rule_column` (None leaves the rule id out), which must
-    not collide with each other or with a model column.
+    named by `prediction_column` and `rule_column` (None leaves the rule id out), and with
+    `confidence_column` the decision's confidence; none may collide with another or with a
+    model column. The model's and the rules' notes come first, as `--` comments.
     """
     _check_dialect(dialect)
-    outputs = [prediction_column] + ([rule_column] if rule_column is not None else [])
+    outputs = [prediction_column] + [c for c in (rule_column, confidence_column) if c is not None]
     taken = {n.casefold(): n for n in ruleset.schema.names + (ruleset.schema.target,)}
     for name in outputs:
         if not isinstance(name, str) or not name or "\0" in name:
@@ -261,13 +272,20 @@ def to_sql_select(ruleset: RuleSet, table: str | Sequence[str] | exp.Expression,
             raise InputError(f"output column {name!r} collides with the input column"
                              f" {taken[name.casefold()]!r}; pass prediction_column=/rule_column="
                              " to name it differently")
-    if len(outputs) == 2 and outputs[0].casefold() == outputs[1].casefold():
-        raise InputError(f"prediction_column and rule_column are both {outputs[0]!r}")
+    folded = [o.casefold() for o in outputs]
+    if len(set(folded)) < len(folded):
+        twin = next(o for o in outputs if folded.count(o.casefold()) > 1)
+        raise InputError(f"two output columns are both {twin!r} (prediction_column, rule_column,"
+                         " confidence_column must differ)")
     columns: list[exp.Expression] = [
         exp.Column(this=exp.Star(), table=_identifier(table_alias)),
         exp.alias_(_class_case(ruleset, dialect, table_alias), prediction_column, quoted=True),
     ]
     if rule_column is not None:
         columns.append(exp.alias_(_rule_case(ruleset, dialect, table_alias), rule_column, quoted=True))
+    if confidence_column is not None:
+        columns.append(exp.alias_(_confidence_case(ruleset, dialect, table_alias), confidence_column,
+                                  quoted=True))
     query = exp.Select(expressions=columns).from_(_source(table, table_alias))
-    return query.sql(dialect=dialect, identify=True, pretty=pretty)
+    notes = "".join(f"-- {line}\n" for line in note_lines(ruleset))
+    return notes + query.sql(dialect=dialect, identify=True, pretty=pretty)

@@ -164,7 +164,8 @@ def test_unknowns_unseen_values_and_number_parsing(tmp_path):
     m = load_module(write_python(golf_ruleset(), tmp_path / "golf_model.py"))
     base = {"outlook": "sunny", "humidity": 80.0, "windy": "true"}
     assert m.predict(base) == "Don't Play" and m.predict_rule(base) == 1
-    for unknown in (None, math.nan, "", "?", float("nan")):
+    # pandas' missing-value texts ('nan', 'NA', ...) are unknown in a continuous field, as the library reads them
+    for unknown in (None, math.nan, "", "?", float("nan"), "nan", "NaN", "NA", "NULL"):
         assert m.predict_rule({**base, "humidity": unknown}) == 0      # fails > and <=
         assert m.predict_rule({**base, "outlook": unknown, "humidity": 70}) == 4
     assert m.predict_rule({**base, "humidity": "75"}) == 4                 # text parsed, at t: <=
@@ -172,7 +173,7 @@ def test_unknowns_unseen_values_and_number_parsing(tmp_path):
     assert m.predict_rule({**base, "humidity": "inf"}) == 1
     assert m.predict_rule({**base, "outlook": "Sunny"}) == 0            # unseen value
     assert m.predict_rule({**base, "outlook": "sunny "}) == 0
-    for bad in ("abc", "nan", "NaN", "1_000", "٧٥", " ", "0x10", True):
+    for bad in ("abc", "n.a.", "1_000", "٧٥", " ", "0x10", True):
         with pytest.raises(ValueError, match=r"field 'humidity': .* is not a number"):
             m.predict({**base, "humidity": bad})
     # a field left out is unknown, as None is, and as the library reads a record
@@ -390,3 +391,19 @@ def test_typed_cells_match_values_spelled_alike_as_in_the_library(tmp_path):
     lib = [int(rs.predict_rule(pd.DataFrame({k: pd.Series([v], dtype=object) for k, v in c.items()}))[0])
            for c in cases]
     assert lib == [1, 2, 2, 0, 0, 0]
+
+
+def test_continuous_na_texts_are_unknown_as_the_library_reads_them():
+    import pandas as pd
+
+    from c45rules.data.reading import PANDAS_NA_TOKENS
+    rs = golf_ruleset()
+    namespace: dict = {"__name__": "exported"}
+    exec(compile(to_python(rs), "<exported>", "exec"), namespace)
+    tokens = sorted(PANDAS_NA_TOKENS)
+    assert {"NA", "N/A", "NULL", "nan", "None", "#N/A", "<NA>"} <= set(tokens)
+    rows = [{"outlook": "sunny", "temperature": "70", "humidity": t, "windy": "true"} for t in tokens]
+    frame = pd.DataFrame(rows, dtype=str)
+    assert [namespace["predict_rule"](r) for r in rows] == rs.predict_rule(frame).tolist()
+    # humidity unknown: rule 1 (sunny and humidity > 75) and rule 4 (humidity <= 75) cannot fire
+    assert set(rs.predict_rule(frame).tolist()) == {0}

@@ -1,0 +1,16 @@
+"""Free text (a reviewer's note) made safe for a one-line comment in generated code."""
+from __future__ import annotations
+
+
+def comment_text(text: str) -> str:
+    """`text` on one line: printable characters as they are, every other character (line
+    breaks of any kind, NUL, control and format characters) as its Python escape, so that a
+    note can never end the comment it sits in (SQL `--`, Python `#`) and start code."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def note_lines(ruleset) -> list[str]:
+    """The model's and the rules' notes as comment texts: 'notes: ...', 'rule 7: ...'."""
+    out = [f"notes: {comment_text(ruleset.notes)}"] if ruleset.notes else []
+    out += [f"rule {int(r.id)}: {comment_text(r.note)}" for r in ruleset.rules if r.note]
+    return out
