@@ -24,7 +24,8 @@ def test_bench_runs_on_golf_and_writes_the_table(tmp_path):
     # the rules stage's output size is stored with the run: golf's candidates, as learn_rules makes them
     from c45rules.data.names import load_stem
     from c45rules.pipeline import learn_rules, learn_tree
-    data, _ = load_stem(str(ROOT.parent / "shared" / "data" / "golf" / "golf"))
+    import reference as R    # honours C45RULES_SHARED, as the benchmark itself does
+    data, _ = load_stem(str(R.DATA / "golf" / "golf"))
     cands = learn_rules(learn_tree(data), data)[1].candidates
     info = _bench().read_previous(md)["golf"]["ours"]["info"]
     assert (info["candidates"], info["candidate_cover"]) == (len(cands), sum(len(c.cover) for c in cands))
