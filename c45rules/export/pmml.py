@@ -93,7 +93,7 @@ def default_confidence(ruleset: RuleSet) -> float:
 
 
 def _extension(payload: dict, where: str) -> str:
-    text = json.dumps(payload, ensure_ascii=False, sort_keys=True, allow_nan=True)
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=True)
     return f'<Extension extender="{EXTENDER}" name="c45rules" value={xml_attribute(text, where)}/>'
 
 
