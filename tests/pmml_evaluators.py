@@ -60,4 +60,5 @@ def pmml4s(pmml_text: str, rows: list[dict], fields: list[str]) -> pd.DataFrame:
     """PMML4S's results through pypmml (its output fields, one row per row)."""
     from pypmml import Model
     model = Model.fromString(pmml_text)
+    model.setSupplementOutput(True)   # the predicted value too when the Output names none
     return model.predict(_frame(rows, fields, text_numbers=True))

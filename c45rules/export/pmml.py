@@ -104,7 +104,7 @@ def _condition(cond: Condition, ruleset: RuleSet, where: str, indent: str) -> li
     if cond.op in ("<=", ">"):
         op = "lessOrEqual" if cond.op == "<=" else "greaterThan"
         lines.append(f'{indent}<SimplePredicate field={field} operator="{op}" value="{pmml_double(cond.value)}"/>')
-    elif len(values) == 1:
+    elif cond.op == "=":
         lines.append(f'{indent}<SimplePredicate field={field} operator="equal"'
                      f' value={xml_attribute(values[0], f"{where}: value")}/>')
     else:
@@ -114,6 +114,8 @@ def _condition(cond: Condition, ruleset: RuleSet, where: str, indent: str) -> li
         lines.append(f'{indent}<CompoundPredicate booleanOperator="or">')
         lines += [f'{indent}  <SimplePredicate field={field} operator="equal"'
                   f' value={xml_attribute(v, f"{where}: value")}/>' for v in values]
+        if len(values) == 1:   # an "or" holds two predicates at least; `in {v}` stays a set test
+            lines.append(f"{indent}  <False/>")
         lines.append(f"{indent}</CompoundPredicate>")
     return lines
 

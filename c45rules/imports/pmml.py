@@ -249,7 +249,8 @@ def predicate_conditions(elem: ET.Element, ctx: _Context, where: str) -> tuple[l
 
 
 def _disjunction(parts: list[tuple[list[Condition], bool]], where: str) -> tuple[list[Condition], bool]:
-    """An "or" of value tests of one discrete field as one `in` test."""
+    """An "or" of value tests of one discrete field as one `in` test (`in {v}` for one value, as
+    c45rules' export writes a one-value set test)."""
     live = [conds for conds, never in parts if not never]
     if not live:
         return [], True
@@ -259,8 +260,7 @@ def _disjunction(parts: list[tuple[list[Condition], bool]], where: str) -> tuple
     for (c,) in live:
         values += [c.value] if c.op == "=" else list(c.value)
     values = list(dict.fromkeys(values))
-    name = live[0][0].attribute
-    return ([Condition(name, "=", values[0])] if len(values) == 1 else [Condition(name, "in", tuple(values))]), False
+    return [Condition(live[0][0].attribute, "in", tuple(values))], False
 
 
 def _conjunction(conds: list[Condition], where: str) -> tuple[Condition, ...]:
@@ -520,6 +520,21 @@ def _complete(children: list[tuple[list[Condition], bool]], fields: dict[str, _F
     return f.listed and f.invalid != "asIs" and covered >= set(f.values)
 
 
+def _negation(conds: list[Condition], fields: dict[str, _Field], where: str) -> tuple[list[Condition], bool]:
+    """(conditions, never): what a known value satisfies exactly when it fails the one test `conds`."""
+    if not conds:
+        return [], True
+    if len(conds) != 1:
+        raise ModelError(f"{where}: a child tested by several conditions is followed by other children;"
+                         " the case that fails it cannot be said as conditions")
+    (c,) = conds
+    if c.op in ("<=", ">"):
+        return [Condition(c.attribute, ">" if c.op == "<=" else "<=", c.value)], False
+    f = fields[c.attribute]
+    taken = [c.value] if c.op == "=" else list(c.value)
+    return _value_test(f, _complement(f, taken, where, "a child after a value test"))
+
+
 def _tree(model: ET.Element, ctx: _Context, classes: list[str]) -> tuple[list[Rule], str, list[str], list[int]]:
     """(rules, default class, notes, class counts) of a TreeModel."""
     missing = model.get("missingValueStrategy", "none")
@@ -566,32 +581,37 @@ def _tree(model: ET.Element, ctx: _Context, classes: list[str]) -> tuple[list[Ru
             return
         parts = [(_node_predicate(k, ctx, f"{where}/Node[{i}]"), k) for i, k in enumerate(kids)]
         preds = [p for p, _ in parts]
+        original = list(preds)
+        exclusive_here = _exclusive(preds)
         if missing != "none":
-            # lastPrediction/nullPrediction stop at the first UNKNOWN child: rules agree only when
-            # every child that can be UNKNOWN tests the same one field, and no True child follows one
-            fields_seen: set[str] = set()
-            for conds, never in preds:
-                names = {c.attribute for c in conds}
-                if not conds and not never and fields_seen:
-                    raise ModelError(f"{where}: a True child after a test, under missingValueStrategy {missing}:"
-                                     " PMML stops at the missing value, c45rules would take the True child")
-                fields_seen |= names
-            if len(fields_seen) > 1:
-                raise ModelError(f"{where}: children testing several fields ({', '.join(sorted(fields_seen))})"
-                                 f" under missingValueStrategy {missing}")
-        for (conds, never), kid in parts:
+            # lastPrediction/nullPrediction stop at the first UNKNOWN child, so a child is taken
+            # when every child before it is FALSE with a known value: its rule says so with the
+            # earlier tests' complements (which a missing value does not satisfy either; such
+            # a case then stops here, as in PMML). sklearn2pmml writes a node's else branch as
+            # its children lifted after the test (`x <= t`, then the else children, then True)
+            failed: list[Condition] = []
+            unreachable = False
+            for i, (conds, never) in enumerate(preds):
+                preds[i] = (list(dict.fromkeys(failed + conds)), never or unreachable)
+                if never or unreachable or i == len(preds) - 1:
+                    continue
+                negated, none_left = _negation(conds, ctx.fields, f"{where}/Node[{i}]")
+                failed = failed + negated
+                unreachable = none_left
+            exclusive_here = True
+        for i, ((conds, never), kid) in enumerate(zip(preds, kids)):
             if not never:
-                walk(kid, path + conds, f"{where}/Node[{kids.index(kid)}]", exclusive_above and _exclusive(preds))
+                walk(kid, path + conds, f"{where}/Node[{i}]", exclusive_above and exclusive_here)
         on_missing = score if missing == "lastPrediction" else None
         on_no_true = score if no_true == "returnLastPrediction" else None
-        first_live = next((conds for conds, never in preds if not never), None)
+        first_live = next((conds for conds, never in original if not never), None)
         outcomes = set()
         if first_live:    # a test comes before any True child: a missing value can stop the case here
             if missing != "none":
                 outcomes.add(on_missing)
             # under "none" a missing value fails every test, so only a True child takes the case
-            if missing == "none" and not any(not conds and not never for conds, never in preds) \
-                    or not _complete(preds, ctx.fields):
+            if missing == "none" and not any(not conds and not never for conds, never in original) \
+                    or not _complete(original, ctx.fields):
                 outcomes.add(on_no_true)
         elif first_live is None:   # no child can be true
             outcomes.add(on_no_true)
