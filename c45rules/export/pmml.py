@@ -132,7 +132,7 @@ def to_pmml(ruleset: RuleSet) -> str:
     klass, rule_id, confidence = (xml_attribute(n, "output field") for n in output_names(ruleset))
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f'<PMML xmlns="{PMML_NAMESPACE}" version="4.4">',
-             f'  <Header description="C4.5 rules">',
+             '  <Header description="C4.5 rules">',
              f'    <Application name="c45rules" version={xml_attribute(__version__, "version")}/>',
              "  </Header>",
              f'  <DataDictionary numberOfFields="{len(schema.attributes) + 1}">']

@@ -43,7 +43,7 @@ import json
 import math
 import os
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -93,9 +93,9 @@ class _Field:
 
 @dataclass
 class _Context:
+    """What predicates are read against: the input fields by name."""
+
     fields: dict[str, _Field]
-    where: str = ""
-    notes: list[str] = field(default_factory=list)
 
 
 # ---- predicates -----------------------------------------------------------------------------
@@ -375,12 +375,6 @@ def _firing(error_rate: float, where: str) -> tuple[float, str]:
         return error_rate, ""
     return NEVER_FIRES_ABOVE, (f"{where}: PMML confidence {1 - error_rate:.6g}; error rate held at 0.7 so that"
                                " the rule fires as in PMML")
-
-
-@dataclass
-class _Built:
-    rules: list[Rule] = field(default_factory=list)
-    default: str | None = None          # set once a rule with no condition decides all the rest
 
 
 def _rule_set(model: ET.Element, ctx: _Context, classes: list[str]) -> tuple[list[Rule], str, list[str]]:
