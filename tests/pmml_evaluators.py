@@ -1,5 +1,7 @@
-"""Two independent PMML evaluators for the PMML tests: JPMML (jpmml-evaluator, in-process JVM
-through jpype) and PMML4S (pypmml, a JVM gateway). Each starts its JVM once per test session.
+"""Two independent PMML evaluators for the PMML tests: JPMML (jpmml-evaluator) and PMML4S
+(pypmml), each in a JVM gateway process (py4j) started once per test session and ended with it. JPMML's default
+jpype backend would start the JVM inside the test process, whose threads then hang the later
+tests that fork (tests/test_jobs.py).
 
 Without Java (or the packages) the tests skip, except under CI (env CI set), where they fail.
 Rows are given as the export tests hold them (floats, None, NaN, text); PMML4S's batch call
@@ -8,6 +10,7 @@ carries numbers as text, so they are passed as exact repr() text (Java spells in
 """
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import shutil
@@ -45,6 +48,19 @@ def _frame(rows: list[dict], fields: list[str], text_numbers: bool) -> pd.DataFr
     return pd.DataFrame([{f: cell(r.get(f)) for f in fields} for r in rows], columns=fields, dtype=object)
 
 
+def _jpmml_backend():
+    """JPMML's py4j backend on a gateway that ends with this process (jpmml-evaluator's own
+    launch leaves its JVM running after the tests)."""
+    from jpmml_evaluator import _classpath
+    from jpmml_evaluator.py4j import Py4JBackend
+    from py4j.java_gateway import JavaGateway
+    if Py4JBackend.gateway is None:
+        Py4JBackend.gateway = JavaGateway.launch_gateway(classpath=os.pathsep.join(_classpath([])),
+                                                         die_on_exit=True)
+        atexit.register(Py4JBackend.destroyGateway)
+    return Py4JBackend()
+
+
 def jpmml(pmml_text: str, rows: list[dict], fields: list[str]) -> pd.DataFrame:
     """JPMML's results (the target and every output field, one row per row)."""
     from jpmml_evaluator import make_evaluator
@@ -52,7 +68,7 @@ def jpmml(pmml_text: str, rows: list[dict], fields: list[str]) -> pd.DataFrame:
         path = os.path.join(tmp, "model.pmml")
         with open(path, "w", encoding="utf-8") as f:
             f.write(pmml_text)
-        evaluator = make_evaluator(path).verify()
+        evaluator = make_evaluator(path, backend=_jpmml_backend()).verify()
     return evaluator.evaluateAll(_frame(rows, fields, text_numbers=False))
 
 
