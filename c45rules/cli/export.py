@@ -1,4 +1,4 @@
-"""`c45rules export`: a model as SQL, standalone Python or YAML, or its tree as DOT/GraphML."""
+"""`c45rules export`: a model as SQL, standalone Python, YAML or PMML, or its tree as DOT/GraphML."""
 from __future__ import annotations
 
 import argparse
@@ -7,9 +7,10 @@ from ..errors import InputError
 from .io import check_output, load_model, relearn_tree, write_text
 from .options import reading_options
 
-HELP = "write a model as SQL, standalone Python, YAML, or its rule list or tree as DOT/GraphML"
+HELP = "write a model as SQL, standalone Python, YAML, PMML, or its rule list or tree as DOT/GraphML"
 EXAMPLE = ("c45rules export model.yaml --to sql --table loans -o rules.sql\n"
            "  c45rules export model.yaml --to python -o rules.py\n"
+           "  c45rules export model.yaml --to pmml -o model.pmml\n"
            "  c45rules export model.yaml --to dot -o rules.dot\n"
            "  c45rules export model.yaml --to dot --data examples/crx/crx -o tree.dot")
 PARENTS = (reading_options,)
@@ -18,7 +19,7 @@ PARENTS = (reading_options,)
 def configure(p: argparse.ArgumentParser) -> None:
     """The export command's arguments."""
     p.add_argument("model", metavar="MODEL.yaml")
-    p.add_argument("--to", required=True, choices=("sql", "python", "yaml", "dot", "graphml"))
+    p.add_argument("--to", required=True, choices=("sql", "python", "yaml", "pmml", "dot", "graphml"))
     p.add_argument("-o", "--output", metavar="FILE", help="file to write (default: stdout; graphml needs a file)")
     p.add_argument("--dialect", default="sqlite", help="SQL dialect (default sqlite)")
     p.add_argument("--table", default="input_table", help="table the SELECT reads (default input_table)")
@@ -64,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         text = text.rstrip("\n") + ("\n" if args.case_only else ";\n")
     elif args.to == "python":
         text = export.to_python(ruleset)
+    elif args.to == "pmml":
+        text = export.to_pmml(ruleset)
     else:
         text = export.dump_yaml(ruleset)
     write_text(args.output, text)
