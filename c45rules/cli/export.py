@@ -9,6 +9,7 @@ from .options import reading_options
 
 HELP = "write a model as SQL, standalone Python, YAML, or its rule list or tree as DOT/GraphML"
 EXAMPLE = ("c45rules export model.yaml --to sql --table loans -o rules.sql\n"
+           "  c45rules export model.yaml --to dbt my_dbt_project --source raw.loans --name loans_scored\n"
            "  c45rules export model.yaml --to python -o rules.py\n"
            "  c45rules export model.yaml --to dot -o rules.dot\n"
            "  c45rules export model.yaml --to dot --data examples/crx/crx -o tree.dot")
@@ -18,9 +19,9 @@ PARENTS = (reading_options,)
 def configure(p: argparse.ArgumentParser) -> None:
     """The export command's arguments."""
     p.add_argument("model", metavar="MODEL.yaml")
-    p.add_argument("--to", required=True, choices=("sql", "python", "yaml", "dot", "graphml"))
+    p.add_argument("--to", required=True, choices=("sql", "python", "yaml", "dot", "graphml", "dbt"))
     p.add_argument("-o", "--output", metavar="FILE", help="file to write (default: stdout; graphml needs a file)")
-    p.add_argument("--dialect", default="sqlite", help="SQL dialect (default sqlite)")
+    p.add_argument("--dialect", help="SQL dialect (default sqlite; for dbt, duckdb)")
     p.add_argument("--table", default="input_table", help="table the SELECT reads (default input_table)")
     p.add_argument("--case-only", action="store_true", help="only the CASE expression giving the class")
     p.add_argument("--confidence", action="store_true",
@@ -34,6 +35,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--graph", choices=("rules", "tree"),
                    help="dot/graphml: draw the rule list or the tree (default: the tree when the model keeps"
                         " it (fit --keep-tree) or --data is given, else the rule list)")
+    p.intermixed = True   # DIR comes after --to dbt
+    p.add_argument("dbt_dir", nargs="?", metavar="DIR",
+                   help="dbt: the project directory to write models/NAME.sql, schema.yml and sources.yml into")
+    p.add_argument("--source", metavar="SCHEMA.TABLE", help="dbt: the source table the model reads")
+    p.add_argument("--name", metavar="NAME", help="dbt: the model's name (default: MODEL.yaml's file name)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,6 +47,11 @@ def run(args: argparse.Namespace) -> int:
     from .. import export
     check_output(args, args.output)
     ruleset = load_model(args.model)
+    if args.to == "dbt":
+        return _dbt(args, ruleset)
+    if args.dbt_dir or args.source or args.name:
+        raise InputError(f"DIR, --source and --name are for --to dbt, not --to {args.to}")
+    args.dialect = args.dialect or "sqlite"
     if args.to in ("dot", "graphml"):
         graph, name = _graph(args, ruleset)
         if args.to == "dot":
@@ -67,6 +78,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = export.dump_yaml(ruleset)
     write_text(args.output, text)
+    return 0
+
+
+def _dbt(args: argparse.Namespace, ruleset) -> int:
+    """Write the dbt model into DIR (export/dbt.py)."""
+    from pathlib import Path
+
+    from ..export.dbt import parse_source, write_dbt
+    if not args.dbt_dir or not args.source:
+        raise InputError("--to dbt needs the project directory and the source table:"
+                         " export MODEL.yaml --to dbt DIR --source SCHEMA.TABLE")
+    if args.output or args.case_only or args.confidence or args.data or args.graph:
+        raise InputError("--to dbt writes DIR/models/; -o, --case-only, --confidence, --data and --graph"
+                         " do not apply")
+    name = args.name or Path(args.model).stem
+    written = write_dbt(ruleset, args.dbt_dir, parse_source(args.source), name, args.dialect or "duckdb")
+    print(f"dbt model {name} written to {', '.join(map(str, written))}")
     return 0
 
 
