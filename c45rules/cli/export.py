@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from ..errors import InputError
 from .io import check_output, load_model, relearn_tree, write_text
+from ..export.sql import FORMS
 from .options import reading_options
 
 HELP = "write a model as SQL, standalone Python, YAML, or its rule list or tree as DOT/GraphML"
@@ -24,6 +26,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dialect", help="SQL dialect (default sqlite; for dbt, duckdb)")
     p.add_argument("--table", default="input_table", help="table the SELECT reads (default input_table)")
     p.add_argument("--case-only", action="store_true", help="only the CASE expression giving the class")
+    p.add_argument("--form", choices=FORMS, default="flat",
+                   help="sql: flat (default: one CASE with a WHEN per rule, one nesting level, which every"
+                        " engine takes) or nested (a CASE in each ELSE: SQL Server refuses more than 10 levels)")
+    p.add_argument("--json", action="store_true",
+                   help="sql: with -o, print {dialect, characters, nesting, warnings} on stdout: the statement's"
+                        " size, its CASE nesting and the engine limits it passes (also warned on stderr)")
     p.add_argument("--confidence", action="store_true",
                    help="sql: also a 'confidence' column, the decision's confidence as predict --confidence"
                         " gives it")
@@ -47,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from .. import export
     check_output(args, args.output)
     ruleset = load_model(args.model)
+    if args.to != "sql" and (args.json or args.form != "flat"):
+        raise InputError(f"--json and --form are for --to sql, not --to {args.to}")
+    if args.json and args.output in (None, "-"):
+        raise InputError("--json prints a summary of the SQL on stdout: give the SQL file with -o")
     if args.to == "dbt":
         return _dbt(args, ruleset)
     if args.dbt_dir or args.source or args.name:
@@ -68,17 +80,33 @@ def run(args: argparse.Namespace) -> int:
                          " the Python module has predict_confidence() already")
     if args.to == "sql":
         if args.case_only:
-            text = export.to_sql_case(ruleset, args.dialect)
+            text = export.to_sql_case(ruleset, args.dialect, form=args.form)
         else:
-            text = export.to_sql_select(ruleset, args.table, args.dialect,
+            text = export.to_sql_select(ruleset, args.table, args.dialect, form=args.form,
                                         confidence_column="confidence" if args.confidence else None)
         text = text.rstrip("\n") + ("\n" if args.case_only else ";\n")
+        summary = _limits(args, ruleset, text)
     elif args.to == "python":
         text = export.to_python(ruleset)
     else:
         text = export.dump_yaml(ruleset)
     write_text(args.output, text)
+    if args.json:   # after the file, so that a failed write prints no summary of it
+        print(json.dumps(summary))
     return 0
+
+
+def _limits(args: argparse.Namespace, ruleset, text: str) -> dict:
+    """Warn of each engine limit the SQL passes; the --json summary."""
+    import warnings
+
+    from ..errors import DataWarning
+    from ..export.sql import case_nesting, sql_case_expression, sql_limit_warnings
+    nesting = case_nesting(sql_case_expression(ruleset, args.dialect, form=args.form))
+    found = sql_limit_warnings(text, args.dialect, nesting)
+    for message in found:
+        warnings.warn(message, DataWarning, stacklevel=2)
+    return {"dialect": args.dialect, "characters": len(text), "nesting": nesting, "warnings": found}
 
 
 def _dbt(args: argparse.Namespace, ruleset) -> int:
