@@ -21,6 +21,9 @@ from __future__ import annotations
 import codecs
 import csv
 import os
+import re
+import shutil
+import tempfile
 from pathlib import Path
 
 from sqlglot import exp
@@ -84,6 +87,27 @@ def _csv_source(path: Path, read: ReadOptions) -> tuple[exp.Expression, list[str
     return exp.Table(this=call), header
 
 
+_BLANK = re.compile(rb"\n\r?\n")
+_CHUNK = 1 << 24
+
+
+def _refuse_blank_lines(path: Path) -> None:
+    """InputError naming the first blank line: the default engine reads one as a record of
+    unknown values, DuckDB's reader skips it, so the outputs would differ by a row."""
+    lines, tail = 1, b""
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            data = tail + chunk
+            found = _BLANK.search(data)
+            if found:
+                line = lines + data.count(b"\n", 0, found.start()) + 1
+                raise InputError(f"{path}:{line}: a blank line, which the default engine reads as a record of"
+                                 " unknown values and DuckDB skips: remove it, or score without --engine duckdb")
+            keep = 2   # a blank line may straddle two chunks
+            lines += data.count(b"\n", 0, len(data) - keep)
+            tail = data[-keep:]
+
+
 def _parquet_source(con, path: Path) -> tuple[exp.Expression, dict[str, str]]:
     """The read_parquet call and {column: DuckDB type}."""
     call = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[_literal(str(path))]))
@@ -133,7 +157,7 @@ def _number(name: str, kind: str, read: ReadOptions, source: str
         exp.Anonymous(this="isnan", expressions=[value.copy()]),
         exp.Anonymous(this="contains", expressions=[text.copy(), _literal("_")])))
     # no error() here: a CASE evaluates a rule's test only for the rows no earlier rule
-    # decided, so the check runs in its own, always evaluated, place (see _checked)
+    # decided, so the check runs in its own, always evaluated, place (see scoring_query)
     return exp.Case(ifs=[exp.If(this=unknown, true=exp.null())], default=value), \
         exp.If(this=bad, true=_error([_literal(f"{source}: column {name!r}: '"), cell.copy(),
                                       _literal("' is not a number")]))
@@ -236,12 +260,16 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
     if fmt not in ("csv", "parquet"):
         raise InputError(f"--format must be csv or parquet, not {fmt!r}")
     checked_target(output)
+    # DuckDB spills what passes memory_limit to temp_directory, by default '.tmp' in the working
+    # directory: a directory of our own instead, removed afterwards
+    spill = tempfile.mkdtemp(prefix="c45rules-duckdb-")
     con = duckdb.connect(config={"memory_limit": memory_limit, "preserve_insertion_order": True,
-                                 **({"threads": threads} if threads else {})})
+                                 "temp_directory": spill, **({"threads": threads} if threads else {})})
     try:
         suffix = path.suffix.lower()
         if suffix in CSV_SUFFIXES:
             source, header = _csv_source(path, read)
+            _refuse_blank_lines(path)
             kinds = {h: "VARCHAR" for h in header}
         elif suffix in PARQUET_SUFFIXES:
             if read.sep is not None or read.decimal != "." or read.encoding != "utf-8":
@@ -253,23 +281,29 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
         query = scoring_query(ruleset, source, kinds, source_name=str(path),
                               prediction_column=prediction_column, rule_column=rule_column,
                               confidence_column=confidence_column, read=read, strict=strict)
-        options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','"
+        # atomic_path gives a temp file already: DuckDB's own (tmp_NAME, then renamed) is not needed
+        options = "USE_TMP_FILE false, " + (
+            "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','")
         with atomic_path(output) as tmp:
             target = exp.Literal.string(str(tmp)).sql(dialect=DIALECT)
             try:
                 result = con.execute(f"COPY ({query.sql(dialect=DIALECT, identify=True)}) TO {target}"
                                      f" ({options})").fetchone()
             except duckdb.Error as e:
-                raise InputError(_message(e)) from None
+                raise InputError(_message(e, path)) from None
         return int(result[0]) if result else 0
     finally:
         con.close()
+        shutil.rmtree(spill, ignore_errors=True)
 
 
-def _message(error: Exception) -> str:
-    """DuckDB's error as one line, without its 'Invalid Input Error: ' kind prefix."""
+def _message(error: Exception, path: Path) -> str:
+    """DuckDB's error as one line: ours (error() in the query, naming the file) as it is, any
+    other (a CSV its reader cannot parse, say) after the file's name."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     for prefix in ("Invalid Input Error: ", "Conversion Error: ", "IO Error: "):
         if text.startswith(prefix):
-            return text[len(prefix):]
-    return text
+            text = text[len(prefix):]
+    if text.startswith(f"{path}: "):
+        return text
+    return f"{path}: DuckDB cannot read it: {text} (the default engine may: score without --engine duckdb)"

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from c45rules.data.reading import PANDAS_NA_TOKENS
+from c45rules.errors import InputError
 from c45rules.export import load_yaml
 
 from .conftest import DATA, fails, ok
@@ -127,7 +128,7 @@ def test_a_text_pandas_does_not_read_as_a_number_stops_the_run(crx_model, tmp_pa
         assert fails("predict", crx_model, data, "-o", out, *extra).endswith(
             f"column '{column}': '{text}' is not a number")
     assert out.read_text() == "old\n"
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out.csv"]   # no temp file left
 
 
 def test_strict_stops_at_an_unseen_value(crx_model, tmp_path):
@@ -143,8 +144,9 @@ def test_hostile_file_name_and_refused_options(crx_model, tmp_path):
     data = tmp_path / "it's'); DROP TABLE x; --.csv"
     data.write_bytes((DATA / "crx" / "crx_test.csv").read_bytes())
     out = tmp_path / "o'ut.csv"
-    ok("predict", crx_model, data, "-o", out, "--engine", "duckdb")
+    ok("predict", crx_model, data, "-o", out, "--engine", "duckdb", cwd=tmp_path)
     assert len(_text(out)) == 200
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([data.name, out.name])   # no .tmp, no tmp_
     assert fails("predict", crx_model, data, "--engine", "duckdb") == \
         "c45rules: error: --engine duckdb writes a file: give -o OUT (.csv or .parquet)"
     assert fails("predict", crx_model, data, "-o", out, "--engine", "duckdb", "--explain") == \
@@ -156,3 +158,36 @@ def test_hostile_file_name_and_refused_options(crx_model, tmp_path):
     cases.to_csv(tmp_path / "no_a9.csv", index=False)
     assert fails("predict", crx_model, tmp_path / "no_a9.csv", "-o", out, "--engine", "duckdb").startswith(
         f"c45rules: error: {tmp_path / 'no_a9.csv'}: column 'A9' is missing (the model needs: ")
+
+
+def test_a_blank_line_is_refused_not_skipped(crx_model, tmp_path):
+    """The default engine reads a blank line as a record of unknowns; DuckDB would drop the row."""
+    from c45rules.engines import duckdb as engine
+    lines = (DATA / "crx" / "crx_test.csv").read_bytes().replace(b"\r\n", b"\n").split(b"\n")
+    data = tmp_path / "blank.csv"
+    data.write_bytes(b"\n".join(lines[:5] + [b""] + lines[5:]))
+    assert fails("predict", crx_model, data, "-o", tmp_path / "o.csv", "--engine", "duckdb") == \
+        (f"c45rules: error: {data}:6: a blank line, which the default engine reads as a record of unknown"
+         " values and DuckDB skips: remove it, or score without --engine duckdb")
+    assert ok("predict", crx_model, data, "-o", tmp_path / "o.csv").stdout.startswith("201 rows scored")
+    engine._CHUNK = 7   # a blank line across two reads, CR LF too
+    try:
+        for text, line in ((b"ab,c\r\n1,2\r\n\r\n", 3), (b"abcdef\n\nx\n", 2), (b"a\nbcdef\n\n", 3)):
+            data.write_bytes(text)
+            with pytest.raises(InputError, match=rf"^{data}:{line}: a blank line"):
+                engine._refuse_blank_lines(data)
+        data.write_bytes(b"ab,c\r\n1,2\r\n3,4\r\n")
+        engine._refuse_blank_lines(data)
+    finally:
+        engine._CHUNK = 1 << 24
+
+
+def test_a_file_duckdb_cannot_parse_is_named(crx_model, tmp_path):
+    text = (DATA / "crx" / "crx_test.csv").read_bytes()
+    assert b"\r\n" in text
+    data = tmp_path / "mixed.csv"
+    data.write_bytes(text.replace(b"\r\n", b"\n", 3))   # line ends of two kinds
+    message = fails("predict", crx_model, data, "-o", tmp_path / "o.csv", "--engine", "duckdb")
+    assert message.startswith(f"c45rules: error: {data}: DuckDB cannot read it: ")
+    assert message.endswith("(the default engine may: score without --engine duckdb)")
+    assert not (tmp_path / "o.csv").exists()
