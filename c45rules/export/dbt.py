@@ -23,6 +23,7 @@ from ._atomic import atomic_write_text
 from .sql import _check_dialect, _identifier, _string, to_sql_select
 
 _PLACEHOLDER = "c45rules_dbt_source"
+MARK = "written by c45rules export --to dbt"   # the first line of each file: ours to replace
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -138,8 +139,13 @@ def write_dbt(ruleset: RuleSet, directory: str | os.PathLike, source: tuple[str,
     models = Path(directory) / "models"
     if Path(directory).exists() and not Path(directory).is_dir():
         raise InputError(f"{directory}: is not a directory")
-    texts = {f"{name}.sql": dbt_model_sql(ruleset, source, dialect),
-             "schema.yml": dbt_schema_yml(ruleset, name, dialect),
-             "sources.yml": dbt_sources_yml(source)}
+    texts = {f"{name}.sql": "{# " + MARK + " #}\n" + dbt_model_sql(ruleset, source, dialect),
+             "schema.yml": f"# {MARK}\n" + dbt_schema_yml(ruleset, name, dialect),
+             "sources.yml": f"# {MARK}\n" + dbt_sources_yml(source)}
+    for file in texts:   # a project's own files are not ours to replace
+        path = models / file
+        if path.exists() and MARK not in path.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0]:
+            raise InputError(f"{path}: exists and was not written by c45rules; export into another"
+                             " directory (dbt reads models/ and its subfolders) or move the file")
     models.mkdir(parents=True, exist_ok=True)
     return [atomic_write_text(models / file, text) for file, text in texts.items()]

@@ -148,3 +148,15 @@ def test_names_in_jinja_and_yaml():
     assert rendered == ["'01'", "'it''s {{'", "'{# no #}'", "'{1}'"]
     with pytest.raises(InputError, match="--name: a dbt model name is letters"):
         write_dbt(ruleset, "unused", ("a", "b"), "my-model")
+
+
+def test_a_projects_own_files_are_not_replaced(tmp_path):
+    ruleset = fit(DATA / "golf" / "golf")
+    written = write_dbt(ruleset, tmp_path, ("raw", "golf"), "golf_scored")
+    assert [p.name for p in written] == ["golf_scored.sql", "schema.yml", "sources.yml"]
+    assert write_dbt(ruleset, tmp_path, ("raw", "golf"), "golf_scored") == written   # ours: replaced
+    own = tmp_path / "models" / "sources.yml"
+    own.write_text("version: 2\nsources: []\n")
+    with pytest.raises(InputError, match=rf"^{own}: exists and was not written by c45rules"):
+        write_dbt(ruleset, tmp_path, ("raw", "golf"), "golf_scored")
+    assert own.read_text() == "version: 2\nsources: []\n"
