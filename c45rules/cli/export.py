@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from ..errors import InputError
+from ..export.sql import FORMS
 from .io import check_output, load_model, relearn_tree, write_text
 from .options import reading_options
 
 HELP = "write a model as SQL, standalone Python, YAML, PMML, or its rule list or tree as DOT/GraphML"
 EXAMPLE = ("c45rules export model.yaml --to sql --table loans -o rules.sql\n"
+           "  c45rules export model.yaml --to dbt my_dbt_project --source raw.loans --name loans_scored\n"
            "  c45rules export model.yaml --to python -o rules.py\n"
            "  c45rules export model.yaml --to pmml -o model.pmml\n"
            "  c45rules export model.yaml --to dot -o rules.dot\n"
@@ -19,11 +22,17 @@ PARENTS = (reading_options,)
 def configure(p: argparse.ArgumentParser) -> None:
     """The export command's arguments."""
     p.add_argument("model", metavar="MODEL.yaml")
-    p.add_argument("--to", required=True, choices=("sql", "python", "yaml", "pmml", "dot", "graphml"))
+    p.add_argument("--to", required=True, choices=("sql", "python", "yaml", "pmml", "dot", "graphml", "dbt"))
     p.add_argument("-o", "--output", metavar="FILE", help="file to write (default: stdout; graphml needs a file)")
-    p.add_argument("--dialect", default="sqlite", help="SQL dialect (default sqlite)")
+    p.add_argument("--dialect", help="SQL dialect (default sqlite; for dbt, duckdb)")
     p.add_argument("--table", default="input_table", help="table the SELECT reads (default input_table)")
     p.add_argument("--case-only", action="store_true", help="only the CASE expression giving the class")
+    p.add_argument("--form", choices=FORMS, default="flat",
+                   help="sql: flat (default: one CASE with a WHEN per rule, one nesting level, which every"
+                        " engine takes) or nested (a CASE in each ELSE: SQL Server refuses more than 10 levels)")
+    p.add_argument("--json", action="store_true",
+                   help="sql: with -o, print {dialect, characters, nesting, warnings} on stdout: the statement's"
+                        " size, its CASE nesting and the engine limits it passes (also warned on stderr)")
     p.add_argument("--confidence", action="store_true",
                    help="sql: also a 'confidence' column, the decision's confidence as predict --confidence"
                         " gives it")
@@ -35,6 +44,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--graph", choices=("rules", "tree"),
                    help="dot/graphml: draw the rule list or the tree (default: the tree when the model keeps"
                         " it (fit --keep-tree) or --data is given, else the rule list)")
+    p.intermixed = True   # DIR comes after --to dbt
+    p.add_argument("dbt_dir", nargs="?", metavar="DIR",
+                   help="dbt: the project directory to write models/NAME.sql, schema.yml and sources.yml into")
+    p.add_argument("--source", metavar="SCHEMA.TABLE", help="dbt: the source table the model reads")
+    p.add_argument("--name", metavar="NAME", help="dbt: the model's name (default: MODEL.yaml's file name)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +56,15 @@ def run(args: argparse.Namespace) -> int:
     from .. import export
     check_output(args, args.output)
     ruleset = load_model(args.model)
+    if args.to != "sql" and (args.json or args.form != "flat"):
+        raise InputError(f"--json and --form are for --to sql, not --to {args.to}")
+    if args.json and args.output in (None, "-"):
+        raise InputError("--json prints a summary of the SQL on stdout: give the SQL file with -o")
+    if args.to == "dbt":
+        return _dbt(args, ruleset)
+    if args.dbt_dir or args.source or args.name:
+        raise InputError(f"DIR, --source and --name are for --to dbt, not --to {args.to}")
+    args.dialect = args.dialect or "sqlite"
     if args.to in ("dot", "graphml"):
         graph, name = _graph(args, ruleset)
         if args.to == "dot":
@@ -58,11 +81,12 @@ def run(args: argparse.Namespace) -> int:
                          " the Python module has predict_confidence() already")
     if args.to == "sql":
         if args.case_only:
-            text = export.to_sql_case(ruleset, args.dialect)
+            text = export.to_sql_case(ruleset, args.dialect, form=args.form)
         else:
-            text = export.to_sql_select(ruleset, args.table, args.dialect,
+            text = export.to_sql_select(ruleset, args.table, args.dialect, form=args.form,
                                         confidence_column="confidence" if args.confidence else None)
         text = text.rstrip("\n") + ("\n" if args.case_only else ";\n")
+        summary = _limits(args, ruleset, text)
     elif args.to == "python":
         text = export.to_python(ruleset)
     elif args.to == "pmml":
@@ -70,6 +94,38 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = export.dump_yaml(ruleset)
     write_text(args.output, text)
+    if args.json:   # after the file, so that a failed write prints no summary of it
+        print(json.dumps(summary))
+    return 0
+
+
+def _limits(args: argparse.Namespace, ruleset, text: str) -> dict:
+    """Warn of each engine limit the SQL passes; the --json summary."""
+    import warnings
+
+    from ..errors import DataWarning
+    from ..export.sql import case_nesting, sql_case_expression, sql_limit_warnings
+    nesting = case_nesting(sql_case_expression(ruleset, args.dialect, form=args.form))
+    found = sql_limit_warnings(text, args.dialect, nesting)
+    for message in found:
+        warnings.warn(message, DataWarning, stacklevel=2)
+    return {"dialect": args.dialect, "characters": len(text), "nesting": nesting, "warnings": found}
+
+
+def _dbt(args: argparse.Namespace, ruleset) -> int:
+    """Write the dbt model into DIR (export/dbt.py)."""
+    from pathlib import Path
+
+    from ..export.dbt import parse_source, write_dbt
+    if not args.dbt_dir or not args.source:
+        raise InputError("--to dbt needs the project directory and the source table:"
+                         " export MODEL.yaml --to dbt DIR --source SCHEMA.TABLE")
+    if args.output or args.case_only or args.confidence or args.data or args.graph:
+        raise InputError("--to dbt writes DIR/models/; -o, --case-only, --confidence, --data and --graph"
+                         " do not apply")
+    name = args.name or Path(args.model).stem
+    written = write_dbt(ruleset, args.dbt_dir, parse_source(args.source), name, args.dialect or "duckdb")
+    print(f"dbt model {name} written to {', '.join(map(str, written))}")
     return 0
 
 

@@ -31,6 +31,21 @@ class Parser(argparse.ArgumentParser):
             message += did_you_mean(m.group(1), [c.strip().strip("'") for c in m.group(2).split(",")])
         self.exit(2, f"c45rules: error: {message} (see '{self.prog} --help')\n")
 
+    # set on a command whose optional positional follows its options (export MODEL --to dbt DIR):
+    # plain argparse gives a '?' positional its empty match before reaching the options
+    intermixed = False
+    _mixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        """argparse's; for an `intermixed` command, positionals anywhere among the options."""
+        if not self.intermixed or self._mixing:
+            return super().parse_known_args(args, namespace)
+        self._mixing = True   # parse_known_intermixed_args calls back here
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._mixing = False
+
     def parse_args(self, args=None, namespace=None):  # type: ignore[override]
         """argparse's, with the nearest option suggested for each one not recognised."""
         parsed, extras = self.parse_known_args(args, namespace)

@@ -12,6 +12,7 @@ EXAMPLE = ("c45rules predict model.yaml new_cases.csv -o scored.csv\n"
            "  c45rules predict model.yaml new_cases.csv | head          (CSV on stdout)\n"
            "  c45rules predict model.yaml new_cases.csv -o scored.parquet")
 PARENTS = (reading_options, scoring_options)
+ENGINES = ("default", "duckdb")   # where the rows are scored: the library, or DuckDB running the SQL
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -39,6 +40,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="add a column naming the deciding rule and its conditions in words")
     p.add_argument("--explain-column", default="explanation", metavar="NAME",
                    help="name of the --explain column (default explanation)")
+    p.add_argument("--engine", choices=ENGINES, default="default",
+                   help="default: the library, in chunks; duckdb: DuckDB runs the exported SQL over a CSV or"
+                        " Parquet file, streaming in bounded memory (needs -o; pip install 'c45rules[duckdb]')")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from .cases import output_format, predict_file
     check_output(args, args.output)
     ruleset = load_model(args.model, args.data)
+    if args.engine == "duckdb":
+        return _run_duckdb(args, ruleset)
     progress(args, f"scoring {args.data}")
     unknown: dict[str, dict[str, int]] = {}
     n, unseen = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
@@ -59,4 +65,22 @@ def run(args: argparse.Namespace) -> int:
         print(unseen.note(), file=sys.stderr)
     if not is_stdout(args.output):   # the scored rows alone on stdout
         print(f"{n} rows scored, written to {args.output}")
+    return 0
+
+
+def _run_duckdb(args: argparse.Namespace, ruleset) -> int:
+    """Score DATA inside DuckDB (c45rules/engines/duckdb.py) into -o."""
+    from ..engines.duckdb import score_file
+    from ..errors import InputError
+    from .cases import output_format
+    if is_stdout(args.output):
+        raise InputError("--engine duckdb writes a file: give -o OUT (.csv or .parquet)")
+    if args.explain:
+        raise InputError("--explain is not available with --engine duckdb (use the default engine)")
+    progress(args, f"scoring {args.data} in DuckDB")
+    n = score_file(ruleset, args.data, args.output, fmt=output_format(args.output, args.format),
+                   prediction_column=args.prediction_column, rule_column=args.rule_column,
+                   confidence_column=args.confidence_column if args.confidence else None,
+                   read=read_options(args), strict=args.strict)
+    print(f"{n} rows scored, written to {args.output}")
     return 0

@@ -69,18 +69,53 @@ def atomic_open(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO
             yield f
         return
     target = output_target(path)
+    fd, tmp = _temp_beside(target)
+    try:
+        with os.fdopen(fd, **kind) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _temp_beside(target: Path) -> tuple[int, str]:
+    """(descriptor, path) of a new temp file in `target`'s directory, with the permissions
+    `target` has or, when new, 0666 less the umask (mkstemp's 0600 would hide it from others)."""
     try:
         mode: int | None = os.stat(target).st_mode
     except FileNotFoundError:
         mode = None
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, **kind) as f:
-            # keep an existing file's permissions; a new one gets 0666 less the umask, not 0600
-            os.fchmod(f.fileno(), (mode & 0o7777) if mode is not None else 0o666 & ~_umask())
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
+        os.fchmod(fd, (mode & 0o7777) if mode is not None else 0o666 & ~_umask())
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+    return fd, tmp
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """A path to write (by name, as DuckDB's COPY does) that replaces `path` only when the
+    block succeeds; a device or FIFO is given as itself (see atomic_open)."""
+    if is_stream(path):
+        yield Path(path)
+        return
+    target = output_target(path)
+    fd, tmp = _temp_beside(target)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

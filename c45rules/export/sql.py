@@ -34,6 +34,7 @@ trailing spaces under every collation.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import Callable
 
@@ -162,33 +163,43 @@ def _decisions(ruleset: RuleSet, dialect: str, table: str | None
     return out, None
 
 
+FORMS = ("flat", "nested")
+
+
 def _case(decisions: list[tuple[exp.Expression, Rule]], then: Callable[[Rule], exp.Expression],
-          default: exp.Expression) -> exp.Expression:
+          default: exp.Expression, form: str = "flat") -> exp.Expression:
+    """flat: one CASE with a WHEN per rule; nested: CASE WHEN <rule 1> THEN .. ELSE CASE WHEN
+    <rule 2> .. END END, one CASE level per rule (built from the last rule outwards)."""
     if not decisions:
         return default
-    return exp.Case(ifs=[exp.If(this=pred.copy(), true=then(rule)) for pred, rule in decisions],
-                    default=default)
+    if form == "flat":
+        return exp.Case(ifs=[exp.If(this=pred.copy(), true=then(rule)) for pred, rule in decisions],
+                        default=default)
+    for pred, rule in reversed(decisions):
+        default = exp.Case(ifs=[exp.If(this=pred.copy(), true=then(rule))], default=default)
+    return default
 
 
-def _class_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Expression:
+def _class_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat") -> exp.Expression:
     decisions, catch_all = _decisions(ruleset, dialect, table)
     default = catch_all.prediction if catch_all is not None else ruleset.default_class
-    return _case(decisions, lambda r: _string(r.prediction, dialect), _string(default, dialect))
+    return _case(decisions, lambda r: _string(r.prediction, dialect), _string(default, dialect), form)
 
 
-def _rule_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Expression:
+def _rule_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat") -> exp.Expression:
     decisions, catch_all = _decisions(ruleset, dialect, table)
     # 0 = the default class decided (rule ids start at 1), the convention of every output
     default = exp.Literal.number(0 if catch_all is None else int(catch_all.id))
-    return _case(decisions, lambda r: exp.Literal.number(int(r.id)), default)
+    return _case(decisions, lambda r: exp.Literal.number(int(r.id)), default, form)
 
 
-def _confidence_case(ruleset: RuleSet, dialect: str, table: str | None) -> exp.Expression:
+def _confidence_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat") -> exp.Expression:
     decisions, catch_all = _decisions(ruleset, dialect, table)
     # the confidences of every output (RuleSet.decision_confidences), to 6 significant digits
     by_id = dict(zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist()))
     default = by_id[0 if catch_all is None else int(catch_all.id)]
-    return _case(decisions, lambda r: exp.Literal.number(repr(by_id[int(r.id)])), exp.Literal.number(repr(default)))
+    return _case(decisions, lambda r: exp.Literal.number(repr(by_id[int(r.id)])), exp.Literal.number(repr(default)),
+                 form)
 
 
 def _check_case_folding(ruleset: RuleSet) -> None:
@@ -205,28 +216,86 @@ def _check_case_folding(ruleset: RuleSet) -> None:
                              " engines ignore even in quoted names: rename one before exporting to SQL")
 
 
+def _check_form(form: str) -> str:
+    if form not in FORMS:
+        raise InputError(f"form must be 'flat' or 'nested', not {form!r}")
+    return form
+
+
 def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
-                        table_alias: str | None = None, output: str = "class") -> exp.Expression:
+                        table_alias: str | None = None, output: str = "class",
+                        form: str = "flat") -> exp.Expression:
     """The first-hit CASE as a sqlglot expression: the class (`output='class'`), the id
     of the rule that fired (`output='rule'`, 0 for the default) or the decision's confidence
-    (`output='confidence'`)."""
+    (`output='confidence'`); `form` 'flat' (one CASE) or 'nested' (a CASE per rule)."""
     _check_dialect(dialect)
+    _check_form(form)
     cases = {"class": _class_case, "rule": _rule_case, "confidence": _confidence_case}
     if output not in cases:
         raise InputError(f"output must be 'class', 'rule' or 'confidence', not {output!r}")
-    return cases[output](ruleset, dialect, table_alias)
+    return cases[output](ruleset, dialect, table_alias, form)
+
+
+def case_nesting(expression: exp.Expression) -> int:
+    """How deep CASE expressions nest in `expression` (0: none; the flat form: 1)."""
+    deepest = 0
+    stack = [(expression, 0)]
+    while stack:   # iterative: the nested form is as deep as the rule list is long
+        node, depth = stack.pop()
+        if isinstance(node, exp.Case):
+            depth += 1
+            deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in node.iter_expressions())
+    return deepest
+
+
+# Limits of a statement's size or depth that a long rule list can pass, by dialect:
+# (what is measured, the limit, its source in words). The flat form nests one level deep.
+SQL_LIMITS: dict[str, tuple[tuple[str, int, str], ...]] = {
+    "bigquery": (("characters", 1024 * 1024,
+                  "BigQuery's 'Quotas and limits' page: maximum unresolved GoogleSQL query length 1,024K"
+                  " characters"),),
+    "snowflake": (("bytes", 1024 * 1024,
+                   "Snowflake's 'Limits on Query Text Size' page: keep a statement's text within 1 MB;"
+                   " a longer one is truncated where the query history keeps it, so it cannot be rerun"),),
+    "tsql": (("nesting", 10,
+              "SQL Server's CASE (Transact-SQL) reference: only 10 levels of nesting are allowed in CASE"
+              " expressions"),),
+    "sqlite": (("nesting", 23,
+                "measured with SQLite 3.40: 24 CASE levels nested in ELSE overflow its parser stack"
+                " (YYSTACKDEPTH, a build option)"),),
+    "duckdb": (("nesting", 992,
+                "DuckDB's max_expression_depth setting, 1000 by default: 993 nested CASE levels fail to"
+                " bind (measured with DuckDB 2.0)"),),
+}
+
+
+def sql_limit_warnings(text: str, dialect: str, nesting: int) -> list[str]:
+    """Warnings for SQL `text` of `dialect` whose CASE nests `nesting` deep, one per limit
+    (SQL_LIMITS) it passes."""
+    found = []
+    for measure, limit, source in SQL_LIMITS.get(dialect, ()):
+        size = {"characters": len(text), "bytes": len(text.encode("utf-8")), "nesting": nesting}[measure]
+        if size <= limit:
+            continue
+        what = {"characters": f"{size:,} characters", "bytes": f"{size:,} bytes of text",
+                "nesting": f"CASE expressions nested {size} deep"}[measure]
+        hint = ("use --form flat (one CASE level)" if measure == "nesting"
+                else "a model with fewer rules (fit with a lower -c) gives a shorter statement")
+        found.append(f"the {dialect} SQL has {what}, over the limit of {limit:,} ({source}); {hint}")
+    return found
 
 
 def to_sql_case(ruleset: RuleSet, dialect: str = "sqlite", *, table_alias: str | None = None,
-                output: str = "class", pretty: bool = True) -> str:
+                output: str = "class", pretty: bool = True, form: str = "flat") -> str:
     """`CASE WHEN <rule 1> THEN 'class' ... ELSE '<default>' END` for `dialect`.
 
     Columns are referenced by the attribute names (qualified by `table_alias` if given);
     `output='rule'` gives the id of the firing rule instead (0 for the default),
     `output='confidence'` the decision's confidence.
     """
-    expr = sql_case_expression(ruleset, dialect, table_alias=table_alias, output=output)
-    return expr.sql(dialect=dialect, identify=True, pretty=pretty)
+    expr = sql_case_expression(ruleset, dialect, table_alias=table_alias, output=output, form=form)
+    return _render(expr, dialect, pretty)
 
 
 def _source(table: str | Sequence[str] | exp.Expression, alias: str) -> exp.Expression:
@@ -251,7 +320,7 @@ def _source(table: str | Sequence[str] | exp.Expression, alias: str) -> exp.Expr
 def to_sql_select(ruleset: RuleSet, table: str | Sequence[str] | exp.Expression,
                   dialect: str = "sqlite", *, prediction_column: str = "predicted_class",
                   rule_column: str | None = "rule_id", table_alias: str = "t",
-                  pretty: bool = True, confidence_column: str | None = None) -> str:
+                  pretty: bool = True, confidence_column: str | None = None, form: str = "flat") -> str:
     """`SELECT t.*, <class> AS predicted_class, <rule id> AS rule_id FROM table AS t`.
 
     `table` is a table name (quoted as one identifier, dots included), a tuple of name
@@ -259,9 +328,11 @@ def to_sql_select(ruleset: RuleSet, table: str | Sequence[str] | exp.Expression,
     read=dialect)`) used as a subquery. Every input column is kept; the output columns are
     named by `prediction_column` and `rule_column` (None leaves the rule id out), and with
     `confidence_column` the decision's confidence; none may collide with another or with a
-    model column. The model's and the rules' notes come first, as `--` comments.
+    model column. The model's and the rules' notes come first, as `--` comments. `form`:
+    'flat' (the default: one CASE with a WHEN per rule) or 'nested' (a CASE in each ELSE).
     """
     _check_dialect(dialect)
+    _check_form(form)
     outputs = [prediction_column] + [c for c in (rule_column, confidence_column) if c is not None]
     taken = {n.casefold(): n for n in ruleset.schema.names + (ruleset.schema.target,)}
     for name in outputs:
@@ -279,13 +350,33 @@ def to_sql_select(ruleset: RuleSet, table: str | Sequence[str] | exp.Expression,
                          " confidence_column must differ)")
     columns: list[exp.Expression] = [
         exp.Column(this=exp.Star(), table=_identifier(table_alias)),
-        exp.alias_(_class_case(ruleset, dialect, table_alias), prediction_column, quoted=True),
+        exp.alias_(_class_case(ruleset, dialect, table_alias, form), prediction_column, quoted=True),
     ]
     if rule_column is not None:
-        columns.append(exp.alias_(_rule_case(ruleset, dialect, table_alias), rule_column, quoted=True))
+        columns.append(exp.alias_(_rule_case(ruleset, dialect, table_alias, form), rule_column, quoted=True))
     if confidence_column is not None:
-        columns.append(exp.alias_(_confidence_case(ruleset, dialect, table_alias), confidence_column,
+        columns.append(exp.alias_(_confidence_case(ruleset, dialect, table_alias, form), confidence_column,
                                   quoted=True))
     query = exp.Select(expressions=columns).from_(_source(table, table_alias))
     notes = "".join(f"-- {line}\n" for line in note_lines(ruleset))
-    return notes + query.sql(dialect=dialect, identify=True, pretty=pretty)
+    return notes + _render(query, dialect, pretty)
+
+
+# sqlglot's generator recurses through each nested CASE (some 20 Python frames a level): the
+# nested form of a long rule list needs a deeper stack than Python's default 1000 frames
+_FRAMES_PER_LEVEL = 40
+MAX_NESTING = 2000   # beyond this the frames would risk the C stack: the flat form is the answer
+
+
+def _render(expression: exp.Expression, dialect: str, pretty: bool) -> str:
+    """sqlglot's text of `expression`, with room on the stack for the nested form's depth."""
+    depth = case_nesting(expression)
+    if depth > MAX_NESTING:
+        raise InputError(f"the nested form would be {depth} CASE levels deep, more than the {MAX_NESTING}"
+                         " the SQL generator can write: use the flat form")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 1000 + _FRAMES_PER_LEVEL * depth))
+    try:
+        return expression.sql(dialect=dialect, identify=True, pretty=pretty)
+    finally:
+        sys.setrecursionlimit(limit)

@@ -1,0 +1,309 @@
+"""Score a CSV or Parquet file inside DuckDB with the exported SQL, streaming, in bounded memory.
+
+The file is read by DuckDB's own scanner (a CSV's cells all as text), the model's CASE
+expressions (export/sql.py) decide each row, and COPY ... TO writes CSV or Parquet, so the
+rows never pass through Python and memory does not grow with the file (`memory_limit`).
+
+Cells are read as the default engine reads them (cli/cases.py, data/frame.py encode_frame):
+* a continuous column's text is unknown when it is one of the ReadOptions' tokens (empty,
+  `?`, pandas' NA, NULL, nan, ...); otherwise it must be a number as pandas' to_numeric reads
+  one: TRY_CAST to DOUBLE, refusing what DuckDB accepts and pandas does not (`1_000`, NaN),
+  and a cell that is none of these stops the run with an error naming the column;
+* a discrete column is compared as text; tokens and values never seen in training match no
+  test, as there (with `strict`, an unseen value is an error naming the column);
+* every input column is written back as read, then the class, the rule id (0: the default
+  class) and, when named, the decision's confidence.
+Output rows keep the input's order: `preserve_insertion_order` stays on (with it off,
+DuckDB's parallel CSV reader writes blocks in whichever order its threads finish them).
+"""
+from __future__ import annotations
+
+import codecs
+import csv
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from sqlglot import exp
+
+from ..data.reading import DEFAULT_READ, ReadOptions
+from ..errors import InputError
+from ..export._atomic import atomic_path, checked_target
+from ..export.sql import sql_case_expression
+from ..ruleset import RuleSet
+
+DIALECT = "duckdb"
+MEMORY_LIMIT = "512MB"
+CSV_SUFFIXES = (".csv", ".tsv")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+# Python codec name -> DuckDB's read_csv encoding (the ones it reads without an extension)
+ENCODINGS = {"utf-8": "utf-8", "utf-16": "utf-16", "latin-1": "latin-1", "iso8859-1": "latin-1"}
+_NUMERIC_TYPES = ("DOUBLE", "FLOAT", "REAL", "DECIMAL", "TINYINT", "SMALLINT", "INTEGER", "BIGINT",
+                  "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT")
+_ALIAS = "t"
+
+
+def _literal(value: str) -> exp.Literal:
+    return exp.Literal.string(value)
+
+
+def _column(name: str, table: str | None = _ALIAS) -> exp.Column:
+    return exp.column(exp.to_identifier(name, quoted=True),
+                      table=exp.to_identifier(table, quoted=True) if table else None)
+
+
+def _named(name: str, value: exp.Expression) -> exp.Expression:
+    """`name = value`, a named argument of a DuckDB table function."""
+    return exp.EQ(this=exp.column(name), expression=value)
+
+
+def _csv_source(path: Path, read: ReadOptions) -> tuple[exp.Expression, list[str]]:
+    """The read_csv call (every column VARCHAR, named as the header names it) and the header."""
+    encoding = ENCODINGS.get(codecs.lookup(read.encoding).name)
+    if encoding is None:
+        raise InputError(f"--engine duckdb reads UTF-8, UTF-16 or Latin-1 text, not {read.encoding!r}"
+                         " (use the default engine)")
+    sep = read.separator(path)
+    try:
+        with open(path, newline="", encoding=read.text_encoding) as f:
+            header = next(csv.reader(f, delimiter=sep), None)
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise InputError(f"{path}: cannot read the header ({e})") from None
+    if not header:
+        raise InputError(f"{path}: empty file (expected a header row)")
+    dups = sorted({h for h in header if header.count(h) > 1})
+    if dups:
+        raise InputError(f"{path}: duplicate column name(s) in the header: {', '.join(map(repr, dups))}")
+    # the header's names given as the columns, so that DuckDB neither guesses nor renames any
+    columns = exp.Struct(expressions=[exp.PropertyEQ(this=_literal(h), expression=_literal("VARCHAR"))
+                                      for h in header])
+    call = exp.ReadCSV(this=_literal(str(path)), expressions=[
+        _named("header", exp.true()), _named("auto_detect", exp.false()),
+        _named("columns", columns), _named("delim", _literal(sep)), _named("quote", _literal('"')),
+        _named("escape", _literal('"')), _named("encoding", _literal(encoding)),
+        _named("strict_mode", exp.true()), _named("null_padding", exp.false())])
+    return exp.Table(this=call), header
+
+
+_BLANK = re.compile(rb"\n\r?\n")
+_CHUNK = 1 << 24
+
+
+def _refuse_blank_lines(path: Path) -> None:
+    """InputError naming the first blank line: the default engine reads one as a record of
+    unknown values, DuckDB's reader skips it, so the outputs would differ by a row."""
+    lines, tail = 1, b""
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            data = tail + chunk
+            found = _BLANK.search(data)
+            if found:
+                line = lines + data.count(b"\n", 0, found.start()) + 1
+                raise InputError(f"{path}:{line}: a blank line, which the default engine reads as a record of"
+                                 " unknown values and DuckDB skips: remove it, or score without --engine duckdb")
+            keep = 2   # a blank line may straddle two chunks
+            lines += data.count(b"\n", 0, len(data) - keep)
+            tail = data[-keep:]
+
+
+def _parquet_source(con, path: Path) -> tuple[exp.Expression, dict[str, str]]:
+    """The read_parquet call and {column: DuckDB type}."""
+    call = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[_literal(str(path))]))
+    described = con.execute(f"DESCRIBE SELECT * FROM {call.sql(dialect=DIALECT)}").fetchall()
+    return call, {str(row[0]): str(row[1]) for row in described}
+
+
+def _is_text(kind: str) -> bool:
+    return kind == "VARCHAR"
+
+
+def _is_number(kind: str) -> bool:
+    return kind.split("(")[0] in _NUMERIC_TYPES
+
+
+def _error(message: list[exp.Expression]) -> exp.Expression:
+    """`error(...)`: stops the query with the concatenated message."""
+    text = message[0]
+    for part in message[1:]:
+        text = exp.DPipe(this=text, expression=part)
+    return exp.Anonymous(this="error", expressions=[text])
+
+
+def _in(cell: exp.Expression, texts: frozenset[str] | tuple[str, ...]) -> exp.Expression:
+    return exp.In(this=cell.copy(), expressions=[_literal(t) for t in sorted(texts)])
+
+
+def _number(name: str, kind: str, read: ReadOptions, source: str
+            ) -> tuple[exp.Expression, exp.Expression | None]:
+    """(the column as DOUBLE, NULL when unknown; the test of a cell that is not a number, or None)."""
+    cell = _column(name, None)
+    if _is_number(kind):
+        value = exp.cast(cell, "DOUBLE")
+        # a NaN in a numeric column is unknown, as pandas reads a float column
+        nan = exp.Anonymous(this="isnan", expressions=[value.copy()])
+        return exp.Case(ifs=[exp.If(this=nan, true=exp.null())], default=value), None
+    if not _is_text(kind):
+        raise InputError(f"{source}: column {name!r} has type {kind}: a continuous attribute needs numbers"
+                         " or text")
+    text = cell if read.decimal == "." else exp.Anonymous(
+        this="translate", expressions=[cell, _literal(",."), _literal(".,")])
+    value = exp.TryCast(this=text, to=exp.DataType.build("DOUBLE"))
+    unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.null()), _in(cell, read.tokens))
+    # DuckDB reads 1_000 as 1000 and nan as NaN; pandas' to_numeric reads neither as a number
+    bad = exp.and_(exp.not_(unknown.copy()), exp.or_(
+        exp.Is(this=value.copy(), expression=exp.null()),
+        exp.Anonymous(this="isnan", expressions=[value.copy()]),
+        exp.Anonymous(this="contains", expressions=[text.copy(), _literal("_")])))
+    # no error() here: a CASE evaluates a rule's test only for the rows no earlier rule
+    # decided, so the check runs in its own, always evaluated, place (see scoring_query)
+    return exp.Case(ifs=[exp.If(this=unknown, true=exp.null())], default=value), \
+        exp.If(this=bad, true=_error([_literal(f"{source}: column {name!r}: '"), cell.copy(),
+                                      _literal("' is not a number")]))
+
+
+def _unseen(name: str, values: tuple[str, ...], read: ReadOptions, source: str) -> exp.If:
+    """With --strict: stop at a discrete text cell that is neither a known value nor unknown."""
+    cell = _column(name, None)
+    known = frozenset(values) | read.tokens
+    test = exp.and_(exp.not_(exp.Is(this=cell, expression=exp.null())), exp.not_(_in(cell, known)))
+    return exp.If(this=test, true=_error([
+        _literal(f"{source}: column {name!r}: value '"), cell.copy(),
+        _literal("' was not seen in training (without --strict such values match no test)")]))
+
+
+def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str], *, source_name: str,
+                  prediction_column: str, rule_column: str, confidence_column: str | None = None,
+                  read: ReadOptions = DEFAULT_READ, strict: bool = False) -> exp.Select:
+    """SELECT every input column, the class, the rule id and (if named) the confidence from `source`,
+    whose columns and their DuckDB types are `kinds`."""
+    used = ruleset.used_attributes()
+    missing = [a.name for a in ruleset.schema.attributes if a.name in used and a.name not in kinds]
+    if missing:
+        raise InputError(f"{source_name}: column {missing[0]!r} is missing"
+                         f" (the model needs: {', '.join(sorted(used))})")
+    outputs = [(prediction_column, "--prediction-column"), (rule_column, "--rule-column")]
+    if confidence_column is not None:
+        outputs.append((confidence_column, "--confidence-column"))
+    for i, (name, flag) in enumerate(outputs):
+        if not name:
+            raise InputError(f"{flag}: the output column name cannot be empty")
+        if name in kinds:
+            raise InputError(f"{source_name}: the input already has a column {name!r}; name the output"
+                             f" column differently with {flag} NAME")
+        for other, other_flag in outputs[:i]:
+            if name == other:
+                raise InputError(f"{other_flag} and {flag} are both {name!r}")
+    typed: list[exp.Expression] = [exp.Star()]
+    renamed: dict[str, str] = {}
+    checks: list[exp.If] = []
+    taken = set(kinds)
+    # every attribute column present is read, tested by the rules or not, as encode_frame reads
+    # them: a cell that is not a number stops the run, and so does (--strict) an unseen value
+    for a in ruleset.schema.attributes:
+        if a.name not in kinds or not (a.name in used or a.is_continuous or (strict and a.is_discrete)):
+            continue
+        if a.is_continuous:
+            number, bad = _number(a.name, kinds[a.name], read, source_name)
+            if bad is not None:
+                checks.append(bad)
+            if a.name in used:
+                renamed[a.name] = _fresh(f"__c45rules_{len(renamed)}", taken)
+                typed.append(exp.alias_(number, renamed[a.name], quoted=True))
+        elif not _is_text(kinds[a.name]):
+            raise InputError(f"{source_name}: column {a.name!r} has type {kinds[a.name]}: --engine duckdb"
+                             " compares discrete attributes as text (cast the column to text, or use the"
+                             " default engine)")
+        elif strict:
+            checks.append(_unseen(a.name, a.values, read, source_name))
+
+    def case(output: str) -> exp.Expression:
+        expr = sql_case_expression(ruleset, DIALECT, table_alias=_ALIAS, output=output)
+        return expr.transform(lambda node: _column(renamed[node.name])
+                              if isinstance(node, exp.Column) and node.name in renamed else node)
+
+    # the first WHEN of a CASE is tested on every row, so every check runs on every row
+    checked = exp.Case(ifs=[c.copy() for c in checks], default=case("class")) if checks else case("class")
+    columns: list[exp.Expression] = [_column(name) for name in kinds]
+    columns.append(exp.alias_(checked, prediction_column, quoted=True))
+    columns.append(exp.alias_(exp.cast(case("rule"), "BIGINT"), rule_column, quoted=True))
+    if confidence_column is not None:
+        columns.append(exp.alias_(exp.cast(case("confidence"), "DOUBLE"), confidence_column, quoted=True))
+    inner = exp.select(*typed).from_(source)
+    return exp.select(*columns).from_(exp.Subquery(this=inner, alias=exp.TableAlias(
+        this=exp.to_identifier(_ALIAS, quoted=True))))
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
+
+
+def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *, fmt: str = "csv",
+               prediction_column: str = "predicted_class", rule_column: str = "rule_id",
+               confidence_column: str | None = None, read: ReadOptions | None = None,
+               strict: bool = False, memory_limit: str = MEMORY_LIMIT, threads: int | None = None) -> int:
+    """Score CSV/TSV or Parquet file `data` into `output` (CSV or Parquet) inside DuckDB; the rows written."""
+    try:
+        import duckdb
+    except ImportError:
+        raise InputError("--engine duckdb needs duckdb (pip install 'c45rules[duckdb]')") from None
+    read = read or DEFAULT_READ
+    path = Path(data)
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a data file")
+    if fmt not in ("csv", "parquet"):
+        raise InputError(f"--format must be csv or parquet, not {fmt!r}")
+    checked_target(output)
+    # DuckDB spills what passes memory_limit to temp_directory, by default '.tmp' in the working
+    # directory: a directory of our own instead, removed afterwards
+    spill = tempfile.mkdtemp(prefix="c45rules-duckdb-")
+    con = duckdb.connect(config={"memory_limit": memory_limit, "preserve_insertion_order": True,
+                                 "temp_directory": spill, **({"threads": threads} if threads else {})})
+    try:
+        suffix = path.suffix.lower()
+        if suffix in CSV_SUFFIXES:
+            source, header = _csv_source(path, read)
+            _refuse_blank_lines(path)
+            kinds = {h: "VARCHAR" for h in header}
+        elif suffix in PARQUET_SUFFIXES:
+            if read.sep is not None or read.decimal != "." or read.encoding != "utf-8":
+                raise InputError(f"{path}: --sep, --decimal and --encoding are for CSV files, not Parquet")
+            source, kinds = _parquet_source(con, path)
+        else:
+            raise InputError(f"{path}: --engine duckdb reads .csv, .tsv, .parquet or .pq files"
+                             " (use the default engine for C4.5 .data/.test files)")
+        query = scoring_query(ruleset, source, kinds, source_name=str(path),
+                              prediction_column=prediction_column, rule_column=rule_column,
+                              confidence_column=confidence_column, read=read, strict=strict)
+        # atomic_path gives a temp file already: DuckDB's own (tmp_NAME, then renamed) is not needed
+        options = "USE_TMP_FILE false, " + (
+            "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','")
+        with atomic_path(output) as tmp:
+            target = exp.Literal.string(str(tmp)).sql(dialect=DIALECT)
+            try:
+                result = con.execute(f"COPY ({query.sql(dialect=DIALECT, identify=True)}) TO {target}"
+                                     f" ({options})").fetchone()
+            except duckdb.Error as e:
+                raise InputError(_message(e, path)) from None
+        return int(result[0]) if result else 0
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+def _message(error: Exception, path: Path) -> str:
+    """DuckDB's error as one line: ours (error() in the query, naming the file) as it is, any
+    other (a CSV its reader cannot parse, say) after the file's name."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    for prefix in ("Invalid Input Error: ", "Conversion Error: ", "IO Error: "):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    if text.startswith(f"{path}: "):
+        return text
+    return f"{path}: DuckDB cannot read it: {text} (the default engine may: score without --engine duckdb)"

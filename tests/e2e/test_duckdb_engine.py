@@ -1,0 +1,193 @@
+"""`predict --engine duckdb`: DuckDB runs the exported SQL and must score as the default engine does."""
+from __future__ import annotations
+
+import csv
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from c45rules.data.reading import PANDAS_NA_TOKENS
+from c45rules.errors import InputError
+from c45rules.export import load_yaml
+
+from .conftest import DATA, fails, ok
+
+pytest.importorskip("duckdb")
+
+
+def _text(path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def _both(model, data, tmp_path, *extra, suffix=".csv") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(default engine's output, duckdb's output) of `predict MODEL DATA EXTRA`."""
+    a, b = tmp_path / f"default{suffix}", tmp_path / f"duckdb{suffix}"
+    ok("predict", "-q", model, data, "-o", a, *extra)
+    p = ok("predict", "-q", model, data, "-o", b, "--engine", "duckdb", *extra)
+    assert p.stdout.strip().endswith(f"written to {b}")
+    read = pd.read_parquet if suffix == ".parquet" else _text
+    return read(a), read(b)
+
+
+@pytest.fixture(scope="module")
+def hypo_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "hypo.yaml"
+    ok("fit", DATA / "hypo" / "hypo", "-o", path)
+    return path
+
+
+def test_crx_test_csv_is_scored_byte_for_byte_as_the_default_engine(crx_model, tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    ok("predict", crx_model, DATA / "crx" / "crx_test.csv", "-o", a, "--confidence")
+    ok("predict", crx_model, DATA / "crx" / "crx_test.csv", "-o", b, "--confidence", "--engine", "duckdb")
+    assert b.read_bytes() == a.read_bytes()
+    ruleset = load_yaml(crx_model)
+    cases = _text(DATA / "crx" / "crx_test.csv")
+    scored = _text(b)
+    assert scored["predicted_class"].tolist() == ruleset.predict(cases).tolist()
+    assert scored["rule_id"].astype(int).tolist() == ruleset.predict_rule(cases).tolist()
+    assert len(scored) == 200
+
+
+def test_hypo_with_unknowns_agrees_row_for_row(hypo_model, tmp_path):
+    data = DATA / "hypo" / "hypo_test.csv"
+    assert (_text(data) == "").to_numpy().sum() > 1000   # the test is about unknowns (empty cells)
+    a, b = _both(hypo_model, data, tmp_path, "--confidence")
+    pd.testing.assert_frame_equal(b, a)
+    assert set(b["predicted_class"]) >= {"negative", "primary hypothyroid", "compensated hypothyroid"}
+
+
+def _messy_crx(path) -> None:
+    """crx_test.csv with pandas' NA tokens, '?', empty cells, and in discrete columns unseen values."""
+    rows = list(csv.reader(open(DATA / "crx" / "crx_test.csv", newline="")))
+    header, body = rows[0], rows[1:]
+    continuous = {header.index(c) for c in ("A2", "A3", "A8", "A11", "A14", "A15")}
+    tokens = sorted(PANDAS_NA_TOKENS | {"?"})
+    rng = random.Random(7)
+    for row in body:
+        for j in range(len(row) - 1):
+            if rng.random() < 0.2:
+                row[j] = rng.choice(tokens + ([] if j in continuous else ["zz", "U", "t "]))
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows([header, *body])
+
+
+def test_na_tokens_and_unseen_categories_agree_row_for_row(crx_model, tmp_path):
+    data = tmp_path / "messy.csv"
+    _messy_crx(data)
+    a, b = _both(crx_model, data, tmp_path, "--confidence")
+    pd.testing.assert_frame_equal(b, a)
+    assert b["rule_id"].nunique() >= 6 and (b["rule_id"] == "0").sum() > 0
+    assert (b["A9"] == "zz").any() and (b["A15"] == "NA").any()
+
+
+def test_parquet_in_and_out_agree(hypo_model, tmp_path):
+    # numbers stored as doubles (unknown as NaN) and discrete columns as text
+    frame = pd.read_csv(DATA / "hypo" / "hypo_test.csv")
+    assert (frame.dtypes == "float64").sum() == 7
+    data = tmp_path / "hypo.parquet"
+    frame.to_parquet(data)
+    a, b = _both(hypo_model, data, tmp_path, "--confidence", suffix=".parquet")
+    assert b.columns.tolist() == a.columns.tolist()
+    assert b["rule_id"].dtype == np.int64 and b["confidence"].dtype == np.float64
+    pd.testing.assert_frame_equal(b, a, check_dtype=False)
+
+
+def test_rows_keep_the_input_order_across_many_blocks(crx_model, tmp_path):
+    from c45rules.engines.duckdb import score_file
+    cases = _text(DATA / "crx" / "crx_test.csv")
+    big = pd.concat([cases] * 1500, ignore_index=True)
+    big.insert(0, "row", np.arange(len(big)).astype(str))
+    data = tmp_path / "big.csv"
+    big.to_csv(data, index=False)
+    out = tmp_path / "out.csv"
+    ruleset = load_yaml(crx_model)
+    assert score_file(ruleset, data, out, threads=2) == 300_000
+    scored = pd.read_csv(out, dtype={"row": np.int64, "predicted_class": str},
+                         keep_default_na=False, usecols=["row", "predicted_class", "rule_id"])
+    assert (scored["row"].to_numpy() == np.arange(300_000)).all()
+    assert (scored["rule_id"].to_numpy() == np.tile(ruleset.predict_rule(cases), 1500)).all()
+
+
+def test_a_text_pandas_does_not_read_as_a_number_stops_the_run(crx_model, tmp_path):
+    rows = list(csv.reader(open(DATA / "crx" / "crx_test.csv", newline="")))
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    # A2 is tested by no rule, but the default engine reads it all the same; DuckDB alone
+    # would read 1_000 as 1000 and nan (with --keep-na-tokens) as NaN
+    for column, text, extra in (("A2", "1_000", ()), ("A14", "abc", ()), ("A14", "nan", ("--keep-na-tokens",))):
+        bad = [r[:] for r in rows]
+        bad[5][rows[0].index(column)] = text
+        data = tmp_path / "bad.csv"
+        with open(data, "w", newline="") as f:
+            csv.writer(f, lineterminator="\n").writerows(bad)
+        message = fails("predict", crx_model, data, "-o", out, "--engine", "duckdb", *extra)
+        assert message == f"c45rules: error: {data}: column '{column}': '{text}' is not a number"
+        assert fails("predict", crx_model, data, "-o", out, *extra).endswith(
+            f"column '{column}': '{text}' is not a number")
+    assert out.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out.csv"]   # no temp file left
+
+
+def test_strict_stops_at_an_unseen_value(crx_model, tmp_path):
+    data = tmp_path / "messy.csv"
+    _messy_crx(data)
+    message = fails("predict", crx_model, data, "-o", tmp_path / "o.csv", "--engine", "duckdb", "--strict")
+    assert message.startswith(f"c45rules: error: {data}: column 'A1': value '")
+    assert message.endswith("' was not seen in training (without --strict such values match no test)")
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_hostile_file_name_and_refused_options(crx_model, tmp_path):
+    data = tmp_path / "it's'); DROP TABLE x; --.csv"
+    data.write_bytes((DATA / "crx" / "crx_test.csv").read_bytes())
+    out = tmp_path / "o'ut.csv"
+    ok("predict", crx_model, data, "-o", out, "--engine", "duckdb", cwd=tmp_path)
+    assert len(_text(out)) == 200
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([data.name, out.name])   # no .tmp, no tmp_
+    assert fails("predict", crx_model, data, "--engine", "duckdb") == \
+        "c45rules: error: --engine duckdb writes a file: give -o OUT (.csv or .parquet)"
+    assert fails("predict", crx_model, data, "-o", out, "--engine", "duckdb", "--explain") == \
+        "c45rules: error: --explain is not available with --engine duckdb (use the default engine)"
+    assert fails("predict", crx_model, DATA / "crx" / "crx.test", "-o", out, "--engine", "duckdb") == \
+        (f"c45rules: error: {DATA / 'crx' / 'crx.test'}: --engine duckdb reads .csv, .tsv, .parquet or .pq"
+         " files (use the default engine for C4.5 .data/.test files)")
+    cases = _text(DATA / "crx" / "crx_test.csv").drop(columns=["A9"])
+    cases.to_csv(tmp_path / "no_a9.csv", index=False)
+    assert fails("predict", crx_model, tmp_path / "no_a9.csv", "-o", out, "--engine", "duckdb").startswith(
+        f"c45rules: error: {tmp_path / 'no_a9.csv'}: column 'A9' is missing (the model needs: ")
+
+
+def test_a_blank_line_is_refused_not_skipped(crx_model, tmp_path):
+    """The default engine reads a blank line as a record of unknowns; DuckDB would drop the row."""
+    from c45rules.engines import duckdb as engine
+    lines = (DATA / "crx" / "crx_test.csv").read_bytes().replace(b"\r\n", b"\n").split(b"\n")
+    data = tmp_path / "blank.csv"
+    data.write_bytes(b"\n".join(lines[:5] + [b""] + lines[5:]))
+    assert fails("predict", crx_model, data, "-o", tmp_path / "o.csv", "--engine", "duckdb") == \
+        (f"c45rules: error: {data}:6: a blank line, which the default engine reads as a record of unknown"
+         " values and DuckDB skips: remove it, or score without --engine duckdb")
+    assert ok("predict", crx_model, data, "-o", tmp_path / "o.csv").stdout.startswith("201 rows scored")
+    engine._CHUNK = 7   # a blank line across two reads, CR LF too
+    try:
+        for text, line in ((b"ab,c\r\n1,2\r\n\r\n", 3), (b"abcdef\n\nx\n", 2), (b"a\nbcdef\n\n", 3)):
+            data.write_bytes(text)
+            with pytest.raises(InputError, match=rf"^{data}:{line}: a blank line"):
+                engine._refuse_blank_lines(data)
+        data.write_bytes(b"ab,c\r\n1,2\r\n3,4\r\n")
+        engine._refuse_blank_lines(data)
+    finally:
+        engine._CHUNK = 1 << 24
+
+
+def test_a_file_duckdb_cannot_parse_is_named(crx_model, tmp_path):
+    text = (DATA / "crx" / "crx_test.csv").read_bytes()
+    assert b"\r\n" in text
+    data = tmp_path / "mixed.csv"
+    data.write_bytes(text.replace(b"\r\n", b"\n", 3))   # line ends of two kinds
+    message = fails("predict", crx_model, data, "-o", tmp_path / "o.csv", "--engine", "duckdb")
+    assert message.startswith(f"c45rules: error: {data}: DuckDB cannot read it: ")
+    assert message.endswith("(the default engine may: score without --engine duckdb)")
+    assert not (tmp_path / "o.csv").exists()
