@@ -165,6 +165,10 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
         if missing:
             raise InputError(f"{source}: column {missing[0]!r} is missing"
                              f" (the model needs: {', '.join(sorted(ruleset.used_attributes()))})")
+        taken = [c for c in types if c.startswith(_HIDDEN.split("{")[0])]
+        if taken:
+            raise InputError(f"{source}: column {taken[0]!r}: names starting with"
+                             f" {_HIDDEN.split('{')[0]!r} are kept for --engine spark's work columns")
         for flag, name in zip(("--prediction-column", "--rule-column", "--confidence-column"), outputs.values()):
             if name in types:
                 raise InputError(f"{source}: the input already has a column {name!r}; name the output"

@@ -17,9 +17,12 @@ def _cells(path) -> pd.DataFrame:
 
 
 def test_crx_csv_is_byte_identical_to_the_default_engine(crx_model, crx_predicted, tmp_path):
+    # in this process: a second JVM start would double the test's time (the console script runs
+    # the same code; tests/e2e/test_cli.py covers its entry point)
     out = tmp_path / "spark.csv"
-    p = ok("predict", crx_model, DATA / "crx" / "crx_test.csv", "--engine", "spark", "-o", out)
-    assert "200 rows scored, written to" in p.stdout
+    code, stdout, _ = cli_err(["predict", str(crx_model), str(DATA / "crx" / "crx_test.csv"),
+                               "--engine", "spark", "-o", str(out)])
+    assert code == 0 and f"200 rows scored, written to {out}" in stdout
     assert out.read_bytes() == crx_predicted.read_bytes()
     assert [f.name for f in tmp_path.iterdir()] == ["spark.csv"]   # Spark's work directory is gone
 
@@ -73,6 +76,10 @@ def test_a_cell_that_is_not_a_number_fails_the_run_naming_it(hypo_messy, tmp_pat
     assert code == 2
     assert err.strip().splitlines()[-1] == f"c45rules: error: {bad}: column 'TSH': '1,5' is not a number"
     assert not out.exists() and [f.name for f in tmp_path.iterdir()] == ["bad.csv"]
+    hidden = tmp_path / "hidden.csv"
+    frame.rename(columns={"note": "__c45rules_value_0__"}).to_csv(hidden, index=False)
+    code, _, err = cli_err(["predict", str(model), str(hidden), "--engine", "spark", "-o", str(out)])
+    assert code == 2 and "column '__c45rules_value_0__': names starting with" in err
     # the default engine refuses the same cell
     assert "'1,5' is not a number" in cli_err(["predict", str(model), str(bad), "-o", str(out)])[2]
 
