@@ -4,15 +4,17 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..errors import InputError
 from .io import check_output, is_stdout, load_model, note_unknown, progress
 from .options import positive_int, read_options, reading_options, scoring_options
 
 HELP = "score a CSV (or Parquet, or C4.5 .data/.test) file with a model"
 EXAMPLE = ("c45rules predict model.yaml new_cases.csv -o scored.csv\n"
            "  c45rules predict model.yaml new_cases.csv | head          (CSV on stdout)\n"
-           "  c45rules predict model.yaml new_cases.csv -o scored.parquet")
+           "  c45rules predict model.yaml new_cases.csv -o scored.parquet\n"
+           "  c45rules predict model.yaml big.parquet --engine spark -o scored.parquet")
 PARENTS = (reading_options, scoring_options)
-ENGINES = ("default", "duckdb")   # where the rows are scored: the library, or DuckDB running the SQL
+ENGINES = ("default", "duckdb", "spark")   # where the rows are scored: the library, or the exported SQL in DuckDB or Spark
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -25,6 +27,14 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("csv", "parquet"), dest="format",
                    help="output format (default: parquet when OUT ends in .parquet or .pq, else csv;"
                         " parquet needs pyarrow: pip install 'c45rules[parquet]')")
+    p.add_argument("--engine", choices=ENGINES, default="default",
+                   help="where the rows are scored: 'default' streams them through this process, in chunks;"
+                        " 'duckdb' runs the exported SQL in DuckDB over a CSV or Parquet file, streaming in"
+                        " bounded memory (pip install 'c45rules[duckdb]'); 'spark' runs the exported Spark SQL"
+                        " in a Spark session that reads DATA and writes OUT (one CSV or Parquet file; pip"
+                        " install 'c45rules[spark]' and Java); both need -o")
+    p.add_argument("--master", default="local[2]", metavar="URL",
+                   help="with --engine spark: the Spark master (default local[2]; e.g. spark://host:7077)")
     p.add_argument("--chunksize", type=positive_int, default=50_000, metavar="N",
                    help="rows read and scored at a time (default 50000; bounds the memory used)")
     p.add_argument("--prediction-column", default="predicted_class", metavar="NAME",
@@ -40,9 +50,6 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="add a column naming the deciding rule and its conditions in words")
     p.add_argument("--explain-column", default="explanation", metavar="NAME",
                    help="name of the --explain column (default explanation)")
-    p.add_argument("--engine", choices=ENGINES, default="default",
-                   help="default: the library, in chunks; duckdb: DuckDB runs the exported SQL over a CSV or"
-                        " Parquet file, streaming in bounded memory (needs -o; pip install 'c45rules[duckdb]')")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     ruleset = load_model(args.model, args.data)
     if args.engine == "duckdb":
         return _run_duckdb(args, ruleset)
+    if args.engine == "spark":
+        return _run_spark(args, ruleset, output_format(args.output, args.format))
     progress(args, f"scoring {args.data}")
     unknown: dict[str, dict[str, int]] = {}
     n, unseen = predict_file(ruleset, args.data, args.output, chunksize=args.chunksize,
@@ -82,5 +91,20 @@ def _run_duckdb(args: argparse.Namespace, ruleset) -> int:
                    prediction_column=args.prediction_column, rule_column=args.rule_column,
                    confidence_column=args.confidence_column if args.confidence else None,
                    read=read_options(args), strict=args.strict)
+    print(f"{n} rows scored, written to {args.output}")
+    return 0
+
+
+def _run_spark(args: argparse.Namespace, ruleset, fmt: str) -> int:
+    """Score with --engine spark: the options it cannot honour are refused, not ignored."""
+    from .spark import predict_spark
+    for flag, given in (("--explain", args.explain), ("--strict", args.strict)):
+        if given:
+            raise InputError(f"{flag} is not available with --engine spark (use --engine default)")
+    progress(args, f"scoring {args.data} in Spark ({args.master})")
+    n = predict_spark(ruleset, args.data, args.output, master=args.master, fmt=fmt,
+                      prediction_column=args.prediction_column, rule_column=args.rule_column,
+                      confidence_column=args.confidence_column if args.confidence else None,
+                      read=read_options(args))
     print(f"{n} rows scored, written to {args.output}")
     return 0

@@ -89,6 +89,11 @@ def _identifier(name: str) -> exp.Identifier:
     return exp.to_identifier(_text(name), quoted=True)
 
 
+def sql_identifier(name: str, dialect: str) -> str:
+    """`name` quoted as one identifier for `dialect` (Spark: in backticks, a backtick doubled)."""
+    return _identifier(name).sql(dialect=_check_dialect(dialect), identify=True)
+
+
 def _column(name: str, table: str | None) -> exp.Column:
     return exp.Column(this=_identifier(name),
                       table=_identifier(table) if table is not None else None)

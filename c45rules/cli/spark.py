@@ -1,0 +1,206 @@
+"""`predict --engine spark`: score a CSV or Parquet file inside a Spark session with the
+exported Spark SQL (export/sql.py); Spark reads and writes, so no row passes through Python.
+
+Reading matches the default engine: every CSV cell is text (RFC 4180 quoting, quoted line
+breaks allowed, a record with too many or too few fields refused); a continuous column's cell
+that is empty or one of the unknown tokens (`ReadOptions.tokens`: `?`, pandas' `NA`, `NULL`,
+`nan`, ...; `--na-values` adds, `--keep-na-tokens` removes) is unknown, any other text must
+read as a number (`--decimal ,` swaps `,` and `.` first) or the run fails naming the column
+and the cell. Discrete columns are compared as text, so a token there is unknown unless it is
+one of the model's values, as in the default engine. Differences: Spark reads Java's number
+forms (`1d`, `0x1p3`) where pandas refuses them, and a UTF-8 byte-order mark stays in the
+first column name.
+
+Output: one file, as with the default engine -- CSV with a header (every input column's text
+as read, then the class, the rule id and with --confidence the confidence) or Parquet (the
+input's types, the class as STRING, the rule id as INT, the confidence as DOUBLE). Spark
+writes into a temporary directory beside OUT, in one partition; its single part file then
+replaces OUT, so a failed run leaves OUT untouched.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from sqlglot import exp
+
+from ..data.reading import DEFAULT_READ, ReadOptions
+from ..errors import InputError
+from ..export._atomic import checked_target
+from ..export.sql import sql_case_expression, sql_identifier
+from ..ruleset import RuleSet
+from .cases import CSV_SUFFIXES, PARQUET_SUFFIXES
+
+DIALECT = "spark"
+# mark our raise_error text in Spark's exception message, which adds its own words around it
+_FAILED, _END = "c45rules-spark-error: ", " :c45rules-spark-error-end"
+_HIDDEN = "__c45rules_value_{}__"     # the model's view of a continuous column (numbers)
+
+
+def _session(master: str) -> tuple[Any, bool]:
+    """(a Spark session on `master`, whether it was started here and so is ours to stop)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InputError("--engine spark needs pyspark and Java (pip install 'c45rules[spark]')") from None
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active, False
+    try:
+        session = (SparkSession.builder.master(master).appName("c45rules predict")
+                   .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+                   .getOrCreate())
+    except Exception as e:   # no Java, a master that does not answer
+        raise InputError(f"--engine spark: cannot start a Spark session on {master!r}: {_first_line(e)}") from None
+    # a failed task is logged with its stack trace; the failure is reported once, as our error
+    session.sparkContext.setLogLevel("OFF")
+    return session, True
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _read(spark: Any, path: Path, read: ReadOptions) -> Any:
+    suffix = path.suffix.lower()
+    if suffix in PARQUET_SUFFIXES:
+        return spark.read.parquet(str(path))
+    if suffix not in CSV_SUFFIXES:
+        raise InputError(f"{path}: --engine spark reads CSV/TSV or Parquet files, not {suffix or 'this file'}")
+    # every cell as text; '"' doubles itself (RFC 4180; Spark's default escape is a backslash)
+    return spark.read.csv(str(path), header=True, inferSchema=False, sep=read.separator(path),
+                          quote='"', escape='"', multiLine=True, mode="FAILFAST",
+                          encoding=read.encoding)
+
+
+def _number(cell: exp.Expression, name: str, tokens: frozenset[str], read: ReadOptions,
+            source: str) -> exp.Expression:
+    """A text cell as DOUBLE: NULL for an unknown token, a failed run for any other non-number."""
+    text = cell.copy()
+    if read.decimal == ",":
+        text = exp.Anonymous(this="TRANSLATE", expressions=[text, exp.Literal.string(",."),
+                                                             exp.Literal.string(".,")])
+    # safe: rendered as TRY_CAST (sqlglot writes a plain TryCast as CAST for Spark)
+    value = exp.TryCast(this=text, to=exp.DataType.build("double"), safe=True)
+    unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.Null()),
+                      exp.In(this=cell.copy(), expressions=[exp.Literal.string(t) for t in sorted(tokens)]))
+    message = exp.Concat(expressions=[exp.Literal.string(f"{_FAILED}{source}: column {name!r}: '"),
+                                      cell.copy(), exp.Literal.string(f"' is not a number{_END}")])
+    return exp.Case(ifs=[exp.If(this=unknown, true=exp.Null()),
+                         exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()),
+                                true=exp.Anonymous(this="RAISE_ERROR", expressions=[message]))],
+                    default=value)
+
+
+def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, source: str,
+                    outputs: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(Spark SQL expressions adding the model's view of each tested column, expressions of the
+    output columns: every input column, then `outputs` {kind: name} in order).
+
+    `types` maps each input column to its Spark type name ('string', 'double', ...).
+    """
+    hidden: dict[str, str] = {}
+    prepare: list[str] = []
+    for i, name in enumerate(sorted(ruleset.used_attributes())):
+        attr = ruleset.schema.attribute(name)
+        cell = exp.column(exp.to_identifier(name, quoted=True))
+        if attr.is_continuous:
+            view = (_number(cell, name, read.tokens, read, source) if types[name] == "string"
+                    else exp.cast(cell, "double"))
+        else:   # compared as text; a number column's cells as Spark writes them
+            view = cell if types[name] == "string" else exp.cast(cell, "string")
+        hidden[name] = _HIDDEN.format(i)
+        prepare.append(exp.alias_(view, hidden[name], quoted=True).sql(dialect=DIALECT, identify=True))
+
+    def to_hidden(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and node.name in hidden:
+            return exp.column(exp.to_identifier(hidden[node.name], quoted=True))
+        return node
+
+    columns = [sql_identifier(c, DIALECT) for c in types]
+    for kind, name in outputs.items():
+        case = sql_case_expression(ruleset, DIALECT, output=kind).transform(to_hidden)
+        if kind == "confidence":   # literals are DECIMALs in Spark: one DOUBLE as the other engines
+            case = exp.cast(case, "double")
+        columns.append(exp.alias_(case, name, quoted=True).sql(dialect=DIALECT, identify=True))
+    return prepare, columns
+
+
+def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,
+                  master: str = "local[2]", fmt: str = "csv", prediction_column: str = "predicted_class",
+                  rule_column: str = "rule_id", confidence_column: str | None = None,
+                  read: ReadOptions | None = None) -> int:
+    """Score `data` (CSV/TSV or Parquet) into the file `output` (CSV or Parquet) in a Spark
+    session on `master`; the number of rows written."""
+    read = read or DEFAULT_READ
+    source = str(data)
+    path = Path(data)
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    if output is None or str(output) == "-":
+        raise InputError("--engine spark writes a file: give -o OUT.csv or -o OUT.parquet")
+    target = checked_target(output)
+    if target is None:
+        raise InputError(f"{output}: --engine spark writes a regular file, not a stream")
+    if fmt not in ("csv", "parquet"):
+        raise InputError(f"--format must be csv or parquet, not {fmt!r}")
+    if path.suffix.lower() not in CSV_SUFFIXES + PARQUET_SUFFIXES:
+        raise InputError(f"{path}: --engine spark reads CSV/TSV or Parquet files, not {path.suffix or 'this file'}")
+    outputs = {"class": prediction_column, "rule": rule_column}
+    if confidence_column is not None:
+        outputs["confidence"] = confidence_column
+    spark, started = _session(master)
+    from pyspark.sql import Observation, functions as F
+    work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".spark"))
+    try:
+        frame = _read(spark, path, read)
+        types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
+        missing = sorted(set(ruleset.used_attributes()) - set(types))
+        if missing:
+            raise InputError(f"{source}: column {missing[0]!r} is missing"
+                             f" (the model needs: {', '.join(sorted(ruleset.used_attributes()))})")
+        taken = [c for c in types if c.startswith(_HIDDEN.split("{")[0])]
+        if taken:
+            raise InputError(f"{source}: column {taken[0]!r}: names starting with"
+                             f" {_HIDDEN.split('{')[0]!r} are kept for --engine spark's work columns")
+        for flag, name in zip(("--prediction-column", "--rule-column", "--confidence-column"), outputs.values()):
+            if name in types:
+                raise InputError(f"{source}: the input already has a column {name!r}; name the output"
+                                 f" column differently with {flag} NAME")
+        prepare, columns = scoring_columns(ruleset, types, read, source, outputs)
+        scored = frame.selectExpr("*", *prepare).selectExpr(*columns)
+        counted = Observation("rows")
+        scored = scored.observe(counted, F.count(F.lit(1)).alias("n")).coalesce(1)
+        written = work / "out"
+        if fmt == "parquet":
+            scored.write.parquet(str(written))
+        else:
+            # Spark's writer trims cells and escapes quotes with '\' unless told otherwise
+            scored.write.csv(str(written), header=True, quote='"', escape='"', escapeQuotes=True,
+                             ignoreLeadingWhiteSpace=False, ignoreTrailingWhiteSpace=False,
+                             lineSep="\n", encoding="utf-8")
+        parts = sorted(written.glob("part-*"))
+        rows = int(counted.get["n"])
+        if len(parts) != 1:
+            raise InputError(f"{source}: Spark wrote {len(parts)} part files, expected one")
+        os.replace(parts[0], target)
+        return rows
+    except InputError:
+        raise
+    except Exception as e:   # Spark reports a failed job as a Java exception: one line of it
+        text = str(e)
+        ours = re.search(re.escape(_FAILED) + r"(.*?)" + re.escape(_END), text, re.S)
+        if ours:
+            raise InputError(ours.group(1)) from None
+        raise InputError(f"{source}: Spark failed: {_first_line(e)}") from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        if started:
+            with contextlib.suppress(Exception):
+                spark.stop()
