@@ -714,6 +714,32 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
 
 
 # ---- reading ----------------------------------------------------------------------------
+def read_model_bytes(path: str | os.PathLike, kind: str = "a model file") -> bytes:
+    """The bytes of a model file (YAML or PMML), at most MAX_BYTES; ModelError naming the file.
+
+    A regular file over the limit is refused unread; a pipe or a device (which says size 0 and
+    may never end: /dev/zero) is read one byte past the limit and refused then.
+    """
+    if "\0" in str(path):   # open() would raise a bare ValueError
+        name = str(path).replace("\0", "\\0")
+        raise ModelError(f"{name}: a file name cannot hold a NUL character")
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_BYTES:
+                raise ModelError(f"{path}: {size} bytes exceeds the {MAX_BYTES}-byte model size limit")
+            raw = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise ModelError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise ModelError(f"{path}: is a directory, not {kind}") from None
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read ({e.strerror})") from None
+    if len(raw) > MAX_BYTES:
+        raise ModelError(f"{path}: more than {MAX_BYTES} bytes, beyond the {MAX_BYTES}-byte model size limit")
+    return raw
+
+
 def _read(source: str | bytes | os.PathLike) -> tuple[str, str]:
     """(text, name for messages) from YAML text or a path."""
     if isinstance(source, bytes):
@@ -733,24 +759,7 @@ def _read(source: str | bytes | os.PathLike) -> tuple[str, str]:
     if not isinstance(source, (str, os.PathLike)):
         raise ModelError(f"cannot read a model from {type(source).__name__}: give YAML text or a path")
     path = Path(source)
-    if "\0" in str(path):   # open() would raise a bare ValueError
-        name = str(path).replace("\0", "\\0")
-        raise ModelError(f"{name}: a file name cannot hold a NUL character")
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_BYTES:   # a regular file: refused unread
-                raise ModelError(f"{path}: {size} bytes exceeds the {MAX_BYTES}-byte model size limit")
-            # a pipe or a device says size 0 and may never end: read one byte past the limit
-            raw = f.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise ModelError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise ModelError(f"{path}: is a directory, not a model file") from None
-    except OSError as e:
-        raise ModelError(f"{path}: cannot read ({e.strerror})") from None
-    if len(raw) > MAX_BYTES:
-        raise ModelError(f"{path}: more than {MAX_BYTES} bytes, beyond the {MAX_BYTES}-byte model size limit")
+    raw = read_model_bytes(path, "a model file")
     try:
         return raw.decode("utf-8"), str(path)
     except UnicodeDecodeError as e:

@@ -44,16 +44,15 @@ import math
 import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, ModelError
+from ..export.yaml import read_model_bytes
 from ..ruleset import NEVER_FIRES_ABOVE, Condition, Rule, RuleSet, evidence_rate
 
-MAX_BYTES = 50 * 1024 * 1024
 EXTENDER = "c45rules"
 _TREE_STRATEGIES = ("none", "lastPrediction", "nullPrediction")
 _CONTINUOUS_OPS = {"lessOrEqual": "<=", "greaterThan": ">", "lessThan": "<", "greaterOrEqual": ">="}
@@ -718,16 +717,4 @@ def ruleset_from_pmml(text: str | bytes, name: str = "PMML") -> RuleSet:
 
 def load_pmml(path: str | os.PathLike) -> RuleSet:
     """ruleset_from_pmml of a PMML file (ModelError naming the file when it cannot be read)."""
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise ModelError(f"{path}: {size} bytes exceeds the {MAX_BYTES}-byte model size limit")
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ModelError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise ModelError(f"{path}: is a directory, not a PMML file") from None
-    except OSError as e:
-        raise ModelError(f"{path}: cannot read ({e.strerror})") from None
-    return ruleset_from_pmml(data, str(path))
+    return ruleset_from_pmml(read_model_bytes(path, "a PMML file"), str(path))

@@ -275,3 +275,10 @@ def test_cli_import(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("c45rules: error: ") and "missingValueStrategy 'defaultChild'" in err
     assert not (tmp_path / "other.yaml").exists()
+
+
+def test_a_device_that_never_ends_is_refused_at_the_size_limit():
+    from c45rules import ModelError
+    from c45rules.imports import load_pmml
+    with pytest.raises(ModelError, match=r"/dev/zero: more than 52428800 bytes, beyond the 52428800-byte model size limit"):
+        load_pmml("/dev/zero")
