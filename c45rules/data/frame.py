@@ -104,6 +104,22 @@ def _stray_warning(name: str, texts: list[str], rows: int, source: str) -> str:
             f" read as discrete; use --na-values to read them as unknown or {_continuous_option(name)}")
 
 
+_DECIMAL_COMMA = r"[+-]?(\d+|\d*,\d+)"
+
+
+def _decimal_commas(s: pd.Series) -> list[str]:
+    """Two of the texts of a column whose every known text is a number with a decimal comma
+    (some with a comma), else []: a table written with --decimal , in mind."""
+    known = s.dropna()
+    if known.empty or not (known.dtype == object or pd.api.types.is_string_dtype(known.dtype)):
+        return []
+    text = known.astype(str).str.strip()
+    if not text.str.fullmatch(_DECIMAL_COMMA).all():
+        return []
+    with_comma = text[text.str.contains(",", regex=False)]
+    return list(dict.fromkeys(with_comma))[:2]
+
+
 def _continuous_option(name: str) -> str:
     """`--continuous NAME` as a shell would need it typed."""
     quoted = shlex.quote(name)
@@ -312,6 +328,12 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
         elif stray is not None:
             warnings.warn(_stray_warning(name, stray[1], int(stray[0].sum()), source), DataWarning,
                           stacklevel=2)
+        elif not all_numeric and name not in discrete and read.decimal == ".":
+            commas = _decimal_commas(s)
+            if commas:
+                warnings.warn(f"{source}: column {name!r} holds numbers written with a decimal comma"
+                              f" ({', '.join(map(repr, commas))}); read as discrete; --decimal , (with a"
+                              " separator other than ',') reads them as numbers", DataWarning, stacklevel=2)
         if counts:
             unknown_tokens[name] = counts
         if all_numeric and name not in discrete:

@@ -110,9 +110,24 @@ def test_a_semicolon_file_with_decimal_commas_gives_the_plain_csv_model(tmp_path
     assert "38,5" in path.read_text()
     assert sniff_separator(path, ReadOptions(decimal=",")) == ";"
     assert penguins_yaml(path=path, decimal=",") == penguins_yaml()
-    # without --decimal , the comma numbers are text: the columns turn discrete
-    train, _ = load_data(path, target="species")
+    # without --decimal , the comma numbers are text: the columns turn discrete, not silently
+    with pytest.warns(DataWarning) as caught:
+        train, _ = load_data(path, target="species")
     assert train.schema.attribute("bill_length_mm").kind == "discrete"
+    said = [str(w.message) for w in caught]
+    assert any(m.startswith(f"{path}: column 'bill_length_mm' holds numbers written with a decimal comma ('")
+               and m.endswith("); read as discrete; --decimal , (with a separator other than ',') reads"
+                              " them as numbers") for m in said), said
+    # one such column per warning; integer-only columns are numbers either way
+    assert not any("'body_mass_g'" in m for m in said)
+
+
+def test_text_that_only_looks_like_a_decimal_comma_number_gets_no_such_warning():
+    df = pd.DataFrame({"code": ["1,5", "A,1", "2,5", "3"], "y": ["a", "b", "a", "b"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        ds = from_frame(df, "y")
+    assert ds.schema.attribute("code").kind == "discrete"
 
 
 @pytest.mark.parametrize("sep,suffix", [(";", ".csv"), ("\t", ".tsv"), ("\t", ".csv"), ("|", ".csv")])
