@@ -328,12 +328,6 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
         elif stray is not None:
             warnings.warn(_stray_warning(name, stray[1], int(stray[0].sum()), source), DataWarning,
                           stacklevel=2)
-        elif not all_numeric and name not in discrete and read.decimal == ".":
-            commas = _decimal_commas(s)
-            if commas:
-                warnings.warn(f"{source}: column {name!r} holds numbers written with a decimal comma"
-                              f" ({', '.join(map(repr, commas))}); read as discrete; --decimal , (with a"
-                              " separator other than ',') reads them as numbers", DataWarning, stacklevel=2)
         if counts:
             unknown_tokens[name] = counts
         if all_numeric and name not in discrete:
@@ -342,6 +336,12 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
             columns.append(num)
         else:
             txt = _column_text(s, name, source)
+            # after _column_text, which refuses text UTF-8 cannot hold with a message of ours
+            commas = [] if name in discrete or stray is not None or read.decimal != "." else _decimal_commas(txt)
+            if commas:
+                warnings.warn(f"{source}: column {name!r} holds numbers written with a decimal comma"
+                              f" ({', '.join(map(repr, commas))}); read as discrete; --decimal , (with a"
+                              " separator other than ',') reads them as numbers", DataWarning, stacklevel=2)
             a = Attribute(name, "discrete", _sorted_values(txt))
             attributes.append(a)
             columns.append(encode_column(txt, a, source))
