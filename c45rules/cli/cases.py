@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..data.frame import encode_frame, refuse_read_options
 from ..data.names import split_cases
-from ..data.reading import DEFAULT_READ, ReadOptions, add_counts
+from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..export._atomic import atomic_open, checked_target
@@ -46,11 +46,7 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema, chunksize: int,
     `read` gives a CSV's separator and encoding; its tokens are for the encoder (encode_frame).
     """
     read = read or DEFAULT_READ
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: file not found")
-    if p.is_dir():
-        raise InputError(f"{p}: is a directory, not a data file")
+    p = data_file(path)
     suffix = p.suffix.lower()
     if suffix in CSV_SUFFIXES:
         sep = read.separator(p)

@@ -146,6 +146,16 @@ def read_options(na_values: Any = (), keep_na_tokens: bool = False, sep: str | N
     return ReadOptions(() if na_values is None else na_values, keep_na_tokens, sep, decimal, encoding)
 
 
+def data_file(path: str | os.PathLike) -> Path:
+    """`path` as a Path, or InputError when it is missing or a directory (every scoring reader)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: file not found")
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory, not a data file")
+    return p
+
+
 def add_counts(total: dict[str, dict[str, int]], part: dict[str, dict[str, int]]) -> None:
     """Add `part`'s per-column token counts (Dataset.unknown_tokens) into `total`."""
     for column, counts in part.items():

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sqlglot import exp
 
-from ..data.reading import DEFAULT_READ, ReadOptions
+from ..data.reading import DEFAULT_READ, ReadOptions, data_file
 from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
 from ..export.sql import sql_case_expression
@@ -252,11 +252,7 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
     except ImportError:
         raise InputError("--engine duckdb needs duckdb (pip install 'c45rules[duckdb]')") from None
     read = read or DEFAULT_READ
-    path = Path(data)
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a data file")
+    path = data_file(data)
     if fmt not in ("csv", "parquet"):
         raise InputError(f"--format must be csv or parquet, not {fmt!r}")
     checked_target(output)
