@@ -20,7 +20,6 @@ import reference as R  # noqa: E402
 
 import c45rules  # noqa: E402
 from c45rules.data import load_stem  # noqa: E402
-from c45rules.data.frame import value_str  # noqa: E402
 from c45rules.export import dump_yaml, to_python, to_sql_select  # noqa: E402
 from c45rules.export.sql import SQL_DIALECTS  # noqa: E402
 

@@ -41,12 +41,10 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import datetime as dt
 import gc
 import json
 import math
 import os
-import platform
 import queue
 import re
 import resource
@@ -61,6 +59,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT))
 import reference as R  # noqa: E402
+from common import TreePss, kept_sections, machine, markdown_table, run_stamp  # noqa: E402
 
 DEFAULT_DATASETS = "synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income,synth_100k_u5"
 OUR_STAGES = ("load", "tree", "rules", "predict", "predict 1M")
@@ -88,51 +87,6 @@ def _status_kb(field: str) -> int | None:
     except OSError:
         return None
     return int(m.group(1)) if m else None
-
-
-def _pss_kb(pid: int) -> int:
-    try:
-        m = re.search(r"^Pss:\s+(\d+) kB", Path(f"/proc/{pid}/smaps_rollup").read_text(), re.M)
-    except OSError:
-        return 0
-    return int(m.group(1)) if m else 0
-
-
-def _descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{p}/task")
-        except OSError:
-            continue
-        for t in tasks:
-            try:
-                kids = [int(k) for k in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
-            except OSError:
-                kids = []
-            out += kids
-            todo += kids
-    return out
-
-
-class _TreePss(threading.Thread):
-    """Sampled peak of the summed PSS of this process and its descendants (kB)."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.peak = 0
-        self.halt = threading.Event()
-
-    def run(self) -> None:
-        me = os.getpid()
-        while not self.halt.wait(0.1):
-            self.peak = max(self.peak, _pss_kb(me) + sum(_pss_kb(c) for c in _descendants(me)))
-
-    def stop(self) -> int:
-        self.halt.set()
-        self.join()
-        return self.peak
 
 
 def _cpu() -> float:
@@ -193,7 +147,7 @@ def _stage(name: str, peak: _Peak, baseline: int, fn, profile: str | None, datas
         st.sort_stats("cumulative").print_stats(15)
         _emit(event="done", stage=name, wall=wall, cpu=None, peak_kb=peak.read() - baseline)
         return out
-    sampler = _TreePss() if workers else None
+    sampler = TreePss() if workers else None
     if sampler:
         sampler.start()
     w0, c0 = time.perf_counter(), _cpu()
@@ -376,30 +330,13 @@ def run_dataset(name: str, args) -> dict:
     ours = _merged([run_child(["--child-ours", name, "--stem", stem, "--jobs", str(args.jobs)]
                               + (["--profile", args.profile] if args.profile else []),
                               args.timeout, args.timeout_per_stage) for _ in range(args.repeat)])
-    res = {"ours": ours, "measured": _run_stamp(), "load_avg": [load_start]}
+    res = {"ours": ours, "measured": run_stamp(), "load_avg": [load_start]}
     if not args.skip_sklearn and not args.profile:
         print(f"[{time.strftime('%H:%M:%S')}] {name}: scikit-learn ...", file=sys.stderr, flush=True)
         res["sklearn"] = _merged([run_child(["--child-sklearn", name, "--stem", stem],
                                             args.timeout, args.timeout_per_stage) for _ in range(args.repeat)])
     res["load_avg"].append(round(os.getloadavg()[0], 2))
     return res
-
-
-_STAMP: dict = {}
-
-
-def _run_stamp() -> dict:
-    if not _STAMP:
-        try:
-            commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
-                                    capture_output=True).stdout.strip()
-            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "c45rules"],
-                                   cwd=ROOT, text=True, capture_output=True).stdout.strip()
-        except OSError:
-            commit, dirty = "?", ""
-        _STAMP.update(date=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
-                      commit=commit + ("+uncommitted" if dirty else ""))
-    return dict(_STAMP)
 
 
 # ----------------------------------------------------------------------------- the table
@@ -512,14 +449,6 @@ def table_rows(results: dict[str, dict]) -> list[list[str]]:
 
 HEADER = ["dataset", "rows", "stage", "wall s", "CPU s", "peak MB", "data MB", "peak/data",
           "sklearn fit s", "ours/sklearn", "C4.5 R8 wall s", "load avg"]
-
-
-def markdown_table(header: list[str], rows: list[list[str]]) -> str:
-    right = {i for i, h in enumerate(header) if h not in ("dataset", "stage", "target", "met", "detail")}
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------- targets
@@ -674,31 +603,6 @@ def targets(results: dict) -> list[list[str]]:
 
 # ----------------------------------------------------------------------------- report
 
-def machine() -> dict:
-    cpu = "?"
-    try:
-        m = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
-        cpu = m.group(1).strip() if m else platform.processor() or "?"
-    except OSError:
-        pass
-    try:
-        kb = int(re.search(r"^MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text(), re.M).group(1))
-        ram = f"{kb / 1024 / 1024:.1f} GiB"
-    except (OSError, AttributeError):
-        ram = "?"
-    import numpy
-    import pandas
-    try:
-        import sklearn
-        skv = sklearn.__version__
-    except ImportError:
-        skv = "not installed"
-    return {"cpu": cpu, "cores": os.cpu_count(), "usable cores": len(os.sched_getaffinity(0)),
-            "ram": ram, "python": platform.python_version(), "numpy": numpy.__version__,
-            "pandas": pandas.__version__, "scikit-learn": skv,
-            "os": f"{platform.system()} {platform.release()}"}
-
-
 def read_previous(path: Path) -> dict:
     if not path.exists():
         return {}
@@ -816,8 +720,9 @@ def main(argv=None) -> int:
         order = sorted(merged, key=lambda k: (_suffix(k), known.index(_base(k)) if _base(k) in known else len(known),
                                              _base(k)))
         merged = {n: merged[n] for n in order}
+        kept = kept_sections(path.read_text()) if path.exists() else []
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(render_markdown(merged, machine(), args))
+        tmp.write_text("\n".join([render_markdown(merged, machine(), args), *kept]))
         os.replace(tmp, path)
         print(f"\nwrote {path}", file=sys.stderr)
     return 0

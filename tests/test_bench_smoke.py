@@ -83,3 +83,29 @@ def test_repeats_merge_to_the_best_time_and_the_highest_peak():
     assert got["stages"]["tree"] == {"wall": 1.5, "peak_kb": 100} and got["stages"]["rules"] == {"wall": 5.0}
     late = {"status": "timeout", "info": {}, "stages": {"tree": {"status": "timeout", "after": 9.0}}}
     assert bench._merged([one, late]) is late
+
+
+def test_engines_bench_checks_each_engine_against_the_default_and_keeps_its_section(tmp_path):
+    md = tmp_path / "BENCH.md"
+    md.write_text("# Benchmarks\n\nsomething bench/run.py wrote\n")
+    cmd = [sys.executable, str(ROOT / "bench" / "engines.py"), "--rows", "3000", "--sample", "1000",
+           "--train", "synth_10k", "--engines", "default,duckdb", "--data-dir", str(tmp_path / "data"),
+           "--markdown", str(md)]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in out.stdout.splitlines()
+            if ln.startswith("| d")]
+    # every engine on the sample (every 3rd row), DuckDB also on all rows; each agrees with default
+    assert [(r[0], r[1], r[6]) for r in rows] == [("default", "1,000", "yes"), ("duckdb", "1,000", "yes"),
+                                                  ("duckdb", "3,000", "yes")]
+    text = md.read_text()
+    assert text.startswith("# Benchmarks\n\nsomething bench/run.py wrote\n")
+    assert text.count("<!-- section engines -->") == 1 and "## Scoring a file with the three engines" in text
+    # run again: the section is replaced, not appended; bench/run.py's rewrite keeps it
+    assert subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300).returncode == 0
+    assert md.read_text().count("<!-- section engines -->") == 1
+    subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--datasets", "golf", "--skip-sklearn",
+                    "--markdown", str(md)], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+    text = md.read_text()
+    assert "| golf |" in text and text.count("<!-- section engines -->") == 1
+    assert "| duckdb | 3,000 |" in text

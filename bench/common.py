@@ -1,0 +1,138 @@
+"""What the benchmark scripts share: process-tree memory, the run stamp, the machine, and
+BENCHMARKS.md's tables and kept sections."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import re
+import subprocess
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# A section another script owns inside BENCHMARKS.md: bench/run.py rewrites the file but keeps
+# these blocks, and each script replaces only its own.
+_SECTION = re.compile(r"<!-- section (?P<name>[\w.-]+) -->\n.*?<!-- /section (?P=name) -->\n", re.S)
+
+
+def pss_kb(pid: int) -> int:
+    """Proportional set size of one process (kB; 0 once it is gone)."""
+    try:
+        m = re.search(r"^Pss:\s+(\d+) kB", Path(f"/proc/{pid}/smaps_rollup").read_text(), re.M)
+    except OSError:
+        return 0
+    return int(m.group(1)) if m else 0
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (children of all its threads, recursively)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                kids = [int(k) for k in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+            except OSError:
+                kids = []
+            out += kids
+            todo += kids
+    return out
+
+
+class TreePss(threading.Thread):
+    """Sampled (every 0.1 s) peak of the summed PSS of a process and its descendants (kB)."""
+
+    def __init__(self, pid: int | None = None) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid or os.getpid()
+        self.peak = 0
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        while not self.halt.wait(0.1):
+            self.peak = max(self.peak, pss_kb(self.pid) + sum(pss_kb(c) for c in descendants(self.pid)))
+
+    def stop(self) -> int:
+        self.halt.set()
+        self.join()
+        return self.peak
+
+
+_STAMP: dict = {}
+
+
+def run_stamp() -> dict:
+    """Date and commit of this run (the commit marked +uncommitted when c45rules/ is edited)."""
+    if not _STAMP:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                                    capture_output=True).stdout.strip()
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "c45rules"],
+                                   cwd=ROOT, text=True, capture_output=True).stdout.strip()
+        except OSError:
+            commit, dirty = "?", ""
+        _STAMP.update(date=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+                      commit=commit + ("+uncommitted" if dirty else ""))
+    return dict(_STAMP)
+
+
+def machine() -> dict:
+    """The machine and the library versions a table was measured with."""
+    cpu = "?"
+    try:
+        m = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
+        cpu = m.group(1).strip() if m else platform.processor() or "?"
+    except OSError:
+        pass
+    try:
+        kb = int(re.search(r"^MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text(), re.M).group(1))
+        ram = f"{kb / 1024 / 1024:.1f} GiB"
+    except (OSError, AttributeError):
+        ram = "?"
+    import numpy
+    import pandas
+    try:
+        import sklearn
+        skv = sklearn.__version__
+    except ImportError:
+        skv = "not installed"
+    return {"cpu": cpu, "cores": os.cpu_count(), "usable cores": len(os.sched_getaffinity(0)),
+            "ram": ram, "python": platform.python_version(), "numpy": numpy.__version__,
+            "pandas": pandas.__version__, "scikit-learn": skv,
+            "os": f"{platform.system()} {platform.release()}"}
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A markdown table, numbers right-aligned (every column but the text ones)."""
+    right = {i for i, h in enumerate(header) if h not in ("dataset", "stage", "target", "met", "detail",
+                                                        "engine", "data", "agrees")}
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def kept_sections(text: str) -> list[str]:
+    """The sections other scripts own in a BENCHMARKS.md text, in order."""
+    return [m.group(0) for m in _SECTION.finditer(text)]
+
+
+def put_section(path: Path, name: str, body: str) -> None:
+    """Write `body` as section `name` of the markdown file: in place of its earlier text, or
+    appended; the rest of the file is kept; written atomically."""
+    block = f"<!-- section {name} -->\n{body.rstrip()}\n<!-- /section {name} -->\n"
+    text = path.read_text() if path.exists() else ""
+    for m in _SECTION.finditer(text):
+        if m.group("name") == name:
+            text = text[:m.start()] + block + text[m.end():]
+            break
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + block
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)

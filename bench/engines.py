@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Scoring a large file with the three `predict` engines (issue 29): rows/s and peak memory.
+
+Usage:
+  python bench/engines.py [--rows 20000000] [--sample 1000000] [--train synth_100k]
+                          [--engines default,duckdb,spark] [--full] [--markdown BENCHMARKS.md]
+                          [--data-dir bench/data] [--keep]
+
+Makes (once, cached in --data-dir, gitignored) the synthetic data of --rows rows with
+../shared/tools/make_synth.py, written as CSV with a header, and a sample of it: every k-th row
+(k = rows / sample, so the sample spans the whole file). Fits a model on --train (a shared
+dataset) with `c45rules fit`. Then runs, each as a whole `c45rules predict --engine E MODEL
+DATA -o OUT` process: every engine on the sample, and DuckDB (the engine meant for files larger
+than memory) on all rows; `--full` runs default and Spark on all rows too.
+
+Measured per run: wall seconds, rows/s, and the peak of the summed proportional set size of
+the process and its children (sampled every 0.1 s; Spark's JVM is a child), so memory shared
+between processes counts once. Checked per run: the output's rows equal the default engine's,
+byte for byte, on the sample (for a run over all rows, its every k-th row is compared with the
+default engine's output on the sample). Prints a table; with --markdown, writes it as the
+`engines` section of that file (bench/run.py keeps the section when it rewrites the file).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+import reference as R  # noqa: E402
+from common import TreePss, machine, markdown_table, put_section, run_stamp  # noqa: E402
+
+DATA_DIR = BENCH / "data"
+
+
+def synth_csv(rows: int, data_dir: Path) -> Path:
+    """The synthetic training rows of make_synth as CSV with a header (made once)."""
+    out = data_dir / f"synth_{rows}.csv"
+    if out.exists():
+        return out
+    stem = data_dir / f"synth_{rows}" / f"synth_{rows}"
+    if not Path(f"{stem}.data").exists():
+        print(f"generating {rows:,} rows with make_synth.py", file=sys.stderr)
+        subprocess.run([sys.executable, str(R.SHARED / "tools" / "make_synth.py"), "--sizes", str(rows),
+                        "--outroot", str(data_dir)], check=True)
+    sys.path.insert(0, str(BENCH.parent))
+    from c45rules.data.names import read_names
+    schema = read_names(f"{stem}.names")
+    header = ",".join([*(a.name for a in schema.attributes), schema.target]) + "\n"
+    tmp = out.with_suffix(".tmp")
+    with open(tmp, "wb") as dst, open(f"{stem}.data", "rb") as src:
+        dst.write(header.encode())
+        shutil.copyfileobj(src, dst, 16 << 20)
+    os.replace(tmp, out)
+    return out
+
+
+def every_kth(src: Path, dst: Path, k: int) -> int:
+    """Write the header and every k-th row of a CSV (the 1st, (k+1)-th, ...); returns the rows."""
+    n = 0
+    with open(src, "rb") as f, open(dst, "wb") as out:
+        out.write(f.readline())
+        for line in itertools.islice(f, 0, None, k):
+            out.write(line)
+            n += 1
+    return n
+
+
+def count_rows(path: Path) -> int:
+    """Data rows of a CSV with a header."""
+    with open(path, "rb") as f:
+        return sum(block.count(b"\n") for block in iter(lambda: f.read(16 << 20), b"")) - 1
+
+
+def run_engine(engine: str, model: Path, data: Path, out: Path) -> dict:
+    """One whole `predict` process: wall seconds and peak summed PSS of it and its children."""
+    cmd = [sys.executable, "-m", "c45rules", "predict", "-q", "--engine", engine, str(model), str(data),
+           "-o", str(out)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    sampler = TreePss(proc.pid)
+    sampler.start()
+    _, err = proc.communicate()
+    wall = time.perf_counter() - t0
+    peak = sampler.stop()
+    if proc.returncode:
+        raise SystemExit(f"{engine} on {data.name} failed ({proc.returncode}):\n{err}")
+    return {"wall": wall, "peak_kb": peak}
+
+
+def differing_rows(out: Path, reference: Path, k: int = 1) -> tuple[int, int]:
+    """(rows of `out`'s every k-th row that differ from `reference`'s rows, rows compared)."""
+    with open(out, "rb") as a, open(reference, "rb") as b:
+        if a.readline() != b.readline():
+            raise SystemExit(f"{out}: header differs from {reference}")
+        mine = itertools.islice(a, 0, None, k)
+        diff = n = 0
+        for x, y in itertools.zip_longest(mine, b):
+            n += 1
+            diff += x != y
+    return diff, n
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", type=int, default=20_000_000)
+    ap.add_argument("--sample", type=int, default=1_000_000)
+    ap.add_argument("--train", default="synth_100k", help="shared dataset the model is fitted on")
+    ap.add_argument("--engines", default="default,duckdb,spark")
+    ap.add_argument("--full", action="store_true", help="run every engine on all rows, not DuckDB alone")
+    ap.add_argument("--data-dir", type=Path, default=DATA_DIR)
+    ap.add_argument("--markdown", type=Path, default=None)
+    ap.add_argument("--keep", action="store_true", help="keep the scored outputs")
+    args = ap.parse_args(argv)
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    if "default" not in engines:
+        ap.error("--engines must include default: the others are checked against it")
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    work = args.data_dir / "engines-run"
+    work.mkdir(exist_ok=True)
+
+    full = synth_csv(args.rows, args.data_dir)
+    k = max(1, args.rows // args.sample)
+    sample = args.data_dir / f"synth_{args.rows}.every{k}.csv"
+    if not sample.exists():
+        every_kth(full, sample, k)
+    rows = {"sample": count_rows(sample), "all": count_rows(full)}
+    model = work / "model.yaml"
+    subprocess.run([sys.executable, "-m", "c45rules", "fit", "-q", str(R.DATA / args.train / args.train),
+                    "-o", str(model)], check=True)
+
+    plan = [(e, "sample") for e in engines] + [(e, "all") for e in engines if e == "duckdb" or args.full]
+    results = []
+    for engine, which in plan:
+        data = sample if which == "sample" else full
+        out = work / f"{engine}.{which}.csv"
+        print(f"{engine} on {rows[which]:,} rows ...", file=sys.stderr, flush=True)
+        load = os.getloadavg()[0]
+        res = run_engine(engine, model, data, out)
+        reference = work / "default.sample.csv"
+        diff, compared = differing_rows(out, reference, k if which == "all" else 1)
+        results.append({"engine": engine, "rows": rows[which], "bytes": data.stat().st_size, **res,
+                        "differ": diff, "compared": compared, "load": (load, os.getloadavg()[0])})
+        print(f"  {res['wall']:.1f} s, peak {res['peak_kb'] / 1024:.0f} MB, {diff} of {compared} sampled rows differ",
+              file=sys.stderr, flush=True)
+        if not args.keep and which == "all":
+            out.unlink()
+
+    header = ["engine", "rows", "input", "wall s", "rows/s", "peak MB", "agrees", "load avg"]
+    table = markdown_table(header, [[
+        r["engine"], f"{r['rows']:,}", f"{r['bytes'] / 1e9:.2f} GB", f"{r['wall']:.1f}",
+        f"{r['rows'] / r['wall']:,.0f}", f"{r['peak_kb'] / 1024:,.0f}",
+        "yes" if not r["differ"] else f"NO: {r['differ']:,} of {r['compared']:,} differ",
+        f"{r['load'][0]:.2f} -> {r['load'][1]:.2f}"] for r in results])
+    print(table)
+    if args.markdown:
+        stamp, mach = run_stamp(), machine()
+        body = "\n".join([
+            "## Scoring a file with the three engines (issue 29)", "",
+            f"Written by `python bench/engines.py --rows {args.rows} --sample {args.sample}"
+            f"{' --full' if args.full else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
+            f"{mach['cpu']}, {mach['cores']} cores, {mach['ram']}.", "",
+            f"Model fitted on {args.train}; data: make_synth.py rows as CSV with a header. Each run is a whole "
+            "`c45rules predict --engine E MODEL DATA -o OUT.csv` process: wall time from start to exit, and "
+            "the peak of the summed proportional set size of the process and its children (Spark's JVM "
+            "included), sampled every 0.1 s. The sample is every "
+            f"{k}-th row of the file; `agrees`: the output's rows equal the default engine's on the sample, "
+            "byte for byte (for a run over all rows, its rows at the sample's positions are compared).", "",
+            table, ""])
+        put_section(args.markdown, "engines", body)
+        print(f"wrote the engines section of {args.markdown}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
