@@ -6,13 +6,14 @@ import sys
 from dataclasses import replace
 
 from .io import check_output, is_stdout, write_text
-from .options import data_options, rule_options, tree_options
+from .options import data_options, grid_options, rule_options, tree_options
 from .rules import learn, rules_text
 
 HELP = "learn C4.5 rules and write the model as YAML"
 EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
-           "  c45rules fit loans.csv --target default --discrete branch -o model.yaml")
-PARENTS = (data_options, tree_options, rule_options)
+           "  c45rules fit loans.csv --target default --discrete branch -o model.yaml\n"
+           "  c45rules fit examples/crx/crx --tune --grid cf=10,25 m=2,5 -o model.yaml")
+PARENTS = (data_options, tree_options, rule_options, grid_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -22,6 +23,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-tree", action="store_true",
                    help="also store the pruned tree in the model, so that 'export --to dot' and the report"
                         " can draw it without the training data")
+    p.add_argument("--tune", action="store_true",
+                   help="choose the options of --grid by cross-validation on the training data, then fit"
+                        " with the best; the choice is stored in the model's options as 'tuned'")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -239,3 +239,22 @@ def scoring_options() -> argparse.ArgumentParser:
                    help="a value the model never saw in training (a new category) is an error"
                         " (exit 2) instead of a note on stderr; without it such a value matches no test")
     return p
+
+
+def grid_options(*, short: bool = False) -> argparse.ArgumentParser:
+    """--grid and --tune-folds (also -k with `short`): the options 'tune' searches and its
+    cross-validation."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("tuning")
+    g.add_argument("--grid", nargs="+", metavar="NAME=V1,V2", default=None,
+                   help="options to search, each NAME=values (NAME: cf in percent, m, s 0|1, g 0|1, r;"
+                        " default cf=5,10,25,50 m=1,2,5,10 s=0,1); the rest as given")
+    g.add_argument(*(["-k"] if short else []), "--tune-folds", type=positive_int, default=10, metavar="K",
+                   help="folds of the cross-validation that scores each grid point (default 10)")
+    return p
+
+
+def tuning_grid(args: argparse.Namespace) -> dict:
+    """The grid of --grid, or the default grid."""
+    from ..crossval import DEFAULT_GRID, parse_grid
+    return parse_grid(args.grid) if args.grid else dict(DEFAULT_GRID)

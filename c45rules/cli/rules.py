@@ -4,9 +4,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 from .io import load_training, progress
-from .options import data_options, learning_rule_options, rule_options, tree_options
+from .options import data_options, learning_rule_options, rule_options, tree_options, tuning_grid
 
 HELP = "learn C4.5 rules; print them and their evaluation like c4.5rules"
 EXAMPLE = "c45rules rules examples/crx/crx -u\n  c45rules rules examples/crx/crx --json"
@@ -23,9 +24,30 @@ def learn(args: argparse.Namespace):
     """(ruleset, tree, train, test) from the data and learning options (rules, fit)."""
     from ..pipeline import fit_dataset
     train, test = load_training(args)
+    options = learning_rule_options(args)
+    tuned = None
+    if getattr(args, "tune", False):
+        options, tuned = tuned_options(args, train, options)
     progress(args, "growing the tree, generalising and selecting rules")
-    ruleset, tree, _ = fit_dataset(train, **learning_rule_options(args))
+    ruleset, tree, _ = fit_dataset(train, **options)
+    if tuned is not None:   # the choice and its evidence travel with the model
+        ruleset = replace(ruleset, options=(*ruleset.options, ("tuned", tuned)))
     return ruleset, tree, train, test
+
+
+def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict, dict]:
+    """The options with the grid's best point (by cross-validation on `train`) in place, and a
+    record of the choice: {"grid", "folds", "seed", "best", "mean_error_pct"}."""
+    from ..crossval import grid_options as as_fit_options
+    from ..crossval import tune
+    grid = tuning_grid(args)
+    seed = args.seed if args.seed is not None else 0
+    progress(args, f"tuning: {args.tune_folds}-fold cross-validation of each grid point")
+    res = tune(train, grid, k=args.tune_folds, seed=seed, options=options)
+    error = next(e for p, e, _ in res.points if p == res.best)
+    return ({**options, **as_fit_options(res.best)},
+            {"grid": {k: list(v) for k, v in grid.items()}, "folds": args.tune_folds, "seed": seed,
+             "best": res.best, "mean_error_pct": round(error, 4)})
 
 
 def rules_text(ruleset, train, test) -> str:

@@ -1,0 +1,56 @@
+"""C5.0 (RuleQuest's GPL release) on the same folds as `cv`, for `cv --compare c50 PATH`."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+
+# the test evaluation's summary line of a ruleset: "    13   32(16.0%)   <<"
+_TEST_LINE = re.compile(r"Evaluation on test data \((\d+) cases\):.*?^\s*(\d+)\s+(\d+)\(\s*[\d.]+%\)\s+<<",
+                        re.S | re.M)
+
+
+def check_binary(path: str) -> str:
+    """The C5.0 program's path, or InputError naming what is wrong with it."""
+    p = Path(path)
+    if not p.is_file() or not os.access(p, os.X_OK):
+        raise InputError(f"{path}: not an executable file (cv --compare c50 needs RuleQuest's c5.0 program)")
+    return str(p.resolve())
+
+
+def _c45_cell(text: str) -> str:
+    # C4.5 and C5.0 read '\' as an escape in .data files and end a cell at ',' or a line at '|'
+    return re.sub(r"([\\,|])", r"\\\1", text)
+
+
+def fold_errors(binary: str, stem: str, splits: list[tuple[np.ndarray, np.ndarray]], ncols: int,
+                ) -> list[tuple[int, int, int]]:
+    """(test errors, test cases, rules) of `c5.0 -r` trained and tested on each split of the
+    cases of STEM.data (rows as the C4.5 reader numbers them)."""
+    from ..data.names import split_cases
+    cells = split_cases(f"{stem}.data", ncols)
+    lines = cells.apply(lambda row: ",".join(_c45_cell(v) for v in row), axis=1).to_numpy()
+    out = []
+    with tempfile.TemporaryDirectory(prefix="c45rules-c50-") as tmp:
+        for i, (train, test) in enumerate(splits):
+            fold = Path(tmp) / f"fold{i}"
+            shutil.copyfile(f"{stem}.names", f"{fold}.names")
+            Path(f"{fold}.data").write_text("\n".join(lines[train]) + "\n")
+            Path(f"{fold}.test").write_text("\n".join(lines[test]) + "\n")
+            done = subprocess.run([binary, "-f", str(fold), "-r"], capture_output=True, text=True)
+            m = _TEST_LINE.search(done.stdout)
+            if done.returncode or not m:
+                tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+                raise InputError(f"{binary} failed on fold {i + 1} (exit {done.returncode}): {tail[0]}")
+            cases, rules, errors = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            if cases != len(test):
+                raise InputError(f"{binary} read {cases} test cases of fold {i + 1}, not {len(test)}")
+            out.append((errors, cases, rules))
+    return out

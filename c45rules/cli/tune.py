@@ -1,0 +1,44 @@
+"""`c45rules tune`: cross-validate a grid of options and name the best."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .io import load_training, progress
+from .options import data_options, grid_options, learning_rule_options, rule_options, tree_options, tuning_grid
+
+HELP = "choose options (cf, m, s, ...) by cross-validating each point of a grid"
+EXAMPLE = ("c45rules tune examples/crx/crx --grid cf=5,10,25,50 m=1,2,5,10 s=0,1 -k 10\n"
+           "  c45rules fit examples/crx/crx --tune -o model.yaml   # tune, then fit with the best")
+PARENTS = (lambda: data_options(test=False), tree_options, rule_options, lambda: grid_options(short=True))
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The tune command's own options."""
+    p.add_argument("--json", action="store_true",
+                   help='print {"k", "seed", "grid": [{"options", "mean_error_pct", "mean_rules"}], "best"}')
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print each grid point's cross-validated error, best first marked."""
+    from ..crossval import tune
+    train, _ = load_training(args)
+    grid = tuning_grid(args)
+    seed = args.seed if args.seed is not None else 0
+    progress(args, f"tuning: {args.tune_folds}-fold cross-validation of each grid point")
+    res = tune(train, grid, k=args.tune_folds, seed=seed, options=learning_rule_options(args))
+    if args.json:
+        print(json.dumps(res.as_json()))
+        return 0
+    names = list(grid)
+    lines = [f"{res.k}-fold cross-validation of {len(res.points)} option sets (seed {seed}); the best"
+             " has the lowest mean error, then the fewest rules", "",
+             "  ".join(f"{n:>5}" for n in names) + f"  {'error':>7}  {'rules':>6}"]
+    for p, err, rules in res.points:
+        mark = "  <- best" if p == res.best else ""
+        lines.append("  ".join(f"{p[n]!s:>5}" for n in names) + f"  {err:6.2f}%  {rules:6.1f}{mark}")
+    best = " ".join(f"{n}={res.best[n]}" for n in names)
+    lines += ["", f"best: {best}", ""]
+    sys.stdout.write("\n".join(lines))
+    return 0
