@@ -7,10 +7,19 @@ import os
 import platform
 import re
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import reference as R  # noqa: E402
+
+# made on demand by make_synth.py, never committed: (size, extra arguments); the _u5 sets have
+# 5% of every attribute unknown, so their trees grow node by node with fractional weights
+GENERATED = {"synth_1m": ("1m", ()), "synth_100k_u5": ("100k", ("--missing", "0.05")),
+             "synth_1m_u5": ("1m", ("--missing", "0.05"))}
+DATA_DIR = ROOT / "bench" / "data"
 # A section another script owns inside BENCHMARKS.md: bench/run.py rewrites the file but keeps
 # these blocks, and each script replaces only its own.
 _SECTION = re.compile(r"<!-- section (?P<name>[\w.-]+) -->\n.*?<!-- /section (?P=name) -->\n", re.S)
@@ -136,3 +145,23 @@ def put_section(path: Path, name: str, body: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
+
+
+def dataset_stem(name: str) -> str:
+    """Path stem of a dataset, generating synth_1m and the _u5 sets into bench/data when missing."""
+    if name in GENERATED:
+        size, extra = GENERATED[name]
+        # make_synth names its output synth_SIZE: variants get a directory of their own
+        root = DATA_DIR if not extra else DATA_DIR / name
+        stem = root / f"synth_{size}" / f"synth_{size}"
+        if not (Path(f"{stem}.names").exists() and Path(f"{stem}.data").exists()):
+            print(f"generating {name} into {root} ...", file=sys.stderr, flush=True)
+            subprocess.run([sys.executable, str(R.SHARED / "tools" / "make_synth.py"),
+                            "--sizes", size, *extra, "--outroot", str(root)], check=True)
+        return str(stem)
+    if (DATA_DIR / name / f"{name}.names").exists():
+        return str(DATA_DIR / name / name)
+    if (R.DATA / name / f"{name}.names").exists():
+        return R.stem(name)
+    raise SystemExit(f"unknown dataset {name!r}: not in {R.DATA} nor {DATA_DIR}"
+                     f" (known: {', '.join(R.datasets() + list(GENERATED))})")

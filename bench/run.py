@@ -59,17 +59,13 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT))
 import reference as R  # noqa: E402
-from common import TreePss, kept_sections, machine, markdown_table, run_stamp  # noqa: E402
+from common import (TreePss, dataset_stem, kept_sections, machine,  # noqa: E402
+                    markdown_table, run_stamp)
 
 DEFAULT_DATASETS = "synth_10k,synth_100k,synth_1m,letter,shuttle,fertility,income,synth_100k_u5"
 OUR_STAGES = ("load", "tree", "rules", "predict", "predict 1M")
 TABLE_STAGES = ("load", "tree", "rules", "total", "predict", "predict 1M")
 MILLION = 1_000_000
-# made on demand by make_synth.py, never committed: (size, extra arguments); the _u5 sets have
-# 5% of every attribute unknown, so their trees grow node by node with fractional weights
-GENERATED = {"synth_1m": ("1m", ()), "synth_100k_u5": ("100k", ("--missing", "0.05")),
-             "synth_1m_u5": ("1m", ("--missing", "0.05"))}
-DATA_DIR = BENCH / "data"
 EVENT = "@bench "
 RESULTS_MARK = "<!-- bench/run.py results"
 SCALING = ("synth_10k", "synth_100k", "synth_1m")
@@ -228,26 +224,6 @@ def child_sklearn(stem: str, dataset: str) -> None:
 
 
 # ----------------------------------------------------------------------------- parent side
-
-def dataset_stem(name: str) -> str:
-    """Path stem of a dataset, generating synth_1m and the _u5 sets into bench/data when missing."""
-    if name in GENERATED:
-        size, extra = GENERATED[name]
-        # make_synth names its output synth_SIZE: variants get a directory of their own
-        root = DATA_DIR if not extra else DATA_DIR / name
-        stem = root / f"synth_{size}" / f"synth_{size}"
-        if not (Path(f"{stem}.names").exists() and Path(f"{stem}.data").exists()):
-            print(f"generating {name} into {root} ...", file=sys.stderr, flush=True)
-            subprocess.run([sys.executable, str(R.SHARED / "tools" / "make_synth.py"),
-                            "--sizes", size, *extra, "--outroot", str(root)], check=True)
-        return str(stem)
-    if (DATA_DIR / name / f"{name}.names").exists():
-        return str(DATA_DIR / name / name)
-    if (R.DATA / name / f"{name}.names").exists():
-        return R.stem(name)
-    raise SystemExit(f"unknown dataset {name!r}: not in {R.DATA} nor {DATA_DIR}"
-                     f" (known: {', '.join(R.datasets() + list(GENERATED))})")
-
 
 def run_child(argv: list[str], timeout: float, stage_timeout: float | None) -> dict:
     """Run a child, collecting its events (progress on stderr); kill it past either timeout."""

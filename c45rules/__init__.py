@@ -1,20 +1,16 @@
 """c45rules: Quinlan's C4.5 Release 8 trees and C4.5-rules, exported where decisions run."""
 __version__ = "0.1.0"
 
+from ._lazy import lazy_exports
 from .errors import C45RulesError, InputError, ModelError
-from .data import Attribute, Dataset, Schema
-from .ruleset import Condition, Explanation, Rule, RuleSet
-from .pipeline import fit, fit_dataset, learn_rules, learn_tree
 
+# the rest on first use: importing the package (and `c45rules --help`) stays light
+_WHERE = {**dict.fromkeys(("Attribute", "Dataset", "Schema"), ".data.schema"),
+          **dict.fromkeys(("Condition", "Explanation", "Rule", "RuleSet"), ".ruleset"),
+          **dict.fromkeys(("fit", "fit_dataset", "learn_rules", "learn_tree"), ".pipeline"),
+          "C45Rules": ".classifier"}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = ["C45RulesError", "InputError", "ModelError", "Attribute", "Dataset", "Schema",
            "Condition", "Explanation", "Rule", "RuleSet", "C45Rules", "fit", "fit_dataset",
            "learn_rules", "learn_tree", "__version__"]
-
-
-def __getattr__(name: str):
-    # the estimator class imports scikit-learn when it is installed: load it on first use
-    if name == "C45Rules":
-        from .classifier import C45Rules
-        return C45Rules
-    raise AttributeError(f"module 'c45rules' has no attribute {name!r}")

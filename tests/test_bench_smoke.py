@@ -1,9 +1,14 @@
-"""bench/run.py runs end to end on a tiny dataset and writes its table (timings never asserted)."""
+"""The benchmark scripts run end to end on tiny data and write their tables (timings never asserted)."""
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from reference import SHARED as R_SHARED  # noqa: E402
 
 
 def test_bench_runs_on_golf_and_writes_the_table(tmp_path):
@@ -109,3 +114,19 @@ def test_engines_bench_checks_each_engine_against_the_default_and_keeps_its_sect
     text = md.read_text()
     assert "| golf |" in text and text.count("<!-- section engines -->") == 1
     assert "| duckdb | 3,000 |" in text
+
+
+@pytest.mark.skipif(not os.access(R_SHARED / "anchors" / "c5.0", os.X_OK) and not os.environ.get("CI"),
+                    reason="no C5.0 anchor")
+def test_vs_c50_runs_both_programs_and_reports_their_rules_and_errors(tmp_path):
+    md = tmp_path / "BENCH.md"
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "vs_c50.py"), "--datasets", "golf,crx",
+                          "--jobs-row", "", "--markdown", str(md)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = {r[0]: r for r in ([c.strip() for c in ln.strip("|").split("|")] for ln in out.stdout.splitlines()
+                              if ln.startswith("| golf |") or ln.startswith("| crx |"))}
+    # rules ours / C5.0 and errors (crx: on crx.test) as both programs print them
+    assert (rows["golf"][8], rows["golf"][9]) == ("4 / 4", "0 / 0 (train)")
+    assert (rows["crx"][1], rows["crx"][8], rows["crx"][9]) == ("490", "14 / 13", "31 / 32")
+    assert "<!-- section vs-c50 -->" in md.read_text()

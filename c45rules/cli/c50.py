@@ -7,8 +7,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-
-import numpy as np
+from typing import Any
 
 from ..errors import InputError
 
@@ -30,7 +29,7 @@ def _c45_cell(text: str) -> str:
     return re.sub(r"([\\,|])", r"\\\1", text)
 
 
-def fold_errors(binary: str, stem: str, splits: list[tuple[np.ndarray, np.ndarray]], ncols: int,
+def fold_errors(binary: str, stem: str, splits: list[tuple[Any, Any]], ncols: int,
                 ) -> list[tuple[int, int, int]]:
     """(test errors, test cases, rules) of `c5.0 -r` trained and tested on each split of the
     cases of STEM.data (rows as the C4.5 reader numbers them)."""

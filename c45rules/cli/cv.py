@@ -6,8 +6,6 @@ import json
 import re
 import sys
 
-import numpy as np
-
 from ..errors import InputError
 from .io import is_table, load_training, progress
 from .options import (data_options, grid_options, learning_rule_options, positive_int, rule_options,
@@ -80,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
 def cv_text(ours, theirs=None) -> str:
     """The folds as a table: errors and rules per fold, then the mean and its standard error."""
+    import numpy as np
     head = f"{'fold':>8}  {'cases':>6}  {'errors':>14}  {'rules':>5}"
     if theirs is not None:
         head += f"  {'C5.0 errors':>14}  {'rules':>5}"

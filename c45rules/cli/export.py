@@ -5,7 +5,7 @@ import argparse
 import json
 
 from ..errors import InputError
-from ..export.sql import FORMS
+from ..export.sql_forms import FORMS
 from .io import check_output, load_model, relearn_tree, write_text
 from .options import reading_options
 

@@ -1,10 +1,13 @@
 """Exports generated from a RuleSet alone: YAML, SQL, standalone Python, PMML, tree and rule-list graphs."""
-from ._atomic import atomic_write_text
-from .graph import rules_to_networkx, to_dot, tree_to_networkx, write_graphml
-from .pmml import to_pmml, write_pmml
-from .python import to_python, write_python
-from .sql import SQL_DIALECTS, sql_case_expression, to_sql_case, to_sql_select
-from .yaml import dump_yaml, load_yaml, write_yaml
+from .._lazy import lazy_exports
+
+_WHERE = {"atomic_write_text": "._atomic",
+          **dict.fromkeys(("rules_to_networkx", "to_dot", "tree_to_networkx", "write_graphml"), ".graph"),
+          **dict.fromkeys(("to_pmml", "write_pmml"), ".pmml"),
+          **dict.fromkeys(("to_python", "write_python"), ".python"),
+          **dict.fromkeys(("SQL_DIALECTS", "sql_case_expression", "to_sql_case", "to_sql_select"), ".sql"),
+          **dict.fromkeys(("dump_yaml", "load_yaml", "write_yaml"), ".yaml")}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = ["atomic_write_text", "dump_yaml", "load_yaml", "write_yaml", "to_sql_case",
            "to_sql_select", "sql_case_expression", "SQL_DIALECTS", "to_python", "write_python",

@@ -43,6 +43,7 @@ from sqlglot import exp
 from ..errors import InputError, ModelError
 from ..ruleset import Condition, Rule, RuleSet, checked_condition
 from ._comment import note_lines
+from .sql_forms import FORMS
 
 UNKNOWN_VALUES = ("", "?")   # unknown in data (spec 1), so a test on them is never satisfied
 
@@ -166,9 +167,6 @@ def _decisions(ruleset: RuleSet, dialect: str, table: str | None
             return out, rule
         out.append((exp.and_(*flat) if len(flat) > 1 else flat[0], rule))
     return out, None
-
-
-FORMS = ("flat", "nested")
 
 
 def _case(decisions: list[tuple[exp.Expression, Rule]], then: Callable[[Rule], exp.Expression],

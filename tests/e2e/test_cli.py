@@ -428,3 +428,21 @@ def test_arguments_in_the_wrong_order_are_told_so(tmp_path):
     assert code == 2 and f"{GOLF}.names: is a data file, not a model" in err
     code, _, err = cli_err(["rules", str(model)])
     assert code == 2 and f"{model}: is a model file, but 'rules' learns from data" in err
+
+
+def test_help_and_parsing_import_neither_numpy_nor_pandas_nor_sqlglot():
+    # startup cost (issue 33): building the whole parser must stay light; the heavy
+    # libraries load when a command runs
+    code = ("import sys; from c45rules.cli import build_parser; build_parser()\n"
+            "import c45rules, c45rules.data, c45rules.export\n"
+            "print(sorted(m for m in ('numpy', 'pandas', 'sqlglot', 'pyarrow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    # and the lazy names still resolve, to the same objects as their modules'
+    import c45rules
+    from c45rules.export.yaml import load_yaml
+    from c45rules.ruleset import RuleSet
+    assert c45rules.RuleSet is RuleSet and c45rules.export.load_yaml is load_yaml
+    assert "fit" in dir(c45rules)
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        c45rules.nope
