@@ -21,10 +21,18 @@ Recursive Partitioning Using the RPART Routines". The points that decide which t
 * unknown values: surrogate splits ranked by agreement with the primary split, kept when
   they beat going with the majority (adjusted agreement > 0); with `usesurrogate` 2 a case
   missing every surrogate goes the majority way, with 0 it stays at the node (and is
-  predicted by it), as rpart does in fitting and in predict.
+  predicted by it), as rpart does in fitting and in predict;
+* rpart sends `x < midpoint` one way; the Node's threshold test is `x <= cut`, so the cut
+  stored is the double just below the midpoint: the tree, its rules and every export decide
+  as rpart for every value (the midpoint itself included), and it prints as the midpoint.
+
+Where we still differ (FIDELITY.md, "CART vs rpart 4.1.19"): splits of exactly equal
+improvement on different attributes are told apart by rpart in the last bits of sums taken in
+the order of its own sort; here they go to the attribute that comes first.
 """
 from __future__ import annotations
 
+import functools
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -209,27 +217,20 @@ class _Cart:
         if self.C == 2:
             # rpart orders the categories by their share of the first class and cuts along it
             share = table[present, 0] / n_v[present]
-            moves = present[np.argsort(share, kind="stable")]
-            masks = np.zeros((len(moves), L), dtype=bool)
-            for m in range(len(moves)):
-                masks[m, moves[: m + 1]] = True
+            ordered = present[np.argsort(share, kind="stable")]
+            left = np.cumsum(table[ordered], axis=0)[:-1]
+            nl = np.cumsum(n_v[ordered])[:-1]
         else:
             # every subset in rpart's Gray-code order over the present categories; the last
             # level (when present) never moves and stays on the right
             moving = present[present < L - 1]
             if len(moving) > MAX_SUBSET_CATEGORIES:
-                raise InputError(f"attribute {a}: {len(moving)} categories at one node are too many"
-                                 f" for the cart grower's exhaustive subset search (at most"
-                                 f" {MAX_SUBSET_CATEGORIES})")
-            if len(moving) == 0:
-                return None
-            steps = np.arange(1, 2 ** len(moving), dtype=np.int64)
-            gray = steps ^ (steps >> 1)
-            bits = ((gray[:, None] >> np.arange(len(moving))[None, :]) & 1).astype(bool)
-            masks = np.zeros((len(steps), L), dtype=bool)
-            masks[:, moving] = bits
-        left = masks.astype(np.float64) @ table
-        nl = masks.astype(np.float64) @ n_v
+                raise InputError(f"attribute {self.data.schema.attributes[a].name!r}: {len(moving)} categories at"
+                                 f" one node are too many for the cart grower's exhaustive subset search"
+                                 f" (at most {MAX_SUBSET_CATEGORIES})")
+            bits = _gray_subsets(len(moving))
+            left = bits @ table[moving]
+            nl = bits @ n_v[moving]
         nt = n_v.sum()
         ok = (nl >= self.mb) & (nt - nl >= self.mb)
         if not ok.any():
@@ -239,9 +240,12 @@ class _Cart:
         best = _first_best(gain)
         if best is None:
             return None
-        mask = masks[at[best]]
-        return float(gain[best]), ("subset", (frozenset(np.flatnonzero(mask & (n_v > 0)).tolist()),
-                                                         frozenset(np.flatnonzero(~mask & (n_v > 0)).tolist())))
+        if self.C == 2:
+            to_left = ordered[: at[best] + 1]
+        else:
+            to_left = moving[bits[at[best]].astype(bool)]
+        to_right = np.setdiff1d(present, to_left)
+        return float(gain[best]), ("subset", (frozenset(to_left.tolist()), frozenset(to_right.tolist())))
 
     def best_split(self, rows: np.ndarray):
         best = None
@@ -416,6 +420,16 @@ class _Cart:
         for n in root.walk():
             n.complexity = n.complexity / root_risk if root_risk > 0 else 0.0
         return root
+
+
+@functools.lru_cache(maxsize=None)
+def _gray_subsets(m: int) -> np.ndarray:
+    """(2**m - 1, m) 0/1 rows: the subsets on the left in the reflected Gray code's order."""
+    steps = np.arange(1, 2 ** m, dtype=np.int64)
+    gray = steps ^ (steps >> 1)
+    out = ((gray[:, None] >> np.arange(m)[None, :]) & 1).astype(np.float64)
+    out.flags.writeable = False
+    return out
 
 
 def _first_best(gain: np.ndarray) -> int | None:
