@@ -116,7 +116,7 @@ def _table(X: Any) -> pd.DataFrame | np.ndarray:
 
 
 class C45Rules(*_BASES):
-    """C4.5 tree + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
+    """C4.5 tree (or grower="cart"/"id3") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
 
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
