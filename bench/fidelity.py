@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fidelity table: our trees and rulesets against C4.5 R8's outputs on every shared dataset.
 
-Usage: python bench/fidelity.py [--trees-only | --rules-only] [--jobs N] [NAME ...]
+Usage: python bench/fidelity.py [--trees-only | --rules-only | --cart] [--jobs N] [NAME ...]
 Prints markdown tables, one row per dataset: ours vs the reference, match yes/no. A
 ruleset matches when every rule (id, conditions as printed, class, order, confidence),
 the default class and the train/test error counts equal what c4.5rules printed.
@@ -107,10 +107,15 @@ def main() -> None:
     ap.add_argument("names", nargs="*")
     ap.add_argument("--trees-only", action="store_true")
     ap.add_argument("--rules-only", action="store_true")
+    ap.add_argument("--cart", action="store_true",
+                    help="only the table of the cart grower against R rpart 4.1.19 (../shared/reference/rpart)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (the results must not change)")
     args = ap.parse_args()
     global JOBS
     JOBS = args.jobs
+    if args.cart:
+        cart_table(args.names or R.rpart_datasets())
+        return
     names = args.names or R.datasets()
     if not args.rules_only:
         trees(names)
@@ -142,6 +147,38 @@ def trees(names: list[str]) -> None:
         matched += ok
         print("| " + " | ".join(map(str, row)) + f" | {'yes' if ok else 'NO'} |", flush=True)
     print(f"\nTrees matching the reference (size, errors, estimate): {matched}/{len(names)}")
+
+
+def cart_rows(name: str) -> list[tuple[str, dict, dict]]:
+    """(control, ours, rpart's) for each control of NAME.rpart.txt; each a dict of leaves and errors."""
+    from c45rules.tree.growers import cart
+    train, test = load_stem(R.stem(name), test=True)
+    refs = R.rpart_summary(name)
+    out = []
+    for control, options in R.RPART_CONTROLS.items():
+        tree = cart.grow(train, options)
+        use = tree.options["usesurrogate"]
+        errors = lambda d: None if d is None else int((cart.predict(tree.pruned, d, use) != d.y).sum())  # noqa: E731
+        ours = {"leaves": tree.pruned.leaves(), "train_errors": errors(train), "test_errors": errors(test)}
+        out.append((control, ours, refs[control]))
+    return out
+
+
+def cart_table(names: list[str]) -> None:
+    """The markdown table CART vs rpart 4.1.19: per set and control, ours/rpart, agree yes/no."""
+    print("## CART vs rpart 4.1.19\n")
+    print("| dataset | control | leaves ours/rpart | train errors ours/rpart | test errors ours/rpart | agree |")
+    print("|---|---|---|---|---|---|")
+    agree = total = 0
+    for n in names:
+        for control, ours, ref in cart_rows(n):
+            ok = ours == ref
+            agree += ok
+            total += 1
+            cell = lambda k: f"{'-' if ours[k] is None else ours[k]}/{'-' if ref[k] is None else ref[k]}"  # noqa: E731
+            print(f"| {n} | {control} | {cell('leaves')} | {cell('train_errors')} | {cell('test_errors')} |"
+                  f" {'yes' if ok else 'no'} |", flush=True)
+    print(f"\nAgreement (same leaves, training and test errors): {agree}/{total} = {100 * agree / total:.1f}%")
 
 
 if __name__ == "__main__":

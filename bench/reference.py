@@ -121,3 +121,49 @@ def rules_summary() -> dict[str, dict]:
         cells = [c.strip() for c in ln.strip("|").split("|")]
         out[cells[0]] = dict(zip(keys, cells[1:]))
     return out
+
+
+# ---- R rpart 4.1.19 (../shared/reference/rpart, see EXTRA.md) ----------------------------------
+RPART = SHARED / "reference" / "rpart"
+# the three controls of each rpart reference file: its heading -> our cart options
+RPART_CONTROLS = {
+    "default": {},
+    "no surrogates": {"usesurrogate": 0, "maxsurrogate": 0},
+    "full tree": {"cp": 0.0, "minsplit": 2, "minbucket": 1},
+}
+
+
+def rpart_datasets() -> list[str]:
+    """Names of the datasets with an rpart reference file."""
+    return sorted(p.name.split(".")[0] for p in RPART.glob("*.rpart.txt"))
+
+
+def rpart_blocks(name: str) -> dict[str, str]:
+    """{control heading: its printed block} of NAME.rpart.txt."""
+    text = (RPART / f"{name}.rpart.txt").read_text()
+    out = {}
+    for block in re.split(r"^===== ", text, flags=re.M)[1:]:
+        out[block.split(" (")[0]] = block
+    return out
+
+
+def rpart_summary(name: str) -> dict[str, dict[str, int | None]]:
+    """{control: {'leaves', 'train_errors', 'test_errors'}} (test_errors None without NAME.test)."""
+    out = {}
+    for control, block in rpart_blocks(name).items():
+        def count(key: str) -> int | None:
+            m = re.search(rf"^{key} (\d+)", block, re.M)
+            return int(m.group(1)) if m else None
+        out[control] = {"leaves": count("leaves"), "train_errors": count("train_errors"),
+                        "test_errors": count("test_errors")}
+    return out
+
+
+def rpart_nodes(name: str, control: str) -> list[tuple[int, str, int, int, str]]:
+    """The printed tree's nodes: (number, split as printed, n, loss, yval)."""
+    nodes = []
+    for line in rpart_blocks(name)[control].splitlines():
+        m = re.match(r"^\s*(\d+)\) (root|V\d+(?:< \S+|>=\S+|=\S+)) (\d+)\s+(\d+) (.*?) \(", line)
+        if m:
+            nodes.append((int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)), m.group(5)))
+    return nodes

@@ -19,15 +19,20 @@ from .rules.generalize import CandidateRule, generalise_rules
 from .rules.order import default_class, order_rules, sift_rules
 from .rules.select import select_rules
 from .ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet, evidence_rate
-from .tree.grow import grow_tree
-from .tree.node import FlatTree, Tree
-from .tree.prune import prune_tree
-from .workers import give_back_memory, no_collection
+from .tree.growers import NAMES as GROWERS, OPTIONS as GROWER_OPTIONS, get_grower
+from .tree.node import Tree
 
+# the options every grower shares (cf and rules_cf: the rules' confidence level; seed: the
+# annealing's random() and cart's cross-validation folds), then each grower's own
+_SHARED: dict[str, Any] = {
+    "cf": 0.25, "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
+    "jobs": 1,
+}
 DEFAULTS: dict[str, Any] = {
     "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
     "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
-    "jobs": 1,
+    "jobs": 1, "grower": "c45",
+    **{k: v for name in GROWERS if name != "c45" for k, v in GROWER_OPTIONS[name].items()},
 }
 # options that change how fast, never what: not recorded in the RuleSet
 _SPEED_ONLY = ("jobs",)
@@ -73,26 +78,40 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     for key in ("cf", "rules_cf", "fisher", "redundancy"):
         if out[key] is not None:
             out[key] = float(out[key])
+    if out["grower"] not in GROWERS:
+        raise InputError(f"option grower must be one of {', '.join(GROWERS)}, got {shown(out['grower'])}")
+    from .tree.growers import cart
+    out.update(cart.check({k: out[k] for k in GROWER_OPTIONS["cart"]}))
+    out["minbucket"] = o.get("minbucket")   # None: round(minsplit / 3), as recorded
+    return out
+
+
+def grower_options(o: dict[str, Any]) -> dict[str, Any]:
+    """The options a model of grower o['grower'] is learnt with and records, or InputError when
+    an option of another grower is set (its value not the default)."""
+    name = o["grower"]
+    foreign = [k for other in GROWERS if other != name for k in GROWER_OPTIONS[other]
+               if k not in GROWER_OPTIONS[name] and o.get(k, DEFAULTS[k]) != DEFAULTS[k]]
+    if foreign:
+        raise InputError(f"option(s) {', '.join(foreign)} belong to another grower, not to grower {name!r}"
+                         f" (its options: {', '.join(GROWER_OPTIONS[name]) or 'none'})")
+    keep = {**_SHARED, **GROWER_OPTIONS[name]}
+    out = {k: o.get(k, v) for k, v in keep.items()}
+    if name != "c45":
+        # c4.5 models record no grower, as before there were others: their files stay the same
+        out["grower"] = name
     return out
 
 
 def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_ratio: bool = True,
-               subset: bool = False, jobs: int = 1) -> Tree:
-    """Grow the unpruned tree and its pruned copy (c4.5, spec 2-3)."""
+               subset: bool = False, jobs: int = 1, grower: str = "c45", **options: Any) -> Tree:
+    """Grow a tree with the named grower (default c4.5: the unpruned tree and its pruned copy, spec 2-3)."""
     _require_labels(data)
-    with no_collection():       # hundreds of thousands of nodes at scale, no cycles
-        unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset, jobs=jobs)
-        pruned = prune_tree(unpruned, data, cf=cf)
-        # the unpruned tree kept as arrays (Tree.unpruned makes its nodes when asked for), the
-        # pruned one made again once the growing's and pruning's leftovers are gone, so that
-        # its nodes lie together: 180 MB less resident at 1M cases (node.FlatTree)
-        flat, small = FlatTree(unpruned), FlatTree(pruned)
-        del unpruned, pruned
-        give_back_memory()
-        pruned = small.rebuilt()
-    give_back_memory()
-    return Tree(data.schema, flat, pruned,
-                {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset})
+    grow = get_grower(grower)
+    if grower == "c45":
+        return grow(data, {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset,
+                           "jobs": jobs})
+    return grow(data, {"jobs": jobs, **options})
 
 
 @dataclass
@@ -202,11 +221,19 @@ def _kinds(discrete, continuous, ignore) -> dict:
 
 def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTrace]:
     """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace."""
-    o = check_options(options)
+    o = grower_options(check_options(options))
     _require_labels(train)
-    tree = learn_tree(train, cf=o["cf"], min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
-                      subset=o["subset"], jobs=o["jobs"])
+    tree = grow_with(train, o)
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
     rs, trace = learn_rules(tree, train, cf=rules_cf, fisher=o["fisher"], redundancy=o["redundancy"],
                             annealing=o["annealing"], seed=o["seed"], options=o, jobs=o["jobs"])
     return rs, tree, trace
+
+
+def grow_with(train: Dataset, o: dict[str, Any]) -> Tree:
+    """The tree of checked options `o` (grower_options' result, or a model's recorded options)."""
+    name = o.get("grower", "c45")
+    own = {k: o.get(k, v) for k, v in GROWER_OPTIONS[name].items()}
+    return learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), grower=name, seed=o.get("seed"),
+                      **own) if name != "c45" else learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1),
+                                                                **own)

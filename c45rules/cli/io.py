@@ -119,7 +119,7 @@ def load_labelled(path: str, ruleset, target: str | None = None,
 
 def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):
     """Re-grow the model's tree from its training data, refusing other data."""
-    from ..pipeline import DEFAULTS, learn_tree
+    from ..pipeline import DEFAULTS, grow_with
     progress(args, f"reading {path}")
     train = load_labelled(path, ruleset, target, args)
     if ruleset.fingerprint and train.fingerprint() != ruleset.fingerprint:
@@ -127,8 +127,7 @@ def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | Non
                          " from the model's); the tree can only be re-grown from the training data")
     o = {**DEFAULTS, **ruleset.options_dict}
     progress(args, "growing and pruning the tree")
-    return learn_tree(train, cf=o["cf"], min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
-                      subset=o["subset"]), train
+    return grow_with(train, o), train
 
 
 def write_text(path: str | None, text: str) -> None:

@@ -167,9 +167,49 @@ def _add_reading(p: argparse.ArgumentParser) -> None:
                    help="text encoding of a CSV (default utf-8; e.g. latin-1, cp1252)")
 
 
+def usesurrogate(text: str) -> int:
+    """rpart's usesurrogate: 0, 1 or 2."""
+    return _number(text, int, lambda v: v in (0, 1, 2), "0, 1 or 2")
+
+
+def unit_interval(text: str) -> float:
+    """A number in [0, 1]."""
+    return _number(text, float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+
+
+def natural(text: str) -> int:
+    """A whole number >= 0."""
+    return _number(text, int, lambda v: v >= 0, "a whole number >= 0")
+
+
+GROWER_HELP = ("tree grower: c45 (C4.5 Release 8, the default), cart (R rpart 4.1.19's method='class':"
+               " Gini, binary splits, cost-complexity pruning at --cp, surrogate splits), id3 (the classic"
+               " ID3: information gain, multiway splits on discrete attributes, binary cuts on continuous"
+               " ones, no pruning)")
+# cart's flags: (option, type, metavar, help); their default None means "rpart's default"
+_CART_FLAGS = (
+    ("--cp", unit_interval, "CP", "cart: complexity parameter; a split must cut the risk by cp x the root's (default 0.01)"),
+    ("--minsplit", positive_int, "N", "cart: fewest cases in a node to try a split (default 20)"),
+    ("--minbucket", positive_int, "N", "cart: fewest cases in a leaf (default round(minsplit/3))"),
+    ("--maxdepth", positive_int, "N", "cart: deepest node, the root at depth 0 (default 30, at most 30)"),
+    ("--usesurrogate", usesurrogate, "0|1|2",
+     "cart: unknown values: 0 stay at the node, 1 surrogates, 2 surrogates then the majority way (default 2)"),
+    ("--maxsurrogate", natural, "N", "cart: surrogate splits kept per node (default 5)"),
+    ("--xval", natural, "K", "cart: prune at the cp with the fewest errors in K-fold cross-validation (folds drawn"
+                             " with --seed; default 0: none)"),
+)
+
+
 def tree_options() -> argparse.ArgumentParser:
-    """c4.5's -c -m -g -s, and -j."""
+    """--grower, c4.5's -c -m -g -s, cart's rpart options, --seed and -j."""
     p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("tree grower")
+    g.add_argument("--grower", choices=("c45", "cart", "id3"), default="c45", help=GROWER_HELP)
+    g.add_argument("--seed", type=whole, metavar="N",
+                   help="seed of the random draws: the annealing's random() (default: glibc's default state)"
+                        " and cart's cross-validation folds (default 0)")
+    for flag, kind, metavar, text in _CART_FLAGS:
+        g.add_argument(flag, type=kind, metavar=metavar, help=text)
     g = p.add_argument_group("tree options (as c4.5)")
     g.add_argument("-c", "--cf", type=confidence_percent, default=25.0, metavar="CF",
                    help="pruning confidence level in percent, 1 to 100 (default 25)")
@@ -193,9 +233,7 @@ def rule_options() -> argparse.ArgumentParser:
     g.add_argument("-r", "--redundancy", type=positive_float, default=1.0, metavar="R",
                    help="redundancy factor for the coding cost of rules (default 1)")
     g.add_argument("-a", "--annealing", action="store_true",
-                   help="simulated annealing for the rule subset search")
-    g.add_argument("--seed", type=whole, metavar="N",
-                   help="seed of the annealing random() (default: glibc's default state)")
+                   help="simulated annealing for the rule subset search (its seed: --seed)")
     return p
 
 
@@ -221,9 +259,24 @@ def read_options(args: argparse.Namespace):
 
 
 def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Library options from the c4.5-style flags (cf in percent on the command line)."""
-    return {"cf": args.cf / 100, "min_objs": args.min_objs, "gain_ratio": not args.gain,
-            "subset": args.subset, "jobs": args.jobs}
+    """Library options from the tree flags (cf in percent on the command line): the grower's
+    own and the shared ones; a flag of another grower is an InputError."""
+    grower = getattr(args, "grower", "c45")
+    cart = {flag[2:]: getattr(args, flag[2:]) for flag, *_ in _CART_FLAGS
+            if getattr(args, flag[2:], None) is not None}
+    c45 = [f for f, given in (("-m", args.min_objs != 2), ("-g", args.gain), ("-s", args.subset)) if given]
+    if grower != "cart" and cart:
+        raise InputError(f"{', '.join('--' + k for k in cart)}: option(s) of --grower cart, not of --grower {grower}")
+    if grower != "c45" and c45:
+        raise InputError(f"{', '.join(c45)}: option(s) of --grower c45, not of --grower {grower}")
+    out: dict[str, Any] = {"cf": args.cf / 100, "jobs": args.jobs}
+    if grower == "c45":
+        out.update({"min_objs": args.min_objs, "gain_ratio": not args.gain, "subset": args.subset})
+    else:
+        out.update({"grower": grower, **cart})
+        if getattr(args, "seed", None) is not None:
+            out["seed"] = args.seed
+    return out
 
 
 def learning_rule_options(args: argparse.Namespace) -> dict[str, Any]:

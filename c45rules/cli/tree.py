@@ -8,8 +8,9 @@ import sys
 from .io import load_training, progress
 from .options import data_options, learning_tree_options, tree_options
 
-HELP = "grow and prune a C4.5 tree; print both and their evaluation like c4.5"
-EXAMPLE = "c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json"
+HELP = "grow and prune a C4.5 tree (or a CART or ID3 tree: --grower); print it and its evaluation"
+EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
+           "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -27,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
     train, test = load_training(args)
     progress(args, "growing and pruning the tree")
     tree = learn_tree(train, **learning_tree_options(args))
+    if tree.options.get("grower", "c45") != "c45":
+        return _print_other(args, tree, train, test)
     ev = evaluate_trees(tree.unpruned, tree.pruned, train, train.n)
     ev_test = None if test is None else evaluate_trees(tree.unpruned, tree.pruned, test, train.n)
     if args.json:
@@ -45,5 +48,24 @@ def run(args: argparse.Namespace) -> int:
     if ev_test is not None:
         out.append("\n" + format_evaluation(ev_test, "test"))
         out.append("\n" + format_confusion(ev_test.confusion, train.schema.classes) + "\n")
+    sys.stdout.write("".join(out))
+    return 0
+
+
+def _print_other(args: argparse.Namespace, tree, train, test) -> int:
+    """A cart or id3 tree (one tree: cart's is pruned as it grows, id3's never): its leaves and errors."""
+    from ..tree.growers import tree_classes
+    from ..tree.report import format_tree
+    errors = lambda d: None if d is None else int((tree_classes(tree, d) != d.y).sum())  # noqa: E731
+    leaves, train_errors, test_errors = tree.pruned.leaves(), errors(train), errors(test)
+    if args.json:
+        print(json.dumps({"grower": tree.options["grower"], "leaves": leaves, "train_errors": train_errors,
+                          "test_errors": test_errors}))
+        return 0
+    out = [f"Decision Tree ({tree.options['grower']}):\n\n" + format_tree(tree.pruned, train.schema) + "\n\n",
+           f"Leaves {leaves}, training errors {train_errors} of {train.n}"
+           f" ({100 * train_errors / train.n:.1f}%)\n"]
+    if test is not None:
+        out.append(f"Test errors {test_errors} of {test.n} ({100 * test_errors / max(test.n, 1):.1f}%)\n")
     sys.stdout.write("".join(out))
     return 0

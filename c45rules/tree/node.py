@@ -30,6 +30,12 @@ class Node:
     cut: float = 0.0
     subsets: tuple[frozenset[int], ...] = ()
     branches: list["Node"] = field(default_factory=list)
+    # the cart grower's (rpart's) extras, at their defaults for every other grower: the
+    # split's complexity (cp units), its surrogate splits for cases with an unknown value,
+    # and the branch (0/1) taking cases missing every surrogate (-1: they stay here)
+    complexity: float = 0.0
+    surrogates: tuple = ()
+    majority: int = -1
 
     @property
     def is_leaf(self) -> bool:
@@ -56,7 +62,7 @@ class Node:
         """A deep copy (pruning works on a copy of the grown tree)."""
         def alone(n: Node) -> Node:
             return Node(n.klass, n.items, n.errors, n.class_dist.copy(), n.kind, n.attribute,
-                        n.cut, n.subsets, [])
+                        n.cut, n.subsets, [], n.complexity, n.surrogates, n.majority)
         root = alone(self)
         stack = [(self, root)]
         while stack:            # not recursive: trees can be deep and 200k nodes large
@@ -70,6 +76,8 @@ class Node:
         """Unpickle either layout: slots (None, fields) or, from before slots, the fields dict."""
         if isinstance(state, tuple):
             state = {**(state[0] or {}), **state[1]}
+        # pickles made before the cart grower's fields hold none of them
+        self.complexity, self.surrogates, self.majority = 0.0, (), -1
         for name, value in state.items():
             setattr(self, name, value)
 

@@ -123,7 +123,10 @@ def score(name: str, ruleset: RuleSet, rows: list[dict]) -> Scored:
     return Scored(name, ruleset, rows, ruleset.predict(ds), ruleset.predict_rule(ds))
 
 
-FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income", "crx+subset")  # +subset: `in` tests
+# +subset: `in` tests; +cart, +id3: rules from the other growers' trees (cart: subset tests and
+# thresholds just below rpart's midpoints; id3: multiway tests, no pruning)
+FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income", "crx+subset", "crx+cart", "hypo+cart",
+                "labor+id3")
 
 
 def fit_scored(name: str) -> Scored:
@@ -137,6 +140,8 @@ def fit_scored(name: str) -> Scored:
         learn = train.subset(np.arange(1200))
     if name.endswith("+subset"):
         options["subset"] = True
+    if name.endswith(("+cart", "+id3")):
+        options["grower"] = name.split("+")[1]
     ruleset = fit(learn, **options)
     base = decode(train) + (decode(test) if test is not None else [])
     # the test encoding is the library's: decoded rows re-encode to the same decisions

@@ -1,0 +1,46 @@
+"""The tree growers, found by name: each module's `grow(data, options) -> Tree`.
+
+* c45:  C4.5 Release 8 (gain ratio, fractional unknowns, pessimistic pruning); the default;
+* cart: R's rpart 4.1.19, method="class" (Gini, binary splits, cost-complexity pruning, surrogates);
+* id3:  the classic ID3 (information gain, no pruning).
+
+Every grower returns the same `Tree` of `Node`s, so the rules, the exports, explain, rescore
+and the report take a tree from any of them. `OPTIONS` lists each grower's own options with
+their defaults (the options every grower shares, such as `cf` and `seed` for the rules, are
+the pipeline's).
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+import numpy as np
+
+from ...errors import InputError
+
+OPTIONS: dict[str, dict[str, Any]] = {
+    "c45": {"min_objs": 2, "gain_ratio": True, "subset": False},
+    "cart": {"cp": 0.01, "minsplit": 20, "minbucket": None, "maxdepth": 30, "usesurrogate": 2,
+             "maxsurrogate": 5, "xval": 0},
+    "id3": {},
+}
+NAMES = tuple(OPTIONS)
+
+
+def get_grower(name: str) -> Callable:
+    """The `grow(data, options) -> Tree` function of the grower called `name`."""
+    if name not in OPTIONS:
+        raise InputError(f"unknown grower {name!r} (known: {', '.join(NAMES)})")
+    return importlib.import_module(f"{__name__}.{name}").grow
+
+
+def tree_classes(tree: Any, data: Any) -> np.ndarray:
+    """Class code per case of a grown Tree, each grower's tree classifying as its grower does
+    (c45: c4.5's weighted branches for unknowns; cart: rpart's predict with its surrogates;
+    id3: unknowns down the branch of most training cases)."""
+    name = tree.options.get("grower", "c45")
+    if name == "c45":
+        from ..classify import classify
+        return classify(tree.pruned, data)
+    from .cart import predict
+    return predict(tree.pruned, data, tree.options.get("usesurrogate", 2))

@@ -1,0 +1,30 @@
+"""The C4.5 Release 8 grower: grow (spec 2) then prune (spec 3), as c4.5 does."""
+from __future__ import annotations
+
+from ...data.schema import Dataset
+from ...workers import give_back_memory, no_collection
+from ..grow import grow_tree
+from ..node import FlatTree, Tree
+from ..prune import prune_tree
+
+
+def grow(data: Dataset, options: dict) -> Tree:
+    """The unpruned C4.5 tree and its pruned copy; options cf, min_objs, gain_ratio, subset, jobs."""
+    cf = options.get("cf", 0.25)
+    min_objs = options.get("min_objs", 2)
+    gain_ratio = options.get("gain_ratio", True)
+    subset = options.get("subset", False)
+    with no_collection():       # hundreds of thousands of nodes at scale, no cycles
+        unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset,
+                             jobs=options.get("jobs", 1))
+        pruned = prune_tree(unpruned, data, cf=cf)
+        # the unpruned tree kept as arrays (Tree.unpruned makes its nodes when asked for), the
+        # pruned one made again once the growing's and pruning's leftovers are gone, so that
+        # its nodes lie together: 180 MB less resident at 1M cases (node.FlatTree)
+        flat, small = FlatTree(unpruned), FlatTree(pruned)
+        del unpruned, pruned
+        give_back_memory()
+        pruned = small.rebuilt()
+    give_back_memory()
+    return Tree(data.schema, flat, pruned,
+                {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset})

@@ -1,0 +1,47 @@
+"""`--grower` and rpart's options on the command line: tree, rules, fit."""
+from __future__ import annotations
+
+import json
+
+from c45rules.export.yaml import load_yaml
+
+from .conftest import DATA, fails, ok
+
+CRX = DATA / "crx" / "crx"
+
+
+def test_tree_json_for_cart_is_rparts_leaves_and_errors():
+    # ../shared/reference/rpart/crx.rpart.txt: default and full-tree controls
+    out = json.loads(ok("tree", CRX, "-u", "--grower", "cart", "--json").stdout)
+    assert out == {"grower": "cart", "leaves": 7, "train_errors": 47, "test_errors": 39}
+    full = ok("tree", CRX, "-u", "--grower", "cart", "--cp", "0", "--minsplit", "2", "--minbucket", "1", "--json")
+    assert json.loads(full.stdout) == {"grower": "cart", "leaves": 56, "train_errors": 0, "test_errors": 38}
+    nosur = ok("tree", DATA / "hypo" / "hypo", "-u", "--grower", "cart", "--usesurrogate", "0",
+               "--maxsurrogate", "0", "--json")
+    assert json.loads(nosur.stdout) == {"grower": "cart", "leaves": 5, "train_errors": 16, "test_errors": 10}
+
+
+def test_tree_text_for_cart_and_id3():
+    out = ok("tree", DATA / "iris" / "iris", "--grower", "cart").stdout
+    assert out.startswith("Decision Tree (cart):\n\npetallength <= 2.45 : Iris-setosa (50.0)\n")
+    assert "Leaves 3, training errors 6 of 150 (4.0%)" in out
+    golf = ok("tree", DATA / "golf" / "golf", "--grower", "id3").stdout
+    assert "outlook = overcast: Play (4.0)" in golf and "|   humidity <= 70 : Play (2.0)" in golf
+
+
+def test_fit_records_the_grower_and_its_options(tmp_path):
+    model = tmp_path / "m.yaml"
+    ok("fit", CRX, "--grower", "cart", "--cp", "0.02", "--xval", "3", "--seed", "7", "-o", model)
+    options = load_yaml(model).options_dict
+    assert (options["grower"], options["cp"], options["xval"], options["seed"]) == ("cart", 0.02, 3, 7)
+    assert "min_objs" not in options
+    rules = json.loads(ok("rules", CRX, "-u", "--grower", "id3", "--json").stdout)
+    assert rules["rules"] > 0 and rules["test_errors"] is not None
+
+
+def test_options_of_another_grower_are_refused():
+    assert "--cp: option(s) of --grower cart, not of --grower c45" in fails("tree", CRX, "--cp", "0.1")
+    assert "-m, -s: option(s) of --grower c45, not of --grower cart" in fails("rules", CRX, "--grower", "cart",
+                                                                              "-m", "3", "-s")
+    assert "expected 0, 1 or 2, got '3'" in fails("tree", CRX, "--grower", "cart", "--usesurrogate", "3")
+    assert "invalid choice: 'chaid'" in fails("tree", CRX, "--grower", "chaid")
