@@ -20,12 +20,12 @@ from collections.abc import Callable
 
 from .. import __version__
 from ..errors import DataWarning, InputError, ModelError
-from . import demo, diff, evaluate, explain, export, fit, import_, predict, report, rescore, rules, tree
+from . import audit, demo, diff, evaluate, explain, export, fit, import_, predict, report, rescore, rules, serve, tree
 from .options import Parser, common
 
 _MODULES = {"tree": tree, "rules": rules, "fit": fit, "predict": predict, "evaluate": evaluate,
             "explain": explain, "export": export, "report": report, "rescore": rescore, "diff": diff,
-            "demo": demo, "import": import_}
+            "demo": demo, "import": import_, "serve": serve, "audit": audit}
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     name: module.run for name, module in _MODULES.items()}
 
