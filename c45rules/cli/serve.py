@@ -90,14 +90,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{folder}: not a folder of models")
     if args.poll <= 0:
         raise InputError("--poll: expected a number of seconds > 0")
-    audit = args.audit or DEFAULT_STORE
-    open_store(audit).close()   # a store that cannot be opened is told now, not by each worker
-    config = ServiceConfig(str(folder.resolve()), audit, _token(args.token_file), args.max_body, args.poll)
+    token = _token(args.token_file)
     try:
         with socket.create_server((args.host, args.port)):
             pass
     except OSError as e:
         raise InputError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
+    audit = args.audit or DEFAULT_STORE
+    open_store(audit).close()   # a store that cannot be opened is told now, not by each worker
+    config = ServiceConfig(str(folder.resolve()), audit, token, args.max_body, args.poll)
     if not args.quiet:
         auth = "bearer token required" if config.token else "no authentication"
         print(f"c45rules: serving {folder} on http://{args.host}:{args.port} ({args.workers} worker"
