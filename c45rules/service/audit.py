@@ -275,7 +275,10 @@ class AuditWriter:
             except Exception as e:  # noqa: BLE001 - reported to every waiting request
                 error = e
             for _, done in group:
-                done(error)
+                try:
+                    done(error)
+                except Exception:  # noqa: BLE001 - e.g. its event loop closed: the others still wait
+                    pass
 
     def close(self) -> None:
         """Commit what is queued, then stop the thread."""
