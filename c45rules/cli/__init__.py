@@ -20,13 +20,13 @@ from collections.abc import Callable
 
 from .. import __version__
 from ..errors import DataWarning, InputError, ModelError
-from . import cv, demo, diff, evaluate, explain, export, fit, import_, predict, report, rescore, rules, tree, tune
+from . import (audit, cv, demo, diff, evaluate, explain, export, fit, import_, predict, report, rescore, rules,
+               serve, tree, tune)
 from .options import Parser, common
 
 _MODULES = {"tree": tree, "rules": rules, "fit": fit, "predict": predict, "evaluate": evaluate,
             "explain": explain, "export": export, "report": report, "rescore": rescore, "diff": diff,
-            "cv": cv, "tune": tune,
-            "demo": demo, "import": import_}
+            "cv": cv, "tune": tune, "demo": demo, "import": import_, "serve": serve, "audit": audit}
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     name: module.run for name, module in _MODULES.items()}
 

@@ -398,7 +398,7 @@ def test_fit_csv_with_kind_overrides(tmp_path):
 # ---- mistakes a person makes on the command line ---------------------------------------------
 @pytest.mark.parametrize("argv, message", [
     (["rulse", "x"], "invalid choice: 'rulse' (choose from 'tree', 'rules', 'fit', 'predict', 'evaluate',"
-                     " 'explain', 'export', 'report', 'rescore', 'diff', 'cv', 'tune', 'demo', 'import') (did you mean 'rules'?)"),
+                     " 'explain', 'export', 'report', 'rescore', 'diff', 'cv', 'tune', 'demo', 'import', 'serve', 'audit') (did you mean 'rules'?)"),
     (["rules", "x", "--tarket", "class"], "unrecognized arguments: --tarket class (did you mean '--target'?)"),
     (["export", "m.yaml", "--to", "pyhton"], "(did you mean 'python'?)"),
     (["rules", "x", "--zzz"], "unrecognized arguments: --zzz (see 'c45rules rules --help')"),

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Decision service benchmark (issue 30, point 3): `c45rules serve` with 2 workers and the
+SQLite audit on, loaded from this process over loopback.
+
+Usage:
+  python bench/service.py [--workers 2] [--seconds 10] [--clients 1,8,64] [--batch 10000]
+                          [--batches 40] [--data crx] [--sync full|normal]
+
+Fits the dataset's model (../shared/data/NAME), starts the server on a free loopback port, then
+for each client count runs that many keep-alive HTTP/1.1 connections (a small asyncio client,
+no third-party library) posting one record each per request, for --seconds; then posts
+--batches lists of --batch records over 2 connections. Every decision is committed to the audit
+store before it is answered, as in production. Prints one table: single-record decisions per
+second with p50/p99 latency per client count, and rows per second for the batches; with the
+issue's targets (>= 2,000 decisions/s and p99 <= 25 ms at 8 clients; >= 200,000 rows/s).
+The client shares the machine's cores with the server, so the numbers are a lower bound.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import reference as R
+
+HOST = "127.0.0.1"
+
+
+async def _post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str, body: bytes) -> int:
+    """One request on an open keep-alive connection; its HTTP status (the body is read and dropped)."""
+    writer.write(b"POST %s HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n%s" % (path.encode(), len(body), body))
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line[:15].lower() == b"content-length:":
+            length = int(line[15:])
+    await reader.readexactly(length)
+    return status
+
+
+async def _clients(port: int, path: str, bodies: list[bytes], clients: int, seconds: float,
+                   limit: int | None = None) -> tuple[list[float], int]:
+    """(latencies in seconds of the 200 answers, failures) of `clients` connections for `seconds`."""
+    latencies: list[float] = []
+    failures = 0
+    end = time.perf_counter() + seconds
+    budget = [limit if limit is not None else 1 << 62]
+
+    async def one(seed: int) -> None:
+        nonlocal failures
+        rng = random.Random(seed)
+        reader, writer = await asyncio.open_connection(HOST, port)
+        try:
+            while time.perf_counter() < end and budget[0] > 0:
+                budget[0] -= 1
+                t = time.perf_counter()
+                status = await _post(reader, writer, path, rng.choice(bodies))
+                if status == 200:
+                    latencies.append(time.perf_counter() - t)
+                else:
+                    failures += 1
+        finally:
+            writer.close()
+    await asyncio.gather(*(one(i) for i in range(clients)))
+    return latencies, failures
+
+
+def _quantile(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the table."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--clients", default="1,8,64")
+    ap.add_argument("--batch", type=int, default=10_000)
+    ap.add_argument("--batches", type=int, default=40)
+    ap.add_argument("--data", default="crx")
+    ap.add_argument("--sync", choices=("full", "normal"), default="full",
+                    help="the SQLite audit's synchronous setting (full: every commit synced to the disk)")
+    args = ap.parse_args(argv)
+    exe = [sys.executable, "-m", "c45rules"]
+    with tempfile.TemporaryDirectory(prefix="c45rules-bench-service-") as tmp:
+        tmp = Path(tmp)
+        (tmp / "models").mkdir()
+        stem = R.stem(args.data)
+        subprocess.run([*exe, "-q", "fit", stem, "-o", str(tmp / "models" / "model.yaml")], check=True,
+                       stdout=subprocess.DEVNULL)
+        csv_path = R.DATA / args.data / f"{args.data}.csv"
+        with open(csv_path, newline="") as f:
+            rows = [{k: v for k, v in r.items() if k != "class"} for r in csv.DictReader(f)]
+        singles = [json.dumps(r).encode() for r in rows]
+        rng = random.Random(0)
+        batches = [json.dumps([rng.choice(rows) for _ in range(args.batch)]).encode() for _ in range(4)]
+        port = _free_port()
+        audit = tmp / "audit.sqlite"
+        server = subprocess.Popen([*exe, "serve", str(tmp / "models"), "--host", HOST, "--port", str(port),
+                                   "--workers", str(args.workers), "--audit", f"sqlite:{audit}?synchronous={args.sync}",
+                                   "--max-body", "100MB"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.time() + 60
+            while True:
+                try:
+                    with socket.create_connection((HOST, port), timeout=1):
+                        break
+                except OSError:
+                    if time.time() > deadline or server.poll() is not None:
+                        raise SystemExit("the server did not start")
+                    time.sleep(0.2)
+            path = "/v1/models/model/decide"
+            asyncio.run(_clients(port, path, singles, 4, 2.0))   # warm up: imports, caches, the WAL
+            lines = [f"c45rules serve, {args.workers} workers, SQLite audit (WAL, synchronous={args.sync}), "
+                     f"{args.data} model, {os.cpu_count()} cores shared with the client",
+                     "", "| load | clients | decisions/s | p50 ms | p99 ms | failures |", "|---|---|---|---|---|---|"]
+            for clients in (int(c) for c in args.clients.split(",")):
+                t = time.perf_counter()
+                lat, failures = asyncio.run(_clients(port, path, singles, clients, args.seconds))
+                wall = time.perf_counter() - t
+                lines.append(f"| single record | {clients} | {len(lat) / wall:,.0f} | {1000 * _quantile(lat, 0.5):.2f}"
+                             f" | {1000 * _quantile(lat, 0.99):.2f} | {failures} |")
+            t = time.perf_counter()
+            lat, failures = asyncio.run(_clients(port, path, batches, 2, 1e9, limit=args.batches))
+            wall = time.perf_counter() - t
+            lines.append(f"| {args.batch:,}-record batches | 2 | {len(lat) * args.batch / wall:,.0f} rows/s"
+                         f" | {1000 * _quantile(lat, 0.5):.0f} | {1000 * _quantile(lat, 0.99):.0f} | {failures} |")
+            lines += ["", "targets: >= 2,000 decisions/s with p99 <= 25 ms at 8 clients; >= 200,000 rows/s in batches"]
+            print("\n".join(lines))
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""`c45rules audit`: query the decision service's audit trail, and replay it."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .options import positive_int, whole
+
+HELP = "list the decisions a service logged (by model, time, rule), or replay them with the logged models"
+EXAMPLE = ("c45rules audit sqlite:audit.sqlite --model credit --since 2026-03-01 --rule 0\n"
+           "  c45rules audit sqlite:audit.sqlite --replay")
+PARENTS = ()
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The audit command's arguments."""
+    p.add_argument("store", metavar="STORE", help="sqlite:PATH (or a path) or postgresql://...")
+    p.add_argument("--model", metavar="NAME", help="only the decisions of this model name")
+    p.add_argument("--since", metavar="TIME", help="only decisions at or after this ISO 8601 date or"
+                   " time (no zone: UTC), e.g. 2026-03-01 or 2026-03-01T14:30:00Z")
+    p.add_argument("--rule", type=whole, metavar="ID", help="only decisions of this rule id (0: the default class)")
+    p.add_argument("--limit", type=positive_int, metavar="N", help="at most N decisions (the oldest first)")
+    p.add_argument("--json", action="store_true",
+                   help='one JSON object a line: {"time", "request_id", "seq", "model", "fingerprint",'
+                        ' "record", "class", "rule_id", "confidence"}')
+    p.add_argument("--replay", action="store_true",
+                   help="decide every selected record again with the model version that decided it and"
+                        " report each difference (exit 1 if any)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the selected decisions, or replay them."""
+    from ..service.audit import open_store, parse_since
+    since = None if args.since is None else parse_since(args.since)
+    store = open_store(args.store, create=False)
+    try:
+        rows = store.decisions(args.model, since, args.rule, args.limit)
+        if args.replay:
+            return _replay(store, rows, args)
+        out = sys.stdout
+        for d in rows:
+            if args.json:
+                out.write(json.dumps(d.as_dict(), ensure_ascii=False) + "\n")
+            else:
+                out.write(f"{d.time}  {d.model}  {d.fingerprint[:19]}  {d.request_id}/{d.seq}  class {d.klass}"
+                          f"  rule {d.rule_id}  {d.confidence:g}  {d.record}\n")
+        return 0
+    finally:
+        store.close()
+
+
+def _replay(store, rows, args: argparse.Namespace) -> int:
+    """Re-decide each logged record with its logged model; print the differences."""
+    from ..errors import C45RulesError
+    from ..service.models import load_version
+    versions: dict = {}
+    total = differ = 0
+    for d in rows:
+        total += 1
+        if d.fingerprint not in versions:
+            text = store.model_text(d.fingerprint)
+            try:
+                versions[d.fingerprint] = None if text is None else load_version(d.model, text.encode("utf-8"))
+            except C45RulesError as e:
+                versions[d.fingerprint] = e
+        version = versions[d.fingerprint]
+        if version is None or isinstance(version, Exception):
+            why = "not in the store" if version is None else f"does not load ({version})"
+            problem = f"model version {d.fingerprint} {why}"
+        else:
+            try:
+                k = version.decider.position(json.loads(d.record))
+                now = (version.decider.classes[k], int(version.decider.rule_ids[k]), float(version.decider.confidences[k]))
+                logged = (d.klass, d.rule_id, d.confidence)
+                problem = None if now == logged else (f"logged class {logged[0]} rule {logged[1]} confidence"
+                                                      f" {logged[2]:g}, now class {now[0]} rule {now[1]}"
+                                                      f" confidence {now[2]:g}")
+            except (C45RulesError, ValueError) as e:
+                problem = f"the record no longer decides: {e}"
+        if problem is not None:
+            differ += 1
+            if args.json:
+                print(json.dumps({"request_id": d.request_id, "seq": d.seq, "model": d.model,
+                                  "fingerprint": d.fingerprint, "problem": problem}, ensure_ascii=False))
+            else:
+                print(f"{d.time}  {d.model}  {d.request_id}/{d.seq}: {problem}")
+    summary = (f"replayed {total} decision{'s' * (total != 1)} of {len(versions)} model"
+               f" version{'s' * (len(versions) != 1)}: {differ} differ")
+    print(f"c45rules: {summary}", file=sys.stderr)
+    return 1 if differ else 0

@@ -1,0 +1,110 @@
+"""`c45rules serve`: the models of a folder as an HTTP decision service, with an audit trail."""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import socket
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from .options import positive_int
+
+HELP = "serve the models of a folder over HTTP (decide, list, explain), every decision audited"
+EXAMPLE = ("c45rules serve models/ --port 8080 --audit sqlite:audit.sqlite\n"
+           "  curl -s localhost:8080/v1/models/credit/decide -d '{\"A9\": \"t\", \"A15\": 300}'")
+PARENTS = ()
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?", re.IGNORECASE)
+_UNITS = {None: 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30}
+
+
+def byte_size(text: str) -> int:
+    """A size such as 10MB, 512KiB or 1000000 (bytes), at least 1 byte."""
+    m = _SIZE.fullmatch(text.strip())
+    if not m or float(m.group(1)) * _UNITS[(m.group(2) or "").lower() or None] < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 10MB, 512KB or 1000000")
+    return int(float(m.group(1)) * _UNITS[(m.group(2) or "").lower() or None])
+
+
+def port(text: str) -> int:
+    """A TCP port, 1..65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1..65535)")
+    return value
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The serve command's arguments."""
+    p.add_argument("models_dir", metavar="MODELS_DIR",
+                   help="folder of model files: NAME.yaml is served as model NAME; new and replaced"
+                        " files are validated and swapped in while serving (rename a new file over the old)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=port, default=8080, help="TCP port (default 8080)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="worker processes (default 1); they share the audit store")
+    p.add_argument("--audit", metavar="URL", default=None,
+                   help="where every decision is logged: sqlite:PATH or postgresql://... (default"
+                        " sqlite:c45rules-audit.sqlite in the current directory)")
+    p.add_argument("--token-file", metavar="FILE",
+                   help="a file holding a secret token: every route but /healthz then needs"
+                        " 'Authorization: Bearer TOKEN'")
+    p.add_argument("--max-body", type=byte_size, default=byte_size("10MB"), metavar="SIZE",
+                   help="largest request body (default 10MB; e.g. 512KB, 1GiB); larger ones get 413")
+    p.add_argument("--poll", type=float, default=1.0, metavar="SECONDS", help=argparse.SUPPRESS)
+
+
+def _token(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        raise InputError(f"{path}: token file not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read the token file ({getattr(e, 'strerror', None) or e})") from None
+    if not text or any(c.isspace() for c in text) or not text.isprintable() or not text.isascii():
+        raise InputError(f"{path}: the token must be one word of printable ASCII characters")
+    if len(text) < 16:
+        raise InputError(f"{path}: the token is {len(text)} characters; use at least 16"
+                         " (e.g. python -c 'import secrets; print(secrets.token_urlsafe())')")
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the settings, then run uvicorn until interrupted."""
+    try:
+        import uvicorn  # noqa: F401
+        import fastapi  # noqa: F401
+    except ImportError:
+        raise InputError("serve needs FastAPI and uvicorn: pip install 'c45rules[service]'") from None
+    from ..service.app import CONFIG_ENV, ServiceConfig
+    from ..service.audit import DEFAULT_STORE, open_store
+    folder = Path(args.models_dir)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a folder of models")
+    if args.poll <= 0:
+        raise InputError("--poll: expected a number of seconds > 0")
+    token = _token(args.token_file)
+    try:
+        with socket.create_server((args.host, args.port)):
+            pass
+    except OSError as e:
+        raise InputError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
+    audit = args.audit or DEFAULT_STORE
+    open_store(audit).close()   # a store that cannot be opened is told now, not by each worker
+    config = ServiceConfig(str(folder.resolve()), audit, token, args.max_body, args.poll)
+    if not args.quiet:
+        auth = "bearer token required" if config.token else "no authentication"
+        print(f"c45rules: serving {folder} on http://{args.host}:{args.port} ({args.workers} worker"
+              f"{'s' * (args.workers > 1)}, audit {audit}, {auth})", file=sys.stderr, flush=True)
+    os.environ[CONFIG_ENV] = config.to_env()   # the workers read their settings from here
+    import uvicorn
+    uvicorn.run("c45rules.service.app:create_app", factory=True, host=args.host, port=args.port,
+                workers=args.workers, log_level="warning", access_log=False, timeout_graceful_shutdown=10)
+    return 0

@@ -1,0 +1,156 @@
+"""The folder of models the service serves, and their live swap.
+
+Every `NAME.yaml` (or `.yml`) directly in the folder is served as model NAME. A poller looks at
+the files' size, mtime and inode about once a second; a new or changed file is read, its
+fingerprint taken (sha256 of its bytes), validated as a model (load_yaml, then the rules
+compiled for deciding), stored in the audit store, and only then swapped in: the table is
+one dict replaced whole, so a request that took a model keeps that model to the end, and
+none sees a half-loaded one. A file that does not validate is refused and logged, and the
+version already served (if any) keeps serving. A file removed stops being served.
+Write a new version beside the old and rename it over (as `fit -o` does) to replace it in one step.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import C45RulesError
+from ..export.yaml import load_yaml, read_model_bytes
+from ..records import RecordDecider
+from ..ruleset import RuleSet
+from .audit import AuditStore, model_fingerprint
+
+log = logging.getLogger("c45rules.service")
+SUFFIXES = (".yaml", ".yml")
+POLL_SECONDS = 1.0
+
+
+@dataclass(frozen=True, eq=False)
+class ServedModel:
+    """One model version, validated and ready to decide."""
+
+    name: str
+    fingerprint: str
+    ruleset: RuleSet
+    decider: RecordDecider
+    text: str
+
+    def summary(self) -> dict[str, Any]:
+        """What GET /v1/models lists for it."""
+        rs = self.ruleset
+        return {"name": self.name, "fingerprint": self.fingerprint, "classes": list(rs.schema.classes),
+                "target": rs.schema.target, "rules": len(rs.rules), "default_class": rs.default_class,
+                "trained_on": rs.fingerprint or None, "library_version": rs.version or None}
+
+
+def load_version(name: str, data: bytes) -> ServedModel:
+    """A model version from a file's bytes (ModelError/InputError when it does not validate)."""
+    from ..errors import ModelError
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ModelError(f"bytes that are not UTF-8 (at byte {e.start})") from None
+    ruleset = load_yaml(text)
+    return ServedModel(name, model_fingerprint(data), ruleset, RecordDecider(ruleset), text)
+
+
+class ModelFolder:
+    """The models of a folder by name, kept current by a polling thread (see the module doc)."""
+
+    def __init__(self, folder: str | os.PathLike, store: AuditStore | None = None) -> None:
+        self.folder = Path(folder)
+        self._store = store
+        self._models: dict[str, ServedModel] = {}
+        self._seen: dict[str, tuple[int, int, int]] = {}   # file name -> (size, mtime_ns, inode) last read
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def get(self, name: str) -> ServedModel | None:
+        """The model served as `name` now (a lookup in memory: no path is built from it)."""
+        return self._models.get(name)
+
+    def all(self) -> list[ServedModel]:
+        """The models served now, by name."""
+        models = self._models
+        return [models[k] for k in sorted(models)]
+
+    def scan(self) -> None:
+        """Load what is new or changed in the folder, drop what is gone; swap the table once."""
+        with self._lock:
+            try:
+                entries = [e for e in os.scandir(self.folder)
+                           if e.name.endswith(SUFFIXES) and not e.name.startswith(".")]
+            except OSError as e:
+                log.error("cannot list the models folder %s: %s", self.folder, e.strerror)
+                return
+            table = dict(self._models)
+            present = set()
+            for entry in entries:
+                name = entry.name.rsplit(".", 1)[0]
+                try:
+                    if not entry.is_file():
+                        continue
+                    st = entry.stat()
+                except OSError:
+                    continue
+                present.add(entry.name)
+                stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+                if self._seen.get(entry.name) == stamp:
+                    continue
+                self._seen[entry.name] = stamp
+                version, retry = self._load(name, Path(entry.path))
+                if retry:   # read again at the next poll
+                    del self._seen[entry.name]
+                if version is not None:
+                    table[name] = version
+            for gone in set(self._seen) - present:
+                del self._seen[gone]
+                name = gone.rsplit(".", 1)[0]
+                if name in table and not any(f"{name}{s}" in present for s in SUFFIXES):
+                    log.warning("model %s: its file is gone; no longer served", name)
+                    del table[name]
+            self._models = table   # one reference swap: readers see the old table or the new
+
+    def _load(self, name: str, path: Path) -> tuple[ServedModel | None, bool]:
+        """(the version to serve, or None to keep the table's; True to try the file again)."""
+        current = self._models.get(name)
+        kept = f"; still serving {current.fingerprint}" if current else ""
+        try:
+            data = read_model_bytes(path)
+            if current is not None and model_fingerprint(data) == current.fingerprint:
+                return None, False
+            version = load_version(name, data)
+        except C45RulesError as e:
+            log.error("model %s: %s refused: %s%s", name, path.name, " ".join(str(e).split()), kept)
+            return None, False
+        if self._store is not None:
+            # no decision may come from a version the store does not hold
+            try:
+                self._store.remember_model(version.name, version.fingerprint, version.text)
+            except Exception as e:  # noqa: BLE001 - a store down now: retried at the next poll
+                log.error("model %s: not swapped in, the audit store refused it: %s%s", name, e, kept)
+                return None, True
+        log.info("model %s: serving %s (%d rules)", name, version.fingerprint, len(version.ruleset.rules))
+        return version, False
+
+    def start(self, interval: float = POLL_SECONDS) -> None:
+        """Scan now, then every `interval` seconds in a daemon thread."""
+        self.scan()
+
+        def poll() -> None:
+            while not self._stop.wait(interval):
+                try:
+                    self.scan()
+                except Exception:  # noqa: BLE001 - the poller must outlive a bad moment
+                    log.exception("scanning the models folder failed")
+        self._thread = threading.Thread(target=poll, name="c45rules-models", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop polling."""
+        self._stop.set()
