@@ -171,18 +171,23 @@ def to_dmn(ruleset: RuleSet, version: str = "1.3", name: str = "c45rules") -> st
     used = list(names)
     klass, rule_id, confidence = (xml_attribute(n, "output name") for n in output_names(ruleset))
     title = xml_attribute(name, "name")
-    kept: list[tuple[Rule, dict[str, str | None]]] = []
+    # (rule id, class literal, confidence, note, input entries, description) per table row
+    rows: list[tuple[str, str, float, str, dict[str, str | None], str]] = []
     dropped: list[str] = []
     for i, r in enumerate(ruleset.rules):
         where = f"rules[{i}] (id {r.id})"
-        feel_string(r.prediction, f"{where}.prediction")
+        prediction = feel_string(r.prediction, f"{where}.prediction")
         entries = _entries(r, ruleset, where)
         if not r.fires:
             dropped.append(f"rule {int(r.id)} never fires (error above 70%)")
         elif any(e is None for e in entries.values()):
             dropped.append(f"rule {int(r.id)} has conditions no case satisfies")
         else:
-            kept.append((r, entries))
+            rows.append((str(int(r.id)), prediction, r.confidence, r.note, entries,
+                         f"rule {int(r.id)}, confidence {_percent(r.confidence)}" + (f": {r.note}" if r.note else "")))
+    conf = default_confidence(ruleset)
+    rows.append(("0", feel_string(ruleset.default_class, "default_class"), conf, "default class", {},
+                 f"default class (rule id 0): no rule fired, confidence {_percent(conf)}"))
     fingerprint = ruleset.fingerprint
     namespace = "urn:c45rules:" + (fingerprint if re.fullmatch(r"sha256:[0-9a-f]+", fingerprint) else "model")
     about = (f"C4.5 rules exported by c45rules {__version__}"
@@ -199,10 +204,10 @@ def to_dmn(ruleset: RuleSet, version: str = "1.3", name: str = "c45rules") -> st
         lines += [f'  <inputData id="input_{k}" name={feel}{label}>',
                   f'    <variable id="input_{k}_variable" name={feel} typeRef="{_type(attr)}"/>',
                   "  </inputData>"]
-    left_out = "; ".join(dropped) if dropped else "no rule left out"
+    about = "hit policy FIRST in the model order, the default class last; " + \
+        ("; ".join(dropped) if dropped else "no rule left out")
     lines += [f'  <decision id="decision" name={title}>',
-              f"    <description>{_text('hit policy FIRST in the model order, the default class last; ' + left_out, 'decision')}"
-              "</description>",
+              f"    <description>{_text(about, 'decision')}</description>",
               f'    <variable id="decision_variable" name={title}/>' if v13 else None]
     for k in range(1, len(used) + 1):
         req_id = f' id="requirement_{k}"' if v13 else ""
@@ -224,22 +229,17 @@ def to_dmn(ruleset: RuleSet, version: str = "1.3", name: str = "c45rules") -> st
     if v13:
         lines += ['      <annotation name="rule"/>', '      <annotation name="confidence"/>',
                   '      <annotation name="note"/>']
-    rows = [(str(int(r.id)), feel_string(r.prediction, "prediction"), r.confidence, r.note, entries,
-             f"rule {int(r.id)}, confidence {_percent(r.confidence)}" + (f": {r.note}" if r.note else ""))
-            for r, entries in kept]
-    conf = default_confidence(ruleset)
-    rows.append(("0", feel_string(ruleset.default_class, "default_class"), conf, "default class", {},
-                 f"default class (rule id 0): no rule fired, confidence {_percent(conf)}"))
     for position, (rid, prediction, conf, note, entries, described) in enumerate(rows, 1):
         where = f"rule {rid}"
         lines += [f'      <rule id="rule_{position}">',
                   f"        <description>{_text(described, f'{where}.note')}</description>"]
         for k, attr_name in enumerate(used, 1):
             test = entries.get(attr_name, "-")
-            lines.append(f'        <inputEntry id="rule_{position}_input_{k}"><text>{_text(test, where)}</text></inputEntry>')
-        lines += [f'        <outputEntry id="rule_{position}_class"><text>{_text(prediction, where)}</text></outputEntry>',
-                  f'        <outputEntry id="rule_{position}_id"><text>{rid}</text></outputEntry>',
-                  f'        <outputEntry id="rule_{position}_confidence"><text>{feel_number(conf, where)}</text></outputEntry>']
+            lines.append(f'        <inputEntry id="rule_{position}_input_{k}"><text>{_text(test, where)}</text>'
+                         "</inputEntry>")
+        outputs = (("class", _text(prediction, where)), ("id", rid), ("confidence", feel_number(conf, where)))
+        lines += [f'        <outputEntry id="rule_{position}_{kind}"><text>{text}</text></outputEntry>'
+                  for kind, text in outputs]
         if v13:
             lines += [f"        <annotationEntry><text>{rid}</text></annotationEntry>",
                       f"        <annotationEntry><text>{_percent(conf)}</text></annotationEntry>",

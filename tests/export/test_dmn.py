@@ -9,11 +9,11 @@ double of its sign, and the library's answer is taken on those same rows.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import xml.etree.ElementTree as ET
 
-import numpy as np
 import pytest
 
 from c45rules import Attribute, Condition, Rule, RuleSet, Schema
@@ -164,8 +164,7 @@ def test_document_layout_1_3(hostile):
 
 def test_document_layout_1_1_has_descriptions_not_annotations():
     rs = golf_ruleset()
-    rs = RuleSet(rs.schema, (rs.rules[0].__class__(**{**rs.rules[0].__dict__, "note": "checked by <Ann> & Bo"}),
-                             *rs.rules[1:]), rs.default_class, rs.class_counts, rs.default_counts)
+    rs = dataclasses.replace(rs, rules=(dataclasses.replace(rs.rules[0], note="checked by <Ann> & Bo"), *rs.rules[1:]))
     text = to_dmn(rs, "1.1")
     ns = {"d": DMN_NAMESPACES["1.1"]}
     doc = ET.fromstring(text)
@@ -240,3 +239,34 @@ def test_cli_export_to_dmn(tmp_path, capsys):
     assert capsys.readouterr().out == to_dmn(load_yaml(model), "1.1", "play")
     assert main(["export", str(model), "--to", "sql", "--dmn-version", "1.1"]) == 2
     assert "c45rules: error: --dmn-version is for --to dmn, not --to sql" in capsys.readouterr().err
+
+
+def test_cli_warns_of_inputs_renamed_for_feel(tmp_path, capsys, hostile):
+    from c45rules.cli import main
+    model = tmp_path / "hostile.yaml"
+    write_yaml(hostile.ruleset, model)
+    assert main(["export", str(model), "--to", "dmn", "-o", str(tmp_path / "h.dmn")]) == 0
+    err = capsys.readouterr().err
+    assert "c45rules: warning: DMN inputs named for FEEL: '\"x\"' as _x_, 'a b' as a_b, \"O'Brien\" as O_Brien" in err
+    assert "'select'" not in err   # a plain name keeps itself
+    assert main(["export", str(model), "--to", "dmn", "--dialect", "duckdb"]) == 2
+    assert "--dialect do not apply" in capsys.readouterr().err
+
+
+def test_the_engines_refuse_what_they_cannot_read():
+    """The harness fails rather than passes on a file an engine does not fully read: the other
+    version's file, and an entry that is not FEEL."""
+    require_dmn_engines()
+    rs = golf_ruleset()
+    rows = [{"outlook": "sunny", "humidity": 80.0, "windy": "true"}]
+    assert decide("1.3", to_dmn(rs, "1.3"), rows) == [{"predicted_class": "Don't Play", "rule_id": 1,
+                                                        "confidence": 0.63}]
+    assert decide("1.1", to_dmn(rs, "1.1"), rows) == decide("1.3", to_dmn(rs, "1.3"), rows)
+    with pytest.raises(AssertionError, match="failed to parse document as <dmn:Definitions>"):
+        decide("1.3", to_dmn(rs, "1.1"), rows)
+    with pytest.raises(AssertionError, match="dmn-eval-js"):
+        decide("1.1", to_dmn(rs, "1.3"), rows)
+    with pytest.raises(AssertionError, match=r"input entry does not parse: > 75.0 \+"):
+        decide("1.3", to_dmn(rs, "1.3").replace("&gt; 75.0", "&gt; 75.0 +"), rows)
+    with pytest.raises(AssertionError, match=r"Failed to parse input entry: > 75.0 \+"):
+        decide("1.1", to_dmn(rs, "1.1").replace("&gt; 75.0", "&gt; 75.0 +"), rows)
