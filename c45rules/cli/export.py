@@ -1,19 +1,22 @@
-"""`c45rules export`: a model as SQL, standalone Python, YAML or PMML, or its tree as DOT/GraphML."""
+"""`c45rules export`: a model as SQL, standalone Python, YAML, PMML or a DMN decision table, or its tree
+as DOT/GraphML."""
 from __future__ import annotations
 
 import argparse
 import json
 
 from ..errors import InputError
-from ..export.sql_forms import FORMS
+from ..export.choices import DMN_VERSIONS, FORMS
 from .io import check_output, load_model, relearn_tree, write_text
 from .options import reading_options
 
-HELP = "write a model as SQL, standalone Python, YAML, PMML, or its rule list or tree as DOT/GraphML"
+HELP = ("write a model as SQL, standalone Python, YAML, PMML, a DMN decision table, or its rule list or tree"
+        " as DOT/GraphML")
 EXAMPLE = ("c45rules export model.yaml --to sql --table loans -o rules.sql\n"
            "  c45rules export model.yaml --to dbt my_dbt_project --source raw.loans --name loans_scored\n"
            "  c45rules export model.yaml --to python -o rules.py\n"
            "  c45rules export model.yaml --to pmml -o model.pmml\n"
+           "  c45rules export model.yaml --to dmn -o model.dmn\n"
            "  c45rules export model.yaml --to dot -o rules.dot\n"
            "  c45rules export model.yaml --to dot --data examples/crx/crx -o tree.dot")
 PARENTS = (reading_options,)
@@ -22,8 +25,10 @@ PARENTS = (reading_options,)
 def configure(p: argparse.ArgumentParser) -> None:
     """The export command's arguments."""
     p.add_argument("model", metavar="MODEL.yaml")
-    p.add_argument("--to", required=True, choices=("sql", "python", "yaml", "pmml", "dot", "graphml", "dbt"))
+    p.add_argument("--to", required=True, choices=("sql", "python", "yaml", "pmml", "dmn", "dot", "graphml", "dbt"))
     p.add_argument("-o", "--output", metavar="FILE", help="file to write (default: stdout; graphml needs a file)")
+    p.add_argument("--dmn-version", choices=DMN_VERSIONS,
+                   help="dmn: the DMN version to write (default 1.3; 1.1 for older engines)")
     p.add_argument("--dialect", help="SQL dialect (default sqlite; for dbt, duckdb)")
     p.add_argument("--table", default="input_table", help="table the SELECT reads (default input_table)")
     p.add_argument("--case-only", action="store_true", help="only the CASE expression giving the class")
@@ -48,7 +53,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("dbt_dir", nargs="?", metavar="DIR",
                    help="dbt: the project directory to write models/NAME.sql, schema.yml and sources.yml into")
     p.add_argument("--source", metavar="SCHEMA.TABLE", help="dbt: the source table the model reads")
-    p.add_argument("--name", metavar="NAME", help="dbt: the model's name (default: MODEL.yaml's file name)")
+    p.add_argument("--name", metavar="NAME",
+                   help="dbt, dmn: the model's (dmn: the decision's) name (default: MODEL.yaml's file name)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,10 +66,14 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--json and --form are for --to sql, not --to {args.to}")
     if args.json and args.output in (None, "-"):
         raise InputError("--json prints a summary of the SQL on stdout: give the SQL file with -o")
+    if args.dmn_version and args.to != "dmn":
+        raise InputError(f"--dmn-version is for --to dmn, not --to {args.to}")
     if args.to == "dbt":
         return _dbt(args, ruleset)
+    if args.to == "dmn":
+        return _dmn(args, ruleset)
     if args.dbt_dir or args.source or args.name:
-        raise InputError(f"DIR, --source and --name are for --to dbt, not --to {args.to}")
+        raise InputError(f"DIR, --source and --name are for --to dbt or dmn, not --to {args.to}")
     args.dialect = args.dialect or "sqlite"
     if args.to in ("dot", "graphml"):
         graph, name = _graph(args, ruleset)
@@ -110,6 +120,26 @@ def _limits(args: argparse.Namespace, ruleset, text: str) -> dict:
     for message in found:
         warnings.warn(message, DataWarning, stacklevel=2)
     return {"dialect": args.dialect, "characters": len(text), "nesting": nesting, "warnings": found}
+
+
+def _dmn(args: argparse.Namespace, ruleset) -> int:
+    """Write the DMN decision table; warn of each attribute whose FEEL name differs from it."""
+    import warnings
+    from pathlib import Path
+
+    from ..errors import DataWarning
+    from ..export.dmn import feel_names, to_dmn
+    if args.dbt_dir or args.source or args.case_only or args.confidence or args.data or args.graph \
+            or args.dialect:
+        raise InputError("--to dmn takes -o, --dmn-version and --name; DIR, --source, --case-only, --confidence,"
+                         " --data, --graph and --dialect do not apply")
+    name = args.name or Path(args.model).stem
+    text = to_dmn(ruleset, args.dmn_version or "1.3", name)
+    renamed = [f"{a!r} as {f}" for a, f in feel_names(ruleset).items() if a != f]
+    write_text(args.output, text)
+    if renamed:   # the engine's input context must use these names
+        warnings.warn("DMN inputs named for FEEL: " + ", ".join(renamed), DataWarning, stacklevel=2)
+    return 0
 
 
 def _dbt(args: argparse.Namespace, ruleset) -> int:

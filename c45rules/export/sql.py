@@ -43,7 +43,7 @@ from sqlglot import exp
 from ..errors import InputError, ModelError
 from ..ruleset import Condition, Rule, RuleSet, checked_condition
 from ._comment import note_lines
-from .sql_forms import FORMS
+from .choices import FORMS
 
 UNKNOWN_VALUES = ("", "?")   # unknown in data (spec 1), so a test on them is never satisfied
 
