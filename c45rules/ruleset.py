@@ -49,18 +49,25 @@ _PASS = 16                # tests compared in one 2-D numpy call: bounds its tem
 
 @dataclass(frozen=True)
 class Condition:
-    """One test: `attribute <= value`, `> value`, `= value` or `in {values}`."""
+    """One test: `attribute <= value`, `> value`, `= value` or `in {values}`.
+
+    `or_unknown` (threshold tests only) makes an unknown value satisfy the test too: how a
+    tree imported from another tool routes unknowns down one branch (imports/sklearn.py);
+    c4.5's own conditions never carry it, so an unknown value satisfies none of them.
+    """
 
     attribute: str
     op: Op
     value: float | str | tuple[str, ...]
+    or_unknown: bool = False
 
     def __str__(self) -> str:
         if self.op == "in":
             return f"{self.attribute} in {{{', '.join(self.value)}}}"
         if self.op == "=":
             return f"{self.attribute} = {self.value}"
-        return f"{self.attribute} {self.op} {format_threshold(self.value)}"
+        text = f"{self.attribute} {self.op} {format_threshold(self.value)}"
+        return text + " or unknown" if self.or_unknown else text
 
 
 @dataclass(frozen=True)
@@ -108,9 +115,13 @@ def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Att
     if cond.op in ("<=", ">"):
         if not attr.is_continuous:
             raise ModelError(f"{where}: threshold test on {attr.kind} attribute {attr.name!r}")
+        if cond.or_unknown and not (isinstance(cond.value, (int, float)) and not math.isnan(cond.value)):
+            raise ModelError(f"{where}: 'or unknown' needs a number as threshold, not {cond.value!r}")
         return attr, ()
     if cond.op not in ("=", "in"):
         raise ModelError(f"{where}: unknown operator {cond.op!r}")
+    if cond.or_unknown:
+        raise ModelError(f"{where}: 'or unknown' is only for threshold tests, not {cond.op!r}")
     if not attr.is_discrete:
         raise ModelError(f"{where}: value test on {attr.kind} attribute {attr.name!r}")
     values = (cond.value,) if cond.op == "=" else tuple(cond.value)
@@ -118,6 +129,11 @@ def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Att
         if not isinstance(v, str) or v not in attr.values:
             raise ModelError(f"{where}: {v!r} is not a value of attribute {attr.name!r}")
     return attr, values
+
+
+def _or_unknown(test: Any) -> Any:
+    """`test`, also satisfied by an unknown (NaN) value: a condition with or_unknown."""
+    return lambda column, operand: test(column, operand) | np.isnan(column)
 
 
 def format_threshold(v: float) -> str:
@@ -235,9 +251,9 @@ class RuleSet:
         attr, values = checked_condition(cond, self.schema, where)
         a = self.schema.index(cond.attribute)
         if cond.op == "<=":
-            return a, np.less_equal, float(cond.value)
+            return a, _or_unknown(np.less_equal) if cond.or_unknown else np.less_equal, float(cond.value)
         if cond.op == ">":
-            return a, np.greater, float(cond.value)
+            return a, _or_unknown(np.greater) if cond.or_unknown else np.greater, float(cond.value)
         codes = [attr.values.index(v) for v in values]
         return (a, np.equal, codes[0]) if cond.op == "=" else (a, np.isin, np.array(codes))
 
@@ -396,6 +412,10 @@ class _ContinuousTests:
     thresholds: np.ndarray   # distinct, none NaN; `<= thresholds[j]` is mask row first + j
     first: int
     above: np.ndarray        # j of each `> thresholds[j]` tested, at rows first + len(thresholds) + i
+    # j of each `> thresholds[j] or unknown`, then of each `<= thresholds[j] or unknown`, in the
+    # rows after those of `above`, in turn
+    above_or_unknown: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    below_or_unknown: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
 
 
 @dataclass(frozen=True, eq=False)
@@ -416,7 +436,8 @@ class _MatchPlan:
     per case (uint64 words); a rule's cases are the AND of its tests' rows and the still
     undecided cases, so trying a rule costs a few kB of word operations however many rules
     share its tests (letter's 544 rules hold 4217 conditions but far fewer distinct tests).
-    `= v` is the set test `in {v}`; `> t` is `not <= t` on known values.
+    `= v` is the set test `in {v}`; `> t` is `not <= t` on known values; `> t or unknown` is
+    `not <= t`, `<= t or unknown` is `<= t` or not known.
     """
 
     continuous: tuple[_ContinuousTests, ...]
@@ -436,11 +457,11 @@ class _MatchPlan:
                 attr, values = checked_condition(cond, schema, f"rule {rule.id}")
                 a = schema.index(cond.attribute)
                 if cond.op in ("<=", ">"):
-                    tests.append((a, cond.op, float(cond.value)))
+                    tests.append((a, cond.op + "?" if cond.or_unknown else cond.op, float(cond.value)))
                 else:
                     tests.append((a, "in", frozenset(attr.values.index(v) for v in values)))
             # no value is <= or > a NaN threshold, none is in an empty set: such a rule never fires
-            if not rule.fires or any(op == "in" and not v or op != "in" and math.isnan(v) for _, op, v in tests):
+            if not rule.fires or any(op == "in" and not v or op in ("<=", ">") and math.isnan(v) for _, op, v in tests):
                 continue
             for a, op, v in tests:
                 if op == "in":
@@ -455,12 +476,16 @@ class _MatchPlan:
         size = 0
         for a in sorted(thresholds):
             ts = sorted(thresholds[a])
-            above = [j for j, t in enumerate(ts) if ">" in thresholds[a][t]]
+            first = size
             row.update(((a, "<=", t), size + j) for j, t in enumerate(ts))
-            row.update(((a, ">", ts[j]), size + len(ts) + i) for i, j in enumerate(above))
-            continuous.append(_ContinuousTests(a, np.array(ts, dtype=np.float64), size,
-                                               np.array(above, dtype=np.intp)))
-            size += len(ts) + len(above)
+            size += len(ts)
+            derived = []
+            for op in (">", ">?", "<=?"):
+                js = [j for j, t in enumerate(ts) if op in thresholds[a][t]]
+                row.update(((a, op, ts[j]), size + i) for i, j in enumerate(js))
+                derived.append(np.array(js, dtype=np.intp))
+                size += len(js)
+            continuous.append(_ContinuousTests(a, np.array(ts, dtype=np.float64), first, *derived))
         for a in sorted(value_sets):
             codes = sorted(set().union(*value_sets[a]))
             unions = [c for c in value_sets[a] if len(c) > 1]
@@ -484,10 +509,18 @@ class _MatchPlan:
             for j in range(0, m, _PASS):
                 below = t.thresholds[j:j + _PASS, None] >= x     # NaN is never <= a threshold
                 as_bytes[t.first + j:t.first + j + len(below), :nbytes] = np.packbits(below, axis=1, bitorder="little")
-            if t.above.size:
+            if t.above.size or t.below_or_unknown.size:
                 known = np.zeros(words, dtype=np.uint64)
                 known.view(np.uint8)[:nbytes] = np.packbits(~np.isnan(x), bitorder="little")
-                out[t.first + m:t.first + m + len(t.above)] = ~out[t.first + t.above] & known
+            row = t.first + m
+            if t.above.size:
+                out[row:row + len(t.above)] = ~out[t.first + t.above] & known
+                row += len(t.above)
+            if t.above_or_unknown.size:
+                out[row:row + len(t.above_or_unknown)] = ~out[t.first + t.above_or_unknown]
+                row += len(t.above_or_unknown)
+            if t.below_or_unknown.size:
+                out[row:row + len(t.below_or_unknown)] = out[t.first + t.below_or_unknown] | ~known
         for d in self.discrete:
             x = columns[d.column]
             m = len(d.codes)
