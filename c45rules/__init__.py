@@ -5,11 +5,12 @@ from .errors import C45RulesError, InputError, ModelError
 from .data import Attribute, Dataset, Schema
 from .ruleset import Condition, Explanation, Rule, RuleSet
 from .pipeline import fit, fit_dataset, learn_rules, learn_tree
+from .imports.sklearn import from_sklearn
 
 
 __all__ = ["C45RulesError", "InputError", "ModelError", "Attribute", "Dataset", "Schema",
            "Condition", "Explanation", "Rule", "RuleSet", "C45Rules", "fit", "fit_dataset",
-           "learn_rules", "learn_tree", "__version__"]
+           "learn_rules", "learn_tree", "from_sklearn", "__version__"]
 
 
 def __getattr__(name: str):

@@ -96,8 +96,14 @@ class Rule:
         return self.error_rate <= NEVER_FIRES_ABOVE
 
     def __str__(self) -> str:
-        conds = " and ".join(str(c) for c in self.conditions)
+        conds = conjunction(self.conditions)
         return f"rule {self.id}: if {conds} then {self.prediction} [{100 * self.confidence:.1f}%]"
+
+
+def conjunction(conditions: Sequence[Condition]) -> str:
+    """The conditions joined by 'and' on one line, each 'or unknown' one in parentheses so that
+    it reads as one test."""
+    return " and ".join(f"({c})" if c.or_unknown else str(c) for c in conditions)
 
 
 def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Attribute", tuple[str, ...]]:
@@ -303,7 +309,7 @@ class RuleSet:
     def decision_texts(self) -> np.ndarray:
         """Each `rule_index` position in words: 'rule 28: A9 = t and A15 > 228', 'default class'."""
         return np.array(["default class: no rule fired"]
-                        + [f"rule {r.id}: {' and '.join(str(c) for c in r.conditions)}" for r in self.rules],
+                        + [f"rule {r.id}: {conjunction(r.conditions)}" for r in self.rules],
                         dtype=object)
 
     def predict_confidence(self, data: Any) -> np.ndarray:

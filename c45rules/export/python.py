@@ -24,7 +24,7 @@ from pathlib import Path
 from ..data.frame import unique_spellings
 from ..data.reading import PANDAS_NA_TOKENS
 from ..errors import ModelError
-from ..ruleset import Condition, RuleSet, checked_condition
+from ..ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
 from ._comment import comment_text, note_lines
 
@@ -100,7 +100,7 @@ def _describe(ruleset: RuleSet) -> str:
         "",
     ]
     for r in ruleset.rules:
-        conds = " and ".join(str(c) for c in r.conditions) or "(always)"
+        conds = conjunction(r.conditions) or "(always)"
         lines.append(f"rule {r.id}: if {conds} then {_literal(r.prediction)}")
         note = "" if r.fires else "   NEVER FIRES (pessimistic error above 0.7)"
         lines.append(f"    covered {r.covered}, errors {r.errors}, confidence {r.confidence:.3f},"
