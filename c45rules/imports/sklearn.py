@@ -137,7 +137,12 @@ def _merged(path: list[Condition]) -> tuple[Condition, ...]:
 def _leaf_paths(tree: Any, names: tuple[str, ...]) -> list[tuple[int, list[Condition]]]:
     """(leaf node, the conditions on its path) in depth-first order, left branch first."""
     left, right = tree.children_left, tree.children_right
-    feature, threshold, nan_left = tree.feature, tree.threshold, tree.missing_go_to_left
+    feature, threshold = tree.feature, tree.threshold
+    # before scikit-learn 1.3 trees had no missing_go_to_left, and predict refused NaN
+    nan_left = getattr(tree, "missing_go_to_left", None)
+    has_nan_routing = nan_left is not None
+    if nan_left is None:
+        nan_left = np.zeros(tree.node_count, dtype=bool)
     out = []
     stack: list[tuple[int, list[Condition]]] = [(0, [])]
     while stack:   # not recursive: a deep tree would pass Python's frame limit
@@ -146,7 +151,7 @@ def _leaf_paths(tree: Any, names: tuple[str, ...]) -> list[tuple[int, list[Condi
             out.append((node, path))
             continue
         name, bound, to_left = names[feature[node]], _bound(float(threshold[node])), bool(nan_left[node])
-        stack.append((int(right[node]), path + [Condition(name, ">", bound, not to_left)]))
+        stack.append((int(right[node]), path + [Condition(name, ">", bound, not to_left and has_nan_routing)]))
         stack.append((int(left[node]), path + [Condition(name, "<=", bound, to_left)]))
     return out
 

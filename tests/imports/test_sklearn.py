@@ -302,3 +302,68 @@ def test_with_data_runs_c45_rules_steps_on_the_tree():
     assert dict(rs.options)["imported_from"] == "sklearn DecisionTreeClassifier"
     with pytest.raises(InputError, match="y holds 'x', which is not a class of the tree"):
         from_sklearn(clf, data=(X, np.where(np.arange(len(y)) == 3, "x", y)))
+
+
+# ---- c45rules import MODEL.joblib ---------------------------------------------------------------
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of `c45rules ARGV` in this process."""
+    import contextlib
+    import io
+
+    from c45rules.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as e:
+            code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_imports_a_joblib_tree(tmp_path):
+    import joblib
+    X, y = continuous_frame("crx")
+    clf = DecisionTreeClassifier(max_depth=5, random_state=0).fit(with_nan(X), y)
+    src, out = tmp_path / "tree.joblib", tmp_path / "model.yaml"
+    joblib.dump(clf, src)
+    code, stdout, err = run_cli(["import", str(src), "-o", str(out)])
+    assert (code, err) == (0, "")
+    rs = load_yaml(out)
+    assert rs == from_sklearn(clf)
+    assert stdout.startswith(f"{clf.get_n_leaves()} rules, default class ")
+    assert_agrees(clf, rs, [with_nan(X, seed=5)], tmp_path)
+    # found by its content whatever its name, compressed too
+    other = tmp_path / "tree.bin"
+    joblib.dump(clf, other, compress=3)
+    assert run_cli(["import", str(other), "-o", str(tmp_path / "again.yaml")])[0] == 0
+    assert load_yaml(tmp_path / "again.yaml") == rs
+
+
+def test_cli_import_help_warns_that_loading_runs_code():
+    code, stdout, _ = run_cli(["import", "--help"])
+    text = " ".join(stdout.split())   # as wrapped to the terminal's width
+    assert code == 0 and "loading one RUNS CODE stored in it, so import only files you trust" in text
+
+
+@pytest.mark.parametrize("obj, message", [
+    ({"a": 1}, "expected a fitted scikit-learn DecisionTreeClassifier or ExtraTreeClassifier, not builtins.dict"),
+    (DecisionTreeClassifier(), "the DecisionTreeClassifier is not fitted"),
+    (DecisionTreeRegressor(max_depth=2).fit([[0.0], [1.0]], [0.0, 1.0]),
+     "not sklearn.tree._classes.DecisionTreeRegressor"),
+])
+def test_cli_import_refuses_what_is_not_a_fitted_tree_classifier(tmp_path, obj, message):
+    import joblib
+    src = tmp_path / "thing.joblib"
+    joblib.dump(obj, src)
+    out = tmp_path / "model.yaml"
+    code, stdout, err = run_cli(["import", str(src), "-o", str(out)])
+    assert code == 2 and stdout == ""
+    assert err.startswith(f"c45rules: error: {src}: ") and message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_cli_import_refuses_a_broken_joblib_file(tmp_path):
+    src = tmp_path / "broken.joblib"
+    src.write_bytes(b"\x80\x04this is not a pickle")
+    code, _, err = run_cli(["import", str(src), "-o", str(tmp_path / "m.yaml")])
+    assert code == 2 and err.startswith(f"c45rules: error: {src}: cannot be read as a joblib file (")
