@@ -179,12 +179,16 @@ class Explanation:
     def as_dict(self) -> dict[str, Any]:
         """{"class", "rule_id" (0: the default class), "conditions": [{"rule", "attribute", "op",
         "value", "case_value", "satisfied"}]}: the deciding rule's conditions, or each rule's
-        first failed one (attribute null for a rule that holds but never fires)."""
+        first failed one (attribute null for a rule that holds but never fires); a condition that
+        unknown values satisfy too also has "or_unknown": true."""
         def entry(rule_id: int, cond: Condition | None, val: Any, ok: bool) -> dict[str, Any]:
             value = None if cond is None else list(cond.value) if cond.op == "in" else cond.value
-            return {"rule": int(rule_id), "attribute": None if cond is None else cond.attribute,
-                    "op": None if cond is None else cond.op, "value": value,
-                    "case_value": _plain(val), "satisfied": ok}
+            out = {"rule": int(rule_id), "attribute": None if cond is None else cond.attribute,
+                   "op": None if cond is None else cond.op, "value": value,
+                   "case_value": _plain(val), "satisfied": ok}
+            if cond is not None and cond.or_unknown:   # only when set, as in the YAML
+                out["or_unknown"] = True
+            return out
 
         if self.rule is not None:
             conditions = [entry(self.rule.id, c, v, ok) for c, v, ok in self.checks]
