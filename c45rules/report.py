@@ -35,7 +35,7 @@ import pandas as pd
 from .data.schema import UNSEEN_CODE, Dataset, Schema
 from .errors import InputError
 from .export._atomic import atomic_write_text
-from .ruleset import RuleSet, format_threshold
+from .ruleset import RuleSet, conjunction, format_threshold
 from .tree.node import Node
 
 MAX_TREE_NODES = 200   # tree nodes drawn at most; deeper subtrees are collapsed
@@ -535,12 +535,12 @@ def _decision_list(ruleset: RuleSet) -> str:
     text_w = _PAGE_W - _CLASS_W - 40 - _COND_X
     cards = []
     for r in ruleset.rules:
-        conds = [str(c) for c in r.conditions]
-        lines = _wrap("if " + (" and ".join(conds) or "(always)"), text_w)
+        conds = conjunction(r.conditions)
+        lines = _wrap("if " + (conds or "(always)"), text_w)
         sub = f"confidence {100 * r.confidence:.1f}%{SEP}lift {r.lift:.2f}"
         if not r.fires:
             sub = "never fires (error above 70%)"
-        tip = f"rule {r.id}: if {' and '.join(conds) or '(always)'} then {r.prediction}"
+        tip = f"rule {r.id}: if {conds or '(always)'} then {r.prediction}"
         cards.append(_rule_card(f"Rule {r.id}", lines, r.prediction, where.get(r.prediction, 0), sub, tip,
                                 "rule" if r.fires else "rule nofire", False))
     reach = sum(ruleset.default_counts)

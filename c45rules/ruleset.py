@@ -49,18 +49,25 @@ _PASS = 16                # tests compared in one 2-D numpy call: bounds its tem
 
 @dataclass(frozen=True)
 class Condition:
-    """One test: `attribute <= value`, `> value`, `= value` or `in {values}`."""
+    """One test: `attribute <= value`, `> value`, `= value` or `in {values}`.
+
+    `or_unknown` (threshold tests only) makes an unknown value satisfy the test too: how a
+    tree imported from another tool routes unknowns down one branch (imports/sklearn.py);
+    c4.5's own conditions never carry it, so an unknown value satisfies none of them.
+    """
 
     attribute: str
     op: Op
     value: float | str | tuple[str, ...]
+    or_unknown: bool = False
 
     def __str__(self) -> str:
         if self.op == "in":
             return f"{self.attribute} in {{{', '.join(self.value)}}}"
         if self.op == "=":
             return f"{self.attribute} = {self.value}"
-        return f"{self.attribute} {self.op} {format_threshold(self.value)}"
+        text = f"{self.attribute} {self.op} {format_threshold(self.value)}"
+        return text + " or unknown" if self.or_unknown else text
 
 
 @dataclass(frozen=True)
@@ -89,8 +96,14 @@ class Rule:
         return self.error_rate <= NEVER_FIRES_ABOVE
 
     def __str__(self) -> str:
-        conds = " and ".join(str(c) for c in self.conditions)
+        conds = conjunction(self.conditions)
         return f"rule {self.id}: if {conds} then {self.prediction} [{100 * self.confidence:.1f}%]"
+
+
+def conjunction(conditions: Sequence[Condition]) -> str:
+    """The conditions joined by 'and' on one line, each 'or unknown' one in parentheses so that
+    it reads as one test."""
+    return " and ".join(f"({c})" if c.or_unknown else str(c) for c in conditions)
 
 
 def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Attribute", tuple[str, ...]]:
@@ -108,9 +121,13 @@ def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Att
     if cond.op in ("<=", ">"):
         if not attr.is_continuous:
             raise ModelError(f"{where}: threshold test on {attr.kind} attribute {attr.name!r}")
+        if cond.or_unknown and not (isinstance(cond.value, (int, float)) and not math.isnan(cond.value)):
+            raise ModelError(f"{where}: 'or unknown' needs a number as threshold, not {cond.value!r}")
         return attr, ()
     if cond.op not in ("=", "in"):
         raise ModelError(f"{where}: unknown operator {cond.op!r}")
+    if cond.or_unknown:
+        raise ModelError(f"{where}: 'or unknown' is only for threshold tests, not {cond.op!r}")
     if not attr.is_discrete:
         raise ModelError(f"{where}: value test on {attr.kind} attribute {attr.name!r}")
     values = (cond.value,) if cond.op == "=" else tuple(cond.value)
@@ -118,6 +135,11 @@ def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Att
         if not isinstance(v, str) or v not in attr.values:
             raise ModelError(f"{where}: {v!r} is not a value of attribute {attr.name!r}")
     return attr, values
+
+
+def _or_unknown(test: Any) -> Any:
+    """`test`, also satisfied by an unknown (NaN) value: a condition with or_unknown."""
+    return lambda column, operand: test(column, operand) | np.isnan(column)
 
 
 def format_threshold(v: float) -> str:
@@ -157,12 +179,16 @@ class Explanation:
     def as_dict(self) -> dict[str, Any]:
         """{"class", "rule_id" (0: the default class), "conditions": [{"rule", "attribute", "op",
         "value", "case_value", "satisfied"}]}: the deciding rule's conditions, or each rule's
-        first failed one (attribute null for a rule that holds but never fires)."""
+        first failed one (attribute null for a rule that holds but never fires); a condition that
+        unknown values satisfy too also has "or_unknown": true."""
         def entry(rule_id: int, cond: Condition | None, val: Any, ok: bool) -> dict[str, Any]:
             value = None if cond is None else list(cond.value) if cond.op == "in" else cond.value
-            return {"rule": int(rule_id), "attribute": None if cond is None else cond.attribute,
-                    "op": None if cond is None else cond.op, "value": value,
-                    "case_value": _plain(val), "satisfied": ok}
+            out = {"rule": int(rule_id), "attribute": None if cond is None else cond.attribute,
+                   "op": None if cond is None else cond.op, "value": value,
+                   "case_value": _plain(val), "satisfied": ok}
+            if cond is not None and cond.or_unknown:   # only when set, as in the YAML
+                out["or_unknown"] = True
+            return out
 
         if self.rule is not None:
             conditions = [entry(self.rule.id, c, v, ok) for c, v, ok in self.checks]
@@ -235,9 +261,9 @@ class RuleSet:
         attr, values = checked_condition(cond, self.schema, where)
         a = self.schema.index(cond.attribute)
         if cond.op == "<=":
-            return a, np.less_equal, float(cond.value)
+            return a, _or_unknown(np.less_equal) if cond.or_unknown else np.less_equal, float(cond.value)
         if cond.op == ">":
-            return a, np.greater, float(cond.value)
+            return a, _or_unknown(np.greater) if cond.or_unknown else np.greater, float(cond.value)
         codes = [attr.values.index(v) for v in values]
         return (a, np.equal, codes[0]) if cond.op == "=" else (a, np.isin, np.array(codes))
 
@@ -287,7 +313,7 @@ class RuleSet:
     def decision_texts(self) -> np.ndarray:
         """Each `rule_index` position in words: 'rule 28: A9 = t and A15 > 228', 'default class'."""
         return np.array(["default class: no rule fired"]
-                        + [f"rule {r.id}: {' and '.join(str(c) for c in r.conditions)}" for r in self.rules],
+                        + [f"rule {r.id}: {conjunction(r.conditions)}" for r in self.rules],
                         dtype=object)
 
     def predict_confidence(self, data: Any) -> np.ndarray:
@@ -396,6 +422,10 @@ class _ContinuousTests:
     thresholds: np.ndarray   # distinct, none NaN; `<= thresholds[j]` is mask row first + j
     first: int
     above: np.ndarray        # j of each `> thresholds[j]` tested, at rows first + len(thresholds) + i
+    # j of each `> thresholds[j] or unknown`, then of each `<= thresholds[j] or unknown`, in the
+    # rows after those of `above`, in turn
+    above_or_unknown: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    below_or_unknown: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
 
 
 @dataclass(frozen=True, eq=False)
@@ -416,7 +446,8 @@ class _MatchPlan:
     per case (uint64 words); a rule's cases are the AND of its tests' rows and the still
     undecided cases, so trying a rule costs a few kB of word operations however many rules
     share its tests (letter's 544 rules hold 4217 conditions but far fewer distinct tests).
-    `= v` is the set test `in {v}`; `> t` is `not <= t` on known values.
+    `= v` is the set test `in {v}`; `> t` is `not <= t` on known values; `> t or unknown` is
+    `not <= t`, `<= t or unknown` is `<= t` or not known.
     """
 
     continuous: tuple[_ContinuousTests, ...]
@@ -436,11 +467,11 @@ class _MatchPlan:
                 attr, values = checked_condition(cond, schema, f"rule {rule.id}")
                 a = schema.index(cond.attribute)
                 if cond.op in ("<=", ">"):
-                    tests.append((a, cond.op, float(cond.value)))
+                    tests.append((a, cond.op + "?" if cond.or_unknown else cond.op, float(cond.value)))
                 else:
                     tests.append((a, "in", frozenset(attr.values.index(v) for v in values)))
             # no value is <= or > a NaN threshold, none is in an empty set: such a rule never fires
-            if not rule.fires or any(op == "in" and not v or op != "in" and math.isnan(v) for _, op, v in tests):
+            if not rule.fires or any(op == "in" and not v or op in ("<=", ">") and math.isnan(v) for _, op, v in tests):
                 continue
             for a, op, v in tests:
                 if op == "in":
@@ -455,12 +486,16 @@ class _MatchPlan:
         size = 0
         for a in sorted(thresholds):
             ts = sorted(thresholds[a])
-            above = [j for j, t in enumerate(ts) if ">" in thresholds[a][t]]
+            first = size
             row.update(((a, "<=", t), size + j) for j, t in enumerate(ts))
-            row.update(((a, ">", ts[j]), size + len(ts) + i) for i, j in enumerate(above))
-            continuous.append(_ContinuousTests(a, np.array(ts, dtype=np.float64), size,
-                                               np.array(above, dtype=np.intp)))
-            size += len(ts) + len(above)
+            size += len(ts)
+            derived = []
+            for op in (">", ">?", "<=?"):
+                js = [j for j, t in enumerate(ts) if op in thresholds[a][t]]
+                row.update(((a, op, ts[j]), size + i) for i, j in enumerate(js))
+                derived.append(np.array(js, dtype=np.intp))
+                size += len(js)
+            continuous.append(_ContinuousTests(a, np.array(ts, dtype=np.float64), first, *derived))
         for a in sorted(value_sets):
             codes = sorted(set().union(*value_sets[a]))
             unions = [c for c in value_sets[a] if len(c) > 1]
@@ -484,10 +519,18 @@ class _MatchPlan:
             for j in range(0, m, _PASS):
                 below = t.thresholds[j:j + _PASS, None] >= x     # NaN is never <= a threshold
                 as_bytes[t.first + j:t.first + j + len(below), :nbytes] = np.packbits(below, axis=1, bitorder="little")
-            if t.above.size:
+            if t.above.size or t.below_or_unknown.size:
                 known = np.zeros(words, dtype=np.uint64)
                 known.view(np.uint8)[:nbytes] = np.packbits(~np.isnan(x), bitorder="little")
-                out[t.first + m:t.first + m + len(t.above)] = ~out[t.first + t.above] & known
+            row = t.first + m
+            if t.above.size:
+                out[row:row + len(t.above)] = ~out[t.first + t.above] & known
+                row += len(t.above)
+            if t.above_or_unknown.size:
+                out[row:row + len(t.above_or_unknown)] = ~out[t.first + t.above_or_unknown]
+                row += len(t.above_or_unknown)
+            if t.below_or_unknown.size:
+                out[row:row + len(t.below_or_unknown)] = out[t.first + t.below_or_unknown] | ~known
         for d in self.discrete:
             x = columns[d.column]
             m = len(d.codes)

@@ -106,3 +106,35 @@ def test_fingerprint_ignores_row_order():
     perm = np.random.default_rng(0).permutation(train.n)
     assert train.fingerprint() == train.subset(perm).fingerprint()
     assert train.fingerprint() != train.subset(perm[:-1]).fingerprint()
+
+
+def test_or_unknown_conditions_are_satisfied_by_unknown_values():
+    from c45rules.errors import ModelError
+    from c45rules.govern.diff import diff_rulesets
+    from c45rules.report import render_report
+    # four tests on one threshold, flagged and not, in one match plan
+    rules = (Rule(1, (Condition("humidity", "<=", 70.0),), "Play", 4, 0, 0.2, 1.0),
+             Rule(2, (Condition("humidity", ">", 90.0, or_unknown=True),
+                      Condition("outlook", "=", "sunny")), "Don't Play", 3, 0, 0.3, 1.0),
+             Rule(3, (Condition("humidity", "<=", 90.0, or_unknown=True),
+                      Condition("humidity", ">", 70.0)), "Don't Play", 3, 0, 0.3, 1.0),
+             Rule(4, (Condition("humidity", "<=", 70.0, or_unknown=True),), "Play", 3, 0, 0.3, 1.0))
+    rs = RuleSet(SCHEMA, rules, "Play", (9, 5), (5, 2))
+    rows = pd.DataFrame({"outlook": ["sunny", "sunny", "rain", "rain", "rain", None],
+                         "humidity": [95, math.nan, math.nan, 80, 60, math.inf]})
+    assert list(rs.predict_rule(rows)) == [2, 2, 4, 3, 1, 0]
+    mask = rs.condition_mask(rules[1].conditions[0], rs._encode(rows))
+    assert list(mask) == [True, True, True, False, False, True]
+    assert str(rules[2]) == "rule 3: if (humidity <= 90 or unknown) and humidity > 70 then Don't Play [70.0%]"
+    why = rs.explain({"outlook": "rain"})
+    assert why.rule.id == 4 and why.as_dict()["conditions"][0]["or_unknown"] is True
+    assert "humidity <= 70 or unknown   (humidity = unknown: yes)" in str(why)
+    assert "(humidity &lt;= 90 or unknown) and humidity &gt; 70" in render_report(rs)
+    # the flag is part of a condition's test: flipping it makes another rule, not a moved threshold
+    plain = RuleSet(SCHEMA, rules[:3] + (Rule(4, (Condition("humidity", "<=", 70.0),), "Play", 3, 0, 0.3, 1.0),),
+                    "Play", (9, 5), (5, 2))
+    d = diff_rulesets(plain, rs)
+    assert plain != rs and (d.removed, d.added, d.changed, len(d.unchanged)) == ((4,), (4,), (), 3)
+    with pytest.raises(ModelError, match="'or unknown' is only for threshold tests"):
+        RuleSet(SCHEMA, (Rule(1, (Condition("outlook", "=", "sunny", True),), "Play", 1, 0, 0.5, 1.0),),
+                "Play", (9, 5), (5, 2)).predict(rows)

@@ -1,35 +1,69 @@
-"""`c45rules import`: a PMML RuleSetModel or TreeModel as a c45rules model file."""
+"""`c45rules import`: a PMML RuleSetModel or TreeModel, or a scikit-learn tree saved with joblib,
+as a c45rules model file."""
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
 from ..errors import InputError
 from .io import MODEL_SUFFIXES, check_output, write_text
 
-HELP = "read a PMML RuleSetModel or TreeModel into a model file that decides as it does"
+HELP = ("read a PMML RuleSetModel or TreeModel, or a fitted scikit-learn tree saved with joblib, into a"
+        " model file that decides as it does")
 EXAMPLE = ("c45rules import tree.pmml -o model.yaml\n"
-           "  c45rules rescore model.yaml --data train.csv --target y -o measured.yaml")
+           "  c45rules import tree.joblib -o model.yaml   (joblib.dump(DecisionTreeClassifier().fit(X, y), ...))\n"
+           "  c45rules rescore model.yaml --data train.csv --target y -o measured.yaml\n"
+           "  Loading a joblib or pickle file runs code stored in it: import only files you trust.")
 PARENTS = ()
+JOBLIB_SUFFIXES = (".joblib", ".pkl", ".pickle")
+# how a joblib file starts: a pickle (protocol 2 and up) or joblib's compressors' magic numbers
+_PICKLE_STARTS = (b"\x80", b"\x78", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x5d\x00\x00", b"\x04\x22\x4d\x18")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The import command's arguments."""
-    p.add_argument("pmml", metavar="MODEL.pmml")
+    p.add_argument("model", metavar="MODEL.pmml|MODEL.joblib",
+                   help="a PMML file, or a fitted scikit-learn DecisionTreeClassifier/ExtraTreeClassifier"
+                        " saved with joblib.dump (.joblib, .pkl, .pickle; loading one RUNS CODE stored in"
+                        " it, so import only files you trust)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml",
                    help="the model file to write ('-': the YAML on stdout)")
 
 
+def _is_joblib(path: str, raw: bytes) -> bool:
+    """A joblib/pickle file by its suffix or, whatever its name, by how it starts."""
+    return Path(path).suffix.lower() in JOBLIB_SUFFIXES or raw.startswith(_PICKLE_STARTS)
+
+
+def load_joblib(path: str, raw: bytes):
+    """The RuleSet of the scikit-learn tree in a joblib file's bytes (from_sklearn), or InputError."""
+    try:
+        import joblib
+    except ImportError:
+        raise InputError(f"{path}: reading a joblib file needs scikit-learn (pip install 'c45rules[sklearn]')") from None
+    from ..imports.sklearn import from_sklearn
+    try:
+        obj = joblib.load(io.BytesIO(raw))
+    except Exception as e:   # a broken or foreign pickle can raise anything while loading
+        raise InputError(f"{path}: cannot be read as a joblib file ({type(e).__name__}: {e})") from None
+    try:
+        return from_sklearn(obj)
+    except InputError as e:
+        raise InputError(f"{path}: {e}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Write the imported model and say what it holds."""
-    from ..export.yaml import dump_yaml
+    from ..export.yaml import dump_yaml, read_model_bytes
     from ..imports.pmml import load_pmml
-    if Path(args.pmml).suffix.lower() in MODEL_SUFFIXES:
-        raise InputError(f"{args.pmml}: is a c45rules model file; import reads PMML (to write PMML:"
-                         " c45rules export MODEL.yaml --to pmml)")
+    if Path(args.model).suffix.lower() in MODEL_SUFFIXES:
+        raise InputError(f"{args.model}: is a c45rules model file; import reads PMML or a joblib file (to write"
+                         " PMML: c45rules export MODEL.yaml --to pmml)")
     check_output(args, args.output)
-    ruleset = load_pmml(args.pmml)
+    raw = read_model_bytes(args.model, "a PMML or joblib file")
+    ruleset = load_joblib(args.model, raw) if _is_joblib(args.model, raw) else load_pmml(args.model)
     write_text(args.output, dump_yaml(ruleset))
     if args.output not in (None, "-"):
         print(f"{len(ruleset.rules)} rules, default class {ruleset.default_class}; written to {args.output}")

@@ -5,17 +5,23 @@ import argparse
 import json
 import sys
 
+from ..errors import InputError
 from .io import load_training, progress
 from .options import data_options, learning_tree_options, tree_options
 
 HELP = "grow and prune a C4.5 tree (or a CART or ID3 tree: --grower); print it and its evaluation"
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
-           "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json")
+           "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json\n"
+           "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The tree command's own options."""
     p.add_argument("--json", action="store_true", help="print sizes and error counts as JSON")
+    p.add_argument("--explain-splits", action="store_true",
+                   help="print, for each test node of the grown tree, every attribute's info, gain (penalised for"
+                        " a cut, scaled by the known fraction: the numbers c4.5 chose by), split info and gain"
+                        " ratio; with --json a list of nodes with their path and per-attribute numbers")
 
 
 PARENTS = (data_options, tree_options)
@@ -27,7 +33,19 @@ def run(args: argparse.Namespace) -> int:
     from ..tree.report import evaluate_trees, format_confusion, format_evaluation, format_tree
     train, test = load_training(args)
     progress(args, "growing and pruning the tree")
-    tree = learn_tree(train, **learning_tree_options(args))
+    options = learning_tree_options(args)
+    if args.explain_splits and options.get("grower", "c45") != "c45":
+        raise InputError("--explain-splits shows C4.5's gain and gain ratio: it applies to --grower c45")
+    tree = learn_tree(train, **options)
+    if args.explain_splits:
+        from ..tree.explain import explain_splits, format_splits
+        nodes = explain_splits(train, tree.unpruned, min_objs=options["min_objs"], gain_ratio=options["gain_ratio"],
+                               subset=options["subset"])
+        if args.json:
+            print(json.dumps([n.as_dict() for n in nodes]))
+        else:
+            sys.stdout.write(format_splits(nodes))
+        return 0
     if tree.options.get("grower", "c45") != "c45":
         return _print_other(args, tree, train, test)
     ev = evaluate_trees(tree.unpruned, tree.pruned, train, train.n)

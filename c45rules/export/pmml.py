@@ -20,6 +20,9 @@ Why the evaluators decide as the library does:
   so the evaluators report rule id "0" when the default decided, as `predict_rule` does
   (RuleSet defaultScore says the same, for readers that stop at it).
 
+A threshold test that also accepts unknown values (`x <= t or unknown`, from a scikit-learn
+tree) is refused with a ModelError naming the rule: this export does not write it.
+
 Discrete fields are strings: give them as text as written (the value `1` of an attribute
 is the string "1"; the number 1.0 is the text "1.0", an unseen value).
 
@@ -99,6 +102,11 @@ def _extension(payload: dict, where: str) -> str:
 
 def _condition(cond: Condition, ruleset: RuleSet, where: str, indent: str) -> list[str]:
     _, values = checked_condition(cond, ruleset.schema, where)
+    if cond.or_unknown:
+        # PMML's firstHit rules say "or missing" only through isMissing, which the PMML import
+        # (and some evaluators' NaN handling) does not read back alike: refused, not approximated
+        raise ModelError(f"{where}: {cond} accepts unknown values, which the PMML export does not"
+                         " write; export this model to SQL, Python or YAML instead")
     field = xml_attribute(cond.attribute, f"{where}: attribute")
     lines = [f'{indent}<SimplePredicate field={field} operator="isNotMissing"/>']
     if cond.op in ("<=", ">"):

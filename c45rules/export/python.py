@@ -5,7 +5,7 @@ class applied, the rule-id convention of every c45rules output), the rules as re
 blocks over field names, and a CSV scorer (`python model.py in.csv -o out.csv`). It decides
 exactly as `RuleSet.predict`: first firing rule, else the default; rules that never fire are
 left out; an unknown value (a field left out of the record, None, NaN, '', '?') satisfies no
-condition; continuous values given as text are parsed as
+condition but a threshold test marked `or unknown` (`(x <= t or _unknown(x))`); continuous values given as text are parsed as
 numbers the way the library's pandas path accepts them (anything else raises ValueError
 naming the field); discrete values are compared as text after the canonicalisation of
 `c45rules.data.frame.value_str` (1.0 -> '1', True -> 'True'); a value outside the
@@ -24,7 +24,7 @@ from pathlib import Path
 from ..data.frame import unique_spellings
 from ..data.reading import PANDAS_NA_TOKENS
 from ..errors import ModelError
-from ..ruleset import Condition, RuleSet, checked_condition
+from ..ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
 from ._comment import comment_text, note_lines
 
@@ -75,7 +75,8 @@ def _test(cond: Condition, ruleset: RuleSet, where: str) -> str:
     attr, values = checked_condition(cond, ruleset.schema, where)
     field = f"record[{_literal(cond.attribute)}]"
     if cond.op in ("<=", ">"):
-        return f"{field} {cond.op} {_float(cond.value)}"
+        test = f"{field} {cond.op} {_float(cond.value)}"
+        return f"({test} or _unknown({field}))" if cond.or_unknown else test
     if cond.op == "=":
         return f"{field} == {_literal(cond.value)}"
     return f"{field} in {_literal(values)}"
@@ -99,7 +100,7 @@ def _describe(ruleset: RuleSet) -> str:
         "",
     ]
     for r in ruleset.rules:
-        conds = " and ".join(str(c) for c in r.conditions) or "(always)"
+        conds = conjunction(r.conditions) or "(always)"
         lines.append(f"rule {r.id}: if {conds} then {_literal(r.prediction)}")
         note = "" if r.fires else "   NEVER FIRES (pessimistic error above 0.7)"
         lines.append(f"    covered {r.covered}, errors {r.errors}, confidence {r.confidence:.3f},"
@@ -113,7 +114,8 @@ def _describe(ruleset: RuleSet) -> str:
         "                                         class and the rule id, 0 for the default)",
         "",
         "Unknown values (a field left out, None, NaN, '' and '?', and in a continuous field pandas'",
-        "missing-value texts such as 'NA' and 'NULL') satisfy no condition; a discrete value the",
+        "missing-value texts such as 'NA' and 'NULL') satisfy no condition but one that says",
+        "'or unknown'; a discrete value the",
         "model never saw satisfies no test; continuous values given as text are parsed as",
         "numbers (anything else raises ValueError naming the field).",
     ]
@@ -175,6 +177,11 @@ def _text(value):
     if isinstance(value, int) or from_numpy and isinstance(value, numbers.Integral):
         return str(int(value))
     return str(value)
+
+
+def _unknown(number):
+    """Whether a continuous value (as _number gives it) is unknown: NaN, the one value unequal to itself."""
+    return number != number
 
 
 def _fields(record):

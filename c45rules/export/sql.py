@@ -19,6 +19,10 @@ How the SQL matches `RuleSet.predict` row for row (spec 7.11):
   under those engines' NaN = NaN rule and true for every number under IEEE rules (BigQuery,
   Trino). `x <= t` is already false for NaN everywhere. SQLite stores NaN as NULL; MySQL and
   SQL Server cannot store NaN; they get no guard;
+* a threshold test that also accepts unknown values (`or_unknown`, trees imported from
+  scikit-learn) is `(x <= t OR x IS NULL)` where NaN cannot be stored, and elsewhere
+  `(x IS NULL OR NOT (<the opposite test>))`, the opposite test being false for NaN, so
+  that NaN counts as unknown as in the library;
 * discrete columns are compared as text (store them as TEXT / VARCHAR holding the values'
   canonical text, as `c45rules.data.frame.value_str` writes them): `x = 'v'`, `x IN (...)`.
   NULL, '' and '?' never equal a schema value (the loaders forbid those as values), and
@@ -127,20 +131,36 @@ def _number(value: float, where: str, dialect: str) -> exp.Expression:
     return exp.Literal.number(text)
 
 
+def _threshold(op: str, col: exp.Expression, t: exp.Expression, dialect: str) -> list[exp.Expression]:
+    """`col <= t` or `col > t` (ANDed tests), both false for NULL and NaN in `dialect`."""
+    if op == "<=":
+        return [exp.LTE(this=col, expression=t)]
+    nan = SQL_DIALECTS[dialect]
+    if nan is None:
+        return [exp.GT(this=col, expression=t)]
+    # NaN sorts above every number there, so NaN > t would hold without the guard
+    return [exp.GT(this=col, expression=t), exp.NEQ(this=col.copy(), expression=nan())]
+
+
 def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | None,
                where: str) -> list[exp.Expression] | None:
     """The SQL tests (ANDed) for one condition; None when no value can ever satisfy it."""
     attr, values = checked_condition(cond, ruleset.schema, where)
     col = _column(cond.attribute, table)
     if cond.op in ("<=", ">"):
-        t = _number(cond.value, where, dialect)
-        if cond.op == "<=":
-            return [exp.LTE(this=col, expression=t)]
+        tests = _threshold(cond.op, col, _number(cond.value, where, dialect), dialect)
+        if not cond.or_unknown:
+            return tests
         nan = SQL_DIALECTS[dialect]
-        if nan is None:
-            return [exp.GT(this=col, expression=t)]
-        # NaN sorts above every number there, so NaN > t would hold without the guard
-        return [exp.GT(this=col, expression=t), exp.NEQ(this=col.copy(), expression=nan())]
+        if nan is None:   # no NaN there: unknown is NULL
+            return [exp.paren(exp.or_(*tests, exp.Is(this=col.copy(), expression=exp.Null())), copy=False)]
+        # NaN is unknown too: `NOT (the opposite test on known values)` holds for NaN under either
+        # NaN rule (the opposite test is false for it), NULL is asked for apart
+        opposite = _threshold(">" if cond.op == "<=" else "<=", col.copy(), _number(cond.value, where, dialect),
+                              dialect)
+        known_opposite = exp.and_(*opposite) if len(opposite) > 1 else opposite[0]
+        return [exp.paren(exp.or_(exp.Is(this=col.copy(), expression=exp.Null()),
+                                  exp.Not(this=exp.paren(known_opposite, copy=False))), copy=False)]
     values = tuple(v for v in values if v not in UNKNOWN_VALUES)
     if not values:
         return None

@@ -18,6 +18,7 @@ RuleSets):
         conditions:
           - {attribute: "A9", op: "=", value: "t"}
           - {attribute: "A15", op: ">", value: 228.0}
+          - {attribute: "A2", op: "<=", value: 30.5, or_unknown: true}   (only when set)
         evidence: {covered: 120, errors: 3, error_rate: 0.048, confidence: 0.952, ...}
     default_class: "-"
     class_counts: [215, 275]
@@ -212,7 +213,11 @@ def dump_yaml(ruleset: RuleSet) -> str:
         lines.append("    conditions:")
         for j, c in enumerate(r.conditions):
             where = f"rules[{i}].conditions[{j}]"
-            lines.append(f"      - {_flow([('attribute', _quote(c.attribute, f'{where}.attribute')), ('op', _quote(c.op, f'{where}.op')), ('value', _scalar(c.value, f'{where}.value'))])}")
+            pairs = [('attribute', _quote(c.attribute, f'{where}.attribute')), ('op', _quote(c.op, f'{where}.op')),
+                     ('value', _scalar(c.value, f'{where}.value'))]
+            if c.or_unknown:   # written only when set, so c4.5's own models read as before
+                pairs.append(('or_unknown', 'true'))
+            lines.append(f"      - {_flow(pairs)}")
         where = f"rules[{i}].evidence"
         evidence = [("covered", _int(r.covered, f"{where}.covered")), ("errors", _int(r.errors, f"{where}.errors")),
                     ("error_rate", _float(r.error_rate)), ("confidence", _float(_shown_confidence(r.error_rate))),
@@ -484,7 +489,7 @@ _Lookup = dict[str, tuple[Attribute, frozenset[str]]]
 
 
 def _condition(obj: Any, path: str, attributes: _Lookup) -> Condition:
-    m = _mapping(obj, path, ("attribute", "op", "value"))
+    m = _mapping(obj, path, ("attribute", "op", "value"), ("or_unknown",))
     name = _string(m["attribute"], f"{path}.attribute")
     if name not in attributes:
         raise _fail(f"{path}.attribute", f"{name!r} is not an attribute of the schema")
@@ -494,7 +499,15 @@ def _condition(obj: Any, path: str, attributes: _Lookup) -> Condition:
     if op in ("<=", ">"):
         if not attr.is_continuous:
             raise _fail(f"{path}.op", f"threshold test {op!r} on {attr.kind} attribute {name!r}")
-        return Condition(name, op, _number(value, f"{path}.value"))
+        or_unknown = m.get("or_unknown", False)
+        if not isinstance(or_unknown, bool):
+            raise _fail(f"{path}.or_unknown", f"expected true or false, found {_type_name(or_unknown)} {or_unknown!r}")
+        threshold = _number(value, f"{path}.value")
+        if or_unknown and math.isnan(threshold):
+            raise _fail(f"{path}.value", "a NaN threshold with or_unknown")
+        return Condition(name, op, threshold, or_unknown)
+    if "or_unknown" in m:
+        raise _fail(f"{path}.or_unknown", f"'or_unknown' is only for threshold tests, not {op!r}")
     if op in ("=", "in"):
         if not attr.is_discrete:
             raise _fail(f"{path}.op", f"value test {op!r} on {attr.kind} attribute {name!r}")

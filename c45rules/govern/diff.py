@@ -42,12 +42,12 @@ class RuleDiff:
 
 
 def _exact(c: Condition) -> tuple:
-    return (c.attribute, c.op, tuple(sorted(c.value)) if c.op == "in" else c.value)
+    return (c.attribute, c.op, tuple(sorted(c.value)) if c.op == "in" else c.value, c.or_unknown)
 
 
 def _shape(c: Condition) -> tuple:
     """A condition without its threshold value (a discrete value stays part of it)."""
-    return (c.attribute, c.op, None) if c.op in ("<=", ">") else _exact(c)
+    return (c.attribute, c.op, None, c.or_unknown) if c.op in ("<=", ">") else _exact(c)
 
 
 def _key(rule: Rule, of) -> Counter:

@@ -98,7 +98,7 @@ class _Context:
 
 
 # ---- predicates -----------------------------------------------------------------------------
-def _float32_bound(t: float, op: str) -> tuple[str, float]:
+def float32_bound(t: float, op: str) -> tuple[str, float]:
     """(op, double bound) with `x op bound` true for a double x exactly when PMML's `float(x) op float(t)`
     is, op being <=, >, < or >=."""
     t32 = np.float32(t)
@@ -119,7 +119,7 @@ def _threshold(f: _Field, op: str, value: str, where: str) -> Condition:
     if math.isnan(t):
         raise ModelError(f"{where}: a NaN threshold")
     if f.data_type == "float":
-        op, t = _float32_bound(t, op)
+        op, t = float32_bound(t, op)
     elif op in ("<", ">="):   # x < t  <=>  x <= the double below t
         t = math.nextafter(t, -math.inf)
         op = "<=" if op == "<" else ">"

@@ -141,13 +141,15 @@ def discrete_gains(tables: np.ndarray, cases: float, min_objs: float,
 
 
 def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_classes: int,
-              cases: float, min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              cases: float, min_objs: float, *, unusable: bool = False
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best binary cut of each continuous attribute by penalised gain (spec 2.3).
 
     Columns of `values` are sorted ascending with unknowns (NaN) last; `weights` (float32)
     and `classes` are in the same order. Returns per column (penalised gain or -EPSILON,
     split information, row index i of the chosen cut between sorted rows i and i+1, or -1),
-    gains and split information as float32.
+    gains and split information as float32. `unusable`: also the best cut whose penalised gain
+    is not above 0, which c4.5 does not use (tree/explain.py shows it).
     """
     n, k = values.shape
     cases = F32(cases)
@@ -212,6 +214,8 @@ def best_cuts(values: np.ndarray, weights: np.ndarray, classes: np.ndarray, n_cl
     best = np.argmax(val, axis=0) if n else np.zeros(k, dtype=int)
     best_val = val[best, cols] if n else np.full(k, F32(-1))
     ok = enough & (best_val > 0)
+    if unusable and n:
+        ok = enough & (cand & reasonable).any(axis=0)
     lo = low[best, cols] if n else np.zeros(k, np.float32)
     split = info(np.stack([unknown, lo, known - lo], axis=1)) / cases
     return (np.where(ok, best_val, NO_GAIN).astype(np.float32),
