@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = {"sample": count_rows(sample), "all": count_rows(full)}
     model = work / "model.yaml"
     subprocess.run([sys.executable, "-m", "c45rules", "fit", "-q", str(R.DATA / args.train / args.train),
-                    "-o", str(model)], check=True)
+                    "-o", str(model)], check=True, stdout=subprocess.DEVNULL)
 
     plan = [(e, "sample") for e in engines] + [(e, "all") for e in engines if e == "duckdb" or args.full]
     results = []
