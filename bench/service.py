@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import reference as R
+from common import put_section, run_stamp
 
 HOST = "127.0.0.1"
 
@@ -99,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default="crx")
     ap.add_argument("--sync", choices=("full", "normal"), default="full",
                     help="the SQLite audit's synchronous setting (full: every commit synced to the disk)")
+    ap.add_argument("--markdown", type=Path, default=None,
+                    help="also write the table as the service-SYNC section of this file (BENCHMARKS.md)")
     args = ap.parse_args(argv)
     exe = [sys.executable, "-m", "c45rules"]
     with tempfile.TemporaryDirectory(prefix="c45rules-bench-service-") as tmp:
@@ -147,6 +150,12 @@ def main(argv: list[str] | None = None) -> int:
                          f" | {1000 * _quantile(lat, 0.5):.0f} | {1000 * _quantile(lat, 0.99):.0f} | {failures} |")
             lines += ["", "targets: >= 2,000 decisions/s with p99 <= 25 ms at 8 clients; >= 200,000 rows/s in batches"]
             print("\n".join(lines))
+            if args.markdown:
+                stamp = run_stamp()
+                put_section(args.markdown, f"service-{args.sync}", "\n".join([
+                    f"## Decision service, SQLite audit synchronous={args.sync} (issue 30)", "",
+                    f"Written by `python bench/service.py --sync {args.sync}`, measured {stamp['date']} at commit "
+                    f"{stamp['commit']}, load average {os.getloadavg()[0]:.2f} at the end.", "", *lines]))
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
