@@ -476,16 +476,7 @@ def _prune_at(root: Node, alpha: float) -> None:
 def prune_cp(root: Node, cp: float) -> Node:
     """A copy of a cart tree without the splits of complexity <= cp (rpart's prune.rpart)."""
     out = root.copy()
-    stack = [out]
-    while stack:
-        n = stack.pop()
-        if n.is_leaf:
-            continue
-        if n.complexity <= cp:
-            _make_leaf(n)
-            n.complexity = cp
-            continue
-        stack.extend(n.branches)
+    _prune_at(out, cp)
     return out
 
 
