@@ -21,3 +21,17 @@ def lazy_exports(package: str, where: dict[str, str]) -> tuple[Callable[[str], A
         return sorted({*vars(sys.modules[package]), *where})
 
     return __getattr__, __dir__
+
+
+class LazyModule:
+    """A stand-in for `import NAME as alias` that imports NAME at the first attribute read:
+    the C4.5-file path (.names/.data, a model file) then runs without pandas' 0.3 s import."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self._name!r}>"

@@ -15,10 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
-from .data.frame import encode_frame
-from .data.reading import to_pandas
 from .data.schema import UNSEEN_CODE, Attribute, Dataset, Schema
 from .errors import InputError
 
@@ -239,6 +236,12 @@ class RuleSet:
         out, which are then unknown, as in the exported Python module and `explain`."""
         if isinstance(data, Dataset):
             return data
+        # pandas only when cases come as a table or records: a model read and applied to
+        # encoded data (the CLI's rules, tree, evaluate on .data files) never needs it
+        import pandas as pd
+
+        from .data.frame import encode_frame
+        from .data.reading import to_pandas
         require: Sequence[str] = self.used_attributes()
         if isinstance(data, Mapping):
             data, require = pd.DataFrame([dict(data)]), ()
@@ -362,6 +365,9 @@ class RuleSet:
         Attributes the case does not mention are unknown; `read` (data.reading.ReadOptions)
         says which texts are unknown.
         """
+        import pandas as pd
+
+        from .data.frame import encode_frame
         if not isinstance(case, (Mapping, Dataset, pd.Series)):
             raise InputError(f"explain: expected one case as a mapping of attribute name to value"
                              f" (a dict or a pandas Series), not {type(case).__name__}")

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import LazyModule
 from ..data.frame import encode_frame, refuse_read_options
 from ..data.names import split_cases
 from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
@@ -27,6 +27,8 @@ from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..export._atomic import atomic_open, checked_target
 from ..ruleset import RuleSet
+
+pd = LazyModule("pandas")   # for CSV input only: a .data file is read without it
 
 CSV_SUFFIXES = (".csv", ".tsv")
 PARQUET_SUFFIXES = (".parquet", ".pq")

@@ -29,13 +29,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import LazyModule
 from ..errors import DataWarning, InputError
 from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
                     read_names)
 from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, to_pandas
 from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
+
+pd = LazyModule("pandas")
 
 UNKNOWN_STRINGS = tuple(sorted(C45_UNKNOWN))
 # a column is "numeric but for stray strings" when at least this share of its known cells

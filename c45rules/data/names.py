@@ -9,10 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import LazyModule
 from ..errors import InputError
+from .distinct import factorize, first_positions, is_missing
 from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
+
+pd = LazyModule("pandas")
 
 _DELIMS = {",", ":", "\n", "|"}
 # only these end a line of a data file (str.splitlines would also split at U+2028, \x0c, ...)
@@ -164,6 +167,8 @@ class _PendingSchema(Schema):
 # so no Python string is made per cell. Every rule of the general splitter below is then
 # applied to the distinct texts only (spec 1), which is why the two paths agree exactly.
 _CHUNK_BYTES = 1 << 23
+# from this size a file's cells are coded by pandas' hashing, whose import (0.3 s) then pays
+HASH_FILE_BYTES = 4 << 20
 Coded = tuple[np.ndarray, np.ndarray]   # (codes into values, -1 = missing; object array of values)
 
 
@@ -196,18 +201,13 @@ def _chunk_cells(chunk: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | No
     return starts, ends
 
 
-def _factorize_rows(words: np.ndarray) -> np.ndarray:
+def _factorize_rows(words: np.ndarray, hashed: bool) -> np.ndarray:
     """Codes of the distinct rows of a 2-D uint64 array, numbered in order of first appearance."""
-    codes, _ = pd.factorize(words[:, 0])
+    codes, _ = factorize(words[:, 0], hashed)
     for k in range(1, words.shape[1]):
-        more, uniq = pd.factorize(words[:, k])
-        codes, _ = pd.factorize(codes * len(uniq) + more)
+        more, uniq = factorize(words[:, k], hashed)
+        codes, _ = factorize(codes * len(uniq) + more, hashed)
     return codes
-
-
-def _firsts(codes: np.ndarray) -> np.ndarray:
-    """Position of the first occurrence of each code (codes numbered by first appearance)."""
-    return np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
 
 
 _LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
@@ -250,6 +250,10 @@ def _plain_cells(path: Path, ncols: int) -> list[Coded] | None:
         return None
     local: list[list[np.ndarray]] = [[] for _ in range(ncols)]
     uniques: list[list[np.ndarray]] = [[] for _ in range(ncols)]
+    try:
+        hashed = path.stat().st_size >= HASH_FILE_BYTES
+    except OSError:
+        hashed = False   # line_chunks says what is wrong with the path
     for k, chunk in enumerate(line_chunks(path)):
         if k == 0:
             chunk = chunk.removeprefix(b"\xef\xbb\xbf")   # a byte order mark (as _read_text)
@@ -259,8 +263,8 @@ def _plain_cells(path: Path, ncols: int) -> list[Coded] | None:
         padded = chunk + bytes(8)
         for j in range(ncols):
             words = _cell_words(padded, cells[0][:, j], cells[1][:, j])
-            codes = _factorize_rows(words)
-            first = _firsts(codes)
+            codes = _factorize_rows(words, hashed)
+            first = first_positions(codes)
             local[j].append(codes.astype(np.int16 if len(first) < 2**15 else np.int32))
             uniques[j].append(words[first])
     columns: list[Coded] = []
@@ -268,8 +272,8 @@ def _plain_cells(path: Path, ncols: int) -> list[Coded] | None:
         nwords = max((u.shape[1] for u in uniques[j]), default=1)
         merged = np.concatenate([np.pad(u, ((0, 0), (0, nwords - u.shape[1]))) for u in uniques[j]]
                                 or [np.zeros((0, nwords), np.uint64)])
-        glob = _factorize_rows(merged) if len(merged) else np.zeros(0, np.int64)
-        first = _firsts(glob)
+        glob = _factorize_rows(merged, hashed) if len(merged) else np.zeros(0, np.int64)
+        first = first_positions(glob)
         glob = glob.astype(np.int16 if len(first) < 2**15 else np.int32)
         offsets = np.cumsum([0] + [len(u) for u in uniques[j]])
         codes = np.concatenate([glob[offsets[c]:][chunk] for c, chunk in enumerate(local[j])]
@@ -290,7 +294,7 @@ def _clean_cells(columns: list[Coded]) -> list[Coded]:
         texts = [v.strip() for v in values]
         if j == len(columns) - 1:
             texts = [t[:-1].rstrip() if t.endswith(".") else t for t in texts]
-        new, distinct = pd.factorize(np.array(texts, dtype=object))
+        new, distinct = factorize(np.array(texts, dtype=object))
         out.append((new.astype(codes.dtype)[codes], np.asarray(distinct, dtype=object)))
     return out
 
@@ -351,12 +355,36 @@ def split_cases(path: str | os.PathLike, ncols: int) -> pd.DataFrame:
 
 def _coded(raw: pd.Series) -> Coded:
     """(codes, distinct values in order of first appearance, a missing value included)."""
-    codes, values = pd.factorize(raw, use_na_sentinel=False)
-    return codes, np.asarray(values, dtype=object)
+    return factorize(np.asarray(raw, dtype=object))
 
 
-def _unknown(values: np.ndarray) -> pd.Series:
-    return pd.Series(values, dtype=object).isna() | pd.Series(values, dtype=object).isin(["?", ""])
+def _unknown(values: np.ndarray) -> np.ndarray:
+    """Which distinct cell values are unknown: '?', '' or missing (None/NaN)."""
+    return np.array([is_missing(v) or (isinstance(v, str) and v in ("?", "")) for v in values], dtype=bool)
+
+
+# a plain decimal number, which float() reads exactly as pandas' to_numeric does (both round
+# correctly); any other spelling goes to to_numeric itself
+_PLAIN_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
+
+
+def _numbers(values: np.ndarray, unknown: np.ndarray) -> np.ndarray:
+    """The distinct cell texts as numbers (NaN for unknown and for what is not a number)."""
+    out = np.full(len(values), np.nan)
+    rest = []
+    for i, v in enumerate(values):
+        if unknown[i]:
+            continue
+        if isinstance(v, str) and _PLAIN_NUMBER.fullmatch(v):
+            out[i] = float(v)
+        else:
+            rest.append(i)
+    if rest:
+        # the other values reach to_numeric in first-seen order, so it decides each exactly as
+        # it would over the whole column (its choices depend on the values seen so far)
+        num = pd.to_numeric(pd.Series(values[rest], dtype=object), errors="coerce")
+        out[rest] = num.to_numpy(dtype=np.float64, na_value=np.nan)
+    return out
 
 
 def cases_from_frame(frame: pd.DataFrame, schema: Schema, path: str, *, collect: bool = False,
@@ -379,7 +407,7 @@ def _cases_from_cells(cells: list[Coded], schema: Schema, path: str, *, collect:
                 raise InputError(f"{path}: attribute {a.name!r} has no value list")
             limit = int(a.values[1])
             values = cells[j][1]   # every value occurs, first seen first
-            seen = list(values[~_unknown(values).to_numpy()])
+            seen = list(values[~_unknown(values)])
             if len(seen) > limit:
                 raise InputError(f"{path}: attribute {a.name!r} declared 'discrete {limit}'"
                                  f" has {len(seen)} values")
@@ -401,12 +429,13 @@ def encode_classes(raw: pd.Series, classes: tuple[str, ...], where: str, problem
 
 def _encode_class_cells(cells: Coded, classes: tuple[str, ...], where: str, problem: str) -> np.ndarray:
     codes, values = cells
-    mapped = pd.Series(values, dtype=object).map({c: i for i, c in enumerate(classes)})
-    bad = mapped.isna().to_numpy()[codes]
+    lookup = {c: i for i, c in enumerate(classes)}
+    mapped = np.array([lookup.get(v, -1) if isinstance(v, str) else -1 for v in values], dtype=np.int32)
+    bad = mapped[codes] < 0
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(f"{where} {i + 1}: class {values[codes[i]]!r} {problem} ({', '.join(classes)})")
-    return mapped.to_numpy(dtype=np.int32)[codes]
+    return mapped[codes]
 
 
 def encode_column(raw: pd.Series, a: Attribute, where: str, *, lines_are_cases: bool = False,
@@ -422,27 +451,24 @@ def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_o
         return np.zeros(len(codes), dtype=np.int8)
     unknown = _unknown(values)
     if a.is_continuous:
-        # the distinct values reach to_numeric in first-seen order, so it decides each exactly
-        # as it would over the whole column (its choices depend on the values seen so far)
-        num = pd.to_numeric(pd.Series(values, dtype=object).where(~unknown), errors="coerce")
-        bad = (num.isna() & ~unknown).to_numpy()[codes]
+        num = _numbers(values, unknown)
+        bad = (np.isnan(num) & ~unknown)[codes]
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: {values[codes[i]]!r} is not a number")
-        column = num.to_numpy(dtype=np.float64)[codes]
+        column = num[codes]
         if not unseen_ok:
             check_single_precision(column, f"{where}: {what}", f"attribute {a.name!r}")
         return column
     lookup = {v: i for i, v in enumerate(a.values)}
-    mapped = pd.Series(values, dtype=object).map(lookup)
-    bad_value = (mapped.isna() & ~unknown).to_numpy()
+    found = np.array([lookup.get(v, -1) if isinstance(v, str) else -1 for v in values], dtype=np.int32)
+    bad_value = (found < 0) & ~unknown
     bad = bad_value[codes]
     if bad.any() and not unseen_ok:
         i = int(np.flatnonzero(bad)[0])
         raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: value {values[codes[i]]!r}"
                          f" is not one of its declared values")
-    out = mapped.to_numpy(dtype=np.float64, na_value=np.nan)
-    res = np.where(np.isnan(out), UNKNOWN_CODE, out).astype(np.int32)
+    res = np.where(found < 0, UNKNOWN_CODE, found).astype(np.int32)
     if unseen_ok:
         res[bad_value] = UNSEEN_CODE
     return res[codes]

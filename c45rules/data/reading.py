@@ -20,19 +20,28 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import io
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-# pandas exposes its default missing-value list only here (read_csv's documented defaults)
-from pandas._libs.parsers import STR_NA_VALUES
-
+from .._lazy import LazyModule
 from ..errors import InputError
 
-PANDAS_NA_TOKENS = frozenset(STR_NA_VALUES)
+pd = LazyModule("pandas")
+
+
+@functools.cache
+def pandas_na_tokens() -> frozenset[str]:
+    """The texts pandas reads as missing by default, read on first use."""
+    # pandas exposes its default missing-value list only here (read_csv's documented defaults)
+    from pandas._libs.parsers import STR_NA_VALUES
+    return frozenset(STR_NA_VALUES)
+
+
 C45_UNKNOWN = frozenset({"", "?"})
 SEPARATORS = {",": ",", ";": ";", "\t": "\t", "\\t": "\t", "tab": "\t", "|": "|"}
 _SNIFF_BYTES = 1 << 16
@@ -76,7 +85,7 @@ class ReadOptions:
     @property
     def tokens(self) -> frozenset[str]:
         """Cell texts read as unknown."""
-        base = C45_UNKNOWN if self.keep_na_tokens else PANDAS_NA_TOKENS | C45_UNKNOWN
+        base = C45_UNKNOWN if self.keep_na_tokens else pandas_na_tokens() | C45_UNKNOWN
         return base | frozenset(self.na_values)
 
     @property
@@ -172,7 +181,9 @@ def _library(obj: Any) -> str:
 
 def is_frame(obj: Any) -> bool:
     """True for a pandas or polars DataFrame or a pyarrow Table."""
-    return isinstance(obj, pd.DataFrame) or _foreign_kind(obj) is not None
+    # a pandas DataFrame exists only once pandas is imported: no import just to ask
+    pandas = sys.modules.get("pandas")
+    return (pandas is not None and isinstance(obj, pandas.DataFrame)) or _foreign_kind(obj) is not None
 
 
 def _foreign_kind(obj: Any) -> str | None:

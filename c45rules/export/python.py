@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 
 from ..data.frame import unique_spellings
-from ..data.reading import PANDAS_NA_TOKENS
+from ..data.reading import pandas_na_tokens
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
@@ -377,7 +377,7 @@ def to_python(ruleset: RuleSet) -> str:
         "# per tested discrete field: what a bool or number may spell -> the one value spelling it",
         f"SPELLED = {_spelled_values(ruleset)}",
         "# texts a continuous field reads as unknown, as the library reads tables (pandas' tokens)",
-        f"NA_TOKENS = frozenset({_literal(sorted(PANDAS_NA_TOKENS))})",
+        f"NA_TOKENS = frozenset({_literal(sorted(pandas_na_tokens()))})",
         _RUNTIME,
         "",
         "def _decide(record):",

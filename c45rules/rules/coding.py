@@ -4,9 +4,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 from .. import libm
+from ..data.distinct import count_distinct
 from ..data.schema import Dataset
 from .extract import SUBSET, CondTest
 
@@ -26,8 +26,7 @@ def branch_bits(data: Dataset) -> np.ndarray:
         elif attr.is_continuous:
             known = col[~np.isnan(col)]
             # c4.5 stores unknown as a value of its own (-999), so it counts as one more value
-            # distinct values by hashing (np.unique sorts: 1 s for 20 columns at 1M cases)
-            p = len(pd.unique(known)) + (1 if len(known) < n else 0)
+            p = count_distinct(known) + (1 if len(known) < n else 0)
             out[a] = 1 + math.log2(p) / 2 if p > 1 else 0.0
     return out
 

@@ -13,7 +13,7 @@ import pytest
 import c45rules
 from c45rules import InputError
 from c45rules.data.frame import encode_frame, from_frame, load_data, read_table
-from c45rules.data.reading import PANDAS_NA_TOKENS, ReadOptions, sniff_separator
+from c45rules.data.reading import pandas_na_tokens, ReadOptions, sniff_separator
 from c45rules.errors import DataWarning
 from c45rules.export import dump_yaml
 
@@ -45,7 +45,7 @@ def test_na_in_a_numeric_column_keeps_it_continuous_and_the_rules_test_threshold
 
 
 def test_every_pandas_token_and_the_c45_question_mark_are_unknown():
-    tokens = sorted(PANDAS_NA_TOKENS | {"?"})
+    tokens = sorted(pandas_na_tokens() | {"?"})
     assert {"NA", "N/A", "NULL", "NaN", "nan", "n/a", "-NaN", "#N/A", "<NA>", "None", ""} <= set(tokens)
     numbers = [str(i) for i in range(len(tokens))]
     df = pd.DataFrame({"x": tokens + numbers, "y": ["p", "q"] * len(tokens)})
