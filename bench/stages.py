@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Where `c45rules rules STEM --json` spends its time, stage by stage (issue 33's profile).
+
+Usage:
+  python bench/stages.py [--datasets synth_100k,synth_1m,synth_1m_u5,income,letter]
+                         [--markdown BENCHMARKS.md]
+
+Each dataset runs in a fresh process doing what `rules STEM --json` does (read STEM.data and
+STEM.test, grow, prune, generalise, select, order, evaluate), with the pipeline's own step
+functions wrapped by timers, so the stages are the real ones and add up to the whole run:
+
+- start: the interpreter and the imports of `c45rules rules` (whole-process wall minus the rest);
+- read: STEM.data and STEM.test parsed and encoded (I/O);
+- grow: the unpruned tree (spec 2; on data with unknowns this includes their fractional weights);
+- prune: the pessimistic pruning of the tree (spec 3);
+- generalise: one candidate rule per leaf, conditions dropped (spec 7.2-7.4);
+- select: coding costs and the subset search per class (spec 7.5-7.7);
+- order: class order, default class, sifting and the public rules (spec 7.8-7.9);
+- evaluate: training and test errors of the ruleset;
+- other: the rest of the process (exit, freeing).
+
+With --markdown the table becomes the `stages` section of that file. Datasets as in
+bench/vs_c50.py (synth_1m and synth_1m_u5 generated into bench/data when missing).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+T0 = time.perf_counter()
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+STAGES = ("start", "read", "grow", "prune", "generalise", "select", "order", "evaluate", "other")
+DEFAULT = "synth_100k,synth_1m,synth_1m_u5,income,letter"
+
+
+def child(stem: str) -> None:
+    """Run the rules command's work on STEM with timers around each step; print the times."""
+    spent: dict[str, float] = {s: 0.0 for s in STAGES}
+
+    def timed(stage: str, fn):
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[stage] += time.perf_counter() - t
+        return wrapper
+
+    import c45rules.pipeline as pipeline
+    import c45rules.tree.growers.c45 as c45
+    from c45rules.data.names import load_stem
+    from c45rules.rules.evaluate import evaluate
+    spent["start"] = time.perf_counter() - T0
+    c45.grow_tree = timed("grow", c45.grow_tree)
+    c45.prune_tree = timed("prune", c45.prune_tree)
+    pipeline.generalise_rules = timed("generalise", pipeline.generalise_rules)
+    for name in ("branch_bits", "attribute_test_bits", "rule_bits", "select_rules"):
+        setattr(pipeline, name, timed("select", getattr(pipeline, name)))
+    for name in ("order_rules", "default_class", "sift_rules", "_public_rule"):
+        setattr(pipeline, name, timed("order", getattr(pipeline, name)))
+
+    t = time.perf_counter()
+    train, test = load_stem(stem, test=True)
+    spent["read"] = time.perf_counter() - t
+    ruleset, tree, _ = pipeline.fit_dataset(train)
+    t = time.perf_counter()
+    errors = [evaluate(ruleset, d).errors for d in (train, test) if d is not None]
+    spent["evaluate"] = time.perf_counter() - t
+    print(json.dumps({"spent": spent, "rows": train.n, "rules": len(ruleset.rules),
+                      "errors": errors, "nodes": len(tree.unpruned_flat),
+                      "unknown_cells": int(sum((c < 0).sum() if c.dtype.kind == "i" else
+                                               (c != c).sum() for c in train.columns))}))
+    sys.stdout.flush()
+
+
+def measure(stem: str) -> dict:
+    """Whole-process wall of the child and its per-stage times ('other' = the unaccounted rest)."""
+    env = {**os.environ, "PYTHONPATH": str(BENCH.parent)}
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, __file__, "--child", stem], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    wall = time.perf_counter() - t
+    res = json.loads(out.strip().splitlines()[-1])
+    inside = sum(res["spent"].values())
+    res["spent"]["other"] = max(wall - inside, 0.0)
+    res["wall"] = wall
+    return res
+
+
+def table(results: dict[str, dict]) -> str:
+    """The stage table: seconds and share of the whole run per stage."""
+    from common import markdown_table
+    head = ["dataset", "rows", "unknown cells", "tree nodes", "whole s",
+            *[f"{s} s (%)" for s in STAGES]]
+    rows = []
+    for name, r in results.items():
+        cells = [f"{r['spent'][s]:.2f} ({100 * r['spent'][s] / r['wall']:.0f}%)" for s in STAGES]
+        rows.append([name, f"{r['rows']:,}", f"{r['unknown_cells']:,}", f"{r['nodes']:,}",
+                     f"{r['wall']:.2f}", *cells])
+    return markdown_table(head, rows)
+
+
+def main() -> int:
+    """Measure each dataset in its own process; print the table (and write it with --markdown)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", default=DEFAULT)
+    ap.add_argument("--markdown", type=Path)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        child(a.child)
+        return 0
+    from common import dataset_stem, machine, put_section, run_stamp
+    results = {}
+    for name in a.datasets.split(","):
+        load = os.getloadavg()[0]
+        print(f"{name} ...", file=sys.stderr, flush=True)
+        results[name] = measure(dataset_stem(name))
+        results[name]["load"] = (load, os.getloadavg()[0])
+    text = table(results)
+    print(text)
+    if a.markdown:
+        stamp, mach = run_stamp(), machine()
+        loads = ", ".join(f"{n} {r['load'][0]:.2f} -> {r['load'][1]:.2f}" for n, r in results.items())
+        body = (f"## Where the time goes: `rules STEM --json` by stage (issue 33)\n\n"
+                f"Written by `python bench/stages.py --markdown BENCHMARKS.md` at commit "
+                f"{stamp.get('commit', '?')}, {stamp.get('date', '?')}; {mach.get('cpu', '?')}, "
+                f"{mach.get('cores', '?')} cores. One fresh process per dataset doing what "
+                f"`rules STEM --json` does, the pipeline's own step functions timed (see the "
+                f"script's docstring for what each stage covers). Load average at start -> end: "
+                f"{loads}.\n\n{text}\n")
+        put_section(a.markdown, "stages", body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
