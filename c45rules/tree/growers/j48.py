@@ -67,8 +67,10 @@ def check(options: dict) -> dict:
 def _lf(x: np.ndarray | float) -> np.ndarray:
     """Weka's logFunc: x log2 x, 0 below 1e-6."""
     x = np.asarray(x, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(x < SMALL, 0.0, x * np.log2(np.where(x < SMALL, 1.0, x)))
+    out = np.zeros(x.shape)
+    big = x >= SMALL
+    out[big] = x[big] * np.log2(x[big])
+    return out
 
 
 def _info_gain(table: np.ndarray, total: float) -> float:
@@ -136,6 +138,10 @@ class _J48:
                      for i in self.attrs if data.schema.attributes[i].is_discrete}
         self.multi_val = all(data.schema.attributes[i].is_discrete and self.many[i] for i in self.attrs)
         self.sorted_all: dict[int, np.ndarray] = {}
+        self.cont = [i for i in self.attrs if data.schema.attributes[i].is_continuous]
+        self.Xc = np.column_stack([data.columns[i] for i in self.cont]) if self.cont else None
+        # cases with a value of every continuous attribute: their cuts are searched together
+        self.clean = ~np.isnan(self.Xc).any(axis=1) if self.cont else np.ones(data.n, dtype=bool)
 
     # ---- tests -------------------------------------------------------------------
     def branch(self, test: _Test, idx: np.ndarray) -> np.ndarray:
@@ -181,10 +187,11 @@ class _J48:
             return None
         found = []
         gain_sum, valid = 0.0, 0
+        cuts = self.numeric_block(idx, w, total) if self.cont and self.clean[idx].all() else {}
         for a in self.attrs:
             attr = self.data.schema.attributes[a]
             if attr.is_continuous:
-                res = self.numeric(a, idx, w, total)
+                res = cuts[a] if a in cuts else self.numeric(a, idx, w, total)
             elif self.o["binary_splits"]:
                 res = self.binary(a, idx, w, total)
             else:
@@ -245,6 +252,13 @@ class _J48:
         flat = col[known] * self.C + self.y[idx][known]
         return np.bincount(flat, weights=w[known], minlength=V * self.C).reshape(V, self.C)
 
+    def min_split(self, known_w: float) -> float:
+        """Fewest cases on each side of a cut: 10% of the known weight per class, within [-M, 25]."""
+        m = 0.1 * known_w / self.C
+        if m - self.m < SMALL:
+            return self.m
+        return 25.0 if m - 25 > SMALL else m
+
     def numeric(self, a: int, idx: np.ndarray, w: np.ndarray, total: float):
         """C45Split.handleNumericAttribute: the best cut by (penalised) gain."""
         x = self.data.columns[a][idx]
@@ -252,11 +266,7 @@ class _J48:
         K = int(known.sum())
         wk = w[known]
         known_w = float(wk.sum())
-        min_split = 0.1 * known_w / self.C
-        if min_split - self.m < SMALL:
-            min_split = self.m
-        elif min_split - 25 > SMALL:
-            min_split = 25.0
+        min_split = self.min_split(known_w)
         if K - 2 * min_split < -SMALL:
             return None
         xk = x[known]
@@ -264,43 +274,87 @@ class _J48:
         v, ww, yy = xk[order], wk[order], self.y[idx][known][order]
         onehot = np.zeros((K, self.C))
         onehot[np.arange(K), yy] = ww
-        cum = np.cumsum(onehot, axis=0)
-        cand = np.flatnonzero(v[:-1] + 1e-5 < v[1:])
-        if cand.size == 0:
-            return None
-        left = cum[cand]
+        cum = np.cumsum(onehot, axis=0)[:, None, :]
+        return self.best_cuts([a], v[:, None], np.cumsum(ww)[:, None], cum, known_w, total, min_split)[a]
+
+    def numeric_block(self, idx: np.ndarray, w: np.ndarray, total: float) -> dict:
+        """`numeric` for every continuous attribute of cases with no unknown value, a block
+        of attributes at a time."""
+        n = len(idx)
+        min_split = self.min_split(total)
+        if n - 2 * min_split < -SMALL:
+            return {a: None for a in self.cont}
+        out = {}
+        y = self.y[idx]
+        # unit weights: the counts are whole numbers, their x log2 x looked up (the same values)
+        unit = bool((w == 1).all())
+        if unit:
+            table = _lf(np.arange(n + 1, dtype=np.float64))
+            lf = table.__getitem__
+        step = max(1, 4_000_000 // max(1, n * self.C))
+        for lo in range(0, len(self.cont), step):
+            X = self.Xc[idx, lo:lo + step]
+            k = X.shape[1]
+            order = np.argsort(X, axis=0, kind="stable")
+            V = np.take_along_axis(X, order, axis=0)
+            rows, cols = np.arange(n)[:, None], np.arange(k)[None, :]
+            if unit:
+                onehot = np.zeros((n, k, self.C), dtype=np.int32)
+                onehot[rows, cols, y[order]] = 1
+                below = np.broadcast_to(np.arange(1, n + 1)[:, None], (n, k))
+                out.update(self.best_cuts(self.cont[lo:lo + step], V, below, np.cumsum(onehot, axis=0),
+                                          total, total, min_split, lf))
+            else:
+                W = w[order]
+                onehot = np.zeros((n, k, self.C))
+                onehot[rows, cols, y[order]] = W
+                out.update(self.best_cuts(self.cont[lo:lo + step], V, np.cumsum(W, axis=0),
+                                          np.cumsum(onehot, axis=0), total, total, min_split))
+        return out
+
+    def best_cuts(self, attrs: list[int], V: np.ndarray, lw_all: np.ndarray, cum: np.ndarray, known_w: float,
+                  total: float, min_split: float, lf=_lf) -> dict:
+        """Each attribute's (gain, gain ratio, test) or None from its known values sorted (`V`,
+        cases x attributes), the running weight `lw_all` and class weights `cum` below each
+        (`lf`: x log2 x of them)."""
+        gap = V[:-1] + 1e-5 < V[1:]
+        lw = lw_all[:-1]
+        rw = (round(known_w) if lf is not _lf else known_w) - lw
+        ok = gap & (lw - min_split > -SMALL) & (rw - min_split > -SMALL)
+        count = ok.sum(axis=0)
+        left = cum[:-1]
         classes = cum[-1]
-        lw = left.sum(axis=1)
-        rw = known_w - lw
-        ok = (lw - min_split > -SMALL) & (rw - min_split > -SMALL)
-        cand, left, lw, rw = cand[ok], left[ok], lw[ok], rw[ok]
-        count = len(cand)
-        if count == 0:
-            return None
-        right = classes - left
-        old = float(_lf(known_w) - _lf(classes).sum())
-        new = (_lf(lw) - _lf(left).sum(axis=1)) + (_lf(rw) - _lf(right).sum(axis=1))
-        raw = old - new
+        right = classes[None, :, :] - left
+        old = _lf(known_w) - lf(classes).sum(axis=-1)
+        new = (lf(lw) - lf(left).sum(axis=-1)) + (lf(rw) - lf(right).sum(axis=-1))
+        raw = old[None, :] - new
         gains = np.where(np.abs(raw) < SMALL, 0.0, (1.0 - (total - known_w) / total) * raw / known_w)
-        # Weka's scan keeps a later cut only when its gain is larger by more than 1e-6
-        at, best = -1, 0.0
-        while True:
-            ahead = np.flatnonzero(gains[at + 1:] - best > SMALL)
-            if ahead.size == 0:
-                break
-            at += 1 + int(ahead[0])
-            best = float(gains[at])
-        if at < 0:
-            return None
-        gain = best - (math.log2(count) / total if self.o["mdl_correction"] else 0.0)
-        if gain < SMALL:
-            return None
-        i = cand[at]
-        cut = (v[i + 1] + v[i]) / 2
-        if cut == v[i + 1]:
-            cut = v[i]
-        bags = np.array([lw[at], rw[at]])
-        return gain, _gain_ratio(bags, total, gain), _Test(a, "threshold", cut=float(cut))
+        gains = np.where(ok, gains, -np.inf)
+        out = {}
+        for j, a in enumerate(attrs):
+            out[a] = None
+            if count[j] == 0:
+                continue
+            g = gains[:, j]
+            # Weka's scan keeps a later cut only when its gain is larger by more than 1e-6
+            at, best = -1, 0.0
+            while True:
+                ahead = np.flatnonzero(g[at + 1:] - best > SMALL)
+                if ahead.size == 0:
+                    break
+                at += 1 + int(ahead[0])
+                best = float(g[at])
+            if at < 0:
+                continue
+            gain = best - (math.log2(count[j]) / total if self.o["mdl_correction"] else 0.0)
+            if gain < SMALL:
+                continue
+            cut = (V[at + 1, j] + V[at, j]) / 2
+            if cut == V[at + 1, j]:
+                cut = V[at, j]
+            bags = np.array([lw[at, j], rw[at, j]])
+            out[a] = (gain, _gain_ratio(bags, total, gain), _Test(a, "threshold", cut=float(cut)))
+        return out
 
     def actual_value(self, a: int, cut: float) -> float:
         """C45Split.setSplitPoint: the largest training value of `a` not above the cut (+1e-6)."""
@@ -448,6 +502,11 @@ class _J48:
 
 def _max_class(dist: np.ndarray) -> int:
     """Distribution.maxClass: the first class larger than those before by 1e-6 (0 if none)."""
+    at = int(np.argmax(dist))
+    if dist[at] <= SMALL:
+        return 0
+    if int((dist > dist[at] - SMALL).sum()) == 1:
+        return at           # no near tie: the scan below ends at the maximum
     best, at = 0.0, 0
     for c, v in enumerate(dist):
         if v - best > SMALL:
