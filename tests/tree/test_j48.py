@@ -153,3 +153,13 @@ def test_cli_weka_compat_reports_j48s_figures():
     assert bad.returncode != 0 and "--unpruned: option(s) of J48 (--weka-compat or --grower j48)" in bad.stderr
     bad = _cli("tree", stem, "-u", "--grower", "cart", "--weka-compat")
     assert bad.returncode != 0 and "does not go with --grower cart" in bad.stderr
+
+
+def test_bench_fidelity_j48_prints_the_table():
+    from pathlib import Path
+    bench = Path(R.__file__).resolve().parent / "fidelity.py"
+    out = subprocess.run([sys.executable, str(bench), "--j48", "golf", "labor"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "| golf | B | 4/4 | 7/7 | 2/2 | -/- | yes |" in out.stdout
+    assert "Per option: default 2/2, U 2/2, B 2/2, R 2/2, S 2/2, M5C0.1 2/2" in out.stdout
+    assert out.stdout.rstrip().endswith("Agreement (same leaves, size, training and test errors): 12/12 = 100.0%")
