@@ -18,12 +18,14 @@ double precision, with the points where Weka's J48 decides differently from C4.5
   Stats.addErrs: the exact normal deviate for CF and no 0.67 factor (estimate.py);
 * `-B`: binary tests on nominal attributes, one value against the rest;
 * `-R`: reduced-error pruning. Weka stratifies the cases (its class-grouping swap pass,
-  then every `folds`-th case), grows on all folds but the last and prunes on the last,
-  bottom up, where the held-out errors of a leaf do not exceed the subtree's. The seed only
-  shuffles the training folds' order, which leaves the tree as it is;
+  then every `folds`-th case), grows on all folds but the last (shuffled by java.util.Random
+  with the seed, default 1: the order only moves the last bits of sums of fractional weights)
+  and prunes on the last, bottom up, where the held-out errors of a leaf do not exceed the
+  subtree's;
 * `-A` (Laplace) changes the class probabilities of the leaves, never the tree.
 
-Where we still differ from Weka's printout is listed in FIDELITY.md ("J48 vs Weka 3.6.14").
+Sums are taken in Weka's order where the classification depends on their last bits (see
+FIDELITY.md, "J48 vs Weka 3.6.14", where every reference pair agrees).
 """
 from __future__ import annotations
 
@@ -62,6 +64,13 @@ def check(options: dict) -> dict:
     if o["reduced_error_pruning"] and o["unpruned"]:
         raise InputError("options unpruned and reduced_error_pruning exclude each other (as J48's -U and -R)")
     return o
+
+
+def _seq(values: np.ndarray, start: float = 0.0) -> float:
+    """start + values[0] + values[1] + ..., added one at a time as Java does."""
+    if len(values) == 0:
+        return float(start)
+    return float(np.cumsum(np.concatenate([[start], values]))[-1])
 
 
 def _lf(x: np.ndarray | float) -> np.ndarray:
@@ -114,7 +123,7 @@ class _Test:
 class _T:
     """A J48 node while growing and pruning: its cases (`idx`, weights `w`), test, sons."""
 
-    __slots__ = ("idx", "w", "dist", "test", "sons", "empty", "held")
+    __slots__ = ("idx", "w", "dist", "test", "sons", "empty", "held", "cls", "tot", "bags")
 
     def __init__(self, idx: np.ndarray, w: np.ndarray, dist: np.ndarray):
         self.idx, self.w, self.dist = idx, w, dist
@@ -122,6 +131,9 @@ class _T:
         self.sons: list[_T] = []
         self.empty = bool(abs(float(w.sum())) < SMALL)
         self.held: np.ndarray | None = None     # reduced-error pruning: held-out bags x classes
+        # the node's Distribution as Weka holds it (class weights, total, branch weights), its
+        # sums in Weka's order: what the tree classifies with
+        self.cls, self.tot, self.bags = dist, _seq(w), np.zeros(0)
 
 
 class _J48:
@@ -156,25 +168,59 @@ class _J48:
             return np.where(col < 0, -1, np.where(col == test.value, 0, 1))
         return np.where(col < 0, -1, col)
 
-    def split(self, test: _Test, idx: np.ndarray, w: np.ndarray, probs: np.ndarray | None = None
-              ) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray]:
-        """ClassifierSplitModel.split: each branch's cases and weights (unknowns in every branch
-        weighted by its share of the known weight, or by `probs`), the share and the bags' weights."""
+    def model(self, test: _Test, idx: np.ndarray, w: np.ndarray, built: bool = False
+              ) -> tuple[np.ndarray, float, np.ndarray]:
+        """The split's Distribution (class weights, total, branch weights) with its sums in Weka's
+        order: the known cases (in sorted order for a cut as built, one value against the rest
+        by subtraction), then addInstWithUnknown's unknown cases one by one. `built`: as
+        selectModel makes it, else as resetDistribution does."""
+        out = self.branch(test, idx)
+        known = out >= 0
+        wk, yk = w[known], self.y[idx][known]
+        if built and test.kind == "threshold":
+            x = self.data.columns[test.attribute][idx][known]
+            order = np.argsort(x, kind="stable")
+            below = int((out[known] == 0).sum())
+            ws = wk[order]
+            b0, b1 = _seq(ws[:below]), _seq(ws[below:])
+            cls, tot, bags = np.bincount(yk[order], ws, self.C), (0.0 + b0) + b1, np.array([b0, b1])
+        elif built and test.kind == "value":
+            col = self.data.columns[test.attribute][idx][known].astype(np.int64)
+            cls, tot = np.bincount(yk, wk, self.C), _seq(wk)
+            first = float(np.bincount(col, wk, test.value + 1)[test.value])
+            bags = np.array([first, tot - first])
+        else:
+            cls, tot = np.bincount(yk, wk, self.C), _seq(wk)
+            bags = np.bincount(out[known], wk, test.fanout)
+        cls, bags = cls.astype(np.float64), bags.astype(np.float64)
+        unknown = ~known
+        if unknown.any():
+            probs = bags / tot if abs(tot) >= SMALL else np.full(test.fanout, 1.0 / test.fanout)
+            wu, yu = w[unknown], self.y[idx][unknown]
+            for c in np.unique(yu):
+                cls[c] = _seq(wu[yu == c], cls[c])
+            tot = _seq(wu, tot)
+            bags = np.array([_seq(probs[j] * wu, bags[j]) for j in range(test.fanout)])
+        return cls, tot, bags
+
+    def split(self, test: _Test, idx: np.ndarray, w: np.ndarray, shares: np.ndarray | None = None
+              ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """ClassifierSplitModel.split: each branch's cases and weights, a case with an unknown
+        value in every branch of share > 1e-6, weighted by it (`shares`: the model's branch
+        weights / total; None: from these cases, as after resetDistribution)."""
         out = self.branch(test, idx)
         unknown = out < 0
-        kb = np.bincount(out[~unknown], weights=w[~unknown], minlength=test.fanout)
-        if probs is None:
-            kt = float(kb.sum())
-            probs = kb / kt if abs(kt) >= SMALL else np.full(test.fanout, 1.0 / test.fanout)
-        uw = float(w[unknown].sum())
+        if shares is None:
+            _, tot, bags = self.model(test, idx, w)
+            shares = bags / tot if tot != 0 else np.zeros(test.fanout)
         parts = []
         for j in range(test.fanout):
             sel = out == j
-            if probs[j] > SMALL:
+            if shares[j] > SMALL:
                 sel = sel | unknown
-            ww = np.where(unknown[sel], w[sel] * probs[j], w[sel])
+            ww = np.where(unknown[sel], shares[j] * w[sel], w[sel])
             parts.append((idx[sel], ww))
-        return parts, probs, kb + probs * uw
+        return parts
 
     def dist(self, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class weights of the cases."""
@@ -377,11 +423,13 @@ class _J48:
             if held is not None:
                 node.held = self.dist(*held)[None, :]
             return node
-        parts, probs, _ = self.split(node.test, idx, w)
+        node.cls, node.tot, node.bags = self.model(node.test, idx, w, built=True)
+        shares = node.bags / node.tot
+        parts = self.split(node.test, idx, w, shares)
         held_parts = None
         if held is not None:
-            held_parts, _, _ = self.split(node.test, held[0], held[1], probs)
-            node.held = self.held_table(node.test, held[0], held[1], probs)
+            held_parts = self.split(node.test, held[0], held[1], shares)
+            node.held = self.held_table(node.test, held[0], held[1], shares)
         node.sons = [self.build(ci, cw, None if held_parts is None else held_parts[j])
                      for j, (ci, cw) in enumerate(parts)]
         return node
@@ -431,17 +479,19 @@ class _J48:
         """getEstimatedErrorsForBranch: the subtree's estimate for other cases."""
         if node.test is None:
             return self.estimated(self.dist(idx, w))
-        parts, _, _ = self.split(node.test, idx, w)
+        parts = self.split(node.test, idx, w)
         return sum(self.estimated_branch(s, ci, cw) for s, (ci, cw) in zip(node.sons, parts))
 
     def redistribute(self, node: _T, idx: np.ndarray, w: np.ndarray) -> None:
         """newDistribution: the subtree's counts made again from the cases `idx`, `w`."""
         node.idx, node.w, node.dist = idx, w, self.dist(idx, w)
         if node.test is None:
+            node.cls, node.tot = node.dist, _seq(w)
             if abs(float(w.sum())) >= SMALL:
                 node.empty = False
             return
-        parts, _, _ = self.split(node.test, idx, w)
+        node.cls, node.tot, node.bags = self.model(node.test, idx, w)
+        parts = self.split(node.test, idx, w, node.bags / node.tot if node.tot != 0 else np.zeros(len(node.bags)))
         for s, (ci, cw) in zip(node.sons, parts):
             self.redistribute(s, ci, cw)
 
@@ -451,7 +501,7 @@ class _J48:
             return
         for s in node.sons:
             self.prune(s)
-        _, _, bags = self.split(node.test, node.idx, node.w)
+        bags = node.bags
         # Distribution.maxBag: the last of equal bags (>= within 1e-6)
         largest, most = -1, 0.0
         for j, b in enumerate(bags):
@@ -479,7 +529,7 @@ class _J48:
         counts with the node's class."""
         if node.test is None:
             return self.held_errors_leaf(node)
-        _, _, bags = self.split(node.test, node.idx, node.w)
+        bags = node.bags
         errors = 0.0
         k = _max_class(node.dist)
         for j, s in enumerate(node.sons):
@@ -544,16 +594,51 @@ def stratified_holdout(y: np.ndarray, folds: int) -> tuple[np.ndarray, np.ndarra
     return train, held
 
 
-def _to_nodes(node: _T, schema, parent_class: int = 0, pruned: bool = False, cf: float = 0.25) -> Node:
-    """The Node tree of a J48 tree (an empty leaf takes its parent's class, as J48 classifies)."""
-    # Weka's totals: weights added one case at a time, in the cases' order
-    total = float(np.cumsum(node.w)[-1]) if node.w.size else 0.0
-    klass = parent_class if node.empty else _max_class(node.dist)
-    out = Node(klass, total, _incorrect(node.dist), node.dist.copy())
+class JavaRandom:
+    """java.util.Random (the 48-bit linear congruential generator Weka draws from)."""
+
+    _MULT, _MASK = 0x5DEECE66D, (1 << 48) - 1
+
+    def __init__(self, seed: int):
+        self.seed = (seed ^ self._MULT) & self._MASK
+
+    def next_bits(self, bits: int) -> int:
+        """Random.next(bits)."""
+        self.seed = (self.seed * self._MULT + 0xB) & self._MASK
+        return self.seed >> (48 - bits)
+
+    def next_int(self, bound: int) -> int:
+        """Random.nextInt(bound): uniform in [0, bound)."""
+        if bound & -bound == bound:
+            return (bound * self.next_bits(31)) >> 31
+        while True:
+            bits = self.next_bits(31)
+            val = bits % bound
+            if bits - val + bound - 1 < 2**31:      # Java's int did not overflow
+                return val
+
+
+def weka_randomize(rows: np.ndarray, seed: int) -> np.ndarray:
+    """Instances.randomize(new Random(seed)): the rows in Weka's shuffled order."""
+    out = rows.copy()
+    rnd = JavaRandom(seed)
+    for j in range(len(out) - 1, 0, -1):
+        k = rnd.next_int(j + 1)
+        out[j], out[k] = out[k], out[j]
+    return out
+
+
+def _to_nodes(node: _T, schema, parent_class: int = 0) -> Node:
+    """The Node tree of a J48 tree: each node's class weights and total as its Weka Distribution
+    holds them, a test's branch weights in `surrogates` (J48 shares unknown values by them); an
+    empty leaf takes its parent's class, as J48 classifies."""
+    klass = parent_class if node.empty else _max_class(node.cls)
+    out = Node(klass, node.tot, _incorrect(node.dist), np.asarray(node.cls, dtype=np.float64).copy())
     if node.test is None:
         return out
     t = node.test
     out.attribute = t.attribute
+    out.surrogates = tuple(float(b) for b in node.bags)
     if t.kind == "threshold":
         out.kind, out.cut = "threshold", t.cut
     elif t.kind == "value":
@@ -561,7 +646,7 @@ def _to_nodes(node: _T, schema, parent_class: int = 0, pruned: bool = False, cf:
         out.kind, out.subsets = "subset", (frozenset({t.value}), rest)
     else:
         out.kind = "discrete"
-    out.branches = [_to_nodes(s, schema, klass, pruned, cf) for s in node.sons]
+    out.branches = [_to_nodes(s, schema, klass) for s in node.sons]
     return out
 
 
@@ -577,6 +662,8 @@ def grow(data: Dataset, options: dict) -> Tree:
     try:
         if o["reduced_error_pruning"]:
             train, held = stratified_holdout(data.y, o["folds"])
+            # trainCV shuffles the training folds: their order decides Weka's float sums
+            train = weka_randomize(train, 1 if options.get("seed") is None else int(options["seed"]))
             root = j.build(train, np.ones(len(train)), (held, np.ones(len(held))))
             grown = _to_nodes(root, data.schema)
             j.reduced_error_prune(root)
@@ -596,23 +683,21 @@ def grow(data: Dataset, options: dict) -> Tree:
 
 
 def predict_proba(root: Node, data: Dataset, laplace: bool = False) -> np.ndarray:
-    """Class probabilities per case as J48's distributionForInstance (not normalised)."""
-    C = len(data.schema.classes)
-    out = np.zeros((data.n, C))
+    """Class probabilities per case as J48's distributionForInstance (not normalised), summed
+    as its getProbs nests them: a test's branches in order, each subtree's sum first."""
     from ..grow import branch_of
+    C = len(data.schema.classes)
 
-    def leaf_probs(n: Node) -> np.ndarray:
+    def probs(n: Node) -> np.ndarray:
         d = np.asarray(n.class_dist, dtype=np.float64)
         if laplace:
             return (d + 1) / (n.items + C)
-        return d / n.items if n.items > SMALL else np.zeros(C)
+        return d / n.items if abs(n.items) >= SMALL else np.zeros(C)
 
-    def descend(n: Node, rows: np.ndarray, w: np.ndarray) -> None:
-        if rows.size == 0:
-            return
+    def descend(n: Node, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
         if n.is_leaf:
-            out[rows] += w[:, None] * leaf_probs(n)[None, :]
-            return
+            return w[:, None] * probs(n)[None, :]
+        res = np.zeros((len(rows), C))
         col = data.columns[n.attribute][rows]
         if n.kind == "threshold":
             br = np.where(col - n.cut < SMALL, 0, 1)
@@ -620,23 +705,22 @@ def predict_proba(root: Node, data: Dataset, laplace: bool = False) -> np.ndarra
         else:
             br = branch_of(n, col)
         unknown = br < 0
+        shares = np.asarray(n.surrogates, dtype=np.float64) / n.items if n.surrogates else None
         for v, child in enumerate(n.branches):
             sel = br == v
             if child.is_leaf and child.items <= SMALL:
-                # an empty branch: J48 answers with the node's own class distribution
-                d = np.asarray(n.class_dist, dtype=np.float64)
-                if n.items > SMALL:
-                    p = (d + 1) / (n.items + C) if laplace else d / n.items
-                    out[rows[sel]] += w[sel][:, None] * p[None, :]
+                # an empty branch: J48 answers with the test's own class distribution and
+                # leaves it out for unknown values
+                res[sel] = w[sel][:, None] * probs(n)[None, :]
                 continue
-            r, ww = rows[sel], w[sel]
-            if unknown.any() and n.items > SMALL:
-                r = np.concatenate([r, rows[unknown]])
-                ww = np.concatenate([ww, w[unknown] * (child.items / n.items)])
-            descend(child, r, ww)
+            if unknown.any() and shares is not None:
+                sel = sel | unknown
+            ww = np.where(unknown[sel], shares[v] * w[sel] if shares is not None else 0.0, w[sel])
+            if sel.any():
+                res[sel] += descend(child, rows[sel], ww)
+        return res
 
-    descend(root, np.arange(data.n), np.ones(data.n))
-    return out
+    return descend(root, np.arange(data.n), np.ones(data.n))
 
 
 def predict(root: Node, data: Dataset, laplace: bool = False) -> np.ndarray:
