@@ -87,8 +87,9 @@ def _print_other(args: argparse.Namespace, tree, train, test) -> int:
                       "test_errors": test_errors}
         print(json.dumps(counts))
         return 0
+    size = f", size {tree.pruned.size()}" if tree.options["grower"] == "j48" else ""
     out = [f"Decision Tree ({tree.options['grower']}):\n\n" + format_tree(tree.pruned, train.schema) + "\n\n",
-           f"Leaves {leaves}, training errors {train_errors} of {train.n}"
+           f"Leaves {leaves}{size}, training errors {train_errors} of {train.n}"
            f" ({100 * train_errors / train.n:.1f}%)\n"]
     if test is not None:
         out.append(f"Test errors {test_errors} of {test.n} ({100 * test_errors / max(test.n, 1):.1f}%)\n")
