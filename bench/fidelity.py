@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fidelity table: our trees and rulesets against C4.5 R8's outputs on every shared dataset.
 
-Usage: python bench/fidelity.py [--trees-only | --rules-only | --cart] [--jobs N] [NAME ...]
+Usage: python bench/fidelity.py [--trees-only | --rules-only | --cart | --j48] [--jobs N] [NAME ...]
 Prints markdown tables, one row per dataset: ours vs the reference, match yes/no. A
 ruleset matches when every rule (id, conditions as printed, class, order, confidence),
 the default class and the train/test error counts equal what c4.5rules printed.
@@ -109,12 +109,17 @@ def main() -> None:
     ap.add_argument("--rules-only", action="store_true")
     ap.add_argument("--cart", action="store_true",
                     help="only the table of the cart grower against R rpart 4.1.19 (../shared/reference/rpart)")
+    ap.add_argument("--j48", action="store_true",
+                    help="only the table of the j48 grower against Weka 3.6.14's J48 (../shared/reference/j48)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (the results must not change)")
     args = ap.parse_args()
     global JOBS
     JOBS = args.jobs
     if args.cart:
         cart_table(args.names or R.rpart_datasets())
+        return
+    if args.j48:
+        j48_table(args.names or R.j48_datasets())
         return
     names = args.names or R.datasets()
     if not args.rules_only:
@@ -179,6 +184,51 @@ def cart_table(names: list[str]) -> None:
             print(f"| {n} | {control} | {cell('leaves')} | {cell('train_errors')} | {cell('test_errors')} |"
                   f" {'yes' if ok else 'no'} |", flush=True)
     print(f"\nAgreement (same leaves, training and test errors): {agree}/{total} = {100 * agree / total:.1f}%")
+
+
+def j48_rows(name: str) -> list[tuple[str, dict | None, dict | None, float]]:
+    """(option, ours, J48's, our seconds) per J48 reference file of NAME; J48's None when the
+    file is empty (Weka 3.6.14 has no -J: it printed nothing), ours None then too."""
+    from c45rules.tree.growers import j48, tree_classes
+    train, test = load_stem(R.stem(name), test=True)
+    out = []
+    for option, options in R.J48_OPTIONS.items():
+        if (R.J48 / f"{name}.j48_{option}.txt").stat().st_size == 0:
+            out.append((option, None, None, 0.0))
+            continue
+        t = time.perf_counter()
+        tree = j48.grow(train, dict(options))
+        secs = time.perf_counter() - t
+        errors = lambda d: None if d is None else int((tree_classes(tree, d) != d.y).sum())  # noqa: E731
+        ours = {"leaves": tree.pruned.leaves(), "size": tree.pruned.size(), "train_errors": errors(train),
+                "test_errors": errors(test)}
+        out.append((option, ours, R.j48_summary(name, option), secs))
+    return out
+
+
+def j48_table(names: list[str]) -> None:
+    """The markdown table J48 vs Weka 3.6.14: per set and option, ours/J48's, agree yes/no."""
+    print("## J48 vs Weka 3.6.14\n")
+    print("| dataset | option | leaves ours/J48 | size ours/J48 | train errors ours/J48 | test errors ours/J48"
+          " | agree | ours s |")
+    print("|---|---|---|---|---|---|---|---|")
+    agree = total = 0
+    per_option: dict[str, list[int]] = {}
+    for n in names:
+        for option, ours, ref, secs in j48_rows(n):
+            if ref is None:
+                continue
+            ok = ours == ref
+            agree += ok
+            total += 1
+            per_option.setdefault(option, [0, 0])
+            per_option[option][0] += ok
+            per_option[option][1] += 1
+            cell = lambda k: f"{'-' if ours[k] is None else ours[k]}/{'-' if ref[k] is None else ref[k]}"  # noqa: E731
+            print(f"| {n} | {option} | {cell('leaves')} | {cell('size')} | {cell('train_errors')} |"
+                  f" {cell('test_errors')} | {'yes' if ok else 'no'} | {secs:.2f} |", flush=True)
+    print("\nPer option: " + ", ".join(f"{o} {a}/{t}" for o, (a, t) in per_option.items()))
+    print(f"\nAgreement (same leaves, size, training and test errors): {agree}/{total} = {100 * agree / total:.1f}%")
 
 
 if __name__ == "__main__":

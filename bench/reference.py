@@ -167,3 +167,42 @@ def rpart_nodes(name: str, control: str) -> list[tuple[int, str, int, int, str]]
         if m:
             nodes.append((int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)), m.group(5)))
     return nodes
+
+
+# ---- Weka 3.6.14 J48 (../shared/reference/j48, see EXTRA.md) -------------------------------------
+J48 = SHARED / "reference" / "j48"
+# each reference file's option suffix -> our j48 grower's options (cf and min_objs as -C and -M)
+J48_OPTIONS = {
+    "default": {},
+    "U": {"unpruned": True},
+    "B": {"binary_splits": True},
+    "R": {"reduced_error_pruning": True, "folds": 3, "seed": 1},
+    "S": {"subtree_raising": False},
+    "J": {"mdl_correction": False},
+    "M5C0.1": {"min_objs": 5, "cf": 0.1},
+}
+
+
+def j48_datasets() -> list[str]:
+    """Names of the datasets with J48 reference files."""
+    return sorted({p.name.split(".j48_")[0] for p in J48.glob("*.j48_*.txt")})
+
+
+def j48_summary(name: str, option: str) -> dict[str, int | None]:
+    """{'leaves', 'size', 'train_errors', 'test_errors'} J48 printed for NAME with OPTION
+    (test_errors None when it was run without a test file)."""
+    text = (J48 / f"{name}.j48_{option}.txt").read_text()
+
+    def after(pattern: str, block: str) -> int | None:
+        m = re.search(pattern, block, re.M)
+        return int(float(m.group(1))) if m else None
+
+    def incorrect(heading: str) -> int | None:
+        at = text.find(f"=== {heading} ===")
+        if at < 0:
+            return None
+        return after(r"^Incorrectly Classified Instances\s+(\S+)", text[at:])
+    return {"leaves": after(r"^Number of Leaves\s*:\s*(\d+)", text),
+            "size": after(r"^Size of the tree\s*:\s*(\d+)", text),
+            "train_errors": incorrect("Error on training data"),
+            "test_errors": incorrect("Error on test data")}

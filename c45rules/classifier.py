@@ -116,7 +116,7 @@ def _table(X: Any) -> pd.DataFrame | np.ndarray:
 
 
 class C45Rules(*_BASES):
-    """C4.5 tree (or grower="cart"/"id3") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
+    """C4.5 tree (or grower="cart"/"id3"/"j48") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
 
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
@@ -124,7 +124,9 @@ class C45Rules(*_BASES):
                  continuous: tuple = (), ignore: tuple = (), na_values: tuple = (),
                  keep_na_tokens: bool = False, grower: str = "c45", cp: float = 0.01, minsplit: int = 20,
                  minbucket: int | None = None, maxdepth: int = 30, usesurrogate: int = 2,
-                 maxsurrogate: int = 5, xval: int = 0):
+                 maxsurrogate: int = 5, xval: int = 0, unpruned: bool = False, binary_splits: bool = False,
+                 reduced_error_pruning: bool = False, folds: int = 3, subtree_raising: bool = True,
+                 mdl_correction: bool = True, laplace: bool = False, collapse: bool = True):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -149,6 +151,15 @@ class C45Rules(*_BASES):
         self.usesurrogate = usesurrogate
         self.maxsurrogate = maxsurrogate
         self.xval = xval
+        # grower="j48": Weka J48's options (-U -B -R -N -S -J -A -O; min_objs and cf are -M and -C)
+        self.unpruned = unpruned
+        self.binary_splits = binary_splits
+        self.reduced_error_pruning = reduced_error_pruning
+        self.folds = folds
+        self.subtree_raising = subtree_raising
+        self.mdl_correction = mdl_correction
+        self.laplace = laplace
+        self.collapse = collapse
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""

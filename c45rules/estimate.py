@@ -45,9 +45,7 @@ def add_errors(n, e, cf: float = 0.25):
 def _extra_float(n: float, e: float, z2: float, log_cf: float) -> float:
     """_extra for plain floats, evaluating only the branch taken (the same operations)."""
     def wilson(ee):
-        ec = ee + 0.5
-        p = (ec + z2 / 2 + math.sqrt(max(z2 * (ec * (1 - ec / n) + z2 / 4), 0.0))) / (n + z2)
-        return n * p - ee
+        return _wilson(n, ee, z2)
     if e >= 0.9999:
         return 0.67 * (n - e) if e + 0.5 >= n else wilson(e)
     e0 = n * (1.0 - math.exp(log_cf / n))
@@ -55,6 +53,34 @@ def _extra_float(n: float, e: float, z2: float, log_cf: float) -> float:
         return e0
     e1 = 0.67 * (n - 1.0) if 1.0 + 0.5 >= n else wilson(1.0)
     return e0 + e * (e1 - e0)
+
+
+@lru_cache(maxsize=None)
+def normal_deviate(cf: float) -> float:
+    """The exact normal deviate z with P(Z > z) = cf (Weka's Statistics.normalInverse(1 - cf))."""
+    from statistics import NormalDist
+    return NormalDist().inv_cdf(1.0 - cf)
+
+
+def weka_add_errors(n: float, e: float, cf: float = 0.25) -> float:
+    """Weka's Stats.addErrs (J48): the same upper limit as `add_errors` with the exact normal
+    deviate, interpolation for e < 1 and N - e (no 0.67 factor) when e + 0.5 >= N."""
+    if not 0.0 < cf <= 0.5:
+        raise ValueError(f"J48's confidence factor must be in (0, 0.5], got {cf}")
+    if e < 1:
+        base = n * (1.0 - cf ** (1.0 / n))
+        return base if e == 0 else base + e * (weka_add_errors(n, 1.0, cf) - base)
+    if e + 0.5 >= n:
+        return max(n - e, 0.0)
+    z = normal_deviate(cf)
+    return _wilson(n, e, z * z)
+
+
+def _wilson(n: float, e: float, z2: float) -> float:
+    """Wilson's upper limit with continuity correction 0.5, as extra errors above `e` of `n`."""
+    ec = e + 0.5
+    p = (ec + z2 / 2 + math.sqrt(max(z2 * (ec * (1 - ec / n) + z2 / 4), 0.0))) / (n + z2)
+    return n * p - e
 
 
 def rate_function(cf: float):

@@ -83,6 +83,9 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     from .tree.growers import cart
     out.update(cart.check({k: out[k] for k in GROWER_OPTIONS["cart"]}))
     out["minbucket"] = o.get("minbucket")   # None: round(minsplit / 3), as recorded
+    if out["grower"] == "j48":
+        from .tree.growers import j48
+        out.update(j48.check({k: out[k] for k in GROWER_OPTIONS["j48"]}))
     return out
 
 
@@ -90,8 +93,8 @@ def grower_options(o: dict[str, Any]) -> dict[str, Any]:
     """The options a model of grower o['grower'] is learnt with and records, or InputError when
     an option of another grower is set (its value not the default)."""
     name = o["grower"]
-    foreign = [k for other in GROWERS if other != name for k in GROWER_OPTIONS[other]
-               if k not in GROWER_OPTIONS[name] and o.get(k, DEFAULTS[k]) != DEFAULTS[k]]
+    foreign = list(dict.fromkeys(k for other in GROWERS if other != name for k in GROWER_OPTIONS[other]
+                                 if k not in GROWER_OPTIONS[name] and o.get(k, DEFAULTS[k]) != DEFAULTS[k]))
     if foreign:
         raise InputError(f"option(s) {', '.join(foreign)} belong to another grower, not to grower {name!r}"
                          f" (its options: {', '.join(GROWER_OPTIONS[name]) or 'none'})")
@@ -111,6 +114,9 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
     if grower == "c45":
         return grow(data, {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset,
                            "jobs": jobs})
+    if grower == "j48":
+        # J48 prunes with cf and splits with -M as c4.5 does
+        return grow(data, {"jobs": jobs, "cf": cf, "min_objs": min_objs, **options})
     return grow(data, {"jobs": jobs, **options})
 
 

@@ -15,7 +15,7 @@ HELP = "cross-validate the rules on stratified folds (optionally tuned, optional
 EXAMPLE = ("c45rules cv examples/crx/crx -k 10 --seed 1\n"
            "  c45rules cv examples/crx/crx --tune --grid cf=10,25 m=2,5 --tune-folds 5 --json\n"
            "  c45rules cv examples/crx/crx --compare c50 ../shared/anchors/c5.0")
-PARENTS = (lambda: data_options(test=False), tree_options, rule_options, grid_options)
+PARENTS = (lambda: data_options(test=False), lambda: tree_options(j48_folds=False), rule_options, grid_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:

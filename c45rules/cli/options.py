@@ -185,7 +185,7 @@ def natural(text: str) -> int:
 GROWER_HELP = ("tree grower: c45 (C4.5 Release 8, the default), cart (R rpart 4.1.19's method='class':"
                " Gini, binary splits, cost-complexity pruning at --cp, surrogate splits), id3 (the classic"
                " ID3: information gain, multiway splits on discrete attributes, binary cuts on continuous"
-               " ones, no pruning)")
+               " ones, no pruning), j48 (Weka 3.6's J48: C4.5 as Weka ports it; also --weka-compat)")
 # cart's flags: (option, type, metavar, help); their default None means "rpart's default"
 _CART_FLAGS = (
     ("--cp", unit_interval, "CP", "cart: complexity parameter; a split must cut the risk by cp x the root's (default 0.01)"),
@@ -198,18 +198,41 @@ _CART_FLAGS = (
     ("--xval", natural, "K", "cart: prune at the cp with the fewest errors in K-fold cross-validation (folds drawn"
                              " with --seed; default 0: none)"),
 )
+# J48's flags (Weka's letter in the help): (option, our option name, value when given, help)
+_J48_FLAGS = (
+    ("--unpruned", "unpruned", True, "j48 (-U): no pruning (subtrees that do not reduce the training errors"
+                                     " are still collapsed)"),
+    ("--binary-splits", "binary_splits", True, "j48 (-B): binary tests on nominal attributes, one value against"
+                                               " the rest"),
+    ("--reduced-error-pruning", "reduced_error_pruning", True,
+     "j48 (-R): grow on all stratified folds but one (--folds) and prune on that one"),
+    ("--no-subtree-raising", "subtree_raising", False, "j48 (-S): prune without raising the largest branch"),
+    ("--no-mdl-correction", "mdl_correction", False, "j48 (-J): no MDL penalty on the gain of a cut"),
+    ("--laplace", "laplace", True, "j48 (-A): Laplace-smoothed leaf probabilities (the tree stays the same)"),
+    ("--no-collapse", "collapse", False, "j48 (-O): keep subtrees that do not reduce the training errors"),
+)
 
 
-def tree_options() -> argparse.ArgumentParser:
-    """--grower, c4.5's -c -m -g -s, cart's rpart options, --seed and -j."""
+def tree_options(j48_folds: bool = True) -> argparse.ArgumentParser:
+    """--grower, c4.5's -c -m -g -s, cart's rpart options, J48's, --seed and -j (`j48_folds`
+    False: no --folds, for `cv`, whose --folds are its own)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("tree grower")
-    g.add_argument("--grower", choices=("c45", "cart", "id3"), default="c45", help=GROWER_HELP)
+    g.add_argument("--grower", choices=("c45", "cart", "id3", "j48"), default="c45", help=GROWER_HELP)
     g.add_argument("--seed", type=whole, metavar="N",
                    help="seed of the random draws: the annealing's random() (default: glibc's default state)"
                         " and cart's cross-validation folds (default 0)")
     for flag, kind, metavar, text in _CART_FLAGS:
         g.add_argument(flag, type=kind, metavar=metavar, help=text)
+    g = p.add_argument_group("Weka J48 (the j48 grower; -m and -c as J48's -M and -C)")
+    g.add_argument("--weka-compat", action="store_true",
+                   help="grow as Weka 3.6.14's J48 does where it differs from C4.5 R8 (the same as --grower j48)")
+    for flag, name, value, text in _J48_FLAGS:
+        g.add_argument(flag, dest=name, action="store_const", const=value, help=text)
+    if j48_folds:
+        g.add_argument("--folds", dest="j48_folds", type=positive_int, metavar="N",
+                       help="j48 (-N): folds for --reduced-error-pruning, one of them held out (default 3;"
+                            " the split is Weka's stratification, which --seed does not change)")
     g = p.add_argument_group("tree options (as c4.5)")
     g.add_argument("-c", "--cf", type=confidence_percent, default=25.0, metavar="CF",
                    help="pruning confidence level in percent, 1 to 100 (default 25)")
@@ -262,16 +285,32 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     """Library options from the tree flags (cf in percent on the command line): the grower's
     own and the shared ones; a flag of another grower is an InputError."""
     grower = getattr(args, "grower", "c45")
+    j48 = {name: getattr(args, name) for _, name, _, _ in _J48_FLAGS if getattr(args, name, None) is not None}
+    if getattr(args, "j48_folds", None) is not None:
+        j48["folds"] = args.j48_folds
+    if getattr(args, "weka_compat", False):
+        if grower not in ("c45", "j48"):
+            raise InputError(f"--weka-compat grows J48's tree: it does not go with --grower {grower}")
+        grower = "j48"
+    if j48 and grower != "j48":
+        flags = [f for f, name, _, _ in _J48_FLAGS if name in j48] + (["--folds"] if "folds" in j48 else [])
+        raise InputError(f"{', '.join(flags)}: option(s) of J48 (--weka-compat or --grower j48), not of --grower {grower}")
     cart = {flag[2:]: getattr(args, flag[2:]) for flag, *_ in _CART_FLAGS
             if getattr(args, flag[2:], None) is not None}
     c45 = [f for f, given in (("-m", args.min_objs != 2), ("-g", args.gain), ("-s", args.subset)) if given]
     if grower != "cart" and cart:
         raise InputError(f"{', '.join('--' + k for k in cart)}: option(s) of --grower cart, not of --grower {grower}")
+    if grower == "j48":
+        c45 = [f for f in c45 if f != "-m"]
     if grower != "c45" and c45:
         raise InputError(f"{', '.join(c45)}: option(s) of --grower c45, not of --grower {grower}")
     out: dict[str, Any] = {"cf": args.cf / 100, "jobs": args.jobs}
     if grower == "c45":
         out.update({"min_objs": args.min_objs, "gain_ratio": not args.gain, "subset": args.subset})
+    elif grower == "j48":
+        out.update({"grower": "j48", "min_objs": args.min_objs, **j48})
+        if getattr(args, "seed", None) is not None:
+            out["seed"] = args.seed
     else:
         out.update({"grower": grower, **cart})
         if getattr(args, "seed", None) is not None:

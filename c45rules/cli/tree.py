@@ -9,9 +9,10 @@ from ..errors import InputError
 from .io import load_training, progress
 from .options import data_options, learning_tree_options, tree_options
 
-HELP = "grow and prune a C4.5 tree (or a CART or ID3 tree: --grower); print it and its evaluation"
+HELP = "grow and prune a C4.5 tree (or a CART, ID3 or J48 tree: --grower); print it and its evaluation"
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
            "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json\n"
+           "  c45rules tree examples/crx/crx -u --weka-compat --binary-splits --json   (Weka's J48 -B)\n"
            "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)")
 
 
@@ -71,17 +72,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_other(args: argparse.Namespace, tree, train, test) -> int:
-    """A cart or id3 tree (one tree: cart's is pruned as it grows, id3's never): its leaves and errors."""
+    """A cart, id3 or j48 tree (cart's is pruned as it grows, id3's never, j48's as J48 prunes): its leaves
+    and errors."""
     from ..tree.growers import tree_classes
     from ..tree.report import format_tree
     errors = lambda d: None if d is None else int((tree_classes(tree, d) != d.y).sum())  # noqa: E731
     leaves, train_errors, test_errors = tree.pruned.leaves(), errors(train), errors(test)
     if args.json:
-        print(json.dumps({"grower": tree.options["grower"], "leaves": leaves, "train_errors": train_errors,
-                          "test_errors": test_errors}))
+        counts = {"grower": tree.options["grower"], "leaves": leaves, "train_errors": train_errors,
+                  "test_errors": test_errors}
+        if tree.options["grower"] == "j48":
+            # J48 prints its "Size of the tree" too: the figures compared with Weka's
+            counts = {"grower": "j48", "leaves": leaves, "size": tree.pruned.size(), "train_errors": train_errors,
+                      "test_errors": test_errors}
+        print(json.dumps(counts))
         return 0
+    size = f", size {tree.pruned.size()}" if tree.options["grower"] == "j48" else ""
     out = [f"Decision Tree ({tree.options['grower']}):\n\n" + format_tree(tree.pruned, train.schema) + "\n\n",
-           f"Leaves {leaves}, training errors {train_errors} of {train.n}"
+           f"Leaves {leaves}{size}, training errors {train_errors} of {train.n}"
            f" ({100 * train_errors / train.n:.1f}%)\n"]
     if test is not None:
         out.append(f"Test errors {test_errors} of {test.n} ({100 * test_errors / max(test.n, 1):.1f}%)\n")

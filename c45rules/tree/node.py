@@ -32,7 +32,9 @@ class Node:
     branches: list["Node"] = field(default_factory=list)
     # the cart grower's (rpart's) extras, at their defaults for every other grower: the
     # split's complexity (cp units), its surrogate splits for cases with an unknown value,
-    # and the branch (0/1) taking cases missing every surrogate (-1: they stay here)
+    # and the branch (0/1) taking cases missing every surrogate (-1: they stay here); the j48
+    # grower keeps in `surrogates` a test's branch weights (floats), by which J48 shares a case
+    # with an unknown value
     complexity: float = 0.0
     surrogates: tuple = ()
     majority: int = -1
