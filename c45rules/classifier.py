@@ -124,7 +124,7 @@ class C45Rules(*_BASES):
                  continuous: tuple = (), ignore: tuple = (), na_values: tuple = (),
                  keep_na_tokens: bool = False, grower: str = "c45", cp: float = 0.01, minsplit: int = 20,
                  minbucket: int | None = None, maxdepth: int = 30, usesurrogate: int = 2,
-                 maxsurrogate: int = 5, xval: int = 0):
+                 maxsurrogate: int = 5, xval: int = 0, winnow: bool = False):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -149,6 +149,7 @@ class C45Rules(*_BASES):
         self.usesurrogate = usesurrogate
         self.maxsurrogate = maxsurrogate
         self.xval = xval
+        self.winnow = winnow        # C5.0's -w: screen attributes out before learning (winnow.py)
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""
