@@ -78,7 +78,7 @@ def test_yaml_round_trip_is_byte_identical_and_deterministic(noisy):
 def test_rescore_of_the_unedited_model_on_its_training_data_is_byte_identical():
     train, _ = load_stem(DATA / "crx" / "crx")
     rs = fit_dataset(train, winnow=True)[0]
-    assert rs.options_dict["winnowed"] == ["A1", "A3", "A5", "A6", "A8", "A12", "A13"]
+    assert rs.options_dict["winnowed"] == ["A2", "A3", "A5", "A6", "A8", "A11"]
     assert dump_yaml(rescore(rs, train)) == dump_yaml(rs)
 
 
@@ -112,9 +112,16 @@ def test_without_declares_ignore_and_keeps_the_columns():
 
 
 def test_one_usable_attribute_is_never_winnowed():
-    df = pd.DataFrame({"x": np.arange(40.0), "class": ["a"] * 20 + ["b"] * 20})
+    df = pd.DataFrame({"x": np.arange(400.0) % 7, "class": ["a"] * 200 + ["b"] * 200})
     rs = c45rules.fit(df, "class", winnow=True)
     assert rs.options_dict["winnowed"] == []
+
+
+def test_data_below_min_cases_is_not_winnowed_but_above_it_is():
+    from c45rules.winnow import MIN_CASES
+    df = noisy_frame(MIN_CASES - 1)
+    assert c45rules.fit(df, "class", winnow=True).options_dict["winnowed"] == []
+    assert c45rules.fit(noisy_frame(4 * MIN_CASES), "class", winnow=True).options_dict["winnowed"]
 
 
 def test_winnow_reports_names_in_schema_order_and_is_seeded():
