@@ -126,7 +126,8 @@ class C45Rules(*_BASES):
                  minbucket: int | None = None, maxdepth: int = 30, usesurrogate: int = 2,
                  maxsurrogate: int = 5, xval: int = 0, unpruned: bool = False, binary_splits: bool = False,
                  reduced_error_pruning: bool = False, folds: int = 3, subtree_raising: bool = True,
-                 mdl_correction: bool = True, laplace: bool = False, collapse: bool = True):
+                 mdl_correction: bool = True, laplace: bool = False, collapse: bool = True,
+                 winnow: bool = False):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -160,6 +161,7 @@ class C45Rules(*_BASES):
         self.mdl_correction = mdl_correction
         self.laplace = laplace
         self.collapse = collapse
+        self.winnow = winnow        # C5.0's -w: screen attributes out before learning (winnow.py)
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from .rules.select import select_rules
 from .ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet, evidence_rate
 from .tree.growers import NAMES as GROWERS, OPTIONS as GROWER_OPTIONS, get_grower
 from .tree.node import Tree
+from .winnow import without
 
 # the options every grower shares (cf and rules_cf: the rules' confidence level; seed: the
 # annealing's random() and cart's cross-validation folds), then each grower's own
@@ -31,7 +32,7 @@ _SHARED: dict[str, Any] = {
 DEFAULTS: dict[str, Any] = {
     "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
     "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
-    "jobs": 1, "grower": "c45",
+    "jobs": 1, "grower": "c45", "winnow": False,
     **{k: v for name in GROWERS if name != "c45" for k, v in GROWER_OPTIONS[name].items()},
 }
 # options that change how fast, never what: not recorded in the RuleSet
@@ -63,7 +64,7 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
         raise InputError(f"option fisher is a percentage in (0, 100], got {shown(out['fisher'])}")
     if not (_number(out["redundancy"]) and out["redundancy"] > 0):
         raise InputError(f"option redundancy must be > 0 and finite, got {shown(out['redundancy'])}")
-    for key in ("gain_ratio", "subset", "annealing"):
+    for key in ("gain_ratio", "subset", "annealing", "winnow"):
         if not isinstance(out[key], (bool, np.bool_)):
             raise InputError(f"option {key} must be True or False, got {shown(out[key])}")
     jobs = out["jobs"]
@@ -227,17 +228,37 @@ def _kinds(discrete, continuous, ignore) -> dict:
 
 def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTrace]:
     """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace."""
-    o = grower_options(check_options(options))
+    checked = check_options(options)
+    o = grower_options(checked)
     _require_labels(train)
+    if checked["winnow"]:
+        # recorded only when on, so that every other model's options stay as they were
+        o = {**o, "winnow": True, "winnowed": list(winnowed_attributes(train, o))}
     tree = grow_with(train, o)
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
-    rs, trace = learn_rules(tree, train, cf=rules_cf, fisher=o["fisher"], redundancy=o["redundancy"],
+    learn_on = without(train, set(o["winnowed"])) if o.get("winnowed") else train
+    rs, trace = learn_rules(tree, learn_on, cf=rules_cf, fisher=o["fisher"], redundancy=o["redundancy"],
                             annealing=o["annealing"], seed=o["seed"], options=o, jobs=o["jobs"])
+    if learn_on is not train:    # the model describes the data it was given, every column
+        rs = replace(rs, schema=train.schema, fingerprint=train.fingerprint())
     return rs, tree, trace
 
 
+def winnowed_attributes(train: Dataset, o: dict[str, Any]) -> tuple[str, ...]:
+    """The attributes winnowing screens out of `train` for a model of checked options `o` (winnow.py)."""
+    from .tree.growers import tree_classes
+    from .winnow import winnow
+    return winnow(train, lambda d: grow_with(d, o), lambda t, d: tree_classes(t, d),
+                  seed=o["seed"] if o["seed"] is not None else 0)
+
+
 def grow_with(train: Dataset, o: dict[str, Any]) -> Tree:
-    """The tree of checked options `o` (grower_options' result, or a model's recorded options)."""
+    """The tree of checked options `o` (grower_options' result, or a model's recorded options;
+    winnowed attributes are left out of the growing, the tree keeps the data's schema)."""
+    if o.get("winnowed"):
+        tree = grow_with(without(train, set(o["winnowed"])), {**o, "winnowed": []})
+        tree.schema = train.schema
+        return tree
     name = o.get("grower", "c45")
     own = {k: o.get(k, v) for k, v in GROWER_OPTIONS[name].items()}
     return learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), grower=name, seed=o.get("seed"),

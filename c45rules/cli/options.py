@@ -257,6 +257,9 @@ def rule_options() -> argparse.ArgumentParser:
                    help="redundancy factor for the coding cost of rules (default 1)")
     g.add_argument("-a", "--annealing", action="store_true",
                    help="simulated annealing for the rule subset search (its seed: --seed)")
+    g.add_argument("--winnow", action="store_true",
+                   help="screen out attributes that do not help, on halves of the training data,"
+                        " before learning (as C5.0's -w; the dropped ones are reported and recorded)")
     return p
 
 
@@ -320,8 +323,11 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def learning_rule_options(args: argparse.Namespace) -> dict[str, Any]:
     """Tree options plus those of c4.5rules."""
-    return {**learning_tree_options(args), "fisher": args.fisher, "redundancy": args.redundancy,
-            "annealing": args.annealing, "seed": args.seed}
+    out = {**learning_tree_options(args), "fisher": args.fisher, "redundancy": args.redundancy,
+           "annealing": args.annealing, "seed": args.seed}
+    if getattr(args, "winnow", False):
+        out["winnow"] = True
+    return out
 
 
 def scoring_options() -> argparse.ArgumentParser:

@@ -30,6 +30,11 @@ def learn(args: argparse.Namespace):
         options, tuned = tuned_options(args, train, options)
     progress(args, "growing the tree, generalising and selecting rules")
     ruleset, tree, _ = fit_dataset(train, **options)
+    winnowed = ruleset.options_dict.get("winnowed")
+    if winnowed is not None and not getattr(args, "quiet", False):
+        used = sum(a.kind != "ignore" for a in train.schema.attributes)
+        print(f"c45rules: note: winnowing screened out {len(winnowed)} of {used} attributes"
+              + (f": {', '.join(winnowed)}" if winnowed else ""), file=sys.stderr)
     if tuned is not None:   # the choice and its evidence travel with the model
         ruleset = replace(ruleset, options=(*ruleset.options, ("tuned", tuned)))
     return ruleset, tree, train, test
@@ -72,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
             "conditions": sum(len(r.conditions) for r in ruleset.rules),
             "default_class": ruleset.default_class,
             "train_errors": evaluate(ruleset, train).errors,
-            "test_errors": None if test is None else evaluate(ruleset, test).errors}))
+            "test_errors": None if test is None else evaluate(ruleset, test).errors,
+            **({"winnowed": ruleset.options_dict["winnowed"]} if "winnowed" in ruleset.options_dict else {})}))
         return 0
     sys.stdout.write(rules_text(ruleset, train, test))
     return 0
