@@ -109,6 +109,8 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
     """Grow a tree with the named grower (default c4.5: the unpruned tree and its pruned copy, spec 2-3)."""
     _require_labels(data)
     grow = get_grower(grower)
+    if data.weights is not None and grower != "c45":
+        raise InputError(f"case and class weights are supported by the c45 grower only, not by grower {grower!r}")
     if grower == "c45":
         return grow(data, {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset,
                            "jobs": jobs})
@@ -161,9 +163,10 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
 
 def count(v: Any) -> int | float:
     """A count as the model records it: a whole number as an int (every count of unweighted
-    cases, and of whole weights), a sum of fractional weights as a float."""
+    cases, and of whole weights), a sum of fractional weights as a float to 12 digits."""
     v = float(v)
-    return int(v) if v.is_integer() else v
+    # 12 digits: sums of the same weights in different orders print alike
+    return int(v) if v.is_integer() else float(f"{v:.12g}")
 
 
 def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: float, wrong: float) -> Rule:
@@ -255,8 +258,6 @@ def check_weighted(train: Dataset, o: dict[str, Any]) -> None:
     w = train.weights
     if w is None:
         return
-    if o.get("grower", "c45") != "c45":
-        raise InputError(f"case and class weights are supported by the c45 grower only, not by grower {o['grower']!r}")
     if o.get("fisher") is not None and not (w == np.round(w)).all():
         raise InputError("option fisher (Fisher's exact test) needs whole counts: weights must then be whole numbers")
 

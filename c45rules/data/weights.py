@@ -38,7 +38,7 @@ def case_weights(raw: Any, n: int, name: str = "sample_weight") -> np.ndarray:
             i = int(np.flatnonzero(mask)[0])
             raise InputError(f"{name}: row {i + 1}: weight {float(w[i])!r} {problem}; weights must be finite and >= 0")
     if n and not (w > 0).any():
-        raise InputError(f"{name}: every weight is 0: no case is left to learn from")
+        raise InputError(f"{name}: every weight is zero: no case is left to learn from")
     return w
 
 
@@ -106,7 +106,7 @@ def weighted(data: Dataset, sample_weight: Any = None, class_weight: Mapping[Any
             raise InputError("class_weight needs labelled cases")
         w = w * class_factors(class_weight, data, None if sample_weight is None else w)[data.y]
         if data.n and not (w > 0).any():
-            raise InputError("class_weight: every case's weight is 0: no case is left to learn from")
+            raise InputError("class_weight: every case's weight is zero: no case is left to learn from")
     keep = w > 0
     # a new Dataset either way: the caller's is never changed
     out = replace(data, weights=None) if keep.all() else data.subset(np.flatnonzero(keep))
