@@ -228,7 +228,7 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
     name = "sample_weight"
     if isinstance(sample_weight, str):
         name = sample_weight
-        train, sample_weight = split_weights(train, sample_weight)
+        train, sample_weight = split_weights(train, sample_weight, "sample_weight")
     return fit_dataset(weighted(train, sample_weight, class_weight, name), **options)[0]
 
 

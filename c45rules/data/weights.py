@@ -119,18 +119,19 @@ def weighted(data: Dataset, sample_weight: Any = None, class_weight: Mapping[Any
     return out
 
 
-def split_weights(data: Dataset, column: str) -> tuple[Dataset, np.ndarray]:
+def split_weights(data: Dataset, column: str, label: str = "--weights") -> tuple[Dataset, np.ndarray]:
     """(data without attribute `column`, that column's values as weights): --weights COL, where the
-    column is read with the data (declared continuous in a .names file) but is not an attribute."""
+    column is read with the data (declared continuous in a .names file) but is not an attribute.
+    `label` starts the error messages (the option or parameter that named the column)."""
     names = data.schema.names
     if column not in names:
-        raise InputError(f"--weights: no column {column!r} in {data.source}"
+        raise InputError(f"{label}: no column {column!r} in {data.source}"
                          f" (columns: {', '.join(map(repr, names))})")
     i = names.index(column)
     attr = data.schema.attributes[i]
     if not attr.is_continuous:
         values = ", ".join(map(repr, attr.values[:3]))
-        raise InputError(f"--weights: column {column!r} of {data.source} is not numeric"
+        raise InputError(f"{label}: column {column!r} of {data.source} is not numeric"
                          f" (read as {attr.kind}{': ' + values if values else ''}); weights must be numbers")
     keep = [j for j in range(len(names)) if j != i]
     schema = Schema(tuple(data.schema.attributes[j] for j in keep), data.schema.classes, data.schema.target)

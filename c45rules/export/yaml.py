@@ -422,11 +422,12 @@ def _string(obj: Any, path: str) -> str:
 
 
 def _weighed(obj: Any, path: str) -> int | float:
-    """A count: an integer, or (a model learnt from weighted cases) a float sum of weights."""
-    if isinstance(obj, float) and not isinstance(obj, bool):
+    """A count: an integer, or (a model learnt from weighted cases) a fractional sum of weights;
+    a whole count is written as an integer, so 4.0 is refused as before."""
+    if isinstance(obj, float) and not (math.isfinite(obj) and obj.is_integer()):
         if not (math.isfinite(obj) and obj >= 0):
             raise _fail(path, f"{shown(obj)} is not a count (a finite number >= 0)")
-        return int(obj) if obj.is_integer() else obj
+        return obj
     return _integer(obj, path)
 
 
