@@ -236,3 +236,13 @@ def test_cli_class_weights(tmp_path):
     data = stem("crx")
     expected = fit_dataset(weighted(data, class_weight={"+": 3.0, "-": 1.0}))[0]
     assert body(load_yaml(tmp_path / "m.yaml")) == body(expected)
+
+
+def test_rescore_counts_cases_and_drops_the_weights_record():
+    from c45rules.govern.rescore import rescore
+    data = stem("crx")
+    rs = fit_dataset(weighted(data, draws(data.n)))[0]
+    again = rescore(rs, data)
+    assert "weights" not in dict(again.options)
+    assert again.class_counts == tuple(np.bincount(data.y).tolist())
+    assert [r.used for r in again.rules] == np.bincount(again.rule_index(data), minlength=len(rs.rules) + 1)[1:].tolist()
