@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -83,7 +84,7 @@ class ExceptionCoder:
 
     _COUNT = np.int64       # the type of the counts `bits` takes
 
-    def _lg(self, twice):
+    def _lg(self, twice: np.ndarray | int) -> np.ndarray | float:
         """log2(twice / 2), 0 at 0 (whole or half counts: read from the table)."""
         return self.log2_half[twice]
 
@@ -146,10 +147,10 @@ class ExceptionCoder:
 class _Lookup:
     """A function read as a table (lg[j]), for bits_one's formula."""
 
-    def __init__(self, f):
+    def __init__(self, f: Callable[[float], float]):
         self.f = f
 
-    def __getitem__(self, j):
+    def __getitem__(self, j: float) -> float:
         return self.f(j)
 
 
@@ -167,7 +168,7 @@ class WeightedExceptionCoder(ExceptionCoder):
         self.n = float(total)
         self.log2_n = log2_or_zero(self.n)
 
-    def _lg(self, twice):
+    def _lg(self, twice: np.ndarray | float) -> np.ndarray | float:
         half = np.asarray(twice, dtype=np.float64) / 2
         # an empty (or, by rounding, slightly negative) count: 0, as the table's lg[0]
         out = libm.log2(np.where(half > 0, half, 1.0))
