@@ -19,10 +19,12 @@ from .data.frame import encode_frame, from_frame, value_str
 from .data.reading import read_options, to_pandas
 from .data.schema import Dataset
 from .errors import C45RulesError, InputError
+from .data.weights import weighted
 from .pipeline import DEFAULTS, _kinds, fit_dataset
 
 _PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
-           "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens")
+           "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens",
+           "class_weight")
 
 try:  # join scikit-learn's estimator protocol when it is installed; it is not required
     from sklearn.base import BaseEstimator as _Base, ClassifierMixin as _Mixin
@@ -127,7 +129,7 @@ class C45Rules(*_BASES):
                  maxsurrogate: int = 5, xval: int = 0, unpruned: bool = False, binary_splits: bool = False,
                  reduced_error_pruning: bool = False, folds: int = 3, subtree_raising: bool = True,
                  mdl_correction: bool = True, laplace: bool = False, collapse: bool = True,
-                 winnow: bool = False):
+                 winnow: bool = False, class_weight: Any = None):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -162,6 +164,8 @@ class C45Rules(*_BASES):
         self.laplace = laplace
         self.collapse = collapse
         self.winnow = winnow        # C5.0's -w: screen attributes out before learning (winnow.py)
+        # {label: weight} or "balanced": multiplies each case's weight by its class's
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""
@@ -192,8 +196,9 @@ class C45Rules(*_BASES):
             return table.set_axis(list(names), axis=1)
         return pd.DataFrame(table, columns=list(names))
 
-    def fit(self, X: Any, y: Any = None) -> "C45Rules":
-        """Learn from X (DataFrame or 2-D array) and labels y; returns self."""
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> "C45Rules":
+        """Learn from X (DataFrame or 2-D array) and labels y, each case weighing its
+        `sample_weight` (default 1; a case of weight 0 is left out); returns self."""
         if y is None:
             if not isinstance(X, Dataset):
                 raise InputError("C45Rules requires y to be passed, but the target y is None"
@@ -222,6 +227,11 @@ class C45Rules(*_BASES):
             for v in yv:
                 first.setdefault(value_str(v), v)
             labels = [first[c] for c in train.schema.classes]
+        class_weight = self.class_weight
+        if isinstance(class_weight, dict):
+            # keyed by the labels as given (1, 'a'), the classes by their text
+            class_weight = {value_str(k): v for k, v in class_weight.items()}
+        train = weighted(train, sample_weight, class_weight)
         self.ruleset_, self.tree_, self.trace_ = fit_dataset(train, **self._options())
         self.classes_ = np.array(labels, dtype=object)
         if all(isinstance(v, (int, np.integer)) for v in labels):

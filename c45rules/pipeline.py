@@ -10,6 +10,7 @@ import numpy as np
 
 from . import __version__
 from .data.frame import from_frame, load_data
+from .data.weights import split_weights, weighted
 from .data.reading import ReadOptions, is_frame, read_options
 from .data.schema import Dataset
 from .errors import InputError, shown
@@ -112,6 +113,8 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
     """Grow a tree with the named grower (default c4.5: the unpruned tree and its pruned copy, spec 2-3)."""
     _require_labels(data)
     grow = get_grower(grower)
+    if data.weights is not None and grower != "c45":
+        raise InputError(f"case and class weights are supported by the c45 grower only, not by grower {grower!r}")
     if grower == "c45":
         return grow(data, {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset,
                            "jobs": jobs})
@@ -136,6 +139,7 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
                 options: dict[str, Any] | None = None, jobs: int = 1) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules on the unpruned tree: generalise, select, order, default, sift (spec 7)."""
     y = data.y
+    w = data.weights        # None: every count is a number of cases
     C = len(data.schema.classes)
     cands = generalise_rules(tree.unpruned_flat, data, cf=cf, fisher=None if fisher is None else fisher / 100,
                              jobs=jobs)
@@ -143,31 +147,41 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
     att_bits = attribute_test_bits(bb)
     nvals = [len(a.values) for a in data.schema.attributes]
     bits = {r.number: rule_bits(r.conditions, bb, att_bits, nvals, redundancy) for r in cands}
-    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs)
+    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs, weights=w)
     for r in selected:
         # unpacked once: ordering, the default class and sifting read each cover many times
         # (order_rules once per class and round: 10k unpackings for letter's 26 classes)
         r.cases = r.cover
-    ordered = order_rules(selected, y, C)
-    default = default_class(ordered, y, C)
-    kept, dropped, use = sift_rules(ordered, y, default)
-    class_n = np.bincount(y, minlength=C)
-    rules = tuple(_public_rule(r, data, class_n, int(use.used[i]), int(use.wrong[i]))
+    ordered = order_rules(selected, y, C, w)
+    default = default_class(ordered, y, C, w)
+    kept, dropped, use = sift_rules(ordered, y, default, w)
+    class_n = np.bincount(y, minlength=C) if w is None else data.class_weights()
+    rules = tuple(_public_rule(r, data, class_n, count(use.used[i]), count(use.wrong[i]))
                   for i, r in enumerate(kept))
-    default_counts = np.bincount(y[use.first < 0], minlength=C)
+    unmatched = use.first < 0
+    default_counts = np.bincount(y[unmatched], weights=None if w is None else w[unmatched], minlength=C)
     opts = {k: v for k, v in (options or {}).items() if k not in _SPEED_ONLY}
-    rs = RuleSet(data.schema, rules, data.schema.classes[default], tuple(int(v) for v in class_n),
-                 tuple(int(v) for v in default_counts), tuple(sorted(opts.items())),
+    opts.update(data.weight_record)
+    rs = RuleSet(data.schema, rules, data.schema.classes[default], tuple(count(v) for v in class_n),
+                 tuple(count(v) for v in default_counts), tuple(sorted(opts.items())),
                  data.fingerprint(), __version__)
     return rs, RulesTrace(cands, ordered, dropped, default)
 
 
-def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: int, wrong: int) -> Rule:
+def count(v: Any) -> int | float:
+    """A count as the model records it: a whole number as an int (every count of unweighted
+    cases, and of whole weights), a sum of fractional weights as a float to 12 digits."""
+    v = float(v)
+    # 12 digits: sums of the same weights in different orders print alike
+    return int(v) if v.is_integer() else float(f"{v:.12g}")
+
+
+def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: float, wrong: float) -> Rule:
     schema = data.schema
     conds = tuple(_condition(t, data) for t in r.conditions)
     error = evidence_rate(float(np.float32(r.error)))
-    prior = class_n[r.klass] / data.n
-    return Rule(r.number, conds, schema.classes[r.klass], r.covered, r.errors,
+    prior = class_n[r.klass] / data.total_weight if data.weights is not None else class_n[r.klass] / data.n
+    return Rule(r.number, conds, schema.classes[r.klass], count(r.covered), count(r.errors),
                 error, float(f"{(1.0 - error) / prior:.{EVIDENCE_DIGITS}g}"), used, wrong)
 
 
@@ -207,15 +221,22 @@ def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None
 
 def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ignore=(),
         na_values=(), keep_na_tokens: bool = False, sep: str | None = None, decimal: str = ".",
-        encoding: str = "utf-8", **options: Any) -> RuleSet:
+        encoding: str = "utf-8", sample_weight: Any = None, class_weight: Any = None,
+        **options: Any) -> RuleSet:
     """Learn a C4.5-rules RuleSet in one call (options as C45Rules; defaults as the reference).
 
     `na_values`, `keep_na_tokens`, `sep`, `decimal` and `encoding` say how a table's cells
-    are read (data/reading.py); a C4.5 stem takes none of them.
+    are read (data/reading.py); a C4.5 stem takes none of them. `sample_weight` (one number
+    per case, or the name of a column of the table) and `class_weight` ({class: weight} or
+    "balanced") weigh the cases (data/weights.py).
     """
     read = read_options(na_values, keep_na_tokens, sep, decimal, encoding)
     train, _ = as_dataset(data, target, read=read, **_kinds(discrete, continuous, ignore))
-    return fit_dataset(train, **options)[0]
+    name = "sample_weight"
+    if isinstance(sample_weight, str):
+        name = sample_weight
+        train, sample_weight = split_weights(train, sample_weight, "sample_weight")
+    return fit_dataset(weighted(train, sample_weight, class_weight, name), **options)[0]
 
 
 def _kinds(discrete, continuous, ignore) -> dict:
@@ -231,6 +252,7 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTra
     checked = check_options(options)
     o = grower_options(checked)
     _require_labels(train)
+    check_weighted(train, o)
     if checked["winnow"]:
         # recorded only when on, so that every other model's options stay as they were
         o = {**o, "winnow": True, "winnowed": list(winnowed_attributes(train, o))}
@@ -250,6 +272,16 @@ def winnowed_attributes(train: Dataset, o: dict[str, Any]) -> tuple[str, ...]:
     from .winnow import winnow
     return winnow(train, lambda d: grow_with(d, o), lambda t, d: tree_classes(t, d),
                   seed=o["seed"] if o["seed"] is not None else 0)
+
+
+def check_weighted(train: Dataset, o: dict[str, Any]) -> None:
+    """InputError for what weighted cases cannot be learnt with: the cart and id3 growers, and
+    Fisher's exact test on fractional counts."""
+    w = train.weights
+    if w is None:
+        return
+    if o.get("fisher") is not None and not (w == np.round(w)).all():
+        raise InputError("option fisher (Fisher's exact test) needs whole counts: weights must then be whole numbers")
 
 
 def grow_with(train: Dataset, o: dict[str, Any]) -> Tree:

@@ -44,7 +44,7 @@ MIN_CASES = 100
 def without(data: Dataset, names: set[str]) -> Dataset:
     """The same cases with the attributes `names` declared ignore (columns and order kept)."""
     attrs = tuple(replace(a, kind="ignore") if a.name in names else a for a in data.schema.attributes)
-    return Dataset(replace(data.schema, attributes=attrs), data.columns, data.y, data.source)
+    return replace(data, schema=replace(data.schema, attributes=attrs))   # weights kept too
 
 
 def _usable(data: Dataset) -> list[Attribute]:
@@ -74,11 +74,13 @@ def winnow(data: Dataset, grow: Callable[[Dataset], Any], classify: Callable[[An
              for f in range(FOLDS)]
     n_attr = len(data.schema.attributes)
 
-    def held_back(drop: set[str]) -> tuple[int, np.ndarray]:
+    def held_back(drop: set[str]) -> tuple[float, np.ndarray]:
         errors, use = 0, np.zeros(n_attr)
         for train, test in parts:
             tree = grow(without(train, drop))
-            errors += int((classify(tree, without(test, drop)) != test.y).sum())
+            wrong = classify(tree, without(test, drop)) != test.y
+            # weighted cases count by their weight, as everywhere else
+            errors += int(wrong.sum()) if test.weights is None else float(test.weights[wrong].sum())
             use += _use_by_attribute(tree.pruned, n_attr)
         return errors, use
 

@@ -59,7 +59,23 @@ def load_training(args: argparse.Namespace):
     for data in (train, tst):
         if data is not None:
             note_unknown(args, data.source, data.unknown_tokens)
-    return train, tst
+    return with_weights(args, train, tst)
+
+
+def with_weights(args: argparse.Namespace, train, tst):
+    """(train, test) with --weights COL taken out of the attributes and, with --class-weights,
+    set as the training cases' weights (data/weights.py)."""
+    from ..data.weights import parse_class_weights, split_weights, weighted
+    column, classes = getattr(args, "weights", None), getattr(args, "class_weights", None)
+    if column is None and classes is None:
+        return train, tst
+    w = None
+    if column is not None:
+        train, w = split_weights(train, column)
+        if tst is not None and column in tst.schema.names:
+            tst, _ = split_weights(tst, column)
+    return weighted(train, w, None if classes is None else parse_class_weights(classes),
+                    name=column or "sample_weight"), tst
 
 
 def note_unknown(args: argparse.Namespace, source: str, counts: dict[str, dict[str, int]]) -> None:
@@ -126,6 +142,9 @@ def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | Non
         raise InputError(f"{path}: not the data this model was fitted on (its fingerprint differs"
                          " from the model's); the tree can only be re-grown from the training data")
     o = {**DEFAULTS, **ruleset.options_dict}
+    if "weights" in o or "class_weight" in o:
+        raise InputError(f"{path}: the model was learnt from weighted cases, which its file does not hold;"
+                         " its tree cannot be re-grown: fit it again with --keep-tree")
     progress(args, "growing and pruning the tree")
     return grow_with(train, o), train
 

@@ -139,6 +139,12 @@ def data_options(*, test: bool = True) -> argparse.ArgumentParser:
         g.add_argument("--test", metavar="FILE", help="also evaluate on FILE (C4.5 .test/.data or CSV/Parquet)")
         g.add_argument("-u", "--unseen", action="store_true",
                        help="also evaluate on STEM.test, as c4.5 -u")
+    g = p.add_argument_group("case weights")
+    g.add_argument("--weights", metavar="COL",
+                   help="weigh each case by numeric column COL (not an attribute; >= 0, 0 leaves the case out);"
+                        " in a C4.5 stem, COL is declared continuous in the .names file")
+    g.add_argument("--class-weights", metavar="A=2,B=1",
+                   help="multiply the cases' weights by their class's ('balanced': n / (k * count of the class))")
     _add_reading(p)
     return p
 

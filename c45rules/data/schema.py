@@ -122,6 +122,10 @@ class Dataset:
     unseen_values: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     # column -> {token: cells}: texts read as unknown by a table reader's tokens (not '' or '?')
     unknown_tokens: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
+    # learning only: each case's starting weight (data/weights.py); None: every case weighs 1
+    weights: np.ndarray | None = field(default=None, repr=False)
+    # what the model file records of how the weights were given: (("weights", column), ...)
+    weight_record: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     @property
     def n(self) -> int:
@@ -145,9 +149,20 @@ class Dataset:
         return counts
 
     def subset(self, rows: np.ndarray) -> "Dataset":
-        """The cases at positions `rows` (a new Dataset sharing the schema)."""
+        """The cases at positions `rows` (a new Dataset sharing the schema, and their weights)."""
         return Dataset(self.schema, [c[rows] for c in self.columns],
-                       None if self.y is None else self.y[rows], self.source)
+                       None if self.y is None else self.y[rows], self.source,
+                       weights=None if self.weights is None else self.weights[rows],
+                       weight_record=self.weight_record)
+
+    @property
+    def total_weight(self) -> float:
+        """The cases' summed weight (their number when unweighted)."""
+        return float(self.n) if self.weights is None else float(self.weights.sum())
+
+    def class_weights(self) -> np.ndarray:
+        """Summed weight of each class's cases (float64; counts when unweighted)."""
+        return np.bincount(self.y, weights=self.weights, minlength=len(self.schema.classes))
 
     def fingerprint(self) -> str:
         """SHA-256 of the schema and the multiset of encoded cases (row order does not matter)."""

@@ -169,8 +169,17 @@ def _flow(pairs: list[tuple[str, str]]) -> str:
     return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
 
 
+def _count(v: Any, where: str) -> str:
+    """A count: whole as an int, a sum of fractional case weights as a float."""
+    if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) and not float(v).is_integer():
+        if not (math.isfinite(v) and v >= 0):
+            raise ModelError(f"{where}: a count must be finite and >= 0, got {shown(v)}")
+        return _float(v)
+    return _int(v, where)
+
+
 def _ints(values, where: str) -> str:
-    return "[" + ", ".join(_int(v, f"{where}[{i}]") for i, v in enumerate(values)) + "]"
+    return "[" + ", ".join(_count(v, f"{where}[{i}]") for i, v in enumerate(values)) + "]"
 
 
 def _check_fit_option(name: str, value: Any, where: str) -> None:
@@ -219,10 +228,10 @@ def dump_yaml(ruleset: RuleSet) -> str:
                 pairs.append(('or_unknown', 'true'))
             lines.append(f"      - {_flow(pairs)}")
         where = f"rules[{i}].evidence"
-        evidence = [("covered", _int(r.covered, f"{where}.covered")), ("errors", _int(r.errors, f"{where}.errors")),
+        evidence = [("covered", _count(r.covered, f"{where}.covered")), ("errors", _count(r.errors, f"{where}.errors")),
                     ("error_rate", _float(r.error_rate)), ("confidence", _float(_shown_confidence(r.error_rate))),
-                    ("lift", _float(r.lift)), ("used", _int(r.used, f"{where}.used")),
-                    ("wrong", _int(r.wrong, f"{where}.wrong"))]
+                    ("lift", _float(r.lift)), ("used", _count(r.used, f"{where}.used")),
+                    ("wrong", _count(r.wrong, f"{where}.wrong"))]
         lines.append(f"    evidence: {_flow(evidence)}")
     lines += [
         f"default_class: {_quote(ruleset.default_class, 'default_class')}",
@@ -412,6 +421,16 @@ def _string(obj: Any, path: str) -> str:
     return obj
 
 
+def _weighed(obj: Any, path: str) -> int | float:
+    """A count: an integer, or (a model learnt from weighted cases) a fractional sum of weights;
+    a whole count is written as an integer, so 4.0 is refused as before."""
+    if isinstance(obj, float) and not (math.isfinite(obj) and obj.is_integer()):
+        if not (math.isfinite(obj) and obj >= 0):
+            raise _fail(path, f"{shown(obj)} is not a count (a finite number >= 0)")
+        return obj
+    return _integer(obj, path)
+
+
 def _integer(obj: Any, path: str, minimum: int = 0) -> int:
     if not isinstance(obj, int) or isinstance(obj, bool):
         raise _fail(path, f"expected an integer, found {_type_name(obj)} {obj!r}")
@@ -552,7 +571,7 @@ def _rule(obj: Any, path: str, schema: Schema, attributes: _Lookup, classes: fro
     if not conditions:   # c4.5rules never keeps one (spec 7.3); it would decide every case it reaches
         raise _fail(f"{path}.conditions", "a rule needs at least one condition")
     ev = _mapping(m["evidence"], f"{path}.evidence", _EVIDENCE)
-    counts = {k: _integer(ev[k], f"{path}.evidence.{k}") for k in ("covered", "errors", "used", "wrong")}
+    counts = {k: _weighed(ev[k], f"{path}.evidence.{k}") for k in ("covered", "errors", "used", "wrong")}
     error_rate = _number(ev["error_rate"], f"{path}.evidence.error_rate")
     confidence = _number(ev["confidence"], f"{path}.evidence.confidence")
     # a file of ours holds 1 - error_rate to 6 digits; an older one, to 17
@@ -595,7 +614,7 @@ def _options(obj: Any, path: str) -> tuple[tuple[str, Any], ...]:
 
 
 def _counts(obj: Any, path: str, n: int) -> tuple[int, ...]:
-    values = tuple(_integer(v, f"{path}[{i}]") for i, v in enumerate(_list(obj, path)))
+    values = tuple(_weighed(v, f"{path}[{i}]") for i, v in enumerate(_list(obj, path)))
     if len(values) != n:
         raise _fail(path, f"{len(values)} counts for {n} classes")
     return values

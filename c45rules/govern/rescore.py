@@ -74,4 +74,6 @@ def rescore(ruleset: RuleSet, data: Dataset) -> RuleSet:
     rules = [replace(r, used=int(used[k + 1]), wrong=int(wrong[k + 1])) for k, r in enumerate(rules)]
     return replace(scored, rules=tuple(rules), class_counts=tuple(int(v) for v in class_n),
                    default_counts=tuple(int(v) for v in np.bincount(y[first == 0], minlength=C)),
-                   fingerprint=data.fingerprint())
+                   fingerprint=data.fingerprint(),
+                   # the evidence is now whole cases: the file no longer claims weighted counts
+                   options=tuple((k, v) for k, v in ruleset.options if k not in ("weights", "class_weight")))

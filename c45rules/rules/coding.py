@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -14,19 +15,21 @@ CODE_WEIGHT = 0.5   # theory bits count half (spec 7.6.3)
 
 
 def branch_bits(data: Dataset) -> np.ndarray:
-    """Bits to code the outcome of a test on each attribute (spec 7.1)."""
-    n = data.n
+    """Bits to code the outcome of a test on each attribute (spec 7.1), over the cases' weights."""
+    n = data.total_weight if data.weights is not None else data.n
     out = np.zeros(len(data.schema.attributes))
     for a, attr in enumerate(data.schema.attributes):
         col = data.columns[a]
         if attr.is_discrete:
-            counts = np.bincount(col[col >= 0], minlength=len(attr.values)).astype(float)
+            known = col >= 0
+            counts = np.bincount(col[known], weights=None if data.weights is None else data.weights[known],
+                                 minlength=len(attr.values)).astype(float)
             counts = counts[counts > 0]
             out[a] = float(np.sum(counts / n * (math.log2(n) - libm.log2(counts))))
         elif attr.is_continuous:
             known = col[~np.isnan(col)]
             # c4.5 stores unknown as a value of its own (-999), so it counts as one more value
-            p = count_distinct(known) + (1 if len(known) < n else 0)
+            p = count_distinct(known) + (1 if len(known) < data.n else 0)
             out[a] = 1 + math.log2(p) / 2 if p > 1 else 0.0
     return out
 
@@ -79,11 +82,17 @@ class ExceptionCoder:
         np.multiply(self.total_log2, lg[0::2], out=self.total_log2)
         self.log2_n = log2_or_zero(n)
 
+    _COUNT = np.int64       # the type of the counts `bits` takes
+
+    def _lg(self, twice: np.ndarray | int) -> np.ndarray | float:
+        """log2(twice / 2), 0 at 0 (whole or half counts: read from the table)."""
+        return self.log2_half[twice]
+
     def _b(self, total: np.ndarray, e: np.ndarray, twice_x: np.ndarray) -> np.ndarray:
         """B(total, e, x) with x = twice_x / 2: bits for e exceptions among total cases."""
-        lg = self.log2_half
+        lg = self._lg
         t2 = 2 * total
-        val = total * lg[t2] - e * lg[twice_x] - (total - e) * lg[t2 - twice_x]
+        val = total * lg(t2) - e * lg(twice_x) - (total - e) * lg(t2 - twice_x)
         # spec 7.6.3: x ~ 0 or x ~ total are free only when e agrees, else "infinite"
         val = np.where(twice_x == 0, np.where(e == 0, 0.0, 1e6), val)
         return np.where((twice_x == t2) & (twice_x > 0), np.where(e == total, 0.0, 1e6), val)
@@ -91,10 +100,10 @@ class ExceptionCoder:
     def bits(self, fires, fp, fn) -> np.ndarray:
         """ExceptionBits for arrays (or scalars) of whole counts."""
         if np.ndim(fires) == 0 and np.ndim(fp) == 0 and np.ndim(fn) == 0:
-            return self.bits_one(int(fires), int(fp), int(fn))
-        fires = np.asarray(fires, dtype=np.int64)
-        fp = np.asarray(fp, dtype=np.int64)
-        fn = np.asarray(fn, dtype=np.int64)
+            return self.bits_one(*(self._COUNT(v).item() for v in (fires, fp, fn)))
+        fires = np.asarray(fires, dtype=self._COUNT)
+        fp = np.asarray(fp, dtype=self._COUNT)
+        fn = np.asarray(fn, dtype=self._COUNT)
         big = 2 * fires > self.n
         mean2 = fp + fn
         covered = self._b(fires, fp, np.where(big, mean2, 2 * fp))
@@ -120,7 +129,7 @@ class ExceptionCoder:
 
     def bits_one(self, fires: int, fp: int, fn: int) -> float:
         """The same for one subset, in plain floats (the search costs its current subset often)."""
-        lg = self.log2_half
+        lg = self.log2_half if type(self) is ExceptionCoder else _Lookup(self._lg)
 
         def b(total: int, e: int, twice_x: int) -> float:
             if twice_x == 0:
@@ -133,6 +142,41 @@ class ExceptionCoder:
         mean2 = fp + fn
         return float(self.log2_n + b(fires, fp, mean2 if big else 2 * fp)
                      + b(self.n - fires, fn, 2 * fn if big else mean2))
+
+
+class _Lookup:
+    """A function read as a table (lg[j]), for bits_one's formula."""
+
+    def __init__(self, f: Callable[[float], float]):
+        self.f = f
+
+    def __getitem__(self, j: float) -> float:
+        return self.f(j)
+
+
+class WeightedExceptionCoder(ExceptionCoder):
+    """ExceptionBits over cases of summed weight `total` (counts are sums of weights).
+
+    The same formula; log2 is computed for each count instead of read from a table, with the
+    same C library log2 on the same doubles, so whole counts give the table's values exactly
+    (integer weights cost what the repeated cases cost).
+    """
+
+    _COUNT = np.float64
+
+    def __init__(self, total: float):
+        self.n = float(total)
+        self.log2_n = log2_or_zero(self.n)
+
+    def _lg(self, twice: np.ndarray | float) -> np.ndarray | float:
+        half = np.asarray(twice, dtype=np.float64) / 2
+        # an empty (or, by rounding, slightly negative) count: 0, as the table's lg[0]
+        out = libm.log2(np.where(half > 0, half, 1.0))
+        return out.reshape(half.shape) if half.ndim else float(out[0])
+
+    def subset_bits(self, fires: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
+        """`bits` (no table to read unguarded here)."""
+        return self.bits(fires, fp, fn)
 
 
 def exception_bits(n: int, fires, fp, fn):

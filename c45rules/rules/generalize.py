@@ -1,7 +1,7 @@
 """Generalising each candidate rule by dropping conditions (c4.5rules PruneRule, spec 7.3-7.5).
 
-Counts are unweighted, over all training cases, and a condition on an unknown value is
-false. For a rule with conditions S only cases failing at most one condition of S matter
+Counts are over all training cases (summed case weights when the data has them, else
+whole counts), and a condition on an unknown value is false. For a rule with conditions S only cases failing at most one condition of S matter
 (those failing none are covered; those failing only d decide whether d is needed). Paths
 of neighbouring leaves share prefixes, so that "pool" of cases is kept on a stack along
 the current tree path and narrowed one condition at a time; it gives the first round of
@@ -42,8 +42,8 @@ class CandidateRule:
     conditions: tuple[CondTest, ...]
     klass: int
     error: float              # pessimistic error rate P0 (c4.5rules "Error")
-    covered: int              # T0
-    errors: int               # E0
+    covered: float            # T0 (an int unless the cases are weighted)
+    errors: float             # E0
     # the training cases it covers, ascending: an array, or packed (the compiled
     # generalisation's, 1.3 bytes a case instead of 4 at 1M cases); `cover` gives the array
     cases: np.ndarray | PackedCases = field(repr=False)
@@ -87,6 +87,12 @@ class _PathPools:
         self._known: dict[int, np.ndarray] = {}
         self._by_value: dict[tuple, np.ndarray] = {}
         self._wrong: dict[int, np.ndarray] = {}
+        # weighted cases: each bit position's weight (padding 0), so that a table's counts
+        # are sums of weights over the set bits instead of bit counts
+        self.weight_bits: np.ndarray | None = None
+        if data.weights is not None:
+            self.weight_bits = np.zeros(self.words * 64)
+            self.weight_bits[: self.n] = data.weights[order]
 
     def pack(self, mask: np.ndarray) -> np.ndarray:
         """A boolean array over the bit positions as uint64 words (padding bits 0)."""
@@ -177,10 +183,18 @@ class _PathPools:
             excl[r - 1] = before
             before &= sat[r - 1]
         covered = excl[r].copy()
-        td = np.bitwise_count(excl).sum(axis=1).tolist()
+        td = self.count(excl, at)
         excl &= wrong[at]
-        ed = np.bitwise_count(excl).sum(axis=1).tolist()
+        ed = self.count(excl, at)
         return td[r], ed[r], td[:r], ed[:r], (covered, at)
+
+    def count(self, rows: np.ndarray, at: np.ndarray) -> list:
+        """Per row of words (the words at positions `at`): its cases' number, or summed weight."""
+        if self.weight_bits is None:
+            return np.bitwise_count(rows).sum(axis=1).tolist()
+        bits = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")
+        w = self.weight_bits.reshape(-1, 64)[at].reshape(-1)
+        return (bits @ w).tolist()
 
     def follow(self, path: tuple[CondTest, ...]) -> None:
         """Make `path` the current path, narrowing the pools of the levels it does not share."""
@@ -303,7 +317,11 @@ def fisher_tail(t11: int, t12: int, t21: int, t22: int) -> float:
 
 
 def _insignificant(t0: int, e0: int, td, ed, fisher: float) -> bool:
-    """Fisher's test (7.4): some condition's table is not significant enough to keep it."""
+    """Fisher's test (7.4): some condition's table is not significant enough to keep it.
+
+    Counts are whole (weighted cases reach here only with whole weights: the pipeline
+    refuses fisher with fractional ones)."""
+    t0, e0, td, ed = int(t0), int(e0), [int(v) for v in td], [int(v) for v in ed]
     return any(fisher_tail(e0, d_e - e0, t0 - e0, (d_t - t0) - (d_e - e0)) > fisher for d_t, d_e in zip(td, ed))
 
 
@@ -320,8 +338,13 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
     # first round from the path's pool of cases failing at most one condition
     cand, failed = pools.pools[-1]
     wrong = y[cand] != target
-    total = np.bincount(failed + 1, minlength=m + 1).tolist()
-    errs = np.bincount(failed + 1, weights=wrong, minlength=m + 1).astype(np.int64).tolist()
+    if pools.data.weights is None:
+        total = np.bincount(failed + 1, minlength=m + 1).tolist()
+        errs = np.bincount(failed + 1, weights=wrong, minlength=m + 1).astype(np.int64).tolist()
+    else:
+        w = pools.data.weights[cand]
+        total = np.bincount(failed + 1, weights=w, minlength=m + 1).tolist()
+        errs = np.bincount(failed + 1, weights=np.where(wrong, w, 0.0), minlength=m + 1).tolist()
     t0, e0 = total[0], errs[0]
     td, ed = [t0 + k for k in total[1:]], [e0 + k for k in errs[1:]]
     cover = None
@@ -378,7 +401,8 @@ class _Rates:
 
     def __init__(self, cf: float, n: int):
         self.rate = rate_function(cf)
-        self.known: dict[tuple[int, int], tuple[float, float]] = {}
+        self.cf = cf
+        self.known: dict[tuple[float, float], tuple[float, float]] = {}
         # with no errors AddErrs takes an exp: done for every possible count in one call.
         # With errors it takes none, and its float path gives the same doubles as the array one
         # a block at a time: the formula's temporaries for all n at once were 100 MB at 1M cases
@@ -406,7 +430,13 @@ class _Rates:
         if cases == 0:
             # a condition set no case satisfies: actual 0, pessimistic = the default error
             return 0.0, float(default_error)
-        p = float(self.no_error[cases] if errors == 0 else F32(self.rate(cases, errors)))
+        if errors != 0:
+            p = float(F32(self.rate(cases, errors)))
+        elif cases < len(self.no_error) and cases == int(cases):
+            p = float(self.no_error[int(cases)])
+        else:
+            # weighted counts (no table): the array path for this one count, the table's values
+            p = float(pessimistic_rate(np.array([float(cases)]), np.zeros(1), self.cf).astype(F32)[0])
         return float(F32(errors / cases)), p
 
 
@@ -471,13 +501,15 @@ def generalise_rules(tree: Node | FlatTree, data: Dataset, *, cf: float = 0.25,
 def _generalise_all(tree: Node | FlatTree, data: Dataset, cf: float, fisher: float | None, jobs: int) -> list[CandidateRule]:
     y = data.y
     n = data.n
-    class_n = np.bincount(y, minlength=len(data.schema.classes))
-    default_errors = _default_errors(class_n, n)
+    class_n = data.class_weights() if data.weights is not None else np.bincount(y, minlength=len(data.schema.classes))
+    default_errors = _default_errors(class_n, data.total_weight)
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
     # the compiled path keeps the paths as rows of condition numbers, not as tuples
     # (30 MB at 1M cases)
-    compiled = _Compiled(tree, data, default_errors) if _native is not None and case_index == np.int32 else None
+    # (which counts whole cases: weighted cases take the numpy path)
+    compiled = (_Compiled(tree, data, default_errors)
+                if _native is not None and case_index == np.int32 and data.weights is None else None)
     if compiled and compiled.deepest() > _native.MAX_DEPTH:
         compiled = None         # its pools number the levels in 16 bits
     if compiled:
@@ -491,7 +523,7 @@ def _generalise_all(tree: Node | FlatTree, data: Dataset, cf: float, fisher: flo
         order = _leaf_order(leaves, data)
         count = len(leaves)
     columns = _InBitOrder(data, order)
-    rates = _Rates(cf, n)
+    rates = _Rates(cf, n if data.weights is None else 0)
     runs = _chunks(count, resolve_jobs(jobs), float(n) * count)
     if compiled:
         compiled.gather(order)

@@ -14,8 +14,14 @@ def fires(rule: CandidateRule) -> bool:
     return rule.error <= NEVER_FIRES_ABOVE
 
 
-def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int) -> list[CandidateRule]:
-    """Classes by fewest false positives on still-uncovered cases; rules by error (7.7)."""
+def _total(mask: np.ndarray, weights: np.ndarray | None):
+    """How many cases `mask` holds, or their summed weight."""
+    return int(mask.sum()) if weights is None else float(weights[mask].sum())
+
+
+def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int,
+                weights: np.ndarray | None = None) -> list[CandidateRule]:
+    """Classes by fewest false positives (cases, or their weight) on still-uncovered cases; rules by error (7.7)."""
     covered = np.zeros(len(y), dtype=bool)
     placed: list[int] = []
     out: list[CandidateRule] = []
@@ -29,7 +35,7 @@ def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int) ->
             for r in by_class[c]:
                 if fires(r):
                     hit[r.cover] = True
-            fp = int((hit & ~covered & (y != c)).sum())
+            fp = _total(hit & ~covered & (y != c), weights)
             if best_fp is None or fp < best_fp:
                 best_c, best_fp = c, fp
         placed.append(best_c)
@@ -41,14 +47,15 @@ def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int) ->
     return out
 
 
-def default_class(ordered: list[CandidateRule], y: np.ndarray, n_classes: int) -> int:
-    """The class with most training cases no rule matches; ties: more cases overall (7.8)."""
+def default_class(ordered: list[CandidateRule], y: np.ndarray, n_classes: int,
+                  weights: np.ndarray | None = None) -> int:
+    """The class with most training cases (or weight) no rule matches; ties: more overall (7.8)."""
     hit = np.zeros(len(y), dtype=bool)
     for r in ordered:
         if fires(r):
             hit[r.cover] = True
-    left = np.bincount(y[~hit], minlength=n_classes)
-    total = np.bincount(y, minlength=n_classes)
+    left = np.bincount(y[~hit], weights=None if weights is None else weights[~hit], minlength=n_classes)
+    total = np.bincount(y, weights=weights, minlength=n_classes)
     return int(min(range(n_classes), key=lambda c: (-left[c], -total[c], c)))
 
 
@@ -65,11 +72,12 @@ class RuleUse:
 
 
 def rule_use(classes: np.ndarray, fires: np.ndarray, covers: list[np.ndarray], y: np.ndarray,
-             default: int) -> RuleUse:
+             default: int, weights: np.ndarray | None = None) -> RuleUse:
     """Which rule decides each case, and each rule's Used/Wrong/Better/Worse counts (7.9).
 
     `classes[i]`, `fires[i]` and `covers[i]` (indices of the cases rule i matches) describe
-    the rules in order; `y` holds the cases' true class codes.
+    the rules in order; `y` holds the cases' true class codes; with `weights`, the counts
+    are the cases' summed weights.
     """
     n, k = len(y), len(classes)
     first = np.full(n, -1, dtype=np.int64)
@@ -84,22 +92,26 @@ def rule_use(classes: np.ndarray, fires: np.ndarray, covers: list[np.ndarray], y
     labels = np.append(np.asarray(classes, dtype=np.int64), default)
     pred = labels[first]
     alt = labels[second]
-    used = np.bincount(first[first >= 0], minlength=k)
-    wrong = np.bincount(first[(first >= 0) & (pred != y)], minlength=k)
+    def per_rule(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(first[mask], weights=None if weights is None else weights[mask], minlength=k)
+    used = per_rule(first >= 0)
+    wrong = per_rule((first >= 0) & (pred != y))
     differ = (first >= 0) & (alt != pred)
-    better = np.bincount(first[differ & (pred == y)], minlength=k)
-    worse = np.bincount(first[differ & (alt == y)], minlength=k)
+    better = per_rule(differ & (pred == y))
+    worse = per_rule(differ & (alt == y))
     return RuleUse(first, used, wrong, better, worse, pred)
 
 
-def candidate_use(rules: list[CandidateRule], y: np.ndarray, default: int) -> RuleUse:
+def candidate_use(rules: list[CandidateRule], y: np.ndarray, default: int,
+                  weights: np.ndarray | None = None) -> RuleUse:
     """rule_use for candidate rules on the training cases they were learned from."""
     return rule_use(np.array([r.klass for r in rules], dtype=np.int64),
-                    np.array([fires(r) for r in rules], dtype=bool), [r.cover for r in rules], y, default)
+                    np.array([fires(r) for r in rules], dtype=bool), [r.cover for r in rules], y, default,
+                    weights)
 
 
-def sift_rules(rules: list[CandidateRule], y: np.ndarray,
-               default: int) -> tuple[list[CandidateRule], list[int], RuleUse]:
+def sift_rules(rules: list[CandidateRule], y: np.ndarray, default: int,
+               weights: np.ndarray | None = None) -> tuple[list[CandidateRule], list[int], RuleUse]:
     """Drop, one at a time, the first rule that does more harm than good on training data (7.9).
 
     Returns the kept rules, the numbers of the dropped ones, and the kept rules' use.
@@ -107,7 +119,7 @@ def sift_rules(rules: list[CandidateRule], y: np.ndarray,
     rules = list(rules)
     dropped: list[int] = []
     while True:
-        use = candidate_use(rules, y, default)
+        use = candidate_use(rules, y, default, weights)
         bad = [i for i in range(len(rules)) if use.worse[i] > use.better[i]]
         if not bad:
             return rules, dropped, use

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..workers import fork_map, give_back_memory, thread_map
 from .cases import PackedCases, pack_cases
-from .coding import CODE_WEIGHT, ExceptionCoder, log2_or_zero, log_fact
+from .coding import CODE_WEIGHT, ExceptionCoder, WeightedExceptionCoder, log2_or_zero, log_fact
 from .generalize import CandidateRule
 from .order import fires
 from .random import GlibcRandom
@@ -625,19 +625,143 @@ class _ClassSearch:
         self.hill_climb(self.best.copy())
 
 
+class _WeightedSearch:
+    """The subset search of one class over weighted cases (spec 7.6 with every count a sum of
+    case weights): the same steps, ties and doubles as _ClassSearch, each step recounting
+    Fires, FP and every rule's Right/Wrong from the (rule, case) pairs instead of updating
+    them (whole weights give exactly the search of the repeated cases; fractional ones are
+    the new case, with no incremental bookkeeping to keep exact)."""
+
+    def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray,
+                 weights: np.ndarray, coder: WeightedExceptionCoder):
+        k = len(rules)
+        self.rules, self.bits, self.pos, self.w, self.coder = rules, bits, positive, weights, coder
+        covers = [r.cover if fires(r) else np.empty(0, dtype=np.int64) for r in rules]
+        self.pair_rule = np.repeat(np.arange(k), [len(c) for c in covers])
+        self.pair_case = np.concatenate(covers).astype(np.int64) if covers else np.empty(0, dtype=np.int64)
+        self.pair_w = weights[self.pair_case]
+        self.pair_neg = ~positive[self.pair_case]
+        self.n_pos = float(weights[positive].sum())
+        number = np.arange(k)
+        # [side, rule] -> rank: outside rules by +bits, inside ones by -bits, then number (_Cells)
+        self.rank = np.empty((2, k), dtype=np.int64)
+        self.rank[0, np.lexsort((number, bits))] = number
+        self.rank[1, np.lexsort((number, -bits))] = number
+        self.best_cost, self.best = math.inf, None
+
+    def start(self, inside: np.ndarray) -> None:
+        """Make `inside` the current subset."""
+        self.inside = inside.copy()
+
+    def evaluate(self) -> None:
+        """_ClassSearch.evaluate: cost the subset (remembered if best), key every rule."""
+        inside, w = self.inside, self.w
+        count = np.bincount(self.pair_case[inside[self.pair_rule]], minlength=len(w))
+        fired = count > 0
+        fires_w, fp = float(w[fired].sum()), float(w[fired & ~self.pos].sum())
+        fn = self.n_pos - (fires_w - fp)
+        self.size = size = int(inside.sum())
+        subset_exc = self.coder.bits_one(fires_w, fp, fn)
+        cost = CODE_WEIGHT * (math.fsum(self.bits[inside].tolist()) - log_fact(size)) + subset_exc
+        if cost < self.best_cost:
+            self.best_cost, self.best = cost, inside.copy()
+        # Right + Wrong and Wrong: the weight a rule alone covers (alone: no other selected rule)
+        alone = count[self.pair_case] == inside[self.pair_rule]
+        k = len(self.rules)
+        a = np.bincount(self.pair_rule[alone], weights=self.pair_w[alone], minlength=k)
+        bad = alone & self.pair_neg
+        wr = np.bincount(self.pair_rule[bad], weights=self.pair_w[bad], minlength=k)
+        sg = np.where(inside, -1.0, 1.0)
+        h = self.coder.bits(fires_w + sg * a, fp + sg * wr, fn - sg * (a - wr)) - subset_exc
+        h = np.where(a > 0, h, 0.0)
+        self.key = h + CODE_WEIGHT * np.where(inside, -self.bits, self.bits)
+
+    def credit(self) -> tuple[float, float]:
+        """_ClassSearch.credit."""
+        return CODE_WEIGHT * log2_or_zero(self.size + 1), -CODE_WEIGHT * log2_or_zero(self.size)
+
+    def change(self, r: int) -> float:
+        """Rule r's change after evaluate."""
+        return self.credit()[int(self.inside[r])] - float(self.key[r])
+
+    def best_toggle(self) -> tuple[int, float]:
+        """_ClassSearch.best_toggle: per side the least key (ties: least rank), then the larger change."""
+        best, gain = -1, -math.inf
+        for side, credit in enumerate(self.credit()):
+            mine = np.flatnonzero(self.inside == bool(side))
+            if not mine.size:
+                continue
+            r = int(mine[np.lexsort((self.rank[side, mine], self.key[mine]))[0]])
+            change = credit - float(self.key[r])
+            if change > gain or (change == gain and r < best):
+                best, gain = r, change
+        return best, gain
+
+    def toggle(self, r: int) -> None:
+        """Add rule r to the subset or take it out."""
+        self.inside[r] = not self.inside[r]
+
+    def hill_climb(self, inside: np.ndarray) -> None:
+        """_ClassSearch.hill_climb."""
+        self.start(inside)
+        while True:
+            self.evaluate()
+            r, change = self.best_toggle()
+            if change <= 0:
+                return
+            self.toggle(r)
+
+    def exhaustive(self) -> None:
+        """_ClassSearch.exhaustive with each case counted by its weight."""
+        k, w = len(self.rules), self.w
+        mask = np.zeros(len(w), dtype=np.int64)
+        np.bitwise_or.at(mask, self.pair_case, 1 << self.pair_rule)
+        pos_hist = np.bincount(mask[self.pos], weights=w[self.pos], minlength=1 << k)
+        neg_hist = np.bincount(mask[~self.pos], weights=w[~self.pos], minlength=1 << k)
+        subsets = np.arange(1 << k)
+        overlap = ((subsets[:, None] & subsets[None, :]) != 0).astype(np.float64)
+        tp, fp = overlap @ pos_hist, overlap @ neg_hist
+        member = ((subsets[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
+        sizes = member.sum(axis=1)
+        theory = CODE_WEIGHT * (member @ self.bits - np.array([log_fact(int(s)) for s in sizes]))
+        costs = theory + self.coder.bits(tp + fp, fp, self.n_pos - tp)
+        best = int(np.argmin(costs))
+        self.best_cost, self.best = float(costs[best]), member[best].copy()
+
+    def greedy(self, rng: GlibcRandom, jobs: int = 1) -> None:
+        """_ClassSearch.greedy, one trial after another."""
+        k = len(self.rules)
+        starts = [rng.uniforms(k) < trial / 10.0 for trial in range(11)]
+        best_cost, best = math.inf, None
+        for start in starts:
+            self.best_cost, self.best = math.inf, None
+            self.hill_climb(start)
+            if self.best_cost < best_cost:
+                best_cost, best = self.best_cost, self.best
+        self.best_cost, self.best = best_cost, best
+
+    anneal = _ClassSearch.anneal
+
+
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,
-                 *, annealing: bool = False, seed: int | None = None, jobs: int = 1) -> list[CandidateRule]:
-    """The rules chosen for each class, class by class (spec 7.6)."""
+                 *, annealing: bool = False, seed: int | None = None, jobs: int = 1,
+                 weights: np.ndarray | None = None) -> list[CandidateRule]:
+    """The rules chosen for each class, class by class (spec 7.6); `weights`: each case's weight."""
     rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
-    coder = ExceptionCoder(len(y))      # the same tables for every class
+    # the same tables for every class
+    coder = ExceptionCoder(len(y)) if weights is None else WeightedExceptionCoder(math.fsum(weights.tolist()))
     for c in range(n_classes):
         mine = [r for r in rules if r.klass == c]
         if not mine:
             continue
         search = None       # the last class's search is freed before this one is built
         give_back_memory()
-        search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == c, len(y), coder)
+        if weights is None:
+            search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == c, len(y), coder)
+        else:
+            search = _WeightedSearch(mine, np.array([bits[r.number] for r in mine], dtype=np.float64), y == c,
+                                     weights, coder)
         if len(mine) <= EXHAUSTIVE_LIMIT:
             search.exhaustive()
         elif annealing:

@@ -41,7 +41,9 @@ class _Grower:
         self.gain_ratio = gain_ratio
         self.subset = subset
         self.jobs = resolve_jobs(jobs)
-        self.weights = np.ones(data.n, dtype=np.float32)   # c4.5 ItemCount is a float
+        # c4.5 ItemCount is a float: each case starts at its given weight (data/weights.py)
+        self.weights = (np.ones(data.n, dtype=np.float32) if data.weights is None
+                        else data.weights.astype(np.float32))
         self.cont = [i for i, a in enumerate(schema.attributes) if a.is_continuous]
         self.disc = [i for i, a in enumerate(schema.attributes) if a.is_discrete]
         self.nvals = np.array([len(schema.attributes[i].values) for i in self.disc], dtype=np.int64)
@@ -59,7 +61,7 @@ class _Grower:
         self._ranks: np.ndarray | None = None     # value_ranks(_Xc), for the compiled node_cuts
         self.tested = np.zeros(len(schema.attributes), dtype=np.int64)
         self.vals32: dict[int, np.ndarray] = {}
-        n_all = data.n
+        n_all = data.n if data.weights is None else float(self.weights.sum(dtype=np.float64))
         active = [a for a in schema.attributes if a.kind != "ignore"]
         # spec 2.5: the many-valued exclusion is lifted when every attribute is many-valued
         self.multi_val = subset or all(a.is_discrete and len(a.values) >= MANY_VALUES * n_all

@@ -21,7 +21,9 @@ class _Pruner:
         self.y = data.y.astype(np.int64)
         self.C = len(data.schema.classes)
         self.cf = cf
-        self.weights = np.ones(data.n, dtype=np.float32)   # float, as in c4.5 (see split.py)
+        # float, as in c4.5 (see split.py); each case starts at its given weight
+        self.weights = (np.ones(data.n, dtype=np.float32) if data.weights is None
+                        else data.weights.astype(np.float32))
         self.known: dict[tuple[float, float], np.float32] = {}
 
     def extra_errors(self, cases, errors) -> np.float32:
@@ -212,7 +214,8 @@ def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25) -> Node:
     sys.setrecursionlimit(max(limit, 20_000))
     try:
         pruner = _Pruner(data, cf)
-        if one_path_each(pruned, data, nodes):
+        # bottom_up counts cases: weighted cases take the case-by-case walk
+        if data.weights is None and one_path_each(pruned, data, nodes):
             pruner.bottom_up(nodes)
         else:
             pruner.estimate(pruned, np.arange(data.n), True)
