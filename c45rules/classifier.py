@@ -116,7 +116,7 @@ def _table(X: Any) -> pd.DataFrame | np.ndarray:
 
 
 class C45Rules(*_BASES):
-    """C4.5 tree (or grower="cart"/"id3") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
+    """C4.5 tree (or grower="cart"/"id3"/"chaid") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
 
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
@@ -124,7 +124,9 @@ class C45Rules(*_BASES):
                  continuous: tuple = (), ignore: tuple = (), na_values: tuple = (),
                  keep_na_tokens: bool = False, grower: str = "c45", cp: float = 0.01, minsplit: int = 20,
                  minbucket: int | None = None, maxdepth: int = 30, usesurrogate: int = 2,
-                 maxsurrogate: int = 5, xval: int = 0):
+                 maxsurrogate: int = 5, xval: int = 0, alpha_merge: float = 0.05, alpha_split: float = 0.05,
+                 max_depth: int = 3, min_parent: int = 100, min_child: int = 50, bins: int | None = None,
+                 bonferroni: bool = True):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -149,6 +151,14 @@ class C45Rules(*_BASES):
         self.usesurrogate = usesurrogate
         self.maxsurrogate = maxsurrogate
         self.xval = xval
+        # chaid's options (Kass 1980; the defaults SPSS's)
+        self.alpha_merge = alpha_merge
+        self.alpha_split = alpha_split
+        self.max_depth = max_depth
+        self.min_parent = min_parent
+        self.min_child = min_child
+        self.bins = bins
+        self.bonferroni = bonferroni
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""

@@ -9,9 +9,10 @@ from ..errors import InputError
 from .io import load_training, progress
 from .options import data_options, learning_tree_options, tree_options
 
-HELP = "grow and prune a C4.5 tree (or a CART or ID3 tree: --grower); print it and its evaluation"
+HELP = "grow and prune a C4.5 tree (or a CART, ID3 or CHAID tree: --grower); print it and its evaluation"
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
            "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json\n"
+           "  c45rules tree examples/crx/crx -u --grower chaid --min-parent 50 --min-child 20\n"
            "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)")
 
 
@@ -71,16 +72,29 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_other(args: argparse.Namespace, tree, train, test) -> int:
-    """A cart or id3 tree (one tree: cart's is pruned as it grows, id3's never): its leaves and errors."""
+    """A cart, id3 or chaid tree (one tree: cart's is pruned as it grows, id3's and chaid's never):
+    its leaves and errors; chaid's with Kass's statistics at each split."""
     from ..tree.growers import tree_classes
     from ..tree.report import format_tree
     errors = lambda d: None if d is None else int((tree_classes(tree, d) != d.y).sum())  # noqa: E731
-    leaves, train_errors, test_errors = tree.pruned.leaves(), errors(train), errors(test)
+    chaid = tree.options["grower"] == "chaid"
+    # chaid: Kass's leaves, a group of unknown values alone among them
+    leaves = tree.chaid.leaves() if chaid else tree.pruned.leaves()
+    train_errors, test_errors = errors(train), errors(test)
     if args.json:
-        print(json.dumps({"grower": tree.options["grower"], "leaves": leaves, "train_errors": train_errors,
-                          "test_errors": test_errors}))
+        out = {"grower": tree.options["grower"], "leaves": leaves, "train_errors": train_errors,
+               "test_errors": test_errors}
+        if chaid:
+            from ..tree.chaid_report import chaid_splits
+            out["splits"] = chaid_splits(tree.chaid, train.schema)
+        print(json.dumps(out))
         return 0
-    out = [f"Decision Tree ({tree.options['grower']}):\n\n" + format_tree(tree.pruned, train.schema) + "\n\n",
+    if chaid:
+        from ..tree.chaid_report import format_chaid
+        text = format_chaid(tree.chaid, train.schema)
+    else:
+        text = format_tree(tree.pruned, train.schema)
+    out = [f"Decision Tree ({tree.options['grower']}):\n\n" + text + "\n\n",
            f"Leaves {leaves}, training errors {train_errors} of {train.n}"
            f" ({100 * train_errors / train.n:.1f}%)\n"]
     if test is not None:

@@ -44,4 +44,8 @@ def test_options_of_another_grower_are_refused():
     assert "-m, -s: option(s) of --grower c45, not of --grower cart" in fails("rules", CRX, "--grower", "cart",
                                                                               "-m", "3", "-s")
     assert "expected 0, 1 or 2, got '3'" in fails("tree", CRX, "--grower", "cart", "--usesurrogate", "3")
-    assert "invalid choice: 'chaid'" in fails("tree", CRX, "--grower", "chaid")
+    assert "invalid choice: 'c50'" in fails("tree", CRX, "--grower", "c50")
+    assert "--min-child: option(s) of --grower chaid, not of --grower cart" in fails("tree", CRX, "--grower", "cart",
+                                                                                    "--min-child", "5")
+    assert "--alpha-merge: expected a number in (0, 1], got '0'" in fails("tree", CRX, "--grower", "chaid",
+                                                                          "--alpha-merge", "0")

@@ -2,7 +2,9 @@
 
 * c45:  C4.5 Release 8 (gain ratio, fractional unknowns, pessimistic pruning); the default;
 * cart: R's rpart 4.1.19, method="class" (Gini, binary splits, cost-complexity pruning, surrogates);
-* id3:  the classic ID3 (information gain, no pruning).
+* id3:  the classic ID3 (information gain, no pruning);
+* chaid: Kass's (1980) CHAID (chi-square merging of categories, multiway splits, Bonferroni-
+  adjusted p-values, stopping by significance).
 
 Every grower returns the same `Tree` of `Node`s, so the rules, the exports, explain, rescore
 and the report take a tree from any of them. `OPTIONS` lists each grower's own options with
@@ -23,6 +25,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "cart": {"cp": 0.01, "minsplit": 20, "minbucket": None, "maxdepth": 30, "usesurrogate": 2,
              "maxsurrogate": 5, "xval": 0},
     "id3": {},
+    # SPSS's CHAID defaults; bins None: every distinct value of a continuous attribute a category
+    "chaid": {"alpha_merge": 0.05, "alpha_split": 0.05, "max_depth": 3, "min_parent": 100, "min_child": 50,
+              "bins": None, "bonferroni": True},
 }
 NAMES = tuple(OPTIONS)
 
@@ -37,10 +42,14 @@ def get_grower(name: str) -> Callable:
 def tree_classes(tree: Any, data: Any) -> np.ndarray:
     """Class code per case of a grown Tree, each grower's tree classifying as its grower does
     (c45: c4.5's weighted branches for unknowns; cart: rpart's predict with its surrogates;
-    id3: unknowns down the branch of most training cases)."""
+    id3: unknowns down the branch of most training cases; chaid: unknowns with Kass's floating
+    category)."""
     name = tree.options.get("grower", "c45")
     if name == "c45":
         from ..classify import classify
         return classify(tree.pruned, data)
+    if name == "chaid":
+        from .chaid import predict as chaid_predict
+        return chaid_predict(tree.pruned, data)
     from .cart import predict
     return predict(tree.pruned, data, tree.options.get("usesurrogate", 2))
