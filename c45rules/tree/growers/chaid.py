@@ -25,9 +25,10 @@ split is a subset test (one branch per group); an ordinal split on a continuous 
 chain of `value <= cut` tests (the cut is the largest value of a group at the node), so its
 rules are threshold conditions. Unknown values go where Kass's tree sends them: the group the
 floating category joined (`Node.majority` names that branch, as for cart); a group of unknown
-values alone is no branch of the Node tree (a rule has no condition "is unknown"): such a case
-stops at the node, whose class is then that group's. Kass's statistics per split are kept on
-`Tree.chaid` (the `tree` command prints them).
+values alone is a branch no known value goes down (a rule has no condition "is unknown"): for a
+discrete attribute the subset `{}`, for a continuous one the far side of `x <= ` the largest
+double, placed before the chain. Kass's statistics per split are kept on `Tree.chaid` (the
+`tree` command prints them).
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ from ..significance import bonferroni_multiplier, table_p_value
 from . import OPTIONS
 
 DEFAULTS = OPTIONS["chaid"]
-MISSING = -1     # the category code of an unknown value, for either kind of attribute
+MISSING = -1     # the category of an unknown value of a discrete attribute (its code in the data)
 
 
 def check(options: dict) -> dict:
@@ -117,16 +118,18 @@ class _Categories:
     """An attribute's categories at a node: class counts per category, in the attribute's order."""
 
     counts: np.ndarray        # (k, classes)
-    codes: np.ndarray         # (k,) category code: value code, bin or distinct-value index; MISSING
+    codes: np.ndarray         # (k,) category code: value code (MISSING: unknown), bin or value
     ordinal: bool
     case_category: np.ndarray  # (rows,) index into the categories per case
+    floating: bool = False    # ordinal: category 0 is the unknown values' (floating) one
 
 
-def _pair_key(counts: np.ndarray) -> tuple[bool, float, float]:
-    """Ranking of a merge candidate (2 x classes table): tables with one class present first
+def _pair_keys(tables: np.ndarray) -> list[tuple[bool, float, float]]:
+    """Ranking of merge candidates (2 x classes tables): tables with one class present first
     (nothing tells them apart), then the larger p-value, then the larger chi-square."""
-    chi, df, p = table_p_value(counts)
-    return bool(df == 0 and (counts.sum(axis=0) > 0).sum() == 1), float(p), float(chi)
+    chi, df, p = table_p_value(tables)
+    single = (df == 0) & ((tables.sum(axis=1) > 0).sum(axis=1) == 1)
+    return list(zip(single.tolist(), p.tolist(), chi.tolist()))
 
 
 class _Merger:
@@ -143,7 +146,7 @@ class _Merger:
         self.next_id = len(self.members)
 
     def _floating(self, g: int) -> bool:
-        return self.cats.ordinal and self.members[g] == [0] and self.cats.codes[0] == MISSING
+        return self.cats.floating and self.members[g] == [0]
 
     def candidates(self) -> list[tuple[int, int]]:
         """The pairs of groups that may merge: any two (nominal); neighbours in the order, then
@@ -157,13 +160,21 @@ class _Merger:
         return pairs + [(g, floating[0]) for g in fixed] if floating else pairs
 
     def key(self, i: int, j: int) -> tuple[bool, float, float]:
-        ids = (self.ids[i], self.ids[j])
-        if ids not in self.cache:
-            self.cache[ids] = _pair_key(np.stack([self.counts[i], self.counts[j]]))
-        return self.cache[ids]
+        """The ranking of merging groups i and j (_pair_keys), computed once per pair of groups."""
+        self.compute([(i, j)])
+        return self.cache[(self.ids[i], self.ids[j])]
+
+    def compute(self, pairs: list[tuple[int, int]]) -> None:
+        # the pairs not yet ranked, all in one call: the first round ranks every neighbour
+        todo = [(i, j) for i, j in pairs if (self.ids[i], self.ids[j]) not in self.cache]
+        if todo:
+            tables = np.stack([np.stack([self.counts[i], self.counts[j]]) for i, j in todo])
+            for (i, j), key in zip(todo, _pair_keys(tables)):
+                self.cache[(self.ids[i], self.ids[j])] = key
 
     def best(self, pairs: list[tuple[int, int]]) -> tuple[tuple[int, int], tuple[bool, float, float]]:
-        keys = [self.key(i, j) for i, j in pairs]
+        self.compute(pairs)
+        keys = [self.cache[(self.ids[i], self.ids[j])] for i, j in pairs]
         at = max(range(len(pairs)), key=lambda t: keys[t])   # max keeps the first of equals
         return pairs[at], keys[at]
 
@@ -216,16 +227,17 @@ class _Chaid:
             else:
                 value = col
             codes, inverse = np.unique(np.where(missing, np.inf, value), return_inverse=True)
-            if missing.any():     # the floating category first, as Kass lists it
-                codes = np.concatenate(([MISSING], codes[:-1]))
+            floating = bool(missing.any())
+            if floating:     # the floating category first, as Kass lists it
+                codes = np.concatenate(([np.nan], codes[:-1]))
                 inverse = np.where(missing, 0, inverse + 1)
             ordinal = True
         else:
             codes, inverse = np.unique(np.where(col < 0, MISSING, col), return_inverse=True)
-            ordinal = False
+            ordinal, floating = False, False
         inverse = inverse.reshape(-1)
         counts = np.bincount(inverse * self.C + self.y[rows], minlength=len(codes) * self.C)
-        return _Categories(counts.reshape(len(codes), self.C), codes, ordinal, inverse)
+        return _Categories(counts.reshape(len(codes), self.C), codes, ordinal, inverse, floating)
 
     def best_split(self, rows: np.ndarray) -> tuple[Split, list[np.ndarray]] | None:
         """Kass's step 4: the attribute of smallest (adjusted) p-value, its split and the rows per group."""
@@ -239,7 +251,7 @@ class _Chaid:
                 continue
             table = np.stack([cats.counts[g].sum(axis=0) for g in groups]).astype(np.float64)
             chi, df, p = (float(v) for v in table_p_value(table))
-            kind = "nominal" if not cats.ordinal else "floating" if cats.codes[0] == MISSING else "ordinal"
+            kind = "nominal" if not cats.ordinal else "floating" if cats.floating else "ordinal"
             multiplier = bonferroni_multiplier(len(cats.codes), len(groups), kind) if self.o["bonferroni"] else 1
             adjusted = min(1.0, p * multiplier)
             key = (adjusted, -chi)
@@ -259,12 +271,13 @@ class _Chaid:
         case_group = group_of[cats.case_category]
         made = []
         for members in groups:
-            codes = [int(cats.codes[m]) for m in members]
-            missing = MISSING in codes
-            known = [m for m, c in zip(members, codes) if c != MISSING]
             if not cats.ordinal:
-                made.append(Group(codes=frozenset(c for c in codes if c != MISSING), missing=missing))
-            elif known:
+                codes = [int(cats.codes[m]) for m in members]
+                made.append(Group(codes=frozenset(c for c in codes if c != MISSING), missing=MISSING in codes))
+                continue
+            missing = cats.floating and 0 in members
+            known = [m for m in members if not (cats.floating and m == 0)]
+            if known:
                 values = col[np.isin(cats.case_category, known)]
                 made.append(Group(low=float(values.min()), high=float(values.max()), missing=missing))
             else:
@@ -315,42 +328,41 @@ def to_node(cn: ChaidNode, data: Dataset) -> Node:
     if cn.split is None:
         return node
     split = cn.split
-    pairs = [(g, to_node(child, data)) for g, child in zip(split.groups, cn.children)]
-    known = [(g, n) for g, n in pairs if g.known]
-    alone = [child for g, child in zip(split.groups, cn.children) if not g.known]
-    to_missing = next((v for v, (g, _) in enumerate(known) if g.missing), -1)
+    children = [to_node(child, data) for child in cn.children]
+    known = [(g, n) for g, n in zip(split.groups, children) if g.known]
+    alone = [n for g, n in zip(split.groups, children) if not g.known]
     node.attribute = split.attribute
     if not data.schema.attributes[split.attribute].is_continuous:
+        # a group of unknowns alone is a branch no value goes down: `in {}`
         node.kind = "subset"
-        node.subsets = tuple(g.codes for g, _ in known)
-        node.branches = [n for _, n in known]
-        node.majority = to_missing
-        head = node
-    else:
-        head = _chain(node, known, to_missing)
-    if alone:
-        # a group of unknown values alone: they stop at the split, predicted by its class
-        head.klass = int(np.argmax(alone[0].counts))
-        head.majority = -1
-    return head
+        node.subsets = tuple(g.codes for g in split.groups)
+        node.branches = children
+        node.majority = next(v for v, g in enumerate(split.groups) if g.missing) if any(
+            g.missing for g in split.groups) else -1
+        return node
+    to_missing = next((v for v, (g, _) in enumerate(known) if g.missing), -1)
+    if not alone:
+        return _chain(node, known, to_missing)
+    # a group of unknowns alone: `x <= the largest double` holds for every known value, and its
+    # other side, where no value goes, takes the unknowns
+    node.kind, node.cut, node.majority = "threshold", float(np.finfo(np.float64).max), 1
+    if len(known) == 1:
+        node.branches = [known[0][1], alone[0]]
+        return node
+    rest = _plain(sum(n.class_dist for _, n in known))
+    rest.attribute = node.attribute
+    node.branches = [_chain(rest, known, -1), alone[0]]
+    return node
 
 
 def _chain(node: Node, known: list[tuple[Group, Node]], to_missing: int) -> Node:
-    """Groups g0 < g1 < ... of a continuous attribute as `x <= high(g0)`, else `x <= high(g1)`, ..."""
-    if len(known) == 1:
-        # every known value in one group (the other holds the unknowns): one test, its far
-        # side empty, so that the rules keep a condition on the attribute
-        group, child = known[0]
-        empty = Node(child.klass, 0.0, 0.0, np.zeros_like(child.class_dist))
-        node.kind, node.cut, node.branches = "threshold", group.high, [child, empty]
-        node.majority = 0 if to_missing == 0 else -1
-        return node
+    """Groups g0 < g1 < ... of a continuous attribute as `x <= high(g0)`, else `x <= high(g1)`, ...;
+    the unknowns down to group `to_missing` (none: -1)."""
     links = []
     for v in range(len(known) - 1):
-        rest = sum(n.class_dist for _, n in known[v:])
-        link = node if v == 0 else _plain(rest)
+        link = node if v == 0 else _plain(sum(n.class_dist for _, n in known[v:]))
         link.kind, link.attribute, link.cut = "threshold", node.attribute, known[v][0].high
-        link.majority = -1 if to_missing < 0 else 0 if to_missing == v else 1 if to_missing > v else -1
+        link.majority = -1 if to_missing < v else 0 if to_missing == v else 1
         links.append(link)
     for v, link in enumerate(links):
         link.branches = [known[v][1], links[v + 1] if v + 1 < len(links) else known[-1][1]]
