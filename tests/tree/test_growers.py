@@ -45,7 +45,7 @@ def test_c45_through_the_registry_is_the_tree_as_before():
     assert (tree_classes(tree, test) == classify(pruned, test)).all()
 
 
-@pytest.mark.parametrize("grower", ["cart", "id3"])
+@pytest.mark.parametrize("grower", ["cart", "id3", "chaid"])
 def test_rules_yaml_sql_python_and_rescore_from_any_grower(grower, tmp_path):
     train, test = _stem("crx")
     rs, tree, _ = fit_dataset(train, grower=grower)
