@@ -14,31 +14,30 @@ import math
 
 import numpy as np
 
-_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+_TINY = 1e-300
 
 
 def chi2_sf(chi: np.ndarray | float, df: np.ndarray | int) -> np.ndarray:
     """P(X >= chi) for X chi-square with df (a whole number >= 1) degrees of freedom, elementwise."""
-    y, df = np.broadcast_arrays(np.asarray(chi, dtype=np.float64) / 2.0, np.asarray(df, dtype=np.int64))
-    y, df = y.astype(np.float64), df.astype(np.int64)
-    out = np.zeros(y.shape)
+    y = np.asarray(chi, dtype=np.float64) / 2.0
+    df = np.asarray(df, dtype=np.int64)
+    if y.shape != df.shape:
+        y, df = (np.array(a) for a in np.broadcast_arrays(y, df))
     zero = y <= 0
     odd = (df % 2 == 1) & ~zero
-    if odd.any():
-        out[odd] = _erfc(np.sqrt(y[odd]))
+    out = np.zeros(y.shape)
+    at = np.flatnonzero(odd)
+    if len(at):
+        out.flat[at] = [math.erfc(math.sqrt(v)) for v in y.flat[at].tolist()]
     m = df // 2
-    with np.errstate(divide="ignore"):
-        log_y = np.log(np.where(zero, 1.0, y))
+    log_y = np.log(np.maximum(y, _TINY))
     for k in range(int(m.max(initial=0))):
         take = (k < m) & ~zero
-        if not take.any():
-            break
         # even df: y^k / k!; odd df: y^(k+1/2) / Gamma(k + 3/2)
-        power = np.where(odd, k + 0.5, k)
-        log_norm = np.where(odd, math.lgamma(k + 1.5), math.lgamma(k + 1))
-        out[take] += np.exp(-y[take] + power[take] * log_y[take] - log_norm[take])
+        log_term = np.where(odd, (k + 0.5) * log_y - math.lgamma(k + 1.5), k * log_y - math.lgamma(k + 1))
+        out += np.where(take, np.exp(np.where(take, log_term - y, 0.0)), 0.0)
     out[zero] = 1.0
-    return np.clip(out, 0.0, 1.0)
+    return np.minimum(out, 1.0)
 
 
 def pearson_chi2(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -48,24 +47,18 @@ def pearson_chi2(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     cols = table.sum(axis=-2)
     rows = table.sum(axis=-1)
     n = rows.sum(axis=-1)
-    present = cols > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        expected = rows[..., :, None] * cols[..., None, :] / n[..., None, None]
-        cells = np.where(present[..., None, :], (table - expected) ** 2 / expected, 0.0)
-    chi = np.nan_to_num(cells, nan=0.0).sum(axis=(-2, -1))
-    nonempty_rows = (rows > 0).sum(axis=-1)
-    df = (nonempty_rows - 1) * (present.sum(axis=-1) - 1)
+    expected = rows[..., :, None] * cols[..., None, :] / np.maximum(n, _TINY)[..., None, None]
+    filled = expected > 0
+    chi = np.where(filled, (table - expected) ** 2 / np.where(filled, expected, 1.0), 0.0).sum(axis=(-2, -1))
+    df = ((rows > 0).sum(axis=-1) - 1) * ((cols > 0).sum(axis=-1) - 1)
     return chi, df
 
 
 def table_p_value(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(chi-square, df, p-value) of each table; p is 1 where df is 0 (nothing to tell apart)."""
     chi, df = pearson_chi2(table)
-    p = np.ones(np.shape(chi))
-    some = np.asarray(df) > 0
-    if np.any(some):
-        p[some] = chi2_sf(np.asarray(chi)[some], np.asarray(df)[some])
-    return chi, df, p
+    p = chi2_sf(chi, np.maximum(df, 1))
+    return chi, df, np.where(df > 0, p, 1.0)
 
 
 def bonferroni_multiplier(categories: int, groups: int, kind: str) -> int:

@@ -136,6 +136,22 @@ def test_min_child_merges_small_groups_with_their_most_similar_neighbour():
     assert [(g.low, g.high) for g in groups] == [(1, 1), (2, 3), (4, 4)]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_ordinal_merging_by_heap_is_the_pairwise_loop(seed):
+    # merge_ordinal (a heap) must merge as merge_pairs (every candidate every round) does
+    rng = np.random.default_rng(seed)
+    k, floating = int(rng.integers(5, 60)), bool(seed % 2)
+    counts = rng.integers(0, 6, size=(k, 3)) * (rng.random((k, 1)) < 0.9)
+    counts[:, 0] += rng.random(k) < 0.5          # a few pure categories, some empty classes
+    cats = chaid._Categories(counts, np.arange(k, dtype=np.float64), True, np.zeros(0, np.int64), floating)
+    heap, pairs = chaid._Merger(cats, 0.05, 1), chaid._Merger(cats, 0.05, 1)
+    heap.merge_ordinal()
+    pairs.merge_pairs()
+    assert heap.members == pairs.members and len(heap.members) < k
+    heap.merge_pairs()        # nothing left to merge
+    assert heap.members == pairs.members
+
+
 def test_bins_cut_continuous_attributes_into_equal_frequency_groups():
     x = np.arange(100, dtype=np.float64)
     data = _data(x.tolist(), [0] * 100, (x >= 37).astype(int).tolist())

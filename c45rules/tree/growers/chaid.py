@@ -32,6 +32,7 @@ double, placed before the chain. Kass's statistics per split are kept on `Tree.c
 """
 from __future__ import annotations
 
+import heapq
 import math
 import sys
 from dataclasses import dataclass, field
@@ -178,6 +179,72 @@ class _Merger:
         at = max(range(len(pairs)), key=lambda t: keys[t])   # max keeps the first of equals
         return pairs[at], keys[at]
 
+    def merge_pairs(self) -> None:
+        """Kass's step 2: merge the most similar mergeable pair while it is not significant."""
+        while len(self.members) > 1:
+            (i, j), (single, p, _) = self.best(self.candidates())
+            if not single and p <= self.alpha:
+                break
+            self.merge(i, j)
+
+    def merge_ordinal(self) -> None:
+        """merge_pairs for an ordinal predictor, the same merges in the same order,
+        its candidates in a heap: a continuous attribute has as many categories as distinct
+        values, and the loop's rounds each rescanning every pair took O(values^2)."""
+        k = len(self.members)
+        floating = 0 if self.cats.floating else None
+        fixed = list(range(1 if self.cats.floating else 0, k))
+        members = {g: [g] for g in range(k)}
+        counts = dict(enumerate(self.counts))
+        after = dict(zip(fixed[:-1], fixed[1:]))
+        before = dict(zip(fixed[1:], fixed[:-1]))
+        place = {g: g for g in fixed}        # the smallest known category: the group's place
+        heap: list[tuple] = []
+
+        def push(pairs: list[tuple[int, int, int]]) -> None:
+            if pairs:
+                tables = np.array([(counts[a], counts[b]) for a, b, _ in pairs])
+                for (a, b, kind), (single, p, chi) in zip(pairs, _pair_keys(tables)):
+                    # as `best`: one-class pairs, then larger p, larger chi, then the candidates'
+                    # order (neighbours by place, then the floating category's pairs by place)
+                    heapq.heappush(heap, (not single, -p, -chi, kind, place[a], a, b))
+
+        push([(a, b, 0) for a, b in after.items()] + ([(g, floating, 1) for g in fixed] if floating is not None else []))
+        groups, new = k, k
+        while groups > 1 and heap:
+            not_single, neg_p, _, kind, _, a, b = heapq.heappop(heap)
+            if a not in members or b not in members:
+                continue      # a pair of groups merged since
+            if not_single and -neg_p <= self.alpha:
+                break
+            members[new] = sorted(members.pop(a) + members.pop(b))
+            counts[new] = counts.pop(a) + counts.pop(b)
+            place[new] = place[a]
+            left, right = before.pop(a, None), (after.pop(b, None) if kind == 0 else after.pop(a, None))
+            if kind == 0:
+                after.pop(a, None)
+                before.pop(b, None)
+            else:
+                floating = None
+            pairs = []
+            if left is not None:
+                after[left], before[new] = new, left
+                pairs.append((left, new, 0))
+            if right is not None:
+                after[new], before[right] = right, new
+                pairs.append((new, right, 0))
+            if floating is not None:
+                pairs.append((new, floating, 1))
+            push(pairs)
+            groups -= 1
+            new += 1
+        order = sorted((g for g in members if g != floating), key=lambda g: place[g])
+        order = ([floating] if floating is not None else []) + order
+        self.members = [members[g] for g in order]
+        self.counts = [counts[g] for g in order]
+        self.ids = list(range(self.next_id, self.next_id + len(order)))
+        self.next_id += len(order)
+
     def merge(self, i: int, j: int) -> None:
         keep, drop = min(i, j), max(i, j)
         if self._floating(keep):
@@ -191,11 +258,9 @@ class _Merger:
 
     def run(self) -> list[list[int]]:
         """The groups of category indices once merging stops."""
-        while len(self.members) > 1:
-            (i, j), (single, p, _) = self.best(self.candidates())
-            if not single and p <= self.alpha:
-                break
-            self.merge(i, j)
+        if self.cats.ordinal:
+            self.merge_ordinal()
+        self.merge_pairs()
         while len(self.members) > 1:
             sizes = [c.sum() for c in self.counts]
             small = min(range(len(sizes)), key=lambda g: sizes[g])
