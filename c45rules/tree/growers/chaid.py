@@ -46,6 +46,8 @@ from ..significance import bonferroni_multiplier, table_p_value
 from . import OPTIONS
 
 DEFAULTS = OPTIONS["chaid"]
+# p-values and chi-squares this close (relative) are ties
+_TIE = 1e-9
 MISSING = -1     # the category of an unknown value of a discrete attribute (its code in the data)
 
 
@@ -319,9 +321,8 @@ class _Chaid:
             kind = "nominal" if not cats.ordinal else "floating" if cats.floating else "ordinal"
             multiplier = bonferroni_multiplier(len(cats.codes), len(groups), kind) if self.o["bonferroni"] else 1
             adjusted = min(1.0, p * multiplier)
-            key = (adjusted, -chi)
-            if best_key is None or key < best_key:
-                best, best_key = (a, cats, groups, chi, int(df), p, adjusted), key
+            if best_key is None or _better((adjusted, chi), best_key):
+                best, best_key = (a, cats, groups, chi, int(df), p, adjusted), (adjusted, chi)
         if best is None or best[6] > self.o["alpha_split"]:
             return None
         a, cats, groups, chi, df, p, adjusted = best
@@ -368,6 +369,16 @@ class _Chaid:
         node.split, parts = found
         node.children = [self.grow(part, depth + 1) for part in parts]
         return node
+
+
+def _better(new: tuple[float, float], old: tuple[float, float]) -> bool:
+    """A smaller (adjusted p, then larger chi-square) than `old`, telling apart only values more than
+    _TIE apart: the same table summed in another order differs in its last bits, and such ties go
+    to the attribute that comes first."""
+    (p, chi), (p_old, chi_old) = new, old
+    if abs(p - p_old) > _TIE * max(p, p_old):
+        return p < p_old
+    return chi > chi_old * (1 + _TIE)
 
 
 def _quantile_cuts(col: np.ndarray, bins: int) -> np.ndarray:
