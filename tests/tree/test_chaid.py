@@ -257,3 +257,39 @@ def test_package_departures_are_the_only_differences():
     got = {n: (P.leaves(_trees(n)[0]), P.leaves(_trees(n)[1])) for n in SMALL}
     assert {n for n, (a, b) in got.items() if P.first_difference(*_trees(n)[:2])} == set(PACKAGE_DEPARTS)
     assert got["iris"] == (5, 22) and got["golf"] == (1, 1) and got["vote_weka"] == (7, 7)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rules_never_keep_the_branches_only_unknowns_take(seed):
+    # a group of unknowns alone is a branch `c in {}` or `x > the largest double`: no known value
+    # satisfies it, so rule generalisation drops the condition; the Python export decides as predict
+    from c45rules.export import to_python
+    rng = np.random.default_rng(seed)
+    n = 400
+    c = rng.integers(-1, 3, n).astype(np.int32)
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.3] = np.nan
+    y = np.where(c == -1, 2, np.where(np.isnan(x), 1, (x > 0).astype(int)))
+    y = np.where(rng.random(n) < 0.15, rng.integers(0, 3, n), y).astype(np.int32)
+    data = Dataset(SCHEMA, [x, c], y)
+    rs, tree, _ = fit_dataset(data, grower="chaid", min_parent=10, min_child=3, max_depth=4)
+    assert any(not g.known for n_ in _chaid_nodes(tree.chaid) for g in n_.split.groups)
+    conditions = [cond for r in rs.rules for cond in r.conditions]
+    largest = float(np.finfo(np.float64).max)
+    assert conditions and all(cond.value != () and not (isinstance(cond.value, float) and cond.value == largest)
+                              for cond in conditions)
+    ns: dict = {}
+    exec(to_python(rs), ns)
+    records = [{"x": None if np.isnan(x[i]) else float(x[i]), "c": None if c[i] < 0 else "abc"[c[i]]}
+               for i in range(n)]
+    assert [ns["predict"](r) for r in records] == list(rs.predict(data))
+
+
+def _chaid_nodes(root: chaid.ChaidNode) -> list[chaid.ChaidNode]:
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.split is not None:
+            out.append(node)
+            stack.extend(node.children)
+    return out
