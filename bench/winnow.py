@@ -86,7 +86,7 @@ def main() -> int:
     if a.markdown:
         stamp = run_stamp()
         put_section(a.markdown, "winnow", (
-            f"## Winnowing (--winnow) on the shared sets\n\n"
+            f"# Winnowing (--winnow) on the shared sets\n\n"
             f"Written by `python bench/winnow.py --markdown FIDELITY.md` at commit {stamp['commit']}, "
             f"{stamp['date']}: {a.k}-fold stratified cross-validation (seed {a.seed}, the folds of "
             f"`c45rules cv`), our default rulesets without and with winnowing on the same folds; "

@@ -118,7 +118,7 @@ def _table(X: Any) -> pd.DataFrame | np.ndarray:
 
 
 class C45Rules(*_BASES):
-    """C4.5 tree (or grower="cart"/"id3"/"j48") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
+    """C4.5 tree (or grower="cart"/"id3"/"j48"/"chaid") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
 
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
@@ -129,7 +129,9 @@ class C45Rules(*_BASES):
                  maxsurrogate: int = 5, xval: int = 0, unpruned: bool = False, binary_splits: bool = False,
                  reduced_error_pruning: bool = False, folds: int = 3, subtree_raising: bool = True,
                  mdl_correction: bool = True, laplace: bool = False, collapse: bool = True,
-                 winnow: bool = False, class_weight: Any = None):
+                 alpha_merge: float = 0.05, alpha_split: float = 0.05, max_depth: int = 3,
+                 min_parent: int = 100, min_child: int = 50, bins: int | None = None,
+                 bonferroni: bool = True, winnow: bool = False, class_weight: Any = None):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -166,6 +168,14 @@ class C45Rules(*_BASES):
         self.winnow = winnow        # C5.0's -w: screen attributes out before learning (winnow.py)
         # {label: weight} or "balanced": multiplies each case's weight by its class's
         self.class_weight = class_weight
+        # chaid's options (Kass 1980; the defaults SPSS's)
+        self.alpha_merge = alpha_merge
+        self.alpha_split = alpha_split
+        self.max_depth = max_depth
+        self.min_parent = min_parent
+        self.min_child = min_child
+        self.bins = bins
+        self.bonferroni = bonferroni
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""

@@ -82,8 +82,9 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
             out[key] = float(out[key])
     if out["grower"] not in GROWERS:
         raise InputError(f"option grower must be one of {', '.join(GROWERS)}, got {shown(out['grower'])}")
-    from .tree.growers import cart
+    from .tree.growers import cart, chaid
     out.update(cart.check({k: out[k] for k in GROWER_OPTIONS["cart"]}))
+    out.update(chaid.check({k: out[k] for k in GROWER_OPTIONS["chaid"]}))
     out["minbucket"] = o.get("minbucket")   # None: round(minsplit / 3), as recorded
     if out["grower"] == "j48":
         from .tree.growers import j48

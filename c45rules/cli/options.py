@@ -183,6 +183,11 @@ def unit_interval(text: str) -> float:
     return _number(text, float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
 
 
+def probability(text: str) -> float:
+    """A number in (0, 1]."""
+    return _number(text, float, lambda v: 0 < v <= 1, "a number in (0, 1]")
+
+
 def natural(text: str) -> int:
     """A whole number >= 0."""
     return _number(text, int, lambda v: v >= 0, "a whole number >= 0")
@@ -191,7 +196,9 @@ def natural(text: str) -> int:
 GROWER_HELP = ("tree grower: c45 (C4.5 Release 8, the default), cart (R rpart 4.1.19's method='class':"
                " Gini, binary splits, cost-complexity pruning at --cp, surrogate splits), id3 (the classic"
                " ID3: information gain, multiway splits on discrete attributes, binary cuts on continuous"
-               " ones, no pruning), j48 (Weka 3.6's J48: C4.5 as Weka ports it; also --weka-compat)")
+               " ones, no pruning), j48 (Weka 3.6's J48: C4.5 as Weka ports it; also --weka-compat), chaid"
+               " (Kass's CHAID: categories merged by chi-square, multiway splits, Bonferroni-adjusted"
+               " p-values, stop by significance)")
 # cart's flags: (option, type, metavar, help); their default None means "rpart's default"
 _CART_FLAGS = (
     ("--cp", unit_interval, "CP", "cart: complexity parameter; a split must cut the risk by cp x the root's (default 0.01)"),
@@ -219,17 +226,34 @@ _J48_FLAGS = (
 )
 
 
+# chaid's flags, as _CART_FLAGS; the option is the flag's name with '_' for '-'
+_CHAID_FLAGS = (
+    ("--alpha-merge", probability, "P", "chaid: merge two groups while their chi-square p-value is above P (default 0.05)"),
+    ("--alpha-split", probability, "P", "chaid: split on the best attribute when its adjusted p-value is at most P"
+                                        " (default 0.05)"),
+    ("--max-depth", positive_int, "N", "chaid: levels of splits below the root (default 3)"),
+    ("--min-parent", positive_int, "N", "chaid: fewest cases in a node to try a split (default 100)"),
+    ("--min-child", positive_int, "N", "chaid: fewest cases in a group; smaller ones merge with their most similar"
+                                       " neighbour (default 50)"),
+    ("--bins", positive_int, "N", "chaid: continuous attributes binned into N equal-frequency bins first (SPSS: 10;"
+                                  " default: every distinct value a category)"),
+)
+
+
 def tree_options(j48_folds: bool = True) -> argparse.ArgumentParser:
-    """--grower, c4.5's -c -m -g -s, cart's rpart options, J48's, --seed and -j (`j48_folds`
-    False: no --folds, for `cv`, whose --folds are its own)."""
+    """--grower, c4.5's -c -m -g -s, cart's rpart options, chaid's, J48's, --seed and -j
+    (`j48_folds` False: no --folds, for `cv`, whose --folds are its own)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("tree grower")
-    g.add_argument("--grower", choices=("c45", "cart", "id3", "j48"), default="c45", help=GROWER_HELP)
+    g.add_argument("--grower", choices=("c45", "cart", "id3", "j48", "chaid"), default="c45", help=GROWER_HELP)
     g.add_argument("--seed", type=whole, metavar="N",
                    help="seed of the random draws: the annealing's random() (default: glibc's default state)"
                         " and cart's cross-validation folds (default 0)")
-    for flag, kind, metavar, text in _CART_FLAGS:
+    for flag, kind, metavar, text in _CART_FLAGS + _CHAID_FLAGS:
         g.add_argument(flag, type=kind, metavar=metavar, help=text)
+    g.add_argument("--no-bonferroni", action="store_true",
+                   help="chaid: compare attributes by their p-values as they are (the CHAID package's way),"
+                        " not by Kass's Bonferroni-adjusted ones")
     g = p.add_argument_group("Weka J48 (the j48 grower; -m and -c as J48's -M and -C)")
     g.add_argument("--weka-compat", action="store_true",
                    help="grow as Weka 3.6.14's J48 does where it differs from C4.5 R8 (the same as --grower j48)")
@@ -311,6 +335,13 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
         raise InputError(f"{', '.join('--' + k for k in cart)}: option(s) of --grower cart, not of --grower {grower}")
     if grower == "j48":
         c45 = [f for f in c45 if f != "-m"]
+    chaid = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag, *_ in _CHAID_FLAGS
+             if getattr(args, flag[2:].replace("-", "_"), None) is not None}
+    if getattr(args, "no_bonferroni", False):
+        chaid["bonferroni"] = False
+    if grower != "chaid" and chaid:
+        flags = ", ".join("--no-bonferroni" if k == "bonferroni" else "--" + k.replace("_", "-") for k in chaid)
+        raise InputError(f"{flags}: option(s) of --grower chaid, not of --grower {grower}")
     if grower != "c45" and c45:
         raise InputError(f"{', '.join(c45)}: option(s) of --grower c45, not of --grower {grower}")
     out: dict[str, Any] = {"cf": args.cf / 100, "jobs": args.jobs}
@@ -321,7 +352,7 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, "seed", None) is not None:
             out["seed"] = args.seed
     else:
-        out.update({"grower": grower, **cart})
+        out.update({"grower": grower, **cart, **chaid})
         if getattr(args, "seed", None) is not None:
             out["seed"] = args.seed
     return out

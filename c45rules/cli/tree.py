@@ -9,10 +9,11 @@ from ..errors import InputError
 from .io import load_training, progress
 from .options import data_options, learning_tree_options, tree_options
 
-HELP = "grow and prune a C4.5 tree (or a CART, ID3 or J48 tree: --grower); print it and its evaluation"
+HELP = "grow and prune a C4.5 tree (or a CART, ID3, J48 or CHAID tree: --grower); print it and its evaluation"
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
            "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json\n"
            "  c45rules tree examples/crx/crx -u --weka-compat --binary-splits --json   (Weka's J48 -B)\n"
+           "  c45rules tree examples/crx/crx -u --grower chaid --min-parent 50 --min-child 20\n"
            "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)")
 
 
@@ -72,23 +73,34 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_other(args: argparse.Namespace, tree, train, test) -> int:
-    """A cart, id3 or j48 tree (cart's is pruned as it grows, id3's never, j48's as J48 prunes): its leaves
-    and errors."""
+    """A cart, id3, j48 or chaid tree (cart's is pruned as it grows, id3's and chaid's never, j48's as
+    J48 prunes): its leaves and errors; chaid's with Kass's statistics at each split."""
     from ..tree.growers import tree_classes
     from ..tree.report import format_tree
     errors = lambda d: None if d is None else int((tree_classes(tree, d) != d.y).sum())  # noqa: E731
-    leaves, train_errors, test_errors = tree.pruned.leaves(), errors(train), errors(test)
+    chaid = tree.options["grower"] == "chaid"
+    # chaid: Kass's leaves, a group of unknown values alone among them
+    leaves = tree.chaid.leaves() if chaid else tree.pruned.leaves()
+    train_errors, test_errors = errors(train), errors(test)
     if args.json:
-        counts = {"grower": tree.options["grower"], "leaves": leaves, "train_errors": train_errors,
-                  "test_errors": test_errors}
+        out = {"grower": tree.options["grower"], "leaves": leaves, "train_errors": train_errors,
+               "test_errors": test_errors}
         if tree.options["grower"] == "j48":
             # J48 prints its "Size of the tree" too: the figures compared with Weka's
-            counts = {"grower": "j48", "leaves": leaves, "size": tree.pruned.size(), "train_errors": train_errors,
-                      "test_errors": test_errors}
-        print(json.dumps(counts))
+            out = {"grower": "j48", "leaves": leaves, "size": tree.pruned.size(), "train_errors": train_errors,
+                   "test_errors": test_errors}
+        if chaid:
+            from ..tree.chaid_report import chaid_splits
+            out["splits"] = chaid_splits(tree.chaid, train.schema)
+        print(json.dumps(out))
         return 0
+    if chaid:
+        from ..tree.chaid_report import format_chaid
+        text = format_chaid(tree.chaid, train.schema)
+    else:
+        text = format_tree(tree.pruned, train.schema)
     size = f", size {tree.pruned.size()}" if tree.options["grower"] == "j48" else ""
-    out = [f"Decision Tree ({tree.options['grower']}):\n\n" + format_tree(tree.pruned, train.schema) + "\n\n",
+    out = [f"Decision Tree ({tree.options['grower']}):\n\n" + text + "\n\n",
            f"Leaves {leaves}{size}, training errors {train_errors} of {train.n}"
            f" ({100 * train_errors / train.n:.1f}%)\n"]
     if test is not None:

@@ -44,4 +44,30 @@ def test_options_of_another_grower_are_refused():
     assert "-m, -s: option(s) of --grower c45, not of --grower cart" in fails("rules", CRX, "--grower", "cart",
                                                                               "-m", "3", "-s")
     assert "expected 0, 1 or 2, got '3'" in fails("tree", CRX, "--grower", "cart", "--usesurrogate", "3")
-    assert "invalid choice: 'chaid'" in fails("tree", CRX, "--grower", "chaid")
+    assert "invalid choice: 'c50'" in fails("tree", CRX, "--grower", "c50")
+    assert "--min-child: option(s) of --grower chaid, not of --grower cart" in fails("tree", CRX, "--grower", "cart",
+                                                                                    "--min-child", "5")
+    assert "--alpha-merge: expected a number in (0, 1], got '0'" in fails("tree", CRX, "--grower", "chaid",
+                                                                          "--alpha-merge", "0")
+
+
+def test_chaid_tree_shows_kass_statistics_and_fit_records_its_options(tmp_path):
+    args = ("tree", CRX, "-u", "--grower", "chaid", "--min-parent", "50", "--min-child", "20")
+    out = ok(*args).stdout
+    assert out.startswith("Decision Tree (chaid):\n\n[A9: chi-square 267.22, df 1, adjusted p 4.59e-60]\nA9 = t :\n"
+                          "|   [A10: chi-square 29.76, df 1, adjusted p 4.9e-08]\n")
+    assert "|   |   A11 <= 3 : + (64.0/13.0)\n" in out and "Test errors 33 of 200 (16.5%)" in out
+    js = json.loads(ok(*args, "--json").stdout)
+    assert (js["leaves"], js["train_errors"], js["test_errors"]) == (6, 61, 33)
+    root = js["splits"][0]
+    assert (root["attribute"], root["groups"], root["chi2"], root["df"]) == ("A9", ["A9 = t", "A9 = f"], 267.215316, 1)
+    # A10 at depth 1 under A9 = t: 2 nominal categories in 2 groups, Kass's multiplier 1
+    assert [(s["depth"], s["attribute"]) for s in js["splits"]] == [(0, "A9"), (1, "A10"), (2, "A11"), (2, "A4"),
+                                                                    (1, "A10")]
+    model = tmp_path / "m.yaml"
+    ok("fit", CRX, "--grower", "chaid", "--bins", "10", "--no-bonferroni", "--max-depth", "2", "-o", model)
+    options = load_yaml(model).options_dict
+    assert {k: options[k] for k in ("grower", "bins", "bonferroni", "max_depth", "min_parent", "alpha_merge")} == {
+        "grower": "chaid", "bins": 10, "bonferroni": False, "max_depth": 2, "min_parent": 100, "alpha_merge": 0.05}
+    assert "cp" not in options and "min_objs" not in options
+    assert "--no-bonferroni: option(s) of --grower chaid, not of --grower c45" in fails("tree", CRX, "--no-bonferroni")

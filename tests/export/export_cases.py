@@ -124,9 +124,10 @@ def score(name: str, ruleset: RuleSet, rows: list[dict]) -> Scored:
 
 
 # +subset: `in` tests; +cart, +id3: rules from the other growers' trees (cart: subset tests and
-# thresholds just below rpart's midpoints; id3: multiway tests, no pruning)
+# thresholds just below rpart's midpoints; id3: multiway tests, no pruning; chaid: subset tests, threshold
+# chains, unknowns with the floating category in the tree)
 FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income", "crx+subset", "crx+cart", "hypo+cart",
-                "labor+id3")
+                "labor+id3", "crx+chaid", "hypo+chaid", "labor+chaid")
 
 
 def fit_scored(name: str) -> Scored:
@@ -140,8 +141,11 @@ def fit_scored(name: str) -> Scored:
         learn = train.subset(np.arange(1200))
     if name.endswith("+subset"):
         options["subset"] = True
-    if name.endswith(("+cart", "+id3")):
+    if name.endswith(("+cart", "+id3", "+chaid")):
         options["grower"] = name.split("+")[1]
+    if name.endswith("+chaid"):
+        # smaller nodes than SPSS's defaults: deeper trees, groups of unknowns alone (labor)
+        options.update(min_parent=10, min_child=3, max_depth=4)
     ruleset = fit(learn, **options)
     base = decode(train) + (decode(test) if test is not None else [])
     # the test encoding is the library's: decoded rows re-encode to the same decisions

@@ -3,7 +3,9 @@
 * c45:  C4.5 Release 8 (gain ratio, fractional unknowns, pessimistic pruning); the default;
 * cart: R's rpart 4.1.19, method="class" (Gini, binary splits, cost-complexity pruning, surrogates);
 * id3:  the classic ID3 (information gain, no pruning);
-* j48:  Weka 3.6's J48 (C4.5 as Weka ports it, with its options -U -B -R -S -J -A -O).
+* j48:  Weka 3.6's J48 (C4.5 as Weka ports it, with its options -U -B -R -S -J -A -O);
+* chaid: Kass's (1980) CHAID (chi-square merging of categories, multiway splits, Bonferroni-
+  adjusted p-values, stopping by significance).
 
 Every grower returns the same `Tree` of `Node`s, so the rules, the exports, explain, rescore
 and the report take a tree from any of them. `OPTIONS` lists each grower's own options with
@@ -26,6 +28,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "id3": {},
     "j48": {"min_objs": 2, "unpruned": False, "binary_splits": False, "reduced_error_pruning": False,
             "folds": 3, "subtree_raising": True, "mdl_correction": True, "laplace": False, "collapse": True},
+    # SPSS's CHAID defaults; bins None: every distinct value of a continuous attribute a category
+    "chaid": {"alpha_merge": 0.05, "alpha_split": 0.05, "max_depth": 3, "min_parent": 100, "min_child": 50,
+              "bins": None, "bonferroni": True},
 }
 NAMES = tuple(OPTIONS)
 
@@ -40,7 +45,8 @@ def get_grower(name: str) -> Callable:
 def tree_classes(tree: Any, data: Any) -> np.ndarray:
     """Class code per case of a grown Tree, each grower's tree classifying as its grower does
     (c45: c4.5's weighted branches for unknowns; cart: rpart's predict with its surrogates;
-    id3: unknowns down the branch of most training cases; j48: J48's class probabilities)."""
+    id3: unknowns down the branch of most training cases; j48: J48's class probabilities; chaid:
+    unknowns with Kass's floating category)."""
     name = tree.options.get("grower", "c45")
     if name == "c45":
         from ..classify import classify
@@ -48,5 +54,8 @@ def tree_classes(tree: Any, data: Any) -> np.ndarray:
     if name == "j48":
         from .j48 import predict as j48_predict
         return j48_predict(tree.pruned, data, tree.options.get("laplace", False))
+    if name == "chaid":
+        from .chaid import predict as chaid_predict
+        return chaid_predict(tree.pruned, data)
     from .cart import predict
     return predict(tree.pruned, data, tree.options.get("usesurrogate", 2))
