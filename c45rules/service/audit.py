@@ -66,7 +66,7 @@ _REQUESTS = ("CREATE TABLE IF NOT EXISTS c45rules_requests (request_id TEXT PRIM
 _REQUESTS_INDEX = "CREATE INDEX IF NOT EXISTS c45rules_requests_time ON c45rules_requests (time)"
 _REQUEST_COLUMNS = "request_id, time, model, fingerprint, n, records, outcomes, picks"
 _V1_COLUMNS = "time, request_id, seq, model, fingerprint, record, class, rule_id, confidence"
-_ONE_PICK = zlib.compress(np.zeros(1, "<u4").tobytes(), _ZLIB_LEVEL)
+_ONE_PICK = np.zeros(1, "<u4").tobytes()
 
 
 def now() -> str:
@@ -125,16 +125,24 @@ def outcome_texts(classes: Sequence[str], rule_ids: Sequence[int], confidences: 
 
 def request_row(request_id: str, time: str, model: str, fingerprint: str, body: bytes,
                 positions: Sequence[int] | np.ndarray, outcomes: Sequence[str]) -> tuple:
-    """The c45rules_requests row of one answered request: `body` as received (one JSON object
-    or a list of them), `positions` its records' rule_index positions, `outcomes` each
-    position's entry (outcome_texts)."""
+    """The c45rules_requests row of one answered request, before compression (AuditStore.append
+    compresses): `body` as received (one JSON object or a list of them), `positions` its
+    records' rule_index positions, `outcomes` each position's entry (outcome_texts)."""
     if len(positions) == 1:
         legend, picks = f"[{outcomes[int(positions[0])]}]", _ONE_PICK
     else:
         distinct, inverse = np.unique(np.asarray(positions), return_inverse=True)
         legend = "[" + ",".join(outcomes[k] for k in distinct.tolist()) + "]"
-        picks = zlib.compress(inverse.astype("<u4").tobytes(), _ZLIB_LEVEL)
-    return (request_id, time, model, fingerprint, len(positions), zlib.compress(body, _ZLIB_LEVEL), legend, picks)
+        picks = inverse.astype("<u4").tobytes()
+    return (request_id, time, model, fingerprint, len(positions), body, legend, picks)
+
+
+def _compressed(row: tuple) -> tuple:
+    # in the writer's thread, not the event loop's: zlib lets go of the GIL, and the event
+    # loop's thread would then wait to take it back while the writer holds it
+    request_id, time, model, fingerprint, n, body, legend, picks = row
+    return (request_id, time, model, fingerprint, n, zlib.compress(body, _ZLIB_LEVEL), legend,
+            zlib.compress(picks, _ZLIB_LEVEL))
 
 
 def _expand(row: Sequence[Any]) -> list[Decision]:
@@ -268,12 +276,12 @@ class AuditStore:
             cur = self._db.cursor()
             try:
                 cur.execute(insert + ",".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)),
-                            [value for row in rows for value in row])
+                            [value for row in rows for value in _compressed(row)])
             finally:
                 cur.close()
             return
         with self._transaction() as cur:
-            cur.executemany(self._sql(insert + "(?, ?, ?, ?, ?, ?, ?, ?)"), rows)
+            cur.executemany(self._sql(insert + "(?, ?, ?, ?, ?, ?, ?, ?)"), [_compressed(row) for row in rows])
 
     def model_text(self, fingerprint: str) -> str | None:
         """The YAML of a logged model version, or None."""
@@ -394,7 +402,7 @@ class AuditWriter:
 
     def __init__(self, store: AuditStore) -> None:
         self.store = store
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()   # no Condition: put() is one C call
         self._thread = threading.Thread(target=self._run, name="c45rules-audit", daemon=True)
         self._thread.start()
 
