@@ -251,14 +251,17 @@ def test_help_does_not_import_the_web_stack():
 
 @pytest.mark.postgres
 def test_postgresql_audit_store(models, tmp_path, pg_url):
-    s = Server(models, pg_url).start()
+    s = Server(models, pg_url, "--workers", "2").start()   # both workers write the one store
     try:
         records = crx_test_records()[:10]
         status, body = call("POST", s.url + "/v1/models/crx/decide", records)
         assert status == 200
+        singles = [call("POST", s.url + "/v1/models/crx/decide", r)[1] for r in records[:6]]
     finally:
         s.stop()
     logged = [json.loads(line) for line in ok("audit", pg_url, "--json").stdout.splitlines()]
     assert [(d["request_id"], d["seq"], d["rule_id"]) for d in logged] == \
-        [(body["request_id"], i, d["rule_id"]) for i, d in enumerate(body["decisions"])]
+        [(body["request_id"], i, d["rule_id"]) for i, d in enumerate(body["decisions"])] + \
+        [(one["request_id"], 0, one["rule_id"]) for one in singles]
+    assert [d["record"] for d in logged] == records + records[:6]
     assert "0 differ" in ok("audit", pg_url, "--replay").stderr
