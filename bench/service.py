@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Decision service benchmark (issue 30, point 3): `c45rules serve` with 2 workers and the
-SQLite audit on, loaded from this process over loopback.
+SQLite audit on (each worker its own file), loaded from this process over loopback.
 
 Usage:
   python bench/service.py [--workers 2] [--seconds 10] [--clients 1,8,64] [--batch 10000]
@@ -133,8 +133,10 @@ def main(argv: list[str] | None = None) -> int:
                         raise SystemExit("the server did not start")
                     time.sleep(0.2)
             path = "/v1/models/model/decide"
+            load_before = os.getloadavg()[0]
             asyncio.run(_clients(port, path, singles, 4, 2.0))   # warm up: imports, caches, the WAL
-            lines = [f"c45rules serve, {args.workers} workers, SQLite audit (WAL, synchronous={args.sync}), "
+            lines = [f"c45rules serve, {args.workers} workers, SQLite audit (WAL, synchronous={args.sync},"
+                     f" one file per worker), "
                      f"{args.data} model, {os.cpu_count()} cores shared with the client",
                      "", "| load | clients | decisions/s | p50 ms | p99 ms | failures |", "|---|---|---|---|---|---|"]
             for clients in (int(c) for c in args.clients.split(",")):
@@ -155,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                 put_section(args.markdown, f"service-{args.sync}", "\n".join([
                     f"## Decision service, SQLite audit synchronous={args.sync} (issue 30)", "",
                     f"Written by `python bench/service.py --sync {args.sync}`, measured {stamp['date']} at commit "
-                    f"{stamp['commit']}, load average {os.getloadavg()[0]:.2f} at the end.", "", *lines]))
+                    f"{stamp['commit']}, load average {load_before:.2f} at the start and {os.getloadavg()[0]:.2f}"
+                    " at the end (the machine's other work shares its cores and disk).", "", *lines]))
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
