@@ -114,3 +114,20 @@ def test_explain_is_read_as_pydantic_reads_a_bool(text):
         got = None
     assert got == expected
     assert explain_flag(b"other=1") is False
+
+
+def test_a_failing_store_answers_503_and_no_decision(models, tmp_path):
+    import sqlite3
+    app = create_app(ServiceConfig(str(models), f"sqlite:{tmp_path / 'audit.sqlite'}"))
+    record = json.dumps(crx_test_records()[0]).encode()
+
+    async def work():
+        ok = await _request(app, "POST", "/v1/models/crx/decide", b"", record)
+        with sqlite3.connect(tmp_path / "audit.sqlite") as db:   # the worker's file loses its table
+            db.execute("DROP TABLE c45rules_requests")
+        return ok, await _request(app, "POST", "/v1/models/crx/decide", b"", record)
+    ok, failed = asyncio.run(_lifespan(app, work))
+    assert ok[0] == 200 and "x-request-id" in ok[1]
+    assert failed[0] == 503 and "x-request-id" not in failed[1]
+    assert json.loads(failed[2]) == {"error": "the audit store could not record the decision; nothing was decided",
+                                     "field": None}
