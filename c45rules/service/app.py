@@ -13,6 +13,10 @@ RecordDecider, which decides as `predict` does. Every error is JSON {"error", "f
 "record" for a bad record}; a client's mistake is a 4xx, never a 500. A decision is answered
 only once its audit row has committed; if the store fails the answer is a 503 and no
 decision is returned.
+
+The decide route is the hot one: DecideRoute answers it ahead of FastAPI (which still documents
+it) with the same statuses and errors, and the answer is put together from JSON fragments made
+once per model version (Answers). The other routes are FastAPI's.
 """
 from __future__ import annotations
 
