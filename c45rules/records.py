@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,6 +36,9 @@ _INT64 = 2 ** 63
 _PLAIN_NUMBER = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE]-?\d+)?", re.ASCII)
 _PLAIN_NUMBER_CHARS = 64
 _SCALARS = (str, int, float, bool, type(None))
+_FLOAT_OR_NONE = frozenset({float, type(None)})
+_TEXT = frozenset({str})
+_TEXT_NUMBERS = 65_536   # numbers-as-text a continuous column remembers (a batch repeats them)
 
 
 class FieldError(InputError):
@@ -56,6 +60,8 @@ class _Column:
         self._read = read
         if self.continuous:
             self._unknown_texts = read.tokens
+            # text -> its float, for the batch path: the unknown tokens, then plain numbers as met
+            self.text_numbers: dict[str, float] = dict.fromkeys(read.tokens, math.nan)
         else:
             # the tokens are unknown except where one is a value (encode_frame), '' and '?' always
             codes: dict[str, int] = {t: UNKNOWN_CODE for t in read.tokens}
@@ -78,7 +84,10 @@ class _Column:
                 if value in self._unknown_texts:
                     return math.nan
                 if len(value) <= _PLAIN_NUMBER_CHARS and _PLAIN_NUMBER.fullmatch(value):
-                    return float(value)
+                    number = float(value)
+                    if len(self.text_numbers) < _TEXT_NUMBERS:
+                        self.text_numbers[value] = number
+                    return number
         else:
             if kind is str:
                 code = self.text_codes.get(value)
@@ -151,6 +160,7 @@ class RecordDecider:
         self.confidences = ruleset.decision_confidences()
         self.texts = ruleset.decision_texts()
         self._slots = [schema.index(name) for name in self.used]
+        self._getter = operator.itemgetter(*self.used) if self.used else None
 
     def encode(self, record: Mapping[str, Any]) -> list[float | int]:
         """The record's value of each used attribute, encoded (a field left out is unknown)."""
@@ -171,29 +181,54 @@ class RecordDecider:
                 return k
         return 0
 
+    def _cells(self, records: Sequence[Mapping[str, Any]]) -> list[Sequence[Any]]:
+        """Each used attribute's cells in the records' order (a field left out: None)."""
+        if not self.used:
+            return []
+        try:   # every record names every used attribute: one C-level pass takes them all
+            if len(self.used) == 1:
+                return [list(map(self._getter, records))]
+            return list(zip(*map(self._getter, records))) if records else [() for _ in self.used]
+        except (KeyError, TypeError):
+            return [[r.get(name) for r in records] for name in self.used]
+
+    @staticmethod
+    def _encoded(col: _Column, cells: Sequence[Any]) -> np.ndarray:
+        """One column's cells encoded as cell() encodes each (common cases without a call per cell)."""
+        if col.continuous:
+            kinds = set(map(type, cells))
+            if kinds <= _FLOAT_OR_NONE:   # None is NaN in a float array, as cell() reads it
+                return np.array(cells, dtype=np.float64)
+            texts = col.text_numbers
+            if kinds == _TEXT:
+                try:
+                    return np.fromiter(map(texts.__getitem__, cells), np.float64, len(cells))
+                except KeyError:
+                    pass
+            return np.array([v if type(v) is float else texts[v] if type(v) is str and v in texts else col.cell(v)
+                             for v in cells], dtype=np.float64)
+        codes = col.text_codes
+        try:   # only texts are keys: any other cell fails the lookup and takes the careful way
+            return np.fromiter(map(codes.__getitem__, cells), np.int32, len(cells))
+        except (KeyError, TypeError):
+            return np.array([codes[v] if type(v) is str and v in codes else col.cell(v) for v in cells],
+                            dtype=np.int32)
+
     def positions(self, records: Sequence[Mapping[str, Any]]) -> np.ndarray:
         """The rule_index position of each record (FieldError names the first bad field;
         its `record` attribute is the record's index)."""
         n = len(records)
         for i, r in enumerate(records):
-            if not isinstance(r, Mapping):
+            if type(r) is not dict and not isinstance(r, Mapping):
                 e = InputError(f"record {i}: a record is a mapping of attribute name to value,"
                                f" not {type(r).__name__}")
                 e.record = i
                 raise e
         columns: list[np.ndarray] = [np.full(n, np.nan) if a.is_continuous else np.full(n, UNKNOWN_CODE, np.int32)
                                      for a in self.ruleset.schema.attributes]
-        for slot, col in zip(self._slots, self._columns):
-            cells = [r.get(col.name) for r in records]
+        for slot, col, cells in zip(self._slots, self._columns, self._cells(records)):
             try:
-                if col.continuous:
-                    encoded = [v if type(v) is float else col.cell(v) for v in cells]
-                    columns[slot] = np.array(encoded, dtype=np.float64)
-                else:
-                    codes = col.text_codes
-                    encoded = [codes[v] if type(v) is str and v in codes else col.cell(v)
-                               for v in cells]
-                    columns[slot] = np.array(encoded, dtype=np.int32)
+                columns[slot] = self._encoded(col, cells)
             except InputError as e:
                 # found again one by one to name the record (rare: only on bad input)
                 for i, v in enumerate(cells):

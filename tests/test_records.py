@@ -135,3 +135,38 @@ def test_bad_fields_are_named():
     with pytest.raises(InputError) as e:
         decider.positions([{}, {continuous: "1"}, {continuous: "x"}])
     assert e.value.record == 2
+
+
+def test_batch_columns_of_one_kind_decide_as_one_by_one():
+    # positions() encodes a column of floats (and None), of texts, or of known values in one
+    # pass each; a column that mixes kinds, or holds a text seen for the first time, cell by cell
+    rs = fit_scored("crx").ruleset
+    attrs = [rs.schema.attribute(a) for a in rs.used_attributes()]
+    rng = np.random.default_rng(3)
+    n = 400
+
+    def column(a, kind):
+        if a.is_continuous:
+            numbers = rng.choice([0.0, 1.0, 2.5, 228.0, 228.5, 300.0, 1e6, -3.0, math.inf], n)
+            if kind == "floats":
+                return [None if i % 7 == 0 else float(x) for i, x in enumerate(numbers)]
+            if kind == "texts":
+                return [["NA", "", "?"][i % 3] if i % 11 == 0 else repr(float(x)) if i % 2 else f"{x:g}"
+                        for i, x in enumerate(numbers)]
+            return [int(x) if i % 3 == 0 and math.isfinite(x) else None if i % 5 == 0 else str(x) if i % 2 else float(x)
+                    for i, x in enumerate(numbers)]
+        values = list(a.values)
+        if kind in ("floats", "texts"):
+            return [values[i % len(values)] for i in range(n)]
+        return [None if i % 5 == 0 else "never seen" if i % 7 == 0 else values[i % len(values)] for i in range(n)]
+
+    for kind in ("floats", "texts", "mixed"):
+        cols = {a.name: column(a, kind) for a in attrs}
+        records = [{name: cols[name][i] for name in cols} for i in range(n)]
+        if kind == "mixed":   # some records leave a field out: the per-field path
+            for i in range(0, n, 13):
+                records[i].pop(attrs[i % len(attrs)].name)
+        expected = np.array([RecordDecider(rs).position(r) for r in records])
+        assert np.array_equal(RecordDecider(rs).positions(records), expected), kind
+        assert np.array_equal(rs.rule_index(pd.DataFrame(records, dtype=object)), expected), kind
+        assert len(set(expected.tolist())) > 3

@@ -15,7 +15,8 @@ PARENTS = ()
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The audit command's arguments."""
-    p.add_argument("store", metavar="STORE", help="sqlite:PATH (or a path) or postgresql://...")
+    p.add_argument("store", metavar="STORE", help="sqlite:PATH (or a path; its workers' files PATH-1, PATH-2, ..."
+                   " are read with it) or postgresql://...")
     p.add_argument("--model", metavar="NAME", help="only the decisions of this model name")
     p.add_argument("--since", metavar="TIME", help="only decisions at or after this ISO 8601 date or"
                    " time (no zone: UTC), e.g. 2026-03-01 or 2026-03-01T14:30:00Z")
@@ -31,9 +32,10 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the selected decisions, or replay them."""
-    from ..service.audit import open_store, parse_since
+    from ..service.audit import parse_since
+    from ..service.workerfiles import open_audit
     since = None if args.since is None else parse_since(args.since)
-    store = open_store(args.store, create=False)
+    store = open_audit(args.store)   # a SQLite store with its workers' files, or PostgreSQL
     try:
         rows = store.decisions(args.model, since, args.rule, args.limit)
         if args.replay:

@@ -47,7 +47,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=port, default=8080, help="TCP port (default 8080)")
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                   help="worker processes (default 1); they share the audit store")
+                   help="worker processes (default 1); with a SQLite audit each writes its own file"
+                        " (PATH, PATH-1, ...; `audit PATH` reads them all)")
     p.add_argument("--audit", metavar="URL", default=None,
                    help="where every decision is logged: sqlite:PATH or postgresql://... (default"
                         " sqlite:c45rules-audit.sqlite in the current directory)")

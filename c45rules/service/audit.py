@@ -1,11 +1,22 @@
 """The audit trail: every decision the service returned, and every model version it served.
 
-Two tables, in SQLite (`sqlite:PATH`, the default) or PostgreSQL (`postgresql://...`):
+In SQLite (`sqlite:PATH`, the default) or PostgreSQL (`postgresql://...`), schema version 2:
 
+    c45rules_schema     version (2)
     c45rules_models     fingerprint (sha256 of the model file's bytes), name, yaml, first_seen
-    c45rules_decisions  request_id, seq (the record's place in its request), time (UTC,
-                        ISO 8601 with microseconds), model, fingerprint, record (JSON, ASCII),
-                        class, rule_id (0: the default class), confidence
+    c45rules_requests   one row per answered request: request_id, time (UTC, ISO 8601 with
+                        microseconds), model, fingerprint, n (its records), records (the request
+                        body as received, zlib-compressed: one JSON object or a list of them),
+                        outcomes (JSON [[class, rule_id, confidence], ...], the request's distinct
+                        decisions) and picks (for each record in order, its outcome's index:
+                        little-endian uint32, zlib-compressed)
+
+A request of 10,000 records is one row, not 10,000, and its records are not re-encoded:
+that keeps the audit's cost per record far below the decision's. Reading expands each row
+back into one Decision per record (seq: the record's place in its request). A version 1
+store (one c45rules_decisions row per decision, no c45rules_schema) stays readable: its rows
+are read beside any version 2 rows, and the service adds the version 2 tables when it opens
+it. A store of a later version is refused rather than misread.
 
 A model version is stored before any decision it makes, so `audit --replay` can re-decide
 every logged record with the very model that decided it, whatever the folder holds now.
@@ -13,38 +24,49 @@ Times are fixed-width text, so comparing texts compares times in both databases.
 
 Durability: a decision is answered only after the transaction holding its row committed
 (AuditWriter groups the rows of concurrent requests into one commit). SQLite runs in WAL mode
-with a busy timeout, so the service's worker processes share one file; each commit is synced
-to the disk (synchronous=FULL) unless the URL says `?synchronous=normal`, which keeps every
-commit through a crash or kill of the service (the WAL is written before the answer) but
-not through a power cut, for a fraction of the cost per commit.
+with a busy timeout; each commit is synced to the disk (synchronous=FULL) unless the URL says
+`?synchronous=normal`, which keeps every commit through a crash or kill of the service (the
+WAL is written before the answer) but not through a power cut, for a fraction of the cost
+per commit. Each worker process of the service writes its own SQLite file (see
+service/workerfiles.py), so workers never wait on each other's write lock.
 """
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import heapq
+import itertools
 import json
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..errors import InputError
 
 DEFAULT_STORE = "sqlite:c45rules-audit.sqlite"
 BUSY_TIMEOUT_MS = 30_000
-_GROUP_ROWS = 50_000        # rows one commit takes at most (a few 10,000-record batches)
+SCHEMA_VERSION = 2
+_GROUP_RECORDS = 50_000     # records one commit takes at most (a few 10,000-record batches)
+_ROWS_PER_INSERT = 1_000    # request rows one SQLite statement takes (8,000 parameters; SQLite allows 32,766)
+_ZLIB_LEVEL = 1             # a 10,000-record body: 6 ms at level 1 against 19 ms at the default, 1.8x larger
 
 _MODELS = ("CREATE TABLE IF NOT EXISTS c45rules_models (fingerprint TEXT PRIMARY KEY, name TEXT NOT NULL,"
            " yaml TEXT NOT NULL, first_seen TEXT NOT NULL)")
-_DECISIONS = ("CREATE TABLE IF NOT EXISTS c45rules_decisions (request_id TEXT NOT NULL, seq INTEGER NOT NULL,"
-              " time TEXT NOT NULL, model TEXT NOT NULL, fingerprint TEXT NOT NULL, record TEXT NOT NULL,"
-              " class TEXT NOT NULL, rule_id INTEGER NOT NULL, confidence DOUBLE PRECISION NOT NULL,"
-              " PRIMARY KEY (request_id, seq))")
-_INDEX = "CREATE INDEX IF NOT EXISTS c45rules_decisions_time ON c45rules_decisions (time)"
-_COLUMNS = "time, request_id, seq, model, fingerprint, record, class, rule_id, confidence"
+_SCHEMA = "CREATE TABLE IF NOT EXISTS c45rules_schema (version INTEGER NOT NULL)"
+_REQUESTS = ("CREATE TABLE IF NOT EXISTS c45rules_requests (request_id TEXT PRIMARY KEY, time TEXT NOT NULL,"
+             " model TEXT NOT NULL, fingerprint TEXT NOT NULL, n INTEGER NOT NULL, records {blob} NOT NULL,"
+             " outcomes TEXT NOT NULL, picks {blob} NOT NULL)")
+_REQUESTS_INDEX = "CREATE INDEX IF NOT EXISTS c45rules_requests_time ON c45rules_requests (time)"
+_REQUEST_COLUMNS = "request_id, time, model, fingerprint, n, records, outcomes, picks"
+_V1_COLUMNS = "time, request_id, seq, model, fingerprint, record, class, rule_id, confidence"
+_ONE_PICK = np.zeros(1, "<u4").tobytes()
 
 
 def now() -> str:
@@ -76,7 +98,7 @@ def record_json(record: Any) -> str:
 
 @dataclass(frozen=True)
 class Decision:
-    """One logged decision (a row of c45rules_decisions)."""
+    """One logged decision: one record of a request, as `audit` lists it."""
 
     time: str
     request_id: str
@@ -95,6 +117,60 @@ class Decision:
                 "rule_id": self.rule_id, "confidence": self.confidence}
 
 
+def outcome_texts(classes: Sequence[str], rule_ids: Sequence[int], confidences: Sequence[float]) -> list[str]:
+    """Each rule_index position's decision as the store's outcome entry: JSON [class, rule_id, confidence]."""
+    return [json.dumps([str(c), int(r), float(p)], ensure_ascii=True, separators=(",", ":"))
+            for c, r, p in zip(classes, rule_ids, confidences)]
+
+
+def request_row(request_id: str, time: str, model: str, fingerprint: str, body: bytes,
+                positions: Sequence[int] | np.ndarray, outcomes: Sequence[str]) -> tuple:
+    """The c45rules_requests row of one answered request, before compression (AuditStore.append
+    compresses): `body` as received (one JSON object or a list of them), `positions` its
+    records' rule_index positions, `outcomes` each position's entry (outcome_texts)."""
+    if len(positions) == 1:
+        legend, picks = f"[{outcomes[int(positions[0])]}]", _ONE_PICK
+    else:
+        distinct, inverse = np.unique(np.asarray(positions), return_inverse=True)
+        legend = "[" + ",".join(outcomes[k] for k in distinct.tolist()) + "]"
+        picks = inverse.astype("<u4").tobytes()
+    return (request_id, time, model, fingerprint, len(positions), body, legend, picks)
+
+
+def _compressed(row: tuple) -> tuple:
+    # in the writer's thread, not the event loop's: zlib lets go of the GIL, and the event
+    # loop's thread would then wait to take it back while the writer holds it
+    request_id, time, model, fingerprint, n, body, legend, picks = row
+    return (request_id, time, model, fingerprint, n, zlib.compress(body, _ZLIB_LEVEL), legend,
+            zlib.compress(picks, _ZLIB_LEVEL))
+
+
+def _expand(row: Sequence[Any]) -> list[Decision]:
+    """The decisions of one c45rules_requests row, in the request's order."""
+    request_id, time, model, fingerprint, n, records, outcomes, picks = row
+    try:
+        payload = json.loads(zlib.decompress(records))
+        listed = [payload] if isinstance(payload, dict) else payload
+        legend = json.loads(outcomes)
+        chosen = np.frombuffer(zlib.decompress(picks), "<u4").tolist()
+        if not (isinstance(listed, list) and len(listed) == len(chosen) == n):
+            raise ValueError(f"{n} records announced, {len(listed)} stored, {len(chosen)} decisions")
+        return [Decision(time, request_id, seq, model, fingerprint, record_json(record), *legend[k])
+                for seq, (record, k) in enumerate(zip(listed, chosen))]
+    except (ValueError, TypeError, IndexError, zlib.error) as e:
+        raise InputError(f"audit store: the row of request {request_id} is damaged ({e})") from None
+
+
+def _order(d: Decision) -> tuple[str, str, int]:
+    return d.time, d.request_id, d.seq
+
+
+def merge_decisions(streams: Iterable[Iterable[Decision]], limit: int | None = None) -> Iterator[Decision]:
+    """Sorted streams of decisions as one, oldest first (time, then request id and seq)."""
+    merged = heapq.merge(*streams, key=_order)
+    return merged if limit is None else itertools.islice(merged, limit)
+
+
 class AuditStore:
     """An open audit store (SQLite or PostgreSQL: only the connection and the placeholder differ)."""
 
@@ -102,17 +178,67 @@ class AuditStore:
         self._db = connection
         self._p = placeholder
         self.url = url
+        self.version = SCHEMA_VERSION
+        self._v1 = False   # holds version 1 rows (c45rules_decisions)
+        self._v2 = True    # holds the version 2 table (c45rules_requests)
 
     def _sql(self, text: str) -> str:
         return text.replace("?", self._p)
 
+    def _tables(self) -> set[str]:
+        cur = self._db.cursor()
+        if self._p == "?":
+            cur.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        else:
+            cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")
+        names = {row[0] for row in cur.fetchall()}
+        cur.close()
+        if self._p == "%s":
+            self._db.commit()   # leave no transaction open on a connection that may wait a while
+        return names
+
+    def _read_version(self, cur: Any, tables: set[str]) -> int:
+        """The store's schema version: c45rules_schema's, or 1 for a store made before it existed."""
+        if "c45rules_schema" not in tables:
+            return 1
+        cur.execute("SELECT max(version) FROM c45rules_schema")
+        version = cur.fetchone()[0]
+        return 1 if version is None else int(version)
+
+    def _check_version(self, version: int) -> None:
+        if version > SCHEMA_VERSION:
+            raise InputError(f"{self.url}: an audit store of schema version {version}, written by a newer"
+                             f" c45rules; this one reads versions 1 to {SCHEMA_VERSION}")
+
     def create(self) -> None:
-        """Create the tables when missing."""
+        """Create the tables when missing (a version 1 store gains the version 2 tables, its rows kept)."""
         with self._transaction() as cur:
             if self._p == "%s":   # two workers creating at once would race in PostgreSQL's catalog
                 cur.execute("SELECT pg_advisory_xact_lock(4545004501)")
-            for statement in (_MODELS, _DECISIONS, _INDEX):
+            blob = "BLOB" if self._p == "?" else "BYTEA"
+            for statement in (_MODELS, _SCHEMA, _REQUESTS.format(blob=blob), _REQUESTS_INDEX):
                 cur.execute(statement)
+            cur.execute("SELECT max(version) FROM c45rules_schema")
+            version = cur.fetchone()[0]
+            if version is None:
+                cur.execute(self._sql("INSERT INTO c45rules_schema (version) VALUES (?)"), (SCHEMA_VERSION,))
+            else:
+                self._check_version(int(version))
+        self._v1 = "c45rules_decisions" in self._tables()
+
+    def check(self) -> None:
+        """Check an existing store: its tables are there and its version is one this reads."""
+        tables = self._tables()
+        if "c45rules_models" not in tables:
+            raise InputError(f"{self.url}: not an audit store (no c45rules_models table)")
+        cur = self._db.cursor()
+        try:
+            self.version = self._read_version(cur, tables)
+        finally:
+            cur.close()
+        self._check_version(self.version)
+        self._v1 = "c45rules_decisions" in tables
+        self._v2 = "c45rules_requests" in tables
 
     def _transaction(self):
         store = self
@@ -141,10 +267,21 @@ class AuditStore:
                         (fingerprint, name, text, now()))
 
     def append(self, rows: Sequence[tuple]) -> None:
-        """Insert decision rows (in _COLUMNS order) in one transaction, committed on return."""
+        """Insert request rows (request_row's) in one transaction, committed on return."""
+        insert = f"INSERT INTO c45rules_requests ({_REQUEST_COLUMNS}) VALUES "
+        if self._p == "?" and len(rows) <= _ROWS_PER_INSERT:
+            # one SQLite statement outside BEGIN ... COMMIT is a transaction of its own, in two
+            # calls into SQLite instead of six: at each, the writer thread waits for the GIL while
+            # the event loop's thread holds it (up to the switch interval), and the answers wait too
+            cur = self._db.cursor()
+            try:
+                cur.execute(insert + ",".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)),
+                            [value for row in rows for value in _compressed(row)])
+            finally:
+                cur.close()
+            return
         with self._transaction() as cur:
-            cur.executemany(self._sql(f"INSERT INTO c45rules_decisions ({_COLUMNS})"
-                                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"), rows)
+            cur.executemany(self._sql(insert + "(?, ?, ?, ?, ?, ?, ?, ?)"), [_compressed(row) for row in rows])
 
     def model_text(self, fingerprint: str) -> str | None:
         """The YAML of a logged model version, or None."""
@@ -154,32 +291,61 @@ class AuditStore:
         cur.close()
         return None if row is None else row[0]
 
-    def decisions(self, model: str | None = None, since: str | None = None, rule: int | None = None,
-                  limit: int | None = None) -> Iterator[Decision]:
-        """The logged decisions, oldest first, filtered by model name, time and rule id."""
-        where, args = [], []
-        for column, value in (("model = ?", model), ("time >= ?", since), ("rule_id = ?", rule)):
-            if value is not None:
-                where.append(column)
-                args.append(value)
-        text = f"SELECT {_COLUMNS} FROM c45rules_decisions"
-        if where:
-            text += " WHERE " + " AND ".join(where)
-        text += " ORDER BY time, request_id, seq"
-        if limit is not None:
-            text += f" LIMIT {int(limit)}"
+    def _rows(self, text: str, args: Sequence[Any]) -> Iterator[tuple]:
         cur = self._db.cursor()
         try:
             cur.execute(self._sql(text), args)
             while batch := cur.fetchmany(1000):
-                for row in batch:
-                    yield Decision(*row)
+                yield from batch
         finally:
             cur.close()
+
+    def decisions(self, model: str | None = None, since: str | None = None, rule: int | None = None,
+                  limit: int | None = None) -> Iterator[Decision]:
+        """The logged decisions, oldest first, filtered by model name, time and rule id."""
+        where, args = [], []
+        for column, value in (("model = ?", model), ("time >= ?", since)):
+            if value is not None:
+                where.append(column)
+                args.append(value)
+        streams = []
+        if self._v2:
+            text = f"SELECT {_REQUEST_COLUMNS} FROM c45rules_requests"
+            text += (" WHERE " + " AND ".join(where)) if where else ""
+            rows = self._rows(text + " ORDER BY time, request_id", args)
+            expanded = (d for row in rows for d in _expand(row))
+            streams.append(expanded if rule is None else (d for d in expanded if d.rule_id == rule))
+        if self._v1:
+            where1, args1 = list(where), list(args)
+            if rule is not None:
+                where1.append("rule_id = ?")
+                args1.append(rule)
+            text = f"SELECT {_V1_COLUMNS} FROM c45rules_decisions"
+            text += (" WHERE " + " AND ".join(where1)) if where1 else ""
+            streams.append(Decision(*row) for row in self._rows(text + " ORDER BY time, request_id, seq", args1))
+        return merge_decisions(streams, limit)
 
     def close(self) -> None:
         """Close the connection."""
         self._db.close()
+
+
+def sqlite_parts(url: str) -> tuple[Path, str] | None:
+    """(the file, the synchronous setting) of a SQLite store's URL; None for PostgreSQL."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return None
+    location, _, query = (url[len("sqlite:"):] if url.startswith("sqlite:") else url).partition("?")
+    synchronous = "FULL"
+    if query:
+        key, _, value = query.partition("=")
+        if key != "synchronous" or value.upper() not in ("FULL", "NORMAL"):
+            raise InputError(f"audit store {url!r}: the one option is ?synchronous=full (the default:"
+                             " each commit reaches the disk) or ?synchronous=normal (survives a crash of the"
+                             " service, not of the machine)")
+        synchronous = value.upper()
+    if not location:
+        raise InputError("audit store: 'sqlite:' needs a file path, e.g. sqlite:audit.sqlite")
+    return Path(location), synchronous
 
 
 def open_store(url: str, *, create: bool = True) -> AuditStore:
@@ -188,7 +354,8 @@ def open_store(url: str, *, create: bool = True) -> AuditStore:
     With `create` the tables are made when missing; without it (queries) a store that does
     not exist is an InputError rather than a new empty file.
     """
-    if url.startswith(("postgresql://", "postgres://")):
+    parts = sqlite_parts(url)
+    if parts is None:
         try:
             import psycopg
         except ImportError:
@@ -199,18 +366,7 @@ def open_store(url: str, *, create: bool = True) -> AuditStore:
             raise InputError(f"audit store: cannot connect to PostgreSQL ({' '.join(str(e).split())})") from None
         store = AuditStore(connection, "%s", url)
     else:
-        location, _, query = (url[len("sqlite:"):] if url.startswith("sqlite:") else url).partition("?")
-        path = Path(location)
-        synchronous = "FULL"
-        if query:
-            key, _, value = query.partition("=")
-            if key != "synchronous" or value.upper() not in ("FULL", "NORMAL"):
-                raise InputError(f"audit store {url!r}: the one option is ?synchronous=full (the default:"
-                                 " each commit reaches the disk) or ?synchronous=normal (survives a crash of the"
-                                 " service, not of the machine)")
-            synchronous = value.upper()
-        if not location:
-            raise InputError("audit store: 'sqlite:' needs a file path, e.g. sqlite:audit.sqlite")
+        path, synchronous = parts
         if not create and not path.is_file():
             raise InputError(f"{path}: no audit store there (file not found)")
         try:
@@ -227,25 +383,26 @@ def open_store(url: str, *, create: bool = True) -> AuditStore:
         if create:
             store.create()
         else:
-            store.model_text("")   # a file that is not an audit store fails here, not mid-query
+            store.check()   # a file that is not an audit store fails here, not mid-query
     except (sqlite3.Error, Exception) as e:
+        store.close()
         if isinstance(e, InputError):
             raise
-        store.close()
         raise InputError(f"{url}: not a usable audit store ({' '.join(str(e).split())})") from None
     return store
 
 
 class AuditWriter:
-    """Group commit: rows of concurrent requests are appended together by one thread.
+    """Group commit: the rows of concurrent requests are appended together by one thread.
 
-    `submit(rows, done)` queues the rows; `done(None)` is called once they are committed, or
-    `done(error)` if the transaction failed (the caller then must not answer the decision).
+    `submit(rows, done)` queues request rows (request_row's); `done(None)` is called once they
+    are committed, or `done(error)` if the transaction failed (the caller then must not
+    answer the decision).
     """
 
     def __init__(self, store: AuditStore) -> None:
         self.store = store
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()   # no Condition: put() is one C call
         self._thread = threading.Thread(target=self._run, name="c45rules-audit", daemon=True)
         self._thread.start()
 
@@ -258,8 +415,8 @@ class AuditWriter:
             item = self._queue.get()
             if item is None:
                 return
-            group, n = [item], len(item[0])
-            while n < _GROUP_ROWS:
+            group, n, count = [item], sum(row[4] for row in item[0]), len(item[0])
+            while n < _GROUP_RECORDS and count < _ROWS_PER_INSERT:
                 try:
                     more = self._queue.get_nowait()
                 except queue.Empty:
@@ -268,7 +425,8 @@ class AuditWriter:
                     self._queue.put(None)
                     break
                 group.append(more)
-                n += len(more[0])
+                n += sum(row[4] for row in more[0])
+                count += len(more[0])
             try:
                 self.store.append([row for rows, _ in group for row in rows])
                 error = None

@@ -1,4 +1,4 @@
-"""Reliability under load (loopback, about 20 s): two workers sharing the SQLite audit, a model
+"""Reliability under load (loopback, about 20 s): two workers, each with its SQLite audit file, a model
 swap in the middle, the whole server killed with SIGKILL once and restarted on the same port.
 
 Every acknowledged decision must be in the audit store exactly once, as it was answered;
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import threading
 import time
 import urllib.error
 import urllib.request
 
 from c45rules.service.audit import model_fingerprint
+from c45rules.service.workerfiles import open_audit, worker_files
 
 from e2e.conftest import ok
 from .conftest import Server, call, crx_test_records
@@ -94,12 +94,14 @@ def test_acknowledged_decisions_survive_a_swap_and_a_kill(models, tmp_path, crx_
     assert fingerprints.count(old) > 50 and fingerprints.count(new) > 50
     assert swapped_at < ready_at
     # every acknowledged decision is in the store exactly once, as it was answered
-    with sqlite3.connect(audit) as db:
-        rows = db.execute("SELECT request_id, seq, fingerprint, record, class, rule_id, confidence"
-                          " FROM c45rules_decisions").fetchall()
+    # (each worker wrote its own file: audit.sqlite and audit.sqlite-1, read as one store)
+    assert [p.name for p in worker_files(audit)] == ["audit.sqlite", "audit.sqlite-1"]
+    files = open_audit(f"sqlite:{audit}")
     stored: dict[tuple[str, int], list] = {}
-    for request_id, seq, fp, record, klass, rule_id, confidence in rows:
-        stored.setdefault((request_id, seq), []).append((fp, json.loads(record), (klass, rule_id, confidence)))
+    for d in files.decisions():
+        stored.setdefault((d.request_id, d.seq), []).append((d.fingerprint, json.loads(d.record),
+                                                            (d.klass, d.rule_id, d.confidence)))
+    files.close()
     for request_id, fp, decisions in acked:
         for seq, decision in enumerate(decisions):
             assert stored.get((request_id, seq)) == [(fp, sent[request_id][seq], decision)], request_id

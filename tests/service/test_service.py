@@ -9,7 +9,9 @@ import sqlite3
 import subprocess
 import sys
 import time
+import zlib
 
+import numpy as np
 import pytest
 
 from c45rules.export.yaml import load_yaml
@@ -116,7 +118,7 @@ def test_bad_requests_get_a_4xx_naming_the_field(server, models):
 def _rows(server) -> int:
     path = server.audit.split(":", 1)[1]
     with sqlite3.connect(path) as db:
-        return db.execute("SELECT count(*) FROM c45rules_decisions").fetchone()[0]
+        return db.execute("SELECT count(*) FROM c45rules_requests").fetchone()[0]
 
 
 def test_body_over_the_limit_is_413(models, tmp_path):
@@ -213,9 +215,15 @@ def test_audit_query_and_replay(server, models, tmp_path):
     p = ok("audit", store, "--replay")
     assert "replayed 41 decisions of 1 model version: 0 differ" in p.stderr
     # a logged decision that the logged model would not make is reported, exit 1
-    with sqlite3.connect(store.split(":", 1)[1]) as db:
-        db.execute("UPDATE c45rules_decisions SET rule_id = rule_id + 1000 WHERE request_id = ? AND seq = 5",
-                   (body["request_id"],))
+    with sqlite3.connect(store.split(":", 1)[1]) as db:   # record 5 now points at an outcome of its own
+        outcomes, picks = db.execute("SELECT outcomes, picks FROM c45rules_requests WHERE request_id = ?",
+                                     (body["request_id"],)).fetchone()
+        legend, chosen = json.loads(outcomes), np.frombuffer(zlib.decompress(picks), "<u4").copy()
+        klass, rule_id, confidence = legend[chosen[5]]
+        legend.append([klass, rule_id + 1000, confidence])
+        chosen[5] = len(legend) - 1
+        db.execute("UPDATE c45rules_requests SET outcomes = ?, picks = ? WHERE request_id = ?",
+                   (json.dumps(legend), zlib.compress(chosen.tobytes()), body["request_id"]))
     p = subprocess.run([*command(), "audit", store, "--replay"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 1 and "1 differ" in p.stderr
     assert f"{body['request_id']}/5: logged class" in p.stdout
@@ -243,14 +251,17 @@ def test_help_does_not_import_the_web_stack():
 
 @pytest.mark.postgres
 def test_postgresql_audit_store(models, tmp_path, pg_url):
-    s = Server(models, pg_url).start()
+    s = Server(models, pg_url, "--workers", "2").start()   # both workers write the one store
     try:
         records = crx_test_records()[:10]
         status, body = call("POST", s.url + "/v1/models/crx/decide", records)
         assert status == 200
+        singles = [call("POST", s.url + "/v1/models/crx/decide", r)[1] for r in records[:6]]
     finally:
         s.stop()
     logged = [json.loads(line) for line in ok("audit", pg_url, "--json").stdout.splitlines()]
     assert [(d["request_id"], d["seq"], d["rule_id"]) for d in logged] == \
-        [(body["request_id"], i, d["rule_id"]) for i, d in enumerate(body["decisions"])]
+        [(body["request_id"], i, d["rule_id"]) for i, d in enumerate(body["decisions"])] + \
+        [(one["request_id"], 0, one["rule_id"]) for one in singles]
+    assert [d["record"] for d in logged] == records + records[:6]
     assert "0 differ" in ok("audit", pg_url, "--replay").stderr
