@@ -7,12 +7,13 @@ import sys
 
 from ..errors import InputError
 from .io import load_training, progress
-from .options import data_options, learning_tree_options, tree_options
+from .options import data_options, learning_tree_options, tree_options, window_options, window_settings
 
 HELP = "grow and prune a C4.5 tree (or a CART or ID3 tree: --grower); print it and its evaluation"
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
            "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json\n"
-           "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)")
+           "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)\n"
+           "  c45rules tree examples/crx/crx -u -t 10   (windowing: 10 trees, as c4.5 -t 10)")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -24,7 +25,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " ratio; with --json a list of nodes with their path and per-attribute numbers")
 
 
-PARENTS = (data_options, tree_options)
+PARENTS = (data_options, tree_options, lambda: window_options(soft=True))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,6 +37,11 @@ def run(args: argparse.Namespace) -> int:
     options = learning_tree_options(args)
     if args.explain_splits and options.get("grower", "c45") != "c45":
         raise InputError("--explain-splits shows C4.5's gain and gain ratio: it applies to --grower c45")
+    windowing = window_settings(args)
+    if windowing is not None:
+        if options.get("grower", "c45") != "c45" or args.explain_splits:
+            raise InputError("-t/-w/-i (windowing) apply to --grower c45 and not with --explain-splits")
+        return _print_windowing(args, windowing, options, train, test)
     tree = learn_tree(train, **options)
     if args.explain_splits:
         from ..tree.explain import explain_splits, format_splits
@@ -86,4 +92,22 @@ def _print_other(args: argparse.Namespace, tree, train, test) -> int:
     if test is not None:
         out.append(f"Test errors {test_errors} of {test.n} ({100 * test_errors / max(test.n, 1):.1f}%)\n")
     sys.stdout.write("".join(out))
+    return 0
+
+
+def _print_windowing(args: argparse.Namespace, windowing: dict, options: dict, train, test) -> int:
+    """c4.5 -t: every trial's cycles and trees, the best trial and the per-trial evaluation."""
+    from ..tree.report import evaluate_trees, format_windowing
+    from ..tree.window import window_trees
+    progress(args, f"windowing: {windowing['trials']} trials")
+    run = window_trees(train, **windowing, cf=options["cf"], min_objs=options["min_objs"],
+                       gain_ratio=options["gain_ratio"], subset=options["subset"])
+    if args.json:
+        rows = [evaluate_trees(t.unpruned, t.pruned, train, train.n) for t in run.trials]
+        print(json.dumps({
+            "trials": [{"unpruned": {"size": ev.unpruned_size, "train_errors": ev.unpruned_errors},
+                        "pruned": {"size": ev.pruned_size, "train_errors": ev.pruned_errors}} for ev in rows],
+            "best_trial": run.best}))
+        return 0
+    sys.stdout.write(format_windowing(run, train, test))
     return 0

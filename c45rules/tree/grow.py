@@ -195,23 +195,24 @@ class _Grower:
         return branch_of(node, self.data.columns[node.attribute][idx])
 
     # ---- recursion ---------------------------------------------------------------
-    def grow(self, idx: np.ndarray) -> Node:
-        if self.levels is not None and self.is_clean(idx):
-            node = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
-            self.levels.add(node, idx, self.tested > 0)   # grown later, level by level
-            return node
+    def node_test(self, idx: np.ndarray, reorder: Callable[[], np.ndarray] | None = None) -> tuple[Node, int]:
+        """The node of cases `idx` with its chosen test (spec 2.1-2.5) and its number of
+        branches (0: it stays a leaf). `reorder`, called before the attributes are
+        evaluated, gives the cases in the order c4.5's evaluation leaves them (windowing)."""
         cases, dist = node_counts(self.weights, self.y, idx, self.C)
         best_class = int(np.argmax(dist))
         no_best = dist[best_class]
         node = Node(best_class, float(cases), float(cases - no_best), dist)
         # spec 2.1; the "one class" test is c4.5's float equality of two separate sums
         if no_best == cases or cases < 2 * self.min_objs:
-            return node
+            return node, 0
+        if reorder is not None:
+            idx = reorder()
         w = self.weights[idx]
         gain, split, cuts, subsets = self.evaluate(idx, w, cases)
         a = int(self.choose(gain, split)[0])
         if a < 0:
-            return node
+            return node, 0
         attr = self.data.schema.attributes[a]
         node.attribute = a
         if attr.is_continuous:
@@ -223,6 +224,18 @@ class _Grower:
         else:
             node.kind = "discrete"
             forks = len(attr.values)
+        return node, forks
+
+    def grow(self, idx: np.ndarray) -> Node:
+        if self.levels is not None and self.is_clean(idx):
+            node = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
+            self.levels.add(node, idx, self.tested > 0)   # grown later, level by level
+            return node
+        node, forks = self.node_test(idx)
+        if not forks:
+            return node
+        a, best_class, dist, cases = node.attribute, node.klass, node.class_dist, F32(node.items)
+        w = self.weights[idx]
         out = self.outcomes(node, idx)
         # c4.5 groups the cases with unknown outcome at the front of the node's range and
         # passes them first to every branch: that order decides the float sums below it

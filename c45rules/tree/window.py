@@ -168,14 +168,51 @@ class _Replay:
         self.weight[:] = 1
         g = _Grower(self.data, self.min_objs, self.gain_ratio, self.subset)
         try:
-            root = g.grow(self.item[:window].copy())
-            if g.levels is not None:
-                g.levels.run()
+            if g.clean.all():
+                # every sum is an exact integer: grow.py's order of the cases does not
+                # matter, and c4.5's swaps are replayed over the finished tree
+                root = g.grow(self.item[:window].copy())
+                if g.levels is not None:
+                    g.levels.run()
+                self.form(root, 0, window - 1)
+            else:
+                root = self.grow_at(g, 0, window - 1)
         finally:
             forget_tables()
-        self.form(root, 0, window - 1)
         collapse(root)
         return root
+
+    def grow_at(self, g: _Grower, lo: int, hi: int) -> Node:
+        """FormTree over positions lo..hi, node by node: fractional weights of cases with
+        unknown values are summed in the order c4.5's swaps leave them (spec 2.7, 11.11)."""
+        idx = self.item[lo:hi + 1].copy()
+        g.weights[idx] = self.weight[lo:hi + 1]
+
+        def reorder() -> np.ndarray:
+            if self.X.shape[1]:
+                _native.replay_sort(self.item, self.weight, self.X, lo, hi, self.min_objs)
+            return self.item[lo:hi + 1].copy()
+        node, forks = g.node_test(idx, reorder)
+        if not forks:
+            return node
+        cases = F32(node.items)
+        self.code_outcomes(node, lo, hi)
+        kp = self.group(-1, lo, hi)
+        known = cases - seq_sum(self.weight[lo:kp])
+        g.tested[node.attribute] += 1
+        for v in range(forks):
+            ep = self.group(v, kp, hi) - 1
+            if kp > ep:
+                node.branches.append(Node(node.klass, 0.0, 0.0, node.class_dist))
+                continue
+            factor = seq_sum(self.weight[kp:ep + 1]) / known
+            self.weight[lo:kp] *= factor
+            node.branches.append(self.grow_at(g, lo, ep))
+            self.code_outcomes(node, lo, ep)
+            self.group(-1, lo, ep)
+            self.weight[lo:kp] /= factor
+        g.tested[node.attribute] -= 1
+        return node
 
     def iterate(self, window: int, increment: int) -> tuple[list[Cycle], Node]:
         """c4.5 Iterate: cycles until the tree misclassifies no case outside the window."""

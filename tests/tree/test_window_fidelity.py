@@ -1,0 +1,59 @@
+"""Windowing (c4.5 -t 10) equal to C4.5 R8's output on every shared set (c45r8-options/*.tree_t10.txt)."""
+import pytest
+
+import reference as R
+from c45rules.data import load_stem
+from c45rules.tree.report import format_windowing
+from c45rules.tree.window import default_increment, default_window, target_profile, window_trees
+
+# sets whose replay does not yet reach c4.5's output, with what was found
+DIFFER = {
+    name: "continuous attributes with unknown values: trial 0 is c4.5's but a later one is not"
+          " (crx: trial 1's first window; labor, labor-neg: a cycle's misclassified count); the"
+          " fractional weights are summed in grow.py's order of each attribute's sorted cases,"
+          " not c4.5's Quicksort order (suspected, not confirmed)"
+    for name in ("crx", "labor", "labor-neg")
+}
+SLOW = {"spambase", "vehicle", "credit-g"}     # 34 s, 5 s, 4 s here
+
+
+def _case(name):
+    marks = []
+    if name in DIFFER:
+        marks.append(pytest.mark.xfail(strict=True, reason=DIFFER[name]))
+    if name in SLOW:
+        marks.append(pytest.mark.slow)
+    return pytest.param(name, marks=marks)
+
+
+@pytest.mark.parametrize("name", [_case(n) for n in R.option_sets("tree_t10")])
+def test_windowing_output_is_c45s(name):
+    train, test = load_stem(R.stem(name), test=True)
+    run = window_trees(train, trials=10)
+    assert format_windowing(run, train, test) == R.windowing_text(name)
+
+
+def test_every_reference_set_is_covered():
+    assert len(R.option_sets("tree_t10")) == 22
+
+
+def test_defaults_as_c45():
+    # besttree.c: max(2 sqrt(N), N/5) and max(window/5, 1)
+    assert (default_window(14), default_window(490), default_window(43500)) == (7, 98, 8700)
+    assert (default_increment(7), default_increment(98)) == (1, 19)
+
+
+def test_target_profile_is_as_uniform_as_the_counts_allow():
+    import numpy as np
+    y = np.array([0] * 9 + [1] * 5 + [2] * 1)
+    # rarest first: class 2 gets its 1 case, class 1 min(5, 9 // 2) = 4, class 0 the other 5
+    assert target_profile(y, 3, 10) == [5, 4, 1]
+
+
+def test_golf_trials_and_best():
+    train, _ = load_stem(R.stem("golf"), test=False)
+    run = window_trees(train, trials=3, window=7, increment=1)
+    assert [len(t.cycles) for t in run.trials] == [5, 5, 3]
+    assert [(c.window, c.window_errors, c.other_errors) for c in run.trials[2].cycles] == \
+        [(7, 1, 2), (8, 1, 1), (9, 0, 0)]
+    assert run.best == 0 and run.trials[0].pruned.size() == 8
