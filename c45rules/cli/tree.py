@@ -39,8 +39,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--explain-splits shows C4.5's gain and gain ratio: it applies to --grower c45")
     windowing = window_settings(args)
     if windowing is not None:
-        if options.get("grower", "c45") != "c45" or args.explain_splits:
-            raise InputError("-t/-w/-i (windowing) apply to --grower c45 and not with --explain-splits")
+        if options.get("grower", "c45") != "c45" or args.explain_splits or args.soft:
+            raise InputError("-t/-w/-i (windowing) apply to --grower c45, and not with --explain-splits or -p")
+    if args.soft and (options.get("grower", "c45") != "c45" or args.explain_splits):
+        raise InputError("-p (soft thresholds) applies to --grower c45 and not with --explain-splits")
         return _print_windowing(args, windowing, options, train, test)
     tree = learn_tree(train, **options)
     if args.explain_splits:
@@ -64,10 +66,15 @@ def run(args: argparse.Namespace) -> int:
                        "test_errors": None if ev_test is None else ev_test.pruned_errors,
                        "estimate_pct": round(ev.estimate, 1)}}))
         return 0
-    out = ["Decision Tree:\n\n" + format_tree(tree.unpruned, train.schema) + "\n\n"]
-    # c4.5 prints the simplified tree only when pruning changed it; any change shrinks it
-    if tree.pruned.size() != tree.unpruned.size():
-        out.append("\nSimplified Decision Tree:\n\n" + format_tree(tree.pruned, train.schema) + "\n\n")
+    if args.soft:
+        from ..tree.report import format_soft
+        from ..tree.soft import soften_thresholds
+        out = [format_soft(tree.unpruned, tree.pruned, train.schema, soften_thresholds(tree.pruned, train))]
+    else:
+        out = ["Decision Tree:\n\n" + format_tree(tree.unpruned, train.schema) + "\n\n"]
+        # c4.5 prints the simplified tree only when pruning changed it; any change shrinks it
+        if tree.pruned.size() != tree.unpruned.size():
+            out.append("\nSimplified Decision Tree:\n\n" + format_tree(tree.pruned, train.schema) + "\n\n")
     out.append("\n" + format_evaluation(ev, "training"))
     if ev_test is not None:
         out.append("\n" + format_evaluation(ev_test, "test"))
