@@ -224,8 +224,8 @@ def tree_options() -> argparse.ArgumentParser:
     return p
 
 
-def window_options(soft: bool = False) -> argparse.ArgumentParser:
-    """c4.5's windowing -t -w -i (spec 5) and, for the tree command, its soft thresholds -p."""
+def window_options() -> argparse.ArgumentParser:
+    """c4.5's windowing -t -w -i (spec 5)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("windowing (as c4.5)")
     g.add_argument("-t", "--trials", type=trials_count, metavar="N",
@@ -235,11 +235,16 @@ def window_options(soft: bool = False) -> argparse.ArgumentParser:
     g.add_argument("-i", "--increment", type=positive_int, metavar="N",
                    help="at most N misclassified cases join the window per cycle (default window/5, but at"
                         " least half of them); implies -t 10")
-    if soft:
-        g = p.add_argument_group("soft thresholds (as c4.5)")
-        g.add_argument("-p", "--soft", action="store_true",
-                       help="soft thresholds: print each cut's [lower,upper] band (kept in the model with"
-                            " fit --keep-tree; explain tells how close a case is to each cut)")
+    return p
+
+
+def soft_options() -> argparse.ArgumentParser:
+    """c4.5's soft thresholds -p."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("soft thresholds (as c4.5)")
+    g.add_argument("-p", "--soft", action="store_true",
+                   help="soft thresholds: each cut's [lower,upper] band (tree: printed as c4.5 -p prints it;"
+                        " fit: kept with --keep-tree, and explain tells how close a case is to each cut)")
     return p
 
 

@@ -7,7 +7,7 @@ import sys
 
 from ..errors import InputError
 from .io import load_training, progress
-from .options import data_options, learning_tree_options, tree_options, window_options, window_settings
+from .options import data_options, learning_tree_options, soft_options, tree_options, window_options, window_settings
 
 HELP = "grow and prune a C4.5 tree (or a CART or ID3 tree: --grower); print it and its evaluation"
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
@@ -25,7 +25,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " ratio; with --json a list of nodes with their path and per-attribute numbers")
 
 
-PARENTS = (data_options, tree_options, lambda: window_options(soft=True))
+PARENTS = (data_options, tree_options, window_options, soft_options)
 
 
 def run(args: argparse.Namespace) -> int:

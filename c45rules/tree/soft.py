@@ -92,3 +92,10 @@ def bands_by_node(tree: Node, bands: list[Band]) -> dict[int, tuple[float, float
     """{id(node): (lower, upper)} for the printing of `tree`."""
     nodes = list(tree.walk())
     return {id(nodes[b.node]): (b.lower, b.upper) for b in bands}
+
+
+def apply_bands(tree: Node, bands: list[Band]) -> None:
+    """Store each band on its threshold node (`Node.soft`), as a model keeps them (fit -p --keep-tree)."""
+    nodes = list(tree.walk())
+    for b in bands:
+        nodes[b.node].soft = (b.lower, b.upper)

@@ -45,3 +45,49 @@ def test_bad_windowing_options_are_refused():
     assert "at most 10000" in fails("tree", GOLF, "-t", "10001")
     assert "whole number" in fails("tree", GOLF, "-t", "0")
     assert "--grower c45" in fails("tree", GOLF, "-t", "2", "--grower", "cart")
+
+
+# ---- -p -------------------------------------------------------------------------------------
+CRX = DATA / "crx" / "crx"
+
+
+def test_tree_p_text_is_c45s():
+    text = (R.OPTIONS / "crx.tree_p.txt").read_text()
+    assert ok("tree", CRX, "-u", "-p").stdout == text[text.index("Decision Tree:"):].replace("Tree saved\n\n\n", "")
+
+
+def test_fit_p_keeps_the_bands_and_explain_reports_them(tmp_path):
+    from c45rules.export.yaml import load_yaml
+    model = tmp_path / "crx.yaml"
+    ok("fit", CRX, "-p", "--keep-tree", "-o", model)
+    bands = [n.soft for n in load_yaml(model).tree.walk() if n.soft is not None]
+    assert len(bands) == 9 and f"{bands[0][0]:g},{bands[0][1]:g}" == "132.28,608.659"
+    out = ok("explain", model, "--row", '{"A9": "t", "A15": 300}').stdout
+    assert "A15 > 228   (A15 = 300: yes; soft band [132.28, 608.659]: inside it, 72 above the cut)" in out
+    soft = json.loads(ok("explain", model, "--row", '{"A9": "t", "A15": 700}', "--json").stdout)
+    assert soft["conditions"][1]["soft"] == {"lower": bands[0][0], "upper": bands[0][1], "inside": False}
+
+
+def test_fit_without_p_keeps_no_band(tmp_path):
+    model = tmp_path / "crx.yaml"
+    ok("fit", CRX, "--keep-tree", "-o", model)
+    assert "soft:" not in model.read_text()
+
+
+def test_bad_soft_options_are_refused(tmp_path):
+    assert "--keep-tree" in fails("fit", CRX, "-p", "-o", tmp_path / "m.yaml")
+    assert "-p" in fails("tree", CRX, "-p", "-t", "2")
+
+
+def test_a_bad_band_in_a_model_is_named(tmp_path):
+    import pytest
+
+    from c45rules.errors import ModelError
+    from c45rules.export.yaml import load_yaml
+    model = tmp_path / "crx.yaml"
+    ok("fit", CRX, "-p", "--keep-tree", "-o", model)
+    text = model.read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("soft: [132.2799530029297, 608.6588745117188]", "soft: [608.7, 132.3]"))
+    with pytest.raises(ModelError, match=r"tree\[\d+\]\.soft.*lower <= upper"):
+        load_yaml(bad)

@@ -57,3 +57,38 @@ def test_golf_trials_and_best():
     assert [(c.window, c.window_errors, c.other_errors) for c in run.trials[2].cycles] == \
         [(7, 1, 2), (8, 1, 1), (9, 0, 0)]
     assert run.best == 0 and run.trials[0].pruned.size() == 8
+
+
+# ---- soft thresholds (c4.5 -p): c45r8-options/*.tree_p.txt ----------------------------------
+SOFT_DIFFER = {"labor": "the grown tree itself differs from c4.5's on labor (22 vs 17 nodes, FIDELITY.md:"
+                        " float summation order of fractional weights), so its bands cannot match"}
+
+
+def _soft_case(name):
+    marks = [pytest.mark.xfail(strict=True, reason=SOFT_DIFFER[name])] if name in SOFT_DIFFER else []
+    return pytest.param(name, marks=marks)
+
+
+@pytest.mark.parametrize("name", [_soft_case(n) for n in R.option_sets("tree_p")])
+def test_soft_thresholds_are_c45s(name):
+    from c45rules.pipeline import learn_tree
+    from c45rules.tree.report import format_soft
+    from c45rules.tree.soft import soften_thresholds
+    train, _ = load_stem(R.stem(name), test=False)
+    tree = learn_tree(train)
+    text = (R.OPTIONS / f"{name}.tree_p.txt").read_text()
+    expected = text[text.index("Decision Tree:"):text.index("Tree saved")]
+    got = format_soft(tree.unpruned, tree.pruned, train.schema, soften_thresholds(tree.pruned, train))
+    assert got + "\n" == expected
+
+
+def test_golf_band_by_hand():
+    # humidity <= 75 over the 5 sunny cases (70, 70, 85, 90, 95): base errors 0, limit =
+    # 0 + sqrt(0.5 * 5.5 / 6) = 0.677; errors with the cut at 70: 0, at 85: 1, so upper =
+    # 70 + (85 - 70) * 0.677 / 1 = 80.155; lower = min(cut, lowest value) = 70
+    from c45rules.pipeline import learn_tree
+    from c45rules.tree.soft import soften_thresholds
+    train, _ = load_stem(R.stem("golf"), test=False)
+    tree = learn_tree(train)
+    (band,) = soften_thresholds(tree.pruned, train)
+    assert f"{band.lower:g},{band.upper:g}" == "70,80.155"
