@@ -626,9 +626,12 @@ class _ClassSearch:
 
 
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,
-                 *, annealing: bool = False, seed: int | None = None, jobs: int = 1) -> list[CandidateRule]:
-    """The rules chosen for each class, class by class (spec 7.6)."""
-    rng = GlibcRandom(1 if seed is None else seed)
+                 *, annealing: bool = False, seed: int | None = None, jobs: int = 1,
+                 rng: GlibcRandom | None = None) -> list[CandidateRule]:
+    """The rules chosen for each class, class by class (spec 7.6). `rng`: a random() stream to
+    continue (c4.5rules draws from one stream for all the trees of a -t run, spec 7.10)."""
+    if rng is None:
+        rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
     coder = ExceptionCoder(len(y))      # the same tables for every class
     for c in range(n_classes):
