@@ -7,14 +7,15 @@ from dataclasses import replace
 
 from ..errors import InputError
 from .io import check_output, is_stdout, write_text
-from .options import data_options, grid_options, rule_options, soft_options, tree_options
+from .options import data_options, grid_options, rule_options, soft_options, tree_options, window_options
 from .rules import learn, rules_text
 
 HELP = "learn C4.5 rules and write the model as YAML"
 EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
            "  c45rules fit loans.csv --target default --discrete branch -o model.yaml\n"
-           "  c45rules fit examples/crx/crx --tune --grid cf=10,25 m=2,5 -o model.yaml")
-PARENTS = (data_options, tree_options, rule_options, grid_options, soft_options)
+           "  c45rules fit examples/crx/crx --tune --grid cf=10,25 m=2,5 -o model.yaml\n"
+           "  c45rules fit examples/crx/crx -t 10 -o model.yaml   (the composite ruleset of 10 windowing trials)")
+PARENTS = (data_options, tree_options, rule_options, grid_options, window_options, soft_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:

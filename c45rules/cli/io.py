@@ -126,6 +126,9 @@ def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | Non
         raise InputError(f"{path}: not the data this model was fitted on (its fingerprint differs"
                          " from the model's); the tree can only be re-grown from the training data")
     o = {**DEFAULTS, **ruleset.options_dict}
+    if "trials" in o:
+        raise InputError("this model's rules come from windowing (fit -t): its trees cannot be re-grown"
+                         " here; fit it with --keep-tree to keep the best trial's pruned tree")
     progress(args, "growing and pruning the tree")
     return grow_with(train, o), train
 

@@ -41,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
     if windowing is not None:
         if options.get("grower", "c45") != "c45" or args.explain_splits or args.soft:
             raise InputError("-t/-w/-i (windowing) apply to --grower c45, and not with --explain-splits or -p")
+        return _print_windowing(args, windowing, options, train, test)
     if args.soft and (options.get("grower", "c45") != "c45" or args.explain_splits):
         raise InputError("-p (soft thresholds) applies to --grower c45 and not with --explain-splits")
-        return _print_windowing(args, windowing, options, train, test)
     tree = learn_tree(train, **options)
     if args.explain_splits:
         from ..tree.explain import explain_splits, format_splits

@@ -91,3 +91,34 @@ def test_a_bad_band_in_a_model_is_named(tmp_path):
     bad.write_text(text.replace("soft: [132.2799530029297, 608.6588745117188]", "soft: [608.7, 132.3]"))
     with pytest.raises(ModelError, match=r"tree\[\d+\]\.soft.*lower <= upper"):
         load_yaml(bad)
+
+
+# ---- rules -t and fit -t: the composite ruleset ----------------------------------------------
+def test_rules_t_json_shape_and_numbers():
+    out = json.loads(ok("rules", MONK1, "-u", "-t", "10", "--json").stdout)
+    # c4.5rules' table for monk1 -t 10 (c45r8-options/monk1.rules_t10.txt)
+    assert [t["rules"] for t in out["trials"]] == [10, 12, 12, 11, 12, 12, 11, 11, 12, 11]
+    assert [t["train_errors"] for t in out["trials"]] == [0, 0, 0, 8, 0, 0, 0, 0, 0, 0]
+    assert (out["rules"], out["train_errors"], out["test_errors"]) == (10, 0, 0)
+
+
+def test_rules_t_text_ends_with_c4_5rules_trial_tables():
+    text = ok("rules", GOLF, "-t", "10").stdout
+    assert text.count("Final rules from tree") == 10 and "Composite ruleset:" in text
+    assert text.endswith("  **       4    0( 0.0%)\n\t\t\t\tAv size = 4.0,  av errors = 0.0 (0.0%)\n")
+
+
+def test_fit_t_saves_the_composite_and_records_the_windowing(tmp_path):
+    from c45rules.export.yaml import load_yaml
+    model = tmp_path / "monk1.yaml"
+    ok("fit", MONK1, "-t", "10", "-o", model)
+    rs = load_yaml(model)
+    assert len(rs.rules) == 10
+    assert {k: rs.options_dict[k] for k in ("trials", "window", "increment")} == \
+        {"trials": 10, "window": 24, "increment": 4}
+    # the tree of a windowed model cannot be re-grown from the data alone
+    assert "--keep-tree" in fails("export", model, "--to", "dot", "--data", f"{MONK1}.data")
+
+
+def test_windowing_with_tune_is_refused(tmp_path):
+    assert "--tune" in fails("fit", GOLF, "-t", "2", "--tune", "-o", tmp_path / "m.yaml")
