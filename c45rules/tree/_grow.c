@@ -913,23 +913,26 @@ static int quicksort_at(int64_t *item, float *weight, const float *X, Py_ssize_t
 }
 
 PyDoc_STRVAR(replay_sort_doc,
-"replay_sort(item, weight, X, lo, hi, min_objs) -> None\n\n"
+"replay_sort(item, weight, X, lo, hi, min_objs, orders, items) -> None\n\n"
 "EvalContinuousAtt's swaps at a node of cases lo..hi for every column of X (float32, cases x k,\n"
 "NaN = unknown), in column order: unknown values to the front, then, when the known weight is\n"
-"at least 2 * min_objs, c4.5's Quicksort of the known ones.");
+"at least 2 * min_objs, c4.5's Quicksort of the known ones. Row j of orders (int64, k x n) gets\n"
+"the cases as that column's scan sees them: the known ones in their sorted order, then the\n"
+"unknown ones; items[j] (float32) the node's weight summed in the order before that column.");
 
 static PyObject *py_replay_sort(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[3];
+    Py_buffer v[5];
     memset(v, 0, sizeof(v));
     Py_ssize_t lo, hi;
     double min_objs;
-    if (!PyArg_ParseTuple(args, "w*w*y*nnd", &v[0], &v[1], &v[2], &lo, &hi, &min_objs))
+    if (!PyArg_ParseTuple(args, "w*w*y*nndw*w*", &v[0], &v[1], &v[2], &lo, &hi, &min_objs, &v[3], &v[4]))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t *stack = NULL;
-    Py_ssize_t N = v[0].len / 8, k = N ? v[2].len / 4 / N : 0;
-    if (!(view_ok(&v[1], N, 4, "weight") && view_ok(&v[2], N * k, 4, "X")))
+    Py_ssize_t N = v[0].len / 8, k = N ? v[2].len / 4 / N : 0, n = hi - lo + 1;
+    if (!(view_ok(&v[1], N, 4, "weight") && view_ok(&v[2], N * k, 4, "X") && n >= 0
+          && view_ok(&v[3], k * n, 8, "orders") && view_ok(&v[4], k, 4, "items")))
         goto done;
     if (lo < 0 || hi >= N) {
         PyErr_SetString(PyExc_ValueError, "replay_sort: range out of bounds");
@@ -949,14 +952,18 @@ static PyObject *py_replay_sort(PyObject *self, PyObject *args) {
             if (isnan(X[item[i] * k + j])) swap_at(item, weight, xp++, i);
         for (Py_ssize_t i = lo; i < xp; i++) unknown = unknown + weight[i];
         float known = items - unknown;
-        if (known < 2 * min_objs) continue;
-        quicksort_at(item, weight, X, k, j, xp, hi, stack);
+        if (known >= 2 * min_objs) quicksort_at(item, weight, X, k, j, xp, hi, stack);
+        int64_t *row = (int64_t *)v[3].buf + j * n;
+        Py_ssize_t at = 0;
+        for (Py_ssize_t i = xp; i <= hi; i++) row[at++] = item[i];
+        for (Py_ssize_t i = lo; i < xp; i++) row[at++] = item[i];
+        ((float *)v[4].buf)[j] = items;
     }
     result = Py_None;
     Py_INCREF(result);
 done:
     free(stack);
-    release(v, 3);
+    release(v, 5);
     return result;
 }
 

@@ -118,6 +118,16 @@ class _Replay:
         """c4.5 Group over positions lo..hi for cases whose code is `value`; the next position."""
         return _native.replay_group(self.item, self.weight, self.code, value, lo, hi, limit)
 
+    def sort(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        """EvalContinuousAtt's swaps at a node (every continuous attribute in turn); each
+        attribute's cases in its scan's order (k x n: known sorted, then unknown) and the
+        node's weight as that attribute's evaluation sums it (float, in the order before it)."""
+        k = self.X.shape[1]
+        orders = np.empty((k, hi - lo + 1), dtype=np.int64)
+        items = np.empty(k, dtype=np.float32)
+        _native.replay_sort(self.item, self.weight, self.X, lo, hi, self.min_objs, orders, items)
+        return orders, items
+
     def code_outcomes(self, node: Node, lo: int, hi: int) -> None:
         """Each case at lo..hi gets its branch of `node` as code (-1: unknown)."""
         cases = self.item[lo:hi + 1]
@@ -145,7 +155,7 @@ class _Replay:
         if dist.max() == cases or cases < 2 * self.min_objs:
             return          # spec 2.1: a leaf before any attribute is evaluated
         if self.X.shape[1]:
-            _native.replay_sort(self.item, self.weight, self.X, lo, hi, self.min_objs)
+            self.sort(lo, hi)
         if node.is_leaf:
             return
         self.code_outcomes(node, lo, hi)
@@ -188,10 +198,9 @@ class _Replay:
         idx = self.item[lo:hi + 1].copy()
         g.weights[idx] = self.weight[lo:hi + 1]
 
-        def reorder() -> np.ndarray:
-            if self.X.shape[1]:
-                _native.replay_sort(self.item, self.weight, self.X, lo, hi, self.min_objs)
-            return self.item[lo:hi + 1].copy()
+        def reorder() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+            scans = self.sort(lo, hi) if self.X.shape[1] else None
+            return self.item[lo:hi + 1].copy(), scans
         node, forks = g.node_test(idx, reorder)
         if not forks:
             return node
