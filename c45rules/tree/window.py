@@ -28,7 +28,7 @@ from .split import F32, forget_tables, seq_sum
 
 try:
     from . import _grow as _native
-except ImportError:     # pragma: no cover - the replay's loops are compiled only
+except ImportError:     # built only where a C compiler was there: _PyLoops does the same, slowly
     _native = None
 
 
@@ -90,13 +90,75 @@ def target_profile(y: np.ndarray, n_classes: int, size: int) -> list[int]:
     return target
 
 
+class _PyLoops:
+    """The compiled loops of _grow.c (replay_group, replay_sort, replay_shuffle) in Python, for
+    an install without a C compiler: one case at a time, the same swaps, much slower."""
+
+    @staticmethod
+    def replay_group(item, weight, code, value, lo, hi, limit):
+        for i in range(lo, hi + 1):
+            if limit == 0:
+                break
+            if code[item[i]] == value:
+                _PyLoops.swap(item, weight, lo, i)
+                lo += 1
+                limit -= limit > 0
+        return lo
+
+    @staticmethod
+    def swap(item, weight, a, b):
+        item[a], item[b] = item[b], item[a]
+        weight[a], weight[b] = weight[b], weight[a]
+
+    @staticmethod
+    def replay_shuffle(item, alt):
+        for i, j in enumerate(alt.tolist()):
+            item[i], item[j] = item[j], item[i]
+
+    @staticmethod
+    def replay_sort(item, weight, X, lo, hi, min_objs, orders, items):
+        for j in range(X.shape[1]):
+            total = seq_sum(weight[lo:hi + 1])
+            xp = lo
+            for i in range(lo, hi + 1):
+                if np.isnan(X[item[i], j]):
+                    _PyLoops.swap(item, weight, xp, i)
+                    xp += 1
+            if total - seq_sum(weight[lo:xp]) >= 2 * min_objs:
+                _PyLoops.quicksort(item, weight, X[:, j], xp, hi)
+            orders[j] = np.concatenate([item[xp:hi + 1], item[lo:xp]])
+            items[j] = total
+
+    @staticmethod
+    def quicksort(item, weight, col, fp, lp):
+        """c4.5 sort.c Quicksort: last element as pivot, values equal to it gathered below it."""
+        stack = [(fp, lp)]
+        while stack:
+            fp, lp = stack.pop()
+            if fp >= lp:
+                continue
+            thresh = col[item[lp]]
+            middle = fp
+            for i in range(fp, lp):
+                if col[item[i]] <= thresh:
+                    if i != middle:
+                        _PyLoops.swap(item, weight, middle, i)
+                    middle += 1
+            lower = middle - 1
+            for i in range(lower, fp - 1, -1):
+                if col[item[i]] == thresh:
+                    if i != lower:
+                        _PyLoops.swap(item, weight, lower, i)
+                    lower -= 1
+            _PyLoops.swap(item, weight, middle, lp)
+            stack.extend([(fp, lower), (middle + 1, lp)])
+
+
 class _Replay:
     """c4.5's Item and Weight arrays (by position) and the loops that reorder them."""
 
     def __init__(self, data: Dataset, min_objs: float, gain_ratio: bool, subset: bool, cf: float):
-        if _native is None:
-            raise RuntimeError("windowing needs the compiled module c45rules.tree._grow "
-                               "(python setup.py build_ext --inplace)")
+        self.loops = _native if _native is not None else _PyLoops
         self.data = data
         self.n = data.n
         self.y = data.y.astype(np.int64)
@@ -116,7 +178,7 @@ class _Replay:
     # ---- the compiled loops ------------------------------------------------------
     def group(self, value: int, lo: int, hi: int, limit: int = -1) -> int:
         """c4.5 Group over positions lo..hi for cases whose code is `value`; the next position."""
-        return _native.replay_group(self.item, self.weight, self.code, value, lo, hi, limit)
+        return self.loops.replay_group(self.item, self.weight, self.code, value, lo, hi, limit)
 
     def sort(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         """EvalContinuousAtt's swaps at a node (every continuous attribute in turn); each
@@ -125,7 +187,7 @@ class _Replay:
         k = self.X.shape[1]
         orders = np.empty((k, hi - lo + 1), dtype=np.int64)
         items = np.empty(k, dtype=np.float32)
-        _native.replay_sort(self.item, self.weight, self.X, lo, hi, self.min_objs, orders, items)
+        self.loops.replay_sort(self.item, self.weight, self.X, lo, hi, self.min_objs, orders, items)
         return orders, items
 
     def code_outcomes(self, node: Node, lo: int, hi: int) -> None:
@@ -139,7 +201,7 @@ class _Replay:
         n = self.n
         # Alt = This + Left * Random, Left counting down from N (besttree.c Shuffle)
         alt = np.arange(n, dtype=np.int64) + (np.arange(n, 0, -1) * self.random.uniforms(n)).astype(np.int64)
-        _native.replay_shuffle(self.item, np.minimum(alt, n - 1))
+        self.loops.replay_shuffle(self.item, np.minimum(alt, n - 1))
         self.code[:] = self.y
         start = 0
         for c, more in enumerate(target):

@@ -136,3 +136,11 @@ def test_composite_rulesets_are_c45rules(name):
     tables = [trial_table(rulesets, [evaluate(rs, d).errors for rs in rulesets], d.n)
               for d in ([train] if test is None else [train, test])]
     assert tables == _trial_tables(name)
+
+
+def test_without_the_compiled_loops_the_python_ones_give_the_same_trials(monkeypatch):
+    # an install without a C compiler replays the same swaps in Python (labor-neg: unknown values)
+    from c45rules.tree import window
+    train, test = load_stem(R.stem("labor-neg"), test=True)
+    monkeypatch.setattr(window, "_native", None)
+    assert format_windowing(window_trees(train, trials=10), train, test) == R.windowing_text("labor-neg")
