@@ -229,7 +229,8 @@ def window_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("windowing (as c4.5)")
     g.add_argument("-t", "--trials", type=trials_count, metavar="N",
-                   help="grow N trees by windowing (1 to 10000) and keep the one of fewest estimated errors")
+                   help="grow N trees by windowing (1 to 10000): tree keeps the one of fewest estimated errors,"
+                        " rules and fit the composite ruleset of all N")
     g.add_argument("-w", "--window", type=positive_int, metavar="N",
                    help="initial window of N cases (default max(2 sqrt(cases), cases/5)); implies -t 10")
     g.add_argument("-i", "--increment", type=positive_int, metavar="N",
