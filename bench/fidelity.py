@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fidelity table: our trees and rulesets against C4.5 R8's outputs on every shared dataset.
 
-Usage: python bench/fidelity.py [--trees-only | --rules-only | --cart | --j48 | --chaid] [--jobs N] [NAME ...]
+Usage: python bench/fidelity.py [--trees-only | --rules-only | --cart | --j48 | --chaid | --window | --soft]
+                              [--jobs N] [NAME ...]
 Prints markdown tables, one row per dataset: ours vs the reference, match yes/no. A
 ruleset matches when every rule (id, conditions as printed, class, order, confidence),
 the default class and the train/test error counts equal what c4.5rules printed.
@@ -113,10 +114,20 @@ def main() -> None:
                     help="only the table of the j48 grower against Weka 3.6.14's J48 (../shared/reference/j48)")
     ap.add_argument("--chaid", action="store_true",
                     help="only the table of the chaid grower against the CHAID package (PyPI; the test extra)")
+    ap.add_argument("--window", action="store_true",
+                    help="only the tables of windowing (-t 10) and the composite rulesets against"
+                         " ../shared/reference/c45r8-options")
+    ap.add_argument("--soft", action="store_true", help="only the table of soft thresholds (-p)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (the results must not change)")
     args = ap.parse_args()
     global JOBS
     JOBS = args.jobs
+    if args.window:
+        window_tables(args.names or R.option_sets("tree_t10"))
+        return
+    if args.soft:
+        soft_table(args.names or R.option_sets("tree_p"))
+        return
     if args.cart:
         cart_table(args.names or R.rpart_datasets())
         return
@@ -157,6 +168,77 @@ def trees(names: list[str]) -> None:
         matched += ok
         print("| " + " | ".join(map(str, row)) + f" | {'yes' if ok else 'NO'} |", flush=True)
     print(f"\nTrees matching the reference (size, errors, estimate): {matched}/{len(names)}")
+
+
+def window_tables(names: list[str]) -> None:
+    """Windowing (c4.5 -t 10) and the composite rulesets (c4.5rules on its trees) against the
+    reference: the whole printed -t output, and c4.5rules' closing trial tables."""
+    from c45rules.cli.rules import trial_table
+    from c45rules.rules.composite import composite_rules
+    from c45rules.rules.evaluate import evaluate
+    from c45rules.tree.report import format_windowing
+    from c45rules.tree.window import window_trees
+    tree_rows, rule_rows = [], []
+    for n in names:
+        train, test = load_stem(R.stem(n), test=True)
+        t = time.perf_counter()
+        run = window_trees(train, trials=10)
+        tree_secs = time.perf_counter() - t
+        best = run.trials[run.best]
+        same = format_windowing(run, train, test) == R.windowing_text(n)
+        tree_rows.append([n, run.window, run.increment, sum(len(x.cycles) for x in run.trials), run.best,
+                          best.pruned.size(), errors(best.pruned, train), "-" if test is None else errors(best.pruned, test),
+                          f"{tree_secs:.1f}", "yes" if same else "NO"])
+        t = time.perf_counter()
+        comp = composite_rules([x.unpruned for x in run.trials], train)
+        rule_secs = time.perf_counter() - t
+        rulesets = [rs for rs, _ in comp.trials] + [comp.ruleset]
+        datas = [train] if test is None else [train, test]
+        tables = [trial_table(rulesets, [evaluate(rs, d).errors for rs in rulesets], d.n) for d in datas]
+        text = (R.OPTIONS / f"{n}.rules_t10.txt").read_text()
+        theirs = [("\nTrial   Size      Errors\n" + part[:part.index("\n", part.index("Av size")) + 1])
+                  for part in text.split("\nTrial   Size      Errors\n")[1:]]
+        rule_rows.append([n, len(comp.ruleset.rules), evaluate(comp.ruleset, train).errors,
+                          "-" if test is None else evaluate(comp.ruleset, test).errors,
+                          f"{sum(len(rs.rules) for rs in rulesets[:-1]) / 10:.1f}", f"{rule_secs:.1f}",
+                          "yes" if tables == theirs else "NO"])
+    print("## Windowing (-t 10)\n")
+    print("| dataset | window | increment | cycles | best trial | pruned size | train err | test err | ours s |"
+          " same output as c4.5 -t 10 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for row in tree_rows:
+        print("| " + " | ".join(map(str, row)) + " |")
+    print(f"\nSets whose whole -t 10 output equals c4.5's: {sum(r[-1] == 'yes' for r in tree_rows)}/{len(tree_rows)}")
+    print("\n## Composite rulesets\n")
+    print("| dataset | composite rules | train err | test err | mean rules per trial | ours s (rules only) |"
+          " same trial tables as c4.5rules |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rule_rows:
+        print("| " + " | ".join(map(str, row)) + " |")
+    print(f"\nSets whose per-trial and composite rules and errors equal c4.5rules': "
+          f"{sum(r[-1] == 'yes' for r in rule_rows)}/{len(rule_rows)}")
+
+
+def soft_table(names: list[str]) -> None:
+    """Soft thresholds (c4.5 -p) against the reference: the bands and the trees printed with them."""
+    from c45rules.tree.report import format_soft
+    from c45rules.tree.soft import soften_thresholds
+    print("## Soft thresholds (-p)\n")
+    print("| dataset | cuts softened | ours s | same trees and bands as c4.5 -p |")
+    print("|---|---|---|---|")
+    same_n = 0
+    for n in names:
+        train, _ = load_stem(R.stem(n), test=False)
+        tree = learn_tree(train, jobs=JOBS)
+        t = time.perf_counter()
+        bands = soften_thresholds(tree.pruned, train)
+        secs = time.perf_counter() - t
+        text = (R.OPTIONS / f"{n}.tree_p.txt").read_text()
+        same = format_soft(tree.unpruned, tree.pruned, train.schema, bands) + "\n" == \
+            text[text.index("Decision Tree:"):text.index("Tree saved")]
+        same_n += same
+        print(f"| {n} | {len(bands)} | {secs:.2f} | {'yes' if same else 'NO'} |", flush=True)
+    print(f"\nSets whose -p trees and bands equal c4.5's: {same_n}/{len(names)}")
 
 
 def cart_rows(name: str) -> list[tuple[str, dict, dict]]:

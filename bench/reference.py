@@ -9,11 +9,23 @@ from pathlib import Path
 SHARED = Path(os.environ.get("C45RULES_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 DATA = SHARED / "data"
 REF = SHARED / "reference" / "c45r8"
+OPTIONS = SHARED / "reference" / "c45r8-options"     # -t 10 and -p runs (EXTRA.md)
 
 
 def stem(name: str) -> str:
     """Path stem of a shared dataset."""
     return str(DATA / name / name)
+
+
+def option_sets(kind: str) -> list[str]:
+    """Datasets with a c45r8-options/NAME.KIND.txt reference (kind: tree_t10, rules_t10, tree_p)."""
+    return sorted(p.name[:-len(f".{kind}.txt")] for p in OPTIONS.glob(f"*.{kind}.txt"))
+
+
+def windowing_text(name: str) -> str:
+    """c4.5 -t 10's output from the first trial on, "Best tree from trial K" without "saved"."""
+    t = (OPTIONS / f"{name}.tree_t10.txt").read_text()
+    return t[t.index("--------\nTrial 0"):].replace(" saved\n", "\n")
 
 
 def datasets() -> list[str]:

@@ -139,16 +139,25 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
                 redundancy: float = 1.0, annealing: bool = False, seed: int | None = None,
                 options: dict[str, Any] | None = None, jobs: int = 1) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules on the unpruned tree: generalise, select, order, default, sift (spec 7)."""
+    cands = generalise_rules(tree.unpruned_flat, data, cf=cf, fisher=None if fisher is None else fisher / 100,
+                             jobs=jobs)
+    return rules_from_candidates(cands, data, redundancy=redundancy, annealing=annealing, seed=seed,
+                                 options=options, jobs=jobs)
+
+
+def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundancy: float = 1.0,
+                          annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
+                          jobs: int = 1, rng: Any = None) -> tuple[RuleSet, RulesTrace]:
+    """c4.5rules from the generalised rules on: select, order, default, sift (spec 7.6-7.9).
+    `rng`: the random() stream to continue (several trees, spec 7.10)."""
     y = data.y
     w = data.weights        # None: every count is a number of cases
     C = len(data.schema.classes)
-    cands = generalise_rules(tree.unpruned_flat, data, cf=cf, fisher=None if fisher is None else fisher / 100,
-                             jobs=jobs)
     bb = branch_bits(data)
     att_bits = attribute_test_bits(bb)
     nvals = [len(a.values) for a in data.schema.attributes]
     bits = {r.number: rule_bits(r.conditions, bb, att_bits, nvals, redundancy) for r in cands}
-    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs, weights=w)
+    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs, weights=w, rng=rng)
     for r in selected:
         # unpacked once: ordering, the default class and sifting read each cover many times
         # (order_rules once per class and round: 10k unpackings for letter's 26 classes)

@@ -154,6 +154,27 @@ class Explanation:
     # default: (rule id, first failed condition, value); (rule id, None, None) for a rule whose
     # conditions hold but which never fires (error above 0.7, spec 7.6.1)
     misses: tuple[tuple[int, Condition | None, Any], ...]
+    # the kept tree's soft bands (fit -p --keep-tree): ((attribute, cut), lower, upper)
+    bands: tuple[tuple[tuple[str, float], float, float], ...] = ()
+
+    def band(self, cond: Condition | None) -> tuple[float, float] | None:
+        """The soft band (lower, upper) of a threshold condition's cut, when the model keeps one."""
+        if cond is None or cond.op not in ("<=", ">"):
+            return None
+        for key, lower, upper in self.bands:
+            if key == (cond.attribute, cond.value):
+                return lower, upper
+        return None
+
+    def _closeness(self, cond: Condition | None, val: Any) -> str:
+        """'; soft band [l, u]: inside it, d above the cut' for a known value and a banded cut."""
+        band = self.band(cond)
+        if band is None or not isinstance(val, float):
+            return ""
+        where = "inside it" if band[0] <= val <= band[1] else "outside it"
+        side = "above" if val > cond.value else "at or below"
+        return (f"; soft band [{format_threshold(band[0])}, {format_threshold(band[1])}]: {where},"
+                f" {format_threshold(abs(val - cond.value))} {side} the cut")
 
     def __str__(self) -> str:
         lines = []
@@ -162,14 +183,16 @@ class Explanation:
                          f" [{100 * self.rule.confidence:.1f}%, covers {self.rule.covered},"
                          f" {self.rule.errors} errors]:")
             for cond, val, ok in self.checks:
-                lines.append(f"  {cond}   ({cond.attribute} = {_show(val)}: {'yes' if ok else 'no'})")
+                lines.append(f"  {cond}   ({cond.attribute} = {_show(val)}: {'yes' if ok else 'no'}"
+                             f"{self._closeness(cond, val)})")
         else:
             lines.append(f"class {self.prediction} by default: no rule fired")
             for rid, cond, val in self.misses:
                 if cond is None:
                     lines.append(f"  rule {rid}: its conditions hold, but it never fires (error above 70%)")
                 else:
-                    lines.append(f"  rule {rid}: fails {cond}   ({cond.attribute} = {_show(val)})")
+                    lines.append(f"  rule {rid}: fails {cond}   ({cond.attribute} = {_show(val)}"
+                                 f"{self._closeness(cond, val)})")
         return "\n".join(lines)
 
 
@@ -185,6 +208,10 @@ class Explanation:
                    "case_value": _plain(val), "satisfied": ok}
             if cond is not None and cond.or_unknown:   # only when set, as in the YAML
                 out["or_unknown"] = True
+            band = self.band(cond)
+            if band is not None:     # a model fitted with -p --keep-tree
+                out["soft"] = {"lower": band[0], "upper": band[1],
+                               "inside": isinstance(val, float) and band[0] <= val <= band[1]}
             return out
 
         if self.rule is not None:
@@ -384,10 +411,12 @@ class RuleSet:
                 return case.get(attr)
             return None if v < 0 else at.values[int(v)]
 
+        bands = tuple(((self.schema.attributes[n.attribute].name, n.cut), n.soft[0], n.soft[1])
+                      for n in (self.tree.walk() if self.tree is not None else ()) if n.soft is not None)
         if k:
             rule = self.rules[k - 1]
             checks = tuple((c, value(c.attribute), True) for c in rule.conditions)
-            return Explanation(rule.prediction, rule, checks, ())
+            return Explanation(rule.prediction, rule, checks, (), bands)
         misses = []
         for rule in self.rules:
             for c in rule.conditions:
@@ -397,7 +426,7 @@ class RuleSet:
             else:
                 if not rule.fires:
                     misses.append((rule.id, None, None))
-        return Explanation(self.default_class, None, (), tuple(misses))
+        return Explanation(self.default_class, None, (), tuple(misses), bands)
 
     @property
     def options_dict(self) -> dict[str, Any]:

@@ -5,15 +5,17 @@ import argparse
 import sys
 from dataclasses import replace
 
+from ..errors import InputError
 from .io import check_output, is_stdout, write_text
-from .options import data_options, grid_options, rule_options, tree_options
+from .options import data_options, grid_options, rule_options, soft_options, tree_options, window_options
 from .rules import learn, rules_text
 
 HELP = "learn C4.5 rules and write the model as YAML"
 EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
            "  c45rules fit loans.csv --target default --discrete branch -o model.yaml\n"
-           "  c45rules fit examples/crx/crx --tune --grid cf=10,25 m=2,5 -o model.yaml")
-PARENTS = (data_options, tree_options, rule_options, grid_options)
+           "  c45rules fit examples/crx/crx --tune --grid cf=10,25 m=2,5 -o model.yaml\n"
+           "  c45rules fit examples/crx/crx -t 10 -o model.yaml   (the composite ruleset of 10 windowing trials)")
+PARENTS = (data_options, tree_options, rule_options, grid_options, window_options, soft_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -32,9 +34,20 @@ def run(args: argparse.Namespace) -> int:
     """Write the model, then print its rules and evaluation unless the model went to stdout."""
     from ..export.yaml import dump_yaml
     check_output(args, args.output)
+    if args.soft and not args.keep_tree:
+        raise InputError("-p keeps each cut's soft band in the model's tree: add --keep-tree")
+    if args.soft and getattr(args, "grower", "c45") != "c45":
+        raise InputError("-p (soft thresholds) applies to --grower c45")
+    if args.soft and (getattr(args, "weights", None) or getattr(args, "class_weights", None)):
+        raise InputError("-p (soft thresholds) counts whole cases: it does not go with --weights or --class-weights")
     ruleset, tree, train, test = learn(args)
     if args.keep_tree:
-        ruleset = replace(ruleset, tree=tree.pruned)
+        kept = tree.pruned
+        if args.soft:
+            from ..tree.soft import apply_bands, soften_thresholds
+            kept = tree.pruned.copy()
+            apply_bands(kept, soften_thresholds(kept, train))
+        ruleset = replace(ruleset, tree=kept)
     write_text(args.output, dump_yaml(ruleset))
     if not is_stdout(args.output):   # `-o -` puts the model alone on stdout
         sys.stdout.write(rules_text(ruleset, train, test))

@@ -277,6 +277,49 @@ def tree_options(j48_folds: bool = True) -> argparse.ArgumentParser:
     return p
 
 
+def window_options() -> argparse.ArgumentParser:
+    """c4.5's windowing -t -w -i (spec 5)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("windowing (as c4.5)")
+    g.add_argument("-t", "--trials", type=trials_count, metavar="N",
+                   help="grow N trees by windowing (1 to 10000): tree keeps the one of fewest estimated errors,"
+                        " rules and fit the composite ruleset of all N")
+    g.add_argument("-w", "--window", type=positive_int, metavar="N",
+                   help="initial window of N cases (default max(2 sqrt(cases), cases/5)); implies -t 10")
+    g.add_argument("-i", "--increment", type=positive_int, metavar="N",
+                   help="at most N misclassified cases join the window per cycle (default window/5, but at"
+                        " least half of them); implies -t 10")
+    return p
+
+
+def soft_options() -> argparse.ArgumentParser:
+    """c4.5's soft thresholds -p."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("soft thresholds (as c4.5)")
+    g.add_argument("-p", "--soft", action="store_true",
+                   help="soft thresholds: each cut's [lower,upper] band (tree: printed as c4.5 -p prints it;"
+                        " fit: kept with --keep-tree, and explain tells how close a case is to each cut)")
+    return p
+
+
+def trials_count(text: str) -> int:
+    """-t: c4.5 accepts 1 to 10000 trials."""
+    n = positive_int(text)
+    if n > 10000:
+        raise argparse.ArgumentTypeError(f"{text}: at most 10000 trials")
+    return n
+
+
+def window_settings(args: argparse.Namespace) -> dict[str, int] | None:
+    """{trials, window, increment} when windowing was asked for (-w or -i alone mean 10
+    trials, as in c4.5), else None; window/increment None for their defaults."""
+    trials = getattr(args, "trials", None)
+    window, increment = getattr(args, "window", None), getattr(args, "increment", None)
+    if trials is None and window is None and increment is None:
+        return None
+    return {"trials": trials or 10, "window": window, "increment": increment}
+
+
 def rule_options() -> argparse.ArgumentParser:
     """c4.5rules' -F -r -a and the annealing seed."""
     p = argparse.ArgumentParser(add_help=False)

@@ -7,11 +7,14 @@ import sys
 from dataclasses import replace
 
 from .io import load_training, progress
-from .options import data_options, learning_rule_options, rule_options, tree_options, tuning_grid
+from ..errors import InputError
+from .options import (data_options, learning_rule_options, rule_options, tree_options, tuning_grid, window_options,
+                      window_settings)
 
 HELP = "learn C4.5 rules; print them and their evaluation like c4.5rules"
-EXAMPLE = "c45rules rules examples/crx/crx -u\n  c45rules rules examples/crx/crx --json"
-PARENTS = (data_options, tree_options, rule_options)
+EXAMPLE = ("c45rules rules examples/crx/crx -u\n  c45rules rules examples/crx/crx --json\n"
+           "  c45rules rules examples/crx/crx -u -t 10   (a ruleset per windowing trial, then the composite)")
+PARENTS = (data_options, tree_options, rule_options, window_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -28,6 +31,12 @@ def learn(args: argparse.Namespace):
     tuned = None
     if getattr(args, "tune", False):
         options, tuned = tuned_options(args, train, options)
+    windowing = window_settings(args)
+    if windowing is not None:
+        if tuned is not None:
+            raise InputError("-t/-w/-i (windowing) and --tune: choose one")
+        ruleset, tree, _ = windowed_rules(args, train, options, windowing)
+        return ruleset, tree, train, test
     progress(args, "growing the tree, generalising and selecting rules")
     ruleset, tree, _ = fit_dataset(train, **options)
     winnowed = ruleset.options_dict.get("winnowed")
@@ -38,6 +47,34 @@ def learn(args: argparse.Namespace):
     if tuned is not None:   # the choice and its evidence travel with the model
         ruleset = replace(ruleset, options=(*ruleset.options, ("tuned", tuned)))
     return ruleset, tree, train, test
+
+
+def windowed_rules(args: argparse.Namespace, train, options: dict, windowing: dict):
+    """(composite ruleset, best trial's Tree, Composite) of a -t run (spec 5, 7.10); the model
+    records the windowing as options trials, window and increment."""
+    from ..pipeline import check_options, grower_options
+    from ..rules.composite import composite_rules
+    from ..tree.node import Tree
+    from ..tree.window import window_trees
+    o = grower_options(check_options(options))
+    if o.get("grower", "c45") != "c45":
+        raise InputError("-t/-w/-i (windowing) apply to --grower c45")
+    # c4.5's windowing draws and counts whole cases, and screens no attribute
+    if train.weights is not None:
+        raise InputError("-t/-w/-i (windowing) count whole cases: they do not go with --weights or --class-weights")
+    if options.get("winnow"):
+        raise InputError("-t/-w/-i (windowing) and --winnow: choose one")
+    progress(args, f"windowing: {windowing['trials']} trials")
+    run = window_trees(train, **windowing, cf=o["cf"], min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
+                       subset=o["subset"])
+    recorded = {**o, "trials": windowing["trials"], "window": run.window, "increment": run.increment}
+    progress(args, "rules from every trial's tree, then the composite ruleset")
+    rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
+    comp = composite_rules([t.unpruned for t in run.trials], train, cf=rules_cf, fisher=o["fisher"],
+                           redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"],
+                           options=recorded, jobs=o["jobs"])
+    best = run.trials[run.best]
+    return comp.ruleset, Tree(train.schema, best.unpruned, best.pruned, recorded), comp
 
 
 def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict, dict]:
@@ -70,6 +107,9 @@ def rules_text(ruleset, train, test) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the rules and their evaluation (or their counts as JSON)."""
     from ..rules.evaluate import evaluate
+    windowing = window_settings(args)
+    if windowing is not None:
+        return _run_windowed(args, windowing)
     ruleset, _, train, test = learn(args)
     if args.json:
         print(json.dumps({
@@ -82,3 +122,42 @@ def run(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(rules_text(ruleset, train, test))
     return 0
+
+
+def _run_windowed(args: argparse.Namespace, windowing: dict) -> int:
+    """rules -t: each trial's ruleset, the composite one, its evaluation and c4.5rules' trial table."""
+    from ..rules.evaluate import evaluate
+    from ..ruleset import format_rules
+    train, test = load_training(args)
+    options = learning_rule_options(args)
+    _, _, comp = windowed_rules(args, train, options, windowing)
+    rulesets = [rs for rs, _ in comp.trials] + [comp.ruleset]
+    train_errors = [evaluate(rs, train).errors for rs in rulesets]
+    if args.json:
+        print(json.dumps({
+            "trials": [{"rules": len(rs.rules), "train_errors": e} for rs, e in zip(rulesets[:-1], train_errors)],
+            "rules": len(comp.ruleset.rules), "train_errors": train_errors[-1],
+            "test_errors": None if test is None else evaluate(comp.ruleset, test).errors}))
+        return 0
+    out = []
+    for t, rs in enumerate(rulesets[:-1]):
+        out.append(f"------------------\nProcessing tree {t}\n\nFinal rules from tree {t}:\n\n" + format_rules(rs))
+    out.append("Composite ruleset:\n\n" + rules_text(comp.ruleset, train, test))
+    out.append(trial_table(rulesets, train_errors, train.n))
+    if test is not None:
+        out.append("\n" + trial_table(rulesets, [evaluate(rs, test).errors for rs in rulesets], test.n))
+    sys.stdout.write("".join(out))
+    return 0
+
+
+def trial_table(rulesets: list, errors: list[int], cases: int) -> str:
+    """c4.5rules' closing table of a -t run: each trial's rules and errors, the composite's (**)
+    and the averages over all of them."""
+    lines = ["", "Trial   Size      Errors", "-----   ----      ------"]
+    for t, (rs, e) in enumerate(zip(rulesets, errors)):
+        tag = f"{t:4d}" if t < len(rulesets) - 1 else "  **"
+        lines.append(f"{tag}    {len(rs.rules):4d} {e:4d}({100 * e / cases:4.1f}%)")
+    size = sum(len(rs.rules) for rs in rulesets) / len(rulesets)
+    mean = sum(errors) / len(errors)
+    lines.append(f"\t\t\t\tAv size = {size:.1f},  av errors = {mean:.1f} ({100 * mean / cases:.1f}%)")
+    return "\n".join(lines) + "\n"

@@ -7,14 +7,15 @@ import sys
 
 from ..errors import InputError
 from .io import load_training, progress
-from .options import data_options, learning_tree_options, tree_options
+from .options import data_options, learning_tree_options, soft_options, tree_options, window_options, window_settings
 
 HELP = "grow and prune a C4.5 tree (or a CART, ID3, J48 or CHAID tree: --grower); print it and its evaluation"
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
            "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json\n"
            "  c45rules tree examples/crx/crx -u --weka-compat --binary-splits --json   (Weka's J48 -B)\n"
            "  c45rules tree examples/crx/crx -u --grower chaid --min-parent 50 --min-child 20\n"
-           "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)")
+           "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)\n"
+           "  c45rules tree examples/crx/crx -u -t 10   (windowing: 10 trees, as c4.5 -t 10)")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -26,7 +27,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " ratio; with --json a list of nodes with their path and per-attribute numbers")
 
 
-PARENTS = (data_options, tree_options)
+PARENTS = (data_options, tree_options, window_options, soft_options)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +39,16 @@ def run(args: argparse.Namespace) -> int:
     options = learning_tree_options(args)
     if args.explain_splits and options.get("grower", "c45") != "c45":
         raise InputError("--explain-splits shows C4.5's gain and gain ratio: it applies to --grower c45")
+    windowing = window_settings(args)
+    if (windowing is not None or args.soft) and train.weights is not None:
+        # c4.5's windowing and soft thresholds count whole cases
+        raise InputError("-t/-w/-i (windowing) and -p (soft thresholds) do not go with --weights or --class-weights")
+    if windowing is not None:
+        if options.get("grower", "c45") != "c45" or args.explain_splits or args.soft:
+            raise InputError("-t/-w/-i (windowing) apply to --grower c45, and not with --explain-splits or -p")
+        return _print_windowing(args, windowing, options, train, test)
+    if args.soft and (options.get("grower", "c45") != "c45" or args.explain_splits):
+        raise InputError("-p (soft thresholds) applies to --grower c45 and not with --explain-splits")
     tree = learn_tree(train, **options)
     if args.explain_splits:
         from ..tree.explain import explain_splits, format_splits
@@ -60,10 +71,15 @@ def run(args: argparse.Namespace) -> int:
                        "test_errors": None if ev_test is None else ev_test.pruned_errors,
                        "estimate_pct": round(ev.estimate, 1)}}))
         return 0
-    out = ["Decision Tree:\n\n" + format_tree(tree.unpruned, train.schema) + "\n\n"]
-    # c4.5 prints the simplified tree only when pruning changed it; any change shrinks it
-    if tree.pruned.size() != tree.unpruned.size():
-        out.append("\nSimplified Decision Tree:\n\n" + format_tree(tree.pruned, train.schema) + "\n\n")
+    if args.soft:
+        from ..tree.report import format_soft
+        from ..tree.soft import soften_thresholds
+        out = [format_soft(tree.unpruned, tree.pruned, train.schema, soften_thresholds(tree.pruned, train))]
+    else:
+        out = ["Decision Tree:\n\n" + format_tree(tree.unpruned, train.schema) + "\n\n"]
+        # c4.5 prints the simplified tree only when pruning changed it; any change shrinks it
+        if tree.pruned.size() != tree.unpruned.size():
+            out.append("\nSimplified Decision Tree:\n\n" + format_tree(tree.pruned, train.schema) + "\n\n")
     out.append("\n" + format_evaluation(ev, "training"))
     if ev_test is not None:
         out.append("\n" + format_evaluation(ev_test, "test"))
@@ -106,4 +122,22 @@ def _print_other(args: argparse.Namespace, tree, train, test) -> int:
     if test is not None:
         out.append(f"Test errors {test_errors} of {test.n} ({100 * test_errors / max(test.n, 1):.1f}%)\n")
     sys.stdout.write("".join(out))
+    return 0
+
+
+def _print_windowing(args: argparse.Namespace, windowing: dict, options: dict, train, test) -> int:
+    """c4.5 -t: every trial's cycles and trees, the best trial and the per-trial evaluation."""
+    from ..tree.report import evaluate_trees, format_windowing
+    from ..tree.window import window_trees
+    progress(args, f"windowing: {windowing['trials']} trials")
+    run = window_trees(train, **windowing, cf=options["cf"], min_objs=options["min_objs"],
+                       gain_ratio=options["gain_ratio"], subset=options["subset"])
+    if args.json:
+        rows = [evaluate_trees(t.unpruned, t.pruned, train, train.n) for t in run.trials]
+        print(json.dumps({
+            "trials": [{"unpruned": {"size": ev.unpruned_size, "train_errors": ev.unpruned_errors},
+                        "pruned": {"size": ev.pruned_size, "train_errors": ev.pruned_errors}} for ev in rows],
+            "best_trial": run.best}))
+        return 0
+    sys.stdout.write(format_windowing(run, train, test))
     return 0

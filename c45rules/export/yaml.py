@@ -263,6 +263,8 @@ def _tree_lines(root: Node, schema: Schema) -> list[str]:
             pairs.append(("attribute", _quote(schema.attributes[node.attribute].name, "tree.attribute")))
             if node.kind == "threshold":
                 pairs.append(("cut", _float(node.cut)))
+                if node.soft is not None:       # tree -p's band, kept by fit -p --keep-tree
+                    pairs.append(("soft", f"[{_float(node.soft[0])}, {_float(node.soft[1])}]"))
             if node.kind == "subset":
                 values = schema.attributes[node.attribute].values
                 pairs.append(("subsets", "[" + ", ".join(
@@ -636,7 +638,7 @@ def _tree(obj: Any, schema: Schema) -> Node:
     for i, raw in enumerate(items):
         where = f"tree[{i}]"
         m = _mapping(raw, where, ("kind", "class", "items", "errors", "distribution"),
-                     ("attribute", "cut", "subsets", "branches"))
+                     ("attribute", "cut", "subsets", "branches", "soft"))
         kind = _string(m["kind"], f"{where}.kind")
         if kind not in _NODE_KINDS:
             raise _fail(f"{where}.kind", f"{kind!r} is not one of {', '.join(_NODE_KINDS)}")
@@ -650,6 +652,8 @@ def _tree(obj: Any, schema: Schema) -> Node:
                     _number(m["errors"], f"{where}.errors"), np.array(dist, dtype=np.float64), kind)
         expected = ("attribute", "branches") if kind != "leaf" else ()
         expected += ("cut",) if kind == "threshold" else ("subsets",) if kind == "subset" else ()
+        if "soft" in m and kind != "threshold":
+            raise _fail(where, f"a {kind} node has no key 'soft' (a threshold test's band)")
         for key in ("attribute", "cut", "subsets", "branches"):
             if (key in m) != (key in expected):
                 raise _fail(where, f"a {kind} node {'needs' if key in expected else 'has no'} key {key!r}")
@@ -667,6 +671,11 @@ def _tree(obj: Any, schema: Schema) -> Node:
                 node.cut = _number(m["cut"], f"{where}.cut")
                 if branches != 2:
                     raise _fail(f"{where}.branches", "a threshold test has 2 branches")
+                if "soft" in m:
+                    band = [_number(v, f"{where}.soft[{j}]") for j, v in enumerate(_list(m["soft"], f"{where}.soft"))]
+                    if len(band) != 2 or not band[0] <= band[1]:
+                        raise _fail(f"{where}.soft", "expected [lower, upper] with lower <= upper")
+                    node.soft = (band[0], band[1])
             if kind == "discrete" and branches != len(attr.values):
                 raise _fail(f"{where}.branches", f"{branches} branches for the {len(attr.values)} values of {name!r}")
             if kind == "subset":

@@ -745,9 +745,12 @@ class _WeightedSearch:
 
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,
                  *, annealing: bool = False, seed: int | None = None, jobs: int = 1,
-                 weights: np.ndarray | None = None) -> list[CandidateRule]:
-    """The rules chosen for each class, class by class (spec 7.6); `weights`: each case's weight."""
-    rng = GlibcRandom(1 if seed is None else seed)
+                 weights: np.ndarray | None = None, rng: GlibcRandom | None = None) -> list[CandidateRule]:
+    """The rules chosen for each class, class by class (spec 7.6); `weights`: each case's weight;
+    `rng`: a random() stream to continue (c4.5rules draws from one stream for all the trees of a
+    -t run, spec 7.10)."""
+    if rng is None:
+        rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
     # the same tables for every class
     coder = ExceptionCoder(len(y)) if weights is None else WeightedExceptionCoder(math.fsum(weights.tolist()))

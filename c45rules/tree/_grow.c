@@ -832,7 +832,175 @@ done:
     return result;
 }
 
+/* ---- windowing replay (window.py): c4.5's Item array as its loops leave it ----------
+ * c4.5 -t reshuffles the Item array each trial from the order the previous trial's
+ * growing (Group, the unknown grouping and Quicksort of EvalContinuousAtt) and pruning
+ * (Group) left it in, so the window of every trial after the first depends on those
+ * swaps (spec 5). item (int64: case at each position) and weight (float32, by position)
+ * are swapped together, as c4.5's Swap does. */
+
+static inline void swap_at(int64_t *item, float *weight, Py_ssize_t a, Py_ssize_t b) {
+    int64_t t = item[a]; item[a] = item[b]; item[b] = t;
+    float w = weight[a]; weight[a] = weight[b]; weight[b] = w;
+}
+
+PyDoc_STRVAR(replay_group_doc,
+"replay_group(item, weight, code, value, lo, hi, limit) -> lo'\n\n"
+"c4.5 Group's loop: for i in lo..hi, a case whose code (int32, by case) equals value is swapped\n"
+"to position lo, lo+1, ...; stops after limit such cases when limit >= 0 (FormInitialWindow).\n"
+"Returns the first position after the grouped cases.");
+
+static PyObject *py_replay_group(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[3];
+    memset(v, 0, sizeof(v));
+    int value;
+    Py_ssize_t lo, hi, limit;
+    if (!PyArg_ParseTuple(args, "w*w*y*innn", &v[0], &v[1], &v[2], &value, &lo, &hi, &limit))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t N = v[0].len / 8;
+    if (!(view_ok(&v[1], N, 4, "weight") && view_ok(&v[2], N, 4, "code")))
+        goto done;
+    if (lo < 0 || hi >= N) {
+        PyErr_SetString(PyExc_ValueError, "replay_group: range out of bounds");
+        goto done;
+    }
+    int64_t *item = v[0].buf;
+    float *weight = v[1].buf;
+    const int32_t *code = v[2].buf;
+    for (Py_ssize_t i = lo; i <= hi && limit != 0; i++) {
+        if (code[item[i]] == value) {
+            swap_at(item, weight, lo++, i);
+            if (limit > 0) limit--;
+        }
+    }
+    result = PyLong_FromSsize_t(lo);
+done:
+    release(v, 3);
+    return result;
+}
+
+/* c4.5 sort.c Quicksort (last element as pivot, values equal to it gathered below it), with
+ * an explicit stack: its two recursive sorts cover disjoint ranges, so their order does not
+ * change the final arrangement, and sorted data would otherwise recurse once per case. */
+static int quicksort_at(int64_t *item, float *weight, const float *X, Py_ssize_t k, Py_ssize_t j,
+                        Py_ssize_t fp, Py_ssize_t lp, Py_ssize_t *stack) {
+    Py_ssize_t top = 0;
+    stack[top++] = fp; stack[top++] = lp;
+    while (top) {
+        lp = stack[--top]; fp = stack[--top];
+        if (fp >= lp) continue;
+        float thresh = X[item[lp] * k + j];
+        Py_ssize_t middle = fp;
+        for (Py_ssize_t i = fp; i < lp; i++)
+            if (X[item[i] * k + j] <= thresh) {
+                if (i != middle) swap_at(item, weight, middle, i);
+                middle++;
+            }
+        Py_ssize_t lower = middle - 1;
+        for (Py_ssize_t i = lower; i >= fp; i--)
+            if (X[item[i] * k + j] == thresh) {
+                if (i != lower) swap_at(item, weight, lower, i);
+                lower--;
+            }
+        swap_at(item, weight, middle, lp);
+        /* only ranges of two or more cases: those on the stack are disjoint */
+        if (fp < lower) { stack[top++] = fp; stack[top++] = lower; }
+        if (middle + 1 < lp) { stack[top++] = middle + 1; stack[top++] = lp; }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(replay_sort_doc,
+"replay_sort(item, weight, X, lo, hi, min_objs, orders, items) -> None\n\n"
+"EvalContinuousAtt's swaps at a node of cases lo..hi for every column of X (float32, cases x k,\n"
+"NaN = unknown), in column order: unknown values to the front, then, when the known weight is\n"
+"at least 2 * min_objs, c4.5's Quicksort of the known ones. Row j of orders (int64, k x n) gets\n"
+"the cases as that column's scan sees them: the known ones in their sorted order, then the\n"
+"unknown ones; items[j] (float32) the node's weight summed in the order before that column.");
+
+static PyObject *py_replay_sort(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[5];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t lo, hi;
+    double min_objs;
+    if (!PyArg_ParseTuple(args, "w*w*y*nndw*w*", &v[0], &v[1], &v[2], &lo, &hi, &min_objs, &v[3], &v[4]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t *stack = NULL;
+    Py_ssize_t N = v[0].len / 8, k = N ? v[2].len / 4 / N : 0, n = hi - lo + 1;
+    if (!(view_ok(&v[1], N, 4, "weight") && view_ok(&v[2], N * k, 4, "X") && n >= 0
+          && view_ok(&v[3], k * n, 8, "orders") && view_ok(&v[4], k, 4, "items")))
+        goto done;
+    if (lo < 0 || hi >= N) {
+        PyErr_SetString(PyExc_ValueError, "replay_sort: range out of bounds");
+        goto done;
+    }
+    int64_t *item = v[0].buf;
+    float *weight = v[1].buf;
+    const float *X = v[2].buf;
+    /* disjoint ranges of two or more cases: at most half the cases */
+    stack = malloc(sizeof(Py_ssize_t) * (size_t)(hi - lo + 4));
+    if (!stack) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        float items = 0.0f, unknown = 0.0f;
+        for (Py_ssize_t i = lo; i <= hi; i++) items = items + weight[i];
+        Py_ssize_t xp = lo;
+        for (Py_ssize_t i = lo; i <= hi; i++)
+            if (isnan(X[item[i] * k + j])) swap_at(item, weight, xp++, i);
+        for (Py_ssize_t i = lo; i < xp; i++) unknown = unknown + weight[i];
+        float known = items - unknown;
+        if (known >= 2 * min_objs) quicksort_at(item, weight, X, k, j, xp, hi, stack);
+        int64_t *row = (int64_t *)v[3].buf + j * n;
+        Py_ssize_t at = 0;
+        for (Py_ssize_t i = xp; i <= hi; i++) row[at++] = item[i];
+        for (Py_ssize_t i = lo; i < xp; i++) row[at++] = item[i];
+        ((float *)v[4].buf)[j] = items;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(stack);
+    release(v, 5);
+    return result;
+}
+
+PyDoc_STRVAR(replay_shuffle_doc,
+"replay_shuffle(item, alt) -> None\n\n"
+"c4.5 Shuffle: for each position i in turn, swap item[i] and item[alt[i]] (weights stay).");
+
+static PyObject *py_replay_shuffle(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[2];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "w*y*", &v[0], &v[1]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t N = v[0].len / 8;
+    if (!view_ok(&v[1], N, 8, "alt"))
+        goto done;
+    int64_t *item = v[0].buf;
+    const int64_t *alt = v[1].buf;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        if (alt[i] < 0 || alt[i] >= N) {
+            PyErr_SetString(PyExc_ValueError, "replay_shuffle: position out of range");
+            goto done;
+        }
+        int64_t t = item[i]; item[i] = item[alt[i]]; item[alt[i]] = t;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    release(v, 2);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"replay_group", py_replay_group, METH_VARARGS, replay_group_doc},
+    {"replay_sort", py_replay_sort, METH_VARARGS, replay_sort_doc},
+    {"replay_shuffle", py_replay_shuffle, METH_VARARGS, replay_shuffle_doc},
     {"value_gains", py_value_gains, METH_VARARGS, value_gains_doc},
     {"argsort", py_argsort, METH_VARARGS, argsort_doc},
     {"cut_search", py_cut_search, METH_VARARGS, cut_search_doc},

@@ -93,7 +93,10 @@ class _Grower:
         return root
 
     # ---- evaluation --------------------------------------------------------------
-    def evaluate(self, idx: np.ndarray, w: np.ndarray, cases: np.float32):
+    def evaluate(self, idx: np.ndarray, w: np.ndarray, cases: np.float32, scans: tuple | None = None):
+        """Gain, split information, cuts and subsets of every attribute at a node of cases idx.
+        `scans` (windowing): (orders, items), each continuous attribute's cases in the order
+        c4.5's scan of it sums them (k x n) and the node weight it starts from (k)."""
         A = len(self.data.schema.attributes)
         gain = np.full(A, NO_GAIN, dtype=np.float32)
         split = np.zeros(A, dtype=np.float32)
@@ -128,7 +131,16 @@ class _Grower:
                         gain[a], split[a], subsets[a] = res
                 elif not self.tested[a]:
                     gain[a], split[a] = g[j], s[j]
-        if self.cont and _native is not None:
+        if self.cont and scans is not None:
+            # c4.5's own orders, for float sums of fractional weights equal to its own
+            rows = scans[0].T
+            vals = self._Xc[rows, np.arange(len(self.cont))[None, :]]
+            g, s, at = best_cuts(vals, self.weights[rows], self.y[rows], self.C, scans[1], self.min_objs)
+            for j, a in enumerate(self.cont):
+                gain[a], split[a] = g[j], s[j]
+                if at[j] >= 0:
+                    cuts[a] = float(self.snap_many(a, vals[at[j], j], vals[at[j] + 1, j]))
+        elif self.cont and _native is not None:
             # compiled: the same sorts and float sums, without numpy's per-call costs (which
             # made a tree on data with unknown values take 17 s at 100k cases)
             if self._ranks is None:
@@ -197,23 +209,26 @@ class _Grower:
         return branch_of(node, self.data.columns[node.attribute][idx])
 
     # ---- recursion ---------------------------------------------------------------
-    def grow(self, idx: np.ndarray) -> Node:
-        if self.levels is not None and self.is_clean(idx):
-            node = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
-            self.levels.add(node, idx, self.tested > 0)   # grown later, level by level
-            return node
+    def node_test(self, idx: np.ndarray, reorder: Callable[[], tuple] | None = None) -> tuple[Node, int]:
+        """The node of cases `idx` with its chosen test (spec 2.1-2.5) and its number of
+        branches (0: it stays a leaf). `reorder`, called before the attributes are
+        evaluated, gives the cases in the order c4.5's evaluation leaves them and each
+        continuous attribute's scan order and weight sum (windowing, see `evaluate`)."""
         cases, dist = node_counts(self.weights, self.y, idx, self.C)
         best_class = int(np.argmax(dist))
         no_best = dist[best_class]
         node = Node(best_class, float(cases), float(cases - no_best), dist)
         # spec 2.1; the "one class" test is c4.5's float equality of two separate sums
         if no_best == cases or cases < 2 * self.min_objs:
-            return node
+            return node, 0
+        scans = None
+        if reorder is not None:
+            idx, scans = reorder()
         w = self.weights[idx]
-        gain, split, cuts, subsets = self.evaluate(idx, w, cases)
+        gain, split, cuts, subsets = self.evaluate(idx, w, cases, scans)
         a = int(self.choose(gain, split)[0])
         if a < 0:
-            return node
+            return node, 0
         attr = self.data.schema.attributes[a]
         node.attribute = a
         if attr.is_continuous:
@@ -225,6 +240,18 @@ class _Grower:
         else:
             node.kind = "discrete"
             forks = len(attr.values)
+        return node, forks
+
+    def grow(self, idx: np.ndarray) -> Node:
+        if self.levels is not None and self.is_clean(idx):
+            node = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
+            self.levels.add(node, idx, self.tested > 0)   # grown later, level by level
+            return node
+        node, forks = self.node_test(idx)
+        if not forks:
+            return node
+        a, best_class, dist, cases = node.attribute, node.klass, node.class_dist, F32(node.items)
+        w = self.weights[idx]
         out = self.outcomes(node, idx)
         # c4.5 groups the cases with unknown outcome at the front of the node's range and
         # passes them first to every branch: that order decides the float sums below it

@@ -38,6 +38,8 @@ class Node:
     complexity: float = 0.0
     surrogates: tuple = ()
     majority: int = -1
+    # c4.5 -p's soft band (lower, upper) around a threshold test's cut (tree/soft.py)
+    soft: tuple[float, float] | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -64,7 +66,7 @@ class Node:
         """A deep copy (pruning works on a copy of the grown tree)."""
         def alone(n: Node) -> Node:
             return Node(n.klass, n.items, n.errors, n.class_dist.copy(), n.kind, n.attribute,
-                        n.cut, n.subsets, [], n.complexity, n.surrogates, n.majority)
+                        n.cut, n.subsets, [], n.complexity, n.surrogates, n.majority, n.soft)
         root = alone(self)
         stack = [(self, root)]
         while stack:            # not recursive: trees can be deep and 200k nodes large
@@ -80,6 +82,7 @@ class Node:
             state = {**(state[0] or {}), **state[1]}
         # pickles made before the cart grower's fields hold none of them
         self.complexity, self.surrogates, self.majority = 0.0, (), -1
+        self.soft = None        # nor the soft bands (-p)
         for name, value in state.items():
             setattr(self, name, value)
 

@@ -106,3 +106,130 @@ def _tag(i: int) -> str:
         i, r = divmod(i - 1, 26)
         s = chr(ord("a") + r) + s
     return s
+
+
+def format_cycles(cycles) -> str:
+    """c4.5 Iterate's cycle table of one windowing trial (spec 5)."""
+    out = ["Cycle   Tree    -----Cases----    -----------------Errors-----------------\n"
+           "        size    window   other    window  rate   other  rate   total  rate\n"
+           "-----   ----    ------  ------    ------  ----  ------  ----  ------  ----\n"]
+    for k, c in enumerate(cycles, 1):
+        n = c.window + c.other
+        total = c.window_errors + c.other_errors
+        # c4.5's divisors: (float) window, other + 0.001 (never zero), all cases
+        out.append(f"{k:3d}  {c.size:7d}  {c.window:8d}  {c.other:6d}  {c.window_errors:8d}"
+                   f"{100 * np.float32(c.window_errors) / np.float32(c.window):5.1f}%  {c.other_errors:6d}"
+                   f"{100 * c.other_errors / (c.other + 0.001):5.1f}%  {total:6d}{100 * total / n:5.1f}%\n")
+    return "".join(out)
+
+
+def format_trials(rows: list[TreeEvaluation], best: int, label: str) -> str:
+    """c4.5's 'Evaluation on ... data' block of a windowing run: one line per trial."""
+    cases = rows[0].cases
+
+    def pct(e: int) -> str:
+        return f"{100.0 * e / cases:4.1f}%" if cases else "0.0%"
+    out = [f"Evaluation on {label} data ({cases} items):\n\n"
+           "Trial\t Before Pruning           After Pruning\n"
+           "-----\t----------------   ---------------------------\n"
+           "\tSize      Errors   Size      Errors   Estimate\n\n"]
+    for t, ev in enumerate(rows):
+        out.append(f"{t:4d}\t{ev.unpruned_size:4d}  {ev.unpruned_errors:3d}({pct(ev.unpruned_errors)})   "
+                   f"{ev.pruned_size:4d}  {ev.pruned_errors:3d}({pct(ev.pruned_errors)})    ({ev.estimate:4.1f}%)"
+                   + ("   <<\n" if t == best else "\n"))
+    return "".join(out)
+
+
+def format_windowing(run, train: Dataset, test: Dataset | None) -> str:
+    """c4.5 -t's output from the first trial on: each trial's cycles and trees, the best trial,
+    and the per-trial evaluation (the confusion matrix is the best pruned tree's on test data)."""
+    schema = train.schema
+    out = []
+    for t, trial in enumerate(run.trials):
+        out.append(f"--------\nTrial {t}\n--------\n\n" + format_cycles(trial.cycles))
+        out.append("\n" + _titled("Decision Tree", trial.unpruned, schema))
+        if trial.pruned.size() != trial.unpruned.size():
+            out.append("\n" + _titled("Simplified Decision Tree", trial.pruned, schema))
+        out.append("\n")
+    out.append(f"--------\n\nBest tree from trial {run.best}\n\n\n")
+    rows = [evaluate_trees(t.unpruned, t.pruned, train, train.n) for t in run.trials]
+    out.append(format_trials(rows, run.best, "training"))
+    if test is not None:
+        rows = [evaluate_trees(t.unpruned, t.pruned, test, train.n) for t in run.trials]
+        out.append("\n" + format_trials(rows, run.best, "test"))
+        out.append("\n" + format_confusion(rows[run.best].confusion, schema.classes) + "\n")
+    return "".join(out)
+
+
+def _titled(title: str, tree: Node, schema: Schema, bands: dict | None = None) -> str:
+    """c4.5 PrintTree under `title`, deep subtrees printed apart as [S1], [S2], ..."""
+    return f"{title}:\n" + print_tree(tree, schema, bands)
+
+
+def format_soft(unpruned: Node, pruned: Node, schema: Schema, bands: list) -> str:
+    """c4.5 -p's trees: the grown one, the simplified one if pruning changed it, the bands as
+    they are computed (soft.py) and the pruned tree printed with them."""
+    from .soft import bands_by_node
+    nodes = list(pruned.walk())
+    out = [_titled("Decision Tree", unpruned, schema)]
+    if pruned.size() != unpruned.size():
+        out.append("\n" + _titled("Simplified Decision Tree", pruned, schema))
+    out.append("Softening thresholds\n")
+    for b in bands:
+        node = nodes[b.node]
+        out.append(f"\nTest {schema.attributes[node.attribute].name} <> {node.cut:g}\n"
+                   f"\tLower = {b.lower:g}, Upper = {b.upper:g}\n")
+    out.append("\n" + _titled("Decision Tree", pruned, schema, bands_by_node(pruned, bands)))
+    return "".join(out)
+
+
+WIDTH, TAB_SIZE = 80, 4     # c4.5 trees.c: a subtree wider than this is printed apart
+
+
+def print_tree(tree: Node, schema: Schema, bands: dict[int, tuple[float, float]] | None = None) -> str:
+    """What c4.5 PrintTree prints after its title: a test whose lines would pass 80 columns
+    is shown as [Sk] and printed after the tree as "Subtree [Sk]" (trees.c Show). `bands`:
+    soft thresholds (-p) by id(node), printed as `[lower,upper]` after the cut."""
+    subtrees: list[Node] = []
+    bands = bands or {}
+    out = [_show_c45(tree, schema, 0, subtrees, bands), "\n"]
+    k = 0
+    while k < len(subtrees):       # a subtree may name further subtrees
+        out.append(f"\n\nSubtree [S{k + 1}]\n" + _show_c45(subtrees[k], schema, 0, subtrees, bands) + "\n")
+        k += 1
+    out.append("\n")
+    return "".join(out)
+
+
+def _show_c45(node: Node, schema: Schema, depth: int, subtrees: list[Node], bands: dict) -> str:
+    if node.is_leaf:
+        return _leaf(node, schema)
+    if depth and depth * TAB_SIZE + _max_line(node, schema) > WIDTH:
+        if len(subtrees) < 99:
+            subtrees.append(node)
+            return f"[S{len(subtrees)}]"
+        return "[S??]"
+    order = [v for v, b in enumerate(node.branches) if b.is_leaf] + \
+            [v for v, b in enumerate(node.branches) if not b.is_leaf]
+    return "".join("\n" + TAB * depth + _banded_label(node, schema, v, bands.get(id(node)))
+                   + _show_c45(node.branches[v], schema, depth + 1, subtrees, bands) for v in order)
+
+
+def _banded_label(node: Node, schema: Schema, v: int, band: tuple[float, float] | None) -> str:
+    """A branch label, with the soft band `[lower,upper]` of a cut when its ends differ."""
+    label = _branch_label(node, schema, v)
+    if band is None or band[0] == band[1]:
+        return label
+    return f"{label[:-1]}[{band[0]:g},{band[1]:g}]:"
+
+
+def _max_line(node: Node, schema: Schema) -> int:
+    """c4.5 MaxLine: the width estimate deciding whether a subtree is printed apart."""
+    attr = schema.attributes[node.attribute]
+    widest = 0
+    for v, b in enumerate(node.branches):
+        width = (4 if node.kind == "threshold" else len(attr.values[v]) if v < len(attr.values) else 0) + 1
+        if b.is_leaf:
+            width += len(schema.classes[b.klass]) + 6
+        widest = max(widest, width)
+    return len(attr.name) + 4 + widest

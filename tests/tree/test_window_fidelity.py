@@ -1,0 +1,146 @@
+"""Windowing (c4.5 -t 10) equal to C4.5 R8's output on every shared set (c45r8-options/*.tree_t10.txt)."""
+import pytest
+
+import reference as R
+from c45rules.data import load_stem
+from c45rules.tree.report import format_windowing
+from c45rules.tree.window import default_increment, default_window, target_profile, window_trees
+
+# sets whose replay does not yet reach c4.5's output, with what was found (none now: crx,
+# labor and labor-neg matched once each continuous attribute's gains were summed in the
+# order c4.5's Quicksort leaves the cases, see window.py)
+DIFFER: dict[str, str] = {}
+SLOW = {"spambase", "vehicle", "credit-g"}     # 34 s, 5 s, 4 s here
+
+
+def _case(name):
+    marks = []
+    if name in DIFFER:
+        marks.append(pytest.mark.xfail(strict=True, reason=DIFFER[name]))
+    if name in SLOW:
+        marks.append(pytest.mark.slow)
+    return pytest.param(name, marks=marks)
+
+
+_RUNS: dict = {}
+
+
+def windowed(name):
+    """(train, test, c4.5 -t 10's trials) of a shared set, run once for the tree and rules tests."""
+    if name not in _RUNS:
+        train, test = load_stem(R.stem(name), test=True)
+        _RUNS[name] = (train, test, window_trees(train, trials=10))
+    return _RUNS[name]
+
+
+@pytest.mark.parametrize("name", [_case(n) for n in R.option_sets("tree_t10")])
+def test_windowing_output_is_c45s(name):
+    train, test, run = windowed(name)
+    assert format_windowing(run, train, test) == R.windowing_text(name)
+
+
+def test_every_reference_set_is_covered():
+    assert len(R.option_sets("tree_t10")) == 22
+
+
+def test_defaults_as_c45():
+    # besttree.c: max(2 sqrt(N), N/5) and max(window/5, 1)
+    assert (default_window(14), default_window(490), default_window(43500)) == (7, 98, 8700)
+    assert (default_increment(7), default_increment(98)) == (1, 19)
+
+
+def test_target_profile_is_as_uniform_as_the_counts_allow():
+    import numpy as np
+    y = np.array([0] * 9 + [1] * 5 + [2] * 1)
+    # rarest first: class 2 gets its 1 case, class 1 min(5, 9 // 2) = 4, class 0 the other 5
+    assert target_profile(y, 3, 10) == [5, 4, 1]
+
+
+def test_golf_trials_and_best():
+    train, _ = load_stem(R.stem("golf"), test=False)
+    run = window_trees(train, trials=3, window=7, increment=1)
+    assert [len(t.cycles) for t in run.trials] == [5, 5, 3]
+    assert [(c.window, c.window_errors, c.other_errors) for c in run.trials[2].cycles] == \
+        [(7, 1, 2), (8, 1, 1), (9, 0, 0)]
+    assert run.best == 0 and run.trials[0].pruned.size() == 8
+
+
+# ---- soft thresholds (c4.5 -p): c45r8-options/*.tree_p.txt ----------------------------------
+SOFT_DIFFER = {"labor": "the grown tree itself differs from c4.5's on labor (22 vs 17 nodes, FIDELITY.md:"
+                        " float summation order of fractional weights), so its bands cannot match"}
+
+
+def _soft_case(name):
+    marks = [pytest.mark.xfail(strict=True, reason=SOFT_DIFFER[name])] if name in SOFT_DIFFER else []
+    return pytest.param(name, marks=marks)
+
+
+@pytest.mark.parametrize("name", [_soft_case(n) for n in R.option_sets("tree_p")])
+def test_soft_thresholds_are_c45s(name):
+    from c45rules.pipeline import learn_tree
+    from c45rules.tree.report import format_soft
+    from c45rules.tree.soft import soften_thresholds
+    train, _ = load_stem(R.stem(name), test=False)
+    tree = learn_tree(train)
+    text = (R.OPTIONS / f"{name}.tree_p.txt").read_text()
+    expected = text[text.index("Decision Tree:"):text.index("Tree saved")]
+    got = format_soft(tree.unpruned, tree.pruned, train.schema, soften_thresholds(tree.pruned, train))
+    assert got + "\n" == expected
+
+
+def test_golf_band_by_hand():
+    # humidity <= 75 over the 5 sunny cases (70, 70, 85, 90, 95): base errors 0, limit =
+    # 0 + sqrt(0.5 * 5.5 / 6) = 0.677; errors with the cut at 70: 0, at 85: 1, so upper =
+    # 70 + (85 - 70) * 0.677 / 1 = 80.155; lower = min(cut, lowest value) = 70
+    from c45rules.pipeline import learn_tree
+    from c45rules.tree.soft import soften_thresholds
+    train, _ = load_stem(R.stem("golf"), test=False)
+    tree = learn_tree(train)
+    (band,) = soften_thresholds(tree.pruned, train)
+    assert f"{band.lower:g},{band.upper:g}" == "70,80.155"
+
+
+# ---- composite rulesets (c4.5rules on the -t 10 trees): c45r8-options/*.rules_t10.txt -----------
+RULES_SLOW = SLOW | {"shuttle", "sonar", "segment"}     # 8 s, 8 s, 5 s here (with the trees)
+
+
+def _rules_case(name):
+    marks = []
+    if name in DIFFER:
+        marks.append(pytest.mark.xfail(strict=True, reason="its windowing trees differ (above)"))
+    if name in RULES_SLOW:
+        marks.append(pytest.mark.slow)
+    return pytest.param(name, marks=marks)
+
+
+def _trial_tables(name: str) -> list[str]:
+    """c4.5rules' closing 'Trial Size Errors' tables (training, then test data)."""
+    text = (R.OPTIONS / f"{name}.rules_t10.txt").read_text()
+    out = []
+    for part in text.split("\nTrial   Size      Errors\n")[1:]:
+        end = part.index("Av size")
+        out.append("\nTrial   Size      Errors\n" + part[:part.index("\n", end) + 1])
+    return out
+
+
+@pytest.mark.parametrize("name", [_rules_case(n) for n in R.option_sets("rules_t10")])
+def test_composite_rulesets_are_c45rules(name):
+    # each trial's ruleset (rules after sifting, training errors), the composite's (**) and the
+    # averages, on training and test data, as c4.5rules prints them
+    from c45rules.cli.rules import trial_table
+    from c45rules.rules.composite import composite_rules
+    from c45rules.rules.evaluate import evaluate
+    train, test, run = windowed(name)
+    comp = composite_rules([t.unpruned for t in run.trials], train)
+    rulesets = [rs for rs, _ in comp.trials] + [comp.ruleset]
+    tables = [trial_table(rulesets, [evaluate(rs, d).errors for rs in rulesets], d.n)
+              for d in ([train] if test is None else [train, test])]
+    assert tables == _trial_tables(name)
+
+
+def test_without_the_compiled_loops_the_python_ones_give_the_same_trials(monkeypatch):
+    # an install without a C compiler replays the same swaps in Python (labor-neg: unknown values)
+    from c45rules.tree import window
+    train, test = load_stem(R.stem("labor-neg"), test=True)
+    monkeypatch.setattr(window, "_native", None)
+    assert format_windowing(window_trees(train, trials=10), train, test) == R.windowing_text("labor-neg")
