@@ -116,7 +116,7 @@ def _table(X: Any) -> pd.DataFrame | np.ndarray:
 
 
 class C45Rules(*_BASES):
-    """C4.5 tree (or grower="cart"/"id3") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
+    """C4.5 tree (or grower="cart"/"id3"/"quest") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
 
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
@@ -124,7 +124,8 @@ class C45Rules(*_BASES):
                  continuous: tuple = (), ignore: tuple = (), na_values: tuple = (),
                  keep_na_tokens: bool = False, grower: str = "c45", cp: float = 0.01, minsplit: int = 20,
                  minbucket: int | None = None, maxdepth: int = 30, usesurrogate: int = 2,
-                 maxsurrogate: int = 5, xval: int = 0):
+                 maxsurrogate: int = 5, xval: int = 0, quest_alpha: float = 0.05, min_node: int = 10,
+                 prune_folds: int = 10, se_rule: float = 1.0):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -140,7 +141,7 @@ class C45Rules(*_BASES):
         self.ignore = ignore
         self.na_values = na_values
         self.keep_na_tokens = keep_na_tokens
-        # the tree grower (c45, cart, id3) and cart's options (R rpart.control's names)
+        # the tree grower (c45, cart, id3, quest) and cart's options (R rpart.control's names)
         self.grower = grower
         self.cp = cp
         self.minsplit = minsplit
@@ -149,6 +150,11 @@ class C45Rules(*_BASES):
         self.usesurrogate = usesurrogate
         self.maxsurrogate = maxsurrogate
         self.xval = xval
+        # quest's options (Loh & Shih's alpha, node size, pruning folds and SE rule)
+        self.quest_alpha = quest_alpha
+        self.min_node = min_node
+        self.prune_folds = prune_folds
+        self.se_rule = se_rule
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""

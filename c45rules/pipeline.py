@@ -23,7 +23,7 @@ from .tree.growers import NAMES as GROWERS, OPTIONS as GROWER_OPTIONS, get_growe
 from .tree.node import Tree
 
 # the options every grower shares (cf and rules_cf: the rules' confidence level; seed: the
-# annealing's random() and cart's cross-validation folds), then each grower's own
+# annealing's random() and cart's and quest's cross-validation folds), then each grower's own
 _SHARED: dict[str, Any] = {
     "cf": 0.25, "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
     "jobs": 1,
@@ -83,6 +83,8 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     from .tree.growers import cart
     out.update(cart.check({k: out[k] for k in GROWER_OPTIONS["cart"]}))
     out["minbucket"] = o.get("minbucket")   # None: round(minsplit / 3), as recorded
+    from .tree.growers import quest
+    out.update(quest.check({k: out[k] for k in GROWER_OPTIONS["quest"]}))
     return out
 
 

@@ -2,7 +2,9 @@
 
 * c45:  C4.5 Release 8 (gain ratio, fractional unknowns, pessimistic pruning); the default;
 * cart: R's rpart 4.1.19, method="class" (Gini, binary splits, cost-complexity pruning, surrogates);
-* id3:  the classic ID3 (information gain, no pruning).
+* id3:  the classic ID3 (information gain, no pruning);
+* quest: Loh & Shih's QUEST (unbiased attribute choice by F and chi-square tests, split points
+  by quadratic discriminant analysis, cart's cost-complexity pruning with the 1-SE rule).
 
 Every grower returns the same `Tree` of `Node`s, so the rules, the exports, explain, rescore
 and the report take a tree from any of them. `OPTIONS` lists each grower's own options with
@@ -23,6 +25,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "cart": {"cp": 0.01, "minsplit": 20, "minbucket": None, "maxdepth": 30, "usesurrogate": 2,
              "maxsurrogate": 5, "xval": 0},
     "id3": {},
+    "quest": {"quest_alpha": 0.05, "min_node": 10, "prune_folds": 10, "se_rule": 1.0},
 }
 NAMES = tuple(OPTIONS)
 
@@ -36,8 +39,8 @@ def get_grower(name: str) -> Callable:
 
 def tree_classes(tree: Any, data: Any) -> np.ndarray:
     """Class code per case of a grown Tree, each grower's tree classifying as its grower does
-    (c45: c4.5's weighted branches for unknowns; cart: rpart's predict with its surrogates;
-    id3: unknowns down the branch of most training cases)."""
+    (c45: c4.5's weighted branches for unknowns; cart and quest: rpart's predict with their
+    surrogates; id3: unknowns down the branch of most training cases)."""
     name = tree.options.get("grower", "c45")
     if name == "c45":
         from ..classify import classify

@@ -544,22 +544,74 @@ def _stop_class(root: Node, data: Dataset, usesurrogate: int, cp: float) -> np.n
     return predict(prune_cp(root, cp), data, usesurrogate)
 
 
-def cross_validated_cp(data: Dataset, o: dict, root: Node, seed: int | None) -> float:
-    """The cp of the cp table with the fewest cross-validated errors (xval folds, random by seed)."""
-    table = _cp_table(root) + [o["cp"]]
+def cross_validated_errors(data: Dataset, table: list[float], folds: int, seed: int | None,
+                           grow_fold, usesurrogate: int = 2) -> np.ndarray:
+    """Errors per row of the cp `table` (largest first) summed over `folds` held-out folds
+    (random by seed), each fold's tree from `grow_fold(train) -> root` with complexities in
+    cp units."""
     # rpart evaluates each row at the geometric mean of its cp and the one above
     points = [table[0] * 10] + [float(np.sqrt(a * b)) for a, b in zip(table[:-1], table[1:])]
     rng = np.random.default_rng(0 if seed is None else seed)
-    fold = rng.permutation(np.arange(data.n) % o["xval"])
+    fold = rng.permutation(np.arange(data.n) % folds)
     errors = np.zeros(len(points))
-    for k in range(o["xval"]):
+    for k in range(folds):
         train, held = data.subset(np.flatnonzero(fold != k)), data.subset(np.flatnonzero(fold == k))
         if train.n == 0 or held.n == 0 or len(np.unique(train.y)) < 2:
             continue
-        sub = _Cart(train, o).grow(np.arange(train.n))
+        sub = grow_fold(train)
         for j, c in enumerate(points):
-            errors[j] += int((_stop_class(sub, held, o["usesurrogate"], c) != held.y).sum())
-    return table[int(np.argmin(errors))]
+            errors[j] += int((_stop_class(sub, held, usesurrogate, c) != held.y).sum())
+    return errors
+
+
+def chosen_cp(table: list[float], errors: np.ndarray, n: int, se_rule: float = 0.0) -> float:
+    """The largest cp whose cross-validated errors are within `se_rule` standard errors of the
+    fewest (Breiman et al. 1984, 3.4.3: the 1-SE rule at se_rule 1; 0: the fewest, the first
+    of equals, as rpart's printcp minimum)."""
+    best = int(np.argmin(errors))
+    e = float(errors[best])
+    # the standard error of a count of misclassified cases out of n (binomial)
+    se = float(np.sqrt(e * max(0.0, 1.0 - e / n))) if n > 0 else 0.0
+    within = np.flatnonzero(errors <= e + se_rule * se + 1e-9)
+    return table[int(within[0])]
+
+
+def cross_validated_cp(data: Dataset, o: dict, root: Node, seed: int | None) -> float:
+    """The cp of the cp table with the fewest cross-validated errors (xval folds, random by seed)."""
+    table = _cp_table(root) + [o["cp"]]
+    errors = cross_validated_errors(data, table, o["xval"], seed,
+                                    lambda train: _Cart(train, o).grow(np.arange(train.n)), o["usesurrogate"])
+    return chosen_cp(table, errors, data.n)
+
+
+def weakest_link_complexity(root: Node) -> None:
+    """Set each split's complexity to the alpha, in units of the root's risk, at which
+    cost-complexity pruning cuts it back (Breiman et al. 1984, 3.3: weakest-link cutting), for
+    a tree grown without rpart's partition; leaves' `errors` are their training errors."""
+    nodes = list(root.walk())
+    alive = {id(n) for n in nodes if not n.is_leaf}
+    level = 0.0
+    while alive:
+        risk: dict[int, float] = {}
+        leaves: dict[int, int] = {}
+        worth: list[tuple[float, Node]] = []
+        for n in reversed(nodes):           # every node after its descendants
+            if id(n) not in alive:
+                risk[id(n)], leaves[id(n)] = n.errors, 1
+                continue
+            risk[id(n)] = sum(risk[id(b)] for b in n.branches)
+            leaves[id(n)] = sum(leaves[id(b)] for b in n.branches)
+            worth.append(((n.errors - risk[id(n)]) / (leaves[id(n)] - 1), n))
+        level = max(level, min(g for g, _ in worth))
+        for g, n in worth:
+            if g <= level + 1e-12 * max(1.0, abs(level)) and id(n) in alive:
+                for m in n.walk():
+                    if id(m) in alive:
+                        m.complexity = level
+                        alive.discard(id(m))
+    scale = root.errors
+    for n in nodes:
+        n.complexity = n.complexity / scale if not n.is_leaf and scale > 0 else 0.0
 
 
 def grow(data: Dataset, options: dict) -> Tree:
