@@ -45,3 +45,19 @@ def test_options_of_another_grower_are_refused():
                                                                               "-m", "3", "-s")
     assert "expected 0, 1 or 2, got '3'" in fails("tree", CRX, "--grower", "cart", "--usesurrogate", "3")
     assert "invalid choice: 'chaid'" in fails("tree", CRX, "--grower", "chaid")
+
+
+def test_quest_on_the_command_line(tmp_path):
+    out = json.loads(ok("tree", DATA / "iris" / "iris", "--grower", "quest", "--json").stdout)
+    assert out == {"grower": "quest", "leaves": 3, "train_errors": 6, "test_errors": None}
+    model = tmp_path / "m.yaml"
+    ok("fit", CRX, "--grower", "quest", "--min-node", "30", "--prune-folds", "5", "--se-rule", "0",
+       "--quest-alpha", "0.01", "--seed", "2", "-o", model)
+    options = load_yaml(model).options_dict
+    assert {k: options[k] for k in ("grower", "quest_alpha", "min_node", "prune_folds", "se_rule", "seed")} == {
+        "grower": "quest", "quest_alpha": 0.01, "min_node": 30, "prune_folds": 5, "se_rule": 0.0, "seed": 2}
+    assert "--min-node: option(s) of --grower quest, not of --grower cart" in fails(
+        "tree", CRX, "--grower", "cart", "--min-node", "5")
+    assert "option prune_folds must be 0 (no pruning) or at least 2 folds, got 1" in fails(
+        "tree", CRX, "--grower", "quest", "--prune-folds", "1")
+    assert "expected a number in (0, 1), got '1'" in fails("tree", CRX, "--grower", "quest", "--quest-alpha", "1")

@@ -126,7 +126,7 @@ def score(name: str, ruleset: RuleSet, rows: list[dict]) -> Scored:
 # +subset: `in` tests; +cart, +id3: rules from the other growers' trees (cart: subset tests and
 # thresholds just below rpart's midpoints; id3: multiway tests, no pruning)
 FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income", "crx+subset", "crx+cart", "hypo+cart",
-                "labor+id3")
+                "labor+id3", "hypo+quest")
 
 
 def fit_scored(name: str) -> Scored:
@@ -140,7 +140,7 @@ def fit_scored(name: str) -> Scored:
         learn = train.subset(np.arange(1200))
     if name.endswith("+subset"):
         options["subset"] = True
-    if name.endswith(("+cart", "+id3")):
+    if name.endswith(("+cart", "+id3", "+quest")):
         options["grower"] = name.split("+")[1]
     ruleset = fit(learn, **options)
     base = decode(train) + (decode(test) if test is not None else [])
