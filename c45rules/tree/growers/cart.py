@@ -481,15 +481,17 @@ def prune_cp(root: Node, cp: float) -> Node:
 
 
 # ---- using the tree -------------------------------------------------------------------
-def node_of_cases(root: Node, data: Dataset, usesurrogate: int) -> list[tuple[Node, np.ndarray]]:
-    """(node, rows) where each case stops: a leaf, or a node it cannot be sent past."""
+def node_of_cases(root: Node, data: Dataset, usesurrogate: int,
+                  cp: float | None = None) -> list[tuple[Node, np.ndarray]]:
+    """(node, rows) where each case stops: a leaf, or a node it cannot be sent past; with `cp`,
+    the tree as pruned at cp (prune_cp) without making the copy."""
     out = []
     stack = [(root, np.arange(data.n))]
     while stack:
         node, rows = stack.pop()
         if not len(rows):
             continue
-        if node.is_leaf:
+        if node.is_leaf or (cp is not None and node.complexity <= cp):
             out.append((node, rows))
             continue
         side = case_branch(node, data, rows, usesurrogate)
@@ -525,10 +527,11 @@ def case_branch(node: Node, data: Dataset, rows: np.ndarray, usesurrogate: int) 
     return side
 
 
-def predict(root: Node, data: Dataset, usesurrogate: int = 2) -> np.ndarray:
-    """Class code per case as rpart's predict: the class of the node where the case stops."""
+def predict(root: Node, data: Dataset, usesurrogate: int = 2, cp: float | None = None) -> np.ndarray:
+    """Class code per case as rpart's predict: the class of the node where the case stops
+    (in the tree pruned at `cp` when given)."""
     out = np.empty(data.n, dtype=np.int64)
-    for node, rows in node_of_cases(root, data, usesurrogate):
+    for node, rows in node_of_cases(root, data, usesurrogate, cp):
         out[rows] = node.klass
     return out
 
@@ -541,7 +544,7 @@ def _cp_table(root: Node) -> list[float]:
 
 def _stop_class(root: Node, data: Dataset, usesurrogate: int, cp: float) -> np.ndarray:
     """Class per case of the tree pruned at `cp`."""
-    return predict(prune_cp(root, cp), data, usesurrogate)
+    return predict(root, data, usesurrogate, cp)
 
 
 def cross_validated_errors(data: Dataset, table: list[float], folds: int, seed: int | None,
@@ -590,18 +593,18 @@ def weakest_link_complexity(root: Node) -> None:
     a tree grown without rpart's partition; leaves' `errors` are their training errors."""
     nodes = list(root.walk())
     alive = {id(n) for n in nodes if not n.is_leaf}
+    tests = [n for n in reversed(nodes) if not n.is_leaf]      # every test after its descendants
     level = 0.0
     while alive:
+        tests = [n for n in tests if id(n) in alive]
         risk: dict[int, float] = {}
         leaves: dict[int, int] = {}
         worth: list[tuple[float, Node]] = []
-        for n in reversed(nodes):           # every node after its descendants
-            if id(n) not in alive:
-                risk[id(n)], leaves[id(n)] = n.errors, 1
-                continue
-            risk[id(n)] = sum(risk[id(b)] for b in n.branches)
-            leaves[id(n)] = sum(leaves[id(b)] for b in n.branches)
-            worth.append(((n.errors - risk[id(n)]) / (leaves[id(n)] - 1), n))
+        for n in tests:
+            r = sum(risk[id(b)] if id(b) in risk else b.errors for b in n.branches)
+            k = sum(leaves[id(b)] if id(b) in leaves else 1 for b in n.branches)
+            risk[id(n)], leaves[id(n)] = r, k
+            worth.append(((n.errors - r) / (k - 1), n))
         level = max(level, min(g for g, _ in worth))
         for g, n in worth:
             if g <= level + 1e-12 * max(1.0, abs(level)) and id(n) in alive:

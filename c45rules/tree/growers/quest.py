@@ -28,12 +28,13 @@ At each node (Loh & Shih's Algorithm 1 and 2):
   the tree is pruned by cost-complexity as CART (weakest-link cutting, the cp chosen by
   `prune_folds`-fold cross-validation with folds drawn by `seed`, and the `se_rule` x SE rule:
   Loh & Shih's default is 1), with the cart grower's functions;
-* unknown values: Loh & Shih send a case whose split value is unknown by an imputation from
-  the attribute most associated with the split; we use CART's surrogate splits (the cart
-  grower's, up to 5 per node, as SPSS's QUEST does), then the way most training cases went.
-  The tree classifies with them (`tree_classes`); its C4.5-style rules, generalised from the
-  tree by c4.5rules' steps, treat an unknown value as c4.5rules does, and every export decides
-  as the rules do.
+* unknown values: each test and each split point counts only the cases with a known value of
+  its attribute; a case whose split value is unknown is sent by CART's surrogate splits (the
+  cart grower's, up to 5 per node), then the way most training cases went, as IBM SPSS's QUEST
+  does (TREE /METHOD MAXSURROGATES: "CRT and QUEST can use surrogates"), where Loh & Shih's
+  own program imputes the value. The tree classifies so (`tree_classes`); its C4.5-style rules,
+  generalised from the tree by c4.5rules' steps, treat an unknown value as c4.5rules does, and
+  every export decides as the rules do (tests/export FIT_DATASETS "hypo+quest").
 """
 from __future__ import annotations
 
@@ -75,32 +76,63 @@ def check(options: dict) -> dict:
 
 
 # ---- the tests of the attribute choice (Loh & Shih 1997, Algorithm 1) -----------------
+def anova_f(x: np.ndarray, known: np.ndarray, y: np.ndarray, C: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One-way ANOVA of the class means of each column of `x` (cases by attributes; only the
+    `known` cells count): F statistics (0 where the means do not differ, inf where the classes
+    do not vary within) and their degrees of freedom df1, df2, per column."""
+    onehot = (y[:, None] == np.arange(C)[None, :]).astype(np.float64)
+    n_j = onehot.T @ known.astype(np.float64)                   # classes by attributes
+    n = n_j.sum(axis=0)
+    groups = (n_j > 0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(known, x, 0.0).sum(axis=0) / np.maximum(n, 1)
+        # centred first, so that the sums of squares do not cancel
+        xc = np.where(known, x - mean, 0.0)
+        total = (xc * xc).sum(axis=0)
+        s_j = onehot.T @ xc
+        between = np.where(n_j > 0, s_j * s_j / np.where(n_j > 0, n_j, 1), 0.0).sum(axis=0)
+        within = np.maximum(total - between, 0.0)
+        df1, df2 = groups - 1, n - groups
+        f = (between / np.maximum(df1, 1)) / (within / np.maximum(df2, 1))
+    # sums of squares below rounding noise are none
+    none = (df1 < 1) | (df2 < 1) | (total == 0) | (between <= 1e-12 * total)
+    perfect = ~none & (within <= 1e-12 * total)
+    f = np.where(none, 0.0, np.where(perfect, np.inf, f))
+    return f, df1.astype(np.float64), df2.astype(np.float64)
+
+
+def levene_deviations(x: np.ndarray, known: np.ndarray, y: np.ndarray, C: int) -> np.ndarray:
+    """|x - its class mean| per cell (Levene's test is the ANOVA F test of these)."""
+    onehot = (y[:, None] == np.arange(C)[None, :]).astype(np.float64)
+    n_j = onehot.T @ known.astype(np.float64)
+    sums = onehot.T @ np.where(known, x, 0.0)
+    means = sums / np.where(n_j > 0, n_j, 1)
+    return np.where(known, np.abs(x - means[y]), 0.0)
+
+
+def smallest_p(f: np.ndarray, df1: np.ndarray, df2: np.ndarray) -> tuple[float, int]:
+    """(smallest p-value, its column; the first of equals) of F statistics: one p-value per
+    pair of degrees of freedom, at that pair's largest F."""
+    best_p, best = 2.0, -1
+    for d1, d2 in sorted(set(zip(df1.tolist(), df2.tolist()))):
+        cols = np.flatnonzero((df1 == d1) & (df2 == d2))
+        j = int(cols[np.argmax(f[cols])])
+        p = f_p(float(f[j]), d1, d2)
+        if p < best_p or (p == best_p and j < best):
+            best_p, best = p, j
+    return best_p, best
+
+
 def anova_f_p(x: np.ndarray, y: np.ndarray, C: int) -> float:
     """p-value of the one-way ANOVA F test of the means of `x` in the classes `y` (codes < C)."""
-    n_j = np.bincount(y, minlength=C).astype(np.float64)
-    groups = int((n_j > 0).sum())
-    n = len(x)
-    if groups < 2 or n <= groups:
-        return 1.0
-    sums = np.bincount(y, weights=x, minlength=C)
-    mean = x.mean()
-    means = np.divide(sums, n_j, out=np.zeros(C), where=n_j > 0)
-    between = float((n_j * (means - mean) ** 2).sum())
-    within = float(((x - means[y]) ** 2).sum())
-    # sums of squares below rounding noise are none
-    scale = float((x - mean) @ (x - mean))
-    if between <= 1e-12 * scale or scale == 0:
-        return 1.0
-    if within <= 1e-12 * scale:
-        return 0.0
-    return f_p((between / (groups - 1)) / (within / (n - groups)), groups - 1, n - groups)
+    f, df1, df2 = anova_f(x[:, None], np.ones((len(x), 1), dtype=bool), y, C)
+    return f_p(float(f[0]), float(df1[0]), float(df2[0]))
 
 
 def levene_p(x: np.ndarray, y: np.ndarray, C: int) -> float:
     """p-value of Levene's test of equal class variances: the F test of |x - class mean|."""
-    n_j = np.bincount(y, minlength=C).astype(np.float64)
-    means = np.divide(np.bincount(y, weights=x, minlength=C), n_j, out=np.zeros(C), where=n_j > 0)
-    return anova_f_p(np.abs(x - means[y]), y, C)
+    known = np.ones((len(x), 1), dtype=bool)
+    return anova_f_p(levene_deviations(x[:, None], known, y, C)[:, 0], y, C)
 
 
 def chi_square_table_p(table: np.ndarray) -> float:
@@ -162,7 +194,7 @@ def qda_cut(xa: np.ndarray, xb: np.ndarray) -> float:
 def crimcoord(table: np.ndarray) -> np.ndarray:
     """Score per category (row of a category-by-class table, every row non-empty) on the first
     canonical coordinate of its dummy variables: the first standard row coordinate of the
-    correspondence analysis of the table; the sign makes the first row's score <= the last's."""
+    correspondence analysis of the table."""
     p = table / table.sum()
     r, c = p.sum(axis=1), p.sum(axis=0)
     keep = c > 0
@@ -172,7 +204,10 @@ def crimcoord(table: np.ndarray) -> np.ndarray:
     if not len(sv) or sv[0] <= 1e-12:
         return np.zeros(len(r))
     score = u[:, 0] / np.sqrt(r)
-    if score[0] > score[-1]:
+    # the sign of a singular vector is arbitrary: the first category scored apart from zero
+    # gets a negative score, so that the subsets and their order do not depend on the SVD
+    lead = np.flatnonzero(np.abs(score) > 1e-9 * np.abs(score).max())
+    if len(lead) and score[lead[0]] > 0:
         score = -score
     return score
 
@@ -186,6 +221,10 @@ class _Quest:
         self.attrs = [i for i, a in enumerate(schema.attributes) if a.kind != "ignore"]
         self.cont = {i: schema.attributes[i].is_continuous for i in self.attrs}
         self.continuous = sum(self.cont.values())
+        # the continuous attributes as one matrix: their tests at a node are a few products
+        self.cont_attrs = [a for a in self.attrs if self.cont[a]]
+        self.x_cont = (np.column_stack([data.columns[a].astype(np.float64) for a in self.cont_attrs])
+                       if self.cont_attrs else np.zeros((data.n, 0)))
         # cart's surrogate search, reused as it is (its options at rpart's defaults)
         self.cart = _Cart(data, cart_check({}))
 
@@ -196,29 +235,41 @@ class _Quest:
 
     def choose(self, rows: np.ndarray) -> int | None:
         """The split attribute at a node (Algorithm 1), or None when no attribute varies."""
-        first = []
+        y = self.y[rows]
+        first = []          # (p-value, attribute) of every attribute that varies at the node
+        f = df1 = df2 = None
+        if self.cont_attrs:
+            x = self.x_cont[rows]
+            known = ~np.isnan(x)
+            with np.errstate(invalid="ignore"):
+                varies = (np.nanmax(np.where(known, x, -np.inf), axis=0)
+                          > np.nanmin(np.where(known, x, np.inf), axis=0))
+            cols = np.flatnonzero(varies)
+            if len(cols):
+                x, known = x[:, cols], known[:, cols]
+                f, df1, df2 = anova_f(x, known, y, self.C)
+                p, j = smallest_p(f, df1, df2)
+                first.append((p, self.cont_attrs[cols[j]]))
         for a in self.attrs:
-            x, y = self._known(a, rows)
             if self.cont[a]:
-                p = anova_f_p(x, y, self.C) if len(x) and x.min() < x.max() else None
-            else:
-                values = len(self.data.schema.attributes[a].values)
-                table = np.bincount(x.astype(np.int64) * self.C + y, minlength=values * self.C)
-                table = table.reshape(values, self.C)
-                p = chi_square_table_p(table.astype(np.float64)) if (table.sum(axis=1) > 0).sum() > 1 else None
-            if p is not None:
-                first.append((p, a))
+                continue
+            xa, ya = self._known(a, rows)
+            values = len(self.data.schema.attributes[a].values)
+            table = np.bincount(xa.astype(np.int64) * self.C + ya, minlength=values * self.C)
+            table = table.reshape(values, self.C)
+            if (table.sum(axis=1) > 0).sum() > 1:
+                first.append((chi_square_table_p(table.astype(np.float64)), a))
         if not first:
             return None
         alpha, m = self.o["quest_alpha"], len(self.attrs)
-        p1, a1 = min(first, key=lambda t: t[0])      # ties: the attribute that comes first
+        p1, a1 = min(first)      # ties: the attribute that comes first
         if p1 < alpha / m:
             return a1
-        levene = [(levene_p(*self._known(a, rows), self.C), a) for _, a in first if self.cont[a]]
-        if levene:
-            p2, a2 = min(levene, key=lambda t: t[0])
+        if f is not None:
+            z = levene_deviations(x, known, y, self.C)
+            p2, j = smallest_p(*anova_f(z, known, y, self.C))
             if p2 < alpha / (m + self.continuous):
-                return a2
+                return self.cont_attrs[cols[j]]
         return a1
 
     def split(self, a: int, rows: np.ndarray) -> tuple[str, object] | None:
