@@ -9,9 +9,10 @@ from ..errors import InputError
 from .io import load_training, progress
 from .options import data_options, learning_tree_options, tree_options
 
-HELP = "grow and prune a C4.5 tree (or a CART or ID3 tree: --grower); print it and its evaluation"
+HELP = "grow and prune a C4.5 tree (or a CART, ID3 or QUEST tree: --grower); print it and its evaluation"
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
            "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json\n"
+           "  c45rules tree examples/crx/crx -u --grower quest --min-node 40 --se-rule 0\n"
            "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)")
 
 
@@ -71,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_other(args: argparse.Namespace, tree, train, test) -> int:
-    """A cart or id3 tree (one tree: cart's is pruned as it grows, id3's never): its leaves and errors."""
+    """A cart, id3 or quest tree (one tree: cart's is pruned as it grows, quest's by cross-validation
+    once grown, id3's never): its leaves and errors."""
     from ..tree.growers import tree_classes
     from ..tree.report import format_tree
     errors = lambda d: None if d is None else int((tree_classes(tree, d) != d.y).sum())  # noqa: E731

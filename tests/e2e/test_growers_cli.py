@@ -56,6 +56,9 @@ def test_quest_on_the_command_line(tmp_path):
     options = load_yaml(model).options_dict
     assert {k: options[k] for k in ("grower", "quest_alpha", "min_node", "prune_folds", "se_rule", "seed")} == {
         "grower": "quest", "quest_alpha": 0.01, "min_node": 30, "prune_folds": 5, "se_rule": 0.0, "seed": 2}
+    # diff takes a quest model like any other: the same model twice changes nothing
+    same = ok("diff", model, model).stdout
+    assert same.startswith(f"Rules: 0 added, 0 removed, 0 changed, {len(load_yaml(model).rules)} unchanged")
     assert "--min-node: option(s) of --grower quest, not of --grower cart" in fails(
         "tree", CRX, "--grower", "cart", "--min-node", "5")
     assert "option prune_folds must be 0 (no pruning) or at least 2 folds, got 1" in fails(
