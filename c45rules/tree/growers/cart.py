@@ -33,6 +33,7 @@ the order of its own sort; here they go to the attribute that comes first.
 from __future__ import annotations
 
 import functools
+import heapq
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -592,26 +593,40 @@ def weakest_link_complexity(root: Node) -> None:
     cost-complexity pruning cuts it back (Breiman et al. 1984, 3.3: weakest-link cutting), for
     a tree grown without rpart's partition; leaves' `errors` are their training errors."""
     nodes = list(root.walk())
+    parent = {id(b): n for n in nodes for b in n.branches}
+    order = {id(n): k for k, n in enumerate(nodes)}
+    risk: dict[int, float] = {}         # a test's subtree: errors of its leaves, and leaves
+    leaves: dict[int, int] = {}
+    for n in reversed(nodes):           # every node after its descendants
+        if not n.is_leaf:
+            risk[id(n)] = sum(risk[id(b)] if id(b) in risk else b.errors for b in n.branches)
+            leaves[id(n)] = sum(leaves.get(id(b), 1) for b in n.branches)
+
+    def worth(n: Node) -> float:
+        return (n.errors - risk[id(n)]) / (leaves[id(n)] - 1)
+
+    # the weakest link first (a heap of each test's latest worth: a popped entry that is not
+    # its test's worth any more is stale); cutting a subtree changes its ancestors' worth only
+    heap = [(worth(n), order[id(n)], n) for n in nodes if not n.is_leaf]
+    heapq.heapify(heap)
     alive = {id(n) for n in nodes if not n.is_leaf}
-    tests = [n for n in reversed(nodes) if not n.is_leaf]      # every test after its descendants
     level = 0.0
-    while alive:
-        tests = [n for n in tests if id(n) in alive]
-        risk: dict[int, float] = {}
-        leaves: dict[int, int] = {}
-        worth: list[tuple[float, Node]] = []
-        for n in tests:
-            r = sum(risk[id(b)] if id(b) in risk else b.errors for b in n.branches)
-            k = sum(leaves[id(b)] if id(b) in leaves else 1 for b in n.branches)
-            risk[id(n)], leaves[id(n)] = r, k
-            worth.append(((n.errors - r) / (k - 1), n))
-        level = max(level, min(g for g, _ in worth))
-        for g, n in worth:
-            if g <= level + 1e-12 * max(1.0, abs(level)) and id(n) in alive:
-                for m in n.walk():
-                    if id(m) in alive:
-                        m.complexity = level
-                        alive.discard(id(m))
+    while heap:
+        g, _, n = heapq.heappop(heap)
+        if id(n) not in alive or g != worth(n):
+            continue
+        level = max(level, g)
+        gained, cut = n.errors - risk[id(n)], leaves[id(n)] - 1
+        for m in n.walk():
+            if id(m) in alive:
+                m.complexity = level
+                alive.discard(id(m))
+        up = parent.get(id(n))
+        while up is not None:
+            risk[id(up)] += gained
+            leaves[id(up)] -= cut
+            heapq.heappush(heap, (worth(up), order[id(up)], up))
+            up = parent.get(id(up))
     scale = root.errors
     for n in nodes:
         n.complexity = n.complexity / scale if not n.is_leaf and scale > 0 else 0.0
