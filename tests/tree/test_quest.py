@@ -93,13 +93,31 @@ def test_qda_cut_is_where_the_weighted_densities_meet():
     cut = quest.qda_cut(a, wide)
     dens = [n * math.exp(-(cut - m) ** 2 / (2 * v)) / math.sqrt(v) for n, m, v in ((3, 0, 1), (3, 2, 16))]
     assert 0 < cut < 2 and dens[0] == pytest.approx(dens[1], rel=1e-9)
-    # a constant group: the midpoint of the means
-    assert quest.qda_cut(np.array([5.0, 5.0]), np.array([1.0, 2.0, 3.0])) == 3.5
+    # the root nearer A's mean: A narrow at 0, B wide at 0.5, roots either side of A
+    narrow, spread = np.array([-0.1, 0.0, 0.1]), np.array([-9.5, 0.5, 10.5])
+    cut = quest.qda_cut(narrow, spread)
+    assert cut == min(_qda_roots(narrow, spread), key=abs) and cut < 0.5
+    # a constant group: its value, on its side (branch 0 is value <= cut)
+    assert quest.qda_cut(np.array([5.0, 5.0]), np.array([1.0, 2.0, 3.0])) == np.nextafter(5.0, -np.inf)
+    assert quest.qda_cut(np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.5])) == 0.5
+    # both constant: the midpoint
+    assert quest.qda_cut(np.array([1.0, 1.0]), np.array([4.0])) == 2.5
+
+
+def _qda_roots(xa, xb):
+    ma, mb, va, vb = xa.mean(), xb.mean(), xa.var(ddof=1), xb.var(ddof=1)
+    a, b = 1 / va - 1 / vb, -2 * (ma / va - mb / vb)
+    c = ma * ma / va - mb * mb / vb + math.log(va / vb) - 2 * math.log(len(xa) / len(xb))
+    d = math.sqrt(b * b - 4 * a * c)
+    return ((-b - d) / (2 * a), (-b + d) / (2 * a))
 
 
 def test_super_classes_by_two_means():
-    assert quest.super_classes(np.array([0.0, 0.1, 5.0, 5.2])).tolist() == [0, 0, 1, 1]
-    assert quest.super_classes(np.array([9.0, 0.0, 4.0])).tolist() == [1, 0, 0]
+    sizes = np.array([5, 9, 9, 1])
+    assert quest.super_classes(np.array([0.0, 0.1, 5.0, 5.2]), sizes).tolist() == [0, 0, 1, 1]
+    assert quest.super_classes(np.array([9.0, 0.0, 4.0]), sizes[:3]).tolist() == [1, 0, 0]
+    # every mean the same: the largest class (the first of equals) against the others
+    assert quest.super_classes(np.array([2.0, 2.0, 2.0, 2.0]), sizes).tolist() == [1, 0, 1, 1]
 
 
 def test_crimcoord_orders_categories_by_their_class_share():

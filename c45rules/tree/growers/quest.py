@@ -14,12 +14,13 @@ At each node (Loh & Shih's Algorithm 1 and 2):
   attribute with more values or more cuts has no more chances to win: the choice is unbiased
   (FIDELITY.md, "QUEST: unbiased choice of split attribute");
 * the split point: more than two classes are grouped into two super-classes by 2-means
-  clustering of the class means (the starting centres the smallest and the largest), and the
-  point is where the two super-classes' normal densities, weighted by their shares of the node,
-  are equal (quadratic discriminant analysis): of the roots of that quadratic, the one between
-  the two means (else the one nearer their midpoint; with equal variances the single root; with
-  a constant super-class or no real root the midpoint of the means). Cases with `value <= cut`
-  go to branch 0;
+  clustering of the class means (the starting centres the smallest and the largest mean; A is
+  the group started from the smallest; all means equal: the largest class is A), and the point
+  is where the two super-classes' normal densities, weighted by their shares of the node, are
+  equal (quadratic discriminant analysis): of the roots of that quadratic the one nearer A's
+  mean (with equal variances the single root; a constant super-class: its value; no real root:
+  the midpoint of the means), as IBM SPSS's account of the algorithm (TREE-QUEST) gives it.
+  Cases with `value <= cut` go to branch 0;
 * a discrete attribute is first made continuous by CRIMCOORD: each category's score on the
   first canonical (discriminant) coordinate of its dummy variables, which is the first
   standard coordinate of the correspondence analysis of the category-by-class table; the split
@@ -148,15 +149,19 @@ def chi_square_table_p(table: np.ndarray) -> float:
 
 
 # ---- the split point (Loh & Shih 1997, Algorithm 2) ------------------------------------
-def super_classes(means: np.ndarray) -> np.ndarray:
+def super_classes(means: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """0/1 per class: two groups by 2-means clustering of the class means (1-D), started from
-    the smallest and the largest mean; ties to group 0."""
+    the smallest (group 0) and the largest mean; when every mean is the same, the largest
+    class (the first of equals) alone in group 0."""
+    if means.min() == means.max():
+        group = np.ones(len(means), dtype=np.int64)
+        group[int(np.argmax(sizes))] = 0
+        return group
     centres = np.array([means.min(), means.max()])
     group = np.zeros(len(means), dtype=np.int64)
     for step in range(100):
         new = (np.abs(means - centres[1]) < np.abs(means - centres[0])).astype(np.int64)
-        if (step and (new == group).all()) or new.min() == new.max():
-            group = new
+        if step and (new == group).all():
             break
         group = new
         centres = np.array([means[group == 0].mean(), means[group == 1].mean()])
@@ -164,16 +169,21 @@ def super_classes(means: np.ndarray) -> np.ndarray:
 
 
 def qda_cut(xa: np.ndarray, xb: np.ndarray) -> float:
-    """The point between two groups where their normal densities weighted by their sizes are
-    equal (quadratic discriminant analysis on one variable)."""
+    """The point where the normal densities of groups A and B, weighted by their sizes, are
+    equal (quadratic discriminant analysis on one variable): of two roots the one nearer A's
+    mean; a constant group: its value, on its side of the cut; no real root (or both groups
+    constant): the midpoint of the means."""
     ma, mb = float(xa.mean()), float(xb.mean())
-    if ma > mb:
-        xa, xb, ma, mb = xb, xa, mb, ma
     mid = (ma + mb) / 2
     va = float(xa.var(ddof=1)) if len(xa) > 1 else 0.0
     vb = float(xb.var(ddof=1)) if len(xb) > 1 else 0.0
-    if va <= 0 or vb <= 0:
+    if va <= 0 and vb <= 0:
         return mid
+    if va <= 0 or vb <= 0:
+        # the limit of the densities as one variance vanishes: the constant group's value
+        # itself, which stays with its group (branch 0 is value <= cut)
+        value, other = (ma, mb) if va <= 0 else (mb, ma)
+        return value if value <= other else float(np.nextafter(value, -np.inf))
     pa, pb = len(xa), len(xb)
     # pa N(ma, va) = pb N(mb, vb):  a x^2 + b x + c = 0
     a = 1 / va - 1 / vb
@@ -185,10 +195,7 @@ def qda_cut(xa: np.ndarray, xb: np.ndarray) -> float:
     if disc < 0:
         return mid
     roots = sorted(((-b - math.sqrt(disc)) / (2 * a), (-b + math.sqrt(disc)) / (2 * a)))
-    between = [r for r in roots if ma <= r <= mb]
-    if len(between) == 1:
-        return between[0]
-    return min(roots, key=lambda r: (abs(r - mid), r))
+    return min(roots, key=lambda r: abs(r - ma))
 
 
 def crimcoord(table: np.ndarray) -> np.ndarray:
@@ -290,7 +297,7 @@ class _Quest:
             return None
         means = np.bincount(y, weights=x, minlength=self.C)[classes] / n_j[classes]
         group = np.zeros(self.C, dtype=np.int64)
-        group[classes] = super_classes(means)
+        group[classes] = super_classes(means, n_j[classes])
         side = group[y]
         if side.min() == side.max():
             return None
