@@ -120,6 +120,25 @@ def test_super_classes_by_two_means():
     assert quest.super_classes(np.array([2.0, 2.0, 2.0, 2.0]), sizes).tolist() == [1, 0, 1, 1]
 
 
+def test_crimcoord_is_the_first_canonical_coordinate_of_the_dummy_variables():
+    # Loh & Shih's CRIMCOORD: the eigenvector of T^-1 B of the dummy variables (one dropped,
+    # so that T is invertible) scores the categories; ours is the same up to an affine map
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        table = rng.integers(1, 30, (6, 3)).astype(float)
+        counts = table.ravel().astype(int)
+        category = np.repeat(np.repeat(np.arange(6), 3), counts)
+        klass = np.repeat(np.tile(np.arange(3), 6), counts)
+        dummies = np.eye(6)[category][:, :-1]
+        mean = dummies.mean(axis=0)
+        total = (dummies - mean).T @ (dummies - mean)
+        between = sum((klass == j).sum() * np.outer(dummies[klass == j].mean(axis=0) - mean,
+                                                    dummies[klass == j].mean(axis=0) - mean) for j in range(3))
+        values, vectors = np.linalg.eig(np.linalg.solve(total, between))
+        canonical = np.append(np.real(vectors[:, np.argmax(np.real(values))]), 0.0)
+        assert abs(np.corrcoef(canonical, quest.crimcoord(table))[0, 1]) == pytest.approx(1.0, abs=1e-9)
+
+
 def test_crimcoord_orders_categories_by_their_class_share():
     table = np.array([[10.0, 0.0], [5.0, 5.0], [1.0, 9.0], [8.0, 2.0]])
     score = quest.crimcoord(table)
