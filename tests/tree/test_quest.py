@@ -251,3 +251,19 @@ def test_quest_chooses_among_uninformative_attributes_without_bias():
         thirty = quest_bias.ATTRIBUTES.index("thirty")
         assert f[thirty] > high and f[thirty] > 0.9, (grower, f)
         assert (f[:3] < low).all(), (grower, f)
+
+
+def test_the_bench_scripts_run_and_write_their_sections(tmp_path):
+    import subprocess
+    bench = Path(__file__).resolve().parents[2] / "bench"
+    md = tmp_path / "F.md"
+    md.write_text("# F\n")
+    for args in (["quest_bias.py", "--replications", "20"], ["quest_cv.py", "golf", "iris", "-k", "2"]):
+        out = subprocess.run([sys.executable, str(bench / args[0]), *args[1:], "--markdown", str(md)],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+    text = md.read_text()
+    assert "<!-- section quest-bias -->\n20 replications of 200 cases, seed 0" in text
+    assert "| quest | " in text and "| c45 | " in text and "| cart | " in text
+    rows = [line for line in text.splitlines() if line.startswith(("| golf |", "| iris |"))]
+    assert [r.split("|")[1].strip() for r in rows] == ["golf", "iris"]
