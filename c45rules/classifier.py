@@ -118,7 +118,7 @@ def _table(X: Any) -> pd.DataFrame | np.ndarray:
 
 
 class C45Rules(*_BASES):
-    """C4.5 tree (or grower="cart"/"id3"/"j48"/"chaid") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
+    """C4.5 tree (or grower="cart"/"id3"/"j48"/"chaid"/"quest") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
 
     def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
                  rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
@@ -131,7 +131,8 @@ class C45Rules(*_BASES):
                  mdl_correction: bool = True, laplace: bool = False, collapse: bool = True,
                  alpha_merge: float = 0.05, alpha_split: float = 0.05, max_depth: int = 3,
                  min_parent: int = 100, min_child: int = 50, bins: int | None = None,
-                 bonferroni: bool = True, winnow: bool = False, class_weight: Any = None):
+                 bonferroni: bool = True, quest_alpha: float = 0.05, min_node: int = 10,
+                 prune_folds: int = 10, se_rule: float = 1.0, winnow: bool = False, class_weight: Any = None):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -147,7 +148,7 @@ class C45Rules(*_BASES):
         self.ignore = ignore
         self.na_values = na_values
         self.keep_na_tokens = keep_na_tokens
-        # the tree grower (c45, cart, id3) and cart's options (R rpart.control's names)
+        # the tree grower (c45, cart, id3, quest) and cart's options (R rpart.control's names)
         self.grower = grower
         self.cp = cp
         self.minsplit = minsplit
@@ -176,6 +177,11 @@ class C45Rules(*_BASES):
         self.min_child = min_child
         self.bins = bins
         self.bonferroni = bonferroni
+        # quest's options (Loh & Shih's alpha, node size, pruning folds and SE rule)
+        self.quest_alpha = quest_alpha
+        self.min_node = min_node
+        self.prune_folds = prune_folds
+        self.se_rule = se_rule
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""

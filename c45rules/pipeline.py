@@ -25,7 +25,7 @@ from .tree.node import Tree
 from .winnow import without
 
 # the options every grower shares (cf and rules_cf: the rules' confidence level; seed: the
-# annealing's random() and cart's cross-validation folds), then each grower's own
+# annealing's random() and cart's and quest's cross-validation folds), then each grower's own
 _SHARED: dict[str, Any] = {
     "cf": 0.25, "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
     "jobs": 1,
@@ -89,6 +89,8 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     if out["grower"] == "j48":
         from .tree.growers import j48
         out.update(j48.check({k: out[k] for k in GROWER_OPTIONS["j48"]}))
+    from .tree.growers import quest
+    out.update(quest.check({k: out[k] for k in GROWER_OPTIONS["quest"]}))
     return out
 
 

@@ -186,6 +186,19 @@ def unit_interval(text: str) -> float:
 def probability(text: str) -> float:
     """A number in (0, 1]."""
     return _number(text, float, lambda v: 0 < v <= 1, "a number in (0, 1]")
+def open_unit_interval(text: str) -> float:
+    """A number in (0, 1)."""
+    return _number(text, float, lambda v: 0 < v < 1, "a number in (0, 1)")
+
+
+def at_least_two(text: str) -> int:
+    """A whole number >= 2."""
+    return _number(text, int, lambda v: v >= 2, "a whole number >= 2")
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0."""
+    return _number(text, float, lambda v: 0 <= v < float("inf"), "a number >= 0")
 
 
 def natural(text: str) -> int:
@@ -198,7 +211,9 @@ GROWER_HELP = ("tree grower: c45 (C4.5 Release 8, the default), cart (R rpart 4.
                " ID3: information gain, multiway splits on discrete attributes, binary cuts on continuous"
                " ones, no pruning), j48 (Weka 3.6's J48: C4.5 as Weka ports it; also --weka-compat), chaid"
                " (Kass's CHAID: categories merged by chi-square, multiway splits, Bonferroni-adjusted"
-               " p-values, stop by significance)")
+               " p-values, stop by significance), quest (Loh & Shih's QUEST: the split attribute by F and"
+               " chi-square tests, unbiased; split points by quadratic discriminant analysis; cost-complexity"
+               " pruning by cross-validation and the 1-SE rule)")
 # cart's flags: (option, type, metavar, help); their default None means "rpart's default"
 _CART_FLAGS = (
     ("--cp", unit_interval, "CP", "cart: complexity parameter; a split must cut the risk by cp x the root's (default 0.01)"),
@@ -225,6 +240,17 @@ _J48_FLAGS = (
     ("--no-collapse", "collapse", False, "j48 (-O): keep subtrees that do not reduce the training errors"),
 )
 
+# quest's flags, as cart's (their default None means Loh & Shih's default)
+_QUEST_FLAGS = (
+    ("--quest-alpha", open_unit_interval, "A",
+     "quest: significance level of the attribute tests, Bonferroni-adjusted (default 0.05)"),
+    ("--min-node", at_least_two, "N", "quest: fewest cases in a node to try a split (default 10)"),
+    ("--prune-folds", natural, "K", "quest: cross-validation folds choosing the pruning (folds drawn with"
+                                    " --seed; default 10; 0: no pruning)"),
+    ("--se-rule", non_negative_float, "S", "quest: prune to the smallest tree within S standard errors of the"
+                                           " fewest cross-validated errors (default 1)"),
+)
+
 
 # chaid's flags, as _CART_FLAGS; the option is the flag's name with '_' for '-'
 _CHAID_FLAGS = (
@@ -245,11 +271,12 @@ def tree_options(j48_folds: bool = True) -> argparse.ArgumentParser:
     (`j48_folds` False: no --folds, for `cv`, whose --folds are its own)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("tree grower")
-    g.add_argument("--grower", choices=("c45", "cart", "id3", "j48", "chaid"), default="c45", help=GROWER_HELP)
+    g.add_argument("--grower", choices=("c45", "cart", "id3", "j48", "chaid", "quest"), default="c45",
+                   help=GROWER_HELP)
     g.add_argument("--seed", type=whole, metavar="N",
                    help="seed of the random draws: the annealing's random() (default: glibc's default state)"
-                        " and cart's cross-validation folds (default 0)")
-    for flag, kind, metavar, text in _CART_FLAGS + _CHAID_FLAGS:
+                        " and cart's and quest's cross-validation folds (default 0)")
+    for flag, kind, metavar, text in _CART_FLAGS + _CHAID_FLAGS + _QUEST_FLAGS:
         g.add_argument(flag, type=kind, metavar=metavar, help=text)
     g.add_argument("--no-bonferroni", action="store_true",
                    help="chaid: compare attributes by their p-values as they are (the CHAID package's way),"
@@ -373,6 +400,11 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
         raise InputError(f"{', '.join(flags)}: option(s) of J48 (--weka-compat or --grower j48), not of --grower {grower}")
     cart = {flag[2:]: getattr(args, flag[2:]) for flag, *_ in _CART_FLAGS
             if getattr(args, flag[2:], None) is not None}
+    quest = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag, *_ in _QUEST_FLAGS
+             if getattr(args, flag[2:].replace("-", "_"), None) is not None}
+    if grower != "quest" and quest:
+        raise InputError(f"{', '.join('--' + k.replace('_', '-') for k in quest)}: option(s) of --grower quest,"
+                         f" not of --grower {grower}")
     c45 = [f for f, given in (("-m", args.min_objs != 2), ("-g", args.gain), ("-s", args.subset)) if given]
     if grower != "cart" and cart:
         raise InputError(f"{', '.join('--' + k for k in cart)}: option(s) of --grower cart, not of --grower {grower}")
@@ -395,7 +427,7 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, "seed", None) is not None:
             out["seed"] = args.seed
     else:
-        out.update({"grower": grower, **cart, **chaid})
+        out.update({"grower": grower, **cart, **chaid, **quest})
         if getattr(args, "seed", None) is not None:
             out["seed"] = args.seed
     return out

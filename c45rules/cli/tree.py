@@ -9,11 +9,13 @@ from ..errors import InputError
 from .io import load_training, progress
 from .options import data_options, learning_tree_options, soft_options, tree_options, window_options, window_settings
 
-HELP = "grow and prune a C4.5 tree (or a CART, ID3, J48 or CHAID tree: --grower); print it and its evaluation"
+HELP = ("grow and prune a C4.5 tree (or a CART, ID3, J48, CHAID or QUEST tree: --grower); print it and its"
+        " evaluation")
 EXAMPLE = ("c45rules tree examples/crx/crx -u\n  c45rules tree data.csv --target class --json\n"
            "  c45rules tree examples/crx/crx -u --grower cart --cp 0.02 --json\n"
            "  c45rules tree examples/crx/crx -u --weka-compat --binary-splits --json   (Weka's J48 -B)\n"
            "  c45rules tree examples/crx/crx -u --grower chaid --min-parent 50 --min-child 20\n"
+           "  c45rules tree examples/crx/crx -u --grower quest --min-node 40 --se-rule 0\n"
            "  c45rules tree golf --explain-splits   (each node: every attribute's info, gain, split info, gain ratio)\n"
            "  c45rules tree examples/crx/crx -u -t 10   (windowing: 10 trees, as c4.5 -t 10)")
 
@@ -89,8 +91,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_other(args: argparse.Namespace, tree, train, test) -> int:
-    """A cart, id3, j48 or chaid tree (cart's is pruned as it grows, id3's and chaid's never, j48's as
-    J48 prunes): its leaves and errors; chaid's with Kass's statistics at each split."""
+    """A cart, id3, j48, chaid or quest tree (cart's is pruned as it grows, quest's by cross-validation
+    once grown, id3's and chaid's never, j48's as J48 prunes): its leaves and errors; chaid's with
+    Kass's statistics at each split."""
     from ..tree.growers import tree_classes
     from ..tree.report import format_tree
     errors = lambda d: None if d is None else int((tree_classes(tree, d) != d.y).sum())  # noqa: E731

@@ -71,3 +71,22 @@ def test_chaid_tree_shows_kass_statistics_and_fit_records_its_options(tmp_path):
         "grower": "chaid", "bins": 10, "bonferroni": False, "max_depth": 2, "min_parent": 100, "alpha_merge": 0.05}
     assert "cp" not in options and "min_objs" not in options
     assert "--no-bonferroni: option(s) of --grower chaid, not of --grower c45" in fails("tree", CRX, "--no-bonferroni")
+
+
+def test_quest_on_the_command_line(tmp_path):
+    out = json.loads(ok("tree", DATA / "iris" / "iris", "--grower", "quest", "--json").stdout)
+    assert out == {"grower": "quest", "leaves": 3, "train_errors": 6, "test_errors": None}
+    model = tmp_path / "m.yaml"
+    ok("fit", CRX, "--grower", "quest", "--min-node", "30", "--prune-folds", "5", "--se-rule", "0",
+       "--quest-alpha", "0.01", "--seed", "2", "-o", model)
+    options = load_yaml(model).options_dict
+    assert {k: options[k] for k in ("grower", "quest_alpha", "min_node", "prune_folds", "se_rule", "seed")} == {
+        "grower": "quest", "quest_alpha": 0.01, "min_node": 30, "prune_folds": 5, "se_rule": 0.0, "seed": 2}
+    # diff takes a quest model like any other: the same model twice changes nothing
+    same = ok("diff", model, model).stdout
+    assert same.startswith(f"Rules: 0 added, 0 removed, 0 changed, {len(load_yaml(model).rules)} unchanged")
+    assert "--min-node: option(s) of --grower quest, not of --grower cart" in fails(
+        "tree", CRX, "--grower", "cart", "--min-node", "5")
+    assert "option prune_folds must be 0 (no pruning) or at least 2 folds, got 1" in fails(
+        "tree", CRX, "--grower", "quest", "--prune-folds", "1")
+    assert "expected a number in (0, 1), got '1'" in fails("tree", CRX, "--grower", "quest", "--quest-alpha", "1")

@@ -127,7 +127,7 @@ def score(name: str, ruleset: RuleSet, rows: list[dict]) -> Scored:
 # thresholds just below rpart's midpoints; id3: multiway tests, no pruning; chaid: subset tests, threshold
 # chains, unknowns with the floating category in the tree)
 FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income", "crx+subset", "crx+cart", "hypo+cart",
-                "labor+id3", "crx+chaid", "hypo+chaid", "labor+chaid")
+                "labor+id3", "crx+chaid", "hypo+chaid", "labor+chaid", "hypo+quest")
 
 
 def fit_scored(name: str) -> Scored:
@@ -141,7 +141,7 @@ def fit_scored(name: str) -> Scored:
         learn = train.subset(np.arange(1200))
     if name.endswith("+subset"):
         options["subset"] = True
-    if name.endswith(("+cart", "+id3", "+chaid")):
+    if name.endswith(("+cart", "+id3", "+chaid", "+quest")):
         options["grower"] = name.split("+")[1]
     if name.endswith("+chaid"):
         # smaller nodes than SPSS's defaults: deeper trees, groups of unknowns alone (labor)

@@ -24,7 +24,8 @@ from c45rules.export.pmml import default_confidence
 from dmn_engines import decide, require_dmn_engines
 from export_cases import UNSEEN, golf_ruleset, score
 
-DATASETS = ("crx", "crx+subset", "labor-neg", "hypo", "credit-g", "vote_weka", "soybean+subset", "hypo+chaid")
+DATASETS = ("crx", "crx+subset", "labor-neg", "hypo", "credit-g", "vote_weka", "soybean+subset", "hypo+chaid",
+            "hypo+quest")
 VERSIONS = ("1.3", "1.1")
 
 

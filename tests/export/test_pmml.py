@@ -22,7 +22,8 @@ from export_cases import golf_ruleset
 from pmml_evaluators import jpmml, pmml4s, require_evaluators
 
 NS = {"p": "http://www.dmg.org/PMML-4_4"}
-DATASETS = ("crx", "crx+subset", "hypo", "labor", "credit-g", "breast-cancer", "soybean+subset", "hypo+chaid")
+DATASETS = ("crx", "crx+subset", "hypo", "labor", "credit-g", "breast-cancer", "soybean+subset", "hypo+chaid",
+            "hypo+quest")
 
 
 def _expected_confidence(scored) -> np.ndarray:

@@ -25,11 +25,11 @@ def _stem(name):
 
 
 def test_registry_finds_each_grower_by_name():
-    assert NAMES == ("c45", "cart", "id3", "j48", "chaid")
+    assert NAMES == ("c45", "cart", "id3", "j48", "chaid", "quest")
     train, _ = _stem("iris")
     leaves = {name: get_grower(name)(train, {}).pruned.leaves() for name in NAMES}
-    assert leaves == {"c45": 5, "cart": 3, "id3": 9, "j48": 5, "chaid": 2}
-    with pytest.raises(InputError, match="unknown grower 'c50' \\(known: c45, cart, id3, j48, chaid\\)"):
+    assert leaves == {"c45": 5, "cart": 3, "id3": 9, "j48": 5, "chaid": 2, "quest": 3}
+    with pytest.raises(InputError, match="unknown grower 'c50' \\(known: c45, cart, id3, j48, chaid, quest\\)"):
         get_grower("c50")
 
 
@@ -45,7 +45,7 @@ def test_c45_through_the_registry_is_the_tree_as_before():
     assert (tree_classes(tree, test) == classify(pruned, test)).all()
 
 
-@pytest.mark.parametrize("grower", ["cart", "id3", "j48", "chaid"])
+@pytest.mark.parametrize("grower", ["cart", "id3", "j48", "chaid", "quest"])
 def test_rules_yaml_sql_python_and_rescore_from_any_grower(grower, tmp_path):
     train, test = _stem("crx")
     rs, tree, _ = fit_dataset(train, grower=grower)
@@ -108,7 +108,7 @@ def test_an_option_of_another_grower_is_refused():
         fit_dataset(train, cp=0.02)
     with pytest.raises(InputError, match=r"option\(s\) min_objs belong to another grower, not to grower 'cart'"):
         fit_dataset(train, grower="cart", min_objs=5)
-    with pytest.raises(InputError, match="option grower must be one of c45, cart, id3, j48, chaid, got 'c50'"):
+    with pytest.raises(InputError, match="option grower must be one of c45, cart, id3, j48, chaid, quest, got 'c50'"):
         fit_dataset(train, grower="c50")
 
 

@@ -5,7 +5,9 @@
 * id3:  the classic ID3 (information gain, no pruning);
 * j48:  Weka 3.6's J48 (C4.5 as Weka ports it, with its options -U -B -R -S -J -A -O);
 * chaid: Kass's (1980) CHAID (chi-square merging of categories, multiway splits, Bonferroni-
-  adjusted p-values, stopping by significance).
+  adjusted p-values, stopping by significance);
+* quest: Loh & Shih's QUEST (unbiased attribute choice by F and chi-square tests, split points
+  by quadratic discriminant analysis, cart's cost-complexity pruning with the 1-SE rule).
 
 Every grower returns the same `Tree` of `Node`s, so the rules, the exports, explain, rescore
 and the report take a tree from any of them. `OPTIONS` lists each grower's own options with
@@ -31,6 +33,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     # SPSS's CHAID defaults; bins None: every distinct value of a continuous attribute a category
     "chaid": {"alpha_merge": 0.05, "alpha_split": 0.05, "max_depth": 3, "min_parent": 100, "min_child": 50,
               "bins": None, "bonferroni": True},
+    "quest": {"quest_alpha": 0.05, "min_node": 10, "prune_folds": 10, "se_rule": 1.0},
 }
 NAMES = tuple(OPTIONS)
 
@@ -44,9 +47,9 @@ def get_grower(name: str) -> Callable:
 
 def tree_classes(tree: Any, data: Any) -> np.ndarray:
     """Class code per case of a grown Tree, each grower's tree classifying as its grower does
-    (c45: c4.5's weighted branches for unknowns; cart: rpart's predict with its surrogates;
-    id3: unknowns down the branch of most training cases; j48: J48's class probabilities; chaid:
-    unknowns with Kass's floating category)."""
+    (c45: c4.5's weighted branches for unknowns; cart and quest: rpart's predict with their
+    surrogates; id3: unknowns down the branch of most training cases; j48: J48's class
+    probabilities; chaid: unknowns with Kass's floating category)."""
     name = tree.options.get("grower", "c45")
     if name == "c45":
         from ..classify import classify

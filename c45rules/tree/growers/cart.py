@@ -33,6 +33,7 @@ the order of its own sort; here they go to the attribute that comes first.
 from __future__ import annotations
 
 import functools
+import heapq
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -481,15 +482,17 @@ def prune_cp(root: Node, cp: float) -> Node:
 
 
 # ---- using the tree -------------------------------------------------------------------
-def node_of_cases(root: Node, data: Dataset, usesurrogate: int) -> list[tuple[Node, np.ndarray]]:
-    """(node, rows) where each case stops: a leaf, or a node it cannot be sent past."""
+def node_of_cases(root: Node, data: Dataset, usesurrogate: int,
+                  cp: float | None = None) -> list[tuple[Node, np.ndarray]]:
+    """(node, rows) where each case stops: a leaf, or a node it cannot be sent past; with `cp`,
+    the tree as pruned at cp (prune_cp) without making the copy."""
     out = []
     stack = [(root, np.arange(data.n))]
     while stack:
         node, rows = stack.pop()
         if not len(rows):
             continue
-        if node.is_leaf:
+        if node.is_leaf or (cp is not None and node.complexity <= cp):
             out.append((node, rows))
             continue
         side = case_branch(node, data, rows, usesurrogate)
@@ -525,10 +528,11 @@ def case_branch(node: Node, data: Dataset, rows: np.ndarray, usesurrogate: int) 
     return side
 
 
-def predict(root: Node, data: Dataset, usesurrogate: int = 2) -> np.ndarray:
-    """Class code per case as rpart's predict: the class of the node where the case stops."""
+def predict(root: Node, data: Dataset, usesurrogate: int = 2, cp: float | None = None) -> np.ndarray:
+    """Class code per case as rpart's predict: the class of the node where the case stops
+    (in the tree pruned at `cp` when given)."""
     out = np.empty(data.n, dtype=np.int64)
-    for node, rows in node_of_cases(root, data, usesurrogate):
+    for node, rows in node_of_cases(root, data, usesurrogate, cp):
         out[rows] = node.klass
     return out
 
@@ -541,25 +545,91 @@ def _cp_table(root: Node) -> list[float]:
 
 def _stop_class(root: Node, data: Dataset, usesurrogate: int, cp: float) -> np.ndarray:
     """Class per case of the tree pruned at `cp`."""
-    return predict(prune_cp(root, cp), data, usesurrogate)
+    return predict(root, data, usesurrogate, cp)
+
+
+def cross_validated_errors(data: Dataset, table: list[float], folds: int, seed: int | None,
+                           grow_fold, usesurrogate: int = 2) -> np.ndarray:
+    """Errors per row of the cp `table` (largest first) summed over `folds` held-out folds
+    (random by seed), each fold's tree from `grow_fold(train) -> root` with complexities in
+    cp units."""
+    # rpart evaluates each row at the geometric mean of its cp and the one above
+    points = [table[0] * 10] + [float(np.sqrt(a * b)) for a, b in zip(table[:-1], table[1:])]
+    rng = np.random.default_rng(0 if seed is None else seed)
+    fold = rng.permutation(np.arange(data.n) % folds)
+    errors = np.zeros(len(points))
+    for k in range(folds):
+        train, held = data.subset(np.flatnonzero(fold != k)), data.subset(np.flatnonzero(fold == k))
+        if train.n == 0 or held.n == 0 or len(np.unique(train.y)) < 2:
+            continue
+        sub = grow_fold(train)
+        for j, c in enumerate(points):
+            errors[j] += int((_stop_class(sub, held, usesurrogate, c) != held.y).sum())
+    return errors
+
+
+def chosen_cp(table: list[float], errors: np.ndarray, n: int, se_rule: float = 0.0) -> float:
+    """The largest cp whose cross-validated errors are within `se_rule` standard errors of the
+    fewest (Breiman et al. 1984, 3.4.3: the 1-SE rule at se_rule 1; 0: the fewest, the first
+    of equals, as rpart's printcp minimum)."""
+    best = int(np.argmin(errors))
+    e = float(errors[best])
+    # the standard error of a count of misclassified cases out of n (binomial)
+    se = float(np.sqrt(e * max(0.0, 1.0 - e / n))) if n > 0 else 0.0
+    within = np.flatnonzero(errors <= e + se_rule * se + 1e-9)
+    return table[int(within[0])]
 
 
 def cross_validated_cp(data: Dataset, o: dict, root: Node, seed: int | None) -> float:
     """The cp of the cp table with the fewest cross-validated errors (xval folds, random by seed)."""
     table = _cp_table(root) + [o["cp"]]
-    # rpart evaluates each row at the geometric mean of its cp and the one above
-    points = [table[0] * 10] + [float(np.sqrt(a * b)) for a, b in zip(table[:-1], table[1:])]
-    rng = np.random.default_rng(0 if seed is None else seed)
-    fold = rng.permutation(np.arange(data.n) % o["xval"])
-    errors = np.zeros(len(points))
-    for k in range(o["xval"]):
-        train, held = data.subset(np.flatnonzero(fold != k)), data.subset(np.flatnonzero(fold == k))
-        if train.n == 0 or held.n == 0 or len(np.unique(train.y)) < 2:
+    errors = cross_validated_errors(data, table, o["xval"], seed,
+                                    lambda train: _Cart(train, o).grow(np.arange(train.n)), o["usesurrogate"])
+    return chosen_cp(table, errors, data.n)
+
+
+def weakest_link_complexity(root: Node) -> None:
+    """Set each split's complexity to the alpha, in units of the root's risk, at which
+    cost-complexity pruning cuts it back (Breiman et al. 1984, 3.3: weakest-link cutting), for
+    a tree grown without rpart's partition; leaves' `errors` are their training errors."""
+    nodes = list(root.walk())
+    parent = {id(b): n for n in nodes for b in n.branches}
+    order = {id(n): k for k, n in enumerate(nodes)}
+    risk: dict[int, float] = {}         # a test's subtree: errors of its leaves, and leaves
+    leaves: dict[int, int] = {}
+    for n in reversed(nodes):           # every node after its descendants
+        if not n.is_leaf:
+            risk[id(n)] = sum(risk[id(b)] if id(b) in risk else b.errors for b in n.branches)
+            leaves[id(n)] = sum(leaves.get(id(b), 1) for b in n.branches)
+
+    def worth(n: Node) -> float:
+        return (n.errors - risk[id(n)]) / (leaves[id(n)] - 1)
+
+    # the weakest link first (a heap of each test's latest worth: a popped entry that is not
+    # its test's worth any more is stale); cutting a subtree changes its ancestors' worth only
+    heap = [(worth(n), order[id(n)], n) for n in nodes if not n.is_leaf]
+    heapq.heapify(heap)
+    alive = {id(n) for n in nodes if not n.is_leaf}
+    level = 0.0
+    while heap:
+        g, _, n = heapq.heappop(heap)
+        if id(n) not in alive or g != worth(n):
             continue
-        sub = _Cart(train, o).grow(np.arange(train.n))
-        for j, c in enumerate(points):
-            errors[j] += int((_stop_class(sub, held, o["usesurrogate"], c) != held.y).sum())
-    return table[int(np.argmin(errors))]
+        level = max(level, g)
+        gained, cut = n.errors - risk[id(n)], leaves[id(n)] - 1
+        for m in n.walk():
+            if id(m) in alive:
+                m.complexity = level
+                alive.discard(id(m))
+        up = parent.get(id(n))
+        while up is not None:
+            risk[id(up)] += gained
+            leaves[id(up)] -= cut
+            heapq.heappush(heap, (worth(up), order[id(up)], up))
+            up = parent.get(id(up))
+    scale = root.errors
+    for n in nodes:
+        n.complexity = n.complexity / scale if not n.is_leaf and scale > 0 else 0.0
 
 
 def grow(data: Dataset, options: dict) -> Tree:
