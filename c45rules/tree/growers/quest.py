@@ -46,7 +46,7 @@ import numpy as np
 
 from ...data.schema import Dataset
 from ...errors import InputError
-from ...pvalues import chi_square_p, f_p
+from ..significance import f_p, table_p_value
 from ..node import Node, Tree
 from . import OPTIONS
 from .cart import (_Cart, case_branch, check as cart_check, chosen_cp, cross_validated_errors, prune_cp,
@@ -139,13 +139,7 @@ def levene_p(x: np.ndarray, y: np.ndarray, C: int) -> float:
 def chi_square_table_p(table: np.ndarray) -> float:
     """p-value of Pearson's chi-square test of independence of a contingency table (empty
     rows and columns left out)."""
-    table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
-    r, c = table.shape
-    if r < 2 or c < 2:
-        return 1.0
-    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
-    statistic = float(((table - expected) ** 2 / expected).sum())
-    return chi_square_p(statistic, (r - 1) * (c - 1))
+    return float(table_p_value(np.asarray(table, dtype=np.float64))[2])
 
 
 # ---- the split point (Loh & Shih 1997, Algorithm 2) ------------------------------------
