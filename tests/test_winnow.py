@@ -139,3 +139,16 @@ def test_the_estimator_takes_winnow():
     clf = c45rules.C45Rules(winnow=True).fit(df.drop(columns="class"), df["class"])
     assert set(clf.ruleset_.options_dict["winnowed"]) <= set(NOISE)
     assert clf.get_params()["winnow"] is True
+
+
+def test_winnowing_weighted_cases_counts_their_weights(noisy):
+    df, rs, _ = noisy
+    ones = c45rules.fit(df, "class", winnow=True, sample_weight=np.ones(len(df)))
+    assert ones.options_dict["winnowed"] == rs.options_dict["winnowed"]
+    assert ones.rules == rs.rules
+    # a heavy class changes what the held-back errors weigh
+    heavy = np.where(df["class"] == "yes", 3.0, 1.0)
+    weighted = c45rules.fit(df, "class", winnow=True, sample_weight=heavy)
+    assert weighted.options_dict["weights"] == "sample_weight"
+    assert weighted.options_dict["winnowed"] == ["noise_num1", "noise_num3", "noise_num4", "noise_num5", "noise_cat5",
+                                                 "noise_num6", "noise_cat6", "noise_cat7", "noise_cat8", "noise_num9"]

@@ -384,6 +384,13 @@ def read_options(args: argparse.Namespace):
                        getattr(args, "encoding", "utf-8"))
 
 
+def _given(args: argparse.Namespace, flags: tuple) -> dict[str, Any]:
+    """{option: value} of the flags given on the command line (the option: the flag's name with
+    '_' for '-'; a flag not given is None)."""
+    names = (flag[2:].replace("-", "_") for flag, *_ in flags)
+    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
 def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     """Library options from the tree flags (cf in percent on the command line): the grower's
     own and the shared ones; a flag of another grower is an InputError."""
@@ -398,10 +405,8 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     if j48 and grower != "j48":
         flags = [f for f, name, _, _ in _J48_FLAGS if name in j48] + (["--folds"] if "folds" in j48 else [])
         raise InputError(f"{', '.join(flags)}: option(s) of J48 (--weka-compat or --grower j48), not of --grower {grower}")
-    cart = {flag[2:]: getattr(args, flag[2:]) for flag, *_ in _CART_FLAGS
-            if getattr(args, flag[2:], None) is not None}
-    quest = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag, *_ in _QUEST_FLAGS
-             if getattr(args, flag[2:].replace("-", "_"), None) is not None}
+    cart = _given(args, _CART_FLAGS)
+    quest = _given(args, _QUEST_FLAGS)
     if grower != "quest" and quest:
         raise InputError(f"{', '.join('--' + k.replace('_', '-') for k in quest)}: option(s) of --grower quest,"
                          f" not of --grower {grower}")
@@ -410,8 +415,7 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
         raise InputError(f"{', '.join('--' + k for k in cart)}: option(s) of --grower cart, not of --grower {grower}")
     if grower == "j48":
         c45 = [f for f in c45 if f != "-m"]
-    chaid = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag, *_ in _CHAID_FLAGS
-             if getattr(args, flag[2:].replace("-", "_"), None) is not None}
+    chaid = _given(args, _CHAID_FLAGS)
     if getattr(args, "no_bonferroni", False):
         chaid["bonferroni"] = False
     if grower != "chaid" and chaid:

@@ -701,15 +701,8 @@ class _WeightedSearch:
         """Add rule r to the subset or take it out."""
         self.inside[r] = not self.inside[r]
 
-    def hill_climb(self, inside: np.ndarray) -> None:
-        """_ClassSearch.hill_climb."""
-        self.start(inside)
-        while True:
-            self.evaluate()
-            r, change = self.best_toggle()
-            if change <= 0:
-                return
-            self.toggle(r)
+    packed = None             # no compiled climb: its counts are whole cases
+    hill_climb = _ClassSearch.hill_climb
 
     def exhaustive(self) -> None:
         """_ClassSearch.exhaustive with each case counted by its weight."""

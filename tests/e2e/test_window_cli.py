@@ -122,3 +122,19 @@ def test_fit_t_saves_the_composite_and_records_the_windowing(tmp_path):
 
 def test_windowing_with_tune_is_refused(tmp_path):
     assert "--tune" in fails("fit", GOLF, "-t", "2", "--tune", "-o", tmp_path / "m.yaml")
+
+
+def test_windowing_and_soft_thresholds_refuse_weights_and_winnowing(tmp_path):
+    import pandas as pd
+    table = pd.read_csv(DATA / "golf" / "golf.csv")
+    table["w"] = [1, 2] * 7
+    path = tmp_path / "golf_w.csv"
+    table.to_csv(path, index=False)
+    target = table.columns[-2]
+    weighted = (path, "--target", target, "--weights", "w")
+    assert "(windowing) count whole cases: they do not go with --weights" in fails("rules", *weighted, "-t", "3")
+    assert "do not go with --weights or --class-weights" in fails("tree", *weighted, "-t", "3")
+    assert "do not go with --weights or --class-weights" in fails("tree", *weighted, "-p")
+    assert "counts whole cases: it does not go with --weights" in fails(
+        "fit", *weighted, "-p", "--keep-tree", "-o", tmp_path / "m.yaml")
+    assert "-t/-w/-i (windowing) and --winnow: choose one" in fails("rules", GOLF, "-t", "3", "--winnow")
