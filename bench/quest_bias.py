@@ -50,7 +50,7 @@ def root_attribute(grower: str, data: Dataset) -> int:
     if grower == "quest":
         from c45rules.tree.growers import quest
         a = quest._Quest(data, quest.check({})).choose(rows)
-        return -1 if a is None else a
+        return -1 if a is None else a.attribute
     if grower == "cart":
         from c45rules.tree.growers import cart
         best = cart._Cart(data, cart.check({})).best_split(rows)

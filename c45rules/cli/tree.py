@@ -98,6 +98,7 @@ def _print_other(args: argparse.Namespace, tree, train, test) -> int:
     from ..tree.report import format_tree
     errors = lambda d: None if d is None else int((tree_classes(tree, d) != d.y).sum())  # noqa: E731
     chaid = tree.options["grower"] == "chaid"
+    quest = tree.options["grower"] == "quest"
     # chaid: Kass's leaves, a group of unknown values alone among them
     leaves = tree.chaid.leaves() if chaid else tree.pruned.leaves()
     train_errors, test_errors = errors(train), errors(test)
@@ -111,6 +112,9 @@ def _print_other(args: argparse.Namespace, tree, train, test) -> int:
         if chaid:
             from ..tree.chaid_report import chaid_splits
             out["splits"] = chaid_splits(tree.chaid, train.schema)
+        if quest:
+            from ..tree.growers.quest import split_tests
+            out["splits"] = split_tests(tree, train)
         print(json.dumps(out))
         return 0
     if chaid:
@@ -118,6 +122,9 @@ def _print_other(args: argparse.Namespace, tree, train, test) -> int:
         text = format_chaid(tree.chaid, train.schema)
     else:
         text = format_tree(tree.pruned, train.schema)
+    if quest:
+        from ..tree.growers.quest import format_split_tests, split_tests
+        text += "\n\n" + format_split_tests(split_tests(tree, train)).rstrip("\n")
     size = f", size {tree.pruned.size()}" if tree.options["grower"] == "j48" else ""
     out = [f"Decision Tree ({tree.options['grower']}):\n\n" + text + "\n\n",
            f"Leaves {leaves}{size}, training errors {train_errors} of {train.n}"

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from c45rules.export.yaml import load_yaml
 
 from .conftest import DATA, fails, ok
@@ -75,7 +77,17 @@ def test_chaid_tree_shows_kass_statistics_and_fit_records_its_options(tmp_path):
 
 def test_quest_on_the_command_line(tmp_path):
     out = json.loads(ok("tree", DATA / "iris" / "iris", "--grower", "quest", "--json").stdout)
+    splits = out.pop("splits")
     assert out == {"grower": "quest", "leaves": 3, "train_errors": 6, "test_errors": None}
+    # each split with the test that chose its attribute (issue 35 point 3)
+    assert [(s["depth"], s["cases"], s["attribute"], s["test"], s["statistic"], s["df"]) for s in splits] == [
+        (0, 150, "petallength", "F", 1179.034328, [2.0, 147.0]), (1, 100, "petalwidth", "F", 213.901361, [1.0, 98.0])]
+    assert splits[0]["p"] == pytest.approx(3.05e-91, rel=1e-2)
+    text = ok("tree", DATA / "iris" / "iris", "--grower", "quest").stdout
+    assert "petallength (150 cases): F 1179.03, df 2, 147, p 3.05e-91\n    petalwidth (100 cases): F 213.901" in text
+    crx = json.loads(ok("tree", CRX, "--grower", "quest", "--json").stdout)["splits"][0]
+    # the chi-square of a discrete attribute is CHAID's: A9's at crx's root is 267.22 on 1 df there too
+    assert (crx["attribute"], crx["test"], crx["statistic"], crx["df"]) == ("A9", "chi-square", 267.215316, [1.0])
     model = tmp_path / "m.yaml"
     ok("fit", CRX, "--grower", "quest", "--min-node", "30", "--prune-folds", "5", "--se-rule", "0",
        "--quest-alpha", "0.01", "--seed", "2", "-o", model)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -213,6 +214,18 @@ def crimcoord(table: np.ndarray) -> np.ndarray:
     return score
 
 
+@dataclass(frozen=True)
+class SplitTest:
+    """The test that chose a node's split attribute: 'F' (ANOVA), 'chi-square' or 'Levene F',
+    its statistic, degrees of freedom ((df1, df2) for F, (df,) for chi-square) and p-value."""
+
+    attribute: int
+    test: str
+    statistic: float
+    df: tuple[float, ...]
+    p: float
+
+
 class _Quest:
     def __init__(self, data: Dataset, o: dict):
         schema = data.schema
@@ -234,10 +247,11 @@ class _Quest:
         known = ~np.isnan(x) if self.cont[a] else x >= 0
         return x[known], self.y[rows[known]]
 
-    def choose(self, rows: np.ndarray) -> int | None:
-        """The split attribute at a node (Algorithm 1), or None when no attribute varies."""
+    def choose(self, rows: np.ndarray) -> SplitTest | None:
+        """The split attribute at a node and the test that chose it (Algorithm 1), or None when
+        no attribute varies."""
         y = self.y[rows]
-        first = []          # (p-value, attribute) of every attribute that varies at the node
+        first = []          # (p-value, attribute, its test) of every attribute that varies at the node
         f = df1 = df2 = None
         if self.cont_attrs:
             x = self.x_cont[rows]
@@ -250,7 +264,8 @@ class _Quest:
                 x, known = x[:, cols], known[:, cols]
                 f, df1, df2 = anova_f(x, known, y, self.C)
                 p, j = smallest_p(f, df1, df2)
-                first.append((p, self.cont_attrs[cols[j]]))
+                a = self.cont_attrs[cols[j]]
+                first.append((p, a, SplitTest(a, "F", float(f[j]), (float(df1[j]), float(df2[j])), p)))
         for a in self.attrs:
             if self.cont[a]:
                 continue
@@ -259,19 +274,22 @@ class _Quest:
             table = np.bincount(xa.astype(np.int64) * self.C + ya, minlength=values * self.C)
             table = table.reshape(values, self.C)
             if (table.sum(axis=1) > 0).sum() > 1:
-                first.append((chi_square_table_p(table.astype(np.float64)), a))
+                chi, df, p = table_p_value(table.astype(np.float64))
+                first.append((float(p), a, SplitTest(a, "chi-square", float(chi), (float(df),), float(p))))
         if not first:
             return None
         alpha, m = self.o["quest_alpha"], len(self.attrs)
-        p1, a1 = min(first)      # ties: the attribute that comes first
+        p1, _, chosen = min(first, key=lambda t: t[:2])      # ties: the attribute that comes first
         if p1 < alpha / m:
-            return a1
+            return chosen
         if f is not None:
             z = levene_deviations(x, known, y, self.C)
-            p2, j = smallest_p(*anova_f(z, known, y, self.C))
+            lf, ld1, ld2 = anova_f(z, known, y, self.C)
+            p2, j = smallest_p(lf, ld1, ld2)
             if p2 < alpha / (m + self.continuous):
-                return self.cont_attrs[cols[j]]
-        return a1
+                return SplitTest(self.cont_attrs[cols[j]], "Levene F", float(lf[j]),
+                                 (float(ld1[j]), float(ld2[j])), p2)
+        return chosen
 
     def split(self, a: int, rows: np.ndarray) -> tuple[str, object] | None:
         """("threshold", cut) or ("subset", (left, right)) for attribute `a` (Algorithm 2)."""
@@ -317,7 +335,8 @@ class _Quest:
         node = self.leaf(rows)
         if len(rows) < self.o["min_node"] or node.errors == 0:
             return node
-        a = self.choose(rows)
+        test = self.choose(rows)
+        a = None if test is None else test.attribute
         found = None if a is None else self.split(a, rows)
         if found is None:
             return node
@@ -364,3 +383,32 @@ def grow(data: Dataset, options: dict) -> Tree:
                                         lambda train: grow_unpruned(train, o))
         root = prune_cp(root, chosen_cp(table, errors, data.n, o["se_rule"]))
     return Tree(data.schema, root, root, {"grower": "quest", **{k: o[k] for k in DEFAULTS}})
+
+
+def split_tests(tree: Tree, data: Dataset) -> list[dict]:
+    """Each split of a quest tree grown on `data`, depth first: its depth, cases, attribute and
+    the test that chose it (statistic, degrees of freedom, p-value), found again from the cases
+    that reach the node (for `tree`'s text and --json)."""
+    q = _Quest(data, check({k: tree.options[k] for k in DEFAULTS}))
+    out = []
+    stack = [(tree.pruned, np.arange(data.n), 0)]
+    while stack:
+        node, rows, depth = stack.pop()
+        if node.is_leaf:
+            continue
+        t = q.choose(rows)
+        out.append({"depth": depth, "cases": int(len(rows)), "attribute": data.schema.attributes[node.attribute].name,
+                    "test": t.test, "statistic": round(t.statistic, 6), "df": list(t.df), "p": t.p})
+        side = case_branch(node, data, rows, 2)
+        stack.extend((child, rows[side == v], depth + 1) for v, child in reversed(list(enumerate(node.branches))))
+    return out
+
+
+def format_split_tests(tests: list[dict]) -> str:
+    """The split tests as lines under the tree: attribute, depth, cases, test, statistic, df, p."""
+    lines = ["Split tests (QUEST's choice of attribute at each node, depth first):"]
+    for t in tests:
+        df = ", ".join(f"{d:g}" for d in t["df"])
+        lines.append(f"{'    ' * t['depth']}{t['attribute']} ({t['cases']} cases): {t['test']} {t['statistic']:.6g},"
+                     f" df {df}, p {t['p']:.3g}")
+    return "\n".join(lines) + "\n"
