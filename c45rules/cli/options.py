@@ -246,7 +246,7 @@ _QUEST_FLAGS = (
      "quest: significance level of the attribute tests, Bonferroni-adjusted (default 0.05)"),
     ("--min-node", at_least_two, "N", "quest: fewest cases in a node to try a split (default 10)"),
     ("--prune-folds", natural, "K", "quest: cross-validation folds choosing the pruning (folds drawn with"
-                                    " --seed; default 10; 0: no pruning)"),
+                                    " --seed; default 10; 0: no pruning; also --xval K)"),
     ("--se-rule", non_negative_float, "S", "quest: prune to the smallest tree within S standard errors of the"
                                            " fewest cross-validated errors (default 1)"),
 )
@@ -407,6 +407,11 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
         raise InputError(f"{', '.join(flags)}: option(s) of J48 (--weka-compat or --grower j48), not of --grower {grower}")
     cart = _given(args, _CART_FLAGS)
     quest = _given(args, _QUEST_FLAGS)
+    if grower == "quest" and "xval" in cart:
+        # the and rpart's name for the pruning folds: --xval K is --prune-folds K for quest
+        if "prune_folds" in quest:
+            raise InputError("--xval and --prune-folds: the same folds for --grower quest, give one")
+        quest["prune_folds"] = cart.pop("xval")
     if grower != "quest" and quest:
         raise InputError(f"{', '.join('--' + k.replace('_', '-') for k in quest)}: option(s) of --grower quest,"
                          f" not of --grower {grower}")

@@ -102,3 +102,11 @@ def test_quest_on_the_command_line(tmp_path):
     assert "option prune_folds must be 0 (no pruning) or at least 2 folds, got 1" in fails(
         "tree", CRX, "--grower", "quest", "--prune-folds", "1")
     assert "expected a number in (0, 1), got '1'" in fails("tree", CRX, "--grower", "quest", "--quest-alpha", "1")
+    # --xval K --seed N, as the issue and rpart name them, are quest's pruning folds
+    model2 = tmp_path / "m2.yaml"
+    ok("fit", CRX, "--grower", "quest", "--xval", "5", "--seed", "2", "--min-node", "30", "--se-rule", "0",
+       "--quest-alpha", "0.01", "-o", model2)
+    assert load_yaml(model2).options_dict["prune_folds"] == 5
+    assert load_yaml(model2).rules == load_yaml(model).rules
+    assert "--xval and --prune-folds: the same folds" in fails("tree", CRX, "--grower", "quest", "--xval", "5",
+                                                               "--prune-folds", "4")
