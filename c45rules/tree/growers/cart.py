@@ -216,10 +216,9 @@ class _Cart:
         rwt0 = lwt[-1]
         rwt = np.cumsum(np.concatenate(([rwt0], -w)))[1:]
         total = np.bincount(y, minlength=self.C).astype(np.float64)
-        total_ss = 0.0
-        for j in range(self.C):
-            p = self.aprior[j] * total[j] / rwt0
-            total_ss += rwt0 * (p * (1.0 - p))
+        # cumsum adds one term after the other, as gini.c's loops do (a sum would pair them)
+        p = self.aprior * total / rwt0
+        total_ss = float(np.cumsum(rwt0 * (p * (1.0 - p)))[-1])
         nl = np.arange(1, k + 1)
         ok = (nl[:-1] >= self.mb) & (k - nl[:-1] >= self.mb) & (xs[:-1] != xs[1:])
         at = np.flatnonzero(ok)
@@ -229,13 +228,14 @@ class _Cart:
         onehot[np.arange(k), y] = 1.0
         left = np.cumsum(onehot, axis=0)[at]
         right = total[None, :] - left
-        lw, rw = lwt[at], rwt[at]
-        temp = np.zeros(len(at))
-        for j in range(self.C):
-            p = self.aprior[j] * left[:, j] / lw
-            temp = temp + lw * (p * (1.0 - p))
-            p = self.aprior[j] * right[:, j] / rw
-            temp = temp + rw * (p * (1.0 - p))
+        lw, rw = lwt[at][:, None], rwt[at][:, None]
+        terms = np.empty((len(at), self.C, 2))
+        p = self.aprior * left / lw
+        terms[:, :, 0] = lw * (p * (1.0 - p))
+        p = self.aprior * right / rw
+        terms[:, :, 1] = rw * (p * (1.0 - p))
+        # per candidate: left then right term of each class in turn, added in that order
+        temp = np.cumsum(terms.reshape(len(at), 2 * self.C), axis=1)[:, -1]
         best = int(np.argmin(temp))          # the first of equals, as gini's strict `<`
         if not temp[best] < total_ss:
             return None
