@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         stamp = run_stamp()
         grid = " ".join(f"{k}={','.join(map(str, v))}" for k, v in args.grid.items())
         put_section(args.markdown, "cv", "\n".join([
-            f"## {args.k}-fold cross-validation: ours, ours tuned, C5.0 and c50py on the same folds (issue 32)", "",
+            f"# {args.k}-fold cross-validation: ours, ours tuned, C5.0 and c50py on the same folds (issue 32)", "",
             f"Written by `python bench/cv_table.py` on {stamp['date']} at commit {stamp['commit']}: stratified "
             f"folds (seed {args.seed}) of every shared set with at most {args.max_rows:,} cases; each learner "
             "trained and tested on the very same cases. `ours`: default options; `ours tuned`: options "
