@@ -287,7 +287,7 @@ def winnowed_attributes(train: Dataset, o: dict[str, Any]) -> tuple[str, ...]:
 
 
 def check_weighted(train: Dataset, o: dict[str, Any]) -> None:
-    """InputError for what weighted cases cannot be learnt with: the cart and id3 growers, and
+    """InputError for what weighted cases cannot be learnt with: the growers other than c45 (refused in learn_tree), and
     Fisher's exact test on fractional counts."""
     w = train.weights
     if w is None:
