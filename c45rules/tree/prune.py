@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Callable
 
 import numpy as np
 
@@ -14,6 +15,23 @@ from .split import F32, seq_sum
 
 SLACK = 0.1  # spec 3.2: a simpler tree wins unless it is worse by more than 0.1 error
 
+
+
+def settle(node: Node, leaf_est: np.float32, branch_est: np.float32, tree_est: np.float32, largest: Node,
+           reprune: Callable[[Node], object]) -> np.float32:
+    """c4.5's choice at a test node (spec 3.2), float estimates against a double `+ 0.1`: a leaf
+    if no worse than both the largest branch and the subtree; else that branch raised into the
+    node's place (subtree raising: `reprune` prunes it again with all the node's cases) if no
+    worse than the subtree; else the subtree. Returns the node's estimate."""
+    if float(leaf_est) <= float(branch_est) + SLACK and float(leaf_est) <= float(tree_est) + SLACK:
+        node.make_leaf()
+        node.errors = float(leaf_est)
+    elif float(branch_est) <= float(tree_est) + SLACK:
+        reprune(largest)
+        node.become(largest)
+    else:
+        node.errors = float(tree_est)
+    return F32(node.errors)
 
 class _Pruner:
     def __init__(self, data: Dataset, cf: float):
@@ -61,18 +79,8 @@ class _Pruner:
         if not update:
             return tree_est
         branch_est = self.estimate(node.branches[max_branch], idx, False)
-        # float estimates against double `+ 0.1`, as in c4.5
-        if float(leaf_est) <= float(branch_est) + SLACK and float(leaf_est) <= float(tree_est) + SLACK:
-            node.make_leaf()
-            node.errors = float(leaf_est)
-        elif float(branch_est) <= float(tree_est) + SLACK:
-            # subtree raising: the largest branch, re-pruned with all cases, replaces the node
-            raised = node.branches[max_branch]
-            self.estimate(raised, idx, True)
-            node.become(raised)
-        else:
-            node.errors = float(tree_est)
-        return F32(node.errors)
+        return settle(node, leaf_est, branch_est, tree_est, node.branches[max_branch],
+                      lambda raised: self.estimate(raised, idx, True))
 
 
     def bottom_up(self, nodes: list[Node]) -> None:
@@ -154,16 +162,9 @@ class _Pruner:
                 branch_est = via_leaf[i]
             else:
                 branch_est = self.leaf_estimate(dists[i], all_cases[i], big.klass)[0]
-            if float(leaf_est) <= float(branch_est) + SLACK and float(leaf_est) <= float(tree_est) + SLACK:
-                node.make_leaf()
-                node.errors = float(leaf_est)
-            elif float(branch_est) <= float(tree_est) + SLACK:
-                idx = by_leaf[first[i]:first[i + span[i]]] if idx is None else idx
-                self.estimate(big, idx, True)
-                node.become(big)
-            else:
-                node.errors = float(tree_est)
-            result[i] = F32(node.errors)
+            cases = by_leaf[first[i]:first[i + span[i]]] if idx is None else idx
+            result[i] = settle(node, leaf_est, branch_est, tree_est, big,
+                               lambda raised: self.estimate(raised, cases, True))
 
     def through(self, node: Node, idx: np.ndarray) -> np.float32:
         """`estimate(node, idx, False)` for cases that weigh 1 and follow one path each."""

@@ -23,7 +23,7 @@ from ..rules.random import GlibcRandom
 from .classify import classify
 from .grow import _Grower, branch_of, class_sums, collapse
 from .node import Node
-from .prune import SLACK, _copy_depth_first, _Pruner, check_possible_values
+from .prune import _copy_depth_first, _Pruner, check_possible_values, settle
 from .split import F32, forget_tables, seq_sum
 
 try:
@@ -344,16 +344,8 @@ class _Replay:
         if not update:
             return tree_est
         branch_est = self.estimate(node.branches[max_branch], lo, hi, False)
-        if float(leaf_est) <= float(branch_est) + SLACK and float(leaf_est) <= float(tree_est) + SLACK:
-            node.make_leaf()
-            node.errors = float(leaf_est)
-        elif float(branch_est) <= float(tree_est) + SLACK:
-            raised = node.branches[max_branch]
-            self.estimate(raised, lo, hi, True)
-            node.become(raised)
-        else:
-            node.errors = float(tree_est)
-        return F32(node.errors)
+        return settle(node, leaf_est, branch_est, tree_est, node.branches[max_branch],
+                      lambda raised: self.estimate(raised, lo, hi, True))
 
 
 def window_trees(data: Dataset, *, trials: int = 10, window: int | None = None, increment: int | None = None,
