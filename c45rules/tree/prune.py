@@ -51,16 +51,22 @@ class _Pruner:
             self.known[key] = F32(add_errors(key[0], key[1], self.cf))
         return self.known[key]
 
+    def own_estimate(self, node: Node, dist: np.ndarray, cases: np.float32, update: bool) -> np.float32:
+        """The node's estimate as a leaf (spec 3.1); with `update`, its weight, class and class
+        counts set from these cases (and a leaf's errors)."""
+        leaf_est, best = self.leaf_estimate(dist, cases, node.klass)
+        if update:
+            node.items, node.klass, node.class_dist = float(cases), best, dist
+            if node.is_leaf:
+                node.errors = float(leaf_est)
+        return leaf_est
+
     def estimate(self, node: Node, idx: np.ndarray, update: bool) -> float:
         if idx.size == 0:
             return F32(0)
         cases, dist = node_counts(self.weights, self.y, idx, self.C)
-        leaf_est, best = self.leaf_estimate(dist, cases, node.klass)
-        if update:
-            node.items, node.klass, node.class_dist = float(cases), best, dist
+        leaf_est = self.own_estimate(node, dist, cases, update)
         if node.is_leaf:
-            if update:
-                node.errors = float(leaf_est)
             return leaf_est
         out = branch_of(node, self.data.columns[node.attribute][idx])
         unknown = idx[out < 0]

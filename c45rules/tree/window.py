@@ -318,12 +318,8 @@ class _Replay:
         w = self.weight[lo:hi + 1]
         cases = seq_sum(w)
         dist = class_sums(self.y[self.item[lo:hi + 1]], w, self.C)
-        leaf_est, best = self.pruner.leaf_estimate(dist, cases, node.klass)
-        if update:
-            node.items, node.klass, node.class_dist = float(cases), best, dist
+        leaf_est = self.pruner.own_estimate(node, dist, cases, update)
         if node.is_leaf:
-            if update:
-                node.errors = float(leaf_est)
             return leaf_est
         self.code_outcomes(node, lo, hi)
         kp = self.group(-1, lo, hi)
