@@ -192,7 +192,7 @@ def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: flo
     schema = data.schema
     conds = tuple(_condition(t, data) for t in r.conditions)
     error = evidence_rate(float(np.float32(r.error)))
-    prior = class_n[r.klass] / data.total_weight if data.weights is not None else class_n[r.klass] / data.n
+    prior = class_n[r.klass] / data.total_weight
     return Rule(r.number, conds, schema.classes[r.klass], count(r.covered), count(r.errors),
                 error, float(f"{(1.0 - error) / prior:.{EVIDENCE_DIGITS}g}"), used, wrong)
 
@@ -282,13 +282,12 @@ def winnowed_attributes(train: Dataset, o: dict[str, Any]) -> tuple[str, ...]:
     """The attributes winnowing screens out of `train` for a model of checked options `o` (winnow.py)."""
     from .tree.growers import tree_classes
     from .winnow import winnow
-    return winnow(train, lambda d: grow_with(d, o), lambda t, d: tree_classes(t, d),
-                  seed=o["seed"] if o["seed"] is not None else 0)
+    return winnow(train, lambda d: grow_with(d, o), tree_classes, seed=o["seed"] if o["seed"] is not None else 0)
 
 
 def check_weighted(train: Dataset, o: dict[str, Any]) -> None:
-    """InputError for what weighted cases cannot be learnt with: the growers other than c45 (refused in learn_tree), and
-    Fisher's exact test on fractional counts."""
+    """InputError for Fisher's exact test on fractional weights (the growers other than c45 are
+    refused weights in learn_tree)."""
     w = train.weights
     if w is None:
         return

@@ -2,8 +2,6 @@
 plain RuleSet over the data's full schema."""
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,8 +1,6 @@
 """Read Quinlan's C4.5 format: STEM.names (schema), STEM.data / STEM.test (cases). Spec 1."""
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
 from collections.abc import Iterator
