@@ -8,9 +8,9 @@ from .errors import C45RulesError, InputError, ModelError
 _WHERE = {**dict.fromkeys(("Attribute", "Dataset", "Schema"), ".data.schema"),
           **dict.fromkeys(("Condition", "Explanation", "Rule", "RuleSet"), ".ruleset"),
           **dict.fromkeys(("fit", "fit_dataset", "learn_rules", "learn_tree"), ".pipeline"),
-          "C45Rules": ".classifier", "from_sklearn": ".imports.sklearn"}
+          "C45Rules": ".classifier", "BoostedRuleSet": ".boosted", "from_sklearn": ".imports.sklearn"}
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = ["C45RulesError", "InputError", "ModelError", "Attribute", "Dataset", "Schema",
-           "Condition", "Explanation", "Rule", "RuleSet", "C45Rules", "fit", "fit_dataset",
+           "Condition", "Explanation", "Rule", "RuleSet", "BoostedRuleSet", "C45Rules", "fit", "fit_dataset",
            "learn_rules", "learn_tree", "from_sklearn", "__version__"]

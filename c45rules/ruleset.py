@@ -239,6 +239,30 @@ def _show(v: Any) -> str:
     return str(v)
 
 
+def encode_cases(data: Any, schema: Schema, require: Sequence[str]) -> Dataset:
+    """Encoded cases for scoring. A DataFrame must hold every column of `require` (a missing one
+    is an InputError naming it); records (a mapping or a list of mappings) may leave fields out,
+    which are then unknown, as in the exported Python module and `explain`."""
+    if isinstance(data, Dataset):
+        return data
+    # pandas only when cases come as a table or records: a model read and applied to
+    # encoded data (the CLI's rules, tree, evaluate on .data files) never needs it
+    import pandas as pd
+
+    from .data.frame import encode_frame
+    from .data.reading import to_pandas
+    if isinstance(data, Mapping):
+        data, require = pd.DataFrame([dict(data)]), ()
+    elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and data \
+            and isinstance(data[0], Mapping):
+        data, require = pd.DataFrame([dict(r) for r in data]), ()
+    data = to_pandas(data)   # a polars DataFrame or pyarrow Table, at the edge
+    if not isinstance(data, pd.DataFrame):
+        raise InputError(f"cannot score {type(data).__name__}: give a DataFrame, a mapping"
+                         " or a list of mappings")
+    return encode_frame(data, schema, require=require)
+
+
 @dataclass(frozen=True)
 class RuleSet:
     """An ordered rule list with a default class: value object, equality by value."""
@@ -258,28 +282,8 @@ class RuleSet:
 
     # ---- matching -------------------------------------------------------------------
     def _encode(self, data: Any) -> Dataset:
-        """Encoded cases. A DataFrame must hold every column the rules test (a missing one is
-        an InputError naming it); records (a mapping or a list of mappings) may leave fields
-        out, which are then unknown, as in the exported Python module and `explain`."""
-        if isinstance(data, Dataset):
-            return data
-        # pandas only when cases come as a table or records: a model read and applied to
-        # encoded data (the CLI's rules, tree, evaluate on .data files) never needs it
-        import pandas as pd
-
-        from .data.frame import encode_frame
-        from .data.reading import to_pandas
-        require: Sequence[str] = self.used_attributes()
-        if isinstance(data, Mapping):
-            data, require = pd.DataFrame([dict(data)]), ()
-        elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and data \
-                and isinstance(data[0], Mapping):
-            data, require = pd.DataFrame([dict(r) for r in data]), ()
-        data = to_pandas(data)   # a polars DataFrame or pyarrow Table, at the edge
-        if not isinstance(data, pd.DataFrame):
-            raise InputError(f"cannot score {type(data).__name__}: give a DataFrame, a mapping"
-                             " or a list of mappings")
-        return encode_frame(data, self.schema, require=require)
+        """Encoded cases (see encode_cases), requiring the columns the rules test."""
+        return encode_cases(data, self.schema, self.used_attributes())
 
     @functools.cached_property
     def _plan(self) -> "_MatchPlan":
