@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .data.costs import cost_option, read_costs, with_costs
+from .data.costs import cost_option, resolved, with_costs
 from .data.frame import from_frame, load_data
 from .data.weights import split_weights, weighted
 from .data.reading import ReadOptions, is_frame, read_options
@@ -124,7 +124,7 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
     grow = get_grower(grower)
     if data.weights is not None and grower != "c45":
         raise InputError(f"case and class weights are supported by the c45 grower only, not by grower {grower!r}")
-    data = with_costs(data, cost_option(costs))
+    data = with_costs(data, resolved(costs, data.schema.classes))
     if data.costs is not None and grower != "c45":
         raise InputError(f"misclassification costs are supported by the c45 grower only, not by grower {grower!r}")
     if grower == "c45":
@@ -271,8 +271,8 @@ def _kinds(discrete, continuous, ignore) -> dict:
 def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTrace]:
     """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace.
     The option `costs` may also name a C5.0 `.costs` file (data/costs.py)."""
-    if isinstance(options.get("costs"), (str, os.PathLike)):
-        options = {**options, "costs": read_costs(options["costs"], train.schema.classes)}
+    if "costs" in options:
+        options = {**options, "costs": resolved(options["costs"], train.schema.classes)}
     checked = check_options(options)
     o = grower_options(checked)
     _require_labels(train)

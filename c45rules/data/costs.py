@@ -108,6 +108,13 @@ def cost_option(costs: Any) -> Costs | None:
     return kept or None
 
 
+def resolved(costs: Any, classes: tuple[str, ...]) -> Costs | None:
+    """cost_option of `costs`, a `.costs` file's path read first (InputError naming its file and line)."""
+    if isinstance(costs, (str, os.PathLike)):
+        costs = read_costs(costs, classes)
+    return cost_option(costs)
+
+
 def cost_matrix(costs: Costs | None, classes: tuple[str, ...]) -> np.ndarray | None:
     """matrix[k, c]: the cost of predicting class k when the class is c (1 off the diagonal unless
     given, 0 on it), from the option's form; None for no costs; InputError for a class not in `classes`."""
