@@ -249,7 +249,8 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
     `na_values`, `keep_na_tokens`, `sep`, `decimal` and `encoding` say how a table's cells
     are read (data/reading.py); a C4.5 stem takes none of them. `sample_weight` (one number
     per case, or the name of a column of the table) and `class_weight` ({class: weight} or
-    "balanced") weigh the cases (data/weights.py).
+    "balanced") weigh the cases (data/weights.py). `costs` ({(predicted, true): cost}, or a C5.0
+    `.costs` file's path) makes every class choice minimise the expected cost (data/costs.py).
     """
     read = read_options(na_values, keep_na_tokens, sep, decimal, encoding)
     train, _ = as_dataset(data, target, read=read, **_kinds(discrete, continuous, ignore))
