@@ -2,7 +2,7 @@
 the cost matrix, and the class of least expected cost.
 
 A `.costs` file has one line per pair, `predicted class, true class: cost` (C5.0's format:
-names quoted and escaped as in a `.names` file, `|` starts a comment). A pair not listed
+names escaped with a backslash as in a `.names` file, `|` starts a comment). A pair not listed
 costs 1; a correct prediction costs 0 and cannot be given another cost. The option form is
 a tuple of (predicted, true, cost) triples, sorted, holding only the pairs whose cost is not
 1: all-1 costs are no costs at all, so that their model is today's, byte for byte.
