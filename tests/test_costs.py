@@ -11,7 +11,8 @@ from c45rules.export.yaml import dump_yaml, load_yaml
 from c45rules.govern.rescore import rescore
 from c45rules.pipeline import fit, fit_dataset
 from c45rules.rules.evaluate import evaluate, evaluation_summary
-from c45rules.rules.order import default_class
+from c45rules.rules.generalize import CandidateRule
+from c45rules.rules.order import default_class, order_rules, sift_rules
 from c45rules.rules.report import format_evaluation
 
 
@@ -124,6 +125,31 @@ def test_default_class_by_expected_cost():
     # more cases overall
     m = cost_matrix((("a", "c", 2.0), ("b", "c", 2.0)), ("a", "b", "c"))
     assert default_class([], y, 3, costs=m) == 0
+
+
+def test_sifting_by_cost():
+    # rule 1 says class 1 (bad) for cases 0-9: 4 are bad, 6 good; the default is good.
+    # By errors it harms 6 cases and helps 4: dropped. At cost 5 for calling a bad case good
+    # its decisions cost 6, the default's 4 * 5 = 20: kept.
+    y = np.array([1] * 4 + [0] * 6 + [0] * 10)
+    rule = CandidateRule(1, (), 1, 0.5, 10, 6, np.arange(10))
+    assert sift_rules([rule], y, 0)[1] == [1]
+    m = cost_matrix((("good", "bad", 5.0),), ("good", "bad"))
+    kept, dropped, _ = sift_rules([rule], y, 0, costs=m)
+    assert ([r.number for r in kept], dropped) == ([1], [])
+    # at cost 1.4 the default costs 5.6 < 6: dropped again
+    m = cost_matrix((("good", "bad", 1.4),), ("good", "bad"))
+    assert sift_rules([rule], y, 0, costs=m)[1] == [1]
+
+
+def test_class_order_by_cost_of_false_positives():
+    # class 0's rule covers cases 0-5, two of them of class 1; class 1's covers 6-11, three of class 0
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0])
+    rules = [CandidateRule(1, (), 0, 0.3, 6, 2, np.arange(6)), CandidateRule(2, (), 1, 0.4, 6, 3, np.arange(6, 12))]
+    assert [r.number for r in order_rules(rules, y, 2)] == [1, 2]
+    # calling a class-1 case class 0 costs 5: class 0's false positives cost 10, class 1's 3
+    m = cost_matrix((("a", "b", 5.0),), ("a", "b"))
+    assert [r.number for r in order_rules(rules, y, 2, costs=m)] == [2, 1]
 
 
 # ---- the .costs reader ------------------------------------------------------------------------------

@@ -129,16 +129,20 @@ def sift_rules(rules: list[CandidateRule], y: np.ndarray, default: int,
     dropped: list[int] = []
     while True:
         use = candidate_use(rules, y, default, weights)
-        if costs is None:
-            harm, good = use.worse, use.better
-        else:
-            decided = use.first >= 0
-            w = np.ones(len(y)) if weights is None else weights
-            def per_rule(charge: np.ndarray) -> np.ndarray:
-                return np.bincount(use.first[decided], weights=(w * charge)[decided], minlength=len(rules))
-            harm, good = per_rule(costs[use.predicted, y]), per_rule(costs[use.alternative, y])
+        harm, good = (use.worse, use.better) if costs is None else _cost_change(use, y, weights, costs, len(rules))
         bad = [i for i in range(len(rules)) if harm[i] > good[i]]
         if not bad:
             return rules, dropped, use
         dropped.append(rules[bad[0]].number)
         del rules[bad[0]]
+
+
+def _cost_change(use: RuleUse, y: np.ndarray, weights: np.ndarray | None, costs: np.ndarray,
+                 k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per rule, what its decisions cost and what the decisions made without it would cost,
+    over the cases it decides (their weights' worth)."""
+    decided = use.first >= 0
+    w = np.ones(len(y)) if weights is None else weights
+    def per_rule(charge: np.ndarray) -> np.ndarray:
+        return np.bincount(use.first[decided], weights=(w * charge)[decided], minlength=k)
+    return per_rule(costs[use.predicted, y]), per_rule(costs[use.alternative, y])
