@@ -72,3 +72,12 @@ def test_windowing_and_costs_refused(tmp_path):
     assert fails("rules", stem, "-t", "3", "-q") == (
         "c45rules: error: -t/-w/-i (windowing) do not go with misclassification costs (--costs FILE, or the"
         " stem's STEM.costs: give --costs none)")
+
+
+def test_tree_with_costs(tmp_path):
+    stem = costed_stem(tmp_path)
+    code, out, _ = cli_err(["tree", str(stem), "--json", "-q"])
+    got = json.loads(out)
+    # without costs: 466 / 60 unpruned, 140 / 145 pruned (FIDELITY.md)
+    assert (got["unpruned"]["size"], got["unpruned"]["train_errors"]) == (475, 70)
+    assert (got["pruned"]["size"], got["pruned"]["train_errors"]) == (249, 119)
