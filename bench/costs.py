@@ -35,7 +35,7 @@ from c45rules.rules.evaluate import evaluate  # noqa: E402
 
 C50 = R.SHARED / "anchors" / "c5.0"
 SETS = (("credit-g", "good", "bad"), ("diabetes", "tested_negative", "tested_positive"))
-HEADER = ["dataset", "dear cost", "program", "rules", "train errors", "dear", "train cost",
+HEADER = ["dataset", "dear cost", "engine", "rules", "train errors", "dear", "train cost",
           "held-out errors", "dear", "held-out cost"]
 
 
