@@ -218,6 +218,10 @@ def test_model_file_keeps_the_costs(tmp_path):
     rs = fit_dataset(train, costs={("good", "bad"): 5, ("bad", "good"): 1})[0]
     text = dump_yaml(rs)
     assert '  "costs": [["good", "bad", 5.0]]\n' in text
+    # the same costs from a file, or with the unit pair left out, make the same bytes
+    (tmp_path / "g.costs").write_text("good, bad: 5\n")
+    assert dump_yaml(fit_dataset(train, costs=tmp_path / "g.costs")[0]) == text
+    assert dump_yaml(fit_dataset(train, costs=[("good", "bad", 5.0)])[0]) == text
     path = tmp_path / "m.yaml"
     path.write_text(text)
     back = load_yaml(path)
