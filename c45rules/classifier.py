@@ -24,7 +24,7 @@ from .pipeline import DEFAULTS, _kinds, fit_dataset
 
 _PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
            "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens",
-           "class_weight")
+           "class_weight", "costs")
 
 try:  # join scikit-learn's estimator protocol when it is installed; it is not required
     from sklearn.base import BaseEstimator as _Base, ClassifierMixin as _Mixin
@@ -132,7 +132,8 @@ class C45Rules(*_BASES):
                  alpha_merge: float = 0.05, alpha_split: float = 0.05, max_depth: int = 3,
                  min_parent: int = 100, min_child: int = 50, bins: int | None = None,
                  bonferroni: bool = True, quest_alpha: float = 0.05, min_node: int = 10,
-                 prune_folds: int = 10, se_rule: float = 1.0, winnow: bool = False, class_weight: Any = None):
+                 prune_folds: int = 10, se_rule: float = 1.0, winnow: bool = False, class_weight: Any = None,
+                 costs: Any = None):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -169,6 +170,9 @@ class C45Rules(*_BASES):
         self.winnow = winnow        # C5.0's -w: screen attributes out before learning (winnow.py)
         # {label: weight} or "balanced": multiplies each case's weight by its class's
         self.class_weight = class_weight
+        # {(predicted label, true label): cost}, or a C5.0 .costs file: the classes chosen minimise
+        # the expected cost (data/costs.py)
+        self.costs = costs
         # chaid's options (Kass 1980; the defaults SPSS's)
         self.alpha_merge = alpha_merge
         self.alpha_split = alpha_split
@@ -196,7 +200,12 @@ class C45Rules(*_BASES):
         return {"allow_nan": True, "X_types": ["2darray", "string", "categorical"]}
 
     def _options(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in DEFAULTS}
+        out = {k: getattr(self, k) for k in DEFAULTS}
+        if isinstance(self.costs, dict):
+            # keyed by the labels as given (1, 'a'), the classes by their text
+            out["costs"] = {tuple(value_str(c) for c in pair) if isinstance(pair, tuple) else pair: v
+                            for pair, v in self.costs.items()}
+        return out
 
     def _read(self):
         return read_options(self.na_values, self.keep_na_tokens)

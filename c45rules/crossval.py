@@ -55,6 +55,7 @@ class FoldResult:
     errors: int
     rules: int
     options: dict[str, Any] = field(default_factory=dict)
+    cost: float | None = None     # the test cases' misclassification cost (learning with costs)
 
     @property
     def error_pct(self) -> float:
@@ -82,14 +83,23 @@ class CVResult:
         e = [f.error_pct for f in self.folds]
         return float(np.std(e, ddof=1) / math.sqrt(len(e))) if len(e) > 1 else 0.0
 
+    @property
+    def mean_cost(self) -> float | None:
+        """Mean of the folds' cost per test case (None without costs)."""
+        if any(f.cost is None for f in self.folds):
+            return None
+        return float(np.mean([f.cost / f.cases for f in self.folds]))
+
     def as_json(self) -> dict[str, Any]:
         """{"k", "repeats", "seed", "folds": [{"repeat", "fold", "cases", "errors", "error_pct",
         "rules"}], "mean_error_pct", "se_error_pct"} (tuned folds also give their options)."""
         return {"k": self.k, "repeats": self.repeats, "seed": self.seed,
                 "folds": [{"repeat": f.repeat, "fold": f.fold, "cases": f.cases, "errors": f.errors,
                            "error_pct": round(f.error_pct, 4), "rules": f.rules,
-                           **({"options": f.options} if f.options else {})} for f in self.folds],
-                "mean_error_pct": round(self.mean_error_pct, 4), "se_error_pct": round(self.se_error_pct, 4)}
+                           **({"options": f.options} if f.options else {}),
+                           **({"cost": f.cost} if f.cost is not None else {})} for f in self.folds],
+                "mean_error_pct": round(self.mean_error_pct, 4), "se_error_pct": round(self.se_error_pct, 4),
+                **({"mean_cost_per_case": round(self.mean_cost, 6)} if self.mean_cost is not None else {})}
 
 
 def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1):
@@ -105,12 +115,13 @@ def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1):
             yield r, f, np.flatnonzero(fold != f), np.flatnonzero(fold == f)
 
 
-def fold_error(train: Dataset, test: Dataset, options: dict[str, Any]) -> tuple[int, int]:
-    """(test errors, rules) of the ruleset learned on `train` with `options`."""
+def fold_error(train: Dataset, test: Dataset, options: dict[str, Any]) -> tuple[int, int, float | None]:
+    """(test errors, rules, test cost or None without costs) of the ruleset learned on `train` with `options`."""
     from .pipeline import fit_dataset
     from .rules.evaluate import evaluate
     ruleset = fit_dataset(train, **options)[0]
-    return evaluate(ruleset, test).errors, len(ruleset.rules)
+    ev = evaluate(ruleset, test)
+    return ev.errors, len(ruleset.rules), ev.cost
 
 
 def cross_validate(data: Dataset, k: int = 10, *, seed: int = 0, repeats: int = 1,
@@ -125,8 +136,8 @@ def cross_validate(data: Dataset, k: int = 10, *, seed: int = 0, repeats: int = 
         chosen = {}
         if grid:
             chosen = tune(train, grid, k=inner_k, seed=seed, options=options).best
-        errors, rules = fold_error(train, test, {**options, **grid_options(chosen)})
-        folds.append(FoldResult(r, f, len(test_rows), errors, rules, chosen))
+        errors, rules, cost = fold_error(train, test, {**options, **grid_options(chosen)})
+        folds.append(FoldResult(r, f, len(test_rows), errors, rules, chosen, cost))
     return CVResult(k, repeats, seed, tuple(folds))
 
 
@@ -185,7 +196,7 @@ def tune(data: Dataset, grid: dict[str, tuple] | None = None, *, k: int = 10, se
     scored = []
     for p in points:
         res = [fold_error(tr, te, {**base, **grid_options(p)}) + (te.n,) for tr, te in splits]
-        scored.append((p, float(np.mean([100.0 * e / n for e, _, n in res])),
-                       float(np.mean([r for _, r, _ in res]))))
+        scored.append((p, float(np.mean([100.0 * e / n for e, _, _, n in res])),
+                       float(np.mean([r for _, r, _, _ in res]))))
     best = min(range(len(scored)), key=lambda i: (round(scored[i][1], 9), scored[i][2], i))
     return TuneResult(k, seed, tuple(scored), scored[best][0])

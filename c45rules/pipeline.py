@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
+from .data.costs import cost_option, resolved, with_costs
 from .data.frame import from_frame, load_data
 from .data.weights import split_weights, weighted
 from .data.reading import ReadOptions, is_frame, read_options
@@ -33,7 +34,7 @@ _SHARED: dict[str, Any] = {
 DEFAULTS: dict[str, Any] = {
     "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
     "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
-    "jobs": 1, "grower": "c45", "winnow": False,
+    "jobs": 1, "grower": "c45", "winnow": False, "costs": None,
     **{k: v for name in GROWERS if name != "c45" for k, v in GROWER_OPTIONS[name].items()},
 }
 # options that change how fast, never what: not recorded in the RuleSet
@@ -80,6 +81,7 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     for key in ("cf", "rules_cf", "fisher", "redundancy"):
         if out[key] is not None:
             out[key] = float(out[key])
+    out["costs"] = cost_option(out["costs"])
     if out["grower"] not in GROWERS:
         raise InputError(f"option grower must be one of {', '.join(GROWERS)}, got {shown(out['grower'])}")
     from .tree.growers import cart, chaid
@@ -108,16 +110,23 @@ def grower_options(o: dict[str, Any]) -> dict[str, Any]:
     if name != "c45":
         # c4.5 models record no grower, as before there were others: their files stay the same
         out["grower"] = name
+    if o.get("costs") is not None:   # recorded only when set: every other model's file stays the same
+        out["costs"] = o["costs"]
     return out
 
 
 def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_ratio: bool = True,
-               subset: bool = False, jobs: int = 1, grower: str = "c45", **options: Any) -> Tree:
-    """Grow a tree with the named grower (default c4.5: the unpruned tree and its pruned copy, spec 2-3)."""
+               subset: bool = False, jobs: int = 1, grower: str = "c45", costs: Any = None,
+               **options: Any) -> Tree:
+    """Grow a tree with the named grower (default c4.5: the unpruned tree and its pruned copy, spec 2-3);
+    with `costs`, every node's class is the one of least expected cost (data/costs.py)."""
     _require_labels(data)
     grow = get_grower(grower)
     if data.weights is not None and grower != "c45":
         raise InputError(f"case and class weights are supported by the c45 grower only, not by grower {grower!r}")
+    data = with_costs(data, resolved(costs, data.schema.classes))
+    if data.costs is not None and grower != "c45":
+        raise InputError(f"misclassification costs are supported by the c45 grower only, not by grower {grower!r}")
     if grower == "c45":
         return grow(data, {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset,
                            "jobs": jobs})
@@ -164,9 +173,9 @@ def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundan
         # unpacked once: ordering, the default class and sifting read each cover many times
         # (order_rules once per class and round: 10k unpackings for letter's 26 classes)
         r.cases = r.cover
-    ordered = order_rules(selected, y, C, w)
-    default = default_class(ordered, y, C, w)
-    kept, dropped, use = sift_rules(ordered, y, default, w)
+    ordered = order_rules(selected, y, C, w, data.costs)
+    default = default_class(ordered, y, C, w, data.costs)
+    kept, dropped, use = sift_rules(ordered, y, default, w, data.costs)
     class_n = np.bincount(y, minlength=C) if w is None else data.class_weights()
     rules = tuple(_public_rule(r, data, class_n, count(use.used[i]), count(use.wrong[i]))
                   for i, r in enumerate(kept))
@@ -240,7 +249,8 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
     `na_values`, `keep_na_tokens`, `sep`, `decimal` and `encoding` say how a table's cells
     are read (data/reading.py); a C4.5 stem takes none of them. `sample_weight` (one number
     per case, or the name of a column of the table) and `class_weight` ({class: weight} or
-    "balanced") weigh the cases (data/weights.py).
+    "balanced") weigh the cases (data/weights.py). `costs` ({(predicted, true): cost}, or a C5.0
+    `.costs` file's path) makes every class choice minimise the expected cost (data/costs.py).
     """
     read = read_options(na_values, keep_na_tokens, sep, decimal, encoding)
     train, _ = as_dataset(data, target, read=read, **_kinds(discrete, continuous, ignore))
@@ -260,11 +270,16 @@ def _kinds(discrete, continuous, ignore) -> dict:
 
 
 def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTrace]:
-    """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace."""
+    """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace.
+    The option `costs` may also name a C5.0 `.costs` file (data/costs.py)."""
+    if "costs" in options:
+        options = {**options, "costs": resolved(options["costs"], train.schema.classes)}
     checked = check_options(options)
     o = grower_options(checked)
     _require_labels(train)
     check_weighted(train, o)
+    # the rules' classes and default class minimise the expected cost too (rules/order.py)
+    train = with_costs(train, o.get("costs"))
     if checked["winnow"]:
         # recorded only when on, so that every other model's options stay as they were
         o = {**o, "winnow": True, "winnowed": list(winnowed_attributes(train, o))}
@@ -305,5 +320,5 @@ def grow_with(train: Dataset, o: dict[str, Any]) -> Tree:
     name = o.get("grower", "c45")
     own = {k: o.get(k, v) for k, v in GROWER_OPTIONS[name].items()}
     return learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), grower=name, seed=o.get("seed"),
-                      **own) if name != "c45" else learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1),
-                                                                **own)
+                      costs=o.get("costs"), **own) if name != "c45" else \
+        learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), costs=o.get("costs"), **own)

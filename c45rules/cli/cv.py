@@ -98,4 +98,6 @@ def cv_text(ours, theirs=None) -> str:
     if theirs is not None:
         line += f"  {summary(theirs):>14}  {np.mean([f.rules for f in theirs.folds]):5.1f}"
     lines += [line, ""]
+    if ours.mean_cost is not None:
+        lines += [f"mean cost per case {ours.mean_cost:.3f}", ""]
     return "\n".join(lines)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import re
+import sys
 from typing import Any
 
 from ..errors import InputError
@@ -145,6 +147,11 @@ def data_options(*, test: bool = True) -> argparse.ArgumentParser:
                         " in a C4.5 stem, COL is declared continuous in the .names file")
     g.add_argument("--class-weights", metavar="A=2,B=1",
                    help="multiply the cases' weights by their class's ('balanced': n / (k * count of the class))")
+    g = p.add_argument_group("misclassification costs")
+    g.add_argument("--costs", metavar="FILE",
+                   help="C5.0 .costs file ('predicted, true: cost' lines; unlisted errors cost 1): the tree's,"
+                        " the rules' and the default class minimise the expected cost; a C4.5 stem's STEM.costs"
+                        " is read without it, as C5.0 does ('--costs none': not)")
     _add_reading(p)
     return p
 
@@ -429,6 +436,9 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     if grower != "c45" and c45:
         raise InputError(f"{', '.join(c45)}: option(s) of --grower c45, not of --grower {grower}")
     out: dict[str, Any] = {"cf": args.cf / 100, "jobs": args.jobs}
+    costs = cost_file(args)
+    if costs is not None:   # read by the pipeline, which knows the classes (data/costs.py)
+        out["costs"] = costs
     if grower == "c45":
         out.update({"min_objs": args.min_objs, "gain_ratio": not args.gain, "subset": args.subset})
     elif grower == "j48":
@@ -440,6 +450,25 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, "seed", None) is not None:
             out["seed"] = args.seed
     return out
+
+
+def cost_file(args: argparse.Namespace) -> str | None:
+    """The .costs file to learn with: --costs FILE, else a C4.5 stem's STEM.costs when there is one
+    (as C5.0 reads it; said on stderr unless -q), never with '--costs none'."""
+    given = getattr(args, "costs", None)
+    if given is not None:
+        return None if given == "none" else given
+    from .io import is_table
+    data = getattr(args, "data", None)
+    if data is None or is_table(data):
+        return None
+    path = re.sub(r"\.(names|data)$", "", data) + ".costs"
+    if not os.path.isfile(path):
+        return None
+    if not getattr(args, "quiet", False):
+        print(f"c45rules: note: misclassification costs read from {path} (--costs none: without them)",
+              file=sys.stderr)
+    return path
 
 
 def learning_rule_options(args: argparse.Namespace) -> dict[str, Any]:

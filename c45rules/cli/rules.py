@@ -15,6 +15,7 @@ HELP = "learn C4.5 rules; print them and their evaluation like c4.5rules"
 EXAMPLE = ("c45rules rules examples/crx/crx -u\n  c45rules rules examples/crx/crx --json\n"
            "  c45rules rules examples/crx/crx -u -t 10   (a ruleset per windowing trial, then the composite)")
 PARENTS = (data_options, tree_options, rule_options, window_options)
+WINDOWING_COSTS = ("-t/-w/-i (windowing) do not go with misclassification costs (--costs FILE, or the stem's STEM.costs: give --costs none)")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -56,6 +57,8 @@ def windowed_rules(args: argparse.Namespace, train, options: dict, windowing: di
     from ..rules.composite import composite_rules
     from ..tree.node import Tree
     from ..tree.window import window_trees
+    if options.get("costs") is not None:
+        raise InputError(WINDOWING_COSTS)
     o = grower_options(check_options(options))
     if o.get("grower", "c45") != "c45":
         raise InputError("-t/-w/-i (windowing) apply to --grower c45")
@@ -112,12 +115,17 @@ def run(args: argparse.Namespace) -> int:
         return _run_windowed(args, windowing)
     ruleset, _, train, test = learn(args)
     if args.json:
+        ev_train, ev_test = evaluate(ruleset, train), None if test is None else evaluate(ruleset, test)
+        costs = {}
+        if ev_train.cost is not None:   # a model with misclassification costs
+            costs = {"train_cost": ev_train.cost, "test_cost": None if ev_test is None else ev_test.cost}
         print(json.dumps({
             "rules": len(ruleset.rules),
             "conditions": sum(len(r.conditions) for r in ruleset.rules),
             "default_class": ruleset.default_class,
-            "train_errors": evaluate(ruleset, train).errors,
-            "test_errors": None if test is None else evaluate(ruleset, test).errors,
+            "train_errors": ev_train.errors,
+            "test_errors": None if ev_test is None else ev_test.errors,
+            **costs,
             **({"winnowed": ruleset.options_dict["winnowed"]} if "winnowed" in ruleset.options_dict else {})}))
         return 0
     sys.stdout.write(rules_text(ruleset, train, test))

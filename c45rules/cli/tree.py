@@ -34,6 +34,7 @@ PARENTS = (data_options, tree_options, window_options, soft_options)
 
 def run(args: argparse.Namespace) -> int:
     """Print the unpruned and pruned trees and their evaluation (or their counts as JSON)."""
+    from ..data.costs import resolved, with_costs
     from ..pipeline import learn_tree
     from ..tree.report import evaluate_trees, format_confusion, format_evaluation, format_tree
     train, test = load_training(args)
@@ -46,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
         # c4.5's windowing and soft thresholds count whole cases
         raise InputError("-t/-w/-i (windowing) and -p (soft thresholds) do not go with --weights or --class-weights")
     if windowing is not None:
+        if options.get("costs") is not None:
+            from .rules import WINDOWING_COSTS
+            raise InputError(WINDOWING_COSTS)
         if options.get("grower", "c45") != "c45" or args.explain_splits or args.soft:
             raise InputError("-t/-w/-i (windowing) apply to --grower c45, and not with --explain-splits or -p")
         return _print_windowing(args, windowing, options, train, test)
@@ -63,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if tree.options.get("grower", "c45") != "c45":
         return _print_other(args, tree, train, test)
-    ev = evaluate_trees(tree.unpruned, tree.pruned, train, train.n)
-    ev_test = None if test is None else evaluate_trees(tree.unpruned, tree.pruned, test, train.n)
+    costs = with_costs(train, resolved(options.get("costs"), train.schema.classes)).costs
+    ev = evaluate_trees(tree.unpruned, tree.pruned, train, train.n, costs)
+    ev_test = None if test is None else evaluate_trees(tree.unpruned, tree.pruned, test, train.n, costs)
     if args.json:
         print(json.dumps({
             "unpruned": {"size": ev.unpruned_size, "train_errors": ev.unpruned_errors,

@@ -126,6 +126,9 @@ class Dataset:
     weights: np.ndarray | None = field(default=None, repr=False)
     # what the model file records of how the weights were given: (("weights", column), ...)
     weight_record: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    # learning only: costs[k, c], the cost of predicting class k for a case of class c
+    # (data/costs.py); None: every error costs 1, and the classes are chosen as c4.5 chooses them
+    costs: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -153,7 +156,7 @@ class Dataset:
         return Dataset(self.schema, [c[rows] for c in self.columns],
                        None if self.y is None else self.y[rows], self.source,
                        weights=None if self.weights is None else self.weights[rows],
-                       weight_record=self.weight_record)
+                       weight_record=self.weight_record, costs=self.costs)
 
     @property
     def total_weight(self) -> float:

@@ -51,6 +51,7 @@ from typing import Any
 
 import yaml
 
+from ..data.costs import cost_matrix
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, InputError, ModelError, shown
 from ..ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet
@@ -747,6 +748,10 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     class_counts = _counts(m["class_counts"], "class_counts", len(schema.classes))
     default_counts = _counts(m["default_counts"], "default_counts", len(schema.classes))
     options = _options(m["options"], "options")
+    try:   # the costs' classes are the model's
+        cost_matrix(dict(options).get("costs"), schema.classes)
+    except InputError as e:
+        raise _fail("options.costs", str(e).removeprefix("option costs: ")) from None
     fingerprint = _string(m["fingerprint"], "fingerprint")
     notes = _string(m.get("notes", ""), "notes")
     tree = _tree(m["tree"], schema) if "tree" in m else None

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..data.costs import cost_matrix, total_cost
 from ..data.schema import Dataset
 from ..errors import InputError
 from ..ruleset import RuleSet
@@ -24,6 +25,7 @@ class RuleEvaluation:
     default_used: int
     default_wrong: int
     confusion: np.ndarray     # rows = actual class, columns = predicted (schema order)
+    cost: float | None = None    # the decisions' total misclassification cost (models with costs)
 
 
 def evaluate(ruleset: RuleSet, data: Dataset) -> RuleEvaluation:
@@ -44,9 +46,16 @@ def evaluate(ruleset: RuleSet, data: Dataset) -> RuleEvaluation:
     C = len(schema.classes)
     conf = np.bincount(data.y.astype(np.int64) * C + use.predicted, minlength=C * C).reshape(C, C)
     at_default = use.first < 0
+    costs = model_costs(ruleset)
     return RuleEvaluation(data.n, int((use.predicted != data.y).sum()), use.used, use.wrong,
                           use.better, use.worse, int(at_default.sum()),
-                          int((at_default & (data.y != default)).sum()), conf)
+                          int((at_default & (data.y != default)).sum()), conf,
+                          None if costs is None else total_cost(conf, costs))
+
+
+def model_costs(ruleset: RuleSet) -> np.ndarray | None:
+    """The cost matrix a model was learnt with (data/costs.py), None for a model without costs."""
+    return cost_matrix(ruleset.options_dict.get("costs"), ruleset.schema.classes)
 
 
 def class_scores(confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -75,6 +84,7 @@ def evaluation_summary(ruleset: RuleSet, ev: RuleEvaluation) -> dict:
         "errors": int(ev.errors),
         "error_rate": float(error_rate),
         "accuracy": float(1.0 - error_rate) if ev.cases else 0.0,
+        **cost_summary(ev),
         "classes": {c: {"precision": float(precision[k]), "recall": float(recall[k]),
                         "f1": float(f1[k]), "support": int(support[k])}
                     for k, c in enumerate(ruleset.schema.classes)},
@@ -83,3 +93,10 @@ def evaluation_summary(ruleset: RuleSet, ev: RuleEvaluation) -> dict:
                   for i, r in enumerate(ruleset.rules)]
                  + [{"id": 0, "used": int(ev.default_used), "wrong": int(ev.default_wrong)}],
     }
+
+
+def cost_summary(ev: RuleEvaluation) -> dict:
+    """{"cost": total, "cost_per_case": average} for a model with costs (0.0 for no rows), else {}."""
+    if ev.cost is None:
+        return {}
+    return {"cost": ev.cost, "cost_per_case": ev.cost / ev.cases if ev.cases else 0.0}

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..data.costs import expected_costs
 from ..ruleset import NEVER_FIRES_ABOVE
 from .generalize import CandidateRule
 
@@ -20,8 +21,9 @@ def _total(mask: np.ndarray, weights: np.ndarray | None):
 
 
 def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int,
-                weights: np.ndarray | None = None) -> list[CandidateRule]:
-    """Classes by fewest false positives (cases, or their weight) on still-uncovered cases; rules by error (7.7)."""
+                weights: np.ndarray | None = None, costs: np.ndarray | None = None) -> list[CandidateRule]:
+    """Classes by fewest false positives (cases, or their weight; with `costs`, their cost) on
+    still-uncovered cases; rules by error (7.7)."""
     covered = np.zeros(len(y), dtype=bool)
     placed: list[int] = []
     out: list[CandidateRule] = []
@@ -35,7 +37,8 @@ def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int,
             for r in by_class[c]:
                 if fires(r):
                     hit[r.cover] = True
-            fp = _total(hit & ~covered & (y != c), weights)
+            fp = _total(hit & ~covered & (y != c),
+                        weights if costs is None else (1.0 if weights is None else weights) * costs[c, y])
             if best_fp is None or fp < best_fp:
                 best_c, best_fp = c, fp
         placed.append(best_c)
@@ -48,15 +51,17 @@ def order_rules(selected: list[CandidateRule], y: np.ndarray, n_classes: int,
 
 
 def default_class(ordered: list[CandidateRule], y: np.ndarray, n_classes: int,
-                  weights: np.ndarray | None = None) -> int:
-    """The class with most training cases (or weight) no rule matches; ties: more overall (7.8)."""
+                  weights: np.ndarray | None = None, costs: np.ndarray | None = None) -> int:
+    """The class with most training cases (or weight) no rule matches; ties: more overall (7.8).
+    With `costs`, the class of least expected cost on those cases, with the same ties."""
     hit = np.zeros(len(y), dtype=bool)
     for r in ordered:
         if fires(r):
             hit[r.cover] = True
     left = np.bincount(y[~hit], weights=None if weights is None else weights[~hit], minlength=n_classes)
     total = np.bincount(y, weights=weights, minlength=n_classes)
-    return int(min(range(n_classes), key=lambda c: (-left[c], -total[c], c)))
+    first = -left if costs is None else expected_costs(left, costs)
+    return int(min(range(n_classes), key=lambda c: (first[c], -total[c], c)))
 
 
 @dataclass
@@ -64,6 +69,7 @@ class RuleUse:
     """First-hit evaluation of an ordered rule list on labelled cases (c4.5rules' table)."""
 
     first: np.ndarray    # position of the first firing rule per case, -1 = default
+    alternative: np.ndarray    # per case, the class deciding were its first rule gone
     used: np.ndarray     # per rule
     wrong: np.ndarray
     better: np.ndarray
@@ -99,7 +105,7 @@ def rule_use(classes: np.ndarray, fires: np.ndarray, covers: list[np.ndarray], y
     differ = (first >= 0) & (alt != pred)
     better = per_rule(differ & (pred == y))
     worse = per_rule(differ & (alt == y))
-    return RuleUse(first, used, wrong, better, worse, pred)
+    return RuleUse(first, alt, used, wrong, better, worse, pred)
 
 
 def candidate_use(rules: list[CandidateRule], y: np.ndarray, default: int,
@@ -111,8 +117,11 @@ def candidate_use(rules: list[CandidateRule], y: np.ndarray, default: int,
 
 
 def sift_rules(rules: list[CandidateRule], y: np.ndarray, default: int,
-               weights: np.ndarray | None = None) -> tuple[list[CandidateRule], list[int], RuleUse]:
-    """Drop, one at a time, the first rule that does more harm than good on training data (7.9).
+               weights: np.ndarray | None = None,
+               costs: np.ndarray | None = None) -> tuple[list[CandidateRule], list[int], RuleUse]:
+    """Drop, one at a time, the first rule that does more harm than good on training data (7.9);
+    with `costs`, harm and good are the costs its decisions add and save against the decisions
+    that would be made without it (at unit costs: its Worse and Better counts).
 
     Returns the kept rules, the numbers of the dropped ones, and the kept rules' use.
     """
@@ -120,8 +129,20 @@ def sift_rules(rules: list[CandidateRule], y: np.ndarray, default: int,
     dropped: list[int] = []
     while True:
         use = candidate_use(rules, y, default, weights)
-        bad = [i for i in range(len(rules)) if use.worse[i] > use.better[i]]
+        harm, good = (use.worse, use.better) if costs is None else _cost_change(use, y, weights, costs, len(rules))
+        bad = [i for i in range(len(rules)) if harm[i] > good[i]]
         if not bad:
             return rules, dropped, use
         dropped.append(rules[bad[0]].number)
         del rules[bad[0]]
+
+
+def _cost_change(use: RuleUse, y: np.ndarray, weights: np.ndarray | None, costs: np.ndarray,
+                 k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per rule, what its decisions cost and what the decisions made without it would cost,
+    over the cases it decides (their weights' worth)."""
+    decided = use.first >= 0
+    w = np.ones(len(y)) if weights is None else weights
+    def per_rule(charge: np.ndarray) -> np.ndarray:
+        return np.bincount(use.first[decided], weights=(w * charge)[decided], minlength=k)
+    return per_rule(costs[use.predicted, y]), per_rule(costs[use.alternative, y])

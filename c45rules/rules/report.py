@@ -23,5 +23,8 @@ def format_evaluation(ruleset: RuleSet, data: Dataset, what: str = "training dat
                      f"{ev.wrong[i]:5d} ({pct:.1f}%)\t{ev.better[i] - ev.worse[i]:6d} "
                      f"({ev.better[i]}|{ev.worse[i]}) \t{r.prediction}")
     pct = 100.0 * ev.errors / ev.cases if ev.cases else 0.0
-    lines += ["", f"Tested {ev.cases}, errors {ev.errors} ({pct:.1f}%)   <<", "", ""]
+    lines += ["", f"Tested {ev.cases}, errors {ev.errors} ({pct:.1f}%)   <<"]
+    if ev.cost is not None:   # models learnt with misclassification costs only
+        lines.append(f"Cost {ev.cost:g} ({ev.cost / ev.cases if ev.cases else 0.0:.3f} per case)")
+    lines += ["", ""]
     return "\n".join(lines) + format_confusion(ev.confusion, ruleset.schema.classes)

@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 
+from ..data.costs import cheapest_class
 from ..data.schema import Dataset
 from .grow import branch_of
 from .node import Node
@@ -76,9 +77,10 @@ def _descend(node: Node, data: Dataset, rows: np.ndarray, w: np.ndarray, out: np
         _descend(child, data, r, ww, out)
 
 
-def classify(tree: Node, data: Dataset) -> np.ndarray:
-    """Predicted class code per case (largest class weight, ties to the lowest index)."""
-    return np.argmax(class_weights(tree, data), axis=1)
+def classify(tree: Node, data: Dataset, costs: np.ndarray | None = None) -> np.ndarray:
+    """Predicted class code per case (largest class weight, ties to the lowest index; with
+    `costs`, the class of least expected cost over those weights)."""
+    return cheapest_class(class_weights(tree, data), costs)
 
 
 def leaf_of_cases(nodes: list[Node], data: Dataset, kids: list[list[int]] | None = None) -> np.ndarray:

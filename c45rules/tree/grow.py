@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..data.costs import cheapest_class
 from ..data.schema import Dataset
 from ..workers import fork_map, give_back_memory, resolve_jobs, shared_empty, thread_map
 from .node import Node
@@ -41,6 +42,7 @@ class _Grower:
         self.gain_ratio = gain_ratio
         self.subset = subset
         self.jobs = resolve_jobs(jobs)
+        self.costs = data.costs     # None: each node's class is its most frequent one
         # c4.5 ItemCount is a float: each case starts at its given weight (data/weights.py)
         self.weights = (np.ones(data.n, dtype=np.float32) if data.weights is None
                         else data.weights.astype(np.float32))
@@ -215,11 +217,12 @@ class _Grower:
         evaluated, gives the cases in the order c4.5's evaluation leaves them and each
         continuous attribute's scan order and weight sum (windowing, see `evaluate`)."""
         cases, dist = node_counts(self.weights, self.y, idx, self.C)
-        best_class = int(np.argmax(dist))
+        best_class = cheapest_class(dist, self.costs)
         no_best = dist[best_class]
         node = Node(best_class, float(cases), float(cases - no_best), dist)
-        # spec 2.1; the "one class" test is c4.5's float equality of two separate sums
-        if no_best == cases or cases < 2 * self.min_objs:
+        # spec 2.1; the "one class" test is c4.5's float equality of two separate sums (of the
+        # largest class: with costs, a class of zero cost may label a node of another class)
+        if dist.max() == cases or cases < 2 * self.min_objs:
             return node, 0
         scans = None
         if reorder is not None:
@@ -416,7 +419,7 @@ class _Levels:
         counts = np.bincount(seg_pos * C + g.y[members], minlength=S * C).reshape(S, C)
         dist = counts.astype(np.float32)
         cases = sizes.astype(np.float32)
-        best_class = np.argmax(dist, axis=1)
+        best_class = cheapest_class(dist, g.costs)
         no_best = dist[np.arange(S), best_class]
         errors = cases - no_best
         # as Python numbers first: one conversion per array instead of one per node
@@ -424,7 +427,7 @@ class _Levels:
             node.klass, node.items, node.errors = klass, items, errs
             node.class_dist = row.copy()
         # spec 2.1
-        active = ~((no_best == cases) | (cases < 2 * g.min_objs))
+        active = ~((dist.max(axis=1) == cases) | (cases < 2 * g.min_objs))
         if not active.all():
             # every attribute's array is grouped by node the same way, so one position mask
             stay = np.flatnonzero(active[seg_pos])

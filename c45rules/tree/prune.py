@@ -6,6 +6,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..data.costs import cheapest_class
 from ..data.schema import Dataset
 from ..estimate import add_errors
 from .classify import leaf_of_cases, one_path_each
@@ -39,6 +40,7 @@ class _Pruner:
         self.y = data.y.astype(np.int64)
         self.C = len(data.schema.classes)
         self.cf = cf
+        self.costs = data.costs
         # float, as in c4.5 (see split.py); each case starts at its given weight
         self.weights = (np.ones(data.n, dtype=np.float32) if data.weights is None
                         else data.weights.astype(np.float32))
@@ -189,7 +191,7 @@ class _Pruner:
         """leaf_estimate for every row at once, with the same float32 arithmetic (rows of no
         case get 0 extra errors); extra errors are computed once per distinct pair."""
         every = np.arange(len(dists))
-        best = np.where(dists.max(axis=1) > dists[every, klass], np.argmax(dists, axis=1), klass).tolist()
+        best = cheapest_class(dists, self.costs, klass).tolist()
         errors = cases - dists[every, best]
         where = cases > 0
         extra = np.zeros(len(cases), dtype=np.float32)
@@ -205,10 +207,9 @@ class _Pruner:
         return errors + extra, best
 
     def leaf_estimate(self, dist: np.ndarray, cases: np.float32, klass: int) -> tuple[np.float32, int]:
-        """Estimated errors if these cases ended at a leaf of class `klass` (ties keep it)."""
-        best = klass
-        if dist.max() > dist[best]:   # ties keep the node's current class
-            best = int(np.argmax(dist))
+        """Estimated errors if these cases ended at a leaf of the class of least expected cost (ties keep
+        the node's current class `klass`)."""
+        best = cheapest_class(dist, self.costs, klass)
         errors = cases - dist[best]
         return errors + self.extra_errors(cases, errors), best
 

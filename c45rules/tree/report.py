@@ -66,9 +66,11 @@ class TreeEvaluation:
     confusion: np.ndarray    # pruned tree, rows = actual class, columns = predicted
 
 
-def evaluate_trees(unpruned: Node, pruned: Node, data: Dataset, n_train: int) -> TreeEvaluation:
-    """Errors of both trees on `data` and the pruned tree's training estimate."""
-    pu, pp = classify(unpruned, data), classify(pruned, data)
+def evaluate_trees(unpruned: Node, pruned: Node, data: Dataset, n_train: int,
+                   costs: np.ndarray | None = None) -> TreeEvaluation:
+    """Errors of both trees on `data` (classifying by least expected cost with `costs`) and the
+    pruned tree's training estimate."""
+    pu, pp = classify(unpruned, data, costs), classify(pruned, data, costs)
     C = len(data.schema.classes)
     conf = np.bincount(data.y * C + pp, minlength=C * C).reshape(C, C)
     return TreeEvaluation(data.n, unpruned.size(), int((pu != data.y).sum()), pruned.size(),
