@@ -112,10 +112,15 @@ def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1):
 
 def fold_error(train: Dataset, test: Dataset, options: dict[str, Any]) -> tuple[int, int]:
     """(test errors, rules) of the ruleset learned on `train` with `options`."""
-    from .pipeline import fit_dataset
+    return fold_errors(train, test, [options])[0]
+
+
+def fold_errors(train: Dataset, test: Dataset, option_sets: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """(test errors, rules) of the ruleset learned on `train` with each of the option sets
+    (pipeline.fit_rulesets: one tree grown for the sets differing in cf alone)."""
+    from .pipeline import fit_rulesets
     from .rules.evaluate import evaluate
-    ruleset = fit_dataset(train, **options)[0]
-    return evaluate(ruleset, test).errors, len(ruleset.rules)
+    return [(evaluate(rs, test).errors, len(rs.rules)) for rs in fit_rulesets(train, option_sets)]
 
 
 def cross_validate(data: Dataset, k: int = 10, *, seed: int = 0, repeats: int = 1,
@@ -241,10 +246,11 @@ def tune(data: Dataset, grid: dict[str, tuple] | None = None, *, k: int = 10, se
     if untuned not in points:
         points.append(untuned)
     splits = [(data.subset(tr), data.subset(te)) for _, _, tr, te in fold_splits(data, k, seed)]
+    # fold by fold, every point at once: the points differing in cf alone share the fold's tree
+    res = [fold_errors(tr, te, [{**base, **grid_options(p)} for p in points]) for tr, te in splits]
     scored = []
-    for p in points:
-        res = [fold_error(tr, te, {**base, **grid_options(p)}) for tr, te in splits]
-        pct = [100.0 * e / te.n for (e, _), (_, te) in zip(res, splits)]
-        scored.append(GridPoint(p, float(np.mean(pct)), standard_error(pct), float(np.mean([r for _, r in res]))))
+    for i, p in enumerate(points):
+        pct = [100.0 * r[i][0] / te.n for r, (_, te) in zip(res, splits)]
+        scored.append(GridPoint(p, float(np.mean(pct)), standard_error(pct), float(np.mean([r[i][1] for r in res]))))
     lowest, chosen = choose(scored, scored[points.index(untuned)])
     return TuneResult(k, seed, tuple(scored), lowest, scored[points.index(untuned)], chosen.options)
