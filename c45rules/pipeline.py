@@ -294,13 +294,15 @@ def rules_of(tree: Tree, train: Dataset, o: dict[str, Any]) -> tuple[RuleSet, Ru
 def fit_rulesets(train: Dataset, option_sets: list[dict[str, Any]]) -> list[RuleSet]:
     """fit_dataset's RuleSet for each of the option sets, one c4.5 tree grown for all those that
     differ in cf alone: cf prunes, and the rules come from the unpruned tree (spec 7), so they
-    are the same as with a tree grown for each (tune's grid, where cf is one axis)."""
+    are the same as with a tree grown for each (tune's grid, where cf is one axis). Without
+    discrete attributes, subset (which groups their values) is left out of the match too."""
+    same_tree = {"cf"} | (set() if any(a.kind == "discrete" for a in train.schema.attributes) else {"subset"})
     grown: dict[str, Tree] = {}
     out = []
     for options in option_sets:
         o = fit_options(train, options)
         if o.get("grower", "c45") == "c45":
-            key = repr(sorted((k, v) for k, v in o.items() if k != "cf"))
+            key = repr(sorted((k, v) for k, v in o.items() if k not in same_tree))
             if key not in grown:
                 grown[key] = grow_with(train, o)
             tree = grown[key]

@@ -176,12 +176,21 @@ def test_nested_cv_tunes_each_fold_on_its_training_part():
     assert all(set(f["options"]) == {"cf", "m"} for f in out["folds"])
 
 
-@pytest.mark.parametrize("name, base", [("crx", {}), ("monk2", {"subset": True}), ("labor", {"winnow": True})])
-def test_fit_rulesets_sharing_a_tree_across_cf_gives_fit_datasets_rulesets(name, base):
+@pytest.mark.parametrize("name, base, subsets", [("crx", {}, (False,)), ("monk2", {"subset": True}, (True,)),
+                                                  ("labor", {"winnow": True}, (False,)),
+                                                  ("glass", {}, (False, True))])   # no discrete attribute
+def test_fit_rulesets_sharing_a_tree_across_cf_gives_fit_datasets_rulesets(name, base, subsets, monkeypatch):
+    from c45rules import pipeline
     from c45rules.pipeline import fit_dataset, fit_rulesets
     data, _ = load_stem(DATA / name / name)
-    sets = [{**base, "cf": cf, "min_objs": m} for m in (2, 5) for cf in (0.1, 0.25, 0.5)]
+    sets = [{**base, "cf": cf, "min_objs": m, "subset": s} for s in subsets for m in (2, 5) for cf in (0.1, 0.25, 0.5)]
+    grown = []
+    real = pipeline.grow_with
+    monkeypatch.setattr(pipeline, "grow_with", lambda d, o: grown.append(o["min_objs"]) or real(d, o))
     shared = fit_rulesets(data, sets)
+    monkeypatch.undo()
+    if not base.get("winnow"):      # (winnowing grows trees of its own)
+        assert grown == [2, 5]      # one tree per m: cf, and subset without discrete attributes, share it
     alone = [fit_dataset(data, **o)[0] for o in sets]
     assert shared == alone
     # cf changes the rules, so sharing the tree did not collapse them into one
