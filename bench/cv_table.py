@@ -90,9 +90,9 @@ def write_cache(path: Path, cache: dict) -> None:
     os.replace(tmp, path)
 
 
-def c50py_errors(name: str, data, splits, mode: str, cache_path: Path) -> list[float | None]:
-    """c50py's C5RulesClassifier error percentage on each split, from the cache where it has
-    the fold; the others fitted (mode "run", each added to the cache as it finishes) or left
+def c50py_errors(name: str, data, splits, mode: str, cache_path: Path) -> list[dict | None]:
+    """c50py's C5RulesClassifier on each split ({"error_pct", "secs"}), from the cache where it
+    has the fold; the others fitted (mode "run", each added to the cache as it finishes) or left
     None (mode "cache")."""
     cache = read_cache(cache_path)
     version = c50py_version()
@@ -112,14 +112,14 @@ def c50py_errors(name: str, data, splits, mode: str, cache_path: Path) -> list[f
             cache[key] = {"error_pct": err, "secs": round(time.perf_counter() - t, 1)}
             write_cache(cache_path, cache)
             print(f"  c50py {key}: {err:.2f}% in {cache[key]['secs']} s", file=sys.stderr, flush=True)
-    return [cache[k]["error_pct"] if k in cache else None for k in keys]
+    return [cache.get(k) for k in keys]
 
 
 def one(name: str, args, learners: list[str]) -> dict:
     """The fold errors of each of the learners on one dataset (None: not measured)."""
     data, _ = load_stem(R.stem(name))
     splits = [(tr, te) for _, _, tr, te in fold_splits(data, args.k, args.seed)]
-    res, secs = {}, {}
+    res, secs, notes = {}, {}, {}
     for learner in learners:
         t = time.perf_counter()
         if learner == "ours":
@@ -132,13 +132,17 @@ def one(name: str, args, learners: list[str]) -> dict:
                             c50_fold_errors(str(C50), R.stem(name), splits, len(data.schema.attributes) + 1)]
         else:
             try:
-                errs = c50py_errors(name, data, splits, args.c50py, args.cache)
-                res[learner] = None if None in errs else errs
+                folds = c50py_errors(name, data, splits, args.c50py, args.cache)
+                done = [f for f in folds if f is not None]
+                res[learner] = None if len(done) < len(folds) else [f["error_pct"] for f in done]
+                if done and res[learner] is None:
+                    notes[learner] = (f"{len(done)} of {len(folds)} folds cached, "
+                                      f"{np.mean([f['secs'] for f in done]):.0f} s a fold")
             except Exception as e:   # a peer failing on a set is a result to report, not a crash
                 print(f"  c50py failed on {name}: {type(e).__name__}: {e}", file=sys.stderr)
                 res[learner] = None
         secs[learner] = time.perf_counter() - t
-    return {"name": name, "rows": data.n, "errors": res, "secs": secs}
+    return {"name": name, "rows": data.n, "errors": res, "secs": secs, "notes": notes}
 
 
 def verdict_text(results: list[dict], complete: list[dict], means: dict, learners: list[str]) -> str:
@@ -155,11 +159,13 @@ def verdict_text(results: list[dict], complete: list[dict], means: dict, learner
                    f"{means['c50py']:.2f}% (ours untuned {means['ours']:.2f}%). Set by set, ours tuned is "
                    f"at or below C5.0 on {per_set['C5.0']} and at or below c50py on {per_set['c50py']} of "
                    f"the {len(complete)}.")
-    missing = [(r["name"], [k for k in learners if r["errors"].get(k) is None]) for r in results
-               if r not in complete]
+    missing = [(r, [k for k in learners if r["errors"].get(k) is None]) for r in results if r not in complete]
     if missing:
-        out.append("Left out of the means: " + "; ".join(f"{n} ({', '.join(ks)} not run)" for n, ks in missing)
-                   + ".")
+        def why(r: dict, k: str) -> str:
+            note = r.get("notes", {}).get(k)
+            return f"{k} not run" + (f": {note}" if note else "")
+        out.append("Left out of the means: " + "; ".join(
+            f"{r['name']} ({', '.join(why(r, k) for k in ks)})" for r, ks in missing) + ".")
     return "\n\n".join(out)
 
 
@@ -196,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     results = [r for path in args.load for r in json.loads(path.read_text()).values()]
     for r in results:
         if "c50py" in learners and r["errors"].get("c50py") is None:   # the background may have added it
-            r["errors"]["c50py"] = one(r["name"], args, ["c50py"])["errors"]["c50py"]
+            again = one(r["name"], args, ["c50py"])
+            r["errors"]["c50py"], r["notes"] = again["errors"]["c50py"], again["notes"]
     for n in ([] if args.load else names):
         print(f"{n} ...", file=sys.stderr, flush=True)
         results.append(one(n, args, learners))
