@@ -201,9 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     learners = args.learners
     results = [r for path in args.load for r in json.loads(path.read_text()).values()]
     for r in results:
+        for k in learners:
+            if k not in r["errors"]:
+                r.setdefault("notes", {})[k] = "not in the run saved"
         if "c50py" in learners and r["errors"].get("c50py") is None:   # the background may have added it
             again = one(r["name"], args, ["c50py"])
-            r["errors"]["c50py"], r["notes"] = again["errors"]["c50py"], again["notes"]
+            r["errors"]["c50py"] = again["errors"]["c50py"]
+            r.setdefault("notes", {}).update(again["notes"])
     for n in ([] if args.load else names):
         print(f"{n} ...", file=sys.stderr, flush=True)
         results.append(one(n, args, learners))
@@ -233,7 +237,9 @@ def main(argv: list[str] | None = None) -> int:
             f"folds (seed {args.seed}) of the shared sets named below; each learner trained and tested on the "
             "very same cases. `ours`: default options; `ours tuned`: options chosen per fold by "
             f"{args.tune_folds}-fold cross-validation on that fold's training part over `{grid}` with the "
-            "one-standard-error rule (`cv --tune`, see README); `C5.0`: `c5.0 -r` (GPL 2.07); `c50py`: PyPI "
+            "one-standard-error rule (`cv --tune`; README, Tuning: the untuned options unless the lowest inner "
+            "error beats them by more than its standard error; the rule was set before these runs, not "
+            "picked on their folds); `C5.0`: `c5.0 -r` (GPL 2.07); `c50py`: PyPI "
             f"c50py {c50py_version()}'s C5RulesClassifier with default parameters (its fold errors cached in "
             f"`bench/{args.cache.name}`). Mean fold error in percent; `not run`: not measured (see below).", "",
             table, "", verdict, ""]))
