@@ -15,13 +15,14 @@ from .errors import InputError
 # `tune`'s grid when none is given: the pruning confidence, -m and -s, the options that move
 # C4.5's error most on small and medium data.
 DEFAULT_GRID: dict[str, tuple[Any, ...]] = {"cf": (5, 10, 25, 50), "m": (1, 2, 5, 10), "s": (0, 1)}
-# grid names (as on the command line) -> fit_dataset options and how a grid value becomes one
-GRID_KEYS: dict[str, tuple[str, Callable[[float], Any]]] = {
-    "cf": ("cf", lambda v: v / 100.0),
-    "m": ("min_objs", lambda v: int(v) if float(v).is_integer() else float(v)),
-    "s": ("subset", lambda v: bool(v)),
-    "g": ("gain_ratio", lambda v: not bool(v)),
-    "r": ("redundancy", float),
+# grid names (as on the command line) -> the fit_dataset option, how a grid value becomes one,
+# and back (to find the untuned options' point of the grid)
+GRID_KEYS: dict[str, tuple[str, Callable[[float], Any], Callable[[Any], float]]] = {
+    "cf": ("cf", lambda v: v / 100.0, lambda o: round(o * 100.0, 9)),
+    "m": ("min_objs", lambda v: int(v) if float(v).is_integer() else float(v), float),
+    "s": ("subset", lambda v: bool(v), lambda o: float(bool(o))),
+    "g": ("gain_ratio", lambda v: not bool(v), lambda o: float(not o)),
+    "r": ("redundancy", float, float),
 }
 
 
@@ -43,6 +44,11 @@ def stratified_folds(y: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
         fold[idx] = (dealt + np.arange(len(idx))) % k
         dealt += len(idx)
     return fold
+
+
+def standard_error(values: list[float]) -> float:
+    """The standard error of the values' mean: sample standard deviation / sqrt(count)."""
+    return float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
 
 
 @dataclass(frozen=True)
@@ -79,9 +85,8 @@ class CVResult:
 
     @property
     def se_error_pct(self) -> float:
-        """Standard error of that mean (sample standard deviation / sqrt(folds))."""
-        e = [f.error_pct for f in self.folds]
-        return float(np.std(e, ddof=1) / math.sqrt(len(e))) if len(e) > 1 else 0.0
+        """Standard error of that mean."""
+        return standard_error([f.error_pct for f in self.folds])
 
     @property
     def mean_cost(self) -> float | None:
@@ -117,11 +122,20 @@ def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1):
 
 def fold_error(train: Dataset, test: Dataset, options: dict[str, Any]) -> tuple[int, int, float | None]:
     """(test errors, rules, test cost or None without costs) of the ruleset learned on `train` with `options`."""
-    from .pipeline import fit_dataset
+    return fold_errors(train, test, [options])[0]
+
+
+def fold_errors(train: Dataset, test: Dataset,
+                option_sets: list[dict[str, Any]]) -> list[tuple[int, int, float | None]]:
+    """(test errors, rules, test cost or None) of the ruleset learned on `train` with each of the
+    option sets (pipeline.fit_rulesets: one tree grown for the sets differing in cf alone)."""
+    from .pipeline import fit_rulesets
     from .rules.evaluate import evaluate
-    ruleset = fit_dataset(train, **options)[0]
-    ev = evaluate(ruleset, test)
-    return ev.errors, len(ruleset.rules), ev.cost
+    out = []
+    for rs in fit_rulesets(train, option_sets):
+        ev = evaluate(rs, test)
+        out.append((ev.errors, len(rs.rules), ev.cost))
+    return out
 
 
 def cross_validate(data: Dataset, k: int = 10, *, seed: int = 0, repeats: int = 1,
@@ -165,38 +179,93 @@ def grid_options(point: dict[str, Any]) -> dict[str, Any]:
     return {GRID_KEYS[name][0]: GRID_KEYS[name][1](v) for name, v in point.items()}
 
 
+def untuned_point(names: list[str], options: dict[str, Any]) -> dict[str, Any]:
+    """The grid point of the options a fit uses untuned: `options`, else fit_dataset's defaults
+    (cf=25, m=2, s=0, g=0, r=1)."""
+    from .pipeline import DEFAULTS
+    point = {}
+    for name in names:
+        key, _, back = GRID_KEYS[name]
+        v = back(options.get(key, DEFAULTS[key]))
+        point[name] = int(v) if float(v).is_integer() else v
+    return point
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """One grid point's cross-validation: its options, mean test error (%) over the folds, the
+    standard error of that mean and the mean rule count."""
+
+    options: dict[str, Any]
+    error_pct: float
+    se_pct: float
+    rules: float
+
+
 @dataclass(frozen=True)
 class TuneResult:
-    """Every grid point's cross-validated error, and the best point."""
+    """Every grid point's cross-validated error, the lowest, the untuned options' point and the
+    choice between them by the one-standard-error rule."""
 
     k: int
     seed: int
-    points: tuple[tuple[dict[str, Any], float, float], ...]   # (point, mean error %, mean rules)
+    points: tuple[GridPoint, ...]
+    lowest: GridPoint
+    untuned: GridPoint
     best: dict[str, Any]
 
+    @property
+    def limit_pct(self) -> float:
+        """The one-standard-error limit: the lowest mean error plus its standard error."""
+        return self.lowest.error_pct + self.lowest.se_pct
+
+    @property
+    def chosen(self) -> GridPoint:
+        """The chosen point's cross-validation."""
+        return self.untuned if self.best == self.untuned.options else self.lowest
+
     def as_json(self) -> dict[str, Any]:
-        """{"k", "seed", "grid": [{"options", "mean_error_pct", "mean_rules"}], "best"}."""
+        """{"k", "seed", "grid": [{"options", "mean_error_pct", "se_error_pct", "mean_rules"}],
+        "lowest", "untuned", "limit_pct", "best"}."""
         return {"k": self.k, "seed": self.seed,
-                "grid": [{"options": p, "mean_error_pct": round(e, 4), "mean_rules": round(n, 2)}
-                         for p, e, n in self.points], "best": self.best}
+                "grid": [{"options": p.options, "mean_error_pct": round(p.error_pct, 4),
+                          "se_error_pct": round(p.se_pct, 4), "mean_rules": round(p.rules, 2)}
+                         for p in self.points],
+                "lowest": self.lowest.options, "untuned": self.untuned.options,
+                "limit_pct": round(self.limit_pct, 4), "best": self.best}
+
+
+def choose(points: list[GridPoint], untuned: GridPoint) -> tuple[GridPoint, GridPoint]:
+    """(lowest, chosen): the point of lowest mean error (then fewest rules, then first in the
+    grid), and the choice by the one-standard-error rule: the untuned options unless their
+    error exceeds the lowest by more than the lowest's standard error, else the lowest.
+    A change of options must earn its place: on small data the folds' errors vary so much that
+    the lowest is often luck, and the untuned options are then kept."""
+    lowest = min(points, key=lambda p: (round(p.error_pct, 9), p.rules))
+    within = round(untuned.error_pct, 9) <= round(lowest.error_pct + lowest.se_pct, 9)
+    return lowest, untuned if within else lowest
 
 
 def tune(data: Dataset, grid: dict[str, tuple] | None = None, *, k: int = 10, seed: int = 0,
          options: dict[str, Any] | None = None) -> TuneResult:
-    """Cross-validate every point of the grid on the same folds; the best has the lowest mean
-    error, then the fewest rules (the simpler model), then comes first in the grid."""
+    """Cross-validate every point of the grid, and the untuned options' point when the grid
+    lacks it, on the same folds; the best is `choose`'s."""
     grid = dict(grid or DEFAULT_GRID)
     for name in grid:
         if name not in GRID_KEYS:
             raise InputError(f"unknown grid option {name!r} (known: {', '.join(GRID_KEYS)})")
     names = list(grid)
-    points = [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
-    splits = [(data.subset(tr), data.subset(te)) for _, _, tr, te in fold_splits(data, k, seed)]
     base = dict(options or {})
+    points = [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
+    untuned = untuned_point(names, base)
+    if untuned not in points:
+        points.append(untuned)
+    splits = [(data.subset(tr), data.subset(te)) for _, _, tr, te in fold_splits(data, k, seed)]
+    # fold by fold, every point at once: the points differing in cf alone share the fold's tree
+    res = [fold_errors(tr, te, [{**base, **grid_options(p)} for p in points]) for tr, te in splits]
     scored = []
-    for p in points:
-        res = [fold_error(tr, te, {**base, **grid_options(p)}) + (te.n,) for tr, te in splits]
-        scored.append((p, float(np.mean([100.0 * e / n for e, _, _, n in res])),
-                       float(np.mean([r for _, r, _, _ in res]))))
-    best = min(range(len(scored)), key=lambda i: (round(scored[i][1], 9), scored[i][2], i))
-    return TuneResult(k, seed, tuple(scored), scored[best][0])
+    for i, p in enumerate(points):
+        pct = [100.0 * r[i][0] / te.n for r, (_, te) in zip(res, splits)]
+        scored.append(GridPoint(p, float(np.mean(pct)), standard_error(pct), float(np.mean([r[i][1] for r in res]))))
+    lowest, chosen = choose(scored, scored[points.index(untuned)])
+    return TuneResult(k, seed, tuple(scored), lowest, scored[points.index(untuned)], chosen.options)

@@ -272,6 +272,15 @@ def _kinds(discrete, continuous, ignore) -> dict:
 def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTrace]:
     """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace.
     The option `costs` may also name a C5.0 `.costs` file (data/costs.py)."""
+    train, o = fit_options(train, options)
+    tree = grow_with(train, o)
+    rs, trace = rules_of(tree, train, o)
+    return rs, tree, trace
+
+
+def fit_options(train: Dataset, options: dict[str, Any]) -> tuple[Dataset, dict[str, Any]]:
+    """`train` with its costs, and the checked options a model of it is learnt with and records
+    (the winnowed attributes among them when winnowing is on), or InputError."""
     if "costs" in options:
         options = {**options, "costs": resolved(options["costs"], train.schema.classes)}
     checked = check_options(options)
@@ -283,14 +292,39 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTra
     if checked["winnow"]:
         # recorded only when on, so that every other model's options stay as they were
         o = {**o, "winnow": True, "winnowed": list(winnowed_attributes(train, o))}
-    tree = grow_with(train, o)
+    return train, o
+
+
+def rules_of(tree: Tree, train: Dataset, o: dict[str, Any]) -> tuple[RuleSet, RulesTrace]:
+    """The rules of fit_options' `o` from the tree grown with them (its unpruned tree, spec 7)."""
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
     learn_on = without(train, set(o["winnowed"])) if o.get("winnowed") else train
     rs, trace = learn_rules(tree, learn_on, cf=rules_cf, fisher=o["fisher"], redundancy=o["redundancy"],
                             annealing=o["annealing"], seed=o["seed"], options=o, jobs=o["jobs"])
     if learn_on is not train:    # the model describes the data it was given, every column
         rs = replace(rs, schema=train.schema, fingerprint=train.fingerprint())
-    return rs, tree, trace
+    return rs, trace
+
+
+def fit_rulesets(train: Dataset, option_sets: list[dict[str, Any]]) -> list[RuleSet]:
+    """fit_dataset's RuleSet for each of the option sets, one c4.5 tree grown for all those that
+    differ in cf alone: cf prunes, and the rules come from the unpruned tree (spec 7), so they
+    are the same as with a tree grown for each (tune's grid, where cf is one axis). Without
+    discrete attributes, subset (which groups their values) is left out of the match too."""
+    same_tree = {"cf"} | (set() if any(a.kind == "discrete" for a in train.schema.attributes) else {"subset"})
+    grown: dict[str, Tree] = {}
+    out = []
+    for options in option_sets:
+        costed, o = fit_options(train, options)
+        if o.get("grower", "c45") == "c45":
+            key = repr(sorted((k, v) for k, v in o.items() if k not in same_tree))
+            if key not in grown:
+                grown[key] = grow_with(costed, o)
+            tree = grown[key]
+        else:
+            tree = grow_with(costed, o)
+        out.append(rules_of(tree, costed, o)[0])
+    return out
 
 
 def winnowed_attributes(train: Dataset, o: dict[str, Any]) -> tuple[str, ...]:

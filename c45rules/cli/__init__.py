@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     shared = common()
     for name, module in _MODULES.items():
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP,
+        p = sub.add_parser(name, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP),
                            parents=[shared, *(make() for make in module.PARENTS)],
                            formatter_class=argparse.RawDescriptionHelpFormatter,
                            epilog=f"example:\n  {module.EXAMPLE}")

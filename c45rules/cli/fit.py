@@ -26,8 +26,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="also store the pruned tree in the model, so that 'export --to dot' and the report"
                         " can draw it without the training data")
     p.add_argument("--tune", action="store_true",
-                   help="choose the options of --grid by cross-validation on the training data, then fit"
-                        " with the best; the choice is stored in the model's options as 'tuned'")
+                   help="choose the options of --grid by cross-validation on the training data (the"
+                        " one-standard-error rule of 'tune --help'), then fit with the choice; it is stored"
+                        " in the model's options as 'tuned'")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -82,17 +82,18 @@ def windowed_rules(args: argparse.Namespace, train, options: dict, windowing: di
 
 def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict, dict]:
     """The options with the grid's best point (by cross-validation on `train`) in place, and a
-    record of the choice: {"grid", "folds", "seed", "best", "mean_error_pct"}."""
+    record of the choice: {"grid", "folds", "seed", "best", "mean_error_pct", "limit_pct"}
+    (limit_pct: the one-standard-error limit the choice was made by)."""
     from ..crossval import grid_options as as_fit_options
     from ..crossval import tune
     grid = tuning_grid(args)
     seed = args.seed if args.seed is not None else 0
     progress(args, f"tuning: {args.tune_folds}-fold cross-validation of each grid point")
     res = tune(train, grid, k=args.tune_folds, seed=seed, options=options)
-    error = next(e for p, e, _ in res.points if p == res.best)
     return ({**options, **as_fit_options(res.best)},
             {"grid": {k: list(v) for k, v in grid.items()}, "folds": args.tune_folds, "seed": seed,
-             "best": res.best, "mean_error_pct": round(error, 4)})
+             "best": res.best, "mean_error_pct": round(res.chosen.error_pct, 4),
+             "limit_pct": round(res.limit_pct, 4)})
 
 
 def rules_text(ruleset, train, test) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from c45rules.crossval import parse_grid, stratified_folds, tune
+from c45rules.crossval import GridPoint, choose, parse_grid, stratified_folds, tune
 from c45rules.data.names import load_stem, split_cases
 from c45rules.errors import InputError
 from reference import SHARED
@@ -107,33 +107,91 @@ def test_parse_grid():
         parse_grid(["cf=inf"])
 
 
-def test_tune_picks_the_lowest_error_then_fewest_rules():
+def test_choose_keeps_the_untuned_options_within_one_standard_error():
+    untuned = GridPoint({"cf": 25, "m": 2}, 14.0, 2.0, 9.0)
+    a = GridPoint({"cf": 10, "m": 2}, 12.0, 2.0, 8.0)
+    b = GridPoint({"cf": 10, "m": 5}, 12.0, 1.5, 6.0)    # ties a's error with fewer rules: the lowest
+    c = GridPoint({"cf": 50, "m": 5}, 13.0, 0.5, 5.0)
+    # the limit is b's 12.0 + 1.5: the untuned 14.0 is beyond it, so b is chosen
+    lowest, chosen = choose([a, b, c, untuned], untuned)
+    assert (lowest.options, chosen.options) == ({"cf": 10, "m": 5}, {"cf": 10, "m": 5})
+    # at exactly the limit (13.5) the untuned options stay, though three points err less
+    kept = GridPoint({"cf": 25, "m": 2}, 13.5, 3.0, 9.0)
+    lowest, chosen = choose([a, b, c, kept], kept)
+    assert (lowest.options, chosen.options) == ({"cf": 10, "m": 5}, {"cf": 25, "m": 2})
+    # equal errors and rules: the first in the grid is the lowest
+    d = GridPoint({"cf": 5, "m": 10}, 12.0, 4.0, 6.0)
+    assert choose([d, b, untuned], untuned) == (d, untuned)     # limit 16.0 keeps the untuned
+
+
+def test_tune_on_crx_keeps_the_defaults_the_folds_cannot_beat():
     data, _ = load_stem(DATA / "crx" / "crx")
     res = tune(data, {"cf": (10, 25), "m": (2, 5)}, k=5, seed=0)
-    errors = {tuple(p.values()): (e, r) for p, e, r in res.points}
-    assert list(errors) == [(10, 2), (10, 5), (25, 2), (25, 5)]
-    best = min(errors, key=lambda p: (round(errors[p][0], 9), errors[p][1]))
-    assert tuple(res.best.values()) == best
-    # the tie on crx: cf 10 with m 2 and with m 5 err alike; m 5 has fewer rules
-    assert res.best == {"cf": 10, "m": 5}
+    got = {tuple(p.options.values()): (round(p.error_pct, 2), round(p.se_pct, 2), p.rules) for p in res.points}
+    assert got == {(10, 2): (13.27, 2.16, 8.8), (10, 5): (13.27, 2.39, 6.6),
+                   (25, 2): (13.67, 2.23, 10.8), (25, 5): (13.88, 2.2, 8.4)}
+    # cf 10 with m 2 and with m 5 err alike, m 5 has fewer rules: the lowest; the defaults'
+    # 13.67% is within its 13.27% + 2.39, so they stay
+    assert res.lowest.options == {"cf": 10, "m": 5} and res.untuned.options == {"cf": 25, "m": 2}
+    assert res.best == {"cf": 25, "m": 2} and round(res.limit_pct, 2) == 15.66
+
+
+def test_tune_adds_the_untuned_point_when_the_grid_lacks_it():
+    data, _ = load_stem(DATA / "crx" / "crx")
+    res = tune(data, {"cf": (10, 50), "m": (5, 10)}, k=5, seed=0, options={"cf": 0.1})
+    assert [p.options for p in res.points][-1] == {"cf": 10, "m": 2}
+    assert len(res.points) == 5 and res.untuned is res.points[-1]
+    assert res.best == {"cf": 10, "m": 2}      # 13.27%, as m 5's lowest 13.27%
+    out = json.loads(ok("tune", DATA / "crx" / "crx", "--grid", "cf=10,50", "m=5,10", "-k", "5", "-c", "10",
+                        "--json").stdout)
+    assert (out["untuned"], out["lowest"], out["best"]) == ({"cf": 10, "m": 2}, {"cf": 10, "m": 5}, {"cf": 10, "m": 2})
+    assert len(out["grid"]) == 5 and out["limit_pct"] == round(res.limit_pct, 4)
 
 
 def test_fit_tune_stores_the_choice_and_fits_with_it(tmp_path):
+    vote = DATA / "vote" / "vote"
     model = tmp_path / "m.yaml"
-    ok("fit", DATA / "crx" / "crx", "--tune", "--grid", "cf=10,25", "m=2,5", "--tune-folds", "5", "-o", model)
+    ok("fit", vote, "--tune", "--grid", "cf=10,25,50", "m=2,5", "--tune-folds", "5", "-o", model)
     from c45rules.export.yaml import load_yaml
     rs = load_yaml(model)
     o = rs.options_dict
+    # on vote cf 10, m 5 errs 5.33% (se 0.62) against the defaults' 7.33%: beyond the limit
     assert (o["cf"], o["min_objs"]) == (0.1, 5)
-    assert o["tuned"]["best"] == {"cf": 10, "m": 5} and o["tuned"]["folds"] == 5
+    assert o["tuned"] == {"grid": {"cf": (10, 25, 50), "m": (2, 5)}, "folds": 5, "seed": 0,
+                          "best": {"cf": 10, "m": 5}, "mean_error_pct": 5.3333, "limit_pct": 5.9569}
     plain = tmp_path / "p.yaml"
-    ok("fit", DATA / "crx" / "crx", "-c", "10", "-m", "5", "-o", plain)
+    ok("fit", vote, "-c", "10", "-m", "5", "-o", plain)
     assert load_yaml(plain).rules == rs.rules
-    tuned = json.loads(ok("tune", DATA / "crx" / "crx", "--grid", "cf=10,25", "m=2,5", "-k", "5", "--json").stdout)
-    assert tuned["best"] == {"cf": 10, "m": 5} and len(tuned["grid"]) == 4
+    tuned = json.loads(ok("tune", vote, "--grid", "cf=10,25,50", "m=2,5", "-k", "5", "--json").stdout)
+    assert tuned["best"] == {"cf": 10, "m": 5} and len(tuned["grid"]) == 6
+    text = ok("tune", vote, "--grid", "cf=10,25,50", "m=2,5", "-k", "5").stdout.splitlines()
+    assert "limit 5.96%" in text[0]
+    assert text[4].split() == ["10", "5", "5.33%", "0.62", "2.4", "<-", "best,", "lowest"]
+    assert text[5].split() == ["25", "2", "7.33%", "1.13", "4.6", "<-", "untuned"]
 
 
 def test_nested_cv_tunes_each_fold_on_its_training_part():
     out = json.loads(ok("cv", DATA / "labor-neg" / "labor-neg", "-k", "3", "--tune", "--grid", "cf=10,25",
                         "m=1,2", "--tune-folds", "3", "--json").stdout)
     assert all(set(f["options"]) == {"cf", "m"} for f in out["folds"])
+
+
+@pytest.mark.parametrize("name, base, subsets", [("crx", {}, (False,)), ("monk2", {"subset": True}, (True,)),
+                                                  ("labor", {"winnow": True}, (False,)),
+                                                  ("glass", {}, (False, True))])   # no discrete attribute
+def test_fit_rulesets_sharing_a_tree_across_cf_gives_fit_datasets_rulesets(name, base, subsets, monkeypatch):
+    from c45rules import pipeline
+    from c45rules.pipeline import fit_dataset, fit_rulesets
+    data, _ = load_stem(DATA / name / name)
+    sets = [{**base, "cf": cf, "min_objs": m, "subset": s} for s in subsets for m in (2, 5) for cf in (0.1, 0.25, 0.5)]
+    grown = []
+    real = pipeline.grow_with
+    monkeypatch.setattr(pipeline, "grow_with", lambda d, o: grown.append(o["min_objs"]) or real(d, o))
+    shared = fit_rulesets(data, sets)
+    monkeypatch.undo()
+    if not base.get("winnow"):      # (winnowing grows trees of its own)
+        assert grown == [2, 5]      # one tree per m: cf, and subset without discrete attributes, share it
+    alone = [fit_dataset(data, **o)[0] for o in sets]
+    assert shared == alone
+    # cf changes the rules, so sharing the tree did not collapse them into one
+    assert len({len(rs.rules) for rs in alone}) > 1 or len({str(rs) for rs in alone}) > 1
