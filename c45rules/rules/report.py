@@ -1,15 +1,14 @@
 """Printing a RuleSet's evaluation in the layout of c4.5rules (the rules themselves: ruleset.format_rules)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
 
 from ..data.schema import Dataset
+from ..pipeline import sifting_stages
 from ..ruleset import RuleSet, format_rules
 from ..tree.report import format_confusion
+from .composite import Composite
 from .evaluate import RuleEvaluation, evaluate
-
-if TYPE_CHECKING:
-    from .composite import Composite
 
 
 def format_evaluation(ruleset: RuleSet, data: Dataset, what: str = "training data",
@@ -41,7 +40,7 @@ def _tested(ev: RuleEvaluation, saved: bool) -> str:
     return f"Tested {ev.cases}, errors {ev.errors} ({pct:.1f}%)" + ("   <<" if saved else "")
 
 
-def format_composite(comp: "Composite", train: Dataset, test: Dataset | None, stem: str) -> str:
+def format_composite(comp: Composite, train: Dataset, test: Dataset | None, stem: str) -> str:
     """c4.5rules' whole output on the trees of a -t run (spec 7.10): each tree's rules, the
     composite ruleset, then on the training data every ruleset's evaluation with its sifting
     ("Drop rule N", spec 7.9), and with `test` their evaluation there; each part closed by the
@@ -50,9 +49,6 @@ def format_composite(comp: "Composite", train: Dataset, test: Dataset | None, st
 
     The banner's run date is the one line that cannot be c4.5rules': it is today's.
     """
-    import time
-
-    from ..pipeline import sifting_stages
     stages = [sifting_stages(rs, trace, train) for rs, trace in [*comp.trials, (comp.ruleset, comp.trace)]]
     out = ["", f"C4.5 [release 8] rule generator\t{time.ctime()}", "-" * 31, "", "    Options:",
            f"\tFile stem <{stem}>", *(["\tRulesets evaluated on unseen cases"] if test is not None else []), "",
