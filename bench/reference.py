@@ -28,6 +28,16 @@ def windowing_text(name: str) -> str:
     return t[t.index("--------\nTrial 0"):].replace(" saved\n", "\n")
 
 
+def undated(text: str) -> str:
+    """c4.5rules' output with the run date of its banner taken out (the one line no rerun repeats)."""
+    return re.sub(r"^(C4\.5 \[release 8\] rule generator\t).*$", r"\1", text, count=1, flags=re.M)
+
+
+def composite_text(name: str) -> str:
+    """c4.5rules' whole output on the trees of c4.5 -t 10 (NAME.rules_t10.txt), undated."""
+    return undated((OPTIONS / f"{name}.rules_t10.txt").read_text())
+
+
 def datasets() -> list[str]:
     """Names of every shared dataset."""
     return sorted(p.name for p in DATA.iterdir() if p.is_dir() and (p / f"{p.name}.names").exists())

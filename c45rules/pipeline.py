@@ -176,7 +176,7 @@ def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundan
     ordered = order_rules(selected, y, C, w, data.costs)
     default = default_class(ordered, y, C, w, data.costs)
     kept, dropped, use = sift_rules(ordered, y, default, w, data.costs)
-    class_n = np.bincount(y, minlength=C) if w is None else data.class_weights()
+    class_n = _class_totals(data)
     rules = tuple(_public_rule(r, data, class_n, count(use.used[i]), count(use.wrong[i]))
                   for i, r in enumerate(kept))
     unmatched = use.first < 0
@@ -187,6 +187,29 @@ def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundan
                  tuple(count(v) for v in default_counts), tuple(sorted(opts.items())),
                  data.fingerprint(), __version__)
     return rs, RulesTrace(cands, ordered, dropped, default)
+
+
+def sifting_stages(ruleset: RuleSet, trace: RulesTrace, data: Dataset) -> list[RuleSet]:
+    """`ruleset` as it stood before sifting (spec 7.9), then after each rule sifting dropped, in
+    turn: the last is `ruleset`'s rules. `trace` and `data` are those `ruleset` was learnt with.
+
+    c4.5rules prints a tree's "Final rules" before sifting and evaluates every stage.
+    """
+    kept = {r.id: r for r in ruleset.rules}
+    class_n = _class_totals(data)
+    # a dropped rule never reaches the model: its used/wrong stay 0 (every stage is re-evaluated)
+    stage = replace(ruleset, rules=tuple(kept.get(r.number) or _public_rule(r, data, class_n, 0, 0)
+                                         for r in trace.final))
+    stages = [stage]
+    for number in trace.dropped:
+        stage = replace(stage, rules=tuple(r for r in stage.rules if r.id != number))
+        stages.append(stage)
+    return stages
+
+
+def _class_totals(data: Dataset) -> np.ndarray:
+    """Training cases per class, or their summed weight."""
+    return np.bincount(data.y, minlength=len(data.schema.classes)) if data.weights is None else data.class_weights()
 
 
 def count(v: Any) -> int | float:

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 
 from ..errors import InputError
-from .io import is_table, load_training, progress
+from .io import data_stem, is_table, load_training, progress
 from .options import (data_options, grid_options, learning_rule_options, positive_int, rule_options,
                       tree_options, tuning_grid)
 
@@ -62,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         from .c50 import fold_errors
         progress(args, "running C5.0 on the same folds")
         splits = [(tr, te) for _, _, tr, te in fold_splits(train, args.folds, seed, args.repeats)]
-        stem = re.sub(r"\.(names|data)$", "", args.data)
+        stem = data_stem(args.data)
         res = fold_errors(c50, stem, splits, len(train.schema.attributes) + 1)
         theirs = CVResult(args.folds, args.repeats, seed, tuple(
             FoldResult(f.repeat, f.fold, n, e, r) for f, (e, n, r) in zip(ours.folds, res)))

@@ -45,7 +45,7 @@ def load_training(args: argparse.Namespace):
         if table:
             raise InputError(f"{args.data}: -u needs a C4.5 stem with a STEM.test file;"
                              " use --test FILE with CSV data")
-        stem = re.sub(r"\.(names|data)$", "", args.data)
+        stem = data_stem(args.data)
         if not Path(stem + ".test").exists():
             raise InputError(f"{stem}.test: file not found (needed by -u)")
     if Path(args.data).suffix.lower() in MODEL_SUFFIXES:
@@ -102,6 +102,11 @@ def load_model(path: str, data: str | None = None):
         raise InputError(f"{path}: is a data file, not a model; the first argument is the model"
                          " YAML written by 'c45rules fit'")
     return load_yaml(Path(path))
+
+
+def data_stem(path: str) -> str:
+    """A C4.5 stem as given, or as its .names or .data path names it."""
+    return re.sub(r"\.(names|data)$", "", path)
 
 
 def data_path(path: str) -> str:

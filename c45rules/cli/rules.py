@@ -6,7 +6,7 @@ import json
 import sys
 from dataclasses import replace
 
-from .io import load_training, progress
+from .io import data_stem, load_training, progress
 from ..errors import InputError
 from .options import (data_options, learning_rule_options, rule_options, tree_options, tuning_grid, window_options,
                       window_settings)
@@ -134,39 +134,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_windowed(args: argparse.Namespace, windowing: dict) -> int:
-    """rules -t: each trial's ruleset, the composite one, its evaluation and c4.5rules' trial table."""
+    """rules -t: c4.5rules' output on the trials' trees (each one's ruleset, the composite, their
+    evaluations and trial tables), or its numbers as JSON."""
     from ..rules.evaluate import evaluate
-    from ..ruleset import format_rules
+    from ..rules.report import format_composite
     train, test = load_training(args)
     options = learning_rule_options(args)
     _, _, comp = windowed_rules(args, train, options, windowing)
-    rulesets = [rs for rs, _ in comp.trials] + [comp.ruleset]
-    train_errors = [evaluate(rs, train).errors for rs in rulesets]
     if args.json:
+        rulesets = [rs for rs, _ in comp.trials]
         print(json.dumps({
-            "trials": [{"rules": len(rs.rules), "train_errors": e} for rs, e in zip(rulesets[:-1], train_errors)],
-            "rules": len(comp.ruleset.rules), "train_errors": train_errors[-1],
+            "trials": [{"rules": len(rs.rules), "train_errors": evaluate(rs, train).errors} for rs in rulesets],
+            "rules": len(comp.ruleset.rules), "train_errors": evaluate(comp.ruleset, train).errors,
             "test_errors": None if test is None else evaluate(comp.ruleset, test).errors}))
         return 0
-    out = []
-    for t, rs in enumerate(rulesets[:-1]):
-        out.append(f"------------------\nProcessing tree {t}\n\nFinal rules from tree {t}:\n\n" + format_rules(rs))
-    out.append("Composite ruleset:\n\n" + rules_text(comp.ruleset, train, test))
-    out.append(trial_table(rulesets, train_errors, train.n))
-    if test is not None:
-        out.append("\n" + trial_table(rulesets, [evaluate(rs, test).errors for rs in rulesets], test.n))
-    sys.stdout.write("".join(out))
+    sys.stdout.write(format_composite(comp, train, test, data_stem(args.data)))
     return 0
-
-
-def trial_table(rulesets: list, errors: list[int], cases: int) -> str:
-    """c4.5rules' closing table of a -t run: each trial's rules and errors, the composite's (**)
-    and the averages over all of them."""
-    lines = ["", "Trial   Size      Errors", "-----   ----      ------"]
-    for t, (rs, e) in enumerate(zip(rulesets, errors)):
-        tag = f"{t:4d}" if t < len(rulesets) - 1 else "  **"
-        lines.append(f"{tag}    {len(rs.rules):4d} {e:4d}({100 * e / cases:4.1f}%)")
-    size = sum(len(rs.rules) for rs in rulesets) / len(rulesets)
-    mean = sum(errors) / len(errors)
-    lines.append(f"\t\t\t\tAv size = {size:.1f},  av errors = {mean:.1f} ({100 * mean / cases:.1f}%)")
-    return "\n".join(lines) + "\n"

@@ -102,9 +102,17 @@ def test_rules_t_json_shape_and_numbers():
     assert (out["rules"], out["train_errors"], out["test_errors"]) == (10, 0, 0)
 
 
-def test_rules_t_text_ends_with_c4_5rules_trial_tables():
-    text = ok("rules", GOLF, "-t", "10").stdout
-    assert text.count("Final rules from tree") == 10 and "Composite ruleset:" in text
+def test_rules_t_text_is_c4_5rules_with_test_data_and_dropped_rules():
+    # monk2: five "Drop rule" steps, evaluation on monk2.test; the stem echoed as given
+    text = ok("rules", "monk2", "-u", "-t", "10", cwd=DATA / "monk2").stdout
+    assert R.undated(text) == R.composite_text("monk2")
+    assert text.splitlines()[1].startswith("C4.5 [release 8] rule generator\t")
+
+
+def test_rules_t_text_echoes_the_stem_given_and_counts_the_attributes():
+    text = ok("rules", f"{GOLF}.names", "-t", "2").stdout
+    assert f"\tFile stem <{GOLF}>\n\nRead 14 cases (4 attributes) from {GOLF}\n" in text
+    assert "unseen" not in text and text.count("Final rules from tree") == 2
     assert text.endswith("  **       4    0( 0.0%)\n\t\t\t\tAv size = 4.0,  av errors = 0.0 (0.0%)\n")
 
 

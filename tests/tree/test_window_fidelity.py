@@ -1,4 +1,6 @@
 """Windowing (c4.5 -t 10) equal to C4.5 R8's output on every shared set (c45r8-options/*.tree_t10.txt)."""
+import functools
+
 import pytest
 
 import reference as R
@@ -102,6 +104,14 @@ def test_golf_band_by_hand():
 
 # ---- composite rulesets (c4.5rules on the -t 10 trees): c45r8-options/*.rules_t10.txt -----------
 RULES_SLOW = SLOW | {"shuttle", "sonar", "segment"}     # 8 s, 8 s, 5 s here (with the trees)
+# sets whose printed composite differs from c4.5rules' in which of two equally good rules it
+# keeps (FIDELITY.md, Composite rulesets): the trial tables still agree
+RULES_DIFFER = {
+    "glass": "the composite's greedy search ties three subsets of build_wind_non-float at cost"
+             " 132.43339771198043; c4.5rules keeps the seventh trial's, we keep the first's",
+    "shuttle": "the composite's greedy search ties five subsets of Rad.Flow at cost 70.68468274944507;"
+               " c4.5rules keeps the second trial's (rule 5), we keep the first's (rule 54)",
+}
 
 
 def _rules_case(name):
@@ -113,9 +123,8 @@ def _rules_case(name):
     return pytest.param(name, marks=marks)
 
 
-def _trial_tables(name: str) -> list[str]:
+def _trial_tables(text: str) -> list[str]:
     """c4.5rules' closing 'Trial Size Errors' tables (training, then test data)."""
-    text = (R.OPTIONS / f"{name}.rules_t10.txt").read_text()
     out = []
     for part in text.split("\nTrial   Size      Errors\n")[1:]:
         end = part.index("Av size")
@@ -123,19 +132,35 @@ def _trial_tables(name: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("name", [_rules_case(n) for n in R.option_sets("rules_t10")])
-def test_composite_rulesets_are_c45rules(name):
-    # each trial's ruleset (rules after sifting, training errors), the composite's (**) and the
-    # averages, on training and test data, as c4.5rules prints them
-    from c45rules.cli.rules import trial_table
+@functools.lru_cache(maxsize=None)
+def _composite_text(name):
+    """Our c4.5rules output on a set's -t 10 trees, undated (R.undated)."""
     from c45rules.rules.composite import composite_rules
-    from c45rules.rules.evaluate import evaluate
+    from c45rules.rules.report import format_composite
     train, test, run = windowed(name)
     comp = composite_rules([t.unpruned for t in run.trials], train)
-    rulesets = [rs for rs, _ in comp.trials] + [comp.ruleset]
-    tables = [trial_table(rulesets, [evaluate(rs, d).errors for rs in rulesets], d.n)
-              for d in ([train] if test is None else [train, test])]
-    assert tables == _trial_tables(name)
+    return R.undated(format_composite(comp, train, test, name))
+
+
+@pytest.mark.parametrize("name", [_rules_case(n) for n in R.option_sets("rules_t10")])
+def test_composite_rulesets_trial_tables_are_c45rules(name):
+    # each trial's ruleset (rules after sifting, training errors), the composite's (**) and the
+    # averages, on training and test data, as c4.5rules prints them
+    assert _trial_tables(_composite_text(name)) == _trial_tables(R.composite_text(name))
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[*_rules_case(n).marks, *(
+    [pytest.mark.xfail(strict=True, reason=RULES_DIFFER[n])] if n in RULES_DIFFER else [])])
+    for n in R.option_sets("rules_t10")])
+def test_composite_rulesets_print_as_c45rules(name):
+    # the whole text: every tree's rules before sifting, the composite's, every ruleset's
+    # evaluation with each "Drop rule" step and its table, the confusion matrices, the trial
+    # tables; only the banner's run date is taken out
+    assert _composite_text(name) == R.composite_text(name)
+
+
+def test_every_rules_reference_set_is_covered():
+    assert len(R.option_sets("rules_t10")) == 22 and set(RULES_DIFFER) <= set(R.option_sets("rules_t10"))
 
 
 def test_without_the_compiled_loops_the_python_ones_give_the_same_trials(monkeypatch):
