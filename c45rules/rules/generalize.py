@@ -401,7 +401,6 @@ class _Rates:
 
     def __init__(self, cf: float, n: int):
         self.rate = rate_function(cf)
-        self.cf = cf
         self.known: dict[tuple[float, float], tuple[float, float]] = {}
         # with no errors AddErrs takes an exp: done for every possible count in one call.
         # With errors it takes none, and its float path gives the same doubles as the array one
@@ -430,13 +429,12 @@ class _Rates:
         if cases == 0:
             # a condition set no case satisfies: actual 0, pessimistic = the default error
             return 0.0, float(default_error)
-        if errors != 0:
-            p = float(F32(self.rate(cases, errors)))
-        elif cases < len(self.no_error) and cases == int(cases):
+        if errors == 0 and cases < len(self.no_error) and cases == int(cases):
             p = float(self.no_error[int(cases)])
         else:
-            # weighted counts (no table): the array path for this one count, the table's values
-            p = float(pessimistic_rate(np.array([float(cases)]), np.zeros(1), self.cf).astype(F32)[0])
+            # weighted counts have no table: the float path, whose doubles are the array
+            # path's (the same C library exp, the same operations in the same order)
+            p = float(F32(self.rate(cases, errors)))
         return float(F32(errors / cases)), p
 
 
