@@ -88,11 +88,15 @@ class _PathPools:
         self._by_value: dict[tuple, np.ndarray] = {}
         self._wrong: dict[int, np.ndarray] = {}
         # weighted cases: each bit position's weight (padding 0), so that a table's counts
-        # are sums of weights over the set bits instead of bit counts
+        # are sums of weights over the set bits instead of bit counts; the compiled sums
+        # read them as whole numbers of one small unit (None: math.fsum adds them)
         self.weight_bits: np.ndarray | None = None
+        self.grains: tuple[bytes, int] | None = None
         if data.weights is not None:
             self.weight_bits = np.zeros(self.words * 64)
             self.weight_bits[: self.n] = data.weights[order]
+            if _native is not None:
+                self.grains = _native.weight_grains(self.weight_bits)
 
     def pack(self, mask: np.ndarray) -> np.ndarray:
         """A boolean array over the bit positions as uint64 words (padding bits 0)."""
@@ -189,12 +193,18 @@ class _PathPools:
         return td[r], ed[r], td[:r], ed[:r], (covered, at)
 
     def count(self, rows: np.ndarray, at: np.ndarray) -> list:
-        """Per row of words (the words at positions `at`): its cases' number, or summed weight."""
+        """Per row of words (the words at positions `at`): its cases' number, or summed weight.
+
+        A summed weight is exact, rounded once (math.fsum's value), so that it is the same
+        on every machine (a BLAS dot product's order depends on the CPU and its thread count)."""
         if self.weight_bits is None:
             return np.bitwise_count(rows).sum(axis=1).tolist()
-        bits = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")
+        if self.grains is not None:
+            return _native.weight_sums(np.ascontiguousarray(rows), np.ascontiguousarray(at, dtype=np.int64),
+                                       *self.grains)
+        bits = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little").astype(bool)
         w = self.weight_bits.reshape(-1, 64)[at].reshape(-1)
-        return (bits @ w).tolist()
+        return [math.fsum(w[b].tolist()) for b in bits]
 
     def follow(self, path: tuple[CondTest, ...]) -> None:
         """Make `path` the current path, narrowing the pools of the levels it does not share."""
