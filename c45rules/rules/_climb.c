@@ -656,9 +656,18 @@ done:
  * their half signed bits, found per side from a heap of ranks; the others are scanned,
  * their exception bits computed again only when Fires or FP changed or the rule did. */
 
+/* A case as the weighted climb reads it: its weight, negative for a case not of the class
+ * (the sign bit: weights are >= 0), and its selected rules (Picks), in one 16-byte load. */
 typedef struct {
-    Climb c;                       /* the rules, cases, theory bits and selected counts */
-    const double *w;               /* per case */
+    double signed_w;
+    int32_t count;
+    uint32_t rules_xor;
+} WCase;
+
+typedef struct {
+    Climb c;                       /* the rules, the index of cases and the theory bits */
+    WCase *cases;
+    int32_t toggled;               /* the rule the last step toggled (its own sums stay) */
     double total, n_pos, fires, fp;
     int exact, fired_changed;
     double *alone, *wrong, *h, *half_bits;
@@ -696,11 +705,13 @@ static double pairwise_sum(const double *a, int64_t n) {
 static void fired_sums(WClimb *s) {
     int64_t nf = 0, np_ = 0;
     for (int64_t c = 0; c < s->c.m; c++) {
-        int fired = s->c.picks[c].count > 0;
-        s->sum_f[nf] = s->w[c];
+        const WCase *x = &s->cases[c];
+        int fired = x->count > 0;
+        double w = fabs(x->signed_w);
+        s->sum_f[nf] = w;
         nf += fired;
-        s->sum_p[np_] = s->w[c];
-        np_ += fired & !s->c.pos[c];
+        s->sum_p[np_] = w;
+        np_ += fired & (signbit(x->signed_w) != 0);
     }
     s->fires = pairwise_sum(s->sum_f, nf);
     s->fp = pairwise_sum(s->sum_p, np_);
@@ -714,9 +725,11 @@ static void rule_sums(WClimb *s, int32_t r) {
     const uint8_t *at = s->c.r_data + s->c.r_lo[r], *end = s->c.r_data + s->c.r_hi[r];
     for (uint32_t c = 0; at < end;) {
         c += varint_next(&at, end);
-        if (s->c.picks[c].count != want) continue;
-        a += s->w[c];
-        if (!s->c.pos[c]) wr += s->w[c];
+        const WCase *x = &s->cases[c];
+        if (x->count != want) continue;
+        double w = fabs(x->signed_w);
+        a += w;
+        if (signbit(x->signed_w)) wr += w;
     }
     s->alone[r] = a;
     s->wrong[r] = wr;
@@ -820,7 +833,7 @@ static void w_toggle(WClimb *s, int32_t r) {
     const uint8_t *at = b->r_data + b->r_lo[r], *end = b->r_data + b->r_hi[r];
     for (uint32_t c = 0; at < end;) {
         c += varint_next(&at, end);
-        Picks *p = &b->picks[c];
+        WCase *p = &s->cases[c];
         int32_t before = p->count, crossing;
         p->rules_xor ^= (uint32_t)r;
         if (adding) {
@@ -831,10 +844,10 @@ static void w_toggle(WClimb *s, int32_t r) {
             crossing = before - 1;
         }
         if (crossing > 1) continue;
-        int negative = !b->pos[c];
+        int negative = signbit(p->signed_w) != 0;
         /* the weight joins (adding) or leaves (removing) Fires; it leaves or joins the
          * alone cases of the other rules touched */
-        double wc = adding ? s->w[c] : -s->w[c];
+        double wc = adding ? fabs(p->signed_w) : -fabs(p->signed_w);
         if (crossing == 0) {
             s->fired_changed = 1;
             if (exact) {
@@ -865,6 +878,7 @@ static void w_toggle(WClimb *s, int32_t r) {
     b->inside[r] = (uint8_t)adding;
     b->size += adding ? 1 : -1;
     b->bits_in += adding ? b->grains[r] : -b->grains[r];
+    s->toggled = r;
     w_touch(b, r);
 }
 
@@ -879,7 +893,9 @@ static int64_t w_climb(WClimb *s, double *best_cost, uint8_t *best, int *found) 
         for (int32_t t = 0; t < b->n_touched; t++) {
             int32_t r = b->touched[t];
             b->mark[r] = 0;
-            if (!s->exact) rule_sums(s, r);
+            /* a toggle leaves the rule's own alone cases as they were (the cases no selected
+             * rule covered are those it alone covers once selected, and back) */
+            if (!s->exact && r != s->toggled) rule_sums(s, r);
             settle(s, r);
         }
         b->n_touched = 0;
@@ -983,16 +999,17 @@ static PyObject *py_wclimb(PyObject *self, PyObject *args) {
         goto done;
     }
     int64_t k = s.c.k, m = s.c.m;
-    s.w = v[9].buf; s.total = total; s.n_pos = n_pos; s.exact = exact;
+    s.total = total; s.toggled = -1; s.n_pos = n_pos; s.exact = exact;
     s.c.log2_n = log2_n;
     size_t K = (size_t)k + 1;
     s.alone = calloc(K, 8); s.wrong = calloc(K, 8); s.h = calloc(K, 8); s.half_bits = calloc(K, 8);
     s.h_epoch = calloc(K, 8); s.active = malloc(K * 4); s.active_at = malloc(K * 4);
     s.zero[0] = malloc(2 * K * 4); s.zero[1] = malloc(2 * K * 4);
     s.sum_f = malloc(((size_t)m + 1) * 8); s.sum_p = malloc(((size_t)m + 1) * 8);
+    s.cases = malloc(((size_t)m + 1) * sizeof(WCase));
     best = malloc(K);
     if (!(s.alone && s.wrong && s.h && s.half_bits && s.h_epoch && s.active && s.active_at && s.zero[0]
-          && s.zero[1] && s.sum_f && s.sum_p && best)) {
+          && s.zero[1] && s.sum_f && s.sum_p && s.cases && best)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1000,13 +1017,19 @@ static PyObject *py_wclimb(PyObject *self, PyObject *args) {
     int found = 0;
     Py_BEGIN_ALLOW_THREADS
     /* the counts of the start, from scratch as _WeightedSearch.evaluate makes them */
+    const double *w = v[9].buf;
+    for (int64_t c = 0; c < m; c++) {
+        s.cases[c].signed_w = s.c.pos[c] ? w[c] : -w[c];
+        s.cases[c].count = 0;
+        s.cases[c].rules_xor = 0;
+    }
     for (int64_t r = 0; r < k; r++) {
         if (!s.c.inside[r]) continue;
         const uint8_t *at = s.c.r_data + s.c.r_lo[r], *end = s.c.r_data + s.c.r_hi[r];
         for (uint32_t c = 0; at < end;) {
             c += varint_next(&at, end);
-            s.c.picks[c].count++;
-            s.c.picks[c].rules_xor ^= (uint32_t)r;
+            s.cases[c].count++;
+            s.cases[c].rules_xor ^= (uint32_t)r;
         }
     }
     /* exact weights: the counts are made here and then updated; else the first step adds them */
@@ -1024,7 +1047,7 @@ static PyObject *py_wclimb(PyObject *self, PyObject *args) {
 done:
     free(best);
     free(s.alone); free(s.wrong); free(s.h); free(s.half_bits); free(s.h_epoch); free(s.active);
-    free(s.active_at); free(s.zero[0]); free(s.zero[1]); free(s.sum_f); free(s.sum_p);
+    free(s.active_at); free(s.zero[0]); free(s.zero[1]); free(s.sum_f); free(s.sum_p); free(s.cases);
     release(&s.c);
     for (int i = 0; i < 12; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
