@@ -125,7 +125,7 @@ def main() -> int:
     if a.child:
         child(a.child, a.weights)
         return 0
-    from common import dataset_stem, machine, put_section, run_stamp
+    from common import dataset_stem, put_section, written_by
     results = {}
     for name in a.datasets.split(","):
         load = os.getloadavg()[0]
@@ -135,12 +135,9 @@ def main() -> int:
     text = table(results)
     print(text)
     if a.markdown:
-        stamp, mach = run_stamp(), machine()
         loads = ", ".join(f"{n} {r['load'][0]:.2f} -> {r['load'][1]:.2f}" for n, r in results.items())
         body = (f"## Where the time goes: `rules STEM --json` by stage (issue 33)\n\n"
-                f"Written by `python bench/stages.py --markdown BENCHMARKS.md` at commit "
-                f"{stamp.get('commit', '?')}, {stamp.get('date', '?')}; {mach.get('cpu', '?')}, "
-                f"{mach.get('cores', '?')} cores. One fresh process per dataset doing what "
+                f"{written_by('python bench/stages.py --markdown BENCHMARKS.md')} One fresh process per dataset doing what "
                 f"`rules STEM --json` does, the pipeline's own step functions timed (see the "
                 f"script's docstring for what each stage covers). Load average at start -> end: "
                 f"{loads}.\n\n{text}\n")

@@ -111,12 +111,10 @@ def main() -> int:
     text = table(now, before, a.timeout)
     print(text)
     if a.markdown:
-        from common import machine, put_section, run_stamp
-        stamp, mach = run_stamp(), machine()
+        from common import put_section, written_by
+        command = f"python bench/weighted.py{' --before ' + a.before if a.before else ''} --markdown BENCHMARKS.md"
         body = (f"## Weighted fits (case weights, the boosting trials' path)\n\n"
-                f"Written by `python bench/weighted.py{' --before ' + a.before if a.before else ''} --markdown "
-                f"BENCHMARKS.md` at commit {stamp.get('commit', '?')}, {stamp.get('date', '?')}; "
-                f"{mach.get('cpu', '?')}, {mach.get('cores', '?')} cores. Stage seconds as bench/stages.py "
+                f"{written_by(command)} Stage seconds as bench/stages.py "
                 f"times them (wall, one process per row); fit = grow to order; the weights as the script's "
                 f"docstring draws them. Weighted trees are larger than the unweighted one (more candidates), "
                 f"so a weighted fit does more work than the unweighted fit it is compared with.\n\n{text}\n")

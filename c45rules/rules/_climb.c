@@ -299,6 +299,16 @@ static double bits_in(const Climb *s) {
     return ldexp((double)s->bits_in, -s->grain_exp);
 }
 
+/* A case's count of selected rules and their xor as rule r joins (adding) or leaves; the
+ * crossing: 0 when the case newly fires or stops firing, 1 when r joins the one rule on it or
+ * one rule is left on it, more when neither. */
+static inline int32_t cross(int32_t *count, uint32_t *rules_xor, int32_t r, int adding) {
+    int32_t before = *count;
+    *rules_xor ^= (uint32_t)r;
+    *count = adding ? before + 1 : before - 1;
+    return adding ? before : before - 1;
+}
+
 static void toggle(Climb *s, int32_t r) {
     int adding = !s->inside[r];
     int64_t step = adding ? -1 : 1;
@@ -306,15 +316,7 @@ static void toggle(Climb *s, int32_t r) {
     for (uint32_t c = 0; at < end;) {
         c += varint_next(&at, end);
         Picks *p = &s->picks[c];
-        int32_t before = p->count, crossing;
-        p->rules_xor ^= (uint32_t)r;
-        if (adding) {
-            p->count = before + 1;
-            crossing = before;        /* 0: the case newly fires; 1: r joins the one rule on it */
-        } else {
-            p->count = before - 1;
-            crossing = before - 1;    /* 0: the case stops firing; 1: one rule is left on it */
-        }
+        int32_t crossing = cross(&p->count, &p->rules_xor, r, adding);
         if (crossing > 1) continue;
         int negative = !s->pos[c];
         if (crossing == 0) {
@@ -343,6 +345,40 @@ static void toggle(Climb *s, int32_t r) {
     s->size += adding ? 1 : -1;
     s->bits_in += adding ? s->grains[r] : -s->grains[r];
     touch(s, r);
+}
+
+/* The rule to toggle from each side's least key and its rank (k: the side is empty): the
+ * larger change of the two sides, the lower number on a tie (select.py best_toggle); -1 when
+ * no toggle saves. */
+static int32_t pick_toggle(const Climb *s, const double low[2], const int32_t low_rank[2]) {
+    double credit[2] = {0.5 * s->log2i[s->size + 1], -0.5 * s->log2i[s->size]};
+    int32_t pick = -1;
+    double gain = -INFINITY;
+    for (int side = 0; side < 2; side++) {
+        if (low_rank[side] == s->k) continue;
+        int32_t r = s->rule_at[side * s->k + low_rank[side]];
+        double change = credit[side] - low[side];
+        if (change > gain || (change == gain && r < pick)) {
+            pick = r;
+            gain = change;
+        }
+    }
+    return gain > 0 ? pick : -1;
+}
+
+/* Note the rule toggled at step `steps`; -1 when out of memory. */
+static int log_step(Climb *s, int64_t steps, int32_t pick) {
+    if (steps == s->log_cap && reserve((void **)&s->log, &s->log_cap, steps + 1, sizeof(int32_t))) return -1;
+    s->log[steps] = pick;
+    return 0;
+}
+
+/* The subset after step best_at (>= 0): the current one with the later toggles undone. */
+static void best_subset(const Climb *s, uint8_t *best, int64_t steps, int64_t best_at, int *found) {
+    if (best_at < 0) return;
+    memcpy(best, s->inside, (size_t)s->k);
+    for (int64_t t = steps - 1; t >= best_at; t--) best[s->log[t]] ^= 1;
+    *found = 1;
 }
 
 /* Climb from s->inside until no toggle saves; best_cost/best keep the least cost seen.
@@ -388,30 +424,13 @@ static int64_t climb(Climb *s, double *best_cost, uint8_t *best, int *found) {
                 low_rank[side] = c->best;
             }
         }
-        /* the larger change of the two sides, the lower number on a tie (best_toggle) */
-        double credit[2] = {0.5 * s->log2i[s->size + 1], -0.5 * s->log2i[s->size]};
-        int32_t pick = -1;
-        double gain = -INFINITY;
-        for (int side = 0; side < 2; side++) {
-            if (low[side] == INFINITY) continue;
-            int32_t r = s->rule_at[side * k + low_rank[side]];
-            double change = credit[side] - low[side];
-            if (change > gain || (change == gain && r < pick)) {
-                pick = r;
-                gain = change;
-            }
-        }
-        if (!(gain > 0)) break;
-        if (steps == s->log_cap && reserve((void **)&s->log, &s->log_cap, steps + 1, sizeof(int32_t))) return -1;
-        s->log[steps] = pick;
+        int32_t pick = pick_toggle(s, low, low_rank);
+        if (pick < 0) break;
+        if (log_step(s, steps, pick)) return -1;
         toggle(s, pick);
         steps++;
     }
-    if (best_at >= 0) {
-        memcpy(best, s->inside, (size_t)k);
-        for (int64_t t = steps - 1; t >= best_at; t--) best[s->log[t]] ^= 1;
-        *found = 1;
-    }
+    best_subset(s, best, steps, best_at, found);
     return steps;
 }
 
@@ -834,15 +853,7 @@ static void w_toggle(WClimb *s, int32_t r) {
     for (uint32_t c = 0; at < end;) {
         c += varint_next(&at, end);
         WCase *p = &s->cases[c];
-        int32_t before = p->count, crossing;
-        p->rules_xor ^= (uint32_t)r;
-        if (adding) {
-            p->count = before + 1;
-            crossing = before;
-        } else {
-            p->count = before - 1;
-            crossing = before - 1;
-        }
+        int32_t crossing = cross(&p->count, &p->rules_xor, r, adding);
         if (crossing > 1) continue;
         int negative = signbit(p->signed_w) != 0;
         /* the weight joins (adding) or leaves (removing) Fires; it leaves or joins the
@@ -944,29 +955,13 @@ static int64_t w_climb(WClimb *s, double *best_cost, uint8_t *best, int *found) 
                 low_rank[side] = rank;
             }
         }
-        double credit[2] = {0.5 * b->log2i[b->size + 1], -0.5 * b->log2i[b->size]};
-        int32_t pick = -1;
-        double gain = -INFINITY;
-        for (int side = 0; side < 2; side++) {
-            if (low_rank[side] == k) continue;
-            int32_t r = b->rule_at[side * k + low_rank[side]];
-            double change = credit[side] - low[side];
-            if (change > gain || (change == gain && r < pick)) {
-                pick = r;
-                gain = change;
-            }
-        }
-        if (!(gain > 0)) break;
-        if (steps == b->log_cap && reserve((void **)&b->log, &b->log_cap, steps + 1, sizeof(int32_t))) return -1;
-        b->log[steps] = pick;
+        int32_t pick = pick_toggle(b, low, low_rank);
+        if (pick < 0) break;
+        if (log_step(b, steps, pick)) return -1;
         w_toggle(s, pick);
         steps++;
     }
-    if (best_at >= 0) {
-        memcpy(best, b->inside, (size_t)k);
-        for (int64_t t = steps - 1; t >= best_at; t--) best[b->log[t]] ^= 1;
-        *found = 1;
-    }
+    best_subset(b, best, steps, best_at, found);
     return steps;
 }
 
