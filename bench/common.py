@@ -116,6 +116,13 @@ def machine() -> dict:
             "os": f"{platform.system()} {platform.release()}"}
 
 
+def written_by(command: str) -> str:
+    """'Written by `command` at commit C, DATE; CPU, N cores.': how a section of BENCHMARKS.md was made."""
+    stamp, mach = run_stamp(), machine()
+    return (f"Written by `{command}` at commit {stamp.get('commit', '?')}, {stamp.get('date', '?')}; "
+            f"{mach.get('cpu', '?')}, {mach.get('cores', '?')} cores.")
+
+
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     """A markdown table, numbers right-aligned (every column but the text ones)."""
     right = {i for i, h in enumerate(header) if h not in ("dataset", "stage", "target", "met", "detail",

@@ -40,8 +40,9 @@ STAGES = ("start", "read", "grow", "prune", "generalise", "select", "order", "ev
 DEFAULT = "synth_100k,synth_1m,synth_1m_u5,income,letter"
 
 
-def child(stem: str) -> None:
-    """Run the rules command's work on STEM with timers around each step; print the times."""
+def child(stem: str, weights: str | None = None) -> None:
+    """Run the rules command's work on STEM with timers around each step; print the times.
+    `weights`: the training cases weighted by bench/weighted.py's draw of that kind."""
     spent: dict[str, float] = {s: 0.0 for s in STAGES}
 
     def timed(stage: str, fn):
@@ -68,24 +69,30 @@ def child(stem: str) -> None:
 
     t = time.perf_counter()
     train, test = load_stem(stem, test=True)
+    if weights:
+        from c45rules.data.weights import weighted as with_weights
+        from weighted import draw_weights
+        train = with_weights(train, draw_weights(weights, train.n))
     spent["read"] = time.perf_counter() - t
-    ruleset, tree, _ = pipeline.fit_dataset(train)
+    ruleset, tree, trace = pipeline.fit_dataset(train)
     t = time.perf_counter()
     errors = [evaluate(ruleset, d).errors for d in (train, test) if d is not None]
     spent["evaluate"] = time.perf_counter() - t
-    print(json.dumps({"spent": spent, "rows": train.n, "rules": len(ruleset.rules),
+    print(json.dumps({"spent": spent, "rows": train.n, "rules": len(ruleset.rules), "candidates": len(trace.candidates),
                       "errors": errors, "nodes": len(tree.unpruned_flat),
                       "unknown_cells": int(sum((c < 0).sum() if c.dtype.kind == "i" else
                                                (c != c).sum() for c in train.columns))}))
     sys.stdout.flush()
 
 
-def measure(stem: str) -> dict:
-    """Whole-process wall of the child and its per-stage times ('other' = the unaccounted rest)."""
-    env = {**os.environ, "PYTHONPATH": str(BENCH.parent)}
+def measure(stem: str, weights: str | None = None, root: Path = BENCH.parent,
+            timeout: float | None = None) -> dict:
+    """Whole-process wall of the child and its per-stage times ('other' = the unaccounted rest),
+    the package imported from `root` (subprocess.TimeoutExpired past `timeout` seconds)."""
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{BENCH}"}
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, __file__, "--child", stem], env=env, check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, __file__, "--child", stem, *(["--weights", weights] if weights else [])],
+                         env=env, check=True, capture_output=True, text=True, timeout=timeout).stdout
     wall = time.perf_counter() - t
     res = json.loads(out.strip().splitlines()[-1])
     inside = sum(res["spent"].values())
@@ -113,11 +120,12 @@ def main() -> int:
     ap.add_argument("--datasets", default=DEFAULT)
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--weights", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        child(a.child)
+        child(a.child, a.weights)
         return 0
-    from common import dataset_stem, machine, put_section, run_stamp
+    from common import dataset_stem, put_section, written_by
     results = {}
     for name in a.datasets.split(","):
         load = os.getloadavg()[0]
@@ -127,12 +135,9 @@ def main() -> int:
     text = table(results)
     print(text)
     if a.markdown:
-        stamp, mach = run_stamp(), machine()
         loads = ", ".join(f"{n} {r['load'][0]:.2f} -> {r['load'][1]:.2f}" for n, r in results.items())
         body = (f"## Where the time goes: `rules STEM --json` by stage (issue 33)\n\n"
-                f"Written by `python bench/stages.py --markdown BENCHMARKS.md` at commit "
-                f"{stamp.get('commit', '?')}, {stamp.get('date', '?')}; {mach.get('cpu', '?')}, "
-                f"{mach.get('cores', '?')} cores. One fresh process per dataset doing what "
+                f"{written_by('python bench/stages.py --markdown BENCHMARKS.md')} One fresh process per dataset doing what "
                 f"`rules STEM --json` does, the pipeline's own step functions timed (see the "
                 f"script's docstring for what each stage covers). Load average at start -> end: "
                 f"{loads}.\n\n{text}\n")

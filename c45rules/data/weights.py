@@ -119,6 +119,28 @@ def weighted(data: Dataset, sample_weight: Any = None, class_weight: Mapping[Any
     return out
 
 
+def sums_are_exact(w: np.ndarray) -> bool:
+    """True when every sum of some of the weights `w`, added in any order, is exact in float64:
+    each is a whole multiple of one power of two 2^-q and all of them add up to less than
+    2^53 * 2^-q (whole weights, halves, quarters, ... of a modest total). Then every count
+    is the same whatever order its weights are added in."""
+    w = np.asarray(w, dtype=np.float64)
+    if not len(w) or not np.isfinite(w).all():
+        return False
+    frac, exp = np.frexp(w)                                   # w = frac 2^exp, frac in [0.5, 1)
+    whole = (frac * 2.0**53).astype(np.int64)                 # exact: w = whole 2^(exp - 53)
+    low = whole & -whole                                      # its lowest set bit
+    # bits after the point: 53 - exp less the trailing zero bits of `whole`
+    point = 53 - exp - (np.frexp(low.astype(np.float64))[1] - 1)
+    q = int(point[whole != 0].max(initial=0))
+    if q > 1100:
+        return False
+    try:
+        return math.ldexp(math.fsum(w.tolist()), q) < 2.0**53
+    except OverflowError:
+        return False
+
+
 def split_weights(data: Dataset, column: str, label: str = "--weights") -> tuple[Dataset, np.ndarray]:
     """(data without attribute `column`, that column's values as weights): --weights COL, where the
     column is read with the data (declared continuous in a .names file) but is not an attribute.

@@ -299,6 +299,16 @@ static double bits_in(const Climb *s) {
     return ldexp((double)s->bits_in, -s->grain_exp);
 }
 
+/* A case's count of selected rules and their xor as rule r joins (adding) or leaves; the
+ * crossing: 0 when the case newly fires or stops firing, 1 when r joins the one rule on it or
+ * one rule is left on it, more when neither. */
+static inline int32_t cross(int32_t *count, uint32_t *rules_xor, int32_t r, int adding) {
+    int32_t before = *count;
+    *rules_xor ^= (uint32_t)r;
+    *count = adding ? before + 1 : before - 1;
+    return adding ? before : before - 1;
+}
+
 static void toggle(Climb *s, int32_t r) {
     int adding = !s->inside[r];
     int64_t step = adding ? -1 : 1;
@@ -306,15 +316,7 @@ static void toggle(Climb *s, int32_t r) {
     for (uint32_t c = 0; at < end;) {
         c += varint_next(&at, end);
         Picks *p = &s->picks[c];
-        int32_t before = p->count, crossing;
-        p->rules_xor ^= (uint32_t)r;
-        if (adding) {
-            p->count = before + 1;
-            crossing = before;        /* 0: the case newly fires; 1: r joins the one rule on it */
-        } else {
-            p->count = before - 1;
-            crossing = before - 1;    /* 0: the case stops firing; 1: one rule is left on it */
-        }
+        int32_t crossing = cross(&p->count, &p->rules_xor, r, adding);
         if (crossing > 1) continue;
         int negative = !s->pos[c];
         if (crossing == 0) {
@@ -343,6 +345,40 @@ static void toggle(Climb *s, int32_t r) {
     s->size += adding ? 1 : -1;
     s->bits_in += adding ? s->grains[r] : -s->grains[r];
     touch(s, r);
+}
+
+/* The rule to toggle from each side's least key and its rank (k: the side is empty): the
+ * larger change of the two sides, the lower number on a tie (select.py best_toggle); -1 when
+ * no toggle saves. */
+static int32_t pick_toggle(const Climb *s, const double low[2], const int32_t low_rank[2]) {
+    double credit[2] = {0.5 * s->log2i[s->size + 1], -0.5 * s->log2i[s->size]};
+    int32_t pick = -1;
+    double gain = -INFINITY;
+    for (int side = 0; side < 2; side++) {
+        if (low_rank[side] == s->k) continue;
+        int32_t r = s->rule_at[side * s->k + low_rank[side]];
+        double change = credit[side] - low[side];
+        if (change > gain || (change == gain && r < pick)) {
+            pick = r;
+            gain = change;
+        }
+    }
+    return gain > 0 ? pick : -1;
+}
+
+/* Note the rule toggled at step `steps`; -1 when out of memory. */
+static int log_step(Climb *s, int64_t steps, int32_t pick) {
+    if (steps == s->log_cap && reserve((void **)&s->log, &s->log_cap, steps + 1, sizeof(int32_t))) return -1;
+    s->log[steps] = pick;
+    return 0;
+}
+
+/* The subset after step best_at (>= 0): the current one with the later toggles undone. */
+static void best_subset(const Climb *s, uint8_t *best, int64_t steps, int64_t best_at, int *found) {
+    if (best_at < 0) return;
+    memcpy(best, s->inside, (size_t)s->k);
+    for (int64_t t = steps - 1; t >= best_at; t--) best[s->log[t]] ^= 1;
+    *found = 1;
 }
 
 /* Climb from s->inside until no toggle saves; best_cost/best keep the least cost seen.
@@ -388,30 +424,13 @@ static int64_t climb(Climb *s, double *best_cost, uint8_t *best, int *found) {
                 low_rank[side] = c->best;
             }
         }
-        /* the larger change of the two sides, the lower number on a tie (best_toggle) */
-        double credit[2] = {0.5 * s->log2i[s->size + 1], -0.5 * s->log2i[s->size]};
-        int32_t pick = -1;
-        double gain = -INFINITY;
-        for (int side = 0; side < 2; side++) {
-            if (low[side] == INFINITY) continue;
-            int32_t r = s->rule_at[side * k + low_rank[side]];
-            double change = credit[side] - low[side];
-            if (change > gain || (change == gain && r < pick)) {
-                pick = r;
-                gain = change;
-            }
-        }
-        if (!(gain > 0)) break;
-        if (steps == s->log_cap && reserve((void **)&s->log, &s->log_cap, steps + 1, sizeof(int32_t))) return -1;
-        s->log[steps] = pick;
+        int32_t pick = pick_toggle(s, low, low_rank);
+        if (pick < 0) break;
+        if (log_step(s, steps, pick)) return -1;
         toggle(s, pick);
         steps++;
     }
-    if (best_at >= 0) {
-        memcpy(best, s->inside, (size_t)k);
-        for (int64_t t = steps - 1; t >= best_at; t--) best[s->log[t]] ^= 1;
-        *found = 1;
-    }
+    best_subset(s, best, steps, best_at, found);
     return steps;
 }
 
@@ -502,6 +521,54 @@ PyDoc_STRVAR(climb_doc,
 "as case_rules made them (whose check of the cases this trusts). None when the theory\n"
 "bits cannot be summed exactly in 128 bits (the caller then climbs in numpy).");
 
+/* (best_cost, best subset as bytes or None, steps), or NULL (out of memory) when steps < 0. */
+static PyObject *climb_result(int64_t steps, double best_cost, const uint8_t *best, int64_t k, int found) {
+    if (steps < 0) return PyErr_NoMemory();
+    if (found) return Py_BuildValue("(dy#L)", best_cost, (const char *)best, (Py_ssize_t)k, (long long)steps);
+    return Py_BuildValue("(dOL)", best_cost, Py_None, (long long)steps);
+}
+
+/* What both climbs read of their arguments v[0..8] (r_lo, r_hi, r_data, c_ptr, c_data, pos,
+ * bits, rule_at, inside) and the log_fact and log2i tables, checked and bound into s, with
+ * the arrays of rules and cases every climb keeps; -1 with an exception set (or 1 with none
+ * when the theory bits cannot be summed exactly: the caller then returns None). */
+static int bind_climb(Climb *s, Py_buffer *v, Py_buffer *log_fact, Py_buffer *log2i) {
+    Py_ssize_t k = v[6].len / 8, m = v[5].len;
+    s->c_ptr_wide = v[3].len == (m + 1) * 8;
+    s->c_ptr = v[3].buf;
+    if (!(view_ok(&v[0], k, 8, "r_lo") && view_ok(&v[1], k, 8, "r_hi")
+          && view_ok(&v[3], m + 1, s->c_ptr_wide ? 8 : 4, "c_ptr")
+          && view_ok(&v[7], 2 * k, 4, "rule_at") && view_ok(&v[8], k, 1, "inside")
+          && view_ok(log_fact, k + 1, 8, "log_fact") && view_ok(log2i, k + 2, 8, "log2i")
+          && ranges_ok(v[0].buf, v[1].buf, k, v[2].len, "rule")
+          && cases_ok(s, m, v[4].len / 2)))
+        return -1;
+    s->k = k; s->m = m;
+    s->r_lo = v[0].buf; s->r_hi = v[1].buf; s->r_data = v[2].buf; s->c_data = v[4].buf;
+    s->pos = v[5].buf; s->bits = v[6].buf; s->rule_at = v[7].buf;
+    s->log_fact = log_fact->buf; s->log2i = log2i->buf;
+    size_t K = (size_t)k + 1;
+    s->inside = malloc(K); s->picks = calloc((size_t)m + 1, sizeof(Picks));
+    s->rank = malloc(2 * K * sizeof(int32_t)); s->grains = malloc(K * sizeof(wide));
+    s->touched = malloc(K * sizeof(int32_t)); s->mark = calloc(K, 1);
+    if (!(s->inside && s->picks && s->rank && s->grains && s->touched && s->mark)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (make_grains(s)) return 1;
+    const uint8_t *start = v[8].buf;
+    for (int64_t r = 0; r < k; r++) {
+        s->inside[r] = start[r] != 0;
+        s->rank[s->rule_at[r]] = (int32_t)r;
+        s->rank[k + s->rule_at[k + r]] = (int32_t)r;
+        if (s->inside[r]) {
+            s->size++;
+            s->bits_in += s->grains[r];
+        }
+    }
+    return 0;
+}
+
 static PyObject *py_climb(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[13];
@@ -514,53 +581,37 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     PyObject *out = NULL;
     Climb s;
     memset(&s, 0, sizeof(s));
-    Py_ssize_t k = v[6].len / 8, m = v[5].len;
-    s.c_ptr_wide = v[3].len == (m + 1) * 8;
-    s.c_ptr = v[3].buf;
-    if (!(view_ok(&v[0], k, 8, "r_lo") && view_ok(&v[1], k, 8, "r_hi")
-          && view_ok(&v[3], m + 1, s.c_ptr_wide ? 8 : 4, "c_ptr")
-          && view_ok(&v[7], 2 * k, 4, "rule_at") && view_ok(&v[8], k, 1, "inside")
-          && view_ok(&v[9], 2 * n + 1, 8, "lg") && view_ok(&v[10], n + 1, 8, "tlg")
-          && view_ok(&v[11], k + 1, 8, "log_fact") && view_ok(&v[12], k + 2, 8, "log2i")
-          && ranges_ok(v[0].buf, v[1].buf, k, v[2].len, "rule")
-          && cases_ok(&s, m, v[4].len / 2)))
+    uint8_t *best = NULL;
+    int bound = bind_climb(&s, v, &v[11], &v[12]);
+    if (bound < 0 || !(view_ok(&v[9], 2 * n + 1, 8, "lg") && view_ok(&v[10], n + 1, 8, "tlg")))
         goto done;
-    s.k = k; s.m = m; s.n = n; s.n_pos = n_pos; s.log2_n = log2_n;
-    s.r_lo = v[0].buf; s.r_hi = v[1].buf; s.r_data = v[2].buf; s.c_data = v[4].buf;
-    s.pos = v[5].buf; s.bits = v[6].buf; s.rule_at = v[7].buf; s.lg = v[9].buf; s.tlg = v[10].buf;
-    s.log_fact = v[11].buf; s.log2i = v[12].buf;
+    if (bound > 0) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    int64_t k = s.k, m = s.m;
+    s.n = n; s.n_pos = n_pos; s.log2_n = log2_n;
+    s.lg = v[9].buf; s.tlg = v[10].buf;
     size_t K = (size_t)k + 1;
-    s.inside = malloc(K); s.picks = calloc((size_t)m + 1, sizeof(Picks));
     s.alone = calloc(K, sizeof(int64_t)); s.wrong = calloc(K, sizeof(int64_t));
-    s.rank = malloc(2 * K * sizeof(int32_t)); s.grains = malloc(K * sizeof(wide));
     s.cell_of = malloc(K * sizeof(int32_t)); s.cell_at = malloc(2 * K * sizeof(int32_t));
-    s.live = malloc(K * sizeof(int32_t)); s.touched = malloc(K * sizeof(int32_t)); s.mark = calloc(K, 1);
+    s.live = malloc(K * sizeof(int32_t));
     s.cap_cells = 64; s.cells = pages_grow(NULL, 0, 64 * sizeof(Cell), 0);
     s.free_cells = malloc(64 * sizeof(int32_t));
     s.n_slots = 256;
     s.slot_code = pages_grow(NULL, 0, 256 * sizeof(int64_t), 0);
     s.slot_cell = pages_grow(NULL, 0, 256 * sizeof(int32_t), 0);
-    uint8_t *best = malloc(K);
-    if (!(s.inside && s.picks && s.alone && s.wrong && s.rank && s.grains && s.cell_of && s.cell_at && s.live
-          && s.touched && s.mark && s.cells && s.free_cells && s.slot_code && s.slot_cell && best)) {
-        free(best);
+    best = malloc(K);
+    if (!(s.alone && s.wrong && s.cell_of && s.cell_at && s.live && s.cells && s.free_cells && s.slot_code
+          && s.slot_cell && best)) {
         PyErr_NoMemory();
         goto done;
     }
     memset(s.slot_code, 0xff, 256 * sizeof(int64_t));
-    if (make_grains(&s)) {
-        free(best);
-        out = Py_NewRef(Py_None);
-        goto done;
-    }
     int64_t steps;
     int found = 0;
     Py_BEGIN_ALLOW_THREADS
-    const uint8_t *start = v[8].buf;
     for (int64_t r = 0; r < k; r++) {
-        s.inside[r] = start[r] != 0;
-        s.rank[s.rule_at[r]] = (int32_t)r;
-        s.rank[k + s.rule_at[k + r]] = (int32_t)r;
         s.cell_of[r] = -1;
         s.cell_at[r] = s.cell_at[k + r] = -1;
     }
@@ -569,11 +620,6 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
      * a rule not selected) or that it alone covers (selected). Case by case the counts stay
      * in one place and the rules' flags are few; rule by rule (as before) each of a trial's
      * two passes hit the per-case counts all over, 11 trials a class. */
-    for (int64_t r = 0; r < k; r++) {
-        if (!s.inside[r]) continue;
-        s.size++;
-        s.bits_in += s.grains[r];
-    }
     for (int64_t c = 0; c < m; c++) {
         const uint16_t *first = s.c_data + case_at(&s, c), *last = s.c_data + case_at(&s, c + 1), *on = first;
         int32_t count = 0;
@@ -606,21 +652,410 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     for (int64_t r = 0; r < k; r++) s.touched[s.n_touched++] = (int32_t)r;
     steps = climb(&s, &best_cost, best, &found);
     Py_END_ALLOW_THREADS
-    if (steps < 0) {
-        free(best);
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (found)
-        out = Py_BuildValue("(dy#L)", best_cost, (const char *)best, (Py_ssize_t)k, (long long)steps);
-    else
-        out = Py_BuildValue("(dOL)", best_cost, Py_None, (long long)steps);
-    free(best);
+    out = climb_result(steps, best_cost, best, k, found);
 done:
+    free(best);
     release(&s);
     for (int i = 0; i < 13; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
     return out;
+}
+
+/* ---- The weighted climb (select.py _WeightedSearch.hill_climb) ---------------------------
+ *
+ * Every count is a sum of case weights, and the doubles must be today's: numpy added
+ * Fires and FP as np.sum over the fired cases in case order (its pairwise sum) and each
+ * rule's Right/Wrong as np.bincount does, one case after another in cover order. When
+ * every weight is a whole multiple of one power of two and they all sum below 2^53 times
+ * it ("exact" weights: whole ones, halves, ...), every such sum is exact in any order, so
+ * the counts are updated on a toggle as the unweighted climb updates them. Otherwise a
+ * toggle re-adds, in today's order, Fires and FP when the fired cases changed and the
+ * Right/Wrong of the rules it touched (the few whose alone cases changed). The keys are
+ * kept per rule (fractional sums rarely share a cell): those of rules alone on no case are
+ * their half signed bits, found per side from a heap of ranks; the others are scanned,
+ * their exception bits computed again only when Fires or FP changed or the rule did. */
+
+/* A case as the weighted climb reads it: its weight, negative for a case not of the class
+ * (the sign bit: weights are >= 0), and its selected rules (Picks), in one 16-byte load. */
+typedef struct {
+    double signed_w;
+    int32_t count;
+    uint32_t rules_xor;
+} WCase;
+
+typedef struct {
+    Climb c;                       /* the rules, the index of cases and the theory bits */
+    WCase *cases;
+    int32_t toggled;               /* the rule the last step toggled (its own sums stay) */
+    double total, n_pos, fires, fp;
+    int exact, fired_changed;
+    double *alone, *wrong, *h, *half_bits;
+    uint64_t *h_epoch, epoch;      /* h[r] holds at epoch h_epoch[r] (Fires and FP as then) */
+    int32_t *active, *active_at, n_active;   /* the rules alone on some case */
+    int32_t *zero[2];              /* per side: a min-heap of the ranks of rules alone on none */
+    int64_t n_zero[2];
+    double *sum_f, *sum_p;         /* the fired cases' weights, in case order */
+} WClimb;
+
+/* numpy's np.sum of a[0..n) (float64, contiguous): its pairwise sum, 8 running sums in
+ * blocks of at most 128, halves cut at a multiple of 8. */
+static double pairwise_sum(const double *a, int64_t n) {
+    if (n < 8) {
+        double res = 0.;
+        for (int64_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        int64_t i;
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    int64_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+/* Fires and FP as numpy summed them: the weights of the fired (and negative) cases. */
+static void fired_sums(WClimb *s) {
+    int64_t nf = 0, np_ = 0;
+    for (int64_t c = 0; c < s->c.m; c++) {
+        const WCase *x = &s->cases[c];
+        int fired = x->count > 0;
+        double w = fabs(x->signed_w);
+        s->sum_f[nf] = w;
+        nf += fired;
+        s->sum_p[np_] = w;
+        np_ += fired & (signbit(x->signed_w) != 0);
+    }
+    s->fires = pairwise_sum(s->sum_f, nf);
+    s->fp = pairwise_sum(s->sum_p, np_);
+}
+
+/* Rule r's Right + Wrong and Wrong: the weights of the cases it alone covers (selected) or
+ * no selected rule covers (not selected), added in cover order as np.bincount did. */
+static void rule_sums(WClimb *s, int32_t r) {
+    double a = 0.0, wr = 0.0;
+    int32_t want = s->c.inside[r];
+    const uint8_t *at = s->c.r_data + s->c.r_lo[r], *end = s->c.r_data + s->c.r_hi[r];
+    for (uint32_t c = 0; at < end;) {
+        c += varint_next(&at, end);
+        const WCase *x = &s->cases[c];
+        if (x->count != want) continue;
+        double w = fabs(x->signed_w);
+        a += w;
+        if (signbit(x->signed_w)) wr += w;
+    }
+    s->alone[r] = a;
+    s->wrong[r] = wr;
+}
+
+/* log2(twice / 2), 0 for an empty (or by rounding negative) count (WeightedExceptionCoder._lg). */
+static double w_lg(double twice) {
+    double half = twice / 2;
+    return half > 0 ? log2(half) : 0.0;
+}
+
+/* B(total, e, x), x = twice_x / 2: `many` as ExceptionCoder.bits guards it (an x equal to
+ * the total counts as all only when positive), else as bits_one. */
+static double w_b(double total, double e, double twice_x, int many) {
+    double t2 = 2 * total;
+    if (twice_x == 0) return e == 0 ? 0.0 : 1e6;
+    if (twice_x == t2 && (!many || twice_x > 0)) return e == total ? 0.0 : 1e6;
+    return total * w_lg(t2) - e * w_lg(twice_x) - (total - e) * w_lg(t2 - twice_x);
+}
+
+static double w_exception_bits(const WClimb *s, double f, double fp, double fn, int many) {
+    int big = 2 * f > s->total;
+    double mean2 = fp + fn;
+    double covered = w_b(f, fp, big ? mean2 : 2 * fp, many);
+    double rest = w_b(s->total - f, fn, big ? 2 * fn : mean2, many);
+    return s->c.log2_n + covered + rest;
+}
+
+static void zero_push(WClimb *s, int side, int32_t rank) {
+    int32_t *h = s->zero[side];
+    int64_t i = s->n_zero[side]++;
+    while (i > 0) {
+        int64_t p = (i - 1) / 2;
+        if (h[p] <= rank) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = rank;
+}
+
+static void zero_pop(WClimb *s, int side) {
+    int32_t *h = s->zero[side];
+    int64_t n = --s->n_zero[side], i = 0;
+    int32_t v = h[n];
+    if (n == 0) return;
+    for (;;) {
+        int64_t l = 2 * i + 1, c;
+        if (l >= n) break;
+        c = (l + 1 < n && h[l + 1] < h[l]) ? l + 1 : l;
+        if (h[c] >= v) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+/* Each side's heap afresh: the ranks of its rules alone on no case, ascending (a heap). */
+static void zero_rebuild(WClimb *s, int side) {
+    int64_t k = s->c.k, n = 0;
+    for (int64_t at = 0; at < k; at++) {
+        int32_t r = s->c.rule_at[side * k + at];
+        if (s->c.inside[r] == side && !(s->alone[r] > 0)) s->zero[side][n++] = (int32_t)at;
+    }
+    s->n_zero[side] = n;
+}
+
+/* Rule r after its counts or side changed: active or on its side's heap, h to be computed. */
+static void settle(WClimb *s, int32_t r) {
+    int side = s->c.inside[r];
+    s->half_bits[r] = 0.5 * (side ? -s->c.bits[r] : s->c.bits[r]);
+    s->h_epoch[r] = 0;
+    if (s->alone[r] > 0) {
+        if (s->active_at[r] < 0) {
+            s->active_at[r] = s->n_active;
+            s->active[s->n_active++] = r;
+        }
+        return;
+    }
+    if (s->active_at[r] >= 0) {
+        int32_t last = s->active[--s->n_active];
+        s->active[s->active_at[r]] = last;
+        s->active_at[last] = s->active_at[r];
+        s->active_at[r] = -1;
+    }
+    /* stale entries stay until they reach the top; past 2k the heap is made afresh */
+    if (s->n_zero[side] >= 2 * s->c.k) zero_rebuild(s, side);
+    else zero_push(s, side, s->c.rank[side * s->c.k + r]);
+}
+
+static void w_touch(Climb *c, int32_t r) {
+    if (!c->mark[r]) {
+        c->mark[r] = 1;
+        c->touched[c->n_touched++] = r;
+    }
+}
+
+/* Add rule r to the subset or take it out (_climb.c toggle, in weights). */
+static void w_toggle(WClimb *s, int32_t r) {
+    Climb *b = &s->c;
+    int adding = !b->inside[r], exact = s->exact;
+    const uint8_t *at = b->r_data + b->r_lo[r], *end = b->r_data + b->r_hi[r];
+    for (uint32_t c = 0; at < end;) {
+        c += varint_next(&at, end);
+        WCase *p = &s->cases[c];
+        int32_t crossing = cross(&p->count, &p->rules_xor, r, adding);
+        if (crossing > 1) continue;
+        int negative = signbit(p->signed_w) != 0;
+        /* the weight joins (adding) or leaves (removing) Fires; it leaves or joins the
+         * alone cases of the other rules touched */
+        double wc = adding ? fabs(p->signed_w) : -fabs(p->signed_w);
+        if (crossing == 0) {
+            s->fired_changed = 1;
+            if (exact) {
+                s->fires += wc;
+                if (negative) s->fp += wc;
+            }
+        }
+        if (crossing == 1) {
+            uint32_t o = p->rules_xor ^ (adding ? (uint32_t)r : 0);
+            if (exact) {
+                s->alone[o] -= wc;
+                if (negative) s->wrong[o] -= wc;
+            }
+            w_touch(b, (int32_t)o);
+            continue;
+        }
+        const uint16_t *on = b->c_data + case_at(b, c), *last = b->c_data + case_at(b, c + 1);
+        for (uint32_t o = 0; on < last;) {
+            o += gap16_next(&on);
+            if ((int32_t)o == r || b->inside[o]) continue;
+            if (exact) {
+                s->alone[o] -= wc;
+                if (negative) s->wrong[o] -= wc;
+            }
+            w_touch(b, (int32_t)o);
+        }
+    }
+    b->inside[r] = (uint8_t)adding;
+    b->size += adding ? 1 : -1;
+    b->bits_in += adding ? b->grains[r] : -b->grains[r];
+    s->toggled = r;
+    w_touch(b, r);
+}
+
+/* Climb from the start until no toggle saves (climb, in weights). */
+static int64_t w_climb(WClimb *s, double *best_cost, uint8_t *best, int *found) {
+    Climb *b = &s->c;
+    int64_t steps = 0, k = b->k, best_at = -1;
+    double keyed_fires = NAN, keyed_fp = NAN;
+    for (;;) {
+        if (!s->exact && s->fired_changed) fired_sums(s);
+        s->fired_changed = 0;
+        for (int32_t t = 0; t < b->n_touched; t++) {
+            int32_t r = b->touched[t];
+            b->mark[r] = 0;
+            /* a toggle leaves the rule's own alone cases as they were (the cases no selected
+             * rule covered are those it alone covers once selected, and back) */
+            if (!s->exact && r != s->toggled) rule_sums(s, r);
+            settle(s, r);
+        }
+        b->n_touched = 0;
+        if (!(s->fires == keyed_fires && s->fp == keyed_fp)) {
+            s->epoch++;
+            keyed_fires = s->fires;
+            keyed_fp = s->fp;
+        }
+        double fires = s->fires, fp = s->fp, fn = s->n_pos - (fires - fp);
+        double subset_exc = w_exception_bits(s, fires, fp, fn, 0);
+        double cost = 0.5 * (bits_in(b) - b->log_fact[b->size]) + subset_exc;
+        if (cost < *best_cost) {
+            *best_cost = cost;
+            best_at = steps;
+        }
+        /* each side's least key, ties to the least rank (_WeightedSearch.best_toggle) */
+        double low[2] = {INFINITY, INFINITY};
+        int32_t low_rank[2] = {(int32_t)k, (int32_t)k};
+        for (int32_t i = 0; i < s->n_active; i++) {
+            int32_t r = s->active[i];
+            int side = b->inside[r];
+            if (s->h_epoch[r] != s->epoch) {
+                double a = s->alone[r], wr = s->wrong[r];
+                s->h[r] = (side ? w_exception_bits(s, fires - a, fp - wr, fn + (a - wr), 1)
+                                : w_exception_bits(s, fires + a, fp + wr, fn - (a - wr), 1)) - subset_exc;
+                s->h_epoch[r] = s->epoch;
+            }
+            double key = s->h[r] + s->half_bits[r];
+            int32_t rank = b->rank[side * k + r];
+            if (key < low[side] || (key == low[side] && rank < low_rank[side])) {
+                low[side] = key;
+                low_rank[side] = rank;
+            }
+        }
+        for (int side = 0; side < 2; side++) {
+            while (s->n_zero[side]) {
+                int32_t r = b->rule_at[side * k + s->zero[side][0]];
+                if (b->inside[r] == side && !(s->alone[r] > 0)) break;
+                zero_pop(s, side);
+            }
+            if (!s->n_zero[side]) continue;
+            int32_t rank = s->zero[side][0];
+            double key = 0.0 + s->half_bits[b->rule_at[side * k + rank]];
+            if (key < low[side] || (key == low[side] && rank < low_rank[side])) {
+                low[side] = key;
+                low_rank[side] = rank;
+            }
+        }
+        int32_t pick = pick_toggle(b, low, low_rank);
+        if (pick < 0) break;
+        if (log_step(b, steps, pick)) return -1;
+        w_toggle(s, pick);
+        steps++;
+    }
+    best_subset(b, best, steps, best_at, found);
+    return steps;
+}
+
+PyDoc_STRVAR(wclimb_doc,
+"wclimb(r_lo, r_hi, r_data, c_ptr, c_data, pos, bits, rule_at, inside, weights, log_fact, log2i,\n"
+"       total, n_pos, log2_n, exact, best_cost) -> (best_cost, best subset as bytes or None, steps)\n\n"
+"climb over weighted cases (select.py _WeightedSearch.hill_climb): the rules' cases packed\n"
+"in case order, `weights` one float64 per case, `total` and `n_pos` the summed weights of\n"
+"all and of the class's cases, `exact` true when every sum of weights is exact in any order.\n"
+"None when the theory bits cannot be summed exactly in 128 bits.");
+
+static PyObject *py_wclimb(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[12];
+    double total, n_pos, log2_n, best_cost;
+    int exact;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*dddpd", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &total, &n_pos, &log2_n, &exact,
+                          &best_cost))
+        return NULL;
+    PyObject *out = NULL;
+    WClimb s;
+    memset(&s, 0, sizeof(s));
+    uint8_t *best = NULL;
+    int bound = bind_climb(&s.c, v, &v[10], &v[11]);
+    if (bound < 0 || !view_ok(&v[9], s.c.m, 8, "weights")) goto done;
+    if (bound > 0) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    int64_t k = s.c.k, m = s.c.m;
+    s.total = total; s.toggled = -1; s.n_pos = n_pos; s.exact = exact;
+    s.c.log2_n = log2_n;
+    size_t K = (size_t)k + 1;
+    s.alone = calloc(K, 8); s.wrong = calloc(K, 8); s.h = calloc(K, 8); s.half_bits = calloc(K, 8);
+    s.h_epoch = calloc(K, 8); s.active = malloc(K * 4); s.active_at = malloc(K * 4);
+    s.zero[0] = malloc(2 * K * 4); s.zero[1] = malloc(2 * K * 4);
+    s.sum_f = malloc(((size_t)m + 1) * 8); s.sum_p = malloc(((size_t)m + 1) * 8);
+    s.cases = malloc(((size_t)m + 1) * sizeof(WCase));
+    best = malloc(K);
+    if (!(s.alone && s.wrong && s.h && s.half_bits && s.h_epoch && s.active && s.active_at && s.zero[0]
+          && s.zero[1] && s.sum_f && s.sum_p && s.cases && best)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t steps;
+    int found = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* the counts of the start, from scratch as _WeightedSearch.evaluate makes them */
+    const double *w = v[9].buf;
+    for (int64_t c = 0; c < m; c++) {
+        s.cases[c].signed_w = s.c.pos[c] ? w[c] : -w[c];
+        s.cases[c].count = 0;
+        s.cases[c].rules_xor = 0;
+    }
+    for (int64_t r = 0; r < k; r++) {
+        if (!s.c.inside[r]) continue;
+        const uint8_t *at = s.c.r_data + s.c.r_lo[r], *end = s.c.r_data + s.c.r_hi[r];
+        for (uint32_t c = 0; at < end;) {
+            c += varint_next(&at, end);
+            s.cases[c].count++;
+            s.cases[c].rules_xor ^= (uint32_t)r;
+        }
+    }
+    /* exact weights: the counts are made here and then updated; else the first step adds them */
+    s.fired_changed = 1;
+    if (s.exact) fired_sums(&s);
+    for (int64_t r = 0; r < k; r++) {
+        if (s.exact) rule_sums(&s, (int32_t)r);
+        s.active_at[r] = -1;
+        s.c.touched[s.c.n_touched++] = (int32_t)r;
+        s.c.mark[r] = 1;
+    }
+    steps = w_climb(&s, &best_cost, best, &found);
+    Py_END_ALLOW_THREADS
+    out = climb_result(steps, best_cost, best, k, found);
+done:
+    free(best);
+    free(s.alone); free(s.wrong); free(s.h); free(s.half_bits); free(s.h_epoch); free(s.active);
+    free(s.active_at); free(s.zero[0]); free(s.zero[1]); free(s.sum_f); free(s.sum_p); free(s.cases);
+    release(&s.c);
+    for (int i = 0; i < 12; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+    return out;
+}
+
+static PyObject *py_pairwise_sum(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE)) return NULL;
+    double sum = pairwise_sum(v.buf, v.len / 8);
+    PyBuffer_Release(&v);
+    return PyFloat_FromDouble(sum);
 }
 
 PyDoc_STRVAR(case_rules_doc,
@@ -719,6 +1154,8 @@ done:
 static PyMethodDef methods[] = {
     {"climb", py_climb, METH_VARARGS, climb_doc},
     {"case_rules", py_case_rules, METH_VARARGS, case_rules_doc},
+    {"wclimb", py_wclimb, METH_VARARGS, wclimb_doc},
+    {"pairwise_sum", py_pairwise_sum, METH_O, "numpy's np.sum of float64 values (bytes-like): the weighted climb's sum."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1613,6 +1613,116 @@ static PyObject *py_use_popcnt(PyObject *self, PyObject *arg) {
 #endif
 }
 
+/* ---- Weighted counts (generalize.py _PathPools.count over weighted cases) -------------------
+ * A table's count over weighted cases is the exact sum of the weights of its set bits,
+ * rounded once (math.fsum's value): the same on every machine, whatever order the bits are
+ * visited in. Each weight is held as a whole number of units 2^-exp (weight_grains), so a
+ * sum is 128-bit integer additions. */
+
+typedef __int128 wide_sum;
+
+PyDoc_STRVAR(weight_grains_doc,
+"weight_grains(weights) -> (grains, exp) or None\n\n"
+"The float64 weights (>= 0) as 128-bit whole numbers of units 2^-exp (bytes, 16 a weight),\n"
+"the unit the finest of them needs; None when any sum of them could leave 126 bits or its\n"
+"rounding could fall below the normal doubles (the caller then sums them with math.fsum).");
+
+static PyObject *py_weight_grains(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v;
+    if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
+    const double *w = v.buf;
+    Py_ssize_t n = v.len / 8;
+    int exp = 0, top = -2000, bottom = 2000;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!(w[i] >= 0) || !isfinite(w[i])) {
+            PyBuffer_Release(&v);
+            return Py_NewRef(Py_None);
+        }
+        if (w[i] == 0) continue;
+        int e;
+        uint64_t whole = (uint64_t)ldexp(frexp(w[i], &e), 53);   /* w = whole 2^(e - 53) */
+        int need = 53 - e - __builtin_ctzll(whole);   /* the bits w has after the point */
+        if (need > exp) exp = need;
+        if (e > top) top = e;
+        if (e < bottom) bottom = e;
+    }
+    /* every sum below 2^126 units, and none (not even one weight) below the normal doubles */
+    if (top > -2000 && (top + exp + (int)ceil(log2((double)n + 1)) > 125 || bottom < -1000)) {
+        PyBuffer_Release(&v);
+        return Py_NewRef(Py_None);
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(wide_sum));
+    if (out) {
+        wide_sum *g = (wide_sum *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (w[i] == 0) {
+                g[i] = 0;
+                continue;
+            }
+            int e;
+            uint64_t whole = (uint64_t)ldexp(frexp(w[i], &e), 53);
+            int zeros = __builtin_ctzll(whole);
+            /* w = odd 2^(e - 53 + zeros): odd 2^(e - 53 + zeros + exp) units, a left shift
+               (exp >= 53 - e - zeros, the bits w has after the point) */
+            g[i] = (wide_sum)(whole >> zeros) << (e - 53 + zeros + exp);
+        }
+    }
+    PyBuffer_Release(&v);
+    if (!out) return NULL;
+    return Py_BuildValue("(Ni)", out, exp);
+}
+
+PyDoc_STRVAR(weight_sums_doc,
+"weight_sums(rows, at, grains, exp) -> list of floats\n\n"
+"Per row of `rows` (uint64 words, one row per table line, a column per position in `at`):\n"
+"the exact sum of the weights of its set bits, bit b of word column j standing for the\n"
+"weight grains[64 * at[j] + b] (weight_grains), rounded once to a double.");
+
+static PyObject *py_weight_sums(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer rows, at, grains;
+    int exp;
+    memset(&rows, 0, sizeof(rows)); memset(&at, 0, sizeof(at)); memset(&grains, 0, sizeof(grains));
+    if (!PyArg_ParseTuple(args, "y*y*y*i", &rows, &at, &grains, &exp)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t width = at.len / 8, words = grains.len / (Py_ssize_t)(64 * sizeof(wide_sum));
+    Py_ssize_t r = width ? rows.len / 8 / width : 0;
+    const int64_t *pos = at.buf;
+    int ok = rows.len == r * width * 8 && at.len == width * 8;
+    for (Py_ssize_t j = 0; ok && j < width; j++) ok = pos[j] >= 0 && pos[j] < words;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "weight_sums: rows, at and grains do not agree");
+        goto done;
+    }
+    out = PyList_New(r);
+    if (!out) goto done;
+    const uint64_t *word = rows.buf;
+    const wide_sum *g = grains.buf;
+    for (Py_ssize_t i = 0; i < r; i++) {
+        wide_sum sum = 0;
+        for (Py_ssize_t j = 0; j < width; j++) {
+            uint64_t bits = word[i * width + j];
+            const wide_sum *base = g + 64 * pos[j];
+            while (bits) {
+                sum += base[__builtin_ctzll(bits)];
+                bits &= bits - 1;
+            }
+        }
+        PyObject *f = PyFloat_FromDouble(ldexp((double)sum, -exp));
+        if (!f) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, f);
+    }
+done:
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&at);
+    PyBuffer_Release(&grains);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
     {"use_popcnt", py_use_popcnt, METH_O, use_popcnt_doc},
@@ -1620,6 +1730,8 @@ static PyMethodDef methods[] = {
     {"threshold_rows", py_threshold_rows, METH_VARARGS, threshold_rows_doc},
     {"known_by_value", py_known_by_value, METH_VARARGS, known_by_value_doc},
     {"truth_rows", py_truth_rows, METH_VARARGS, truth_rows_doc},
+    {"weight_grains", py_weight_grains, METH_VARARGS, weight_grains_doc},
+    {"weight_sums", py_weight_sums, METH_VARARGS, weight_sums_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -88,11 +88,15 @@ class _PathPools:
         self._by_value: dict[tuple, np.ndarray] = {}
         self._wrong: dict[int, np.ndarray] = {}
         # weighted cases: each bit position's weight (padding 0), so that a table's counts
-        # are sums of weights over the set bits instead of bit counts
+        # are sums of weights over the set bits instead of bit counts; the compiled sums
+        # read them as whole numbers of one small unit (None: math.fsum adds them)
         self.weight_bits: np.ndarray | None = None
+        self.grains: tuple[bytes, int] | None = None
         if data.weights is not None:
             self.weight_bits = np.zeros(self.words * 64)
             self.weight_bits[: self.n] = data.weights[order]
+            if _native is not None:
+                self.grains = _native.weight_grains(self.weight_bits)
 
     def pack(self, mask: np.ndarray) -> np.ndarray:
         """A boolean array over the bit positions as uint64 words (padding bits 0)."""
@@ -189,12 +193,18 @@ class _PathPools:
         return td[r], ed[r], td[:r], ed[:r], (covered, at)
 
     def count(self, rows: np.ndarray, at: np.ndarray) -> list:
-        """Per row of words (the words at positions `at`): its cases' number, or summed weight."""
+        """Per row of words (the words at positions `at`): its cases' number, or summed weight.
+
+        A summed weight is exact, rounded once (math.fsum's value), so that it is the same
+        on every machine (a BLAS dot product's order depends on the CPU and its thread count)."""
         if self.weight_bits is None:
             return np.bitwise_count(rows).sum(axis=1).tolist()
-        bits = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")
+        if self.grains is not None:
+            return _native.weight_sums(np.ascontiguousarray(rows), np.ascontiguousarray(at, dtype=np.int64),
+                                       *self.grains)
+        bits = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little").astype(bool)
         w = self.weight_bits.reshape(-1, 64)[at].reshape(-1)
-        return (bits @ w).tolist()
+        return [math.fsum(w[b].tolist()) for b in bits]
 
     def follow(self, path: tuple[CondTest, ...]) -> None:
         """Make `path` the current path, narrowing the pools of the levels it does not share."""
@@ -401,7 +411,6 @@ class _Rates:
 
     def __init__(self, cf: float, n: int):
         self.rate = rate_function(cf)
-        self.cf = cf
         self.known: dict[tuple[float, float], tuple[float, float]] = {}
         # with no errors AddErrs takes an exp: done for every possible count in one call.
         # With errors it takes none, and its float path gives the same doubles as the array one
@@ -430,13 +439,12 @@ class _Rates:
         if cases == 0:
             # a condition set no case satisfies: actual 0, pessimistic = the default error
             return 0.0, float(default_error)
-        if errors != 0:
-            p = float(F32(self.rate(cases, errors)))
-        elif cases < len(self.no_error) and cases == int(cases):
+        if errors == 0 and cases < len(self.no_error) and cases == int(cases):
             p = float(self.no_error[int(cases)])
         else:
-            # weighted counts (no table): the array path for this one count, the table's values
-            p = float(pessimistic_rate(np.array([float(cases)]), np.zeros(1), self.cf).astype(F32)[0])
+            # weighted counts have no table: the float path, whose doubles are the array
+            # path's (the same C library exp, the same operations in the same order)
+            p = float(F32(self.rate(cases, errors)))
         return float(F32(errors / cases)), p
 
 

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..data.weights import sums_are_exact
 from ..workers import fork_map, give_back_memory, thread_map
 from .cases import PackedCases, pack_cases
 from .coding import CODE_WEIGHT, ExceptionCoder, WeightedExceptionCoder, log2_or_zero, log_fact
@@ -197,19 +198,20 @@ class _Cells:
         return out
 
 
-def packed_pairs(rules: list[CandidateRule], firing: list[bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                                         np.ndarray | None]:
+def packed_pairs(rules: list[CandidateRule], firing: list[bool], as_cases: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """(r_lo, r_hi, data, labels): each firing rule's cases packed (cases.py) at
     data[r_lo:r_hi], the others empty; number i stands for case labels[i] (None: for case
     i). The buffer the compiled generalisation wrote a class's covers into is read where it
     lies when every firing rule's cover is there (no copy); else the covers are packed one
-    after another into a new one (renumbered as cases unless all share one numbering)."""
+    after another into a new one (renumbered as cases unless all share one numbering, and
+    always when `as_cases`)."""
     k = len(rules)
     lo, hi = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
     some = [r.cases for r, f in zip(rules, firing) if f]
     # one numbering for all (the packed bytes are copied as they are), else cases
     labels = some[0].labels if some and isinstance(some[0], PackedCases) else None
-    same = all(isinstance(c, PackedCases) and c.labels is labels for c in some)
+    same = all(isinstance(c, PackedCases) and c.labels is labels for c in some) and not (as_cases and labels is not None)
     if some and same and all(c.data is some[0].data for c in some):
         for i, (r, f) in enumerate(zip(rules, firing)):
             if f:
@@ -252,6 +254,7 @@ class _ClassSearch:
         r_ptr = np.concatenate([[0], np.cumsum([len(r.cases) if f else 0 for r, f in zip(rules, firing)])])
         self.r_ptr = r_ptr.astype(np.int64)
         self.r_bounds = self.r_ptr.tolist()
+        self.n_pairs = self.r_bounds[-1]
         self.packed: tuple | None = None
         self.packed_labels: np.ndarray | None = None
         self._plain: tuple | None = None
@@ -531,11 +534,13 @@ class _ClassSearch:
         """A compiled climb from `inside`: (least cost, its subset if below best_cost), None if
         it declines. It changes nothing here, so trials can climb in threads."""
         head, tail = self._native_call()
-        got = _native.climb(*head, inside.astype(np.uint8), *tail, best_cost)
+        got = getattr(_native, self._native_name)(*head, inside.astype(np.uint8), *tail, best_cost)
         if got is None:
             return None
         cost, best, _ = got
         return cost, None if best is None else np.frombuffer(best, dtype=np.uint8).astype(bool)
+
+    _native_name = "climb"    # the compiled climb _native_call's arguments are for
 
     def _native_call(self) -> tuple:
         """The compiled climb's arguments but the start and the bound (made once)."""
@@ -583,7 +588,7 @@ class _ClassSearch:
             self.hill_climb(starts[trial])
             return self.best_cost, self.best
 
-        if self.r_bounds[-1] < _FORK_PAIRS:
+        if self.n_pairs < _FORK_PAIRS:
             jobs = 1    # forking would cost more than the class's whole search
         # later trials start with more rules and climb longer: handed out first, so that
         # two workers finish together
@@ -627,27 +632,48 @@ class _ClassSearch:
 
 class _WeightedSearch:
     """The subset search of one class over weighted cases (spec 7.6 with every count a sum of
-    case weights): the same steps, ties and doubles as _ClassSearch, each step recounting
-    Fires, FP and every rule's Right/Wrong from the (rule, case) pairs instead of updating
-    them (whole weights give exactly the search of the repeated cases; fractional ones are
-    the new case, with no incremental bookkeeping to keep exact)."""
+    case weights): the same steps, ties and doubles as _ClassSearch. The numpy steps recount
+    Fires, FP and every rule's Right/Wrong from the (rule, case) pairs at each step (whole
+    weights give exactly the search of the repeated cases; fractional ones are the new case);
+    the compiled climb (_climb.c wclimb) updates them as a toggle changes them, adding every
+    sum in the order numpy adds it, so that it finds the same subsets to the last bit."""
 
     def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray,
-                 weights: np.ndarray, coder: WeightedExceptionCoder):
+                 weights: np.ndarray, coder: WeightedExceptionCoder, exact: bool = False):
         k = len(rules)
         self.rules, self.bits, self.pos, self.w, self.coder = rules, bits, positive, weights, coder
-        covers = [r.cover if fires(r) else np.empty(0, dtype=np.int64) for r in rules]
-        self.pair_rule = np.repeat(np.arange(k), [len(c) for c in covers])
-        self.pair_case = np.concatenate(covers).astype(np.int64) if covers else np.empty(0, dtype=np.int64)
-        self.pair_w = weights[self.pair_case]
-        self.pair_neg = ~positive[self.pair_case]
+        self.exact = exact
+        self.firing = [fires(r) for r in rules]
+        self.n_pairs = sum(len(r.cases) for r, f in zip(rules, self.firing) if f)
+        self._pairs: tuple | None = None
         self.n_pos = float(weights[positive].sum())
         number = np.arange(k)
-        # [side, rule] -> rank: outside rules by +bits, inside ones by -bits, then number (_Cells)
+        # [side, rank] -> rule and [side, rule] -> rank: outside rules by +bits, inside ones
+        # by -bits, then number (_Cells)
+        self.rule_at = np.stack([np.lexsort((number, bits)), np.lexsort((number, -bits))])
         self.rank = np.empty((2, k), dtype=np.int64)
-        self.rank[0, np.lexsort((number, bits))] = number
-        self.rank[1, np.lexsort((number, -bits))] = number
+        self.rank[0, self.rule_at[0]] = number
+        self.rank[1, self.rule_at[1]] = number
         self.best_cost, self.best = math.inf, None
+        self.packed: tuple | None = None
+        self._native_args: tuple | None = None
+        if _native is not None and len(weights) < 2**31:
+            # the compiled climb adds each rule's weights in cover order: cases numbered as cases
+            r_lo, r_hi, data, _ = packed_pairs(rules, self.firing, as_cases=True)
+            c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, len(weights))
+            wide = np.int64 if len(c_ptr) == 8 * (len(weights) + 1) else np.uint32
+            self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), np.frombuffer(c_data, dtype=np.uint16))
+
+    @property
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(rule, case, weight, negative) of every (rule, case) pair, rule by rule in cover
+        order, for the numpy steps (made when first needed)."""
+        if self._pairs is None:
+            covers = [r.cover if f else np.empty(0, dtype=np.int64) for r, f in zip(self.rules, self.firing)]
+            pair_rule = np.repeat(np.arange(len(self.rules)), [len(c) for c in covers])
+            pair_case = np.concatenate(covers).astype(np.int64) if covers else np.empty(0, dtype=np.int64)
+            self._pairs = (pair_rule, pair_case, self.w[pair_case], ~self.pos[pair_case])
+        return self._pairs
 
     def start(self, inside: np.ndarray) -> None:
         """Make `inside` the current subset."""
@@ -656,7 +682,8 @@ class _WeightedSearch:
     def evaluate(self) -> None:
         """_ClassSearch.evaluate: cost the subset (remembered if best), key every rule."""
         inside, w = self.inside, self.w
-        count = np.bincount(self.pair_case[inside[self.pair_rule]], minlength=len(w))
+        pair_rule, pair_case, pair_w, pair_neg = self.pairs
+        count = np.bincount(pair_case[inside[pair_rule]], minlength=len(w))
         fired = count > 0
         fires_w, fp = float(w[fired].sum()), float(w[fired & ~self.pos].sum())
         fn = self.n_pos - (fires_w - fp)
@@ -666,11 +693,11 @@ class _WeightedSearch:
         if cost < self.best_cost:
             self.best_cost, self.best = cost, inside.copy()
         # Right + Wrong and Wrong: the weight a rule alone covers (alone: no other selected rule)
-        alone = count[self.pair_case] == inside[self.pair_rule]
+        alone = count[pair_case] == inside[pair_rule]
         k = len(self.rules)
-        a = np.bincount(self.pair_rule[alone], weights=self.pair_w[alone], minlength=k)
-        bad = alone & self.pair_neg
-        wr = np.bincount(self.pair_rule[bad], weights=self.pair_w[bad], minlength=k)
+        a = np.bincount(pair_rule[alone], weights=pair_w[alone], minlength=k)
+        bad = alone & pair_neg
+        wr = np.bincount(pair_rule[bad], weights=pair_w[bad], minlength=k)
         sg = np.where(inside, -1.0, 1.0)
         h = self.coder.bits(fires_w + sg * a, fp + sg * wr, fn - sg * (a - wr)) - subset_exc
         h = np.where(a > 0, h, 0.0)
@@ -701,14 +728,33 @@ class _WeightedSearch:
         """Add rule r to the subset or take it out."""
         self.inside[r] = not self.inside[r]
 
-    packed = None             # no compiled climb: its counts are whole cases
+    _native_name = "wclimb"
+
+    def _native_call(self) -> tuple:
+        """The compiled weighted climb's arguments but the start and the bound (made once)."""
+        if self._native_args is None:
+            k = len(self.rules)
+            self._native_args = (
+                *self.packed, self.pos.astype(np.uint8), np.ascontiguousarray(self.bits, dtype=np.float64),
+                self.rule_at.astype(np.int32).reshape(-1),
+            ), (
+                np.ascontiguousarray(self.w, dtype=np.float64),
+                np.array([log_fact(s) for s in range(k + 1)]),
+                np.array([log2_or_zero(s) for s in range(k + 2)]),
+                self.coder.n, self.n_pos, self.coder.log2_n, self.exact,
+            )
+        return self._native_args
+
     hill_climb = _ClassSearch.hill_climb
+    _climb_native = _ClassSearch._climb_native
+    _native_trial = _ClassSearch._native_trial
 
     def exhaustive(self) -> None:
         """_ClassSearch.exhaustive with each case counted by its weight."""
         k, w = len(self.rules), self.w
+        pair_rule, pair_case = self.pairs[:2]
         mask = np.zeros(len(w), dtype=np.int64)
-        np.bitwise_or.at(mask, self.pair_case, 1 << self.pair_rule)
+        np.bitwise_or.at(mask, pair_case, 1 << pair_rule)
         pos_hist = np.bincount(mask[self.pos], weights=w[self.pos], minlength=1 << k)
         neg_hist = np.bincount(mask[~self.pos], weights=w[~self.pos], minlength=1 << k)
         subsets = np.arange(1 << k)
@@ -721,18 +767,7 @@ class _WeightedSearch:
         best = int(np.argmin(costs))
         self.best_cost, self.best = float(costs[best]), member[best].copy()
 
-    def greedy(self, rng: GlibcRandom, jobs: int = 1) -> None:
-        """_ClassSearch.greedy, one trial after another."""
-        k = len(self.rules)
-        starts = [rng.uniforms(k) < trial / 10.0 for trial in range(11)]
-        best_cost, best = math.inf, None
-        for start in starts:
-            self.best_cost, self.best = math.inf, None
-            self.hill_climb(start)
-            if self.best_cost < best_cost:
-                best_cost, best = self.best_cost, self.best
-        self.best_cost, self.best = best_cost, best
-
+    greedy = _ClassSearch.greedy
     anneal = _ClassSearch.anneal
 
 
@@ -747,6 +782,7 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
     chosen: list[CandidateRule] = []
     # the same tables for every class
     coder = ExceptionCoder(len(y)) if weights is None else WeightedExceptionCoder(math.fsum(weights.tolist()))
+    exact = weights is not None and sums_are_exact(weights)
     for c in range(n_classes):
         mine = [r for r in rules if r.klass == c]
         if not mine:
@@ -757,7 +793,7 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
             search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == c, len(y), coder)
         else:
             search = _WeightedSearch(mine, np.array([bits[r.number] for r in mine], dtype=np.float64), y == c,
-                                     weights, coder)
+                                     weights, coder, exact)
         if len(mine) <= EXHAUSTIVE_LIMIT:
             search.exhaustive()
         elif annealing:
