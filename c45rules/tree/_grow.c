@@ -563,57 +563,47 @@ PyDoc_STRVAR(node_cuts_doc,
 "information (float32), the sorted row of the cut (int64, -1 when none) and the values on\n"
 "either side of it (float64).");
 
-static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer v[10];
-    memset(v, 0, sizeof(v));
-    Py_ssize_t k, C;
-    float cases;
-    double min_objs;
-    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*nfdw*w*w*w*w*", &v[0], &v[9], &k, &v[1], &v[2], &v[3], &C, &cases,
-                          &min_objs, &v[4], &v[5], &v[6], &v[7], &v[8]))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = v[1].len / 8;
-    if (!(k > 0 && C > 0 && v[0].len % (8 * k) == 0 && view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w")
-          && view_ok(&v[3], n, 8, "y") && view_ok(&v[4], k, 4, "gain") && view_ok(&v[5], k, 4, "split")
-          && view_ok(&v[6], k, 8, "at") && view_ok(&v[7], k, 8, "below") && view_ok(&v[8], k, 8, "above")
-          && view_ok(&v[9], v[0].len / 8, 4, "ranks")))
-        goto done;
-    if (n >= INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "node_cuts: too many cases for int32 positions");
-        goto done;
-    }
-    const Py_ssize_t total_rows = v[0].len / (8 * k);
-    const double *X = v[0].buf;
-    const int32_t *rank = v[9].buf;
-    const int64_t *idx = v[1].buf, *y = v[3].buf;
-    const float *w = v[2].buf;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (idx[i] < 0 || idx[i] >= total_rows || y[i] < 0 || y[i] >= C) {
-            PyErr_SetString(PyExc_ValueError, "node_cuts: a case index or class out of range");
-            goto done;
-        }
-    float *gain_out = v[4].buf, *split_out = v[5].buf;
-    int64_t *at_out = v[6].buf;
-    double *below_out = v[7].buf, *above_out = v[8].buf;
-    uint64_t *keys = malloc(((size_t)n + 1) * 8), *tmp = malloc(((size_t)n + 1) * 8);
-    int32_t *ord = malloc(((size_t)n + 1) * 4);
-    size_t *count = malloc(BUCKETS * sizeof(size_t));
-    float *cand_gain = malloc(((size_t)n + 1) * sizeof(float)), *cand_low = malloc(((size_t)n + 1) * sizeof(float));
-    int32_t *cand_row = malloc(((size_t)n + 1) * sizeof(int32_t));
-    float *acc = malloc((size_t)(4 * C + 3) * sizeof(float));
-    if (!(keys && tmp && ord && count && cand_gain && cand_low && cand_row && acc)) {
-        free(keys); free(tmp); free(ord); free(count); free(cand_gain); free(cand_low); free(cand_row); free(acc);
-        PyErr_NoMemory();
-        goto done;
-    }
+/* Scratch for cuts_core, room for a node of up to n cases and C classes. */
+typedef struct {
+    uint64_t *keys, *tmp;
+    int32_t *ord, *cand_row;
+    size_t *count;
+    float *cand_gain, *cand_low, *acc;
+} CutScratch;
+
+static void cut_scratch_free(CutScratch *s) {
+    free(s->keys); free(s->tmp); free(s->ord); free(s->count); free(s->cand_gain); free(s->cand_low);
+    free(s->cand_row); free(s->acc);
+    memset(s, 0, sizeof(*s));
+}
+
+static int cut_scratch_alloc(CutScratch *s, Py_ssize_t n, Py_ssize_t C) {
+    s->keys = malloc(((size_t)n + 1) * 8); s->tmp = malloc(((size_t)n + 1) * 8);
+    s->ord = malloc(((size_t)n + 1) * 4);
+    s->count = malloc(BUCKETS * sizeof(size_t));
+    s->cand_gain = malloc(((size_t)n + 1) * sizeof(float)); s->cand_low = malloc(((size_t)n + 1) * sizeof(float));
+    s->cand_row = malloc(((size_t)n + 1) * sizeof(int32_t));
+    s->acc = malloc((size_t)(4 * C + 3) * sizeof(float));
+    if (s->keys && s->tmp && s->ord && s->count && s->cand_gain && s->cand_low && s->cand_row && s->acc) return 1;
+    cut_scratch_free(s);
+    return 0;
+}
+
+/* node_cuts' work for one node (see its doc): X (all cases x k), rank, the node's idx, and its
+ * cases' w and y in node order. No Python calls: runs without the GIL. */
+static void cuts_core(const double *X, const int32_t *rank, Py_ssize_t k, const int64_t *idx, Py_ssize_t n,
+                      const float *w, const int64_t *y, Py_ssize_t C, float cases, double min_objs,
+                      CutScratch *sc, float *gain_out, float *split_out, int64_t *at_out, double *below_out,
+                      double *above_out) {
+    uint64_t *keys = sc->keys, *tmp = sc->tmp;
+    int32_t *ord = sc->ord, *cand_row = sc->cand_row;
+    size_t *count = sc->count;
+    float *cand_gain = sc->cand_gain, *cand_low = sc->cand_low, *acc = sc->acc;
     float *unknown_c = acc, *total_c = acc + C, *low_c = acc + 2 * C, *high_c = acc + 3 * C, *three = acc + 4 * C;
     const float f_min = (float)min_objs, f_enough = (float)(2 * min_objs);
     int pos_bits = 1;
     while (pos_bits < 62 && ((Py_ssize_t)1 << pos_bits) < n) pos_bits++;
     const uint64_t pos_mask = ((uint64_t)1 << pos_bits) - 1;
-    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t j = 0; j < k; j++) {
         /* rank, then the case's place in the node: distinct keys, ordered as the stable sort */
         uint64_t top = 0;
@@ -696,8 +686,46 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
             below_out[j] = above_out[j] = NAN;
         }
     }
+}
+
+static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[10];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t k, C;
+    float cases;
+    double min_objs;
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*nfdw*w*w*w*w*", &v[0], &v[9], &k, &v[1], &v[2], &v[3], &C, &cases,
+                          &min_objs, &v[4], &v[5], &v[6], &v[7], &v[8]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = v[1].len / 8;
+    if (!(k > 0 && C > 0 && v[0].len % (8 * k) == 0 && view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w")
+          && view_ok(&v[3], n, 8, "y") && view_ok(&v[4], k, 4, "gain") && view_ok(&v[5], k, 4, "split")
+          && view_ok(&v[6], k, 8, "at") && view_ok(&v[7], k, 8, "below") && view_ok(&v[8], k, 8, "above")
+          && view_ok(&v[9], v[0].len / 8, 4, "ranks")))
+        goto done;
+    if (n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "node_cuts: too many cases for int32 positions");
+        goto done;
+    }
+    const Py_ssize_t total_rows = v[0].len / (8 * k);
+    const int64_t *idx = v[1].buf, *y = v[3].buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (idx[i] < 0 || idx[i] >= total_rows || y[i] < 0 || y[i] >= C) {
+            PyErr_SetString(PyExc_ValueError, "node_cuts: a case index or class out of range");
+            goto done;
+        }
+    CutScratch sc;
+    if (!cut_scratch_alloc(&sc, n, C)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    cuts_core(v[0].buf, v[9].buf, k, idx, n, v[2].buf, y, C, cases, min_objs, &sc, v[4].buf, v[5].buf, v[6].buf,
+              v[7].buf, v[8].buf);
     Py_END_ALLOW_THREADS
-    free(keys); free(tmp); free(ord); free(count); free(cand_gain); free(cand_low); free(cand_row); free(acc);
+    cut_scratch_free(&sc);
     result = Py_NewRef(Py_None);
 done:
     release(v, 10);
@@ -712,52 +740,24 @@ PyDoc_STRVAR(node_discrete_doc,
 "(float32, D x n_values x n_classes, value 0 = unknown) with float sums in the node's order,\n"
 "and each attribute's gain and split information (float32) with discrete_gains' roundings.");
 
-static PyObject *py_node_discrete(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer v[7];
-    memset(v, 0, sizeof(v));
-    Py_ssize_t width, C, V;
-    float cases;
-    double min_objs;
-    if (!PyArg_ParseTuple(args, "y*ny*y*y*nnfdw*w*w*", &v[0], &width, &v[1], &v[2], &v[3], &C, &V, &cases, &min_objs,
-                          &v[4], &v[5], &v[6]))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = v[1].len / 8, D = v[5].len / 4;
-    if ((width != 1 && width != 2 && width != 8) || C < 1 || V < 2 || D < 1 || v[0].len % (width * D)) {
-        PyErr_SetString(PyExc_ValueError, "node_discrete: bad widths or extents");
-        goto done;
-    }
-    if (!(view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w") && view_ok(&v[3], n, 8, "y")
-          && view_ok(&v[4], D * V * C, 4, "tables") && view_ok(&v[5], D, 4, "gain") && view_ok(&v[6], D, 4, "split")))
-        goto done;
-    const Py_ssize_t total_rows = v[0].len / (width * D);
-    const int64_t *idx = v[1].buf, *y = v[3].buf;
-    const float *w = v[2].buf;
-    float *t = v[4].buf, *gain_out = v[5].buf, *split_out = v[6].buf;
+/* node_discrete's work for one node (see its doc), with scratch val_freq (V floats) and
+ * class_count (C floats). Returns 0 when a case, class or value code is out of range. */
+static int discrete_core(const void *codes, Py_ssize_t width, Py_ssize_t D, Py_ssize_t total_rows,
+                         const int64_t *idx, Py_ssize_t n, const float *w, const int64_t *y, Py_ssize_t C,
+                         Py_ssize_t V, float cases, double min_objs, float *t, float *gain_out, float *split_out,
+                         float *val_freq, float *class_count) {
     memset(t, 0, (size_t)(D * V * C) * sizeof(float));
-    int bad = 0;
-    for (Py_ssize_t i = 0; i < n && !bad; i++) {
+    for (Py_ssize_t i = 0; i < n; i++) {
         int64_t row = idx[i];
-        if (row < 0 || row >= total_rows || y[i] < 0 || y[i] >= C) { bad = 1; break; }
+        if (row < 0 || row >= total_rows || y[i] < 0 || y[i] >= C) return 0;
         for (Py_ssize_t j = 0; j < D; j++) {
             Py_ssize_t at = row * D + j;
-            int64_t code = width == 1 ? ((const int8_t *)v[0].buf)[at]
-                         : width == 2 ? ((const int16_t *)v[0].buf)[at] : ((const int64_t *)v[0].buf)[at];
-            if (code < -1 || code + 1 >= V) { bad = 1; break; }
+            int64_t code = width == 1 ? ((const int8_t *)codes)[at]
+                         : width == 2 ? ((const int16_t *)codes)[at] : ((const int64_t *)codes)[at];
+            if (code < -1 || code + 1 >= V) return 0;
             float *cell = t + (j * V + code + 1) * C + y[i];
             *cell = *cell + w[i];
         }
-    }
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "node_discrete: a case, class or value code is out of range");
-        goto done;
-    }
-    float *val_freq = malloc((size_t)V * sizeof(float)), *class_count = malloc((size_t)C * sizeof(float));
-    if (!(val_freq && class_count)) {
-        free(val_freq); free(class_count);
-        PyErr_NoMemory();
-        goto done;
     }
     const float f_min = (float)min_objs;
     for (Py_ssize_t j = 0; j < D; j++) {
@@ -788,8 +788,42 @@ static PyObject *py_node_discrete(PyObject *self, PyObject *args) {
         gain_out[j] = usable ? g : NO_GAIN;
         split_out[j] = usable ? split : 0.0f;
     }
+    return 1;
+}
+
+static PyObject *py_node_discrete(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[7];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t width, C, V;
+    float cases;
+    double min_objs;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*nnfdw*w*w*", &v[0], &width, &v[1], &v[2], &v[3], &C, &V, &cases, &min_objs,
+                          &v[4], &v[5], &v[6]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = v[1].len / 8, D = v[5].len / 4;
+    if ((width != 1 && width != 2 && width != 8) || C < 1 || V < 2 || D < 1 || v[0].len % (width * D)) {
+        PyErr_SetString(PyExc_ValueError, "node_discrete: bad widths or extents");
+        goto done;
+    }
+    if (!(view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w") && view_ok(&v[3], n, 8, "y")
+          && view_ok(&v[4], D * V * C, 4, "tables") && view_ok(&v[5], D, 4, "gain") && view_ok(&v[6], D, 4, "split")))
+        goto done;
+    float *val_freq = malloc((size_t)V * sizeof(float)), *class_count = malloc((size_t)C * sizeof(float));
+    if (!(val_freq && class_count)) {
+        free(val_freq); free(class_count);
+        PyErr_NoMemory();
+        goto done;
+    }
+    int ok = discrete_core(v[0].buf, width, D, v[0].len / (width * D), v[1].buf, n, v[2].buf, v[3].buf, C, V, cases,
+                           min_objs, v[4].buf, v[5].buf, v[6].buf, val_freq, class_count);
     free(val_freq);
     free(class_count);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "node_discrete: a case, class or value code is out of range");
+        goto done;
+    }
     result = Py_NewRef(Py_None);
 done:
     release(v, 7);
@@ -829,6 +863,408 @@ static PyObject *py_node_counts(PyObject *self, PyObject *args) {
     result = PyFloat_FromDouble((double)cases);
 done:
     release(v, 4);
+    return result;
+}
+
+/* ---- a whole subtree node by node (grow.py _Grower.grow_compiled) -------------------------
+ * The node-by-node growth of subtrees whose cases carry fractional weights (unknown values
+ * met above, or case weights), depth first as c4.5 FormTree goes: each node's counts, its
+ * discrete and continuous evaluation (discrete_core, cuts_core), the attribute choice
+ * (_Grower.choose), the cut snapped to a training value (snap_many), and its children, the
+ * cases with an unknown outcome first with their weight scaled by the branch's share and
+ * restored by division after the branch (not always exactly the old weight, as in c4.5: that
+ * is why the order is depth first). Subtrees whose cases weigh 1 and have no unknowns are left
+ * to the level-wise growth (deferred). The nodes come back as grow.py builds them from
+ * node.FlatTree's arrays, depth first. */
+
+typedef struct { char *p; size_t len, cap; } Buf;
+
+static int buf_put(Buf *b, const void *x, size_t size) {
+    if (b->len + size > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + size) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) return 0;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, x, size);
+    b->len += size;
+    return 1;
+}
+
+enum { OUT_KLASS, OUT_ITEMS, OUT_ERRORS, OUT_KIND, OUT_ATTRIBUTE, OUT_CUT, OUT_FANOUT, OUT_DIST,
+       OUT_DEFER_AT, OUT_DEFER_SIZE, OUT_DEFER_CASES, OUT_DEFER_TESTED, N_OUT };
+
+typedef struct {
+    const double *Xc;           /* all cases x k continuous values */
+    const int32_t *rank;        /* value_ranks(Xc) */
+    Py_ssize_t N, k, D, V, C, A, width;
+    const void *Xd;             /* all cases x D discrete codes, `width` bytes */
+    const int64_t *y;
+    float *weights;             /* every case's weight, changed and restored in place */
+    const uint8_t *clean;       /* no unknown value in the case */
+    const int64_t *column;      /* each attribute's column among the continuous or discrete ones */
+    const uint8_t *kind;        /* each attribute: 0 ignored, 1 discrete, 2 continuous */
+    const uint8_t *excluded;    /* many-valued, left out of the average gain */
+    const int64_t *nvals;       /* values of each discrete column */
+    const double *sorted;       /* each continuous column's distinct known values ... */
+    const float *sorted32;      /* ... as floats ... */
+    const int64_t *sorted_at;   /* ... at sorted_at[j]..sorted_at[j+1] */
+    int64_t *tested;            /* tests of each attribute above the node */
+    double min_objs;
+    int gain_ratio, defer;
+    /* one node's scratch */
+    float *w, *dist, *gain, *split, *tables, *g_d, *s_d, *val_freq, *class_count, *g_c, *s_c;
+    int64_t *yl, *at;
+    double *below, *above;
+    CutScratch cs;
+    Buf out[N_OUT];
+    uint8_t *tested_now;
+} Grow;
+
+typedef struct {
+    int64_t *idx, *unknown, *grouped;  /* the node's cases; those with an unknown outcome; the
+                                          others by branch, each in node order (all owned) */
+    Py_ssize_t n_unknown, *first;      /* branch v's cases: grouped[first[v]..first[v+1]) */
+    float known_total, factor, *dist;
+    int64_t attribute, best_class;
+    Py_ssize_t forks, next;
+    int undo;                          /* the unknown cases' weights hold the last branch's factor */
+} Frame;
+
+static void frame_free(Frame *f) {
+    free(f->idx); free(f->unknown); free(f->grouped); free(f->first); free(f->dist);
+    memset(f, 0, sizeof(*f));
+}
+
+static int emit(Grow *g, int64_t klass, float items, float errors, int8_t kind, int64_t attribute, double cut,
+                int64_t fanout, const float *dist) {
+    double it = items, er = errors;
+    return buf_put(&g->out[OUT_KLASS], &klass, 8) && buf_put(&g->out[OUT_ITEMS], &it, 8)
+        && buf_put(&g->out[OUT_ERRORS], &er, 8) && buf_put(&g->out[OUT_KIND], &kind, 1)
+        && buf_put(&g->out[OUT_ATTRIBUTE], &attribute, 8) && buf_put(&g->out[OUT_CUT], &cut, 8)
+        && buf_put(&g->out[OUT_FANOUT], &fanout, 8) && buf_put(&g->out[OUT_DIST], dist, (size_t)g->C * 4);
+}
+
+/* snap_many: the largest training value of column j whose float is <= the float midpoint */
+static double snap(const Grow *g, Py_ssize_t j, double below, double above) {
+    const float *v32 = g->sorted32 + g->sorted_at[j];
+    Py_ssize_t m = g->sorted_at[j + 1] - g->sorted_at[j], lo = 0, hi = m;
+    float mid = ((float)below + (float)above) / 2.0f;
+    while (lo < hi) {
+        Py_ssize_t h = lo + (hi - lo) / 2;
+        if (v32[h] <= mid) lo = h + 1; else hi = h;
+    }
+    lo -= 1;
+    if (lo < 0) lo += m;        /* numpy's index -1 */
+    return g->sorted[g->sorted_at[j] + lo];
+}
+
+/* _Grower.choose for one node: -1 when no attribute is worth a test */
+static int64_t choose(const Grow *g) {
+    const double eps = 1e-3;
+    int count = 0;
+    float total = 0.0f;
+    for (Py_ssize_t a = 0; a < g->A; a++) {
+        int possible = (double)g->gain[a] > -eps && !g->excluded[a];
+        count += possible;
+        total = total + (possible ? g->gain[a] : 0.0f);
+    }
+    const float avg = count > 0 ? total / (float)count : 1e6f;
+    float best_val = -INFINITY;
+    int64_t best = 0;
+    for (Py_ssize_t a = 0; a < g->A; a++) {
+        float gain = g->gain[a], split = g->split[a], val;
+        if (!((double)gain > -eps)) {
+            val = -INFINITY;
+        } else if (g->gain_ratio) {
+            int ok = (double)gain >= (double)avg - eps && (double)split > eps;
+            val = ok ? gain / split : NO_GAIN;
+        } else {
+            val = split > 0 && (double)gain > -eps ? gain : NO_GAIN;
+        }
+        if (val > best_val) {
+            best_val = val;
+            best = a;
+        }
+    }
+    return best_val > NO_GAIN ? best : -1;
+}
+
+/* The node of cases idx (n of them, owned: kept by the frame or freed): emitted, and when it
+ * has a test, its frame filled. Returns 1 (a frame), 0 (a leaf or a deferred subtree), -1 (out
+ * of memory) or -2 (a code out of range). */
+static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
+    const Py_ssize_t C = g->C, A = g->A;
+    if (g->defer) {
+        Py_ssize_t i = 0;
+        while (i < n && g->clean[idx[i]] && g->weights[idx[i]] == 1.0f) i++;
+        if (i == n) {
+            int64_t at = (int64_t)(g->out[OUT_KLASS].len / 8), size = n;
+            for (Py_ssize_t a = 0; a < A; a++) g->tested_now[a] = g->tested[a] > 0;
+            memset(g->dist, 0, (size_t)C * 4);
+            int ok = emit(g, 0, 0.0f, 0.0f, 0, -1, 0.0, 0, g->dist) && buf_put(&g->out[OUT_DEFER_AT], &at, 8)
+                && buf_put(&g->out[OUT_DEFER_SIZE], &size, 8) && buf_put(&g->out[OUT_DEFER_CASES], idx, (size_t)n * 8)
+                && buf_put(&g->out[OUT_DEFER_TESTED], g->tested_now, (size_t)A);
+            free(idx);
+            return ok ? 0 : -1;
+        }
+    }
+    float cases = 0.0f, *dist = g->dist;
+    memset(dist, 0, (size_t)C * 4);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float wt = g->weights[idx[i]];
+        int64_t cls = g->y[idx[i]];
+        g->w[i] = wt;
+        g->yl[i] = cls;
+        cases = cases + wt;
+        dist[cls] = dist[cls] + wt;
+    }
+    int64_t best_class = 0;
+    for (Py_ssize_t c = 1; c < C; c++)
+        if (dist[c] > dist[best_class]) best_class = c;
+    const float no_best = dist[best_class], errors = cases - no_best;
+    /* spec 2.1; the "one class" test is c4.5's float equality of two separate sums */
+    if (no_best == cases || cases < (float)(2 * g->min_objs)) {
+        free(idx);
+        return emit(g, best_class, cases, errors, 0, -1, 0.0, 0, dist) ? 0 : -1;
+    }
+    for (Py_ssize_t a = 0; a < A; a++) {
+        g->gain[a] = NO_GAIN;
+        g->split[a] = 0.0f;
+    }
+    if (g->D) {
+        if (!discrete_core(g->Xd, g->width, g->D, g->N, idx, n, g->w, g->yl, C, g->V, cases, g->min_objs, g->tables,
+                           g->g_d, g->s_d, g->val_freq, g->class_count)) {
+            free(idx);
+            return -2;
+        }
+    }
+    if (g->k)
+        cuts_core(g->Xc, g->rank, g->k, idx, n, g->w, g->yl, C, cases, g->min_objs, &g->cs, g->g_c, g->s_c, g->at,
+                  g->below, g->above);
+    for (Py_ssize_t a = 0; a < A; a++) {
+        Py_ssize_t j = g->column[a];
+        if (g->kind[a] == 1 && !g->tested[a]) {
+            g->gain[a] = g->g_d[j];
+            g->split[a] = g->s_d[j];
+        } else if (g->kind[a] == 2) {
+            g->gain[a] = g->g_c[j];
+            g->split[a] = g->s_c[j];
+        }
+    }
+    const int64_t a = choose(g);
+    if (a < 0) {
+        free(idx);
+        return emit(g, best_class, cases, errors, 0, -1, 0.0, 0, dist) ? 0 : -1;
+    }
+    const Py_ssize_t j = g->column[a];
+    const int continuous = g->kind[a] == 2;
+    const double cut = continuous ? snap(g, j, g->below[j], g->above[j]) : 0.0;
+    const Py_ssize_t forks = continuous ? 2 : g->nvals[j];
+    memset(f, 0, sizeof(*f));
+    f->idx = idx;
+    f->first = calloc((size_t)forks + 2, sizeof(Py_ssize_t));
+    f->dist = malloc((size_t)C * 4);
+    int32_t *outcome = malloc(((size_t)n + 1) * 4);
+    if (!(f->first && f->dist && outcome && emit(g, best_class, cases, errors, continuous ? 2 : 1, a, cut, forks, dist))) {
+        free(outcome);
+        frame_free(f);
+        return -1;
+    }
+    memcpy(f->dist, dist, (size_t)C * 4);
+    /* branch_of: -1 unknown, -2 no branch (a code beyond the attribute's values) */
+    const float cut32 = (float)cut;
+    Py_ssize_t n_unknown = 0;
+    float unknown_weight = 0.0f;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t b;
+        if (continuous) {
+            double x = g->Xc[idx[i] * g->k + j];
+            b = x != x ? -1 : (float)x <= cut32 ? 0 : 1;
+        } else {
+            Py_ssize_t at = idx[i] * g->D + j;
+            int64_t code = g->width == 1 ? ((const int8_t *)g->Xd)[at]
+                         : g->width == 2 ? ((const int16_t *)g->Xd)[at] : ((const int64_t *)g->Xd)[at];
+            b = code < 0 ? -1 : code < forks ? (int32_t)code : -2;
+        }
+        outcome[i] = b;
+        if (b == -1) {
+            n_unknown++;
+            unknown_weight = unknown_weight + g->w[i];
+        } else if (b >= 0) {
+            f->first[b + 1]++;
+        }
+    }
+    for (Py_ssize_t v = 0; v < forks; v++) f->first[v + 1] += f->first[v];
+    f->unknown = malloc(((size_t)n_unknown + 1) * 8);
+    f->grouped = malloc(((size_t)f->first[forks] + 1) * 8);
+    Py_ssize_t *fill = malloc(((size_t)forks + 1) * sizeof(Py_ssize_t));
+    if (!(f->unknown && f->grouped && fill)) {
+        free(outcome); free(fill);
+        frame_free(f);
+        return -1;
+    }
+    memcpy(fill, f->first, (size_t)forks * sizeof(Py_ssize_t));
+    for (Py_ssize_t i = 0, u = 0; i < n; i++) {
+        if (outcome[i] == -1) f->unknown[u++] = idx[i];
+        else if (outcome[i] >= 0) f->grouped[fill[outcome[i]]++] = idx[i];
+    }
+    free(outcome); free(fill);
+    f->n_unknown = n_unknown;
+    f->known_total = cases - unknown_weight;
+    f->attribute = a;
+    f->best_class = best_class;
+    f->forks = forks;
+    g->tested[a]++;
+    return 1;
+}
+
+PyDoc_STRVAR(grow_nodes_doc,
+"grow_nodes(Xc, ranks, k, Xd, width, D, V, y, n_classes, weights, clean, column, kind, excluded,\n"
+"           nvals, sorted, sorted32, sorted_at, tested, min_objs, gain_ratio, defer, idx)\n\n"
+"grow.py _Grower.grow of the cases idx (int64, each case once), depth first, node by node:\n"
+"Xc (float64, all cases x k) and ranks (int32, value_ranks(Xc)); Xd (all cases x D codes,\n"
+"`width` bytes; V the widest attribute's values + 1); y (int64); weights (float32, changed and\n"
+"restored in place as c4.5 does); clean (uint8: no unknown value); per attribute column (int64),\n"
+"kind (uint8: 0 ignored, 1 discrete, 2 continuous), excluded (uint8: many-valued, out of the\n"
+"average gain); nvals (int64, per discrete column); the continuous columns' distinct known\n"
+"values, float64 and float32, column j at sorted_at[j]..sorted_at[j+1]; tested (int64 per\n"
+"attribute, restored); defer: leave subtrees whose cases weigh 1 and are clean to the\n"
+"level-wise growth. Returns a tuple of bytes: the nodes depth first (klass int64, items float64,\n"
+"errors float64, kind int8, attribute int64, cut float64, fanout int64, dist float32 x classes)\n"
+"and the deferred subtrees (their node's position int64, size int64, cases int64, tested uint8\n"
+"x attributes).");
+
+static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { XC, RANK, XD, Y, W, CLEAN, COLUMN, KIND, EXCL, NVALS, SORTED, SORTED32, SORTED_AT, TESTED, IDX, NV };
+    Py_buffer v[NV];
+    memset(v, 0, sizeof(v));
+    Grow g;
+    memset(&g, 0, sizeof(g));
+    if (!PyArg_ParseTuple(args, "y*y*ny*nnny*nw*y*y*y*y*y*y*y*y*w*dppy*", &v[XC], &v[RANK], &g.k, &v[XD], &g.width,
+                          &g.D, &g.V, &v[Y], &g.C, &v[W], &v[CLEAN], &v[COLUMN], &v[KIND], &v[EXCL], &v[NVALS],
+                          &v[SORTED], &v[SORTED32], &v[SORTED_AT], &v[TESTED], &g.min_objs, &g.gain_ratio,
+                          &g.defer, &v[IDX]))
+        return NULL;
+    PyObject *result = NULL;
+    Frame *stack = NULL;
+    Py_ssize_t depth = 0, room = 0;
+    int status = 0;
+    g.N = v[Y].len / 8;
+    g.A = v[KIND].len;
+    Py_ssize_t n = v[IDX].len / 8;
+    if ((g.width != 1 && g.width != 2 && g.width != 8) || g.k < 0 || g.D < 0 || (g.D && g.V < 2) || g.N < 1
+        || g.C < 1 || n < 1 || g.N >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "grow_nodes: bad widths or extents");
+        goto done;
+    }
+    if (!(view_ok(&v[XC], g.N * g.k, 8, "Xc") && view_ok(&v[RANK], g.N * g.k, 4, "ranks")
+          && view_ok(&v[XD], g.N * g.D, g.width, "Xd") && view_ok(&v[W], g.N, 4, "weights")
+          && view_ok(&v[CLEAN], g.N, 1, "clean") && view_ok(&v[COLUMN], g.A, 8, "column")
+          && view_ok(&v[EXCL], g.A, 1, "excluded") && view_ok(&v[NVALS], g.D, 8, "nvals")
+          && view_ok(&v[SORTED_AT], g.k + 1, 8, "sorted_at") && view_ok(&v[TESTED], g.A, 8, "tested")
+          && view_ok(&v[IDX], n, 8, "idx")))
+        goto done;
+    g.Xc = v[XC].buf; g.rank = v[RANK].buf; g.Xd = v[XD].buf; g.y = v[Y].buf; g.weights = v[W].buf;
+    g.clean = v[CLEAN].buf; g.column = v[COLUMN].buf; g.kind = v[KIND].buf; g.excluded = v[EXCL].buf;
+    g.nvals = v[NVALS].buf; g.sorted = v[SORTED].buf; g.sorted32 = v[SORTED32].buf; g.sorted_at = v[SORTED_AT].buf;
+    g.tested = v[TESTED].buf;
+    const int64_t *root = v[IDX].buf;
+    int bad = v[SORTED].len / 8 != v[SORTED32].len / 4 || g.sorted_at[0] != 0 || g.sorted_at[g.k] != v[SORTED].len / 8;
+    for (Py_ssize_t j = 0; j < g.k && !bad; j++) bad = g.sorted_at[j + 1] < g.sorted_at[j];
+    for (Py_ssize_t a = 0; a < g.A && !bad; a++)
+        bad = g.kind[a] > 2 || (g.kind[a] && (g.column[a] < 0 || g.column[a] >= (g.kind[a] == 1 ? g.D : g.k)));
+    for (Py_ssize_t j = 0; j < g.D && !bad; j++) bad = g.nvals[j] < 0 || g.nvals[j] + 1 > g.V;
+    for (Py_ssize_t i = 0; i < g.N && !bad; i++) bad = g.y[i] < 0 || g.y[i] >= g.C;
+    for (Py_ssize_t i = 0; i < n && !bad; i++) bad = root[i] < 0 || root[i] >= g.N;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "grow_nodes: a class, column, value count, value list or case out of range");
+        goto done;
+    }
+    const size_t C = (size_t)g.C, A = (size_t)g.A, K = (size_t)g.k + 1, D = (size_t)g.D + 1;
+    g.w = malloc(((size_t)n + 1) * 4); g.yl = malloc(((size_t)n + 1) * 8);
+    g.dist = malloc(C * 4); g.gain = malloc(A * 4 + 4); g.split = malloc(A * 4 + 4);
+    g.tables = malloc(D * (size_t)(g.V + 1) * C * 4); g.g_d = malloc(D * 4); g.s_d = malloc(D * 4);
+    g.val_freq = malloc((size_t)(g.V + 1) * 4); g.class_count = malloc(C * 4);
+    g.g_c = malloc(K * 4); g.s_c = malloc(K * 4); g.at = malloc(K * 8); g.below = malloc(K * 8); g.above = malloc(K * 8);
+    g.tested_now = malloc(A + 1);
+    int64_t *first = malloc(((size_t)n + 1) * 8);
+    if (!(g.w && g.yl && g.dist && g.gain && g.split && g.tables && g.g_d && g.s_d && g.val_freq
+          && g.class_count && g.g_c && g.s_c && g.at && g.below && g.above && g.tested_now && first
+          && cut_scratch_alloc(&g.cs, n, g.C))) {
+        free(first);
+        status = -1;
+        goto free_all;
+    }
+    memcpy(first, root, (size_t)n * 8);
+    Py_BEGIN_ALLOW_THREADS
+    room = 64;
+    stack = malloc((size_t)room * sizeof(Frame));
+    status = stack ? visit(&g, first, n, &stack[0]) : -1;
+    if (status == 1) depth = 1;
+    while (depth > 0 && status >= 0) {
+        Frame *f = &stack[depth - 1];
+        if (f->undo) {
+            /* undone by division as in c4.5 (not always exactly the old weight) */
+            for (Py_ssize_t u = 0; u < f->n_unknown; u++) g.weights[f->unknown[u]] = g.weights[f->unknown[u]] / f->factor;
+            f->undo = 0;
+        }
+        if (f->next == f->forks) {
+            g.tested[f->attribute]--;
+            frame_free(f);
+            depth--;
+            continue;
+        }
+        Py_ssize_t b = f->next++, lo = f->first[b], hi = f->first[b + 1];
+        if (lo == hi) {
+            status = emit(&g, f->best_class, 0.0f, 0.0f, 0, -1, 0.0, 0, f->dist) ? 0 : -1;
+            continue;
+        }
+        float mine = 0.0f;
+        for (Py_ssize_t i = lo; i < hi; i++) mine = mine + g.weights[f->grouped[i]];
+        f->factor = mine / f->known_total;
+        for (Py_ssize_t u = 0; u < f->n_unknown; u++) g.weights[f->unknown[u]] = g.weights[f->unknown[u]] * f->factor;
+        f->undo = 1;
+        /* c4.5 groups the cases with unknown outcome at the front of the node's range and
+           passes them first to every branch: that order decides the float sums below it */
+        Py_ssize_t m = f->n_unknown + (hi - lo);
+        int64_t *child = malloc((size_t)m * 8);
+        if (!child) { status = -1; break; }
+        memcpy(child, f->unknown, (size_t)f->n_unknown * 8);
+        memcpy(child + f->n_unknown, f->grouped + lo, (size_t)(hi - lo) * 8);
+        if (depth == room) {
+            Frame *more = realloc(stack, (size_t)room * 2 * sizeof(Frame));
+            if (!more) { free(child); status = -1; break; }
+            stack = more;
+            room *= 2;
+        }
+        status = visit(&g, child, m, &stack[depth]);
+        if (status == 1) depth++;
+    }
+    Py_END_ALLOW_THREADS
+free_all:
+    for (Py_ssize_t d = 0; d < depth; d++) frame_free(&stack[d]);
+    free(stack);
+    if (status == -1) PyErr_NoMemory();
+    else if (status == -2) PyErr_SetString(PyExc_ValueError, "grow_nodes: a discrete value code out of range");
+    else {
+        result = PyTuple_New(N_OUT);
+        for (int o = 0; result && o < N_OUT; o++) {
+            PyObject *bytes = PyBytes_FromStringAndSize(g.out[o].p ? g.out[o].p : "", (Py_ssize_t)g.out[o].len);
+            if (!bytes) { Py_CLEAR(result); break; }
+            PyTuple_SET_ITEM(result, o, bytes);
+        }
+    }
+    for (int o = 0; o < N_OUT; o++) free(g.out[o].p);
+    free(g.w); free(g.yl); free(g.dist); free(g.gain); free(g.split); free(g.tables); free(g.g_d);
+    free(g.s_d); free(g.val_freq); free(g.class_count); free(g.g_c); free(g.s_c); free(g.at); free(g.below);
+    free(g.above); free(g.tested_now);
+    cut_scratch_free(&g.cs);
+done:
+    release(v, NV);
     return result;
 }
 
@@ -1009,6 +1445,7 @@ static PyMethodDef methods[] = {
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},
+    {"grow_nodes", py_grow_nodes, METH_VARARGS, grow_nodes_doc},
     {NULL, NULL, 0, NULL},
 };
 

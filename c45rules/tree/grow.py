@@ -13,7 +13,7 @@ import numpy as np
 
 from ..data.schema import Dataset
 from ..workers import fork_map, give_back_memory, resolve_jobs, shared_empty, thread_map
-from .node import Node
+from .node import Node, linked
 from .split import (_EXACT, EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, _xlogx_table, best_cuts,
                     discrete_gains, forget_tables, info, log2_table, min_split_weight, seq_sum, threshold_cost,
                     worth)
@@ -76,6 +76,8 @@ class _Grower:
             self.clean &= ~np.isnan(data.columns[i])
         for i in self.disc:
             self.clean &= data.columns[i] >= 0
+        # the node-by-node growth in the compiled module, but for subset tests (-s)
+        self.compiled = _native is not None and not subset and data.n < 2**31 - 1
         # subset tests (-s) are searched node by node
         self.levels = _Levels(self) if by_level and not subset else None
 
@@ -247,6 +249,8 @@ class _Grower:
             node = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
             self.levels.add(node, idx, self.tested > 0)   # grown later, level by level
             return node
+        if self.compiled:
+            return self.grow_compiled(idx)
         node, forks = self.node_test(idx)
         if not forks:
             return node
@@ -271,6 +275,42 @@ class _Grower:
             node.branches.append(child)
         self.tested[a] -= 1
         return node
+
+    def grow_compiled(self, idx: np.ndarray) -> Node:
+        """grow(idx) in the compiled module, depth first as here: the same nodes and weights,
+        without a Python call per node (subtrees left to _Levels are registered with it)."""
+        n, attrs = self.data.n, self.data.schema.attributes
+        if self._Xc is None:
+            self._Xc = (np.column_stack([self.data.columns[i] for i in self.cont]) if self.cont
+                        else np.empty((n, 0)))
+        if self._ranks is None:
+            self._ranks = value_ranks(self._Xc)
+        kind = np.zeros(len(attrs), dtype=np.uint8)
+        column = np.zeros(len(attrs), dtype=np.int64)
+        kind[self.disc], column[self.disc] = 1, np.arange(len(self.disc))
+        kind[self.cont], column[self.cont] = 2, np.arange(len(self.cont))
+        values = [self.data.sorted_values(a) for a in self.cont]
+        at = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
+        values = np.concatenate(values) if values else np.empty(0)
+        Xd = self.Xd if self.Xd is not None else np.empty((n, 0), dtype=np.int8)
+        out = _native.grow_nodes(np.ascontiguousarray(self._Xc, dtype=np.float64), self._ranks, len(self.cont),
+                                 np.ascontiguousarray(Xd), Xd.itemsize, len(self.disc), self.max_v, self.y, self.C,
+                                 self.weights, self.clean.view(np.uint8), column, kind,
+                                 (self.many & (not self.multi_val)).view(np.uint8), self.nvals, values,
+                                 values.astype(np.float32), at, self.tested, self.min_objs, self.gain_ratio,
+                                 self.levels is not None, np.ascontiguousarray(idx, dtype=np.int64))
+        klass, items, errors, kind, attribute, cut, fanout = (
+            np.frombuffer(b, dtype=t) for b, t in zip(out, (np.int64, np.float64, np.float64, np.int8, np.int64,
+                                                              np.float64, np.int64)))
+        dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(klass), self.C)
+        nodes = linked(klass, items, errors, kind, attribute, cut, fanout, dist, {})
+        deferred, sizes = np.frombuffer(out[8], dtype=np.int64), np.frombuffer(out[9], dtype=np.int64)
+        cases = np.frombuffer(out[10], dtype=np.int64)
+        tested = np.frombuffer(out[11], dtype=np.uint8).reshape(len(deferred), len(attrs)).astype(bool)
+        for at, lo, hi, done in zip(deferred.tolist(), np.cumsum(sizes) - sizes, np.cumsum(sizes), tested):
+            nodes[at].class_dist = np.zeros(self.C, dtype=np.float32)
+            self.levels.add(nodes[at], cases[lo:hi], done)
+        return nodes[0]
 
     def is_clean(self, idx: np.ndarray) -> bool:
         """True when the cases all weigh 1 and have no unknown value (so neither do any below)."""
