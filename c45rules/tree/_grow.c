@@ -552,27 +552,29 @@ static void sort_keys(uint64_t *a, uint64_t *tmp, Py_ssize_t n, uint64_t top, si
 }
 
 PyDoc_STRVAR(node_cuts_doc,
-"node_cuts(Xc, ranks, k, idx, w, y, n_classes, cases, min_objs, gain, split, at, below, above)\n\n"
+"node_cuts(ranks, k, values, values32, values_at, idx, w, y, n_classes, cases, min_objs, gain, split, at,\n"
+"          below, above)\n\n"
 "split.best_cuts for one node of the node-by-node growth, all k continuous attributes: the\n"
 "node's cases idx (int64), their weights w (float32) and classes y (int64), in the node's\n"
-"order; Xc the (all cases x k) float64 values and ranks (int32, same shape) their dense\n"
-"ranks (equal values equal ranks, every unknown the one highest). Each column is sorted by\n"
-"rank, ties in the node's order (numpy's stable argsort, unknowns last), and scanned with\n"
-"c4.5's float sums in that order, as best_cuts does in\n"
-"numpy. Writes per column the penalised gain (float32, -0.001 when no cut), the split\n"
-"information (float32), the sorted row of the cut (int64, -1 when none) and the values on\n"
-"either side of it (float64).");
+"order; ranks (int32, k x all cases, an attribute a row) the values' dense ranks: equal values\n"
+"equal ranks, rank r < m the r-th of the attribute's m distinct known values, values[values_at[j]\n"
+"+ r] (float64; values32 the same as float32), every unknown rank m. Each attribute's cases are\n"
+"sorted by rank, ties in the node's order (numpy's stable argsort, unknowns last), and scanned\n"
+"with c4.5's float sums in that order, as best_cuts does in numpy. Writes per attribute the\n"
+"penalised gain (float32, -0.001 when no cut), the split information (float32), the sorted row\n"
+"of the cut (int64, -1 when none) and the values on either side of it (float64).");
 
 /* Scratch for cuts_core, room for a node of up to n cases and C classes. */
 typedef struct {
     uint64_t *keys, *tmp;
+    uint32_t *rk, *sorted_rank;
     int32_t *ord, *cand_row;
     size_t *count;
     float *cand_gain, *cand_low, *acc;
 } CutScratch;
 
 static void cut_scratch_free(CutScratch *s) {
-    free(s->keys); free(s->tmp); free(s->ord); free(s->count); free(s->cand_gain); free(s->cand_low);
+    free(s->keys); free(s->tmp); free(s->rk); free(s->sorted_rank); free(s->ord); free(s->count); free(s->cand_gain); free(s->cand_low);
     free(s->cand_row); free(s->acc);
     memset(s, 0, sizeof(*s));
 }
@@ -580,19 +582,21 @@ static void cut_scratch_free(CutScratch *s) {
 static int cut_scratch_alloc(CutScratch *s, Py_ssize_t n, Py_ssize_t C) {
     s->keys = malloc(((size_t)n + 1) * 8); s->tmp = malloc(((size_t)n + 1) * 8);
     s->ord = malloc(((size_t)n + 1) * 4);
-    s->count = malloc(BUCKETS * sizeof(size_t));
+    s->rk = malloc(((size_t)n + 1) * 4);
+    s->sorted_rank = malloc(((size_t)n + 1) * 4);
+    s->count = malloc(((size_t)n + BUCKETS + 1) * sizeof(size_t));
     s->cand_gain = malloc(((size_t)n + 1) * sizeof(float)); s->cand_low = malloc(((size_t)n + 1) * sizeof(float));
     s->cand_row = malloc(((size_t)n + 1) * sizeof(int32_t));
     s->acc = malloc((size_t)(4 * C + 3) * sizeof(float));
-    if (s->keys && s->tmp && s->ord && s->count && s->cand_gain && s->cand_low && s->cand_row && s->acc) return 1;
+    if (s->keys && s->tmp && s->rk && s->sorted_rank && s->ord && s->count && s->cand_gain && s->cand_low && s->cand_row && s->acc) return 1;
     cut_scratch_free(s);
     return 0;
 }
 
-/* node_cuts' work for one node (see its doc): X (all cases x k), rank, the node's idx, and its
- * cases' w and y in node order. No Python calls: runs without the GIL. */
-static void cuts_core(const double *X, const int32_t *rank, Py_ssize_t k, const int64_t *idx, Py_ssize_t n,
-                      const float *w, const int64_t *y, Py_ssize_t C, float cases, double min_objs,
+/* node_cuts' work for one node (see its doc): rank (k rows of N cases) and each attribute's
+ * values by rank, the node's idx, and its cases' w and y in node order. No Python calls: runs without the GIL. */
+static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const double *vals, const float *vals32,
+                      const int64_t *vals_at, const int64_t *idx, Py_ssize_t n, const float *w, const int64_t *y, Py_ssize_t C, float cases, double min_objs,
                       CutScratch *sc, float *gain_out, float *split_out, int64_t *at_out, double *below_out,
                       double *above_out) {
     uint64_t *keys = sc->keys, *tmp = sc->tmp;
@@ -605,18 +609,51 @@ static void cuts_core(const double *X, const int32_t *rank, Py_ssize_t k, const 
     while (pos_bits < 62 && ((Py_ssize_t)1 << pos_bits) < n) pos_bits++;
     const uint64_t pos_mask = ((uint64_t)1 << pos_bits) - 1;
     for (Py_ssize_t j = 0; j < k; j++) {
-        /* rank, then the case's place in the node: distinct keys, ordered as the stable sort */
-        uint64_t top = 0;
+        /* each rank's value: below `distinct` the known values ascending, `distinct` unknown */
+        const double *value = vals + vals_at[j];
+        const float *value32 = vals32 + vals_at[j];
+        const uint32_t distinct = (uint32_t)(vals_at[j + 1] - vals_at[j]);
+        const int32_t *rank_j = rank + j * N;
+        uint32_t *rk = sc->rk, *sorted_rank = sc->sorted_rank, low_rank = UINT32_MAX, high_rank = 0;
         Py_ssize_t n_known = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t at = idx[i] * k + j;
-            uint64_t key = ((uint64_t)(uint32_t)rank[at] << pos_bits) | (uint64_t)i;
-            keys[i] = key;
-            if (key > top) top = key;
-            n_known += X[at] == X[at];
+            uint32_t r = (uint32_t)rank_j[idx[i]];
+            rk[i] = r;
+            if (r < low_rank) low_rank = r;
+            if (r > high_rank) high_rank = r;
+            n_known += r < distinct;
         }
-        sort_keys(keys, tmp, n, top, count);
-        for (Py_ssize_t r = 0; r < n; r++) ord[r] = (int32_t)(keys[r] & pos_mask);
+        /* sorted by rank, ties in the node's order (numpy's stable argsort) */
+        uint64_t range = n ? (uint64_t)(high_rank - low_rank) + 1 : 0;
+        if (n >= 48 && range <= (uint64_t)n + BUCKETS) {
+            /* a counting sort: as many buckets as ranks in the node */
+            memset(count, 0, (size_t)range * sizeof(size_t));
+            for (Py_ssize_t i = 0; i < n; i++) count[rk[i] - low_rank]++;
+            size_t sum = 0;
+            for (uint64_t b = 0; b < range; b++) {
+                size_t t = count[b];
+                count[b] = sum;
+                sum += t;
+            }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                size_t to = count[rk[i] - low_rank]++;
+                ord[to] = (int32_t)i;
+                sorted_rank[to] = rk[i];
+            }
+        } else {
+            /* rank, then the case's place in the node: distinct keys, ordered as the stable sort */
+            uint64_t top = 0;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                uint64_t key = ((uint64_t)(rk[i] - low_rank) << pos_bits) | (uint64_t)i;
+                keys[i] = key;
+                if (key > top) top = key;
+            }
+            sort_keys(keys, tmp, n, top, count);
+            for (Py_ssize_t r = 0; r < n; r++) {
+                ord[r] = (int32_t)(keys[r] & pos_mask);
+                sorted_rank[r] = rk[ord[r]];
+            }
+        }
         /* the unknowns' weight per class, then summed over the classes (ValFreq[0]), and the
            known cases' per class: float sums in sorted order */
         for (Py_ssize_t c = 0; c < C; c++) unknown_c[c] = total_c[c] = low_c[c] = 0.0f;
@@ -641,7 +678,8 @@ static void cuts_core(const double *X, const int32_t *rank, Py_ssize_t k, const 
             low_c[cls] = low_c[cls] + wt;
             high_c[cls] = high_c[cls] - wt;
             if (r + 1 >= n_known) break;      /* the next value unknown: no gap */
-            double here = (double)(float)X[idx[p] * k + j], next = (double)(float)X[idx[ord[r + 1]] * k + j];
+            /* (float) of the values as c4.5 holds them (-0.0 and 0.0 share a rank: equal here) */
+            double here = (double)value32[sorted_rank[r]], next = (double)value32[sorted_rank[r + 1]];
             if (!(here < next - 1e-5) || !(low >= min_split) || !(low <= limit)) continue;
             float g = NO_GAIN;
             if (low >= f_min && known - low >= f_min && known != 0) {
@@ -677,8 +715,8 @@ static void cuts_core(const double *X, const int32_t *rank, Py_ssize_t k, const 
             gain_out[j] = best_val;
             split_out[j] = info_f(three, 3) / cases;
             at_out[j] = r;
-            below_out[j] = X[idx[ord[r]] * k + j];
-            above_out[j] = X[idx[ord[r + 1]] * k + j];
+            below_out[j] = value[sorted_rank[r]];
+            above_out[j] = value[sorted_rank[r + 1]];
         } else {
             gain_out[j] = NO_GAIN;
             split_out[j] = 0.0f;
@@ -688,47 +726,68 @@ static void cuts_core(const double *X, const int32_t *rank, Py_ssize_t k, const 
     }
 }
 
+/* Ranks within 0..distinct (the unknowns' rank) for the cases idx of every column. */
+static int ranks_ok(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const int64_t *vals_at, const int64_t *idx,
+                    Py_ssize_t n) {
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const int32_t *rank_j = rank + j * N;
+        const int64_t distinct = vals_at[j + 1] - vals_at[j];
+        if (distinct < 0) return 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int32_t r = rank_j[idx ? idx[i] : i];
+            if (r < 0 || r > distinct) return 0;
+        }
+    }
+    return 1;
+}
+
 static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[10];
+    enum { RANK, VALS, VALS32, VALS_AT, IDX, W, Y, GAIN, SPLIT, AT, BELOW, ABOVE, NV };
+    Py_buffer v[NV];
     memset(v, 0, sizeof(v));
     Py_ssize_t k, C;
     float cases;
     double min_objs;
-    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*nfdw*w*w*w*w*", &v[0], &v[9], &k, &v[1], &v[2], &v[3], &C, &cases,
-                          &min_objs, &v[4], &v[5], &v[6], &v[7], &v[8]))
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*y*y*y*nfdw*w*w*w*w*", &v[RANK], &k, &v[VALS], &v[VALS32], &v[VALS_AT],
+                          &v[IDX], &v[W], &v[Y], &C, &cases, &min_objs, &v[GAIN], &v[SPLIT], &v[AT], &v[BELOW],
+                          &v[ABOVE]))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = v[1].len / 8;
-    if (!(k > 0 && C > 0 && v[0].len % (8 * k) == 0 && view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w")
-          && view_ok(&v[3], n, 8, "y") && view_ok(&v[4], k, 4, "gain") && view_ok(&v[5], k, 4, "split")
-          && view_ok(&v[6], k, 8, "at") && view_ok(&v[7], k, 8, "below") && view_ok(&v[8], k, 8, "above")
-          && view_ok(&v[9], v[0].len / 8, 4, "ranks")))
+    Py_ssize_t n = v[IDX].len / 8, N = k > 0 ? v[RANK].len / 4 / k : 0;
+    if (!(k > 0 && C > 0 && view_ok(&v[RANK], N * k, 4, "ranks") && view_ok(&v[IDX], n, 8, "idx")
+          && view_ok(&v[W], n, 4, "w") && view_ok(&v[Y], n, 8, "y") && view_ok(&v[GAIN], k, 4, "gain")
+          && view_ok(&v[SPLIT], k, 4, "split") && view_ok(&v[AT], k, 8, "at") && view_ok(&v[BELOW], k, 8, "below")
+          && view_ok(&v[ABOVE], k, 8, "above") && view_ok(&v[VALS_AT], k + 1, 8, "values_at")))
         goto done;
     if (n >= INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "node_cuts: too many cases for int32 positions");
         goto done;
     }
-    const Py_ssize_t total_rows = v[0].len / (8 * k);
-    const int64_t *idx = v[1].buf, *y = v[3].buf;
+    const int64_t *idx = v[IDX].buf, *y = v[Y].buf, *vals_at = v[VALS_AT].buf;
     for (Py_ssize_t i = 0; i < n; i++)
-        if (idx[i] < 0 || idx[i] >= total_rows || y[i] < 0 || y[i] >= C) {
+        if (idx[i] < 0 || idx[i] >= N || y[i] < 0 || y[i] >= C) {
             PyErr_SetString(PyExc_ValueError, "node_cuts: a case index or class out of range");
             goto done;
         }
+    if (!(vals_at[0] == 0 && vals_at[k] == v[VALS].len / 8 && vals_at[k] == v[VALS32].len / 4
+          && ranks_ok(v[RANK].buf, N, k, vals_at, idx, n))) {
+        PyErr_SetString(PyExc_ValueError, "node_cuts: the value lists and ranks do not agree");
+        goto done;
+    }
     CutScratch sc;
     if (!cut_scratch_alloc(&sc, n, C)) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    cuts_core(v[0].buf, v[9].buf, k, idx, n, v[2].buf, y, C, cases, min_objs, &sc, v[4].buf, v[5].buf, v[6].buf,
-              v[7].buf, v[8].buf);
+    cuts_core(v[RANK].buf, N, k, v[VALS].buf, v[VALS32].buf, vals_at, idx, n, v[W].buf, y, C, cases, min_objs, &sc,
+              v[GAIN].buf, v[SPLIT].buf, v[AT].buf, v[BELOW].buf, v[ABOVE].buf);
     Py_END_ALLOW_THREADS
     cut_scratch_free(&sc);
     result = Py_NewRef(Py_None);
 done:
-    release(v, 10);
+    release(v, NV);
     return result;
 }
 
@@ -897,8 +956,7 @@ enum { OUT_KLASS, OUT_ITEMS, OUT_ERRORS, OUT_KIND, OUT_ATTRIBUTE, OUT_CUT, OUT_F
        OUT_DEFER_AT, OUT_DEFER_SIZE, OUT_DEFER_CASES, OUT_DEFER_TESTED, N_OUT };
 
 typedef struct {
-    const double *Xc;           /* all cases x k continuous values */
-    const int32_t *rank;        /* value_ranks(Xc) */
+    const int32_t *rank;        /* k x all cases: value_ranks, an attribute a row */
     Py_ssize_t N, k, D, V, C, A, width;
     const void *Xd;             /* all cases x D discrete codes, `width` bytes */
     const int64_t *y;
@@ -1042,7 +1100,7 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
         }
     }
     if (g->k)
-        cuts_core(g->Xc, g->rank, g->k, idx, n, g->w, g->yl, C, cases, g->min_objs, &g->cs, g->g_c, g->s_c, g->at,
+        cuts_core(g->rank, g->N, g->k, g->sorted, g->sorted32, g->sorted_at, idx, n, g->w, g->yl, C, cases, g->min_objs, &g->cs, g->g_c, g->s_c, g->at,
                   g->below, g->above);
     for (Py_ssize_t a = 0; a < A; a++) {
         Py_ssize_t j = g->column[a];
@@ -1081,8 +1139,9 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
     for (Py_ssize_t i = 0; i < n; i++) {
         int32_t b;
         if (continuous) {
-            double x = g->Xc[idx[i] * g->k + j];
-            b = x != x ? -1 : (float)x <= cut32 ? 0 : 1;
+            /* the value by its rank (-0.0 and 0.0 share one: equal here) */
+            int32_t r = g->rank[j * g->N + idx[i]];
+            b = r == g->sorted_at[j + 1] - g->sorted_at[j] ? -1 : (float)g->sorted[g->sorted_at[j] + r] <= cut32 ? 0 : 1;
         } else {
             Py_ssize_t at = idx[i] * g->D + j;
             int64_t code = g->width == 1 ? ((const int8_t *)g->Xd)[at]
@@ -1122,10 +1181,10 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
 }
 
 PyDoc_STRVAR(grow_nodes_doc,
-"grow_nodes(Xc, ranks, k, Xd, width, D, V, y, n_classes, weights, clean, column, kind, excluded,\n"
+"grow_nodes(ranks, k, Xd, width, D, V, y, n_classes, weights, clean, column, kind, excluded,\n"
 "           nvals, sorted, sorted32, sorted_at, tested, min_objs, gain_ratio, defer, idx)\n\n"
 "grow.py _Grower.grow of the cases idx (int64, each case once), depth first, node by node:\n"
-"Xc (float64, all cases x k) and ranks (int32, value_ranks(Xc)); Xd (all cases x D codes,\n"
+"ranks (int32, k x all cases: node_cuts' ranks, by the values below); Xd (all cases x D codes,\n"
 "`width` bytes; V the widest attribute's values + 1); y (int64); weights (float32, changed and\n"
 "restored in place as c4.5 does); clean (uint8: no unknown value); per attribute column (int64),\n"
 "kind (uint8: 0 ignored, 1 discrete, 2 continuous), excluded (uint8: many-valued, out of the\n"
@@ -1139,12 +1198,12 @@ PyDoc_STRVAR(grow_nodes_doc,
 
 static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
     (void)self;
-    enum { XC, RANK, XD, Y, W, CLEAN, COLUMN, KIND, EXCL, NVALS, SORTED, SORTED32, SORTED_AT, TESTED, IDX, NV };
+    enum { RANK, XD, Y, W, CLEAN, COLUMN, KIND, EXCL, NVALS, SORTED, SORTED32, SORTED_AT, TESTED, IDX, NV };
     Py_buffer v[NV];
     memset(v, 0, sizeof(v));
     Grow g;
     memset(&g, 0, sizeof(g));
-    if (!PyArg_ParseTuple(args, "y*y*ny*nnny*nw*y*y*y*y*y*y*y*y*w*dppy*", &v[XC], &v[RANK], &g.k, &v[XD], &g.width,
+    if (!PyArg_ParseTuple(args, "y*ny*nnny*nw*y*y*y*y*y*y*y*y*w*dppy*", &v[RANK], &g.k, &v[XD], &g.width,
                           &g.D, &g.V, &v[Y], &g.C, &v[W], &v[CLEAN], &v[COLUMN], &v[KIND], &v[EXCL], &v[NVALS],
                           &v[SORTED], &v[SORTED32], &v[SORTED_AT], &v[TESTED], &g.min_objs, &g.gain_ratio,
                           &g.defer, &v[IDX]))
@@ -1161,14 +1220,14 @@ static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "grow_nodes: bad widths or extents");
         goto done;
     }
-    if (!(view_ok(&v[XC], g.N * g.k, 8, "Xc") && view_ok(&v[RANK], g.N * g.k, 4, "ranks")
+    if (!(view_ok(&v[RANK], g.N * g.k, 4, "ranks")
           && view_ok(&v[XD], g.N * g.D, g.width, "Xd") && view_ok(&v[W], g.N, 4, "weights")
           && view_ok(&v[CLEAN], g.N, 1, "clean") && view_ok(&v[COLUMN], g.A, 8, "column")
           && view_ok(&v[EXCL], g.A, 1, "excluded") && view_ok(&v[NVALS], g.D, 8, "nvals")
           && view_ok(&v[SORTED_AT], g.k + 1, 8, "sorted_at") && view_ok(&v[TESTED], g.A, 8, "tested")
           && view_ok(&v[IDX], n, 8, "idx")))
         goto done;
-    g.Xc = v[XC].buf; g.rank = v[RANK].buf; g.Xd = v[XD].buf; g.y = v[Y].buf; g.weights = v[W].buf;
+    g.rank = v[RANK].buf; g.Xd = v[XD].buf; g.y = v[Y].buf; g.weights = v[W].buf;
     g.clean = v[CLEAN].buf; g.column = v[COLUMN].buf; g.kind = v[KIND].buf; g.excluded = v[EXCL].buf;
     g.nvals = v[NVALS].buf; g.sorted = v[SORTED].buf; g.sorted32 = v[SORTED32].buf; g.sorted_at = v[SORTED_AT].buf;
     g.tested = v[TESTED].buf;
@@ -1180,6 +1239,7 @@ static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
     for (Py_ssize_t j = 0; j < g.D && !bad; j++) bad = g.nvals[j] < 0 || g.nvals[j] + 1 > g.V;
     for (Py_ssize_t i = 0; i < g.N && !bad; i++) bad = g.y[i] < 0 || g.y[i] >= g.C;
     for (Py_ssize_t i = 0; i < n && !bad; i++) bad = root[i] < 0 || root[i] >= g.N;
+    bad = bad || !ranks_ok(g.rank, g.N, g.k, g.sorted_at, NULL, g.N);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "grow_nodes: a class, column, value count, value list or case out of range");
         goto done;
