@@ -1328,6 +1328,330 @@ done:
     return result;
 }
 
+/* ---- pruning a tree that cases with unknown values go down in fractions (prune.py) --------
+ * _Pruner.estimate, compiled: c4.5 EstimateErrors over the tree's nodes (slots, changed in
+ * place: a raised branch's fields are copied into its parent's slot as Node.become does),
+ * with the same float sums in the same order and the weights of the cases with an unknown
+ * outcome scaled for each branch and restored by division. The extra errors of a (cases,
+ * errors) pair come from the caller's `extra` (estimate.py is the one home of AddErrs), once
+ * per distinct pair. */
+
+typedef struct {
+    Py_ssize_t N, C, M;
+    const int64_t *y;
+    float *weights;
+    const double **fcol;        /* per attribute: a continuous column, or NULL */
+    const int32_t **dcol;       /* per attribute: a discrete column of codes, or NULL */
+    int8_t *kind;
+    int64_t *attribute, *first, *fanout, *kids, *klass;
+    double *cut, *items, *errors;
+    float *dist;
+    PyObject *extra;
+    uint64_t *keys;             /* the pairs met: (cases bits << 32 | errors bits) + 1, 0 empty */
+    float *known;
+    size_t cap, used;
+    int failed;                 /* 1: out of memory; 2: an exception from `extra` */
+} Prune;
+
+static int extra_errors(Prune *p, float cases, float errors, float *out) {
+    uint32_t cb, eb;
+    memcpy(&cb, &cases, 4);
+    memcpy(&eb, &errors, 4);
+    uint64_t key = (((uint64_t)cb << 32) | eb) + 1;
+    if (2 * (p->used + 1) > p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 1024;
+        uint64_t *keys = calloc(cap, 8);
+        float *known = malloc(cap * 4);
+        if (!(keys && known)) { free(keys); free(known); p->failed = 1; return 0; }
+        for (size_t s = 0; s < p->cap; s++) {
+            if (!p->keys[s]) continue;
+            size_t h = (size_t)((p->keys[s] * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
+            while (keys[h]) h = (h + 1) & (cap - 1);
+            keys[h] = p->keys[s];
+            known[h] = p->known[s];
+        }
+        free(p->keys); free(p->known);
+        p->keys = keys; p->known = known; p->cap = cap;
+    }
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (p->cap - 1);
+    while (p->keys[h] && p->keys[h] != key) h = (h + 1) & (p->cap - 1);
+    if (!p->keys[h]) {
+        PyObject *r = PyObject_CallFunction(p->extra, "dd", (double)cases, (double)errors);
+        double x = r ? PyFloat_AsDouble(r) : -1.0;
+        Py_XDECREF(r);
+        if (PyErr_Occurred()) { p->failed = 2; return 0; }
+        p->keys[h] = key;
+        p->known[h] = (float)x;
+        p->used++;
+    }
+    *out = p->known[h];
+    return 1;
+}
+
+/* _Pruner.leaf_estimate: errors of a leaf of class klass (ties keep it) plus the extra errors */
+static float leaf_estimate(Prune *p, const float *dist, float cases, int64_t klass, int64_t *best) {
+    int64_t top = 0;
+    for (Py_ssize_t c = 1; c < p->C; c++)
+        if (dist[c] > dist[top]) top = c;
+    *best = dist[top] > dist[klass] ? top : klass;
+    float errors = cases - dist[*best], extra = 0.0f;
+    extra_errors(p, cases, errors, &extra);
+    return errors + extra;
+}
+
+static int32_t prune_branch(const Prune *p, int64_t i, int64_t c) {
+    int64_t a = p->attribute[i];
+    if (p->kind[i] == 2) {
+        double x = p->fcol[a][c];
+        return x != x ? -1 : (float)x <= (float)p->cut[i] ? 0 : 1;
+    }
+    int32_t code = p->dcol[a][c];
+    return code < 0 ? -1 : code;
+}
+
+static void become(Prune *p, int64_t i, int64_t j) {
+    p->kind[i] = p->kind[j]; p->attribute[i] = p->attribute[j]; p->cut[i] = p->cut[j];
+    p->first[i] = p->first[j]; p->fanout[i] = p->fanout[j]; p->klass[i] = p->klass[j];
+    p->items[i] = p->items[j]; p->errors[i] = p->errors[j];
+    memcpy(p->dist + i * p->C, p->dist + j * p->C, (size_t)p->C * 4);
+}
+
+/* _Pruner.estimate(node i, cases idx, update) */
+static float estimate(Prune *p, int64_t i, const int64_t *idx, Py_ssize_t n, int update) {
+    if (n == 0 || p->failed) return 0.0f;
+    const Py_ssize_t C = p->C;
+    float *dist = calloc((size_t)C, 4), cases = 0.0f;
+    if (!dist) { p->failed = 1; return 0.0f; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        float w = p->weights[idx[k]];
+        cases = cases + w;
+        dist[p->y[idx[k]]] = dist[p->y[idx[k]]] + w;
+    }
+    const int leaf = p->kind[i] == 0;
+    int64_t best = p->klass[i];
+    float leaf_est = 0.0f;
+    if (update || leaf) leaf_est = leaf_estimate(p, dist, cases, p->klass[i], &best);
+    if (update) {
+        p->items[i] = cases;
+        p->klass[i] = best;
+        memcpy(p->dist + i * C, dist, (size_t)C * 4);
+        if (leaf) p->errors[i] = leaf_est;
+    }
+    free(dist);
+    if (leaf) return leaf_est;
+    const Py_ssize_t forks = p->fanout[i];
+    int32_t *out = malloc(((size_t)n + 1) * 4);
+    Py_ssize_t *at = calloc((size_t)forks + 2, sizeof(Py_ssize_t));
+    int64_t *unknown = malloc(((size_t)n + 1) * 8), *grouped = malloc(((size_t)n + 1) * 8);
+    if (!(out && at && unknown && grouped)) {
+        free(out); free(at); free(unknown); free(grouped);
+        p->failed = 1;
+        return 0.0f;
+    }
+    Py_ssize_t n_unknown = 0;
+    float known_total = 0.0f;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int32_t b = prune_branch(p, i, idx[k]);
+        out[k] = b;
+        if (b < 0) unknown[n_unknown++] = idx[k];
+        else {
+            known_total = known_total + p->weights[idx[k]];
+            if (b < forks) at[b + 1]++;
+        }
+    }
+    for (Py_ssize_t v = 0; v < forks; v++) at[v + 1] += at[v];
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (out[k] >= 0 && out[k] < forks) grouped[at[out[k]]++] = idx[k];
+    for (Py_ssize_t v = forks; v > 0; v--) at[v] = at[v - 1];     /* back to each branch's start */
+    at[0] = 0;
+    free(out);
+    float tree_est = 0.0f, max_factor = 0.0f;
+    Py_ssize_t max_branch = 0;
+    const int64_t *kids = p->kids + p->first[i];
+    for (Py_ssize_t v = 0; v < forks && !p->failed; v++) {
+        Py_ssize_t lo = at[v], hi = at[v + 1];
+        if (lo == hi) continue;
+        float mine = 0.0f;
+        for (Py_ssize_t k = lo; k < hi; k++) mine = mine + p->weights[grouped[k]];
+        const float factor = mine / known_total;
+        if (factor >= max_factor) {    /* ties: the later branch */
+            max_branch = v;
+            max_factor = factor;
+        }
+        int64_t *child = malloc(((size_t)(n_unknown + hi - lo)) * 8);
+        if (!child) { p->failed = 1; break; }
+        memcpy(child, unknown, (size_t)n_unknown * 8);
+        memcpy(child + n_unknown, grouped + lo, (size_t)(hi - lo) * 8);
+        for (Py_ssize_t u = 0; u < n_unknown; u++) p->weights[unknown[u]] = p->weights[unknown[u]] * factor;
+        tree_est = tree_est + estimate(p, kids[v], child, n_unknown + hi - lo, update);
+        /* undone by division as in c4.5 (not always exactly the old weight) */
+        for (Py_ssize_t u = 0; u < n_unknown; u++) p->weights[unknown[u]] = p->weights[unknown[u]] / factor;
+        free(child);
+    }
+    free(at); free(unknown); free(grouped);
+    if (!update || p->failed) return tree_est;
+    /* settle (spec 3.2): float estimates against a double + 0.1 */
+    const int64_t largest = kids[max_branch];
+    const float branch_est = estimate(p, largest, idx, n, 0);
+    if ((double)leaf_est <= (double)branch_est + 0.1 && (double)leaf_est <= (double)tree_est + 0.1) {
+        p->kind[i] = 0;
+        p->attribute[i] = -1;
+        p->fanout[i] = 0;
+        p->errors[i] = leaf_est;
+    } else if ((double)branch_est <= (double)tree_est + 0.1) {
+        estimate(p, largest, idx, n, 1);
+        become(p, i, largest);
+    } else {
+        p->errors[i] = tree_est;
+    }
+    return (float)p->errors[i];
+}
+
+PyDoc_STRVAR(prune_nodes_doc,
+"prune_nodes(klass, items, errors, kind, attribute, cut, fanout, dist, columns, y, weights, extra)\n\n"
+"prune.py _Pruner.estimate(root, every case, True) for a tree held depth first as node.FlatTree\n"
+"holds it (klass int64, items float64, errors float64, kind int8: leaf, discrete or threshold,\n"
+"attribute int64, cut float64, fanout int64, dist float32 nodes x classes); columns: per\n"
+"attribute its column (float64 continuous, int32 discrete codes) or None where no node tests\n"
+"it; y (int64); weights (float32, changed and restored in place as c4.5 does); extra(cases,\n"
+"errors) -> the extra errors of estimate.add_errors. Returns the pruned tree's arrays, depth\n"
+"first, as bytes in the same order.");
+
+static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { KLASS, ITEMS, ERRORS, KIND, ATTRIBUTE, CUT, FANOUT, DIST, Y, W, NV };
+    Py_buffer v[NV];
+    memset(v, 0, sizeof(v));
+    PyObject *columns, *extra;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*O!y*w*O", &v[KLASS], &v[ITEMS], &v[ERRORS], &v[KIND], &v[ATTRIBUTE],
+                          &v[CUT], &v[FANOUT], &v[DIST], &PyTuple_Type, &columns, &v[Y], &v[W], &extra))
+        return NULL;
+    PyObject *result = NULL;
+    Prune p;
+    memset(&p, 0, sizeof(p));
+    const Py_ssize_t A = PyTuple_GET_SIZE(columns);
+    Py_buffer *cols = calloc((size_t)A + 1, sizeof(Py_buffer));
+    int64_t *span = NULL, *idx = NULL, *stack = NULL;
+    p.M = v[KIND].len;
+    p.N = v[Y].len / 8;
+    p.C = p.M ? v[DIST].len / 4 / p.M : 0;
+    p.extra = extra;
+    p.fcol = calloc((size_t)A + 1, sizeof(double *));
+    p.dcol = calloc((size_t)A + 1, sizeof(int32_t *));
+    if (!(cols && p.fcol && p.dcol)) { PyErr_NoMemory(); goto done; }
+    if (!(p.M > 0 && p.C > 0 && p.N > 0 && view_ok(&v[KLASS], p.M, 8, "klass") && view_ok(&v[ITEMS], p.M, 8, "items")
+          && view_ok(&v[ERRORS], p.M, 8, "errors") && view_ok(&v[ATTRIBUTE], p.M, 8, "attribute")
+          && view_ok(&v[CUT], p.M, 8, "cut") && view_ok(&v[FANOUT], p.M, 8, "fanout")
+          && view_ok(&v[DIST], p.M * p.C, 4, "dist") && view_ok(&v[W], p.N, 4, "weights")))
+        goto done;
+    if (!PyCallable_Check(extra)) {
+        PyErr_SetString(PyExc_TypeError, "prune_nodes: extra must be callable");
+        goto done;
+    }
+    const int8_t *kind_in = v[KIND].buf;
+    const int64_t *attr_in = v[ATTRIBUTE].buf, *fan_in = v[FANOUT].buf, *y = v[Y].buf;
+    for (Py_ssize_t a = 0; a < A; a++) {
+        PyObject *col = PyTuple_GET_ITEM(columns, a);
+        if (col == Py_None) continue;
+        if (PyObject_GetBuffer(col, &cols[a], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+        const char *f = cols[a].format;
+        if (cols[a].len == p.N * 8 && f && (f[0] == 'd' || (f[0] == '<' && f[1] == 'd'))) p.fcol[a] = cols[a].buf;
+        else if (cols[a].len == p.N * 4 && f && (strchr("il", f[f[0] == '<' ? 1 : 0]))) p.dcol[a] = cols[a].buf;
+        else {
+            PyErr_Format(PyExc_ValueError, "prune_nodes: column %zd is neither float64 nor int32 of every case", a);
+            goto done;
+        }
+    }
+    /* the tree's shape: every node's children, from the depth-first order */
+    int bad = 0;
+    for (Py_ssize_t i = 0; i < p.N && !bad; i++) bad = y[i] < 0 || y[i] >= p.C;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < p.M && !bad; i++) {
+        bad = fan_in[i] < 0 || kind_in[i] < 0 || kind_in[i] > 2 || (kind_in[i] == 0) != (fan_in[i] == 0)
+              || (kind_in[i] && (attr_in[i] < 0 || attr_in[i] >= A
+                                 || !(kind_in[i] == 2 ? p.fcol[attr_in[i]] != NULL : p.dcol[attr_in[i]] != NULL)));
+        total += bad ? 0 : fan_in[i];
+    }
+    if (bad || total != p.M - 1) {
+        PyErr_SetString(PyExc_ValueError, "prune_nodes: a class, node kind, attribute or column, or the tree's shape is wrong");
+        goto done;
+    }
+    p.y = y;
+    p.weights = v[W].buf;
+    p.kind = malloc((size_t)p.M); p.attribute = malloc((size_t)p.M * 8); p.first = malloc((size_t)p.M * 8);
+    p.fanout = malloc((size_t)p.M * 8); p.kids = malloc((size_t)p.M * 8); p.klass = malloc((size_t)p.M * 8);
+    p.cut = malloc((size_t)p.M * 8); p.items = malloc((size_t)p.M * 8); p.errors = malloc((size_t)p.M * 8);
+    p.dist = malloc((size_t)(p.M * p.C) * 4);
+    span = malloc((size_t)p.M * 8);
+    idx = malloc((size_t)p.N * 8);
+    stack = malloc((size_t)p.M * 8);
+    if (!(p.kind && p.attribute && p.first && p.fanout && p.kids && p.klass && p.cut && p.items && p.errors && p.dist
+          && span && idx && stack)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(p.kind, kind_in, (size_t)p.M); memcpy(p.attribute, attr_in, (size_t)p.M * 8);
+    memcpy(p.fanout, fan_in, (size_t)p.M * 8); memcpy(p.klass, v[KLASS].buf, (size_t)p.M * 8);
+    memcpy(p.cut, v[CUT].buf, (size_t)p.M * 8); memcpy(p.items, v[ITEMS].buf, (size_t)p.M * 8);
+    memcpy(p.errors, v[ERRORS].buf, (size_t)p.M * 8); memcpy(p.dist, v[DIST].buf, (size_t)(p.M * p.C) * 4);
+    for (Py_ssize_t i = 0, at = 0; i < p.M; i++) {
+        p.first[i] = at;
+        at += p.fanout[i];
+    }
+    for (Py_ssize_t i = p.M - 1; i >= 0 && !bad; i--) {
+        int64_t j = i + 1;
+        for (int64_t b = 0; b < p.fanout[i] && !bad; b++) {
+            if (j >= p.M) bad = 1;
+            else {
+                p.kids[p.first[i] + b] = j;
+                j += span[j];
+            }
+        }
+        span[i] = j - i;
+    }
+    if (bad || span[0] != p.M) {
+        PyErr_SetString(PyExc_ValueError, "prune_nodes: the fanouts do not make one tree");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < p.N; i++) idx[i] = i;
+    estimate(&p, 0, idx, p.N, 1);
+    if (p.failed == 1) PyErr_NoMemory();
+    if (p.failed) goto done;
+    /* the pruned tree, depth first from the root */
+    Buf out[8];
+    memset(out, 0, sizeof(out));
+    Py_ssize_t top = 0;
+    stack[top++] = 0;
+    int ok = 1;
+    while (top && ok) {
+        int64_t i = stack[--top];
+        ok = buf_put(&out[0], &p.klass[i], 8) && buf_put(&out[1], &p.items[i], 8) && buf_put(&out[2], &p.errors[i], 8)
+             && buf_put(&out[3], &p.kind[i], 1) && buf_put(&out[4], &p.attribute[i], 8) && buf_put(&out[5], &p.cut[i], 8)
+             && buf_put(&out[6], &p.fanout[i], 8) && buf_put(&out[7], p.dist + i * p.C, (size_t)p.C * 4);
+        for (int64_t b = p.fanout[i] - 1; b >= 0; b--) stack[top++] = p.kids[p.first[i] + b];
+    }
+    if (ok) {
+        result = PyTuple_New(8);
+        for (int o = 0; result && o < 8; o++) {
+            PyObject *bytes = PyBytes_FromStringAndSize(out[o].p ? out[o].p : "", (Py_ssize_t)out[o].len);
+            if (!bytes) { Py_CLEAR(result); break; }
+            PyTuple_SET_ITEM(result, o, bytes);
+        }
+    } else {
+        PyErr_NoMemory();
+    }
+    for (int o = 0; o < 8; o++) free(out[o].p);
+done:
+    for (Py_ssize_t a = 0; cols && a < A; a++)
+        if (cols[a].obj) PyBuffer_Release(&cols[a]);
+    free(cols); free(p.fcol); free(p.dcol);
+    free(p.kind); free(p.attribute); free(p.first); free(p.fanout); free(p.kids); free(p.klass); free(p.cut);
+    free(p.items); free(p.errors); free(p.dist); free(p.keys); free(p.known);
+    free(span); free(idx); free(stack);
+    release(v, NV);
+    return result;
+}
+
 /* ---- windowing replay (window.py): c4.5's Item array as its loops leave it ----------
  * c4.5 -t reshuffles the Item array each trial from the order the previous trial's
  * growing (Group, the unknown grouping and Quicksort of EvalContinuousAtt) and pruning
@@ -1506,6 +1830,7 @@ static PyMethodDef methods[] = {
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},
     {"grow_nodes", py_grow_nodes, METH_VARARGS, grow_nodes_doc},
+    {"prune_nodes", py_prune_nodes, METH_VARARGS, prune_nodes_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -315,3 +315,49 @@ def test_narrowed_rows_move_to_the_front_and_give_back_the_rest():
     assert np.shares_memory(narrow(shifted[:, 2:], 2), shifted) and shifted.tolist() == np.arange(30).reshape(3, 10).tolist()
     foreign = np.frombuffer(bytearray(240), dtype=np.int64).reshape(3, 10)
     assert narrow(foreign, 2).base is not None and foreign.shape == (3, 10)
+
+
+def _prune_both(monkeypatch, grown, data, cf):
+    """(pruned by prune.py's recursive estimate, pruned by the compiled prune_nodes)."""
+    from c45rules.tree import prune
+    out = []
+    for module in (None, native):
+        monkeypatch.setattr(prune, "_native", module)
+        out.append(prune.prune_tree(grown, data, cf=cf))
+    return out
+
+
+@pytest.mark.parametrize("name", ["income", "labor", "soybean", "hypo", "crx", "breast-cancer", "credit-g"])
+def test_compiled_pruning_equals_python_on_sets_with_unknowns(monkeypatch, name):
+    train, _ = load_stem(R.stem(name), test=False)
+    grown = grow.grow_tree(train)
+    for cf in (0.25, 0.1, 0.6):
+        by_python, compiled = _prune_both(monkeypatch, grown, train, cf)
+        assert differences(by_python, compiled) is None
+        assert compiled.size() > 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.booleans(), st.sampled_from([0.25, 0.9]))
+def test_compiled_pruning_equals_python_on_random_tables(seed, n, n_classes, weighted, cf):
+    from c45rules.tree import prune
+    data = random_table(seed, n, n_classes, True, awkward=True)
+    if weighted:
+        data.weights = np.random.default_rng(seed).choice([0.5, 1.0, 2.0, 0.3], n)
+    grown = grow.grow_tree(data, min_objs=1)
+    trees = []
+    for module in (None, native):
+        prune._native = module
+        try:
+            trees.append(prune.prune_tree(grown, data, cf=cf))
+        finally:
+            prune._native = native
+    assert differences(*trees) is None
+
+
+def test_compiled_pruning_checks_the_tree_shape():
+    # a test of two branches with one node below it
+    with pytest.raises(ValueError, match="the tree's shape is wrong"):
+        native.prune_nodes(np.zeros(2, np.int64), np.zeros(2), np.zeros(2), np.array([1, 0], np.int8),
+                           np.array([0, -1]), np.zeros(2), np.array([2, 0]), np.zeros((2, 2), np.float32),
+                           (np.zeros(3, np.int32),), np.zeros(3, np.int64), np.ones(3, np.float32), lambda c, e: 0.0)
