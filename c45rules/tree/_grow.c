@@ -569,12 +569,14 @@ typedef struct {
     uint64_t *keys, *tmp;
     uint32_t *rk, *sorted_rank;
     int32_t *ord, *cand_row;
+    double *terms;              /* each class's x log x below and above the cut */
+    uint8_t *dirty;             /* the class's weights changed since its terms were taken */
     size_t *count;
     float *cand_gain, *cand_low, *acc;
 } CutScratch;
 
 static void cut_scratch_free(CutScratch *s) {
-    free(s->keys); free(s->tmp); free(s->rk); free(s->sorted_rank); free(s->ord); free(s->count); free(s->cand_gain); free(s->cand_low);
+    free(s->keys); free(s->tmp); free(s->rk); free(s->sorted_rank); free(s->terms); free(s->dirty); free(s->ord); free(s->count); free(s->cand_gain); free(s->cand_low);
     free(s->cand_row); free(s->acc);
     memset(s, 0, sizeof(*s));
 }
@@ -584,11 +586,13 @@ static int cut_scratch_alloc(CutScratch *s, Py_ssize_t n, Py_ssize_t C) {
     s->ord = malloc(((size_t)n + 1) * 4);
     s->rk = malloc(((size_t)n + 1) * 4);
     s->sorted_rank = malloc(((size_t)n + 1) * 4);
+    s->terms = malloc((size_t)(2 * C + 1) * sizeof(double));
+    s->dirty = malloc((size_t)C + 1);
     s->count = malloc(((size_t)n + BUCKETS + 1) * sizeof(size_t));
     s->cand_gain = malloc(((size_t)n + 1) * sizeof(float)); s->cand_low = malloc(((size_t)n + 1) * sizeof(float));
     s->cand_row = malloc(((size_t)n + 1) * sizeof(int32_t));
     s->acc = malloc((size_t)(4 * C + 3) * sizeof(float));
-    if (s->keys && s->tmp && s->rk && s->sorted_rank && s->ord && s->count && s->cand_gain && s->cand_low && s->cand_row && s->acc) return 1;
+    if (s->keys && s->tmp && s->rk && s->sorted_rank && s->terms && s->dirty && s->ord && s->count && s->cand_gain && s->cand_low && s->cand_row && s->acc) return 1;
     cut_scratch_free(s);
     return 0;
 }
@@ -602,6 +606,8 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
     uint64_t *keys = sc->keys, *tmp = sc->tmp;
     int32_t *ord = sc->ord, *cand_row = sc->cand_row;
     size_t *count = sc->count;
+    double *low_t = sc->terms, *high_t = sc->terms + C;
+    uint8_t *dirty = sc->dirty;
     float *cand_gain = sc->cand_gain, *cand_low = sc->cand_low, *acc = sc->acc;
     float *unknown_c = acc, *total_c = acc + C, *low_c = acc + 2 * C, *high_c = acc + 3 * C, *three = acc + 4 * C;
     const float f_min = (float)min_objs, f_enough = (float)(2 * min_objs);
@@ -667,7 +673,10 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
         float min_split = (float)(0.10 * (double)known / (double)C);
         min_split = min_split <= f_min ? f_min : min_split > 25.0f ? 25.0f : min_split;
         const float limit = known - min_split;
-        for (Py_ssize_t c = 0; c < C; c++) high_c[c] = total_c[c];
+        for (Py_ssize_t c = 0; c < C; c++) {
+            high_c[c] = total_c[c];
+            dirty[c] = 1;
+        }
         float low = 0.0f;
         Py_ssize_t tries = 0;
         for (Py_ssize_t r = 0; r < n_known; r++) {
@@ -677,13 +686,31 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
             low = low + wt;
             low_c[cls] = low_c[cls] + wt;
             high_c[cls] = high_c[cls] - wt;
+            dirty[cls] = 1;
             if (r + 1 >= n_known) break;      /* the next value unknown: no gap */
             /* (float) of the values as c4.5 holds them (-0.0 and 0.0 share a rank: equal here) */
             double here = (double)value32[sorted_rank[r]], next = (double)value32[sorted_rank[r + 1]];
             if (!(here < next - 1e-5) || !(low >= min_split) || !(low <= limit)) continue;
             float g = NO_GAIN;
             if (low >= f_min && known - low >= f_min && known != 0) {
-                float this_info = info_f(low_c, C) + info_f(high_c, C);
+                /* info_f of both sides, each class's x log x kept until its weight changes */
+                for (Py_ssize_t c = 0; c < C; c++) {
+                    if (!dirty[c]) continue;
+                    low_t[c] = (double)low_c[c] * log2_f(low_c[c]);
+                    high_t[c] = (double)high_c[c] * log2_f(high_c[c]);
+                    dirty[c] = 0;
+                }
+                float s_low = 0.0f, s_high = 0.0f, t_low = low_c[0], t_high = high_c[0];
+                for (Py_ssize_t c = 0; c < C; c++) {
+                    s_low = (float)((double)s_low + low_t[c]);
+                    s_high = (float)((double)s_high + high_t[c]);
+                }
+                for (Py_ssize_t c = 1; c < C; c++) {
+                    t_low = t_low + low_c[c];
+                    t_high = t_high + high_c[c];
+                }
+                float this_info = (float)((double)t_low * log2_f(t_low) - (double)s_low)
+                                  + (float)((double)t_high * log2_f(t_high) - (double)s_high);
                 g = (1.0f - unknown_rate) * (base - this_info / known);
             }
             cand_gain[tries] = g;
