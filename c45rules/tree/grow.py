@@ -304,7 +304,8 @@ class _Grower:
         klass, items, errors, kind, attribute, cut, fanout = (
             np.frombuffer(b, dtype=t) for b, t in zip(out, (np.int64, np.float64, np.float64, np.int8, np.int64,
                                                               np.float64, np.int64)))
-        dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(klass), self.C)
+        # a writable copy: the nodes' class counts are rows of it
+        dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(klass), self.C).copy()
         nodes = linked(klass, items, errors, kind, attribute, cut, fanout, dist, {})
         deferred, sizes = np.frombuffer(out[8], dtype=np.int64), np.frombuffer(out[9], dtype=np.int64)
         cases = np.frombuffer(out[10], dtype=np.int64)

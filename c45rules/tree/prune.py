@@ -103,7 +103,8 @@ class _Pruner:
                                   lambda cases, errors: float(self.extra_errors(cases, errors)))
         arrays = [np.frombuffer(b, dtype=t) for b, t in zip(out, (np.int64, np.float64, np.float64, np.int8,
                                                                    np.int64, np.float64, np.int64))]
-        dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(arrays[0]), self.C)
+        # a writable copy: the nodes' class counts are rows of it
+        dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(arrays[0]), self.C).copy()
         return linked(*arrays, dist, {})[0]
 
     def bottom_up(self, nodes: list[Node]) -> None:
