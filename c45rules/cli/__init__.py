@@ -13,6 +13,7 @@ the commands share on the command line, io.py what they share in reading and wri
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 import warnings
@@ -66,9 +67,33 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
 
 
+# commands whose work is all done when they return (printed, or written to files closed
+# atomically; no server, store or engine open): as a process of their own they leave at once
+_QUICK_EXIT = frozenset({"tree", "rules", "fit"})
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `c45rules` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
+    status = _run(args)
+    if argv is None and args.command in _QUICK_EXIT:
+        _leave(status)
+    return status
+
+
+def _leave(status: int) -> None:
+    """End the process now, what was printed flushed: freeing the model, the data and every
+    module object by object at exit took a sixth of a small run (income: 0.15 s of 0.8)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):    # `| head` closed the pipe; a closed stream
+            pass
+    os._exit(status)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command; the exit status, errors reported in one line."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", DataWarning)

@@ -552,81 +552,114 @@ static void sort_keys(uint64_t *a, uint64_t *tmp, Py_ssize_t n, uint64_t top, si
 }
 
 PyDoc_STRVAR(node_cuts_doc,
-"node_cuts(Xc, ranks, k, idx, w, y, n_classes, cases, min_objs, gain, split, at, below, above)\n\n"
+"node_cuts(ranks, k, values, values32, values_at, idx, w, y, n_classes, cases, min_objs, gain, split, at,\n"
+"          below, above)\n\n"
 "split.best_cuts for one node of the node-by-node growth, all k continuous attributes: the\n"
 "node's cases idx (int64), their weights w (float32) and classes y (int64), in the node's\n"
-"order; Xc the (all cases x k) float64 values and ranks (int32, same shape) their dense\n"
-"ranks (equal values equal ranks, every unknown the one highest). Each column is sorted by\n"
-"rank, ties in the node's order (numpy's stable argsort, unknowns last), and scanned with\n"
-"c4.5's float sums in that order, as best_cuts does in\n"
-"numpy. Writes per column the penalised gain (float32, -0.001 when no cut), the split\n"
-"information (float32), the sorted row of the cut (int64, -1 when none) and the values on\n"
-"either side of it (float64).");
+"order; ranks (int32, k x all cases, an attribute a row) the values' dense ranks: equal values\n"
+"equal ranks, rank r < m the r-th of the attribute's m distinct known values, values[values_at[j]\n"
+"+ r] (float64; values32 the same as float32), every unknown rank m. Each attribute's cases are\n"
+"sorted by rank, ties in the node's order (numpy's stable argsort, unknowns last), and scanned\n"
+"with c4.5's float sums in that order, as best_cuts does in numpy. Writes per attribute the\n"
+"penalised gain (float32, -0.001 when no cut), the split information (float32), the sorted row\n"
+"of the cut (int64, -1 when none) and the values on either side of it (float64).");
 
-static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer v[10];
-    memset(v, 0, sizeof(v));
-    Py_ssize_t k, C;
-    float cases;
-    double min_objs;
-    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*nfdw*w*w*w*w*", &v[0], &v[9], &k, &v[1], &v[2], &v[3], &C, &cases,
-                          &min_objs, &v[4], &v[5], &v[6], &v[7], &v[8]))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = v[1].len / 8;
-    if (!(k > 0 && C > 0 && v[0].len % (8 * k) == 0 && view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w")
-          && view_ok(&v[3], n, 8, "y") && view_ok(&v[4], k, 4, "gain") && view_ok(&v[5], k, 4, "split")
-          && view_ok(&v[6], k, 8, "at") && view_ok(&v[7], k, 8, "below") && view_ok(&v[8], k, 8, "above")
-          && view_ok(&v[9], v[0].len / 8, 4, "ranks")))
-        goto done;
-    if (n >= INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "node_cuts: too many cases for int32 positions");
-        goto done;
-    }
-    const Py_ssize_t total_rows = v[0].len / (8 * k);
-    const double *X = v[0].buf;
-    const int32_t *rank = v[9].buf;
-    const int64_t *idx = v[1].buf, *y = v[3].buf;
-    const float *w = v[2].buf;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (idx[i] < 0 || idx[i] >= total_rows || y[i] < 0 || y[i] >= C) {
-            PyErr_SetString(PyExc_ValueError, "node_cuts: a case index or class out of range");
-            goto done;
-        }
-    float *gain_out = v[4].buf, *split_out = v[5].buf;
-    int64_t *at_out = v[6].buf;
-    double *below_out = v[7].buf, *above_out = v[8].buf;
-    uint64_t *keys = malloc(((size_t)n + 1) * 8), *tmp = malloc(((size_t)n + 1) * 8);
-    int32_t *ord = malloc(((size_t)n + 1) * 4);
-    size_t *count = malloc(BUCKETS * sizeof(size_t));
-    float *cand_gain = malloc(((size_t)n + 1) * sizeof(float)), *cand_low = malloc(((size_t)n + 1) * sizeof(float));
-    int32_t *cand_row = malloc(((size_t)n + 1) * sizeof(int32_t));
-    float *acc = malloc((size_t)(4 * C + 3) * sizeof(float));
-    if (!(keys && tmp && ord && count && cand_gain && cand_low && cand_row && acc)) {
-        free(keys); free(tmp); free(ord); free(count); free(cand_gain); free(cand_low); free(cand_row); free(acc);
-        PyErr_NoMemory();
-        goto done;
-    }
+/* Scratch for cuts_core, room for a node of up to n cases and C classes. */
+typedef struct {
+    uint64_t *keys, *tmp;
+    uint32_t *rk, *sorted_rank;
+    int32_t *ord, *cand_row;
+    double *terms;              /* each class's x log x below and above the cut */
+    uint8_t *dirty;             /* the class's weights changed since its terms were taken */
+    size_t *count;
+    float *cand_gain, *cand_low, *acc;
+} CutScratch;
+
+static void cut_scratch_free(CutScratch *s) {
+    free(s->keys); free(s->tmp); free(s->rk); free(s->sorted_rank); free(s->terms); free(s->dirty); free(s->ord); free(s->count); free(s->cand_gain); free(s->cand_low);
+    free(s->cand_row); free(s->acc);
+    memset(s, 0, sizeof(*s));
+}
+
+static int cut_scratch_alloc(CutScratch *s, Py_ssize_t n, Py_ssize_t C) {
+    s->keys = malloc(((size_t)n + 1) * 8); s->tmp = malloc(((size_t)n + 1) * 8);
+    s->ord = malloc(((size_t)n + 1) * 4);
+    s->rk = malloc(((size_t)n + 1) * 4);
+    s->sorted_rank = malloc(((size_t)n + 1) * 4);
+    s->terms = malloc((size_t)(2 * C + 1) * sizeof(double));
+    s->dirty = malloc((size_t)C + 1);
+    s->count = malloc(((size_t)n + BUCKETS + 1) * sizeof(size_t));
+    s->cand_gain = malloc(((size_t)n + 1) * sizeof(float)); s->cand_low = malloc(((size_t)n + 1) * sizeof(float));
+    s->cand_row = malloc(((size_t)n + 1) * sizeof(int32_t));
+    s->acc = malloc((size_t)(4 * C + 3) * sizeof(float));
+    if (s->keys && s->tmp && s->rk && s->sorted_rank && s->terms && s->dirty && s->ord && s->count && s->cand_gain && s->cand_low && s->cand_row && s->acc) return 1;
+    cut_scratch_free(s);
+    return 0;
+}
+
+/* node_cuts' work for one node (see its doc): rank (k rows of N cases) and each attribute's
+ * values by rank, the node's idx, and its cases' w and y in node order. No Python calls: runs without the GIL. */
+static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const double *vals, const float *vals32,
+                      const int64_t *vals_at, const int64_t *idx, Py_ssize_t n, const float *w, const int64_t *y, Py_ssize_t C, float cases, double min_objs,
+                      CutScratch *sc, float *gain_out, float *split_out, int64_t *at_out, double *below_out,
+                      double *above_out) {
+    uint64_t *keys = sc->keys, *tmp = sc->tmp;
+    int32_t *ord = sc->ord, *cand_row = sc->cand_row;
+    size_t *count = sc->count;
+    double *low_t = sc->terms, *high_t = sc->terms + C;
+    uint8_t *dirty = sc->dirty;
+    float *cand_gain = sc->cand_gain, *cand_low = sc->cand_low, *acc = sc->acc;
     float *unknown_c = acc, *total_c = acc + C, *low_c = acc + 2 * C, *high_c = acc + 3 * C, *three = acc + 4 * C;
     const float f_min = (float)min_objs, f_enough = (float)(2 * min_objs);
     int pos_bits = 1;
     while (pos_bits < 62 && ((Py_ssize_t)1 << pos_bits) < n) pos_bits++;
     const uint64_t pos_mask = ((uint64_t)1 << pos_bits) - 1;
-    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t j = 0; j < k; j++) {
-        /* rank, then the case's place in the node: distinct keys, ordered as the stable sort */
-        uint64_t top = 0;
+        /* each rank's value: below `distinct` the known values ascending, `distinct` unknown */
+        const double *value = vals + vals_at[j];
+        const float *value32 = vals32 + vals_at[j];
+        const uint32_t distinct = (uint32_t)(vals_at[j + 1] - vals_at[j]);
+        const int32_t *rank_j = rank + j * N;
+        uint32_t *rk = sc->rk, *sorted_rank = sc->sorted_rank, low_rank = UINT32_MAX, high_rank = 0;
         Py_ssize_t n_known = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t at = idx[i] * k + j;
-            uint64_t key = ((uint64_t)(uint32_t)rank[at] << pos_bits) | (uint64_t)i;
-            keys[i] = key;
-            if (key > top) top = key;
-            n_known += X[at] == X[at];
+            uint32_t r = (uint32_t)rank_j[idx[i]];
+            rk[i] = r;
+            if (r < low_rank) low_rank = r;
+            if (r > high_rank) high_rank = r;
+            n_known += r < distinct;
         }
-        sort_keys(keys, tmp, n, top, count);
-        for (Py_ssize_t r = 0; r < n; r++) ord[r] = (int32_t)(keys[r] & pos_mask);
+        /* sorted by rank, ties in the node's order (numpy's stable argsort) */
+        uint64_t range = n ? (uint64_t)(high_rank - low_rank) + 1 : 0;
+        if (n >= 48 && range <= (uint64_t)n + BUCKETS) {
+            /* a counting sort: as many buckets as ranks in the node */
+            memset(count, 0, (size_t)range * sizeof(size_t));
+            for (Py_ssize_t i = 0; i < n; i++) count[rk[i] - low_rank]++;
+            size_t sum = 0;
+            for (uint64_t b = 0; b < range; b++) {
+                size_t t = count[b];
+                count[b] = sum;
+                sum += t;
+            }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                size_t to = count[rk[i] - low_rank]++;
+                ord[to] = (int32_t)i;
+                sorted_rank[to] = rk[i];
+            }
+        } else {
+            /* rank, then the case's place in the node: distinct keys, ordered as the stable sort */
+            uint64_t top = 0;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                uint64_t key = ((uint64_t)(rk[i] - low_rank) << pos_bits) | (uint64_t)i;
+                keys[i] = key;
+                if (key > top) top = key;
+            }
+            sort_keys(keys, tmp, n, top, count);
+            for (Py_ssize_t r = 0; r < n; r++) {
+                ord[r] = (int32_t)(keys[r] & pos_mask);
+                sorted_rank[r] = rk[ord[r]];
+            }
+        }
         /* the unknowns' weight per class, then summed over the classes (ValFreq[0]), and the
            known cases' per class: float sums in sorted order */
         for (Py_ssize_t c = 0; c < C; c++) unknown_c[c] = total_c[c] = low_c[c] = 0.0f;
@@ -640,7 +673,10 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
         float min_split = (float)(0.10 * (double)known / (double)C);
         min_split = min_split <= f_min ? f_min : min_split > 25.0f ? 25.0f : min_split;
         const float limit = known - min_split;
-        for (Py_ssize_t c = 0; c < C; c++) high_c[c] = total_c[c];
+        for (Py_ssize_t c = 0; c < C; c++) {
+            high_c[c] = total_c[c];
+            dirty[c] = 1;
+        }
         float low = 0.0f;
         Py_ssize_t tries = 0;
         for (Py_ssize_t r = 0; r < n_known; r++) {
@@ -650,12 +686,31 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
             low = low + wt;
             low_c[cls] = low_c[cls] + wt;
             high_c[cls] = high_c[cls] - wt;
+            dirty[cls] = 1;
             if (r + 1 >= n_known) break;      /* the next value unknown: no gap */
-            double here = (double)(float)X[idx[p] * k + j], next = (double)(float)X[idx[ord[r + 1]] * k + j];
+            /* (float) of the values as c4.5 holds them (-0.0 and 0.0 share a rank: equal here) */
+            double here = (double)value32[sorted_rank[r]], next = (double)value32[sorted_rank[r + 1]];
             if (!(here < next - 1e-5) || !(low >= min_split) || !(low <= limit)) continue;
             float g = NO_GAIN;
             if (low >= f_min && known - low >= f_min && known != 0) {
-                float this_info = info_f(low_c, C) + info_f(high_c, C);
+                /* info_f of both sides, each class's x log x kept until its weight changes */
+                for (Py_ssize_t c = 0; c < C; c++) {
+                    if (!dirty[c]) continue;
+                    low_t[c] = (double)low_c[c] * log2_f(low_c[c]);
+                    high_t[c] = (double)high_c[c] * log2_f(high_c[c]);
+                    dirty[c] = 0;
+                }
+                float s_low = 0.0f, s_high = 0.0f, t_low = low_c[0], t_high = high_c[0];
+                for (Py_ssize_t c = 0; c < C; c++) {
+                    s_low = (float)((double)s_low + low_t[c]);
+                    s_high = (float)((double)s_high + high_t[c]);
+                }
+                for (Py_ssize_t c = 1; c < C; c++) {
+                    t_low = t_low + low_c[c];
+                    t_high = t_high + high_c[c];
+                }
+                float this_info = (float)((double)t_low * log2_f(t_low) - (double)s_low)
+                                  + (float)((double)t_high * log2_f(t_high) - (double)s_high);
                 g = (1.0f - unknown_rate) * (base - this_info / known);
             }
             cand_gain[tries] = g;
@@ -687,8 +742,8 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
             gain_out[j] = best_val;
             split_out[j] = info_f(three, 3) / cases;
             at_out[j] = r;
-            below_out[j] = X[idx[ord[r]] * k + j];
-            above_out[j] = X[idx[ord[r + 1]] * k + j];
+            below_out[j] = value[sorted_rank[r]];
+            above_out[j] = value[sorted_rank[r + 1]];
         } else {
             gain_out[j] = NO_GAIN;
             split_out[j] = 0.0f;
@@ -696,11 +751,70 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
             below_out[j] = above_out[j] = NAN;
         }
     }
+}
+
+/* Ranks within 0..distinct (the unknowns' rank) for the cases idx of every column. */
+static int ranks_ok(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const int64_t *vals_at, const int64_t *idx,
+                    Py_ssize_t n) {
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const int32_t *rank_j = rank + j * N;
+        const int64_t distinct = vals_at[j + 1] - vals_at[j];
+        if (distinct < 0) return 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int32_t r = rank_j[idx ? idx[i] : i];
+            if (r < 0 || r > distinct) return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { RANK, VALS, VALS32, VALS_AT, IDX, W, Y, GAIN, SPLIT, AT, BELOW, ABOVE, NV };
+    Py_buffer v[NV];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t k, C;
+    float cases;
+    double min_objs;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*y*y*y*nfdw*w*w*w*w*", &v[RANK], &k, &v[VALS], &v[VALS32], &v[VALS_AT],
+                          &v[IDX], &v[W], &v[Y], &C, &cases, &min_objs, &v[GAIN], &v[SPLIT], &v[AT], &v[BELOW],
+                          &v[ABOVE]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = v[IDX].len / 8, N = k > 0 ? v[RANK].len / 4 / k : 0;
+    if (!(k > 0 && C > 0 && view_ok(&v[RANK], N * k, 4, "ranks") && view_ok(&v[IDX], n, 8, "idx")
+          && view_ok(&v[W], n, 4, "w") && view_ok(&v[Y], n, 8, "y") && view_ok(&v[GAIN], k, 4, "gain")
+          && view_ok(&v[SPLIT], k, 4, "split") && view_ok(&v[AT], k, 8, "at") && view_ok(&v[BELOW], k, 8, "below")
+          && view_ok(&v[ABOVE], k, 8, "above") && view_ok(&v[VALS_AT], k + 1, 8, "values_at")))
+        goto done;
+    if (n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "node_cuts: too many cases for int32 positions");
+        goto done;
+    }
+    const int64_t *idx = v[IDX].buf, *y = v[Y].buf, *vals_at = v[VALS_AT].buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (idx[i] < 0 || idx[i] >= N || y[i] < 0 || y[i] >= C) {
+            PyErr_SetString(PyExc_ValueError, "node_cuts: a case index or class out of range");
+            goto done;
+        }
+    if (!(vals_at[0] == 0 && vals_at[k] == v[VALS].len / 8 && vals_at[k] == v[VALS32].len / 4
+          && ranks_ok(v[RANK].buf, N, k, vals_at, idx, n))) {
+        PyErr_SetString(PyExc_ValueError, "node_cuts: the value lists and ranks do not agree");
+        goto done;
+    }
+    CutScratch sc;
+    if (!cut_scratch_alloc(&sc, n, C)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    cuts_core(v[RANK].buf, N, k, v[VALS].buf, v[VALS32].buf, vals_at, idx, n, v[W].buf, y, C, cases, min_objs, &sc,
+              v[GAIN].buf, v[SPLIT].buf, v[AT].buf, v[BELOW].buf, v[ABOVE].buf);
     Py_END_ALLOW_THREADS
-    free(keys); free(tmp); free(ord); free(count); free(cand_gain); free(cand_low); free(cand_row); free(acc);
+    cut_scratch_free(&sc);
     result = Py_NewRef(Py_None);
 done:
-    release(v, 10);
+    release(v, NV);
     return result;
 }
 
@@ -712,52 +826,24 @@ PyDoc_STRVAR(node_discrete_doc,
 "(float32, D x n_values x n_classes, value 0 = unknown) with float sums in the node's order,\n"
 "and each attribute's gain and split information (float32) with discrete_gains' roundings.");
 
-static PyObject *py_node_discrete(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer v[7];
-    memset(v, 0, sizeof(v));
-    Py_ssize_t width, C, V;
-    float cases;
-    double min_objs;
-    if (!PyArg_ParseTuple(args, "y*ny*y*y*nnfdw*w*w*", &v[0], &width, &v[1], &v[2], &v[3], &C, &V, &cases, &min_objs,
-                          &v[4], &v[5], &v[6]))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = v[1].len / 8, D = v[5].len / 4;
-    if ((width != 1 && width != 2 && width != 8) || C < 1 || V < 2 || D < 1 || v[0].len % (width * D)) {
-        PyErr_SetString(PyExc_ValueError, "node_discrete: bad widths or extents");
-        goto done;
-    }
-    if (!(view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w") && view_ok(&v[3], n, 8, "y")
-          && view_ok(&v[4], D * V * C, 4, "tables") && view_ok(&v[5], D, 4, "gain") && view_ok(&v[6], D, 4, "split")))
-        goto done;
-    const Py_ssize_t total_rows = v[0].len / (width * D);
-    const int64_t *idx = v[1].buf, *y = v[3].buf;
-    const float *w = v[2].buf;
-    float *t = v[4].buf, *gain_out = v[5].buf, *split_out = v[6].buf;
+/* node_discrete's work for one node (see its doc), with scratch val_freq (V floats) and
+ * class_count (C floats). Returns 0 when a case, class or value code is out of range. */
+static int discrete_core(const void *codes, Py_ssize_t width, Py_ssize_t D, Py_ssize_t total_rows,
+                         const int64_t *idx, Py_ssize_t n, const float *w, const int64_t *y, Py_ssize_t C,
+                         Py_ssize_t V, float cases, double min_objs, float *t, float *gain_out, float *split_out,
+                         float *val_freq, float *class_count) {
     memset(t, 0, (size_t)(D * V * C) * sizeof(float));
-    int bad = 0;
-    for (Py_ssize_t i = 0; i < n && !bad; i++) {
+    for (Py_ssize_t i = 0; i < n; i++) {
         int64_t row = idx[i];
-        if (row < 0 || row >= total_rows || y[i] < 0 || y[i] >= C) { bad = 1; break; }
+        if (row < 0 || row >= total_rows || y[i] < 0 || y[i] >= C) return 0;
         for (Py_ssize_t j = 0; j < D; j++) {
             Py_ssize_t at = row * D + j;
-            int64_t code = width == 1 ? ((const int8_t *)v[0].buf)[at]
-                         : width == 2 ? ((const int16_t *)v[0].buf)[at] : ((const int64_t *)v[0].buf)[at];
-            if (code < -1 || code + 1 >= V) { bad = 1; break; }
+            int64_t code = width == 1 ? ((const int8_t *)codes)[at]
+                         : width == 2 ? ((const int16_t *)codes)[at] : ((const int64_t *)codes)[at];
+            if (code < -1 || code + 1 >= V) return 0;
             float *cell = t + (j * V + code + 1) * C + y[i];
             *cell = *cell + w[i];
         }
-    }
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "node_discrete: a case, class or value code is out of range");
-        goto done;
-    }
-    float *val_freq = malloc((size_t)V * sizeof(float)), *class_count = malloc((size_t)C * sizeof(float));
-    if (!(val_freq && class_count)) {
-        free(val_freq); free(class_count);
-        PyErr_NoMemory();
-        goto done;
     }
     const float f_min = (float)min_objs;
     for (Py_ssize_t j = 0; j < D; j++) {
@@ -788,8 +874,42 @@ static PyObject *py_node_discrete(PyObject *self, PyObject *args) {
         gain_out[j] = usable ? g : NO_GAIN;
         split_out[j] = usable ? split : 0.0f;
     }
+    return 1;
+}
+
+static PyObject *py_node_discrete(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[7];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t width, C, V;
+    float cases;
+    double min_objs;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*nnfdw*w*w*", &v[0], &width, &v[1], &v[2], &v[3], &C, &V, &cases, &min_objs,
+                          &v[4], &v[5], &v[6]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = v[1].len / 8, D = v[5].len / 4;
+    if ((width != 1 && width != 2 && width != 8) || C < 1 || V < 2 || D < 1 || v[0].len % (width * D)) {
+        PyErr_SetString(PyExc_ValueError, "node_discrete: bad widths or extents");
+        goto done;
+    }
+    if (!(view_ok(&v[1], n, 8, "idx") && view_ok(&v[2], n, 4, "w") && view_ok(&v[3], n, 8, "y")
+          && view_ok(&v[4], D * V * C, 4, "tables") && view_ok(&v[5], D, 4, "gain") && view_ok(&v[6], D, 4, "split")))
+        goto done;
+    float *val_freq = malloc((size_t)V * sizeof(float)), *class_count = malloc((size_t)C * sizeof(float));
+    if (!(val_freq && class_count)) {
+        free(val_freq); free(class_count);
+        PyErr_NoMemory();
+        goto done;
+    }
+    int ok = discrete_core(v[0].buf, width, D, v[0].len / (width * D), v[1].buf, n, v[2].buf, v[3].buf, C, V, cases,
+                           min_objs, v[4].buf, v[5].buf, v[6].buf, val_freq, class_count);
     free(val_freq);
     free(class_count);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "node_discrete: a case, class or value code is out of range");
+        goto done;
+    }
     result = Py_NewRef(Py_None);
 done:
     release(v, 7);
@@ -829,6 +949,733 @@ static PyObject *py_node_counts(PyObject *self, PyObject *args) {
     result = PyFloat_FromDouble((double)cases);
 done:
     release(v, 4);
+    return result;
+}
+
+/* ---- a whole subtree node by node (grow.py _Grower.grow_compiled) -------------------------
+ * The node-by-node growth of subtrees whose cases carry fractional weights (unknown values
+ * met above, or case weights), depth first as c4.5 FormTree goes: each node's counts, its
+ * discrete and continuous evaluation (discrete_core, cuts_core), the attribute choice
+ * (_Grower.choose), the cut snapped to a training value (snap_many), and its children, the
+ * cases with an unknown outcome first with their weight scaled by the branch's share and
+ * restored by division after the branch (not always exactly the old weight, as in c4.5: that
+ * is why the order is depth first). Subtrees whose cases weigh 1 and have no unknowns are left
+ * to the level-wise growth (deferred). The nodes come back as grow.py builds them from
+ * node.FlatTree's arrays, depth first. */
+
+typedef struct { char *p; size_t len, cap; } Buf;
+
+static int buf_put(Buf *b, const void *x, size_t size) {
+    if (b->len + size > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + size) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) return 0;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, x, size);
+    b->len += size;
+    return 1;
+}
+
+enum { OUT_KLASS, OUT_ITEMS, OUT_ERRORS, OUT_KIND, OUT_ATTRIBUTE, OUT_CUT, OUT_FANOUT, OUT_DIST,
+       OUT_DEFER_AT, OUT_DEFER_SIZE, OUT_DEFER_CASES, OUT_DEFER_TESTED, N_OUT };
+
+typedef struct {
+    const int32_t *rank;        /* k x all cases: value_ranks, an attribute a row */
+    Py_ssize_t N, k, D, V, C, A, width;
+    const void *Xd;             /* all cases x D discrete codes, `width` bytes */
+    const int64_t *y;
+    float *weights;             /* every case's weight, changed and restored in place */
+    const uint8_t *clean;       /* no unknown value in the case */
+    const int64_t *column;      /* each attribute's column among the continuous or discrete ones */
+    const uint8_t *kind;        /* each attribute: 0 ignored, 1 discrete, 2 continuous */
+    const uint8_t *excluded;    /* many-valued, left out of the average gain */
+    const int64_t *nvals;       /* values of each discrete column */
+    const double *sorted;       /* each continuous column's distinct known values ... */
+    const float *sorted32;      /* ... as floats ... */
+    const int64_t *sorted_at;   /* ... at sorted_at[j]..sorted_at[j+1] */
+    int64_t *tested;            /* tests of each attribute above the node */
+    double min_objs;
+    int gain_ratio, defer;
+    /* one node's scratch */
+    float *w, *dist, *gain, *split, *tables, *g_d, *s_d, *val_freq, *class_count, *g_c, *s_c;
+    int64_t *yl, *at;
+    double *below, *above;
+    CutScratch cs;
+    Buf out[N_OUT];
+    uint8_t *tested_now;
+} Grow;
+
+typedef struct {
+    int64_t *idx, *unknown, *grouped;  /* the node's cases; those with an unknown outcome; the
+                                          others by branch, each in node order (all owned) */
+    Py_ssize_t n_unknown, *first;      /* branch v's cases: grouped[first[v]..first[v+1]) */
+    float known_total, factor, *dist;
+    int64_t attribute, best_class;
+    Py_ssize_t forks, next;
+    int undo;                          /* the unknown cases' weights hold the last branch's factor */
+} Frame;
+
+static void frame_free(Frame *f) {
+    free(f->idx); free(f->unknown); free(f->grouped); free(f->first); free(f->dist);
+    memset(f, 0, sizeof(*f));
+}
+
+static int emit(Grow *g, int64_t klass, float items, float errors, int8_t kind, int64_t attribute, double cut,
+                int64_t fanout, const float *dist) {
+    double it = items, er = errors;
+    return buf_put(&g->out[OUT_KLASS], &klass, 8) && buf_put(&g->out[OUT_ITEMS], &it, 8)
+        && buf_put(&g->out[OUT_ERRORS], &er, 8) && buf_put(&g->out[OUT_KIND], &kind, 1)
+        && buf_put(&g->out[OUT_ATTRIBUTE], &attribute, 8) && buf_put(&g->out[OUT_CUT], &cut, 8)
+        && buf_put(&g->out[OUT_FANOUT], &fanout, 8) && buf_put(&g->out[OUT_DIST], dist, (size_t)g->C * 4);
+}
+
+/* snap_many: the largest training value of column j whose float is <= the float midpoint */
+static double snap(const Grow *g, Py_ssize_t j, double below, double above) {
+    const float *v32 = g->sorted32 + g->sorted_at[j];
+    Py_ssize_t m = g->sorted_at[j + 1] - g->sorted_at[j], lo = 0, hi = m;
+    float mid = ((float)below + (float)above) / 2.0f;
+    while (lo < hi) {
+        Py_ssize_t h = lo + (hi - lo) / 2;
+        if (v32[h] <= mid) lo = h + 1; else hi = h;
+    }
+    lo -= 1;
+    if (lo < 0) lo += m;        /* numpy's index -1 */
+    return g->sorted[g->sorted_at[j] + lo];
+}
+
+/* _Grower.choose for one node: -1 when no attribute is worth a test */
+static int64_t choose(const Grow *g) {
+    const double eps = 1e-3;
+    int count = 0;
+    float total = 0.0f;
+    for (Py_ssize_t a = 0; a < g->A; a++) {
+        int possible = (double)g->gain[a] > -eps && !g->excluded[a];
+        count += possible;
+        total = total + (possible ? g->gain[a] : 0.0f);
+    }
+    const float avg = count > 0 ? total / (float)count : 1e6f;
+    float best_val = -INFINITY;
+    int64_t best = 0;
+    for (Py_ssize_t a = 0; a < g->A; a++) {
+        float gain = g->gain[a], split = g->split[a], val;
+        if (!((double)gain > -eps)) {
+            val = -INFINITY;
+        } else if (g->gain_ratio) {
+            int ok = (double)gain >= (double)avg - eps && (double)split > eps;
+            val = ok ? gain / split : NO_GAIN;
+        } else {
+            val = split > 0 && (double)gain > -eps ? gain : NO_GAIN;
+        }
+        if (val > best_val) {
+            best_val = val;
+            best = a;
+        }
+    }
+    return best_val > NO_GAIN ? best : -1;
+}
+
+/* The node of cases idx (n of them, owned: kept by the frame or freed): emitted, and when it
+ * has a test, its frame filled. Returns 1 (a frame), 0 (a leaf or a deferred subtree), -1 (out
+ * of memory) or -2 (a code out of range). */
+static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
+    const Py_ssize_t C = g->C, A = g->A;
+    if (g->defer) {
+        Py_ssize_t i = 0;
+        while (i < n && g->clean[idx[i]] && g->weights[idx[i]] == 1.0f) i++;
+        if (i == n) {
+            int64_t at = (int64_t)(g->out[OUT_KLASS].len / 8), size = n;
+            for (Py_ssize_t a = 0; a < A; a++) g->tested_now[a] = g->tested[a] > 0;
+            memset(g->dist, 0, (size_t)C * 4);
+            int ok = emit(g, 0, 0.0f, 0.0f, 0, -1, 0.0, 0, g->dist) && buf_put(&g->out[OUT_DEFER_AT], &at, 8)
+                && buf_put(&g->out[OUT_DEFER_SIZE], &size, 8) && buf_put(&g->out[OUT_DEFER_CASES], idx, (size_t)n * 8)
+                && buf_put(&g->out[OUT_DEFER_TESTED], g->tested_now, (size_t)A);
+            free(idx);
+            return ok ? 0 : -1;
+        }
+    }
+    float cases = 0.0f, *dist = g->dist;
+    memset(dist, 0, (size_t)C * 4);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float wt = g->weights[idx[i]];
+        int64_t cls = g->y[idx[i]];
+        g->w[i] = wt;
+        g->yl[i] = cls;
+        cases = cases + wt;
+        dist[cls] = dist[cls] + wt;
+    }
+    int64_t best_class = 0;
+    for (Py_ssize_t c = 1; c < C; c++)
+        if (dist[c] > dist[best_class]) best_class = c;
+    const float no_best = dist[best_class], errors = cases - no_best;
+    /* spec 2.1; the "one class" test is c4.5's float equality of two separate sums */
+    if (no_best == cases || cases < (float)(2 * g->min_objs)) {
+        free(idx);
+        return emit(g, best_class, cases, errors, 0, -1, 0.0, 0, dist) ? 0 : -1;
+    }
+    for (Py_ssize_t a = 0; a < A; a++) {
+        g->gain[a] = NO_GAIN;
+        g->split[a] = 0.0f;
+    }
+    if (g->D) {
+        if (!discrete_core(g->Xd, g->width, g->D, g->N, idx, n, g->w, g->yl, C, g->V, cases, g->min_objs, g->tables,
+                           g->g_d, g->s_d, g->val_freq, g->class_count)) {
+            free(idx);
+            return -2;
+        }
+    }
+    if (g->k)
+        cuts_core(g->rank, g->N, g->k, g->sorted, g->sorted32, g->sorted_at, idx, n, g->w, g->yl, C, cases, g->min_objs, &g->cs, g->g_c, g->s_c, g->at,
+                  g->below, g->above);
+    for (Py_ssize_t a = 0; a < A; a++) {
+        Py_ssize_t j = g->column[a];
+        if (g->kind[a] == 1 && !g->tested[a]) {
+            g->gain[a] = g->g_d[j];
+            g->split[a] = g->s_d[j];
+        } else if (g->kind[a] == 2) {
+            g->gain[a] = g->g_c[j];
+            g->split[a] = g->s_c[j];
+        }
+    }
+    const int64_t a = choose(g);
+    if (a < 0) {
+        free(idx);
+        return emit(g, best_class, cases, errors, 0, -1, 0.0, 0, dist) ? 0 : -1;
+    }
+    const Py_ssize_t j = g->column[a];
+    const int continuous = g->kind[a] == 2;
+    const double cut = continuous ? snap(g, j, g->below[j], g->above[j]) : 0.0;
+    const Py_ssize_t forks = continuous ? 2 : g->nvals[j];
+    memset(f, 0, sizeof(*f));
+    f->idx = idx;
+    f->first = calloc((size_t)forks + 2, sizeof(Py_ssize_t));
+    f->dist = malloc((size_t)C * 4);
+    int32_t *outcome = malloc(((size_t)n + 1) * 4);
+    if (!(f->first && f->dist && outcome && emit(g, best_class, cases, errors, continuous ? 2 : 1, a, cut, forks, dist))) {
+        free(outcome);
+        frame_free(f);
+        return -1;
+    }
+    memcpy(f->dist, dist, (size_t)C * 4);
+    /* branch_of: -1 unknown, -2 no branch (a code beyond the attribute's values) */
+    const float cut32 = (float)cut;
+    Py_ssize_t n_unknown = 0;
+    float unknown_weight = 0.0f;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t b;
+        if (continuous) {
+            /* the value by its rank (-0.0 and 0.0 share one: equal here) */
+            int32_t r = g->rank[j * g->N + idx[i]];
+            b = r == g->sorted_at[j + 1] - g->sorted_at[j] ? -1 : (float)g->sorted[g->sorted_at[j] + r] <= cut32 ? 0 : 1;
+        } else {
+            Py_ssize_t at = idx[i] * g->D + j;
+            int64_t code = g->width == 1 ? ((const int8_t *)g->Xd)[at]
+                         : g->width == 2 ? ((const int16_t *)g->Xd)[at] : ((const int64_t *)g->Xd)[at];
+            b = code < 0 ? -1 : code < forks ? (int32_t)code : -2;
+        }
+        outcome[i] = b;
+        if (b == -1) {
+            n_unknown++;
+            unknown_weight = unknown_weight + g->w[i];
+        } else if (b >= 0) {
+            f->first[b + 1]++;
+        }
+    }
+    for (Py_ssize_t v = 0; v < forks; v++) f->first[v + 1] += f->first[v];
+    f->unknown = malloc(((size_t)n_unknown + 1) * 8);
+    f->grouped = malloc(((size_t)f->first[forks] + 1) * 8);
+    Py_ssize_t *fill = malloc(((size_t)forks + 1) * sizeof(Py_ssize_t));
+    if (!(f->unknown && f->grouped && fill)) {
+        free(outcome); free(fill);
+        frame_free(f);
+        return -1;
+    }
+    memcpy(fill, f->first, (size_t)forks * sizeof(Py_ssize_t));
+    for (Py_ssize_t i = 0, u = 0; i < n; i++) {
+        if (outcome[i] == -1) f->unknown[u++] = idx[i];
+        else if (outcome[i] >= 0) f->grouped[fill[outcome[i]]++] = idx[i];
+    }
+    free(outcome); free(fill);
+    f->n_unknown = n_unknown;
+    f->known_total = cases - unknown_weight;
+    f->attribute = a;
+    f->best_class = best_class;
+    f->forks = forks;
+    g->tested[a]++;
+    return 1;
+}
+
+PyDoc_STRVAR(grow_nodes_doc,
+"grow_nodes(ranks, k, Xd, width, D, V, y, n_classes, weights, clean, column, kind, excluded,\n"
+"           nvals, sorted, sorted32, sorted_at, tested, min_objs, gain_ratio, defer, idx)\n\n"
+"grow.py _Grower.grow of the cases idx (int64, each case once), depth first, node by node:\n"
+"ranks (int32, k x all cases: node_cuts' ranks, by the values below); Xd (all cases x D codes,\n"
+"`width` bytes; V the widest attribute's values + 1); y (int64); weights (float32, changed and\n"
+"restored in place as c4.5 does); clean (uint8: no unknown value); per attribute column (int64),\n"
+"kind (uint8: 0 ignored, 1 discrete, 2 continuous), excluded (uint8: many-valued, out of the\n"
+"average gain); nvals (int64, per discrete column); the continuous columns' distinct known\n"
+"values, float64 and float32, column j at sorted_at[j]..sorted_at[j+1]; tested (int64 per\n"
+"attribute, restored); defer: leave subtrees whose cases weigh 1 and are clean to the\n"
+"level-wise growth. Returns a tuple of bytes: the nodes depth first (klass int64, items float64,\n"
+"errors float64, kind int8, attribute int64, cut float64, fanout int64, dist float32 x classes)\n"
+"and the deferred subtrees (their node's position int64, size int64, cases int64, tested uint8\n"
+"x attributes).");
+
+static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { RANK, XD, Y, W, CLEAN, COLUMN, KIND, EXCL, NVALS, SORTED, SORTED32, SORTED_AT, TESTED, IDX, NV };
+    Py_buffer v[NV];
+    memset(v, 0, sizeof(v));
+    Grow g;
+    memset(&g, 0, sizeof(g));
+    if (!PyArg_ParseTuple(args, "y*ny*nnny*nw*y*y*y*y*y*y*y*y*w*dppy*", &v[RANK], &g.k, &v[XD], &g.width,
+                          &g.D, &g.V, &v[Y], &g.C, &v[W], &v[CLEAN], &v[COLUMN], &v[KIND], &v[EXCL], &v[NVALS],
+                          &v[SORTED], &v[SORTED32], &v[SORTED_AT], &v[TESTED], &g.min_objs, &g.gain_ratio,
+                          &g.defer, &v[IDX]))
+        return NULL;
+    PyObject *result = NULL;
+    Frame *stack = NULL;
+    Py_ssize_t depth = 0, room = 0;
+    int status = 0;
+    g.N = v[Y].len / 8;
+    g.A = v[KIND].len;
+    Py_ssize_t n = v[IDX].len / 8;
+    if ((g.width != 1 && g.width != 2 && g.width != 8) || g.k < 0 || g.D < 0 || (g.D && g.V < 2) || g.N < 1
+        || g.C < 1 || n < 1 || g.N >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "grow_nodes: bad widths or extents");
+        goto done;
+    }
+    if (!(view_ok(&v[RANK], g.N * g.k, 4, "ranks")
+          && view_ok(&v[XD], g.N * g.D, g.width, "Xd") && view_ok(&v[W], g.N, 4, "weights")
+          && view_ok(&v[CLEAN], g.N, 1, "clean") && view_ok(&v[COLUMN], g.A, 8, "column")
+          && view_ok(&v[EXCL], g.A, 1, "excluded") && view_ok(&v[NVALS], g.D, 8, "nvals")
+          && view_ok(&v[SORTED_AT], g.k + 1, 8, "sorted_at") && view_ok(&v[TESTED], g.A, 8, "tested")
+          && view_ok(&v[IDX], n, 8, "idx")))
+        goto done;
+    g.rank = v[RANK].buf; g.Xd = v[XD].buf; g.y = v[Y].buf; g.weights = v[W].buf;
+    g.clean = v[CLEAN].buf; g.column = v[COLUMN].buf; g.kind = v[KIND].buf; g.excluded = v[EXCL].buf;
+    g.nvals = v[NVALS].buf; g.sorted = v[SORTED].buf; g.sorted32 = v[SORTED32].buf; g.sorted_at = v[SORTED_AT].buf;
+    g.tested = v[TESTED].buf;
+    const int64_t *root = v[IDX].buf;
+    int bad = v[SORTED].len / 8 != v[SORTED32].len / 4 || g.sorted_at[0] != 0 || g.sorted_at[g.k] != v[SORTED].len / 8;
+    for (Py_ssize_t j = 0; j < g.k && !bad; j++) bad = g.sorted_at[j + 1] < g.sorted_at[j];
+    for (Py_ssize_t a = 0; a < g.A && !bad; a++)
+        bad = g.kind[a] > 2 || (g.kind[a] && (g.column[a] < 0 || g.column[a] >= (g.kind[a] == 1 ? g.D : g.k)));
+    for (Py_ssize_t j = 0; j < g.D && !bad; j++) bad = g.nvals[j] < 0 || g.nvals[j] + 1 > g.V;
+    for (Py_ssize_t i = 0; i < g.N && !bad; i++) bad = g.y[i] < 0 || g.y[i] >= g.C;
+    for (Py_ssize_t i = 0; i < n && !bad; i++) bad = root[i] < 0 || root[i] >= g.N;
+    bad = bad || !ranks_ok(g.rank, g.N, g.k, g.sorted_at, NULL, g.N);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "grow_nodes: a class, column, value count, value list or case out of range");
+        goto done;
+    }
+    const size_t C = (size_t)g.C, A = (size_t)g.A, K = (size_t)g.k + 1, D = (size_t)g.D + 1;
+    g.w = malloc(((size_t)n + 1) * 4); g.yl = malloc(((size_t)n + 1) * 8);
+    g.dist = malloc(C * 4); g.gain = malloc(A * 4 + 4); g.split = malloc(A * 4 + 4);
+    g.tables = malloc(D * (size_t)(g.V + 1) * C * 4); g.g_d = malloc(D * 4); g.s_d = malloc(D * 4);
+    g.val_freq = malloc((size_t)(g.V + 1) * 4); g.class_count = malloc(C * 4);
+    g.g_c = malloc(K * 4); g.s_c = malloc(K * 4); g.at = malloc(K * 8); g.below = malloc(K * 8); g.above = malloc(K * 8);
+    g.tested_now = malloc(A + 1);
+    int64_t *first = malloc(((size_t)n + 1) * 8);
+    if (!(g.w && g.yl && g.dist && g.gain && g.split && g.tables && g.g_d && g.s_d && g.val_freq
+          && g.class_count && g.g_c && g.s_c && g.at && g.below && g.above && g.tested_now && first
+          && cut_scratch_alloc(&g.cs, n, g.C))) {
+        free(first);
+        status = -1;
+        goto free_all;
+    }
+    memcpy(first, root, (size_t)n * 8);
+    Py_BEGIN_ALLOW_THREADS
+    room = 64;
+    stack = malloc((size_t)room * sizeof(Frame));
+    status = stack ? visit(&g, first, n, &stack[0]) : -1;
+    if (status == 1) depth = 1;
+    while (depth > 0 && status >= 0) {
+        Frame *f = &stack[depth - 1];
+        if (f->undo) {
+            /* undone by division as in c4.5 (not always exactly the old weight) */
+            for (Py_ssize_t u = 0; u < f->n_unknown; u++) g.weights[f->unknown[u]] = g.weights[f->unknown[u]] / f->factor;
+            f->undo = 0;
+        }
+        if (f->next == f->forks) {
+            g.tested[f->attribute]--;
+            frame_free(f);
+            depth--;
+            continue;
+        }
+        Py_ssize_t b = f->next++, lo = f->first[b], hi = f->first[b + 1];
+        if (lo == hi) {
+            status = emit(&g, f->best_class, 0.0f, 0.0f, 0, -1, 0.0, 0, f->dist) ? 0 : -1;
+            continue;
+        }
+        float mine = 0.0f;
+        for (Py_ssize_t i = lo; i < hi; i++) mine = mine + g.weights[f->grouped[i]];
+        f->factor = mine / f->known_total;
+        for (Py_ssize_t u = 0; u < f->n_unknown; u++) g.weights[f->unknown[u]] = g.weights[f->unknown[u]] * f->factor;
+        f->undo = 1;
+        /* c4.5 groups the cases with unknown outcome at the front of the node's range and
+           passes them first to every branch: that order decides the float sums below it */
+        Py_ssize_t m = f->n_unknown + (hi - lo);
+        int64_t *child = malloc((size_t)m * 8);
+        if (!child) { status = -1; break; }
+        memcpy(child, f->unknown, (size_t)f->n_unknown * 8);
+        memcpy(child + f->n_unknown, f->grouped + lo, (size_t)(hi - lo) * 8);
+        if (depth == room) {
+            Frame *more = realloc(stack, (size_t)room * 2 * sizeof(Frame));
+            if (!more) { free(child); status = -1; break; }
+            stack = more;
+            room *= 2;
+        }
+        status = visit(&g, child, m, &stack[depth]);
+        if (status == 1) depth++;
+    }
+    Py_END_ALLOW_THREADS
+free_all:
+    for (Py_ssize_t d = 0; d < depth; d++) frame_free(&stack[d]);
+    free(stack);
+    if (status == -1) PyErr_NoMemory();
+    else if (status == -2) PyErr_SetString(PyExc_ValueError, "grow_nodes: a discrete value code out of range");
+    else {
+        result = PyTuple_New(N_OUT);
+        for (int o = 0; result && o < N_OUT; o++) {
+            PyObject *bytes = PyBytes_FromStringAndSize(g.out[o].p ? g.out[o].p : "", (Py_ssize_t)g.out[o].len);
+            if (!bytes) { Py_CLEAR(result); break; }
+            PyTuple_SET_ITEM(result, o, bytes);
+        }
+    }
+    for (int o = 0; o < N_OUT; o++) free(g.out[o].p);
+    free(g.w); free(g.yl); free(g.dist); free(g.gain); free(g.split); free(g.tables); free(g.g_d);
+    free(g.s_d); free(g.val_freq); free(g.class_count); free(g.g_c); free(g.s_c); free(g.at); free(g.below);
+    free(g.above); free(g.tested_now);
+    cut_scratch_free(&g.cs);
+done:
+    release(v, NV);
+    return result;
+}
+
+/* ---- pruning a tree that cases with unknown values go down in fractions (prune.py) --------
+ * _Pruner.estimate, compiled: c4.5 EstimateErrors over the tree's nodes (slots, changed in
+ * place: a raised branch's fields are copied into its parent's slot as Node.become does),
+ * with the same float sums in the same order and the weights of the cases with an unknown
+ * outcome scaled for each branch and restored by division. The extra errors of a (cases,
+ * errors) pair come from the caller's `extra` (estimate.py is the one home of AddErrs), once
+ * per distinct pair. */
+
+typedef struct {
+    Py_ssize_t N, C, M;
+    const int64_t *y;
+    float *weights;
+    const double **fcol;        /* per attribute: a continuous column, or NULL */
+    const int32_t **dcol;       /* per attribute: a discrete column of codes, or NULL */
+    int8_t *kind;
+    int64_t *attribute, *first, *fanout, *kids, *klass;
+    double *cut, *items, *errors;
+    float *dist;
+    PyObject *extra;
+    uint64_t *keys;             /* the pairs met: (cases bits << 32 | errors bits) + 1, 0 empty */
+    float *known;
+    size_t cap, used;
+    int failed;                 /* 1: out of memory; 2: an exception from `extra` */
+} Prune;
+
+static int extra_errors(Prune *p, float cases, float errors, float *out) {
+    uint32_t cb, eb;
+    memcpy(&cb, &cases, 4);
+    memcpy(&eb, &errors, 4);
+    uint64_t key = (((uint64_t)cb << 32) | eb) + 1;
+    if (2 * (p->used + 1) > p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 1024;
+        uint64_t *keys = calloc(cap, 8);
+        float *known = malloc(cap * 4);
+        if (!(keys && known)) { free(keys); free(known); p->failed = 1; return 0; }
+        for (size_t s = 0; s < p->cap; s++) {
+            if (!p->keys[s]) continue;
+            size_t h = (size_t)((p->keys[s] * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
+            while (keys[h]) h = (h + 1) & (cap - 1);
+            keys[h] = p->keys[s];
+            known[h] = p->known[s];
+        }
+        free(p->keys); free(p->known);
+        p->keys = keys; p->known = known; p->cap = cap;
+    }
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (p->cap - 1);
+    while (p->keys[h] && p->keys[h] != key) h = (h + 1) & (p->cap - 1);
+    if (!p->keys[h]) {
+        PyObject *r = PyObject_CallFunction(p->extra, "dd", (double)cases, (double)errors);
+        double x = r ? PyFloat_AsDouble(r) : -1.0;
+        Py_XDECREF(r);
+        if (PyErr_Occurred()) { p->failed = 2; return 0; }
+        p->keys[h] = key;
+        p->known[h] = (float)x;
+        p->used++;
+    }
+    *out = p->known[h];
+    return 1;
+}
+
+/* _Pruner.leaf_estimate: errors of a leaf of class klass (ties keep it) plus the extra errors */
+static float leaf_estimate(Prune *p, const float *dist, float cases, int64_t klass, int64_t *best) {
+    int64_t top = 0;
+    for (Py_ssize_t c = 1; c < p->C; c++)
+        if (dist[c] > dist[top]) top = c;
+    *best = dist[top] > dist[klass] ? top : klass;
+    float errors = cases - dist[*best], extra = 0.0f;
+    extra_errors(p, cases, errors, &extra);
+    return errors + extra;
+}
+
+static int32_t prune_branch(const Prune *p, int64_t i, int64_t c) {
+    int64_t a = p->attribute[i];
+    if (p->kind[i] == 2) {
+        double x = p->fcol[a][c];
+        return x != x ? -1 : (float)x <= (float)p->cut[i] ? 0 : 1;
+    }
+    int32_t code = p->dcol[a][c];
+    return code < 0 ? -1 : code;
+}
+
+static void become(Prune *p, int64_t i, int64_t j) {
+    p->kind[i] = p->kind[j]; p->attribute[i] = p->attribute[j]; p->cut[i] = p->cut[j];
+    p->first[i] = p->first[j]; p->fanout[i] = p->fanout[j]; p->klass[i] = p->klass[j];
+    p->items[i] = p->items[j]; p->errors[i] = p->errors[j];
+    memcpy(p->dist + i * p->C, p->dist + j * p->C, (size_t)p->C * 4);
+}
+
+/* _Pruner.estimate(node i, cases idx, update) */
+static float estimate(Prune *p, int64_t i, const int64_t *idx, Py_ssize_t n, int update) {
+    if (n == 0 || p->failed) return 0.0f;
+    const Py_ssize_t C = p->C;
+    float *dist = calloc((size_t)C, 4), cases = 0.0f;
+    if (!dist) { p->failed = 1; return 0.0f; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        float w = p->weights[idx[k]];
+        cases = cases + w;
+        dist[p->y[idx[k]]] = dist[p->y[idx[k]]] + w;
+    }
+    const int leaf = p->kind[i] == 0;
+    int64_t best = p->klass[i];
+    float leaf_est = 0.0f;
+    if (update || leaf) leaf_est = leaf_estimate(p, dist, cases, p->klass[i], &best);
+    if (update) {
+        p->items[i] = cases;
+        p->klass[i] = best;
+        memcpy(p->dist + i * C, dist, (size_t)C * 4);
+        if (leaf) p->errors[i] = leaf_est;
+    }
+    free(dist);
+    if (leaf) return leaf_est;
+    const Py_ssize_t forks = p->fanout[i];
+    int32_t *out = malloc(((size_t)n + 1) * 4);
+    Py_ssize_t *at = calloc((size_t)forks + 2, sizeof(Py_ssize_t));
+    int64_t *unknown = malloc(((size_t)n + 1) * 8), *grouped = malloc(((size_t)n + 1) * 8);
+    if (!(out && at && unknown && grouped)) {
+        free(out); free(at); free(unknown); free(grouped);
+        p->failed = 1;
+        return 0.0f;
+    }
+    Py_ssize_t n_unknown = 0;
+    float known_total = 0.0f;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int32_t b = prune_branch(p, i, idx[k]);
+        out[k] = b;
+        if (b < 0) unknown[n_unknown++] = idx[k];
+        else {
+            known_total = known_total + p->weights[idx[k]];
+            if (b < forks) at[b + 1]++;
+        }
+    }
+    for (Py_ssize_t v = 0; v < forks; v++) at[v + 1] += at[v];
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (out[k] >= 0 && out[k] < forks) grouped[at[out[k]]++] = idx[k];
+    for (Py_ssize_t v = forks; v > 0; v--) at[v] = at[v - 1];     /* back to each branch's start */
+    at[0] = 0;
+    free(out);
+    float tree_est = 0.0f, max_factor = 0.0f;
+    Py_ssize_t max_branch = 0;
+    const int64_t *kids = p->kids + p->first[i];
+    for (Py_ssize_t v = 0; v < forks && !p->failed; v++) {
+        Py_ssize_t lo = at[v], hi = at[v + 1];
+        if (lo == hi) continue;
+        float mine = 0.0f;
+        for (Py_ssize_t k = lo; k < hi; k++) mine = mine + p->weights[grouped[k]];
+        const float factor = mine / known_total;
+        if (factor >= max_factor) {    /* ties: the later branch */
+            max_branch = v;
+            max_factor = factor;
+        }
+        int64_t *child = malloc(((size_t)(n_unknown + hi - lo)) * 8);
+        if (!child) { p->failed = 1; break; }
+        memcpy(child, unknown, (size_t)n_unknown * 8);
+        memcpy(child + n_unknown, grouped + lo, (size_t)(hi - lo) * 8);
+        for (Py_ssize_t u = 0; u < n_unknown; u++) p->weights[unknown[u]] = p->weights[unknown[u]] * factor;
+        tree_est = tree_est + estimate(p, kids[v], child, n_unknown + hi - lo, update);
+        /* undone by division as in c4.5 (not always exactly the old weight) */
+        for (Py_ssize_t u = 0; u < n_unknown; u++) p->weights[unknown[u]] = p->weights[unknown[u]] / factor;
+        free(child);
+    }
+    free(at); free(unknown); free(grouped);
+    if (!update || p->failed) return tree_est;
+    /* settle (spec 3.2): float estimates against a double + 0.1 */
+    const int64_t largest = kids[max_branch];
+    const float branch_est = estimate(p, largest, idx, n, 0);
+    if ((double)leaf_est <= (double)branch_est + 0.1 && (double)leaf_est <= (double)tree_est + 0.1) {
+        p->kind[i] = 0;
+        p->attribute[i] = -1;
+        p->fanout[i] = 0;
+        p->errors[i] = leaf_est;
+    } else if ((double)branch_est <= (double)tree_est + 0.1) {
+        estimate(p, largest, idx, n, 1);
+        become(p, i, largest);
+    } else {
+        p->errors[i] = tree_est;
+    }
+    return (float)p->errors[i];
+}
+
+PyDoc_STRVAR(prune_nodes_doc,
+"prune_nodes(klass, items, errors, kind, attribute, cut, fanout, dist, columns, y, weights, extra)\n\n"
+"prune.py _Pruner.estimate(root, every case, True) for a tree held depth first as node.FlatTree\n"
+"holds it (klass int64, items float64, errors float64, kind int8: leaf, discrete or threshold,\n"
+"attribute int64, cut float64, fanout int64, dist float32 nodes x classes); columns: per\n"
+"attribute its column (float64 continuous, int32 discrete codes) or None where no node tests\n"
+"it; y (int64); weights (float32, changed and restored in place as c4.5 does); extra(cases,\n"
+"errors) -> the extra errors of estimate.add_errors. Returns the pruned tree's arrays, depth\n"
+"first, as bytes in the same order.");
+
+static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { KLASS, ITEMS, ERRORS, KIND, ATTRIBUTE, CUT, FANOUT, DIST, Y, W, NV };
+    Py_buffer v[NV];
+    memset(v, 0, sizeof(v));
+    PyObject *columns, *extra;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*O!y*w*O", &v[KLASS], &v[ITEMS], &v[ERRORS], &v[KIND], &v[ATTRIBUTE],
+                          &v[CUT], &v[FANOUT], &v[DIST], &PyTuple_Type, &columns, &v[Y], &v[W], &extra))
+        return NULL;
+    PyObject *result = NULL;
+    Prune p;
+    memset(&p, 0, sizeof(p));
+    const Py_ssize_t A = PyTuple_GET_SIZE(columns);
+    Py_buffer *cols = calloc((size_t)A + 1, sizeof(Py_buffer));
+    int64_t *span = NULL, *idx = NULL, *stack = NULL;
+    p.M = v[KIND].len;
+    p.N = v[Y].len / 8;
+    p.C = p.M ? v[DIST].len / 4 / p.M : 0;
+    p.extra = extra;
+    p.fcol = calloc((size_t)A + 1, sizeof(double *));
+    p.dcol = calloc((size_t)A + 1, sizeof(int32_t *));
+    if (!(cols && p.fcol && p.dcol)) { PyErr_NoMemory(); goto done; }
+    if (!(p.M > 0 && p.C > 0 && p.N > 0 && view_ok(&v[KLASS], p.M, 8, "klass") && view_ok(&v[ITEMS], p.M, 8, "items")
+          && view_ok(&v[ERRORS], p.M, 8, "errors") && view_ok(&v[ATTRIBUTE], p.M, 8, "attribute")
+          && view_ok(&v[CUT], p.M, 8, "cut") && view_ok(&v[FANOUT], p.M, 8, "fanout")
+          && view_ok(&v[DIST], p.M * p.C, 4, "dist") && view_ok(&v[W], p.N, 4, "weights")))
+        goto done;
+    if (!PyCallable_Check(extra)) {
+        PyErr_SetString(PyExc_TypeError, "prune_nodes: extra must be callable");
+        goto done;
+    }
+    const int8_t *kind_in = v[KIND].buf;
+    const int64_t *attr_in = v[ATTRIBUTE].buf, *fan_in = v[FANOUT].buf, *y = v[Y].buf;
+    for (Py_ssize_t a = 0; a < A; a++) {
+        PyObject *col = PyTuple_GET_ITEM(columns, a);
+        if (col == Py_None) continue;
+        if (PyObject_GetBuffer(col, &cols[a], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+        const char *f = cols[a].format;
+        if (cols[a].len == p.N * 8 && f && (f[0] == 'd' || (f[0] == '<' && f[1] == 'd'))) p.fcol[a] = cols[a].buf;
+        else if (cols[a].len == p.N * 4 && f && (strchr("il", f[f[0] == '<' ? 1 : 0]))) p.dcol[a] = cols[a].buf;
+        else {
+            PyErr_Format(PyExc_ValueError, "prune_nodes: column %zd is neither float64 nor int32 of every case", a);
+            goto done;
+        }
+    }
+    /* the tree's shape: every node's children, from the depth-first order */
+    int bad = 0;
+    for (Py_ssize_t i = 0; i < p.N && !bad; i++) bad = y[i] < 0 || y[i] >= p.C;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < p.M && !bad; i++) {
+        bad = fan_in[i] < 0 || kind_in[i] < 0 || kind_in[i] > 2 || (kind_in[i] == 0) != (fan_in[i] == 0)
+              || (kind_in[i] && (attr_in[i] < 0 || attr_in[i] >= A
+                                 || !(kind_in[i] == 2 ? p.fcol[attr_in[i]] != NULL : p.dcol[attr_in[i]] != NULL)));
+        total += bad ? 0 : fan_in[i];
+    }
+    if (bad || total != p.M - 1) {
+        PyErr_SetString(PyExc_ValueError, "prune_nodes: a class, node kind, attribute or column, or the tree's shape is wrong");
+        goto done;
+    }
+    p.y = y;
+    p.weights = v[W].buf;
+    p.kind = malloc((size_t)p.M); p.attribute = malloc((size_t)p.M * 8); p.first = malloc((size_t)p.M * 8);
+    p.fanout = malloc((size_t)p.M * 8); p.kids = malloc((size_t)p.M * 8); p.klass = malloc((size_t)p.M * 8);
+    p.cut = malloc((size_t)p.M * 8); p.items = malloc((size_t)p.M * 8); p.errors = malloc((size_t)p.M * 8);
+    p.dist = malloc((size_t)(p.M * p.C) * 4);
+    span = malloc((size_t)p.M * 8);
+    idx = malloc((size_t)p.N * 8);
+    stack = malloc((size_t)p.M * 8);
+    if (!(p.kind && p.attribute && p.first && p.fanout && p.kids && p.klass && p.cut && p.items && p.errors && p.dist
+          && span && idx && stack)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(p.kind, kind_in, (size_t)p.M); memcpy(p.attribute, attr_in, (size_t)p.M * 8);
+    memcpy(p.fanout, fan_in, (size_t)p.M * 8); memcpy(p.klass, v[KLASS].buf, (size_t)p.M * 8);
+    memcpy(p.cut, v[CUT].buf, (size_t)p.M * 8); memcpy(p.items, v[ITEMS].buf, (size_t)p.M * 8);
+    memcpy(p.errors, v[ERRORS].buf, (size_t)p.M * 8); memcpy(p.dist, v[DIST].buf, (size_t)(p.M * p.C) * 4);
+    for (Py_ssize_t i = 0, at = 0; i < p.M; i++) {
+        p.first[i] = at;
+        at += p.fanout[i];
+    }
+    for (Py_ssize_t i = p.M - 1; i >= 0 && !bad; i--) {
+        int64_t j = i + 1;
+        for (int64_t b = 0; b < p.fanout[i] && !bad; b++) {
+            if (j >= p.M) bad = 1;
+            else {
+                p.kids[p.first[i] + b] = j;
+                j += span[j];
+            }
+        }
+        span[i] = j - i;
+    }
+    if (bad || span[0] != p.M) {
+        PyErr_SetString(PyExc_ValueError, "prune_nodes: the fanouts do not make one tree");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < p.N; i++) idx[i] = i;
+    estimate(&p, 0, idx, p.N, 1);
+    if (p.failed == 1) PyErr_NoMemory();
+    if (p.failed) goto done;
+    /* the pruned tree, depth first from the root */
+    Buf out[8];
+    memset(out, 0, sizeof(out));
+    Py_ssize_t top = 0;
+    stack[top++] = 0;
+    int ok = 1;
+    while (top && ok) {
+        int64_t i = stack[--top];
+        ok = buf_put(&out[0], &p.klass[i], 8) && buf_put(&out[1], &p.items[i], 8) && buf_put(&out[2], &p.errors[i], 8)
+             && buf_put(&out[3], &p.kind[i], 1) && buf_put(&out[4], &p.attribute[i], 8) && buf_put(&out[5], &p.cut[i], 8)
+             && buf_put(&out[6], &p.fanout[i], 8) && buf_put(&out[7], p.dist + i * p.C, (size_t)p.C * 4);
+        for (int64_t b = p.fanout[i] - 1; b >= 0; b--) stack[top++] = p.kids[p.first[i] + b];
+    }
+    if (ok) {
+        result = PyTuple_New(8);
+        for (int o = 0; result && o < 8; o++) {
+            PyObject *bytes = PyBytes_FromStringAndSize(out[o].p ? out[o].p : "", (Py_ssize_t)out[o].len);
+            if (!bytes) { Py_CLEAR(result); break; }
+            PyTuple_SET_ITEM(result, o, bytes);
+        }
+    } else {
+        PyErr_NoMemory();
+    }
+    for (int o = 0; o < 8; o++) free(out[o].p);
+done:
+    for (Py_ssize_t a = 0; cols && a < A; a++)
+        if (cols[a].obj) PyBuffer_Release(&cols[a]);
+    free(cols); free(p.fcol); free(p.dcol);
+    free(p.kind); free(p.attribute); free(p.first); free(p.fanout); free(p.kids); free(p.klass); free(p.cut);
+    free(p.items); free(p.errors); free(p.dist); free(p.keys); free(p.known);
+    free(span); free(idx); free(stack);
+    release(v, NV);
     return result;
 }
 
@@ -1009,6 +1856,8 @@ static PyMethodDef methods[] = {
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},
+    {"grow_nodes", py_grow_nodes, METH_VARARGS, grow_nodes_doc},
+    {"prune_nodes", py_prune_nodes, METH_VARARGS, prune_nodes_doc},
     {NULL, NULL, 0, NULL},
 };
 

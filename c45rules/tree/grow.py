@@ -14,7 +14,7 @@ import numpy as np
 from ..data.costs import cheapest_class
 from ..data.schema import Dataset
 from ..workers import fork_map, give_back_memory, resolve_jobs, shared_empty, thread_map
-from .node import Node
+from .node import Node, linked
 from .split import (_EXACT, EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, _xlogx_table, best_cuts,
                     discrete_gains, forget_tables, info, log2_table, min_split_weight, seq_sum, threshold_cost,
                     worth)
@@ -60,7 +60,7 @@ class _Grower:
             for j, i in enumerate(self.disc):
                 self.Xd[:, j] = data.columns[i]
         self._Xc: np.ndarray | None = None
-        self._ranks: np.ndarray | None = None     # value_ranks(_Xc), for the compiled node_cuts
+        self._ranked: tuple | None = None           # for the compiled node steps, see ranked
         self.tested = np.zeros(len(schema.attributes), dtype=np.int64)
         self.vals32: dict[int, np.ndarray] = {}
         n_all = data.n if data.weights is None else float(self.weights.sum(dtype=np.float64))
@@ -78,6 +78,8 @@ class _Grower:
             self.clean &= ~np.isnan(data.columns[i])
         for i in self.disc:
             self.clean &= data.columns[i] >= 0
+        # the node-by-node growth in the compiled module, but for subset tests (-s)
+        self.compiled = _native is not None and not subset and data.n < 2**31 - 1
         # subset tests (-s) are searched node by node
         self.levels = _Levels(self) if by_level and not subset else None
 
@@ -108,7 +110,7 @@ class _Grower:
         if _native is not None:
             # the compiled node steps take the node's cases, weights and classes as they are
             idx, w = np.ascontiguousarray(idx, dtype=np.int64), np.ascontiguousarray(w, dtype=np.float32)
-        if self.cont and self._Xc is None:
+        if self.cont and self._Xc is None and (scans is not None or _native is None):
             self._Xc = np.column_stack([self.data.columns[i] for i in self.cont])
         if self.disc and _native is not None:
             # compiled: the same tables and gains (see the continuous attributes below)
@@ -145,12 +147,10 @@ class _Grower:
         elif self.cont and _native is not None:
             # compiled: the same sorts and float sums, without numpy's per-call costs (which
             # made a tree on data with unknown values take 17 s at 100k cases)
-            if self._ranks is None:
-                self._ranks = value_ranks(self._Xc)
             k = len(self.cont)
             g, s = np.empty(k, np.float32), np.empty(k, np.float32)
             at, below, above = np.empty(k, np.int64), np.empty(k), np.empty(k)
-            _native.node_cuts(self._Xc, self._ranks, k, idx, w, yi, self.C, float(cases), self.min_objs,
+            _native.node_cuts(*self.ranked(), idx, w, yi, self.C, float(cases), self.min_objs,
                               g, s, at, below, above)
             for j, a in enumerate(self.cont):
                 gain[a], split[a] = g[j], s[j]
@@ -171,6 +171,18 @@ class _Grower:
                     if at[j] >= 0:
                         cuts[a] = float(self.snap_many(a, vals[at[j], j], vals[at[j] + 1, j]))
         return gain, split, cuts, subsets
+
+    def ranked(self) -> tuple:
+        """The compiled node steps' view of the continuous attributes, made once: their value ranks
+        (k x n, int32, value_ranks), their number, and each one's distinct known values (float64,
+        then float32; attribute j's at at[j]..at[j + 1], by rank)."""
+        if self._ranked is None:
+            values = [self.data.sorted_values(a) for a in self.cont]
+            at = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
+            values = np.concatenate(values) if values else np.empty(0)
+            ranks = value_ranks([self.data.columns[a] for a in self.cont], self.data.n)
+            self._ranked = (ranks, len(self.cont), values, values.astype(np.float32), at)
+        return self._ranked
 
     def snap_many(self, a: int, below: np.ndarray, above: np.ndarray) -> np.ndarray:
         """Largest training value of `a` that is <= the midpoint of below/above (spec 2.6).
@@ -250,6 +262,8 @@ class _Grower:
             node = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
             self.levels.add(node, idx, self.tested > 0)   # grown later, level by level
             return node
+        if self.compiled:
+            return self.grow_compiled(idx)
         node, forks = self.node_test(idx)
         if not forks:
             return node
@@ -274,6 +288,35 @@ class _Grower:
             node.branches.append(child)
         self.tested[a] -= 1
         return node
+
+    def grow_compiled(self, idx: np.ndarray) -> Node:
+        """grow(idx) in the compiled module, depth first as here: the same nodes and weights,
+        without a Python call per node (subtrees left to _Levels are registered with it)."""
+        n, attrs = self.data.n, self.data.schema.attributes
+        ranks, k, values, values32, at = self.ranked()
+        kind = np.zeros(len(attrs), dtype=np.uint8)
+        column = np.zeros(len(attrs), dtype=np.int64)
+        kind[self.disc], column[self.disc] = 1, np.arange(len(self.disc))
+        kind[self.cont], column[self.cont] = 2, np.arange(len(self.cont))
+        Xd = self.Xd if self.Xd is not None else np.empty((n, 0), dtype=np.int8)
+        out = _native.grow_nodes(ranks, k, np.ascontiguousarray(Xd), Xd.itemsize, len(self.disc), self.max_v, self.y,
+                                 self.C, self.weights, self.clean.view(np.uint8), column, kind,
+                                 (self.many & (not self.multi_val)).view(np.uint8), self.nvals, values, values32, at,
+                                 self.tested, self.min_objs, self.gain_ratio, self.levels is not None,
+                                 np.ascontiguousarray(idx, dtype=np.int64))
+        klass, items, errors, kind, attribute, cut, fanout = (
+            np.frombuffer(b, dtype=t) for b, t in zip(out, (np.int64, np.float64, np.float64, np.int8, np.int64,
+                                                              np.float64, np.int64)))
+        # a writable copy: the nodes' class counts are rows of it
+        dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(klass), self.C).copy()
+        nodes = linked(klass, items, errors, kind, attribute, cut, fanout, dist, {})
+        deferred, sizes = np.frombuffer(out[8], dtype=np.int64), np.frombuffer(out[9], dtype=np.int64)
+        cases = np.frombuffer(out[10], dtype=np.int64)
+        tested = np.frombuffer(out[11], dtype=np.uint8).reshape(len(deferred), len(attrs)).astype(bool)
+        for at, lo, hi, done in zip(deferred.tolist(), np.cumsum(sizes) - sizes, np.cumsum(sizes), tested):
+            nodes[at].class_dist = np.zeros(self.C, dtype=np.float32)
+            self.levels.add(nodes[at], cases[lo:hi], done)
+        return nodes[0]
 
     def is_clean(self, idx: np.ndarray) -> bool:
         """True when the cases all weigh 1 and have no unknown value (so neither do any below)."""
@@ -813,21 +856,26 @@ def collapse(root: Node) -> None:
             node.make_leaf()
 
 
-def value_ranks(X: np.ndarray) -> np.ndarray:
-    """Dense rank of each value within its column (int32, C order): equal values (-0.0 and
-    0.0 among them) share a rank and every unknown (NaN) has the one highest, so that sorting
-    a node's cases by rank, ties in the node's order, is numpy's stable argsort of the values."""
-    ranks = np.empty(X.shape, dtype=np.int32)
-    for j in range(X.shape[1]):
-        col = X[:, j]
-        order = np.argsort(col, kind="stable")
+def value_ranks(columns: list[np.ndarray], n: int) -> np.ndarray:
+    """Dense rank of each value within its column (int32, a column a row): equal values (-0.0
+    and 0.0 among them) share a rank, rank r is the r-th distinct known value (Dataset.sorted_values)
+    and every unknown (NaN) has the one highest, so that sorting a node's cases by rank, ties in
+    the node's order, is numpy's stable argsort of the values."""
+    ranks = np.empty((len(columns), n), dtype=np.int32)
+    for j, col in enumerate(columns):
+        col = np.ascontiguousarray(col, dtype=np.float64)
+        if _native is not None and n < 2**31:
+            order = np.empty(n, dtype=np.int32)
+            _native.argsort(col, order)       # the permutation of np.argsort(kind="stable")
+        else:
+            order = np.argsort(col, kind="stable")
         s = col[order]
         known = ~np.isnan(s)
-        new = np.ones(len(s), dtype=bool)
+        new = np.ones(n, dtype=bool)
         new[1:] = s[1:] != s[:-1]
         r = np.cumsum(new) - 1
         r[~known] = r[known].max() + 1 if known.any() else 0
-        ranks[order, j] = r
+        ranks[j, order] = r
     return ranks
 
 

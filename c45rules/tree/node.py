@@ -134,25 +134,30 @@ class FlatTree:
 
     def rebuilt(self) -> Node:
         """The tree again: new nodes, each class distribution a row of one array."""
-        klass, items, errors, kind, attribute, cut, fanout = (
-            a.tolist() for a in (self.klass, self.items, self.errors, self.kind, self.attribute, self.cut,
-                                 self.fanout))
-        dist, subsets = self.dist, self.subsets
-        nodes = [Node(klass[i], items[i], errors[i], dist[i], _KINDS[kind[i]], attribute[i], cut[i],
-                      subsets.get(i, ()), []) for i in range(len(klass))]
-        # depth first: a node's branches are the next subtrees in turn
-        stack: list[tuple[Node, int]] = []
-        for node, k in zip(nodes, fanout):
-            if stack:
-                parent, left = stack[-1]
-                parent.branches.append(node)
-                if left == 1:
-                    stack.pop()
-                else:
-                    stack[-1] = (parent, left - 1)
-            if k:
-                stack.append((node, k))
-        return nodes[0]
+        return linked(self.klass, self.items, self.errors, self.kind, self.attribute, self.cut, self.fanout,
+                      self.dist, self.subsets)[0]
+
+
+def linked(klass: np.ndarray, items: np.ndarray, errors: np.ndarray, kind: np.ndarray, attribute: np.ndarray,
+           cut: np.ndarray, fanout: np.ndarray, dist, subsets: dict) -> list[Node]:
+    """The nodes of a tree held depth first in FlatTree's arrays, each with its branches, in that order."""
+    klass, items, errors, kind, attribute, cut, fanout = (
+        a.tolist() for a in (klass, items, errors, kind, attribute, cut, fanout))
+    nodes = [Node(klass[i], items[i], errors[i], dist[i], _KINDS[kind[i]], attribute[i], cut[i],
+                  subsets.get(i, ()), []) for i in range(len(klass))]
+    # depth first: a node's branches are the next subtrees in turn
+    stack: list[tuple[Node, int]] = []
+    for node, k in zip(nodes, fanout):
+        if stack:
+            parent, left = stack[-1]
+            parent.branches.append(node)
+            if left == 1:
+                stack.pop()
+            else:
+                stack[-1] = (parent, left - 1)
+        if k:
+            stack.append((node, k))
+    return nodes
 
 
 class Tree:

@@ -10,8 +10,8 @@ from ..data.costs import cheapest_class
 from ..data.schema import Dataset
 from ..estimate import add_errors
 from .classify import leaf_of_cases, one_path_each
-from .grow import branch_of, node_counts
-from .node import Node
+from .grow import _native, branch_of, node_counts
+from .node import FlatTree, Node, linked
 from .split import F32, seq_sum
 
 SLACK = 0.1  # spec 3.2: a simpler tree wins unless it is worse by more than 0.1 error
@@ -90,6 +90,24 @@ class _Pruner:
         return settle(node, leaf_est, branch_est, tree_est, node.branches[max_branch],
                       lambda raised: self.estimate(raised, idx, True))
 
+
+    def compiled(self, root: Node) -> Node:
+        """`estimate(root, all cases, True)` in the compiled module (no subset tests): the pruned
+        tree, made anew from the arrays it returns."""
+        flat = FlatTree(root)
+        tested = set(flat.attribute[flat.kind > 0].tolist())
+        attrs = self.data.schema.attributes
+        columns = tuple(None if a not in tested else
+                        np.ascontiguousarray(col, dtype=np.float64 if attrs[a].is_continuous else np.int32)
+                        for a, col in enumerate(self.data.columns))
+        out = _native.prune_nodes(flat.klass, flat.items, flat.errors, flat.kind, flat.attribute, flat.cut,
+                                  flat.fanout, np.asarray(flat.dist, dtype=np.float32), columns, self.y, self.weights,
+                                  lambda cases, errors: float(self.extra_errors(cases, errors)))
+        arrays = [np.frombuffer(b, dtype=t) for b, t in zip(out, (np.int64, np.float64, np.float64, np.int8,
+                                                                   np.int64, np.float64, np.int64))]
+        # a writable copy: the nodes' class counts are rows of it
+        dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(arrays[0]), self.C).copy()
+        return linked(*arrays, dist, {})[0]
 
     def bottom_up(self, nodes: list[Node]) -> None:
         """`estimate(root, all cases, True)` for trees every case follows down one path.
@@ -225,6 +243,8 @@ def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25) -> Node:
         # bottom_up counts cases: weighted cases take the case-by-case walk
         if data.weights is None and one_path_each(pruned, data, nodes):
             pruner.bottom_up(nodes)
+        elif _native is not None and all(n.kind != "subset" for n in nodes):
+            pruned = pruner.compiled(pruned)
         else:
             pruner.estimate(pruned, np.arange(data.n), True)
         if any(n.kind == "subset" for n in pruned.walk()):

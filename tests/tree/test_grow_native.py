@@ -75,6 +75,51 @@ def test_compiled_growth_equals_numpy_on_random_tables(seed, n, n_classes, unkno
     assert differences(*trees) is None
 
 
+def _grow_depth_first_both(data, **options):
+    """(tree grown node by node in Python over the compiled node steps, the same grown depth first
+    in the compiled module), and the case weights after each (restored as c4.5 restores them)."""
+    out = []
+    for compiled in (False, True):
+        g = grow._Grower(data, options.get("min_objs", 2), options.get("gain_ratio", True), False)
+        g.compiled = compiled
+        out += [g.run(), g.weights]
+    grow.forget_tables()
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.sampled_from([1, 2, 3.5]),
+       st.booleans())
+def test_compiled_depth_first_growth_equals_python_node_by_node(seed, n, n_classes, min_objs, weighted):
+    # unknown values (fractional weights from the root down) and, with `weighted`, case weights
+    data = random_table(seed, n, n_classes, True, awkward=True)
+    if weighted:
+        data.weights = np.random.default_rng(seed).choice([0.5, 1.0, 2.0, 0.3], n)
+    by_python, w_python, compiled, w_compiled = _grow_depth_first_both(data, min_objs=min_objs)
+    assert differences(by_python, compiled) is None
+    assert w_compiled.tobytes() == w_python.tobytes()
+
+
+@pytest.mark.parametrize("name", ["income", "labor", "soybean", "hypo", "crx", "breast-cancer"])
+def test_compiled_depth_first_growth_equals_python_on_sets_with_unknowns(name):
+    train, _ = load_stem(R.stem(name), test=False)
+    for gain_ratio in (True, False):
+        by_python, _, compiled, _ = _grow_depth_first_both(train, gain_ratio=gain_ratio)
+        assert compiled.size() > 8
+        assert differences(by_python, compiled) is None
+
+
+def test_compiled_growth_checks_its_ranks():
+    g = grow._Grower(random_table(3, 50, 2, True), 2, True, False)
+    ranks, k, values, values32, at = g.ranked()
+    ranks = ranks.copy()
+    ranks[0, 7] = len(values) + 5          # beyond attribute 0's unknown rank
+    with pytest.raises(ValueError, match="value lists and ranks do not agree"):
+        native.node_cuts(ranks, k, values, values32, at, np.arange(50), np.ones(50, np.float32),
+                         g.y, 2, 50.0, 2.0, *(np.empty(k, t) for t in (np.float32, np.float32, np.int64,
+                                                                        np.float64, np.float64)))
+
+
 def test_compiled_node_by_node_growth_equals_numpy_with_unknowns_everywhere(monkeypatch):
     # 5% of every attribute unknown: nearly every case is split with a fraction of its weight,
     # so the whole tree grows node by node with fractional weights (node_cuts)
@@ -112,8 +157,12 @@ def test_node_cuts_equals_best_cuts_bit_for_bit(seed, n, n_classes, min_objs):
     want_g, want_s, want_at = best_cuts(vals, w[order], y[order], n_classes, cases, min_objs)
     g, s = np.empty(k, np.float32), np.empty(k, np.float32)
     at, below, above = np.empty(k, np.int64), np.empty(k), np.empty(k)
-    native.node_cuts(np.ascontiguousarray(X), grow.value_ranks(X), k, idx.astype(np.int64), w, y.astype(np.int64), n_classes,
-                     float(cases), float(min_objs), g, s, at, below, above)
+    values = [np.unique(X[~np.isnan(X[:, j]), j]) for j in range(k)]
+    starts = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
+    values = np.concatenate(values)
+    native.node_cuts(grow.value_ranks(list(X.T), len(X)), k, values, values.astype(np.float32), starts,
+                     idx.astype(np.int64), w, y.astype(np.int64), n_classes, float(cases), float(min_objs), g, s, at,
+                     below, above)
     assert g.tobytes() == want_g.tobytes() and s.tobytes() == want_s.tobytes()
     assert list(at) == list(want_at)
     for j in range(k):
@@ -266,3 +315,49 @@ def test_narrowed_rows_move_to_the_front_and_give_back_the_rest():
     assert np.shares_memory(narrow(shifted[:, 2:], 2), shifted) and shifted.tolist() == np.arange(30).reshape(3, 10).tolist()
     foreign = np.frombuffer(bytearray(240), dtype=np.int64).reshape(3, 10)
     assert narrow(foreign, 2).base is not None and foreign.shape == (3, 10)
+
+
+def _prune_both(monkeypatch, grown, data, cf):
+    """(pruned by prune.py's recursive estimate, pruned by the compiled prune_nodes)."""
+    from c45rules.tree import prune
+    out = []
+    for module in (None, native):
+        monkeypatch.setattr(prune, "_native", module)
+        out.append(prune.prune_tree(grown, data, cf=cf))
+    return out
+
+
+@pytest.mark.parametrize("name", ["income", "labor", "soybean", "hypo", "crx", "breast-cancer", "credit-g"])
+def test_compiled_pruning_equals_python_on_sets_with_unknowns(monkeypatch, name):
+    train, _ = load_stem(R.stem(name), test=False)
+    grown = grow.grow_tree(train)
+    for cf in (0.25, 0.1, 0.6):
+        by_python, compiled = _prune_both(monkeypatch, grown, train, cf)
+        assert differences(by_python, compiled) is None
+        assert compiled.size() > 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.booleans(), st.sampled_from([0.25, 0.9]))
+def test_compiled_pruning_equals_python_on_random_tables(seed, n, n_classes, weighted, cf):
+    from c45rules.tree import prune
+    data = random_table(seed, n, n_classes, True, awkward=True)
+    if weighted:
+        data.weights = np.random.default_rng(seed).choice([0.5, 1.0, 2.0, 0.3], n)
+    grown = grow.grow_tree(data, min_objs=1)
+    trees = []
+    for module in (None, native):
+        prune._native = module
+        try:
+            trees.append(prune.prune_tree(grown, data, cf=cf))
+        finally:
+            prune._native = native
+    assert differences(*trees) is None
+
+
+def test_compiled_pruning_checks_the_tree_shape():
+    # a test of two branches with one node below it
+    with pytest.raises(ValueError, match="the tree's shape is wrong"):
+        native.prune_nodes(np.zeros(2, np.int64), np.zeros(2), np.zeros(2), np.array([1, 0], np.int8),
+                           np.array([0, -1]), np.zeros(2), np.array([2, 0]), np.zeros((2, 2), np.float32),
+                           (np.zeros(3, np.int32),), np.zeros(3, np.int64), np.ones(3, np.float32), lambda c, e: 0.0)
