@@ -22,6 +22,7 @@ from .data.schema import Dataset
 from .errors import C45RulesError, InputError
 from .data.weights import weighted
 from .pipeline import DEFAULTS, _kinds, fit_dataset
+from .rules.evaluate import class_codes
 
 _PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
            "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens",
@@ -274,8 +275,7 @@ class C45Rules(*_BASES):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels (same type as the y given to fit)."""
         data = self._encoded(X)   # first: NotFittedError before any learned attribute is read
-        codes = pd.Index(self.ruleset_.schema.classes).get_indexer(self.ruleset_.predict(data))
-        return self.classes_[codes]
+        return self.classes_[class_codes(self.ruleset_.predict(data), self.ruleset_.schema.classes)]
 
     def predict_rule(self, X: Any) -> np.ndarray:
         """Id of the rule that decides each row of X; 0 when the default class does (RuleSet.predict_rule).

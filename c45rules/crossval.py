@@ -106,11 +106,15 @@ def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1):
 
 
 def fold_error(train: Dataset, test: Dataset, options: dict[str, Any]) -> tuple[int, int]:
-    """(test errors, rules) of the ruleset learned on `train` with `options`."""
+    """(test errors, rules) of the ruleset learned on `train` with `options` (boosted: the vote's
+    errors and every trial's rules)."""
+    from .boosted import BoostedRuleSet
     from .pipeline import fit_dataset
-    from .rules.evaluate import evaluate
-    ruleset = fit_dataset(train, **options)[0]
-    return evaluate(ruleset, test).errors, len(ruleset.rules)
+    from .rules.evaluate import evaluate, evaluate_votes
+    model = fit_dataset(train, **options)[0]
+    if isinstance(model, BoostedRuleSet):
+        return evaluate_votes(model, test).errors, sum(len(rs.rules) for rs in model.trials)
+    return evaluate(model, test).errors, len(model.rules)
 
 
 def cross_validate(data: Dataset, k: int = 10, *, seed: int = 0, repeats: int = 1,

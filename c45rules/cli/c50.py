@@ -16,6 +16,28 @@ _TEST_LINE = re.compile(r"Evaluation on test data \((\d+) cases\):.*?^\s*(\d+)\s
                         re.S | re.M)
 
 
+# a boosted ruleset's test evaluation: one "   3\t    24   48(24.0%)" line per trial, then
+# "boost\t         36(18.0%)   <<"
+_TEST_HEAD = re.compile(r"Evaluation on test data \((\d+) cases\):")
+_TRIAL_LINE = re.compile(r"^\s*\d+\s+(\d+)\s+\d+\(\s*[\d.]+%\)\s*$", re.M)
+_BOOST_LINE = re.compile(r"^boost\s+(\d+)\(\s*[\d.]+%\)\s+<<", re.M)
+
+
+def test_result(stdout: str) -> tuple[int, int, int] | None:
+    """(test cases, rules, test errors) from c5.0 -r's output (boosted: the vote's errors and
+    every trial's rules), None when it holds no test evaluation."""
+    head = _TEST_HEAD.search(stdout)
+    if head is None:
+        return None
+    rest = stdout[head.end():]
+    boost = _BOOST_LINE.search(rest)
+    if boost is not None:
+        rules = sum(int(m.group(1)) for m in _TRIAL_LINE.finditer(rest[:boost.start()]))
+        return int(head.group(1)), rules, int(boost.group(1))
+    m = _TEST_LINE.search(stdout)
+    return None if m is None else (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+
+
 def check_binary(path: str) -> str:
     """The C5.0 program's path, or InputError naming what is wrong with it."""
     p = Path(path)
@@ -30,9 +52,10 @@ def _c45_cell(text: str) -> str:
 
 
 def fold_errors(binary: str, stem: str, splits: list[tuple[Any, Any]], ncols: int,
-                ) -> list[tuple[int, int, int]]:
-    """(test errors, test cases, rules) of `c5.0 -r` trained and tested on each split of the
-    cases of STEM.data (rows as the C4.5 reader numbers them)."""
+                extra: tuple[str, ...] = ()) -> list[tuple[int, int, int]]:
+    """(test errors, test cases, rules) of `c5.0 -r` (and the `extra` options: ("-t", "10")
+    boosts) trained and tested on each split of the cases of STEM.data (rows as the C4.5 reader
+    numbers them)."""
     from ..data.names import split_cases
     cells = split_cases(f"{stem}.data", ncols)
     lines = cells.apply(lambda row: ",".join(_c45_cell(v) for v in row), axis=1).to_numpy()
@@ -43,12 +66,12 @@ def fold_errors(binary: str, stem: str, splits: list[tuple[Any, Any]], ncols: in
             shutil.copyfile(f"{stem}.names", f"{fold}.names")
             Path(f"{fold}.data").write_text("\n".join(lines[train]) + "\n")
             Path(f"{fold}.test").write_text("\n".join(lines[test]) + "\n")
-            done = subprocess.run([binary, "-f", str(fold), "-r"], capture_output=True, text=True)
-            m = _TEST_LINE.search(done.stdout)
-            if done.returncode or not m:
+            done = subprocess.run([binary, "-f", str(fold), "-r", *extra], capture_output=True, text=True)
+            found = test_result(done.stdout)
+            if done.returncode or not found:
                 tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
                 raise InputError(f"{binary} failed on fold {i + 1} (exit {done.returncode}): {tail[0]}")
-            cases, rules, errors = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            cases, rules, errors = found
             if cases != len(test):
                 raise InputError(f"{binary} read {cases} test cases of fold {i + 1}, not {len(test)}")
             out.append((errors, cases, rules))
