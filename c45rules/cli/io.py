@@ -136,6 +136,9 @@ def load_labelled(path: str, ruleset, target: str | None = None,
 def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):
     """Re-grow the model's tree from its training data, refusing other data."""
     from ..pipeline import DEFAULTS, grow_with
+    if "trials_built" in ruleset.options_dict:
+        raise InputError("a boosted model grew one tree per trial on reweighted cases: its trees cannot be"
+                         " re-grown from the training data")
     progress(args, f"reading {path}")
     train = load_labelled(path, ruleset, target, args)
     if ruleset.fingerprint and train.fingerprint() != ruleset.fingerprint:

@@ -63,7 +63,9 @@ def boost_trials(train: Dataset, trials: int, learn: Callable[[Dataset], RuleSet
             data = replace(train, weights=weights)
         rs = learn(data)
         wrong = decided_classes(rs, train) != train.y
-        error = float(weights[wrong].sum() / weights.sum())
+        # to 12 digits: the sums' rounding must not keep a trial at half the weight (AdaBoost's
+        # reweighting puts the previous trial's classifier at exactly 0.5)
+        error = round(float(weights[wrong].sum() / weights.sum()), 12)
         if error >= TOO_POOR and t:
             out.append(Trial(rs, error, False))
             break
