@@ -5,15 +5,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import re
+import subprocess
 
 import numpy as np
 import pytest
 
+from c45rules.crossval import stratified_folds
 from c45rules.data import load_stem
 from c45rules.export.yaml import load_yaml
 from c45rules.pipeline import fit_dataset
 
 from .conftest import DATA, fails, ok
+from .test_crossval import C50, _fold_stem
 
 CRX = DATA / "crx" / "crx"
 LABOR = DATA / "labor-neg" / "labor-neg"
@@ -103,3 +108,22 @@ def test_refusals(tmp_path):
     assert "grower c45, not to grower 'cart'" in fails("fit", LABOR, "-b", "--grower", "cart", "-o", model)
     assert "at most 1000" in fails("rules", LABOR, "--trials", "1001")
     assert not model.exists()
+
+
+@pytest.mark.skipif(not os.access(C50, os.X_OK) and not os.environ.get("CI"), reason="no c5.0 anchor")
+def test_cv_compare_runs_boosted_c50_on_the_same_folds(tmp_path):
+    out = json.loads(ok("cv", CRX, "-k", "3", "--trials", "3", "--json", "--compare", "c50", C50).stdout)
+    theirs = out["c50"]
+    data, _ = load_stem(str(CRX))
+    fold = stratified_folds(data.y, 3, seed=0)
+    stem = _fold_stem(tmp_path, "crx", np.flatnonzero(fold != 2), np.flatnonzero(fold == 2))
+    text = subprocess.run([str(C50), "-f", str(stem), "-r", "-t", "3"], capture_output=True, text=True,
+                          check=True).stdout
+    test_part = text.split("Evaluation on test data")[1]
+    errors = int(re.search(r"^boost\s+(\d+)\(", test_part, re.M).group(1))
+    rules = sum(int(r) for r in re.findall(r"^\s+\d\s+(\d+)\s+\d+\(", test_part, re.M))
+    assert (theirs["folds"][2]["errors"], theirs["folds"][2]["rules"]) == (errors, rules)
+    # ours: each fold's boosted model from the library, its vote's test errors
+    from c45rules.crossval import fold_error
+    assert out["folds"][2]["errors"] == fold_error(data.subset(np.flatnonzero(fold != 2)),
+                                                   data.subset(np.flatnonzero(fold == 2)), {"trials": 3})[0]
