@@ -26,6 +26,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def learn(args: argparse.Namespace):
     """(ruleset, tree, train, test) from the data and learning options (rules, fit)."""
+    from ..boosted import BoostedRuleSet
     from ..pipeline import fit_dataset
     train, test = load_training(args)
     options = learning_rule_options(args)
@@ -48,8 +49,11 @@ def learn(args: argparse.Namespace):
         used = sum(a.kind != "ignore" for a in train.schema.attributes)
         print(f"c45rules: note: winnowing screened out {len(winnowed)} of {used} attributes"
               + (f": {', '.join(winnowed)}" if winnowed else ""), file=sys.stderr)
-    if tuned is not None:   # the choice and its evidence travel with the model
+    if tuned is not None:   # the choice and its evidence travel with the model (and each boosting trial)
         ruleset = replace(ruleset, options=(*ruleset.options, ("tuned", tuned)))
+        if isinstance(ruleset, BoostedRuleSet):
+            ruleset = replace(ruleset, trials=tuple(replace(rs, options=(*rs.options, ("tuned", tuned)))
+                                                    for rs in ruleset.trials))
     return ruleset, tree, train, test
 
 
