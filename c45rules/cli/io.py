@@ -148,7 +148,7 @@ def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | Non
     if "weights" in o or "class_weight" in o:
         raise InputError(f"{path}: the model was learnt from weighted cases, which its file does not hold;"
                          " its tree cannot be re-grown: fit it again with --keep-tree")
-    if "trials" in o:
+    if "trials" in ruleset.options_dict:   # recorded by windowing (o always has boosting's default)
         raise InputError("this model's rules come from windowing (fit -t): its trees cannot be re-grown"
                          " here; fit it with --keep-tree to keep the best trial's pruned tree")
     progress(args, "growing and pruning the tree")
