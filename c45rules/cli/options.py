@@ -332,7 +332,10 @@ def soft_options() -> argparse.ArgumentParser:
 
 def trials_count(text: str) -> int:
     """-t: c4.5 accepts 1 to 10000 trials."""
-    return bounded_int(text, 10000, "trials")
+    n = positive_int(text)
+    if n > 10000:
+        raise argparse.ArgumentTypeError(f"{text}: at most 10000 trials")
+    return n
 
 
 def window_settings(args: argparse.Namespace) -> dict[str, int] | None:
@@ -347,23 +350,15 @@ def window_settings(args: argparse.Namespace) -> dict[str, int] | None:
 
 def boost_options() -> argparse.ArgumentParser:
     """C5.0's boosting: --trials N and -b (10 trials)."""
-    from ..pipeline import MAX_TRIALS
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("boosting (as C5.0's -t N and -b)")
-    g.add_argument("--trials", type=lambda text: bounded_int(text, MAX_TRIALS), metavar="N",
-                   help=f"boost: up to N trials (1 to {MAX_TRIALS}), each a tree and its rules on reweighted"
+    # the upper bound is fit's (pipeline.MAX_TRIALS): importing it here would load numpy for --help
+    g.add_argument("--trials", type=positive_int, metavar="N",
+                   help="boost: up to N trials, each a tree and its rules on reweighted"
                         " cases, voting with their rules' confidences (fewer when a trial classifies every"
                         " training case or errs on half the weight)")
     g.add_argument("-b", "--boost", action="store_true", help="boost with 10 trials (--trials 10)")
     return p
-
-
-def bounded_int(text: str, most: int, noun: str = "trials") -> int:
-    """A whole number from 1 to `most` (of `noun`)."""
-    n = positive_int(text)
-    if n > most:
-        raise argparse.ArgumentTypeError(f"{text}: at most {most} {noun}")
-    return n
 
 
 def boost_trials(args: argparse.Namespace) -> int:

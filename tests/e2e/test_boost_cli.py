@@ -106,7 +106,7 @@ def test_refusals(tmp_path):
     assert "choose one" in fails("fit", LABOR, "-b", "-t", "5", "-o", model)
     assert "--keep-tree and -p keep one pruned tree" in fails("fit", LABOR, "-b", "--keep-tree", "-o", model)
     assert "grower c45, not to grower 'cart'" in fails("fit", LABOR, "-b", "--grower", "cart", "-o", model)
-    assert "at most 1000" in fails("rules", LABOR, "--trials", "1001")
+    assert "from 1 to 1000, got 1001" in fails("rules", LABOR, "--trials", "1001")
     assert not model.exists()
 
 
