@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -40,8 +39,6 @@ C50 = R.SHARED / "anchors" / "c5.0"
 DEFAULT = "synth_100k,synth_1m,synth_1m_u5,income,letter"
 # issue 33's wall-time targets (ours / C5.0); every other row: 0.8
 RATIO_TARGET = {"income": 1.0, "synth_1m -j2": 0.5}
-_TEST_LINE = re.compile(r"Evaluation on test data \((\d+) cases\):.*?^\s*(\d+)\s+(\d+)\(", re.S | re.M)
-_TRAIN_LINE = re.compile(r"Evaluation on training data \((\d+) cases\):.*?^\s*(\d+)\s+(\d+)\(", re.S | re.M)
 
 
 def measure(cmd: list[str], sample: bool) -> dict:
@@ -94,25 +91,25 @@ def best_of(n: int, cmd: list[str], sample: bool) -> dict:
     return {**fastest, "peak_kb": max(r["peak_kb"] for r in runs)}
 
 
-def compare(name: str, jobs: int, repeat: int) -> dict:
-    """Both programs on one dataset, one after the other."""
+def compare(name: str, jobs: int, repeat: int, boost: bool = False) -> dict:
+    """Both programs on one dataset, one after the other (`boost`: both with -b, 10 trials)."""
+    from c45rules.cli.c50 import evaluation_result
     stem = dataset_stem(name)
     with tempfile.TemporaryDirectory(prefix="vs-c50-") as tmp:
         copy = copy_stem(stem, Path(tmp))
         has_test = Path(copy + ".test").exists()
         ours_cmd = [sys.executable, "-m", "c45rules", "rules", copy, "--json", *(["-u"] if has_test else []),
-                    *(["-j", str(jobs)] if jobs > 1 else [])]
+                    *(["-j", str(jobs)] if jobs > 1 else []), *(["-b"] if boost else [])]
         load0 = os.getloadavg()[0]
         ours = best_of(repeat, ours_cmd, sample=jobs > 1)
-        theirs = best_of(repeat, [str(C50), "-f", copy, "-r"], sample=False)
+        theirs = best_of(repeat, [str(C50), "-f", copy, "-r", *(["-b"] if boost else [])], sample=False)
     got = json.loads(ours["stdout"])
-    m_test, m_train = _TEST_LINE.search(theirs["stdout"]), _TRAIN_LINE.search(theirs["stdout"])
-    return {"dataset": name + (f" -j{jobs}" if jobs > 1 else ""), "rows": int(m_train.group(1)),
+    c_test, c_train = (evaluation_result(theirs["stdout"], which) for which in ("test", "training"))
+    return {"dataset": name + (f" -j{jobs}" if jobs > 1 else "") + (" -b" if boost else ""), "rows": c_train[0],
             "ours": {"wall": ours["wall"], "peak_kb": ours["peak_kb"], "rules": got["rules"],
                      "test_errors": got.get("test_errors"), "train_errors": got["train_errors"]},
-            "c50": {"wall": theirs["wall"], "peak_kb": theirs["peak_kb"], "rules": int(m_train.group(2)),
-                    "test_errors": int(m_test.group(3)) if m_test else None,
-                    "train_errors": int(m_train.group(3))},
+            "c50": {"wall": theirs["wall"], "peak_kb": theirs["peak_kb"], "rules": c_train[1],
+                    "test_errors": c_test[2] if c_test else None, "train_errors": c_train[2]},
             "load": [load0, os.getloadavg()[0]]}
 
 
@@ -142,18 +139,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", default=DEFAULT)
     ap.add_argument("--jobs-row", default="synth_1m", help="dataset also run with -j 2 ('' for none)")
+    ap.add_argument("--boost-row", default="synth_100k",
+                    help="dataset also run boosted, ours -b against c5.0 -r -b ('' for none)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args(argv)
     if not os.access(C50, os.X_OK):
         raise SystemExit(f"{C50}: the C5.0 anchor is missing or not executable")
-    plan = [(n.strip(), 1) for n in args.datasets.split(",") if n.strip()]
+    plan = [(n.strip(), 1, False) for n in args.datasets.split(",") if n.strip()]
     if args.jobs_row:
-        plan.append((args.jobs_row, 2))
+        plan.append((args.jobs_row, 2, False))
+    if args.boost_row:
+        plan.append((args.boost_row, 1, True))
     results = []
-    for name, jobs in plan:
-        print(f"{name}{f' -j{jobs}' if jobs > 1 else ''} ...", file=sys.stderr, flush=True)
-        results.append(compare(name, jobs, args.repeat))
+    for name, jobs, boost in plan:
+        print(f"{name}{f' -j{jobs}' if jobs > 1 else ''}{' -b' if boost else ''} ...", file=sys.stderr, flush=True)
+        results.append(compare(name, jobs, args.repeat, boost))
         print(markdown_table(HEADER, rows(results[-1:])).splitlines()[-1], file=sys.stderr, flush=True)
     table = markdown_table(HEADER, rows(results))
     print(table)
@@ -167,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             "(GPL release 2.07, ../shared/anchors/c5.0), one after the other on a copy of the data. "
             "Wall: the whole process, best of the repeats; peak: resident high-water mark (with -j 2 also "
             "the sampled summed PSS of our workers). Targets: ratio <= 0.8 (income <= 1.0, synth_1m -j2 "
-            "<= 0.5), peak <= max(1.5 x C5.0's, C5.0's + 64 MB). Errors: on the test file, else training.",
+            "<= 0.5), peak <= max(1.5 x C5.0's, C5.0's + 64 MB). Errors: on the test file, else training."
+            " The -b row: both boosted with 10 trials (ours `rules -b`, C5.0 `-r -b`); rules over all trials.",
             "", table, ""])
         put_section(args.markdown, "vs-c50", body)
         print(f"wrote the vs-c50 section of {args.markdown}", file=sys.stderr)

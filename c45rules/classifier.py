@@ -15,16 +15,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .boosted import BoostedRuleSet
 from .data.frame import encode_frame, from_frame, value_str
 from .data.reading import read_options, to_pandas
 from .data.schema import Dataset
 from .errors import C45RulesError, InputError
 from .data.weights import weighted
 from .pipeline import DEFAULTS, _kinds, fit_dataset
+from .rules.evaluate import class_codes
 
 _PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
            "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens",
-           "class_weight", "costs")
+           "class_weight", "costs", "trials")
 
 try:  # join scikit-learn's estimator protocol when it is installed; it is not required
     from sklearn.base import BaseEstimator as _Base, ClassifierMixin as _Mixin
@@ -133,7 +135,7 @@ class C45Rules(*_BASES):
                  min_parent: int = 100, min_child: int = 50, bins: int | None = None,
                  bonferroni: bool = True, quest_alpha: float = 0.05, min_node: int = 10,
                  prune_folds: int = 10, se_rule: float = 1.0, winnow: bool = False, class_weight: Any = None,
-                 costs: Any = None):
+                 costs: Any = None, trials: int = 1):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -186,6 +188,8 @@ class C45Rules(*_BASES):
         self.min_node = min_node
         self.prune_folds = prune_folds
         self.se_rule = se_rule
+        # C5.0's -t: boosting trials (rules/boost.py); ruleset_ is then a BoostedRuleSet
+        self.trials = trials
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""
@@ -279,15 +283,15 @@ class C45Rules(*_BASES):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels (same type as the y given to fit)."""
         data = self._encoded(X)   # first: NotFittedError before any learned attribute is read
-        pos = self.ruleset_.rule_index(data)
-        schema = self.ruleset_.schema
-        codes = np.array([schema.classes.index(self.ruleset_.default_class)]
-                         + [schema.classes.index(r.prediction) for r in self.ruleset_.rules])
-        return self.classes_[codes[pos]]
+        return self.classes_[class_codes(self.ruleset_.predict(data), self.ruleset_.schema.classes)]
 
     def predict_rule(self, X: Any) -> np.ndarray:
-        """Id of the rule that decides each row of X; 0 when the default class does (RuleSet.predict_rule)."""
-        return self.ruleset_.predict_rule(self._encoded(X))
+        """Id of the rule that decides each row of X; 0 when the default class does (RuleSet.predict_rule).
+        A boosted model gives (rows, trials): each trial's deciding rule (BoostedRuleSet.trial_rules)."""
+        data = self._encoded(X)
+        if isinstance(self.ruleset_, BoostedRuleSet):
+            return self.ruleset_.trial_rules(data)
+        return self.ruleset_.predict_rule(data)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities in `classes_` order (see RuleSet.predict_proba)."""

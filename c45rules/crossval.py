@@ -121,20 +121,29 @@ def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1):
 
 
 def fold_error(train: Dataset, test: Dataset, options: dict[str, Any]) -> tuple[int, int, float | None]:
-    """(test errors, rules, test cost or None without costs) of the ruleset learned on `train` with `options`."""
+    """(test errors, rules, test cost or None without costs) of the model learned on `train` with
+    `options` (boosted: the vote's errors and every trial's rules)."""
     return fold_errors(train, test, [options])[0]
 
 
 def fold_errors(train: Dataset, test: Dataset,
                 option_sets: list[dict[str, Any]]) -> list[tuple[int, int, float | None]]:
-    """(test errors, rules, test cost or None) of the ruleset learned on `train` with each of the
-    option sets (pipeline.fit_rulesets: one tree grown for the sets differing in cf alone)."""
-    from .pipeline import fit_rulesets
-    from .rules.evaluate import evaluate
-    out = []
-    for rs in fit_rulesets(train, option_sets):
-        ev = evaluate(rs, test)
-        out.append((ev.errors, len(rs.rules), ev.cost))
+    """fold_error for each of the option sets (pipeline.fit_rulesets: one tree grown for the sets
+    differing in cf alone; boosted sets are fitted one by one)."""
+    from .boosted import BoostedRuleSet
+    from .pipeline import fit_dataset, fit_rulesets
+    from .rules.evaluate import evaluate, evaluate_votes
+    if any(o.get("trials", 1) != 1 for o in option_sets):
+        models = [fit_dataset(train, **o)[0] for o in option_sets]
+    else:
+        models = fit_rulesets(train, option_sets)
+    out: list[tuple[int, int, float | None]] = []
+    for model in models:
+        if isinstance(model, BoostedRuleSet):
+            out.append((evaluate_votes(model, test).errors, sum(len(rs.rules) for rs in model.trials), None))
+        else:
+            ev = evaluate(model, test)
+            out.append((ev.errors, len(model.rules), ev.cost))
     return out
 
 

@@ -14,6 +14,7 @@ from .data.frame import from_frame, load_data
 from .data.weights import split_weights, weighted
 from .data.reading import ReadOptions, is_frame, read_options
 from .data.schema import Dataset
+from .boosted import BoostedRuleSet
 from .errors import InputError, shown
 from .rules.coding import attribute_test_bits, branch_bits, rule_bits
 from .rules.extract import DISCRETE, THRESHOLD, CondTest
@@ -34,11 +35,12 @@ _SHARED: dict[str, Any] = {
 DEFAULTS: dict[str, Any] = {
     "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
     "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
-    "jobs": 1, "grower": "c45", "winnow": False, "costs": None,
+    "jobs": 1, "grower": "c45", "winnow": False, "costs": None, "trials": 1,
     **{k: v for name in GROWERS if name != "c45" for k, v in GROWER_OPTIONS[name].items()},
 }
 # options that change how fast, never what: not recorded in the RuleSet
 _SPEED_ONLY = ("jobs",)
+MAX_TRIALS = 1000   # boosting trials; C5.0 stops far sooner on any data we know
 
 
 def _number(v: Any) -> bool:
@@ -72,6 +74,10 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     jobs = out["jobs"]
     if not (isinstance(jobs, (int, np.integer)) and not isinstance(jobs, bool) and (jobs >= 1 or jobs == -1)):
         raise InputError(f"option jobs must be a whole number >= 1, or -1 for one per core, got {shown(jobs)}")
+    trials = out["trials"]
+    if not (isinstance(trials, (int, np.integer)) and not isinstance(trials, bool) and 1 <= trials <= MAX_TRIALS):
+        raise InputError(f"option trials (boosting) must be a whole number from 1 to {MAX_TRIALS}, got {shown(trials)}")
+    out["trials"] = int(trials)
     seed = out["seed"]
     # glibc's srandom takes an unsigned int: a larger seed would wrap onto a smaller one
     if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
@@ -266,8 +272,9 @@ def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None
 def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ignore=(),
         na_values=(), keep_na_tokens: bool = False, sep: str | None = None, decimal: str = ".",
         encoding: str = "utf-8", sample_weight: Any = None, class_weight: Any = None,
-        **options: Any) -> RuleSet:
-    """Learn a C4.5-rules RuleSet in one call (options as C45Rules; defaults as the reference).
+        **options: Any) -> RuleSet | BoostedRuleSet:
+    """Learn a C4.5-rules RuleSet in one call (options as C45Rules; defaults as the reference;
+    `trials` > 1: a BoostedRuleSet of that many boosting trials at most, rules/boost.py).
 
     `na_values`, `keep_na_tokens`, `sep`, `decimal` and `encoding` say how a table's cells
     are read (data/reading.py); a C4.5 stem takes none of them. `sample_weight` (one number
@@ -292,10 +299,32 @@ def _kinds(discrete, continuous, ignore) -> dict:
     return out
 
 
-def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet, Tree, RulesTrace]:
-    """Tree and rules on an encoded Dataset; returns the RuleSet, the Tree and the rules trace.
+def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSet, Tree, RulesTrace]:
+    """Tree and rules on an encoded Dataset; returns the model, the Tree and the rules trace
+    (of the first trial when boosting: `trials` > 1 gives a BoostedRuleSet, rules/boost.py).
     The option `costs` may also name a C5.0 `.costs` file (data/costs.py)."""
     train, o = fit_options(train, options)
+    trials = int(options.get("trials", 1))
+    if trials == 1:
+        return _fit_once(train, o)
+    from .rules.boost import boost_trials
+    first: list[tuple[Tree, RulesTrace]] = []
+
+    def learn(data: Dataset) -> RuleSet:
+        rs, tree, trace = _fit_once(data, o)
+        if not first:
+            first.append((tree, trace))
+        return rs
+
+    built = [t.ruleset for t in boost_trials(train, trials, learn) if t.kept]
+    rs1 = built[0]
+    recorded = tuple(sorted((*rs1.options, ("trials", trials), ("trials_built", len(built)))))
+    model = BoostedRuleSet(tuple(built), recorded, rs1.fingerprint, rs1.version)
+    return model, *first[0]
+
+
+def _fit_once(train: Dataset, o: dict[str, Any]) -> tuple[RuleSet, Tree, RulesTrace]:
+    """One tree and its ruleset for checked grower options `o` (winnowed attributes left out)."""
     tree = grow_with(train, o)
     rs, trace = rules_of(tree, train, o)
     return rs, tree, trace
@@ -310,6 +339,13 @@ def fit_options(train: Dataset, options: dict[str, Any]) -> tuple[Dataset, dict[
     o = grower_options(checked)
     _require_labels(train)
     check_weighted(train, o)
+    trials = checked["trials"]
+    if trials > 1 and o.get("grower", "c45") != "c45":
+        raise InputError(f"boosting (trials {trials}) grows c4.5 trees on reweighted cases: it applies to"
+                         f" grower c45, not to grower {o['grower']!r}")
+    if trials > 1 and o.get("costs"):
+        raise InputError("misclassification costs with boosting (trials > 1) are not supported yet:"
+                         " give one or the other")
     # the rules' classes and default class minimise the expected cost too (rules/order.py)
     train = with_costs(train, o.get("costs"))
     if checked["winnow"]:

@@ -121,7 +121,7 @@ def test_engines_bench_checks_each_engine_against_the_default_and_keeps_its_sect
 def test_vs_c50_runs_both_programs_and_reports_their_rules_and_errors(tmp_path):
     md = tmp_path / "BENCH.md"
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "vs_c50.py"), "--datasets", "golf,crx",
-                          "--jobs-row", "", "--markdown", str(md)],
+                          "--jobs-row", "", "--boost-row", "crx", "--markdown", str(md)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     rows = {r[0]: r for r in ([c.strip() for c in ln.strip("|").split("|")] for ln in out.stdout.splitlines()
@@ -129,4 +129,8 @@ def test_vs_c50_runs_both_programs_and_reports_their_rules_and_errors(tmp_path):
     # rules ours / C5.0 and errors (crx: on crx.test) as both programs print them
     assert (rows["golf"][8], rows["golf"][9]) == ("4 / 4", "0 / 0 (train)")
     assert (rows["crx"][1], rows["crx"][8], rows["crx"][9]) == ("490", "14 / 13", "31 / 32")
+    # the boosted row: ours -b's 10 trials against c5.0 -r -b's, rules over all trials, test errors
+    boosted = next([c.strip() for c in ln.strip("|").split("|")] for ln in out.stdout.splitlines()
+                   if ln.startswith("| crx -b |"))
+    assert (boosted[8], boosted[9]) == ("249 / 146", "32 / 36")
     assert "<!-- section vs-c50 -->" in md.read_text()

@@ -101,17 +101,19 @@ def iris():
 SKLEARN_1_6 = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 6)
 
 
-def test_check_estimator_passes_every_check():
+@pytest.mark.parametrize("trials", [1, 3])
+def test_check_estimator_passes_every_check(trials):
     # about 3 s; the array-API check skips unless SCIPY_ARRAY_API is set, as for any estimator
+    # (trials=3: a boosted model, issue 34)
     from sklearn.utils.estimator_checks import check_estimator
     if SKLEARN_1_6:
-        results = check_estimator(C45Rules(), on_fail=None)
+        results = check_estimator(C45Rules(trials=trials), on_fail=None)
         failed = [f"{r['check_name']}: {r['exception']}" for r in results if r["status"] == "failed"]
         assert sum(r["status"] == "passed" for r in results) >= 50
     else:   # 1.4 - 1.5 have no on_fail: run the generated checks one by one
         from unittest import SkipTest
         failed = []
-        for estimator, check in check_estimator(C45Rules(), generate_only=True):
+        for estimator, check in check_estimator(C45Rules(trials=trials), generate_only=True):
             try:
                 check(estimator)
             except SkipTest:
@@ -119,6 +121,19 @@ def test_check_estimator_passes_every_check():
             except Exception as e:  # noqa: BLE001 - every failure is collected and shown
                 failed.append(f"{getattr(check, 'func', check).__name__}: {e!r}")
     assert failed == []
+
+
+def test_boosted_estimator(iris):
+    X, y = iris
+    model = C45Rules(trials=10).fit(X, y)
+    assert type(model.ruleset_).__name__ == "BoostedRuleSet" and len(model.ruleset_.trials) == 4
+    assert model.score(X, y) == 1.0
+    assert (model.predict(X) == model.ruleset_.predict(X)).all()
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert (model.classes_[proba.argmax(axis=1)] == model.predict(X)).all()
+    assert model.predict_rule(X).shape == (150, 4)
+    assert clone(model).get_params()["trials"] == 10
 
 
 def test_tags_declare_what_c45_reads():

@@ -13,7 +13,7 @@ import csv
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..export._atomic import atomic_open, checked_target
+from ..boosted import BoostedRuleSet
 from ..ruleset import RuleSet
 
 pd = LazyModule("pandas")   # for CSV input only: a .data file is read without it
@@ -156,7 +157,7 @@ def output_format(output: str | None, fmt: str | None) -> str:
     return "parquet" if output and Path(output).suffix.lower() in PARQUET_SUFFIXES else "csv"
 
 
-def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike | None, *,
+def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, output: str | os.PathLike | None, *,
                  chunksize: int = 50_000, prediction_column: str = "predicted_class",
                  rule_column: str = "rule_id", read: ReadOptions | None = None,
                  unknown_tokens: dict[str, dict[str, int]] | None = None, fmt: str = "csv",
@@ -184,24 +185,17 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
     elif fmt != "csv":
         raise InputError(f"--format must be csv or parquet, not {fmt!r}")
     header, chunks = read_text_chunks(data, ruleset.schema, chunksize, read)
-    # each added column: (name, the option naming it, its value at each rule_index position)
-    added = [(prediction_column, "--prediction-column",
-              np.array([ruleset.default_class] + [r.prediction for r in ruleset.rules], dtype=object)),
-             (rule_column, "--rule-column", ruleset.rule_ids())]
-    if confidence_column is not None:
-        added.append((confidence_column, "--confidence-column", ruleset.decision_confidences()))
-    if explain_column is not None:
-        added.append((explain_column, "--explain-column", ruleset.decision_texts()))
-    for i, (name, flag, _) in enumerate(added):
+    added, score = decision_columns(ruleset, prediction_column, rule_column, confidence_column, explain_column)
+    for i, (name, flag) in enumerate(added):
         if not name:
             raise InputError(f"{flag}: the output column name cannot be empty")
         if name in header:
             raise InputError(f"{source}: the input already has a column {name!r}; name the output"
                              f" column differently with {flag} NAME")
-        for other, other_flag, _ in added[:i]:
+        for other, other_flag in added[:i]:
             if name == other:
                 raise InputError(f"{other_flag} and {flag} are both {name!r}")
-    names = [name for name, _, _ in added]
+    names = [name for name, _ in added]
     used = ruleset.used_attributes()
     unseen = Unseen(source)
     rows = 0
@@ -224,8 +218,7 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
             unseen.add(encoded).check(strict)
             if unknown_tokens is not None:
                 add_counts(unknown_tokens, encoded.unknown_tokens)
-            pos = ruleset.rule_index(encoded)
-            chunk = chunk.assign(**{name: values[pos] for name, _, values in added})
+            chunk = chunk.assign(**dict(zip(names, score(encoded))))
             if fmt == "parquet":
                 table = pa.Table.from_pandas(chunk, preserve_index=False)
                 if writer is None:
@@ -241,13 +234,53 @@ def predict_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pat
             rows += len(chunk)
         if fmt == "parquet":
             if writer is None:   # no rows: still a valid file with the input's columns
-                kinds = {rule_column: pa.int64(), confidence_column: pa.float64()}
+                kinds = {confidence_column: pa.float64()}
+                if not isinstance(ruleset, BoostedRuleSet):    # a boosted model's rule column is text
+                    kinds[rule_column] = pa.int64()
                 writer = pq.ParquetWriter(out, pa.schema([(n, kinds.get(n, pa.string()))
                                                           for n in [*header, *names]]))
             writer.close()
         on_failure.pop_all()
         out.flush()
     return rows, unseen
+
+
+def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, rule_column: str,
+                     confidence_column: str | None, explain_column: str | None,
+                     ) -> tuple[list[tuple[str, str]], Callable[[Dataset], list[np.ndarray]]]:
+    """predict's added columns, as ([(column name, the option naming it)], encoded cases -> the
+    columns' values). A single ruleset's values are looked up by the deciding rule; a boosted
+    model's class and confidence are the vote's, its rule column each trial's deciding rule id as
+    text, "1:12 2:0 3:5" (trial:rule, 0 = that trial's default class)."""
+    if isinstance(model, BoostedRuleSet):
+        if explain_column is not None:
+            raise InputError("--explain names one deciding rule: a boosted model decides by the vote of its"
+                             " trials (see `c45rules explain` for every trial's vote)")
+        boosted = [(prediction_column, "--prediction-column", model.predict),
+                   (rule_column, "--rule-column", lambda enc: trial_rule_text(model.trial_rules(enc)))]
+        if confidence_column is not None:
+            boosted.append((confidence_column, "--confidence-column", model.predict_confidence))
+        return [(n, f) for n, f, _ in boosted], lambda enc: [values(enc) for _, _, values in boosted]
+    columns = [(prediction_column, "--prediction-column",
+                np.array([model.default_class] + [r.prediction for r in model.rules], dtype=object)),
+               (rule_column, "--rule-column", model.rule_ids())]
+    if confidence_column is not None:
+        columns.append((confidence_column, "--confidence-column", model.decision_confidences()))
+    if explain_column is not None:
+        columns.append((explain_column, "--explain-column", model.decision_texts()))
+
+    def looked_up(enc: Dataset) -> list[np.ndarray]:
+        pos = model.rule_index(enc)     # once per chunk, whatever the number of columns
+        return [values[pos] for _, _, values in columns]
+    return [(n, f) for n, f, _ in columns], looked_up
+
+
+def trial_rule_text(ids: np.ndarray) -> np.ndarray:
+    """Each row of (cases, trials) rule ids as "1:12 2:0 3:5" (trial:rule id)."""
+    out = np.full(len(ids), "", dtype=object)
+    for t in range(ids.shape[1]):
+        out = out + (f"{t + 1}:" if t == 0 else f" {t + 1}:") + ids[:, t].astype(str).astype(object)
+    return out
 
 
 def case_from_file(path: str | os.PathLike, schema: Schema, number: int,

@@ -7,14 +7,16 @@ import sys
 
 from ..errors import InputError
 from .io import data_stem, is_table, load_training, progress
-from .options import (data_options, grid_options, learning_rule_options, positive_int, rule_options,
-                      tree_options, tuning_grid)
+from .options import (boost_options, boost_trials, data_options, grid_options, learning_rule_options, positive_int,
+                      rule_options, tree_options, tuning_grid)
 
 HELP = "cross-validate the rules on stratified folds (optionally tuned, optionally beside C5.0)"
 EXAMPLE = ("c45rules cv examples/crx/crx -k 10 --seed 1\n"
            "  c45rules cv examples/crx/crx --tune --grid cf=10,25 m=2,5 --tune-folds 5 --json\n"
-           "  c45rules cv examples/crx/crx --compare c50 ../shared/anchors/c5.0")
-PARENTS = (lambda: data_options(test=False), lambda: tree_options(j48_folds=False), rule_options, grid_options)
+           "  c45rules cv examples/crx/crx --compare c50 ../shared/anchors/c5.0\n"
+           "  c45rules cv examples/crx/crx -b --compare c50 ../shared/anchors/c5.0   (boosted, beside c5.0 -b -r)")
+PARENTS = (lambda: data_options(test=False), lambda: tree_options(j48_folds=False), rule_options, grid_options,
+           boost_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -26,8 +28,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     g.add_argument("--tune", action="store_true",
                    help="nested: each fold's options are chosen by 'tune' on its training part alone")
     g.add_argument("--compare", nargs=2, metavar=("c50", "PATH"),
-                   help="also run RuleQuest's C5.0 (rulesets, -r) on the same folds and print both"
-                        " (DATA must be a C4.5 stem)")
+                   help="also run RuleQuest's C5.0 (rulesets, -r; boosted with -t N when --trials/-b"
+                        " boost ours) on the same folds and print both (DATA must be a C4.5 stem)")
     g.add_argument("--json", action="store_true",
                    help='print {"k", "repeats", "seed", "folds": [{"repeat", "fold", "cases", "errors",'
                         ' "error_pct", "rules"}], "mean_error_pct", "se_error_pct"} (with --compare, a'
@@ -62,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
         progress(args, "running C5.0 on the same folds")
         splits = [(tr, te) for _, _, tr, te in fold_splits(train, args.folds, seed, args.repeats)]
         stem = data_stem(args.data)
-        res = fold_errors(c50, stem, splits, len(train.schema.attributes) + 1)
+        trials = boost_trials(args)
+        res = fold_errors(c50, stem, splits, len(train.schema.attributes) + 1,
+                          ("-t", str(trials)) if trials > 1 else ())
         theirs = CVResult(args.folds, args.repeats, seed, tuple(
             FoldResult(f.repeat, f.fold, n, e, r) for f, (e, n, r) in zip(ours.folds, res)))
     if args.json:

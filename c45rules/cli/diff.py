@@ -21,14 +21,16 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", metavar="DATA",
                    help="score these rows with both models and count the decisions that change")
     p.add_argument("--json", action="store_true",
-                   help='print {"rules": {"added", "removed", "changed", "unchanged"}, "decisions": ...}')
+                   help='print {"rules": {"added", "removed", "changed", "unchanged"}, "decisions": ...}'
+                        ' (either model boosted: {"trials": [{"trial", "rules": ...}], "old_trials",'
+                        ' "new_trials", "decisions"})')
 
 
 def compare(args: argparse.Namespace, old, new, path: str | None):
     """The RuleDiff of two loaded models, with the decisions on the rows of `path` when given."""
-    from ..govern.diff import diff_rulesets
+    from ..govern.diff import diff_models
     if not path:
-        return diff_rulesets(old, new)
+        return diff_models(old, new)
     import pandas as pd
 
     from ..data.frame import encode_frame
@@ -41,17 +43,17 @@ def compare(args: argparse.Namespace, old, new, path: str | None):
     # the same rows for each model, encoded against its own schema
     old_cases, new_cases = (encode_frame(frame, m.schema, require=m.used_attributes(), source=path,
                                          read=read) for m in (old, new))
-    return diff_rulesets(old, new, old_cases, new_cases)
+    return diff_models(old, new, old_cases, new_cases)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the difference (exit 0 whatever it is)."""
-    from ..govern.diff import describe
+    from ..govern.diff import describe_models
     old = load_model(args.old)
     new = load_model(args.new)
     d = compare(args, old, new, args.data)
     if args.json:
         print(json.dumps(d.as_json()))
     else:
-        sys.stdout.write(describe(d, old, new, args.data))
+        sys.stdout.write(describe_models(d, old, new, args.data))
     return 0

@@ -28,22 +28,28 @@ def configure(p: argparse.ArgumentParser) -> None:
                         ' "recall", "f1", "support"}} (0.0 for a class never predicted / never present),'
                         ' "confusion" (rows = true class, columns = predicted, both in the model\'s'
                         ' class order), "rules": [{"id", "used", "wrong"}] (the default class last, as'
-                        ' id 0), "unseen": {COLUMN: rows holding a value not seen in training}}')
+                        ' id 0), "unseen": {COLUMN: rows holding a value not seen in training}}; a boosted'
+                        ' model gives the vote\'s scores and "trials": [{"trial", "errors", "rules"}] in'
+                        ' place of "rules"')
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the evaluation as c4.5rules prints it, or as JSON."""
-    from ..rules.evaluate import evaluate, evaluation_summary
-    from ..rules.report import format_evaluation
+    from ..boosted import BoostedRuleSet
+    from ..rules.evaluate import evaluate, evaluate_votes, evaluation_summary, vote_summary
+    from ..rules.report import format_evaluation, format_vote_evaluation
     from .cases import report_unseen
     ruleset = load_model(args.model, args.data)
     progress(args, f"reading {args.data}")
     data = load_labelled(args.data, ruleset, args.target, args, scoring=True)
     unseen = report_unseen(data, data_path(args.data), args.strict)
-    ev = evaluate(ruleset, data)
+    boosted = isinstance(ruleset, BoostedRuleSet)
+    ev = evaluate_votes(ruleset, data) if boosted else evaluate(ruleset, data)
     if args.json:
-        out = {"data": args.data, **evaluation_summary(ruleset, ev), "unseen": unseen}
+        summary = vote_summary(ruleset, ev) if boosted else evaluation_summary(ruleset, ev)
+        out = {"data": args.data, **summary, "unseen": unseen}
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(format_evaluation(ruleset, data, data_path(args.data), ev))
+        show = format_vote_evaluation if boosted else format_evaluation
+        sys.stdout.write(show(ruleset, data, data_path(args.data), ev))
     return 0

@@ -7,15 +7,17 @@ from dataclasses import replace
 
 from ..errors import InputError
 from .io import check_output, is_stdout, write_text
-from .options import data_options, grid_options, rule_options, soft_options, tree_options, window_options
+from .options import (boost_options, boost_trials, data_options, grid_options, rule_options, soft_options,
+                      tree_options, window_options)
 from .rules import learn, rules_text
 
 HELP = "learn C4.5 rules and write the model as YAML"
 EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
            "  c45rules fit loans.csv --target default --discrete branch -o model.yaml\n"
            "  c45rules fit examples/crx/crx --tune --grid cf=10,25 m=2,5 -o model.yaml\n"
-           "  c45rules fit examples/crx/crx -t 10 -o model.yaml   (the composite ruleset of 10 windowing trials)")
-PARENTS = (data_options, tree_options, rule_options, grid_options, window_options, soft_options)
+           "  c45rules fit examples/crx/crx -t 10 -o model.yaml   (the composite ruleset of 10 windowing trials)\n"
+           "  c45rules fit examples/crx/crx -b -o model.yaml      (boosted: 10 trials' rulesets voting)")
+PARENTS = (data_options, tree_options, rule_options, grid_options, window_options, soft_options, boost_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -41,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("-p (soft thresholds) applies to --grower c45")
     if args.soft and (getattr(args, "weights", None) or getattr(args, "class_weights", None)):
         raise InputError("-p (soft thresholds) counts whole cases: it does not go with --weights or --class-weights")
+    if boost_trials(args) > 1 and (args.keep_tree or args.soft):
+        raise InputError("--keep-tree and -p keep one pruned tree: a boosted model (--trials/-b) has one per trial")
     ruleset, tree, train, test = learn(args)
     if args.keep_tree:
         kept = tree.pruned

@@ -141,6 +141,9 @@ def load_labelled(path: str, ruleset, target: str | None = None,
 def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):
     """Re-grow the model's tree from its training data, refusing other data."""
     from ..pipeline import DEFAULTS, grow_with
+    if "trials_built" in ruleset.options_dict:
+        raise InputError("a boosted model grew one tree per trial on reweighted cases: its trees cannot be"
+                         " re-grown from the training data")
     progress(args, f"reading {path}")
     train = load_labelled(path, ruleset, target, args)
     if ruleset.fingerprint and train.fingerprint() != ruleset.fingerprint:
@@ -150,7 +153,7 @@ def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | Non
     if "weights" in o or "class_weight" in o:
         raise InputError(f"{path}: the model was learnt from weighted cases, which its file does not hold;"
                          " its tree cannot be re-grown: fit it again with --keep-tree")
-    if "trials" in o:
+    if "trials" in ruleset.options_dict:   # recorded by windowing (o always has boosting's default)
         raise InputError("this model's rules come from windowing (fit -t): its trees cannot be re-grown"
                          " here; fit it with --keep-tree to keep the best trial's pruned tree")
     progress(args, "growing and pruning the tree")

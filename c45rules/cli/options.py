@@ -315,9 +315,10 @@ def window_options() -> argparse.ArgumentParser:
     """c4.5's windowing -t -w -i (spec 5)."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("windowing (as c4.5)")
-    g.add_argument("-t", "--trials", type=trials_count, metavar="N",
+    g.add_argument("-t", "--window-trials", dest="window_trials", type=trials_count, metavar="N",
                    help="grow N trees by windowing (1 to 10000): tree keeps the one of fewest estimated errors,"
-                        " rules and fit the composite ruleset of all N")
+                        " rules and fit the composite ruleset of all N (c4.5's -t; C5.0's boosting -t N is"
+                        " --trials N here)")
     g.add_argument("-w", "--window", type=positive_int, metavar="N",
                    help="initial window of N cases (default max(2 sqrt(cases), cases/5)); implies -t 10")
     g.add_argument("-i", "--increment", type=positive_int, metavar="N",
@@ -347,11 +348,30 @@ def trials_count(text: str) -> int:
 def window_settings(args: argparse.Namespace) -> dict[str, int] | None:
     """{trials, window, increment} when windowing was asked for (-w or -i alone mean 10
     trials, as in c4.5), else None; window/increment None for their defaults."""
-    trials = getattr(args, "trials", None)
+    trials = getattr(args, "window_trials", None)
     window, increment = getattr(args, "window", None), getattr(args, "increment", None)
     if trials is None and window is None and increment is None:
         return None
     return {"trials": trials or 10, "window": window, "increment": increment}
+
+
+def boost_options() -> argparse.ArgumentParser:
+    """C5.0's boosting: --trials N and -b (10 trials)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("boosting (as C5.0's -t N and -b)")
+    # the upper bound is fit's (pipeline.MAX_TRIALS): importing it here would load numpy for --help
+    g.add_argument("--trials", type=positive_int, metavar="N",
+                   help="boost: up to N trials, each a tree and its rules on reweighted"
+                        " cases, voting with their rules' confidences (fewer when a trial classifies every"
+                        " training case or errs on half the weight)")
+    g.add_argument("-b", "--boost", action="store_true", help="boost with 10 trials (--trials 10)")
+    return p
+
+
+def boost_trials(args: argparse.Namespace) -> int:
+    """The boosting trials asked: --trials N, else 10 for -b, else 1 (no boosting)."""
+    trials = getattr(args, "trials", None)
+    return trials if trials is not None else 10 if getattr(args, "boost", False) else 1
 
 
 def rule_options() -> argparse.ArgumentParser:
@@ -477,6 +497,8 @@ def learning_rule_options(args: argparse.Namespace) -> dict[str, Any]:
            "annealing": args.annealing, "seed": args.seed}
     if getattr(args, "winnow", False):
         out["winnow"] = True
+    if boost_trials(args) > 1:
+        out["trials"] = boost_trials(args)
     return out
 
 

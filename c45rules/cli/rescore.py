@@ -28,8 +28,31 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " the evaluation")
 
 
+def _evidence(ruleset) -> list[dict]:
+    """[{id, covered, errors, used, wrong}] of each rule."""
+    return [{"id": r.id, "covered": r.covered, "errors": r.errors, "used": r.used, "wrong": r.wrong}
+            for r in ruleset.rules]
+
+
+def _report_boosted(args: argparse.Namespace, scored, data) -> int:
+    """A rescored boosted model's evaluation on the data: {"trials": [{"trial", "rules": [...]}],
+    "errors", "error_rate"} (the vote's errors) with --json, else the vote's evaluation."""
+    from ..rules.evaluate import evaluate_votes
+    from ..rules.report import format_vote_evaluation
+    ev = evaluate_votes(scored, data)
+    if args.json:
+        print(json.dumps({
+            "trials": [{"trial": t, "rules": _evidence(rs)} for t, rs in enumerate(scored.trials, 1)],
+            "errors": ev.errors, "error_rate": round(ev.errors / data.n, 6)}))
+    elif not is_stdout(args.output):
+        sys.stdout.write(format_vote_evaluation(scored, data, args.data, ev))
+        print(f"\nModel written to {args.output}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Write the rescored model and print its evaluation on the data (or the JSON summary)."""
+    from ..boosted import BoostedRuleSet
     from ..export.yaml import dump_yaml
     from ..govern.rescore import rescore
     from ..rules.report import format_evaluation
@@ -41,12 +64,13 @@ def run(args: argparse.Namespace) -> int:
     data = load_labelled(args.data, ruleset, args.target, args)
     scored = rescore(ruleset, data)
     write_text(args.output, dump_yaml(scored))
+    if isinstance(scored, BoostedRuleSet):
+        return _report_boosted(args, scored, data)
     if args.json:
         errors = data.n - sum(r.used - r.wrong for r in scored.rules) \
             - scored.default_counts[scored.schema.classes.index(scored.default_class)]
         print(json.dumps({
-            "rules": [{"id": r.id, "covered": r.covered, "errors": r.errors, "used": r.used,
-                       "wrong": r.wrong} for r in scored.rules],
+            "rules": _evidence(scored),
             "errors": int(errors), "error_rate": round(errors / data.n, 6)}))
     elif not is_stdout(args.output):
         sys.stdout.write(format_evaluation(scored, data, args.data))

@@ -8,13 +8,14 @@ from dataclasses import replace
 
 from .io import data_stem, load_training, progress
 from ..errors import InputError
-from .options import (data_options, learning_rule_options, rule_options, tree_options, tuning_grid, window_options,
-                      window_settings)
+from .options import (boost_options, boost_trials, data_options, learning_rule_options, rule_options, tree_options,
+                      tuning_grid, window_options, window_settings)
 
 HELP = "learn C4.5 rules; print them and their evaluation like c4.5rules"
 EXAMPLE = ("c45rules rules examples/crx/crx -u\n  c45rules rules examples/crx/crx --json\n"
-           "  c45rules rules examples/crx/crx -u -t 10   (a ruleset per windowing trial, then the composite)")
-PARENTS = (data_options, tree_options, rule_options, window_options)
+           "  c45rules rules examples/crx/crx -u -t 10   (a ruleset per windowing trial, then the composite)\n"
+           "  c45rules rules examples/crx/crx -u -b      (10 boosting trials, then the vote's evaluation)")
+PARENTS = (data_options, tree_options, rule_options, window_options, boost_options)
 WINDOWING_COSTS = ("-t/-w/-i (windowing) do not go with misclassification costs (--costs FILE, or the stem's STEM.costs: give --costs none)")
 
 
@@ -26,6 +27,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def learn(args: argparse.Namespace):
     """(ruleset, tree, train, test) from the data and learning options (rules, fit)."""
+    from ..boosted import BoostedRuleSet
     from ..pipeline import fit_dataset
     train, test = load_training(args)
     options = learning_rule_options(args)
@@ -33,20 +35,26 @@ def learn(args: argparse.Namespace):
     if getattr(args, "tune", False):
         options, tuned = tuned_options(args, train, options)
     windowing = window_settings(args)
+    if windowing is not None and boost_trials(args) > 1:
+        raise InputError("-t/-w/-i (windowing) and --trials/-b (boosting): choose one")
     if windowing is not None:
         if tuned is not None:
             raise InputError("-t/-w/-i (windowing) and --tune: choose one")
         ruleset, tree, _ = windowed_rules(args, train, options, windowing)
         return ruleset, tree, train, test
-    progress(args, "growing the tree, generalising and selecting rules")
+    progress(args, "growing the tree, generalising and selecting rules"
+             + (f" ({boost_trials(args)} boosting trials at most)" if boost_trials(args) > 1 else ""))
     ruleset, tree, _ = fit_dataset(train, **options)
     winnowed = ruleset.options_dict.get("winnowed")
     if winnowed is not None and not getattr(args, "quiet", False):
         used = sum(a.kind != "ignore" for a in train.schema.attributes)
         print(f"c45rules: note: winnowing screened out {len(winnowed)} of {used} attributes"
               + (f": {', '.join(winnowed)}" if winnowed else ""), file=sys.stderr)
-    if tuned is not None:   # the choice and its evidence travel with the model
+    if tuned is not None:   # the choice and its evidence travel with the model (and each boosting trial)
         ruleset = replace(ruleset, options=(*ruleset.options, ("tuned", tuned)))
+        if isinstance(ruleset, BoostedRuleSet):
+            ruleset = replace(ruleset, trials=tuple(replace(rs, options=(*rs.options, ("tuned", tuned)))
+                                                    for rs in ruleset.trials))
     return ruleset, tree, train, test
 
 
@@ -97,14 +105,25 @@ def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict,
 
 
 def rules_text(ruleset, train, test) -> str:
-    """Rules, training evaluation and (with test data) test evaluation, as c4.5rules prints them."""
-    from ..rules.report import format_evaluation
+    """Rules, training evaluation and (with test data) test evaluation, as c4.5rules prints them;
+    a boosted model: each trial's rules, then the vote's evaluation."""
+    from ..boosted import BoostedRuleSet
+    from ..rules.report import format_evaluation, format_vote_evaluation
     from ..ruleset import format_rules
-    text = format_rules(ruleset) + "\n"
+    if isinstance(ruleset, BoostedRuleSet):
+        built = len(ruleset.trials)
+        text = "".join(f"-----  Trial {t}:  -----\n\n{format_rules(rs)}\n" for t, rs in enumerate(ruleset.trials, 1))
+        asked = ruleset.options_dict.get("trials", built)
+        if built < asked:
+            text += f"Boosting stopped after {built} of {asked} trials (see c45rules/rules/boost.py)\n\n"
+        evaluation = format_vote_evaluation
+    else:
+        text = format_rules(ruleset) + "\n"
+        evaluation = format_evaluation
     if train is not None:
-        text += format_evaluation(ruleset, train, "training data")
+        text += evaluation(ruleset, train, "training data")
     if test is not None:
-        text += "\n\n" + format_evaluation(ruleset, test, "test data")
+        text += "\n\n" + evaluation(ruleset, test, "test data")
     return text + "\n"   # c4.5rules ends its output with a blank line
 
 
@@ -115,6 +134,9 @@ def run(args: argparse.Namespace) -> int:
     if windowing is not None:
         return _run_windowed(args, windowing)
     ruleset, _, train, test = learn(args)
+    if args.json and boost_trials(args) > 1:
+        print(json.dumps(boosted_json(ruleset, train, test)))
+        return 0
     if args.json:
         ev_train, ev_test = evaluate(ruleset, train), None if test is None else evaluate(ruleset, test)
         costs = {}
@@ -131,6 +153,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(rules_text(ruleset, train, test))
     return 0
+
+
+def boosted_json(model, train, test) -> dict:
+    """rules --json of a boosted model: {"trials": [{"rules", "train_errors"}], "trials_asked",
+    "rules" (all trials'), "train_errors", "test_errors" (the vote's)}."""
+    from ..rules.evaluate import evaluate_votes
+    ev = evaluate_votes(model, train)
+    return {"trials": [{"rules": len(rs.rules), "train_errors": te.errors} for rs, te in zip(model.trials, ev.trials)],
+            "trials_asked": model.options_dict["trials"],
+            "rules": sum(len(rs.rules) for rs in model.trials), "train_errors": ev.errors,
+            "test_errors": None if test is None else evaluate_votes(model, test).errors}
 
 
 def _run_windowed(args: argparse.Namespace, windowing: dict) -> int:

@@ -27,6 +27,13 @@ RuleSets):
       "cf": 0.25
     fingerprint: "sha256:..."
 
+A boosted model (BoostedRuleSet) has format "c45rules-boosted": the same header and schema,
+then `trials:`, a list whose items each hold one trial's `rules`, `default_class`,
+`class_counts` and `default_counts` exactly as above, then the model's `options` (those of
+the fit, plus `trials` asked and `trials_built`) and `fingerprint`. Each trial's RuleSet gets
+the options without those two, and the model's fingerprint; every check of a ruleset file
+applies to each trial, and an error names it (`trials[2].rules[0].prediction: ...`).
+
 Every string is double-quoted with escapes, so values such as `yes`, `null`, `01`, `:`,
 `#` or newlines stay strings. Floats are written with repr() (shortest text that reads
 back to the same double) in a form YAML 1.1 resolves as a float (`1.0e-05`, `.inf`, `.nan`).
@@ -52,6 +59,7 @@ from typing import Any
 import yaml
 
 from ..data.costs import cost_matrix
+from ..boosted import BoostedRuleSet
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, InputError, ModelError, shown
 from ..ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet
@@ -59,6 +67,7 @@ from ..tree.node import Node
 from ._atomic import atomic_write_text
 
 FORMAT = "c45rules-ruleset"
+BOOSTED_FORMAT = "c45rules-boosted"   # a boosted model: one schema, then `trials`, each a ruleset
 FORMAT_VERSION = 1
 MAX_BYTES = 50 * 1024 * 1024   # a model file larger than this is refused unread
 MAX_DEPTH = 20                 # the format nests 5 deep; options values a little more
@@ -193,16 +202,40 @@ def _check_fit_option(name: str, value: Any, where: str) -> None:
             raise ModelError(f"{where}: {e}") from None
 
 
-def dump_yaml(ruleset: RuleSet) -> str:
-    """The RuleSet as YAML text (deterministic: equal RuleSets give identical bytes)."""
+def dump_yaml(model: RuleSet | BoostedRuleSet) -> str:
+    """The model as YAML text (deterministic: equal models give identical bytes); a boosted
+    model as one schema, then each trial's rules, default class and counts (BOOSTED_FORMAT)."""
     from .. import __version__
 
-    schema = ruleset.schema
+    boosted = isinstance(model, BoostedRuleSet)
     lines = [
-        f"format: {_quote(FORMAT, 'format')}",
+        f"format: {_quote(BOOSTED_FORMAT if boosted else FORMAT, 'format')}",
         f"format_version: {FORMAT_VERSION}",
         f"library_version: {_quote(__version__, 'library_version')}",
-        *([f"notes: {_quote(ruleset.notes, 'notes')}"] if ruleset.notes else []),
+        *([f"notes: {_quote(model.notes, 'notes')}"] if model.notes else []),
+        *_schema_lines(model.schema),
+    ]
+    if boosted:
+        lines.append("trials:")
+        for t, rs in enumerate(model.trials):
+            body = ["    " + line for line in _ruleset_lines(rs, f"trials[{t}].")]
+            lines += ["  - " + body[0][4:], *body[1:]]
+    else:
+        lines += _ruleset_lines(model, "")
+    lines.append("options:" if model.options else "options: {}")
+    for k, v in model.options:
+        key = _key(k, "options")
+        _check_fit_option(k, v, f"options.{k}")
+        lines.append(f"  {key}: {_scalar(v, f'options.{k}')}")
+    lines.append(f"fingerprint: {_quote(model.fingerprint, 'fingerprint')}")
+    if not boosted and model.tree is not None:
+        lines += _tree_lines(model.tree, model.schema)
+    return "\n".join(lines) + "\n"
+
+
+def _schema_lines(schema: Schema) -> list[str]:
+    """The schema block: target, classes and one attribute a line."""
+    lines = [
         "schema:",
         f"  target: {_quote(schema.target, 'schema.target')}",
         f"  classes: [{', '.join(_quote(c, f'schema.classes[{i}]') for i, c in enumerate(schema.classes))}]",
@@ -212,42 +245,39 @@ def dump_yaml(ruleset: RuleSet) -> str:
         where = f"schema.attributes[{i}]"
         values = "[" + ", ".join(_quote(v, f"{where}.values[{j}]") for j, v in enumerate(a.values)) + "]"
         lines.append(f"    - {_flow([('name', _quote(a.name, f'{where}.name')), ('kind', _quote(a.kind, f'{where}.kind')), ('values', values)])}")
-    lines.append("rules:" if ruleset.rules else "rules: []")
+    return lines
+
+
+def _ruleset_lines(ruleset: RuleSet, at: str) -> list[str]:
+    """The rules, default class and counts of one ruleset (`at`: the path prefix of its fields
+    in error messages, 'trials[2].' for a boosting trial)."""
+    lines = ["rules:" if ruleset.rules else "rules: []"]
     for i, r in enumerate(ruleset.rules):
-        lines.append(f"  - id: {_int(r.id, f'rules[{i}].id')}")
-        lines.append(f"    prediction: {_quote(r.prediction, f'rules[{i}].prediction')}")
+        lines.append(f"  - id: {_int(r.id, f'{at}rules[{i}].id')}")
+        lines.append(f"    prediction: {_quote(r.prediction, f'{at}rules[{i}].prediction')}")
         if r.note:
-            lines.append(f"    note: {_quote(r.note, f'rules[{i}].note')}")
+            lines.append(f"    note: {_quote(r.note, f'{at}rules[{i}].note')}")
         if not r.conditions:
-            raise ModelError(f"rules[{i}].conditions: a rule needs at least one condition (rule id {r.id})")
+            raise ModelError(f"{at}rules[{i}].conditions: a rule needs at least one condition (rule id {r.id})")
         lines.append("    conditions:")
         for j, c in enumerate(r.conditions):
-            where = f"rules[{i}].conditions[{j}]"
+            where = f"{at}rules[{i}].conditions[{j}]"
             pairs = [('attribute', _quote(c.attribute, f'{where}.attribute')), ('op', _quote(c.op, f'{where}.op')),
                      ('value', _scalar(c.value, f'{where}.value'))]
             if c.or_unknown:   # written only when set, so c4.5's own models read as before
                 pairs.append(('or_unknown', 'true'))
             lines.append(f"      - {_flow(pairs)}")
-        where = f"rules[{i}].evidence"
+        where = f"{at}rules[{i}].evidence"
         evidence = [("covered", _count(r.covered, f"{where}.covered")), ("errors", _count(r.errors, f"{where}.errors")),
                     ("error_rate", _float(r.error_rate)), ("confidence", _float(_shown_confidence(r.error_rate))),
                     ("lift", _float(r.lift)), ("used", _count(r.used, f"{where}.used")),
                     ("wrong", _count(r.wrong, f"{where}.wrong"))]
         lines.append(f"    evidence: {_flow(evidence)}")
-    lines += [
-        f"default_class: {_quote(ruleset.default_class, 'default_class')}",
-        f"class_counts: {_ints(ruleset.class_counts, 'class_counts')}",
-        f"default_counts: {_ints(ruleset.default_counts, 'default_counts')}",
-        "options:" if ruleset.options else "options: {}",
+    return lines + [
+        f"default_class: {_quote(ruleset.default_class, f'{at}default_class')}",
+        f"class_counts: {_ints(ruleset.class_counts, f'{at}class_counts')}",
+        f"default_counts: {_ints(ruleset.default_counts, f'{at}default_counts')}",
     ]
-    for k, v in ruleset.options:
-        key = _key(k, "options")
-        _check_fit_option(k, v, f"options.{k}")
-        lines.append(f"  {key}: {_scalar(v, f'options.{k}')}")
-    lines.append(f"fingerprint: {_quote(ruleset.fingerprint, 'fingerprint')}")
-    if ruleset.tree is not None:
-        lines += _tree_lines(ruleset.tree, schema)
-    return "\n".join(lines) + "\n"
 
 
 def _tree_lines(root: Node, schema: Schema) -> list[str]:
@@ -276,8 +306,8 @@ def _tree_lines(root: Node, schema: Schema) -> list[str]:
     return lines
 
 
-def write_yaml(ruleset: RuleSet, path: str | os.PathLike) -> Path:
-    """Write the RuleSet as YAML to `path` atomically (never a partial file)."""
+def write_yaml(ruleset: RuleSet | BoostedRuleSet, path: str | os.PathLike) -> Path:
+    """Write the model as YAML to `path` atomically (never a partial file)."""
     return atomic_write_text(path, dump_yaml(ruleset))
 
 
@@ -552,10 +582,11 @@ def _condition(obj: Any, path: str, attributes: _Lookup) -> Condition:
 _EVIDENCE = ("covered", "errors", "error_rate", "confidence", "lift", "used", "wrong")
 
 
-def _named_rule(obj: Any, i: int, schema: Schema, attributes: _Lookup, classes: frozenset[str]) -> Rule:
-    """_rule for rules[i], its error also naming the rule's id when it has a readable one."""
+def _named_rule(obj: Any, i: int, schema: Schema, attributes: _Lookup, classes: frozenset[str],
+                at: str = "") -> Rule:
+    """_rule for {at}rules[i], its error also naming the rule's id when it has a readable one."""
     try:
-        return _rule(obj, f"rules[{i}]", schema, attributes, classes)
+        return _rule(obj, f"{at}rules[{i}]", schema, attributes, classes)
     except ModelError as e:
         rid = obj.get("id") if isinstance(obj, dict) else None
         if isinstance(rid, int) and not isinstance(rid, bool) and ".id:" not in str(e):
@@ -719,34 +750,51 @@ def _tree(obj: Any, schema: Schema) -> Node:
     return root
 
 
-def ruleset_from_dict(doc: Any) -> RuleSet:
-    """Validate a parsed model document and build the RuleSet (ModelError names the field)."""
+_BOOSTED_TOP = ("format", "format_version", "library_version", "schema", "trials", "options", "fingerprint")
+_TRIAL = ("rules", "default_class", "class_counts", "default_counts")
+# the options a boosted model records beside those of its trials' single fits
+_BOOST_OPTIONS = ("trials", "trials_built")
+
+
+def _header(doc: Any, fmt: str) -> None:
+    """ModelError unless `doc` is a mapping of format `fmt` at this library's format version."""
     if not isinstance(doc, dict):
         raise _fail("", f"a model file holds a mapping, found {_type_name(doc)}")
-    if doc.get("format") != FORMAT:
-        raise _fail("format", f"expected {FORMAT!r}, found {doc.get('format')!r}"
+    if doc.get("format") != fmt:
+        raise _fail("format", f"expected {fmt!r}, found {doc.get('format')!r}"
                     " (not a c45rules model file)")
     version = doc.get("format_version")
     if version != FORMAT_VERSION or isinstance(version, bool):
         raise _fail("format_version", f"this library reads version {FORMAT_VERSION},"
                     f" found {version!r}")
-    m = _mapping(doc, "", _TOP, ("notes", "tree"))
-    library_version = _string(m["library_version"], "library_version")
-    schema = _schema(m["schema"], "schema")
+
+
+def _ruleset_parts(m: dict, at: str, schema: Schema) -> tuple[tuple[Rule, ...], str, tuple, tuple]:
+    """(rules, default class, class counts, default counts) of one ruleset's fields (`at`: their
+    path prefix), every rule and count validated against `schema`."""
     attributes = {a.name: (a, frozenset(a.values)) for a in schema.attributes}
     classes = frozenset(schema.classes)
-    rules = tuple(_named_rule(r, i, schema, attributes, classes)
-                  for i, r in enumerate(_list(m["rules"], "rules")))
+    rules = tuple(_named_rule(r, i, schema, attributes, classes, at)
+                  for i, r in enumerate(_list(m["rules"], f"{at}rules")))
     seen: dict[int, int] = {}
     for i, r in enumerate(rules):
         if r.id in seen:
-            raise _fail(f"rules[{i}].id", f"rule id {r.id} also used by rules[{seen[r.id]}]")
+            raise _fail(f"{at}rules[{i}].id", f"rule id {r.id} also used by {at}rules[{seen[r.id]}]")
         seen[r.id] = i
-    default = _string(m["default_class"], "default_class")
+    default = _string(m["default_class"], f"{at}default_class")
     if default not in classes:
-        raise _fail("default_class", f"{default!r} is not a class ({', '.join(schema.classes)})")
-    class_counts = _counts(m["class_counts"], "class_counts", len(schema.classes))
-    default_counts = _counts(m["default_counts"], "default_counts", len(schema.classes))
+        raise _fail(f"{at}default_class", f"{default!r} is not a class ({', '.join(schema.classes)})")
+    return (rules, default, _counts(m["class_counts"], f"{at}class_counts", len(schema.classes)),
+            _counts(m["default_counts"], f"{at}default_counts", len(schema.classes)))
+
+
+def ruleset_from_dict(doc: Any) -> RuleSet:
+    """Validate a parsed model document and build the RuleSet (ModelError names the field)."""
+    _header(doc, FORMAT)
+    m = _mapping(doc, "", _TOP, ("notes", "tree"))
+    library_version = _string(m["library_version"], "library_version")
+    schema = _schema(m["schema"], "schema")
+    rules, default, class_counts, default_counts = _ruleset_parts(m, "", schema)
     options = _options(m["options"], "options")
     try:   # the costs' classes are the model's
         cost_matrix(dict(options).get("costs"), schema.classes)
@@ -757,6 +805,42 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     tree = _tree(m["tree"], schema) if "tree" in m else None
     return RuleSet(schema, rules, default, class_counts, default_counts, options, fingerprint,
                    version=library_version, notes=notes, tree=tree)
+
+
+def boosted_from_dict(doc: Any) -> BoostedRuleSet:
+    """Validate a parsed boosted model document and build the BoostedRuleSet: every check of a
+    single ruleset's file applies to each trial (ModelError names trials[t] and the field)."""
+    _header(doc, BOOSTED_FORMAT)
+    m = _mapping(doc, "", _BOOSTED_TOP, ("notes",))
+    library_version = _string(m["library_version"], "library_version")
+    schema = _schema(m["schema"], "schema")
+    options = _options(m["options"], "options")
+    fingerprint = _string(m["fingerprint"], "fingerprint")
+    notes = _string(m.get("notes", ""), "notes")
+    raw = _list(m["trials"], "trials")
+    if not raw:
+        raise _fail("trials", "a boosted model needs at least one trial")
+    recorded = dict(options)
+    built = recorded.get("trials_built")
+    if built != len(raw) or isinstance(built, bool):
+        raise _fail("options.trials_built", f"{built!r} for the {len(raw)} trials the file holds")
+    if not isinstance(recorded.get("trials"), int) or recorded["trials"] < len(raw):
+        raise _fail("options.trials", f"{recorded.get('trials')!r}: expected the number of trials asked,"
+                    f" at least the {len(raw)} built")
+    # each trial is the single fit of its weights: it records the fit's options, not the boosting's
+    own = tuple((k, v) for k, v in options if k not in _BOOST_OPTIONS)
+    trials = []
+    for t, obj in enumerate(raw):
+        parts = _ruleset_parts(_mapping(obj, f"trials[{t}]", _TRIAL), f"trials[{t}].", schema)
+        trials.append(RuleSet(schema, *parts, own, fingerprint, version=library_version))
+    return BoostedRuleSet(tuple(trials), options, fingerprint, version=library_version, notes=notes)
+
+
+def model_from_dict(doc: Any) -> RuleSet | BoostedRuleSet:
+    """A parsed model document as the model its format names (ruleset or boosted)."""
+    if isinstance(doc, dict) and doc.get("format") == BOOSTED_FORMAT:
+        return boosted_from_dict(doc)
+    return ruleset_from_dict(doc)
 
 
 # ---- reading ----------------------------------------------------------------------------
@@ -812,15 +896,16 @@ def _read(source: str | bytes | os.PathLike) -> tuple[str, str]:
         raise ModelError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
 
 
-def load_yaml(text_or_path: str | bytes | os.PathLike) -> RuleSet:
-    """Read a RuleSet from YAML text or a file path; any problem raises ModelError."""
+def load_yaml(text_or_path: str | bytes | os.PathLike) -> RuleSet | BoostedRuleSet:
+    """Read a model (a RuleSet, or a BoostedRuleSet from a boosted file) from YAML text or a
+    file path; any problem raises ModelError."""
     text, name = _read(text_or_path)
     try:
         try:
             doc = _parse(text)
         except yaml.YAMLError as e:
             raise ModelError(_yaml_problem(e)) from None
-        return ruleset_from_dict(doc)
+        return model_from_dict(doc)
     except ModelError as e:
         if name:
             raise ModelError(f"{name}: {e}") from None

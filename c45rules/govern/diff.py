@@ -10,11 +10,12 @@ rule order not yet paired, so the result does not depend on ids.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from ..boosted import BoostedRuleSet
 from ..ruleset import Condition, Rule, RuleSet
 
 
@@ -90,16 +91,83 @@ def diff_rulesets(old: RuleSet, new: RuleSet, data_old: Any = None, data_new: An
         unchanged=tuple((a.id, b.id) for a, b in unchanged))
     if data_old is None:
         return result
+    return replace(result, **_decisions(old, new, data_old, data_new))
+
+
+def _decisions(old: Any, new: Any, data_old: Any, data_new: Any) -> dict[str, Any]:
+    """{flips, rows, decisions_changed}: the rows whose decision differs between the two models."""
     before = np.asarray(old.predict(data_old), dtype=object)
     after = np.asarray(new.predict(data_new if data_new is not None else data_old), dtype=object)
     moved = before != after
     flips = Counter(f"{a} -> {b}" for a, b in zip(before[moved], after[moved]))
-    return RuleDiff(result.added, result.removed, result.changed, result.unchanged,
-                    dict(sorted(flips.items())), int(len(before)), int(moved.sum()))
+    return {"flips": dict(sorted(flips.items())), "rows": int(len(before)), "decisions_changed": int(moved.sum())}
+
+
+@dataclass(frozen=True)
+class BoostedDiff:
+    """The difference between two models of which one at least is boosted: a RuleDiff per trial
+    (trial t of the old model against trial t of the new; a single ruleset is one trial, and a
+    trial only one side has is all added or all removed), and with data the vote's decisions."""
+
+    trials: tuple[RuleDiff, ...]
+    old_trials: int
+    new_trials: int
+    flips: dict[str, int] = field(default_factory=dict)
+    rows: int | None = None
+    decisions_changed: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """{"trials": [{"trial", "rules": {...}}], "old_trials", "new_trials", "decisions"}."""
+        out: dict[str, Any] = {"trials": [{"trial": t, **d.as_json()} for t, d in enumerate(self.trials, 1)],
+                               "old_trials": self.old_trials, "new_trials": self.new_trials}
+        if self.rows is not None:
+            out["decisions"] = {"rows": self.rows, "changed": self.decisions_changed, "flips": dict(self.flips)}
+        return out
+
+
+def _trials(model: RuleSet | BoostedRuleSet) -> tuple[RuleSet, ...]:
+    return model.trials if isinstance(model, BoostedRuleSet) else (model,)
+
+
+def diff_models(old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet, data_old: Any = None,
+                data_new: Any = None) -> RuleDiff | BoostedDiff:
+    """diff_rulesets of two rulesets; a BoostedDiff, trial by trial, when either model is boosted."""
+    if not isinstance(old, BoostedRuleSet) and not isinstance(new, BoostedRuleSet):
+        return diff_rulesets(old, new, data_old, data_new)
+    olds, news = _trials(old), _trials(new)
+    per = []
+    for t in range(max(len(olds), len(news))):
+        a = olds[t] if t < len(olds) else replace(news[t], rules=())
+        b = news[t] if t < len(news) else replace(olds[t], rules=())
+        per.append(diff_rulesets(a, b))
+    out = BoostedDiff(tuple(per), len(olds), len(news))
+    return out if data_old is None else replace(out, **_decisions(old, new, data_old, data_new))
+
+
+def describe_models(d: RuleDiff | BoostedDiff, old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet,
+                    data: str | None = None) -> str:
+    """describe, or for a BoostedDiff each trial's rule changes and then the vote's decisions."""
+    if isinstance(d, RuleDiff):
+        return describe(d, old, new, data)
+    olds, news = _trials(old), _trials(new)
+    lines = [f"Trials: {d.old_trials} -> {d.new_trials}"]
+    for t, td in enumerate(d.trials):
+        if t >= len(olds) or t >= len(news):
+            lines.append(f"Trial {t + 1}: only in the {'new' if t >= len(olds) else 'old'} model")
+            continue
+        lines.append(f"Trial {t + 1}:")
+        lines += ["  " + line for line in _rule_lines(td, olds[t], news[t])]
+    lines += _decision_lines(d, data)
+    return "\n".join(lines) + "\n"
 
 
 def describe(d: RuleDiff, old: RuleSet, new: RuleSet, data: str | None = None) -> str:
     """The difference in words, one rule a line (`c45rules diff`'s text)."""
+    return "\n".join(_rule_lines(d, old, new) + _decision_lines(d, data)) + "\n"
+
+
+def _rule_lines(d: RuleDiff, old: RuleSet, new: RuleSet) -> list[str]:
+    """The rules added, removed and changed, and the default class when it changed."""
     by_old = {r.id: r for r in old.rules}
     by_new = {r.id: r for r in new.rules}
     lines = [f"Rules: {len(d.added)} added, {len(d.removed)} removed, {len(d.changed)} changed,"
@@ -111,7 +179,12 @@ def describe(d: RuleDiff, old: RuleSet, new: RuleSet, data: str | None = None) -
         lines.append(f"       to  {by_new[n]}")
     if old.default_class != new.default_class:
         lines.append(f"Default class: {old.default_class} -> {new.default_class}")
-    if d.rows is not None:
-        lines.append(f"Decisions on {data}: {d.decisions_changed} of {d.rows} rows change")
-        lines += [f"  {pair}: {n}" for pair, n in d.flips.items()]
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _decision_lines(d: RuleDiff | BoostedDiff, data: str | None) -> list[str]:
+    """How many rows of `data` change decision, by class pair (none without data)."""
+    if d.rows is None:
+        return []
+    return ([f"Decisions on {data}: {d.decisions_changed} of {d.rows} rows change"]
+            + [f"  {pair}: {n}" for pair, n in d.flips.items()])

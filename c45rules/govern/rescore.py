@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..data.schema import Dataset
+from ..boosted import BoostedRuleSet
 from ..errors import InputError
 from ..rules.generalize import rule_error_rates
 from ..ruleset import EVIDENCE_DIGITS, RuleSet, evidence_rate
@@ -43,9 +44,19 @@ def rule_covers(ruleset: RuleSet, data: Dataset) -> np.ndarray:
     return out
 
 
-def rescore(ruleset: RuleSet, data: Dataset) -> RuleSet:
+# how the training cases were weighed: no longer true of evidence counted in whole cases
+_WEIGHING = ("weights", "class_weight")
+
+
+def rescore(ruleset: RuleSet | BoostedRuleSet, data: Dataset) -> RuleSet | BoostedRuleSet:
     """`ruleset` with each rule's evidence, the class and default counts and the fingerprint
-    measured on `data` (labelled, encoded against the model's schema)."""
+    measured on `data` (labelled, encoded against the model's schema). A boosted model has
+    each trial's ruleset rescored so, every case counting 1 (the trials' boosting weights were
+    those of their training cases; the votes are the rules' new confidences)."""
+    if isinstance(ruleset, BoostedRuleSet):
+        return replace(ruleset, trials=tuple(rescore(rs, data) for rs in ruleset.trials),
+                       fingerprint=data.fingerprint(),
+                       options=tuple((k, v) for k, v in ruleset.options if k not in _WEIGHING))
     if data.y is None:
         raise InputError(f"{data.source}: rescoring needs the class of every case (no class column)")
     if data.n == 0:
@@ -76,4 +87,4 @@ def rescore(ruleset: RuleSet, data: Dataset) -> RuleSet:
                    default_counts=tuple(int(v) for v in np.bincount(y[first == 0], minlength=C)),
                    fingerprint=data.fingerprint(),
                    # the evidence is now whole cases: the file no longer claims weighted counts
-                   options=tuple((k, v) for k, v in ruleset.options if k not in ("weights", "class_weight")))
+                   options=tuple((k, v) for k, v in ruleset.options if k not in _WEIGHING))

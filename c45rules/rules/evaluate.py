@@ -8,6 +8,7 @@ import numpy as np
 from ..data.costs import cost_matrix, total_cost
 from ..data.schema import Dataset
 from ..errors import InputError
+from ..boosted import BoostedRuleSet
 from ..ruleset import RuleSet
 from .order import rule_use
 
@@ -76,22 +77,24 @@ def class_scores(confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 def evaluation_summary(ruleset: RuleSet, ev: RuleEvaluation) -> dict:
     """The evaluation as plain values: rows, errors, error_rate, accuracy, per-class scores, the
     confusion matrix (schema class order) and each rule's use, the default class last as id 0."""
-    precision, recall, f1 = class_scores(ev.confusion)
-    support = ev.confusion.sum(axis=1)
-    error_rate = ev.errors / ev.cases if ev.cases else 0.0
+    return {**_scores(ruleset.schema.classes, ev.cases, ev.errors, ev.confusion), **cost_summary(ev),
+            "rules": _rule_use(ruleset, ev)}
+
+
+def _scores(classes: tuple[str, ...], cases: int, errors: int, confusion: np.ndarray) -> dict:
+    """rows, errors, error_rate, accuracy, per-class scores and the confusion matrix as plain values."""
+    precision, recall, f1 = class_scores(confusion)
+    support = confusion.sum(axis=1)
+    error_rate = errors / cases if cases else 0.0
     return {
-        "rows": int(ev.cases),
-        "errors": int(ev.errors),
+        "rows": int(cases),
+        "errors": int(errors),
         "error_rate": float(error_rate),
-        "accuracy": float(1.0 - error_rate) if ev.cases else 0.0,
-        **cost_summary(ev),
+        "accuracy": float(1.0 - error_rate) if cases else 0.0,
         "classes": {c: {"precision": float(precision[k]), "recall": float(recall[k]),
                         "f1": float(f1[k]), "support": int(support[k])}
-                    for k, c in enumerate(ruleset.schema.classes)},
-        "confusion": ev.confusion.astype(int).tolist(),
-        "rules": [{"id": int(r.id), "used": int(ev.used[i]), "wrong": int(ev.wrong[i])}
-                  for i, r in enumerate(ruleset.rules)]
-                 + [{"id": 0, "used": int(ev.default_used), "wrong": int(ev.default_wrong)}],
+                    for k, c in enumerate(classes)},
+        "confusion": confusion.astype(int).tolist(),
     }
 
 
@@ -100,3 +103,47 @@ def cost_summary(ev: RuleEvaluation) -> dict:
     if ev.cost is None:
         return {}
     return {"cost": ev.cost, "cost_per_case": ev.cost / ev.cases if ev.cases else 0.0}
+
+
+def _rule_use(ruleset: RuleSet, ev: RuleEvaluation) -> list[dict]:
+    """[{id, used, wrong}] per rule, the default class last as id 0."""
+    return ([{"id": int(r.id), "used": int(ev.used[i]), "wrong": int(ev.wrong[i])}
+             for i, r in enumerate(ruleset.rules)]
+            + [{"id": 0, "used": int(ev.default_used), "wrong": int(ev.default_wrong)}])
+
+
+def class_codes(labels: np.ndarray, classes: tuple[str, ...]) -> np.ndarray:
+    """The position in `classes` of every label (each one of them)."""
+    names = np.asarray(classes, dtype=str)
+    order = np.argsort(names)
+    return order[np.searchsorted(names[order], np.asarray(labels, dtype=str))].astype(np.int64)
+
+
+@dataclass(frozen=True)
+class VoteEvaluation:
+    """A boosted model on labelled cases: the vote's errors and confusion matrix, and each
+    trial's own evaluation (its ruleset alone, as c4.5rules evaluates one)."""
+
+    cases: int
+    errors: int
+    confusion: np.ndarray     # rows = actual class, columns = predicted by the vote (schema order)
+    trials: tuple[RuleEvaluation, ...]
+
+
+def evaluate_votes(model: BoostedRuleSet, data: Dataset) -> VoteEvaluation:
+    """Apply a boosted model to labelled `data`: the vote's decisions, and every trial's evaluation."""
+    if data.y is None:
+        raise InputError(f"{data.source}: evaluating needs the class of every case")
+    C = len(model.schema.classes)
+    predicted = class_codes(model.predict(data), model.schema.classes)   # the vote, as predict decides
+    conf = np.bincount(data.y.astype(np.int64) * C + predicted, minlength=C * C).reshape(C, C)
+    return VoteEvaluation(data.n, int((predicted != data.y).sum()), conf,
+                          tuple(evaluate(rs, data) for rs in model.trials))
+
+
+def vote_summary(model: BoostedRuleSet, ev: VoteEvaluation) -> dict:
+    """evaluation_summary of a boosted model: the vote's scores and confusion matrix, then
+    "trials": [{"trial", "errors", "rules": [{id, used, wrong}]}] (each trial's ruleset alone)."""
+    return {**_scores(model.schema.classes, ev.cases, ev.errors, ev.confusion),
+            "trials": [{"trial": t, "errors": int(te.errors), "rules": _rule_use(rs, te)}
+                       for t, (rs, te) in enumerate(zip(model.trials, ev.trials), 1)]}

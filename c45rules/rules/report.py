@@ -4,11 +4,12 @@ from __future__ import annotations
 import time
 
 from ..data.schema import Dataset
+from ..boosted import BoostedRuleSet
 from ..pipeline import sifting_stages
 from ..ruleset import RuleSet, format_rules
 from ..tree.report import format_confusion
 from .composite import Composite
-from .evaluate import RuleEvaluation, evaluate
+from .evaluate import RuleEvaluation, VoteEvaluation, evaluate, evaluate_votes
 
 
 def format_evaluation(ruleset: RuleSet, data: Dataset, what: str = "training data",
@@ -100,3 +101,18 @@ def trial_table(rulesets: list[RuleSet], errors: list[int], cases: int) -> str:
     mean = sum(errors) / len(errors)
     lines.append(f"\t\t\t\tAv size = {size:.1f},  av errors = {mean:.1f} ({100 * mean / cases:.1f}%)")
     return "\n".join(lines) + "\n"
+
+
+def format_vote_evaluation(model: BoostedRuleSet, data: Dataset, what: str = "training data",
+                           ev: VoteEvaluation | None = None) -> str:
+    """A boosted model's evaluation: each trial's rules and errors alone, then the vote's errors
+    and confusion matrix, headed `Evaluation on <what> (N items):`."""
+    ev = evaluate_votes(model, data) if ev is None else ev
+    lines = [f"Evaluation on {what} ({ev.cases} items):", "",
+             "Trial  Rules      Errors", "-----  -----      ------"]
+    for t, (rs, te) in enumerate(zip(model.trials, ev.trials), 1):
+        pct = 100.0 * te.errors / te.cases if te.cases else 0.0
+        lines.append(f"{t:5d}  {len(rs.rules):5d}  {te.errors:5d}({pct:4.1f}%)")
+    pct = 100.0 * ev.errors / ev.cases if ev.cases else 0.0
+    lines += [f"boost  {sum(len(rs.rules) for rs in model.trials):5d}  {ev.errors:5d}({pct:4.1f}%)   <<", "", ""]
+    return "\n".join(lines) + format_confusion(ev.confusion, model.schema.classes)

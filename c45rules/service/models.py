@@ -55,6 +55,9 @@ def load_version(name: str, data: bytes) -> ServedModel:
     except UnicodeDecodeError as e:
         raise ModelError(f"bytes that are not UTF-8 (at byte {e.start})") from None
     ruleset = load_yaml(text)
+    from ..boosted import BoostedRuleSet
+    if isinstance(ruleset, BoostedRuleSet):    # its decisions are votes, not one rule's
+        raise ModelError("a boosted model (trials voting): the decision service serves single rulesets")
     return ServedModel(name, model_fingerprint(data), ruleset, RecordDecider(ruleset), text)
 
 
