@@ -276,6 +276,13 @@ def case_nesting(expression: exp.Expression) -> int:
     return deepest
 
 
+def sql_nesting(model: RuleSet | BoostedRuleSet, dialect: str = "sqlite", form: str = "flat") -> int:
+    """How deep the CASE expressions of the model's SQL nest: its CASE's depth, or a boosted model's
+    deepest trial's (the vote's own CASEs are one level deep)."""
+    trials = model.trials if isinstance(model, BoostedRuleSet) else (model,)
+    return max(case_nesting(sql_case_expression(rs, dialect, form=form)) for rs in trials)
+
+
 # Limits of a statement's size or depth that a long rule list can pass, by dialect:
 # (what is measured, the limit, its source in words). The flat form nests one level deep.
 SQL_LIMITS: dict[str, tuple[tuple[str, int, str], ...]] = {
