@@ -83,15 +83,17 @@ def _test(cond: Condition, ruleset: RuleSet, where: str) -> str:
     return f"{field} in {_literal(values)}"
 
 
-def _describe(ruleset: RuleSet) -> str:
+def _opening(what: str, s) -> list[str]:
+    """The docstring's first lines: what the module is, the target and the classes."""
     from .. import __version__
 
-    s = ruleset.schema
+    return [f"{what} exported by c45rules {__version__}: a standalone classifier (standard library only).", "",
+            f"Target {_literal(s.target)}; classes: {', '.join(map(_literal, s.classes))}."]
+
+
+def _describe(ruleset: RuleSet) -> str:
     lines = [
-        f"C4.5 rules exported by c45rules {__version__}: a standalone classifier"
-        " (standard library only).",
-        "",
-        f"Target {_literal(s.target)}; classes: {', '.join(map(_literal, s.classes))}.",
+        *_opening("C4.5 rules", ruleset.schema),
         f"Default class (no rule fires): {_literal(ruleset.default_class)}.",
         "",
         "Rules, tried in order; the first whose conditions all hold gives the class.",
@@ -127,14 +129,8 @@ def _rule_lines(ruleset: RuleSet) -> list[str]:
 
 
 def _describe_boosted(model: BoostedRuleSet) -> str:
-    from .. import __version__
-
-    s = model.schema
     lines = [
-        f"Boosted C4.5 rules exported by c45rules {__version__}: a standalone classifier"
-        " (standard library only).",
-        "",
-        f"Target {_literal(s.target)}; classes: {', '.join(map(_literal, s.classes))}.",
+        *_opening("Boosted C4.5 rules", model.schema),
         f"{len(model.trials)} trials vote. Each trial's rules are tried in order; the first whose",
         "conditions all hold gives the trial's class, else the trial's default class, and the trial",
         "votes for that class with the decision's confidence. The class with the highest total wins",
