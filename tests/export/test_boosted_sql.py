@@ -50,7 +50,8 @@ def test_tie_material_holds_ties_and_a_last_place_miss(boosted):
     assert votes[~tied][0, 0] == 1.5719999999999998 and votes[~tied][0, 1] == 1.572
 
 
-@pytest.mark.parametrize("name", SETS)
+# income (a trial of 430 rules) takes SQLite 7 s: it runs on DuckDB (and PostgreSQL)
+@pytest.mark.parametrize("name", [n for n in SETS if n != "income"])
 def test_sqlite_votes_as_the_library(name, boosted):
     scored = boosted(name)
     check_boosted(scored, run_sqlite(scored, f"cases {name}", boosted_query))
