@@ -995,8 +995,9 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
     reading of its own. The data's path is shown relative to the current directory.
     `previous` and `diff` (govern.diff.diff_rulesets(previous, ruleset, ...)) add a section on
     what changed since the previous model. `case` (a mapping of attribute values; left out:
-    unknown; read with `read`, data.reading.ReadOptions) adds its explanation: the deciding rule, or for a BoostedRuleSet the vote of every
-    trial and the totals. A BoostedRuleSet gets a section per trial instead of the rules.
+    unknown; read with `read`, data.reading.ReadOptions) adds its explanation: the deciding
+    rule, or for a BoostedRuleSet the vote of every trial and the totals. A BoostedRuleSet gets
+    a section per trial instead of the rules.
     """
     boosted = isinstance(ruleset, BoostedRuleSet)
     if boosted and (tree is not None or diff is not None):
@@ -1055,7 +1056,8 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
     return "\n".join(parts)
 
 
-def write_report(ruleset: RuleSet | BoostedRuleSet, path: str | os.PathLike, tree: Any = None, data: Dataset | None = None,
+def write_report(ruleset: RuleSet | BoostedRuleSet, path: str | os.PathLike, tree: Any = None,
+                 data: Dataset | None = None,
                  **kw: Any) -> Path:
     """Write the report to `path` atomically (a temp file beside it, then os.replace)."""
     return atomic_write_text(path, render_report(ruleset, tree, data, **kw))

@@ -335,7 +335,8 @@ def _boosted_model(model: BoostedRuleSet) -> list[str]:
                   f'              <SimplePredicate field={xml_attribute(winner, "derived field")} operator="equal"'
                   f' value="{k + 1}"/>',
                   "            </Node>"]
-    lines += ["          </Node>", "        </TreeModel>", "      </Segment>", "    </Segmentation>", "  </MiningModel>"]
+    lines += ["          </Node>", "        </TreeModel>", "      </Segment>", "    </Segmentation>",
+              "  </MiningModel>"]
     return lines
 
 

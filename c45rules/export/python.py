@@ -475,7 +475,8 @@ def _header(model: RuleSet | BoostedRuleSet, describe: str, constants: list[str]
 
 def _confidences(ruleset: RuleSet) -> str:
     """{rule id: the confidence of its decision} (0: the default class), as decision_confidences."""
-    return f"{{{', '.join(f'{i}: {c!r}' for i, c in zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist()))}}}"
+    pairs = zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist())
+    return f"{{{', '.join(f'{i}: {c!r}' for i, c in pairs)}}}"
 
 
 def _decide_lines(ruleset: RuleSet, where: str) -> list[str]:

@@ -44,8 +44,8 @@ from typing import Callable
 
 from sqlglot import exp
 
-from ..errors import InputError, ModelError
 from ..boosted import BoostedRuleSet
+from ..errors import InputError, ModelError
 from ..ruleset import Condition, Rule, RuleSet, checked_condition
 from ._comment import note_lines
 from .choices import FORMS
@@ -463,8 +463,8 @@ def _fenced(query: exp.Select, dialect: str) -> exp.Select:
     """`query` as a subquery the planner evaluates once per row. SQLite and PostgreSQL merge a plain
     subquery into the query around it, pasting its expressions wherever their columns are used: each
     trial's CASE would run once per class and comparison (measured with SQLite: 10,000 income rows,
-    3 trials of 58, 430 and 548 rules, 51.7 s; fenced 7.6 s). An OFFSET stops the merge there (SQLite's flattening
-    restriction 14; PostgreSQL's pull-up of subqueries)."""
+    3 trials of 58, 430 and 548 rules, 51.7 s; fenced 7.6 s). An OFFSET stops the merge there
+    (SQLite's flattening restriction 14; PostgreSQL's pull-up of subqueries)."""
     if dialect == "sqlite":   # SQLite's OFFSET needs a LIMIT: -1 is none
         return query.limit(exp.Neg(this=exp.Literal.number(1))).offset(0)
     if dialect == "postgres":
