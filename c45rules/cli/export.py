@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..boosted import BoostedRuleSet
 from ..errors import InputError
 from ..export.choices import DMN_VERSIONS, FORMS
 from .io import check_output, load_model, relearn_tree, write_text
@@ -61,6 +60,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the export to -o or stdout."""
     from .. import export
+    from ..boosted import BoostedRuleSet   # numpy: not for --help
     check_output(args, args.output)
     ruleset = load_model(args.model)
     if isinstance(ruleset, BoostedRuleSet):
