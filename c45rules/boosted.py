@@ -41,18 +41,37 @@ class BoostedExplanation:
     votes: tuple[Vote, ...]
     totals: tuple[tuple[str, float], ...]      # (class, total) in schema order
 
+    @property
+    def confidence(self) -> float:
+        """The winner's total over the sum of every vote (added in trial order), as predict_confidence."""
+        everything = 0.0
+        for v in self.votes:
+            everything += v.weight
+        return dict(self.totals)[self.prediction] / everything
+
     def __str__(self) -> str:
-        lines = [f"class {self.prediction} by the vote of {len(self.votes)} trials:"]
+        lines = [f"class {self.prediction} by the vote of {len(self.votes)} trials"
+                 f" (confidence {self.confidence:.6g}):"]
         for v in self.votes:
             e = v.explanation
-            how = f"rule {e.rule.id}" if e.rule is not None else "its default class"
-            lines.append(f"  trial {v.trial}: {e.prediction} by {how}, vote {v.weight:.6g}")
-        lines.append("  totals: " + ", ".join(f"{c} {t:.6g}" for c, t in self.totals))
+            if e.rule is None:
+                lines.append(f"  trial {v.trial}: {e.prediction} by its default class (no rule fired),"
+                             f" vote {v.weight:.6g}")
+                continue
+            lines.append(f"  trial {v.trial}: {e.prediction} by rule {e.rule.id}, vote {v.weight:.6g}:")
+            lines += [f"    {line}" for line in e.check_lines()]
+        # totals that 6 digits would show alike but differ (a tie missed by a rounding) in full
+        shown = [f"{t:.6g}" for _, t in self.totals]
+        if len(set(shown)) < len({t for _, t in self.totals}):
+            shown = [repr(t) for _, t in self.totals]
+        lines.append("  totals: " + ", ".join(f"{c} {t}" for (c, _), t in zip(self.totals, shown))
+                     + " (the highest wins; a tie goes to the class listed first)")
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, Any]:
-        """{"class", "votes": [{"trial", "class", "rule_id", "vote", "conditions"}], "totals": {class: total}}."""
-        return {"class": self.prediction,
+        """{"class", "confidence", "votes": [{"trial", "class", "rule_id", "vote", "conditions"}],
+        "totals": {class: total}}."""
+        return {"class": self.prediction, "confidence": self.confidence,
                 "votes": [{"trial": v.trial, "vote": v.weight, **v.explanation.as_dict()} for v in self.votes],
                 "totals": {c: t for c, t in self.totals}}
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .boosted import BoostedExplanation, BoostedRuleSet
 from .data.schema import UNSEEN_CODE, Dataset, Schema
 from .errors import InputError
 from .export._atomic import atomic_write_text
@@ -251,7 +252,9 @@ def _evaluate(ruleset: RuleSet, data: Dataset) -> _Evaluation:
     actual = np.array([where[c] for c in data.schema.classes], dtype=np.int64)[y[keep]]
     predicted = pd.Categorical(np.asarray(ruleset.predict(data), dtype=object)[keep],
                                categories=labels).codes.astype(np.int64)
-    fired = np.asarray(ruleset.predict_rule(data))[keep]
+    # a boosted model's decision is the vote of every trial, not one rule's: no per-rule counts
+    fired = np.asarray(ruleset.predict_rule(data))[keep] if isinstance(ruleset, RuleSet) else \
+        np.zeros(int(keep.sum()), dtype=np.int64)
     k = len(labels)
     matrix = np.bincount(actual * k + predicted, minlength=k * k).reshape(k, k)
     ids, slot = np.unique(fired, return_inverse=True)
@@ -297,7 +300,9 @@ def _attribute_row(i: int, attr, col: np.ndarray | None) -> str:
 def _data_section(ruleset: RuleSet, data: Dataset | None) -> str:
     out = ['<section id="data"><h2>Data</h2>']
     if data is None:
-        counts = np.asarray(ruleset.class_counts, dtype=float)
+        # a boosted model's first trial learnt from the cases unweighted
+        counts = np.asarray((ruleset.trials[0] if isinstance(ruleset, BoostedRuleSet) else ruleset).class_counts,
+                            dtype=float)
         out.append(f"<p>No data was given to the report; these are the training class counts the model"
                    f" records ({_count(counts.sum())} cases).</p>")
         out.append(_class_table(ruleset.schema.classes, counts))
@@ -375,24 +380,35 @@ def _rules_section(ruleset: RuleSet, evaluation: _Evaluation | None, source: str
            '<table class="rules"><tr><th class="num">Rule</th><th>Conditions (all must hold)</th>'
            '<th>Class</th><th class="num">Covered</th><th class="num">Errors</th>'
            '<th class="num">Confidence</th><th class="num">Lift</th><th>Coverage</th></tr>']
-    for r in ruleset.rules:
-        # short conditions stay on one line; a long one (a big value set) may wrap rather than
-        # push the table past the page
-        conds = "".join(f"<li{' class=long' if len(str(c)) > _LONG_CONDITION else ''}>{_e(c)}</li>"
-                        for c in r.conditions) or "<li><em>(always)</em></li>"
-        note = "" if r.fires else '<div class="note">never fires: pessimistic error above 70%</div>'
-        if r.note:
-            note += f'<div class="note reviewer" id="note-{r.id}">Note: {_e(r.note)}</div>'
-        out.append(
-            f'<tr{"" if r.fires else " class=nofire"} id="rule-{r.id}"><td class="num">{r.id}</td>'
-            f'<td><ul class="conds">{conds}</ul>{note}</td><td>{_e(r.prediction)}</td>'
-            f'<td class="num">{r.covered}</td><td class="num">{r.errors}</td>'
-            f'<td class="num">{100 * r.confidence:.1f}%</td><td class="num">{r.lift:.2f}</td>'
-            f'<td class="cov">{_bar(r.covered, total, r.errors)}</td></tr>')
+    out += _rule_rows(ruleset, total, "")
     out.append("</table>")
     out.append(_coverage_figures(ruleset, evaluation, source))
     out.append("</section>")
     return "".join(out)
+
+
+def _conditions(conditions: tuple) -> str:
+    """The conditions as a list, one a line; a long one (a big value set) may wrap rather than push
+    the table past the page."""
+    return "".join(f"<li{' class=long' if len(str(c)) > _LONG_CONDITION else ''}>{_e(c)}</li>"
+                   for c in conditions) or "<li><em>(always)</em></li>"
+
+
+def _rule_rows(ruleset: RuleSet, total: float, prefix: str) -> list[str]:
+    """A table row per rule with its evidence; element ids start with `prefix` ('trial-2-' in a
+    boosted model, whose trials' rule ids repeat)."""
+    out = []
+    for r in ruleset.rules:
+        note = "" if r.fires else '<div class="note">never fires: pessimistic error above 70%</div>'
+        if r.note:
+            note += f'<div class="note reviewer" id="{prefix}note-{r.id}">Note: {_e(r.note)}</div>'
+        out.append(
+            f'<tr{"" if r.fires else " class=nofire"} id="{prefix}rule-{r.id}"><td class="num">{r.id}</td>'
+            f'<td><ul class="conds">{_conditions(r.conditions)}</ul>{note}</td><td>{_e(r.prediction)}</td>'
+            f'<td class="num">{r.covered}</td><td class="num">{r.errors}</td>'
+            f'<td class="num">{100 * r.confidence:.1f}%</td><td class="num">{r.lift:.2f}</td>'
+            f'<td class="cov">{_bar(r.covered, total, r.errors)}</td></tr>')
+    return out
 
 
 def _notes_section(ruleset: RuleSet) -> str:
@@ -468,6 +484,9 @@ def _evaluation_section(ruleset: RuleSet, data: Dataset, ev: _Evaluation | None)
         out.append(f'<tr><th>{_e(c)}</th>{cells}<td class="num">{int(cm[i].sum())}</td></tr>')
     out.append("<tr><th>Total</th>" + "".join(f'<td class="num">{int(cm[:, j].sum())}</td>' for j in range(k))
                + f'<td class="num">{n}</td></tr></table>')
+    if isinstance(ruleset, BoostedRuleSet):
+        out.append("</section>")
+        return "".join(out)
     out.append('<h3>Decisions per rule on this data</h3><table><tr><th>Decided by</th><th>Class</th>'
                '<th class="num">Used</th><th class="num">Wrong</th></tr>')
     for rule_id, label in [(r.id, r.prediction) for r in ruleset.rules] + [(0, ruleset.default_class)]:
@@ -479,6 +498,52 @@ def _evaluation_section(ruleset: RuleSet, data: Dataset, ev: _Evaluation | None)
                    f'<td class="num">{ev.wrong[rule_id]}</td></tr>')
     out.append("</table></section>")
     return "".join(out)
+
+
+def _trial_section(t: int, rs: RuleSet) -> str:
+    """One trial of a boosted model: its rules with their evidence and its default class."""
+    total = float(sum(rs.class_counts))
+    votes = rs.decision_confidences()
+    return (f'<section id="trial-{t}"><h2>Trial {t}</h2>'
+            f"<p>{len(rs.rules)} rules, tried in this order: the first whose conditions all hold decides the"
+            " trial's class, and the trial votes for it with the rule's confidence. When no rule fires the"
+            f' trial votes for its default class <strong>{_e(rs.default_class)}</strong> with'
+            f' <span id="trial-{t}-default-vote">{votes[0]:.6g}</span>. Coverage is relative to the'
+            f" {_count(total)} training cases of the trial (weighted).</p>"
+            '<table class="rules"><tr><th class="num">Rule</th><th>Conditions (all must hold)</th>'
+            '<th>Class</th><th class="num">Covered</th><th class="num">Errors</th>'
+            '<th class="num">Confidence</th><th class="num">Lift</th><th>Coverage</th></tr>'
+            + "".join(_rule_rows(rs, total, f"trial-{t}-")) + "</table></section>")
+
+
+def _vote_section(model: BoostedRuleSet, explanation: BoostedExplanation, case: dict) -> str:
+    """How the trials voted on one case: each trial's deciding rule and vote, then the totals."""
+    shown = ", ".join(f"{_e(k)} = {_e(v)}" for k, v in case.items() if k in model.used_attributes())
+    out = ['<section id="vote"><h2>The vote on a case</h2>',
+           f'<p class="mono" id="vote-case">{shown or "(every tested value unknown)"}</p>',
+           '<table class="vote"><tr><th class="num">Trial</th><th>Decided by</th><th>Class</th>'
+           '<th class="num">Vote</th></tr>']
+    for v in explanation.votes:
+        e = v.explanation
+        how = (f'rule {e.rule.id}<ul class="conds">{_conditions(e.rule.conditions)}</ul>' if e.rule is not None
+               else "default class: no rule fired")
+        out.append(f'<tr id="vote-trial-{v.trial}"><td class="num">{v.trial}</td><td>{how}</td>'
+                   f'<td>{_e(e.prediction)}</td><td class="num">{v.weight:.6g}</td></tr>')
+    out.append('</table><table class="totals"><tr><th>Class</th><th class="num">Total vote</th></tr>')
+    for c, total in explanation.totals:
+        mark = ' class="hit"' if c == explanation.prediction else ""
+        out.append(f'<tr{mark}><td>{_e(c)}</td><td class="num">{total!r}</td></tr>')
+    out.append(f'</table><p>Class <strong id="vote-class">{_e(explanation.prediction)}</strong>: the highest'
+               " total (a tie goes to the class listed first), with confidence"
+               f' <span id="vote-confidence">{explanation.confidence:.6g}</span>, its total over all the'
+               " votes.</p></section>")
+    return "".join(out)
+
+
+def _explained_section(ruleset: RuleSet, explanation: Any) -> str:
+    """Which rule decides one case, and why (the text of `c45rules explain`)."""
+    return ('<section id="explained"><h2>An explained case</h2>'
+            f'<pre class="mono" id="explanation">{_e(explanation)}</pre></section>')
 
 
 # ---- the rule list as a picture -------------------------------------------------------------
@@ -918,9 +983,10 @@ def _glossary_section(data: bool, tree: bool) -> str:
 
 # ---- the page ------------------------------------------------------------------------------
 
-def render_report(ruleset: RuleSet, tree: Any = None, data: Dataset | None = None, *,
+def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dataset | None = None, *,
                   title: str | None = None, generated: str | None = None,
-                  previous: RuleSet | None = None, diff: Any = None) -> str:
+                  previous: RuleSet | None = None, diff: Any = None, case: dict | None = None,
+                  read: Any = None) -> str:
     """The review report as one self-contained HTML page.
 
     `tree` is the pruned tree (a `Node`, or a `Tree` whose `.pruned` is drawn); `data` a
@@ -928,20 +994,31 @@ def render_report(ruleset: RuleSet, tree: Any = None, data: Dataset | None = Non
     coverage. `generated` is shown as the report's date when given: the page holds no clock
     reading of its own. The data's path is shown relative to the current directory.
     `previous` and `diff` (govern.diff.diff_rulesets(previous, ruleset, ...)) add a section on
-    what changed since the previous model.
+    what changed since the previous model. `case` (a mapping of attribute values; left out:
+    unknown; read with `read`, data.reading.ReadOptions) adds its explanation: the deciding
+    rule, or for a BoostedRuleSet the vote of every trial and the totals. A BoostedRuleSet gets
+    a section per trial instead of the rules.
     """
+    boosted = isinstance(ruleset, BoostedRuleSet)
+    if boosted and (tree is not None or diff is not None):
+        raise InputError("a boosted model's report has no tree or comparison: its trials have a tree each,"
+                         " and the changes between boosted models are not compared rule by rule")
     if data is not None and not isinstance(data, Dataset):
         raise InputError(f"the report needs a Dataset, not a {type(data).__name__}"
                          " (load it with c45rules.data.load_data or encode_frame)")
     evaluation = _evaluate(ruleset, data) if data is not None and data.y is not None else None
     source = _shown_path(data.source) if data is not None else ""
-    heading = title or f"C4.5 rules review: {ruleset.schema.target}"
-    meta = [f"{len(ruleset.rules)} rules", f"{len(ruleset.schema.classes)} classes",
-            f"{len(ruleset.schema.attributes)} attributes"]
+    heading = title or f"{'Boosted ' if boosted else ''}C4.5 rules review: {ruleset.schema.target}"
+    meta = ([f"{len(ruleset.trials)} trials", f"{sum(len(rs.rules) for rs in ruleset.trials)} rules"] if boosted
+            else [f"{len(ruleset.rules)} rules"]) + [f"{len(ruleset.schema.classes)} classes",
+                                                     f"{len(ruleset.schema.attributes)} attributes"]
     if generated:
         meta.append(f"generated {generated}")
-    links = [("data", "Data"), ("options", "Options"), ("rules", "Rules"), ("coverage", "Coverage"),
-             ("default", "Default class")]
+    links = [("data", "Data"), ("options", "Options")] + (
+        [(f"trial-{t}", f"Trial {t}") for t in range(1, len(ruleset.trials) + 1)] if boosted
+        else [("rules", "Rules"), ("coverage", "Coverage"), ("default", "Default class")])
+    if case is not None:
+        links.append(("vote", "Vote") if boosted else ("explained", "Explained case"))
     if ruleset.notes:
         links.insert(0, ("notes", "Notes"))
     if diff is not None:
@@ -963,9 +1040,13 @@ def render_report(ruleset: RuleSet, tree: Any = None, data: Dataset | None = Non
         *([_notes_section(ruleset)] if ruleset.notes else []),
         _data_section(ruleset, data),
         _options_section(ruleset),
-        _rules_section(ruleset, evaluation, source),
-        _default_section(ruleset),
+        *([_trial_section(t, rs) for t, rs in enumerate(ruleset.trials, 1)] if boosted
+          else [_rules_section(ruleset, evaluation, source), _default_section(ruleset)]),
     ]
+    if case is not None:
+        explanation = ruleset.explain(case, read=read)
+        parts.append(_vote_section(ruleset, explanation, case) if boosted
+                     else _explained_section(ruleset, explanation))
     if data is not None:
         parts.append(_evaluation_section(ruleset, data, evaluation))
     if tree is not None:
@@ -975,7 +1056,8 @@ def render_report(ruleset: RuleSet, tree: Any = None, data: Dataset | None = Non
     return "\n".join(parts)
 
 
-def write_report(ruleset: RuleSet, path: str | os.PathLike, tree: Any = None, data: Dataset | None = None,
+def write_report(ruleset: RuleSet | BoostedRuleSet, path: str | os.PathLike, tree: Any = None,
+                 data: Dataset | None = None,
                  **kw: Any) -> Path:
     """Write the report to `path` atomically (a temp file beside it, then os.replace)."""
     return atomic_write_text(path, render_report(ruleset, tree, data, **kw))

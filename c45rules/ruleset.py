@@ -176,15 +176,18 @@ class Explanation:
         return (f"; soft band [{format_threshold(band[0])}, {format_threshold(band[1])}]: {where},"
                 f" {format_threshold(abs(val - cond.value))} {side} the cut")
 
+    def check_lines(self) -> list[str]:
+        """The deciding rule's conditions, each with the case's value and whether it holds."""
+        return [f"{cond}   ({cond.attribute} = {_show(val)}: {'yes' if ok else 'no'}{self._closeness(cond, val)})"
+                for cond, val, ok in self.checks]
+
     def __str__(self) -> str:
         lines = []
         if self.rule is not None:
             lines.append(f"class {self.prediction} by rule {self.rule.id}"
                          f" [{100 * self.rule.confidence:.1f}%, covers {self.rule.covered},"
                          f" {self.rule.errors} errors]:")
-            for cond, val, ok in self.checks:
-                lines.append(f"  {cond}   ({cond.attribute} = {_show(val)}: {'yes' if ok else 'no'}"
-                             f"{self._closeness(cond, val)})")
+            lines += [f"  {line}" for line in self.check_lines()]
         else:
             lines.append(f"class {self.prediction} by default: no rule fired")
             for rid, cond, val in self.misses:

@@ -786,3 +786,35 @@ def test_cli_report_compare_and_a_kept_tree(tmp_path):
     assert '<span class="big">1</span> changed' in page and 'class="big">2</span> of 14 rows change' in page
     # the model keeps its tree: the report draws it without --train
     assert 'id="tree"' in page and "6 leaves" not in page and "5 leaves" in page
+
+
+# ---- boosted models ---------------------------------------------------------------------------------
+def _boosted_hostile():
+    """Two trials over hostile names: each votes for a class named like markup."""
+    from c45rules.boosted import BoostedRuleSet
+    evil = "<script>alert('x')</script>"
+    schema = Schema((Attribute("a<b>", "continuous"), Attribute("c&d", "discrete", ("<i>", "&amp;"))),
+                    (evil, "ok\"&"), "t<")
+    t1 = RuleSet(schema, (Rule(1, (Condition("a<b>", ">", 5.0),), evil, 10, 1, 0.25, 1.2, 8, 1),),
+                 "ok\"&", (10, 10), (2, 6))
+    t2 = RuleSet(schema, (Rule(1, (Condition("c&d", "=", "<i>"),), "ok\"&", 10, 1, 0.4, 1.2, 8, 1),),
+                 evil, (10, 10), (5, 1))
+    return BoostedRuleSet((t1, t2)), evil
+
+
+def test_boosted_report_has_a_section_per_trial_and_the_vote_escaped():
+    model, evil = _boosted_hostile()
+    case = {"a<b>": 7.0, "c&d": "<i>"}
+    page = render_report(model, case=case)
+    assert "<script" not in page and html.escape(evil) in page
+    assert re.findall(r'<section id="([^"]+)"', page) == ["data", "options", "trial-1", "trial-2", "vote",
+                                                         "glossary"]
+    assert 'id="trial-1-rule-1"' in page and 'id="trial-2-rule-1"' in page
+    # trial 1: rule 1 votes 0.75 for the script class; trial 2: rule 1 votes 0.6 for ok"&
+    rows = re.findall(r'<tr id="vote-trial-(\d)">.*?</td><td>(.*?)</td><td class="num">([\d.]+)</td></tr>', page)
+    assert [(t, v) for t, _, v in rows] == [("1", "0.75"), ("2", "0.6")]
+    assert f'<strong id="vote-class">{html.escape(evil)}</strong>' in page
+    assert '<span id="vote-confidence">0.555556</span>' in page   # 0.75 / (0.75 + 0.6)
+    assert model.predict_confidence([case])[0] == 0.75 / (0.75 + 0.6)
+    with pytest.raises(InputError, match="no tree"):
+        render_report(model, tree=object())

@@ -8,7 +8,8 @@ from ..errors import InputError
 from .io import load_model
 from .options import positive_int, read_options, reading_options, scoring_options
 
-HELP = "which rule decides a case and why, condition by condition"
+HELP = ("which rule decides a case and why, condition by condition (a boosted model: every trial's deciding"
+        " rule, its vote and the class totals)")
 EXAMPLE = ("c45rules explain model.yaml --row '{\"A9\": \"t\", \"A15\": 300}'\n"
            "  c45rules explain model.yaml --row-number 3 --data examples/crx/crx.test")
 PARENTS = (reading_options, scoring_options)
@@ -28,7 +29,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help='print {"class", "rule_id", "conditions": [{"rule", "attribute", "op", "value",'
                         ' "case_value", "satisfied"}]}: the deciding rule\'s conditions or, when the'
                         ' default class decides (rule_id 0), each rule\'s first failed condition (a rule'
-                        ' whose conditions hold but which never fires, error above 70%%: attribute null)')
+                        ' whose conditions hold but which never fires, error above 70%%: attribute null);'
+                        ' for a boosted model {"class", "confidence", "votes": [{"trial", "vote", and the'
+                        ' above for that trial}], "totals": {class: total vote}}')
 
 
 def run(args: argparse.Namespace) -> int:

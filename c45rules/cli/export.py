@@ -11,7 +11,7 @@ from .io import check_output, load_model, relearn_tree, write_text
 from .options import reading_options
 
 HELP = ("write a model as SQL, standalone Python, YAML, PMML, a DMN decision table, or its rule list or tree"
-        " as DOT/GraphML")
+        " as DOT/GraphML (a boosted model: SQL, Python, YAML, PMML, dbt)")
 EXAMPLE = ("c45rules export model.yaml --to sql --table loans -o rules.sql\n"
            "  c45rules export model.yaml --to dbt my_dbt_project --source raw.loans --name loans_scored\n"
            "  c45rules export model.yaml --to python -o rules.py\n"
@@ -60,8 +60,11 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the export to -o or stdout."""
     from .. import export
+    from ..boosted import BoostedRuleSet   # numpy: not for --help
     check_output(args, args.output)
     ruleset = load_model(args.model)
+    if isinstance(ruleset, BoostedRuleSet):
+        _check_boosted(args)
     if args.to != "sql" and (args.json or args.form != "flat"):
         raise InputError(f"--json and --form are for --to sql, not --to {args.to}")
     if args.json and args.output in (None, "-"):
@@ -109,13 +112,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_boosted(args: argparse.Namespace) -> None:
+    """Refuse, before anything is written, the outputs a boosted model has no faithful form in."""
+    from ..export.graph import BOOSTED_GRAPH
+    if args.to in ("dot", "graphml"):
+        raise InputError(BOOSTED_GRAPH)
+    if args.case_only:
+        raise InputError("--case-only: a boosted model's class is the vote of its trials, which one CASE"
+                         " expression cannot hold; export the SELECT (without --case-only)")
+
+
 def _limits(args: argparse.Namespace, ruleset, text: str) -> dict:
     """Warn of each engine limit the SQL passes; the --json summary."""
     import warnings
 
     from ..errors import DataWarning
-    from ..export.sql import case_nesting, sql_case_expression, sql_limit_warnings
-    nesting = case_nesting(sql_case_expression(ruleset, args.dialect, form=args.form))
+    from ..export.sql import sql_limit_warnings, sql_nesting
+    nesting = sql_nesting(ruleset, args.dialect, args.form)
     found = sql_limit_warnings(text, args.dialect, nesting)
     for message in found:
         warnings.warn(message, DataWarning, stacklevel=2)

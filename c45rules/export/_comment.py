@@ -10,7 +10,13 @@ def comment_text(text: str) -> str:
 
 
 def note_lines(ruleset) -> list[str]:
-    """The model's and the rules' notes as comment texts: 'notes: ...', 'rule 7: ...'."""
+    """The model's and the rules' notes as comment texts: 'notes: ...', 'rule 7: ...' (of a
+    boosted model: 'trial 2 rule 7: ...')."""
     out = [f"notes: {comment_text(ruleset.notes)}"] if ruleset.notes else []
-    out += [f"rule {int(r.id)}: {comment_text(r.note)}" for r in ruleset.rules if r.note]
+    trials = getattr(ruleset, "trials", None)
+    if trials is None:
+        return out + [f"rule {int(r.id)}: {comment_text(r.note)}" for r in ruleset.rules if r.note]
+    for t, rs in enumerate(trials, 1):
+        out += [f"trial {t} notes: {comment_text(rs.notes)}"] if rs.notes else []
+        out += [f"trial {t} rule {int(r.id)}: {comment_text(r.note)}" for r in rs.rules if r.note]
     return out

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
+from ..boosted import BoostedRuleSet
 from ..ruleset import RuleSet
 from ._atomic import atomic_write_text
 from .sql import _check_dialect, _identifier, _string, to_sql_select
@@ -71,7 +72,7 @@ def parse_source(source: str) -> tuple[str, str]:
     return schema, table
 
 
-def dbt_model_sql(ruleset: RuleSet, source: tuple[str, str], dialect: str = "duckdb", *,
+def dbt_model_sql(ruleset: RuleSet | BoostedRuleSet, source: tuple[str, str], dialect: str = "duckdb", *,
                   prediction_column: str = "predicted_class", rule_column: str = "rule_id") -> str:
     """The text of models/NAME.sql: a table of every source row with its class and rule id."""
     placeholder = _PLACEHOLDER
@@ -88,7 +89,7 @@ def dbt_model_sql(ruleset: RuleSet, source: tuple[str, str], dialect: str = "duc
             + _jinja_text(before) + call + _jinja_text(after) + "\n")
 
 
-def dbt_schema_yml(ruleset: RuleSet, name: str, dialect: str = "duckdb", *,
+def dbt_schema_yml(ruleset: RuleSet | BoostedRuleSet, name: str, dialect: str = "duckdb", *,
                    prediction_column: str = "predicted_class", rule_column: str = "rule_id") -> str:
     """The text of models/schema.yml: the model's columns, the tested attributes described, and
     the tests: the class not null and one of the model's classes, the rule id not null."""
@@ -102,12 +103,18 @@ def dbt_schema_yml(ruleset: RuleSet, name: str, dialect: str = "duckdb", *,
     # the dialect (quote: false), inside one Jinja string expression that prints it unchanged
     classes = [_yaml_value(_sql_literal(c, dialect)) for c in ruleset.schema.classes]
     columns.append({"name": _yaml_value(prediction_column), "quote": True,
-                    "description": "the class the first firing rule gives (the default class when none fires)",
+                    "description": ("the class the trials' vote gives" if isinstance(ruleset, BoostedRuleSet) else
+                                    "the class the first firing rule gives (the default class when none fires)"),
                     "data_tests": ["not_null", {"accepted_values": {"arguments": {"values": classes,
                                                                                   "quote": False}}}]})
-    columns.append({"name": _yaml_value(rule_column), "quote": True,
-                    "description": "id of the rule that fired; 0 when the default class decided",
-                    "data_tests": ["not_null"]})
+    if isinstance(ruleset, BoostedRuleSet):   # the vote of the trials: a rule id column per trial
+        columns += [{"name": _yaml_value(f"{rule_column}_{t}"), "quote": True,
+                     "description": f"id of the rule of trial {t} that fired; 0 when its default class decided",
+                     "data_tests": ["not_null"]} for t in range(1, len(ruleset.trials) + 1)]
+    else:
+        columns.append({"name": _yaml_value(rule_column), "quote": True,
+                        "description": "id of the rule that fired; 0 when the default class decided",
+                        "data_tests": ["not_null"]})
     doc = {"version": 2, "models": [{
         "name": name,   # a plain name (write_dbt checks it)
         "description": "Every row of the source with the class the C4.5 rules give it",
@@ -129,7 +136,7 @@ def dbt_sources_yml(source: tuple[str, str]) -> str:
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000)
 
 
-def write_dbt(ruleset: RuleSet, directory: str | os.PathLike, source: tuple[str, str], name: str,
+def write_dbt(ruleset: RuleSet | BoostedRuleSet, directory: str | os.PathLike, source: tuple[str, str], name: str,
               dialect: str = "duckdb") -> list[Path]:
     """Write DIR/models/NAME.sql, schema.yml and sources.yml (each atomically); their paths."""
     _check_dialect(dialect)

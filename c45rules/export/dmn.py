@@ -43,6 +43,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..errors import InputError, ModelError
+from ..boosted import BoostedRuleSet
 from ..ruleset import Rule, RuleSet, checked_condition
 from ._atomic import atomic_write_text
 from ._comment import comment_text
@@ -159,6 +160,13 @@ def _percent(confidence: float) -> str:
 def to_dmn(ruleset: RuleSet, version: str = "1.3", name: str = "c45rules") -> str:
     """The RuleSet as a DMN `version` (1.3 or 1.1) document (text) holding one decision
     table named `name`, hit policy FIRST."""
+    if isinstance(ruleset, BoostedRuleSet):
+        # a decision table per trial would do, but FEEL numbers are decimals (IEEE 754 decimal128): the
+        # sum of the votes would not round as the model's double-precision totals do, and a tie could
+        # be made or broken (0.596 + 0.502 + 0.474 is 1.572 in decimal, 1.5719999999999998 in double)
+        raise InputError("a boosted model cannot be exported to DMN: FEEL adds numbers as decimals, so the"
+                         " trials' vote totals would not be the model's (double precision) and ties could"
+                         " differ; export it to SQL, Python or PMML")
     if version not in DMN_NAMESPACES:
         raise InputError(f"DMN version {version!r} is not supported (choose one of: {', '.join(DMN_VERSIONS)})")
     from .. import __version__

@@ -22,6 +22,7 @@ from pathlib import Path
 import networkx as nx
 
 from ..data.schema import Schema
+from ..errors import InputError
 from ..ruleset import RuleSet, format_threshold
 from ..tree.node import Node
 from ._atomic import atomic_write_text
@@ -66,8 +67,14 @@ def tree_to_networkx(node: Node, schema: Schema) -> nx.DiGraph:
     return graph
 
 
+BOOSTED_GRAPH = ("a graph draws one rule list or tree; a boosted model has one per trial: see the report"
+                 " (c45rules report) for each trial's rules")
+
+
 def rules_to_networkx(ruleset: RuleSet) -> nx.DiGraph:
     """The rule list as a directed graph: rule k -> its class ('all hold'), -> rule k+1 ('else')."""
+    if not isinstance(ruleset, RuleSet):
+        raise InputError(BOOSTED_GRAPH)
     graph = nx.DiGraph()
     for k, r in enumerate(ruleset.rules):
         conds = "\n".join(str(c) for c in r.conditions)

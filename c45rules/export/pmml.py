@@ -42,6 +42,8 @@ import math
 import os
 from pathlib import Path
 
+from ..boosted import BoostedRuleSet
+from ..data.schema import Schema
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
@@ -74,17 +76,11 @@ def pmml_double(value: float) -> str:
     return repr(v)
 
 
-def output_names(ruleset: RuleSet) -> tuple[str, str, str]:
+def output_names(ruleset: RuleSet | BoostedRuleSet) -> tuple[str, str, str]:
     """Names of the class, rule id and confidence output fields: predicted_class, rule_id,
     confidence, each with '_' appended until it differs from every field of the schema."""
-    taken = {*ruleset.schema.names, ruleset.schema.target}
-    out = []
-    for name in _OUTPUTS:
-        while name in taken:
-            name += "_"
-        taken.add(name)
-        out.append(name)
-    return out[0], out[1], out[2]
+    klass, rule_id, confidence = _fresh(list(_OUTPUTS), {*ruleset.schema.names, ruleset.schema.target})
+    return klass, rule_id, confidence
 
 
 def default_confidence(ruleset: RuleSet) -> float:
@@ -128,16 +124,14 @@ def _condition(cond: Condition, ruleset: RuleSet, where: str, indent: str) -> li
     return lines
 
 
-def to_pmml(ruleset: RuleSet) -> str:
-    """The RuleSet as a PMML 4.4 document (text) holding one RuleSetModel."""
+def _head(schema: Schema) -> list[str]:
+    """The document's start: the PMML element, the Header and the DataDictionary."""
     from .. import __version__
 
-    schema = ruleset.schema
     target = xml_attribute(schema.target, "schema.target")
     if schema.target in schema.names:
         raise ModelError(f"schema.target: {schema.target!r} is also an attribute's name; PMML fields need"
                          " distinct names")
-    klass, rule_id, confidence = (xml_attribute(n, "output field") for n in output_names(ruleset))
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f'<PMML xmlns="{PMML_NAMESPACE}" version="4.4">',
              '  <Header description="C4.5 rules">',
@@ -158,46 +152,192 @@ def to_pmml(ruleset: RuleSet) -> str:
         lines.append("    </DataField>")
     lines.append(f'    <DataField name={target} optype="categorical" dataType="string">')
     lines += [f'      <Value value={xml_attribute(c, f"schema.classes[{j}]")}/>' for j, c in enumerate(schema.classes)]
-    lines += ["    </DataField>", "  </DataDictionary>",
-              '  <RuleSetModel functionName="classification" algorithmName="C4.5-rules">',
-              "    " + _extension({"class_counts": list(ruleset.class_counts),
-                                   "default_counts": list(ruleset.default_counts),
-                                   "options": dict(ruleset.options), "fingerprint": ruleset.fingerprint,
-                                   "notes": ruleset.notes}, "model extension"),
-              "    <MiningSchema>"]
+    lines += ["    </DataField>", "  </DataDictionary>"]
+    return lines
+
+
+def _mining_schema(schema: Schema, indent: str) -> list[str]:
+    """Every attribute (an unseen category read as missing) and the target."""
+    lines = [f"{indent}<MiningSchema>"]
     for i, a in enumerate(schema.attributes):
         name = xml_attribute(a.name, f"schema.attributes[{i}].name")
         usage = ' usageType="supplementary"' if a.kind == "ignore" else ""
-        lines.append(f'      <MiningField name={name}{usage} invalidValueTreatment="asMissing"/>')
-    lines += [f'      <MiningField name={target} usageType="target"/>', "    </MiningSchema>",
-              "    <Output>",
-              f'      <OutputField name={klass} optype="categorical" dataType="string" feature="predictedValue"/>',
-              f'      <OutputField name={rule_id} optype="categorical" dataType="string" feature="entityId"/>',
-              f'      <OutputField name={confidence} optype="continuous" dataType="double" feature="confidence"/>',
-              "    </Output>",
-              f'    <RuleSet defaultScore={xml_attribute(ruleset.default_class, "default_class")}'
-              f' defaultConfidence="{pmml_double(default_confidence(ruleset))}">',
-              '      <RuleSelectionMethod criterion="firstHit"/>']
+        lines.append(f'{indent}  <MiningField name={name}{usage} invalidValueTreatment="asMissing"/>')
+    lines += [f'{indent}  <MiningField name={xml_attribute(schema.target, "schema.target")} usageType="target"/>',
+              f"{indent}</MiningSchema>"]
+    return lines
+
+
+def _ruleset_model(ruleset: RuleSet, names: tuple[str, str, str], confidences: list[float], indent: str,
+                   where: str = "") -> list[str]:
+    """The RuleSetModel element: output fields `names` (class, rule id, confidence), the rules in
+    order, each with its confidence from `confidences` (rule_index positions: 0 the default's)."""
+    klass, rule_id, confidence = (xml_attribute(n, "output field") for n in names)
+    default = xml_attribute(ruleset.default_class, f"{where}default_class")
+    lines = [f'{indent}<RuleSetModel functionName="classification" algorithmName="C4.5-rules">',
+             f"{indent}  " + _extension({"class_counts": list(ruleset.class_counts),
+                                         "default_counts": list(ruleset.default_counts),
+                                         "options": dict(ruleset.options), "fingerprint": ruleset.fingerprint,
+                                         "notes": ruleset.notes}, f"{where}model extension"),
+             *_mining_schema(ruleset.schema, indent + "  "),
+             f"{indent}  <Output>",
+             f'{indent}    <OutputField name={klass} optype="categorical" dataType="string" feature="predictedValue"/>',
+             f'{indent}    <OutputField name={rule_id} optype="categorical" dataType="string" feature="entityId"/>',
+             f'{indent}    <OutputField name={confidence} optype="continuous" dataType="double" feature="confidence"/>',
+             f"{indent}  </Output>",
+             f'{indent}  <RuleSet defaultScore={default} defaultConfidence="{pmml_double(confidences[0])}">',
+             f'{indent}    <RuleSelectionMethod criterion="firstHit"/>']
     for i, r in enumerate(ruleset.rules):
-        where = f"rules[{i}] (id {r.id})"
+        at = f"{where}rules[{i}] (id {r.id})"
         if not r.conditions:
-            raise ModelError(f"{where}: a rule needs at least one condition")
-        lines.append(f'      <SimpleRule id="{int(r.id)}" score={xml_attribute(r.prediction, f"{where}.prediction")}'
+            raise ModelError(f"{at}: a rule needs at least one condition")
+        lines.append(f'{indent}    <SimpleRule id="{int(r.id)}" score={xml_attribute(r.prediction, f"{at}.prediction")}'
                      f' recordCount="{int(r.covered)}" nbCorrect="{int(r.covered) - int(r.errors)}"'
-                     f' confidence="{pmml_double(r.confidence)}" weight="1">')
-        lines.append("        " + _extension({"error_rate": r.error_rate, "lift": r.lift, "used": r.used,
-                                              "wrong": r.wrong, "note": r.note}, where))
-        lines.append('        <CompoundPredicate booleanOperator="and">')
+                     f' confidence="{pmml_double(confidences[i + 1])}" weight="1">')
+        lines.append(f"{indent}      " + _extension({"error_rate": r.error_rate, "lift": r.lift, "used": r.used,
+                                                     "wrong": r.wrong, "note": r.note}, at))
+        lines.append(f'{indent}      <CompoundPredicate booleanOperator="and">')
         if not r.fires:
-            lines.append("          <False/>")
+            lines.append(f"{indent}        <False/>")
         for j, c in enumerate(r.conditions):
-            lines += _condition(c, ruleset, f"{where}.conditions[{j}]", "          ")
-        lines += ["        </CompoundPredicate>", "      </SimpleRule>"]
-    lines += [f'      <SimpleRule id="{DEFAULT_RULE_ID}" score={xml_attribute(ruleset.default_class, "default_class")}'
-              f' confidence="{pmml_double(default_confidence(ruleset))}" weight="1">',
-              "        <True/>", "      </SimpleRule>",
-              "    </RuleSet>", "  </RuleSetModel>", "</PMML>"]
-    return "\n".join(lines) + "\n"
+            lines += _condition(c, ruleset, f"{at}.conditions[{j}]", indent + "        ")
+        lines += [f"{indent}      </CompoundPredicate>", f"{indent}    </SimpleRule>"]
+    lines += [f'{indent}    <SimpleRule id="{DEFAULT_RULE_ID}" score={default}'
+              f' confidence="{pmml_double(confidences[0])}" weight="1">',
+              f"{indent}      <True/>", f"{indent}    </SimpleRule>",
+              f"{indent}  </RuleSet>", f"{indent}</RuleSetModel>"]
+    return lines
+
+
+def to_pmml(ruleset: RuleSet | BoostedRuleSet) -> str:
+    """The RuleSet as a PMML 4.4 document (text) holding one RuleSetModel; a BoostedRuleSet as a
+    MiningModel (see `_boosted_model`)."""
+    if isinstance(ruleset, BoostedRuleSet):
+        return "\n".join(_head(ruleset.schema) + _boosted_model(ruleset) + ["</PMML>"]) + "\n"
+    confidences = [default_confidence(ruleset)] + [r.confidence for r in ruleset.rules]
+    lines = _head(ruleset.schema) + _ruleset_model(ruleset, output_names(ruleset), confidences, "  ")
+    return "\n".join(lines + ["</PMML>"]) + "\n"
+
+
+def _fresh(wanted: list[str], taken: set[str]) -> list[str]:
+    """`wanted` names, each with '_' appended until it differs from every name `taken` and from the
+    others (all of which it adds to `taken`)."""
+    out = []
+    for name in wanted:
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        out.append(name)
+    return out
+
+
+def _apply(function: str, *args: list[str]) -> list[str]:
+    """<Apply function=...> around its arguments (each a list of lines), the lines indented by 2 a level."""
+    return [f'<Apply function="{function}">', *("  " + line for arg in args for line in arg), "</Apply>"]
+
+
+def _ref(name: str) -> list[str]:
+    return [f"<FieldRef field={xml_attribute(name, 'derived field')}/>"]
+
+
+def _left_sum(terms: list[list[str]]) -> list[str]:
+    """((t1 + t2) + t3) ...: PMML's "+" takes two arguments, added left to right in trial order."""
+    total = terms[0]
+    for term in terms[1:]:
+        total = _apply("+", total, term)
+    return total
+
+
+def _first_highest(totals: list[str], k: int) -> list[str]:
+    """Whether class k's total is the highest so far undecided: >= every later class's (the earlier
+    ones were tested before it, so a tie goes to the first class, as np.argmax)."""
+    tests = [_apply("greaterOrEqual", _ref(totals[k]), _ref(totals[j])) for j in range(k + 1, len(totals))]
+    return tests[0] if len(tests) == 1 else _apply("and", *tests)
+
+
+def _derived(name: str, dtype: str, optype: str, expression: list[str], indent: str) -> list[str]:
+    return ([f"{indent}<DerivedField name={xml_attribute(name, 'derived field')} optype=\"{optype}\""
+             f' dataType="{dtype}">']
+            + [f"{indent}  {line}" for line in expression] + [f"{indent}</DerivedField>"])
+
+
+def _boosted_model(model: BoostedRuleSet) -> list[str]:
+    """A MiningModel chaining (modelChain) one RuleSetModel per trial, each giving its class and the
+    vote (its SimpleRules' confidence: RuleSet.decision_confidences), then a TreeModel that counts the
+    vote. Its derived fields: each class's total, the sum over trials of NormDiscrete(trial's class
+    = this class) * trial's vote (1.0 * v is v and 0.0 * v is 0.0, so the sums are BoostedRuleSet's,
+    added left to right in trial order); the sum of all votes; the winner's position (an "if" chain
+    over >= tests: a tie to the first class); its total over the sum, the confidence. The tree's
+    leaves give the winner's class. Class names enter only attribute values (escaped), never
+    Constant text, which evaluators may trim."""
+    schema = model.schema
+    T, K = len(model.trials), len(schema.classes)
+    klass, rule_id, confidence = output_names(model)
+    taken = {*schema.names, schema.target, klass, rule_id, confidence}
+    trial_fields = _fresh([f"trial_{t}_{part}" for t in range(1, T + 1) for part in ("class", "rule_id", "vote")],
+                          taken)
+    derived = _fresh([f"votes_{k}" for k in range(1, K + 1)] + ["votes_total", "winner", "winner_votes",
+                                                                 "vote_share"], taken)
+    totals, everything, winner, winner_votes, share = derived[:K], derived[K], derived[K + 1], derived[K + 2], \
+        derived[K + 3]
+    lines = ['  <MiningModel functionName="classification" algorithmName="C5.0-boosted-rules">',
+             "    " + _extension({"trials": T, "options": dict(model.options), "fingerprint": model.fingerprint,
+                                  "notes": model.notes}, "model extension"),
+             *_mining_schema(schema, "    "),
+             '    <Segmentation multipleModelMethod="modelChain">']
+    for t, rs in enumerate(model.trials):
+        names = tuple(trial_fields[3 * t:3 * t + 3])
+        lines += [f'      <Segment id="{t + 1}">', "        <True/>",
+                  *_ruleset_model(rs, names, rs.decision_confidences().tolist(), "        ", f"trials[{t}]."),
+                  "      </Segment>"]
+    classes = [trial_fields[3 * t] for t in range(T)]
+    votes = [trial_fields[3 * t + 2] for t in range(T)]
+    indent = "            "
+    transformations = []
+    for k, c in enumerate(schema.classes):
+        value = xml_attribute(c, f"schema.classes[{k}]")
+        terms = [_apply("*", [f"<NormDiscrete field={xml_attribute(cls, 'output field')} value={value}/>"], _ref(v))
+                 for cls, v in zip(classes, votes)]
+        transformations += _derived(totals[k], "double", "continuous", _left_sum(terms), indent)
+    transformations += _derived(everything, "double", "continuous", _left_sum([_ref(v) for v in votes]), indent)
+    position: list[str] = ['<Constant dataType="integer">' + str(K) + "</Constant>"]
+    for k in range(K - 2, -1, -1):
+        position = _apply("if", _first_highest(totals, k), [f'<Constant dataType="integer">{k + 1}</Constant>'],
+                          position)
+    transformations += _derived(winner, "integer", "categorical", position, indent)
+    highest = _ref(totals[K - 1])
+    for k in range(K - 2, -1, -1):
+        highest = _apply("if", _apply("equal", _ref(winner), [f'<Constant dataType="integer">{k + 1}</Constant>']),
+                         _ref(totals[k]), highest)
+    transformations += _derived(winner_votes, "double", "continuous", highest, indent)
+    transformations += _derived(share, "double", "continuous", _apply("/", _ref(winner_votes), _ref(everything)),
+                                indent)
+    target = xml_attribute(schema.target, "schema.target")
+    first = xml_attribute(schema.classes[0], "schema.classes[0]")
+    lines += [f'      <Segment id="{T + 1}">', "        <True/>",
+              '        <TreeModel functionName="classification" algorithmName="vote" splitCharacteristic="multiSplit">',
+              "          <MiningSchema>",
+              *(f"            <MiningField name={xml_attribute(n, 'output field')}/>" for n in classes + votes),
+              f'            <MiningField name={target} usageType="target"/>',
+              "          </MiningSchema>",
+              "          <Output>",
+              f'            <OutputField name={xml_attribute(klass, "output field")} optype="categorical"'
+              ' dataType="string" feature="predictedValue"/>',
+              f'            <OutputField name={xml_attribute(confidence, "output field")} optype="continuous"'
+              ' dataType="double" feature="transformedValue">',
+              "              " + _ref(share)[0],
+              "            </OutputField>",
+              "          </Output>",
+              "          <LocalTransformations>", *transformations, "          </LocalTransformations>",
+              f'          <Node id="0" score={first}>', "            <True/>"]
+    for k, c in enumerate(schema.classes):
+        lines += [f'            <Node id="{k + 1}" score={xml_attribute(c, f"schema.classes[{k}]")}>',
+                  f'              <SimplePredicate field={xml_attribute(winner, "derived field")} operator="equal"'
+                  f' value="{k + 1}"/>',
+                  "            </Node>"]
+    lines += ["          </Node>", "        </TreeModel>", "      </Segment>", "    </Segmentation>",
+              "  </MiningModel>"]
+    return lines
 
 
 def write_pmml(ruleset: RuleSet, path: str | os.PathLike) -> Path:

@@ -21,6 +21,7 @@ import math
 import os
 from pathlib import Path
 
+from ..boosted import BoostedRuleSet
 from ..data.frame import unique_spellings
 from ..data.reading import pandas_na_tokens
 from ..errors import ModelError
@@ -82,15 +83,17 @@ def _test(cond: Condition, ruleset: RuleSet, where: str) -> str:
     return f"{field} in {_literal(values)}"
 
 
-def _describe(ruleset: RuleSet) -> str:
+def _opening(what: str, s) -> list[str]:
+    """The docstring's first lines: what the module is, the target and the classes."""
     from .. import __version__
 
-    s = ruleset.schema
+    return [f"{what} exported by c45rules {__version__}: a standalone classifier (standard library only).", "",
+            f"Target {_literal(s.target)}; classes: {', '.join(map(_literal, s.classes))}."]
+
+
+def _describe(ruleset: RuleSet) -> str:
     lines = [
-        f"C4.5 rules exported by c45rules {__version__}: a standalone classifier"
-        " (standard library only).",
-        "",
-        f"Target {_literal(s.target)}; classes: {', '.join(map(_literal, s.classes))}.",
+        *_opening("C4.5 rules", ruleset.schema),
         f"Default class (no rule fires): {_literal(ruleset.default_class)}.",
         "",
         "Rules, tried in order; the first whose conditions all hold gives the class.",
@@ -99,12 +102,7 @@ def _describe(ruleset: RuleSet) -> str:
         "lift = confidence / training frequency of the class.",
         "",
     ]
-    for r in ruleset.rules:
-        conds = conjunction(r.conditions) or "(always)"
-        lines.append(f"rule {r.id}: if {conds} then {_literal(r.prediction)}")
-        note = "" if r.fires else "   NEVER FIRES (pessimistic error above 0.7)"
-        lines.append(f"    covered {r.covered}, errors {r.errors}, confidence {r.confidence:.3f},"
-                     f" lift {r.lift:.2f}{note}")
+    lines += _rule_lines(ruleset)
     lines += [
         "",
         "Use:",
@@ -113,13 +111,53 @@ def _describe(ruleset: RuleSet) -> str:
         "    python model.py in.csv -o out.csv   (every input column, plus the predicted",
         "                                         class and the rule id, 0 for the default)",
         "",
-        "Unknown values (a field left out, None, NaN, '' and '?', and in a continuous field pandas'",
+        *_UNKNOWN_TEXT,
+    ]
+    return "\n".join(lines)
+
+
+def _rule_lines(ruleset: RuleSet) -> list[str]:
+    """Each rule in words with its evidence, two lines a rule."""
+    lines = []
+    for r in ruleset.rules:
+        conds = conjunction(r.conditions) or "(always)"
+        lines.append(f"rule {r.id}: if {conds} then {_literal(r.prediction)}")
+        note = "" if r.fires else "   NEVER FIRES (pessimistic error above 0.7)"
+        lines.append(f"    covered {r.covered}, errors {r.errors}, confidence {r.confidence:.3f},"
+                     f" lift {r.lift:.2f}{note}")
+    return lines
+
+
+def _describe_boosted(model: BoostedRuleSet) -> str:
+    lines = [
+        *_opening("Boosted C4.5 rules", model.schema),
+        f"{len(model.trials)} trials vote. Each trial's rules are tried in order; the first whose",
+        "conditions all hold gives the trial's class, else the trial's default class, and the trial",
+        "votes for that class with the decision's confidence. The class with the highest total wins",
+        "(a tie goes to the class listed first); the confidence is its total over all the votes.",
+    ]
+    for t, rs in enumerate(model.trials, 1):
+        lines += ["", f"Trial {t} (default class {_literal(rs.default_class)}):", *_rule_lines(rs)]
+    lines += [
+        "",
+        "Use:",
+        "    import model; model.predict(record); model.predict_rules(record);"
+        " model.predict_confidence(record); model.votes(record)",
+        "    python model.py in.csv -o out.csv   (every input column, plus the predicted",
+        "                                         class and each trial's rule id, 0 for its default)",
+        "",
+        *_UNKNOWN_TEXT,
+    ]
+    return "\n".join(lines)
+
+
+_UNKNOWN_TEXT = (
+    "Unknown values (a field left out, None, NaN, '' and '?', and in a continuous field pandas'",
         "missing-value texts such as 'NA' and 'NULL') satisfy no condition but one that says",
         "'or unknown'; a discrete value the",
         "model never saw satisfies no test; continuous values given as text are parsed as",
         "numbers (anything else raises ValueError naming the field).",
-    ]
-    return "\n".join(lines)
+)
 
 
 _RUNTIME = '''
@@ -232,6 +270,14 @@ def predict_confidence(record: Mapping[str, object]) -> float:
     return CONFIDENCE[_decide(record)[0]]
 
 
+def _outputs(record, confidence):
+    """The CSV columns added for a record: the class, the rule id (and the confidence)."""
+    rule, klass = _decide(record)
+    return [klass, rule] + ([repr(CONFIDENCE[rule])] if confidence else [])
+'''
+
+_MAIN = '''
+
 def _main(argv=None) -> int:
     """Score a CSV file: every input column unchanged, plus the class and the rule id."""
     import argparse
@@ -313,11 +359,10 @@ def _main(argv=None) -> int:
                                           f" the header has {len(header)}")
                             break
                         try:
-                            rule, klass = _decide(dict(zip(header, row)))
+                            out = row + _outputs(dict(zip(header, row)), len(added) > 2)
                         except ValueError as e:
                             status = fail(f"line {reader.line_num}: {e}")
                             break
-                        out = row + [klass, rule] + ([repr(CONFIDENCE[rule])] if len(added) > 2 else [])
                         (quoted if any("\\r" in f for f in row) else writer).writerow(out)
                 except (csv.Error, UnicodeDecodeError) as e:
                     status = fail(f"line {reader.line_num}: not readable CSV ({e})")
@@ -337,6 +382,55 @@ if __name__ == "__main__":
 '''
 
 
+_BOOSTED_API = '''
+
+def _decide(record):
+    """(each trial's rule id, the winning class, the class totals, the sum of all votes): each
+    trial votes for the class it decides with that decision's confidence, in trial order."""
+    fields = _fields(record)
+    totals = dict.fromkeys(CLASSES, 0.0)
+    everything = 0.0
+    rules = []
+    for decide, confidence in zip(TRIALS, CONFIDENCE):
+        rule, klass = decide(fields)
+        totals[klass] += confidence[rule]
+        everything += confidence[rule]
+        rules.append(rule)
+    best = CLASSES[0]
+    for klass in CLASSES[1:]:   # strictly higher: a tie goes to the class listed first
+        if totals[klass] > totals[best]:
+            best = klass
+    return tuple(rules), best, totals, everything
+
+
+def predict(record: Mapping[str, object]) -> str:
+    """The predicted class of one record (a mapping from field name to value): the vote's winner."""
+    return _decide(record)[1]
+
+
+def predict_rules(record: Mapping[str, object]) -> tuple:
+    """The id of the rule that decides the record in each trial; 0 where its default class applies."""
+    return _decide(record)[0]
+
+
+def predict_confidence(record: Mapping[str, object]) -> float:
+    """The winner's total vote over the sum of all the votes."""
+    _, best, totals, everything = _decide(record)
+    return totals[best] / everything
+
+
+def votes(record: Mapping[str, object]) -> dict:
+    """Each class's total vote (classes in CLASSES order)."""
+    return _decide(record)[2]
+
+
+def _outputs(record, confidence):
+    """The CSV columns added for a record: the class, the trials' rule ids (and the confidence)."""
+    rules, best, totals, everything = _decide(record)
+    return [best, " ".join(map(str, rules))] + ([repr(totals[best] / everything)] if confidence else [])
+'''
+
+
 def _spelled_values(ruleset: RuleSet) -> str:
     """Source of SPELLED: per tested discrete attribute, data.frame's spelling of a boolean or
     number ("bool:true", "num:1.0") -> the one value spelling it."""
@@ -349,15 +443,15 @@ def _spelled_values(ruleset: RuleSet) -> str:
     return f"{{{', '.join(fields)}}}"
 
 
-def to_python(ruleset: RuleSet) -> str:
-    """The source of a standalone module that predicts exactly as `ruleset` does."""
-    s = ruleset.schema
-    used = set(ruleset.used_attributes())
-    out = [
-        _docstring(_describe(ruleset)),
+def _header(model: RuleSet | BoostedRuleSet, describe: str, constants: list[str]) -> list[str]:
+    """The module up to its runtime: the docstring, imports, the model's constants and the fields."""
+    s = model.schema
+    used = set(model.used_attributes())
+    return [
+        _docstring(describe),
         "from __future__ import annotations",
         "",
-        *(f"# {line}" for line in note_lines(ruleset)),
+        *(f"# {line}" for line in note_lines(model)),
         "import numbers",
         "import os",
         "import sys",
@@ -365,29 +459,35 @@ def to_python(ruleset: RuleSet) -> str:
         "",
         f"TARGET = {_literal(s.target)}",
         f"CLASSES = {_literal(s.classes)}",
-        f"DEFAULT_CLASS = {_literal(ruleset.default_class)}",
-        f"FINGERPRINT = {_literal(ruleset.fingerprint)}",
-        "# the confidence of each decision by rule id (0: the default class), to 6 significant digits",
-        f"CONFIDENCE = {{{', '.join(f'{i}: {c!r}' for i, c in zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist()))}}}",
+        *constants,
         "# every continuous / discrete field of the model, and those the rules test (a CSV to",
         "# score must have those columns; a record may leave any field out: it is unknown)",
         f"CONTINUOUS = {_literal(a.name for a in s.attributes if a.is_continuous)}",
         f"DISCRETE = {_literal(a.name for a in s.attributes if a.is_discrete)}",
         f"REQUIRED = {_literal(n for n in s.names if n in used and s.attribute(n).kind != 'ignore')}",
         "# per tested discrete field: what a bool or number may spell -> the one value spelling it",
-        f"SPELLED = {_spelled_values(ruleset)}",
+        f"SPELLED = {_spelled_values(model)}",
         "# texts a continuous field reads as unknown, as the library reads tables (pandas' tokens)",
         f"NA_TOKENS = frozenset({_literal(sorted(pandas_na_tokens()))})",
         _RUNTIME,
-        "",
-        "def _decide(record):",
-        '    """(rule id, class) for one record: the first rule whose conditions all hold."""',
-        "    record = _fields(record)",
     ]
+
+
+def _confidences(ruleset: RuleSet) -> str:
+    """{rule id: the confidence of its decision} (0: the default class), as decision_confidences."""
+    pairs = zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist())
+    return f"{{{', '.join(f'{i}: {c!r}' for i, c in pairs)}}}"
+
+
+def _decide_lines(ruleset: RuleSet, where: str) -> list[str]:
+    """The body of a function of the cleaned `record`: `return <rule id>, <class>` of the first rule
+    whose conditions all hold (`where` prefixes the error path of a bad condition)."""
+    s = ruleset.schema
+    out = []
     for i, r in enumerate(ruleset.rules):
-        tests = [_test(c, ruleset, f"rules[{i}].conditions[{j}]") for j, c in enumerate(r.conditions)]
+        tests = [_test(c, ruleset, f"{where}rules[{i}].conditions[{j}]") for j, c in enumerate(r.conditions)]
         if r.prediction not in s.classes:
-            raise ModelError(f"rules[{i}].prediction: {r.prediction!r} is not a class")
+            raise ModelError(f"{where}rules[{i}].prediction: {r.prediction!r} is not a class")
         if not r.fires:
             out.append(f"    # rule {int(r.id)} never fires (pessimistic error"
                        f" {float(r.error_rate):.3f} > 0.7): left out")
@@ -407,11 +507,52 @@ def to_python(ruleset: RuleSet) -> str:
             out += [f"            and {t}" for t in tests[1:-1]]
             out.append(f"            and {tests[-1]}):")
         out.append(f"        {decision}")
-    out.append("    return 0, DEFAULT_CLASS")
-    out.append(_API)
+    return out
+
+
+def to_python(ruleset: RuleSet | BoostedRuleSet) -> str:
+    """The source of a standalone module that predicts exactly as `ruleset` does (a boosted model:
+    a function per trial and the vote, as BoostedRuleSet.predict)."""
+    if isinstance(ruleset, BoostedRuleSet):
+        return _boosted_python(ruleset)
+    out = _header(ruleset, _describe(ruleset), [
+        f"DEFAULT_CLASS = {_literal(ruleset.default_class)}",
+        f"FINGERPRINT = {_literal(ruleset.fingerprint)}",
+        "# the confidence of each decision by rule id (0: the default class), to 6 significant digits",
+        f"CONFIDENCE = {_confidences(ruleset)}"])
+    out += [
+        "",
+        "def _decide(record):",
+        '    """(rule id, class) for one record: the first rule whose conditions all hold."""',
+        "    record = _fields(record)",
+        *_decide_lines(ruleset, ""),
+        "    return 0, DEFAULT_CLASS",
+        _API + _MAIN,
+    ]
     return "\n".join(out)
 
 
-def write_python(ruleset: RuleSet, path: str | os.PathLike) -> Path:
+def _boosted_python(model: BoostedRuleSet) -> str:
+    """The module of a boosted model: each trial's first-hit function, then the vote."""
+    out = _header(model, _describe_boosted(model), [
+        f"FINGERPRINT = {_literal(model.fingerprint)}",
+        "# per trial: the confidence of each decision (its vote) by rule id (0: the trial's default",
+        "# class), to 6 significant digits",
+        "CONFIDENCE = (" + "".join(f"\n    {_confidences(rs)}," for rs in model.trials) + "\n)"])
+    for t, rs in enumerate(model.trials, 1):
+        out += [
+            "",
+            f"def _trial_{t}(record):",
+            f'    """(rule id, class) of trial {t} for a cleaned record: its first rule whose conditions all hold."""',
+            *_decide_lines(rs, f"trials[{t - 1}]."),
+            f"    return 0, {_literal(rs.default_class)}",
+            "",
+        ]
+    out += ["", f"TRIALS = ({', '.join(f'_trial_{t}' for t in range(1, len(model.trials) + 1))},)",
+            _BOOSTED_API + _MAIN]
+    return "\n".join(out)
+
+
+def write_python(ruleset: RuleSet | BoostedRuleSet, path: str | os.PathLike) -> Path:
     """Write the standalone module to `path` atomically."""
     return atomic_write_text(path, to_python(ruleset))

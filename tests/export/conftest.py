@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 
-from export_cases import Scored, fit_scored, random_rows, hostile_ruleset, probe_rows, score
+from export_cases import (Scored, boosted_scored, fit_scored, hostile_ruleset, probe_rows, random_rows, score,
+                          score_boosted, tie_model, tie_rows)
 
 PG_ENV = "C45RULES_PG_DSN"
 
@@ -30,6 +31,18 @@ def hostile() -> Scored:
     rs = hostile_ruleset()
     base = random_rows(rs, 600, seed=7)
     return score("hostile", rs, base + probe_rows(rs, base, seed=3))
+
+
+@pytest.fixture(scope="session")
+def boosted():
+    """boosted(name) -> Scored for a boosted model of a shared set, or "tie" (cached per session)."""
+    cache: dict[str, Scored] = {}
+
+    def get(name: str) -> Scored:
+        if name not in cache:
+            cache[name] = score_boosted(name, tie_model(), tie_rows()) if name == "tie" else boosted_scored(name)
+        return cache[name]
+    return get
 
 
 # ---- PostgreSQL ----------------------------------------------------------------------------------

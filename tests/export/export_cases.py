@@ -17,6 +17,7 @@ import numpy as np
 
 import reference
 from c45rules import Attribute, Condition, Rule, RuleSet, Schema
+from c45rules.boosted import BoostedRuleSet
 from c45rules.data import load_stem
 from c45rules.data.schema import Dataset
 
@@ -115,7 +116,8 @@ class Scored:
     ruleset: RuleSet
     rows: list[dict]
     classes: np.ndarray   # RuleSet.predict
-    rules: np.ndarray     # RuleSet.predict_rule (0 = default)
+    rules: np.ndarray     # RuleSet.predict_rule (0 = default); of a boosted model, trial_rules
+    confidence: np.ndarray | None = None   # predict_confidence (boosted models)
 
 
 def score(name: str, ruleset: RuleSet, rows: list[dict]) -> Scored:
@@ -234,3 +236,74 @@ def random_rows(ruleset: RuleSet, n: int, seed: int) -> list[dict]:
                 row[a.name] = rng.choice(list(a.values) * 2 + [None, "?", "", UNSEEN])
         rows.append(row)
     return rows
+
+
+# ---- boosted models ----------------------------------------------------------------------------
+# shared sets with unknowns, with the number of trials fitted for them
+BOOSTED_DATASETS = {"crx": 4, "breast-cancer": 3, "hypo": 3, "soybean": 3, "income": 2}
+
+
+def boosted_model(name: str, trials: int) -> BoostedRuleSet:
+    """Trials fitted on reweighted copies of a shared set: each next trial's training weights are
+    doubled on the cases the trials so far misclassify (as boosting would), so the trials differ."""
+    from c45rules.data.weights import weighted
+    from c45rules.pipeline import fit_dataset
+
+    train, _ = load_stem(DATA / name / name, test=True)
+    if name == "income":
+        train = train.subset(np.arange(1200))
+    fitted = [fit_dataset(train)[0]]
+    w = np.ones(train.n)
+    labelled = np.asarray(train.y) >= 0
+    for _ in range(trials - 1):
+        wrong = labelled & (BoostedRuleSet(tuple(fitted)).predict(train)
+                            != np.array(train.schema.classes, dtype=object)[np.asarray(train.y)])
+        w = np.where(wrong, w * 2.0, w)
+        fitted.append(fit_dataset(weighted(train, w, None, "w"))[0])
+    return BoostedRuleSet(tuple(fitted))
+
+
+def score_boosted(name: str, model: BoostedRuleSet, rows: list[dict]) -> Scored:
+    """The rows with the boosted model's class, each trial's deciding rule and the confidence."""
+    ds = encode(model.schema, rows)
+    return Scored(name, model, rows, model.predict(ds), model.trial_rules(ds), model.predict_confidence(ds))
+
+
+def boosted_scored(name: str) -> Scored:
+    """A boosted model of a shared set with its training and test cases and every trial's probes."""
+    model = boosted_model(name, BOOSTED_DATASETS[name])
+    train, test = load_stem(DATA / name / name, test=True)
+    base = decode(train) + (decode(test) if test is not None else [])
+    base = base[:3000]   # the first 3,000 cases (income has 48,842): enough unknowns, and quick
+    probes = []
+    for t, rs in enumerate(model.trials):
+        rows = probe_rows(rs, base, seed=t, n_random=60)
+        probes += rows[::-(-len(rows) // 1500)]   # 1,500 of each trial's probes at most, evenly spread
+    return score_boosted(name, model, base + probes)
+
+
+def _vote_rule(rid: int, cond: Condition, klass: str, confidence: float) -> Rule:
+    return Rule(rid, (cond,), klass, 10, 2, 1.0 - confidence, 1.0, 5, 1)
+
+
+def tie_model() -> BoostedRuleSet:
+    """Hand-built trials whose votes tie exactly, or miss a tie by one unit in the last place when
+    added in trial order. Classes ("no", "yes"): a tie goes to "no", the first class.
+    x <= 5 or unknown: yes 0.75 + 0.75, no 0.75 + 0.375 + 0.375 (the defaults' Laplace shares, and
+    with y = a trial 1's and 2's rule 2): a tie, so no, though trial 1 votes yes.
+    x > 5: no ((0.596 + 0.502) + 0.474 = 1.5719999999999998) against yes (0.616 + 0.956 = 1.572):
+    yes; added in another order (0.596 + (0.502 + 0.474) = 1.572) it would be a tie, so no."""
+    schema = Schema((Attribute("x", "continuous"), Attribute("y", "discrete", ("a", "b"))), ("no", "yes"))
+    high, is_a = Condition("x", ">", 5.0), Condition("y", "=", "a")
+    # Laplace shares (n + 1) / (total + 2): (2, 0) -> no 0.75, (0, 2) -> yes 0.75, (2, 4) -> no 0.375
+    t1 = RuleSet(schema, (_vote_rule(1, high, "no", 0.596), _vote_rule(2, is_a, "yes", 0.75)), "no", (5, 5), (2, 0))
+    t2 = RuleSet(schema, (_vote_rule(1, high, "yes", 0.616), _vote_rule(2, is_a, "no", 0.75)), "yes", (5, 5), (0, 2))
+    t3 = RuleSet(schema, (_vote_rule(1, high, "no", 0.502),), "yes", (5, 5), (0, 2))
+    t4 = RuleSet(schema, (_vote_rule(1, high, "yes", 0.956),), "no", (5, 5), (2, 4))
+    t5 = RuleSet(schema, (_vote_rule(1, high, "no", 0.474),), "no", (5, 5), (2, 4))
+    return BoostedRuleSet((t1, t2, t3, t4, t5))
+
+
+def tie_rows() -> list[dict]:
+    """Every combination of x (both sides of 5, the threshold, unknown) and y (a, b, unknown, unseen)."""
+    return [{"x": x, "y": y} for x in (1.0, 5.0, 7.0, None, math.nan) for y in ("a", "b", None, "?", UNSEEN)]

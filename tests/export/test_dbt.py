@@ -61,6 +61,7 @@ def test_dbt_run_and_test_build_the_rules_tables(tmp_path):
     from c45rules.cli import main
     from c45rules.export import write_yaml
     crx = fit(DATA / "crx" / "crx")
+    boosted = _boosted_crx(crx)
     hostile_cases = _hostile_frame()
     hostile = fit(hostile_cases, target="class")
     cases = pd.read_csv(DATA / "crx" / "crx_test.csv", dtype=str, keep_default_na=False)
@@ -75,15 +76,20 @@ def test_dbt_run_and_test_build_the_rules_tables(tmp_path):
         "name: c45rules_check\nversion: '1.0'\nprofile: c45rules_check\nmodel-paths: [models]\n")
     (tmp_path / "profiles.yml").write_text(yaml.safe_dump({"c45rules_check": {
         "target": "dev", "outputs": {"dev": {"type": "duckdb", "path": str(database), "threads": 1}}}}))
-    # two models in one project (dbt starts slowly): crx, and the hostile one in its own folder
+    # three models in one project (dbt starts slowly): crx, and the hostile and the boosted one in
+    # their own folders (the boosted model is written by the library: its YAML is another task's)
     for ruleset, name, source, where in ((crx, "crx_scored", "main.crx test", project),
                                          (hostile, "hostile", "s'}}.t {{x}}", tmp_path / "hostile")):
         write_yaml(ruleset, tmp_path / f"{name}.yaml")
         assert main(["export", str(tmp_path / f"{name}.yaml"), "--to", "dbt", str(where),
                      "--source", source, "--name", name]) == 0
-    for file in ("hostile.sql", "schema.yml", "sources.yml"):   # dbt reads models/ recursively
-        (project / "models" / "hostile").mkdir(exist_ok=True)
-        (tmp_path / "hostile" / "models" / file).rename(project / "models" / "hostile" / file)
+    write_dbt(boosted, tmp_path / "boosted", ("main", "crx test"), "crx_boosted")
+    for folder, model in (("hostile", "hostile"), ("boosted", "crx_boosted")):   # dbt reads models/ recursively
+        (project / "models" / folder).mkdir(exist_ok=True)
+        for file in (f"{model}.sql", "schema.yml", "sources.yml"):
+            (tmp_path / folder / "models" / file).rename(project / "models" / folder / file)
+    # crx's sources.yml declares main."crx test" already (twice would be a conflict for dbt)
+    (project / "models" / "boosted" / "sources.yml").unlink()
     env = {**os.environ, "DBT_PROFILES_DIR": str(tmp_path), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
            "DBT_LOG_PATH": str(tmp_path / "logs"), "DBT_TARGET_PATH": str(tmp_path / "target"),
            "DO_NOT_TRACK": "1"}
@@ -94,11 +100,15 @@ def test_dbt_run_and_test_build_the_rules_tables(tmp_path):
     results = json.loads((tmp_path / "target" / "run_results.json").read_text())["results"]
     # schema.yml's three tests ran, for each model, and passed
     kinds = sorted(r["unique_id"].split(".")[2].split("_")[0] for r in results)
-    assert kinds == ["accepted"] * 2 + ["not"] * 4
+    assert kinds == ["accepted"] * 3 + ["not"] * 7    # the boosted model: the class and two rule ids
     assert {r["status"] for r in results} == {"pass"}
     with duckdb.connect(str(database), read_only=True) as con:
         built = con.execute("SELECT * FROM main.crx_scored").df()
         built_hostile = con.execute("SELECT * FROM main.hostile").df()
+        built_boosted = con.execute("SELECT * FROM main.crx_boosted").df()
+    assert built_boosted["predicted_class"].tolist() == boosted.predict(cases).tolist()
+    assert built_boosted[["rule_id_1", "rule_id_2"]].to_numpy().tolist() == boosted.trial_rules(cases).tolist()
+    assert np.array_equal(built_boosted["votes_1"].to_numpy(), boosted.votes(cases)[:, 0])
     assert len(built) == len(cases) == 200
     # the source's rows in its order (a table built from one scan keeps it in DuckDB)
     assert built["A1"].tolist() == cases["A1"].tolist()
@@ -110,12 +120,26 @@ def test_dbt_run_and_test_build_the_rules_tables(tmp_path):
     assert set(built_hostile["predicted_class"]) == {"{# no #}", "it's {{", "01", "{1}"}
 
 
+def _boosted_crx(crx):
+    """crx's rules voting with rules fitted with crx's misclassified cases weighted 3."""
+    from c45rules.boosted import BoostedRuleSet
+    from c45rules.data import load_stem
+    from c45rules.data.weights import weighted
+    from c45rules.pipeline import fit_dataset
+    train, _ = load_stem(DATA / "crx" / "crx", test=True)
+    wrong = crx.predict(train) != np.array(train.schema.classes, dtype=object)[train.y]
+    return BoostedRuleSet((crx, fit_dataset(weighted(train, np.where(wrong, 3.0, 1.0), None, "w"))[0]))
+
+
 def test_the_model_sql_renders_to_the_exported_select():
     """Jinja prints the SQL around source() unchanged, whatever braces the values hold."""
     jinja2 = pytest.importorskip("jinja2")
     from export_cases import hostile_ruleset
     from c45rules.export import to_sql_select
-    for ruleset in (hostile_ruleset(), fit(_hostile_frame(), target="class")):
+    from c45rules.boosted import BoostedRuleSet
+    h = hostile_ruleset()
+    voting = BoostedRuleSet((h, type(h)(h.schema, h.rules[::-1], "{class}", h.class_counts, (1, 2, 3, 9))))
+    for ruleset in (hostile_ruleset(), fit(_hostile_frame(), target="class"), voting):
         text = dbt_model_sql(ruleset, ("raw data", "t {{x}}"), "duckdb")
         called = []
         rendered = jinja2.Environment().from_string(text).render(

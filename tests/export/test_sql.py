@@ -245,7 +245,8 @@ def _scoring_query(scored: Scored, table: str, dialect: str) -> str:
     return f"SELECT {_q(ROW)}, {_q('predicted_class')}, {_q('rule_id')} FROM ({inner}) AS s ORDER BY {_q(ROW)}"
 
 
-def run_sqlite(scored: Scored, table: str) -> list[tuple]:
+def run_sqlite(scored: Scored, table: str, query=_scoring_query) -> list[tuple]:
+    """The rows in an SQLite table `table`, scored by query(scored, table, "sqlite")."""
     cols = _columns(scored.ruleset)
     con = sqlite3.connect(":memory:")
     ddl = ", ".join([f"{_q(ROW)} INTEGER"] + [f"{_q(a.name)} {'REAL' if a.is_continuous else 'TEXT'}"
@@ -253,13 +254,15 @@ def run_sqlite(scored: Scored, table: str) -> list[tuple]:
     con.execute(f"CREATE TABLE {_q(table)} ({ddl})")
     con.executemany(f"INSERT INTO {_q(table)} VALUES ({', '.join('?' * (len(cols) + 1))})",
                     [(i,) + tuple(r.get(a.name) for a in cols) for i, r in enumerate(scored.rows)])
-    out = con.execute(_scoring_query(scored, table, "sqlite")).fetchall()
-    names = [d[0] for d in con.execute(to_sql_select(scored.ruleset, table, "sqlite") + " LIMIT 0").description]
-    assert names == [ROW] + [a.name for a in cols] + ["predicted_class", "rule_id"]
+    out = con.execute(query(scored, table, "sqlite")).fetchall()
+    if query is _scoring_query:
+        names = [d[0] for d in con.execute(to_sql_select(scored.ruleset, table, "sqlite") + " LIMIT 0").description]
+        assert names == [ROW] + [a.name for a in cols] + ["predicted_class", "rule_id"]
     return out
 
 
-def run_duckdb(scored: Scored, table: str) -> list[tuple]:
+def run_duckdb(scored: Scored, table: str, query=_scoring_query) -> list[tuple]:
+    """The rows in a DuckDB table `table` (NaN kept), scored by query(scored, table, "duckdb")."""
     cols = _columns(scored.ruleset)
     con = duckdb.connect()
     ddl = ", ".join([f"{_q(ROW)} INTEGER"] + [f"{_q(a.name)} {'DOUBLE' if a.is_continuous else 'VARCHAR'}"
@@ -278,10 +281,11 @@ def run_duckdb(scored: Scored, table: str) -> list[tuple]:
             con.register("nan_rows", pd.DataFrame({"i": nan_rows}))
             con.execute(f"UPDATE {_q(table)} SET {_q(a.name)} = CAST('NaN' AS DOUBLE)"
                         f" WHERE {_q(ROW)} IN (SELECT i FROM nan_rows)")
-    return con.execute(_scoring_query(scored, table, "duckdb")).fetchall()
+    return con.execute(query(scored, table, "duckdb")).fetchall()
 
 
-def run_postgres(conn, scored: Scored, table: str) -> list[tuple]:
+def run_postgres(conn, scored: Scored, table: str, query=_scoring_query) -> list[tuple]:
+    """The rows in a PostgreSQL table `table`, scored by query(scored, table, "postgres")."""
     cols = _columns(scored.ruleset)
     ddl = ", ".join([f"{_q(ROW)} INTEGER"] + [f"{_q(a.name)} {'DOUBLE PRECISION' if a.is_continuous else 'TEXT'}"
                                               for a in cols])
@@ -290,7 +294,7 @@ def run_postgres(conn, scored: Scored, table: str) -> list[tuple]:
         with cur.copy(f"COPY {_q(table)} FROM STDIN") as copy:
             for i, r in enumerate(scored.rows):
                 copy.write_row((i,) + tuple(r.get(a.name) for a in cols))
-    return conn.execute(_scoring_query(scored, table, "postgres")).fetchall()
+    return conn.execute(query(scored, table, "postgres")).fetchall()
 
 
 def _has_nan_trap(scored: Scored) -> bool:

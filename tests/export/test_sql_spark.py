@@ -31,9 +31,14 @@ def _frame(spark, scored: Scored):
     return spark.createDataFrame(data, T.StructType(fields))
 
 
+def spark_view(spark, scored: Scored, table: str) -> None:
+    """The rows as the temporary view `table`."""
+    _frame(spark, scored).createOrReplaceTempView(sql_identifier(table, "spark"))
+
+
 def run_spark(spark, scored: Scored, table: str) -> list[tuple]:
     """(row, class, rule id, confidence) for every row, scored by the exported Spark SQL."""
-    _frame(spark, scored).createOrReplaceTempView(sql_identifier(table, "spark"))
+    spark_view(spark, scored, table)
     inner = to_sql_select(scored.ruleset, table, "spark", confidence_column="confidence")
     got = spark.sql(inner).collect()
     names = list(got[0].asDict().keys()) if got else []
@@ -104,3 +109,13 @@ def test_spark_orders_nan_above_numbers_so_the_guard_is_needed(spark):
     unguarded = case.replace(" AND `x` <> CAST('NaN' AS DOUBLE)", "")
     assert unguarded != case
     assert [r[0] for r in spark.sql(f"SELECT {unguarded} FROM n ORDER BY {ROW}").collect()] == [1, 1, 0, 1, 0, 0]
+
+
+@pytest.mark.parametrize("name", ("tie", "hypo"))
+def test_spark_votes_as_the_library(name, boosted, spark):
+    from test_boosted_sql import check_boosted
+    scored = boosted(name)
+    spark_view(spark, scored, f"cases {name}")
+    got = spark.sql(to_sql_select(scored.ruleset, f"cases {name}", "spark", confidence_column="confidence")).collect()
+    trials = [f"rule_id_{t}" for t in range(1, len(scored.ruleset.trials) + 1)]
+    check_boosted(scored, sorted((r[ROW], r["predicted_class"], r["confidence"], *(r[c] for c in trials)) for r in got))

@@ -170,3 +170,58 @@ def test_nul_is_refused_by_sql_and_kept_by_yaml_and_python():
     exec(compile(to_python(rs), "<nul>", "exec"), namespace)
     assert [namespace["predict"]({"a\0b": v}) for v in ("x\0y", "z", None)] == list(
         rs.predict(pd.DataFrame({"a\0b": ["x\0y", "z", None]})))
+
+
+# ---- boosted models: the vote's code paths quote as the rule lists' do -------------------------------
+@pytest.fixture(scope="module")
+def boosted(fitted) -> list[tuple[Scored, Path]]:
+    """Each hostile rule set voting with a copy of itself whose rules run in reverse order, its
+    default the last class: the trials disagree, and every class name reaches the vote."""
+    from c45rules.boosted import BoostedRuleSet
+    from c45rules.ruleset import RuleSet
+
+    from export_cases import score_boosted
+    out = []
+    for scored, marker in fitted:
+        rs = scored.ruleset
+        other = RuleSet(rs.schema, rs.rules[::-1], rs.schema.classes[-1], rs.class_counts, rs.default_counts)
+        model = BoostedRuleSet((rs, other))
+        out.append((score_boosted(scored.name, model, scored.rows), marker))
+    return out
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_boosted_sql_runs_and_gives_the_library_answers(boosted, engine):
+    con = sqlite3.connect(":memory:") if engine == "sqlite" else duckdb.connect()
+    con.execute("CREATE TABLE canary (x INTEGER)")
+    con.execute("INSERT INTO canary VALUES (42)")
+    for scored, marker in boosted:
+        table = "cases '); DROP TABLE canary; --"
+        _load(con, scored, table)
+        inner = to_sql_select(scored.ruleset, table, engine, confidence_column="c")
+        got = con.execute(f"SELECT __row__, predicted_class, c, rule_id_1, rule_id_2 FROM ({inner}) AS s"
+                          " ORDER BY __row__").fetchall()
+        assert [g[1] for g in got] == list(scored.classes), scored.name
+        assert [g[2] for g in got] == scored.confidence.tolist(), scored.name
+        assert [list(g[3:]) for g in got] == scored.rules.tolist(), scored.name
+        assert con.execute("SELECT x FROM canary").fetchall() == [(42,)]
+        con.execute(f"DROP TABLE {_q(table)}")
+        assert not marker.exists()
+
+
+def test_boosted_python_and_pmml_treat_strings_as_data(boosted, tmp_path, monkeypatch):
+    import xml.etree.ElementTree as ET
+
+    from c45rules.export import to_pmml
+    monkeypatch.chdir(tmp_path)
+    for scored, marker in boosted:
+        namespace: dict = {"__name__": "exported_model"}
+        exec(compile(to_python(scored.ruleset), f"<{scored.name}>", "exec"), namespace)
+        assert [namespace["predict"](r) for r in scored.rows] == list(scored.classes), scored.name
+        assert [list(namespace["predict_rules"](r)) for r in scored.rows] == scored.rules.tolist()
+        # PMML: well-formed, every class an attribute value read back exactly
+        root = ET.fromstring(to_pmml(scored.ruleset))
+        tree_scores = [n.get("score") for n in root.iter("{http://www.dmg.org/PMML-4_4}Node")][1:]
+        assert tree_scores == list(scored.ruleset.schema.classes)
+        assert not marker.exists(), f"{scored.name}: a string ran as code"
+    assert list(tmp_path.iterdir()) == []
