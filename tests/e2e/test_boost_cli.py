@@ -127,3 +127,37 @@ def test_cv_compare_runs_boosted_c50_on_the_same_folds(tmp_path):
     from c45rules.crossval import fold_error
     assert out["folds"][2]["errors"] == fold_error(data.subset(np.flatnonzero(fold != 2)),
                                                    data.subset(np.flatnonzero(fold == 2)), {"trials": 3})[0]
+
+
+def test_exports_of_a_boosted_model_file_decide_as_predict(tmp_path):
+    """fit -b writes the file; export --to sql / python read it back and decide crx.test's
+    cases (unknowns among them) as the loaded model's predict does, row for row."""
+    import sqlite3
+    import sys
+
+    import pandas as pd
+
+    model_path = tmp_path / "crx.yaml"
+    ok("fit", CRX, "--trials", "3", "-o", model_path)
+    model = load_yaml(model_path)
+    assert len(model.trials) == 3
+    test = pd.read_csv(DATA / "crx" / "crx.csv").iloc[:300]
+    features = test.drop(columns=[test.columns[-1]])
+    expected = model.predict(features)
+    assert any(features.isna().any(axis=1))
+    # SQL in SQLite
+    sql_path = tmp_path / "crx.sql"
+    ok("export", model_path, "--to", "sql", "--dialect", "sqlite", "--table", "cases", "-o", sql_path)
+    con = sqlite3.connect(":memory:")
+    features.to_sql("cases", con, index=False)
+    got = [r[0] for r in con.execute(f"SELECT predicted_class FROM ({sql_path.read_text().rstrip().rstrip(';')})")]
+    assert got == list(expected)
+    # the standalone module in a fresh interpreter
+    py_path = tmp_path / "crx_model.py"
+    ok("export", model_path, "--to", "python", "-o", py_path)
+    rows = json.dumps([{k: (None if pd.isna(v) else v) for k, v in r.items()} for r in features.to_dict("records")])
+    code = ("import json, sys\nsys.path.insert(0, sys.argv[1])\nimport crx_model\n"
+            "print(json.dumps([crx_model.predict(r) for r in json.loads(sys.stdin.read())]))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], input=rows, capture_output=True,
+                         text=True, check=True).stdout
+    assert json.loads(out) == list(expected)
