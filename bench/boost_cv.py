@@ -4,7 +4,7 @@ on the same folds (issue 34, point 2).
 
 Usage:
   python bench/boost_cv.py [NAME ...] [-k 10] [--seed 0] [--trials 10] [--max-rows 1000]
-                           [--markdown FIDELITY.md]
+                           [--recompute] [--markdown FIDELITY.md]
 
 For each dataset (default: every shared set with at most --max-rows training cases), on the
 stratified folds of `c45rules cv` (--seed): our single ruleset (default options), ours with
@@ -12,10 +12,15 @@ stratified folds of `c45rules cv` (--seed): our single ruleset (default options)
 on the very same cases. Prints the mean fold error of each per dataset and over the datasets,
 and the seconds each took; with --markdown writes the table as the `boost-cv` section of that
 file (the rest of the file is kept).
+
+Each dataset's results are kept in bench/boost_cv_cache.json (keyed by name, k, seed and trials,
+with the commit that measured them), so that the large sets, measured once, join later tables;
+`--recompute` measures the named sets again.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -34,6 +39,7 @@ from c45rules.data.names import load_stem  # noqa: E402
 
 C50 = R.SHARED / "anchors" / "c5.0"
 LEARNERS = ("ours", "ours boosted", "C5.0", "C5.0 boosted")
+CACHE = BENCH / "boost_cv_cache.json"
 
 
 def one(name: str, args) -> dict:
@@ -43,7 +49,7 @@ def one(name: str, args) -> dict:
     errors, rules, secs = {}, {}, {}
     for learner, options in (("ours", {}), ("ours boosted", {"trials": args.trials})):
         t = time.perf_counter()
-        res = [fold_error(data.subset(tr), data.subset(te), options) + (len(te),) for tr, te in splits]
+        res = [fold_error(data.subset(tr), data.subset(te), options)[:2] + (len(te),) for tr, te in splits]
         secs[learner] = time.perf_counter() - t
         errors[learner] = [100.0 * e / n for e, _, n in res]
         rules[learner] = [r for _, r, _ in res]
@@ -63,14 +69,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--max-rows", type=int, default=1000)
+    ap.add_argument("--recompute", action="store_true", help="measure the sets again even when cached")
     ap.add_argument("--markdown", type=Path, default=None)
     args = ap.parse_args(argv)
     names = args.names or [n for n in R.datasets() if not n.startswith("synth")
                            and load_stem(R.stem(n))[0].n <= args.max_rows]
+    cache = json.loads(CACHE.read_text()) if CACHE.exists() else {}
     results = []
     for n in names:
+        key = f"{n} k{args.k} seed{args.seed} trials{args.trials}"
+        if key in cache and not args.recompute:
+            results.append(cache[key])
+            print(f"{n}: cached (commit {cache[key]['commit']})", file=sys.stderr, flush=True)
+            continue
         print(f"{n} ...", file=sys.stderr, flush=True)
-        results.append(one(n, args))
+        results.append(dict(one(n, args), commit=run_stamp()["commit"]))
+        cache[key] = results[-1]
+        CACHE.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
         r = results[-1]
         print("  " + ", ".join(f"{k} {np.mean(v):.1f}% ({r['secs'][k]:.1f}s)" for k, v in r["errors"].items()),
               file=sys.stderr, flush=True)
@@ -106,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         put_section(args.markdown, "boost-cv", "\n".join([
             f"# Boosting: {args.k}-fold cross-validation of single and boosted rulesets, ours and C5.0's (issue 34)",
             "",
-            f"Written by `python bench/boost_cv.py` on {stamp['date']} at commit {stamp['commit']}: stratified"
+            f"Written by `python bench/boost_cv.py` on {stamp['date']} (sets measured at commit"
+            f" {', '.join(sorted({r.get('commit', '?') for r in results}))}): stratified"
             f" folds (seed {args.seed}) of {len(results)} shared sets; every learner trained and tested on the"
             f" very same cases. `ours`: default options; `ours boosted`: `--trials {args.trials}`"
             " (AdaBoost.M1 reweighting, c45rules/rules/boost.py); `C5.0`: `c5.0 -r`; `C5.0 boosted`:"

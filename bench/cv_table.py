@@ -199,7 +199,18 @@ def main(argv: list[str] | None = None) -> int:
         names = [n for n in R.datasets() if not n.startswith("synth")
                  and load_stem(R.stem(n))[0].n <= args.max_rows]
     learners = args.learners
-    results = [r for path in args.load for r in json.loads(path.read_text()).values()]
+    # a set measured in several saved runs (its learners run apart) is one row: their cells joined
+    by_name: dict[str, dict] = {}
+    for path in args.load:
+        for r in json.loads(path.read_text()).values():
+            if r["name"] in by_name:
+                known = by_name[r["name"]]
+                for field in ("errors", "secs", "notes"):
+                    known.setdefault(field, {}).update({k: v for k, v in r.get(field, {}).items()
+                                                        if v is not None or k not in known.get(field, {})})
+            else:
+                by_name[r["name"]] = r
+    results = list(by_name.values())
     for r in results:
         for k in learners:
             if k not in r["errors"]:
