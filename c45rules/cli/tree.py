@@ -55,7 +55,17 @@ def run(args: argparse.Namespace) -> int:
         return _print_windowing(args, windowing, options, train, test)
     if args.soft and (options.get("grower", "c45") != "c45" or args.explain_splits):
         raise InputError("-p (soft thresholds) applies to --grower c45 and not with --explain-splits")
-    tree = learn_tree(train, **options)
+    if args.soft and options.get("costs") is None:
+        # c4.5 -p prints c4.5's own tree: where unknown values make weights fractional, its
+        # float sums follow the order its Item array takes, which the replay reproduces
+        # (FIDELITY.md, labor); with whole weights it is learn_tree's
+        from ..tree.node import Tree
+        from ..tree.window import read_order_tree
+        unpruned, pruned = read_order_tree(train, cf=options["cf"], min_objs=options["min_objs"],
+                                           gain_ratio=options["gain_ratio"], subset=options["subset"])
+        tree = Tree(train.schema, unpruned, pruned, options)
+    else:
+        tree = learn_tree(train, **options)
     if args.explain_splits:
         from ..tree.explain import explain_splits, format_splits
         nodes = explain_splits(train, tree.unpruned, min_objs=options["min_objs"], gain_ratio=options["gain_ratio"],

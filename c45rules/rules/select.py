@@ -4,9 +4,10 @@ A class's candidate rules are scored by Cost(S) = theory bits of S (weighted 0.5
 for order) + exception bits of S's false positives and negatives over all training cases.
 <= 10 rules: every subset is costed at once from a histogram of which rules cover each case.
 More: repeated greedy hill-climbing (or simulated annealing) from random starts drawn from
-glibc's random() stream. Each step's best toggle is found from the rules grouped by what
-decides their value (side, Right + Wrong, Wrong), so a step costs what its toggle touched
-plus the few hundred groups, not a pass over every rule of the class.
+glibc's random() stream (of equally costly trial ends, the one of larger summed rule Error).
+Each step's best toggle is found from the rules grouped by what decides their value (side,
+Right + Wrong, Wrong), so a step costs what its toggle touched plus the few hundred groups,
+not a pass over every rule of the class.
 """
 from __future__ import annotations
 
@@ -602,12 +603,18 @@ class _ClassSearch:
             found = [climb(t) if got is None else got for t, got in enumerate(found)]
         else:
             found = fork_map(lambda i: climb(last - i), len(starts), jobs)[::-1]
-        # a trial's best is its first least cost, and in trial order only a strictly
-        # lower cost replaces the best so far: the same subset as one climb after another
-        best_cost, best = math.inf, None
+        # a trial's best is its first least cost; in trial order a lower cost replaces the
+        # best so far, and an equal one does when its rules' summed Error is larger: the
+        # subsets c4.5rules keeps on every tie of the shared sets (FIDELITY.md, glass and
+        # shuttle -t 10), where the first or the last tied trial does not fit both
+        best_cost, best, best_error = math.inf, None, -math.inf
+        errors = [float(r.error) for r in self.rules]
         for cost, subset in found:
-            if cost < best_cost:
-                best_cost, best = cost, subset
+            if subset is None or cost > best_cost:
+                continue
+            error = math.fsum(e for e, keep in zip(errors, subset) if keep)
+            if cost < best_cost or error > best_error:
+                best_cost, best, best_error = cost, subset, error
         self.best_cost, self.best = best_cost, best
 
     def anneal(self, rng: GlibcRandom) -> None:

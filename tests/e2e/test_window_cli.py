@@ -56,6 +56,13 @@ def test_tree_p_text_is_c45s():
     assert ok("tree", CRX, "-u", "-p").stdout == text[text.index("Decision Tree:"):].replace("Tree saved\n\n\n", "")
 
 
+def test_tree_p_on_labor_prints_c45s_tree():
+    # fractional weights: c4.5's 17-node tree, grown in its order of the cases (FIDELITY.md)
+    text = (R.OPTIONS / "labor.tree_p.txt").read_text()
+    assert ok("tree", DATA / "labor" / "labor", "-p").stdout == \
+        text[text.index("Decision Tree:"):].replace("Tree saved\n\n\n", "")
+
+
 def test_fit_p_keeps_the_bands_and_explain_reports_them(tmp_path):
     from c45rules.export.yaml import load_yaml
     model = tmp_path / "crx.yaml"

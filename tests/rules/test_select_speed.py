@@ -93,14 +93,21 @@ def _walk(rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, rn
     """The greedy search of select_rules, then an annealing run, checking every evaluation."""
     search = _ClassSearch(rules, bits, positive, len(positive))
     k = len(rules)
+    ends = []
     for trial in range(11):
+        search.best_cost, search.best = math.inf, None
         search.start(np.array([rng.uniform() < trial / 10.0 for _ in range(k)], dtype=bool))
         while True:
             r, change = _checked_evaluate(search, rules, positive)
             if change <= 0:
                 break
             search.toggle(r)
-    greedy_best = search.best.copy()
+        ends.append((search.best_cost, search.best.copy()))
+    # the least cost; among trials ending on it, the first with the largest summed rule Error
+    least = min(cost for cost, _ in ends)
+    tied = [(math.fsum(float(r.error) for r, keep in zip(rules, sub) if keep), -t, sub)
+            for t, (cost, sub) in enumerate(ends) if cost == least]
+    greedy_best = max(tied, key=lambda e: e[:2])[2]
     search.start(np.zeros(k, dtype=bool))
     for _ in range(4 * k):
         _checked_evaluate(search, rules, positive)

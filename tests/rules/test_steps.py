@@ -158,6 +158,19 @@ def test_never_firing_rules_are_not_selected_to_cover():
     assert chosen == []
 
 
+@pytest.mark.parametrize("twin_error,kept", [(0.2, 2), (0.05, 1)])
+def test_greedy_ties_keep_the_subset_of_larger_summed_error(twin_error, kept):
+    # rules 1 and 2 cover the same five cases of class 0 with the same bits; ten decoys of
+    # class 0 cover class-1 cases. Trial 0 (empty start) climbs to {1} (first on ties), trial 10
+    # (every rule in) drops rule 1 first and ends on {2}, at the same cost: c4.5rules keeps the
+    # one whose rules have the larger summed Error (glass and shuttle -t 10), the first on a tie
+    y = np.array([0] * 6 + [1] * 14)
+    rules = [_rule(1, 0, range(5), error=0.1), _rule(2, 0, range(5), error=twin_error)]
+    rules += [_rule(i + 1, 0, [6 + i % 14, 7 + i % 13], error=0.3) for i in range(2, 12)]
+    chosen = select_rules(rules, {r.number: 4.0 for r in rules}, y, 2)
+    assert [r.number for r in chosen] == [kept]
+
+
 @pytest.mark.parametrize("options,ids,train_errors,test_errors", [
     # no reference output exists for these options: the values pin our implementation
     ({"annealing": True}, [32, 21, 7, 17, 25, 23, 36], 37, 35),
