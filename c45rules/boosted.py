@@ -10,6 +10,16 @@ Semantics (one policy for predict and every export):
   bits);
 - the class with the highest total wins; a tie goes to the class listed first in the schema;
 - the decision's confidence is the winner's total over the sum of all the votes (in trial order).
+
+With misclassification costs (the option `costs`, recorded in the model's options; C5.0's -b
+with a .costs file), each trial is a single costed model (its rules' and default classes chosen
+by expected cost) and the vote decides by cost too, as C5.0 does: the class totals, over their
+sum, are the case's class probabilities, and the class of least expected cost wins, predicting
+k costing sum_c cost(k, c) * total_c (data/costs.vote_costs: added in class order from 0.0,
+terms of cost 0 left out; dividing every class's cost by the sum of the votes would not change
+which is least, so it is not done). A tie goes to the class listed first. The confidence is
+still the winner's total over the sum of the votes (its probability), and predict_proba the
+shares. Without costs (or with all-1 costs, which are none) the decision is the highest total.
 """
 from __future__ import annotations
 
@@ -19,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .data.costs import cost_matrix, vote_costs
 from .data.schema import Dataset, Schema
 from .errors import InputError
 from .ruleset import Explanation, RuleSet, encode_cases
@@ -40,6 +51,7 @@ class BoostedExplanation:
     prediction: str
     votes: tuple[Vote, ...]
     totals: tuple[tuple[str, float], ...]      # (class, total) in schema order
+    costs: tuple[tuple[str, float], ...] | None = None   # (class, cost of predicting it), with costs
 
     @property
     def confidence(self) -> float:
@@ -64,16 +76,28 @@ class BoostedExplanation:
         shown = [f"{t:.6g}" for _, t in self.totals]
         if len(set(shown)) < len({t for _, t in self.totals}):
             shown = [repr(t) for _, t in self.totals]
-        lines.append("  totals: " + ", ".join(f"{c} {t}" for (c, _), t in zip(self.totals, shown))
-                     + " (the highest wins; a tie goes to the class listed first)")
+        if self.costs is None:
+            lines.append("  totals: " + ", ".join(f"{c} {t}" for (c, _), t in zip(self.totals, shown))
+                         + " (the highest wins; a tie goes to the class listed first)")
+            return "\n".join(lines)
+        lines.append("  totals: " + ", ".join(f"{c} {t}" for (c, _), t in zip(self.totals, shown)))
+        costs = [f"{t:.6g}" for _, t in self.costs]
+        if len(set(costs)) < len({t for _, t in self.costs}):
+            costs = [repr(t) for _, t in self.costs]
+        lines.append("  expected costs (sum of cost x total): "
+                     + ", ".join(f"{c} {t}" for (c, _), t in zip(self.costs, costs))
+                     + " (the least wins; a tie goes to the class listed first)")
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, Any]:
         """{"class", "confidence", "votes": [{"trial", "class", "rule_id", "vote", "conditions"}],
-        "totals": {class: total}}."""
-        return {"class": self.prediction, "confidence": self.confidence,
-                "votes": [{"trial": v.trial, "vote": v.weight, **v.explanation.as_dict()} for v in self.votes],
-                "totals": {c: t for c, t in self.totals}}
+        "totals": {class: total}}, and "expected_costs": {class: cost} for a model with costs."""
+        out = {"class": self.prediction, "confidence": self.confidence,
+               "votes": [{"trial": v.trial, "vote": v.weight, **v.explanation.as_dict()} for v in self.votes],
+               "totals": {c: t for c, t in self.totals}}
+        if self.costs is not None:
+            out["expected_costs"] = {c: t for c, t in self.costs}
+        return out
 
 
 @dataclass(frozen=True)
@@ -104,6 +128,11 @@ class BoostedRuleSet:
     def options_dict(self) -> dict[str, Any]:
         """The fitting options as a dict."""
         return dict(self.options)
+
+    @property
+    def costs(self) -> np.ndarray | None:
+        """The cost matrix the vote decides with (data/costs.cost_matrix), None without costs."""
+        return cost_matrix(self.options_dict.get("costs"), self.schema.classes)
 
     def used_attributes(self) -> tuple[str, ...]:
         """Names of the attributes any trial's rules test, in schema order."""
@@ -153,17 +182,36 @@ class BoostedRuleSet:
         """(cases, classes): each class's total vote, columns in schema.classes order."""
         return self._tally(self.trial_index(data))[0]
 
+    def expected_costs(self, data: Any) -> np.ndarray:
+        """(cases, classes): what predicting each class costs by the vote (data/costs.vote_costs);
+        InputError for a model without costs."""
+        costs = self.costs
+        if costs is None:
+            raise InputError("this boosted model has no misclassification costs: its vote has no expected costs")
+        return vote_costs(self.votes(data), costs)
+
+    def _winners(self, totals: np.ndarray) -> np.ndarray:
+        """The winning class code per case from its class totals: the highest total, or with costs
+        the least expected cost; a tie to the first class either way."""
+        costs = self.costs
+        if costs is None:
+            return np.argmax(totals, axis=1)
+        return np.argmin(vote_costs(totals, costs), axis=1)
+
     def predict(self, data: Any) -> np.ndarray | str:
-        """Predicted class per case (a str for a single mapping): the highest total, ties to the first class."""
+        """Predicted class per case (a str for a single mapping): the highest total (with costs, the
+        least expected cost), ties to the first class."""
         totals = self.votes(data)
-        out = np.array(self.schema.classes, dtype=object)[np.argmax(totals, axis=1)] if len(totals) else \
+        out = np.array(self.schema.classes, dtype=object)[self._winners(totals)] if len(totals) else \
             np.array([], dtype=object)
         return out[0] if isinstance(data, Mapping) else out
 
     def predict_confidence(self, data: Any) -> np.ndarray:
         """The winner's total over the sum of every vote, per case."""
         totals, everything = self._tally(self.trial_index(data))
-        return totals.max(axis=1) / everything if len(totals) else np.zeros(0)
+        if not len(totals):
+            return np.zeros(0)
+        return totals[np.arange(len(totals)), self._winners(totals)] / everything
 
     def predict_proba(self, data: Any) -> np.ndarray:
         """Each class's share of the votes (columns in schema.classes order)."""
@@ -180,8 +228,10 @@ class BoostedRuleSet:
         totals, _ = self._tally(pos)
         classes = self.schema.classes
         votes = tuple(Vote(t + 1, e, float(weights[0, t])) for t, e in enumerate(exps))
-        return BoostedExplanation(classes[int(np.argmax(totals[0]))], votes,
-                                  tuple((c, float(totals[0, k])) for k, c in enumerate(classes)))
+        costs = None if self.costs is None else \
+            tuple((c, float(v)) for c, v in zip(classes, vote_costs(totals, self.costs)[0]))
+        return BoostedExplanation(classes[int(self._winners(totals)[0])], votes,
+                                  tuple((c, float(totals[0, k])) for k, c in enumerate(classes)), costs)
 
     def __str__(self) -> str:
         parts = []

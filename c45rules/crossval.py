@@ -140,7 +140,8 @@ def fold_errors(train: Dataset, test: Dataset,
     out: list[tuple[int, int, float | None]] = []
     for model in models:
         if isinstance(model, BoostedRuleSet):
-            out.append((evaluate_votes(model, test).errors, sum(len(rs.rules) for rs in model.trials), None))
+            ev = evaluate_votes(model, test)
+            out.append((ev.errors, sum(len(rs.rules) for rs in model.trials), ev.cost))
         else:
             ev = evaluate(model, test)
             out.append((ev.errors, len(model.rules), ev.cost))

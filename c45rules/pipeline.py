@@ -343,10 +343,8 @@ def fit_options(train: Dataset, options: dict[str, Any]) -> tuple[Dataset, dict[
     if trials > 1 and o.get("grower", "c45") != "c45":
         raise InputError(f"boosting (trials {trials}) grows c4.5 trees on reweighted cases: it applies to"
                          f" grower c45, not to grower {o['grower']!r}")
-    if trials > 1 and o.get("costs"):
-        raise InputError("misclassification costs with boosting (trials > 1) are not supported yet:"
-                         " give one or the other")
-    # the rules' classes and default class minimise the expected cost too (rules/order.py)
+    # the rules' classes and default class minimise the expected cost too (rules/order.py); boosted,
+    # every trial's, and the vote decides by cost (boosted.py)
     train = with_costs(train, o.get("costs"))
     if checked["winnow"]:
         # recorded only when on, so that every other model's options stay as they were

@@ -529,12 +529,19 @@ def _vote_section(model: BoostedRuleSet, explanation: BoostedExplanation, case: 
                else "default class: no rule fired")
         out.append(f'<tr id="vote-trial-{v.trial}"><td class="num">{v.trial}</td><td>{how}</td>'
                    f'<td>{_e(e.prediction)}</td><td class="num">{v.weight:.6g}</td></tr>')
-    out.append('</table><table class="totals"><tr><th>Class</th><th class="num">Total vote</th></tr>')
+    costs = dict(explanation.costs) if explanation.costs is not None else None
+    out.append('</table><table class="totals"><tr><th>Class</th><th class="num">Total vote</th>'
+               + ('<th class="num">Expected cost</th>' if costs is not None else "") + "</tr>")
     for c, total in explanation.totals:
         mark = ' class="hit"' if c == explanation.prediction else ""
-        out.append(f'<tr{mark}><td>{_e(c)}</td><td class="num">{total!r}</td></tr>')
-    out.append(f'</table><p>Class <strong id="vote-class">{_e(explanation.prediction)}</strong>: the highest'
-               " total (a tie goes to the class listed first), with confidence"
+        cost = f'<td class="num">{costs[c]!r}</td>' if costs is not None else ""
+        out.append(f'<tr{mark}><td>{_e(c)}</td><td class="num">{total!r}</td>{cost}</tr>')
+    # with misclassification costs the vote's least expected cost wins (boosted.py)
+    why = ("the highest total" if costs is None else
+           "the least expected cost (each error's cost times the total of the class it would be wrong for,"
+           " summed)")
+    out.append(f'</table><p>Class <strong id="vote-class">{_e(explanation.prediction)}</strong>: {why}'
+               " (a tie goes to the class listed first), with confidence"
                f' <span id="vote-confidence">{explanation.confidence:.6g}</span>, its total over all the'
                " votes.</p></section>")
     return "".join(out)

@@ -150,7 +150,8 @@ def data_options(*, test: bool = True) -> argparse.ArgumentParser:
     g = p.add_argument_group("misclassification costs")
     g.add_argument("--costs", metavar="FILE",
                    help="C5.0 .costs file ('predicted, true: cost' lines; unlisted errors cost 1): the tree's,"
-                        " the rules' and the default class minimise the expected cost; a C4.5 stem's STEM.costs"
+                        " the rules' and the default class minimise the expected cost (boosted: every trial's,"
+                        " and the vote's class of least expected cost wins); a C4.5 stem's STEM.costs"
                         " is read without it, as C5.0 does ('--costs none': not)")
     _add_reading(p)
     return p

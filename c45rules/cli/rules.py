@@ -157,13 +157,18 @@ def run(args: argparse.Namespace) -> int:
 
 def boosted_json(model, train, test) -> dict:
     """rules --json of a boosted model: {"trials": [{"rules", "train_errors"}], "trials_asked",
-    "rules" (all trials'), "train_errors", "test_errors" (the vote's)}."""
+    "rules" (all trials'), "train_errors", "test_errors" (the vote's); with costs "train_cost",
+    "test_cost" (the vote's) too}."""
     from ..rules.evaluate import evaluate_votes
     ev = evaluate_votes(model, train)
+    ev_test = None if test is None else evaluate_votes(model, test)
+    costs = {}
+    if ev.cost is not None:   # a model with misclassification costs
+        costs = {"train_cost": ev.cost, "test_cost": None if ev_test is None else ev_test.cost}
     return {"trials": [{"rules": len(rs.rules), "train_errors": te.errors} for rs, te in zip(model.trials, ev.trials)],
             "trials_asked": model.options_dict["trials"],
             "rules": sum(len(rs.rules) for rs in model.trials), "train_errors": ev.errors,
-            "test_errors": None if test is None else evaluate_votes(model, test).errors}
+            "test_errors": None if ev_test is None else ev_test.errors, **costs}
 
 
 def _run_windowed(args: argparse.Namespace, windowing: dict) -> int:

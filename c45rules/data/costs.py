@@ -153,6 +153,24 @@ def expected_costs(dist: np.ndarray, costs: np.ndarray) -> np.ndarray:
     return dist.astype(np.float64) @ costs.T
 
 
+def vote_costs(totals: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """(cases, classes): what predicting each class costs given the boosted vote's class totals
+    (cases, classes): for class k, the sum over the classes c that predicting k gets wrong, in
+    class order from 0.0, of costs[k, c] * totals[:, c] (terms of cost 0 left out). The order is
+    fixed, unlike expected_costs' matrix product, so that an export adding the same terms left to
+    right in IEEE double gets the same bits (boosted.py)."""
+    out = np.zeros(totals.shape, dtype=np.float64)
+    for k, c in vote_cost_terms(costs):
+        out[:, k] += costs[k, c] * totals[:, c]
+    return out
+
+
+def vote_cost_terms(costs: np.ndarray) -> list[tuple[int, int]]:
+    """The (predicted k, true c) terms of vote_costs, in the order they are added."""
+    K = len(costs)
+    return [(k, c) for k in range(K) for c in range(K) if c != k and costs[k, c] != 0]
+
+
 def total_cost(confusion: np.ndarray, costs: np.ndarray) -> float:
     """The cost of the decisions a confusion matrix counts (rows true class, columns predicted)."""
     return float((confusion * costs.T).sum())

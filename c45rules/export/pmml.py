@@ -43,6 +43,7 @@ import os
 from pathlib import Path
 
 from ..boosted import BoostedRuleSet
+from ..data.costs import vote_cost_terms
 from ..data.schema import Schema
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition
@@ -248,10 +249,12 @@ def _left_sum(terms: list[list[str]]) -> list[str]:
     return total
 
 
-def _first_highest(totals: list[str], k: int) -> list[str]:
+def _first_highest(totals: list[str], k: int, least: bool = False) -> list[str]:
     """Whether class k's total is the highest so far undecided: >= every later class's (the earlier
-    ones were tested before it, so a tie goes to the first class, as np.argmax)."""
-    tests = [_apply("greaterOrEqual", _ref(totals[k]), _ref(totals[j])) for j in range(k + 1, len(totals))]
+    ones were tested before it, so a tie goes to the first class, as np.argmax); `least`: whether
+    its expected cost is the least, <= every later class's (np.argmin)."""
+    compare = "lessOrEqual" if least else "greaterOrEqual"
+    tests = [_apply(compare, _ref(totals[k]), _ref(totals[j])) for j in range(k + 1, len(totals))]
     return tests[0] if len(tests) == 1 else _apply("and", *tests)
 
 
@@ -261,13 +264,25 @@ def _derived(name: str, dtype: str, optype: str, expression: list[str], indent: 
             + [f"{indent}  {line}" for line in expression] + [f"{indent}</DerivedField>"])
 
 
+def _cost_terms(model: BoostedRuleSet, totals: list[str]) -> list[list[str]]:
+    """Each class's expected cost by the vote, as data/costs.vote_costs adds it: cost * total terms
+    in class order, left to right (0.0 + x is x for x >= 0, so the leading 0.0 is dropped)."""
+    costs = model.costs
+    terms: list[list[list[str]]] = [[] for _ in totals]
+    for k, c in vote_cost_terms(costs):
+        terms[k].append(_apply("*", [f'<Constant dataType="double">{float(costs[k, c])!r}</Constant>'],
+                               _ref(totals[c])))
+    return [_left_sum(t) if t else ['<Constant dataType="double">0.0</Constant>'] for t in terms]
+
+
 def _boosted_model(model: BoostedRuleSet) -> list[str]:
     """A MiningModel chaining (modelChain) one RuleSetModel per trial, each giving its class and the
     vote (its SimpleRules' confidence: RuleSet.decision_confidences), then a TreeModel that counts the
     vote. Its derived fields: each class's total, the sum over trials of NormDiscrete(trial's class
     = this class) * trial's vote (1.0 * v is v and 0.0 * v is 0.0, so the sums are BoostedRuleSet's,
     added left to right in trial order); the sum of all votes; the winner's position (an "if" chain
-    over >= tests: a tie to the first class); its total over the sum, the confidence. The tree's
+    over >= tests: a tie to the first class; with costs, each class's expected cost, cost_k, and an
+    "if" chain over <= tests on them); its total over the sum, the confidence. The tree's
     leaves give the winner's class. Class names enter only attribute values (escaped), never
     Constant text, which evaluators may trim."""
     schema = model.schema
@@ -300,9 +315,14 @@ def _boosted_model(model: BoostedRuleSet) -> list[str]:
                  for cls, v in zip(classes, votes)]
         transformations += _derived(totals[k], "double", "continuous", _left_sum(terms), indent)
     transformations += _derived(everything, "double", "continuous", _left_sum([_ref(v) for v in votes]), indent)
+    scores, least = totals, model.costs is not None
+    if least:   # the class of least expected cost wins (boosted.py): a field per class's cost
+        scores = _fresh([f"cost_{k}" for k in range(1, K + 1)], taken)
+        for k, terms in enumerate(_cost_terms(model, totals)):
+            transformations += _derived(scores[k], "double", "continuous", terms, indent)
     position: list[str] = ['<Constant dataType="integer">' + str(K) + "</Constant>"]
     for k in range(K - 2, -1, -1):
-        position = _apply("if", _first_highest(totals, k), [f'<Constant dataType="integer">{k + 1}</Constant>'],
+        position = _apply("if", _first_highest(scores, k, least), [f'<Constant dataType="integer">{k + 1}</Constant>'],
                           position)
     transformations += _derived(winner, "integer", "categorical", position, indent)
     highest = _ref(totals[K - 1])

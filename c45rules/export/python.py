@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 
 from ..boosted import BoostedRuleSet
+from ..data.costs import vote_cost_terms
 from ..data.frame import unique_spellings
 from ..data.reading import pandas_na_tokens
 from ..errors import ModelError
@@ -135,6 +136,14 @@ def _describe_boosted(model: BoostedRuleSet) -> str:
         "conditions all hold gives the trial's class, else the trial's default class, and the trial",
         "votes for that class with the decision's confidence. The class with the highest total wins",
         "(a tie goes to the class listed first); the confidence is its total over all the votes.",
+    ] if model.costs is None else [
+        *_opening("Boosted C4.5 rules", model.schema),
+        f"{len(model.trials)} trials vote, with misclassification costs. Each trial's rules are tried in",
+        "order; the first whose conditions all hold gives the trial's class, else the trial's default",
+        "class, and the trial votes for that class with the decision's confidence. Predicting a class",
+        "costs the sum, over the classes it would be wrong for, of the error's cost times that class's",
+        "total; the class of least expected cost wins (a tie goes to the class listed first). The",
+        "confidence is the winner's total over all the votes.",
     ]
     for t, rs in enumerate(model.trials, 1):
         lines += ["", f"Trial {t} (default class {_literal(rs.default_class)}):", *_rule_lines(rs)]
@@ -382,6 +391,36 @@ if __name__ == "__main__":
 '''
 
 
+# a model with costs: the vote's winner is the class of least expected cost (boosted.py; COST_TERMS
+# as data/costs.vote_costs), in place of _BOOSTED_API's highest total (_HIGHEST)
+_CHEAPEST = '''
+
+def _expected_costs(totals):
+    """What predicting each class costs: its terms cost * the true class's total, in order."""
+    spent = {}
+    for klass, terms in COST_TERMS:
+        spent[klass] = 0.0
+        for true, cost in terms:
+            spent[klass] += cost * totals[true]
+    return spent
+
+
+def _winner(totals):
+    """The class of least expected cost by the vote."""
+    spent = _expected_costs(totals)
+    best = CLASSES[0]
+    for klass in CLASSES[1:]:   # strictly lower: a tie goes to the class listed first
+        if spent[klass] < spent[best]:
+            best = klass
+    return best
+'''
+
+_HIGHEST = """    best = CLASSES[0]
+    for klass in CLASSES[1:]:   # strictly higher: a tie goes to the class listed first
+        if totals[klass] > totals[best]:
+            best = klass
+"""
+
 _BOOSTED_API = '''
 
 def _decide(record):
@@ -532,13 +571,27 @@ def to_python(ruleset: RuleSet | BoostedRuleSet) -> str:
     return "\n".join(out)
 
 
+def _cost_terms(model: BoostedRuleSet) -> str:
+    """Source of COST_TERMS: per class, ((true class, cost), ...), the terms vote_costs adds for it."""
+    costs, classes = model.costs, model.schema.classes
+    terms: dict[str, list[str]] = {c: [] for c in classes}
+    for k, c in vote_cost_terms(costs):
+        terms[classes[k]].append(f"({_literal(classes[c])}, {float(costs[k, c])!r})")
+    return "(" + "".join(f"\n    ({_literal(k)}, ({''.join(t + ', ' for t in v).rstrip()})),"
+                         for k, v in terms.items()) + "\n)"
+
+
 def _boosted_python(model: BoostedRuleSet) -> str:
     """The module of a boosted model: each trial's first-hit function, then the vote."""
+    costed = model.costs is not None
     out = _header(model, _describe_boosted(model), [
         f"FINGERPRINT = {_literal(model.fingerprint)}",
         "# per trial: the confidence of each decision (its vote) by rule id (0: the trial's default",
         "# class), to 6 significant digits",
-        "CONFIDENCE = (" + "".join(f"\n    {_confidences(rs)}," for rs in model.trials) + "\n)"])
+        "CONFIDENCE = (" + "".join(f"\n    {_confidences(rs)}," for rs in model.trials) + "\n)",
+        *(["# misclassification costs: per predicted class, (true class, cost) of each error it can",
+           "# make that costs something (the others cost 0); the class of least expected cost wins",
+           f"COST_TERMS = {_cost_terms(model)}"] if costed else [])])
     for t, rs in enumerate(model.trials, 1):
         out += [
             "",
@@ -549,7 +602,8 @@ def _boosted_python(model: BoostedRuleSet) -> str:
             "",
         ]
     out += ["", f"TRIALS = ({', '.join(f'_trial_{t}' for t in range(1, len(model.trials) + 1))},)",
-            _BOOSTED_API + _MAIN]
+            (_CHEAPEST + _BOOSTED_API.replace(_HIGHEST, "    best = _winner(totals)\n") if costed
+             else _BOOSTED_API) + _MAIN]
     return "\n".join(out)
 
 

@@ -45,6 +45,7 @@ from typing import Callable
 from sqlglot import exp
 
 from ..boosted import BoostedRuleSet
+from ..data.costs import vote_cost_terms
 from ..errors import InputError, ModelError
 from ..ruleset import Condition, Rule, RuleSet, checked_condition
 from ._comment import note_lines
@@ -448,15 +449,27 @@ def _votes_case(ballot: list[tuple[int, str, float]], rule: exp.Expression, dial
     return exp.Case(this=rule.copy(), ifs=ifs, default=sql_double(0.0, dialect))
 
 
-def _winner_case(totals: list[exp.Expression], then: list[exp.Expression]) -> exp.Expression:
+def _winner_case(totals: list[exp.Expression], then: list[exp.Expression], least: bool = False) -> exp.Expression:
     """`CASE WHEN v1 >= v2 AND v1 >= v3 .. THEN then1 WHEN v2 >= v3 .. THEN then2 ELSE thenK END`:
-    the first class whose total is the highest (np.argmax: a tie goes to the first)."""
+    the first class whose total is the highest (np.argmax: a tie goes to the first); `least`: with
+    <=, the first whose expected cost is the least (np.argmin)."""
     if len(totals) == 1:
         return then[0]
-    ifs = [exp.If(this=exp.and_(*[exp.GTE(this=totals[k].copy(), expression=totals[j].copy())
+    compare = exp.LTE if least else exp.GTE
+    ifs = [exp.If(this=exp.and_(*[compare(this=totals[k].copy(), expression=totals[j].copy())
                                   for j in range(k + 1, len(totals))]), true=then[k])
            for k in range(len(totals) - 1)]
     return exp.Case(ifs=ifs, default=then[-1])
+
+
+def _vote_costs(model: BoostedRuleSet, totals: list[exp.Expression], dialect: str) -> list[exp.Expression]:
+    """Each class's expected cost by the vote, as data/costs.vote_costs adds it: its terms cost *
+    total in class order, left to right (the leading 0.0 dropped: 0.0 + x is x for x >= 0)."""
+    costs = model.costs
+    terms: list[list[exp.Expression]] = [[] for _ in totals]
+    for k, c in vote_cost_terms(costs):
+        terms[k].append(exp.Mul(this=sql_double(costs[k, c], dialect), expression=totals[c].copy()))
+    return [_left_sum(t) if t else sql_double(0.0, dialect) for t in terms]
 
 
 def _fenced(query: exp.Select, dialect: str) -> exp.Select:
@@ -479,7 +492,8 @@ def _boosted_select(model: BoostedRuleSet, table: str | Sequence[str] | exp.Expr
     the innermost gives each trial's deciding rule id (that trial's rule-id CASE), the next each class's
     total vote (for each trial, CASE <its rule id> WHEN <id> THEN <vote> ELSE 0.0 END, added left to
     right in trial order) and the sum of all votes, the outermost the winner (the highest total, a tie
-    to the class first in the schema) and the confidence (its total over the sum). Votes are doubles
+    to the class first in the schema; with costs, the least expected cost, a tie to the first) and the
+    confidence (its total over the sum). Votes and costs are doubles
     (`sql_double`), so each engine adds and divides them in IEEE double as BoostedRuleSet does."""
     if rule_column is None:
         raise InputError("a boosted model's SELECT gives each trial's rule id (rule_column names them):"
@@ -501,11 +515,15 @@ def _boosted_select(model: BoostedRuleSet, table: str | Sequence[str] | exp.Expr
         for klass, name in zip(list(classes) + [None], totals + [everything])]).from_(_source(first, trials_alias))
     second = _fenced(second, dialect)
     refs = [_column(name, votes_alias) for name in totals]
+    # with costs the least expected cost wins (boosted.py), else the highest total
+    least = model.costs is not None
+    scores = _vote_costs(model, refs, dialect) if least else refs
     columns = [exp.Column(this=exp.Star(), table=_identifier(votes_alias)),
-               exp.alias_(_winner_case(refs, [_string(c, dialect) for c in classes]), prediction_column, quoted=True)]
+               exp.alias_(_winner_case(scores, [_string(c, dialect) for c in classes], least), prediction_column,
+                          quoted=True)]
     if confidence_column is not None:
         share = [exp.Div(this=ref.copy(), expression=_column(everything, votes_alias)) for ref in refs]
-        columns.append(exp.alias_(_winner_case(refs, share), confidence_column, quoted=True))
+        columns.append(exp.alias_(_winner_case(scores, share, least), confidence_column, quoted=True))
     query = exp.Select(expressions=columns).from_(_source(second, votes_alias))
     notes = "".join(f"-- {line}\n" for line in note_lines(model))
     return notes + _render(query, dialect, pretty)

@@ -788,6 +788,14 @@ def _ruleset_parts(m: dict, at: str, schema: Schema) -> tuple[tuple[Rule, ...], 
             _counts(m["default_counts"], f"{at}default_counts", len(schema.classes)))
 
 
+def _check_costs(options: tuple[tuple[str, Any], ...], schema: Schema) -> None:
+    """ModelError unless the recorded costs' classes are the model's."""
+    try:
+        cost_matrix(dict(options).get("costs"), schema.classes)
+    except InputError as e:
+        raise _fail("options.costs", str(e).removeprefix("option costs: ")) from None
+
+
 def ruleset_from_dict(doc: Any) -> RuleSet:
     """Validate a parsed model document and build the RuleSet (ModelError names the field)."""
     _header(doc, FORMAT)
@@ -796,10 +804,7 @@ def ruleset_from_dict(doc: Any) -> RuleSet:
     schema = _schema(m["schema"], "schema")
     rules, default, class_counts, default_counts = _ruleset_parts(m, "", schema)
     options = _options(m["options"], "options")
-    try:   # the costs' classes are the model's
-        cost_matrix(dict(options).get("costs"), schema.classes)
-    except InputError as e:
-        raise _fail("options.costs", str(e).removeprefix("option costs: ")) from None
+    _check_costs(options, schema)
     fingerprint = _string(m["fingerprint"], "fingerprint")
     notes = _string(m.get("notes", ""), "notes")
     tree = _tree(m["tree"], schema) if "tree" in m else None
@@ -815,6 +820,7 @@ def boosted_from_dict(doc: Any) -> BoostedRuleSet:
     library_version = _string(m["library_version"], "library_version")
     schema = _schema(m["schema"], "schema")
     options = _options(m["options"], "options")
+    _check_costs(options, schema)
     fingerprint = _string(m["fingerprint"], "fingerprint")
     notes = _string(m.get("notes", ""), "notes")
     raw = _list(m["trials"], "trials")

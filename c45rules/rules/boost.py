@@ -18,6 +18,10 @@ over C4.5 ("Bagging, Boosting, and C4.5", AAAI 1996):
   unless it is the first, which is then the whole model).
 
 The model records `trials` (asked) and `trials_built` in its options.
+
+With misclassification costs, `learn` is the costed single fit (the data carries the cost
+matrix, kept by every trial's reweighted copy) and the vote decides by expected cost
+(boosted.py); the error e and the reweighting count every misclassified case alike, as above.
 """
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def _scores(classes: tuple[str, ...], cases: int, errors: int, confusion: np.nda
     }
 
 
-def cost_summary(ev: RuleEvaluation) -> dict:
+def cost_summary(ev: RuleEvaluation | VoteEvaluation) -> dict:
     """{"cost": total, "cost_per_case": average} for a model with costs (0.0 for no rows), else {}."""
     if ev.cost is None:
         return {}
@@ -128,6 +128,7 @@ class VoteEvaluation:
     errors: int
     confusion: np.ndarray     # rows = actual class, columns = predicted by the vote (schema order)
     trials: tuple[RuleEvaluation, ...]
+    cost: float | None = None    # the vote's decisions' total misclassification cost (models with costs)
 
 
 def evaluate_votes(model: BoostedRuleSet, data: Dataset) -> VoteEvaluation:
@@ -137,13 +138,16 @@ def evaluate_votes(model: BoostedRuleSet, data: Dataset) -> VoteEvaluation:
     C = len(model.schema.classes)
     predicted = class_codes(model.predict(data), model.schema.classes)   # the vote, as predict decides
     conf = np.bincount(data.y.astype(np.int64) * C + predicted, minlength=C * C).reshape(C, C)
+    costs = model.costs
     return VoteEvaluation(data.n, int((predicted != data.y).sum()), conf,
-                          tuple(evaluate(rs, data) for rs in model.trials))
+                          tuple(evaluate(rs, data) for rs in model.trials),
+                          None if costs is None else total_cost(conf, costs))
 
 
 def vote_summary(model: BoostedRuleSet, ev: VoteEvaluation) -> dict:
     """evaluation_summary of a boosted model: the vote's scores and confusion matrix, then
-    "trials": [{"trial", "errors", "rules": [{id, used, wrong}]}] (each trial's ruleset alone)."""
-    return {**_scores(model.schema.classes, ev.cases, ev.errors, ev.confusion),
+    "trials": [{"trial", "errors", "rules": [{id, used, wrong}]}] (each trial's ruleset alone); with
+    costs, the vote's "cost" and "cost_per_case" too."""
+    return {**_scores(model.schema.classes, ev.cases, ev.errors, ev.confusion), **cost_summary(ev),
             "trials": [{"trial": t, "errors": int(te.errors), "rules": _rule_use(rs, te)}
                        for t, (rs, te) in enumerate(zip(model.trials, ev.trials), 1)]}

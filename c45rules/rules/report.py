@@ -19,9 +19,14 @@ def format_evaluation(ruleset: RuleSet, data: Dataset, what: str = "training dat
     ev = evaluate(ruleset, data) if ev is None else ev
     lines = [f"Evaluation on {what} ({ev.cases} items):", "", *_use_table(ruleset, ev), "", _tested(ev, True)]
     if ev.cost is not None:   # models learnt with misclassification costs only
-        lines.append(f"Cost {ev.cost:g} ({ev.cost / ev.cases if ev.cases else 0.0:.3f} per case)")
+        lines.append(_cost_line(ev.cost, ev.cases))
     lines += ["", ""]
     return "\n".join(lines) + format_confusion(ev.confusion, ruleset.schema.classes)
+
+
+def _cost_line(cost: float, cases: int) -> str:
+    """'Cost N (x per case)': the decisions' total misclassification cost."""
+    return f"Cost {cost:g} ({cost / cases if cases else 0.0:.3f} per case)"
 
 
 def _use_table(ruleset: RuleSet, ev: RuleEvaluation) -> list[str]:
@@ -114,5 +119,8 @@ def format_vote_evaluation(model: BoostedRuleSet, data: Dataset, what: str = "tr
         pct = 100.0 * te.errors / te.cases if te.cases else 0.0
         lines.append(f"{t:5d}  {len(rs.rules):5d}  {te.errors:5d}({pct:4.1f}%)")
     pct = 100.0 * ev.errors / ev.cases if ev.cases else 0.0
-    lines += [f"boost  {sum(len(rs.rules) for rs in model.trials):5d}  {ev.errors:5d}({pct:4.1f}%)   <<", "", ""]
+    lines.append(f"boost  {sum(len(rs.rules) for rs in model.trials):5d}  {ev.errors:5d}({pct:4.1f}%)   <<")
+    if ev.cost is not None:   # models learnt with misclassification costs only: the vote's cost
+        lines += ["", _cost_line(ev.cost, ev.cases)]
+    lines += ["", ""]
     return "\n".join(lines) + format_confusion(ev.confusion, model.schema.classes)

@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from export_cases import (Scored, boosted_scored, fit_scored, hostile_ruleset, probe_rows, random_rows, score,
-                          score_boosted, tie_model, tie_rows)
+from export_cases import (COSTED_BOOSTED, Scored, boosted_scored, costed_boosted_scored, fit_scored, hostile_ruleset,
+                          probe_rows, random_rows, score, score_boosted, tie_costed_model, tie_model, tie_rows)
 
 PG_ENV = "C45RULES_PG_DSN"
 
@@ -40,7 +40,14 @@ def boosted():
 
     def get(name: str) -> Scored:
         if name not in cache:
-            cache[name] = score_boosted(name, tie_model(), tie_rows()) if name == "tie" else boosted_scored(name)
+            if name == "tie":
+                cache[name] = score_boosted(name, tie_model(), tie_rows())
+            elif name == "tie+costs":
+                cache[name] = score_boosted(name, tie_costed_model(), tie_rows())
+            elif name in COSTED_BOOSTED:
+                cache[name] = costed_boosted_scored(name)
+            else:
+                cache[name] = boosted_scored(name)
         return cache[name]
     return get
 

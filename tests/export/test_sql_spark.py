@@ -111,7 +111,8 @@ def test_spark_orders_nan_above_numbers_so_the_guard_is_needed(spark):
     assert [r[0] for r in spark.sql(f"SELECT {unguarded} FROM n ORDER BY {ROW}").collect()] == [1, 1, 0, 1, 0, 0]
 
 
-@pytest.mark.parametrize("name", ("tie", "hypo"))
+# "+costs": learnt with misclassification costs, the vote decides by least expected cost
+@pytest.mark.parametrize("name", ("tie", "hypo", "tie+costs", "hypo+costs"))
 def test_spark_votes_as_the_library(name, boosted, spark):
     from test_boosted_sql import check_boosted
     scored = boosted(name)
