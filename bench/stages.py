@@ -40,9 +40,10 @@ STAGES = ("start", "read", "grow", "prune", "generalise", "select", "order", "ev
 DEFAULT = "synth_100k,synth_1m,synth_1m_u5,income,letter"
 
 
-def child(stem: str, weights: str | None = None) -> None:
+def child(stem: str, weights: str | None = None, jobs: int = 1) -> None:
     """Run the rules command's work on STEM with timers around each step; print the times.
-    `weights`: the training cases weighted by bench/weighted.py's draw of that kind."""
+    `weights`: the training cases weighted by bench/weighted.py's draw of that kind; `jobs`
+    as `rules -j`."""
     spent: dict[str, float] = {s: 0.0 for s in STAGES}
 
     def timed(stage: str, fn):
@@ -74,7 +75,7 @@ def child(stem: str, weights: str | None = None) -> None:
         from weighted import draw_weights
         train = with_weights(train, draw_weights(weights, train.n))
     spent["read"] = time.perf_counter() - t
-    ruleset, tree, trace = pipeline.fit_dataset(train)
+    ruleset, tree, trace = pipeline.fit_dataset(train, jobs=jobs)
     t = time.perf_counter()
     errors = [evaluate(ruleset, d).errors for d in (train, test) if d is not None]
     spent["evaluate"] = time.perf_counter() - t
@@ -86,12 +87,13 @@ def child(stem: str, weights: str | None = None) -> None:
 
 
 def measure(stem: str, weights: str | None = None, root: Path = BENCH.parent,
-            timeout: float | None = None) -> dict:
+            timeout: float | None = None, jobs: int = 1) -> dict:
     """Whole-process wall of the child and its per-stage times ('other' = the unaccounted rest),
     the package imported from `root` (subprocess.TimeoutExpired past `timeout` seconds)."""
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{BENCH}"}
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, __file__, "--child", stem, *(["--weights", weights] if weights else [])],
+    out = subprocess.run([sys.executable, __file__, "--child", stem, *(["--weights", weights] if weights else []),
+                          *(["--jobs", str(jobs)] if jobs != 1 else [])],
                          env=env, check=True, capture_output=True, text=True, timeout=timeout).stdout
     wall = time.perf_counter() - t
     res = json.loads(out.strip().splitlines()[-1])
@@ -119,18 +121,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=DEFAULT)
     ap.add_argument("--markdown", type=Path)
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="worker processes, as `rules -j` (default 1)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--weights", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        child(a.child, a.weights)
+        child(a.child, a.weights, a.jobs)
         return 0
-    from common import dataset_stem, put_section, written_by
+    from common import bytecode_compiled, dataset_stem, put_section, written_by
+    bytecode_compiled()
     results = {}
     for name in a.datasets.split(","):
         load = os.getloadavg()[0]
         print(f"{name} ...", file=sys.stderr, flush=True)
-        results[name] = measure(dataset_stem(name))
+        results[name] = measure(dataset_stem(name), jobs=a.jobs)
         results[name]["load"] = (load, os.getloadavg()[0])
     text = table(results)
     print(text)
