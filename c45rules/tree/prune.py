@@ -91,10 +91,10 @@ class _Pruner:
                       lambda raised: self.estimate(raised, idx, True))
 
 
-    def compiled(self, root: Node) -> Node:
+    def compiled(self, root: Node | FlatTree) -> Node:
         """`estimate(root, all cases, True)` in the compiled module (no subset tests): the pruned
         tree, made anew from the arrays it returns."""
-        flat = FlatTree(root)
+        flat = root if isinstance(root, FlatTree) else FlatTree(root)
         tested = set(flat.attribute[flat.kind > 0].tolist())
         attrs = self.data.schema.attributes
         columns = tuple(None if a not in tested else
@@ -232,8 +232,9 @@ class _Pruner:
         return errors + self.extra_errors(cases, errors), best
 
 
-def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25) -> Node:
-    """A pruned copy of `tree` (spec 3.2); the grown tree is left untouched."""
+def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25, flat: FlatTree | None = None) -> Node:
+    """A pruned copy of `tree` (spec 3.2); the grown tree is left untouched. `flat`: the
+    grown tree as arrays, when the caller has made them (the compiled pruning reads those)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
@@ -246,7 +247,7 @@ def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25) -> Node:
             pruner.bottom_up(nodes)
         elif _native is not None and all(n.kind != "subset" for n in nodes):
             # reads the grown tree and makes the pruned one anew: no copy to change
-            pruned = pruner.compiled(tree)
+            pruned = pruner.compiled(tree if flat is None else flat)
         else:
             pruned = _copy_depth_first(tree)[0]
             pruner.estimate(pruned, np.arange(data.n), True)
