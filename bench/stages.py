@@ -40,25 +40,30 @@ STAGES = ("start", "read", "grow", "prune", "generalise", "select", "order", "ev
 DEFAULT = "synth_100k,synth_1m,synth_1m_u5,income,letter"
 
 
-def child(stem: str, weights: str | None = None) -> None:
+def child(stem: str, weights: str | None = None, jobs: int = 1) -> None:
     """Run the rules command's work on STEM with timers around each step; print the times.
-    `weights`: the training cases weighted by bench/weighted.py's draw of that kind."""
+    `weights`: the training cases weighted by bench/weighted.py's draw of that kind; `jobs`
+    as `rules -j`."""
     spent: dict[str, float] = {s: 0.0 for s in STAGES}
+    # CPU seconds of the process, its threads included: on a loaded machine the wall times
+    # stretch with the load, these much less; with -j their ratio to the wall is the parallelism
+    cpu: dict[str, float] = {s: 0.0 for s in STAGES}
 
     def timed(stage: str, fn):
         def wrapper(*a, **k):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             try:
                 return fn(*a, **k)
             finally:
                 spent[stage] += time.perf_counter() - t
+                cpu[stage] += time.process_time() - c
         return wrapper
 
     import c45rules.pipeline as pipeline
     import c45rules.tree.growers.c45 as c45
     from c45rules.data.names import load_stem
     from c45rules.rules.evaluate import evaluate
-    spent["start"] = time.perf_counter() - T0
+    spent["start"], cpu["start"] = time.perf_counter() - T0, time.process_time()
     c45.grow_tree = timed("grow", c45.grow_tree)
     c45.prune_tree = timed("prune", c45.prune_tree)
     pipeline.generalise_rules = timed("generalise", pipeline.generalise_rules)
@@ -67,18 +72,19 @@ def child(stem: str, weights: str | None = None) -> None:
     for name in ("order_rules", "default_class", "sift_rules", "_public_rule"):
         setattr(pipeline, name, timed("order", getattr(pipeline, name)))
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     train, test = load_stem(stem, test=True)
     if weights:
         from c45rules.data.weights import weighted as with_weights
         from weighted import draw_weights
         train = with_weights(train, draw_weights(weights, train.n))
-    spent["read"] = time.perf_counter() - t
-    ruleset, tree, trace = pipeline.fit_dataset(train)
-    t = time.perf_counter()
+    spent["read"], cpu["read"] = time.perf_counter() - t, time.process_time() - c
+    ruleset, tree, trace = pipeline.fit_dataset(train, jobs=jobs)
+    t, c = time.perf_counter(), time.process_time()
     errors = [evaluate(ruleset, d).errors for d in (train, test) if d is not None]
-    spent["evaluate"] = time.perf_counter() - t
-    print(json.dumps({"spent": spent, "rows": train.n, "rules": len(ruleset.rules), "candidates": len(trace.candidates),
+    spent["evaluate"], cpu["evaluate"] = time.perf_counter() - t, time.process_time() - c
+    print(json.dumps({"spent": spent, "cpu": {**cpu, "whole": time.process_time()}, "rows": train.n,
+                      "rules": len(ruleset.rules), "candidates": len(trace.candidates),
                       "errors": errors, "nodes": len(tree.unpruned_flat),
                       "unknown_cells": int(sum((c < 0).sum() if c.dtype.kind == "i" else
                                                (c != c).sum() for c in train.columns))}))
@@ -86,12 +92,13 @@ def child(stem: str, weights: str | None = None) -> None:
 
 
 def measure(stem: str, weights: str | None = None, root: Path = BENCH.parent,
-            timeout: float | None = None) -> dict:
+            timeout: float | None = None, jobs: int = 1) -> dict:
     """Whole-process wall of the child and its per-stage times ('other' = the unaccounted rest),
     the package imported from `root` (subprocess.TimeoutExpired past `timeout` seconds)."""
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{BENCH}"}
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, __file__, "--child", stem, *(["--weights", weights] if weights else [])],
+    out = subprocess.run([sys.executable, __file__, "--child", stem, *(["--weights", weights] if weights else []),
+                          *(["--jobs", str(jobs)] if jobs != 1 else [])],
                          env=env, check=True, capture_output=True, text=True, timeout=timeout).stdout
     wall = time.perf_counter() - t
     res = json.loads(out.strip().splitlines()[-1])
@@ -104,13 +111,13 @@ def measure(stem: str, weights: str | None = None, root: Path = BENCH.parent,
 def table(results: dict[str, dict]) -> str:
     """The stage table: seconds and share of the whole run per stage."""
     from common import markdown_table
-    head = ["dataset", "rows", "unknown cells", "tree nodes", "whole s",
+    head = ["dataset", "rows", "unknown cells", "tree nodes", "whole s", "whole CPU s",
             *[f"{s} s (%)" for s in STAGES]]
     rows = []
     for name, r in results.items():
         cells = [f"{r['spent'][s]:.2f} ({100 * r['spent'][s] / r['wall']:.0f}%)" for s in STAGES]
         rows.append([name, f"{r['rows']:,}", f"{r['unknown_cells']:,}", f"{r['nodes']:,}",
-                     f"{r['wall']:.2f}", *cells])
+                     f"{r['wall']:.2f}", f"{r['cpu']['whole']:.2f}", *cells])
     return markdown_table(head, rows)
 
 
@@ -119,18 +126,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=DEFAULT)
     ap.add_argument("--markdown", type=Path)
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="worker processes, as `rules -j` (default 1)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--weights", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        child(a.child, a.weights)
+        child(a.child, a.weights, a.jobs)
         return 0
-    from common import dataset_stem, put_section, written_by
+    from common import bytecode_compiled, dataset_stem, put_section, written_by
+    bytecode_compiled()
     results = {}
     for name in a.datasets.split(","):
         load = os.getloadavg()[0]
         print(f"{name} ...", file=sys.stderr, flush=True)
-        results[name] = measure(dataset_stem(name))
+        results[name] = measure(dataset_stem(name), jobs=a.jobs)
         results[name]["load"] = (load, os.getloadavg()[0])
     text = table(results)
     print(text)

@@ -33,7 +33,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 import reference as R  # noqa: E402
-from common import TreePss, dataset_stem, machine, markdown_table, put_section, run_stamp  # noqa: E402
+from common import ROOT, TreePss, bytecode_compiled, dataset_stem, machine, markdown_table, put_section, run_stamp  # noqa: E402
 
 C50 = R.SHARED / "anchors" / "c5.0"
 DEFAULT = "synth_100k,synth_1m,synth_1m_u5,income,letter"
@@ -146,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not os.access(C50, os.X_OK):
         raise SystemExit(f"{C50}: the C5.0 anchor is missing or not executable")
+    bytecode_compiled()
+    # ours is this checkout's package (the one just compiled), wherever the script runs from
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     plan = [(n.strip(), 1, False) for n in args.datasets.split(",") if n.strip()]
     if args.jobs_row:
         plan.append((args.jobs_row, 2, False))

@@ -12,10 +12,8 @@ import contextlib
 import ctypes
 import gc
 import mmap
-import multiprocessing
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, TypeVar
 
 import numpy as np
@@ -57,7 +55,11 @@ def fork_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
     """[fn(0), ..., fn(count - 1)], computed by up to `jobs` forked workers."""
     global _task
     jobs = min(resolve_jobs(jobs), count)
-    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1:
+        return [fn(i) for i in range(count)]
+    # imported here: multiprocessing and its imports are a tenth of a small run's start-up
+    import multiprocessing
+    if "fork" not in multiprocessing.get_all_start_methods():
         return [fn(i) for i in range(count)]
     if not _busy.acquire(blocking=False):
         return [fn(i) for i in range(count)]
@@ -76,6 +78,7 @@ def thread_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
     jobs = min(resolve_jobs(jobs), count)
     if jobs <= 1:
         return [fn(i) for i in range(count)]
+    from concurrent.futures import ThreadPoolExecutor    # as multiprocessing in fork_map
     with ThreadPoolExecutor(jobs) as pool:
         return list(pool.map(fn, range(count)))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -86,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     names, rows = _sqlite_rows(test)
     kinds = {a.name: ("REAL" if a.is_continuous else "TEXT") for a in test.schema.attributes}
     columns = ", ".join(['"case_id" INTEGER'] + [f'"{n}" {kinds[n]}' for n in names[1:]])
+    import sqlite3      # here: the other commands start without it
     with sqlite3.connect(":memory:") as db:
         db.execute(f"CREATE TABLE cases ({columns})")
         db.executemany(f"INSERT INTO cases VALUES ({', '.join('?' * len(names))})", rows)

@@ -8,7 +8,6 @@ subset tests, `-F` the Fisher significance level in percent, `-r` the redundancy
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 import sys
@@ -19,6 +18,7 @@ from ..errors import InputError
 
 def did_you_mean(word: str, choices: list[str]) -> str:
     """' (did you mean X?)' for the choice nearest `word`, or '' when none is near."""
+    import difflib      # only for a misspelt choice
     near = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f" (did you mean {near[0]!r}?)" if near else ""
 

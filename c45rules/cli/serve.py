@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import socket
 import sys
 from pathlib import Path
 
@@ -93,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--poll: expected a number of seconds > 0")
     token = _token(args.token_file)
     try:
+        import socket   # here: the other commands start without it
         with socket.create_server((args.host, args.port)):
             pass
     except OSError as e:

@@ -86,15 +86,7 @@ def rule_use(classes: np.ndarray, fires: np.ndarray, covers: list[np.ndarray], y
     are the cases' summed weights.
     """
     n, k = len(y), len(classes)
-    first = np.full(n, -1, dtype=np.int64)
-    second = np.full(n, -1, dtype=np.int64)
-    for i, cov in enumerate(covers):
-        if not fires[i] or cov.size == 0:
-            continue
-        f = first[cov]
-        first[cov[f < 0]] = i
-        later = cov[(f >= 0) & (second[cov] < 0)]
-        second[later] = i
+    first, second = _first_two(covers, fires, n, k)
     labels = np.append(np.asarray(classes, dtype=np.int64), default)
     pred = labels[first]
     alt = labels[second]
@@ -106,6 +98,35 @@ def rule_use(classes: np.ndarray, fires: np.ndarray, covers: list[np.ndarray], y
     better = per_rule(differ & (pred == y))
     worse = per_rule(differ & (alt == y))
     return RuleUse(first, alt, used, wrong, better, worse, pred)
+
+
+def _first_two(covers: list[np.ndarray], fires: np.ndarray, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per case, the positions of the first and second firing rules that match it (-1: none).
+
+    All at once rather than rule by rule (sifting asks again after each dropped rule: on
+    income, 12 rounds of 327 rules, each rule eight small numpy calls): one sorted array of
+    the keys case * k + rule, in which each case's matching rules follow one another in order."""
+    first = np.full(n, -1, dtype=np.int64)
+    second = np.full(n, -1, dtype=np.int64)
+    live = [i for i in range(k) if fires[i] and covers[i].size]
+    if not live:
+        return first, second
+    # 4-byte keys where they fit: a million cases' covers hold millions of entries
+    key = np.concatenate([covers[i] for i in live]).astype(
+        np.int32 if n * k < 2**31 else np.int64, copy=False)
+    key *= k
+    key += np.repeat(np.array(live, dtype=key.dtype), [covers[i].size for i in live])
+    key.sort()
+    case, rule = np.divmod(key, k)
+    del key
+    start = np.ones(len(case), dtype=bool)
+    np.not_equal(case[1:], case[:-1], out=start[1:])
+    first[case[start]] = rule[start]
+    # the entry after a case's first is its second rule when it holds the same case
+    after = np.flatnonzero(start[1:] == 0) + 1
+    after = after[start[after - 1]]
+    second[case[after]] = rule[after]
+    return first, second
 
 
 def candidate_use(rules: list[CandidateRule], y: np.ndarray, default: int,

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..data.costs import cheapest_class
 from ..data.schema import Dataset
-from ..estimate import add_errors
+from ..estimate import add_errors, extra_function
 from .classify import leaf_of_cases, one_path_each
 from .grow import _native, branch_of, node_counts
 from .node import FlatTree, Node, linked
@@ -91,10 +91,10 @@ class _Pruner:
                       lambda raised: self.estimate(raised, idx, True))
 
 
-    def compiled(self, root: Node) -> Node:
+    def compiled(self, root: Node | FlatTree) -> Node:
         """`estimate(root, all cases, True)` in the compiled module (no subset tests): the pruned
         tree, made anew from the arrays it returns."""
-        flat = FlatTree(root)
+        flat = root if isinstance(root, FlatTree) else FlatTree(root)
         tested = set(flat.attribute[flat.kind > 0].tolist())
         attrs = self.data.schema.attributes
         columns = tuple(None if a not in tested else
@@ -102,7 +102,7 @@ class _Pruner:
                         for a, col in enumerate(self.data.columns))
         out = _native.prune_nodes(flat.klass, flat.items, flat.errors, flat.kind, flat.attribute, flat.cut,
                                   flat.fanout, np.asarray(flat.dist, dtype=np.float32), columns, self.y, self.weights,
-                                  lambda cases, errors: float(self.extra_errors(cases, errors)))
+                                  extra_function(self.cf))
         arrays = [np.frombuffer(b, dtype=t) for b, t in zip(out, (np.int64, np.float64, np.float64, np.int8,
                                                                    np.int64, np.float64, np.int64))]
         # a writable copy: the nodes' class counts are rows of it
@@ -232,20 +232,24 @@ class _Pruner:
         return errors + self.extra_errors(cases, errors), best
 
 
-def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25) -> Node:
-    """A pruned copy of `tree` (spec 3.2); the grown tree is left untouched."""
-    nodes = _copy_depth_first(tree)
-    pruned = nodes[0]
+def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25, flat: FlatTree | None = None) -> Node:
+    """A pruned copy of `tree` (spec 3.2); the grown tree is left untouched. `flat`: the
+    grown tree as arrays, when the caller has made them (the compiled pruning reads those)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
         pruner = _Pruner(data, cf)
+        nodes = list(tree.walk())
         # bottom_up counts cases: weighted cases take the case-by-case walk
-        if data.weights is None and one_path_each(pruned, data, nodes):
+        if data.weights is None and one_path_each(tree, data, nodes):
+            nodes = _copy_depth_first(tree)
+            pruned = nodes[0]
             pruner.bottom_up(nodes)
         elif _native is not None and all(n.kind != "subset" for n in nodes):
-            pruned = pruner.compiled(pruned)
+            # reads the grown tree and makes the pruned one anew: no copy to change
+            pruned = pruner.compiled(tree if flat is None else flat)
         else:
+            pruned = _copy_depth_first(tree)[0]
             pruner.estimate(pruned, np.arange(data.n), True)
         if any(n.kind == "subset" for n in pruned.walk()):
             check_possible_values(pruned, {})

@@ -256,6 +256,28 @@ def test_every_command_has_help_with_an_example(command):
     assert code == 0 and f"example:\n  c45rules {command} " in out
 
 
+@pytest.mark.parametrize("line", [["rules", "x", "-u", "-j", "2", "--json"], ["-q", "tree", "x", "-s", "-m", "3"],
+                                  ["--debug", "predict", "m.yaml", "d.csv", "-o", "p.csv"]])
+def test_the_parser_set_up_for_one_command_reads_its_line_as_the_full_parser_does(line):
+    from c45rules.cli import _command, build_parser
+    assert _command(line) == line[1 if line[0].startswith("-") else 0]
+    assert vars(build_parser(_command(line)).parse_args(line)) == vars(build_parser().parse_args(line))
+    assert _command(["--debug", "rulez", "x"]) is None and _command(["-q"]) is None
+
+
+def test_rules_with_one_job_imports_no_pool_machinery_nor_the_other_commands_libraries():
+    # startup cost (issue 33): what only -j N, serve, demo or a misspelt choice need is
+    # imported when it is needed
+    code = ("import sys, io, c45rules.cli as c\n"
+            "out, sys.stdout = sys.stdout, io.StringIO()\n"
+            f"c.main(['rules', {str(GOLF)!r}, '--json'])\n"
+            "sys.stdout = out\n"
+            "print(sorted(m for m in ('multiprocessing', 'concurrent.futures', 'sqlite3', 'socket', 'difflib')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_python_dash_m_runs_the_same_command():
     p = subprocess.run([sys.executable, "-m", "c45rules", "rules", GOLF, "--json"],
                        capture_output=True, text=True, check=True)

@@ -242,3 +242,39 @@ def test_conditions_pickle_with_slots_and_load_the_older_dict_layout():
     assert type(old) is CondTest and old == t
     with pytest.raises(AttributeError):
         old.cut = 3.0       # still frozen
+
+
+def _first_two_by_rule(covers, fires, n):
+    """The definition, rule by rule: a case's first and second matching firing rules."""
+    hits = [[] for _ in range(n)]
+    for i, cov in enumerate(covers):
+        if fires[i]:
+            for case in cov.tolist():
+                hits[case].append(i)
+    return ([h[0] if h else -1 for h in hits], [h[1] if len(h) > 1 else -1 for h in hits])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rule_use_first_and_second_rules_follow_the_definition(seed):
+    from c45rules.rules.order import rule_use
+    rng = np.random.default_rng(seed)
+    n, k = 60, 9
+    covers = [np.sort(rng.choice(n, size=rng.integers(0, 25), replace=False)) for _ in range(k)]
+    fires = rng.random(k) > 0.2
+    classes = rng.integers(0, 3, size=k)
+    y = rng.integers(0, 3, size=n)
+    use = rule_use(classes, fires, covers, y, 2)
+    first, second = _first_two_by_rule(covers, fires, n)
+    assert use.first.tolist() == first
+    labels = list(classes) + [2]
+    assert use.alternative.tolist() == [labels[s] for s in second]
+    assert use.used.tolist() == [first.count(i) for i in range(k)]
+    assert use.wrong.tolist() == [sum(1 for c in range(n) if first[c] == i and classes[i] != y[c]) for i in range(k)]
+
+
+def test_rule_use_without_firing_rules_leaves_every_case_to_the_default():
+    from c45rules.rules.order import rule_use
+    y = np.array([0, 1, 1])
+    use = rule_use(np.array([0, 1]), np.array([False, True]), [np.array([0, 1]), np.array([], dtype=np.int64)], y, 1)
+    assert use.first.tolist() == [-1, -1, -1] and use.predicted.tolist() == [1, 1, 1]
+    assert use.used.tolist() == [0, 0]
