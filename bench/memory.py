@@ -7,8 +7,8 @@ Usage:
 Each dataset runs in a fresh process doing what `rules STEM --json -u` does, with the same
 stage wrappers as bench/stages.py (read, grow, prune, generalise, select, order, evaluate).
 For each stage: the resident set when it starts, its own high-water mark (the kernel's VmHWM,
-reset before the stage through /proc/self/clear_refs) and the resident set when it ends; the
-whole process's peak is ru_maxrss. With --trace, tracemalloc also reports the Python/numpy
+reset before the stage through /proc/self/clear_refs, which resets ru_maxrss too) and the
+resident set when it ends; the whole process's peak is the largest stage peak. With --trace, tracemalloc also reports the Python/numpy
 bytes live at each stage's end and the stage's traced peak (slower: numbers for reading only).
 """
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -97,7 +96,7 @@ def child(stem: str, trace: bool) -> None:
     ev = timed("evaluate", lambda: [evaluate(ruleset, d).errors for d in (train, test) if d is not None])
     errors = ev()
     print(json.dumps({"mem": mem, "rows": train.n, "rules": len(ruleset.rules), "errors": errors,
-                      "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+                      "maxrss_kb": max(m["peak_kb"] for m in mem.values())}))
     sys.stdout.flush()
 
 
