@@ -1,8 +1,10 @@
 """Distinct values of an array: codes numbered by first appearance, and counts of distinct values.
 
-pandas hashes (O(n)) where numpy sorts (O(n log n)), but importing pandas costs 0.3 s: small
-arrays are sorted with numpy, so a C4.5 file of a few thousand cases is read without pandas;
-large ones are hashed by pandas. Both ways give the same codes (tests/data/test_distinct.py).
+Hashing is O(n) where numpy sorts (O(n log n)): small arrays are sorted with numpy, large
+ones hashed, numbers by the compiled _distinct (64-bit keys) and texts by pandas. Importing
+pandas costs 0.3 s and some 80 MB resident (issue 33), so a C4.5 file is read and learnt
+from without it when _distinct is built. Every way gives the same codes
+(tests/data/test_distinct.py).
 """
 from __future__ import annotations
 
@@ -12,7 +14,12 @@ from .._lazy import LazyModule
 
 pd = LazyModule("pandas")
 
-# numpy's sort is 4-10x slower than pandas' hashing (3-10 ms for 60,000 values against
+try:
+    from . import _distinct as _native
+except ImportError:     # pragma: no cover - depends on the install
+    _native = None
+
+# numpy's sort is 4-10x slower than hashing (3-10 ms for 60,000 values against
 # 1-2 ms), so it pays only while the calls are few and small: below this many values, or when
 # the caller says so (a file small enough that importing pandas would cost more than it saves)
 HASH_FROM = 50_000
@@ -22,9 +29,14 @@ def factorize(values: np.ndarray, hashed: bool | None = None) -> tuple[np.ndarra
     """(codes, distinct values) with codes 0, 1, ... in order of first appearance.
 
     `values` is a 1-D array of numbers or of texts (object); None/NaN count as a value of their
-    own. `hashed`: use pandas (True) or numpy (False); None decides by the size.
+    own. `hashed`: hash (True) or sort with numpy (False); None decides by the size.
     """
     if hashed if hashed is not None else len(values) >= HASH_FROM:
+        keys = _keys(values)
+        if keys is not None:
+            codes = np.empty(len(values), dtype=np.int64)
+            _native.factorize(keys, codes)
+            return codes.astype(np.intp, copy=False), values[first_positions(codes)]
         codes, uniques = pd.factorize(values, use_na_sentinel=False)
         return codes, np.asarray(uniques, dtype=values.dtype)
     if values.dtype == object:
@@ -38,6 +50,17 @@ def factorize(values: np.ndarray, hashed: bool | None = None) -> tuple[np.ndarra
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return rank[inverse.reshape(-1)].astype(np.intp), values[first[order]]
+
+
+def _keys(values: np.ndarray) -> np.ndarray | None:
+    """`values` as 64-bit keys equal exactly where the values are (-0.0 as 0.0, every NaN one
+    key, as pandas hashes them), or None when _distinct is not built or they are not numbers."""
+    if _native is None or values.ndim != 1 or values.dtype.kind not in "uif" or values.dtype.itemsize != 8:
+        return None
+    if values.dtype.kind == "f":
+        values = values + 0.0   # -0.0 + 0.0 is 0.0
+        values[np.isnan(values)] = np.nan
+    return np.ascontiguousarray(values).view(np.uint64)
 
 
 def first_positions(codes: np.ndarray) -> np.ndarray:
@@ -58,6 +81,9 @@ def is_missing(v: object) -> bool:
 def count_distinct(values: np.ndarray) -> int:
     """How many distinct values `values` (1-D numbers, no NaN) holds."""
     if len(values) >= HASH_FROM:
+        keys = _keys(values)
+        if keys is not None:
+            return int(_native.factorize(keys, np.empty(len(values), dtype=np.int64)))
         return len(pd.unique(values))
     return len(np.unique(values))
 

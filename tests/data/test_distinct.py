@@ -49,3 +49,41 @@ def test_large_arrays_go_to_pandas_with_the_same_result(values, monkeypatch):
     monkeypatch.setattr(distinct, "HASH_FROM", 2)
     large = factorize(values)
     assert small[0].tolist() == large[0].tolist() and small[1].tolist() == large[1].tolist()
+
+
+@pytest.mark.skipif(distinct._native is None, reason="the compiled _distinct is not built")
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, 2.0, np.nan, -np.nan, 1e300, -7.25, 5e-324]), max_size=80),
+       st.sampled_from(["float64", "int64", "uint64"]))
+def test_hashed_without_pandas_codes_as_pandas(numbers, dtype):
+    values = np.array(numbers, dtype=np.float64)
+    if dtype != "float64":   # words and codes: any 64-bit pattern, the sign bit among them
+        values = values.view(dtype)
+    codes, uniques = factorize(values, hashed=True)
+    ref_codes, ref_uniques = pd.factorize(values, use_na_sentinel=False)
+    assert codes.tolist() == ref_codes.tolist()
+    assert np.array_equal(uniques, np.asarray(ref_uniques), equal_nan=True)
+    if dtype == "float64":
+        known = values[values == values]
+        big = np.tile(known, -(-distinct.HASH_FROM // max(len(known), 1)))   # over HASH_FROM: hashed
+        assert count_distinct(big) == len(pd.unique(big)) == len(set(known.tolist()))
+
+
+def test_a_large_c45_file_is_read_and_learnt_without_pandas(tmp_path):
+    """Issue 33: importing pandas holds ~80 MB; the C4.5-file path of `rules` never needs it."""
+    import subprocess
+    import sys
+    rng = np.random.default_rng(5)
+    n = 60_000   # over HASH_FROM: every distinct-value step hashes
+    (tmp_path / "t.names").write_text("yes, no.\n\na: continuous.\nb: p, q, r.\n")
+    a = rng.integers(0, 1000, n) / 10
+    b = rng.choice(["p", "q", "r", "?"], n)
+    y = np.where((a > 50) ^ (b == "q"), "yes", "no")
+    (tmp_path / "t.data").write_text("".join(f"{x},{v},{c}\n" for x, v, c in zip(a, b, y)))
+    code = ("import sys; from c45rules.data import names; names.HASH_FILE_BYTES = 0\n"
+            "from c45rules.pipeline import fit_dataset\n"
+            f"train, _ = names.load_stem({str(tmp_path / 't')!r})\n"
+            "rs = fit_dataset(train)[0]\n"
+            "print(len(rs.rules), 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert int(out[0]) >= 2 and out[1] == "False"
