@@ -51,8 +51,31 @@ typedef struct {
     int64_t size, cap;
 } Pool;
 
+/* Weighted cases' sums: each weight a whole number of units 2^-exp (weight_grains), so that a
+ * sum is exact, in whatever order it is made, and rounded once (grain_double). */
+typedef __int128 wide_sum;
+
+static inline double grain_double(wide_sum sum, int exp) {
+    return ldexp((double)sum, -exp);
+}
+
+/* With weighted cases a count (T, E of a table) is a double, carried in the int64 slots the
+ * whole counts use as its bits (0 is 0.0 either way: weights are >= 0). */
+static inline double bits_double(int64_t v) {
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static inline int64_t double_bits(double d) {
+    int64_t v;
+    memcpy(&v, &d, 8);
+    return v;
+}
+
 typedef struct {
-    uint64_t key;               /* cases << 32 | errors, + 1 (0: empty slot) */
+    uint64_t key;               /* cases << 32 | errors, + 1 (0: empty slot); with weights the
+                                   pair's place in Gen.pairs, + 1 */
     float actual, pess;         /* both single precision values (_Rates): exact as floats, and
                                    16 bytes a slot, not 24 (a million slots at 1M cases) */
 } Rate;
@@ -162,6 +185,16 @@ typedef struct {
     const uint64_t *wrong_rows;             /* per class: cases of another class, as bits */
     Rate *rates;
     int64_t n_rates, rate_cap;
+    /* weighted cases (NULL when unweighted): per case its weight (the first round sums them
+       one by one in pool order, as numpy's bincount does), per bit position its grains and
+       their exponent (the recount's exact sums), the sums of all weights and of each class's
+       wrong ones (a one-level table), and the rate cache's (cases, errors) pairs as bits */
+    const double *weights;
+    const wide_sum *grains;
+    int grain_exp;
+    int64_t total_w, *wrong_w;
+    int64_t *pairs, pair_cap;
+    wide_sum *wtd, *wed;                    /* the recount's per-level sums */
     /* per-leaf scratch */
     int64_t *at;
     uint64_t *covered;
@@ -327,6 +360,10 @@ static int reserve_levels(Gen *g, int64_t m) {
     int64_t *td = realloc(g->td, (size_t)(cap + 1) * 8), *ed = realloc(g->ed, (size_t)(cap + 1) * 8);
     if (td) g->td = td;
     if (ed) g->ed = ed;
+    wide_sum *wtd = realloc(g->wtd, (size_t)(cap + 1) * sizeof(wide_sum));
+    if (wtd) g->wtd = wtd;
+    wide_sum *wed = realloc(g->wed, (size_t)(cap + 1) * sizeof(wide_sum));
+    if (wed) g->wed = wed;
     int64_t *miss = realloc(g->miss, (size_t)(cap + 1) * 8);
     if (miss) g->miss = miss;
     double *act = realloc(g->act, (size_t)(cap + 1) * 8), *pes = realloc(g->pes, (size_t)(cap + 1) * 8);
@@ -339,7 +376,7 @@ static int reserve_levels(Gen *g, int64_t m) {
     if (sorted) g->sorted = sorted;
     uint8_t *live = realloc(g->live, (size_t)cap);
     if (live) g->live = live;
-    if (!(path && pools && bits && empty && row_key && rows && empties && row_cond && td && ed && miss && act && pes && levels && sorted && key_out && live)) return -1;
+    if (!(path && pools && bits && empty && row_key && rows && empties && row_cond && td && ed && wtd && wed && miss && act && pes && levels && sorted && key_out && live)) return -1;
     g->cap = cap;
     return 0;
 }
@@ -472,6 +509,25 @@ static uint64_t mix(uint64_t x) {
     return x;
 }
 
+/* A (cases, errors) pair's slot key: whole counts packed in it; weighted ones (doubles' bits)
+ * numbered in g->pairs, where the key leads (a slot stays 16 bytes). */
+static inline uint64_t rate_hash(const Gen *g, uint64_t key) {
+    if (!g->weights) return mix(key);
+    const int64_t *p = g->pairs + 2 * (key - 1);
+    return mix((uint64_t)p[0] ^ mix((uint64_t)p[1]));
+}
+
+static inline uint64_t pair_hash(const Gen *g, int64_t cases, int64_t errors) {
+    if (!g->weights) return mix(((uint64_t)cases << 32 | (uint64_t)errors) + 1);
+    return mix((uint64_t)cases ^ mix((uint64_t)errors));
+}
+
+static inline int rate_is(const Gen *g, uint64_t key, int64_t cases, int64_t errors) {
+    if (!g->weights) return key == ((uint64_t)cases << 32 | (uint64_t)errors) + 1;
+    const int64_t *p = g->pairs + 2 * (key - 1);
+    return p[0] == cases && p[1] == errors;
+}
+
 /* The cached (actual, pessimistic) error rates of `cases` cases with `errors` errors: 1 when
  * known (or no case: actual 0, pessimistic the default error), 0 when not yet computed. */
 static int cached_rate(const Gen *g, int64_t cases, int64_t errors, double default_error, double *actual,
@@ -482,9 +538,9 @@ static int cached_rate(const Gen *g, int64_t cases, int64_t errors, double defau
         *pess = default_error;
         return 1;
     }
-    uint64_t key = ((uint64_t)cases << 32 | (uint64_t)errors) + 1, mask = (uint64_t)g->rate_cap - 1;
-    for (uint64_t i = mix(key) & mask; g->rates[i].key; i = (i + 1) & mask)
-        if (g->rates[i].key == key) {
+    uint64_t mask = (uint64_t)g->rate_cap - 1;
+    for (uint64_t i = pair_hash(g, cases, errors) & mask; g->rates[i].key; i = (i + 1) & mask)
+        if (rate_is(g, g->rates[i].key, cases, errors)) {
             *actual = g->rates[i].actual;
             *pess = g->rates[i].pess;
             return 1;
@@ -494,10 +550,17 @@ static int cached_rate(const Gen *g, int64_t cases, int64_t errors, double defau
 
 /* Cache a pair's rates (a pair already there is left as it is). */
 static int keep_rate(Gen *g, int64_t cases, int64_t errors, double actual, double pess) {
-    uint64_t key = ((uint64_t)cases << 32 | (uint64_t)errors) + 1, mask = (uint64_t)g->rate_cap - 1;
-    uint64_t i = mix(key) & mask;
+    uint64_t mask = (uint64_t)g->rate_cap - 1;
+    uint64_t i = pair_hash(g, cases, errors) & mask;
     for (; g->rates[i].key; i = (i + 1) & mask)
-        if (g->rates[i].key == key) return 0;
+        if (rate_is(g, g->rates[i].key, cases, errors)) return 0;
+    uint64_t key = ((uint64_t)cases << 32 | (uint64_t)errors) + 1;
+    if (g->weights) {
+        if (reserve((void **)&g->pairs, &g->pair_cap, 2 * (g->n_rates + 1), 8)) return -1;
+        g->pairs[2 * g->n_rates] = cases;
+        g->pairs[2 * g->n_rates + 1] = errors;
+        key = (uint64_t)g->n_rates + 1;
+    }
     g->rates[i].key = key;
     g->rates[i].actual = (float)actual;
     g->rates[i].pess = (float)pess;
@@ -509,7 +572,7 @@ static int keep_rate(Gen *g, int64_t cases, int64_t errors, double actual, doubl
         if (!fresh) return -1;      /* the caller raises MemoryError */
         for (int64_t j = 0; j < g->rate_cap; j++) {
             if (!old[j].key) continue;
-            uint64_t at = mix(old[j].key) & (uint64_t)(cap - 1);
+            uint64_t at = rate_hash(g, old[j].key) & (uint64_t)(cap - 1);
             while (fresh[at].key) at = (at + 1) & (uint64_t)(cap - 1);
             fresh[at] = old[j];
         }
@@ -534,8 +597,9 @@ static int round_rates(Gen *g, int64_t r, int64_t t0, int64_t e0, double default
     gil_take(&g->ts);
     for (int64_t q = 0; q < missing && !bad; q++) {
         int64_t k = g->miss[q];
-        PyObject *got = PyObject_CallFunction(g->rate_fn, "LL", (long long)(k < 0 ? t0 : g->td[k]),
-                                              (long long)(k < 0 ? e0 : g->ed[k]));
+        int64_t cases = k < 0 ? t0 : g->td[k], errors = k < 0 ? e0 : g->ed[k];
+        PyObject *got = g->weights ? PyObject_CallFunction(g->rate_fn, "dd", bits_double(cases), bits_double(errors))
+                                   : PyObject_CallFunction(g->rate_fn, "LL", (long long)cases, (long long)errors);
         bad = !got || !PyArg_ParseTuple(got, "dd", k < 0 ? a0 : &g->act[k], k < 0 ? p0 : &g->pes[k]);
         Py_XDECREF(got);
     }
@@ -562,16 +626,36 @@ static int has_popcnt;
 #define POPCOUNT(x) popcount_bits(x)
 #endif
 
+/* The summed grains of the cases whose bits are set in word w. */
+static inline wide_sum grain_sum(const Gen *g, int64_t w, uint64_t bits) {
+    const wide_sum *base = g->grains + 64 * w;
+    wide_sum sum = 0;
+    for (; bits; bits &= bits - 1) sum += base[__builtin_ctzll(bits)];
+    return sum;
+}
+
+/* Add the cases of `bits` (word w) to a tally: their number, or with weights their grains. */
+#define TALLY(whole, grains, bits, w)                                  \
+    do {                                                               \
+        if (weighted) (grains) += grain_sum(g, (w), (bits));           \
+        else (whole) += POPCOUNT(bits);                                \
+    } while (0)
+
 /* T0/E0 and per remaining level Td/Ed (cases satisfying all remaining levels but it),
  * over the words where at most one remaining level has no true case; the covered words
  * are kept in g->covered (at positions g->at, *n_at of them). Per word, the cases failing
  * at least one and at least two levels are found in one pass over the levels; a level's
- * own count then needs a second look only where some case fails exactly one level. */
+ * own count then needs a second look only where some case fails exactly one level.
+ * `weighted`: the counts are exact sums of the cases' grains, each rounded once at the end
+ * to a double (carried as its bits, double_bits), as generalize.py _PathPools.count sums them. */
 static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r, const uint64_t *wrong,
-                                                             int64_t *t0, int64_t *e0, int64_t *n_at, const int hw) {
+                                                             int64_t *t0, int64_t *e0, int64_t *n_at, const int hw,
+                                                             const int weighted) {
     (void)hw;
     int64_t W = g->words, na = 0, T0 = 0, E0 = 0;
+    wide_sum WT0 = 0, WE0 = 0;
     int64_t *restrict td = g->td, *restrict ed = g->ed;
+    wide_sum *restrict wtd = g->wtd, *restrict wed = g->wed;
     const uint64_t **rows = g->rows, **empties = g->empties;
     for (int64_t k = 0; k < r; k++) {
         int64_t j = g->levels[k];
@@ -580,25 +664,34 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
         empties[k] = key < 0 ? g->empty + j * g->blocks : g->key_empty + key * g->blocks;
     }
     for (int64_t k = 0; k < r; k++) td[k] = ed[k] = 0;
+    if (weighted)
+        for (int64_t k = 0; k < r; k++) wtd[k] = wed[k] = 0;
     if (r == 1) {
         const uint64_t *row = rows[0];
         int64_t wrong_n = 0;
         for (int64_t w = 0; w < W; w++) {
             uint64_t cov = row[w];
-            wrong_n += POPCOUNT(wrong[w]);
-            T0 += POPCOUNT(cov);
-            E0 += POPCOUNT(cov & wrong[w]);
+            if (!weighted) wrong_n += POPCOUNT(wrong[w]);
+            TALLY(T0, WT0, cov, w);
+            TALLY(E0, WE0, cov & wrong[w], w);
             if (cov) {
                 g->at[na] = w;
                 g->covered[na++] = cov;
             }
         }
         /* without its one level a rule covers every case */
-        *t0 = T0;
-        *e0 = E0;
         *n_at = na;
-        td[0] = g->n;
-        ed[0] = wrong_n;
+        if (weighted) {
+            *t0 = double_bits(grain_double(WT0, g->grain_exp));
+            *e0 = double_bits(grain_double(WE0, g->grain_exp));
+            td[0] = g->total_w;
+            ed[0] = g->wrong_w[(wrong - g->wrong_rows) / W];
+        } else {
+            *t0 = T0;
+            *e0 = E0;
+            td[0] = g->n;
+            ed[0] = wrong_n;
+        }
         return;
     }
     /* Only words where at most one remaining level has no true case can hold cases that
@@ -624,8 +717,8 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
                     else empty_level = k;
                 }
                 if (only) {
-                    td[empty_level] += POPCOUNT(only);
-                    ed[empty_level] += POPCOUNT(only & wrong[w]);
+                    TALLY(td[empty_level], wtd[empty_level], only, w);
+                    TALLY(ed[empty_level], wed[empty_level], only & wrong[w], w);
                 }
                 continue;
             }
@@ -641,8 +734,8 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
             /* padding bits fail every level, so they are in `twos` (r >= 2) and nowhere else */
             uint64_t all = ~ones, one = ones & ~twos, bad = wrong[w];
             if (all) {
-                T0 += POPCOUNT(all);
-                E0 += POPCOUNT(all & bad);
+                TALLY(T0, WT0, all, w);
+                TALLY(E0, WE0, all & bad, w);
                 g->at[na] = w;
                 g->covered[na++] = all;
             }
@@ -650,11 +743,22 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
                 for (int64_t k = 0; k < r; k++) {
                     uint64_t only = one & ~rows[k][w];
                     if (only) {
-                        td[k] += POPCOUNT(only);
-                        ed[k] += POPCOUNT(only & bad);
+                        TALLY(td[k], wtd[k], only, w);
+                        TALLY(ed[k], wed[k], only & bad, w);
                     }
                 }
         }
+    }
+    *n_at = na;
+    if (weighted) {
+        /* each sum exact, then rounded once */
+        for (int64_t k = 0; k < r; k++) {
+            td[k] = double_bits(grain_double(wtd[k] + WT0, g->grain_exp));
+            ed[k] = double_bits(grain_double(wed[k] + WE0, g->grain_exp));
+        }
+        *t0 = double_bits(grain_double(WT0, g->grain_exp));
+        *e0 = double_bits(grain_double(WE0, g->grain_exp));
+        return;
     }
     for (int64_t k = 0; k < r; k++) {
         td[k] += T0;
@@ -662,22 +766,29 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
     }
     *t0 = T0;
     *e0 = E0;
-    *n_at = na;
+}
+#undef TALLY
+
+/* The weighted recount (no popcount in it). */
+static void tables_weighted(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_t *e0, int64_t *n_at) {
+    tables_body(g, r, wrong, t0, e0, n_at, 0, 1);
 }
 
 #ifdef POPCNT_DISPATCH
 __attribute__((target("popcnt"))) static void tables_popcnt(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0,
                                                              int64_t *e0, int64_t *n_at) {
-    tables_body(g, r, wrong, t0, e0, n_at, 1);
+    tables_body(g, r, wrong, t0, e0, n_at, 1, 0);
 }
 
 static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_t *e0, int64_t *n_at) {
-    if (has_popcnt) tables_popcnt(g, r, wrong, t0, e0, n_at);
-    else tables_body(g, r, wrong, t0, e0, n_at, 0);
+    if (g->weights) tables_weighted(g, r, wrong, t0, e0, n_at);
+    else if (has_popcnt) tables_popcnt(g, r, wrong, t0, e0, n_at);
+    else tables_body(g, r, wrong, t0, e0, n_at, 0, 0);
 }
 #else
 static void tables(Gen *g, int64_t r, const uint64_t *wrong, int64_t *t0, int64_t *e0, int64_t *n_at) {
-    tables_body(g, r, wrong, t0, e0, n_at, 1);
+    if (g->weights) tables_weighted(g, r, wrong, t0, e0, n_at);
+    else tables_body(g, r, wrong, t0, e0, n_at, 1, 0);
 }
 #endif
 
@@ -882,13 +993,16 @@ static int fisher_drops(Gen *g, int64_t r, int64_t t0, int64_t e0) {
     }
     int failed = 0;
     for (int64_t k = 0; k < r; k++) {
-        PyObject *t = PyLong_FromLongLong(g->td[k]), *e = PyLong_FromLongLong(g->ed[k]);
+        PyObject *t = g->weights ? PyFloat_FromDouble(bits_double(g->td[k])) : PyLong_FromLongLong(g->td[k]);
+        PyObject *e = g->weights ? PyFloat_FromDouble(bits_double(g->ed[k])) : PyLong_FromLongLong(g->ed[k]);
         failed |= !t || !e;
         /* a tuple holds NULL items safely until it is freed */
         PyTuple_SET_ITEM(td, k, t);
         PyTuple_SET_ITEM(ed, k, e);
     }
-    PyObject *got = failed ? NULL : PyObject_CallFunction(g->fisher_fn, "LLOO", (long long)t0, (long long)e0, td, ed);
+    PyObject *got = failed ? NULL
+                  : g->weights ? PyObject_CallFunction(g->fisher_fn, "ddOO", bits_double(t0), bits_double(e0), td, ed)
+                  : PyObject_CallFunction(g->fisher_fn, "LLOO", (long long)t0, (long long)e0, td, ed);
     Py_DECREF(td);
     Py_DECREF(ed);
     if (!got) return -1;
@@ -907,6 +1021,30 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
         g->td[k] = g->ed[k] = 0;
         g->levels[k] = (int32_t)k;
     }
+    if (g->weights) {
+        /* the weights added one by one in the pool's (ascending case) order, per failed
+           level: numpy's bincount with weights, whose doubles the numpy path has */
+        double T = 0.0, E = 0.0, *st = g->act, *se = g->pes;
+        for (int64_t k = 0; k < m; k++) st[k] = se[k] = 0.0;
+        for (int64_t i = 0; i < p->size; i++) {
+            int32_t c = p->cand[i], f = p->failed[i];
+            double w = g->weights[c];
+            int bad = g->y[c] != target;
+            if (f < 0) {
+                T += w;
+                if (bad) E += w;
+            } else {
+                st[f] += w;
+                if (bad) se[f] += w;
+            }
+        }
+        for (int64_t k = 0; k < m; k++) {
+            g->td[k] = double_bits(T + st[k]);
+            g->ed[k] = double_bits(E + se[k]);
+        }
+        t0 = double_bits(T);
+        e0 = double_bits(E);
+    } else {
     for (int64_t i = 0; i < p->size; i++) {
         int bad = g->y[p->cand[i]] != target;
         int32_t f = p->failed[i];
@@ -921,6 +1059,7 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
     for (int64_t k = 0; k < m; k++) {
         g->td[k] += t0;
         g->ed[k] += e0;
+    }
     }
     while (r > 0) {
         double a0, p0, low = INFINITY, low_actual = INFINITY;
@@ -997,6 +1136,10 @@ static void release(Gen *g) {
     free(g->at);
     free(g->covered);
     free(g->td);
+    free(g->wtd);
+    free(g->wed);
+    free(g->wrong_w);
+    pages_free(g->pairs, (size_t)g->pair_cap * 8);
     free(g->miss);
     free(g->ed);
     free(g->act);
@@ -1354,7 +1497,7 @@ done:
     return out;
 }
 
-#define N_VIEWS 20
+#define N_VIEWS 22    /* 20 arrays, and the weights and grains when weighted */
 
 PyDoc_STRVAR(truth_rows_doc,
 "truth_rows(y, order, columns, kind, attr, outcome, cut, node, key, masks, mask_off, mask_len,\n"
@@ -1437,7 +1580,8 @@ done:
 PyDoc_STRVAR(generalise_doc,
 "generalise(y, order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
 "           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
-"           n_classes, rate, fisher, cond_key, key_rows, key_empty, wrong_rows, key_cases) -> (leaf, kept,\n"
+"           n_classes, rate, fisher, cond_key, key_rows, key_empty, wrong_rows, key_cases[, weights,\n"
+"           grains, exp]) -> (leaf, kept,\n"
 "           kept_at, t0, e0, p0, covers, cover_lo, cover_hi, keys, key_at)\n\n"
 "Generalise each leaf's rule (generalize.py _generalise over _PathPools). Conditions are\n"
 "rows of kind/attr/outcome/cut/node/key (subset values as byte masks); leaf i's path is\n"
@@ -1451,19 +1595,34 @@ PyDoc_STRVAR(generalise_doc,
 "print order), has T0, E0 and p0 (int64, int64, double), and its cover, packed as cases.py packs\n"
 "it, at covers[class][cover_lo[j]:cover_hi[j]] (covers: per class a read-only buffer, or None) as\n"
 "places in `order` (case order[i] is i); its\n"
-"key, keys[key_at[j]:key_at[j + 1]] (int32: the class, then cond_key of the kept conditions).");
+"key, keys[key_at[j]:key_at[j + 1]] (int32: the class, then cond_key of the kept conditions).\n"
+"Weighted cases: weights (float64 per case) and weight_grains' grains (of the weights in bit\n"
+"order, padded to whole words) and exp; the counts are then summed weights, T0 and E0 come\n"
+"back as doubles, and rate and fisher get floats.");
 
 static PyObject *py_generalise(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[N_VIEWS];
-    PyObject *columns, *ranks, *snaps, *rate_fn, *fisher_fn;
+    PyObject *columns, *ranks, *snaps, *rate_fn, *fisher_fn, *weights = Py_None, *grains = Py_None;
     Py_ssize_t n_keys, n_classes;
+    int grain_exp = 0;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOy*y*y*y*y*", &v[0], &v[1], &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "y*y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*y*y*nnOOy*y*y*y*y*|OOi", &v[0], &v[1], &PyTuple_Type,
                           &columns, &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[2], &v[3], &v[4], &v[5], &v[6],
                           &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &n_keys, &n_classes,
-                          &rate_fn, &fisher_fn, &v[15], &v[16], &v[17], &v[18], &v[19]))
+                          &rate_fn, &fisher_fn, &v[15], &v[16], &v[17], &v[18], &v[19], &weights, &grains, &grain_exp))
         return NULL;
+    if ((weights == Py_None) != (grains == Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "generalise: weights and grains go together");
+        release_views(v, N_VIEWS);
+        return NULL;
+    }
+    if (weights != Py_None
+        && (PyObject_GetBuffer(weights, &v[N_VIEWS - 2], PyBUF_SIMPLE)
+            || PyObject_GetBuffer(grains, &v[N_VIEWS - 1], PyBUF_SIMPLE))) {
+        release_views(v, N_VIEWS);
+        return NULL;
+    }
     Gen g;
     memset(&g, 0, sizeof(g));
     PyObject *out = NULL;
@@ -1481,7 +1640,9 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
         || PyTuple_GET_SIZE(snaps) != n_attr || v[1].len != n * 8
         || v[13].len != n_leaves * 4 || v[14].len != n_leaves * 8 || v[15].len != g.n_cond * 4
         || v[16].len != n_keys * ((n + 63) / 64) * 8 || v[17].len != n_keys * (((n + 63) / 64 + 63) / 64) * 8
-        || v[18].len != n_classes * ((n + 63) / 64) * 8 || v[19].len != v[16].len) {
+        || v[18].len != n_classes * ((n + 63) / 64) * 8 || v[19].len != v[16].len
+        || (weights != Py_None && (v[20].len != n * 8
+                                   || v[21].len != (n + 63) / 64 * 64 * (Py_ssize_t)sizeof(wide_sum)))) {
         PyErr_SetString(PyExc_ValueError, "generalise: array sizes do not agree");
         goto done;
     }
@@ -1535,6 +1696,24 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.key_empty = v[17].buf;
     g.wrong_rows = v[18].buf;
     g.key_cases = v[19].buf;
+    if (weights != Py_None) {
+        g.weights = v[20].buf;
+        g.grains = v[21].buf;
+        g.grain_exp = grain_exp;
+        g.wrong_w = malloc((size_t)(n_classes + 1) * 8);
+        if (!g.wrong_w) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        wide_sum all = 0;
+        for (int64_t w = 0; w < g.words; w++) all += grain_sum(&g, w, ~(uint64_t)0);   /* padding grains are 0 */
+        g.total_w = double_bits(grain_double(all, grain_exp));
+        for (int64_t c = 0; c < n_classes; c++) {
+            wide_sum sum = 0;
+            for (int64_t w = 0; w < g.words; w++) sum += grain_sum(&g, w, g.wrong_rows[c * g.words + w]);
+            g.wrong_w[c] = double_bits(grain_double(sum, grain_exp));
+        }
+    }
     g.rate_cap = 1024;
     g.rates = pages_grow(NULL, 0, (size_t)g.rate_cap * sizeof(Rate), 1);
     g.at = malloc((size_t)g.words * 8 + 8);
@@ -1618,8 +1797,6 @@ static PyObject *py_use_popcnt(PyObject *self, PyObject *arg) {
  * rounded once (math.fsum's value): the same on every machine, whatever order the bits are
  * visited in. Each weight is held as a whole number of units 2^-exp (weight_grains), so a
  * sum is 128-bit integer additions. */
-
-typedef __int128 wide_sum;
 
 PyDoc_STRVAR(weight_grains_doc,
 "weight_grains(weights) -> (grains, exp) or None\n\n"
@@ -1709,7 +1886,7 @@ static PyObject *py_weight_sums(PyObject *self, PyObject *args) {
                 bits &= bits - 1;
             }
         }
-        PyObject *f = PyFloat_FromDouble(ldexp((double)sum, -exp));
+        PyObject *f = PyFloat_FromDouble(grain_double(sum, exp));
         if (!f) {
             Py_CLEAR(out);
             goto done;

@@ -514,10 +514,13 @@ def _generalise_all(tree: Node | FlatTree, data: Dataset, cf: float, fisher: flo
     # covers add up to hundreds of cases per rule over 100k rules at 1M cases
     case_index = np.int32 if n < 2**31 else np.int64
     # the compiled path keeps the paths as rows of condition numbers, not as tuples
-    # (30 MB at 1M cases)
-    # (which counts whole cases: weighted cases take the numpy path)
+    # (30 MB at 1M cases); weighted cases go to it when their sums can be exact there
+    # (weight_grains), else to the numpy path
+    grains = None
+    if _native is not None and data.weights is not None:
+        grains = _native.weight_grains(np.ascontiguousarray(data.weights, dtype=np.float64))
     compiled = (_Compiled(tree, data, default_errors)
-                if _native is not None and case_index == np.int32 and data.weights is None else None)
+                if _native is not None and case_index == np.int32 and (data.weights is None or grains) else None)
     if compiled and compiled.deepest() > _native.MAX_DEPTH:
         compiled = None         # its pools number the levels in 16 bits
     if compiled:
@@ -534,7 +537,7 @@ def _generalise_all(tree: Node | FlatTree, data: Dataset, cf: float, fisher: flo
     rates = _Rates(cf, n if data.weights is None else 0)
     runs = _chunks(count, resolve_jobs(jobs), float(n) * count)
     if compiled:
-        compiled.gather(order)
+        compiled.gather(order, grains)
         give_back_memory()      # the ranks' sorting scratch (50 MB at 1M cases), before the runs
     elif len(runs) > 1:
         # gathered before the workers fork: one copy, shared, instead of one per worker
@@ -636,11 +639,12 @@ class _Compiled:
         return np.frombuffer(_native.leaf_order(self.original, *self.conditions, self.leaf_ptr, self.leaf_cond,
                                                 self.data.n, self.n_keys), dtype=np.int64)
 
-    def gather(self, order: np.ndarray) -> None:
+    def gather(self, order: np.ndarray, grains: tuple[bytes, int] | None = None) -> None:
         """The continuous tested columns' known cases by value and their threshold rows (made
-        once, before the runs, and shared by their threads). No column is copied into leaf
-        order: the compiled loop reads the originals through `order` (a copy of each was
-        190 MB at 1M cases)."""
+        once, before the runs, and shared by their threads), and weighted cases' grains
+        (weight_grains' of the weights in case order) put in bit order. No column is copied
+        into leaf order: the compiled loop reads the originals through `order` (a copy of
+        each was 190 MB at 1M cases)."""
         n = self.data.n
         self.labels = order     # the runs number a rule's cases by their place in it
         position = np.empty(n, dtype=np.int32)
@@ -655,11 +659,20 @@ class _Compiled:
         # time of 32 runs at 1M cases)
         self.truth = _native.truth_rows(self.y, order, self.original, *self.conditions, self.n_keys,
                                         self.n_classes)
+        self.weighted = ()
+        if grains is not None:
+            # a grain is 16 bytes: two uint64 per case, gathered into bit order, the
+            # padding up to whole words weighing 0
+            by_case = np.frombuffer(grains[0], dtype=np.uint64).reshape(-1, 2)
+            by_bit = np.zeros(((n + 63) // 64 * 64, 2), dtype=np.uint64)
+            by_bit[:n] = by_case[order]
+            self.weighted = (np.ascontiguousarray(self.data.weights, dtype=np.float64), by_bit, grains[1])
 
     def done(self) -> None:
         """Let go of what only the runs read (the known cases by value, the threshold and
         truth rows)."""
         self.ranks = self.threshold_rows = self.truth = None
+        self.weighted = ()
         # the leaf order numbers the covers until the subset search's end: as int32 from here
         # (4 MB less at 1M cases), made after the runs (not a second copy under their peak)
         if self.labels is not None and self.data.n < 2**31:
@@ -675,12 +688,14 @@ class _Compiled:
             self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
             self.n_classes, lambda t, e: rates.compute(t, e, F32(0)),
             None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher),
-            self.cond_key, *self.truth)
+            self.cond_key, *self.truth, *self.weighted)
         leaf, kept, kept_at, t0, e0, p0, covers, cover_lo, cover_hi, keys, key_at = got
         as64 = lambda b: np.frombuffer(b, dtype=np.int64)      # noqa: E731
+        # weighted T0 and E0 are summed weights: doubles
+        count = (lambda b: np.frombuffer(b, dtype=np.float64)) if self.weighted else as64     # noqa: E731
         # per class, the rules' packed covers one after another: the subset search then
         # reads a class's covers as they lie instead of copying them
-        return (as64(leaf) + lo, kept, as64(kept_at), as64(t0), as64(e0), np.frombuffer(p0, dtype=np.float64),
+        return (as64(leaf) + lo, kept, as64(kept_at), count(t0), count(e0), np.frombuffer(p0, dtype=np.float64),
                 {c: buf for c, buf in enumerate(covers) if buf is not None}, as64(cover_lo), as64(cover_hi),
                 keys, as64(key_at))
 
@@ -717,10 +732,21 @@ class _Compiled:
         kept, kept_at, cond = kept.tolist(), kept_at.tolist(), self.paths.condition
         covers = {klass: buf if isinstance(buf, np.ndarray) else np.frombuffer(buf, dtype=np.uint8)
                   for klass, buf in covers.items()}
+        # T0, E0: ints, or with weights floats (the numpy path's types); a cover's number of
+        # cases is T0, or with weights its varints' last bytes (the bytes below 128)
+        sizes = t0
+        if t0.dtype == np.float64:
+            sizes = np.zeros(len(t0), dtype=np.int64)
+            klass_of = self.targets[leaf_at]
+            for klass, buf in covers.items():
+                mine = np.flatnonzero(klass_of == klass)
+                ends = np.concatenate([[0], np.cumsum(buf < 128)])
+                sizes[mine] = ends[cover_hi[mine]] - ends[cover_lo[mine]]
+        t0, e0, sizes = t0.tolist(), e0.tolist(), sizes.tolist()
         for r, klass in enumerate(self.targets[leaf_at].tolist()):
             rule = CandidateRule(0, tuple(map(cond, kept[kept_at[r]:kept_at[r + 1]])), klass, float(error[r]),
-                                 int(t0[r]), int(e0[r]),
-                                 PackedCases(covers[klass], int(cover_lo[r]), int(cover_hi[r]), int(t0[r]),
+                                 t0[r], e0[r],
+                                 PackedCases(covers[klass], int(cover_lo[r]), int(cover_hi[r]), int(sizes[r]),
                                              self.labels))
             yield (rule_keys[4 * key_at[r]:4 * key_at[r + 1]], rule) if keys else rule
 

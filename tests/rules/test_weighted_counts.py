@@ -66,3 +66,51 @@ def test_weighted_candidates_compiled_sums_equal_fsum(monkeypatch, name):
     key = lambda r: (r.number, r.conditions, r.klass, r.error, r.covered, r.errors, r.cover.tolist())  # noqa: E731
     assert [key(r) for r in by_c] == [key(r) for r in by_fsum]
     assert any(not float(r.covered).is_integer() for r in by_c)
+
+
+def _candidate(r):
+    return (r.number, r.conditions, r.klass, r.error, r.covered, type(r.covered), r.errors, len(r.cases),
+            r.cover.tolist())
+
+
+@pytest.mark.parametrize("name,jobs,fisher,whole", [
+    ("crx", 1, None, False), ("hypo", 2, None, False), ("letter", 2, None, False),
+    ("segment", 1, None, False), ("vote", 1, 0.05, True), ("credit-g", 2, 0.1, True)])
+def test_compiled_weighted_loop_equals_the_numpy_path(monkeypatch, name, jobs, fisher, whole):
+    """Weighted cases go through the compiled loop (its first round summing weights in pool
+    order as bincount does, its recount summing grains), with the numpy path's rules."""
+    data = load_stem(R.stem(name))[0]
+    rng = np.random.default_rng(len(name))
+    w = rng.integers(1, 4, data.n).astype(float) if whole else rng.uniform(0.05, 3.0, data.n)
+    data = weighted(data, w)
+    tree = grow_tree(data)
+    monkeypatch.setattr(generalize, "_SPLIT_WORK", 0.0)     # several runs, in threads, when jobs > 1
+    runs = []
+    real_run = generalize._Compiled.run
+
+    def run(self, *args):
+        runs.append(bool(self.weighted))
+        return real_run(self, *args)
+
+    monkeypatch.setattr(generalize._Compiled, "run", run)
+    by_c = generalise_rules(tree, data, fisher=fisher, jobs=jobs)
+    assert runs and all(runs) and len(runs) == (1 if jobs == 1 else min(2 * jobs, len(runs)))
+    monkeypatch.setattr(generalize, "_native", None)
+    by_numpy = generalise_rules(tree, data, fisher=fisher, jobs=jobs)
+    assert len(by_c) > 5
+    assert [_candidate(r) for r in by_c] == [_candidate(r) for r in by_numpy]
+    assert all(isinstance(r.covered, float) for r in by_c)
+    if not whole:
+        assert any(not r.covered.is_integer() for r in by_c)
+
+
+def test_weights_without_grains_take_the_numpy_path(monkeypatch):
+    """Weights 128-bit sums cannot hold exactly are summed by the numpy path (math.fsum)."""
+    data = load_stem(R.stem("crx"))[0]
+    w = np.random.default_rng(1).uniform(0.5, 2.0, data.n)
+    w[0] = 1.1 * 2.0**-90     # 143 bits below the point
+    data = weighted(data, w)
+    assert native.weight_grains(w) is None
+    monkeypatch.setattr(generalize._Compiled, "run", lambda *a: pytest.fail("the compiled loop ran"))
+    rules = generalise_rules(grow_tree(data), data)
+    assert len(rules) > 5
