@@ -42,16 +42,12 @@ def test_costed_tie_keeps_the_ties_and_the_miss(boosted):
     assert costs[~tied][0].tolist() == [2 * 1.572, 2 * 1.5719999999999998]
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 @pytest.mark.parametrize("name", SETS)
-def test_sqlite_decides_by_cost_as_the_library(name, boosted):
+def test_sql_decides_by_cost_as_the_library(name, engine, boosted):
     scored = boosted(name)
-    check_boosted(scored, run_sqlite(scored, f"cases {name}", boosted_query))
-
-
-@pytest.mark.parametrize("name", SETS)
-def test_duckdb_decides_by_cost_as_the_library(name, boosted):
-    scored = boosted(name)
-    check_boosted(scored, run_duckdb(scored, f"cases {name}", boosted_query))
+    run = {"sqlite": run_sqlite, "duckdb": run_duckdb}[engine]
+    check_boosted(scored, run(scored, f"cases {name}", boosted_query))
 
 
 @pytest.mark.postgres
