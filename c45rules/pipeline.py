@@ -406,6 +406,11 @@ def check_weighted(train: Dataset, o: dict[str, Any]) -> None:
         raise InputError("option fisher (Fisher's exact test) needs whole counts: weights must then be whole numbers")
 
 
+# c4.5 R8 has no costs: its -p tree is grown, pruned and softened by errors alone, and the
+# read-order replay that grows it (tree/window.py) knows no costs
+SOFT_COSTS = "option soft (c4.5 -p's soft thresholds) does not go with misclassification costs (option costs)"
+
+
 def check_soft(train: Dataset, o: dict[str, Any]) -> None:
     """InputError when option soft (c4.5 -p) meets what c4.5 -p's tree cannot be grown with:
     another grower, case or class weights, misclassification costs."""
@@ -418,11 +423,6 @@ def check_soft(train: Dataset, o: dict[str, Any]) -> None:
                          " class weights")
     if o.get("costs") is not None:
         raise InputError(SOFT_COSTS)
-
-
-# c4.5 R8 has no costs: its -p tree is grown, pruned and softened by errors alone, and the
-# read-order replay that grows it (tree/window.py) knows no costs
-SOFT_COSTS = "option soft (c4.5 -p's soft thresholds) does not go with misclassification costs (option costs)"
 
 
 def soft_tree(train: Dataset, o: dict[str, Any]) -> Tree:
