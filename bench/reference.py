@@ -28,6 +28,22 @@ def windowing_text(name: str) -> str:
     return t[t.index("--------\nTrial 0"):].replace(" saved\n", "\n")
 
 
+def soft_cuts(name: str) -> list[tuple[str, str, str, str]]:
+    """c4.5 -p's "Softening thresholds" (NAME.tree_p.txt): (attribute, cut, lower, upper) of every
+    cut of the pruned tree, as printed (%g) and in c4.5's order (depth first)."""
+    t = (OPTIONS / f"{name}.tree_p.txt").read_text()
+    section = t[t.index("Softening thresholds"):]
+    return re.findall(r"^Test (.+) <> (\S+)\n\tLower = (\S+), Upper = (\S+)$", section, flags=re.M)
+
+
+def soft_tree_text(name: str) -> str:
+    """The pruned tree c4.5 -p prints with its `[lower,upper]` bands, from its "Decision Tree:"
+    heading to "Tree saved" (`[Sk]` subtrees as printed)."""
+    t = (OPTIONS / f"{name}.tree_p.txt").read_text()
+    start = t.index("Decision Tree:", t.index("Softening thresholds"))
+    return t[start:t.index("Tree saved")]
+
+
 def undated(text: str) -> str:
     """c4.5rules' output with the run date of its banner taken out (the one line no rerun repeats)."""
     return re.sub(r"^(C4\.5 \[release 8\] rule generator\t).*$", r"\1", text, count=1, flags=re.M)

@@ -26,7 +26,7 @@ from .rules.evaluate import class_codes
 
 _PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
            "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens",
-           "class_weight", "costs", "trials")
+           "class_weight", "costs", "trials", "soft")
 
 try:  # join scikit-learn's estimator protocol when it is installed; it is not required
     from sklearn.base import BaseEstimator as _Base, ClassifierMixin as _Mixin
@@ -135,7 +135,7 @@ class C45Rules(*_BASES):
                  min_parent: int = 100, min_child: int = 50, bins: int | None = None,
                  bonferroni: bool = True, quest_alpha: float = 0.05, min_node: int = 10,
                  prune_folds: int = 10, se_rule: float = 1.0, winnow: bool = False, class_weight: Any = None,
-                 costs: Any = None, trials: int = 1):
+                 costs: Any = None, trials: int = 1, soft: bool = False):
         self.cf = cf
         self.min_objs = min_objs
         self.gain_ratio = gain_ratio
@@ -190,6 +190,9 @@ class C45Rules(*_BASES):
         self.se_rule = se_rule
         # C5.0's -t: boosting trials (rules/boost.py); ruleset_ is then a BoostedRuleSet
         self.trials = trials
+        # c4.5 -p's tree (pipeline.soft_tree): grown in the order c4.5 reads the cases, which decides
+        # float sums of fractional weights where values are unknown; the rules come from it
+        self.soft = soft
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""

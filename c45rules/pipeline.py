@@ -35,7 +35,7 @@ _SHARED: dict[str, Any] = {
 DEFAULTS: dict[str, Any] = {
     "cf": 0.25, "min_objs": 2, "gain_ratio": True, "subset": False,
     "rules_cf": None, "fisher": None, "redundancy": 1.0, "annealing": False, "seed": None,
-    "jobs": 1, "grower": "c45", "winnow": False, "costs": None, "trials": 1,
+    "jobs": 1, "grower": "c45", "winnow": False, "costs": None, "trials": 1, "soft": False,
     **{k: v for name in GROWERS if name != "c45" for k, v in GROWER_OPTIONS[name].items()},
 }
 # options that change how fast, never what: not recorded in the RuleSet
@@ -68,7 +68,7 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
         raise InputError(f"option fisher is a percentage in (0, 100], got {shown(out['fisher'])}")
     if not (_number(out["redundancy"]) and out["redundancy"] > 0):
         raise InputError(f"option redundancy must be > 0 and finite, got {shown(out['redundancy'])}")
-    for key in ("gain_ratio", "subset", "annealing", "winnow"):
+    for key in ("gain_ratio", "subset", "annealing", "winnow", "soft"):
         if not isinstance(out[key], (bool, np.bool_)):
             raise InputError(f"option {key} must be True or False, got {shown(out[key])}")
     jobs = out["jobs"]
@@ -118,6 +118,8 @@ def grower_options(o: dict[str, Any]) -> dict[str, Any]:
         out["grower"] = name
     if o.get("costs") is not None:   # recorded only when set: every other model's file stays the same
         out["costs"] = o["costs"]
+    if o.get("soft"):                 # likewise: the tree is c4.5 -p's, re-grown the same way (grow_with)
+        out["soft"] = True
     return out
 
 
@@ -340,6 +342,9 @@ def fit_options(train: Dataset, options: dict[str, Any]) -> tuple[Dataset, dict[
     _require_labels(train)
     check_weighted(train, o)
     trials = checked["trials"]
+    if trials > 1 and o.get("soft"):
+        raise InputError(f"option soft (c4.5 -p) keeps one pruned tree: boosting (trials {trials}) grows one per trial")
+    check_soft(train, o)
     if trials > 1 and o.get("grower", "c45") != "c45":
         raise InputError(f"boosting (trials {trials}) grows c4.5 trees on reweighted cases: it applies to"
                          f" grower c45, not to grower {o['grower']!r}")
@@ -401,6 +406,38 @@ def check_weighted(train: Dataset, o: dict[str, Any]) -> None:
         raise InputError("option fisher (Fisher's exact test) needs whole counts: weights must then be whole numbers")
 
 
+# c4.5 R8 has no costs: its -p tree is grown, pruned and softened by errors alone, and the
+# read-order replay that grows it (tree/window.py) knows no costs
+SOFT_COSTS = "option soft (c4.5 -p's soft thresholds) does not go with misclassification costs (option costs)"
+
+
+def check_soft(train: Dataset, o: dict[str, Any]) -> None:
+    """InputError when option soft (c4.5 -p) meets what c4.5 -p's tree cannot be grown with:
+    another grower, case or class weights, misclassification costs."""
+    if not o.get("soft"):
+        return
+    if o.get("grower", "c45") != "c45":
+        raise InputError(f"option soft (c4.5 -p's soft thresholds) applies to grower c45, not to grower {o['grower']!r}")
+    if train.weights is not None:
+        raise InputError("option soft (c4.5 -p's soft thresholds) counts whole cases: it does not go with case or"
+                         " class weights")
+    if o.get("costs") is not None:
+        raise InputError(SOFT_COSTS)
+
+
+def soft_tree(train: Dataset, o: dict[str, Any]) -> Tree:
+    """c4.5 -p's tree for checked options `o`: grown and pruned over c4.5's Item array in the order
+    the cases were read (fractional weights summed as c4.5 sums them), and each cut of the pruned
+    tree given its soft band (Node.soft); `tree -p` prints it, `fit -p --keep-tree` keeps it."""
+    from .tree.soft import soften
+    from .tree.window import read_order_tree
+    check_soft(train, o)
+    unpruned, pruned = read_order_tree(train, cf=o.get("cf", 0.25), min_objs=o.get("min_objs", 2),
+                                       gain_ratio=o.get("gain_ratio", True), subset=o.get("subset", False))
+    soften(pruned, train)
+    return Tree(train.schema, unpruned, pruned, o)
+
+
 def grow_with(train: Dataset, o: dict[str, Any]) -> Tree:
     """The tree of checked options `o` (grower_options' result, or a model's recorded options;
     winnowed attributes are left out of the growing, the tree keeps the data's schema)."""
@@ -408,6 +445,8 @@ def grow_with(train: Dataset, o: dict[str, Any]) -> Tree:
         tree = grow_with(without(train, set(o["winnowed"])), {**o, "winnowed": []})
         tree.schema = train.schema
         return tree
+    if o.get("soft"):
+        return soft_tree(train, o)
     name = o.get("grower", "c45")
     own = {k: o.get(k, v) for k, v in GROWER_OPTIONS[name].items()}
     return learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), grower=name, seed=o.get("seed"),

@@ -318,3 +318,17 @@ def test_without_scikit_learn_the_plain_checks_still_hold():
         "column: A column-vector y was passed when a 1d array was expected; it is flattened 1.0 0.25 2",
         "features: X has 1 features, but C45Rules is expecting 2 features as input",
     ]
+
+
+def test_soft_learns_from_c45s_own_tree_and_bands_it():
+    # labor's unknown values make weights fractional: the default grower's tree has 22 nodes and
+    # 4 rules, c4.5's (soft=True, as c4.5 -p and fit -p grow it) 17 and c4.5rules' 3
+    df = pd.read_csv(R.DATA / "labor" / "labor.csv")
+    X, y = df.drop(columns=["class"]), df["class"]
+    plain, soft = C45Rules().fit(X, y), clone(C45Rules(soft=True)).fit(X, y)
+    assert (len(plain.ruleset_.rules), plain.tree_.unpruned.size()) == (4, 22)
+    assert (len(soft.ruleset_.rules), soft.tree_.unpruned.size()) == (3, 17)
+    assert [n.soft for n in soft.tree_.pruned.walk() if n.soft is not None] == \
+        [(2.1597213745117188, 2.903472661972046), (9.275480270385742, 10.167197227478027)]
+    assert soft.ruleset_.options_dict["soft"] is True and "soft" not in plain.ruleset_.options_dict
+    assert len(fit(R.stem("labor"), soft=True).rules) == 3

@@ -45,14 +45,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("-p (soft thresholds) counts whole cases: it does not go with --weights or --class-weights")
     if boost_trials(args) > 1 and (args.keep_tree or args.soft):
         raise InputError("--keep-tree and -p keep one pruned tree: a boosted model (--trials/-b) has one per trial")
+    # with -p the tree is `tree -p`'s (pipeline.soft_tree), its pruned tree already banded
     ruleset, tree, train, test = learn(args)
     if args.keep_tree:
-        kept = tree.pruned
-        if args.soft:
-            from ..tree.soft import apply_bands, soften_thresholds
-            kept = tree.pruned.copy()
-            apply_bands(kept, soften_thresholds(kept, train))
-        ruleset = replace(ruleset, tree=kept)
+        ruleset = replace(ruleset, tree=tree.pruned)
     write_text(args.output, dump_yaml(ruleset))
     if not is_stdout(args.output):   # `-o -` puts the model alone on stdout
         sys.stdout.write(rules_text(ruleset, train, test))

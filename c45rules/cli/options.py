@@ -328,6 +328,11 @@ def window_options() -> argparse.ArgumentParser:
     return p
 
 
+# c4.5 R8 knows no costs: its -p tree is grown, pruned and softened by errors alone
+SOFT_COSTS = ("-p (soft thresholds) does not go with misclassification costs (--costs FILE, or the stem's"
+              " STEM.costs: give --costs none): c4.5 -p grows, prunes and softens its tree by errors alone")
+
+
 def soft_options() -> argparse.ArgumentParser:
     """c4.5's soft thresholds -p."""
     p = argparse.ArgumentParser(add_help=False)
@@ -457,9 +462,15 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     if grower != "c45" and c45:
         raise InputError(f"{', '.join(c45)}: option(s) of --grower c45, not of --grower {grower}")
     out: dict[str, Any] = {"cf": args.cf / 100, "jobs": args.jobs}
-    costs = cost_file(args)
+    soft = getattr(args, "soft", False)
+    costs = cost_file(args, note=not soft)    # -p refuses them: the error alone says so
     if costs is not None:   # read by the pipeline, which knows the classes (data/costs.py)
         out["costs"] = costs
+    if soft:
+        if costs is not None:
+            raise InputError(SOFT_COSTS)
+        # tree -p and fit -p grow the same tree (pipeline.soft_tree); the model records it
+        out["soft"] = True
     if grower == "c45":
         out.update({"min_objs": args.min_objs, "gain_ratio": not args.gain, "subset": args.subset})
     elif grower == "j48":
@@ -473,9 +484,9 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def cost_file(args: argparse.Namespace) -> str | None:
+def cost_file(args: argparse.Namespace, note: bool = True) -> str | None:
     """The .costs file to learn with: --costs FILE, else a C4.5 stem's STEM.costs when there is one
-    (as C5.0 reads it; said on stderr unless -q), never with '--costs none'."""
+    (as C5.0 reads it; said on stderr unless -q or not `note`), never with '--costs none'."""
     given = getattr(args, "costs", None)
     if given is not None:
         return None if given == "none" else given
@@ -486,7 +497,7 @@ def cost_file(args: argparse.Namespace) -> str | None:
     path = re.sub(r"\.(names|data)$", "", data) + ".costs"
     if not os.path.isfile(path):
         return None
-    if not getattr(args, "quiet", False):
+    if note and not getattr(args, "quiet", False):
         print(f"c45rules: note: misclassification costs read from {path} (--costs none: without them)",
               file=sys.stderr)
     return path

@@ -85,6 +85,10 @@ def windowed_rules(args: argparse.Namespace, train, options: dict, windowing: di
                            redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"],
                            options=recorded, jobs=o["jobs"])
     best = run.trials[run.best]
+    if o.get("soft"):
+        # c4.5 -p -t softens the best trial's pruned tree, over every case
+        from ..tree.soft import soften
+        soften(best.pruned, train)
     return comp.ruleset, Tree(train.schema, best.unpruned, best.pruned, recorded), comp
 
 

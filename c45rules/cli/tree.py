@@ -55,15 +55,11 @@ def run(args: argparse.Namespace) -> int:
         return _print_windowing(args, windowing, options, train, test)
     if args.soft and (options.get("grower", "c45") != "c45" or args.explain_splits):
         raise InputError("-p (soft thresholds) applies to --grower c45 and not with --explain-splits")
-    if args.soft and options.get("costs") is None:
-        # c4.5 -p prints c4.5's own tree: where unknown values make weights fractional, its
-        # float sums follow the order its Item array takes, which the replay reproduces
-        # (FIDELITY.md, labor); with whole weights it is learn_tree's
-        from ..tree.node import Tree
-        from ..tree.window import read_order_tree
-        unpruned, pruned = read_order_tree(train, cf=options["cf"], min_objs=options["min_objs"],
-                                           gain_ratio=options["gain_ratio"], subset=options["subset"])
-        tree = Tree(train.schema, unpruned, pruned, options)
+    if args.soft:
+        # c4.5 -p's tree, the one `fit -p --keep-tree` keeps: where unknown values make weights
+        # fractional, its float sums follow the order of c4.5's Item array (FIDELITY.md, labor)
+        from ..pipeline import check_options, grower_options, soft_tree
+        tree = soft_tree(train, grower_options(check_options(options)))
     else:
         tree = learn_tree(train, **options)
     if args.explain_splits:
@@ -90,8 +86,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.soft:
         from ..tree.report import format_soft
-        from ..tree.soft import soften_thresholds
-        out = [format_soft(tree.unpruned, tree.pruned, train.schema, soften_thresholds(tree.pruned, train))]
+        out = [format_soft(tree.unpruned, tree.pruned, train.schema)]
     else:
         out = ["Decision Tree:\n\n" + format_tree(tree.unpruned, train.schema) + "\n\n"]
         # c4.5 prints the simplified tree only when pruning changed it; any change shrinks it

@@ -163,47 +163,46 @@ def format_windowing(run, train: Dataset, test: Dataset | None) -> str:
     return "".join(out)
 
 
-def _titled(title: str, tree: Node, schema: Schema, bands: dict | None = None) -> str:
+def _titled(title: str, tree: Node, schema: Schema, soft: bool = False) -> str:
     """c4.5 PrintTree under `title`, deep subtrees printed apart as [S1], [S2], ..."""
-    return f"{title}:\n" + print_tree(tree, schema, bands)
+    return f"{title}:\n" + print_tree(tree, schema, soft)
 
 
-def format_soft(unpruned: Node, pruned: Node, schema: Schema, bands: list) -> str:
-    """c4.5 -p's trees: the grown one, the simplified one if pruning changed it, the bands as
-    they are computed (soft.py) and the pruned tree printed with them."""
-    from .soft import bands_by_node
-    nodes = list(pruned.walk())
+def format_soft(unpruned: Node, pruned: Node, schema: Schema) -> str:
+    """c4.5 -p's trees: the grown one, the simplified one if pruning changed it, the bands of the
+    pruned tree's cuts (Node.soft, set by soft.soften) in c4.5's order and the pruned tree printed
+    with them."""
     out = [_titled("Decision Tree", unpruned, schema)]
     if pruned.size() != unpruned.size():
         out.append("\n" + _titled("Simplified Decision Tree", pruned, schema))
     out.append("Softening thresholds\n")
-    for b in bands:
-        node = nodes[b.node]
-        out.append(f"\nTest {schema.attributes[node.attribute].name} <> {node.cut:g}\n"
-                   f"\tLower = {b.lower:g}, Upper = {b.upper:g}\n")
-    out.append("\n" + _titled("Decision Tree", pruned, schema, bands_by_node(pruned, bands)))
+    # c4.5 softens depth first, branches in order: the order of walk()
+    for node in pruned.walk():
+        if node.soft is not None:
+            out.append(f"\nTest {schema.attributes[node.attribute].name} <> {node.cut:g}\n"
+                       f"\tLower = {node.soft[0]:g}, Upper = {node.soft[1]:g}\n")
+    out.append("\n" + _titled("Decision Tree", pruned, schema, soft=True))
     return "".join(out)
 
 
 WIDTH, TAB_SIZE = 80, 4     # c4.5 trees.c: a subtree wider than this is printed apart
 
 
-def print_tree(tree: Node, schema: Schema, bands: dict[int, tuple[float, float]] | None = None) -> str:
+def print_tree(tree: Node, schema: Schema, soft: bool = False) -> str:
     """What c4.5 PrintTree prints after its title: a test whose lines would pass 80 columns
-    is shown as [Sk] and printed after the tree as "Subtree [Sk]" (trees.c Show). `bands`:
-    soft thresholds (-p) by id(node), printed as `[lower,upper]` after the cut."""
+    is shown as [Sk] and printed after the tree as "Subtree [Sk]" (trees.c Show). `soft`: each
+    cut's band (Node.soft, c4.5 -p) printed as `[lower,upper]` after it."""
     subtrees: list[Node] = []
-    bands = bands or {}
-    out = [_show_c45(tree, schema, 0, subtrees, bands), "\n"]
+    out = [_show_c45(tree, schema, 0, subtrees, soft), "\n"]
     k = 0
     while k < len(subtrees):       # a subtree may name further subtrees
-        out.append(f"\n\nSubtree [S{k + 1}]\n" + _show_c45(subtrees[k], schema, 0, subtrees, bands) + "\n")
+        out.append(f"\n\nSubtree [S{k + 1}]\n" + _show_c45(subtrees[k], schema, 0, subtrees, soft) + "\n")
         k += 1
     out.append("\n")
     return "".join(out)
 
 
-def _show_c45(node: Node, schema: Schema, depth: int, subtrees: list[Node], bands: dict) -> str:
+def _show_c45(node: Node, schema: Schema, depth: int, subtrees: list[Node], soft: bool) -> str:
     if node.is_leaf:
         return _leaf(node, schema)
     if depth and depth * TAB_SIZE + _max_line(node, schema) > WIDTH:
@@ -213,8 +212,9 @@ def _show_c45(node: Node, schema: Schema, depth: int, subtrees: list[Node], band
         return "[S??]"
     order = [v for v, b in enumerate(node.branches) if b.is_leaf] + \
             [v for v, b in enumerate(node.branches) if not b.is_leaf]
-    return "".join("\n" + TAB * depth + _banded_label(node, schema, v, bands.get(id(node)))
-                   + _show_c45(node.branches[v], schema, depth + 1, subtrees, bands) for v in order)
+    band = node.soft if soft else None
+    return "".join("\n" + TAB * depth + _banded_label(node, schema, v, band)
+                   + _show_c45(node.branches[v], schema, depth + 1, subtrees, soft) for v in order)
 
 
 def _banded_label(node: Node, schema: Schema, v: int, band: tuple[float, float] | None) -> str:

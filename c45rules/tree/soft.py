@@ -88,14 +88,9 @@ def _band(node: Node, data: Dataset, rows: np.ndarray) -> tuple[float, float]:
     return float(lower), float(upper)
 
 
-def bands_by_node(tree: Node, bands: list[Band]) -> dict[int, tuple[float, float]]:
-    """{id(node): (lower, upper)} for the printing of `tree`."""
+def soften(tree: Node, data: Dataset) -> None:
+    """Give each threshold test of `tree` its band (`Node.soft`), as c4.5 -p softens its pruned tree:
+    what `tree -p` prints and `fit -p --keep-tree` keeps (pipeline.soft_tree)."""
     nodes = list(tree.walk())
-    return {id(nodes[b.node]): (b.lower, b.upper) for b in bands}
-
-
-def apply_bands(tree: Node, bands: list[Band]) -> None:
-    """Store each band on its threshold node (`Node.soft`), as a model keeps them (fit -p --keep-tree)."""
-    nodes = list(tree.walk())
-    for b in bands:
+    for b in soften_thresholds(tree, data):
         nodes[b.node].soft = (b.lower, b.upper)

@@ -70,17 +70,16 @@ def test_golf_trials_and_best():
 # ---- soft thresholds (c4.5 -p): c45r8-options/*.tree_p.txt ----------------------------------
 @pytest.mark.parametrize("name", R.option_sets("tree_p"))
 def test_soft_thresholds_are_c45s(name):
-    # the tree grown and pruned in c4.5's Item order (labor: 17 nodes as c4.5, where the default
-    # grower's sums of fractional weights give 22), then its bands
+    # pipeline.soft_tree, as `tree -p` and `fit -p` grow it: the tree grown and pruned in c4.5's
+    # Item order (labor: 17 nodes as c4.5, where the default grower's sums of fractional weights
+    # give 22), then its bands
+    from c45rules.pipeline import check_options, grower_options, soft_tree
     from c45rules.tree.report import format_soft
-    from c45rules.tree.soft import soften_thresholds
-    from c45rules.tree.window import read_order_tree
     train, _ = load_stem(R.stem(name), test=False)
-    unpruned, pruned = read_order_tree(train)
+    tree = soft_tree(train, grower_options(check_options({"soft": True})))
     text = (R.OPTIONS / f"{name}.tree_p.txt").read_text()
     expected = text[text.index("Decision Tree:"):text.index("Tree saved")]
-    got = format_soft(unpruned, pruned, train.schema, soften_thresholds(pruned, train))
-    assert got + "\n" == expected
+    assert format_soft(tree.unpruned, tree.pruned, train.schema) + "\n" == expected
 
 
 def test_every_soft_reference_set_is_covered():
