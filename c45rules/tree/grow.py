@@ -91,7 +91,11 @@ class _Grower:
             root = self.grow(np.arange(self.data.n))
         finally:
             sys.setrecursionlimit(limit)
+        # the depth-first growth is over: its value ranks (k x n int32, 80 MB at 1M cases)
+        # and row copy must not lie under the level-by-level arrays
+        self._ranked = self._Xc = None
         if self.levels is not None:
+            give_back_memory()
             self.levels.run()
         collapse(root)
         return root
