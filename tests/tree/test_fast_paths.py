@@ -90,11 +90,15 @@ def test_bottom_up_pruning_equals_recursive(name, monkeypatch):
     train, _ = load_stem(R.stem(name), test=False)
     grown = _Grower(train, 2, True, False).run()
     assert prune.one_path_each(grown, train)
+    # the compiled pruning, taken first when built, must agree with both numpy paths
+    compiled = prune.prune_tree(grown, train) if prune._native is not None else None
+    monkeypatch.setattr(prune, "_native", None)
     fast = prune.prune_tree(grown, train)
     monkeypatch.setattr(prune, "one_path_each", lambda *a: False)
     slow = prune.prune_tree(grown, train)
     assert fast.size() < grown.size()
     assert differences(fast, slow) is None
+    assert compiled is None or differences(compiled, slow) is None
 
 
 def test_leaf_of_cases_matches_the_path_each_case_takes():
