@@ -14,7 +14,7 @@ import numpy as np
 from ..data.costs import cheapest_class
 from ..data.schema import Dataset
 from ..workers import fork_map, give_back_memory, resolve_jobs, shared_empty, thread_map
-from .node import Node, linked
+from .node import FlatTree, Node, linked
 from .split import (_EXACT, EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, _xlogx_table, best_cuts,
                     discrete_gains, forget_tables, info, log2_table, min_split_weight, seq_sum, threshold_cost,
                     worth)
@@ -296,6 +296,15 @@ class _Grower:
     def grow_compiled(self, idx: np.ndarray) -> Node:
         """grow(idx) in the compiled module, depth first as here: the same nodes and weights,
         without a Python call per node (subtrees left to _Levels are registered with it)."""
+        arrays, deferred = self.native_nodes(idx)
+        nodes = linked(*arrays, {})
+        self.defer(nodes, *deferred)
+        return nodes[0]
+
+    def native_nodes(self, idx: np.ndarray) -> tuple[tuple, tuple]:
+        """The compiled growth from cases idx: the nodes as FlatTree's arrays (klass, items,
+        errors, kind, attribute, cut, fanout, dist) and the subtrees left to _Levels (their
+        nodes, case counts, cases and tested attributes)."""
         n, attrs = self.data.n, self.data.schema.attributes
         ranks, k, values, values32, at = self.ranked()
         kind = np.zeros(len(attrs), dtype=np.uint8)
@@ -313,14 +322,38 @@ class _Grower:
                                                               np.float64, np.int64)))
         # a writable copy: the nodes' class counts are rows of it
         dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(klass), self.C).copy()
-        nodes = linked(klass, items, errors, kind, attribute, cut, fanout, dist, {})
         deferred, sizes = np.frombuffer(out[8], dtype=np.int64), np.frombuffer(out[9], dtype=np.int64)
         cases = np.frombuffer(out[10], dtype=np.int64)
         tested = np.frombuffer(out[11], dtype=np.uint8).reshape(len(deferred), len(attrs)).astype(bool)
+        return (klass, items, errors, kind, attribute, cut, fanout, dist), (deferred, sizes, cases, tested)
+
+    def defer(self, nodes: list[Node], deferred: np.ndarray, sizes: np.ndarray, cases: np.ndarray,
+              tested: np.ndarray) -> None:
+        """Register with _Levels the subtrees the compiled growth left to it."""
         for at, lo, hi, done in zip(deferred.tolist(), np.cumsum(sizes) - sizes, np.cumsum(sizes), tested):
             nodes[at].class_dist = np.zeros(self.C, dtype=np.float32)
             self.levels.add(nodes[at], cases[lo:hi], done)
-        return nodes[0]
+
+    def run_flat(self) -> Node | FlatTree:
+        """run(), as a FlatTree when the compiled growth makes the whole tree (nothing left to
+        _Levels): its nodes are never made as objects (400k of them, 300 MB while they were
+        made, at 1M cases with unknown values; issue 33)."""
+        idx = np.arange(self.data.n)
+        if not self.compiled or (self.levels is not None and self.is_clean(idx)):
+            return self.run()
+        arrays, deferred = self.native_nodes(idx)
+        self._ranked = self._Xc = None
+        if len(deferred[0]):
+            nodes = linked(*arrays, {})
+            del arrays
+            self.defer(nodes, *deferred)
+            root = nodes[0]
+            del nodes
+            give_back_memory()
+            self.levels.run()
+            collapse(root)
+            return root
+        return collapsed_flat(*arrays)
 
     def is_clean(self, idx: np.ndarray) -> bool:
         """True when the cases all weigh 1 and have no unknown value (so neither do any below)."""
@@ -860,6 +893,41 @@ def collapse(root: Node) -> None:
             node.make_leaf()
 
 
+def collapsed_flat(klass: np.ndarray, items: np.ndarray, errors: np.ndarray, kind: np.ndarray, attribute: np.ndarray,
+                   cut: np.ndarray, fanout: np.ndarray, dist: np.ndarray) -> FlatTree:
+    """collapse() on a tree held as FlatTree's arrays (depth first): the same errors and the same
+    tests made leaves (their cut kept, as make_leaf keeps it), their subtrees dropped."""
+    N = len(kind)
+    fan = fanout.tolist()
+    span = [1] * N          # nodes in each subtree; a node's children follow it in turn
+    errs = errors.tolist()
+    folded = np.zeros(N, dtype=bool)
+    for i in range(N - 1, -1, -1):      # children (later in the order) settle first
+        if not fan[i]:
+            continue
+        j, total = i + 1, F32(0)
+        for _ in range(fan[i]):
+            total = total + F32(errs[j])
+            j += span[j]
+        span[i] = j - i
+        # a test's errors are its branches' float sum, collapsed or not (collapse)
+        leaf_errors, errs[i] = errs[i], float(total)
+        if float(total) >= leaf_errors - EPSILON:
+            folded[i] = True
+    # the nodes below a collapsed test: a range after it each, nested ranges counted once
+    spans = np.array(span, dtype=np.int64)
+    at = np.flatnonzero(folded)
+    inside = np.zeros(N + 1, dtype=np.int64)
+    np.add.at(inside, at + 1, 1)
+    np.add.at(inside, at + spans[at], -1)
+    keep = np.cumsum(inside[:N]) == 0
+    kind, attribute, fanout = kind.copy(), attribute.copy(), fanout.copy()
+    kind[folded], attribute[folded], fanout[folded] = 0, -1, 0
+    errors = np.array(errs, dtype=np.float64)
+    return FlatTree.of_arrays(klass[keep], items[keep], errors[keep], kind[keep], attribute[keep], cut[keep],
+                              fanout[keep], dist[keep])
+
+
 def value_ranks(columns: list[np.ndarray], n: int) -> np.ndarray:
     """Dense rank of each value within its column (int32, a column a row): equal values (-0.0
     and 0.0 among them) share a rank, rank r is the r-th distinct known value (Dataset.sorted_values)
@@ -924,11 +992,13 @@ def branch_of(node: Node, col: np.ndarray) -> np.ndarray:
 
 
 def grow_tree(data: Dataset, *, min_objs: float = 2, gain_ratio: bool = True,
-              subset: bool = False, jobs: int = 1) -> Node:
-    """Grow the unpruned C4.5 tree on `data` (spec 2)."""
+              subset: bool = False, jobs: int = 1, flat: bool = False) -> Node | FlatTree:
+    """Grow the unpruned C4.5 tree on `data` (spec 2); with `flat`, as a FlatTree where the
+    growth can make it without node objects (else as nodes all the same)."""
     if data.y is None or data.n == 0:
         raise ValueError("growing a tree needs labelled cases")
     try:
-        return _Grower(data, min_objs, gain_ratio, subset, jobs=jobs).run()
+        grower = _Grower(data, min_objs, gain_ratio, subset, jobs=jobs)
+        return grower.run_flat() if flat else grower.run()
     finally:
         forget_tables()     # the next tree makes them again (milliseconds at 1M cases)

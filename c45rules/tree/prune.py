@@ -232,9 +232,15 @@ class _Pruner:
         return errors + self.extra_errors(cases, errors), best
 
 
-def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25, flat: FlatTree | None = None) -> Node:
+def prune_tree(tree: Node | FlatTree, data: Dataset, *, cf: float = 0.25, flat: FlatTree | None = None) -> Node:
     """A pruned copy of `tree` (spec 3.2); the grown tree is left untouched. `flat`: the
-    grown tree as arrays, when the caller has made them (the compiled pruning reads those)."""
+    grown tree as arrays, when the caller has made them (the compiled pruning reads those).
+    A grown tree given as a FlatTree is pruned from its arrays, by the compiled pruning
+    when it is built and the tree has no subset test."""
+    if isinstance(tree, FlatTree):
+        if _native is not None and not tree.subsets:
+            return _Pruner(data, cf).compiled(tree)
+        tree = tree.rebuilt()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
