@@ -14,7 +14,7 @@ import numpy as np
 from ..data.costs import cheapest_class
 from ..data.schema import Dataset
 from ..workers import fork_map, give_back_memory, resolve_jobs, shared_empty, thread_map
-from .node import FlatTree, Node, linked
+from .node import _KINDS, FlatTree, Node, linked
 from .split import (_EXACT, EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, _xlogx_table, best_cuts,
                     discrete_gains, forget_tables, info, log2_table, min_split_weight, seq_sum, threshold_cost,
                     worth)
@@ -341,18 +341,20 @@ class _Grower:
         idx = np.arange(self.data.n)
         if not self.compiled or (self.levels is not None and self.is_clean(idx)):
             return self.run()
-        arrays, deferred = self.native_nodes(idx)
+        arrays, (deferred, sizes, cases, tested) = self.native_nodes(idx)
         self._ranked = self._Xc = None
-        if len(deferred[0]):
-            nodes = linked(*arrays, {})
-            del arrays
-            self.defer(nodes, *deferred)
-            root = nodes[0]
-            del nodes
+        if len(deferred):
+            # the subtrees left to _Levels grow as nodes from placeholders made as linked makes
+            # them (the fields the levels do not set stay the compiled growth's), then go into
+            # the arrays in their placeholders' stead
+            klass, items, errors, kind, attribute, cut = (a[deferred].tolist() for a in arrays[:6])
+            roots = [Node(klass[i], items[i], errors[i], arrays[7][at], _KINDS[kind[i]], attribute[i], cut[i])
+                     for i, at in enumerate(deferred.tolist())]
+            self.defer(roots, np.arange(len(roots)), sizes, cases, tested)
+            del cases
             give_back_memory()
             self.levels.run()
-            collapse(root)
-            return root
+            arrays = spliced(arrays, deferred, [FlatTree(r) for r in roots])
         return collapsed_flat(*arrays)
 
     def is_clean(self, idx: np.ndarray) -> bool:
@@ -891,6 +893,22 @@ def collapse(root: Node) -> None:
         node.errors = float(errors)
         if float(errors) >= leaf_errors - EPSILON:
             node.make_leaf()
+
+
+def spliced(arrays: tuple, at: np.ndarray, subtrees: list[FlatTree]) -> tuple:
+    """FlatTree's arrays (klass .. dist, depth first) with the leaf at each position `at`
+    (ascending) replaced by the nodes of its subtree, which then lie there in depth-first order."""
+    pieces: list[list[np.ndarray]] = [[] for _ in arrays]
+    prev = 0
+    for a, sub in zip(at.tolist(), subtrees):
+        got = (sub.klass, sub.items, sub.errors, sub.kind, sub.attribute, sub.cut, sub.fanout, sub.dist)
+        for k, whole in enumerate(arrays):
+            pieces[k].append(whole[prev:a])
+            pieces[k].append(np.asarray(got[k], dtype=whole.dtype).reshape((-1,) + whole.shape[1:]))
+        prev = a + 1
+    for k, whole in enumerate(arrays):
+        pieces[k].append(whole[prev:])
+    return tuple(np.concatenate(p) for p in pieces)
 
 
 def collapsed_flat(klass: np.ndarray, items: np.ndarray, errors: np.ndarray, kind: np.ndarray, attribute: np.ndarray,

@@ -129,16 +129,18 @@ def test_class_weights_by_leaf_equal_the_descent(name, monkeypatch):
 
 
 # the compiled growth as arrays, collapsed without node objects (run_flat): the same tree,
-# field by field, as the nodes collapse() settles; crx and income have tests collapsed
-@pytest.mark.parametrize("name", ["crx", "hypo", "letter", "income", "credit-g"])
-def test_flat_growth_equals_the_nodes(name):
+# field by field, as the nodes collapse() settles; crx and income have tests collapsed, and
+# grown by level too their clean subtrees are grown as nodes and spliced into the arrays
+@pytest.mark.parametrize("name,by_level", [("crx", False), ("hypo", False), ("letter", False), ("income", False),
+                                           ("credit-g", False), ("crx", True), ("income", True), ("soybean", True)])
+def test_flat_growth_equals_the_nodes(name, by_level):
     from c45rules.tree.grow import _native
     from c45rules.tree.node import FlatTree
     if _native is None:
         pytest.skip("the compiled module is not built")
     train, _ = load_stem(R.stem(name), test=False)
-    flat = _Grower(train, 2, True, False, by_level=False).run_flat()
-    nodes = FlatTree(_Grower(train, 2, True, False, by_level=False).run())
+    flat = _Grower(train, 2, True, False, by_level=by_level).run_flat()
+    nodes = FlatTree(_Grower(train, 2, True, False, by_level=by_level).run())
     assert isinstance(flat, FlatTree)
     assert len(flat) == len(nodes) > 3
     for field in ("klass", "items", "errors", "kind", "attribute", "cut", "fanout", "dist"):
