@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ..data.costs import cheapest_class
+from ..data.distinct import count_distinct
 from ..data.schema import Dataset
 from ..workers import fork_map, give_back_memory, resolve_jobs, shared_empty, thread_map
 from .node import _KINDS, FlatTree, Node, linked
@@ -403,10 +404,15 @@ class _Levels:
         # run in threads instead (they let go of the GIL), which share this process's memory
         empty = shared_empty if g.jobs > 1 and not self.native else np.empty
         self.order = empty((K, P), position)
+        # each attribute's distinct values as floats, when every attribute has few enough of them
+        # for the rows to hold 16-bit ranks into these tables instead of the float32 values
+        self.tables: list[np.ndarray] | None = None
         if self.native:
+            self.tables = few_values_tables(g.data, g.cont)
             # the values (floats in c4.5) and classes travel with the orders, so the cut
             # search reads them in order instead of fetching them case by case
-            self.sorted_values, self.sorted_classes = empty((K, P), np.float32), empty((K, P), self.cls_type)
+            self.sorted_values = empty((K, P), np.float32 if self.tables is None else np.uint16)
+            self.sorted_classes = empty((K, P), self.cls_type)
         root_starts = np.concatenate([[0], np.cumsum(sizes)])
 
         def presort(j: int) -> None:
@@ -421,7 +427,11 @@ class _Levels:
                 order = order.astype(np.int32, copy=False)
                 _native.regroup(order, len(order), self.seg, root_starts)
                 self.order[j] = order = order[:P]
-                self.sorted_values[j] = col[order]
+                if self.tables is None:
+                    self.sorted_values[j] = col[order]
+                else:
+                    # the level's cases are clean: every value is one of the table's
+                    self.sorted_values[j] = np.searchsorted(g.data.sorted_values(g.cont[j]), col[order])
                 self.sorted_classes[j] = self.classes[order]
             else:
                 self.order[j] = self.regroup(order)
@@ -543,7 +553,7 @@ class _Levels:
                 order = self.order[lo:hi]
                 if self.native:
                     return native_cuts(self.sorted_values[lo:hi], self.sorted_classes[lo:hi], rows, counts,
-                                       g.min_objs)
+                                       g.min_objs, None if self.tables is None else self.tables[lo:hi])
                 # c4.5 holds values as floats
                 vals = np.stack([g.data.columns[a][o] for a, o in zip(g.cont[lo:hi], order)]).astype(np.float32)
                 return segment_cuts(vals, self.classes[order], rows, counts, g.min_objs)
@@ -812,9 +822,25 @@ def narrow(rows: np.ndarray, count: int) -> np.ndarray:
     return owner
 
 
+def few_values_tables(data: Dataset, cont: list[int]) -> list[np.ndarray] | None:
+    """Each continuous attribute's distinct known values (Dataset.sorted_values) as float32, rank r
+    at r, when every attribute has at most 2^16 of them (else None: the ranks would not fit 16 bits)."""
+    for a in cont:
+        col = data.columns[a]
+        if a not in data._sorted_values and count_distinct(col[~np.isnan(col)]) > _RANKS_16:
+            return None     # counted without keeping the distinct values of a many-valued column
+        if len(data.sorted_values(a)) > _RANKS_16:
+            return None
+    return [data.sorted_values(a).astype(np.float32) for a in cont]
+
+
+_RANKS_16 = 1 << 16
+
+
 def native_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: np.ndarray,
-                min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """segment_cuts in the compiled module (same arguments, `classes` int8 or int32)."""
+                min_objs: float, tables: list[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """segment_cuts in the compiled module (same arguments, `classes` int8 or int32); with
+    `tables`, `vals` are uint16 ranks into each attribute's table of float32 values."""
     S = len(where.sizes)
     known = where.sizes.astype(np.float32)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
@@ -828,7 +854,7 @@ def native_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: 
     at = np.empty((len(vals), S), dtype=np.int64)
     for j in range(len(vals)):
         _native.cut_search(vals[j], classes[j], classes.itemsize, starts, counts, inside, base, xlogx, log2,
-                           float(min_objs), best_val[j], at[j])
+                           float(min_objs), best_val[j], at[j], *(() if tables is None else (tables[j],)))
     return _cut_results(best_val.T, at.T, where, min_objs)
 
 
