@@ -10,6 +10,7 @@ import numpy as np
 
 from .._lazy import LazyModule
 from ..errors import InputError
+from ..workers import give_back_memory
 from .distinct import factorize, first_positions, is_missing
 from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 
@@ -164,7 +165,9 @@ class _PendingSchema(Schema):
 # its bytes, in chunks of lines; each column is kept as codes into its distinct cell texts,
 # so no Python string is made per cell. Every rule of the general splitter below is then
 # applied to the distinct texts only (spec 1), which is why the two paths agree exactly.
-_CHUNK_BYTES = 1 << 23
+# 4 MB: a chunk's masks, offsets and copies peaked at 12x its size, 100 MB of the
+# 136 MB peak on synth_100k with 8 MB chunks (issue 33); smaller chunks cost more calls
+_CHUNK_BYTES = 1 << 22
 # from this size a file's cells are coded by pandas' hashing, whose import (0.3 s) then pays
 HASH_FILE_BYTES = 4 << 20
 Coded = tuple[np.ndarray, np.ndarray]   # (codes into values, -1 = missing; object array of values)
@@ -176,11 +179,17 @@ def _chunk_cells(chunk: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | No
             or chunk.count(b"\r") != chunk.count(b"\r\n")):
         return None
     buf = np.frombuffer(chunk, np.uint8)
-    delim = np.flatnonzero((buf == ord(",")) | (buf == ord("\n")))
+    # one mask, or-ed in place: a chunk's byte masks were three chunk-sized arrays at once
+    mask = buf == ord(",")
+    mask |= buf == ord("\n")
+    # offsets into a chunk (of whole lines: a longer one only for a line over 2 GB) fit in
+    # 32 bits, half the memory of numpy's default int64
+    delim = np.flatnonzero(mask).astype(np.int32 if len(chunk) < 2**31 else np.int64)
+    del mask
     newline = np.flatnonzero(buf[delim] == ord("\n"))
     commas = np.diff(newline, prepend=-1) - 1
     line_end = delim[newline]
-    line_start = np.concatenate(([0], line_end[:-1] + 1))
+    line_start = np.concatenate(([0], line_end[:-1] + 1)).astype(delim.dtype)
     case = commas == ncols - 1
     if not case.all():
         other = np.flatnonzero(~case)
@@ -193,6 +202,7 @@ def _chunk_cells(chunk: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | No
             except UnicodeDecodeError:
                 return None
     ends = delim[np.repeat(case, commas + 1)].reshape(-1, ncols)
+    del delim
     starts = np.empty_like(ends)
     starts[:, 0] = line_start[case]
     starts[:, 1:] = ends[:, :-1] + 1
@@ -289,11 +299,15 @@ def _clean_cells(columns: list[Coded]) -> list[Coded]:
     """Apply the general splitter's rules (strip blanks; the last value loses a final '.') to distinct texts."""
     out: list[Coded] = []
     for j, (codes, values) in enumerate(columns):
+        # each column's old codes go as its new ones are made: both sets at once were 62 MB
+        # more at 1M cases
+        columns[j] = None
         texts = [v.strip() for v in values]
         if j == len(columns) - 1:
             texts = [t[:-1].rstrip() if t.endswith(".") else t for t in texts]
         new, distinct = factorize(np.array(texts, dtype=object))
         out.append((new.astype(codes.dtype)[codes], np.asarray(distinct, dtype=object)))
+        del codes
     return out
 
 
@@ -341,7 +355,11 @@ def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False
     """Read a `.data`/`.test` file against `schema`; `collect` fills `discrete N` value lists."""
     path = Path(path)
     cells = _read_cells(path, len(schema.attributes) + 1)
-    return _cases_from_cells(cells, schema, str(path), collect=collect)
+    got = _cases_from_cells(cells, schema, str(path), collect=collect)
+    # the chunks' codes and offsets, freed into the C heap, stayed resident under the
+    # learning (30 MB on synth_100k)
+    give_back_memory()
+    return got
 
 
 def split_cases(path: str | os.PathLike, ncols: int) -> pd.DataFrame:

@@ -46,38 +46,45 @@ static inline float total_info(const int64_t *x, Py_ssize_t n_classes, int64_t t
 }
 
 PyDoc_STRVAR(cut_search_doc,
-"cut_search(values, classes, width, starts, counts, inside, base, xlogx, log2, min_objs, best, at)\n\n"
+"cut_search(values, classes, width, starts, counts, inside, base, xlogx, log2, min_objs, best, at[, table])\n\n"
 "For one continuous attribute at every node of a level: `values` (float32) and `classes`\n"
 "(`width` bytes: 1 or 4) are the level's cases sorted by (node, value), node s at positions\n"
 "starts[s]..starts[s+1]; `counts` (int64, nodes x classes) holds each node's class counts,\n"
 "`inside` (one byte per position) where the cut search may cut,\n"
 "`base` (float32) each node's information over its known cases. Writes each node's best\n"
 "penalised gain (float32, -inf: no candidate) to `best` and the position of the cut's\n"
-"lower value (int64, -1) to `at`, as grow.py's segment_cuts scan does.");
+"lower value (int64, -1) to `at`, as grow.py's segment_cuts scan does. With `table`\n"
+"(float32, optional) `values` are uint16 ranks into it instead: value p is table[values[p]]\n"
+"(half the memory of float32 rows).");
 
 static PyObject *py_cut_search(PyObject *self, PyObject *args) {
-    Py_buffer v[11];
+    Py_buffer v[12];
     double min_objs_d;
     Py_ssize_t width;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*y*y*y*dw*w*", &v[0], &v[2], &width, &v[3], &v[4], &v[5],
-                          &v[6], &v[7], &v[8], &min_objs_d, &v[9], &v[10]))
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*y*y*y*dw*w*|y*", &v[0], &v[2], &width, &v[3], &v[4], &v[5],
+                          &v[6], &v[7], &v[8], &min_objs_d, &v[9], &v[10], &v[11]))
         return NULL;
     PyObject *out = NULL;
+    const int ranked = v[11].buf != NULL;
+    const Py_ssize_t n_table = ranked ? v[11].len / 4 : 0;
     /* the two tables are grown separately: each needs an entry for every node size */
-    Py_ssize_t P = v[0].len / 4, S = v[6].len / 4, T = Py_MIN(v[7].len, v[8].len) / 8;
+    Py_ssize_t P = v[0].len / (ranked ? 2 : 4), S = v[6].len / 4, T = Py_MIN(v[7].len, v[8].len) / 8;
     Py_ssize_t C = S ? v[4].len / 8 / S : 0;
     if (width != 1 && width != 4) {
         PyErr_SetString(PyExc_ValueError, "cut_search: classes must be 1 or 4 bytes wide");
         goto done;
     }
-    if (!(view_ok(&v[0], P, 4, "values") && view_ok(&v[2], P, width, "classes")
+    if (ranked && !view_ok(&v[11], n_table, 4, "table"))
+        goto done;
+    if (!(view_ok(&v[0], P, ranked ? 2 : 4, "values") && view_ok(&v[2], P, width, "classes")
           && view_ok(&v[3], S + 1, 8, "starts") && view_ok(&v[4], S * C, 8, "counts")
           && view_ok(&v[5], P, 1, "inside") && view_ok(&v[7], v[7].len / 8, 8, "xlogx")
           && view_ok(&v[8], v[8].len / 8, 8, "log2")
           && view_ok(&v[9], S, 4, "best") && view_ok(&v[10], S, 8, "at")))
         goto done;
-    const float *values = v[0].buf;
+    const float *values = v[0].buf, *table = v[11].buf;
+    const uint16_t *ranks = v[0].buf;
     const double *xlogx = v[7].buf, *log2t = v[8].buf;
     const int8_t *classes8 = v[2].buf;
     const int32_t *classes32 = v[2].buf;
@@ -93,6 +100,12 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
     for (Py_ssize_t s = 0; s < S; s++) {
         if (starts[s + 1] < starts[s] || starts[s + 1] - starts[s] >= T) {
             PyErr_SetString(PyExc_ValueError, "cut_search: a node is empty-ordered or larger than the tables");
+            goto done;
+        }
+    }
+    for (Py_ssize_t p = 0; ranked && p < P; p++) {
+        if (ranks[p] >= n_table) {
+            PyErr_SetString(PyExc_ValueError, "cut_search: a rank is beyond the table");
             goto done;
         }
     }
@@ -124,7 +137,7 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
         for (int64_t p = a; p < b; p++) {
             int32_t y = width == 1 ? classes8[p] : classes32[p];
             if (y < 0 || y >= C) { bad = 1; break; }
-            float value = values[p];
+            float value = ranked ? table[ranks[p]] : values[p];
             /* values are floats in c4.5; the 1e-5 gap test is done in double on them */
             if (p > a && inside[p - 1] && (double)prev < (double)value - gap) {
                 int64_t below = p - a;
@@ -162,7 +175,7 @@ static PyObject *py_cut_search(PyObject *self, PyObject *args) {
     }
     out = Py_NewRef(Py_None);
 done:
-    release(v, 11);
+    release(v, 12);
     return out;
 }
 
@@ -170,7 +183,7 @@ PyDoc_STRVAR(regroup_doc,
 "regroup(row, count, group, starts, *payload) -> size\n\n"
 "Stable counting scatter, in place: the first `count` cases of `row` (int32) go to their\n"
 "group's range starts[g]..starts[g+1] (g = group[case], int32; cases with g < 0 are\n"
-"dropped), keeping their order. Each payload row (as long as `row`, items of 1, 4 or 8\n"
+"dropped), keeping their order. Each payload row (as long as `row`, items of 1, 2, 4 or 8\n"
 "bytes) is moved the same way. Returns the number of cases kept, starts[-1].");
 
 #define MAX_PAYLOAD 4
@@ -186,6 +199,7 @@ PyDoc_STRVAR(regroup_doc,
 
 static void scatter(const void *from, void *to, Py_ssize_t item, const int32_t *dest, Py_ssize_t count) {
     if (item == 1) SCATTER(uint8_t);
+    else if (item == 2) SCATTER(uint16_t);
     else if (item == 4) SCATTER(uint32_t);
     else SCATTER(uint64_t);
 }
@@ -212,9 +226,9 @@ static PyObject *py_regroup(PyObject *self, PyObject *args) {
         if (PyObject_GetBuffer(PyTuple_GET_ITEM(args, 4 + k), &v[3 + k], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
             goto done;
         item[k] = len ? v[3 + k].len / len : 1;
-        if ((item[k] != 1 && item[k] != 4 && item[k] != 8) || v[3 + k].len != len * item[k]) {
+        if ((item[k] != 1 && item[k] != 2 && item[k] != 4 && item[k] != 8) || v[3 + k].len != len * item[k]) {
             PyErr_SetString(PyExc_ValueError,
-                            "regroup: a payload row must be as long as the row, 1, 4 or 8 bytes an item");
+                            "regroup: a payload row must be as long as the row, 1, 2, 4 or 8 bytes an item");
             goto done;
         }
     }

@@ -12,9 +12,10 @@ from typing import Callable
 import numpy as np
 
 from ..data.costs import cheapest_class
+from ..data.distinct import count_distinct
 from ..data.schema import Dataset
 from ..workers import fork_map, give_back_memory, resolve_jobs, shared_empty, thread_map
-from .node import Node, linked
+from .node import _KINDS, FlatTree, Node, linked
 from .split import (_EXACT, EPSILON, F32, GAP, MANY_VALUES, NO_GAIN, _gain, _xlogx_table, best_cuts,
                     discrete_gains, forget_tables, info, log2_table, min_split_weight, seq_sum, threshold_cost,
                     worth)
@@ -91,7 +92,11 @@ class _Grower:
             root = self.grow(np.arange(self.data.n))
         finally:
             sys.setrecursionlimit(limit)
+        # the depth-first growth is over: its value ranks (k x n int32, 80 MB at 1M cases)
+        # and row copy must not lie under the level-by-level arrays
+        self._ranked = self._Xc = None
         if self.levels is not None:
+            give_back_memory()
             self.levels.run()
         collapse(root)
         return root
@@ -292,6 +297,15 @@ class _Grower:
     def grow_compiled(self, idx: np.ndarray) -> Node:
         """grow(idx) in the compiled module, depth first as here: the same nodes and weights,
         without a Python call per node (subtrees left to _Levels are registered with it)."""
+        arrays, deferred = self.native_nodes(idx)
+        nodes = linked(*arrays, {})
+        self.defer(nodes, *deferred)
+        return nodes[0]
+
+    def native_nodes(self, idx: np.ndarray) -> tuple[tuple, tuple]:
+        """The compiled growth from cases idx: the nodes as FlatTree's arrays (klass, items,
+        errors, kind, attribute, cut, fanout, dist) and the subtrees left to _Levels (their
+        nodes, case counts, cases and tested attributes)."""
         n, attrs = self.data.n, self.data.schema.attributes
         ranks, k, values, values32, at = self.ranked()
         kind = np.zeros(len(attrs), dtype=np.uint8)
@@ -309,14 +323,40 @@ class _Grower:
                                                               np.float64, np.int64)))
         # a writable copy: the nodes' class counts are rows of it
         dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(klass), self.C).copy()
-        nodes = linked(klass, items, errors, kind, attribute, cut, fanout, dist, {})
         deferred, sizes = np.frombuffer(out[8], dtype=np.int64), np.frombuffer(out[9], dtype=np.int64)
         cases = np.frombuffer(out[10], dtype=np.int64)
         tested = np.frombuffer(out[11], dtype=np.uint8).reshape(len(deferred), len(attrs)).astype(bool)
+        return (klass, items, errors, kind, attribute, cut, fanout, dist), (deferred, sizes, cases, tested)
+
+    def defer(self, nodes: list[Node], deferred: np.ndarray, sizes: np.ndarray, cases: np.ndarray,
+              tested: np.ndarray) -> None:
+        """Register with _Levels the subtrees the compiled growth left to it."""
         for at, lo, hi, done in zip(deferred.tolist(), np.cumsum(sizes) - sizes, np.cumsum(sizes), tested):
             nodes[at].class_dist = np.zeros(self.C, dtype=np.float32)
             self.levels.add(nodes[at], cases[lo:hi], done)
-        return nodes[0]
+
+    def run_flat(self) -> Node | FlatTree:
+        """run(), as a FlatTree when the compiled growth makes the whole tree (nothing left to
+        _Levels): its nodes are never made as objects (400k of them, 300 MB while they were
+        made, at 1M cases with unknown values; issue 33)."""
+        idx = np.arange(self.data.n)
+        if not self.compiled or (self.levels is not None and self.is_clean(idx)):
+            return self.run()
+        arrays, (deferred, sizes, cases, tested) = self.native_nodes(idx)
+        self._ranked = self._Xc = None
+        if len(deferred):
+            # the subtrees left to _Levels grow as nodes from placeholders made as linked makes
+            # them (the fields the levels do not set stay the compiled growth's), then go into
+            # the arrays in their placeholders' stead
+            klass, items, errors, kind, attribute, cut = (a[deferred].tolist() for a in arrays[:6])
+            roots = [Node(klass[i], items[i], errors[i], arrays[7][at], _KINDS[kind[i]], attribute[i], cut[i])
+                     for i, at in enumerate(deferred.tolist())]
+            self.defer(roots, np.arange(len(roots)), sizes, cases, tested)
+            del cases
+            give_back_memory()
+            self.levels.run()
+            arrays = spliced(arrays, deferred, [FlatTree(r) for r in roots])
+        return collapsed_flat(*arrays)
 
     def is_clean(self, idx: np.ndarray) -> bool:
         """True when the cases all weigh 1 and have no unknown value (so neither do any below)."""
@@ -364,10 +404,15 @@ class _Levels:
         # run in threads instead (they let go of the GIL), which share this process's memory
         empty = shared_empty if g.jobs > 1 and not self.native else np.empty
         self.order = empty((K, P), position)
+        # each attribute's distinct values as floats, when every attribute has few enough of them
+        # for the rows to hold 16-bit ranks into these tables instead of the float32 values
+        self.tables: list[np.ndarray] | None = None
         if self.native:
+            self.tables = few_values_tables(g.data, g.cont)
             # the values (floats in c4.5) and classes travel with the orders, so the cut
             # search reads them in order instead of fetching them case by case
-            self.sorted_values, self.sorted_classes = empty((K, P), np.float32), empty((K, P), self.cls_type)
+            self.sorted_values = empty((K, P), np.float32 if self.tables is None else np.uint16)
+            self.sorted_classes = empty((K, P), self.cls_type)
         root_starts = np.concatenate([[0], np.cumsum(sizes)])
 
         def presort(j: int) -> None:
@@ -382,7 +427,11 @@ class _Levels:
                 order = order.astype(np.int32, copy=False)
                 _native.regroup(order, len(order), self.seg, root_starts)
                 self.order[j] = order = order[:P]
-                self.sorted_values[j] = col[order]
+                if self.tables is None:
+                    self.sorted_values[j] = col[order]
+                else:
+                    # the level's cases are clean: every value is one of the table's
+                    self.sorted_values[j] = np.searchsorted(g.data.sorted_values(g.cont[j]), col[order])
                 self.sorted_classes[j] = self.classes[order]
             else:
                 self.order[j] = self.regroup(order)
@@ -504,7 +553,7 @@ class _Levels:
                 order = self.order[lo:hi]
                 if self.native:
                     return native_cuts(self.sorted_values[lo:hi], self.sorted_classes[lo:hi], rows, counts,
-                                       g.min_objs)
+                                       g.min_objs, None if self.tables is None else self.tables[lo:hi])
                 # c4.5 holds values as floats
                 vals = np.stack([g.data.columns[a][o] for a, o in zip(g.cont[lo:hi], order)]).astype(np.float32)
                 return segment_cuts(vals, self.classes[order], rows, counts, g.min_objs)
@@ -773,9 +822,25 @@ def narrow(rows: np.ndarray, count: int) -> np.ndarray:
     return owner
 
 
+def few_values_tables(data: Dataset, cont: list[int]) -> list[np.ndarray] | None:
+    """Each continuous attribute's distinct known values (Dataset.sorted_values) as float32, rank r
+    at r, when every attribute has at most 2^16 of them (else None: the ranks would not fit 16 bits)."""
+    for a in cont:
+        col = data.columns[a]
+        if a not in data._sorted_values and count_distinct(col[~np.isnan(col)]) > _RANKS_16:
+            return None     # counted without keeping the distinct values of a many-valued column
+        if len(data.sorted_values(a)) > _RANKS_16:
+            return None
+    return [data.sorted_values(a).astype(np.float32) for a in cont]
+
+
+_RANKS_16 = 1 << 16
+
+
 def native_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: np.ndarray,
-                min_objs: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """segment_cuts in the compiled module (same arguments, `classes` int8 or int32)."""
+                min_objs: float, tables: list[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """segment_cuts in the compiled module (same arguments, `classes` int8 or int32); with
+    `tables`, `vals` are uint16 ranks into each attribute's table of float32 values."""
     S = len(where.sizes)
     known = where.sizes.astype(np.float32)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
@@ -789,7 +854,7 @@ def native_cuts(vals: np.ndarray, classes: np.ndarray, where: _CutRows, counts: 
     at = np.empty((len(vals), S), dtype=np.int64)
     for j in range(len(vals)):
         _native.cut_search(vals[j], classes[j], classes.itemsize, starts, counts, inside, base, xlogx, log2,
-                           float(min_objs), best_val[j], at[j])
+                           float(min_objs), best_val[j], at[j], *(() if tables is None else (tables[j],)))
     return _cut_results(best_val.T, at.T, where, min_objs)
 
 
@@ -856,6 +921,57 @@ def collapse(root: Node) -> None:
             node.make_leaf()
 
 
+def spliced(arrays: tuple, at: np.ndarray, subtrees: list[FlatTree]) -> tuple:
+    """FlatTree's arrays (klass .. dist, depth first) with the leaf at each position `at`
+    (ascending) replaced by the nodes of its subtree, which then lie there in depth-first order."""
+    pieces: list[list[np.ndarray]] = [[] for _ in arrays]
+    prev = 0
+    for a, sub in zip(at.tolist(), subtrees):
+        got = (sub.klass, sub.items, sub.errors, sub.kind, sub.attribute, sub.cut, sub.fanout, sub.dist)
+        for k, whole in enumerate(arrays):
+            pieces[k].append(whole[prev:a])
+            pieces[k].append(np.asarray(got[k], dtype=whole.dtype).reshape((-1,) + whole.shape[1:]))
+        prev = a + 1
+    for k, whole in enumerate(arrays):
+        pieces[k].append(whole[prev:])
+    return tuple(np.concatenate(p) for p in pieces)
+
+
+def collapsed_flat(klass: np.ndarray, items: np.ndarray, errors: np.ndarray, kind: np.ndarray, attribute: np.ndarray,
+                   cut: np.ndarray, fanout: np.ndarray, dist: np.ndarray) -> FlatTree:
+    """collapse() on a tree held as FlatTree's arrays (depth first): the same errors and the same
+    tests made leaves (their cut kept, as make_leaf keeps it), their subtrees dropped."""
+    N = len(kind)
+    fan = fanout.tolist()
+    span = [1] * N          # nodes in each subtree; a node's children follow it in turn
+    errs = errors.tolist()
+    folded = np.zeros(N, dtype=bool)
+    for i in range(N - 1, -1, -1):      # children (later in the order) settle first
+        if not fan[i]:
+            continue
+        j, total = i + 1, F32(0)
+        for _ in range(fan[i]):
+            total = total + F32(errs[j])
+            j += span[j]
+        span[i] = j - i
+        # a test's errors are its branches' float sum, collapsed or not (collapse)
+        leaf_errors, errs[i] = errs[i], float(total)
+        if float(total) >= leaf_errors - EPSILON:
+            folded[i] = True
+    # the nodes below a collapsed test: a range after it each, nested ranges counted once
+    spans = np.array(span, dtype=np.int64)
+    at = np.flatnonzero(folded)
+    inside = np.zeros(N + 1, dtype=np.int64)
+    np.add.at(inside, at + 1, 1)
+    np.add.at(inside, at + spans[at], -1)
+    keep = np.cumsum(inside[:N]) == 0
+    kind, attribute, fanout = kind.copy(), attribute.copy(), fanout.copy()
+    kind[folded], attribute[folded], fanout[folded] = 0, -1, 0
+    errors = np.array(errs, dtype=np.float64)
+    return FlatTree.of_arrays(klass[keep], items[keep], errors[keep], kind[keep], attribute[keep], cut[keep],
+                              fanout[keep], dist[keep])
+
+
 def value_ranks(columns: list[np.ndarray], n: int) -> np.ndarray:
     """Dense rank of each value within its column (int32, a column a row): equal values (-0.0
     and 0.0 among them) share a rank, rank r is the r-th distinct known value (Dataset.sorted_values)
@@ -920,11 +1036,13 @@ def branch_of(node: Node, col: np.ndarray) -> np.ndarray:
 
 
 def grow_tree(data: Dataset, *, min_objs: float = 2, gain_ratio: bool = True,
-              subset: bool = False, jobs: int = 1) -> Node:
-    """Grow the unpruned C4.5 tree on `data` (spec 2)."""
+              subset: bool = False, jobs: int = 1, flat: bool = False) -> Node | FlatTree:
+    """Grow the unpruned C4.5 tree on `data` (spec 2); with `flat`, as a FlatTree where the
+    growth can make it without node objects (else as nodes all the same)."""
     if data.y is None or data.n == 0:
         raise ValueError("growing a tree needs labelled cases")
     try:
-        return _Grower(data, min_objs, gain_ratio, subset, jobs=jobs).run()
+        grower = _Grower(data, min_objs, gain_ratio, subset, jobs=jobs)
+        return grower.run_flat() if flat else grower.run()
     finally:
         forget_tables()     # the next tree makes them again (milliseconds at 1M cases)

@@ -128,6 +128,22 @@ class FlatTree:
         same = len({(d.dtype, d.shape) for d in dists}) == 1
         self.dist = np.stack(dists) if same else [d.copy() for d in dists]
 
+    @classmethod
+    def of_arrays(cls, klass: np.ndarray, items: np.ndarray, errors: np.ndarray, kind: np.ndarray,
+                  attribute: np.ndarray, cut: np.ndarray, fanout: np.ndarray, dist: np.ndarray) -> "FlatTree":
+        """The FlatTree of arrays as linked reads them (no subset test), without a node made."""
+        flat = cls.__new__(cls)
+        flat.klass = np.asarray(klass, dtype=np.int64)
+        flat.items = np.asarray(items, dtype=np.float64)
+        flat.errors = np.asarray(errors, dtype=np.float64)
+        flat.kind = np.asarray(kind, dtype=np.int8)
+        flat.attribute = np.asarray(attribute, dtype=np.int64)
+        flat.cut = np.asarray(cut, dtype=np.float64)
+        flat.fanout = np.asarray(fanout, dtype=np.int64)
+        flat.subsets = {}
+        flat.dist = np.ascontiguousarray(dist)
+        return flat
+
     def __len__(self) -> int:
         """Number of nodes (Node.size of the tree)."""
         return len(self.kind)

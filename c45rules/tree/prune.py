@@ -232,21 +232,32 @@ class _Pruner:
         return errors + self.extra_errors(cases, errors), best
 
 
-def prune_tree(tree: Node, data: Dataset, *, cf: float = 0.25, flat: FlatTree | None = None) -> Node:
+def prune_tree(tree: Node | FlatTree, data: Dataset, *, cf: float = 0.25, flat: FlatTree | None = None) -> Node:
     """A pruned copy of `tree` (spec 3.2); the grown tree is left untouched. `flat`: the
-    grown tree as arrays, when the caller has made them (the compiled pruning reads those)."""
+    grown tree as arrays, when the caller has made them (the compiled pruning reads those).
+    A grown tree given as a FlatTree is pruned from its arrays, by the compiled pruning
+    when it is built and the tree has no subset test."""
+    if isinstance(tree, FlatTree):
+        if _native is not None and not tree.subsets and data.costs is None:
+            return _Pruner(data, cf).compiled(tree)
+        flat, tree = tree, tree.rebuilt()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
         pruner = _Pruner(data, cf)
         nodes = list(tree.walk())
-        # bottom_up counts cases: weighted cases take the case-by-case walk
-        if data.weights is None and one_path_each(tree, data, nodes):
+        compiled = _native is not None and all(n.kind != "subset" for n in nodes)
+        if compiled and data.costs is None:
+            # reads the grown tree and makes the pruned one anew: no copy to change (bottom_up's
+            # copy and per-node lists were 110 MB at 1M cases, issue 33); the compiled pruning
+            # labels leaves by count, so costed cases that can go bottom up still do
+            pruned = pruner.compiled(tree if flat is None else flat)
+        elif data.weights is None and one_path_each(tree, data, nodes):
+            # bottom_up counts cases: weighted cases take the case-by-case walk
             nodes = _copy_depth_first(tree)
             pruned = nodes[0]
             pruner.bottom_up(nodes)
-        elif _native is not None and all(n.kind != "subset" for n in nodes):
-            # reads the grown tree and makes the pruned one anew: no copy to change
+        elif compiled:
             pruned = pruner.compiled(tree if flat is None else flat)
         else:
             pruned = _copy_depth_first(tree)[0]

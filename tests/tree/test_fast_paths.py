@@ -90,11 +90,15 @@ def test_bottom_up_pruning_equals_recursive(name, monkeypatch):
     train, _ = load_stem(R.stem(name), test=False)
     grown = _Grower(train, 2, True, False).run()
     assert prune.one_path_each(grown, train)
+    # the compiled pruning, taken first when built, must agree with both numpy paths
+    compiled = prune.prune_tree(grown, train) if prune._native is not None else None
+    monkeypatch.setattr(prune, "_native", None)
     fast = prune.prune_tree(grown, train)
     monkeypatch.setattr(prune, "one_path_each", lambda *a: False)
     slow = prune.prune_tree(grown, train)
     assert fast.size() < grown.size()
     assert differences(fast, slow) is None
+    assert compiled is None or differences(compiled, slow) is None
 
 
 def test_leaf_of_cases_matches_the_path_each_case_takes():
@@ -122,3 +126,42 @@ def test_class_weights_by_leaf_equal_the_descent(name, monkeypatch):
     slow = classify.class_weights(grown, train)
     assert fast.dtype == slow.dtype == np.float32
     assert np.array_equal(fast, slow)
+
+
+# the compiled growth as arrays, collapsed without node objects (run_flat): the same tree,
+# field by field, as the nodes collapse() settles; crx and income have tests collapsed, and
+# grown by level too their clean subtrees are grown as nodes and spliced into the arrays
+@pytest.mark.parametrize("name,by_level", [("crx", False), ("hypo", False), ("letter", False), ("income", False),
+                                           ("credit-g", False), ("crx", True), ("income", True), ("soybean", True)])
+def test_flat_growth_equals_the_nodes(name, by_level):
+    from c45rules.tree.grow import _native
+    from c45rules.tree.node import FlatTree
+    if _native is None:
+        pytest.skip("the compiled module is not built")
+    train, _ = load_stem(R.stem(name), test=False)
+    flat = _Grower(train, 2, True, False, by_level=by_level).run_flat()
+    nodes = FlatTree(_Grower(train, 2, True, False, by_level=by_level).run())
+    assert isinstance(flat, FlatTree)
+    assert len(flat) == len(nodes) > 3
+    for field in ("klass", "items", "errors", "kind", "attribute", "cut", "fanout", "dist"):
+        assert np.array_equal(getattr(flat, field), getattr(nodes, field)), field
+
+
+def test_flat_collapse_drops_the_collapsed_subtrees():
+    from c45rules.tree.grow import collapsed_flat
+    # root tests into a leaf (errors 1) and a test whose two leaves err 2 + 1.5 >= its own 3
+    klass = np.array([0, 0, 1, 1, 0])
+    items = np.array([10.0, 4.0, 6.0, 3.0, 3.0])
+    errors = np.array([5.0, 1.0, 3.0, 2.0, 1.5])
+    kind = np.array([2, 0, 2, 0, 0], dtype=np.int8)
+    attribute = np.array([0, -1, 1, -1, -1])
+    cut = np.array([0.5, 0.0, 2.5, 0.0, 0.0])
+    fanout = np.array([2, 0, 2, 0, 0])
+    dist = np.arange(10, dtype=np.float32).reshape(5, 2)
+    flat = collapsed_flat(klass, items, errors, kind, attribute, cut, fanout, dist)
+    assert flat.kind.tolist() == [2, 0, 0]
+    assert flat.fanout.tolist() == [2, 0, 0]
+    assert flat.attribute.tolist() == [0, -1, -1]
+    assert flat.cut.tolist() == [0.5, 0.0, 2.5]        # make_leaf keeps the cut
+    assert flat.errors.tolist() == [4.5, 1.0, 3.5]     # 1 + 3.5 < 5: the root stays a test
+    assert flat.dist.tolist() == [[0, 1], [2, 3], [4, 5]]

@@ -361,3 +361,38 @@ def test_compiled_pruning_checks_the_tree_shape():
         native.prune_nodes(np.zeros(2, np.int64), np.zeros(2), np.zeros(2), np.array([1, 0], np.int8),
                            np.array([0, -1]), np.zeros(2), np.array([2, 0]), np.zeros((2, 2), np.float32),
                            (np.zeros(3, np.int32),), np.zeros(3, np.int64), np.ones(3, np.float32), lambda c, e: 0.0)
+
+
+def test_compiled_cut_search_reads_ranks_through_a_table_as_the_values():
+    """uint16 ranks into a float32 table give the very search the float32 values give."""
+    rng = np.random.default_rng(11)
+    P, C = 400, 3
+    table = np.unique(np.round(rng.random(60), 2)).astype(np.float32)
+    starts = np.array([0, 150, 400])
+    ranks = np.concatenate([np.sort(rng.integers(0, len(table), 150)),
+                            np.sort(rng.integers(0, len(table), 250))]).astype(np.uint16)
+    classes = rng.integers(0, C, P).astype(np.int8)
+    counts = np.stack([np.bincount(classes[a:b], minlength=C) for a, b in zip(starts, starts[1:])]).astype(np.int64)
+    inside = np.ones(P, dtype=np.uint8)
+    base = np.full(2, 1.2, dtype=np.float32)
+    from c45rules.tree.split import _xlogx_table, log2_table
+    xlogx, log2 = _xlogx_table(P), log2_table(P)
+    got = []
+    for values, extra in ((table[ranks], ()), (ranks, (table,))):
+        best, at = np.empty(2, dtype=np.float32), np.empty(2, dtype=np.int64)
+        native.cut_search(values, classes, 1, starts, counts, inside, base, xlogx, log2, 2.0, best, at, *extra)
+        got.append((best.tolist(), at.tolist()))
+    assert got[0] == got[1]
+    assert all(a >= 0 for a in got[0][1])
+    with pytest.raises(ValueError, match="beyond the table"):
+        native.cut_search(ranks, classes, 1, starts, counts, inside, base, xlogx, log2, 2.0,
+                          np.empty(2, dtype=np.float32), np.empty(2, dtype=np.int64), table[:5])
+
+
+def test_regroup_moves_two_byte_payloads():
+    row = np.array([0, 1, 2, 3], dtype=np.int32)
+    group = np.array([1, 0, 1, 0], dtype=np.int32)
+    ranks = np.array([10, 11, 12, 13], dtype=np.uint16)
+    assert native.regroup(row, 4, group, np.array([0, 2, 4]), ranks) == 4
+    assert row.tolist() == [1, 3, 0, 2]
+    assert ranks.tolist() == [11, 13, 10, 12]
