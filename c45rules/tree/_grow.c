@@ -1375,7 +1375,8 @@ done:
  * with the same float sums in the same order and the weights of the cases with an unknown
  * outcome scaled for each branch and restored by division. The extra errors of a (cases,
  * errors) pair come from the caller's `extra` (estimate.py is the one home of AddErrs), once
- * per distinct pair. */
+ * per distinct pair. A subset test (-s) routes a value code through its node's row of a
+ * code -> branch map. */
 
 typedef struct {
     Py_ssize_t N, C, M;
@@ -1387,6 +1388,9 @@ typedef struct {
     int64_t *attribute, *first, *fanout, *kids, *klass;
     double *cut, *items, *errors;
     float *dist;
+    const int64_t *map_at;      /* subset tests: node i's codes map through map[map_at[i]..map_at[i+1]] */
+    const int32_t *map;
+    int64_t *origin;            /* the grown node whose test each slot holds (raising copies it) */
     PyObject *extra;
     uint64_t *keys;             /* the pairs met: (cases bits << 32 | errors bits) + 1, 0 empty */
     float *known;
@@ -1447,13 +1451,18 @@ static int32_t prune_branch(const Prune *p, int64_t i, int64_t c) {
         return x != x ? -1 : (float)x <= (float)p->cut[i] ? 0 : 1;
     }
     int32_t code = p->dcol[a][c];
+    if (p->kind[i] == 3) {
+        /* the map of the grown node this slot's test came from: raising moves tests up */
+        const int64_t o = p->origin[i], lo = p->map_at[o];
+        return code < 0 || code >= p->map_at[o + 1] - lo ? -1 : p->map[lo + code];
+    }
     return code < 0 ? -1 : code;
 }
 
 static void become(Prune *p, int64_t i, int64_t j) {
     p->kind[i] = p->kind[j]; p->attribute[i] = p->attribute[j]; p->cut[i] = p->cut[j];
     p->first[i] = p->first[j]; p->fanout[i] = p->fanout[j]; p->klass[i] = p->klass[j];
-    p->items[i] = p->items[j]; p->errors[i] = p->errors[j];
+    p->items[i] = p->items[j]; p->errors[i] = p->errors[j]; p->origin[i] = p->origin[j];
     memcpy(p->dist + i * p->C, p->dist + j * p->C, (size_t)p->C * 4);
 }
 
@@ -1549,24 +1558,29 @@ static float estimate(Prune *p, int64_t i, const int64_t *idx, Py_ssize_t n, int
 }
 
 PyDoc_STRVAR(prune_nodes_doc,
-"prune_nodes(klass, items, errors, kind, attribute, cut, fanout, dist, columns, y, weights, extra)\n\n"
+"prune_nodes(klass, items, errors, kind, attribute, cut, fanout, dist, columns, y, weights, extra,\n"
+"            subset_maps=None)\n\n"
 "prune.py _Pruner.estimate(root, every case, True) for a tree held depth first as node.FlatTree\n"
 "holds it (klass int64, items float64, errors float64, kind int8: leaf, discrete or threshold,\n"
-"attribute int64, cut float64, fanout int64, dist float32 nodes x classes); columns: per\n"
+"attribute int64, cut float64, fanout int64, dist float32 nodes x classes; kind 3, a subset test,\n"
+"needs subset_maps = (map_at int64 nodes + 1, map int32): node i sends code c < map_at[i+1] - map_at[i]\n"
+"to branch map[map_at[i] + c], -1 none); columns: per\n"
 "attribute its column (float64 continuous, int32 discrete codes) or None where no node tests\n"
 "it; y (int64); weights (float32, changed and restored in place as c4.5 does); extra(cases,\n"
 "errors) -> the extra errors of estimate.add_errors. Returns the pruned tree's arrays, depth\n"
-"first, as bytes in the same order.");
+"first, as bytes in the same order, then each pruned node's grown node (int64: whose subsets it has).");
 
 static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
     (void)self;
     enum { KLASS, ITEMS, ERRORS, KIND, ATTRIBUTE, CUT, FANOUT, DIST, Y, W, NV };
     Py_buffer v[NV];
     memset(v, 0, sizeof(v));
-    PyObject *columns, *extra;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*O!y*w*O", &v[KLASS], &v[ITEMS], &v[ERRORS], &v[KIND], &v[ATTRIBUTE],
-                          &v[CUT], &v[FANOUT], &v[DIST], &PyTuple_Type, &columns, &v[Y], &v[W], &extra))
+    PyObject *columns, *extra, *maps = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*O!y*w*O|O", &v[KLASS], &v[ITEMS], &v[ERRORS], &v[KIND], &v[ATTRIBUTE],
+                          &v[CUT], &v[FANOUT], &v[DIST], &PyTuple_Type, &columns, &v[Y], &v[W], &extra, &maps))
         return NULL;
+    Py_buffer map_v[2];
+    memset(map_v, 0, sizeof(map_v));
     PyObject *result = NULL;
     Prune p;
     memset(&p, 0, sizeof(p));
@@ -1589,6 +1603,27 @@ static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "prune_nodes: extra must be callable");
         goto done;
     }
+    if (maps != Py_None) {
+        if (!(PyTuple_Check(maps) && PyTuple_GET_SIZE(maps) == 2)) {
+            PyErr_SetString(PyExc_TypeError, "prune_nodes: subset_maps must be (map_at, map)");
+            goto done;
+        }
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(maps, 0), &map_v[0], PyBUF_C_CONTIGUOUS) < 0
+            || PyObject_GetBuffer(PyTuple_GET_ITEM(maps, 1), &map_v[1], PyBUF_C_CONTIGUOUS) < 0
+            || !view_ok(&map_v[0], p.M + 1, 8, "map_at") || map_v[1].len % 4)
+            goto done;
+        p.map_at = map_v[0].buf;
+        p.map = map_v[1].buf;
+        int bad_map = p.map_at[0] != 0 || p.map_at[p.M] != map_v[1].len / 4;
+        for (Py_ssize_t i = 0; i < p.M && !bad_map; i++) bad_map = p.map_at[i + 1] < p.map_at[i];
+        for (Py_ssize_t i = 0; i < p.M && !bad_map; i++)
+            for (int64_t k = p.map_at[i]; k < p.map_at[i + 1] && !bad_map; k++)
+                bad_map = p.map[k] < -1 || p.map[k] >= ((const int64_t *)v[FANOUT].buf)[i];
+        if (bad_map) {
+            PyErr_SetString(PyExc_ValueError, "prune_nodes: a subset map is out of its node's bounds or branches");
+            goto done;
+        }
+    }
     const int8_t *kind_in = v[KIND].buf;
     const int64_t *attr_in = v[ATTRIBUTE].buf, *fan_in = v[FANOUT].buf, *y = v[Y].buf;
     for (Py_ssize_t a = 0; a < A; a++) {
@@ -1608,7 +1643,8 @@ static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < p.N && !bad; i++) bad = y[i] < 0 || y[i] >= p.C;
     Py_ssize_t total = 0;
     for (Py_ssize_t i = 0; i < p.M && !bad; i++) {
-        bad = fan_in[i] < 0 || kind_in[i] < 0 || kind_in[i] > 2 || (kind_in[i] == 0) != (fan_in[i] == 0)
+        bad = fan_in[i] < 0 || kind_in[i] < 0 || kind_in[i] > 3 || (kind_in[i] == 3 && !p.map)
+              || (kind_in[i] == 0) != (fan_in[i] == 0)
               || (kind_in[i] && (attr_in[i] < 0 || attr_in[i] >= A
                                  || !(kind_in[i] == 2 ? p.fcol[attr_in[i]] != NULL : p.dcol[attr_in[i]] != NULL)));
         total += bad ? 0 : fan_in[i];
@@ -1623,11 +1659,12 @@ static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
     p.fanout = malloc((size_t)p.M * 8); p.kids = malloc((size_t)p.M * 8); p.klass = malloc((size_t)p.M * 8);
     p.cut = malloc((size_t)p.M * 8); p.items = malloc((size_t)p.M * 8); p.errors = malloc((size_t)p.M * 8);
     p.dist = malloc((size_t)(p.M * p.C) * 4);
+    p.origin = malloc((size_t)p.M * 8);
     span = malloc((size_t)p.M * 8);
     idx = malloc((size_t)p.N * 8);
     stack = malloc((size_t)p.M * 8);
     if (!(p.kind && p.attribute && p.first && p.fanout && p.kids && p.klass && p.cut && p.items && p.errors && p.dist
-          && span && idx && stack)) {
+          && p.origin && span && idx && stack)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1635,6 +1672,7 @@ static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
     memcpy(p.fanout, fan_in, (size_t)p.M * 8); memcpy(p.klass, v[KLASS].buf, (size_t)p.M * 8);
     memcpy(p.cut, v[CUT].buf, (size_t)p.M * 8); memcpy(p.items, v[ITEMS].buf, (size_t)p.M * 8);
     memcpy(p.errors, v[ERRORS].buf, (size_t)p.M * 8); memcpy(p.dist, v[DIST].buf, (size_t)(p.M * p.C) * 4);
+    for (Py_ssize_t i = 0; i < p.M; i++) p.origin[i] = i;
     for (Py_ssize_t i = 0, at = 0; i < p.M; i++) {
         p.first[i] = at;
         at += p.fanout[i];
@@ -1659,7 +1697,7 @@ static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
     if (p.failed == 1) PyErr_NoMemory();
     if (p.failed) goto done;
     /* the pruned tree, depth first from the root */
-    Buf out[8];
+    Buf out[9];
     memset(out, 0, sizeof(out));
     Py_ssize_t top = 0;
     stack[top++] = 0;
@@ -1668,12 +1706,13 @@ static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
         int64_t i = stack[--top];
         ok = buf_put(&out[0], &p.klass[i], 8) && buf_put(&out[1], &p.items[i], 8) && buf_put(&out[2], &p.errors[i], 8)
              && buf_put(&out[3], &p.kind[i], 1) && buf_put(&out[4], &p.attribute[i], 8) && buf_put(&out[5], &p.cut[i], 8)
-             && buf_put(&out[6], &p.fanout[i], 8) && buf_put(&out[7], p.dist + i * p.C, (size_t)p.C * 4);
+             && buf_put(&out[6], &p.fanout[i], 8) && buf_put(&out[7], p.dist + i * p.C, (size_t)p.C * 4)
+             && buf_put(&out[8], &p.origin[i], 8);
         for (int64_t b = p.fanout[i] - 1; b >= 0; b--) stack[top++] = p.kids[p.first[i] + b];
     }
     if (ok) {
-        result = PyTuple_New(8);
-        for (int o = 0; result && o < 8; o++) {
+        result = PyTuple_New(9);
+        for (int o = 0; result && o < 9; o++) {
             PyObject *bytes = PyBytes_FromStringAndSize(out[o].p ? out[o].p : "", (Py_ssize_t)out[o].len);
             if (!bytes) { Py_CLEAR(result); break; }
             PyTuple_SET_ITEM(result, o, bytes);
@@ -1681,15 +1720,16 @@ static PyObject *py_prune_nodes(PyObject *self, PyObject *args) {
     } else {
         PyErr_NoMemory();
     }
-    for (int o = 0; o < 8; o++) free(out[o].p);
+    for (int o = 0; o < 9; o++) free(out[o].p);
 done:
     for (Py_ssize_t a = 0; cols && a < A; a++)
         if (cols[a].obj) PyBuffer_Release(&cols[a]);
     free(cols); free(p.fcol); free(p.dcol);
     free(p.kind); free(p.attribute); free(p.first); free(p.fanout); free(p.kids); free(p.klass); free(p.cut);
-    free(p.items); free(p.errors); free(p.dist); free(p.keys); free(p.known);
+    free(p.items); free(p.errors); free(p.dist); free(p.keys); free(p.known); free(p.origin);
     free(span); free(idx); free(stack);
     release(v, NV);
+    release(map_v, 2);
     return result;
 }
 

@@ -11,7 +11,7 @@ from ..data.schema import Dataset
 from ..estimate import add_errors, extra_function
 from .classify import leaf_of_cases, one_path_each
 from .grow import _native, branch_of, node_counts
-from .node import FlatTree, Node, linked
+from .node import _KINDS, FlatTree, Node, linked
 from .split import F32, seq_sum
 
 SLACK = 0.1  # spec 3.2: a simpler tree wins unless it is worse by more than 0.1 error
@@ -92,8 +92,8 @@ class _Pruner:
 
 
     def compiled(self, root: Node | FlatTree) -> Node:
-        """`estimate(root, all cases, True)` in the compiled module (no subset tests): the pruned
-        tree, made anew from the arrays it returns."""
+        """`estimate(root, all cases, True)` in the compiled module: the pruned tree, made anew
+        from the arrays it returns."""
         flat = root if isinstance(root, FlatTree) else FlatTree(root)
         tested = set(flat.attribute[flat.kind > 0].tolist())
         attrs = self.data.schema.attributes
@@ -102,12 +102,15 @@ class _Pruner:
                         for a, col in enumerate(self.data.columns))
         out = _native.prune_nodes(flat.klass, flat.items, flat.errors, flat.kind, flat.attribute, flat.cut,
                                   flat.fanout, np.asarray(flat.dist, dtype=np.float32), columns, self.y, self.weights,
-                                  extra_function(self.cf))
+                                  extra_function(self.cf), _subset_maps(flat))
         arrays = [np.frombuffer(b, dtype=t) for b, t in zip(out, (np.int64, np.float64, np.float64, np.int8,
                                                                    np.int64, np.float64, np.int64))]
         # a writable copy: the nodes' class counts are rows of it
         dist = np.frombuffer(out[7], dtype=np.float32).reshape(len(arrays[0]), self.C).copy()
-        return linked(*arrays, dist, {})[0]
+        # a subset test keeps the value blocks of the grown node it came from (raised or not)
+        origin = np.frombuffer(out[8], dtype=np.int64).tolist()
+        subsets = {i: flat.subsets[o] for i, (o, k) in enumerate(zip(origin, arrays[3].tolist())) if k == _SUBSET}
+        return linked(*arrays, dist, subsets)[0]
 
     def bottom_up(self, nodes: list[Node]) -> None:
         """`estimate(root, all cases, True)` for trees every case follows down one path.
@@ -235,9 +238,10 @@ class _Pruner:
 def prune_tree(tree: Node | FlatTree, data: Dataset, *, cf: float = 0.25, flat: FlatTree | None = None) -> Node:
     """A pruned copy of `tree` (spec 3.2); the grown tree is left untouched. `flat`: the
     grown tree as arrays, when the caller has made them (the compiled pruning reads those).
-    A grown tree given as a FlatTree is pruned from its arrays, by the compiled pruning
-    when it is built and the tree has no subset test."""
+    A grown tree given as a FlatTree without subset tests is pruned from its arrays, by the
+    compiled pruning when it is built."""
     if isinstance(tree, FlatTree):
+        # a subset tree goes the node way below, which checks its possible values after
         if _native is not None and not tree.subsets and data.costs is None:
             return _Pruner(data, cf).compiled(tree)
         flat, tree = tree, tree.rebuilt()
@@ -246,7 +250,7 @@ def prune_tree(tree: Node | FlatTree, data: Dataset, *, cf: float = 0.25, flat: 
     try:
         pruner = _Pruner(data, cf)
         nodes = list(tree.walk())
-        compiled = _native is not None and all(n.kind != "subset" for n in nodes)
+        compiled = _native is not None
         if compiled and data.costs is None:
             # reads the grown tree and makes the pruned one anew: no copy to change (bottom_up's
             # copy and per-node lists were 110 MB at 1M cases, issue 33); the compiled pruning
@@ -267,6 +271,27 @@ def prune_tree(tree: Node | FlatTree, data: Dataset, *, cf: float = 0.25, flat: 
     finally:
         sys.setrecursionlimit(limit)
     return pruned
+
+
+_SUBSET = _KINDS.index("subset")
+
+
+def _subset_maps(flat: FlatTree) -> tuple[np.ndarray, np.ndarray] | None:
+    """The compiled pruning's routing of subset tests: node i sends value code c to branch
+    map[map_at[i] + c] (-1: none, as grow.branch_of); None when the tree has no subset test."""
+    if not flat.subsets:
+        return None
+    tests = [(i, s) for i, s in sorted(flat.subsets.items()) if flat.kind[i] == _SUBSET]
+    width = np.zeros(len(flat), dtype=np.int64)
+    for i, blocks in tests:
+        width[i] = max((max(b) for b in blocks if b), default=-1) + 1
+    map_at = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum(width, out=map_at[1:])
+    branch = np.full(int(map_at[-1]), -1, dtype=np.int32)
+    for i, blocks in tests:
+        for b, block in enumerate(blocks):
+            branch[[map_at[i] + code for code in block]] = b
+    return map_at, branch
 
 
 def _copy_depth_first(tree: Node) -> list[Node]:

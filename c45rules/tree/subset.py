@@ -3,13 +3,19 @@
 The values of a many-valued discrete attribute are grouped into blocks by greedy
 pairwise merging under gain ratio; each block becomes one branch. Arithmetic is in
 c4.5's single precision (see split.py), so that its ties and its `+ 1e-5` stopping rule
-behave as in the reference.
+behave as in the reference. The search runs in the compiled `_subset` when it is built
+(the same roundings; numpy took most of a `-s` run, issue 32), else in numpy here.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .split import EPSILON, F32, _gain, info, log2_c, seq_sum, worth
+
+try:
+    from . import _subset as _native
+except ImportError:     # built only where a C compiler was there: numpy does the same search
+    _native = None
 
 _PURE_SLACK = 0.1      # a block is "of one class" if all but 0.1 of its weight is
 _PRESENT = 0.5         # values with at most this weight at the node are "missing"
@@ -51,7 +57,8 @@ class _Evaluator:
         return F32(worth(np.array([gain]), np.array([self.split(freq)]), EPSILON, self.gain_ratio)[0])
 
 
-def subset_test(table, cases, min_objs, gain_ratio):
+def subset_test(table, cases, min_objs: float, gain_ratio: bool
+                ) -> tuple[np.float32, np.float32, tuple[frozenset[int], ...]] | None:
     """Evaluate a subset test on one attribute at a node (c4.5 EvalSubset, spec 2.4).
 
     `table[v, c]`: weight with value v (0 = unknown, 1..k) and class c. Returns
@@ -59,6 +66,19 @@ def subset_test(table, cases, min_objs, gain_ratio):
     frozensets of 0-based value codes, one per branch, the values absent at the node
     forming an extra last branch; or None when the attribute is unusable.
     """
+    if _native is None:
+        return _subset_test_numpy(table, cases, min_objs, gain_ratio)
+    t = np.ascontiguousarray(table, dtype=np.float32)
+    res = _native.subset_test(t, t.shape[0] - 1, t.shape[1], float(F32(cases)), float(min_objs), bool(gain_ratio))
+    if res is None:
+        return None
+    gain, split, blocks = res
+    return F32(gain), F32(split), tuple(frozenset(b) for b in blocks)
+
+
+def _subset_test_numpy(table, cases, min_objs: float, gain_ratio: bool
+                       ) -> tuple[np.float32, np.float32, tuple[frozenset[int], ...]] | None:
+    """subset_test in numpy: the reference the compiled search is checked against."""
     t = np.asarray(table, dtype=np.float32)
     ev = _Evaluator(t, cases, gain_ratio)
     if float(ev.known) < EPSILON:

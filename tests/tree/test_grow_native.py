@@ -337,6 +337,37 @@ def test_compiled_pruning_equals_python_on_sets_with_unknowns(monkeypatch, name)
         assert compiled.size() > 1
 
 
+@pytest.mark.parametrize("name,options", [("income", {}), ("income", {"gain_ratio": False}), ("soybean", {}),
+                                          ("crx", {"min_objs": 5}), ("breast-cancer", {}), ("labor", {})])
+def test_compiled_pruning_of_subset_tests_equals_python(monkeypatch, name, options):
+    train, _ = load_stem(R.stem(name), test=False)
+    grown = grow.grow_tree(train, subset=True, **options)
+    for cf in (0.25, 0.1, 0.6):
+        by_python, compiled = _prune_both(monkeypatch, grown, train, cf)
+        assert differences(by_python, compiled) is None
+    # the subset tests kept (and raised) carry their blocks, the last branch checked after
+    tests = [n for n in compiled.walk() if n.kind == "subset"]
+    assert tests and all(len(n.subsets) == len(n.branches) and all(n.subsets) for n in tests)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.booleans(), st.sampled_from([0.25, 0.9]))
+def test_compiled_pruning_of_subset_tests_on_random_tables(seed, n, n_classes, weighted, cf):
+    from c45rules.tree import prune
+    data = random_table(seed, n, n_classes, True, awkward=True)
+    if weighted:
+        data.weights = np.random.default_rng(seed).choice([0.5, 1.0, 2.0, 0.3], n)
+    grown = grow.grow_tree(data, min_objs=1, subset=True)
+    trees = []
+    for module in (None, native):
+        prune._native = module
+        try:
+            trees.append(prune.prune_tree(grown, data, cf=cf))
+        finally:
+            prune._native = native
+    assert differences(*trees) is None
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.booleans(), st.sampled_from([0.25, 0.9]))
 def test_compiled_pruning_equals_python_on_random_tables(seed, n, n_classes, weighted, cf):
@@ -353,6 +384,23 @@ def test_compiled_pruning_equals_python_on_random_tables(seed, n, n_classes, wei
         finally:
             prune._native = native
     assert differences(*trees) is None
+
+
+def test_compiled_pruning_needs_the_subset_maps():
+    # a subset test (kind 3) sending code 0 to branch 1 and code 1 to branch 0
+    args = (np.zeros(3, np.int64), np.zeros(3), np.zeros(3), np.array([3, 0, 0], np.int8), np.array([0, -1, -1]),
+            np.zeros(3), np.array([2, 0, 0]), np.zeros((3, 2), np.float32), (np.array([0, 1, 1], np.int32),),
+            np.array([0, 1, 1]), np.ones(3, np.float32), lambda c, e: 0.0)
+    with pytest.raises(ValueError, match="node kind"):
+        native.prune_nodes(*args)
+    with pytest.raises(ValueError, match="out of its node's bounds or branches"):
+        native.prune_nodes(*args, (np.array([0, 2, 2, 2]), np.array([1, 2], np.int32)))
+    out = native.prune_nodes(*args, (np.array([0, 2, 2, 2]), np.array([1, 0], np.int32)))
+    # the class-1 cases (code 1) reach branch 0, the class-0 case branch 1: two perfect leaves,
+    # which a leaf at the root (1 error, no extra errors) does not match: the test stays
+    assert np.frombuffer(out[3], np.int8).tolist() == [3, 0, 0]
+    assert np.frombuffer(out[1]).tolist() == [3, 2, 1] and np.frombuffer(out[0], np.int64).tolist() == [1, 1, 0]
+    assert np.frombuffer(out[8], np.int64).tolist() == [0, 1, 2]
 
 
 def test_compiled_pruning_checks_the_tree_shape():
