@@ -1151,10 +1151,131 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(in_case_order_doc,
+"in_case_order(r_lo, r_hi, r_data, labels, n) -> (lo, hi, data, kept)\n\n"
+"Rules' packed cases (_varint.h) at r_data[r_lo[r]:r_hi[r]], number i standing for case labels[i]\n"
+"(int32, below n; labels empty: number i is case i), packed again as the weighted climb reads them:\n"
+"each rule's cases ascending and numbered by their place among the cases some rule covers, kept\n"
+"(int32 as bytes: those cases, ascending). lo, hi: int64 offsets into data, as bytes.\n"
+"ValueError unless every rule's bytes hold ascending numbers below len(labels) (or n).");
+
+static int compare_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The weighted climb adds a rule's weights in case order and Fires over the fired cases in
+ * case order: any numbering that keeps the cases' order keeps every sum. Numbering only the
+ * covered cases leaves out of each step's Fires the cases no rule of the class can fire. */
+static PyObject *py_in_case_order(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[4];
+    Py_ssize_t n;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*y*n", &v[0], &v[1], &v[2], &v[3], &n)) return NULL;
+    PyObject *out = NULL, *lo_b = NULL, *hi_b = NULL, *data_b = NULL, *kept_b = NULL;
+    Py_ssize_t k = v[0].len / 8, n_labels = v[3].len / 4;
+    const int64_t *r_lo = v[0].buf, *r_hi = v[1].buf;
+    const uint8_t *r_data = v[2].buf;
+    const int32_t *labels = n_labels ? v[3].buf : NULL;
+    int32_t *number = NULL;
+    uint32_t *tmp = NULL;
+    uint8_t *packed = NULL;
+    int64_t most = 0, pairs = 0, bad = 0;
+    if (n < 0 || v[1].len != k * 8 || !ranges_ok(r_lo, r_hi, k, v[2].len, "rule")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "in_case_order: array sizes do not agree");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n_labels; i++)
+        if (labels[i] < 0 || labels[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "in_case_order: a label lies outside 0..n-1");
+            goto done;
+        }
+    number = calloc((size_t)n + 1, 4);
+    if (!number) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    /* first pass: mark the covered cases (number[case] = 1) and find the longest cover */
+    int64_t limit = labels ? n_labels : n;
+    for (Py_ssize_t r = 0; r < k && !bad; r++) {
+        const uint8_t *at = r_data + r_lo[r], *end = r_data + r_hi[r];
+        int64_t c = 0, len = 0;
+        for (int first = 1; at < end; first = 0, len++) {
+            const uint8_t *q = at;
+            while (q < end && (*q & 128)) q++;
+            if (q == end || q - at > 4) { bad = 1; break; }
+            uint32_t gap = varint_next(&at, end);
+            c += gap;
+            if ((!first && gap == 0) || c >= limit) { bad = 1; break; }
+            number[labels ? labels[c] : c] = 1;
+        }
+        pairs += len;
+        if (len > most) most = len;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "in_case_order: a rule's packed numbers are not ascending and in range");
+        goto done;
+    }
+    int64_t m = 0;
+    for (Py_ssize_t c = 0; c < n; c++) m += number[c];
+    kept_b = PyBytes_FromStringAndSize(NULL, m * 4);
+    lo_b = PyBytes_FromStringAndSize(NULL, k * 8);
+    hi_b = PyBytes_FromStringAndSize(NULL, k * 8);
+    tmp = malloc(((size_t)most + 1) * 4);
+    packed = malloc((size_t)pairs * 5 + 1);
+    if (!kept_b || !lo_b || !hi_b || !tmp || !packed) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    int32_t *kept = (int32_t *)PyBytes_AS_STRING(kept_b);
+    int64_t *lo = (int64_t *)PyBytes_AS_STRING(lo_b), *hi = (int64_t *)PyBytes_AS_STRING(hi_b);
+    int64_t size = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* each covered case's place among them, ascending */
+    int64_t at_m = 0;
+    for (Py_ssize_t c = 0; c < n; c++) {
+        if (!number[c]) continue;
+        kept[at_m] = (int32_t)c;
+        number[c] = (int32_t)at_m++;
+    }
+    for (Py_ssize_t r = 0; r < k; r++) {
+        const uint8_t *at = r_data + r_lo[r], *end = r_data + r_hi[r];
+        int64_t len = 0;
+        for (uint32_t c = 0; at < end;) {
+            c += varint_next(&at, end);
+            tmp[len++] = (uint32_t)number[labels ? labels[c] : (int32_t)c];
+        }
+        /* the labels put a rule's cases out of order; numbered as cases they are in order */
+        if (labels) qsort(tmp, (size_t)len, 4, compare_u32);
+        lo[r] = size;
+        size += varint_pack((const int32_t *)tmp, len, packed + size);
+        hi[r] = size;
+    }
+    Py_END_ALLOW_THREADS
+    data_b = PyBytes_FromStringAndSize((const char *)packed, size);
+    if (!data_b) goto done;
+    out = PyTuple_Pack(4, lo_b, hi_b, data_b, kept_b);
+done:
+    Py_XDECREF(lo_b);
+    Py_XDECREF(hi_b);
+    Py_XDECREF(data_b);
+    Py_XDECREF(kept_b);
+    free(number);
+    free(tmp);
+    free(packed);
+    for (int i = 0; i < 4; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"climb", py_climb, METH_VARARGS, climb_doc},
     {"case_rules", py_case_rules, METH_VARARGS, case_rules_doc},
     {"wclimb", py_wclimb, METH_VARARGS, wclimb_doc},
+    {"in_case_order", py_in_case_order, METH_VARARGS, in_case_order_doc},
     {"pairwise_sum", py_pairwise_sum, METH_O, "numpy's np.sum of float64 values (bytes-like): the weighted climb's sum."},
     {NULL, NULL, 0, NULL},
 };
