@@ -695,7 +695,17 @@ typedef struct {
     int32_t *zero[2];              /* per side: a min-heap of the ranks of rules alone on none */
     int64_t n_zero[2];
     double *sum_f, *sum_p;         /* the fired cases' weights, in case order */
+    /* fractional weights: each rule's running Right + Wrong and Wrong after every CHECK_EVERY
+     * of its cases (rule r's at ck_at[r]..), with the byte and the case they end at, and
+     * the least case whose alone-ness changed since its sums were last made (UINT32_MAX: none) */
+    int64_t *ck_at;
+    double *ck_a, *ck_wr;
+    uint32_t *ck_byte, *ck_case, *changed_from;
 } WClimb;
+
+/* A rule's sums are re-added from its last checkpoint before its first changed case: the
+ * sums up to there are the same doubles (the same weights added in the same order). */
+#define CHECK_EVERY 32
 
 /* numpy's np.sum of a[0..n) (float64, contiguous): its pairwise sum, 8 running sums in
  * blocks of at most 128, halves cut at a multiple of 8. */
@@ -737,21 +747,63 @@ static void fired_sums(WClimb *s) {
 }
 
 /* Rule r's Right + Wrong and Wrong: the weights of the cases it alone covers (selected) or
- * no selected rule covers (not selected), added in cover order as np.bincount did. */
+ * no selected rule covers (not selected), added in cover order as np.bincount did. With
+ * checkpoints (fractional weights), from the last one that precedes every case whose
+ * alone-ness changed since the sums were made, the checkpoints after it made again. */
 static void rule_sums(WClimb *s, int32_t r) {
     double a = 0.0, wr = 0.0;
     int32_t want = s->c.inside[r];
-    const uint8_t *at = s->c.r_data + s->c.r_lo[r], *end = s->c.r_data + s->c.r_hi[r];
-    for (uint32_t c = 0; at < end;) {
+    const uint8_t *begin = s->c.r_data + s->c.r_lo[r], *at = begin, *end = s->c.r_data + s->c.r_hi[r];
+    uint32_t c = 0;
+    int64_t next = CHECK_EVERY, ck = 0, ck_end = 0;
+    if (s->ck_at) {
+        ck = s->ck_at[r];
+        ck_end = s->ck_at[r + 1];
+        /* the checkpoints end at ascending cases: the last one before the first change */
+        int64_t lo = ck, hi = ck_end;
+        uint32_t from = s->changed_from[r];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (s->ck_case[mid] < from) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo > ck) {
+            int64_t j = lo - 1;
+            a = s->ck_a[j];
+            wr = s->ck_wr[j];
+            at = begin + s->ck_byte[j];
+            c = s->ck_case[j];
+            next = (j - ck + 2) * CHECK_EVERY;
+            ck = j + 1;
+        }
+        else next = CHECK_EVERY;
+        s->changed_from[r] = UINT32_MAX;
+    }
+    int64_t seen = next - CHECK_EVERY;
+    while (at < end) {
         c += varint_next(&at, end);
         const WCase *x = &s->cases[c];
-        if (x->count != want) continue;
-        double w = fabs(x->signed_w);
-        a += w;
-        if (signbit(x->signed_w)) wr += w;
+        if (x->count == want) {
+            double w = fabs(x->signed_w);
+            a += w;
+            if (signbit(x->signed_w)) wr += w;
+        }
+        if (++seen == next && ck < ck_end) {
+            s->ck_a[ck] = a;
+            s->ck_wr[ck] = wr;
+            s->ck_byte[ck] = (uint32_t)(at - begin);
+            s->ck_case[ck] = c;
+            ck++;
+            next += CHECK_EVERY;
+        }
     }
     s->alone[r] = a;
     s->wrong[r] = wr;
+}
+
+/* Case c's alone-ness changed for rule o: its sums are re-added from before c. */
+static inline void w_changed(WClimb *s, uint32_t o, uint32_t c) {
+    if (s->changed_from && c < s->changed_from[o]) s->changed_from[o] = c;
 }
 
 /* log2(twice / 2), 0 for an empty (or by rounding negative) count (WeightedExceptionCoder._lg). */
@@ -872,6 +924,7 @@ static void w_toggle(WClimb *s, int32_t r) {
                 s->alone[o] -= wc;
                 if (negative) s->wrong[o] -= wc;
             }
+            w_changed(s, o, c);
             w_touch(b, (int32_t)o);
             continue;
         }
@@ -883,6 +936,7 @@ static void w_toggle(WClimb *s, int32_t r) {
                 s->alone[o] -= wc;
                 if (negative) s->wrong[o] -= wc;
             }
+            w_changed(s, o, c);
             w_touch(b, (int32_t)o);
         }
     }
@@ -1008,6 +1062,28 @@ static PyObject *py_wclimb(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    if (!exact) {
+        /* a checkpoint after every CHECK_EVERY cases of each rule (a number's last byte is < 128) */
+        s.ck_at = malloc((K + 1) * 8);
+        s.changed_from = calloc(K, 4);
+        if (!(s.ck_at && s.changed_from)) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        s.ck_at[0] = 0;
+        for (int64_t r = 0; r < k; r++) {
+            int64_t len = 0;
+            for (int64_t b = s.c.r_lo[r]; b < s.c.r_hi[r]; b++) len += s.c.r_data[b] < 128;
+            s.ck_at[r + 1] = s.ck_at[r] + len / CHECK_EVERY;
+        }
+        size_t n_ck = (size_t)s.ck_at[k] + 1;
+        s.ck_a = malloc(n_ck * 8); s.ck_wr = malloc(n_ck * 8);
+        s.ck_byte = malloc(n_ck * 4); s.ck_case = malloc(n_ck * 4);
+        if (!(s.ck_a && s.ck_wr && s.ck_byte && s.ck_case)) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
     int64_t steps;
     int found = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -1043,6 +1119,7 @@ done:
     free(best);
     free(s.alone); free(s.wrong); free(s.h); free(s.half_bits); free(s.h_epoch); free(s.active);
     free(s.active_at); free(s.zero[0]); free(s.zero[1]); free(s.sum_f); free(s.sum_p); free(s.cases);
+    free(s.ck_at); free(s.ck_a); free(s.ck_wr); free(s.ck_byte); free(s.ck_case); free(s.changed_from);
     release(&s.c);
     for (int i = 0; i < 12; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
