@@ -158,6 +158,9 @@ def main() -> int:
     if a.child:
         child(a.child, a.weights, a.jobs, a.trials)
         return 0
+    if a.markdown and a.trials > 1:
+        # the stages section is the single fit's profile: a boosted table would replace it
+        raise SystemExit("--markdown writes the single fit's stages section: leave out --trials")
     from common import bytecode_compiled, dataset_stem, put_section, written_by
     bytecode_compiled()
     results = {}
