@@ -3,7 +3,7 @@
 
 Usage:
   python bench/stages.py [--datasets synth_100k,synth_1m,synth_1m_u5,income,letter]
-                         [--markdown BENCHMARKS.md]
+                         [--markdown BENCHMARKS.md] [--trials N]
 
 Each dataset runs in a fresh process doing what `rules STEM --json` does (read STEM.data and
 STEM.test, grow, prune, generalise, select, order, evaluate), with the pipeline's own step
@@ -16,8 +16,13 @@ functions wrapped by timers, so the stages are the real ones and add up to the w
 - generalise: one candidate rule per leaf, conditions dropped (spec 7.2-7.4);
 - select: coding costs and the subset search per class (spec 7.5-7.7);
 - order: class order, default class, sifting and the public rules (spec 7.8-7.9);
+- reweight: boosting only (--trials N): each trial's ruleset classifying the training cases
+  and the new weights (rules/boost.py);
 - evaluate: training and test errors of the ruleset;
 - other: the rest of the process (exit, freeing).
+
+With --trials N the rules are boosted (`rules STEM --trials N --json`) and the stage times of
+each trial are printed too (stderr, one line per trial).
 
 With --markdown the table becomes the `stages` section of that file. Datasets as in
 bench/vs_c50.py (synth_1m and synth_1m_u5 generated into bench/data when missing).
@@ -36,14 +41,14 @@ T0 = time.perf_counter()
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-STAGES = ("start", "read", "grow", "prune", "generalise", "select", "order", "evaluate", "other")
+STAGES = ("start", "read", "grow", "prune", "generalise", "select", "order", "reweight", "evaluate", "other")
 DEFAULT = "synth_100k,synth_1m,synth_1m_u5,income,letter"
 
 
-def child(stem: str, weights: str | None = None, jobs: int = 1) -> None:
+def child(stem: str, weights: str | None = None, jobs: int = 1, trials: int = 1) -> None:
     """Run the rules command's work on STEM with timers around each step; print the times.
     `weights`: the training cases weighted by bench/weighted.py's draw of that kind; `jobs`
-    as `rules -j`."""
+    as `rules -j`; `trials` as `rules --trials` (boosting)."""
     spent: dict[str, float] = {s: 0.0 for s in STAGES}
     # CPU seconds of the process, its threads included: on a loaded machine the wall times
     # stretch with the load, these much less; with -j their ratio to the wall is the parallelism
@@ -60,6 +65,7 @@ def child(stem: str, weights: str | None = None, jobs: int = 1) -> None:
         return wrapper
 
     import c45rules.pipeline as pipeline
+    import c45rules.rules.boost as boost
     import c45rules.tree.growers.c45 as c45
     from c45rules.data.names import load_stem
     from c45rules.rules.evaluate import evaluate
@@ -71,6 +77,18 @@ def child(stem: str, weights: str | None = None, jobs: int = 1) -> None:
         setattr(pipeline, name, timed("select", getattr(pipeline, name)))
     for name in ("order_rules", "default_class", "sift_rules", "_public_rule"):
         setattr(pipeline, name, timed("order", getattr(pipeline, name)))
+    boost.decided_classes = timed("reweight", boost.decided_classes)
+    per_trial: list[dict[str, float]] = []
+    fit_once = pipeline._fit_once
+
+    def trial(*a, **k):
+        # the stage times of this trial alone: the running totals' change over the call
+        before = dict(spent)
+        out = fit_once(*a, **k)
+        per_trial.append({s: spent[s] - before[s] for s in ("grow", "prune", "generalise", "select", "order")})
+        per_trial[-1]["rules"] = len(out[0].rules)
+        return out
+    pipeline._fit_once = trial
 
     t, c = time.perf_counter(), time.process_time()
     train, test = load_stem(stem, test=True)
@@ -79,12 +97,17 @@ def child(stem: str, weights: str | None = None, jobs: int = 1) -> None:
         from weighted import draw_weights
         train = with_weights(train, draw_weights(weights, train.n))
     spent["read"], cpu["read"] = time.perf_counter() - t, time.process_time() - c
-    ruleset, tree, trace = pipeline.fit_dataset(train, jobs=jobs)
+    ruleset, tree, trace = pipeline.fit_dataset(train, jobs=jobs, trials=trials)
     t, c = time.perf_counter(), time.process_time()
-    errors = [evaluate(ruleset, d).errors for d in (train, test) if d is not None]
+    if trials > 1:
+        from c45rules.rules.evaluate import evaluate_votes
+        errors = [evaluate_votes(ruleset, d).errors for d in (train, test) if d is not None]
+    else:
+        errors = [evaluate(ruleset, d).errors for d in (train, test) if d is not None]
     spent["evaluate"], cpu["evaluate"] = time.perf_counter() - t, time.process_time() - c
     print(json.dumps({"spent": spent, "cpu": {**cpu, "whole": time.process_time()}, "rows": train.n,
-                      "rules": len(ruleset.rules), "candidates": len(trace.candidates),
+                      "rules": sum(len(r.rules) for r in ruleset.trials) if trials > 1 else len(ruleset.rules),
+                      "per_trial": per_trial, "candidates": len(trace.candidates),
                       "errors": errors, "nodes": len(tree.unpruned_flat),
                       "unknown_cells": int(sum((c < 0).sum() if c.dtype.kind == "i" else
                                                (c != c).sum() for c in train.columns))}))
@@ -92,13 +115,14 @@ def child(stem: str, weights: str | None = None, jobs: int = 1) -> None:
 
 
 def measure(stem: str, weights: str | None = None, root: Path = BENCH.parent,
-            timeout: float | None = None, jobs: int = 1) -> dict:
+            timeout: float | None = None, jobs: int = 1, trials: int = 1) -> dict:
     """Whole-process wall of the child and its per-stage times ('other' = the unaccounted rest),
     the package imported from `root` (subprocess.TimeoutExpired past `timeout` seconds)."""
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{BENCH}"}
     t = time.perf_counter()
     out = subprocess.run([sys.executable, __file__, "--child", stem, *(["--weights", weights] if weights else []),
-                          *(["--jobs", str(jobs)] if jobs != 1 else [])],
+                          *(["--jobs", str(jobs)] if jobs != 1 else []),
+                          *(["--trials", str(trials)] if trials != 1 else [])],
                          env=env, check=True, capture_output=True, text=True, timeout=timeout).stdout
     wall = time.perf_counter() - t
     res = json.loads(out.strip().splitlines()[-1])
@@ -127,19 +151,26 @@ def main() -> int:
     ap.add_argument("--datasets", default=DEFAULT)
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("-j", "--jobs", type=int, default=1, help="worker processes, as `rules -j` (default 1)")
+    ap.add_argument("--trials", type=int, default=1, help="boosting trials, as `rules --trials` (default 1)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--weights", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        child(a.child, a.weights, a.jobs)
+        child(a.child, a.weights, a.jobs, a.trials)
         return 0
+    if a.markdown and a.trials > 1:
+        # the stages section is the single fit's profile: a boosted table would replace it
+        raise SystemExit("--markdown writes the single fit's stages section: leave out --trials")
     from common import bytecode_compiled, dataset_stem, put_section, written_by
     bytecode_compiled()
     results = {}
     for name in a.datasets.split(","):
         load = os.getloadavg()[0]
         print(f"{name} ...", file=sys.stderr, flush=True)
-        results[name] = measure(dataset_stem(name), jobs=a.jobs)
+        results[name] = measure(dataset_stem(name), jobs=a.jobs, trials=a.trials)
+        for i, t in enumerate(results[name].get("per_trial", []) if a.trials > 1 else [], 1):
+            print(f"  trial {i}: " + " ".join(f"{k} {v:.2f}" if k != "rules" else f"rules {v}"
+                                            for k, v in t.items()), file=sys.stderr)
         results[name]["load"] = (load, os.getloadavg()[0])
     text = table(results)
     print(text)

@@ -314,6 +314,22 @@ class RuleSet:
         a, test, operand = self._operand(cond, str(cond))
         return test(data.columns[a] if rows is None else data.columns[a][rows], operand)
 
+    @functools.cached_property
+    def _plan_two(self) -> "_MatchPlan":
+        """The rules compiled for first_two."""
+        return _MatchPlan.build(self.rules, self.schema, second=True)
+
+    def first_two(self, columns: Sequence[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions (0-based) of the first and second firing rules that match each of the `n`
+        cases of encoded `columns` (in this schema's order), -1 for none."""
+        plan = self._plan_two
+        first, second = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        block = min(_BLOCK, max(1 << 12, _MASK_BYTES * 8 // max(1, plan.size)))
+        for lo in range(0, n, block):
+            hi = min(n, lo + block)
+            plan.first_two_block([c[lo:hi] for c in columns], first[lo:hi], second[lo:hi])
+        return first - 1, second - 1
+
     def rule_index(self, data: Any) -> np.ndarray:
         """Position (1-based) in `rules` of the first firing rule per case, 0 for the default."""
         ds = self._encode(data)
@@ -498,8 +514,9 @@ class _MatchPlan:
     size: int                                   # mask rows
 
     @staticmethod
-    def build(rules: Sequence[Rule], schema: Schema) -> "_MatchPlan":
-        """Plan for `rules` (ModelError on a condition that does not fit `schema`)."""
+    def build(rules: Sequence[Rule], schema: Schema, second: bool = False) -> "_MatchPlan":
+        """Plan for `rules` (ModelError on a condition that does not fit `schema`); `second`:
+        for first_two_block, up to the second rule without conditions (not the first)."""
         thresholds: dict[int, dict[float, set[str]]] = {}
         value_sets: dict[int, dict[frozenset[int], None]] = {}
         reachable: list[tuple[int, list[tuple[int, str, Any]]]] = []
@@ -522,7 +539,8 @@ class _MatchPlan:
                     thresholds.setdefault(a, {}).setdefault(v, set()).add(op)
             reachable.append((k, tests))
             if not tests:   # fires for every case still undecided, so no later rule decides one
-                break
+                if not second or any(not t for _, t in reachable[:-1]):
+                    break   # (nor is second for one, past a second such rule)
         row: dict[tuple[int, str, Any], int] = {}
         continuous, discrete = [], []
         size = 0
@@ -583,6 +601,35 @@ class _MatchPlan:
             for i, members in enumerate(d.unions):
                 np.bitwise_or.reduce(out[d.first + members], axis=0, out=out[d.first + m + i])
         return out
+
+    def first_two_block(self, columns: Sequence[np.ndarray], first: np.ndarray, second: np.ndarray) -> None:
+        """Write into `first` and `second` (zeros) the positions of each case's first and second
+        firing rules (a plan built with `second`): match_block's word operations, with the
+        cases matched once so far kept apart from those matched by none."""
+        n = len(first)
+        if n == 0 or not self.rules:
+            return
+        masks = self.masks(columns, n)
+        none = np.zeros(masks.shape[1], dtype=np.uint64)
+        none.view(np.uint8)[:-(-n // 8)] = np.packbits(np.ones(n, dtype=bool), bitorder="little")
+        once = np.zeros_like(none)
+        hit = np.empty_like(none)
+        for k, rows in self.rules:
+            np.bitwise_or(none, once, out=hit)
+            for r in rows:
+                np.bitwise_and(hit, masks[r], out=hit)
+            live = np.flatnonzero(hit)
+            if live.size == 0:
+                continue
+            words = hit[live]
+            new_first, new_second = words & none[live], words & once[live]
+            for got, out in ((new_first, first), (new_second, second)):
+                bits = np.flatnonzero(np.unpackbits(got.view(np.uint8), bitorder="little"))
+                out[live[bits >> 6] * 64 + (bits & 63)] = k
+            none[live] ^= new_first
+            once[live] ^= new_second ^ new_first
+            if not (none.any() or once.any()):
+                break
 
     def match_block(self, columns: Sequence[np.ndarray], out: np.ndarray) -> None:
         """Write into `out` (zeros) the position of the first firing rule of each case."""

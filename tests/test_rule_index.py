@@ -161,3 +161,46 @@ def test_tests_no_value_can_pass_never_fire():
     ds = Dataset(SCHEMA, [x, c, x, np.zeros(6, np.int32), x], None)
     assert rs.rule_index(ds).tolist() == [4, 0, 0, 0, 0, 4]
     assert np.array_equal(rs.rule_index(ds), reference_rule_index(rs, ds))
+
+
+# ---- first_two: each case's first and second firing rules (what evaluate reads) ----------
+
+def reference_first_two(rs: RuleSet, ds: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """Per case, the 0-based positions of the first two firing rules whose conditions all hold (-1: none)."""
+    one = RuleSet(rs.schema, (), rs.default_class, rs.class_counts, rs.default_counts)
+    firsts, seconds = [], []
+    for i in range(ds.n):
+        case = ds.subset(np.array([i]))
+        hits = [k for k, rule in enumerate(rs.rules)
+                if reference_rule_index(RuleSet(rs.schema, (rule,), one.default_class, one.class_counts,
+                                                one.default_counts), case)[0] == 1]
+        firsts.append(hits[0] if hits else -1)
+        seconds.append(hits[1] if len(hits) > 1 else -1)
+    return np.array(firsts, dtype=np.int64), np.array(seconds, dtype=np.int64)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rulesets_and_data(), st.sampled_from([1, 7, 64, 1 << 18]))
+def test_random_rules_first_two_match_the_reference(case, block):
+    rs, ds = case
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ruleset_module, "_BLOCK", block)
+        first, second = rs.first_two(ds.columns, ds.n)
+    want_first, want_second = reference_first_two(rs, ds)
+    assert np.array_equal(first, want_first) and np.array_equal(second, want_second)
+
+
+def test_first_two_reaches_past_an_unconditional_rule_but_not_past_two():
+    rules = (Rule(1, (Condition("x", ">", 0.0),), "B", 1, 0, 0.1, 1.0),
+             Rule(2, (), "A", 1, 0, 0.9, 1.0),          # never fires
+             Rule(3, (), "B", 1, 0, 0.2, 1.0),
+             Rule(4, (Condition("x", "<=", 0.0),), "A", 1, 0, 0.1, 1.0),
+             Rule(5, (), "A", 1, 0, 0.3, 1.0),
+             Rule(6, (Condition("x", ">", 5.0),), "A", 1, 0, 0.1, 1.0))
+    rs = RuleSet(SCHEMA, rules, "A", (1, 1), (1, 1))
+    x = np.array([1.0, -1.0, np.nan, np.inf])
+    ds = Dataset(SCHEMA, [x, np.zeros(4, np.int32), x, np.zeros(4, np.int32), x], None)
+    first, second = rs.first_two(ds.columns, ds.n)
+    # the case x = -1 is first matched by rule 3 (no conditions), then by rule 4; NaN by rules 3 and 5
+    assert first.tolist() == [0, 2, 2, 0]
+    assert second.tolist() == [2, 3, 4, 2]

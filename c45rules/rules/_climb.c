@@ -695,7 +695,17 @@ typedef struct {
     int32_t *zero[2];              /* per side: a min-heap of the ranks of rules alone on none */
     int64_t n_zero[2];
     double *sum_f, *sum_p;         /* the fired cases' weights, in case order */
+    /* fractional weights: each rule's running Right + Wrong and Wrong after every CHECK_EVERY
+     * of its cases (rule r's at ck_at[r]..), with the byte and the case they end at, and
+     * the least case whose alone-ness changed since its sums were last made (UINT32_MAX: none) */
+    int64_t *ck_at;
+    double *ck_a, *ck_wr;
+    uint32_t *ck_byte, *ck_case, *changed_from;
 } WClimb;
+
+/* A rule's sums are re-added from its last checkpoint before its first changed case: the
+ * sums up to there are the same doubles (the same weights added in the same order). */
+#define CHECK_EVERY 32
 
 /* numpy's np.sum of a[0..n) (float64, contiguous): its pairwise sum, 8 running sums in
  * blocks of at most 128, halves cut at a multiple of 8. */
@@ -737,21 +747,63 @@ static void fired_sums(WClimb *s) {
 }
 
 /* Rule r's Right + Wrong and Wrong: the weights of the cases it alone covers (selected) or
- * no selected rule covers (not selected), added in cover order as np.bincount did. */
+ * no selected rule covers (not selected), added in cover order as np.bincount did. With
+ * checkpoints (fractional weights), from the last one that precedes every case whose
+ * alone-ness changed since the sums were made, the checkpoints after it made again. */
 static void rule_sums(WClimb *s, int32_t r) {
     double a = 0.0, wr = 0.0;
     int32_t want = s->c.inside[r];
-    const uint8_t *at = s->c.r_data + s->c.r_lo[r], *end = s->c.r_data + s->c.r_hi[r];
-    for (uint32_t c = 0; at < end;) {
+    const uint8_t *begin = s->c.r_data + s->c.r_lo[r], *at = begin, *end = s->c.r_data + s->c.r_hi[r];
+    uint32_t c = 0;
+    int64_t next = CHECK_EVERY, ck = 0, ck_end = 0;
+    if (s->ck_at) {
+        ck = s->ck_at[r];
+        ck_end = s->ck_at[r + 1];
+        /* the checkpoints end at ascending cases: the last one before the first change */
+        int64_t lo = ck, hi = ck_end;
+        uint32_t from = s->changed_from[r];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (s->ck_case[mid] < from) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo > ck) {
+            int64_t j = lo - 1;
+            a = s->ck_a[j];
+            wr = s->ck_wr[j];
+            at = begin + s->ck_byte[j];
+            c = s->ck_case[j];
+            next = (j - ck + 2) * CHECK_EVERY;
+            ck = j + 1;
+        }
+        else next = CHECK_EVERY;
+        s->changed_from[r] = UINT32_MAX;
+    }
+    int64_t seen = next - CHECK_EVERY;
+    while (at < end) {
         c += varint_next(&at, end);
         const WCase *x = &s->cases[c];
-        if (x->count != want) continue;
-        double w = fabs(x->signed_w);
-        a += w;
-        if (signbit(x->signed_w)) wr += w;
+        if (x->count == want) {
+            double w = fabs(x->signed_w);
+            a += w;
+            if (signbit(x->signed_w)) wr += w;
+        }
+        if (++seen == next && ck < ck_end) {
+            s->ck_a[ck] = a;
+            s->ck_wr[ck] = wr;
+            s->ck_byte[ck] = (uint32_t)(at - begin);
+            s->ck_case[ck] = c;
+            ck++;
+            next += CHECK_EVERY;
+        }
     }
     s->alone[r] = a;
     s->wrong[r] = wr;
+}
+
+/* Case c's alone-ness changed for rule o: its sums are re-added from before c. */
+static inline void w_changed(WClimb *s, uint32_t o, uint32_t c) {
+    if (s->changed_from && c < s->changed_from[o]) s->changed_from[o] = c;
 }
 
 /* log2(twice / 2), 0 for an empty (or by rounding negative) count (WeightedExceptionCoder._lg). */
@@ -872,6 +924,7 @@ static void w_toggle(WClimb *s, int32_t r) {
                 s->alone[o] -= wc;
                 if (negative) s->wrong[o] -= wc;
             }
+            w_changed(s, o, c);
             w_touch(b, (int32_t)o);
             continue;
         }
@@ -883,6 +936,7 @@ static void w_toggle(WClimb *s, int32_t r) {
                 s->alone[o] -= wc;
                 if (negative) s->wrong[o] -= wc;
             }
+            w_changed(s, o, c);
             w_touch(b, (int32_t)o);
         }
     }
@@ -1008,6 +1062,28 @@ static PyObject *py_wclimb(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    if (!exact) {
+        /* a checkpoint after every CHECK_EVERY cases of each rule (a number's last byte is < 128) */
+        s.ck_at = malloc((K + 1) * 8);
+        s.changed_from = calloc(K, 4);
+        if (!(s.ck_at && s.changed_from)) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        s.ck_at[0] = 0;
+        for (int64_t r = 0; r < k; r++) {
+            int64_t len = 0;
+            for (int64_t b = s.c.r_lo[r]; b < s.c.r_hi[r]; b++) len += s.c.r_data[b] < 128;
+            s.ck_at[r + 1] = s.ck_at[r] + len / CHECK_EVERY;
+        }
+        size_t n_ck = (size_t)s.ck_at[k] + 1;
+        s.ck_a = malloc(n_ck * 8); s.ck_wr = malloc(n_ck * 8);
+        s.ck_byte = malloc(n_ck * 4); s.ck_case = malloc(n_ck * 4);
+        if (!(s.ck_a && s.ck_wr && s.ck_byte && s.ck_case)) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
     int64_t steps;
     int found = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -1043,6 +1119,7 @@ done:
     free(best);
     free(s.alone); free(s.wrong); free(s.h); free(s.half_bits); free(s.h_epoch); free(s.active);
     free(s.active_at); free(s.zero[0]); free(s.zero[1]); free(s.sum_f); free(s.sum_p); free(s.cases);
+    free(s.ck_at); free(s.ck_a); free(s.ck_wr); free(s.ck_byte); free(s.ck_case); free(s.changed_from);
     release(&s.c);
     for (int i = 0; i < 12; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
@@ -1151,10 +1228,131 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(in_case_order_doc,
+"in_case_order(r_lo, r_hi, r_data, labels, n) -> (lo, hi, data, kept)\n\n"
+"Rules' packed cases (_varint.h) at r_data[r_lo[r]:r_hi[r]], number i standing for case labels[i]\n"
+"(int32, below n; labels empty: number i is case i), packed again as the weighted climb reads them:\n"
+"each rule's cases ascending and numbered by their place among the cases some rule covers, kept\n"
+"(int32 as bytes: those cases, ascending). lo, hi: int64 offsets into data, as bytes.\n"
+"ValueError unless every rule's bytes hold ascending numbers below len(labels) (or n).");
+
+static int compare_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The weighted climb adds a rule's weights in case order and Fires over the fired cases in
+ * case order: any numbering that keeps the cases' order keeps every sum. Numbering only the
+ * covered cases leaves out of each step's Fires the cases no rule of the class can fire. */
+static PyObject *py_in_case_order(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[4];
+    Py_ssize_t n;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*y*n", &v[0], &v[1], &v[2], &v[3], &n)) return NULL;
+    PyObject *out = NULL, *lo_b = NULL, *hi_b = NULL, *data_b = NULL, *kept_b = NULL;
+    Py_ssize_t k = v[0].len / 8, n_labels = v[3].len / 4;
+    const int64_t *r_lo = v[0].buf, *r_hi = v[1].buf;
+    const uint8_t *r_data = v[2].buf;
+    const int32_t *labels = n_labels ? v[3].buf : NULL;
+    int32_t *number = NULL;
+    uint32_t *tmp = NULL;
+    uint8_t *packed = NULL;
+    int64_t most = 0, pairs = 0, bad = 0;
+    if (n < 0 || v[1].len != k * 8 || !ranges_ok(r_lo, r_hi, k, v[2].len, "rule")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "in_case_order: array sizes do not agree");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n_labels; i++)
+        if (labels[i] < 0 || labels[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "in_case_order: a label lies outside 0..n-1");
+            goto done;
+        }
+    number = calloc((size_t)n + 1, 4);
+    if (!number) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    /* first pass: mark the covered cases (number[case] = 1) and find the longest cover */
+    int64_t limit = labels ? n_labels : n;
+    for (Py_ssize_t r = 0; r < k && !bad; r++) {
+        const uint8_t *at = r_data + r_lo[r], *end = r_data + r_hi[r];
+        int64_t c = 0, len = 0;
+        for (int first = 1; at < end; first = 0, len++) {
+            const uint8_t *q = at;
+            while (q < end && (*q & 128)) q++;
+            if (q == end || q - at > 4) { bad = 1; break; }
+            uint32_t gap = varint_next(&at, end);
+            c += gap;
+            if ((!first && gap == 0) || c >= limit) { bad = 1; break; }
+            number[labels ? labels[c] : c] = 1;
+        }
+        pairs += len;
+        if (len > most) most = len;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "in_case_order: a rule's packed numbers are not ascending and in range");
+        goto done;
+    }
+    int64_t m = 0;
+    for (Py_ssize_t c = 0; c < n; c++) m += number[c];
+    kept_b = PyBytes_FromStringAndSize(NULL, m * 4);
+    lo_b = PyBytes_FromStringAndSize(NULL, k * 8);
+    hi_b = PyBytes_FromStringAndSize(NULL, k * 8);
+    tmp = malloc(((size_t)most + 1) * 4);
+    packed = malloc((size_t)pairs * 5 + 1);
+    if (!kept_b || !lo_b || !hi_b || !tmp || !packed) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    int32_t *kept = (int32_t *)PyBytes_AS_STRING(kept_b);
+    int64_t *lo = (int64_t *)PyBytes_AS_STRING(lo_b), *hi = (int64_t *)PyBytes_AS_STRING(hi_b);
+    int64_t size = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* each covered case's place among them, ascending */
+    int64_t at_m = 0;
+    for (Py_ssize_t c = 0; c < n; c++) {
+        if (!number[c]) continue;
+        kept[at_m] = (int32_t)c;
+        number[c] = (int32_t)at_m++;
+    }
+    for (Py_ssize_t r = 0; r < k; r++) {
+        const uint8_t *at = r_data + r_lo[r], *end = r_data + r_hi[r];
+        int64_t len = 0;
+        for (uint32_t c = 0; at < end;) {
+            c += varint_next(&at, end);
+            tmp[len++] = (uint32_t)number[labels ? labels[c] : (int32_t)c];
+        }
+        /* the labels put a rule's cases out of order; numbered as cases they are in order */
+        if (labels) qsort(tmp, (size_t)len, 4, compare_u32);
+        lo[r] = size;
+        size += varint_pack((const int32_t *)tmp, len, packed + size);
+        hi[r] = size;
+    }
+    Py_END_ALLOW_THREADS
+    data_b = PyBytes_FromStringAndSize((const char *)packed, size);
+    if (!data_b) goto done;
+    out = PyTuple_Pack(4, lo_b, hi_b, data_b, kept_b);
+done:
+    Py_XDECREF(lo_b);
+    Py_XDECREF(hi_b);
+    Py_XDECREF(data_b);
+    Py_XDECREF(kept_b);
+    free(number);
+    free(tmp);
+    free(packed);
+    for (int i = 0; i < 4; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"climb", py_climb, METH_VARARGS, climb_doc},
     {"case_rules", py_case_rules, METH_VARARGS, case_rules_doc},
     {"wclimb", py_wclimb, METH_VARARGS, wclimb_doc},
+    {"in_case_order", py_in_case_order, METH_VARARGS, in_case_order_doc},
     {"pairwise_sum", py_pairwise_sum, METH_O, "numpy's np.sum of float64 values (bytes-like): the weighted climb's sum."},
     {NULL, NULL, 0, NULL},
 };

@@ -10,7 +10,7 @@ from ..data.schema import Dataset
 from ..errors import InputError
 from ..boosted import BoostedRuleSet
 from ..ruleset import RuleSet
-from .order import rule_use
+from .order import rule_use_of
 
 
 @dataclass(frozen=True)
@@ -34,16 +34,12 @@ def evaluate(ruleset: RuleSet, data: Dataset) -> RuleEvaluation:
     if data.y is None:
         raise InputError(f"{data.source}: evaluating needs the class of every case")
     schema = ruleset.schema
-    covers = []
-    for rule in ruleset.rules:
-        idx = np.arange(data.n)
-        for cond in rule.conditions:
-            idx = idx[ruleset.condition_mask(cond, data, idx)]
-        covers.append(idx)
+    # the rules' test masks, a block of cases at a time: a boosted model's thousands of rules
+    # each indexing every case cost minutes at 100k cases
+    first, second = ruleset.first_two(data.columns, data.n)
     classes = np.array([schema.classes.index(r.prediction) for r in ruleset.rules], dtype=np.int64)
-    fires = np.array([r.fires for r in ruleset.rules], dtype=bool)
     default = schema.classes.index(ruleset.default_class)
-    use = rule_use(classes, fires, covers, data.y, default)
+    use = rule_use_of(classes, first, second, data.y, default)
     C = len(schema.classes)
     conf = np.bincount(data.y.astype(np.int64) * C + use.predicted, minlength=C * C).reshape(C, C)
     at_default = use.first < 0

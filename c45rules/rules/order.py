@@ -85,8 +85,14 @@ def rule_use(classes: np.ndarray, fires: np.ndarray, covers: list[np.ndarray], y
     the rules in order; `y` holds the cases' true class codes; with `weights`, the counts
     are the cases' summed weights.
     """
-    n, k = len(y), len(classes)
-    first, second = _first_two(covers, fires, n, k)
+    first, second = _first_two(covers, fires, len(y), len(classes))
+    return rule_use_of(classes, first, second, y, default, weights)
+
+
+def rule_use_of(classes: np.ndarray, first: np.ndarray, second: np.ndarray, y: np.ndarray,
+                default: int, weights: np.ndarray | None = None) -> RuleUse:
+    """rule_use from each case's first and second firing rules' positions (-1: none)."""
+    k = len(classes)
     labels = np.append(np.asarray(classes, dtype=np.int64), default)
     pred = labels[first]
     alt = labels[second]

@@ -199,20 +199,19 @@ class _Cells:
         return out
 
 
-def packed_pairs(rules: list[CandidateRule], firing: list[bool], as_cases: bool = False
+def packed_pairs(rules: list[CandidateRule], firing: list[bool]
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """(r_lo, r_hi, data, labels): each firing rule's cases packed (cases.py) at
     data[r_lo:r_hi], the others empty; number i stands for case labels[i] (None: for case
     i). The buffer the compiled generalisation wrote a class's covers into is read where it
     lies when every firing rule's cover is there (no copy); else the covers are packed one
-    after another into a new one (renumbered as cases unless all share one numbering, and
-    always when `as_cases`)."""
+    after another into a new one (renumbered as cases unless all share one numbering)."""
     k = len(rules)
     lo, hi = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
     some = [r.cases for r, f in zip(rules, firing) if f]
     # one numbering for all (the packed bytes are copied as they are), else cases
     labels = some[0].labels if some and isinstance(some[0], PackedCases) else None
-    same = all(isinstance(c, PackedCases) and c.labels is labels for c in some) and not (as_cases and labels is not None)
+    same = all(isinstance(c, PackedCases) and c.labels is labels for c in some)
     if some and same and all(c.data is some[0].data for c in some):
         for i, (r, f) in enumerate(zip(rules, firing)):
             if f:
@@ -664,11 +663,21 @@ class _WeightedSearch:
         self.best_cost, self.best = math.inf, None
         self.packed: tuple | None = None
         self._native_args: tuple | None = None
+        # the compiled climb's cases: those some rule covers, in case order (`kept`)
+        self.kept: np.ndarray | None = None
         if _native is not None and len(weights) < 2**31:
-            # the compiled climb adds each rule's weights in cover order: cases numbered as cases
-            r_lo, r_hi, data, _ = packed_pairs(rules, self.firing, as_cases=True)
-            c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, len(weights))
-            wide = np.int64 if len(c_ptr) == 8 * (len(weights) + 1) else np.uint32
+            # the compiled climb adds each rule's weights in cover order, so its numbers must keep
+            # the cases' order; it numbers only the covered cases, which alone can fire (every
+            # step of a fractional climb adds Fires over them all again)
+            r_lo, r_hi, data, labels = packed_pairs(rules, self.firing)
+            lo_b, hi_b, data_b, kept_b = _native.in_case_order(
+                r_lo, r_hi, data, np.zeros(0, dtype=np.int32) if labels is None else
+                np.ascontiguousarray(labels, dtype=np.int32), len(weights))
+            r_lo, r_hi = np.frombuffer(lo_b, dtype=np.int64), np.frombuffer(hi_b, dtype=np.int64)
+            data, self.kept = np.frombuffer(data_b, dtype=np.uint8), np.frombuffer(kept_b, dtype=np.int32)
+            m = len(self.kept)
+            c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, m)
+            wide = np.int64 if len(c_ptr) == 8 * (m + 1) else np.uint32
             self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), np.frombuffer(c_data, dtype=np.uint16))
 
     @property
@@ -742,10 +751,10 @@ class _WeightedSearch:
         if self._native_args is None:
             k = len(self.rules)
             self._native_args = (
-                *self.packed, self.pos.astype(np.uint8), np.ascontiguousarray(self.bits, dtype=np.float64),
+                *self.packed, self.pos[self.kept].astype(np.uint8), np.ascontiguousarray(self.bits, dtype=np.float64),
                 self.rule_at.astype(np.int32).reshape(-1),
             ), (
-                np.ascontiguousarray(self.w, dtype=np.float64),
+                np.ascontiguousarray(self.w[self.kept], dtype=np.float64),
                 np.array([log_fact(s) for s in range(k + 1)]),
                 np.array([log2_or_zero(s) for s in range(k + 2)]),
                 self.coder.n, self.n_pos, self.coder.log2_n, self.exact,

@@ -118,3 +118,27 @@ def test_weighted_climb_declines_theory_bits_it_cannot_sum_exactly():
     assert search._native_trial(np.ones(k, dtype=bool), math.inf) is None
     search.hill_climb(np.ones(k, dtype=bool))
     assert search.best is not None
+
+
+def test_in_case_order_numbers_the_covered_cases_in_case_order():
+    from c45rules.rules.cases import pack_cases, unpack_cases
+    # three rules' covers numbered by place in a leaf order (labels), the way the compiled
+    # generalisation writes them; case 5 and case 0 are covered by no rule
+    labels = np.array([6, 2, 0, 4, 1, 3, 5], dtype=np.int32)
+    covers = [[0, 1, 3], [1, 4], [], [3, 4, 5]]      # leaf-order numbers
+    parts = [pack_cases(np.array(c, dtype=np.int64)) for c in covers]
+    lo = np.cumsum([0] + [len(p) for p in parts[:-1]]).astype(np.int64)
+    hi = lo + np.array([len(p) for p in parts], dtype=np.int64)
+    data = np.frombuffer(b"".join(parts), dtype=np.uint8)
+    lo_b, hi_b, data_b, kept_b = native.in_case_order(lo, hi, data, labels, 7)
+    kept = np.frombuffer(kept_b, dtype=np.int32)
+    assert kept.tolist() == [1, 2, 3, 4, 6]          # the cases any rule covers, ascending
+    got_lo, got_hi = np.frombuffer(lo_b, dtype=np.int64), np.frombuffer(hi_b, dtype=np.int64)
+    got = np.frombuffer(data_b, dtype=np.uint8)
+    as_cases = [kept[unpack_cases(got[a:b])].tolist() for a, b in zip(got_lo, got_hi)]
+    assert as_cases == [[2, 4, 6], [1, 2], [], [1, 3, 4]]
+    # without labels the numbers are cases already: only the uncovered ones drop out
+    lo_b, hi_b, data_b, kept_b = native.in_case_order(lo, hi, data, np.zeros(0, dtype=np.int32), 7)
+    assert np.frombuffer(kept_b, dtype=np.int32).tolist() == [0, 1, 3, 4, 5]
+    with pytest.raises(ValueError):
+        native.in_case_order(lo, hi, data, labels, 6)     # label 6 is not below n
