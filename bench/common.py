@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -182,3 +183,17 @@ def dataset_stem(name: str) -> str:
         return R.stem(name)
     raise SystemExit(f"unknown dataset {name!r}: not in {R.DATA} nor {DATA_DIR}"
                      f" (known: {', '.join(R.datasets() + list(GENERATED))})")
+
+
+def wrap_pipeline_steps(timed: Callable[[str, Callable], Callable]) -> None:
+    """Replace the pipeline's step functions by `timed(stage, fn)` wrappers, stage by stage
+    (grow, prune, generalise, select, order), for the per-stage benchmarks."""
+    import c45rules.pipeline as pipeline
+    import c45rules.tree.growers.c45 as c45
+    c45.grow_tree = timed("grow", c45.grow_tree)
+    c45.prune_tree = timed("prune", c45.prune_tree)
+    pipeline.generalise_rules = timed("generalise", pipeline.generalise_rules)
+    for name in ("branch_bits", "attribute_test_bits", "rule_bits", "select_rules"):
+        setattr(pipeline, name, timed("select", getattr(pipeline, name)))
+    for name in ("order_rules", "default_class", "sift_rules", "_public_rule"):
+        setattr(pipeline, name, timed("order", getattr(pipeline, name)))

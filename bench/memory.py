@@ -79,17 +79,11 @@ def child(stem: str, trace: bool) -> None:
         return wrapper
 
     import c45rules.pipeline as pipeline
-    import c45rules.tree.growers.c45 as c45
+    from common import wrap_pipeline_steps
     from c45rules.data.names import load_stem
     from c45rules.rules.evaluate import evaluate
     mem["start"] = {"start_kb": 0, "peak_kb": _status_kb("VmHWM"), "end_kb": _status_kb("VmRSS")}
-    c45.grow_tree = timed("grow", c45.grow_tree)
-    c45.prune_tree = timed("prune", c45.prune_tree)
-    pipeline.generalise_rules = timed("generalise", pipeline.generalise_rules)
-    for name in ("branch_bits", "attribute_test_bits", "rule_bits", "select_rules"):
-        setattr(pipeline, name, timed("select", getattr(pipeline, name)))
-    for name in ("order_rules", "default_class", "sift_rules", "_public_rule"):
-        setattr(pipeline, name, timed("order", getattr(pipeline, name)))
+    wrap_pipeline_steps(timed)
     load = timed("read", load_stem)
     train, test = load(stem, test=True)
     ruleset, tree, _ = pipeline.fit_dataset(train)

@@ -65,18 +65,12 @@ def child(stem: str, weights: str | None = None, jobs: int = 1, trials: int = 1)
         return wrapper
 
     import c45rules.pipeline as pipeline
+    from common import wrap_pipeline_steps
     import c45rules.rules.boost as boost
-    import c45rules.tree.growers.c45 as c45
     from c45rules.data.names import load_stem
     from c45rules.rules.evaluate import evaluate
     spent["start"], cpu["start"] = time.perf_counter() - T0, time.process_time()
-    c45.grow_tree = timed("grow", c45.grow_tree)
-    c45.prune_tree = timed("prune", c45.prune_tree)
-    pipeline.generalise_rules = timed("generalise", pipeline.generalise_rules)
-    for name in ("branch_bits", "attribute_test_bits", "rule_bits", "select_rules"):
-        setattr(pipeline, name, timed("select", getattr(pipeline, name)))
-    for name in ("order_rules", "default_class", "sift_rules", "_public_rule"):
-        setattr(pipeline, name, timed("order", getattr(pipeline, name)))
+    wrap_pipeline_steps(timed)
     boost.decided_classes = timed("reweight", boost.decided_classes)
     per_trial: list[dict[str, float]] = []
     fit_once = pipeline._fit_once

@@ -496,6 +496,26 @@ class _DiscreteTests:
     unions: tuple[np.ndarray, ...]   # j of each set of two or more codes, at rows first + len(codes) + i
 
 
+def _every_case(words: int, n: int) -> np.ndarray:
+    """A bit mask of `words` 64-bit words with the first `n` bits (one per case) set."""
+    out = np.zeros(words, dtype=np.uint64)
+    out.view(np.uint8)[:-(-n // 8)] = np.packbits(np.ones(n, dtype=bool), bitorder="little")
+    return out
+
+
+def _set_bits(words: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The case positions of the set bits of `words`, the mask's words numbered `at`."""
+    bits = np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little"))
+    return at[bits >> 6] * 64 + (bits & 63)
+
+
+def _words_hit(hit: np.ndarray, masks: np.ndarray, rows: Sequence[int]) -> np.ndarray:
+    """AND the rule's test rows of `masks` into `hit` in place; the numbers of its nonzero words."""
+    for r in rows:
+        np.bitwise_and(hit, masks[r], out=hit)
+    return np.flatnonzero(hit)
+
+
 @dataclass(frozen=True, eq=False)
 class _MatchPlan:
     """The rules that can fire, as rows of a table of distinct tests evaluated once per block.
@@ -610,22 +630,18 @@ class _MatchPlan:
         if n == 0 or not self.rules:
             return
         masks = self.masks(columns, n)
-        none = np.zeros(masks.shape[1], dtype=np.uint64)
-        none.view(np.uint8)[:-(-n // 8)] = np.packbits(np.ones(n, dtype=bool), bitorder="little")
+        none = _every_case(masks.shape[1], n)
         once = np.zeros_like(none)
         hit = np.empty_like(none)
         for k, rows in self.rules:
             np.bitwise_or(none, once, out=hit)
-            for r in rows:
-                np.bitwise_and(hit, masks[r], out=hit)
-            live = np.flatnonzero(hit)
+            live = _words_hit(hit, masks, rows)
             if live.size == 0:
                 continue
             words = hit[live]
             new_first, new_second = words & none[live], words & once[live]
             for got, out in ((new_first, first), (new_second, second)):
-                bits = np.flatnonzero(np.unpackbits(got.view(np.uint8), bitorder="little"))
-                out[live[bits >> 6] * 64 + (bits & 63)] = k
+                out[_set_bits(got, live)] = k
             none[live] ^= new_first
             once[live] ^= new_second ^ new_first
             if not (none.any() or once.any()):
@@ -637,18 +653,14 @@ class _MatchPlan:
         if n == 0 or not self.rules:
             return
         masks = self.masks(columns, n)
-        undecided = np.zeros(masks.shape[1], dtype=np.uint64)
-        undecided.view(np.uint8)[:-(-n // 8)] = np.packbits(np.ones(n, dtype=bool), bitorder="little")
+        undecided = _every_case(masks.shape[1], n)
         for k, rows in self.rules:
             hit = undecided.copy()
-            for r in rows:
-                np.bitwise_and(hit, masks[r], out=hit)
-            live = np.flatnonzero(hit)
+            live = _words_hit(hit, masks, rows)
             if live.size == 0:
                 continue
             fired = hit[live]
-            bits = np.flatnonzero(np.unpackbits(fired.view(np.uint8), bitorder="little"))
-            out[live[bits >> 6] * 64 + (bits & 63)] = k
+            out[_set_bits(fired, live)] = k
             undecided[live] ^= fired
             if not undecided.any():
                 break

@@ -42,19 +42,15 @@ def test_costed_tie_keeps_the_ties_and_the_miss(boosted):
     assert costs[~tied][0].tolist() == [2 * 1.572, 2 * 1.5719999999999998]
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
 @pytest.mark.parametrize("name", SETS)
-def test_sql_decides_by_cost_as_the_library(name, engine, boosted):
+def test_sql_decides_by_cost_as_the_library(name, engine, boosted, request):
     scored = boosted(name)
-    run = {"sqlite": run_sqlite, "duckdb": run_duckdb}[engine]
-    check_boosted(scored, run(scored, f"cases {name}", boosted_query))
-
-
-@pytest.mark.postgres
-@pytest.mark.parametrize("name", SETS)
-def test_postgres_decides_by_cost_as_the_library(name, boosted, pg):
-    scored = boosted(name)
-    check_boosted(scored, run_postgres(pg, scored, f"cases {name}", boosted_query))
+    if engine == "postgres":
+        query = run_postgres(request.getfixturevalue("pg"), scored, f"cases {name}", boosted_query)
+    else:
+        query = {"sqlite": run_sqlite, "duckdb": run_duckdb}[engine](scored, f"cases {name}", boosted_query)
+    check_boosted(scored, query)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

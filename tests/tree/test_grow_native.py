@@ -350,32 +350,16 @@ def test_compiled_pruning_of_subset_tests_equals_python(monkeypatch, name, optio
     assert tests and all(len(n.subsets) == len(n.branches) and all(n.subsets) for n in tests)
 
 
-@settings(max_examples=40, deadline=None)
+@pytest.mark.parametrize("subset", [False, True])
+@settings(max_examples=50, deadline=None)
 @given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.booleans(), st.sampled_from([0.25, 0.9]))
-def test_compiled_pruning_of_subset_tests_on_random_tables(seed, n, n_classes, weighted, cf):
+def test_compiled_pruning_equals_python_on_random_tables(subset, seed, n, n_classes, weighted, cf):
+    """With and without subset tests (-s) in the grown tree."""
     from c45rules.tree import prune
     data = random_table(seed, n, n_classes, True, awkward=True)
     if weighted:
         data.weights = np.random.default_rng(seed).choice([0.5, 1.0, 2.0, 0.3], n)
-    grown = grow.grow_tree(data, min_objs=1, subset=True)
-    trees = []
-    for module in (None, native):
-        prune._native = module
-        try:
-            trees.append(prune.prune_tree(grown, data, cf=cf))
-        finally:
-            prune._native = native
-    assert differences(*trees) is None
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10_000), st.integers(5, 400), st.integers(2, 5), st.booleans(), st.sampled_from([0.25, 0.9]))
-def test_compiled_pruning_equals_python_on_random_tables(seed, n, n_classes, weighted, cf):
-    from c45rules.tree import prune
-    data = random_table(seed, n, n_classes, True, awkward=True)
-    if weighted:
-        data.weights = np.random.default_rng(seed).choice([0.5, 1.0, 2.0, 0.3], n)
-    grown = grow.grow_tree(data, min_objs=1)
+    grown = grow.grow_tree(data, min_objs=1, subset=subset)
     trees = []
     for module in (None, native):
         prune._native = module
