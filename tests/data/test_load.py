@@ -6,6 +6,7 @@ whole columns. Both must yield the same encoded columns and schema, or the same 
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +100,56 @@ def test_tricky_files_plain_path_equals_general(tmp_path_factory, chunk_bytes, t
     finally:
         names._CHUNK_BYTES = saved
     assert _same(fast, _outcome(_general, path, SCHEMA, True))
+
+
+def _cells_outcome(path: Path, ncols: int, compiled: bool):
+    cells = names._plain_cells(path, ncols, compiled=compiled)
+    return None if cells is None else [(c.dtype, c.tolist(), list(v)) for c, v in cells]
+
+
+needs_cutter = pytest.mark.skipif(names._native_cells is None, reason="the compiled cutter is not built")
+
+
+def test_compiled_cutter_is_built_under_ci():
+    # CI builds it: a missing module there is a broken build, not a machine without gcc
+    assert names._native_cells is not None or not os.environ.get("CI")
+
+
+@needs_cutter
+@pytest.mark.parametrize("chunk_bytes", [16, 1 << 23])
+@settings(max_examples=400, deadline=None)
+@given(text=case_files())
+def test_tricky_files_compiled_cutter_equals_numpy_cells(tmp_path_factory, chunk_bytes, text):
+    path = tmp_path_factory.mktemp("cases") / "x.data"
+    path.write_bytes(text)
+    saved, names._CHUNK_BYTES = names._CHUNK_BYTES, chunk_bytes
+    try:
+        assert _cells_outcome(path, 5, True) == _cells_outcome(path, 5, False)
+    finally:
+        names._CHUNK_BYTES = saved
+
+
+@needs_cutter
+@pytest.mark.parametrize("names_file", STEMS, ids=lambda p: p.stem)
+def test_shared_datasets_compiled_cutter_equals_numpy_cells(names_file):
+    ncols = len(names.read_names(names_file).attributes) + 1
+    for path in (names_file.with_suffix(".data"), names_file.with_suffix(".test")):
+        if path.exists():
+            assert _cells_outcome(path, ncols, True) == _cells_outcome(path, ncols, False)
+
+
+@needs_cutter
+def test_cutter_widens_codes_past_2_15_values_and_compares_long_texts(tmp_path, monkeypatch):
+    path = tmp_path / "x.data"
+    # 40,000 distinct numbers in column 0 (16-bit codes no longer do), texts of 1 to 40 bytes
+    # in column 1 (keys of up to 8 bytes are the text itself, longer ones a hash), in chunks
+    rows = [f"{i},{'w' * (1 + i % 40)}{i % 3},A\n" for i in range(40_000)] + ["7,ww1,B\n"]
+    path.write_text("".join(rows))
+    monkeypatch.setattr(names, "_CHUNK_BYTES", 1 << 16)
+    fast, slow = _cells_outcome(path, 3, True), _cells_outcome(path, 3, False)
+    assert fast == slow
+    assert fast[0][0] == np.int32 and len(fast[0][2]) == 40_000 and fast[0][1][-1] == 7
+    assert fast[1][0] == np.int16 and len(fast[1][2]) == 120 and fast[1][1][-1] == fast[1][1][1]
 
 
 def test_plain_path_is_taken_for_plain_files(tmp_path):
