@@ -175,7 +175,9 @@ class _PendingSchema(Schema):
 _CHUNK_BYTES = 1 << 22
 # from this size a file's cells are coded by pandas' hashing, whose import (0.3 s) then pays
 HASH_FILE_BYTES = 4 << 20
-Coded = tuple[np.ndarray, np.ndarray]   # (codes into values, -1 = missing; object array of values)
+# (codes into values, -1 = missing; the values as an object array, or as a numpy str array
+# where a plain file's columns wait to be encoded: see _plain_cells)
+Coded = tuple[np.ndarray, np.ndarray]
 
 
 def _chunk_cells(chunk: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -295,11 +297,14 @@ def _plain_cells(path: Path, ncols: int, compiled: bool = True) -> list[Coded] |
         codes = np.concatenate([glob[offsets[c]:][chunk] for c, chunk in enumerate(local[j])]
                                or [np.zeros(0, glob.dtype)])
         local[j] = uniques[j] = []
+        # the distinct texts as a numpy str array, not Python strings: every column's strings
+        # alive at once (300k at 100k cases) left pymalloc arenas pinned by a few survivors,
+        # 10 MB resident under the learning; each column becomes objects when it is encoded
         try:
-            values = [row.tobytes().rstrip(b"\0").decode("utf-8") for row in merged[first]]
+            values = np.char.decode(merged[first].view(f"S{8 * nwords}").reshape(-1), "utf-8")
         except UnicodeDecodeError:
             return None
-        columns.append((codes, np.array(values, dtype=object)))
+        columns.append((codes, values))
     return columns
 
 
@@ -338,13 +343,20 @@ def _clean_cells(columns: list[Coded]) -> list[Coded]:
         # each column's old codes go as its new ones are made: both sets at once were 62 MB
         # more at 1M cases
         columns[j] = None
-        texts = [v.strip() for v in values]
+        texts = [v.strip() for v in values.tolist()]
         if j == len(columns) - 1:
             texts = [t[:-1].rstrip() if t.endswith(".") else t for t in texts]
         new, distinct = factorize(np.array(texts, dtype=object))
-        out.append((new.astype(codes.dtype)[codes], np.asarray(distinct, dtype=object)))
+        del texts
+        # kept as numpy text (see _plain_cells); the str dtype's width is the longest value's
+        out.append((new.astype(codes.dtype)[codes], np.array(distinct.tolist(), dtype=str)))
         del codes
     return out
+
+
+def _texts(values: np.ndarray) -> np.ndarray:
+    """A column's distinct values as an object array of Python strings (as the general reader gives them)."""
+    return values if values.dtype == object else values.astype(object)
 
 
 def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
@@ -401,7 +413,7 @@ def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False
 def split_cases(path: str | os.PathLike, ncols: int) -> pd.DataFrame:
     """A C4.5 .data/.test file as a frame of raw text cells, `ncols` per case (checked)."""
     cells = _read_cells(Path(path), ncols)
-    return pd.DataFrame({j: pd.Series(values[codes], dtype=str) for j, (codes, values) in enumerate(cells)},
+    return pd.DataFrame({j: pd.Series(_texts(values)[codes], dtype=str) for j, (codes, values) in enumerate(cells)},
                         columns=list(range(ncols)))
 
 
@@ -458,7 +470,7 @@ def _cases_from_cells(cells: list[Coded], schema: Schema, path: str, *, collect:
             if not collect:
                 raise InputError(f"{path}: attribute {a.name!r} has no value list")
             limit = int(a.values[1])
-            values = cells[j][1]   # every value occurs, first seen first
+            values = _texts(cells[j][1])   # every value occurs, first seen first
             seen = list(values[~_unknown(values)])
             if len(seen) > limit:
                 raise InputError(f"{path}: attribute {a.name!r} declared 'discrete {limit}'"
@@ -480,7 +492,7 @@ def encode_classes(raw: pd.Series, classes: tuple[str, ...], where: str, problem
 
 
 def _encode_class_cells(cells: Coded, classes: tuple[str, ...], where: str, problem: str) -> np.ndarray:
-    codes, values = cells
+    codes, values = cells[0], _texts(cells[1])
     lookup = {c: i for i, c in enumerate(classes)}
     mapped = np.array([lookup.get(v, -1) if isinstance(v, str) else -1 for v in values], dtype=np.int32)
     bad = mapped[codes] < 0
@@ -498,7 +510,7 @@ def encode_column(raw: pd.Series, a: Attribute, where: str, *, lines_are_cases: 
 
 def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_ok: bool = False) -> np.ndarray:
     """encode_column on a coded column: each rule runs once per distinct value (spec 1)."""
-    codes, values = cells
+    codes, values = cells[0], _texts(cells[1])
     if a.kind == "ignore":
         return np.zeros(len(codes), dtype=np.int8)
     unknown = _unknown(values)
