@@ -328,11 +328,13 @@ def _cut_cells(path: Path, ncols: int) -> list[Coded] | None:
     for j in range(ncols):
         raw, itemsize, texts = cutter.column(j)
         codes = np.frombuffer(raw, dtype=np.int16 if itemsize == 2 else np.int32)
+        # numpy text until the column is encoded, as _plain_cells keeps it
         try:
-            values = [t.decode("utf-8") for t in texts]
+            values = np.char.decode(np.array(texts, dtype=bytes), "utf-8") if texts else np.array([], dtype=str)
         except UnicodeDecodeError:
             return None
-        columns.append((codes, np.array(values, dtype=object)))
+        del texts
+        columns.append((codes, values))
     return columns
 
 
