@@ -80,6 +80,9 @@ def child(stem: str, weights: str | None = None, jobs: int = 1, trials: int = 1)
         before = dict(spent)
         out = fit_once(*a, **k)
         per_trial.append({s: spent[s] - before[s] for s in ("grow", "prune", "generalise", "select", "order")})
+        # candidates (one per generalised leaf, duplicates merged) against rules kept: the
+        # trials' trees are alike in size, their selections are not (issue 34.5)
+        per_trial[-1]["candidates"] = len(out[2].candidates)
         per_trial[-1]["rules"] = len(out[0].rules)
         return out
     pipeline._fit_once = trial
@@ -163,7 +166,7 @@ def main() -> int:
         print(f"{name} ...", file=sys.stderr, flush=True)
         results[name] = measure(dataset_stem(name), jobs=a.jobs, trials=a.trials)
         for i, t in enumerate(results[name].get("per_trial", []) if a.trials > 1 else [], 1):
-            print(f"  trial {i}: " + " ".join(f"{k} {v:.2f}" if k != "rules" else f"rules {v}"
+            print(f"  trial {i}: " + " ".join(f"{k} {v:.2f}" if k not in ("rules", "candidates") else f"{k} {v}"
                                             for k, v in t.items()), file=sys.stderr)
         results[name]["load"] = (load, os.getloadavg()[0])
     text = table(results)
