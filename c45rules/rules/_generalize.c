@@ -710,13 +710,13 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
                 /* one remaining level has no true case here: the cases that count satisfy all
                  * the others, and fail only it (an AND that soon comes to nothing) */
                 uint64_t only = ~(uint64_t)0;
-                int64_t empty_level = -1;
-                for (int64_t k = r - 1; k >= 0 && only; k--) {
+                for (int64_t k = 0; k < r; k++) {
                     uint64_t b = rows[k][w];
-                    if (b) only &= b;
-                    else empty_level = k;
+                    only &= b | -(uint64_t)(b == 0);
                 }
                 if (only) {
+                    int64_t empty_level = 0;
+                    while (rows[empty_level][w]) empty_level++;
                     TALLY(td[empty_level], wtd[empty_level], only, w);
                     TALLY(ed[empty_level], wed[empty_level], only & wrong[w], w);
                 }
