@@ -442,16 +442,21 @@ static int follow(Gen *g, const int32_t *path, int64_t m) {
             const Pool *q = &g->pools[j - 1];
             if (pool_reserve(p, q->size)) return -1;
             holds(g, c, q->cand, 0, q->size, 0, g->flags);
-            int64_t out = 0;
-            for (int64_t i = 0; i < q->size; i++) {
-                int16_t f = q->failed[i];
-                if (g->flags[i]) {
-                    p->cand[out] = q->cand[i];
-                    p->failed[out++] = f;
-                } else if (f < 0) {
-                    p->cand[out] = q->cand[i];
-                    p->failed[out++] = (int16_t)j;
-                }
+            /* every case written and the next place advanced only for a kept one: whether a
+             * case is kept is a coin toss to the branch predictor; restrict, as the flags
+             * are bytes, which may alias anything */
+            const int32_t *restrict from = q->cand;
+            const int16_t *restrict was = q->failed;
+            const uint8_t *restrict holds_here = g->flags;
+            int32_t *restrict to = p->cand;
+            int16_t *restrict now = p->failed;
+            int64_t out = 0, size = q->size;
+            for (int64_t i = 0; i < size; i++) {
+                int16_t f = was[i];
+                int t = holds_here[i];
+                to[out] = from[i];
+                now[out] = t ? f : (int16_t)j;
+                out += t | (f < 0);
             }
             p->size = out;
         }
