@@ -442,16 +442,21 @@ static int follow(Gen *g, const int32_t *path, int64_t m) {
             const Pool *q = &g->pools[j - 1];
             if (pool_reserve(p, q->size)) return -1;
             holds(g, c, q->cand, 0, q->size, 0, g->flags);
-            int64_t out = 0;
-            for (int64_t i = 0; i < q->size; i++) {
-                int16_t f = q->failed[i];
-                if (g->flags[i]) {
-                    p->cand[out] = q->cand[i];
-                    p->failed[out++] = f;
-                } else if (f < 0) {
-                    p->cand[out] = q->cand[i];
-                    p->failed[out++] = (int16_t)j;
-                }
+            /* every case written and the next place advanced only for a kept one: whether a
+             * case is kept is a coin toss to the branch predictor; restrict, as the flags
+             * are bytes, which may alias anything */
+            const int32_t *restrict from = q->cand;
+            const int16_t *restrict was = q->failed;
+            const uint8_t *restrict holds_here = g->flags;
+            int32_t *restrict to = p->cand;
+            int16_t *restrict now = p->failed;
+            int64_t out = 0, size = q->size;
+            for (int64_t i = 0; i < size; i++) {
+                int16_t f = was[i];
+                int t = holds_here[i];
+                to[out] = from[i];
+                now[out] = t ? f : (int16_t)j;
+                out += t | (f < 0);
             }
             p->size = out;
         }
@@ -706,26 +711,11 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
         for (uint64_t look = ~two; look; look &= look - 1) {
             int64_t w = blk * 64 + __builtin_ctzll(look);
             if (w >= W) break;
-            if (some >> (w & 63) & 1) {
-                /* one remaining level has no true case here: the cases that count satisfy all
-                 * the others, and fail only it (an AND that soon comes to nothing) */
-                uint64_t only = ~(uint64_t)0;
-                int64_t empty_level = -1;
-                for (int64_t k = r - 1; k >= 0 && only; k--) {
-                    uint64_t b = rows[k][w];
-                    if (b) only &= b;
-                    else empty_level = k;
-                }
-                if (only) {
-                    TALLY(td[empty_level], wtd[empty_level], only, w);
-                    TALLY(ed[empty_level], wed[empty_level], only & wrong[w], w);
-                }
-                continue;
-            }
+            /* the cases failing at least one and at least two levels, every level read: a
+             * way out of the loop once every case fails two (most words) cost a mispredicted
+             * branch nearly every word, and kept the loads from overlapping */
             uint64_t ones = 0, twos = 0;
-            /* deepest level first: away from the rule's own leaf most cases fail the deep levels,
-             * and a word whose every case fails two levels is done */
-            for (int64_t k = r - 1; k >= 0 && ~twos; k--) {
+            for (int64_t k = 0; k < r; k++) {
                 uint64_t fail = ~rows[k][w];
                 twos |= ones & fail;
                 ones |= fail;
@@ -739,7 +729,13 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
                 g->at[na] = w;
                 g->covered[na++] = all;
             }
-            if (one)
+            if (one && some >> (w & 63) & 1) {
+                /* every case here fails the one level with no true case */
+                int64_t k = 0;
+                while (rows[k][w]) k++;
+                TALLY(td[k], wtd[k], one, w);
+                TALLY(ed[k], wed[k], one & bad, w);
+            } else if (one)
                 for (int64_t k = 0; k < r; k++) {
                     uint64_t only = one & ~rows[k][w];
                     if (only) {
