@@ -14,6 +14,8 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#include "_mix.h"
 #include <string.h>
 
 /* A table slot. A text of at most 8 bytes is its own key (zero-padded: a plain file has no
@@ -53,15 +55,6 @@ typedef struct {
     int stopped;
 } Cutter;
 
-static inline uint64_t mix(uint64_t h) {
-    /* splitmix64's finaliser */
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return h;
-}
 
 /* A text's key: its zero-padded bytes when at most 8, else a hash of its 8-byte words. */
 static inline uint64_t key_of(const char *p, int64_t len) {

@@ -9,15 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static inline uint64_t mix(uint64_t x) {
-    /* splitmix64's finaliser: spreads near-equal keys (codes, short texts) over the table */
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
+#include "_mix.h"
+
 
 /* factorize(keys: uint64 buffer, codes: int64 buffer of the same length) -> number of distinct
  * keys; codes[i] = the rank of keys[i]'s first appearance. */
