@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import reference as R
 from c45rules.data import load_stem
+from c45rules.data.schema import Attribute, Dataset, Schema
 from c45rules.tree import grow
 
 from .test_fast_paths import differences, random_table
@@ -428,3 +429,24 @@ def test_regroup_moves_two_byte_payloads():
     assert native.regroup(row, 4, group, np.array([0, 2, 4]), ranks) == 4
     assert row.tolist() == [1, 3, 0, 2]
     assert ranks.tolist() == [11, 13, 10, 12]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_few_values_tables_are_numpys_distinct_values_or_none_past_16_bits(jobs):
+    rng = np.random.default_rng(11)
+    n = 70_000
+    few = np.round(rng.normal(size=n) * 50) / 4
+    few[rng.random(n) < 0.1] = np.nan
+    few[rng.random(n) < 0.05] = -0.0
+    never_known = np.full(n, np.nan)
+    many = rng.random(n)                            # ~70,000 distinct: over 2^16
+    attrs = tuple(Attribute(f"x{i}", "continuous") for i in range(3))
+    data = Dataset(Schema(attrs, ("a", "b")), [few, never_known, many], rng.integers(0, 2, n))
+    assert grow.few_values_tables(data, [0, 1, 2], jobs) is None
+    assert 2 not in data._sorted_values            # a many-valued column's values are not kept
+    tables = grow.few_values_tables(data, [0, 1], jobs)
+    for a, table in zip([0, 1], tables):
+        want = np.unique(data.columns[a][~np.isnan(data.columns[a])])
+        assert data._sorted_values[a].dtype == np.float64 and np.array_equal(data._sorted_values[a], want)
+        assert table.dtype == np.float32 and table.tolist() == want.astype(np.float32).tolist()
+    assert len(tables[0]) == len(np.unique(few[~np.isnan(few)])) and len(tables[1]) == 0
