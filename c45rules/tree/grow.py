@@ -524,11 +524,20 @@ class _Levels:
             # every attribute's array is grouped by node the same way, so one position mask
             stay = np.flatnonzero(active[seg_pos])
             members = self.members = members[stay]
-            for rows in self.rows():
-                for j in range(len(rows)):      # row by row: no second copy of all orders
+            arrays = self.rows()
+
+            def compact(j: int) -> None:
+                # row by row (no second copy of all orders), rows in threads with -j
+                for rows in arrays:
                     rows[j, :len(stay)] = rows[j, stay]
+
+            if self.native:
+                self.each_row(compact, len(stay))
+            else:
+                for j in range(len(g.cont)):
+                    compact(j)
             self.keep(len(stay))
-            del stay, rows
+            del stay, arrays
             nodes = [n for n, ok in zip(nodes, active) if ok]
             sizes, tested, counts, best_class = sizes[active], tested[active], counts[active], best_class[active]
             S = len(nodes)
