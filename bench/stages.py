@@ -88,7 +88,7 @@ def child(stem: str, weights: str | None = None, jobs: int = 1, trials: int = 1)
     pipeline._fit_once = trial
 
     t, c = time.perf_counter(), time.process_time()
-    train, test = load_stem(stem, test=True)
+    train, test = load_stem(stem, test=True, jobs=jobs)
     if weights:
         from c45rules.data.weights import weighted as with_weights
         from weighted import draw_weights

@@ -55,7 +55,7 @@ def load_training(args: argparse.Namespace):
     progress(args, f"reading {args.data}")
     # -u: the stem's own STEM.test; neither -u nor --test: no test file is read at all
     train, tst = load_data(args.data, target=args.target, test=test or (None if unseen else False),
-                           names=args.names, read=read, **column_kinds)
+                           names=args.names, read=read, jobs=getattr(args, "jobs", 1), **column_kinds)
     for data in (train, tst):
         if data is not None:
             note_unknown(args, data.source, data.unknown_tokens)

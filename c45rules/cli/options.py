@@ -307,8 +307,8 @@ def tree_options(j48_folds: bool = True) -> argparse.ArgumentParser:
     g.add_argument("-s", "--subset", action="store_true", help="tests on subsets of discrete values")
     g = p.add_argument_group("speed")
     g.add_argument("-j", "--jobs", type=jobs, default=1, metavar="N",
-                   help="workers: threads for the compiled steps, else processes (default 1; -1: one per"
-                        " core); the results do not depend on it")
+                   help="workers: threads for the compiled steps and for cutting a large .data file,"
+                        " else processes (default 1; -1: one per core); the results do not depend on it")
     return p
 
 

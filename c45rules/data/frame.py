@@ -613,11 +613,12 @@ def read_csv(path: str | os.PathLike, target: str, *, read: ReadOptions | None =
 
 def load_data(spec: str | os.PathLike, *, target: str | None = None,
               test: str | os.PathLike | bool | None = None, names: str | os.PathLike | None = None,
-              read: ReadOptions | None = None, **kinds) -> tuple[Dataset, Dataset | None]:
+              read: ReadOptions | None = None, jobs: int = 1, **kinds) -> tuple[Dataset, Dataset | None]:
     """Load training data (C4.5 stem, or CSV/Parquet with `target`) and optional test data.
 
     `test`: a file; None = a stem's STEM.test when it exists; False = none (not read).
     `read`: how a table's cells are read (reading.ReadOptions); a C4.5 stem refuses it.
+    `jobs`: threads that may cut a large C4.5 data file's parts (as `-j`).
     """
     spec = str(spec)
     p = Path(spec)
@@ -627,7 +628,7 @@ def load_data(spec: str | os.PathLike, *, target: str | None = None,
         stem = spec[:-5] if spec.endswith(".data") else spec[:-6] if spec.endswith(".names") else spec
         if not os.path.exists(stem + ".names"):
             raise InputError(f"{spec}: no such C4.5 stem ({stem}.names not found) and not a .csv/.parquet file")
-        train, auto_test = load_stem(stem, test=test is None)
+        train, auto_test = load_stem(stem, test=test is None, jobs=jobs)
         if test is None or test is False:
             return train, auto_test
         return train, load_test(test, train.schema, target=target)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._lazy import LazyModule
 from ..errors import InputError
-from ..workers import give_back_memory
+from ..workers import give_back_memory, resolve_jobs, thread_map
 from .distinct import factorize, first_positions, is_missing
 from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 
@@ -240,17 +240,30 @@ def _cell_words(padded: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarr
     return words
 
 
-def line_chunks(path: Path) -> Iterator[bytes]:
-    """The file in pieces of whole lines, the last one given its missing final newline."""
+def line_chunks(path: Path, lo: int = 0, hi: int | None = None) -> Iterator[bytes]:
+    """The file in pieces of whole lines, the last one given its missing final newline; with
+    `lo`/`hi`, only the lines that start at a byte in [lo, hi)."""
     try:
         with open(path, "rb") as f:
-            carry = b""
+            if lo:
+                f.seek(lo - 1)
+                f.readline()        # the line holding byte lo - 1 is the previous part's
+            at, carry = f.tell(), b""       # `at`: where `carry` starts in the file
             while block := f.read(_CHUNK_BYTES):
                 data = carry + block
+                if hi is not None:
+                    if hi <= at:
+                        return
+                    # the line that starts last before hi ends at the first newline from hi - 1
+                    end = data.find(b"\n", hi - at - 1)
+                    if end >= 0:
+                        yield data[:end + 1]
+                        return
                 cut = data.rfind(b"\n") + 1
                 if cut:
                     yield data[:cut]
                 carry = data[cut:]
+                at += cut
             if carry:
                 yield carry + b"\n"
     except FileNotFoundError:
@@ -259,13 +272,13 @@ def line_chunks(path: Path) -> Iterator[bytes]:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
 
-def _plain_cells(path: Path, ncols: int, compiled: bool = True) -> list[Coded] | None:
+def _plain_cells(path: Path, ncols: int, compiled: bool = True, jobs: int = 1) -> list[Coded] | None:
     """The raw text cells of a plain data file, column by column; None if it is not plain.
     `compiled`: by the compiled cutter when it is built (the same cells, 2 s less at 1M cases)."""
     if ncols < 2:
         return None
     if compiled and _native_cells is not None:
-        return _cut_cells(path, ncols)
+        return _cut_cells(path, ncols, jobs)
     local: list[list[np.ndarray]] = [[] for _ in range(ncols)]
     uniques: list[list[np.ndarray]] = [[] for _ in range(ncols)]
     try:
@@ -308,12 +321,42 @@ def _plain_cells(path: Path, ncols: int, compiled: bool = True) -> list[Coded] |
     return columns
 
 
-def _cut_cells(path: Path, ncols: int) -> list[Coded] | None:
+def _cut_cells(path: Path, ncols: int, jobs: int = 1) -> list[Coded] | None:
     """_plain_cells by the compiled cutter (data/_cells.c): each cell looked up in its column's
-    table of distinct texts as the lines are cut."""
+    table of distinct texts as the lines are cut; with `jobs` > 1, a large file's parts cut in
+    threads (the cutter lets go of the GIL) and their tables joined."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0    # line_chunks says what is wrong with the path
+    parts = max(1, min(resolve_jobs(jobs), size // _SPLIT_READ_BYTES))
+    bounds = [size * i // parts for i in range(parts + 1)]
+    cutters = thread_map(lambda i: _cut_part(path, ncols, bounds[i], bounds[i + 1] if i + 1 < parts else None),
+                         parts, parts)
+    if any(c is None for c in cutters):
+        return None
+    columns: list[Coded] = []
+    for j in range(ncols):
+        codes, texts = _joined_column([c.column(j) for c in cutters])
+        # numpy text until the column is encoded, as _plain_cells keeps it
+        try:
+            values = np.char.decode(np.array(texts, dtype=bytes), "utf-8") if texts else np.array([], dtype=str)
+        except UnicodeDecodeError:
+            return None
+        del texts
+        columns.append((codes, values))
+    return columns
+
+
+# from this size a file's parts are cut in threads with -j (synth_1m's 146 MB: 1.1 s of cutting)
+_SPLIT_READ_BYTES = 32 << 20
+
+
+def _cut_part(path: Path, ncols: int, lo: int, hi: int | None):
+    """A cutter fed the lines of `path` that start in [lo, hi) (None if they are not plain)."""
     cutter = _native_cells.Cutter(ncols)
-    for k, chunk in enumerate(line_chunks(path)):
-        if k == 0:
+    for k, chunk in enumerate(line_chunks(path, lo, hi)):
+        if k == 0 and lo == 0:
             chunk = chunk.removeprefix(b"\xef\xbb\xbf")   # a byte order mark (as _read_text)
         asks = cutter.feed(chunk)
         if asks is None:
@@ -324,18 +367,26 @@ def _cut_cells(path: Path, ncols: int) -> list[Coded] | None:
                     return None
             except UnicodeDecodeError:
                 return None
-    columns: list[Coded] = []
-    for j in range(ncols):
-        raw, itemsize, texts = cutter.column(j)
-        codes = np.frombuffer(raw, dtype=np.int16 if itemsize == 2 else np.int32)
-        # numpy text until the column is encoded, as _plain_cells keeps it
-        try:
-            values = np.char.decode(np.array(texts, dtype=bytes), "utf-8") if texts else np.array([], dtype=str)
-        except UnicodeDecodeError:
-            return None
-        del texts
-        columns.append((codes, values))
-    return columns
+    return cutter
+
+
+def _joined_column(pieces: list[tuple[bytes, int, list[bytes]]]) -> tuple[np.ndarray, list[bytes]]:
+    """One column's codes and distinct texts over the parts' cutter.column results, numbered
+    by first appearance over the whole file as one cutter numbers them."""
+    arrays = [np.frombuffer(raw, dtype=np.int16 if itemsize == 2 else np.int32) for raw, itemsize, _ in pieces]
+    texts = pieces[0][2]
+    if len(pieces) == 1:
+        return arrays[0], texts
+    code = {t: i for i, t in enumerate(texts)}
+    renumbered = [arrays[0]]
+    for (_, _, more), codes in zip(pieces[1:], arrays[1:]):
+        for t in more:
+            if t not in code:
+                code[t] = len(texts)
+                texts.append(t)
+        renumbered.append(np.array([code[t] for t in more], dtype=np.int32)[codes])
+    # 16-bit while the codes fit below 2^15 - 1, as the cutter narrows them
+    return np.concatenate(renumbered).astype(np.int16 if len(texts) <= 32767 else np.int32), texts
 
 
 def _clean_cells(columns: list[Coded]) -> list[Coded]:
@@ -392,19 +443,22 @@ def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(range(ncols)), dtype=str)
 
 
-def _read_cells(path: Path, ncols: int) -> list[Coded]:
-    """The cells of a C4.5 data file as coded columns (the plain path when the file allows it)."""
-    cells = _plain_cells(path, ncols)
+def _read_cells(path: Path, ncols: int, jobs: int = 1) -> list[Coded]:
+    """The cells of a C4.5 data file as coded columns (the plain path when the file allows it;
+    `jobs` threads may cut a large one)."""
+    cells = _plain_cells(path, ncols, jobs=jobs)
     if cells is not None:
         return _clean_cells(cells)
     frame = _split_lines(path, _read_text(path), ncols)
     return [_coded(frame.pop(j)) for j in range(ncols)]
 
 
-def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False) -> tuple[Dataset, Schema]:
-    """Read a `.data`/`.test` file against `schema`; `collect` fills `discrete N` value lists."""
+def read_cases(path: str | os.PathLike, schema: Schema, *, collect: bool = False,
+               jobs: int = 1) -> tuple[Dataset, Schema]:
+    """Read a `.data`/`.test` file against `schema`; `collect` fills `discrete N` value lists;
+    `jobs`: threads that may cut a large file's parts (as `-j`)."""
     path = Path(path)
-    cells = _read_cells(path, len(schema.attributes) + 1)
+    cells = _read_cells(path, len(schema.attributes) + 1, jobs)
     got = _cases_from_cells(cells, schema, str(path), collect=collect)
     # the chunks' codes and offsets, freed into the C heap, stayed resident under the
     # learning (30 MB on synth_100k)
@@ -540,14 +594,14 @@ def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_o
     return res[codes]
 
 
-def load_stem(stem: str | os.PathLike, *, test: bool = False) -> tuple[Dataset, Dataset | None]:
-    """Load STEM.names + STEM.data (and STEM.test if `test` and it exists)."""
+def load_stem(stem: str | os.PathLike, *, test: bool = False, jobs: int = 1) -> tuple[Dataset, Dataset | None]:
+    """Load STEM.names + STEM.data (and STEM.test if `test` and it exists; `jobs` as read_cases')."""
     stem = str(stem)
     for suffix in (".names", ".data", ".test"):
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]
     pending = read_names(stem + ".names")
-    train, schema = read_cases(stem + ".data", pending, collect=True)
+    train, schema = read_cases(stem + ".data", pending, collect=True, jobs=jobs)
     if schema.attributes and all(a.kind == "ignore" for a in schema.attributes):
         raise InputError(f"{stem}.names: every attribute is 'ignore'")
     schema = Schema(schema.attributes, schema.classes, schema.target)  # full validation

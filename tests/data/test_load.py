@@ -96,18 +96,22 @@ def case_files(draw) -> bytes:
 def test_tricky_files_plain_path_equals_general(tmp_path_factory, chunk_bytes, text):
     path = tmp_path_factory.mktemp("cases") / "x.data"
     path.write_bytes(text)
-    saved, names._CHUNK_BYTES = names._CHUNK_BYTES, chunk_bytes
+    saved = names._CHUNK_BYTES, names._SPLIT_READ_BYTES
+    names._CHUNK_BYTES, names._SPLIT_READ_BYTES = chunk_bytes, 7
     try:
         fast = _outcome(names.read_cases, path, SCHEMA, True)
         if names._native_cells is not None:     # the compiled cutter's cells are numpy's
-            assert _cells_outcome(path, 5, True) == _cells_outcome(path, 5, False)
+            numpy_cells = _cells_outcome(path, 5, False)
+            assert _cells_outcome(path, 5, True) == numpy_cells
+            # and so are those of the file cut in parts by threads (-j), their tables joined
+            assert _cells_outcome(path, 5, True, jobs=3) == numpy_cells
     finally:
-        names._CHUNK_BYTES = saved
+        names._CHUNK_BYTES, names._SPLIT_READ_BYTES = saved
     assert _same(fast, _outcome(_general, path, SCHEMA, True))
 
 
-def _cells_outcome(path: Path, ncols: int, compiled: bool):
-    cells = names._plain_cells(path, ncols, compiled=compiled)
+def _cells_outcome(path: Path, ncols: int, compiled: bool, jobs: int = 1):
+    cells = names._plain_cells(path, ncols, compiled=compiled, jobs=jobs)
     return None if cells is None else [(c.dtype, c.tolist(), list(v)) for c, v in cells]
 
 
@@ -138,6 +142,8 @@ def test_cutter_widens_codes_past_2_15_values_and_compares_long_texts(tmp_path, 
     monkeypatch.setattr(names, "_CHUNK_BYTES", 1 << 16)
     fast, slow = _cells_outcome(path, 3, True), _cells_outcome(path, 3, False)
     assert fast == slow
+    monkeypatch.setattr(names, "_SPLIT_READ_BYTES", 1 << 18)     # 4 parts, a thread each
+    assert _cells_outcome(path, 3, True, jobs=4) == slow
     assert fast[0][0] == np.int32 and len(fast[0][2]) == 40_000 and fast[0][1][-1] == 7
     assert fast[1][0] == np.int16 and len(fast[1][2]) == 120 and fast[1][1][-1] == fast[1][1][1]
 
