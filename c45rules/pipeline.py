@@ -257,9 +257,10 @@ def _require_labels(data: Dataset) -> None:
                          f" {data.schema.classes[int(present[0])]!r}; learning needs at least two classes, not one class")
 
 
-def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None = None,
+def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None = None, jobs: int = 1,
                **kinds) -> tuple[Dataset, Dataset | None]:
-    """Training data from a Dataset, DataFrame (pandas, polars, pyarrow), CSV/Parquet path or C4.5 stem."""
+    """Training data from a Dataset, DataFrame (pandas, polars, pyarrow), CSV/Parquet path or C4.5 stem
+    (`jobs`: threads that may cut a large C4.5 data file)."""
     if isinstance(data, Dataset):
         return data, None
     if is_frame(data):
@@ -267,7 +268,7 @@ def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None
             raise InputError("a DataFrame needs target= (the class column)")
         return from_frame(data, target, read=read, **kinds), None
     if isinstance(data, (str, os.PathLike)):
-        return load_data(data, target=target, test=False, read=read, **kinds)
+        return load_data(data, target=target, test=False, read=read, jobs=jobs, **kinds)
     raise InputError(f"cannot learn from {type(data).__name__}: give a DataFrame, a path or a Dataset")
 
 
@@ -285,7 +286,9 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
     `.costs` file's path) makes every class choice minimise the expected cost (data/costs.py).
     """
     read = read_options(na_values, keep_na_tokens, sep, decimal, encoding)
-    train, _ = as_dataset(data, target, read=read, **_kinds(discrete, continuous, ignore))
+    jobs = options.get("jobs", 1)     # checked with the other options, after the reading
+    train, _ = as_dataset(data, target, read=read, jobs=jobs if isinstance(jobs, int) else 1,
+                          **_kinds(discrete, continuous, ignore))
     name = "sample_weight"
     if isinstance(sample_weight, str):
         name = sample_weight
