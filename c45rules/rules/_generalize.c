@@ -1363,7 +1363,11 @@ static PyObject *py_threshold_rows(PyObject *self, PyObject *args) {
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "threshold_rows: ranked positions do not fit the column");
     } else if ((out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((SNAPSHOTS + 1) * W * 8)))) {
-        make_threshold_rows(r, n, known_n, (uint64_t *)PyBytes_AS_STRING(out));
+        uint64_t *rows = (uint64_t *)PyBytes_AS_STRING(out);
+        /* the new object is this call's alone until it returns: threads may make other columns' */
+        Py_BEGIN_ALLOW_THREADS
+        make_threshold_rows(r, n, known_n, rows);
+        Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&ranked);
     return out;
