@@ -10,6 +10,7 @@ import numpy as np
 
 from . import __version__
 from .data.costs import cost_option, resolved, with_costs
+from .data.distinct import sorted_distinct
 from .data.frame import from_frame, load_data
 from .data.weights import split_weights, weighted
 from .data.reading import ReadOptions, is_frame, read_options
@@ -251,7 +252,7 @@ def _require_labels(data: Dataset) -> None:
         raise InputError(f"{data.source}: the data has no class column")
     if data.n == 0:
         raise InputError(f"{data.source}: no cases")
-    present = np.unique(data.y)
+    present = sorted_distinct(data.y)
     if len(present) < 2:
         raise InputError(f"{data.source}: all {data.n} cases are of class"
                          f" {data.schema.classes[int(present[0])]!r}; learning needs at least two classes, not one class")

@@ -78,6 +78,16 @@ def is_missing(v: object) -> bool:
         return True
 
 
+def sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """np.unique(values) for 1-D numbers without NaN, by the same sort and mask, without numpy.ma:
+    np.unique asks np.ma.is_masked, whose import costs every command 1.2 MB and 10 ms."""
+    ordered = np.sort(values)
+    new = np.empty(len(ordered), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    return ordered[new]
+
+
 def count_distinct(values: np.ndarray) -> int:
     """How many distinct values `values` (1-D numbers, no NaN) holds."""
     if len(values) >= HASH_FROM:
@@ -85,7 +95,7 @@ def count_distinct(values: np.ndarray) -> int:
         if keys is not None:
             return int(_native.factorize(keys, np.empty(len(values), dtype=np.int64)))
         return len(pd.unique(values))
-    return len(np.unique(values))
+    return len(sorted_distinct(values))
 
 
 _NAN = object()   # the one key of every missing value

@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 
 from ..errors import InputError
+from .distinct import sorted_distinct
 
 Kind = Literal["continuous", "discrete", "ignore"]
 UNKNOWN_CODE = -1
@@ -144,7 +145,7 @@ class Dataset:
         """Distinct known values of continuous attribute `a`, ascending (cached)."""
         if a not in self._sorted_values:
             col = self.columns[a]
-            self._sorted_values[a] = np.unique(col[~np.isnan(col)])
+            self._sorted_values[a] = sorted_distinct(col[~np.isnan(col)])
         return self._sorted_values[a]
 
     def unseen_counts(self) -> dict[str, int]:

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ..data.distinct import sorted_distinct
 from ..data.weights import sums_are_exact
 from ..workers import fork_map, give_back_memory, thread_map
 from .cases import PackedCases, pack_cases
@@ -396,7 +397,7 @@ class _ClassSearch:
         others, negative = others[keep], self.c_neg[at][keep]
         np.add.at(self.alone, others, step)
         np.add.at(self.wrong, others[negative], step)
-        self.touched.append(np.unique(others) if len(others) > 4096 else others)
+        self.touched.append(sorted_distinct(others) if len(others) > 4096 else others)
 
     def toggle(self, r: int) -> None:
         """Add rule r to the subset or take it out, updating counts incrementally."""
@@ -461,7 +462,7 @@ class _ClassSearch:
             else:
                 # a toggle on a case-rich rule can touch millions of (rule, case) pairs:
                 # no Python list of them
-                todo = np.unique(np.concatenate([*self.touched, np.array(self.toggled, dtype=np.int64)])).tolist()
+                todo = sorted_distinct(np.concatenate([*self.touched, np.array(self.toggled, dtype=np.int64)])).tolist()
             changed = self.cells.move(todo, inside[todo].tolist(), self.alone[todo].tolist(), self.wrong[todo].tolist())
         self.touched, self.toggled = [], []
         if self.exc_for != (fires, fp):

@@ -6,6 +6,7 @@ import itertools
 import numpy as np
 
 from ..data.costs import cheapest_class
+from ..data.distinct import sorted_distinct
 from ..data.schema import Dataset
 from .grow import branch_of
 from .node import Node
@@ -109,7 +110,7 @@ def leaf_of_cases(nodes: list[Node], data: Dataset, kids: list[list[int]] | None
         node = at[moving]
         tested = attribute[node]
         branch = np.empty(len(moving), dtype=np.int64)
-        for a in np.unique(tested):
+        for a in sorted_distinct(tested):
             sel = np.flatnonzero(tested == a)
             col = data.columns[a][moving[sel]]
             if data.schema.attributes[a].is_continuous:

@@ -87,3 +87,15 @@ def test_a_large_c45_file_is_read_and_learnt_without_pandas(tmp_path):
             "print(len(rs.rules), 'pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert int(out[0]) >= 2 and out[1] == "False"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.25, 1e-300, -np.inf, np.inf, 3.0, 5e-324]), max_size=80),
+       st.sampled_from([np.float64, np.float32, np.int64, np.int8]))
+def test_sorted_distinct_is_np_unique_bit_for_bit(values, dtype):
+    with np.errstate(invalid="ignore", over="ignore"):
+        x = np.array(values, dtype=np.float64)
+        x = x if dtype in (np.float64, np.float32) else np.nan_to_num(x, posinf=9, neginf=-9)
+        x = x.astype(dtype)
+    got, want = distinct.sorted_distinct(x), np.unique(x)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
