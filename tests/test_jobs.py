@@ -165,7 +165,7 @@ def test_generalisation_splits_only_work_worth_splitting(monkeypatch):
     runs = []
 
     def in_turn(fn, count, jobs):
-        runs.append(count)
+        runs.append((fn.__name__, count))
         return [fn(i) for i in range(count)]
 
     monkeypatch.setattr(generalize, "thread_map", in_turn)
@@ -174,7 +174,8 @@ def test_generalisation_splits_only_work_worth_splitting(monkeypatch):
     generalise_rules(tree.unpruned, train, jobs=2)
     monkeypatch.setattr(generalize, "_SPLIT_WORK", 0)
     generalise_rules(tree.unpruned, train, jobs=2)
-    assert runs == [1, 4]
+    # each call first gathers crx's 15 columns in threads, then runs its chunks
+    assert runs == [("column", 15), ("run", 1), ("column", 15), ("run", 4)]
 
 
 def test_fit_with_jobs_writes_the_same_yaml_and_does_not_record_jobs():
