@@ -5,7 +5,6 @@ import argparse
 import json
 
 from ..errors import InputError
-from ..nesting import load_json
 from .io import load_model
 from .options import positive_int, read_options, reading_options, scoring_options
 
@@ -40,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ..data.frame import encode_frame
+    from ..nesting import load_json
     from .cases import _offset_rows, case_from_file, report_unseen
     ruleset = load_model(args.model)
     read = read_options(args)
