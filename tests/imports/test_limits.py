@@ -99,6 +99,11 @@ def test_extension_json_nested_too_deep_is_refused():
 def test_json_depth_counts_brackets_outside_strings():
     assert json_depth('{"a": [1, {"b": "]]]]"}], "c": "\\"[[["}') == 3
     assert json_depth("3") == 0 and json_depth("[[]][]") == 2 and json_depth("[" * 7) == 7
+    # a string left open runs to the end, as the decoder reads it
+    assert json_depth('[[ "\\"[[[') == 2 and json_depth('["a\\\\" [[') == 3
+    started = time.perf_counter()     # escaped quotes and no closing one: linear, not quadratic
+    assert json_depth('"' + '\\"' * 200_000) == 0
+    assert time.perf_counter() - started < 1.0
 
 
 @pytest.mark.parametrize("make, message", [
