@@ -297,7 +297,27 @@ def _attribute_row(i: int, attr, col: np.ndarray | None) -> str:
             f'<td>{_e(values)}</td><td class="num">{_e(missing)}</td></tr>')
 
 
-def _data_section(ruleset: RuleSet, data: Dataset | None) -> str:
+def _data_check(ruleset: RuleSet, data: Dataset, train: Dataset | None) -> str:
+    """What the data is to the model: its training data, held-out data (other than the
+    training data the report was given, which the CLI has checked against the model's
+    fingerprint), or, with only the fingerprint to go by, data the model was not trained on
+    as it is now ("" without a fingerprint or training data)."""
+    fingerprint = data.fingerprint() if ruleset.fingerprint or train is not None else ""
+    if ruleset.fingerprint and fingerprint == ruleset.fingerprint:
+        return "This data matches the model's fingerprint: it is the data the model was trained on."
+    if train is not None:
+        trained = fingerprint if train is data else train.fingerprint()
+        if fingerprint == trained:
+            return "This data is the training data given to the report (--train)."
+        return ("This is held-out data: it differs from the training data given to the report (--train)"
+                + (", which matches the model's fingerprint." if trained == ruleset.fingerprint else "."))
+    if ruleset.fingerprint:
+        return ("This data does not match the model's fingerprint: it is other data than the model was"
+                " trained on, or that data changed.")
+    return ""
+
+
+def _data_section(ruleset: RuleSet, data: Dataset | None, train: Dataset | None = None) -> str:
     out = ['<section id="data"><h2>Data</h2>']
     if data is None:
         # a boosted model's first trial learnt from the cases unweighted
@@ -312,13 +332,9 @@ def _data_section(ruleset: RuleSet, data: Dataset | None) -> str:
                f'<span class="summary"><span class="big">{len(data.schema.attributes)}</span> attributes</span>'
                f'<span class="summary">source <code id="data-source">{_e(_shown_path(data.source))}</code>'
                '</span></p>')
-    if ruleset.fingerprint:
-        same = data.fingerprint() == ruleset.fingerprint
-        out.append('<p id="data-fingerprint">' + (
-            "This data matches the model's fingerprint: it is the data the model was trained on."
-            if same else
-            "This data does not match the model's fingerprint: it is other data than the model was"
-            " trained on, or that data changed.") + "</p>")
+    check = _data_check(ruleset, data, train)
+    if check:
+        out.append(f'<p id="data-fingerprint">{check}</p>')
     out.append('<h3>Attributes</h3><table><tr><th class="num">#</th><th>Attribute</th><th>Kind</th>'
                '<th>Values</th><th class="num">Missing</th></tr>')
     cols = data.columns if len(data.columns) == len(data.schema.attributes) else [None] * len(data.schema.attributes)
@@ -993,7 +1009,7 @@ def _glossary_section(data: bool, tree: bool) -> str:
 def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dataset | None = None, *,
                   title: str | None = None, generated: str | None = None,
                   previous: RuleSet | None = None, diff: Any = None, case: dict | None = None,
-                  read: Any = None) -> str:
+                  read: Any = None, train: Dataset | None = None) -> str:
     """The review report as one self-contained HTML page.
 
     `tree` is the pruned tree (a `Node`, or a `Tree` whose `.pruned` is drawn); `data` a
@@ -1004,7 +1020,9 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
     what changed since the previous model. `case` (a mapping of attribute values; left out:
     unknown; read with `read`, data.reading.ReadOptions) adds its explanation: the deciding
     rule, or for a BoostedRuleSet the vote of every trial and the totals. A BoostedRuleSet gets
-    a section per trial instead of the rules.
+    a section per trial instead of the rules. `train`, the model's training data (which `report
+    --train` has checked against the model's fingerprint), lets the data section call `data`
+    held-out data when it is other data.
     """
     boosted = isinstance(ruleset, BoostedRuleSet)
     if boosted and (tree is not None or diff is not None):
@@ -1045,7 +1063,7 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
         "<nav>" + "".join(f'<a href="#{a}">{t}</a>' for a, t in links) + "</nav></header>",
         *([_compare_section(ruleset, previous, diff, source)] if diff is not None else []),
         *([_notes_section(ruleset)] if ruleset.notes else []),
-        _data_section(ruleset, data),
+        _data_section(ruleset, data, train),
         _options_section(ruleset),
         *([_trial_section(t, rs) for t, rs in enumerate(ruleset.trials, 1)] if boosted
           else [_rules_section(ruleset, evaluation, source), _default_section(ruleset)]),

@@ -39,18 +39,21 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ..data.frame import encode_frame
+    from ..nesting import load_json
     from .cases import _offset_rows, case_from_file, report_unseen
     ruleset = load_model(args.model)
     read = read_options(args)
     if args.row is not None:
         if args.data:
             raise InputError("--data goes with --row-number, not with --row")
-        try:
-            row = json.loads(args.row)
-        except json.JSONDecodeError as e:
-            raise InputError(f"--row: not valid JSON ({e})") from None
+        row = load_json(args.row, "--row", InputError)
         if not isinstance(row, dict):
             raise InputError("--row: expected a JSON object such as {\"A9\": \"t\", \"A15\": 300}")
+        nested = next((k for k, v in row.items() if isinstance(v, (list, dict))), None)
+        if nested is not None:   # it would be read as the text of an unseen value
+            raise InputError(f"--row: attribute {nested!r} is given a JSON"
+                             f" {'array' if isinstance(row[nested], list) else 'object'};"
+                             " a value is a string, a number or null")
         unknown = sorted(set(row) - set(ruleset.schema.names) - {ruleset.schema.target})
         if unknown:
             raise InputError(f"--row: unknown attribute(s) {', '.join(map(repr, unknown))}"

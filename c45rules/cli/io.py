@@ -88,11 +88,12 @@ def note_unknown(args: argparse.Namespace, source: str, counts: dict[str, dict[s
               f" ({', '.join(tokens)})", file=sys.stderr)
 
 
-def load_model(path: str, data: str | None = None):
+def load_model(path: str, data: str | None = None, prepare=None):
     """The RuleSet in a YAML model file (InputError/ModelError naming the file otherwise).
 
     `data` is the command's data argument, if any: a data file given where the model goes
-    and a model where the data goes is told as arguments in the wrong order.
+    and a model where the data goes is told as arguments in the wrong order. `prepare` goes
+    to load_yaml (rescore: rules written without evidence).
     """
     from ..export.yaml import load_yaml
     if Path(path).suffix.lower() in DATA_SUFFIXES or (Path(path).suffix == "" and Path(path + ".names").exists()):
@@ -101,7 +102,7 @@ def load_model(path: str, data: str | None = None):
                              " the model comes first: MODEL.yaml DATA")
         raise InputError(f"{path}: is a data file, not a model; the first argument is the model"
                          " YAML written by 'c45rules fit'")
-    return load_yaml(Path(path))
+    return load_yaml(Path(path), prepare)
 
 
 def data_stem(path: str) -> str:

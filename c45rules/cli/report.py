@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         row = case_from_file(args.data, ruleset.schema, args.explain_row, read_options(args))
         case = {name: row.get(name) for name in ruleset.schema.names}   # left out = unknown
     write_report(ruleset, args.output, tree=tree, data=data, previous=previous, diff=diff, case=case,
-                 read=read_options(args))
+                 read=read_options(args), train=train)
     if not is_stdout(args.output):
         print(f"Report written to {args.output}")
     return 0

@@ -54,12 +54,13 @@ def run(args: argparse.Namespace) -> int:
     """Write the rescored model and print its evaluation on the data (or the JSON summary)."""
     from ..boosted import BoostedRuleSet
     from ..export.yaml import dump_yaml
-    from ..govern.rescore import rescore
+    from ..govern.rescore import rescore, with_unmeasured_evidence
     from ..rules.report import format_evaluation
     if args.json and is_stdout(args.output):
         raise InputError("--json and -o - both write to stdout: give -o a file")
     check_output(args, args.output)
-    ruleset = load_model(args.model, args.data)
+    # a rule written by hand may leave out its evidence: it is measured here
+    ruleset = load_model(args.model, args.data, with_unmeasured_evidence)
     progress(args, f"reading {args.data}")
     data = load_labelled(args.data, ruleset, args.target, args)
     scored = rescore(ruleset, data)

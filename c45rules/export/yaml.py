@@ -54,7 +54,7 @@ import math
 import numbers
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -902,16 +902,19 @@ def _read(source: str | bytes | os.PathLike) -> tuple[str, str]:
         raise ModelError(f"{path}: bytes that are not UTF-8 (at byte {e.start})") from None
 
 
-def load_yaml(text_or_path: str | bytes | os.PathLike) -> RuleSet | BoostedRuleSet:
+def load_yaml(text_or_path: str | bytes | os.PathLike,
+              prepare: Callable[[Any], Any] | None = None) -> RuleSet | BoostedRuleSet:
     """Read a model (a RuleSet, or a BoostedRuleSet from a boosted file) from YAML text or a
-    file path; any problem raises ModelError."""
+    file path; any problem raises ModelError. `prepare`, when given, gets the parsed document
+    before it is checked and returns the one to check (rescore fills in the evidence it is
+    about to measure: c45rules.govern.rescore.load_unmeasured)."""
     text, name = _read(text_or_path)
     try:
         try:
             doc = _parse(text)
         except yaml.YAMLError as e:
             raise ModelError(_yaml_problem(e)) from None
-        return model_from_dict(doc)
+        return model_from_dict(doc if prepare is None else prepare(doc))
     except ModelError as e:
         if name:
             raise ModelError(f"{name}: {e}") from None

@@ -10,18 +10,48 @@ ids, notes, conditions and classes; the default class is kept too (c4.5rules doe
 recompute it after sifting, spec 7.9). On the unedited model and its own training data the
 result equals the model, except for a rule whose error c4.5rules raised to a duplicate's
 (spec 7.5, which compares thresholds but not <= against >): its P0 is measured anew.
+
+A rule written by hand may leave out its `evidence` block: load_unmeasured reads the file
+with an empty one there, every field of which rescoring measures.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from ..data.schema import Dataset
 from ..boosted import BoostedRuleSet
 from ..errors import InputError
+from ..export.yaml import load_yaml
 from ..rules.generalize import rule_error_rates
 from ..ruleset import EVIDENCE_DIGITS, RuleSet, evidence_rate
+
+
+# what a rule written without evidence is read with: rescore replaces every field
+_UNMEASURED = {"covered": 0, "errors": 0, "error_rate": 0.0, "confidence": 1.0, "lift": 0.0, "used": 0, "wrong": 0}
+
+
+def with_unmeasured_evidence(doc: Any) -> Any:
+    """The parsed model document with an empty evidence block in each rule written without
+    one (the rules of a ruleset, or of each boosted trial); the rest is left to the reader's
+    checks."""
+    if not isinstance(doc, dict):
+        return doc
+    trials = doc.get("trials")
+    for holder in [doc] + (trials if isinstance(trials, list) else []):
+        rules = holder.get("rules") if isinstance(holder, dict) else None
+        for rule in rules if isinstance(rules, list) else []:
+            if isinstance(rule, dict) and "evidence" not in rule:
+                rule["evidence"] = dict(_UNMEASURED)
+    return doc
+
+
+def load_unmeasured(source: str | bytes | os.PathLike) -> RuleSet | BoostedRuleSet:
+    """load_yaml of a model whose hand-written rules may leave out their evidence, for rescore."""
+    return load_yaml(source, with_unmeasured_evidence)
 
 
 def _rules_cf(ruleset: RuleSet) -> float:

@@ -39,10 +39,10 @@ says so.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import xml.etree.ElementTree as ET
+from xml.parsers import expat
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +51,7 @@ import numpy as np
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, ModelError
 from ..export.yaml import read_model_bytes
+from ..nesting import MAX_NESTING, load_json
 from ..ruleset import NEVER_FIRES_ABOVE, Condition, Rule, RuleSet, evidence_rate
 
 EXTENDER = "c45rules"
@@ -236,8 +237,9 @@ def predicate_conditions(elem: ET.Element, ctx: _Context, where: str) -> tuple[l
         raise ModelError(f"{where}: SimpleSetPredicate booleanOperator {op!r}")
     if tag == "CompoundPredicate":
         op = elem.get("booleanOperator")
-        parts = [predicate_conditions(c, ctx, f"{where}/{_tag(c)}[{i}]")
-                 for i, c in enumerate(c for c in elem if _tag(c) != "Extension")]
+        parts = []   # a loop, not a comprehension: one stack frame per nesting level
+        for i, c in enumerate(c for c in elem if _tag(c) != "Extension"):
+            parts.append(predicate_conditions(c, ctx, f"{where}/{_tag(c)}[{i}]"))
         if op == "and":
             return [c for conds, _ in parts for c in conds], any(never for _, never in parts)
         if op == "or":
@@ -274,14 +276,51 @@ def _conjunction(conds: list[Condition], where: str) -> tuple[Condition, ...]:
 
 
 # ---- the document ---------------------------------------------------------------------------
+def _qualified(name: str) -> str:
+    """An expat name (`uri}local` with the namespace separator "}") as ElementTree spells it."""
+    return "{" + name if "}" in name else name
+
+
 def _parse(text: str | bytes, name: str) -> ET.Element:
+    """The document's root element, read by expat with no DTD: a DOCTYPE (and so any entity
+    declaration) is refused where expat meets it, in whatever encoding expat decoded the
+    document, so no entity is ever expanded whatever the XML library's version; elements
+    nested deeper than MAX_NESTING are refused while reading, before any walk recurses."""
     raw = text.encode("utf-8") if isinstance(text, str) else text
-    if b"<!DOCTYPE" in raw or b"<!ENTITY" in raw:
-        raise ModelError(f"{name}: a DOCTYPE or ENTITY declaration; a PMML document needs none")
+    builder = ET.TreeBuilder()
+    parser = expat.ParserCreate(namespace_separator="}")
+    depth = 0
+
+    def refuse(*_: Any) -> None:
+        raise ModelError(f"{name}: line {parser.CurrentLineNumber}: a DOCTYPE or ENTITY declaration; a PMML"
+                         " document needs none, and c45rules refuses them rather than expand entities")
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal depth
+        depth += 1
+        if depth > MAX_NESTING:
+            raise ModelError(f"{name}: line {parser.CurrentLineNumber}: {tag.rsplit('}', 1)[-1]} nested"
+                             f" {depth} elements deep, beyond the limit of {MAX_NESTING} (trees and"
+                             " predicates of real models nest far less)")
+        if any("}" in k for k in attrs):   # a namespaced attribute (rare in PMML)
+            attrs = {_qualified(k): v for k, v in attrs.items()}
+        builder.start(_qualified(tag), attrs)
+
+    def end(tag: str) -> None:
+        nonlocal depth
+        depth -= 1
+        builder.end(_qualified(tag))
+
+    parser.StartDoctypeDeclHandler = parser.EntityDeclHandler = parser.UnparsedEntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    parser.CharacterDataHandler = builder.data
+    parser.buffer_text = True
     try:
-        root = ET.fromstring(raw)
-    except ET.ParseError as e:
+        parser.Parse(raw, True)
+    except expat.ExpatError as e:
         raise ModelError(f"{name}: not well-formed XML ({e})") from None
+    root = builder.close()
     if _tag(root) != "PMML":
         raise ModelError(f"{name}: the root element is {_tag(root)!r}, not PMML")
     return root
@@ -349,10 +388,7 @@ def _extension(elem: ET.Element, where: str) -> dict[str, Any]:
     """The JSON payload of a c45rules Extension child of `elem`, or {}."""
     for ext in _children(elem, "Extension"):
         if ext.get("extender") == EXTENDER and ext.get("name") == "c45rules":
-            try:
-                payload = json.loads(ext.get("value") or "")
-            except ValueError:
-                raise ModelError(f"{where}: the c45rules Extension is not JSON") from None
+            payload = load_json(ext.get("value") or "", f"{where}: the c45rules Extension", ModelError)
             if not isinstance(payload, dict):
                 raise ModelError(f"{where}: the c45rules Extension is not a JSON object")
             return payload

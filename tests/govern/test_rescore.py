@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from c45rules import ModelError
 from c45rules.data import load_stem
 from c45rules.estimate import pessimistic_rate
 from c45rules.export import dump_yaml, load_yaml
-from c45rules.govern.rescore import rescore
+from c45rules.govern.rescore import load_unmeasured, rescore
 from c45rules.pipeline import fit_dataset
 
 from e2e.conftest import cli, cli_err
@@ -137,3 +138,56 @@ def test_cli_rescore_on_other_data_reports_its_errors(tmp_path):
     assert (load_yaml(model).predict(test) != np.array(test.schema.classes, dtype=object)[test.y]).sum() == 31
     assert sum(r.used for r in new.rules) + sum(new.default_counts) == 200
     assert new.fingerprint != load_yaml(model).fingerprint
+
+
+# ---- a rule written without its evidence ---------------------------------------------------------
+_EVIDENCE_LINE = re.compile(r"^ *evidence: \{[^\n]*\}\n", re.M)
+
+
+def test_rules_written_without_evidence_are_measured(golf, tmp_path):
+    rs, train = golf
+    text = dump_yaml(rs)
+    bare = _EVIDENCE_LINE.sub("", text)
+    assert "evidence" not in bare and bare.count("  - id: ") == len(rs.rules)
+    model = tmp_path / "bare.yaml"
+    model.write_text(bare)
+    # every other reader still wants the evidence: only rescore measures it
+    with pytest.raises(ModelError, match="rules\\[0\\]: missing key 'evidence'"):
+        load_yaml(model)
+    unmeasured = load_unmeasured(model)
+    assert [(r.id, r.conditions, r.covered, r.errors, r.error_rate, r.used) for r in unmeasured.rules] == [
+        (r.id, r.conditions, 0, 0, 0.0, 0) for r in rs.rules]
+    code, out = cli(["rescore", str(model), "--data", str(GOLF), "-o", str(tmp_path / "new.yaml"), "--json"])
+    assert code == 0
+    # the unedited rules on their training data: measured back to the very file they came from
+    assert (tmp_path / "new.yaml").read_text() == text
+    assert [r["covered"] for r in json.loads(out)["rules"]] == [4, 3, 3, 2]
+
+
+def test_a_hand_written_rule_without_evidence_among_measured_ones(golf, tmp_path):
+    rs, train = golf
+    added = ('  - id: 9\n    prediction: "Don\'t Play"\n    note: "asked for by the regulator"\n'
+             '    conditions:\n      - {attribute: "temperature", op: ">", value: 80.0}\n')
+    text = dump_yaml(rs).replace("default_class:", added + "default_class:")
+    model = tmp_path / "added.yaml"
+    model.write_text(text)
+    assert cli(["rescore", str(model), "--data", str(GOLF), "-o", str(tmp_path / "new.yaml")])[0] == 0
+    r9 = load_yaml(tmp_path / "new.yaml").rules[-1]
+    # temperature > 80: 85 (sunny, Don't Play), 83 and 81 (overcast, Play); all decided earlier
+    assert (r9.id, r9.covered, r9.errors, r9.used, r9.wrong) == (9, 3, 2, 0, 0)
+    assert r9.error_rate == pytest.approx(float(np.float32(pessimistic_rate(3, 2, 0.25))), abs=5e-7)
+    # a partial evidence block is still a mistake to point at
+    model.write_text(text.replace(added, added + "    evidence: {covered: 3}\n"))
+    code, _, err = cli_err(["rescore", str(model), "--data", str(GOLF), "-o", str(tmp_path / "other.yaml")])
+    assert code == 2 and "rules[4].evidence: missing key 'errors'" in err
+
+
+def test_a_boosted_model_without_evidence_is_measured(tmp_path):
+    model = tmp_path / "boosted.yaml"
+    assert cli(["fit", str(GOLF), "-o", str(model), "--trials", "3", "-q"])[0] == 0
+    text = model.read_text()
+    assert "trials:" in text
+    model.write_text(_EVIDENCE_LINE.sub("", text))
+    assert cli(["rescore", str(model), "--data", str(GOLF), "-o", str(tmp_path / "new.yaml"), "--json"])[0] == 0
+    train, _ = load_stem(str(GOLF))
+    assert load_yaml(tmp_path / "new.yaml") == rescore(load_yaml(text), train)
