@@ -32,7 +32,7 @@ import numpy as np
 from .data.costs import cost_matrix, vote_costs
 from .data.schema import Dataset, Schema
 from .errors import InputError
-from .ruleset import Explanation, RuleSet, encode_cases
+from .ruleset import Explanation, RuleSet, encode_cases, readable
 
 
 @dataclass(frozen=True)
@@ -62,30 +62,30 @@ class BoostedExplanation:
         return dict(self.totals)[self.prediction] / everything
 
     def __str__(self) -> str:
-        lines = [f"class {self.prediction} by the vote of {len(self.votes)} trials"
+        lines = [f"class {readable(self.prediction)} by the vote of {len(self.votes)} trials"
                  f" (confidence {self.confidence:.6g}):"]
         for v in self.votes:
             e = v.explanation
             if e.rule is None:
-                lines.append(f"  trial {v.trial}: {e.prediction} by its default class (no rule fired),"
+                lines.append(f"  trial {v.trial}: {readable(e.prediction)} by its default class (no rule fired),"
                              f" vote {v.weight:.6g}")
                 continue
-            lines.append(f"  trial {v.trial}: {e.prediction} by rule {e.rule.id}, vote {v.weight:.6g}:")
+            lines.append(f"  trial {v.trial}: {readable(e.prediction)} by rule {e.rule.id}, vote {v.weight:.6g}:")
             lines += [f"    {line}" for line in e.check_lines()]
         # totals that 6 digits would show alike but differ (a tie missed by a rounding) in full
         shown = [f"{t:.6g}" for _, t in self.totals]
         if len(set(shown)) < len({t for _, t in self.totals}):
             shown = [repr(t) for _, t in self.totals]
         if self.costs is None:
-            lines.append("  totals: " + ", ".join(f"{c} {t}" for (c, _), t in zip(self.totals, shown))
+            lines.append("  totals: " + ", ".join(f"{readable(c)} {t}" for (c, _), t in zip(self.totals, shown))
                          + " (the highest wins; a tie goes to the class listed first)")
             return "\n".join(lines)
-        lines.append("  totals: " + ", ".join(f"{c} {t}" for (c, _), t in zip(self.totals, shown)))
+        lines.append("  totals: " + ", ".join(f"{readable(c)} {t}" for (c, _), t in zip(self.totals, shown)))
         costs = [f"{t:.6g}" for _, t in self.costs]
         if len(set(costs)) < len({t for _, t in self.costs}):
             costs = [repr(t) for _, t in self.costs]
         lines.append("  expected costs (sum of cost x total): "
-                     + ", ".join(f"{c} {t}" for (c, _), t in zip(self.costs, costs))
+                     + ", ".join(f"{readable(c)} {t}" for (c, _), t in zip(self.costs, costs))
                      + " (the least wins; a tie goes to the class listed first)")
         return "\n".join(lines)
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import html
 import os
-import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,7 @@ from .boosted import BoostedExplanation, BoostedRuleSet
 from .data.schema import UNSEEN_CODE, Dataset, Schema
 from .errors import InputError
 from .export._atomic import atomic_write_text
-from .ruleset import RuleSet, conjunction, format_threshold
+from .ruleset import RuleSet, conjunction, format_threshold, readable, visible
 from .tree.node import Node
 
 MAX_TREE_NODES = 200   # tree nodes drawn at most; deeper subtrees are collapsed
@@ -130,14 +129,12 @@ svg .zero{fill:#a3abbb}
 """
 
 
-# control characters other than tab and line breaks are HTML parse errors (a browser drops
-# NUL): they are shown as their Python escapes, as the DOT and GraphML exports show them
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
 def _e(s: Any) -> str:
-    """Escape any text for HTML (element content and quoted attributes alike)."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], html.escape(str(s), quote=True))
+    """Escape any text for HTML (element content and quoted attributes alike). Characters that
+    do not show themselves but tab and line breaks are written as their Python escapes
+    (ruleset.visible): control characters are HTML parse errors (a browser drops NUL), and bidi
+    controls or zero-width characters would reorder or hide what the page says."""
+    return html.escape(visible(str(s), keep="\t\n\r"), quote=True)
 
 
 def _cut(s: str, n: int) -> str:
@@ -420,7 +417,7 @@ def _rule_rows(ruleset: RuleSet, total: float, prefix: str) -> list[str]:
             note += f'<div class="note reviewer" id="{prefix}note-{r.id}">Note: {_e(r.note)}</div>'
         out.append(
             f'<tr{"" if r.fires else " class=nofire"} id="{prefix}rule-{r.id}"><td class="num">{r.id}</td>'
-            f'<td><ul class="conds">{_conditions(r.conditions)}</ul>{note}</td><td>{_e(r.prediction)}</td>'
+            f'<td><ul class="conds">{_conditions(r.conditions)}</ul>{note}</td><td>{_e(readable(r.prediction))}</td>'
             f'<td class="num">{r.covered}</td><td class="num">{r.errors}</td>'
             f'<td class="num">{100 * r.confidence:.1f}%</td><td class="num">{r.lift:.2f}</td>'
             f'<td class="cov">{_bar(r.covered, total, r.errors)}</td></tr>')
@@ -628,13 +625,14 @@ def _decision_list(ruleset: RuleSet) -> str:
         sub = f"confidence {100 * r.confidence:.1f}%{SEP}lift {r.lift:.2f}"
         if not r.fires:
             sub = "never fires (error above 70%)"
-        tip = f"rule {r.id}: if {conds or '(always)'} then {r.prediction}"
-        cards.append(_rule_card(f"Rule {r.id}", lines, r.prediction, where.get(r.prediction, 0), sub, tip,
+        tip = f"rule {r.id}: if {conds or '(always)'} then {readable(r.prediction)}"
+        cards.append(_rule_card(f"Rule {r.id}", lines, readable(r.prediction), where.get(r.prediction, 0), sub, tip,
                                 "rule" if r.fires else "rule nofire", False))
     reach = sum(ruleset.default_counts)
-    cards.append(_rule_card("Default", ["otherwise (no rule fires)"], ruleset.default_class,
+    default = readable(ruleset.default_class)
+    cards.append(_rule_card("Default", ["otherwise (no rule fires)"], default,
                             where.get(ruleset.default_class, 0),
-                            f"{_count(reach)} training cases reach it", f"default class {ruleset.default_class}",
+                            f"{_count(reach)} training cases reach it", f"default class {default}",
                             "default", True))
     return "".join(cards)
 
@@ -652,16 +650,19 @@ def _coverage_figures(ruleset: RuleSet, ev: _Evaluation | None, source: str) -> 
     rows: list[tuple[str, str, int, int, str]] = []   # (label, tip, cases, errors, class)
     if ev is None:
         for r in ruleset.rules:
-            rows.append((f"rule {r.id} \u2192 {_cut(r.prediction, 14)}", f"rule {r.id} \u2192 {r.prediction}",
+            klass = readable(r.prediction)
+            rows.append((f"rule {r.id} \u2192 {_cut(klass, 14)}", f"rule {r.id} \u2192 {klass}",
                          r.covered, r.errors, "bar rule"))
         axis = "training cases covered by the rule (red: of another class)"
         what = ("Training cases each rule covers, as the model records them (every case satisfying its"
                 " conditions, whether or not an earlier rule fires first); red: covered cases of another class.")
     else:
         for r in ruleset.rules:
-            rows.append((f"rule {r.id} \u2192 {_cut(r.prediction, 14)}", f"rule {r.id} \u2192 {r.prediction}",
+            klass = readable(r.prediction)
+            rows.append((f"rule {r.id} \u2192 {_cut(klass, 14)}", f"rule {r.id} \u2192 {klass}",
                          ev.used.get(r.id, 0), ev.wrong.get(r.id, 0), "bar rule"))
-        rows.append((f"default \u2192 {_cut(ruleset.default_class, 14)}", f"default \u2192 {ruleset.default_class}",
+        klass = readable(ruleset.default_class)
+        rows.append((f"default \u2192 {_cut(klass, 14)}", f"default \u2192 {klass}",
                      ev.used.get(0, 0), ev.wrong.get(0, 0), "bar default"))
         axis = "cases decided by the rule (red: wrong)"
         what = (f"Cases of <code>{_e(source)}</code> each rule decides (it is the first rule that fires"
@@ -791,9 +792,9 @@ def _branch_label(node: Node, v: int, schema: Schema) -> str:
     attr = schema.attributes[node.attribute]
     if node.kind == "subset":
         vals = sorted(node.subsets[v])
-        return "= " + attr.values[vals[0]] if len(vals) == 1 else \
-            "in {" + ", ".join(attr.values[i] for i in vals) + "}"
-    return "= " + attr.values[v]
+        return "= " + readable(attr.values[vals[0]]) if len(vals) == 1 else \
+            "in {" + ", ".join(readable(attr.values[i]) for i in vals) + "}"
+    return "= " + readable(attr.values[v])
 
 
 def _leaf_counts(node: Node) -> str:
@@ -809,12 +810,12 @@ def _label(box: _Box, schema: Schema, kind: str) -> None:
     if node.is_leaf:
         box.kind = "leaf"
         box.klass = node.klass
-        name = schema.classes[node.klass]
+        name = readable(schema.classes[node.klass])
         box.head, box.sub = _cut(name, _LABEL_CHARS), _leaf_counts(node)
         box.tip = f"{name} {box.sub}"
     else:
         box.kind = kind
-        name = schema.attributes[node.attribute].name
+        name = readable(schema.attributes[node.attribute].name)
         box.head = _cut(name, _LABEL_CHARS)
         box.tip = f"{name} ({_count(node.items)} cases)"
         if kind == "cut":

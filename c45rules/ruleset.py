@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -59,11 +60,12 @@ class Condition:
     or_unknown: bool = False
 
     def __str__(self) -> str:
+        name = readable(self.attribute)
         if self.op == "in":
-            return f"{self.attribute} in {{{', '.join(self.value)}}}"
+            return f"{name} in {{{', '.join(map(readable, self.value))}}}"
         if self.op == "=":
-            return f"{self.attribute} = {self.value}"
-        text = f"{self.attribute} {self.op} {format_threshold(self.value)}"
+            return f"{name} = {readable(self.value)}"
+        text = f"{name} {self.op} {format_threshold(self.value)}"
         return text + " or unknown" if self.or_unknown else text
 
 
@@ -94,7 +96,7 @@ class Rule:
 
     def __str__(self) -> str:
         conds = conjunction(self.conditions)
-        return f"rule {self.id}: if {conds} then {self.prediction} [{100 * self.confidence:.1f}%]"
+        return f"rule {self.id}: if {conds} then {readable(self.prediction)} [{100 * self.confidence:.1f}%]"
 
 
 def conjunction(conditions: Sequence[Condition]) -> str:
@@ -144,6 +146,49 @@ def format_threshold(v: float) -> str:
     return f"{v:g}"
 
 
+# the words of rule text: a name or value spelled like one is quoted, so it cannot read as
+# part of the rule around it ("A9 = t and A15 <= 5" is one test only when the value is quoted;
+# a value "unknown" is not a missing one). `in` is not among them: it reads as a test only
+# before a `{`, which a bare text never holds ("religious groups in schools", vote.names)
+_KEYWORDS = frozenset({"and", "or", "not", "if", "then", "else", "unknown"})
+# a word of a name or value shown bare when it holds spaces ("on thyroxine", "Don't Play"):
+# letters, digits and these marks, nothing that reads as an operator, a set or a quote
+_PLAIN_WORD = re.compile(r"[\w.'/-]+")
+# what a name or value without spaces cannot hold and stay bare: a quote or escape would make
+# the shown text ambiguous, a comma or brace would split an `in {...}` set
+_NOT_BARE = re.compile(r'["\\,{}]')
+
+
+def visible(text: str, keep: str = "") -> str:
+    """`text` with every character that does not show itself (but those in `keep`) written as
+    its Python escape: controls, line and paragraph separators, spaces other than ' ', format
+    characters such as the bidi controls U+202A-U+202E and U+2066-U+2069, the zero-width ones
+    and U+FEFF (`\\n`, `\\x00`, `\\u202e`, `\\U000e0001`), so that no text shown to a person
+    can hide, reorder or break what it says."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in keep else repr(ch)[1:-1] for ch in text)
+
+
+def readable(text: str) -> str:
+    """A name, value or class as every human-facing text shows it: bare when it reads as one
+    item (words of letters, digits and `-_.'/` between single spaces, no keyword of rule text
+    such as `and`; or one run without spaces, quotes, backslashes, commas or braces), else in
+    double quotes with `"` and `\\` escaped and the characters `visible` escapes escaped.
+
+    Bare covers every name and value of the reference datasets (`A9 = t`, `on thyroxine = f`,
+    `checking_status = <0`), so printouts stay those of c4.5rules.
+    """
+    if text and text.isprintable() and text[0] not in "'\"":
+        words = text.split(" ")
+        if len(words) == 1:
+            if text.lower() not in _KEYWORDS and not _NOT_BARE.search(text):
+                return text
+        elif all(_PLAIN_WORD.fullmatch(w) and w.lower() not in _KEYWORDS for w in words):
+            return text
+    return '"' + visible(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
+
+
 @dataclass(frozen=True)
 class Explanation:
     """Why a case got its class: the rule that fired, or each rule's first failed condition."""
@@ -178,23 +223,23 @@ class Explanation:
 
     def check_lines(self) -> list[str]:
         """The deciding rule's conditions, each with the case's value and whether it holds."""
-        return [f"{cond}   ({cond.attribute} = {_show(val)}: {'yes' if ok else 'no'}{self._closeness(cond, val)})"
+        return [f"{cond}   ({readable(cond.attribute)} = {_show(val)}: {'yes' if ok else 'no'}{self._closeness(cond, val)})"
                 for cond, val, ok in self.checks]
 
     def __str__(self) -> str:
         lines = []
         if self.rule is not None:
-            lines.append(f"class {self.prediction} by rule {self.rule.id}"
+            lines.append(f"class {readable(self.prediction)} by rule {self.rule.id}"
                          f" [{100 * self.rule.confidence:.1f}%, covers {self.rule.covered},"
                          f" {self.rule.errors} errors]:")
             lines += [f"  {line}" for line in self.check_lines()]
         else:
-            lines.append(f"class {self.prediction} by default: no rule fired")
+            lines.append(f"class {readable(self.prediction)} by default: no rule fired")
             for rid, cond, val in self.misses:
                 if cond is None:
                     lines.append(f"  rule {rid}: its conditions hold, but it never fires (error above 70%)")
                 else:
-                    lines.append(f"  rule {rid}: fails {cond}   ({cond.attribute} = {_show(val)}"
+                    lines.append(f"  rule {rid}: fails {cond}   ({readable(cond.attribute)} = {_show(val)}"
                                  f"{self._closeness(cond, val)})")
         return "\n".join(lines)
 
@@ -239,7 +284,7 @@ def _show(v: Any) -> str:
         return "unknown"
     if isinstance(v, float):
         return format_threshold(v)
-    return str(v)
+    return readable(str(v))
 
 
 def encode_cases(data: Any, schema: Schema, require: Sequence[str]) -> Dataset:
@@ -466,9 +511,9 @@ def format_rules(ruleset: RuleSet) -> str:
     for r in ruleset.rules:
         out.append(f"Rule {r.id}:")
         out.extend(f"    \t{c}" for c in r.conditions)
-        out.append(f"\t->  class {r.prediction}  [{100 * r.confidence:.1f}%]")
+        out.append(f"\t->  class {readable(r.prediction)}  [{100 * r.confidence:.1f}%]")
         out.append("")
-    out.append(f"Default class: {ruleset.default_class}")
+    out.append(f"Default class: {readable(ruleset.default_class)}")
     return "\n".join(out) + "\n\n"
 
 

@@ -20,7 +20,7 @@ import c45rules
 from c45rules.data.schema import Attribute, Dataset, Schema
 from c45rules.errors import InputError
 from c45rules.report import _CLASS_W, _COND_X, _MIN_SCALE, _PAGE_W, MAX_TREE_NODES, render_report, render_tree_svg, write_report
-from c45rules.ruleset import Condition, Rule, RuleSet
+from c45rules.ruleset import Condition, Rule, RuleSet, readable
 from c45rules.tree.node import Node
 
 PLAY, DONT = "Play", "Don't Play"
@@ -514,11 +514,12 @@ def test_hostile_names_are_escaped_in_every_picture():
     texts = {k: [t for s in v for t in svg_texts(s)] for k, v in figures.items()}   # well-formed XML
     assert EVIL_CLASS in texts["tree"] and "<script>alert(1)</scrip\u2026" in texts["rulecard"]
     card_titles = [t.text for t in ET.fromstring(figures["rulecard"][0]).iter("title")]
-    assert card_titles == [f"rule 1: if {EVIL_ATTR} = {EVIL_VALUE} and x'<i> > 1.5 then {EVIL_CLASS}", EVIL_CLASS]
+    # names shown as rules show them: the attribute holding a quote and spaces in quotes
+    assert card_titles == [f"rule 1: if {readable(EVIL_ATTR)} = {EVIL_VALUE} and x'<i> > 1.5 then {EVIL_CLASS}", EVIL_CLASS]
     assert "<script>alert(1)</s\u2026" in texts["heatmap"]                  # cut, the full name in its tooltip
     titles = [t.text for s in figures["heatmap"] for t in ET.fromstring(s).iter("title")]
     assert f"actual {EVIL_CLASS}, predicted {EVIL_CLASS}: 2 (100.0% of actual {EVIL_CLASS})" in titles
-    assert f"if {EVIL_ATTR} = {EVIL_VALUE} and x'<i> > 1.5" in texts["rulecard"]
+    assert f"if {readable(EVIL_ATTR)} = {EVIL_VALUE} and x'<i> > 1.5" in texts["rulecard"]
     assert f"rule 1 \u2192 {_cut14(EVIL_CLASS)}" in texts["coverage"]
     assert f"= {EVIL_VALUE}" in texts["tree"]
     for svg in (s for v in figures.values() for s in v):
@@ -540,7 +541,7 @@ def test_control_characters_in_names_leave_the_pictures_well_formed():
         for svg in svgs(page, kind):
             texts = svg_texts(svg)
             assert not [c for t in texts for c in t if ord(c) < 32]
-    assert "if a\\x00b = x\\x1b" in svg_texts(svgs(page, "rulecard")[0])
+    assert 'if "a\\x00b" = "x\\x1b"' in svg_texts(svgs(page, "rulecard")[0])
 
 
 def test_write_report_is_atomic(tmp_path):

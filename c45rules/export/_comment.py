@@ -1,12 +1,15 @@
 """Free text (a reviewer's note) made safe for a one-line comment in generated code."""
 from __future__ import annotations
 
+from ..ruleset import visible
+
 
 def comment_text(text: str) -> str:
     """`text` on one line: printable characters as they are, every other character (line
-    breaks of any kind, NUL, control and format characters) as its Python escape, so that a
-    note can never end the comment it sits in (SQL `--`, Python `#`) and start code."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    breaks of any kind, NUL, control and format characters such as bidi controls) as its
+    Python escape (ruleset.visible), so that a note can never end the comment it sits in (SQL
+    `--`, Python `#`) and start code, nor reorder what a reader sees."""
+    return visible(text)
 
 
 def note_lines(ruleset) -> list[str]:

@@ -202,6 +202,73 @@ def _check_fit_option(name: str, value: Any, where: str) -> None:
             raise ModelError(f"{where}: {e}") from None
 
 
+def _at_most(part: float, whole: float) -> bool:
+    """part <= whole, allowing for sums of fractional weights kept to 12 digits (pipeline.count)."""
+    return part <= whole or part <= whole + 1e-9 * abs(whole)
+
+
+# (part, whole, why): evidence of one rule that counts a subset of another of its counts
+_SUBSETS = (("errors", "covered", "its errors are covered cases of another class"),
+            ("used", "covered", "the cases it decides are cases it covers"),
+            ("wrong", "used", "its wrong decisions are cases it decides"),
+            ("wrong", "errors", "its wrong decisions are covered cases of another class"))
+
+
+def _rule_problem(r: Rule) -> tuple[str, str] | None:
+    """(field, problem) of the first number of rule `r` that no fit can give, or None: a
+    threshold that is not finite (every test on it is false, and PMML, SQL and DMN cannot write
+    it), a count that is not a finite number >= 0, evidence that contradicts itself (more errors
+    than cases covered), an error rate outside [0, 1], a lift below 0 or NaN (lift is +inf where
+    the class has no training case: govern/rescore)."""
+    for j, c in enumerate(r.conditions):
+        if c.op in ("<=", ">") and not (isinstance(c.value, numbers.Real) and math.isfinite(c.value)):
+            shown_value = _float(c.value) if isinstance(c.value, numbers.Real) else repr(c.value)
+            return f"conditions[{j}].value", f"threshold {shown_value} is not a finite number"
+    for name in ("covered", "errors", "used", "wrong"):
+        v = getattr(r, name)
+        if not (isinstance(v, numbers.Real) and math.isfinite(v) and v >= 0):
+            return f"evidence.{name}", f"{shown(v)} is not a count (a finite number >= 0)"
+    if not (isinstance(r.error_rate, numbers.Real) and 0.0 <= r.error_rate <= 1.0):
+        return "evidence.error_rate", f"{shown(r.error_rate)} is not an error rate (a number from 0 to 1)"
+    if not (isinstance(r.lift, numbers.Real) and r.lift >= 0):
+        return "evidence.lift", f"{shown(r.lift)} is not a lift (a number >= 0)"
+    for part, whole, why in _SUBSETS:
+        if not _at_most(getattr(r, part), getattr(r, whole)):
+            return (f"evidence.{part}", f"{part} {shown(getattr(r, part))} exceeds {whole}"
+                    f" {shown(getattr(r, whole))}, but {why}")
+    return None
+
+
+def _counts_problem(class_counts, default_counts) -> tuple[str, str] | None:
+    """(field, problem) when a count is not a finite number >= 0 or more cases of a class reach
+    the default than the training data holds (default_counts[k] > class_counts[k]), or None."""
+    for name, counts in (("class_counts", class_counts), ("default_counts", default_counts)):
+        for k, v in enumerate(counts):
+            if not (isinstance(v, numbers.Real) and math.isfinite(v) and v >= 0):
+                return f"{name}[{k}]", f"{shown(v)} is not a count (a finite number >= 0)"
+    for k, (whole, part) in enumerate(zip(class_counts, default_counts)):
+        if not _at_most(part, whole):
+            return (f"default_counts[{k}]", f"{shown(part)} cases reach the default, more than the"
+                    f" {shown(whole)} of the class (class_counts[{k}])")
+    return None
+
+
+def _node_problem(node: Node) -> tuple[str, str] | None:
+    """(field, problem) of a kept tree node's first number that is not finite (or a negative
+    count), or None."""
+    counts = [("items", node.items), ("errors", node.errors),
+              *((f"distribution[{j}]", v) for j, v in enumerate(node.class_dist))]
+    for name, v in counts:
+        if not (math.isfinite(v) and v >= 0):
+            return name, f"{_float(v)} is not a count (a finite number >= 0)"
+    cuts = [("cut", node.cut)] if node.kind == "threshold" else []
+    cuts += [] if node.soft is None else [("soft[0]", node.soft[0]), ("soft[1]", node.soft[1])]
+    for name, v in cuts:
+        if not math.isfinite(v):
+            return name, f"threshold {_float(v)} is not a finite number"
+    return None
+
+
 def dump_yaml(model: RuleSet | BoostedRuleSet) -> str:
     """The model as YAML text (deterministic: equal models give identical bytes); a boosted
     model as one schema, then each trial's rules, default class and counts (BOOSTED_FORMAT)."""
@@ -259,6 +326,9 @@ def _ruleset_lines(ruleset: RuleSet, at: str) -> list[str]:
             lines.append(f"    note: {_quote(r.note, f'{at}rules[{i}].note')}")
         if not r.conditions:
             raise ModelError(f"{at}rules[{i}].conditions: a rule needs at least one condition (rule id {r.id})")
+        problem = _rule_problem(r)
+        if problem:   # load_yaml would refuse the file
+            raise ModelError(f"{at}rules[{i}].{problem[0]}: {problem[1]} (rule id {r.id})")
         lines.append("    conditions:")
         for j, c in enumerate(r.conditions):
             where = f"{at}rules[{i}].conditions[{j}]"
@@ -273,6 +343,9 @@ def _ruleset_lines(ruleset: RuleSet, at: str) -> list[str]:
                     ("lift", _float(r.lift)), ("used", _count(r.used, f"{where}.used")),
                     ("wrong", _count(r.wrong, f"{where}.wrong"))]
         lines.append(f"    evidence: {_flow(evidence)}")
+    problem = _counts_problem(ruleset.class_counts, ruleset.default_counts)
+    if problem:
+        raise ModelError(f"{at}{problem[0]}: {problem[1]}")
     return lines + [
         f"default_class: {_quote(ruleset.default_class, f'{at}default_class')}",
         f"class_counts: {_ints(ruleset.class_counts, f'{at}class_counts')}",
@@ -286,7 +359,10 @@ def _tree_lines(root: Node, schema: Schema) -> list[str]:
     Flat rather than nested, so a tree of any depth stays within the reader's nesting limit.
     """
     lines = ["tree:"]
-    for node in root.walk():
+    for i, node in enumerate(root.walk()):
+        problem = _node_problem(node)
+        if problem:
+            raise ModelError(f"tree[{i}].{problem[0]}: {problem[1]}")
         pairs = [("kind", _quote(node.kind, "tree.kind")), ("class", _quote(schema.classes[node.klass], "tree.class")),
                  ("items", _float(node.items)), ("errors", _float(node.errors)),
                  ("distribution", "[" + ", ".join(_float(v) for v in node.class_dist) + "]")]
@@ -554,10 +630,7 @@ def _condition(obj: Any, path: str, attributes: _Lookup) -> Condition:
         or_unknown = m.get("or_unknown", False)
         if not isinstance(or_unknown, bool):
             raise _fail(f"{path}.or_unknown", f"expected true or false, found {_type_name(or_unknown)} {or_unknown!r}")
-        threshold = _number(value, f"{path}.value")
-        if or_unknown and math.isnan(threshold):
-            raise _fail(f"{path}.value", "a NaN threshold with or_unknown")
-        return Condition(name, op, threshold, or_unknown)
+        return Condition(name, op, _number(value, f"{path}.value"), or_unknown)   # finite: _rule_problem
     if "or_unknown" in m:
         raise _fail(f"{path}.or_unknown", f"'or_unknown' is only for threshold tests, not {op!r}")
     if op in ("=", "in"):
@@ -608,15 +681,18 @@ def _rule(obj: Any, path: str, schema: Schema, attributes: _Lookup, classes: fro
     counts = {k: _weighed(ev[k], f"{path}.evidence.{k}") for k in ("covered", "errors", "used", "wrong")}
     error_rate = _number(ev["error_rate"], f"{path}.evidence.error_rate")
     confidence = _number(ev["confidence"], f"{path}.evidence.confidence")
-    # a file of ours holds 1 - error_rate to 6 digits; an older one, to 17
-    if not (abs(confidence - (1.0 - error_rate)) <= 1e-12 or confidence == _shown_confidence(error_rate)
-            or math.isnan(confidence) and math.isnan(error_rate)):
-        raise _fail(f"{path}.evidence.confidence",
-                    f"{confidence!r} is not 1 - error_rate ({_shown_confidence(error_rate)!r})")
     lift = _number(ev["lift"], f"{path}.evidence.lift")
     note = _string(m.get("note", ""), f"{path}.note")
-    return Rule(rid, conditions, prediction, counts["covered"], counts["errors"], error_rate,
+    rule = Rule(rid, conditions, prediction, counts["covered"], counts["errors"], error_rate,
                 lift, counts["used"], counts["wrong"], note)
+    problem = _rule_problem(rule)
+    if problem:
+        raise _fail(f"{path}.{problem[0]}", problem[1])
+    # a file of ours holds 1 - error_rate to 6 digits; an older one, to 17
+    if not (abs(confidence - (1.0 - error_rate)) <= 1e-12 or confidence == _shown_confidence(error_rate)):
+        raise _fail(f"{path}.evidence.confidence",
+                    f"{confidence!r} is not 1 - error_rate ({_shown_confidence(error_rate)!r})")
+    return rule
 
 
 def _option_value(v: Any, path: str) -> Any:
@@ -721,6 +797,9 @@ def _tree(obj: Any, schema: Schema) -> Node:
                 if len(groups) != branches:
                     raise _fail(f"{where}.subsets", f"{len(groups)} value groups for {branches} branches")
                 node.subsets = tuple(groups)
+        problem = _node_problem(node)
+        if problem:
+            raise _fail(f"{where}.{problem[0]}", problem[1])
         nodes.append((node, branches))
     # rebuild depth first: each test takes the next `branches` subtrees
     position = 0
@@ -784,8 +863,12 @@ def _ruleset_parts(m: dict, at: str, schema: Schema) -> tuple[tuple[Rule, ...], 
     default = _string(m["default_class"], f"{at}default_class")
     if default not in classes:
         raise _fail(f"{at}default_class", f"{default!r} is not a class ({', '.join(schema.classes)})")
-    return (rules, default, _counts(m["class_counts"], f"{at}class_counts", len(schema.classes)),
-            _counts(m["default_counts"], f"{at}default_counts", len(schema.classes)))
+    class_counts = _counts(m["class_counts"], f"{at}class_counts", len(schema.classes))
+    default_counts = _counts(m["default_counts"], f"{at}default_counts", len(schema.classes))
+    problem = _counts_problem(class_counts, default_counts)
+    if problem:
+        raise _fail(f"{at}{problem[0]}", problem[1])
+    return rules, default, class_counts, default_counts
 
 
 def _check_costs(options: tuple[tuple[str, Any], ...], schema: Schema) -> None:

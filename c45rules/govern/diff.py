@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..boosted import BoostedRuleSet
-from ..ruleset import Condition, Rule, RuleSet
+from ..ruleset import Condition, Rule, RuleSet, readable
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def _decisions(old: Any, new: Any, data_old: Any, data_new: Any) -> dict[str, An
     before = np.asarray(old.predict(data_old), dtype=object)
     after = np.asarray(new.predict(data_new if data_new is not None else data_old), dtype=object)
     moved = before != after
-    flips = Counter(f"{a} -> {b}" for a, b in zip(before[moved], after[moved]))
+    flips = Counter(f"{readable(a)} -> {readable(b)}" for a, b in zip(before[moved], after[moved]))
     return {"flips": dict(sorted(flips.items())), "rows": int(len(before)), "decisions_changed": int(moved.sum())}
 
 
@@ -178,7 +178,7 @@ def _rule_lines(d: RuleDiff, old: RuleSet, new: RuleSet) -> list[str]:
         lines.append(f"  changed  {by_old[o]}")
         lines.append(f"       to  {by_new[n]}")
     if old.default_class != new.default_class:
-        lines.append(f"Default class: {old.default_class} -> {new.default_class}")
+        lines.append(f"Default class: {readable(old.default_class)} -> {readable(new.default_class)}")
     return lines
 
 

@@ -6,7 +6,7 @@ import time
 from ..data.schema import Dataset
 from ..boosted import BoostedRuleSet
 from ..pipeline import sifting_stages
-from ..ruleset import RuleSet, format_rules
+from ..ruleset import RuleSet, format_rules, readable
 from ..tree.report import format_confusion
 from .composite import Composite
 from .evaluate import RuleEvaluation, VoteEvaluation, evaluate, evaluate_votes
@@ -39,7 +39,7 @@ def _use_table(ruleset: RuleSet, ev: RuleEvaluation) -> list[str]:
         pct = 100.0 * ev.wrong[i] / ev.used[i]
         lines.append(f"{r.id:4d}  {len(r.conditions):4d}  {100 * r.error_rate:4.1f}% {ev.used[i]:5d}  "
                      f"{ev.wrong[i]:5d} ({pct:.1f}%)\t{ev.better[i] - ev.worse[i]:6d} "
-                     f"({ev.better[i]}|{ev.worse[i]}) \t{r.prediction}")
+                     f"({ev.better[i]}|{ev.worse[i]}) \t{readable(r.prediction)}")
     return lines
 
 

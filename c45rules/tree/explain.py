@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data.schema import Dataset
+from ..ruleset import Condition, readable
 from .grow import _Grower, class_sums, node_counts
 from .node import Node
 from .split import EPSILON, NO_GAIN, best_cuts, info, seq_sum
@@ -74,12 +75,13 @@ def _after(codes: np.ndarray, y: np.ndarray, w: np.ndarray, branches: int, n_cla
 
 
 def _branch_text(node: Node, data: Dataset, v: int) -> str:
+    """Branch `v` of a test node as the rules print a condition (names and values readable)."""
     attr = data.schema.attributes[node.attribute]
     if node.kind == "threshold":
-        return f"{attr.name} {'<=' if v == 0 else '>'} {node.cut:g}"
+        return str(Condition(attr.name, "<=" if v == 0 else ">", node.cut))
     if node.kind == "discrete":
-        return f"{attr.name} = {attr.values[v]}"
-    return f"{attr.name} in {{{', '.join(attr.values[c] for c in sorted(node.subsets[v]))}}}"
+        return str(Condition(attr.name, "=", attr.values[v]))
+    return str(Condition(attr.name, "in", tuple(attr.values[c] for c in sorted(node.subsets[v]))))
 
 
 def explain_splits(data: Dataset, tree: Node, *, min_objs: float = 2, gain_ratio: bool = True,
@@ -163,21 +165,22 @@ def format_splits(nodes: list[NodeSplits]) -> str:
     for k, n in enumerate(nodes, 1):
         where = " and ".join(n.path) if n.path else "(root)"
         lines.append(f"Node {k}: {where}")
-        lines.append(f"  {n.cases:g} cases, info {n.info:.3f} bits; tests {n.chosen}")
-        width = max([9] + [len(a.attribute) for a in n.attributes])
+        lines.append(f"  {n.cases:g} cases, info {n.info:.3f} bits; tests {readable(n.chosen)}")
+        names = [readable(a.attribute) for a in n.attributes]
+        width = max([9] + [len(name) for name in names])
         lines.append(f"    {'attribute':<{width}}  {'info':>7}  {'gain':>7}  {'split info':>10}  {'gain ratio':>10}"
                      "  known  cut")
-        for a in n.attributes:
+        for a, name in zip(n.attributes, names):
             mark = "  <- tested" if a.attribute == n.chosen else ""
             if a.gain is None:
-                lines.append(f"    {a.attribute:<{width}}  {'-':>7}  {'-':>7}  {'-':>10}  {'-':>10}  {a.known:5.3f}"
+                lines.append(f"    {name:<{width}}  {'-':>7}  {'-':>7}  {'-':>10}  {'-':>10}  {a.known:5.3f}"
                              f"  (no usable test here){mark}")
                 continue
             ratio = "-" if a.gain_ratio is None else f"{a.gain_ratio:.3f}"
             cut = "" if a.cut is None else f"  {a.cut:g}"
             if not a.usable:
                 cut += "  (penalised gain not above 0: not used)"
-            lines.append(f"    {a.attribute:<{width}}  {a.info:7.3f}  {a.gain:7.3f}  {a.split_info:10.3f}"
+            lines.append(f"    {name:<{width}}  {a.info:7.3f}  {a.gain:7.3f}  {a.split_info:10.3f}"
                          f"  {ratio:>10}  {a.known:5.3f}{cut}{mark}")
         lines.append("")
     return "\n".join(lines) + "\n"

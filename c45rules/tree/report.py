@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data.schema import Dataset, Schema
+from ..ruleset import readable
 from .classify import classify
 from .node import Node
 
@@ -22,7 +23,7 @@ def format_tree(tree: Node, schema: Schema) -> str:
 
 
 def _leaf(node: Node, schema: Schema) -> str:
-    s = f" {schema.classes[node.klass]} ({node.items:.1f}"
+    s = f" {readable(schema.classes[node.klass])} ({node.items:.1f}"
     if node.errors > 0:
         s += f"/{node.errors:.1f}"
     return s + ")"
@@ -30,14 +31,15 @@ def _leaf(node: Node, schema: Schema) -> str:
 
 def _branch_label(node: Node, schema: Schema, v: int) -> str:
     attr = schema.attributes[node.attribute]
+    name = readable(attr.name)
     if node.kind == "threshold":
-        return f"{attr.name} {'<=' if v == 0 else '>'} {node.cut:g} :"
+        return f"{name} {'<=' if v == 0 else '>'} {node.cut:g} :"
     if node.kind == "discrete":
-        return f"{attr.name} = {attr.values[v]}:"
-    vals = [attr.values[c] for c in sorted(node.subsets[v])]
+        return f"{name} = {readable(attr.values[v])}:"
+    vals = [readable(attr.values[c]) for c in sorted(node.subsets[v])]
     if len(vals) == 1:
-        return f"{attr.name} = {vals[0]}:"
-    return f"{attr.name} in {{{','.join(vals)}}}:"
+        return f"{name} = {vals[0]}:"
+    return f"{name} in {{{','.join(vals)}}}:"
 
 
 def _show(node: Node, schema: Schema, depth: int, lines: list[str], _path: list) -> None:
@@ -97,7 +99,7 @@ def format_confusion(conf: np.ndarray, classes: tuple[str, ...]) -> str:
            "\t" + "".join(" ----" for _ in range(C))]
     for i in range(C):
         cells = "".join(f"{conf[i, j]:5d}" if conf[i, j] else "     " for j in range(C))
-        out.append(f"\t{cells}\t{tags[i]}: class {classes[i]}")
+        out.append(f"\t{cells}\t{tags[i]}: class {readable(classes[i])}")
     return "\n".join(out) + "\n"
 
 

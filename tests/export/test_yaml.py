@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import replace
 
 import pytest
@@ -111,7 +112,7 @@ def test_every_character_survives():
     schema = Schema((Attribute("\0name\n", "discrete", weird), Attribute("x", "continuous")),
                     weird[:5], target="t\x00")
     rs = RuleSet(schema, (Rule(1, (Condition("\0name\n", "in", weird[5:]),), weird[4], 1, 0, 0.1, 1.0),),
-                 weird[0], (1, 0, 0, 0, 0), (0, 0, 0, 0, 1), (("\ue000k", weird),), "fp\n")
+                 weird[0], (1, 0, 0, 0, 1), (0, 0, 0, 0, 1), (("\ue000k", weird),), "fp\n")
     text = dump_yaml(rs)
     assert text.isprintable() is False and all(ch.isprintable() or ch == "\n" for ch in text)
     back = load_yaml(text)
@@ -129,18 +130,20 @@ def test_thresholds_round_trip_exactly(value):
 
 def test_special_floats():
     schema = Schema((Attribute("x", "continuous"),), ("a", "b"))
-    rules = (Rule(1, (Condition("x", ">", math.inf),), "a", 1, 0, 0.1, math.inf),
-             Rule(2, (Condition("x", "<=", -math.inf),), "a", 1, 0, 0.1, 1.0),
-             Rule(3, (Condition("x", "<=", math.nan),), "a", 1, 0, 0.1, 1.0),
-             Rule(4, (Condition("x", "<=", -0.0),), "a", 1, 0, 0.1, 1.0))
-    rs = RuleSet(schema, rules, "b", (1, 1), (0, 1))
+    # a lift of .inf (rescore, a class without cases) and a threshold of -0.0 read back as written
+    rs = RuleSet(schema, (Rule(4, (Condition("x", "<=", -0.0),), "a", 1, 0, 0.1, math.inf),), "b", (1, 1), (0, 1))
     text = dump_yaml(rs)
-    assert "value: .inf}" in text and "value: -.inf}" in text and "value: .nan}" in text
     assert "lift: .inf," in text and "value: -0.0}" in text
     back = load_yaml(text)
-    values = [r.conditions[0].value for r in back.rules]
-    assert values[:2] == [math.inf, -math.inf] and math.isnan(values[2])
-    assert math.copysign(1, values[3]) == -1 and back.rules[0].lift == math.inf
+    assert math.copysign(1, back.rules[0].conditions[0].value) == -1 and back.rules[0].lift == math.inf
+    # a threshold that is not finite is refused both ways (issue 47.2): every test on it is false
+    for value, written in ((math.inf, ".inf"), (-math.inf, "-.inf"), (math.nan, ".nan")):
+        bad = replace(rs, rules=(Rule(7, (Condition("x", "<=", value),), "a", 1, 0, 0.1, 1.0),))
+        with pytest.raises(ModelError, match=rf"rules\[0\]\.conditions\[0\]\.value: threshold {re.escape(written)}"
+                                             r" is not a finite number \(rule id 7\)"):
+            dump_yaml(bad)
+        with pytest.raises(ModelError, match=rf"threshold {re.escape(written)} is not a finite number \(rule id 4\)"):
+            load_yaml(text.replace("value: -0.0}", f"value: {written}}}"))
     assert "1.0e-05" in dump_yaml(replace(rs, rules=(Rule(9, (Condition("x", ">", 1e-05),), "a", 1, 0, 0.1, 1.0),)))
 
 

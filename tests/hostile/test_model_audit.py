@@ -192,3 +192,105 @@ def test_dump_refuses_an_option_name_too_long_once_escaped(options, message):
     assert str(err.value).startswith(message) and "too long for a YAML key" in str(err.value)
     long_but_fine = replace(golf_ruleset(), options=(("k" * 998, 1),))
     assert load_yaml(dump_yaml(long_but_fine)) == long_but_fine
+
+
+# ---- 6. every number checked on load, naming the rule (issue 47.2) ----------------------------------
+GOLF_TREE = GOLF + (
+    "tree:\n"
+    '  - {kind: "threshold", class: "Play", items: 14.0, errors: 5.0, distribution: [9.0, 5.0],'
+    ' attribute: "humidity", cut: 75.0, branches: 2}\n'
+    '  - {kind: "leaf", class: "Play", items: 7.0, errors: 1.0, distribution: [6.0, 1.0]}\n'
+    '  - {kind: "leaf", class: "Don\'t Play", items: 7.0, errors: 3.0, distribution: [3.0, 4.0]}\n')
+RULE_4 = "covered: 4, errors: 0, error_rate: 0.2, confidence: 0.8, lift: 1.2, used: 4, wrong: 0"
+
+
+@pytest.mark.parametrize("old, new, message", [
+    # thresholds that are not finite: every test on them is false; PMML/SQL cannot write them
+    ('op: ">", value: 75.0', 'op: ">", value: .nan', "rules[0].conditions[1].value: threshold .nan is not a finite"
+                                                     " number (rule id 1)"),
+    ('op: "<=", value: 75.0', 'op: "<=", value: .inf', "rules[4].conditions[0].value: threshold .inf is not a finite"
+                                                        " number (rule id 4)"),
+    ('op: "<=", value: 75.0', 'op: "<=", value: -.inf', "rules[4].conditions[0].value: threshold -.inf is not a"
+                                                         " finite number (rule id 4)"),
+    # evidence that contradicts itself
+    (RULE_4, RULE_4.replace("errors: 0", "errors: 5"),
+     "rules[3].evidence.errors: errors 5 exceeds covered 4, but its errors are covered cases of another class"
+     " (rule id 3)"),
+    (RULE_4, RULE_4.replace("used: 4", "used: 9"), "rules[3].evidence.used: used 9 exceeds covered 4, but the cases it decides are cases it covers"
+                                                        " (rule id 3)"),
+    (RULE_4, RULE_4.replace("used: 4, wrong: 0", "used: 2, wrong: 3"), "rules[3].evidence.wrong: wrong 3 exceeds used 2"),
+    (RULE_4, RULE_4.replace("wrong: 0", "wrong: 1"), "rules[3].evidence.wrong: wrong 1 exceeds errors 0"),
+    (RULE_4, RULE_4.replace("covered: 4", "covered: 2.5"), "rules[3].evidence.used: used 4 exceeds covered 2.5"),
+    # negative or non-finite counts
+    (RULE_4, RULE_4.replace("wrong: 0", "wrong: -1"), "rules[3].evidence.wrong: -1 is less than 0 (rule id 3)"),
+    (RULE_4, RULE_4.replace("covered: 4", "covered: -0.5"), "rules[3].evidence.covered: -0.5 is not a count"),
+    (RULE_4, RULE_4.replace("covered: 4", "covered: .inf"), "rules[3].evidence.covered: inf is not a count"),
+    ("class_counts: [9, 5]", "class_counts: [9, -5]", "class_counts[1]: -5 is less than 0"),
+    ("class_counts: [9, 5]", "class_counts: [1, 5]", "default_counts[0]: 2 cases reach the default, more than the 1"
+                                                       " of the class (class_counts[0])"),
+    # rates and lifts
+    (RULE_4, RULE_4.replace("error_rate: 0.2, confidence: 0.8", "error_rate: .nan, confidence: .nan"),
+     "rules[3].evidence.error_rate: nan is not an error rate (a number from 0 to 1) (rule id 3)"),
+    (RULE_4, RULE_4.replace("error_rate: 0.2, confidence: 0.8", "error_rate: 1.5, confidence: -0.5"),
+     "rules[3].evidence.error_rate: 1.5 is not an error rate"),
+    (RULE_4, RULE_4.replace("error_rate: 0.2, confidence: 0.8", "error_rate: -0.1, confidence: 1.1"),
+     "rules[3].evidence.error_rate: -0.1 is not an error rate"),
+    (RULE_4, RULE_4.replace("lift: 1.2", "lift: .nan"), "rules[3].evidence.lift: nan is not a lift (a number >= 0)"),
+    (RULE_4, RULE_4.replace("lift: 1.2", "lift: -1.2"), "rules[3].evidence.lift: -1.2 is not a lift"),
+])
+def test_every_number_of_a_rule_is_checked_on_load_naming_the_rule(old, new, message, tmp_path):
+    assert message in _refused(_edit(old, new))
+    path = tmp_path / "model.yaml"
+    path.write_text(_edit(old, new))
+    assert str(path) + ": " + message.split(":")[0] in _refused(path)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("cut: 75.0", "cut: .nan", "tree[0].cut: threshold .nan is not a finite number"),
+    ("distribution: [6.0, 1.0]", "distribution: [6.0, -1.0]", "tree[1].distribution[1]: -1.0 is not a count"),
+    ("items: 7.0, errors: 3.0", "items: 7.0, errors: .inf", "tree[2].errors: .inf is not a count"),
+])
+def test_the_kept_trees_numbers_are_checked_on_load(old, new, message):
+    assert load_yaml(GOLF_TREE).tree is not None
+    assert message in _refused(_edit(old, new, GOLF_TREE))
+
+
+def test_a_boosted_trials_numbers_are_checked_naming_the_trial_and_rule():
+    from export_cases import boosted_model
+    text = dump_yaml(replace(boosted_model("golf", 2), options=(("trials", 2), ("trials_built", 2))))
+    assert load_yaml(text).trials[1].rules[2].conditions[1].value == 75.0
+    at = text.index("  - rules:", text.index("  - rules:") + 1)          # the second trial
+    head, trial = text[:at], text[at:]
+    edited = head + trial.replace('op: ">", value: 75.0', 'op: ">", value: .nan', 1)
+    assert "trials[1].rules[2].conditions[1].value: threshold .nan is not a finite number (rule id 1)" \
+        in _refused(edited)
+    counts = trial[trial.index("class_counts:"):].split("\n", 1)[0]
+    edited = head + trial.replace(counts, "class_counts: [0, 0]", 1)
+    assert "trials[1].default_counts[0]:" in _refused(edited)
+
+
+def test_dump_refuses_what_load_refuses_naming_the_rule():
+    rs = golf_ruleset()
+    bad = replace(rs, rules=(replace(rs.rules[0], errors=4),) + rs.rules[1:])
+    with pytest.raises(ModelError, match=r"rules\[0\]\.evidence\.errors: errors 4 exceeds covered 3.*\(rule id 1\)"):
+        dump_yaml(bad)
+    with pytest.raises(ModelError, match=r"default_counts\[1\]: 7 cases reach the default"):
+        dump_yaml(replace(rs, default_counts=(2, 7)))
+
+
+def test_the_cli_and_the_service_refuse_a_nan_threshold(tmp_path):
+    from e2e.conftest import fails
+
+    from c45rules.service.models import ModelFolder, load_version
+    text = _edit('op: ">", value: 75.0', 'op: ">", value: .nan')
+    path = tmp_path / "model.yaml"
+    path.write_text(text)
+    expected = f"{path}: rules[0].conditions[1].value: threshold .nan is not a finite number (rule id 1)"
+    assert fails("export", path, "--to", "pmml", "-o", tmp_path / "m.pmml") == f"c45rules: error: {expected}"
+    assert not (tmp_path / "m.pmml").exists()
+    assert fails("explain", path, "--row", "{}") == f"c45rules: error: {expected}"
+    with pytest.raises(ModelError, match=r"threshold \.nan is not a finite number \(rule id 1\)"):
+        load_version("model", text.encode())
+    folder = ModelFolder(tmp_path)
+    folder.scan()
+    assert folder.get("model") is None
