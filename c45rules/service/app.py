@@ -299,6 +299,10 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     def served(name: str) -> ServedModel:
         model = state["folder"].get(name)
         if model is None:
+            why = state["folder"].why_not(name)
+            if why is not None:
+                raise ClientError(404, f"model {name!r} is not served: {why} (GET /v1/models lists"
+                                  " the models served)", "name")
             raise ClientError(404, f"no model named {name!r} (GET /v1/models lists them)", "name")
         return model
 
