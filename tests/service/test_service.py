@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 import subprocess
 import sys
-import time
 import zlib
 
 import numpy as np
@@ -246,6 +246,9 @@ def test_postgresql_audit_store(models, tmp_path, pg_url):
         singles = [call("POST", s.url + "/v1/models/crx/decide", r)[1] for r in records[:6]]
     finally:
         s.stop()
+    # one store, yet each worker has a number of its own for its log lines
+    workers = re.findall(r"worker (\d+) \(pid \d+\): INFO: model crx: serving", s.read_log())
+    assert sorted(workers) == ["0", "1"], s.read_log()
     logged = [json.loads(line) for line in ok("audit", pg_url, "--json").stdout.splitlines()]
     assert [(d["request_id"], d["seq"], d["rule_id"]) for d in logged] == \
         [(body["request_id"], i, d["rule_id"]) for i, d in enumerate(body["decisions"])] + \
