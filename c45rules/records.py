@@ -175,6 +175,8 @@ class RecordDecider:
     def decide(self, record: Mapping[str, Any]) -> tuple[int, list[str]]:
         """position(record), and the used attributes whose value in it was not seen in training."""
         values = self.encode(record)
+        if UNSEEN_CODE not in values:   # the common case, in one C-level pass (a float may equal it too)
+            return self._first_rule(values), []
         return self._first_rule(values), [c.name for c, v in zip(self._columns, values)
                                           if v == UNSEEN_CODE and not c.continuous]
 

@@ -102,7 +102,8 @@ def test_serving_is_printed_once_answering_and_log_lines_name_their_worker(model
 def test_values_not_seen_in_training_are_named(models, tmp_path):
     app = create_app(ServiceConfig(str(models), f"sqlite:{tmp_path / 'audit.sqlite'}"))
     seen = crx_test_records()[0]
-    odd = {**seen, "A9": "maybe", "A4": "zz", "A13": None, "A1": "not tested by the rules"}
+    # A15 = -2: a number equal to the code of an unseen value, yet no unseen value
+    odd = {**seen, "A9": "maybe", "A4": "zz", "A13": None, "A15": -2, "A1": "not tested by the rules"}
     cases = [(b"", odd), (b"explain=true", odd), (b"", seen), (b"explain=1", [seen, odd, seen, {**seen, "A7": "?"},
                                                                                 {**seen, "A13": "q"}]),
              (b"", {**odd, "A4": None, "A9": None})]
