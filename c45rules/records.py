@@ -170,7 +170,17 @@ class RecordDecider:
 
     def position(self, record: Mapping[str, Any]) -> int:
         """The rule_index position of one record: 1-based in `rules`, 0 for the default."""
+        return self._first_rule(self.encode(record))
+
+    def decide(self, record: Mapping[str, Any]) -> tuple[int, list[str]]:
+        """position(record), and the used attributes whose value in it was not seen in training."""
         values = self.encode(record)
+        if UNSEEN_CODE not in values:   # the common case, in one C-level pass (a float may equal it too)
+            return self._first_rule(values), []
+        return self._first_rule(values), [c.name for c, v in zip(self._columns, values)
+                                          if v == UNSEEN_CODE and not c.continuous]
+
+    def _first_rule(self, values: list[float | int]) -> int:
         for k, tests in self._rules:
             for slot, op, operand in tests:
                 v = values[slot]
@@ -217,6 +227,21 @@ class RecordDecider:
     def positions(self, records: Sequence[Mapping[str, Any]]) -> np.ndarray:
         """The rule_index position of each record (FieldError names the first bad field;
         its `record` attribute is the record's index)."""
+        return self._matched(self._encoded_columns(records))
+
+    def decide_many(self, records: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, dict[int, list[str]]]:
+        """positions(records), and for each record holding any (by its index) the used
+        attributes whose value in it was not seen in training."""
+        columns = self._encoded_columns(records)
+        unseen: dict[int, list[str]] = {}
+        for slot, col in zip(self._slots, self._columns):
+            if not col.continuous:
+                for i in np.flatnonzero(columns[slot] == UNSEEN_CODE).tolist():
+                    unseen.setdefault(i, []).append(col.name)
+        return self._matched(columns), unseen
+
+    def _encoded_columns(self, records: Sequence[Mapping[str, Any]]) -> list[np.ndarray]:
+        """Every attribute's column of the records, encoded (unused ones all unknown)."""
         n = len(records)
         for i, r in enumerate(records):
             if type(r) is not dict and not isinstance(r, Mapping):
@@ -238,6 +263,9 @@ class RecordDecider:
                         bad.record = i
                         raise bad from None
                 raise e
-        out = np.zeros(n, dtype=np.int64)
+        return columns
+
+    def _matched(self, columns: list[np.ndarray]) -> np.ndarray:
+        out = np.zeros(len(columns[0]) if columns else 0, dtype=np.int64)
         self._plan.match_block(columns, out)
         return out

@@ -23,8 +23,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rule", type=whole, metavar="ID", help="only decisions of this rule id (0: the default class)")
     p.add_argument("--limit", type=positive_int, metavar="N", help="at most N decisions (the oldest first)")
     p.add_argument("--json", action="store_true",
-                   help='one JSON object a line: {"time", "request_id", "seq", "model", "fingerprint",'
-                        ' "record", "class", "rule_id", "confidence"}')
+                   help='one JSON object a line, in ASCII: {"time", "request_id", "seq", "model", "fingerprint",'
+                        ' "record", "class", "rule_id", "confidence"}; every stored value comes out, a'
+                        ' character beyond ASCII as a \\uXXXX escape (a lone surrogate as \\udXXX, a'
+                        ' stored byte that is not UTF-8 as \\udcXX)')
     p.add_argument("--replay", action="store_true",
                    help="decide every selected record again with the model version that decided it and"
                         " report each difference (exit 1 if any)")
@@ -32,29 +34,35 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the selected decisions, or replay them."""
-    from ..service.audit import parse_since
+    from ..service.audit import export_text as t, parse_since
     from ..service.workerfiles import open_audit
     since = None if args.since is None else parse_since(args.since)
+    # the listing writes stored texts as they are where printable: a character this terminal's
+    # encoding lacks comes out escaped rather than stopping the listing
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     store = open_audit(args.store)   # a SQLite store with its workers' files, or PostgreSQL
+    rows = store.decisions(args.model, since, args.rule, args.limit)
     try:
-        rows = store.decisions(args.model, since, args.rule, args.limit)
         if args.replay:
             return _replay(store, rows, args)
         out = sys.stdout
         for d in rows:
             if args.json:
-                out.write(json.dumps(d.as_dict(), ensure_ascii=False) + "\n")
+                out.write(d.json_line() + "\n")
             else:
-                out.write(f"{d.time}  {d.model}  {d.fingerprint[:19]}  {d.request_id}/{d.seq}  class {d.klass}"
-                          f"  rule {d.rule_id}  {d.confidence:g}  {d.record}\n")
+                out.write(f"{t(d.time)}  {t(d.model)}  {t(d.fingerprint[:19])}  {t(d.request_id)}/{d.seq}"
+                          f"  class {t(d.klass)}  rule {d.rule_id}  {d.confidence:g}  {t(d.record)}\n")
         return 0
     finally:
+        del rows   # its cursors close before their connections
         store.close()
 
 
 def _replay(store, rows, args: argparse.Namespace) -> int:
     """Re-decide each logged record with its logged model; print the differences."""
     from ..errors import C45RulesError
+    from ..service.audit import export_json, export_text as t
     from ..service.models import load_version
     versions: dict = {}
     total = differ = 0
@@ -63,7 +71,7 @@ def _replay(store, rows, args: argparse.Namespace) -> int:
         if d.fingerprint not in versions:
             text = store.model_text(d.fingerprint)
             try:
-                versions[d.fingerprint] = None if text is None else load_version(d.model, text.encode("utf-8"))
+                versions[d.fingerprint] = None if text is None else load_version(d.model, text.encode("utf-8", "surrogateescape"))
             except C45RulesError as e:
                 versions[d.fingerprint] = e
         version = versions[d.fingerprint]
@@ -83,10 +91,10 @@ def _replay(store, rows, args: argparse.Namespace) -> int:
         if problem is not None:
             differ += 1
             if args.json:
-                print(json.dumps({"request_id": d.request_id, "seq": d.seq, "model": d.model,
-                                  "fingerprint": d.fingerprint, "problem": problem}, ensure_ascii=False))
+                print(export_json({"request_id": d.request_id, "seq": d.seq, "model": d.model,
+                                   "fingerprint": d.fingerprint, "problem": problem}))
             else:
-                print(f"{d.time}  {d.model}  {d.request_id}/{d.seq}: {problem}")
+                print(f"{t(d.time)}  {t(d.model)}  {t(d.request_id)}/{d.seq}: {t(problem)}")
     summary = (f"replayed {total} decision{'s' * (total != 1)} of {len(versions)} model"
                f" version{'s' * (len(versions) != 1)}: {differ} differ")
     print(f"c45rules: {summary}", file=sys.stderr)

@@ -11,8 +11,13 @@ from ..errors import InputError
 from .options import positive_int
 
 HELP = "serve the models of a folder over HTTP (decide, list, explain), every decision audited"
-EXAMPLE = ("c45rules serve models/ --port 8080 --audit sqlite:audit.sqlite\n"
-           "  curl -s localhost:8080/v1/models/credit/decide -d '{\"A9\": \"t\", \"A15\": 300}'")
+# the request names every attribute the rules of the bundled example's model test (the service
+# refuses a record that leaves one out: a misspelt name must not pass for an unknown value)
+EXAMPLE = ("mkdir models && c45rules fit examples/crx/crx -o models/credit.yaml\n"
+           "  c45rules serve models/ --port 8080 --audit sqlite:audit.sqlite\n"
+           "  curl -s 'localhost:8080/v1/models/credit/decide?explain=true' -d '{\"A4\": \"u\", \"A6\": \"c\","
+           " \"A7\": \"v\", \"A9\": \"t\", \"A11\": 3, \"A12\": \"f\", \"A13\": \"g\", \"A14\": null,"
+           " \"A15\": 300}'")
 PARENTS = ()
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?", re.IGNORECASE)
 _UNITS = {None: 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30}
@@ -99,13 +104,52 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
     audit = args.audit or DEFAULT_STORE
     open_store(audit).close()   # a store that cannot be opened is told now, not by each worker
-    config = ServiceConfig(str(folder.resolve()), audit, token, args.max_body, args.poll)
+    from ..service.audit import sqlite_parts
+    worker_lock = None
+    if sqlite_parts(audit) is None:   # the workers of one PostgreSQL store number themselves here
+        import tempfile
+        handle, worker_lock = tempfile.mkstemp(prefix="c45rules-serve-", suffix=".lock")
+        os.close(handle)
+    config = ServiceConfig(str(folder.resolve()), audit, token, args.max_body, args.poll, worker_lock)
     if not args.quiet:
         auth = "bearer token required" if config.token else "no authentication"
-        print(f"c45rules: serving {folder} on http://{args.host}:{args.port} ({args.workers} worker"
-              f"{'s' * (args.workers > 1)}, audit {audit}, {auth})", file=sys.stderr, flush=True)
+        announce_when_answering(args.host, args.port, f"c45rules: serving {folder} on http://{args.host}:{args.port}"
+                                f" ({args.workers} worker{'s' * (args.workers > 1)}, audit {audit}, {auth})")
     os.environ[CONFIG_ENV] = config.to_env()   # the workers read their settings from here
     import uvicorn
-    uvicorn.run("c45rules.service.app:create_app", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level="warning", access_log=False, timeout_graceful_shutdown=10)
+    from ..service.app import uvicorn_log_config
+    try:
+        uvicorn.run("c45rules.service.app:create_app", factory=True, host=args.host, port=args.port,
+                    workers=args.workers, log_level="warning", access_log=False, timeout_graceful_shutdown=10,
+                    log_config=uvicorn_log_config())
+    finally:
+        if worker_lock is not None:
+            os.unlink(worker_lock)
     return 0
+
+
+def announce_when_answering(host: str, port: int, line: str) -> None:
+    """Print `line` on stderr once the service answers GET /healthz (from a daemon thread).
+
+    A connection alone proves little: with several workers, uvicorn's supervisor listens before
+    any worker is ready, and the kernel accepts connections that no worker takes yet."""
+    import http.client
+    import threading
+    import time
+    # an address that listens on every interface is reached through the loopback
+    target = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+
+    def wait() -> None:
+        while True:
+            connection = http.client.HTTPConnection(target, port, timeout=30)
+            try:
+                connection.request("GET", "/healthz")
+                if connection.getresponse().status == 200:
+                    print(line, file=sys.stderr, flush=True)
+                    return
+            except (OSError, http.client.HTTPException):
+                pass
+            finally:
+                connection.close()
+            time.sleep(0.05)
+    threading.Thread(target=wait, name="c45rules-announce", daemon=True).start()

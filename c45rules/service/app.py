@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
+from pydantic import BaseModel, ConfigDict, Field
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -56,6 +57,7 @@ class ServiceConfig:
     token: str | None = None
     max_body: int = 10 * 1024 * 1024
     poll_seconds: float = 1.0
+    worker_lock: str | None = None   # where workers of a PostgreSQL store take their numbers (WorkerSlot)
 
     def to_env(self) -> str:
         """The settings as the environment variable's JSON text."""
@@ -65,6 +67,34 @@ class ServiceConfig:
     def from_env() -> "ServiceConfig":
         """The settings `serve` put in the environment."""
         return ServiceConfig(**json.loads(os.environ[CONFIG_ENV]))
+
+
+class WorkerFormatter(logging.Formatter):
+    """Log lines that name their worker process: `PREFIX: worker N (pid P): LEVEL: message`.
+
+    N is the worker's slot (service/workerfiles.py: with a SQLite audit, worker N writes
+    PATH-N, worker 0 PATH itself); until a process has one (uvicorn's supervisor of several
+    workers never does) its lines name the pid alone."""
+
+    worker: str | None = None   # this process's "worker N", once its slot is taken
+
+    def __init__(self, prefix: str = "c45rules serve") -> None:
+        super().__init__(f"{prefix}: %(worker)s: %(levelname)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The line, with the worker's name."""
+        pid = f"pid {os.getpid()}"
+        record.worker = f"{WorkerFormatter.worker} ({pid})" if WorkerFormatter.worker else pid
+        return super().format(record)
+
+
+def uvicorn_log_config() -> dict[str, Any]:
+    """uvicorn's logging (given to uvicorn.run), its lines naming their worker as ours do."""
+    return {"version": 1, "disable_existing_loggers": False,
+            "formatters": {"worker": {"()": f"{__name__}.WorkerFormatter", "prefix": "uvicorn"}},
+            "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "worker",
+                                    "stream": "ext://sys.stderr"}},
+            "loggers": {"uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False}}}
 
 
 class ClientError(Exception):
@@ -192,14 +222,19 @@ class Answers:
         self.explained = [_dumps({**f, "explanation": t})[1:-1].encode() for f, t in zip(fields, d.texts)]
         self.outcomes = outcome_texts(d.classes, d.rule_ids, d.confidences)
 
-    def body(self, request_id: str, positions: list[int], single: bool, explain: bool) -> bytes:
-        """The 200 answer: one decision's fields beside the head, or the list of them."""
+    def body(self, request_id: str, positions: list[int], single: bool, explain: bool,
+             unseen: dict[int, list[str]] | None = None) -> bytes:
+        """The 200 answer: one decision's fields beside the head, or the list of them; a
+        decision whose record (by index in `unseen`) holds values not seen in training names
+        their attributes in "unseen" (sorted), and the others have no "unseen"."""
         fields = self.explained if explain else self.plain
         rid = request_id.encode()
+        parts = [fields[k] for k in positions]
+        for i, names in (unseen or {}).items():
+            parts[i] += b',"unseen":' + _dumps(sorted(names)).encode()
         if single:
-            return b"".join((self.head, rid, b'",', fields[positions[0]], b"}"))
-        return b"".join((self.head, rid, b'","decisions":[{', b"},{".join([fields[k] for k in positions]),
-                         b"}]}"))
+            return b"".join((self.head, rid, b'",', parts[0], b"}"))
+        return b"".join((self.head, rid, b'","decisions":[{', b"},{".join(parts), b"}]}"))
 
 
 _answers: "weakref.WeakKeyDictionary[ServedModel, Answers]" = weakref.WeakKeyDictionary()
@@ -233,6 +268,35 @@ _DECIDE_BODY = {"requestBody": {"required": True, "content": {"application/json"
     "example": {"A9": "t", "A15": 300, "A10": None}}}}}
 
 
+class DecisionFields(BaseModel):
+    """One record's decision, as the decide route answers it (documentation of the answer)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    class_: str = Field(alias="class", description="the class decided")
+    rule_id: int = Field(description="the deciding rule's id; 0: the default class")
+    confidence: float = Field(description="the deciding rule's confidence")
+    explanation: str | None = Field(None, description="the deciding rule in words (with ?explain=true only)")
+    unseen: list[str] | None = Field(None, description="the attributes whose value in the record was not seen in"
+                                     " training (they match no test), sorted; absent when there is none")
+
+
+class OneDecision(DecisionFields):
+    """The answer to one record (a JSON object)."""
+
+    model: str
+    fingerprint: str = Field(description="sha256 of the model file that decided")
+    request_id: str = Field(description="the audit trail's key of this request (also the X-Request-ID header)")
+
+
+class ManyDecisions(BaseModel):
+    """The answer to a list of records: one decision each, in order."""
+
+    model: str
+    fingerprint: str
+    request_id: str
+    decisions: list[DecisionFields]
+
+
 def _settle(future: asyncio.Future, error: BaseException | None) -> None:
     if not future.done():
         future.set_result(error)
@@ -243,7 +307,7 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     config = config or ServiceConfig.from_env()
     if not logging.getLogger("c45rules").handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("c45rules serve: %(levelname)s: %(message)s"))
+        handler.setFormatter(WorkerFormatter())
         logging.getLogger("c45rules").addHandler(handler)
         logging.getLogger("c45rules").setLevel(logging.INFO)
     state: dict[str, Any] = {}
@@ -254,7 +318,8 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     async def lifespan(app: FastAPI):
         # this worker's own SQLite file (service/workerfiles.py); two connections to it: the
         # writer thread commits decisions, the poller stores model versions
-        slot = WorkerSlot(config.audit)
+        slot = WorkerSlot(config.audit, config.worker_lock)
+        WorkerFormatter.worker = f"worker {slot.slot}"
         writer = AuditWriter(open_store(slot.url))
         folder = ModelFolder(config.models_dir, open_store(slot.url))
         folder.start(config.poll_seconds)
@@ -299,6 +364,10 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     def served(name: str) -> ServedModel:
         model = state["folder"].get(name)
         if model is None:
+            why = state["folder"].why_not(name)
+            if why is not None:
+                raise ClientError(404, f"model {name!r} is not served: {why} (GET /v1/models lists"
+                                  " the models served)", "name")
             raise ClientError(404, f"no model named {name!r} (GET /v1/models lists them)", "name")
         return model
 
@@ -311,9 +380,11 @@ def create_app(config: ServiceConfig | None = None) -> Any:
         records, single = _records(payload, model)
         try:
             if single:
-                positions = [model.decider.position(records[0])]
+                position, names = model.decider.decide(records[0])
+                positions, unseen = [position], {0: names} if names else None
             else:
-                positions = model.decider.positions(records).tolist()
+                found, unseen = model.decider.decide_many(records)
+                positions = found.tolist()
         except InputError as e:
             record = 0 if single else getattr(e, "record", None)
             raise ClientError(422, str(e), getattr(e, "field", None), record) from None
@@ -331,7 +402,7 @@ def create_app(config: ServiceConfig | None = None) -> Any:
             log.error("audit store failed; %d decision(s) not answered: %s", len(positions), error)
             return 503, _dumps({"error": "the audit store could not record the decision; nothing was decided",
                                 "field": None}).encode(), None
-        return 200, made.body(request_id, positions, single, explain), request_id
+        return 200, made.body(request_id, positions, single, explain, unseen), request_id
 
     async def decide_route(scope: dict, receive: Any, send: Any, name: str) -> None:
         """POST /v1/models/{name}/decide as a plain ASGI handler (see DecideRoute)."""
@@ -369,7 +440,8 @@ def create_app(config: ServiceConfig | None = None) -> Any:
         """One model: its attributes and its rules in order, with the default class."""
         return _json(200, _rules_json(served(name)))
 
-    @app.post("/v1/models/{name}/decide", openapi_extra=_DECIDE_BODY)
+    @app.post("/v1/models/{name}/decide", openapi_extra=_DECIDE_BODY,
+              responses={200: {"model": OneDecision | ManyDecisions, "description": "the decisions"}})
     async def decide(name: str, request: Request, explain: bool = False) -> Response:
         """Decide one record (an object) or many (a list): class, rule_id (0: the default), confidence."""
         # served by DecideRoute, which answers before FastAPI; this route documents it, and the

@@ -96,6 +96,29 @@ def record_json(record: Any) -> str:
     return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
 
 
+def export_json(value: Any) -> str:
+    """`value` as one line of JSON text in ASCII, for `audit`'s output: every stored value
+    comes out, whatever it holds. Each code point beyond ASCII is a \\uXXXX escape (a
+    character beyond U+FFFF a surrogate pair of them), so a lone surrogate a client sent
+    comes out as the very escape it was sent as (\\ud800), and a byte of a SQLite text
+    column that is not UTF-8 as \\udcXX (XX the byte, as Python's surrogateescape reads it);
+    control characters, NUL included, are escaped as JSON escapes them. Any JSON parser reads
+    the line back to the stored values."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+def export_text(text: str) -> str:
+    """A stored text as `audit`'s plain listing shows it on one line: as it is when every
+    character is printable, else quoted and escaped as JSON writes it (export_json)."""
+    return text if text.isprintable() else json.dumps(text, ensure_ascii=True)
+
+
+def _lenient_text(data: bytes) -> str:
+    # a SQLite text column may hold bytes that are not UTF-8 (written by another program):
+    # read them as surrogateescape does, so that no stored value stops a query
+    return data.decode("utf-8", "surrogateescape")
+
+
 @dataclass(frozen=True)
 class Decision:
     """One logged decision: one record of a request, as `audit` lists it."""
@@ -111,10 +134,19 @@ class Decision:
     confidence: float
 
     def as_dict(self) -> dict[str, Any]:
-        """The row as JSON takes it (the record parsed back)."""
+        """The row as JSON takes it (the record parsed back; a version 1 record that is not
+        JSON, which only a damaged store holds, stays its text)."""
+        try:
+            record = json.loads(self.record)
+        except ValueError:
+            record = self.record
         return {"time": self.time, "request_id": self.request_id, "seq": self.seq, "model": self.model,
-                "fingerprint": self.fingerprint, "record": json.loads(self.record), "class": self.klass,
+                "fingerprint": self.fingerprint, "record": record, "class": self.klass,
                 "rule_id": self.rule_id, "confidence": self.confidence}
+
+    def json_line(self) -> str:
+        """The row as one line of JSON in ASCII, whatever it holds (see export_text)."""
+        return export_json(self.as_dict())
 
 
 def outcome_texts(classes: Sequence[str], rule_ids: Sequence[int], confidences: Sequence[float]) -> list[str]:
@@ -372,6 +404,7 @@ def open_store(url: str, *, create: bool = True) -> AuditStore:
         try:
             connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                          check_same_thread=False)
+            connection.text_factory = _lenient_text
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if create:
                 connection.execute("PRAGMA journal_mode = WAL")

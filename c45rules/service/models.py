@@ -6,7 +6,12 @@ fingerprint taken (sha256 of its bytes), validated as a model (load_yaml, then t
 compiled for deciding), stored in the audit store, and only then swapped in: the table is
 one dict replaced whole, so a request that took a model keeps that model to the end, and
 none sees a half-loaded one. A file that does not validate is refused and logged, and the
-version already served (if any) keeps serving. A file removed stops being served.
+version already served (if any) keeps serving. A model has one file: NAME.yaml and NAME.yml
+side by side are refused as a clash (logged, naming both; the version served keeps serving)
+until one is removed, and the other is then read. A model whose file is removed stops being
+served (logged; its requests get a 404 saying why), so no version is served that matches no
+file; put the file back to serve it again. Each worker process polls on its own, so every
+worker follows a change within one poll.
 Write a new version beside the old and rename it over (as `fit -o` does) to replace it in one step.
 """
 from __future__ import annotations
@@ -68,7 +73,10 @@ class ModelFolder:
         self.folder = Path(folder)
         self._store = store
         self._models: dict[str, ServedModel] = {}
-        self._seen: dict[str, tuple[int, int, int]] = {}   # file name -> (size, mtime_ns, inode) last read
+        # model name -> ((file name, (size, mtime_ns, inode)), ...) of its files when last read
+        self._seen: dict[str, tuple] = {}
+        self._files: dict[str, str] = {}   # model name -> the file its served version came from
+        self._why: dict[str, str] = {}     # model name -> why it is not served (for the 404)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -77,13 +85,20 @@ class ModelFolder:
         """The model served as `name` now (a lookup in memory: no path is built from it)."""
         return self._models.get(name)
 
+    def why_not(self, name: str) -> str | None:
+        """Why a model of the folder is not served now (its file removed, two files, refused), or None."""
+        return self._why.get(name) if name not in self._models else None
+
     def all(self) -> list[ServedModel]:
         """The models served now, by name."""
         models = self._models
         return [models[k] for k in sorted(models)]
 
     def scan(self) -> None:
-        """Load what is new or changed in the folder, drop what is gone; swap the table once."""
+        """Load what is new or changed in the folder, drop what is gone; swap the table once.
+
+        Each model name must have one file: NAME.yaml and NAME.yml side by side are refused
+        (logged, the version served kept) until one is removed, and the other is then read."""
         with self._lock:
             try:
                 entries = [e for e in os.scandir(self.folder)
@@ -91,45 +106,63 @@ class ModelFolder:
             except OSError as e:
                 log.error("cannot list the models folder %s: %s", self.folder, e.strerror)
                 return
-            table = dict(self._models)
-            present = set()
+            files: dict[str, list[tuple[str, Path, tuple[int, int, int]]]] = {}
             for entry in entries:
-                name = entry.name.rsplit(".", 1)[0]
                 try:
                     if not entry.is_file():
                         continue
                     st = entry.stat()
                 except OSError:
                     continue
-                present.add(entry.name)
-                stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
-                if self._seen.get(entry.name) == stamp:
+                files.setdefault(entry.name.rsplit(".", 1)[0], []).append(
+                    (entry.name, Path(entry.path), (st.st_size, st.st_mtime_ns, st.st_ino)))
+            table = dict(self._models)
+            for name, found in files.items():
+                found.sort()
+                stamp = tuple((file, st) for file, _, st in found)
+                if self._seen.get(name) == stamp:
                     continue
-                self._seen[entry.name] = stamp
-                version, retry = self._load(name, Path(entry.path))
+                self._seen[name] = stamp
+                current = table.get(name)
+                kept = f"; still serving {current.fingerprint} (read from {self._files[name]})" if current else ""
+                listed = " and ".join(file for file, _, _ in found)
+                if not name.isprintable():   # a name no URL, log line or audit row should carry
+                    log.error("model file %s refused: its name is not printable text", ascii(found[0][0]))
+                    continue
+                if len(found) > 1:
+                    log.error("model %s: %s refused: two files for one model; remove one%s", name, listed, kept)
+                    self._why[name] = f"{listed} both in the models folder"
+                    continue
+                file, path, _ = found[0]
+                version, retry = self._load(name, path, kept)
                 if retry:   # read again at the next poll
-                    del self._seen[entry.name]
+                    del self._seen[name]
                 if version is not None:
                     table[name] = version
-            for gone in set(self._seen) - present:
-                del self._seen[gone]
-                name = gone.rsplit(".", 1)[0]
-                if name in table and not any(f"{name}{s}" in present for s in SUFFIXES):
-                    log.warning("model %s: its file is gone; no longer served", name)
-                    del table[name]
+                if name in table and (version is not None or self._files.get(name) != file):
+                    # the same bytes under the other suffix still match the version served
+                    self._files[name] = file
+            for name in set(self._seen) - set(files):
+                del self._seen[name]
+            for name in set(table) - set(files):
+                file = self._files.pop(name)
+                log.warning("model %s: its file %s was removed from the folder; no longer served", name, file)
+                self._why[name] = f"its file {file} was removed from the models folder"
+                del table[name]
             self._models = table   # one reference swap: readers see the old table or the new
 
-    def _load(self, name: str, path: Path) -> tuple[ServedModel | None, bool]:
+    def _load(self, name: str, path: Path, kept: str) -> tuple[ServedModel | None, bool]:
         """(the version to serve, or None to keep the table's; True to try the file again)."""
         current = self._models.get(name)
-        kept = f"; still serving {current.fingerprint}" if current else ""
         try:
             data = read_model_bytes(path)
             if current is not None and model_fingerprint(data) == current.fingerprint:
                 return None, False
             version = load_version(name, data)
         except C45RulesError as e:
-            log.error("model %s: %s refused: %s%s", name, path.name, " ".join(str(e).split()), kept)
+            problem = " ".join(str(e).split())
+            log.error("model %s: %s refused: %s%s", name, path.name, problem, kept)
+            self._why[name] = f"{path.name} refused: {problem}"
             return None, False
         if self._store is not None:
             # no decision may come from a version the store does not hold
@@ -137,8 +170,10 @@ class ModelFolder:
                 self._store.remember_model(version.name, version.fingerprint, version.text)
             except Exception as e:  # noqa: BLE001 - a store down now: retried at the next poll
                 log.error("model %s: not swapped in, the audit store refused it: %s%s", name, e, kept)
+                self._why[name] = f"{path.name} not yet recorded in the audit store"
                 return None, True
-        log.info("model %s: serving %s (%d rules)", name, version.fingerprint, len(version.ruleset.rules))
+        log.info("model %s: serving %s from %s (%d rules)", name, version.fingerprint, path.name,
+                 len(version.ruleset.rules))
         return version, False
 
     def start(self, interval: float = POLL_SECONDS) -> None:

@@ -45,15 +45,20 @@ def worker_files(path: Path) -> list[Path]:
 
 
 class WorkerSlot:
-    """The audit store URL this process writes (a slot's file for SQLite), held until release()."""
+    """The audit store URL this process writes (a slot's file for SQLite), held until release().
 
-    def __init__(self, url: str) -> None:
+    The slot also numbers the service's worker processes (their log lines name it): with a
+    store that is not SQLite, where every worker writes the one store, the slot is taken on
+    `lock_file` when one is given (`serve` makes one), else it is 0."""
+
+    def __init__(self, url: str, lock_file: str | None = None) -> None:
         self.url, self.slot, self._lock_file = url, 0, None
         parts = sqlite_parts(url)
-        if parts is None or fcntl is None:
+        if fcntl is None or (parts is None and lock_file is None):
             return
-        path = parts[0]
-        lock_file = str(path.with_name(path.name + ".lock").absolute())
+        if parts is not None:
+            path = parts[0]
+            lock_file = str(path.with_name(path.name + ".lock").absolute())
         with _held_lock:
             if lock_file not in _held:
                 # one descriptor per process: closing any descriptor of the file would drop all its locks
@@ -71,8 +76,9 @@ class WorkerSlot:
                 slot += 1
             slots.add(slot)
         self.slot, self._lock_file = slot, lock_file
-        _, _, query = url.partition("?")
-        self.url = f"sqlite:{worker_file(path, slot)}" + (f"?{query}" if query else "")
+        if parts is not None:
+            _, _, query = url.partition("?")
+            self.url = f"sqlite:{worker_file(parts[0], slot)}" + (f"?{query}" if query else "")
 
     def release(self) -> None:
         """Give the slot back (another worker may take it)."""

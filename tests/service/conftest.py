@@ -89,6 +89,24 @@ class Server:
                 pass
 
 
+def serving(server: Server, name: str = "crx") -> str | None:
+    """The fingerprint the server serves as model `name` (None: not served)."""
+    return {m["name"]: m["fingerprint"] for m in call("GET", server.url + "/v1/models")[1]["models"]}.get(name)
+
+
+def wait_for(predicate, timeout: float = 15.0, times: int = 1) -> bool:
+    """True once `predicate()` held `times` times in a row (with several workers, each request
+    may reach another one), False after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    run = 0
+    while time.monotonic() < deadline:
+        run = run + 1 if predicate() else 0
+        if run >= times:
+            return True
+        time.sleep(0.1 if run == 0 else 0.01)
+    return False
+
+
 def fit_model(path: Path, *args: str) -> Path:
     """`c45rules fit` of crx into `path` (extra fit options in `args`)."""
     p = subprocess.run([*command(), "fit", str(R.DATA / "crx" / "crx"), "-o", str(path), *args],

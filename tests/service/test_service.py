@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 import subprocess
 import sys
-import time
 import zlib
 
 import numpy as np
@@ -18,7 +18,7 @@ from c45rules.export.yaml import load_yaml
 from c45rules.service.audit import model_fingerprint
 
 from e2e.conftest import command, fails, ok
-from .conftest import Server, call, crx_test_records
+from .conftest import Server, call, crx_test_records, serving, wait_for
 
 
 def _predicted(model, tmp_path) -> list[dict]:
@@ -133,40 +133,27 @@ def test_body_over_the_limit_is_413(models, tmp_path):
         s.stop()
 
 
-def _serving(server, name="crx") -> str:
-    return {m["name"]: m["fingerprint"] for m in call("GET", server.url + "/v1/models")[1]["models"]}.get(name)
-
-
-def _wait_for(predicate, timeout=15.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def test_models_swap_live_and_bad_files_are_refused(server, models, crx_versions):
     old = model_fingerprint((models / "crx.yaml").read_bytes())
     new_bytes = crx_versions[1].read_bytes()
     new = model_fingerprint(new_bytes)
-    assert old != new and _serving(server) == old
+    assert old != new and serving(server) == old
     (models / ".crx.tmp").write_bytes(new_bytes)
     (models / ".crx.tmp").rename(models / "crx.yaml")
-    assert _wait_for(lambda: _serving(server) == new)
+    assert wait_for(lambda: serving(server) == new)
     record = {a: None for a in load_yaml(crx_versions[1]).used_attributes()} | {"A9": "t", "A15": 300}
     status, body = call("POST", server.url + "/v1/models/crx/decide", record)
     assert status == 200 and body["fingerprint"] == new
     # a broken file is refused and logged; the version served stays
     (models / "crx.yaml").write_text(new_bytes.decode().replace("op: \"<=\"", "op: \"<<\""))
-    assert _wait_for(lambda: "refused" in server.read_log())
+    assert wait_for(lambda: "refused" in server.read_log())
     assert "crx.yaml refused" in server.read_log() and "still serving " + new in server.read_log()
-    assert _serving(server) == new
+    assert serving(server) == new
     # a new file is a new model; a removed one is no longer served
     (models / "harder.yaml").write_bytes(new_bytes)
-    assert _wait_for(lambda: _serving(server, "harder") == new)
+    assert wait_for(lambda: serving(server, "harder") == new)
     (models / "harder.yaml").unlink()
-    assert _wait_for(lambda: _serving(server, "harder") is None)
+    assert wait_for(lambda: serving(server, "harder") is None)
     # the store keeps every version served, for replay
     with sqlite3.connect(server.audit.split(":", 1)[1]) as db:
         kept = dict(db.execute("SELECT fingerprint, yaml FROM c45rules_models"))
@@ -259,6 +246,9 @@ def test_postgresql_audit_store(models, tmp_path, pg_url):
         singles = [call("POST", s.url + "/v1/models/crx/decide", r)[1] for r in records[:6]]
     finally:
         s.stop()
+    # one store, yet each worker has a number of its own for its log lines
+    workers = re.findall(r"worker (\d+) \(pid \d+\): INFO: model crx: serving", s.read_log())
+    assert sorted(workers) == ["0", "1"], s.read_log()
     logged = [json.loads(line) for line in ok("audit", pg_url, "--json").stdout.splitlines()]
     assert [(d["request_id"], d["seq"], d["rule_id"]) for d in logged] == \
         [(body["request_id"], i, d["rule_id"]) for i, d in enumerate(body["decisions"])] + \
