@@ -116,3 +116,16 @@ def test_the_reference_datasets_names_stay_bare(stem):
     schema = load_stem(reference_stem(stem))[0].schema
     for text in (*schema.classes, *schema.names, *(v for a in schema.attributes for v in a.values)):
         assert readable(text) == text
+
+
+def test_chaid_printout_quotes_and_escapes_like_the_rules():
+    import numpy as np
+    from c45rules.data.schema import Dataset
+    from c45rules.tree.chaid_report import format_chaid
+    from c45rules.tree.growers.chaid import check, grow_chaid
+    schema = Schema((Attribute(BIDI_NAME, "discrete", (TRICKY, "f")),), ("+", f"-{RLO}"), "class")
+    x = np.array([0] * 40 + [1] * 40, dtype=np.int32)
+    y = np.array([0] * 38 + [1] * 2 + [1] * 38 + [0] * 2, dtype=np.int32)
+    text = format_chaid(grow_chaid(Dataset(schema, [x], y), check({"min_parent": 10, "min_child": 5})), schema)
+    assert f'"x\\u202ey" = "{TRICKY}"' in text and '"-\\u202e"' in text
+    assert RLO not in text

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_text(out / "model.yaml", dump_yaml(ruleset))
     atomic_write_text(out / "rules.sql", sql)
     write_python(ruleset, out / "rules.py")
-    write_report(ruleset, out / "report.html", tree=tree, data=test)
+    write_report(ruleset, out / "report.html", tree=tree, data=test, train=train)
     print(f"\nWrote {out / 'rules.txt'}, {out / 'model.yaml'}, {out / 'rules.sql'}, {out / 'rules.py'},"
           f" {out / 'report.html'}")
 

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ..data.schema import Schema
+from ..ruleset import readable
 from .growers.chaid import ChaidNode, Split
 from .report import TAB
 
@@ -13,25 +14,26 @@ from .report import TAB
 def group_labels(split: Split, schema: Schema) -> list[str]:
     """Each group's condition as text: `x <= 1.3`, `x in (1.3, 1.7]`, `x in {a,b}`, `or unknown`."""
     attr = schema.attributes[split.attribute]
+    name = readable(attr.name)
     labels = []
     highs = [g.high for g in split.groups if g.known]
     for g in split.groups:
         if not g.known:
-            labels.append(f"{attr.name} unknown")
+            labels.append(f"{name} unknown")
             continue
         if attr.is_continuous:
             at = highs.index(g.high)
             if len(highs) == 1:
-                text = f"{attr.name} <= {g.high:g}"
+                text = f"{name} <= {g.high:g}"
             elif at == 0:
-                text = f"{attr.name} <= {g.high:g}"
+                text = f"{name} <= {g.high:g}"
             elif at == len(highs) - 1:
-                text = f"{attr.name} > {highs[at - 1]:g}"
+                text = f"{name} > {highs[at - 1]:g}"
             else:
-                text = f"{attr.name} in ({highs[at - 1]:g}, {g.high:g}]"
+                text = f"{name} in ({highs[at - 1]:g}, {g.high:g}]"
         else:
-            values = [attr.values[c] for c in sorted(g.codes)]
-            text = f"{attr.name} = {values[0]}" if len(values) == 1 else f"{attr.name} in {{{','.join(values)}}}"
+            values = [readable(attr.values[c]) for c in sorted(g.codes)]
+            text = f"{name} = {values[0]}" if len(values) == 1 else f"{name} in {{{','.join(values)}}}"
         labels.append(text + (" or unknown" if g.missing else ""))
     return labels
 
@@ -44,7 +46,7 @@ def _leaf(node: ChaidNode, schema: Schema) -> str:
     counts = node.counts
     klass = int(np.argmax(counts))
     items, errors = float(counts.sum()), float(counts.sum() - counts[klass])
-    return f" {schema.classes[klass]} ({items:.1f}" + (f"/{errors:.1f}" if errors > 0 else "") + ")"
+    return f" {readable(schema.classes[klass])} ({items:.1f}" + (f"/{errors:.1f}" if errors > 0 else "") + ")"
 
 
 def format_chaid(root: ChaidNode, schema: Schema) -> str:
@@ -59,7 +61,7 @@ def format_chaid(root: ChaidNode, schema: Schema) -> str:
 def _show(node: ChaidNode, schema: Schema, depth: int, lines: list[str]) -> None:
     # recursion is bounded by max_depth; leaves first, then subtrees, as c4.5 prints
     split = node.split
-    lines.append(TAB * depth + f"[{schema.attributes[split.attribute].name}: {_statistics(split)}]")
+    lines.append(TAB * depth + f"[{readable(schema.attributes[split.attribute].name)}: {_statistics(split)}]")
     branches = list(zip(group_labels(split, schema), node.children))
     for label, child in branches:
         if child.split is None:
