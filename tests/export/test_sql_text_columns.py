@@ -294,7 +294,6 @@ def test_boosted_sql_on_postgres_text_decides_as_predict(name, pg):
 SPARK_SETS = ("crx", "hypo", "iris", "labor")
 
 
-@pytest.mark.spark
 def test_spark_string_columns_decide_as_predict(spark):
     """One session for a few sets and a boosted model: string columns, ANSI mode as Spark 4 sets it."""
     from pyspark.sql import types as T
