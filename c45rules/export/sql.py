@@ -10,9 +10,24 @@ generator for the dialect, so hostile column names and category values cannot in
 How the SQL matches `RuleSet.predict` row for row (spec 7.11):
 * rules are tried in order, the first whose conditions all hold wins, else the default;
   rules that never fire (pessimistic error > 0.7) are left out;
-* continuous columns are compared as numbers (store them as DOUBLE / FLOAT8 / REAL):
+* continuous columns may be stored as numbers or as text (a raw load, DuckDB's all_varchar,
+  Spark's CSV reader without a schema): every reference goes through one "as number"
+  expression per dialect (`_as_number`) that keeps a number type's value as it is (no text
+  round trip), reads a text by the rule of c45rules/data/numbers.py (ASCII white space around
+  an ASCII plain decimal, finite), and gives NULL (unknown) for any other text (a *bad cell*:
+  'abc', 'inf', 'NaN', '1_000', '1e999', a decimal comma '1,5'), as `predict --bad-cells
+  unknown` reads it. It dispatches on the storage type where the dialect can ask (SQLite's
+  typeof per value, DuckDB's, Spark's and Trino's typeof, PostgreSQL's pg_typeof, Snowflake's
+  TYPEOF of a VARIANT, Oracle's DUMP), and tests text against the grammar with the dialect's
+  regular expressions (`NUMBER_REGEX`, anchored with \\A and \\z where `$` could match before a
+  final line break) or, where there are none (SQLite, SQL Server), with GLOB / LIKE patterns
+  that spell the same grammar (`_PATTERN_TESTS`). The number is then compared:
   `x <= t` and `x > t` with `t` written exactly (repr of the double), never `NOT (x <= t)`,
-  so NULL fails both by SQL's three-valued logic;
+  so NULL fails both by SQL's three-valued logic. Where it holds: SQLite's own text reading
+  (CAST AS REAL) is used, the one it reads the thresholds with; PostgreSQL reads a text
+  through NUMERIC, so a text whose exponent passes NUMERIC's range (about 1e131072) stops the
+  query with an error; BigQuery cannot ask a value's type, so a FLOAT64 infinity there reads
+  as unknown; MySQL reads an overflowing text ('1e999') as its nearest double;
 * NaN: Python's `NaN > t` is false, but PostgreSQL, DuckDB, Snowflake, Spark, Databricks and
   Oracle order NaN above every number, so `NaN > t` is true there. For every dialect whose
   float columns can hold NaN, each `x > t` is followed by `x <> NaN`, which is false for NaN
@@ -28,7 +43,7 @@ How the SQL matches `RuleSet.predict` row for row (spec 7.11):
   NULL, '' and '?' never equal a schema value (the loaders forbid those as values), and
   neither does a category the model never saw.
 Identifiers are always quoted, so column names must match the table's exactly (case too).
-Executed in the tests: SQLite, DuckDB, PostgreSQL. The other dialects are checked by
+Executed in the tests: SQLite, DuckDB, PostgreSQL, Spark (typed and all-text tables). The other dialects are checked by
 parsing the text back. Under their default collations MySQL and SQL Server compare text
 case-insensitively, so 'Sunny' would match 'sunny' there (the library calls it unseen);
 give discrete columns a binary collation (e.g. utf8mb4_0900_bin, Latin1_General_100_BIN2)
@@ -37,15 +52,18 @@ trailing spaces under every collation.
 """
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Sequence
 from typing import Callable
 
+import sqlglot
 from sqlglot import exp
 
 from ..boosted import BoostedRuleSet
 from ..data.costs import vote_cost_terms
+from ..data.numbers import NUMBER_CORE, NUMBER_REGEX, NUMBER_SPACE
 from ..errors import InputError, ModelError
 from ..ruleset import Condition, Rule, RuleSet, checked_condition
 from ._comment import note_lines
@@ -113,6 +131,106 @@ def _string(value: str, dialect: str) -> exp.Expression:
     return exp.Literal.string(value)
 
 
+
+# ---- a continuous column as a number, whether stored as a number or as text ------------------
+# `X` is the column, `R` the grammar's regular expression, `W` the white space characters, `M`
+# the largest double, `G` the GLOB / LIKE test of the grammar on `S` (the text trimmed of `W`).
+# Where the dialect can ask a value's type, a number type is cast to double as it is (exact, and
+# infinities and NaN kept for the NaN rules below); only text is tested and read.
+_AS_NUMBER = {
+    "sqlite": "CASE WHEN typeof(X) IN ('integer', 'real') THEN X WHEN typeof(X) = 'text' AND G"
+              " AND abs(CAST(S AS REAL)) < 9e999 THEN CAST(S AS REAL) END",   # 9e999 is Inf there
+    "tsql": "CASE WHEN G THEN COALESCE(TRY_CAST(X AS FLOAT), TRY_CAST(S AS FLOAT)) END",
+    "mysql": "CASE WHEN REGEXP_LIKE(CAST(X AS CHAR), R) THEN CAST(X AS DOUBLE) END",
+    "duckdb": "CASE WHEN typeof(X) <> 'VARCHAR' THEN CAST(X AS DOUBLE)"
+              " WHEN regexp_full_match(CAST(X AS VARCHAR), R) AND isfinite(TRY_CAST(CAST(X AS VARCHAR) AS DOUBLE))"
+              " THEN TRY_CAST(CAST(X AS VARCHAR) AS DOUBLE) END",
+    # float8 input fails on overflow and on underflow to zero: the text is measured as NUMERIC first
+    # (overflow: at or past 2^1024 - 2^970, which rounds to infinity; zero: at or below 2^-1075)
+    "postgres": "CASE WHEN pg_typeof(X) IN (CAST('double precision' AS REGTYPE), CAST('real' AS REGTYPE),"
+                " CAST('numeric' AS REGTYPE), CAST('integer' AS REGTYPE), CAST('bigint' AS REGTYPE),"
+                " CAST('smallint' AS REGTYPE)) THEN CAST(X AS DOUBLE PRECISION)"
+                " WHEN NOT CAST(X AS TEXT) ~ R THEN NULL"
+                " WHEN abs(CAST(CAST(X AS TEXT) AS NUMERIC))"
+                " >= power(CAST(2 AS NUMERIC), 1024) - power(CAST(2 AS NUMERIC), 970) THEN NULL"
+                " WHEN abs(CAST(CAST(X AS TEXT) AS NUMERIC)) * power(CAST(2 AS NUMERIC), 1075) <= 1"
+                " THEN CAST(0 AS DOUBLE PRECISION)"
+                " ELSE CAST(CAST(X AS TEXT) AS DOUBLE PRECISION) END",
+    "spark": "CASE WHEN typeof(X) <> 'string' THEN CAST(X AS DOUBLE)"
+             " WHEN CAST(X AS STRING) RLIKE R AND abs(TRY_CAST(CAST(X AS STRING) AS DOUBLE)) <= M"
+             " THEN TRY_CAST(CAST(X AS STRING) AS DOUBLE) END",
+    "trino": "CASE WHEN NOT (typeof(X) LIKE 'varchar%' OR typeof(X) LIKE 'char%') THEN CAST(X AS DOUBLE)"
+             " WHEN regexp_like(CAST(X AS VARCHAR), R) AND is_finite(TRY_CAST(CAST(X AS VARCHAR) AS DOUBLE))"
+             " THEN TRY_CAST(CAST(X AS VARCHAR) AS DOUBLE) END",
+    "snowflake": "CASE WHEN TYPEOF(TO_VARIANT(X)) <> 'VARCHAR' THEN CAST(X AS DOUBLE)"
+                 " WHEN REGEXP_LIKE(CAST(X AS VARCHAR), R) AND ABS(TRY_CAST(TRIM(CAST(X AS VARCHAR), W) AS DOUBLE)) <= M"
+                 " THEN TRY_CAST(TRIM(CAST(X AS VARCHAR), W) AS DOUBLE) END",
+    # no way to ask a value's type: a FLOAT64's own text ('inf' for infinity) is tested too
+    "bigquery": "CASE WHEN REGEXP_CONTAINS(CAST(X AS STRING), R)"
+                " AND NOT IS_INF(COALESCE(SAFE_CAST(X AS FLOAT64), SAFE_CAST(TRIM(CAST(X AS STRING), W) AS FLOAT64)))"
+                " THEN COALESCE(SAFE_CAST(X AS FLOAT64), SAFE_CAST(TRIM(CAST(X AS STRING), W) AS FLOAT64)) END",
+    # DUMP names the storage type: 1 VARCHAR2 / NVARCHAR2, 96 CHAR / NCHAR; the number is the
+    # grammar's core (no white space) that REGEXP_SUBSTR finds in the text
+    "oracle": "CASE WHEN DUMP(X) NOT LIKE 'Typ=1 %' AND DUMP(X) NOT LIKE 'Typ=96 %' THEN TO_BINARY_DOUBLE(X)"
+              " WHEN REGEXP_LIKE(X, R) AND ABS(TO_BINARY_DOUBLE(REGEXP_SUBSTR(X, C))) <= M"
+              " THEN TO_BINARY_DOUBLE(REGEXP_SUBSTR(X, C)) END",
+}
+_AS_NUMBER["databricks"] = _AS_NUMBER["spark"]
+# Java (Spark), ICU (MySQL) and Joni (Trino) let `$` match before a final line break, and Joni's
+# `^` after any line break: there the grammar is anchored at the very ends of the text
+_TEXT_ANCHORS = ("spark", "databricks", "mysql", "trino")
+
+# The grammar as GLOB / LIKE tests on the trimmed text (SQLite has no REGEXP, SQL Server no regular
+# expressions before 2025): (must match, pattern with GLOB's `*`). Only [0-9.eE+-] characters, at
+# most one exponent mark, at most one point and none after the mark, a sign only first or right
+# after the mark, a digit before the mark (or anywhere when there is none), a digit after it.
+_PATTERN_TESTS = ((False, "*[^0-9.eE+-]*"), (False, "*[eE]*[eE]*"), (False, "*.*.*"), (False, "*[eE]*.*"),
+                  (False, "*[^eE][+-]*"), (False, "*[eE]"), (False, "*[eE][+-]"))
+
+
+def _number_regex(dialect: str) -> str:
+    if dialect in _TEXT_ANCHORS:
+        return "\\A" + NUMBER_REGEX[1:-1] + "\\z"
+    return NUMBER_REGEX
+
+
+def _pattern_test(text: exp.Expression, dialect: str) -> exp.Expression:
+    """The grammar tested on `text` (trimmed) with SQLite's GLOB or SQL Server's LIKE."""
+    def match(pattern: str) -> exp.Expression:
+        if dialect == "sqlite":
+            return exp.Glob(this=text.copy(), expression=exp.Literal.string(pattern))
+        return exp.Like(this=text.copy(), expression=exp.Literal.string(pattern.replace("*", "%")))
+    tests = [match(p) if must else exp.Not(this=match(p)) for must, p in _PATTERN_TESTS]
+    has_mark = match("*[eE]*")
+    tests.append(exp.paren(exp.or_(exp.and_(exp.Not(this=has_mark), match("*[0-9]*")),
+                                   match("*[0-9]*[eE]*")), copy=False))
+    return exp.and_(*tests)
+
+
+@functools.lru_cache(maxsize=None)
+def _as_number_template(dialect: str) -> exp.Expression:
+    return sqlglot.parse_one(_AS_NUMBER[dialect], read=dialect)
+
+
+def _as_number(col: exp.Expression, dialect: str) -> exp.Expression:
+    """`col` as a double whether it is stored as a number or as text (see the module docstring):
+    a number as it is, a text by the rule of data/numbers.py, anything else NULL."""
+    space = exp.Literal.string(NUMBER_SPACE)
+    trimmed = (exp.Trim(this=col.copy(), expression=space.copy()) if dialect == "sqlite" else
+               exp.Trim(this=exp.cast(col.copy(), exp.DataType.build("nvarchar(max)", dialect="tsql")),
+                        expression=space.copy()))
+    nodes = {"X": col, "R": exp.Literal.string(_number_regex(dialect)), "W": space,
+             "M": sql_double(sys.float_info.max, dialect), "C": exp.Literal.string(NUMBER_CORE),
+             "S": trimmed}
+    if dialect in ("sqlite", "tsql"):
+        nodes["G"] = _pattern_test(trimmed, dialect)
+
+    def fill(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and node.name in nodes:
+            return nodes[node.name].copy()
+        return node
+    return exp.paren(_as_number_template(dialect).copy().transform(fill), copy=False)
+
 # SQLite (3.40 at least) reads decimal literals below about 1e-291 one unit in the last place
 # off; there such a threshold is written as an exact product with 2^-256 (both factors within
 # the range it reads exactly; scaling by a power of two is exact)
@@ -145,11 +263,13 @@ def _threshold(op: str, col: exp.Expression, t: exp.Expression, dialect: str) ->
 
 
 def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | None,
-               where: str) -> list[exp.Expression] | None:
+               where: str, typed: bool = False) -> list[exp.Expression] | None:
     """The SQL tests (ANDed) for one condition; None when no value can ever satisfy it."""
     attr, values = checked_condition(cond, ruleset.schema, where)
     col = _column(cond.attribute, table)
     if cond.op in ("<=", ">"):
+        if not typed:
+            col = _as_number(col, dialect)
         tests = _threshold(cond.op, col, _number(cond.value, where, dialect), dialect)
         if not cond.or_unknown:
             return tests
@@ -171,7 +291,7 @@ def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | Non
     return [exp.In(this=col, expressions=[_string(v, dialect) for v in values])]
 
 
-def _decisions(ruleset: RuleSet, dialect: str, table: str | None
+def _decisions(ruleset: RuleSet, dialect: str, table: str | None, typed: bool = False
                ) -> tuple[list[tuple[exp.Expression, Rule]], Rule | None]:
     """(predicate, rule) for each rule that can fire, in order, and the rule (if any) with
     no conditions that catches every case left (it replaces the default)."""
@@ -180,7 +300,7 @@ def _decisions(ruleset: RuleSet, dialect: str, table: str | None
     for i, rule in enumerate(ruleset.rules):
         if not rule.fires:
             continue
-        tests = [_condition(c, ruleset, dialect, table, f"rules[{i}].conditions[{j}]")
+        tests = [_condition(c, ruleset, dialect, table, f"rules[{i}].conditions[{j}]", typed)
                  for j, c in enumerate(rule.conditions)]
         if any(t is None for t in tests):
             continue
@@ -205,21 +325,24 @@ def _case(decisions: list[tuple[exp.Expression, Rule]], then: Callable[[Rule], e
     return default
 
 
-def _class_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat") -> exp.Expression:
-    decisions, catch_all = _decisions(ruleset, dialect, table)
+def _class_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
+                typed: bool = False) -> exp.Expression:
+    decisions, catch_all = _decisions(ruleset, dialect, table, typed)
     default = catch_all.prediction if catch_all is not None else ruleset.default_class
     return _case(decisions, lambda r: _string(r.prediction, dialect), _string(default, dialect), form)
 
 
-def _rule_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat") -> exp.Expression:
-    decisions, catch_all = _decisions(ruleset, dialect, table)
+def _rule_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
+               typed: bool = False) -> exp.Expression:
+    decisions, catch_all = _decisions(ruleset, dialect, table, typed)
     # 0 = the default class decided (rule ids start at 1), the convention of every output
     default = exp.Literal.number(0 if catch_all is None else int(catch_all.id))
     return _case(decisions, lambda r: exp.Literal.number(int(r.id)), default, form)
 
 
-def _confidence_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat") -> exp.Expression:
-    decisions, catch_all = _decisions(ruleset, dialect, table)
+def _confidence_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
+                     typed: bool = False) -> exp.Expression:
+    decisions, catch_all = _decisions(ruleset, dialect, table, typed)
     # the confidences of every output (RuleSet.decision_confidences), to 6 significant digits
     by_id = dict(zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist()))
     default = by_id[0 if catch_all is None else int(catch_all.id)]
@@ -249,10 +372,14 @@ def _check_form(form: str) -> str:
 
 def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
                         table_alias: str | None = None, output: str = "class",
-                        form: str = "flat") -> exp.Expression:
+                        form: str = "flat", typed: bool = False) -> exp.Expression:
     """The first-hit CASE as a sqlglot expression: the class (`output='class'`), the id
     of the rule that fired (`output='rule'`, 0 for the default) or the decision's confidence
-    (`output='confidence'`); `form` 'flat' (one CASE) or 'nested' (a CASE per rule)."""
+    (`output='confidence'`); `form` 'flat' (one CASE) or 'nested' (a CASE per rule).
+
+    Continuous columns may hold numbers or text (the module docstring); `typed=True` is for a
+    caller whose continuous columns are already DOUBLE (read by the rule of data/numbers.py):
+    they are then compared as they are, without the text test."""
     _check_dialect(dialect)
     _check_form(form)
     if isinstance(ruleset, BoostedRuleSet):
@@ -261,7 +388,7 @@ def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
     cases = {"class": _class_case, "rule": _rule_case, "confidence": _confidence_case}
     if output not in cases:
         raise InputError(f"output must be 'class', 'rule' or 'confidence', not {output!r}")
-    return cases[output](ruleset, dialect, table_alias, form)
+    return cases[output](ruleset, dialect, table_alias, form, typed)
 
 
 def case_nesting(expression: exp.Expression) -> int:
@@ -322,14 +449,15 @@ def sql_limit_warnings(text: str, dialect: str, nesting: int) -> list[str]:
 
 
 def to_sql_case(ruleset: RuleSet, dialect: str = "sqlite", *, table_alias: str | None = None,
-                output: str = "class", pretty: bool = True, form: str = "flat") -> str:
+                output: str = "class", pretty: bool = True, form: str = "flat", typed: bool = False) -> str:
     """`CASE WHEN <rule 1> THEN 'class' ... ELSE '<default>' END` for `dialect`.
 
     Columns are referenced by the attribute names (qualified by `table_alias` if given);
     `output='rule'` gives the id of the firing rule instead (0 for the default),
-    `output='confidence'` the decision's confidence.
+    `output='confidence'` the decision's confidence. `typed=True`: every continuous column is
+    known to be a number type, compared as it is (see sql_case_expression).
     """
-    expr = sql_case_expression(ruleset, dialect, table_alias=table_alias, output=output, form=form)
+    expr = sql_case_expression(ruleset, dialect, table_alias=table_alias, output=output, form=form, typed=typed)
     return _render(expr, dialect, pretty)
 
 

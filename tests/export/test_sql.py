@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from c45rules import Attribute, Condition, InputError, ModelError, Rule, RuleSet, Schema
 from c45rules.export import SQL_DIALECTS, to_sql_case, to_sql_select
+from c45rules.export.sql import _as_number
 
 from export_cases import FIT_DATASETS, HOSTILE_VALUES, UNSEEN, Scored, golf_ruleset, score
 
@@ -23,12 +24,12 @@ DIALECTS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery", "s
 
 # ---- exact text -------------------------------------------------------------------------------
 def test_case_is_flat_first_hit_and_leaves_out_rules_that_never_fire():
-    assert to_sql_case(golf_ruleset(), "sqlite", pretty=False) == (
+    assert to_sql_case(golf_ruleset(), "sqlite", pretty=False, typed=True) == (
         "CASE WHEN \"outlook\" = 'sunny' AND \"humidity\" > 75.0 THEN 'Don''t Play'"
         " WHEN \"outlook\" = 'rain' AND \"windy\" = 'true' THEN 'Don''t Play'"
         " WHEN \"outlook\" = 'overcast' THEN 'Play'"
         " WHEN \"humidity\" <= 75.0 THEN 'Play' ELSE 'Play' END")
-    assert to_sql_case(golf_ruleset(), "sqlite", output="rule", pretty=False) == (
+    assert to_sql_case(golf_ruleset(), "sqlite", output="rule", pretty=False, typed=True) == (
         "CASE WHEN \"outlook\" = 'sunny' AND \"humidity\" > 75.0 THEN 1"
         " WHEN \"outlook\" = 'rain' AND \"windy\" = 'true' THEN 2"
         " WHEN \"outlook\" = 'overcast' THEN 3"
@@ -37,7 +38,7 @@ def test_case_is_flat_first_hit_and_leaves_out_rules_that_never_fire():
 
 def test_select_keeps_every_column_and_names_the_outputs():
     sql = to_sql_select(golf_ruleset(), "weather", "sqlite", pretty=False)
-    assert sql.startswith('SELECT "t".*, CASE WHEN "t"."outlook" = \'sunny\' AND "t"."humidity" > 75.0 ')
+    assert sql.startswith('SELECT "t".*, CASE WHEN "t"."outlook" = \'sunny\' AND (CASE WHEN TYPEOF("t"."humidity") ')
     assert sql.endswith(' ELSE 0 END AS "rule_id" FROM "weather" AS "t"')
     assert "ELSE 'Play' END AS \"predicted_class\"" in sql
     named = to_sql_select(golf_ruleset(), "weather", "duckdb", prediction_column="pred class",
@@ -56,12 +57,12 @@ def test_nan_guard_only_where_floats_hold_nan():
                            ("spark", "`humidity` <> CAST('NaN' AS DOUBLE)"),
                            ("bigquery", "`humidity` <> CAST('NaN' AS FLOAT64)"),
                            ("oracle", "\"humidity\" <> TO_BINARY_DOUBLE('NaN')")):
-        sql = to_sql_case(golf_ruleset(), dialect, pretty=False)
+        sql = to_sql_case(golf_ruleset(), dialect, pretty=False, typed=True)
         assert sql.count(guard) == 1, dialect          # once: the `>` test, not the `<=`
     for dialect in ("sqlite", "mysql", "tsql"):
         assert "NaN" not in to_sql_case(golf_ruleset(), dialect, pretty=False)
     for dialect in DIALECTS:
-        assert "NOT" not in to_sql_case(golf_ruleset(), dialect, pretty=False).upper()
+        assert "NOT" not in to_sql_case(golf_ruleset(), dialect, pretty=False, typed=True).upper()
 
 
 def _value(e: exp.Expression) -> float:
@@ -80,7 +81,8 @@ def test_thresholds_are_written_exactly():
     rs = RuleSet(schema, rules, "b", (1, 1), (0, 1))
     for dialect in DIALECTS:
         tree = sqlglot.parse_one(to_sql_case(rs, dialect), read=dialect)
-        got = [_value(c.expression) for c in tree.find_all(exp.LTE)]
+        # the thresholds (compared with the as-number expression), not that expression's own tests
+        got = [_value(c.expression) for c in tree.find_all(exp.LTE) if isinstance(c.this, exp.Paren)]
         assert got == list(values), dialect
         assert [math.copysign(1, g) for g in got] == [math.copysign(1, v) for v in values]
 
@@ -111,8 +113,8 @@ def test_no_rule_that_can_fire_gives_the_default_alone_and_a_catch_all_rule_ends
     after = Rule(3, (Condition("x", ">", 1.0),), "b", 1, 0, 0.3, 1.0)
     rs = RuleSet(schema, (Rule(4, (Condition("x", ">", 5.0),), "b", 1, 0, 0.3, 1.0), catch_all, after),
                  "b", (1, 1), (0, 1))
-    assert to_sql_case(rs, "sqlite", pretty=False) == "CASE WHEN \"x\" > 5.0 THEN 'b' ELSE 'a' END"
-    assert to_sql_case(rs, "sqlite", output="rule", pretty=False) == "CASE WHEN \"x\" > 5.0 THEN 4 ELSE 2 END"
+    assert to_sql_case(rs, "sqlite", pretty=False, typed=True) == "CASE WHEN \"x\" > 5.0 THEN 'b' ELSE 'a' END"
+    assert to_sql_case(rs, "sqlite", output="rule", pretty=False, typed=True) == "CASE WHEN \"x\" > 5.0 THEN 4 ELSE 2 END"
 
 
 # ---- refusals -----------------------------------------------------------------------------------
@@ -137,7 +139,7 @@ def test_tested_columns_that_differ_only_in_case_are_refused():
             make()
     untested = RuleSet(Schema((Attribute("A", "continuous"), Attribute("b", "continuous")), ("lo", "hi")),
                        (Rule(1, (Condition("b", "<=", 19.0),), "lo", 20, 0, 0.1, 1.0),), "hi", (20, 20), (0, 20))
-    assert '"b" <= 19' in to_sql_case(untested, pretty=False)
+    assert '"b" <= 19' in to_sql_case(untested, pretty=False, typed=True)
 
 def test_refuses_what_sql_cannot_say():
     with pytest.raises(InputError, match="not supported .*duckdb"):
@@ -170,6 +172,12 @@ def test_tests_on_values_that_mean_unknown_are_never_true():
 
 
 # ---- every dialect parses what it is given; hostile names survive -----------------------------------
+def _as_number_strings(dialect: str) -> set[str]:
+    """The string literals of a dialect's as-number expression (type names, patterns, the grammar)."""
+    node = _as_number(exp.column("x"), dialect)
+    return {lit.name for lit in node.find_all(exp.Literal) if lit.is_string}
+
+
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_every_dialect_parses_back_with_the_same_names_and_values(dialect, hostile: Scored):
     rs = hostile.ruleset
@@ -190,6 +198,7 @@ def test_every_dialect_parses_back_with_the_same_names_and_values(dialect, hosti
     expected |= {r.prediction for r in rs.rules if r.fires} | {rs.default_class}
     if SQL_DIALECTS[dialect] is not None:
         expected.add("NaN")
+    expected |= _as_number_strings(dialect)
     assert strings == expected
     # regenerating from the parsed tree gives the same text: nothing was reinterpreted
     assert tree.sql(dialect=dialect, identify=True, pretty=True) == sql
@@ -200,7 +209,7 @@ def test_fitted_rules_parse_in_every_dialect(dialect, fitted):
     rs = fitted("crx").ruleset
     tree = sqlglot.parse_one(to_sql_select(rs, ("analytics", "crx cases"), dialect), read=dialect)
     assert tree.find(exp.Table).name == "crx cases" and tree.find(exp.Table).db == "analytics"
-    assert len(list(tree.find_all(exp.Case))) == 2
+    assert [type(a.this) for a in tree.expressions[1:]] == [exp.Case, exp.Case]
 
 
 def test_subquery_source():
@@ -349,6 +358,9 @@ def test_without_the_nan_guard_duckdb_would_disagree():
     case = to_sql_case(rs, "duckdb", output="rule", pretty=False)
     query = f"SELECT {case} FROM (VALUES (CAST('NaN' AS DOUBLE)), (CAST('inf' AS DOUBLE))) AS v(x)"
     assert con.execute(query).fetchall() == [(0,), (1,)]
+    typed = to_sql_case(rs, "duckdb", output="rule", pretty=False, typed=True)
+    query = f"SELECT {typed} FROM (VALUES (CAST('NaN' AS DOUBLE)), (CAST('inf' AS DOUBLE))) AS v(x)"
+    assert con.execute(query).fetchall() == [(0,), (1,)]
     unguarded = query.replace(" AND \"x\" <> CAST('NaN' AS DOUBLE)", "")
     assert unguarded != query and con.execute(unguarded).fetchall() == [(1,), (1,)]
 
@@ -379,5 +391,5 @@ def test_subset_rules_compare_with_in(fitted):
     rs = fitted("crx+subset").ruleset
     tests = [c for r in rs.rules if r.fires for c in r.conditions if c.op == "in"]
     assert tests, "crx with subset=True should learn `in` tests"
-    sql = to_sql_case(rs, "postgres", pretty=False)
+    sql = to_sql_case(rs, "postgres", pretty=False, typed=True)
     assert sql.count(" IN (") == sum(len(c.value) > 1 for c in tests) > 0   # one value: `=`

@@ -91,7 +91,7 @@ def test_names_with_dots_backticks_quotes_and_spaces(spark):
     rows = base + probe_rows(rs, base, n_random=50)
     scored = score("names", rs, rows)
     assert set(scored.rules) == {0, 1, 2, 3}
-    sql = to_sql_case(rs, "spark", pretty=False)
+    sql = to_sql_case(rs, "spark", pretty=False, typed=True)
     assert "`a.b` > 1.5" in sql and "`x``y``` <= -2.0" in sql and "````` = '\\''" in sql
     _check(scored, run_spark(spark, scored, "a.b`c"))
 
@@ -104,7 +104,7 @@ def test_spark_orders_nan_above_numbers_so_the_guard_is_needed(spark):
     assert spark.sql("SELECT CAST('NaN' AS DOUBLE) > 5, CAST('NaN' AS DOUBLE) <= 5").first() == (True, False)
     scored = score("n", rs, [{"x": v} for v in values])
     _frame(spark, scored).createOrReplaceTempView("n")
-    case = to_sql_case(rs, "spark", output="rule", pretty=False)
+    case = to_sql_case(rs, "spark", output="rule", pretty=False, typed=True)
     assert [r[0] for r in spark.sql(f"SELECT {case} FROM n ORDER BY {ROW}").collect()] == [0, 1, 0, 1, 0, 0]
     unguarded = case.replace(" AND `x` <> CAST('NaN' AS DOUBLE)", "")
     assert unguarded != case
