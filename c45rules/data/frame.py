@@ -51,11 +51,28 @@ STRAY_DISTINCT = 3
 
 class BadCell(InputError):
     """A continuous attribute's cell, met when scoring, that is neither unknown nor a number
-    (data/numbers.py); `row` counts the frame's rows from 1."""
+    (data/numbers.py); `row` counts the frame's rows from 1 (None: a scoring engine that
+    cannot tell it)."""
 
-    def __init__(self, source: str, row: int, column: str, cell: object) -> None:
-        super().__init__(f"{source}: row {row}: column {column!r}: {shown(cell)} is not a number")
+    def __init__(self, source: str, row: int | None, column: str, cell: object) -> None:
+        where = "" if row is None else f"row {row}: "
+        super().__init__(f"{source}: {where}column {column!r}: {shown(cell)} is not a number")
         self.source, self.row, self.column, self.cell = source, row, column, cell
+
+
+def engine_bad_cell(source: str, column: str) -> tuple[str, str]:
+    """(the text before, the text after the cell) of a scoring engine's bad-cell message (the
+    SQL builds it around the cell's own text), which `engine_bad_cell_of` reads back."""
+    return f"{source}: column {column!r}: '", "' is not a number"
+
+
+def engine_bad_cell_of(text: str, source: str, schema: Schema) -> BadCell | None:
+    """The BadCell a scoring engine's message `text` (engine_bad_cell) spells, else None."""
+    for a in schema.attributes:
+        head, tail = engine_bad_cell(source, a.name)
+        if a.is_continuous and text.startswith(head) and text.endswith(tail):
+            return BadCell(source, None, a.name, text[len(head):len(text) - len(tail)])
+    return None
 
 
 def check_bad_cells(bad_cells: str) -> str:
