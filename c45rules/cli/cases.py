@@ -261,16 +261,15 @@ def bad_cell_error(source: str, row: int, column: str, cell: object) -> InputErr
 
 def locate_bad_cell(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, bad: BadCell,
                     read: ReadOptions | None = None, chunksize: int = 50_000) -> InputError:
-    """bad_cell_error for the first bad cell of `bad`'s column in `data`, found by reading the
-    file as the default engine does: a scoring engine (DuckDB, Spark) stops at a bad cell
-    without its row. `bad` itself when that reading finds none."""
-    attr = ruleset.schema.attribute(bad.column)
-    one = Schema((attr,), ruleset.schema.classes, ruleset.schema.target)
+    """The default engine's error for the bad cell it stops at in `data` (bad_cell_error: the
+    same row, column and cell), found by reading the file as it does: a scoring engine (DuckDB,
+    Spark) stops at a bad cell `bad` without its row, and not always the first. `bad` itself
+    when that reading finds none."""
     _, chunks = read_text_chunks(data, ruleset.schema, chunksize, read)
     rows = 0
     for chunk in chunks:
         try:
-            encode_frame(chunk[[bad.column]], one, require=(), source=str(data), read=read)
+            encode_frame(chunk, ruleset.schema, require=ruleset.used_attributes(), source=str(data), read=read)
         except BadCell as e:
             return bad_cell_error(str(data), e.row + rows, e.column, e.cell)
         rows += len(chunk)

@@ -122,8 +122,8 @@ def _run_spark(args: argparse.Namespace, ruleset, fmt: str) -> int:
 
 @contextlib.contextmanager
 def _bad_cells_located(args: argparse.Namespace, ruleset) -> Iterator[None]:
-    """An engine's bad-cell error (no row: DuckDB and Spark stop without telling it) given the
-    row of the file's first bad cell in that column, as the default engine names it."""
+    """An engine's bad-cell error (no row: DuckDB and Spark stop without telling it) as the
+    default engine gives it, with the row (cases.locate_bad_cell)."""
     from .cases import locate_bad_cell
     try:
         yield
