@@ -24,6 +24,7 @@ from ..data.frame import BadCell, encode_frame, refuse_read_options
 from ..data.names import split_cases
 from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
 from ..data.schema import Dataset, Schema
+from ..data.spreadsheet import escapes
 from ..errors import InputError, shown
 from ..export._atomic import atomic_open, checked_target
 from ..boosted import BoostedRuleSet
@@ -162,7 +163,8 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                  rule_column: str = "rule_id", read: ReadOptions | None = None,
                  unknown_tokens: dict[str, dict[str, int]] | None = None, fmt: str = "csv",
                  strict: bool = False, confidence_column: str | None = None,
-                 explain_column: str | None = None, bad_cells: str = "error") -> tuple[int, Unseen]:
+                 explain_column: str | None = None, bad_cells: str = "error",
+                 csv_safe: bool = True) -> tuple[int, Unseen]:
     """Score `data` into `output` (None or '-': stdout) as CSV or Parquet: all input columns, then
     the class and the rule id (0: the default class), and when named the decision's confidence
     and the deciding rule in words; (rows written, values not seen in training).
@@ -172,7 +174,8 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
     written; on stdout the chunks before it have been). `bad_cells`: a continuous cell that is
     neither unknown nor a number (data/numbers.py) is an InputError naming its row, counted
     from 1 after the header, and column ("error"), or is read as unknown and counted in
-    `unknown_tokens` ("unknown").
+    `unknown_tokens` ("unknown"). `csv_safe`: CSV output's class column escapes a class a
+    spreadsheet would run as a formula (data/spreadsheet.py).
     """
     source = str(data)
     to_stdout = output is None or str(output) == "-"
@@ -199,6 +202,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             if name == other:
                 raise InputError(f"{other_flag} and {flag} are both {name!r}")
     names = [name for name, _ in added]
+    escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
     used = ruleset.used_attributes()
     unseen = Unseen(source)
     rows = 0
@@ -224,7 +228,10 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             unseen.add(encoded).check(strict)
             if unknown_tokens is not None:
                 add_counts(unknown_tokens, encoded.unknown_tokens)
-            chunk = chunk.assign(**dict(zip(names, score(encoded))))
+            values = score(encoded)
+            if escaped:   # the class column is the first added
+                values[0] = pd.Series(values[0], dtype=object).replace(escaped).to_numpy(dtype=object)
+            chunk = chunk.assign(**dict(zip(names, values)))
             if fmt == "parquet":
                 table = pa.Table.from_pandas(chunk, preserve_index=False)
                 if writer is None:

@@ -41,6 +41,10 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " ('inf', '1e999', '1_000', 'abc'): 'error' (default) stops with the row (counted"
                         " from 1 after the header), the column and the cell, writing no output file;"
                         " 'unknown' reads it as unknown, as the exported SQL does, with a note on stderr")
+    p.add_argument("--csv-safe", action=argparse.BooleanOptionalAction, default=True,
+                   help="in CSV output, write a predicted class that a spreadsheet would run as a formula"
+                        " (starting with = + - @, tab or CR, and not a number) with a leading apostrophe"
+                        " (default; --no-csv-safe writes it as it is); input columns are written as read")
     p.add_argument("--master", default="local[2]", metavar="URL",
                    help="with --engine spark: the Spark master (default local[2]; e.g. spark://host:7077)")
     p.add_argument("--chunksize", type=positive_int, default=50_000, metavar="N",
@@ -77,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
                              fmt=output_format(args.output, args.format), strict=args.strict,
                              confidence_column=args.confidence_column if args.confidence else None,
                              explain_column=args.explain_column if args.explain else None,
-                             bad_cells=args.bad_cells)
+                             bad_cells=args.bad_cells, csv_safe=args.csv_safe)
     note_unknown(args, args.data, unknown)
     if unseen.note():
         print(unseen.note(), file=sys.stderr)
@@ -99,7 +103,8 @@ def _run_duckdb(args: argparse.Namespace, ruleset) -> int:
         n = score_file(ruleset, args.data, args.output, fmt=output_format(args.output, args.format),
                        prediction_column=args.prediction_column, rule_column=args.rule_column,
                        confidence_column=args.confidence_column if args.confidence else None,
-                       read=read_options(args), strict=args.strict, bad_cells=args.bad_cells)
+                       read=read_options(args), strict=args.strict, bad_cells=args.bad_cells,
+                       csv_safe=args.csv_safe)
     print(f"{n} rows scored, written to {args.output}")
     return 0
 
@@ -115,7 +120,7 @@ def _run_spark(args: argparse.Namespace, ruleset, fmt: str) -> int:
         n = predict_spark(ruleset, args.data, args.output, master=args.master, fmt=fmt,
                           prediction_column=args.prediction_column, rule_column=args.rule_column,
                           confidence_column=args.confidence_column if args.confidence else None,
-                          read=read_options(args), bad_cells=args.bad_cells)
+                          read=read_options(args), bad_cells=args.bad_cells, csv_safe=args.csv_safe)
     print(f"{n} rows scored, written to {args.output}")
     return 0
 

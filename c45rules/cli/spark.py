@@ -33,6 +33,7 @@ from sqlglot import exp
 from ..data.frame import check_bad_cells, engine_bad_cell, engine_bad_cell_of
 from ..data.numbers import NUMBER_CORE, NUMBER_REGEX
 from ..data.reading import DEFAULT_READ, ReadOptions
+from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import checked_target
 from ..export.sql import sql_case_expression, sql_identifier
@@ -147,10 +148,11 @@ def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, 
 def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,
                   master: str = "local[2]", fmt: str = "csv", prediction_column: str = "predicted_class",
                   rule_column: str = "rule_id", confidence_column: str | None = None,
-                  read: ReadOptions | None = None, bad_cells: str = "error") -> int:
+                  read: ReadOptions | None = None, bad_cells: str = "error", csv_safe: bool = True) -> int:
     """Score `data` (CSV/TSV or Parquet) into the file `output` (CSV or Parquet) in a Spark
     session on `master`; the number of rows written. `bad_cells` as the duckdb engine's
-    score_file takes it (a BadCell without its row, or NULL)."""
+    score_file takes it (a BadCell without its row, or NULL); `csv_safe` as there (a CSV's
+    class column escapes a class a spreadsheet would run as a formula)."""
     read = read or DEFAULT_READ
     check_bad_cells(bad_cells)
     source = str(data)
@@ -189,6 +191,12 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
                                  f" column differently with {flag} NAME")
         prepare, columns = scoring_columns(ruleset, types, read, source, outputs, bad_cells)
         scored = frame.selectExpr("*", *prepare).selectExpr(*columns)
+        escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
+        if escaped:   # the class column replaced in place, the others as they are
+            cell = exp.column(exp.to_identifier(prediction_column, quoted=True))
+            safe = exp.alias_(escaped_sql(cell, escaped), prediction_column, quoted=True)
+            scored = scored.selectExpr(*[safe.sql(dialect=DIALECT, identify=True) if name == prediction_column
+                                         else sql_identifier(name, DIALECT) for name in scored.columns])
         counted = Observation("rows")
         scored = scored.observe(counted, F.count(F.lit(1)).alias("n")).coalesce(1)
         written = work / "out"

@@ -37,6 +37,7 @@ from .names import (cases_from_frame, encode_classes, encode_column, line_chunks
 from .numbers import parse_number_texts
 from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, to_pandas
 from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
+from .spreadsheet import warn_formula_values
 
 pd = LazyModule("pandas")
 
@@ -399,6 +400,7 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     schema = Schema(tuple(attributes), classes, target)
     lookup = {c: i for i, c in enumerate(classes)}
     y = ytxt.map(lookup).to_numpy(dtype=np.int32)
+    warn_formula_values(schema, source)
     return Dataset(schema, columns, y, source, unknown_tokens=unknown_tokens)
 
 
@@ -728,6 +730,7 @@ def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, sou
     ds, schema = cases_from_frame(raw, pending, source, collect=True, lines_are_cases=False)
     ds.schema = Schema(schema.attributes, schema.classes, tname)
     ds.unknown_tokens = unknown_tokens
+    warn_formula_values(ds.schema, source)
     return ds
 
 

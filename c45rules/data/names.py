@@ -14,6 +14,7 @@ from ..workers import give_back_memory, resolve_jobs, thread_map
 from .distinct import factorize, first_positions, is_missing
 from .numbers import parse_number_texts
 from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
+from .spreadsheet import warn_formula_values
 
 try:
     from . import _cells as _native_cells
@@ -592,6 +593,7 @@ def load_stem(stem: str | os.PathLike, *, test: bool = False, jobs: int = 1) -> 
         raise InputError(f"{stem}.names: every attribute is 'ignore'")
     schema = Schema(schema.attributes, schema.classes, schema.target)  # full validation
     train.schema = schema
+    warn_formula_values(schema, f"{stem}.names")
     tst = None
     if test and os.path.exists(stem + ".test"):
         tst, _ = read_cases(stem + ".test", schema)

@@ -36,6 +36,7 @@ from sqlglot import exp
 from ..data.frame import check_bad_cells, check_csv_layout, engine_bad_cell, engine_bad_cell_of
 from ..data.numbers import NUMBER_CORE, NUMBER_REGEX
 from ..data.reading import DEFAULT_READ, ReadOptions, data_file
+from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
 from ..export.sql import sql_case_expression
@@ -260,6 +261,11 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
         this=exp.to_identifier(_ALIAS, quoted=True))))
 
 
+def _outputs(query: exp.Select) -> list[str]:
+    """The names of the columns scoring_query adds after the input's."""
+    return [e.alias for e in query.expressions if isinstance(e, exp.Alias)]
+
+
 def _fresh(name: str, taken: set[str]) -> str:
     while name in taken:
         name += "_"
@@ -271,11 +277,12 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                prediction_column: str = "predicted_class", rule_column: str = "rule_id",
                confidence_column: str | None = None, read: ReadOptions | None = None,
                strict: bool = False, memory_limit: str = MEMORY_LIMIT, threads: int | None = None,
-               bad_cells: str = "error") -> int:
+               bad_cells: str = "error", csv_safe: bool = True) -> int:
     """Score CSV/TSV or Parquet file `data` into `output` (CSV or Parquet) inside DuckDB; the rows written.
 
     `bad_cells` as encode_frame's: "error" raises BadCell (its row None: DuckDB does not tell
-    it; cli/cases.locate_bad_cell finds it), "unknown" reads such a cell as NULL.
+    it; cli/cases.locate_bad_cell finds it), "unknown" reads such a cell as NULL. `csv_safe`:
+    a CSV's class column escapes a class a spreadsheet would run as a formula (data/spreadsheet.py).
     """
     try:
         import duckdb
@@ -309,6 +316,12 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                               prediction_column=prediction_column, rule_column=rule_column,
                               confidence_column=confidence_column, read=read, strict=strict,
                               bad_cells=bad_cells)
+        escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
+        if escaped:   # the class column replaced in place, the others as they are
+            safe = escaped_sql(_column(prediction_column, None), escaped)
+            query = exp.select(*[exp.alias_(safe, prediction_column, quoted=True) if name == prediction_column
+                                 else _column(name, None) for name in [*kinds, *_outputs(query)]]).from_(
+                exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("scored", quoted=True))))
         # atomic_path gives a temp file already: DuckDB's own (tmp_NAME, then renamed) is not needed
         options = "USE_TMP_FILE false, " + (
             "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','")

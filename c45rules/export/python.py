@@ -25,6 +25,7 @@ from ..boosted import BoostedRuleSet
 from ..data.costs import vote_cost_terms
 from ..data.frame import unique_spellings
 from ..data.reading import pandas_na_tokens
+from ..data.spreadsheet import escapes
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
@@ -303,6 +304,9 @@ def _main(argv=None) -> int:
                         help="name of the rule id column added (default: %(default)s)")
     parser.add_argument("--confidence-column",
                         help="also add the decision's confidence, in a column of this name")
+    parser.add_argument("--csv-safe", action=argparse.BooleanOptionalAction, default=True,
+                        help="write a class a spreadsheet would run as a formula with a leading"
+                             " apostrophe (default; input columns are written as read)")
     args = parser.parse_args(argv)
 
     def fail(message):
@@ -369,6 +373,8 @@ def _main(argv=None) -> int:
                             break
                         try:
                             out = row + _outputs(dict(zip(header, row)), len(added) > 2)
+                            if args.csv_safe:
+                                out[len(row)] = CSV_SAFE.get(out[len(row)], out[len(row)])
                         except ValueError as e:
                             status = fail(f"line {reader.line_num}: {e}")
                             break
@@ -508,6 +514,9 @@ def _header(model: RuleSet | BoostedRuleSet, describe: str, constants: list[str]
         f"SPELLED = {_spelled_values(model)}",
         "# texts a continuous field reads as unknown, as the library reads tables (pandas' tokens)",
         f"NA_TOKENS = frozenset({_literal(sorted(pandas_na_tokens()))})",
+        "# classes a spreadsheet would run as a formula, and how the CSV scorer writes them",
+        "# (--csv-safe, the default), as `c45rules predict` does",
+        f"CSV_SAFE = {{{', '.join(f'{_literal(k)}: {_literal(v)}' for k, v in escapes(s.classes).items())}}}",
         _RUNTIME,
     ]
 
