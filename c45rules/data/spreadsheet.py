@@ -1,9 +1,10 @@
 """Spreadsheet safety: a CSV cell a spreadsheet would run as a formula (CSV injection).
 
 A cell starting with `=`, `+`, `-`, `@`, a tab or a CR is *formula-like* (OWASP's list) unless
-it is a number as data/numbers.py reads one (`-1`, `+5`, `-2.5e3`): a spreadsheet reads such
-a cell as that number, so it runs nothing, and escaping it would turn numeric class labels
-(`-1`/`+1`) into text. The one escape is OWASP's: a leading apostrophe (`'=cmd`), which a
+it is that one character alone (`+`/`-`, crx's classes: an operator with nothing to apply it
+to is shown as itself) or a number as data/numbers.py reads one (`-1`, `+5`, `-2.5e3`): a
+spreadsheet reads such a cell as that number, so it runs nothing, and escaping it would
+turn numeric class labels (`-1`/`+1`) into text. The one escape is OWASP's: a leading apostrophe (`'=cmd`), which a
 spreadsheet shows as the text `=cmd`.
 
 Where it applies (README "Bad input"): `fit` warns about each class and discrete value that
@@ -30,7 +31,7 @@ _SHOWN = 3   # formula-like values a warning names per column
 
 def formula_like(text: str) -> bool:
     """Whether a spreadsheet opening a CSV holding `text` as a cell would run it as a formula."""
-    return text[:1] in FORMULA_STARTS and number_or_none(text) is None
+    return len(text) > 1 and text[0] in FORMULA_STARTS and number_or_none(text) is None
 
 
 def csv_safe(text: str) -> str:

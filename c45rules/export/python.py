@@ -173,6 +173,7 @@ _UNKNOWN_TEXT = (
 _RUNTIME = '''
 _UNKNOWN = ("", "?")
 _NAN = float("nan")
+_NUMBER_CHARS = frozenset("0123456789+-.eE")
 
 
 def _number(name, value):
@@ -182,16 +183,15 @@ def _number(name, value):
     if isinstance(value, str):
         if value in _UNKNOWN or value in NA_TOKENS:
             return _NAN
-        # the library reads numbers with pandas, which takes neither '1_000' nor 'nan' nor
-        # non-ASCII digits, and trims only ASCII blanks (not \\x1c-\\x1f, \\x85, \\xa0, ...);
-        # float() alone would take them all
+        # a number as the library reads text (its data/numbers.py): ASCII blanks around a plain
+        # decimal, finite; float() alone would also take 'inf', 'nan', '1_000', non-ASCII digits
         text = value.strip(" \\t\\n\\r\\x0b\\x0c")
-        if text.isascii() and "_" not in text and text == text.strip():
+        if text and set(text) <= _NUMBER_CHARS:
             try:
                 number = float(text)
             except ValueError:
                 number = _NAN
-            if number == number:
+            if number - number == 0:   # finite: NaN and the infinities give NaN here
                 return number
         raise ValueError(f"field {name!r}: {value!r} is not a number")
     if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):
