@@ -6,9 +6,9 @@ field of a record (a mapping of attribute name to a JSON-like value) with the ru
 data.frame.encode_frame applied to a column of one cell, and then matches the rules:
 one record in plain Python, many records as numpy columns through RuleSet's match plan.
 
-Common cells (text, float, int) take a fast path checked against the encoder by the tests;
-any other cell (a bool, a number beyond int64, a number as text seen for the first time) is
-encoded by encode_frame itself on a one-cell frame, so the two paths cannot drift apart.
+Common cells (text, float, int) take a fast path checked against the encoder by the tests
+(a text is a number as data/numbers.py says, `number_or_none`); any other cell (a bool, a
+number beyond int64, a text that is not a number) is encoded by encode_frame itself on a one-cell frame, so the two paths cannot drift apart.
 A field left out is unknown, as None is; fields that are not attributes are ignored.
 """
 from __future__ import annotations
@@ -16,25 +16,20 @@ from __future__ import annotations
 import functools
 import math
 import operator
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .data.frame import encode_frame
+from .data.frame import BadCell, encode_frame
+from .data.numbers import number_or_none
 from .data.reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions
 from .data.schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Schema
 from .errors import InputError, shown
 from .ruleset import RuleSet, checked_condition
 
 _INT64 = 2 ** 63
-# text pandas' to_numeric reads as float() does (a leading '+' or an exponent's '+' takes a
-# less precise parser there, which may differ in the last digit): anything else is read by
-# the encoder itself
-_PLAIN_NUMBER = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE]-?\d+)?", re.ASCII)
-_PLAIN_NUMBER_CHARS = 64
 _SCALARS = (str, int, float, bool, type(None))
 _FLOAT_OR_NONE = frozenset({float, type(None)})
 _TEXT = frozenset({str})
@@ -83,8 +78,8 @@ class _Column:
             if kind is str:
                 if value in self._unknown_texts:
                     return math.nan
-                if len(value) <= _PLAIN_NUMBER_CHARS and _PLAIN_NUMBER.fullmatch(value):
-                    number = float(value)
+                number = number_or_none(value)   # the one rule (data/numbers.py)
+                if number is not None:
                     if len(self.text_numbers) < _TEXT_NUMBERS:
                         self.text_numbers[value] = number
                     return number
@@ -114,11 +109,10 @@ class _Column:
         frame = pd.DataFrame({self.name: pd.Series([value], dtype=object if kind is str else None)})
         try:
             encoded = encode_frame(frame, self._one, require=(), source="record", read=self._read)
-        except InputError as e:
-            if str(e).endswith(" is not a number"):
-                problem = f"{shown(value)} is not a number"
-            else:   # the encoder's own words, after its 'record: row 1: column NAME: '
-                problem = str(e).split(f"column {self.name!r}", 1)[-1].lstrip(": ")
+        except BadCell:
+            raise FieldError(self.name, f"field {self.name!r}: {shown(value)} is not a number") from None
+        except InputError as e:   # the encoder's own words, after its 'record: row 1: column NAME: '
+            problem = str(e).split(f"column {self.name!r}", 1)[-1].lstrip(": ")
             raise FieldError(self.name, f"field {self.name!r}: {problem}") from None
         except (TypeError, ValueError, OverflowError) as e:   # a value pandas cannot hold in a column
             raise FieldError(self.name, f"field {self.name!r}: {value!r} cannot be read ({e})") from None

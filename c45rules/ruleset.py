@@ -287,10 +287,11 @@ def _show(v: Any) -> str:
     return readable(str(v))
 
 
-def encode_cases(data: Any, schema: Schema, require: Sequence[str]) -> Dataset:
+def encode_cases(data: Any, schema: Schema, require: Sequence[str], bad_cells: str = "error") -> Dataset:
     """Encoded cases for scoring. A DataFrame must hold every column of `require` (a missing one
     is an InputError naming it); records (a mapping or a list of mappings) may leave fields out,
-    which are then unknown, as in the exported Python module and `explain`."""
+    which are then unknown, as in the exported Python module and `explain`. `bad_cells`: what a
+    continuous text cell that is neither unknown nor a number is (data.frame.encode_frame)."""
     if isinstance(data, Dataset):
         return data
     # pandas only when cases come as a table or records: a model read and applied to
@@ -308,7 +309,7 @@ def encode_cases(data: Any, schema: Schema, require: Sequence[str]) -> Dataset:
     if not isinstance(data, pd.DataFrame):
         raise InputError(f"cannot score {type(data).__name__}: give a DataFrame, a mapping"
                          " or a list of mappings")
-    return encode_frame(data, schema, require=require)
+    return encode_frame(data, schema, require=require, bad_cells=bad_cells)
 
 
 @dataclass(frozen=True)
@@ -329,9 +330,9 @@ class RuleSet:
     tree: "Node | None" = field(default=None, compare=False, repr=False)
 
     # ---- matching -------------------------------------------------------------------
-    def _encode(self, data: Any) -> Dataset:
+    def _encode(self, data: Any, bad_cells: str = "error") -> Dataset:
         """Encoded cases (see encode_cases), requiring the columns the rules test."""
-        return encode_cases(data, self.schema, self.used_attributes())
+        return encode_cases(data, self.schema, self.used_attributes(), bad_cells)
 
     @functools.cached_property
     def _plan(self) -> "_MatchPlan":
@@ -375,9 +376,14 @@ class RuleSet:
             plan.first_two_block([c[lo:hi] for c in columns], first[lo:hi], second[lo:hi])
         return first - 1, second - 1
 
-    def rule_index(self, data: Any) -> np.ndarray:
-        """Position (1-based) in `rules` of the first firing rule per case, 0 for the default."""
-        ds = self._encode(data)
+    def rule_index(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
+        """Position (1-based) in `rules` of the first firing rule per case, 0 for the default.
+
+        `bad_cells` ("error" or "unknown"), for every method that takes cases: what a
+        continuous text cell is that is neither unknown nor a number (data/numbers.py: `inf`,
+        `1_000` are not): an InputError naming its row and column, or an unknown value.
+        """
+        ds = self._encode(data, bad_cells)
         plan = self._plan
         out = np.zeros(ds.n, dtype=np.int64)
         # the blocks are matched one after another, so memory stays bounded at any row count
@@ -414,22 +420,22 @@ class RuleSet:
                         + [f"rule {r.id}: {conjunction(r.conditions)}" for r in self.rules],
                         dtype=object)
 
-    def predict_confidence(self, data: Any) -> np.ndarray:
+    def predict_confidence(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """The confidence of the decision for each case (see decision_confidences)."""
-        return self.decision_confidences()[self.rule_index(data)]
+        return self.decision_confidences()[self.rule_index(data, bad_cells=bad_cells)]
 
-    def predict_rule(self, data: Any) -> np.ndarray:
+    def predict_rule(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """Id of the rule that fired for each case; 0 means the default class applied."""
-        return self.rule_ids()[self.rule_index(data)]
+        return self.rule_ids()[self.rule_index(data, bad_cells=bad_cells)]
 
-    def predict(self, data: Any) -> np.ndarray | str:
+    def predict(self, data: Any, *, bad_cells: str = "error") -> np.ndarray | str:
         """Predicted class per case (a str for a single mapping)."""
-        pos = self.rule_index(data)
+        pos = self.rule_index(data, bad_cells=bad_cells)
         labels = np.array([self.default_class] + [r.prediction for r in self.rules], dtype=object)
         out = labels[pos]
         return out[0] if isinstance(data, Mapping) else out
 
-    def predict_proba(self, data: Any) -> np.ndarray:
+    def predict_proba(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """Class probabilities (columns in `schema.classes` order).
 
         A case decided by rule r gets r's confidence (1 - pessimistic error) for r's class
@@ -437,7 +443,7 @@ class RuleSet:
         frequency; a case reaching the default gets the Laplace-smoothed class distribution
         of the training cases that reached the default.
         """
-        pos = self.rule_index(data)
+        pos = self.rule_index(data, bad_cells=bad_cells)
         C = len(self.schema.classes)
         prior = np.asarray(self.class_counts, dtype=float)
         table = np.zeros((len(self.rules) + 1, C))

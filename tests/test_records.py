@@ -31,9 +31,13 @@ def scored(request):
 
 
 def _csv_text(v) -> str:
-    """A cell as a CSV file holds it: unknown as the empty cell, numbers as repr."""
+    """A cell as a CSV file holds it: unknown as the empty cell, numbers as repr; an infinity
+    as +-1e308, which every fitted threshold (single precision) compares as it: the text 'inf'
+    is not a number (data/numbers.py)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
+    if isinstance(v, float) and math.isinf(v):
+        return "1e308" if v > 0 else "-1e308"
     return repr(v) if isinstance(v, float) else str(v)
 
 
@@ -150,11 +154,11 @@ def test_batch_columns_of_one_kind_decide_as_one_by_one():
             numbers = rng.choice([0.0, 1.0, 2.5, 228.0, 228.5, 300.0, 1e6, -3.0, math.inf], n)
             if kind == "floats":
                 return [None if i % 7 == 0 else float(x) for i, x in enumerate(numbers)]
-            if kind == "texts":
-                return [["NA", "", "?"][i % 3] if i % 11 == 0 else repr(float(x)) if i % 2 else f"{x:g}"
-                        for i, x in enumerate(numbers)]
-            return [int(x) if i % 3 == 0 and math.isfinite(x) else None if i % 5 == 0 else str(x) if i % 2 else float(x)
-                    for i, x in enumerate(numbers)]
+            if kind == "texts":   # an infinity as text: _csv_text's 1e308 ('inf' is no number)
+                return [["NA", "", "?"][i % 3] if i % 11 == 0 else _csv_text(float(x)) if i % 2
+                        else f"{x:g}" if math.isfinite(x) else _csv_text(float(x)) for i, x in enumerate(numbers)]
+            return [int(x) if i % 3 == 0 and math.isfinite(x) else None if i % 5 == 0
+                    else _csv_text(float(x)) if i % 2 else float(x) for i, x in enumerate(numbers)]
         values = list(a.values)
         if kind in ("floats", "texts"):
             return [values[i % len(values)] for i in range(n)]

@@ -20,11 +20,12 @@ from pathlib import Path
 import numpy as np
 
 from .._lazy import LazyModule
-from ..data.frame import encode_frame, refuse_read_options
+from ..data.frame import BadCell, encode_frame, refuse_read_options
 from ..data.names import split_cases
 from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
 from ..data.schema import Dataset, Schema
-from ..errors import InputError
+from ..data.spreadsheet import escapes
+from ..errors import InputError, shown
 from ..export._atomic import atomic_open, checked_target
 from ..boosted import BoostedRuleSet
 from ..ruleset import RuleSet
@@ -162,14 +163,19 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                  rule_column: str = "rule_id", read: ReadOptions | None = None,
                  unknown_tokens: dict[str, dict[str, int]] | None = None, fmt: str = "csv",
                  strict: bool = False, confidence_column: str | None = None,
-                 explain_column: str | None = None) -> tuple[int, Unseen]:
+                 explain_column: str | None = None, bad_cells: str = "error",
+                 csv_safe: bool = True) -> tuple[int, Unseen]:
     """Score `data` into `output` (None or '-': stdout) as CSV or Parquet: all input columns, then
     the class and the rule id (0: the default class), and when named the decision's confidence
     and the deciding rule in words; (rows written, values not seen in training).
 
     `unknown_tokens`, when given, is filled with the cells read as unknown (Dataset.unknown_tokens).
     With `strict`, a value not seen in training is an InputError (an output file is then not
-    written; on stdout the chunks before it have been).
+    written; on stdout the chunks before it have been). `bad_cells`: a continuous cell that is
+    neither unknown nor a number (data/numbers.py) is an InputError naming its row, counted
+    from 1 after the header, and column ("error"), or is read as unknown and counted in
+    `unknown_tokens` ("unknown"). `csv_safe`: CSV output's class column escapes a class a
+    spreadsheet would run as a formula (data/spreadsheet.py).
     """
     source = str(data)
     to_stdout = output is None or str(output) == "-"
@@ -196,6 +202,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             if name == other:
                 raise InputError(f"{other_flag} and {flag} are both {name!r}")
     names = [name for name, _ in added]
+    escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
     used = ruleset.used_attributes()
     unseen = Unseen(source)
     rows = 0
@@ -212,13 +219,19 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             csv.writer(out, lineterminator="\n").writerow([*header, *names])
         for chunk in chunks:
             try:
-                encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read)
+                encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read,
+                                       bad_cells=bad_cells)
+            except BadCell as e:
+                raise bad_cell_error(source, e.row + rows, e.column, e.cell) from None
             except InputError as e:
                 raise _offset_rows(e, source, rows) from None
             unseen.add(encoded).check(strict)
             if unknown_tokens is not None:
                 add_counts(unknown_tokens, encoded.unknown_tokens)
-            chunk = chunk.assign(**dict(zip(names, score(encoded))))
+            values = score(encoded)
+            if escaped:   # the class column is the first added
+                values[0] = pd.Series(values[0], dtype=object).replace(escaped).to_numpy(dtype=object)
+            chunk = chunk.assign(**dict(zip(names, values)))
             if fmt == "parquet":
                 table = pa.Table.from_pandas(chunk, preserve_index=False)
                 if writer is None:
@@ -243,6 +256,31 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
         on_failure.pop_all()
         out.flush()
     return rows, unseen
+
+
+def bad_cell_error(source: str, row: int, column: str, cell: object) -> InputError:
+    """predict's error for a continuous cell that is neither unknown nor a number, at `row`
+    (counted from 1, after a CSV's header)."""
+    counted = " after the header" if Path(source).suffix.lower() in CSV_SUFFIXES else ""
+    return InputError(f"{source}: row {row}: column {column!r}: {shown(cell)} is not a number (rows count"
+                      f" from 1{counted}; --bad-cells unknown reads such a cell as unknown)")
+
+
+def locate_bad_cell(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, bad: BadCell,
+                    read: ReadOptions | None = None, chunksize: int = 50_000) -> InputError:
+    """The default engine's error for the bad cell it stops at in `data` (bad_cell_error: the
+    same row, column and cell), found by reading the file as it does: a scoring engine (DuckDB,
+    Spark) stops at a bad cell `bad` without its row, and not always the first. `bad` itself
+    when that reading finds none."""
+    _, chunks = read_text_chunks(data, ruleset.schema, chunksize, read)
+    rows = 0
+    for chunk in chunks:
+        try:
+            encode_frame(chunk, ruleset.schema, require=ruleset.used_attributes(), source=str(data), read=read)
+        except BadCell as e:
+            return bad_cell_error(str(data), e.row + rows, e.column, e.cell)
+        rows += len(chunk)
+    return bad
 
 
 def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, rule_column: str,

@@ -79,13 +79,18 @@ def with_weights(args: argparse.Namespace, train, tst):
 
 
 def note_unknown(args: argparse.Namespace, source: str, counts: dict[str, dict[str, int]]) -> None:
-    """One stderr note per column on the cells read as unknown by a token (not with -q)."""
+    """One stderr note per column on the cells read as unknown: by a token, or (predict
+    --bad-cells unknown, a column declared continuous) as texts that are not numbers; not with -q."""
     if getattr(args, "quiet", False):
         return
     for column, tokens in counts.items():
         n = sum(tokens.values())
+        shown = ", ".join(list(tokens)[:_SHOWN]) + (", ..." if len(tokens) > _SHOWN else "")
         print(f"c45rules: note: {source}: {n} value{'s' * (n != 1)} of {column} read as unknown"
-              f" ({', '.join(tokens)})", file=sys.stderr)
+              f" ({shown})", file=sys.stderr)
+
+
+_SHOWN = 8   # distinct texts a note shows per column (bad cells may be many)
 
 
 def load_model(path: str, data: str | None = None, prepare=None):

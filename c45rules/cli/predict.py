@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 
+from ..data.frame import BAD_CELLS, BadCell
 from ..errors import InputError
 from .io import check_output, is_stdout, load_model, note_unknown, progress
 from .options import positive_int, read_options, reading_options, scoring_options
@@ -33,6 +36,15 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " bounded memory (pip install 'c45rules[duckdb]'); 'spark' runs the exported Spark SQL"
                         " in a Spark session that reads DATA and writes OUT (one CSV or Parquet file; pip"
                         " install 'c45rules[spark]' and Java); both need -o")
+    p.add_argument("--bad-cells", choices=BAD_CELLS, default="error",
+                   help="a continuous column's cell that is neither unknown nor a plain finite decimal number"
+                        " ('inf', '1e999', '1_000', 'abc'): 'error' (default) stops with the row (counted"
+                        " from 1 after the header), the column and the cell, writing no output file;"
+                        " 'unknown' reads it as unknown, as the exported SQL does, with a note on stderr")
+    p.add_argument("--csv-safe", action=argparse.BooleanOptionalAction, default=True,
+                   help="in CSV output, write a predicted class that a spreadsheet would run as a formula"
+                        " (starting with = + - @, tab or CR, and not a number) with a leading apostrophe"
+                        " (default; --no-csv-safe writes it as it is); input columns are written as read")
     p.add_argument("--master", default="local[2]", metavar="URL",
                    help="with --engine spark: the Spark master (default local[2]; e.g. spark://host:7077)")
     p.add_argument("--chunksize", type=positive_int, default=50_000, metavar="N",
@@ -68,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
                              read=read_options(args), unknown_tokens=unknown,
                              fmt=output_format(args.output, args.format), strict=args.strict,
                              confidence_column=args.confidence_column if args.confidence else None,
-                             explain_column=args.explain_column if args.explain else None)
+                             explain_column=args.explain_column if args.explain else None,
+                             bad_cells=args.bad_cells, csv_safe=args.csv_safe)
     note_unknown(args, args.data, unknown)
     if unseen.note():
         print(unseen.note(), file=sys.stderr)
@@ -80,17 +93,18 @@ def run(args: argparse.Namespace) -> int:
 def _run_duckdb(args: argparse.Namespace, ruleset) -> int:
     """Score DATA inside DuckDB (c45rules/engines/duckdb.py) into -o."""
     from ..engines.duckdb import score_file
-    from ..errors import InputError
     from .cases import output_format
     if is_stdout(args.output):
         raise InputError("--engine duckdb writes a file: give -o OUT (.csv or .parquet)")
     if args.explain:
         raise InputError("--explain is not available with --engine duckdb (use the default engine)")
     progress(args, f"scoring {args.data} in DuckDB")
-    n = score_file(ruleset, args.data, args.output, fmt=output_format(args.output, args.format),
-                   prediction_column=args.prediction_column, rule_column=args.rule_column,
-                   confidence_column=args.confidence_column if args.confidence else None,
-                   read=read_options(args), strict=args.strict)
+    with _bad_cells_located(args, ruleset):
+        n = score_file(ruleset, args.data, args.output, fmt=output_format(args.output, args.format),
+                       prediction_column=args.prediction_column, rule_column=args.rule_column,
+                       confidence_column=args.confidence_column if args.confidence else None,
+                       read=read_options(args), strict=args.strict, bad_cells=args.bad_cells,
+                       csv_safe=args.csv_safe)
     print(f"{n} rows scored, written to {args.output}")
     return 0
 
@@ -102,9 +116,22 @@ def _run_spark(args: argparse.Namespace, ruleset, fmt: str) -> int:
         if given:
             raise InputError(f"{flag} is not available with --engine spark (use --engine default)")
     progress(args, f"scoring {args.data} in Spark ({args.master})")
-    n = predict_spark(ruleset, args.data, args.output, master=args.master, fmt=fmt,
-                      prediction_column=args.prediction_column, rule_column=args.rule_column,
-                      confidence_column=args.confidence_column if args.confidence else None,
-                      read=read_options(args))
+    with _bad_cells_located(args, ruleset):
+        n = predict_spark(ruleset, args.data, args.output, master=args.master, fmt=fmt,
+                          prediction_column=args.prediction_column, rule_column=args.rule_column,
+                          confidence_column=args.confidence_column if args.confidence else None,
+                          read=read_options(args), bad_cells=args.bad_cells, csv_safe=args.csv_safe)
     print(f"{n} rows scored, written to {args.output}")
     return 0
+
+
+@contextlib.contextmanager
+def _bad_cells_located(args: argparse.Namespace, ruleset) -> Iterator[None]:
+    """An engine's bad-cell error (no row: DuckDB and Spark stop without telling it) as the
+    default engine gives it, with the row (cases.locate_bad_cell)."""
+    from .cases import locate_bad_cell
+    try:
+        yield
+    except BadCell as e:
+        progress(args, f"finding the row of {e.cell!r}")
+        raise locate_bad_cell(ruleset, args.data, e, read_options(args), args.chunksize) from None

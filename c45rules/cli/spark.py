@@ -5,11 +5,11 @@ Reading matches the default engine: every CSV cell is text (RFC 4180 quoting, qu
 breaks allowed, a record with too many or too few fields refused); a continuous column's cell
 that is empty or one of the unknown tokens (`ReadOptions.tokens`: `?`, pandas' `NA`, `NULL`,
 `nan`, ...; `--na-values` adds, `--keep-na-tokens` removes) is unknown, any other text must
-read as a number (`--decimal ,` swaps `,` and `.` first) or the run fails naming the column
-and the cell. Discrete columns are compared as text, so a token there is unknown unless it is
-one of the model's values, as in the default engine. Differences: Spark reads Java's number
-forms (`1d`, `0x1p3`) where pandas refuses them, and a UTF-8 byte-order mark stays in the
-first column name.
+be a number as data/numbers.py defines one (`--decimal ,` swaps `,` and `.` first), else it
+is a bad cell: the run fails naming the column and the cell (`bad_cells` "error"; the
+command line then finds its row) or the cell is unknown ("unknown"). Discrete columns are
+compared as text, so a token there is unknown unless it is one of the model's values, as in
+the default engine. Difference: a UTF-8 byte-order mark stays in the first column name.
 
 Output: one file, as with the default engine -- CSV with a header (every input column's text
 as read, then the class, the rule id and with --confidence the confidence) or Parquet (the
@@ -23,13 +23,17 @@ import contextlib
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from sqlglot import exp
 
+from ..data.frame import check_bad_cells, engine_bad_cell, engine_bad_cell_of
+from ..data.numbers import NUMBER_CORE, NUMBER_REGEX
 from ..data.reading import DEFAULT_READ, ReadOptions
+from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import checked_target
 from ..export.sql import sql_case_expression, sql_identifier
@@ -40,6 +44,7 @@ DIALECT = "spark"
 # mark our raise_error text in Spark's exception message, which adds its own words around it
 _FAILED, _END = "c45rules-spark-error: ", " :c45rules-spark-error-end"
 _HIDDEN = "__c45rules_value_{}__"     # the model's view of a continuous column (numbers)
+_DOUBLE_MAX = repr(sys.float_info.max)   # a finite DOUBLE is at most this in magnitude
 
 
 def _session(master: str) -> tuple[Any, bool]:
@@ -80,26 +85,34 @@ def _read(spark: Any, path: Path, read: ReadOptions) -> Any:
 
 
 def _number(cell: exp.Expression, name: str, tokens: frozenset[str], read: ReadOptions,
-            source: str) -> exp.Expression:
-    """A text cell as DOUBLE: NULL for an unknown token, a failed run for any other non-number."""
+            source: str, bad_cells: str = "error") -> exp.Expression:
+    """A text cell as DOUBLE: NULL for an unknown token, the value of a number as data/numbers.py
+    defines one, and for any other text a failed run (`bad_cells` "error") or NULL ("unknown")."""
     text = cell.copy()
     if read.decimal == ",":
         text = exp.Anonymous(this="TRANSLATE", expressions=[text, exp.Literal.string(",."),
                                                              exp.Literal.string(".,")])
+    # the number's own characters, without the white space the rule allows around them;
     # safe: rendered as TRY_CAST (sqlglot writes a plain TryCast as CAST for Spark)
-    value = exp.TryCast(this=text, to=exp.DataType.build("double"), safe=True)
+    core = exp.Anonymous(this="REGEXP_EXTRACT", expressions=[text.copy(), exp.Literal.string(NUMBER_CORE),
+                                                              exp.Literal.number(0)])
+    value = exp.TryCast(this=core, to=exp.DataType.build("double"), safe=True)
+    # (?d): Java's '$' would otherwise also match before a final U+2028 or U+0085
+    number = exp.and_(exp.RegexpLike(this=text.copy(), expression=exp.Literal.string("(?d)" + NUMBER_REGEX)),
+                      exp.LTE(this=exp.Abs(this=value.copy()), expression=exp.Literal.number(_DOUBLE_MAX)))
     unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.Null()),
                       exp.In(this=cell.copy(), expressions=[exp.Literal.string(t) for t in sorted(tokens)]))
-    message = exp.Concat(expressions=[exp.Literal.string(f"{_FAILED}{source}: column {name!r}: '"),
-                                      cell.copy(), exp.Literal.string(f"' is not a number{_END}")])
-    return exp.Case(ifs=[exp.If(this=unknown, true=exp.Null()),
-                         exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()),
-                                true=exp.Anonymous(this="RAISE_ERROR", expressions=[message]))],
-                    default=value)
+    ifs = [exp.If(this=unknown, true=exp.Null()), exp.If(this=number, true=value)]
+    if bad_cells == "error":
+        head, tail = engine_bad_cell(source, name)
+        message = exp.Concat(expressions=[exp.Literal.string(_FAILED + head), cell.copy(),
+                                          exp.Literal.string(tail + _END)])
+        ifs.append(exp.If(this=exp.true(), true=exp.Anonymous(this="RAISE_ERROR", expressions=[message])))
+    return exp.Case(ifs=ifs, default=exp.Null())
 
 
 def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, source: str,
-                    outputs: dict[str, str]) -> tuple[list[str], list[str]]:
+                    outputs: dict[str, str], bad_cells: str = "error") -> tuple[list[str], list[str]]:
     """(Spark SQL expressions adding the model's view of each tested column, expressions of the
     output columns: every input column, then `outputs` {kind: name} in order).
 
@@ -111,7 +124,7 @@ def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, 
         attr = ruleset.schema.attribute(name)
         cell = exp.column(exp.to_identifier(name, quoted=True))
         if attr.is_continuous:
-            view = (_number(cell, name, read.tokens, read, source) if types[name] == "string"
+            view = (_number(cell, name, read.tokens, read, source, bad_cells) if types[name] == "string"
                     else exp.cast(cell, "double"))
         else:   # compared as text; a number column's cells as Spark writes them
             view = cell if types[name] == "string" else exp.cast(cell, "string")
@@ -135,10 +148,13 @@ def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, 
 def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,
                   master: str = "local[2]", fmt: str = "csv", prediction_column: str = "predicted_class",
                   rule_column: str = "rule_id", confidence_column: str | None = None,
-                  read: ReadOptions | None = None) -> int:
+                  read: ReadOptions | None = None, bad_cells: str = "error", csv_safe: bool = True) -> int:
     """Score `data` (CSV/TSV or Parquet) into the file `output` (CSV or Parquet) in a Spark
-    session on `master`; the number of rows written."""
+    session on `master`; the number of rows written. `bad_cells` as the duckdb engine's
+    score_file takes it (a BadCell without its row, or NULL); `csv_safe` as there (a CSV's
+    class column escapes a class a spreadsheet would run as a formula)."""
     read = read or DEFAULT_READ
+    check_bad_cells(bad_cells)
     source = str(data)
     path = Path(data)
     if not path.exists():
@@ -173,8 +189,14 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
             if name in types:
                 raise InputError(f"{source}: the input already has a column {name!r}; name the output"
                                  f" column differently with {flag} NAME")
-        prepare, columns = scoring_columns(ruleset, types, read, source, outputs)
+        prepare, columns = scoring_columns(ruleset, types, read, source, outputs, bad_cells)
         scored = frame.selectExpr("*", *prepare).selectExpr(*columns)
+        escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
+        if escaped:   # the class column replaced in place, the others as they are
+            cell = exp.column(exp.to_identifier(prediction_column, quoted=True))
+            safe = exp.alias_(escaped_sql(cell, escaped), prediction_column, quoted=True)
+            scored = scored.selectExpr(*[safe.sql(dialect=DIALECT, identify=True) if name == prediction_column
+                                         else sql_identifier(name, DIALECT) for name in scored.columns])
         counted = Observation("rows")
         scored = scored.observe(counted, F.count(F.lit(1)).alias("n")).coalesce(1)
         written = work / "out"
@@ -197,7 +219,7 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
         text = str(e)
         ours = re.search(re.escape(_FAILED) + r"(.*?)" + re.escape(_END), text, re.S)
         if ours:
-            raise InputError(ours.group(1)) from None
+            raise engine_bad_cell_of(ours.group(1), source, ruleset.schema) or InputError(ours.group(1)) from None
         raise InputError(f"{source}: Spark failed: {_first_line(e)}") from None
     finally:
         shutil.rmtree(work, ignore_errors=True)

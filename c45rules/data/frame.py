@@ -31,19 +31,56 @@ from pathlib import Path
 import numpy as np
 
 from .._lazy import LazyModule
-from ..errors import DataWarning, InputError
+from ..errors import DataWarning, InputError, shown
 from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
                     read_names)
+from .numbers import parse_number_texts
 from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, to_pandas
 from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
+from .spreadsheet import warn_formula_values
 
 pd = LazyModule("pandas")
 
 UNKNOWN_STRINGS = tuple(sorted(C45_UNKNOWN))
+# what scoring does with a continuous cell that is neither unknown nor a number (numbers.py)
+BAD_CELLS = ("error", "unknown")
 # a column is "numeric but for stray strings" when at least this share of its known cells
 # are numbers and at most this many distinct texts are not
 STRAY_SHARE = 0.9
 STRAY_DISTINCT = 3
+
+
+class BadCell(InputError):
+    """A continuous attribute's cell, met when scoring, that is neither unknown nor a number
+    (data/numbers.py); `row` counts the frame's rows from 1 (None: a scoring engine that
+    cannot tell it)."""
+
+    def __init__(self, source: str, row: int | None, column: str, cell: object) -> None:
+        where = "" if row is None else f"row {row}: "
+        super().__init__(f"{source}: {where}column {column!r}: {shown(cell)} is not a number")
+        self.source, self.row, self.column, self.cell = source, row, column, cell
+
+
+def engine_bad_cell(source: str, column: str) -> tuple[str, str]:
+    """(the text before, the text after the cell) of a scoring engine's bad-cell message (the
+    SQL builds it around the cell's own text), which `engine_bad_cell_of` reads back."""
+    return f"{source}: column {column!r}: '", "' is not a number"
+
+
+def engine_bad_cell_of(text: str, source: str, schema: Schema) -> BadCell | None:
+    """The BadCell a scoring engine's message `text` (engine_bad_cell) spells, else None."""
+    for a in schema.attributes:
+        head, tail = engine_bad_cell(source, a.name)
+        if a.is_continuous and text.startswith(head) and text.endswith(tail):
+            return BadCell(source, None, a.name, text[len(head):len(text) - len(tail)])
+    return None
+
+
+def check_bad_cells(bad_cells: str) -> str:
+    """`bad_cells` when it is one of BAD_CELLS, else an InputError naming the choices."""
+    if bad_cells not in BAD_CELLS:
+        raise InputError(f"bad_cells must be 'error' or 'unknown', got {bad_cells!r}")
+    return bad_cells
 
 
 def value_str(v: object) -> str:
@@ -215,16 +252,27 @@ def _numeric(s: pd.Series, read: ReadOptions = DEFAULT_READ) -> tuple[np.ndarray
 
 
 def _parse_numbers(s: pd.Series) -> tuple[np.ndarray, bool]:
+    """(float values with NaN for unknown and non-numbers, True if every known cell is a number).
+
+    A text cell is a number as numbers.py defines one (no `inf`, `1_000`, `١٢`); a typed cell
+    (an int, float or Decimal object) is its value, read by to_numeric.
+    """
     unk = _is_unknown(s)
     if s.dtype == object and s.map(lambda v: isinstance(v, (bool, np.bool_))).any():
         # True/False with a None are booleans, as a bool column is (to_numeric would make 1/0)
         return np.full(len(s), np.nan), not (~unk).any()
-    parsed = pd.to_numeric(s.where(~unk), errors="coerce")
-    if pd.api.types.is_complex_dtype(parsed.dtype):   # complex objects: only a real one is a number
-        z = parsed.to_numpy()
-        num = np.where(z.imag == 0, z.real, np.nan)
-    else:
-        num = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+    cells = s.to_numpy(dtype=object, na_value=None)
+    text = np.fromiter((isinstance(v, str) for v in cells), dtype=bool, count=len(cells)) & ~unk
+    num = np.full(len(s), np.nan)
+    num[text] = parse_number_texts(cells[text])[0]
+    typed = ~text & ~unk
+    if typed.any():
+        parsed = pd.to_numeric(pd.Series(cells[typed], dtype=object), errors="coerce")
+        if pd.api.types.is_complex_dtype(parsed.dtype):   # complex objects: only a real one is a number
+            z = parsed.to_numpy()
+            num[typed] = np.where(z.imag == 0, z.real, np.nan)
+        else:
+            num[typed] = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
     ok = not bool((np.isnan(num) & ~unk).any())
     return num, ok
 
@@ -352,23 +400,29 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     schema = Schema(tuple(attributes), classes, target)
     lookup = {c: i for i, c in enumerate(classes)}
     y = ytxt.map(lookup).to_numpy(dtype=np.int32)
+    warn_formula_values(schema, source)
     return Dataset(schema, columns, y, source, unknown_tokens=unknown_tokens)
 
 
 def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | None = None,
                  with_target: bool = False, target: str | None = None,
-                 source: str = "<DataFrame>", read: ReadOptions | None = None) -> Dataset:
+                 source: str = "<DataFrame>", read: ReadOptions | None = None,
+                 bad_cells: str = "error") -> Dataset:
     """Encode new rows (pandas, polars or pyarrow) against an existing schema (unseen discrete values -> code -2).
 
     `read`'s tokens are unknown except where a token is one of the attribute's values (or a
     class): a model that learned 'NA' as a value reads 'NA' as that value.
-    Continuous cells keep any number, infinite or beyond single precision: scoring only
-    compares them with thresholds. A discrete attribute's values (and the classes) match as
+    Continuous cells keep any typed number, infinite or beyond single precision: scoring only
+    compares them with thresholds. A continuous text cell is a number as data/numbers.py
+    says (`inf`, `1e999`, `1_000` are not); one that is neither a number nor unknown is a
+    bad cell: `bad_cells="error"` raises BadCell naming its row and column, "unknown" reads
+    it as unknown and counts its text in `unknown_tokens`, as the exported SQL reads it. A discrete attribute's values (and the classes) match as
     text; a cell that is a bool or a number and whose text is not one of the values matches
     the one value, if exactly one, that spells the same boolean (true/false in any case) or
     the same number (1.0 matches '1', 1 matches '1.0'); otherwise it is an unseen value.
     """
     read = read or DEFAULT_READ
+    check_bad_cells(bad_cells)
     df = to_pandas(df, source)
     tokens = read.tokens
     cols = [str(c) for c in df.columns]
@@ -397,10 +451,15 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
                 unknown_tokens[a.name] = counts
         if a.is_continuous:
             num, ok = _numeric(s, read)
-            if not ok:
+            if not ok and bad_cells == "error":
                 bad = _first_non_number(s, num)
-                raise InputError(f"{source}: row {bad + 1}: column {a.name!r}: {s.iloc[bad]!r}"
-                                 " is not a number")
+                raise BadCell(source, bad + 1, a.name, s.iloc[bad])
+            if not ok:   # num holds NaN there already: only counted, as the tokens are
+                bad = np.isnan(num) & ~_is_unknown(s)
+                texts = pd.Series(s.to_numpy(dtype=object)[bad]).map(value_str).value_counts()
+                counts = unknown_tokens.setdefault(a.name, {})
+                for text, n in texts.items():
+                    counts[text] = counts.get(text, 0) + int(n)
             columns.append(num)
         elif a.is_discrete:
             txt = _typed_matches(s, _column_text(s, a.name, source), a.values)
@@ -671,6 +730,7 @@ def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, sou
     ds, schema = cases_from_frame(raw, pending, source, collect=True, lines_are_cases=False)
     ds.schema = Schema(schema.attributes, schema.classes, tname)
     ds.unknown_tokens = unknown_tokens
+    warn_formula_values(ds.schema, source)
     return ds
 
 

@@ -12,7 +12,9 @@ from .._lazy import LazyModule
 from ..errors import InputError
 from ..workers import give_back_memory, resolve_jobs, thread_map
 from .distinct import factorize, first_positions, is_missing
+from .numbers import parse_number_texts
 from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
+from .spreadsheet import warn_formula_values
 
 try:
     from . import _cells as _native_cells
@@ -483,27 +485,12 @@ def _unknown(values: np.ndarray) -> np.ndarray:
     return np.array([is_missing(v) or (isinstance(v, str) and v in ("?", "")) for v in values], dtype=bool)
 
 
-# a plain decimal number, which float() reads exactly as pandas' to_numeric does (both round
-# correctly); any other spelling goes to to_numeric itself
-_PLAIN_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
-
-
 def _numbers(values: np.ndarray, unknown: np.ndarray) -> np.ndarray:
-    """The distinct cell texts as numbers (NaN for unknown and for what is not a number)."""
+    """The distinct cell texts as numbers (NaN for unknown and for what is not a number as
+    numbers.py defines one: no `inf`, `nan`, `1_000`)."""
     out = np.full(len(values), np.nan)
-    rest = []
-    for i, v in enumerate(values):
-        if unknown[i]:
-            continue
-        if isinstance(v, str) and _PLAIN_NUMBER.fullmatch(v):
-            out[i] = float(v)
-        else:
-            rest.append(i)
-    if rest:
-        # the other values reach to_numeric in first-seen order, so it decides each exactly as
-        # it would over the whole column (its choices depend on the values seen so far)
-        num = pd.to_numeric(pd.Series(values[rest], dtype=object), errors="coerce")
-        out[rest] = num.to_numpy(dtype=np.float64, na_value=np.nan)
+    text = np.fromiter((isinstance(v, str) for v in values), dtype=bool, count=len(values)) & ~unknown
+    out[text] = parse_number_texts(values[text])[0]
     return out
 
 
@@ -606,6 +593,7 @@ def load_stem(stem: str | os.PathLike, *, test: bool = False, jobs: int = 1) -> 
         raise InputError(f"{stem}.names: every attribute is 'ignore'")
     schema = Schema(schema.attributes, schema.classes, schema.target)  # full validation
     train.schema = schema
+    warn_formula_values(schema, f"{stem}.names")
     tst = None
     if test and os.path.exists(stem + ".test"):
         tst, _ = read_cases(stem + ".test", schema)

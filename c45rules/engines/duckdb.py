@@ -4,11 +4,16 @@ The file is read by DuckDB's own scanner (a CSV's cells all as text), the model'
 expressions (export/sql.py) decide each row, and COPY ... TO writes CSV or Parquet, so the
 rows never pass through Python and memory does not grow with the file (`memory_limit`).
 
+The file is read by its name literally (a link to it in a directory of our own: DuckDB would
+take `[`, `*`, `?` in a name as a glob), and a CSV must give DuckDB as many records as the
+default engine's reader finds (cli/cases.py), else the run fails and writes nothing.
+
 Cells are read as the default engine reads them (cli/cases.py, data/frame.py encode_frame):
 * a continuous column's text is unknown when it is one of the ReadOptions' tokens (empty,
-  `?`, pandas' NA, NULL, nan, ...); otherwise it must be a number as pandas' to_numeric reads
-  one: TRY_CAST to DOUBLE, refusing what DuckDB accepts and pandas does not (`1_000`, NaN),
-  and a cell that is none of these stops the run with an error naming the column;
+  `?`, pandas' NA, NULL, nan, ...); otherwise it is a number when data/numbers.py says so
+  (NUMBER_REGEX, then a finite DOUBLE); any other cell (`inf`, `1_000`) is a bad cell, which
+  stops the run naming the column and the cell (BadCell, without the row: DuckDB does not
+  tell it) or, with bad_cells="unknown", is NULL;
 * a discrete column is compared as text; tokens and values never seen in training match no
   test, as there (with `strict`, an unseen value is an error naming the column);
 * every input column is written back as read, then the class, the rule id (0: the default
@@ -19,7 +24,7 @@ DuckDB's parallel CSV reader writes blocks in whichever order its threads finish
 from __future__ import annotations
 
 import codecs
-import csv
+import glob
 import os
 import re
 import shutil
@@ -28,7 +33,10 @@ from pathlib import Path
 
 from sqlglot import exp
 
+from ..data.frame import check_bad_cells, check_csv_layout, engine_bad_cell, engine_bad_cell_of
+from ..data.numbers import NUMBER_CORE, NUMBER_REGEX
 from ..data.reading import DEFAULT_READ, ReadOptions, data_file
+from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
 from ..export.sql import sql_case_expression
@@ -59,32 +67,26 @@ def _named(name: str, value: exp.Expression) -> exp.Expression:
     return exp.EQ(this=exp.column(name), expression=value)
 
 
-def _csv_source(path: Path, read: ReadOptions) -> tuple[exp.Expression, list[str]]:
-    """The read_csv call (every column VARCHAR, named as the header names it) and the header."""
+def _csv_source(path: Path, scan: Path, read: ReadOptions) -> tuple[exp.Expression, list[str], int]:
+    """(the read_csv call of `scan`, a name of `path` (every column VARCHAR, named as the header
+    names it), the header, the number of records the default engine reads in `path`)."""
     encoding = ENCODINGS.get(codecs.lookup(read.encoding).name)
     if encoding is None:
         raise InputError(f"--engine duckdb reads UTF-8, UTF-16 or Latin-1 text, not {read.encoding!r}"
                          " (use the default engine)")
     sep = read.separator(path)
-    try:
-        with open(path, newline="", encoding=read.text_encoding) as f:
-            header = next(csv.reader(f, delimiter=sep), None)
-    except (UnicodeDecodeError, csv.Error) as e:
-        raise InputError(f"{path}: cannot read the header ({e})") from None
-    if not header:
-        raise InputError(f"{path}: empty file (expected a header row)")
-    dups = sorted({h for h in header if header.count(h) > 1})
-    if dups:
-        raise InputError(f"{path}: duplicate column name(s) in the header: {', '.join(map(repr, dups))}")
+    # the default engine's layout check: its errors (a record's field count, bytes not of the
+    # encoding, duplicate names) and its record count, which DuckDB's must equal
+    header, records = check_csv_layout(path, sep, read.encoding)
     # the header's names given as the columns, so that DuckDB neither guesses nor renames any
     columns = exp.Struct(expressions=[exp.PropertyEQ(this=_literal(h), expression=_literal("VARCHAR"))
                                       for h in header])
-    call = exp.ReadCSV(this=_literal(str(path)), expressions=[
+    call = exp.ReadCSV(this=_literal(str(scan)), expressions=[
         _named("header", exp.true()), _named("auto_detect", exp.false()),
         _named("columns", columns), _named("delim", _literal(sep)), _named("quote", _literal('"')),
         _named("escape", _literal('"')), _named("encoding", _literal(encoding)),
         _named("strict_mode", exp.true()), _named("null_padding", exp.false())])
-    return exp.Table(this=call), header
+    return exp.Table(this=call), header, records
 
 
 _BLANK = re.compile(rb"\n\r?\n")
@@ -108,9 +110,26 @@ def _refuse_blank_lines(path: Path) -> None:
             tail = data[-keep:]
 
 
-def _parquet_source(con, path: Path) -> tuple[exp.Expression, dict[str, str]]:
-    """The read_parquet call and {column: DuckDB type}."""
-    call = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[_literal(str(path))]))
+def _literal_name(path: Path, directory: str) -> Path:
+    """A name of file `path` that DuckDB reads as it is: a link in our own `directory`.
+
+    DuckDB's readers take `*`, `?` and `[...]` in a name as a glob pattern (`g[1].csv` would
+    read g1.csv) and have no switch to read a name literally in every version.
+    """
+    link = Path(directory) / f"input{path.suffix.lower()}"
+    if glob.has_magic(str(link)):
+        raise InputError(f"{path}: the temporary directory {directory} has a glob character in its name,"
+                         " which DuckDB would expand: set TMPDIR to another directory")
+    try:
+        os.symlink(path.resolve(), link)
+    except OSError as e:
+        raise InputError(f"{path}: cannot link it for DuckDB to read ({e.strerror})") from None
+    return link
+
+
+def _parquet_source(con, scan: Path) -> tuple[exp.Expression, dict[str, str]]:
+    """The read_parquet call of `scan` and {column: DuckDB type}."""
+    call = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[_literal(str(scan))]))
     described = con.execute(f"DESCRIBE SELECT * FROM {call.sql(dialect=DIALECT)}").fetchall()
     return call, {str(row[0]): str(row[1]) for row in described}
 
@@ -135,9 +154,13 @@ def _in(cell: exp.Expression, texts: frozenset[str] | tuple[str, ...]) -> exp.Ex
     return exp.In(this=cell.copy(), expressions=[_literal(t) for t in sorted(texts)])
 
 
-def _number(name: str, kind: str, read: ReadOptions, source: str
+def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str = "error"
             ) -> tuple[exp.Expression, exp.Expression | None]:
-    """(the column as DOUBLE, NULL when unknown; the test of a cell that is not a number, or None)."""
+    """(the column as DOUBLE, NULL when unknown; the test of a cell that is not a number, or None).
+
+    A text cell is a number as data/numbers.py says (its NUMBER_REGEX, then a finite value);
+    with `bad_cells` "unknown" any other text that is not an unknown token is NULL too.
+    """
     cell = _column(name, None)
     if _is_number(kind):
         value = exp.cast(cell, "DOUBLE")
@@ -149,18 +172,21 @@ def _number(name: str, kind: str, read: ReadOptions, source: str
                          " or text")
     text = cell if read.decimal == "." else exp.Anonymous(
         this="translate", expressions=[cell, _literal(",."), _literal(".,")])
-    value = exp.TryCast(this=text, to=exp.DataType.build("DOUBLE"))
+    # the number's own characters, without the white space the rule allows around them
+    core = exp.Anonymous(this="regexp_extract", expressions=[text.copy(), _literal(NUMBER_CORE)])
+    value = exp.TryCast(this=core, to=exp.DataType.build("DOUBLE"))
+    number = exp.and_(exp.Anonymous(this="regexp_full_match", expressions=[text.copy(), _literal(NUMBER_REGEX)]),
+                      exp.Anonymous(this="isfinite", expressions=[value.copy()]))
     unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.null()), _in(cell, read.tokens))
-    # DuckDB reads 1_000 as 1000 and nan as NaN; pandas' to_numeric reads neither as a number
-    bad = exp.and_(exp.not_(unknown.copy()), exp.or_(
-        exp.Is(this=value.copy(), expression=exp.null()),
-        exp.Anonymous(this="isnan", expressions=[value.copy()]),
-        exp.Anonymous(this="contains", expressions=[text.copy(), _literal("_")])))
+    read_as = exp.Case(ifs=[exp.If(this=unknown, true=exp.null()), exp.If(this=number, true=value)],
+                       default=exp.null())
+    if bad_cells == "unknown":
+        return read_as, None
+    bad = exp.and_(exp.not_(unknown.copy()), exp.not_(exp.Coalesce(this=number.copy(), expressions=[exp.false()])))
     # no error() here: a CASE evaluates a rule's test only for the rows no earlier rule
     # decided, so the check runs in its own, always evaluated, place (see scoring_query)
-    return exp.Case(ifs=[exp.If(this=unknown, true=exp.null())], default=value), \
-        exp.If(this=bad, true=_error([_literal(f"{source}: column {name!r}: '"), cell.copy(),
-                                      _literal("' is not a number")]))
+    head, tail = engine_bad_cell(source, name)
+    return read_as, exp.If(this=bad, true=_error([_literal(head), cell.copy(), _literal(tail)]))
 
 
 def _unseen(name: str, values: tuple[str, ...], read: ReadOptions, source: str) -> exp.If:
@@ -175,7 +201,7 @@ def _unseen(name: str, values: tuple[str, ...], read: ReadOptions, source: str) 
 
 def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str], *, source_name: str,
                   prediction_column: str, rule_column: str, confidence_column: str | None = None,
-                  read: ReadOptions = DEFAULT_READ, strict: bool = False) -> exp.Select:
+                  read: ReadOptions = DEFAULT_READ, strict: bool = False, bad_cells: str = "error") -> exp.Select:
     """SELECT every input column, the class, the rule id and (if named) the confidence from `source`,
     whose columns and their DuckDB types are `kinds`."""
     used = ruleset.used_attributes()
@@ -205,7 +231,7 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
         if a.name not in kinds or not (a.name in used or a.is_continuous or (strict and a.is_discrete)):
             continue
         if a.is_continuous:
-            number, bad = _number(a.name, kinds[a.name], read, source_name)
+            number, bad = _number(a.name, kinds[a.name], read, source_name, bad_cells)
             if bad is not None:
                 checks.append(bad)
             if a.name in used:
@@ -235,6 +261,11 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
         this=exp.to_identifier(_ALIAS, quoted=True))))
 
 
+def _outputs(query: exp.Select) -> list[str]:
+    """The names of the columns scoring_query adds after the input's."""
+    return [e.alias for e in query.expressions if isinstance(e, exp.Alias)]
+
+
 def _fresh(name: str, taken: set[str]) -> str:
     while name in taken:
         name += "_"
@@ -245,13 +276,20 @@ def _fresh(name: str, taken: set[str]) -> str:
 def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *, fmt: str = "csv",
                prediction_column: str = "predicted_class", rule_column: str = "rule_id",
                confidence_column: str | None = None, read: ReadOptions | None = None,
-               strict: bool = False, memory_limit: str = MEMORY_LIMIT, threads: int | None = None) -> int:
-    """Score CSV/TSV or Parquet file `data` into `output` (CSV or Parquet) inside DuckDB; the rows written."""
+               strict: bool = False, memory_limit: str = MEMORY_LIMIT, threads: int | None = None,
+               bad_cells: str = "error", csv_safe: bool = True) -> int:
+    """Score CSV/TSV or Parquet file `data` into `output` (CSV or Parquet) inside DuckDB; the rows written.
+
+    `bad_cells` as encode_frame's: "error" raises BadCell (its row None: DuckDB does not tell
+    it; cli/cases.locate_bad_cell finds it), "unknown" reads such a cell as NULL. `csv_safe`:
+    a CSV's class column escapes a class a spreadsheet would run as a formula (data/spreadsheet.py).
+    """
     try:
         import duckdb
     except ImportError:
         raise InputError("--engine duckdb needs duckdb (pip install 'c45rules[duckdb]')") from None
     read = read or DEFAULT_READ
+    check_bad_cells(bad_cells)
     path = data_file(data)
     if fmt not in ("csv", "parquet"):
         raise InputError(f"--format must be csv or parquet, not {fmt!r}")
@@ -263,20 +301,27 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                                  "temp_directory": spill, **({"threads": threads} if threads else {})})
     try:
         suffix = path.suffix.lower()
+        records = None
         if suffix in CSV_SUFFIXES:
-            source, header = _csv_source(path, read)
-            _refuse_blank_lines(path)
+            source, header, records = _csv_source(path, _literal_name(path, spill), read)
             kinds = {h: "VARCHAR" for h in header}
         elif suffix in PARQUET_SUFFIXES:
             if read.sep is not None or read.decimal != "." or read.encoding != "utf-8":
                 raise InputError(f"{path}: --sep, --decimal and --encoding are for CSV files, not Parquet")
-            source, kinds = _parquet_source(con, path)
+            source, kinds = _parquet_source(con, _literal_name(path, spill))
         else:
             raise InputError(f"{path}: --engine duckdb reads .csv, .tsv, .parquet or .pq files"
                              " (use the default engine for C4.5 .data/.test files)")
         query = scoring_query(ruleset, source, kinds, source_name=str(path),
                               prediction_column=prediction_column, rule_column=rule_column,
-                              confidence_column=confidence_column, read=read, strict=strict)
+                              confidence_column=confidence_column, read=read, strict=strict,
+                              bad_cells=bad_cells)
+        escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
+        if escaped:   # the class column replaced in place, the others as they are
+            safe = escaped_sql(_column(prediction_column, None), escaped)
+            query = exp.select(*[exp.alias_(safe, prediction_column, quoted=True) if name == prediction_column
+                                 else _column(name, None) for name in [*kinds, *_outputs(query)]]).from_(
+                exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("scored", quoted=True))))
         # atomic_path gives a temp file already: DuckDB's own (tmp_NAME, then renamed) is not needed
         options = "USE_TMP_FILE false, " + (
             "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','")
@@ -286,20 +331,28 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                 result = con.execute(f"COPY ({query.sql(dialect=DIALECT, identify=True)}) TO {target}"
                                      f" ({options})").fetchone()
             except duckdb.Error as e:
-                raise InputError(_message(e, path)) from None
-        return int(result[0]) if result else 0
+                raise _error_of(e, path, ruleset) from None
+            rows = int(result[0]) if result else 0
+            if records is not None and rows != records:   # raised here, the output is not written
+                _refuse_blank_lines(path)   # the likeliest cause, named with its line
+                raise InputError(f"{path}: DuckDB read {rows} rows where the default engine reads {records}"
+                                 " (quoting DuckDB reads otherwise, such as a line break in a quoted header"
+                                 " cell): score without --engine duckdb")
+        return rows
     finally:
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
 
 
-def _message(error: Exception, path: Path) -> str:
-    """DuckDB's error as one line: ours (error() in the query, naming the file) as it is, any
-    other (a CSV its reader cannot parse, say) after the file's name."""
+def _error_of(error: Exception, path: Path, ruleset: RuleSet) -> InputError:
+    """DuckDB's error as one line: a bad cell's (error() in the query) a BadCell, another of
+    ours (naming the file) as it is, any other (a CSV its reader cannot parse, say) after the
+    file's name."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     for prefix in ("Invalid Input Error: ", "Conversion Error: ", "IO Error: "):
         if text.startswith(prefix):
             text = text[len(prefix):]
     if text.startswith(f"{path}: "):
-        return text
-    return f"{path}: DuckDB cannot read it: {text} (the default engine may: score without --engine duckdb)"
+        return engine_bad_cell_of(text, str(path), ruleset.schema) or InputError(text)
+    return InputError(f"{path}: DuckDB cannot read it: {text} (the default engine may: score without"
+                      " --engine duckdb)")

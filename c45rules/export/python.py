@@ -25,6 +25,7 @@ from ..boosted import BoostedRuleSet
 from ..data.costs import vote_cost_terms
 from ..data.frame import unique_spellings
 from ..data.reading import pandas_na_tokens
+from ..data.spreadsheet import escapes
 from ..errors import ModelError
 from ..ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
@@ -172,6 +173,7 @@ _UNKNOWN_TEXT = (
 _RUNTIME = '''
 _UNKNOWN = ("", "?")
 _NAN = float("nan")
+_NUMBER_CHARS = frozenset("0123456789+-.eE")
 
 
 def _number(name, value):
@@ -181,16 +183,15 @@ def _number(name, value):
     if isinstance(value, str):
         if value in _UNKNOWN or value in NA_TOKENS:
             return _NAN
-        # the library reads numbers with pandas, which takes neither '1_000' nor 'nan' nor
-        # non-ASCII digits, and trims only ASCII blanks (not \\x1c-\\x1f, \\x85, \\xa0, ...);
-        # float() alone would take them all
+        # a number as the library reads text (its data/numbers.py): ASCII blanks around a plain
+        # decimal, finite; float() alone would also take 'inf', 'nan', '1_000', non-ASCII digits
         text = value.strip(" \\t\\n\\r\\x0b\\x0c")
-        if text.isascii() and "_" not in text and text == text.strip():
+        if text and set(text) <= _NUMBER_CHARS:
             try:
                 number = float(text)
             except ValueError:
                 number = _NAN
-            if number == number:
+            if number - number == 0:   # finite: NaN and the infinities give NaN here
                 return number
         raise ValueError(f"field {name!r}: {value!r} is not a number")
     if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):
@@ -303,6 +304,9 @@ def _main(argv=None) -> int:
                         help="name of the rule id column added (default: %(default)s)")
     parser.add_argument("--confidence-column",
                         help="also add the decision's confidence, in a column of this name")
+    parser.add_argument("--csv-safe", action=argparse.BooleanOptionalAction, default=True,
+                        help="write a class a spreadsheet would run as a formula with a leading"
+                             " apostrophe (default; input columns are written as read)")
     args = parser.parse_args(argv)
 
     def fail(message):
@@ -369,6 +373,8 @@ def _main(argv=None) -> int:
                             break
                         try:
                             out = row + _outputs(dict(zip(header, row)), len(added) > 2)
+                            if args.csv_safe:
+                                out[len(row)] = CSV_SAFE.get(out[len(row)], out[len(row)])
                         except ValueError as e:
                             status = fail(f"line {reader.line_num}: {e}")
                             break
@@ -508,6 +514,9 @@ def _header(model: RuleSet | BoostedRuleSet, describe: str, constants: list[str]
         f"SPELLED = {_spelled_values(model)}",
         "# texts a continuous field reads as unknown, as the library reads tables (pandas' tokens)",
         f"NA_TOKENS = frozenset({_literal(sorted(pandas_na_tokens()))})",
+        "# classes a spreadsheet would run as a formula, and how the CSV scorer writes them",
+        "# (--csv-safe, the default), as `c45rules predict` does",
+        f"CSV_SAFE = {{{', '.join(f'{_literal(k)}: {_literal(v)}' for k, v in escapes(s.classes).items())}}}",
         _RUNTIME,
     ]
 

@@ -111,22 +111,24 @@ def test_rows_keep_the_input_order_across_many_blocks(crx_model, tmp_path):
     assert (scored["rule_id"].to_numpy() == np.tile(ruleset.predict_rule(cases), 1500)).all()
 
 
-def test_a_text_pandas_does_not_read_as_a_number_stops_the_run(crx_model, tmp_path):
+def test_a_text_that_is_no_number_stops_the_run_naming_its_row(crx_model, tmp_path):
     rows = list(csv.reader(open(DATA / "crx" / "crx_test.csv", newline="")))
     out = tmp_path / "out.csv"
     out.write_text("old\n")
-    # A2 is tested by no rule, but the default engine reads it all the same; DuckDB alone
-    # would read 1_000 as 1000 and nan (with --keep-na-tokens) as NaN
-    for column, text, extra in (("A2", "1_000", ()), ("A14", "abc", ()), ("A14", "nan", ("--keep-na-tokens",))):
+    # A2 is tested by no rule, but the default engine reads it all the same; DuckDB's own
+    # cast would read 1_000 as 1000, nan (with --keep-na-tokens) as NaN, inf and 1e999 as inf
+    for column, text, extra in (("A2", "1_000", ()), ("A14", "abc", ()), ("A14", "nan", ("--keep-na-tokens",)),
+                                ("A15", "inf", ()), ("A15", "1e999", ()), ("A2", "١٢", ())):
         bad = [r[:] for r in rows]
         bad[5][rows[0].index(column)] = text
+        bad[150][rows[0].index(column)] = text
         data = tmp_path / "bad.csv"
         with open(data, "w", newline="") as f:
             csv.writer(f, lineterminator="\n").writerows(bad)
-        message = fails("predict", crx_model, data, "-o", out, "--engine", "duckdb", *extra)
-        assert message == f"c45rules: error: {data}: column '{column}': '{text}' is not a number"
-        assert fails("predict", crx_model, data, "-o", out, *extra).endswith(
-            f"column '{column}': '{text}' is not a number")
+        expected = (f"c45rules: error: {data}: row 5: column '{column}': '{text}' is not a number (rows count"
+                    " from 1 after the header; --bad-cells unknown reads such a cell as unknown)")
+        assert fails("predict", crx_model, data, "-o", out, "--engine", "duckdb", *extra) == expected
+        assert fails("predict", crx_model, data, "-o", out, *extra) == expected
     assert out.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out.csv"]   # no temp file left
 

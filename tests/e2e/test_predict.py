@@ -74,7 +74,8 @@ def test_failure_halfway_leaves_the_old_output_untouched(crx_model, tmp_path):
     out = tmp_path / "out.csv"
     out.write_text("previous results\n")
     msg = fails("predict", crx_model, bad, "-o", out, "--chunksize", "100")
-    assert msg == "c45rules: error: " + f"{bad}: row 600: column 'A15': 'lots' is not a number"
+    assert msg == "c45rules: error: " + (f"{bad}: row 600: column 'A15': 'lots' is not a number (rows count"
+                                         " from 1 after the header; --bad-cells unknown reads such a cell as unknown)")
     assert out.read_text() == "previous results\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out.csv"]   # no temp file
 

@@ -74,7 +74,9 @@ def test_a_cell_that_is_not_a_number_fails_the_run_naming_it(hypo_messy, tmp_pat
     out = tmp_path / "out.csv"
     code, _, err = cli_err(["predict", str(model), str(bad), "--engine", "spark", "-o", str(out)])
     assert code == 2
-    assert err.strip().splitlines()[-1] == f"c45rules: error: {bad}: column 'TSH': '1,5' is not a number"
+    assert err.strip().splitlines()[-1] == (f"c45rules: error: {bad}: row 18: column 'TSH': '1,5' is not a number"
+                                            " (rows count from 1 after the header; --bad-cells unknown reads"
+                                            " such a cell as unknown)")
     assert not out.exists() and [f.name for f in tmp_path.iterdir()] == ["bad.csv"]
     hidden = tmp_path / "hidden.csv"
     frame.rename(columns={"note": "__c45rules_value_0__"}).to_csv(hidden, index=False)
@@ -82,6 +84,39 @@ def test_a_cell_that_is_not_a_number_fails_the_run_naming_it(hypo_messy, tmp_pat
     assert code == 2 and "column '__c45rules_value_0__': names starting with" in err
     # the default engine refuses the same cell
     assert "'1,5' is not a number" in cli_err(["predict", str(model), str(bad), "-o", str(out)])[2]
+
+
+BAD_TEXTS = ["inf", "1e999", "١٢", "1_000", "abc", "-Infinity", "NaN ", "0x10", " "]
+
+
+def test_bad_cells_unknown_decides_as_the_other_engines_and_error_names_the_row(hypo_messy, tmp_path):
+    pytest.importorskip("duckdb")
+    model, data = hypo_messy
+    frame = _cells(data)
+    for k, text in enumerate(BAD_TEXTS):   # tested columns, rows that rules would decide otherwise
+        frame.loc[frame.index[3 + 11 * k::97], "TSH" if k % 2 else "FTI"] = text
+    bad = tmp_path / "bad.csv"
+    frame.to_csv(bad, index=False, lineterminator="\n")
+    outs = {engine: tmp_path / f"{engine}.csv" for engine in ("default", "duckdb", "spark")}
+    for engine, out in outs.items():
+        code, _, err = cli_err(["predict", str(model), str(bad), "--engine", engine, "-o", str(out),
+                                "--bad-cells", "unknown"])
+        assert code == 0, err
+    want = _cells(outs["default"])
+    assert _cells(outs["duckdb"]).equals(want) and _cells(outs["spark"]).equals(want)
+    # the bad cells decide as unknown cells do
+    unknown = frame.mask(frame.isin(BAD_TEXTS), "")
+    unknown.to_csv(tmp_path / "unknown.csv", index=False, lineterminator="\n")
+    assert cli_err(["predict", str(model), str(tmp_path / "unknown.csv"), "-o", str(tmp_path / "u.csv")])[0] == 0
+    assert _cells(tmp_path / "u.csv")["rule_id"].tolist() == want["rule_id"].tolist()
+    # an error names the cell the default engine stops at: in a chunk, the first bad row of the
+    # first column (model order) holding one; TSH comes before FTI
+    message = (f"c45rules: error: {bad}: row 15: column 'TSH': '1e999' is not a number (rows count from 1"
+               " after the header; --bad-cells unknown reads such a cell as unknown)")
+    for engine in outs:
+        code, _, err = cli_err(["predict", str(model), str(bad), "--engine", engine, "-o", str(tmp_path / "e.csv")])
+        assert code == 2 and err.strip().splitlines()[-1] == message, engine
+    assert not (tmp_path / "e.csv").exists()
 
 
 def test_options_the_spark_engine_cannot_honour_are_refused(crx_model, tmp_path):

@@ -287,7 +287,8 @@ def test_parquet_failure_leaves_no_file(hr, tmp_path):
     bad.write_text(HEADER + "\n" + NEW[0][0] + "\n1009,HR,Paris,lots,No,1,No\n")
     out = tmp_path / "o.parquet"
     code, _, err = cli_err(["predict", str(hr / "model.yaml"), str(bad), "-o", str(out), "--chunksize", "1"])
-    assert code == 2 and err == f"c45rules: error: {bad}: row 2: column 'years': 'lots' is not a number\n"
+    assert code == 2 and err == (f"c45rules: error: {bad}: row 2: column 'years': 'lots' is not a number (rows"
+                                 " count from 1 after the header; --bad-cells unknown reads such a cell as unknown)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from c45rules import Attribute, Condition, ModelError, Rule, RuleSet, Schema
+from c45rules.data.spreadsheet import escapes
 from c45rules.export import to_python, write_python
 
 from export_cases import FIT_DATASETS, Scored, golf_ruleset, score
@@ -38,6 +39,8 @@ def load_module(path: Path):
 def csv_cell(v, i: int) -> str:
     if v is None or isinstance(v, float) and math.isnan(v):
         return ("", "?")[i % 2]
+    if isinstance(v, float) and math.isinf(v):   # the text 'inf' is no number; 1e308 decides as inf
+        return "1e308" if v > 0 else "-1e308"
     return repr(v) if isinstance(v, float) else v
 
 
@@ -65,8 +68,8 @@ def records(scored: Scored) -> list[dict]:
             if v is None or isinstance(v, float) and math.isnan(v):
                 if spellings[(i + j) % 5] is not LEFT_OUT:
                     rec[k] = spellings[(i + j) % 5]
-            elif isinstance(v, float) and (i + j) % 3 == 0:
-                rec[k] = repr(v)
+            elif isinstance(v, float) and math.isfinite(v) and (i + j) % 3 == 0:
+                rec[k] = repr(v)   # an infinity stays a float: the text 'inf' is no number
             else:
                 rec[k] = v
         out.append(rec)
@@ -82,7 +85,11 @@ def check_csv_scoring(tmp_path: Path, scored: Scored) -> None:
         out = list(csv.reader(f))
     assert out[0] == table[0] + ["predicted_class", "rule_id"]
     assert [row[:-2] for row in out[1:]] == table[1:]          # every input cell unchanged
-    got_classes = [row[-2] for row in out[1:]]
+    # a class a spreadsheet would run as a formula (income's '-10.000)') is written escaped
+    escaped = escapes(scored.ruleset.schema.classes)
+    got = [row[-2] for row in out[1:]]
+    assert not set(got) & set(escaped) and (set(got) & set(escaped.values()) or not escaped)
+    got_classes = [{v: k for k, v in escaped.items()}.get(c, c) for c in got]
     got_rules = [int(row[-1]) for row in out[1:]]               # 0 (never empty) for the default
     _same(scored, got_classes, got_rules, "CSV")
 
@@ -170,10 +177,11 @@ def test_unknowns_unseen_values_and_number_parsing(tmp_path):
         assert m.predict_rule({**base, "outlook": unknown, "humidity": 70}) == 4
     assert m.predict_rule({**base, "humidity": "75"}) == 4                 # text parsed, at t: <=
     assert m.predict_rule({**base, "humidity": " 75.00000000000001 "}) == 1
-    assert m.predict_rule({**base, "humidity": "inf"}) == 1
+    assert m.predict_rule({**base, "humidity": math.inf}) == 1
     assert m.predict_rule({**base, "outlook": "Sunny"}) == 0            # unseen value
     assert m.predict_rule({**base, "outlook": "sunny "}) == 0
-    for bad in ("abc", "n.a.", "1_000", "٧٥", " ", "0x10", True):
+    # as the library reads text (data/numbers.py): 'inf' and '1e999' are no numbers either
+    for bad in ("abc", "n.a.", "1_000", "٧٥", " ", "0x10", True, "inf", "-Infinity", "1e999"):
         with pytest.raises(ValueError, match=r"field 'humidity': .* is not a number"):
             m.predict({**base, "humidity": bad})
     # a field left out is unknown, as None is, and as the library reads a record
