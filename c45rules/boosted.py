@@ -139,18 +139,19 @@ class BoostedRuleSet:
         used = {a for rs in self.trials for a in rs.used_attributes()}
         return tuple(a for a in self.schema.names if a in used)
 
-    def _encode(self, data: Any) -> Dataset:
-        return encode_cases(data, self.schema, self.used_attributes())
+    def _encode(self, data: Any, bad_cells: str = "error") -> Dataset:
+        return encode_cases(data, self.schema, self.used_attributes(), bad_cells)
 
-    def trial_index(self, data: Any) -> np.ndarray:
-        """(cases, trials): each trial's rule_index (1-based position of its firing rule, 0 = default)."""
-        ds = self._encode(data)
+    def trial_index(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
+        """(cases, trials): each trial's rule_index (1-based position of its firing rule, 0 = default).
+        `bad_cells`, for every method that takes cases, as in RuleSet.rule_index: "error" or "unknown"."""
+        ds = self._encode(data, bad_cells)
         return np.stack([rs.rule_index(ds) for rs in self.trials], axis=1) if ds.n else \
             np.zeros((0, len(self.trials)), dtype=np.int64)
 
-    def trial_rules(self, data: Any) -> np.ndarray:
+    def trial_rules(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """(cases, trials): the id of each trial's deciding rule, 0 where its default class decided."""
-        pos = self.trial_index(data)
+        pos = self.trial_index(data, bad_cells=bad_cells)
         return np.stack([rs.rule_ids()[pos[:, t]] for t, rs in enumerate(self.trials)], axis=1) \
             if len(pos) else pos
 
@@ -178,9 +179,9 @@ class BoostedRuleSet:
             everything += weights[:, t]
         return totals, everything
 
-    def votes(self, data: Any) -> np.ndarray:
+    def votes(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """(cases, classes): each class's total vote, columns in schema.classes order."""
-        return self._tally(self.trial_index(data))[0]
+        return self._tally(self.trial_index(data, bad_cells=bad_cells))[0]
 
     def expected_costs(self, data: Any) -> np.ndarray:
         """(cases, classes): what predicting each class costs by the vote (data/costs.vote_costs);
@@ -198,24 +199,24 @@ class BoostedRuleSet:
             return np.argmax(totals, axis=1)
         return np.argmin(vote_costs(totals, costs), axis=1)
 
-    def predict(self, data: Any) -> np.ndarray | str:
+    def predict(self, data: Any, *, bad_cells: str = "error") -> np.ndarray | str:
         """Predicted class per case (a str for a single mapping): the highest total (with costs, the
         least expected cost), ties to the first class."""
-        totals = self.votes(data)
+        totals = self.votes(data, bad_cells=bad_cells)
         out = np.array(self.schema.classes, dtype=object)[self._winners(totals)] if len(totals) else \
             np.array([], dtype=object)
         return out[0] if isinstance(data, Mapping) else out
 
-    def predict_confidence(self, data: Any) -> np.ndarray:
+    def predict_confidence(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """The winner's total over the sum of every vote, per case."""
-        totals, everything = self._tally(self.trial_index(data))
+        totals, everything = self._tally(self.trial_index(data, bad_cells=bad_cells))
         if not len(totals):
             return np.zeros(0)
         return totals[np.arange(len(totals)), self._winners(totals)] / everything
 
-    def predict_proba(self, data: Any) -> np.ndarray:
+    def predict_proba(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """Each class's share of the votes (columns in schema.classes order)."""
-        totals, everything = self._tally(self.trial_index(data))
+        totals, everything = self._tally(self.trial_index(data, bad_cells=bad_cells))
         return totals / everything[:, None]
 
     def explain(self, case: Mapping[str, Any], *, read: Any = None) -> BoostedExplanation:

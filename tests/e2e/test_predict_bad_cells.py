@@ -97,6 +97,18 @@ def test_the_python_api_takes_bad_cells():
     assert MODEL.predict_rule(pd.DataFrame({"x": [np.inf, -np.inf], "z": ["a", "a"]})).tolist() == [1, 3]
 
 
+def test_a_boosted_model_takes_bad_cells_as_a_single_one():
+    from c45rules.boosted import BoostedRuleSet
+    boosted = BoostedRuleSet((MODEL, MODEL))
+    frame = pd.DataFrame({"x": ["7", "inf", "2"], "z": ["a", "a", "a"]})
+    with pytest.raises(InputError, match=r"row 2: column 'x': 'inf' is not a number"):
+        boosted.predict(frame)
+    assert boosted.predict(frame, bad_cells="unknown").tolist() == MODEL.predict(frame, bad_cells="unknown").tolist()
+    assert boosted.trial_rules(frame, bad_cells="unknown")[:, 0].tolist() == MODEL.predict_rule(frame, bad_cells="unknown").tolist()
+    assert boosted.predict_proba(frame, bad_cells="unknown").shape == (3, 3)
+    assert boosted.predict_confidence(frame, bad_cells="unknown").shape == (3,)
+
+
 def test_duckdb_reads_the_file_named_not_a_glob(model, tmp_path):
     _data(tmp_path, "x,z,note\n9,a,decoy\n", "g1.csv")   # what the glob g[1].csv matches
     data = _data(tmp_path, "x,z,note\n1,a,real\n2,a,real\n", "g[1].csv")
