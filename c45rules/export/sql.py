@@ -411,11 +411,23 @@ def case_nesting(expression: exp.Expression) -> int:
     return deepest
 
 
-def sql_nesting(model: RuleSet | BoostedRuleSet, dialect: str = "sqlite", form: str = "flat") -> int:
+def sql_nesting(model: RuleSet | BoostedRuleSet, dialect: str = "sqlite", form: str = "flat",
+                case_only: bool = False) -> int:
     """How deep the CASE expressions of the model's SQL nest: its CASE's depth, or a boosted model's
-    deepest trial's (the vote's own CASEs are one level deep)."""
+    deepest trial's (the vote's own CASEs are one level deep). The SELECT (to_sql_select) converts the
+    continuous columns apart from the rules' CASE, in a CASE of their own; `case_only`: the standalone
+    CASE (to_sql_case), which holds the conversion within each condition."""
+    _check_dialect(dialect)
     trials = model.trials if isinstance(model, BoostedRuleSet) else (model,)
-    return max(case_nesting(sql_case_expression(rs, dialect, form=form)) for rs in trials)
+    if case_only:
+        return max(case_nesting(sql_case_expression(rs, dialect, form=form)) for rs in trials)
+    rules = max(case_nesting(sql_case_expression(rs, dialect, form=form, typed=True)) for rs in trials)
+    tested = _tested_continuous(trials)
+    if not tested:
+        return rules
+    if dialect == "sqlite":   # the scalar subquery around the CASE (_Converted.wrap) takes one level of
+        return rules + 1      # SQLite's parser stack, as a CASE does (measured with SQLite 3.40)
+    return max(rules, case_nesting(_as_number(_column(tested[0], None), dialect)))
 
 
 # Limits of a statement's size or depth that a long rule list can pass, by dialect:

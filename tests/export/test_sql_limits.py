@@ -142,6 +142,16 @@ def test_sqlite_and_duckdb_nesting_limits_hold():
         assert connect().execute(query(deepest)).fetchall() == [(0,)]
         with pytest.raises(Exception, match="(?i)stack overflow|expression depth"):
             connect().execute(query(deepest + 1)).fetchall()
+    # SQLite's SELECT reads converted columns in a scalar subquery, which takes a level of its own:
+    # sql_nesting counts it
+    wrapped = query(22).replace("SELECT CASE", "SELECT (SELECT CASE", 1).replace(
+        " FROM (SELECT -1 AS x)", " FROM (SELECT 1 AS c1 LIMIT -1 OFFSET 0) AS n) FROM (SELECT -1 AS x)")
+    assert sqlite3.connect(":memory:").execute(wrapped).fetchall() == [(0,)]
+    with pytest.raises(Exception, match="(?i)stack overflow"):
+        sqlite3.connect(":memory:").execute(wrapped.replace("ELSE 0 END", "ELSE CASE WHEN x = 22 THEN 22"
+                                                            " ELSE 0 END END", 1)).fetchall()
+    crx = fit(DATA / "crx" / "crx")
+    assert sql_nesting(crx, "sqlite", "nested") == sql_nesting(crx, "duckdb", "nested") + 1
 
 
 def cli_err(argv: list[str]) -> tuple[int, str, str]:
@@ -161,7 +171,11 @@ def test_cli_form_and_json(tmp_path):
     ruleset = fit(DATA / "crx" / "crx")
     model = tmp_path / "crx.yaml"
     write_yaml(ruleset, model)
-    fired = sql_nesting(ruleset, "tsql", "nested")   # a CASE per rule, and the as-number CASE within
+    fired = sql_nesting(ruleset, "tsql", "nested")   # a CASE per rule (the conversions are apart)
+    assert fired == len([r for r in ruleset.rules if r.fires]) > 10
+    # the standalone CASE holds the as-number CASE within each condition: one level more
+    assert sql_nesting(ruleset, "tsql", "nested", case_only=True) == fired + 1
+    assert sql_nesting(ruleset, "tsql", "flat") == 1 and sql_nesting(ruleset, "tsql", "flat", case_only=True) == 2
     code, out, err = cli_err(["export", str(model), "--to", "sql", "--dialect", "tsql", "--form", "nested",
                               "-o", str(tmp_path / "n.sql"), "--json"])
     assert code == 0
@@ -177,6 +191,9 @@ def test_cli_form_and_json(tmp_path):
     assert (code, err) == (0, "")
     assert json.loads(out) == {"dialect": "tsql", "characters": len((tmp_path / "f.sql").read_text()),
                                "nesting": sql_nesting(ruleset, "tsql", "flat"), "warnings": []}
+    code, out, err = cli_err(["export", str(model), "--to", "sql", "--dialect", "tsql", "--case-only",
+                              "-o", str(tmp_path / "c.sql"), "--json"])   # the conversion within: 2 levels
+    assert (code, err, json.loads(out)["nesting"]) == (0, "", 2)
     code, _, err = cli_err(["export", str(model), "--to", "sql", "--json"])
     assert (code, err) == (2, "c45rules: error: --json prints a summary of the SQL on stdout: give the SQL"
                               " file with -o\n")
