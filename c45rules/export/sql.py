@@ -2,8 +2,10 @@
 
 `to_sql_case` gives `CASE WHEN <rule 1> THEN 'class' WHEN <rule 2> ... ELSE '<default>' END`;
 `to_sql_select` scores every row of a table or subquery: `SELECT t.*, <class case> AS
-predicted_class, <rule-id case> AS rule_id FROM ... AS t` (rule id 0 when the default class
-decides, as everywhere in c45rules).
+predicted_class, <rule-id case> AS rule_id FROM ... AS t CROSS JOIN LATERAL (SELECT <as number
+t.x> AS c1, ...) AS n` (rule id 0 when the default class decides, as everywhere in c45rules):
+each continuous column the rules test is converted once per row, and the conditions compare
+`n.c1` (`_Converted`: the lateral form per dialect, SQLite's scalar subquery per output).
 No SQL text is concatenated: identifiers are quoted and literals escaped by sqlglot's
 generator for the dialect, so hostile column names and category values cannot inject.
 
@@ -11,8 +13,9 @@ How the SQL matches `RuleSet.predict` row for row (spec 7.11):
 * rules are tried in order, the first whose conditions all hold wins, else the default;
   rules that never fire (pessimistic error > 0.7) are left out;
 * continuous columns may be stored as numbers or as text (a raw load, DuckDB's all_varchar,
-  Spark's CSV reader without a schema): every reference goes through one "as number"
-  expression per dialect (`_as_number`) that keeps a number type's value as it is (no text
+  Spark's CSV reader without a schema): each is read (once per row in the SELECT, at every
+  reference in the standalone CASE) through one "as number" expression per dialect
+  (`_as_number`) that keeps a number type's value as it is (no text
   round trip), reads a text by the rule of c45rules/data/numbers.py (ASCII white space around
   an ASCII plain decimal, finite), and gives NULL (unknown) for any other text (a *bad cell*:
   'abc', 'inf', 'NaN', '1_000', '1e999', a decimal comma '1,5'), as `predict --bad-cells
