@@ -407,3 +407,29 @@ def test_subset_rules_compare_with_in(fitted):
     assert tests, "crx with subset=True should learn `in` tests"
     sql = to_sql_case(rs, "postgres", pretty=False, typed=True)
     assert sql.count(" IN (") == sum(len(c.value) > 1 for c in tests) > 0   # one value: `=`
+
+
+def test_converted_columns_take_names_no_column_has():
+    """The relation of converted columns is `n` unless a column or the source's alias is named so; its
+    columns (c1, ..) are never selected: the output is every input column and the outputs."""
+    schema = Schema((Attribute("n", "continuous"), Attribute("c1", "discrete", ("a", "b")),
+                     Attribute("N_", "continuous")), ("yes", "no"))
+    rs = RuleSet(schema, (Rule(1, (Condition("n", ">", 1.5), Condition("c1", "=", "a")), "yes", 1, 0, 0.1, 1.0),
+                          Rule(2, (Condition("N_", "<=", 2.0),), "yes", 1, 0, 0.1, 1.0)), "no", (1, 1), (0, 1))
+    rows = [("2", "a", "9"), ("2", "b", "9"), ("1", "a", "1"), ("x", "a", " 2 ")]
+    for dialect in ("sqlite", "duckdb"):
+        sql = to_sql_select(rs, "cases", dialect, table_alias="n__", pretty=False)
+        tree = sqlglot.parse_one(sql, read=dialect)
+        assert {c.table for c in tree.find_all(exp.Column)} == {"n__", "n___"}   # n, N_ and n__ taken
+        if dialect == "sqlite":
+            con = sqlite3.connect(":memory:")
+            con.execute('CREATE TABLE cases ("n" TEXT, "c1" TEXT, "N_" TEXT)')
+            con.executemany("INSERT INTO cases VALUES (?, ?, ?)", rows)
+            cur = con.execute(sql)
+        else:
+            con = duckdb.connect()
+            con.execute('CREATE TABLE cases ("n" VARCHAR, "c1" VARCHAR, "N_" VARCHAR)')
+            con.executemany("INSERT INTO cases VALUES (?, ?, ?)", rows)
+            cur = con.execute(sql)
+        assert [d[0] for d in cur.description] == ["n", "c1", "N_", "predicted_class", "rule_id"]
+        assert cur.fetchall() == [r + d for r, d in zip(rows, [("yes", 1), ("no", 0), ("yes", 2), ("yes", 2)])]
