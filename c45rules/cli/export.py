@@ -128,7 +128,7 @@ def _limits(args: argparse.Namespace, ruleset, text: str) -> dict:
 
     from ..errors import DataWarning
     from ..export.sql import sql_limit_warnings, sql_nesting
-    nesting = sql_nesting(ruleset, args.dialect, args.form)
+    nesting = sql_nesting(ruleset, args.dialect, args.form, case_only=args.case_only)
     found = sql_limit_warnings(text, args.dialect, nesting)
     for message in found:
         warnings.warn(message, DataWarning, stacklevel=2)

@@ -2,8 +2,10 @@
 
 `to_sql_case` gives `CASE WHEN <rule 1> THEN 'class' WHEN <rule 2> ... ELSE '<default>' END`;
 `to_sql_select` scores every row of a table or subquery: `SELECT t.*, <class case> AS
-predicted_class, <rule-id case> AS rule_id FROM ... AS t` (rule id 0 when the default class
-decides, as everywhere in c45rules).
+predicted_class, <rule-id case> AS rule_id FROM ... AS t CROSS JOIN LATERAL (SELECT <as number
+t.x> AS c1, ...) AS n` (rule id 0 when the default class decides, as everywhere in c45rules):
+each continuous column the rules test is converted once per row, and the conditions compare
+`n.c1` (`_Converted`: the lateral form per dialect, SQLite's scalar subquery per output).
 No SQL text is concatenated: identifiers are quoted and literals escaped by sqlglot's
 generator for the dialect, so hostile column names and category values cannot inject.
 
@@ -11,8 +13,9 @@ How the SQL matches `RuleSet.predict` row for row (spec 7.11):
 * rules are tried in order, the first whose conditions all hold wins, else the default;
   rules that never fire (pessimistic error > 0.7) are left out;
 * continuous columns may be stored as numbers or as text (a raw load, DuckDB's all_varchar,
-  Spark's CSV reader without a schema): every reference goes through one "as number"
-  expression per dialect (`_as_number`) that keeps a number type's value as it is (no text
+  Spark's CSV reader without a schema): each is read (once per row in the SELECT, at every
+  reference in the standalone CASE) through one "as number" expression per dialect
+  (`_as_number`) that keeps a number type's value as it is (no text
   round trip), reads a text by the rule of c45rules/data/numbers.py (ASCII white space around
   an ASCII plain decimal, finite), and gives NULL (unknown) for any other text (a *bad cell*:
   'abc', 'inf', 'NaN', '1_000', '1e999', a decimal comma '1,5'), as `predict --bad-cells
@@ -55,7 +58,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Callable
 
 import sqlglot
@@ -262,13 +265,20 @@ def _threshold(op: str, col: exp.Expression, t: exp.Expression, dialect: str) ->
     return [exp.GT(this=col, expression=t), exp.NEQ(this=col.copy(), expression=nan())]
 
 
+# How the conditions read a continuous column: True (typed) as it is, False through the inline
+# as-number expression, or a mapping {attribute: reference to its value converted once per row}
+Numbers = bool | Mapping[str, exp.Expression]
+
+
 def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | None,
-               where: str, typed: bool = False) -> list[exp.Expression] | None:
+               where: str, typed: Numbers = False) -> list[exp.Expression] | None:
     """The SQL tests (ANDed) for one condition; None when no value can ever satisfy it."""
     attr, values = checked_condition(cond, ruleset.schema, where)
     col = _column(cond.attribute, table)
     if cond.op in ("<=", ">"):
-        if not typed:
+        if isinstance(typed, Mapping):
+            col = typed[cond.attribute].copy()
+        elif not typed:
             col = _as_number(col, dialect)
         tests = _threshold(cond.op, col, _number(cond.value, where, dialect), dialect)
         if not cond.or_unknown:
@@ -291,7 +301,7 @@ def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | Non
     return [exp.In(this=col, expressions=[_string(v, dialect) for v in values])]
 
 
-def _decisions(ruleset: RuleSet, dialect: str, table: str | None, typed: bool = False
+def _decisions(ruleset: RuleSet, dialect: str, table: str | None, typed: Numbers = False
                ) -> tuple[list[tuple[exp.Expression, Rule]], Rule | None]:
     """(predicate, rule) for each rule that can fire, in order, and the rule (if any) with
     no conditions that catches every case left (it replaces the default)."""
@@ -326,14 +336,14 @@ def _case(decisions: list[tuple[exp.Expression, Rule]], then: Callable[[Rule], e
 
 
 def _class_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
-                typed: bool = False) -> exp.Expression:
+                typed: Numbers = False) -> exp.Expression:
     decisions, catch_all = _decisions(ruleset, dialect, table, typed)
     default = catch_all.prediction if catch_all is not None else ruleset.default_class
     return _case(decisions, lambda r: _string(r.prediction, dialect), _string(default, dialect), form)
 
 
 def _rule_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
-               typed: bool = False) -> exp.Expression:
+               typed: Numbers = False) -> exp.Expression:
     decisions, catch_all = _decisions(ruleset, dialect, table, typed)
     # 0 = the default class decided (rule ids start at 1), the convention of every output
     default = exp.Literal.number(0 if catch_all is None else int(catch_all.id))
@@ -341,7 +351,7 @@ def _rule_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "f
 
 
 def _confidence_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
-                     typed: bool = False) -> exp.Expression:
+                     typed: Numbers = False) -> exp.Expression:
     decisions, catch_all = _decisions(ruleset, dialect, table, typed)
     # the confidences of every output (RuleSet.decision_confidences), to 6 significant digits
     by_id = dict(zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist()))
@@ -404,11 +414,23 @@ def case_nesting(expression: exp.Expression) -> int:
     return deepest
 
 
-def sql_nesting(model: RuleSet | BoostedRuleSet, dialect: str = "sqlite", form: str = "flat") -> int:
+def sql_nesting(model: RuleSet | BoostedRuleSet, dialect: str = "sqlite", form: str = "flat",
+                case_only: bool = False) -> int:
     """How deep the CASE expressions of the model's SQL nest: its CASE's depth, or a boosted model's
-    deepest trial's (the vote's own CASEs are one level deep)."""
+    deepest trial's (the vote's own CASEs are one level deep). The SELECT (to_sql_select) converts the
+    continuous columns apart from the rules' CASE, in a CASE of their own; `case_only`: the standalone
+    CASE (to_sql_case), which holds the conversion within each condition."""
+    _check_dialect(dialect)
     trials = model.trials if isinstance(model, BoostedRuleSet) else (model,)
-    return max(case_nesting(sql_case_expression(rs, dialect, form=form)) for rs in trials)
+    if case_only:
+        return max(case_nesting(sql_case_expression(rs, dialect, form=form)) for rs in trials)
+    rules = max(case_nesting(sql_case_expression(rs, dialect, form=form, typed=True)) for rs in trials)
+    tested = _tested_continuous(trials)
+    if not tested:
+        return rules
+    if dialect == "sqlite":   # the scalar subquery around the CASE (_Converted.wrap) takes one level of
+        return rules + 1      # SQLite's parser stack, as a CASE does (measured with SQLite 3.40)
+    return max(rules, case_nesting(_as_number(_column(tested[0], None), dialect)))
 
 
 # Limits of a statement's size or depth that a long rule list can pass, by dialect:
@@ -480,6 +502,77 @@ def _source(table: str | Sequence[str] | exp.Expression, alias: str) -> exp.Expr
                      " tuple, or a sqlglot query/table expression")
 
 
+def _tested_continuous(models: Sequence[RuleSet]) -> list[str]:
+    """The continuous columns the firing rules of `models` compare with thresholds, in schema order."""
+    used = {c.attribute for rs in models for r in rs.rules if r.fires for c in r.conditions if c.op in ("<=", ">")}
+    return [a for a in models[0].schema.names if a in used]
+
+
+class _Converted:
+    """Each continuous column the rules test, converted to a number once per row (`_as_number`) in a
+    relation of its own, `n`, whose columns are c1, c2, .. in schema order; the conditions compare
+    `n.c1` etc. (`refs`). Where the dialect can join a correlated row to each source row, the SELECT's
+    FROM clause joins it (`join`): a LATERAL subquery, SQL Server's and Oracle's lateral forms, or
+    BigQuery's UNNEST of a one-struct array. SQLite has none of those: there each output column is a
+    scalar subquery over the conversions that output reads (`wrap`), so a column is converted once per
+    output rather than once per reference. Only `t.*` and the outputs are selected, never `n`'s columns."""
+
+    def __init__(self, models: Sequence[RuleSet], dialect: str, table_alias: str, taken: Sequence[str]):
+        self.dialect, self.table_alias = dialect, table_alias
+        self.names = _tested_continuous(models)
+        folded = {n.casefold() for n in taken} | {table_alias.casefold()}
+        alias = "n"
+        while alias.casefold() in folded:   # a name no column nor the source's alias has
+            alias += "_"
+        self.alias = alias
+        self.refs = {a: exp.Column(this=_identifier(f"c{i}"), table=_identifier(alias))
+                     for i, a in enumerate(self.names, 1)}
+
+    def _select(self, names: Sequence[str]) -> exp.Select:
+        """`SELECT <as number t.a> AS c1, ..` for the columns `names`, fenced where a planner would paste
+        the expressions back into each reference (`_fenced`)."""
+        select = exp.Select(expressions=[
+            exp.alias_(_as_number(_column(a, self.table_alias), self.dialect), self.refs[a].name, quoted=True)
+            for a in names])
+        if self.dialect == "oracle":   # Oracle 21 and before need a FROM; DUAL is named in capitals
+            select = select.from_(exp.Table(this=_identifier("DUAL")))
+        return _fenced(select, self.dialect)
+
+    def join(self) -> exp.Join | None:
+        """The converted columns joined to each source row (None: none, or the dialect is SQLite)."""
+        if not self.names or self.dialect == "sqlite":
+            return None
+        alias = exp.TableAlias(this=_identifier(self.alias))
+        if self.dialect == "bigquery":   # no LATERAL subquery: a correlated UNNEST of one struct
+            struct = exp.Struct(expressions=[exp.PropertyEQ(this=_identifier(self.refs[a].name),
+                                                            expression=_as_number(_column(a, self.table_alias),
+                                                                                  self.dialect))
+                                             for a in self.names])
+            return exp.Join(this=exp.Unnest(expressions=[exp.Array(expressions=[struct])],
+                                            alias=exp.TableAlias(columns=[_identifier(self.alias)])),
+                            kind="CROSS")
+        select = self._select(self.names)
+        if self.dialect == "oracle":   # the alias on the subquery: Oracle's aliases take no AS
+            return exp.Join(this=exp.Lateral(this=exp.Subquery(this=select, alias=alias)), kind="CROSS")
+        if self.dialect == "tsql":   # CROSS APPLY
+            return exp.Join(this=exp.Lateral(this=exp.Subquery(this=select), alias=alias, cross_apply=True))
+        lateral = exp.Lateral(this=exp.Subquery(this=select), alias=alias)
+        # Snowflake documents the comma form, `FROM t, LATERAL (..) AS n`
+        return exp.Join(this=lateral, kind=None if self.dialect == "snowflake" else "CROSS")
+
+    def wrap(self, output: exp.Expression) -> exp.Expression:
+        """`output` as the SELECT lists it: as it is where `join` gives the conversions, else (SQLite)
+        `(SELECT <output> FROM (SELECT <conversions it reads>) AS n)`."""
+        if self.dialect != "sqlite":
+            return output
+        read = {c.name for c in output.find_all(exp.Column) if c.table == self.alias}
+        names = [a for a in self.names if self.refs[a].name in read]
+        if not names:
+            return output
+        inner = exp.Subquery(this=self._select(names), alias=exp.TableAlias(this=_identifier(self.alias)))
+        return exp.Subquery(this=exp.Select(expressions=[output]).from_(inner))
+
+
 def _check_outputs(model: RuleSet | BoostedRuleSet, outputs: list[str]) -> None:
     """Refuse an output column name that is empty, holds NUL, or collides (ignoring case) with an
     input column or another output."""
@@ -503,7 +596,7 @@ def to_sql_select(ruleset: RuleSet | BoostedRuleSet, table: str | Sequence[str] 
                   dialect: str = "sqlite", *, prediction_column: str = "predicted_class",
                   rule_column: str | None = "rule_id", table_alias: str = "t",
                   pretty: bool = True, confidence_column: str | None = None, form: str = "flat",
-                  votes_column: str = "votes") -> str:
+                  votes_column: str = "votes", typed: bool = False) -> str:
     """`SELECT t.*, <class> AS predicted_class, <rule id> AS rule_id FROM table AS t`.
 
     `table` is a table name (quoted as one identifier, dots included), a tuple of name
@@ -522,20 +615,34 @@ def to_sql_select(ruleset: RuleSet | BoostedRuleSet, table: str | Sequence[str] 
     _check_form(form)
     if isinstance(ruleset, BoostedRuleSet):
         return _boosted_select(ruleset, table, dialect, prediction_column, rule_column, table_alias, pretty,
-                               confidence_column, form, votes_column)
-    _check_outputs(ruleset, [prediction_column] + [c for c in (rule_column, confidence_column) if c is not None])
-    columns: list[exp.Expression] = [
-        exp.Column(this=exp.Star(), table=_identifier(table_alias)),
-        exp.alias_(_class_case(ruleset, dialect, table_alias, form), prediction_column, quoted=True),
-    ]
-    if rule_column is not None:
-        columns.append(exp.alias_(_rule_case(ruleset, dialect, table_alias, form), rule_column, quoted=True))
-    if confidence_column is not None:
-        columns.append(exp.alias_(_confidence_case(ruleset, dialect, table_alias, form), confidence_column,
-                                  quoted=True))
-    query = exp.Select(expressions=columns).from_(_source(table, table_alias))
+                               confidence_column, form, votes_column, typed)
+    outputs = [prediction_column] + [c for c in (rule_column, confidence_column) if c is not None]
+    _check_outputs(ruleset, outputs)
+    converted = _Converted([ruleset], dialect, table_alias, _all_names(ruleset, outputs))
+    numbers: Numbers = True if typed else converted.refs
+    columns: list[exp.Expression] = [exp.Column(this=exp.Star(), table=_identifier(table_alias))]
+    for name, case in ((prediction_column, _class_case), (rule_column, _rule_case),
+                       (confidence_column, _confidence_case)):
+        if name is not None:
+            columns.append(exp.alias_(converted.wrap(case(ruleset, dialect, table_alias, form, numbers)), name,
+                                      quoted=True))
+    query = _from(exp.Select(expressions=columns), table, table_alias, None if typed else converted)
     notes = "".join(f"-- {line}\n" for line in note_lines(ruleset))
     return notes + _render(query, dialect, pretty)
+
+
+def _all_names(model: RuleSet | BoostedRuleSet, outputs: Sequence[str]) -> list[str]:
+    return list(model.schema.names) + [model.schema.target] + list(outputs)
+
+
+def _from(select: exp.Select, table: str | Sequence[str] | exp.Expression, table_alias: str,
+          converted: _Converted | None) -> exp.Select:
+    """`select` FROM the source (as `table_alias`), joined to the converted columns if any."""
+    select = select.from_(_source(table, table_alias))
+    join = converted.join() if converted is not None else None
+    if join is not None:
+        select.append("joins", join)
+    return select
 
 
 def sql_double(value: float, dialect: str) -> exp.Expression:
@@ -615,7 +722,7 @@ def _fenced(query: exp.Select, dialect: str) -> exp.Select:
 
 def _boosted_select(model: BoostedRuleSet, table: str | Sequence[str] | exp.Expression, dialect: str,
                     prediction_column: str, rule_column: str | None, table_alias: str, pretty: bool,
-                    confidence_column: str | None, form: str, votes_column: str) -> str:
+                    confidence_column: str | None, form: str, votes_column: str, typed: bool = False) -> str:
     """The vote of a boosted model's trials as three nested SELECTs, each adding columns to all before:
     the innermost gives each trial's deciding rule id (that trial's rule-id CASE), the next each class's
     total vote (for each trial, CASE <its rule id> WHEN <id> THEN <vote> ELSE 0.0 END, added left to
@@ -633,10 +740,14 @@ def _boosted_select(model: BoostedRuleSet, table: str | Sequence[str] | exp.Expr
     _check_outputs(model, rules + totals + [everything, prediction_column]
                    + ([confidence_column] if confidence_column is not None else []))
     trials_alias, votes_alias = f"{table_alias}_trials", f"{table_alias}_votes"
+    converted = _Converted(model.trials, dialect, table_alias,
+                           _all_names(model, rules + totals + [everything, prediction_column, trials_alias,
+                                                               votes_alias]))
+    numbers: Numbers = True if typed else converted.refs
     first = exp.Select(expressions=[exp.Column(this=exp.Star(), table=_identifier(table_alias))] + [
-        exp.alias_(_rule_case(rs, dialect, table_alias, form), name, quoted=True)
-        for rs, name in zip(model.trials, rules)]).from_(_source(table, table_alias))
-    first = _fenced(first, dialect)
+        exp.alias_(converted.wrap(_rule_case(rs, dialect, table_alias, form, numbers)), name, quoted=True)
+        for rs, name in zip(model.trials, rules)])
+    first = _fenced(_from(first, table, table_alias, None if typed else converted), dialect)
     ballots = [(_ballot(rs, dialect), _column(name, trials_alias)) for rs, name in zip(model.trials, rules)]
     second = exp.Select(expressions=[exp.Column(this=exp.Star(), table=_identifier(trials_alias))] + [
         exp.alias_(_left_sum([_votes_case(b, ref, dialect, klass) for b, ref in ballots]), name, quoted=True)

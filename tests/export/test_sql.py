@@ -38,9 +38,16 @@ def test_case_is_flat_first_hit_and_leaves_out_rules_that_never_fire():
 
 def test_select_keeps_every_column_and_names_the_outputs():
     sql = to_sql_select(golf_ruleset(), "weather", "sqlite", pretty=False)
-    assert sql.startswith('SELECT "t".*, CASE WHEN "t"."outlook" = \'sunny\' AND (CASE WHEN TYPEOF("t"."humidity") ')
-    assert sql.endswith(' ELSE 0 END AS "rule_id" FROM "weather" AS "t"')
-    assert "ELSE 'Play' END AS \"predicted_class\"" in sql
+    # SQLite has no LATERAL: each output reads the converted column in a scalar subquery of its own
+    assert sql.startswith('SELECT "t".*, (SELECT CASE WHEN "t"."outlook" = \'sunny\' AND "n"."c1" > 75.0 THEN ')
+    assert ' FROM (SELECT (CASE WHEN TYPEOF("t"."humidity") ' in sql
+    assert sql.endswith(' AS "c1" LIMIT -1 OFFSET 0) AS "n") AS "rule_id" FROM "weather" AS "t"')
+    assert "ELSE 'Play' END FROM (SELECT " in sql and ') AS "n") AS "predicted_class", ' in sql
+    assert to_sql_select(golf_ruleset(), "weather", "sqlite", pretty=False, typed=True) == (
+        'SELECT "t".*, ' + to_sql_case(golf_ruleset(), "sqlite", pretty=False, typed=True, table_alias="t")
+        + ' AS "predicted_class", '
+        + to_sql_case(golf_ruleset(), "sqlite", output="rule", pretty=False, typed=True, table_alias="t")
+        + ' AS "rule_id" FROM "weather" AS "t"')
     named = to_sql_select(golf_ruleset(), "weather", "duckdb", prediction_column="pred class",
                           rule_column="why", table_alias="w", pretty=False)
     assert 'AS "pred class"' in named and 'AS "why"' in named and 'FROM "weather" AS "w"' in named
@@ -186,9 +193,12 @@ def test_every_dialect_parses_back_with_the_same_names_and_values(dialect, hosti
     tree = sqlglot.parse_one(sql, read=dialect)
     assert isinstance(tree, exp.Select)
     tested = {c.attribute for r in rs.rules if r.fires for c in r.conditions}
-    columns = {c.name for c in tree.find_all(exp.Column) if not isinstance(c.this, exp.Star)}
+    columns = {c.name for c in tree.find_all(exp.Column) if c.table == "t" and not isinstance(c.this, exp.Star)}
     assert columns == tested
-    assert {c.table for c in tree.find_all(exp.Column)} == {"t"}
+    # the conditions read each continuous column converted once, as n.c1, n.c2, ..
+    continuous = {c.attribute for r in rs.rules if r.fires for c in r.conditions if c.op in ("<=", ">")}
+    assert {(c.table, c.name) for c in tree.find_all(exp.Column) if c.table != "t"} == {
+        ("n", f"c{i}") for i in range(1, len(continuous) + 1)}
     assert tree.find(exp.Table).name == 'scored "t"; --'
     assert [a.alias for a in tree.expressions[1:]] == ["pred'; --", "rule`]"]
     strings = {lit.name for lit in tree.find_all(exp.Literal) if lit.is_string}
@@ -200,8 +210,10 @@ def test_every_dialect_parses_back_with_the_same_names_and_values(dialect, hosti
         expected.add("NaN")
     expected |= _as_number_strings(dialect)
     assert strings == expected
-    # regenerating from the parsed tree gives the same text: nothing was reinterpreted
-    assert tree.sql(dialect=dialect, identify=True, pretty=True) == sql
+    # regenerating from the parsed tree gives the same text: nothing was reinterpreted (but sqlglot
+    # writes `AS` before a LATERAL's alias, which Oracle refuses: the export writes none there)
+    again = tree.sql(dialect=dialect, identify=True, pretty=True)
+    assert again == (sql.replace('\n) "n"', '\n) AS "n"') if dialect == "oracle" else sql)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -209,7 +221,9 @@ def test_fitted_rules_parse_in_every_dialect(dialect, fitted):
     rs = fitted("crx").ruleset
     tree = sqlglot.parse_one(to_sql_select(rs, ("analytics", "crx cases"), dialect), read=dialect)
     assert tree.find(exp.Table).name == "crx cases" and tree.find(exp.Table).db == "analytics"
-    assert [type(a.this) for a in tree.expressions[1:]] == [exp.Case, exp.Case]
+    # SQLite: each output a scalar subquery over the converted columns
+    outputs = [a.this.this.expressions[0] if dialect == "sqlite" else a.this for a in tree.expressions[1:]]
+    assert [type(o) for o in outputs] == [exp.Case, exp.Case]
 
 
 def test_subquery_source():
@@ -393,3 +407,29 @@ def test_subset_rules_compare_with_in(fitted):
     assert tests, "crx with subset=True should learn `in` tests"
     sql = to_sql_case(rs, "postgres", pretty=False, typed=True)
     assert sql.count(" IN (") == sum(len(c.value) > 1 for c in tests) > 0   # one value: `=`
+
+
+def test_converted_columns_take_names_no_column_has():
+    """The relation of converted columns is `n` unless a column or the source's alias is named so; its
+    columns (c1, ..) are never selected: the output is every input column and the outputs."""
+    schema = Schema((Attribute("n", "continuous"), Attribute("c1", "discrete", ("a", "b")),
+                     Attribute("N_", "continuous")), ("yes", "no"))
+    rs = RuleSet(schema, (Rule(1, (Condition("n", ">", 1.5), Condition("c1", "=", "a")), "yes", 1, 0, 0.1, 1.0),
+                          Rule(2, (Condition("N_", "<=", 2.0),), "yes", 1, 0, 0.1, 1.0)), "no", (1, 1), (0, 1))
+    rows = [("2", "a", "9"), ("2", "b", "9"), ("1", "a", "1"), ("x", "a", " 2 ")]
+    for dialect in ("sqlite", "duckdb"):
+        sql = to_sql_select(rs, "cases", dialect, table_alias="n__", pretty=False)
+        tree = sqlglot.parse_one(sql, read=dialect)
+        assert {c.table for c in tree.find_all(exp.Column)} == {"n__", "n___"}   # n, N_ and n__ taken
+        if dialect == "sqlite":
+            con = sqlite3.connect(":memory:")
+            con.execute('CREATE TABLE cases ("n" TEXT, "c1" TEXT, "N_" TEXT)')
+            con.executemany("INSERT INTO cases VALUES (?, ?, ?)", rows)
+            cur = con.execute(sql)
+        else:
+            con = duckdb.connect()
+            con.execute('CREATE TABLE cases ("n" VARCHAR, "c1" VARCHAR, "N_" VARCHAR)')
+            con.executemany("INSERT INTO cases VALUES (?, ?, ?)", rows)
+            cur = con.execute(sql)
+        assert [d[0] for d in cur.description] == ["n", "c1", "N_", "predicted_class", "rule_id"]
+        assert cur.fetchall() == [r + d for r, d in zip(rows, [("yes", 1), ("no", 0), ("yes", 2), ("yes", 2)])]

@@ -7,10 +7,11 @@ import sqlite3
 
 import pandas as pd
 import pytest
+from sqlglot import exp
 
 from c45rules.data.reading import DEFAULT_READ
-from c45rules.export.sql import (case_nesting, sql_nesting, sql_case_expression, sql_limit_warnings, to_sql_case,
-                                 to_sql_select)
+from c45rules.export.sql import (_as_number, _render, case_nesting, sql_nesting, sql_case_expression,
+                                 sql_limit_warnings, to_sql_case, to_sql_select)
 from c45rules.pipeline import fit
 
 from reference import DATA
@@ -78,21 +79,37 @@ def _long_names(ruleset, width: int, fill: str = "x"):
     return dataclasses.replace(ruleset, schema=schema, rules=rules)
 
 
+@pytest.mark.parametrize("dialect", ["bigquery", "duckdb", "postgres", "snowflake", "tsql", "oracle", "sqlite"])
+def test_the_sql_grows_by_one_conversion_per_continuous_column(dialect):
+    """Issue 47.1: each continuous column the rules test is read as a number once per row (SQLite: once per
+    output column), not at each of its references: the SQL is the typed SQL plus one as-number
+    expression per column and a constant."""
+    synth = fit(DATA / "synth_10k" / "synth_10k")   # some 60 rules, hundreds of references to continuous columns
+    tested = sorted({c.attribute for r in synth.rules if r.fires for c in r.conditions if c.op in ("<=", ">")})
+    references = sum(1 for r in synth.rules if r.fires for c in r.conditions if c.op in ("<=", ">"))
+    assert len(tested) >= 10 and references >= 10 * len(tested)
+    outputs = 3 if dialect == "sqlite" else 1   # class, rule id, confidence: a scalar subquery each in SQLite
+    conversion = sum(len(_render(_as_number(exp.column(a, table="t", quoted=True), dialect), dialect, False))
+                     for a in tested)
+    kw = dict(pretty=False, confidence_column="confidence")
+    typed = len(to_sql_select(synth, "cases", dialect, typed=True, **kw))
+    assert typed < len(to_sql_select(synth, "cases", dialect, **kw)) <= typed + outputs * (conversion + 40 * len(tested)) + 100
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 47.1: the as-number expression is written at each reference to a"
-                   " continuous column, so synth_10k's SQL is 3.7 MB; converting once per row is left to do")
 def test_a_long_rule_list_passes_the_bigquery_and_snowflake_limits():
     synth = fit(DATA / "synth_10k" / "synth_10k")   # some 60 rules testing 30 columns
     short = to_sql_select(synth, "t", "bigquery")
     assert len(short) < 1024 * 1024 and sql_limit_warnings(short, "bigquery", 1) == []
-    text = to_sql_select(_long_names(synth, 1500), "t", "bigquery")
+    # names long enough that the tests on discrete columns and the conversions pass 1 MB
+    text = to_sql_select(_long_names(synth, 4000), "t", "bigquery")
     assert len(text) > 1024 * 1024
     assert sql_limit_warnings(text, "bigquery", 1) == [
         f"the bigquery SQL has {len(text):,} characters, over the limit of 1,048,576 (BigQuery's 'Quotas and"
         " limits' page: maximum unresolved GoogleSQL query length 1,024K characters); a model with fewer"
         " rules (fit with a lower -c) gives a shorter statement"]
     # Snowflake's limit is in bytes: names of 'é' (two bytes of UTF-8) pass it in fewer characters
-    text = to_sql_select(_long_names(synth, 1000, "é"), "t", "snowflake")
+    text = to_sql_select(_long_names(synth, 2000, "é"), "t", "snowflake")
     size = len(text.encode("utf-8"))
     assert len(text) < 1024 * 1024 < size
     assert sql_limit_warnings(text, "snowflake", 1) == [
@@ -125,6 +142,16 @@ def test_sqlite_and_duckdb_nesting_limits_hold():
         assert connect().execute(query(deepest)).fetchall() == [(0,)]
         with pytest.raises(Exception, match="(?i)stack overflow|expression depth"):
             connect().execute(query(deepest + 1)).fetchall()
+    # SQLite's SELECT reads converted columns in a scalar subquery, which takes a level of its own:
+    # sql_nesting counts it
+    wrapped = query(22).replace("SELECT CASE", "SELECT (SELECT CASE", 1).replace(
+        " FROM (SELECT -1 AS x)", " FROM (SELECT 1 AS c1 LIMIT -1 OFFSET 0) AS n) FROM (SELECT -1 AS x)")
+    assert sqlite3.connect(":memory:").execute(wrapped).fetchall() == [(0,)]
+    with pytest.raises(Exception, match="(?i)stack overflow"):
+        sqlite3.connect(":memory:").execute(wrapped.replace("ELSE 0 END", "ELSE CASE WHEN x = 22 THEN 22"
+                                                            " ELSE 0 END END", 1)).fetchall()
+    crx = fit(DATA / "crx" / "crx")
+    assert sql_nesting(crx, "sqlite", "nested") == sql_nesting(crx, "duckdb", "nested") + 1
 
 
 def cli_err(argv: list[str]) -> tuple[int, str, str]:
@@ -144,7 +171,11 @@ def test_cli_form_and_json(tmp_path):
     ruleset = fit(DATA / "crx" / "crx")
     model = tmp_path / "crx.yaml"
     write_yaml(ruleset, model)
-    fired = sql_nesting(ruleset, "tsql", "nested")   # a CASE per rule, and the as-number CASE within
+    fired = sql_nesting(ruleset, "tsql", "nested")   # a CASE per rule (the conversions are apart)
+    assert fired == len([r for r in ruleset.rules if r.fires]) > 10
+    # the standalone CASE holds the as-number CASE within each condition: one level more
+    assert sql_nesting(ruleset, "tsql", "nested", case_only=True) == fired + 1
+    assert sql_nesting(ruleset, "tsql", "flat") == 1 and sql_nesting(ruleset, "tsql", "flat", case_only=True) == 2
     code, out, err = cli_err(["export", str(model), "--to", "sql", "--dialect", "tsql", "--form", "nested",
                               "-o", str(tmp_path / "n.sql"), "--json"])
     assert code == 0
@@ -160,6 +191,9 @@ def test_cli_form_and_json(tmp_path):
     assert (code, err) == (0, "")
     assert json.loads(out) == {"dialect": "tsql", "characters": len((tmp_path / "f.sql").read_text()),
                                "nesting": sql_nesting(ruleset, "tsql", "flat"), "warnings": []}
+    code, out, err = cli_err(["export", str(model), "--to", "sql", "--dialect", "tsql", "--case-only",
+                              "-o", str(tmp_path / "c.sql"), "--json"])   # the conversion within: 2 levels
+    assert (code, err, json.loads(out)["nesting"]) == (0, "", 2)
     code, _, err = cli_err(["export", str(model), "--to", "sql", "--json"])
     assert (code, err) == (2, "c45rules: error: --json prints a summary of the SQL on stdout: give the SQL"
                               " file with -o\n")
