@@ -63,10 +63,13 @@ def test_a_perfect_first_trial_stops_boosting():
         assert evaluate_votes(model, train).errors == 0
 
 
-def _constant(train, klass: int):
-    """golf's single model stripped to a default class: a learner that always answers `klass`."""
+def _constant(train, klass: int, rules: bool = True):
+    """golf's single model with every rule and the default answering `klass` (or, without
+    `rules`, stripped to that default class)."""
     base = fit_dataset(train)[0]
-    return replace(base, rules=(), default_class=train.schema.classes[klass])
+    name = train.schema.classes[klass]
+    kept = tuple(replace(r, prediction=name) for r in base.rules) if rules else ()
+    return replace(base, rules=kept, default_class=name)
 
 
 def test_the_wrong_cases_share_moves_halfway_to_one_half():
@@ -105,6 +108,14 @@ def test_a_trial_at_half_the_weight_is_dropped_and_stops_boosting():
         return _constant(train, next(answers)), 1
     trials = boost_trials(train, 10, learn)
     assert [t.kept for t in trials] == [True, False] and trials[1].error > 0.5
+
+
+def test_a_later_trial_without_rules_is_dropped_and_stops_boosting():
+    train, _ = load_stem(stem("golf"))
+    answers = iter([_constant(train, 0), _constant(train, 0), _constant(train, 0, rules=False)])
+    trials = boost_trials(train, 10, lambda data, leaf_ratio: (next(answers), 1))
+    # trials 1 and 2 have rules; trial 3 has none: dropped, though less than half the weight is wrong
+    assert [t.kept for t in trials] == [True, True, False] and trials[2].error < 0.5
 
 
 def test_reweighting_on_a_toy_vector():
