@@ -100,10 +100,11 @@ def boost_trials(train: Dataset, trials: int,
     out: list[Trial] = []
     data = train
     ratio = None
+    ranks: dict = {}     # the later trials' growth ranks the columns once (tree/grow.py), for this run only
     for t in range(trials):
         if t:
             # the same columns and their cached sorted values: only the weights change
-            data = replace(train, weights=weights)
+            data = replace(train, weights=weights, _value_ranks=ranks)
         rs, leaves = learn(data, ratio)
         if not t:
             ratio = LEAF_SLACK * leaves / float(base.sum())

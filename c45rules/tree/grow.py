@@ -184,12 +184,17 @@ class _Grower:
         """The compiled node steps' view of the continuous attributes, made once: their value ranks
         (k x n, int32, value_ranks), their number, and each one's distinct known values (float64,
         then float32; attribute j's at at[j]..at[j + 1], by rank)."""
+        if self._ranked is None and self.leaf_ratio is not None:
+            # boosting's later trials grow on the same columns: their ranks are made once
+            self._ranked = self.data._value_ranks.get(tuple(self.cont))
         if self._ranked is None:
             values = [self.data.sorted_values(a) for a in self.cont]
             at = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
             values = np.concatenate(values) if values else np.empty(0)
             ranks = value_ranks([self.data.columns[a] for a in self.cont], self.data.n)
             self._ranked = (ranks, len(self.cont), values, values.astype(np.float32), at)
+            if self.leaf_ratio is not None:
+                self.data._value_ranks[tuple(self.cont)] = self._ranked
         return self._ranked
 
     def snap_many(self, a: int, below: np.ndarray, above: np.ndarray) -> np.ndarray:

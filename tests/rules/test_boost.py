@@ -294,3 +294,24 @@ def test_diff_trial_by_trial_and_the_decisions_that_move(crx):
     assert "Trial 2: only in the new model" in text and "Decisions on crx.test: 11 of 200 rows change" in text
     same = diff_models(boosted, boosted, test)
     assert same.decisions_changed == 0 and all(not t.added and not t.removed for t in same.trials)
+
+
+def test_later_trials_share_the_value_ranks_and_grow_the_same_trees():
+    from c45rules.tree.grow import grow_tree
+    from c45rules.tree.node import FlatTree
+    train, _ = load_stem(stem("crx"))
+    w = np.random.default_rng(2).uniform(0.2, 3.0, train.n)
+    first = replace(train, weights=w, _value_ranks={})
+    a = FlatTree(grow_tree(first, leaf_ratio=0.05))
+    assert len(first._value_ranks) == 1
+    ranks = next(iter(first._value_ranks.values()))
+    second = replace(first, weights=w.copy()) # a later trial's copy: the same dict
+    b = FlatTree(grow_tree(second, leaf_ratio=0.05))
+    assert next(iter(second._value_ranks.values())) is ranks
+    fresh = replace(train, weights=w, _value_ranks={})   # another dict: ranks of its own
+    c = FlatTree(grow_tree(fresh, leaf_ratio=0.05))
+    for x in (b, c):
+        assert a.klass.tolist() == x.klass.tolist() and np.array_equal(a.items, x.items)
+    # a boosting run keeps them to itself, not on the data it was given
+    fit_dataset(train, trials=3)
+    assert not train._value_ranks
