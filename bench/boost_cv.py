@@ -96,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             entry["boosted_commit"] = run_stamp()["commit"]
             results.append(entry)
             CACHE.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
-            print(f"  ours boosted {np.mean(entry['errors']['ours boosted']):.1f}% ({entry['secs']['ours boosted']:.1f}s)",
-                  file=sys.stderr, flush=True)
+            mean, secs = np.mean(entry["errors"]["ours boosted"]), entry["secs"]["ours boosted"]
+            print(f"  ours boosted {mean:.1f}% ({secs:.1f}s)", file=sys.stderr, flush=True)
             continue
         if key in cache and not args.recompute:
             results.append(cache[key])

@@ -30,12 +30,15 @@ grew 15-20k leaves at 100k cases, to split a few heavy cases off, and made ten t
   the next weights would be degenerate) or e >= 0.5 (the trial is dropped, unless it is the first,
   which is then the whole model); and, as C5.0 does, when a later trial keeps no rule (its tree
   tests nothing within the budget, or no rule survives): it would vote its default class for
-  every case, so it is dropped.
+  every case, so it is dropped. (Measured on the 10 folds of bench/boost_cv.py's sets, issue 48:
+  it ends 16 of 230 boosting runs, on 8 sets; without it breast-cancer errs 27.3% against 26.95%,
+  diabetes 24.6% against 24.2%, golf 20.0% against 25.0%, the other five alike.)
 
 C5.0's other rules are not adopted: its stop at e >= 0.49 rather than 0.5 and at a near-perfect
-trial, abandoning boosting when fewer than 3 trials are built, and, in the second half of the
-trials, no weight for the cases the remaining trials can no longer outvote, nor growth from the
-cases at the weight floor (not measured yet: issue 48).
+trial (over those 230 runs no trial erred on 0.49 to 0.5 of the weight, none on less than 0.1%
+but more than 0: neither would change a model there), abandoning boosting when fewer than 3
+trials are built, and, in the second half of the trials, no weight for the cases the remaining
+trials can no longer outvote, nor growth from the cases at the weight floor (not measured).
 
 The model records `trials` (asked) and `trials_built` in its options.
 
