@@ -126,9 +126,10 @@ def grower_options(o: dict[str, Any]) -> dict[str, Any]:
 
 def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_ratio: bool = True,
                subset: bool = False, jobs: int = 1, grower: str = "c45", costs: Any = None,
-               **options: Any) -> Tree:
+               leaf_ratio: float | None = None, prune: bool = True, **options: Any) -> Tree:
     """Grow a tree with the named grower (default c4.5: the unpruned tree and its pruned copy, spec 2-3);
-    with `costs`, every node's class is the one of least expected cost (data/costs.py)."""
+    with `costs`, every node's class is the one of least expected cost (data/costs.py). `leaf_ratio`
+    and `prune` (c4.5 only) are boosting's for its later trials (growers/c45.py, rules/boost.py)."""
     _require_labels(data)
     grow = get_grower(grower)
     if data.weights is not None and grower != "c45":
@@ -138,7 +139,7 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
         raise InputError(f"misclassification costs are supported by the c45 grower only, not by grower {grower!r}")
     if grower == "c45":
         return grow(data, {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset,
-                           "jobs": jobs})
+                           "jobs": jobs, "leaf_ratio": leaf_ratio, "prune": prune})
     if grower == "j48":
         # J48 prunes with cf and splits with -M as c4.5 does
         return grow(data, {"jobs": jobs, "cf": cf, "min_objs": min_objs, **options})
@@ -316,11 +317,14 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSe
     from .rules.boost import boost_trials
     first: list[tuple[Tree, RulesTrace]] = []
 
-    def learn(data: Dataset) -> RuleSet:
-        rs, tree, trace = _fit_once(data, o)
+    def learn(data: Dataset, leaf_ratio: float | None) -> tuple[RuleSet, int | None]:
+        # the later trials' trees are not pruned: their rules come from the unpruned tree, and
+        # only the first trial's pruned tree is used (its leaves set the leaf ratio; fit_dataset
+        # returns it)
+        rs, tree, trace = _fit_once(data, o, leaf_ratio=leaf_ratio, prune=not first)
         if not first:
             first.append((tree, trace))
-        return rs
+        return rs, None if tree.pruned is None else tree.pruned.leaves()
 
     built = [t.ruleset for t in boost_trials(train, trials, learn) if t.kept]
     rs1 = built[0]
@@ -329,9 +333,11 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSe
     return model, *first[0]
 
 
-def _fit_once(train: Dataset, o: dict[str, Any]) -> tuple[RuleSet, Tree, RulesTrace]:
-    """One tree and its ruleset for checked grower options `o` (winnowed attributes left out)."""
-    tree = grow_with(train, o)
+def _fit_once(train: Dataset, o: dict[str, Any], *, leaf_ratio: float | None = None,
+              prune: bool = True) -> tuple[RuleSet, Tree, RulesTrace]:
+    """One tree and its ruleset for checked grower options `o` (winnowed attributes left out;
+    `leaf_ratio` and `prune` as grow_with's, for boosting's later trials)."""
+    tree = grow_with(train, o, leaf_ratio=leaf_ratio, prune=prune)
     rs, trace = rules_of(tree, train, o)
     return rs, tree, trace
 
@@ -442,11 +448,13 @@ def soft_tree(train: Dataset, o: dict[str, Any]) -> Tree:
     return Tree(train.schema, unpruned, pruned, o)
 
 
-def grow_with(train: Dataset, o: dict[str, Any]) -> Tree:
+def grow_with(train: Dataset, o: dict[str, Any], *, leaf_ratio: float | None = None, prune: bool = True) -> Tree:
     """The tree of checked options `o` (grower_options' result, or a model's recorded options;
-    winnowed attributes are left out of the growing, the tree keeps the data's schema)."""
+    winnowed attributes are left out of the growing, the tree keeps the data's schema);
+    `leaf_ratio` and `prune` for boosting's later trials (learn_tree)."""
     if o.get("winnowed"):
-        tree = grow_with(without(train, set(o["winnowed"])), {**o, "winnowed": []})
+        tree = grow_with(without(train, set(o["winnowed"])), {**o, "winnowed": []}, leaf_ratio=leaf_ratio,
+                         prune=prune)
         tree.schema = train.schema
         return tree
     if o.get("soft"):
@@ -455,4 +463,5 @@ def grow_with(train: Dataset, o: dict[str, Any]) -> Tree:
     own = {k: o.get(k, v) for k, v in GROWER_OPTIONS[name].items()}
     return learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), grower=name, seed=o.get("seed"),
                       costs=o.get("costs"), **own) if name != "c45" else \
-        learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), costs=o.get("costs"), **own)
+        learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), costs=o.get("costs"), leaf_ratio=leaf_ratio,
+                   prune=prune, **own)

@@ -126,13 +126,14 @@ def test_check_estimator_passes_every_check(trials):
 def test_boosted_estimator(iris):
     X, y = iris
     model = C45Rules(trials=10).fit(X, y)
-    assert type(model.ruleset_).__name__ == "BoostedRuleSet" and len(model.ruleset_.trials) == 4
-    assert model.score(X, y) == 1.0
+    # C5.0's gentle reweighting (rules/boost.py): no trial classifies every case, all 10 are built
+    assert type(model.ruleset_).__name__ == "BoostedRuleSet" and len(model.ruleset_.trials) == 10
+    assert model.score(X, y) == 149 / 150
     assert (model.predict(X) == model.ruleset_.predict(X)).all()
     proba = model.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert (model.classes_[proba.argmax(axis=1)] == model.predict(X)).all()
-    assert model.predict_rule(X).shape == (150, 4)
+    assert model.predict_rule(X).shape == (150, 10)
     assert clone(model).get_params()["trials"] == 10
 
 

@@ -124,6 +124,9 @@ class Dataset:
     y: np.ndarray | None  # int32 class codes, None when the data has no class column
     source: str = "<data>"
     _sorted_values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    # the compiled growth's value ranks of these columns (tree/grow.py), kept only by boosting's
+    # later trials, which share the columns (a reweighted copy shares this dict too)
+    _value_ranks: dict[tuple[int, ...], tuple] = field(default_factory=dict, repr=False)
     # scoring only: per discrete attribute, the distinct texts encoded as UNSEEN_CODE (sorted)
     unseen_values: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     # column -> {token: cells}: texts read as unknown by a table reader's tokens (not '' or '?')

@@ -157,5 +157,5 @@ def split_weights(data: Dataset, column: str, label: str = "--weights") -> tuple
                          f" (read as {attr.kind}{': ' + values if values else ''}); weights must be numbers")
     keep = [j for j in range(len(names)) if j != i]
     schema = Schema(tuple(data.schema.attributes[j] for j in keep), data.schema.classes, data.schema.target)
-    out = replace(data, schema=schema, columns=[data.columns[j] for j in keep], _sorted_values={})
+    out = replace(data, schema=schema, columns=[data.columns[j] for j in keep], _sorted_values={}, _value_ranks={})
     return out, data.columns[i]

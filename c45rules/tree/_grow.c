@@ -1012,6 +1012,7 @@ typedef struct {
     const int64_t *sorted_at;   /* ... at sorted_at[j]..sorted_at[j+1] */
     int64_t *tested;            /* tests of each attribute above the node */
     double min_objs;
+    double leaf_ratio;          /* > 0: a node's leaf budget is leaf_ratio x its weight (boosting) */
     int gain_ratio, defer;
     /* one node's scratch */
     float *w, *dist, *gain, *split, *tables, *g_d, *s_d, *val_freq, *class_count, *g_c, *s_c;
@@ -1125,7 +1126,9 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
         if (dist[c] > dist[best_class]) best_class = c;
     const float no_best = dist[best_class], errors = cases - no_best;
     /* spec 2.1; the "one class" test is c4.5's float equality of two separate sums */
-    if (no_best == cases || cases < (float)(2 * g->min_objs)) {
+    /* grow.py _Grower.budget: in double, from the float node weight */
+    const double budget = g->leaf_ratio > 0 ? g->leaf_ratio * (double)cases : INFINITY;
+    if (no_best == cases || cases < (float)(2 * g->min_objs) || budget < 2.0) {
         free(idx);
         return emit(g, best_class, cases, errors, 0, -1, 0.0, 0, dist) ? 0 : -1;
     }
@@ -1145,7 +1148,8 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
                   g->below, g->above);
     for (Py_ssize_t a = 0; a < A; a++) {
         Py_ssize_t j = g->column[a];
-        if (g->kind[a] == 1 && !g->tested[a]) {
+        /* a discrete test with more branches than the budget is refused (_Grower.refuse_wide) */
+        if (g->kind[a] == 1 && !g->tested[a] && !((double)g->nvals[j] > budget)) {
             g->gain[a] = g->g_d[j];
             g->split[a] = g->s_d[j];
         } else if (g->kind[a] == 2) {
@@ -1223,7 +1227,7 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
 
 PyDoc_STRVAR(grow_nodes_doc,
 "grow_nodes(ranks, k, Xd, width, D, V, y, n_classes, weights, clean, column, kind, excluded,\n"
-"           nvals, sorted, sorted32, sorted_at, tested, min_objs, gain_ratio, defer, idx)\n\n"
+"           nvals, sorted, sorted32, sorted_at, tested, min_objs, gain_ratio, defer, idx, leaf_ratio)\n\n"
 "grow.py _Grower.grow of the cases idx (int64, each case once), depth first, node by node:\n"
 "ranks (int32, k x all cases: node_cuts' ranks, by the values below); Xd (all cases x D codes,\n"
 "`width` bytes; V the widest attribute's values + 1); y (int64); weights (float32, changed and\n"
@@ -1235,7 +1239,8 @@ PyDoc_STRVAR(grow_nodes_doc,
 "level-wise growth. Returns a tuple of bytes: the nodes depth first (klass int64, items float64,\n"
 "errors float64, kind int8, attribute int64, cut float64, fanout int64, dist float32 x classes)\n"
 "and the deferred subtrees (their node's position int64, size int64, cases int64, tested uint8\n"
-"x attributes).");
+"x attributes). leaf_ratio > 0 (boosting's later trials): a node whose leaf_ratio x weight is under 2\n"
+"stays a leaf, and a discrete test with more branches than that is refused (0: no budget).");
 
 static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
     (void)self;
@@ -1244,10 +1249,10 @@ static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
     memset(v, 0, sizeof(v));
     Grow g;
     memset(&g, 0, sizeof(g));
-    if (!PyArg_ParseTuple(args, "y*ny*nnny*nw*y*y*y*y*y*y*y*y*w*dppy*", &v[RANK], &g.k, &v[XD], &g.width,
+    if (!PyArg_ParseTuple(args, "y*ny*nnny*nw*y*y*y*y*y*y*y*y*w*dppy*d", &v[RANK], &g.k, &v[XD], &g.width,
                           &g.D, &g.V, &v[Y], &g.C, &v[W], &v[CLEAN], &v[COLUMN], &v[KIND], &v[EXCL], &v[NVALS],
                           &v[SORTED], &v[SORTED32], &v[SORTED_AT], &v[TESTED], &g.min_objs, &g.gain_ratio,
-                          &g.defer, &v[IDX]))
+                          &g.defer, &v[IDX], &g.leaf_ratio))
         return NULL;
     PyObject *result = NULL;
     Frame *stack = NULL;

@@ -34,8 +34,10 @@ _FORK_WORK = 4_000_000
 
 class _Grower:
     def __init__(self, data: Dataset, min_objs: float, gain_ratio: bool, subset: bool,
-                 by_level: bool = True, jobs: int = 1):
+                 by_level: bool = True, jobs: int = 1, leaf_ratio: float | None = None):
         schema = data.schema
+        # boosting's later trials (rules/boost.py): a node's leaf budget is leaf_ratio x its weight
+        self.leaf_ratio = leaf_ratio
         self.data = data
         self.y = data.y.astype(np.int64)
         self.C = len(schema.classes)
@@ -81,8 +83,9 @@ class _Grower:
             self.clean &= data.columns[i] >= 0
         # the node-by-node growth in the compiled module, but for subset tests (-s)
         self.compiled = _native is not None and not subset and data.n < 2**31 - 1
-        # subset tests (-s) are searched node by node
-        self.levels = _Levels(self) if by_level and not subset else None
+        # subset tests (-s) are searched node by node; a leaf budget acts node by node too (the
+        # level-wise growth knows none: only unit weights reach it, which boosted trials rarely have)
+        self.levels = _Levels(self) if by_level and not subset and leaf_ratio is None else None
 
     def run(self) -> Node:
         """Grow the whole tree."""
@@ -181,12 +184,17 @@ class _Grower:
         """The compiled node steps' view of the continuous attributes, made once: their value ranks
         (k x n, int32, value_ranks), their number, and each one's distinct known values (float64,
         then float32; attribute j's at at[j]..at[j + 1], by rank)."""
+        if self._ranked is None and self.leaf_ratio is not None:
+            # boosting's later trials grow on the same columns: their ranks are made once
+            self._ranked = self.data._value_ranks.get(tuple(self.cont))
         if self._ranked is None:
             values = [self.data.sorted_values(a) for a in self.cont]
             at = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
             values = np.concatenate(values) if values else np.empty(0)
             ranks = value_ranks([self.data.columns[a] for a in self.cont], self.data.n)
             self._ranked = (ranks, len(self.cont), values, values.astype(np.float32), at)
+            if self.leaf_ratio is not None:
+                self.data._value_ranks[tuple(self.cont)] = self._ranked
         return self._ranked
 
     def snap_many(self, a: int, below: np.ndarray, above: np.ndarray) -> np.ndarray:
@@ -241,11 +249,15 @@ class _Grower:
         # largest class: with costs, a class of zero cost may label a node of another class)
         if dist.max() == cases or cases < 2 * self.min_objs:
             return node, 0
+        budget = self.budget(cases)
+        if budget < 2:
+            return node, 0
         scans = None
         if reorder is not None:
             idx, scans = reorder()
         w = self.weights[idx]
         gain, split, cuts, subsets = self.evaluate(idx, w, cases, scans)
+        self.refuse_wide(gain, subsets, budget)
         a = int(self.choose(gain, split)[0])
         if a < 0:
             return node, 0
@@ -261,6 +273,21 @@ class _Grower:
             node.kind = "discrete"
             forks = len(attr.values)
         return node, forks
+
+    def budget(self, cases: np.float32) -> float:
+        """The node's leaf budget: leaf_ratio x its weight (in double, as the compiled growth
+        reckons it), infinite without a leaf ratio."""
+        return np.inf if self.leaf_ratio is None else self.leaf_ratio * float(cases)
+
+    def refuse_wide(self, gain: np.ndarray, subsets: dict[int, tuple], budget: float) -> None:
+        """No discrete test at a node whose branches outnumber its leaf budget (its gain set to
+        NO_GAIN, as an attribute tested above: the next best attribute is chosen)."""
+        if budget == np.inf:
+            return
+        for j, a in enumerate(self.disc):
+            forks = len(subsets[a]) if a in subsets else self.nvals[j]
+            if forks > budget:
+                gain[a] = NO_GAIN
 
     def grow(self, idx: np.ndarray) -> Node:
         if self.levels is not None and self.is_clean(idx):
@@ -317,7 +344,8 @@ class _Grower:
                                  self.C, self.weights, self.clean.view(np.uint8), column, kind,
                                  (self.many & (not self.multi_val)).view(np.uint8), self.nvals, values, values32, at,
                                  self.tested, self.min_objs, self.gain_ratio, self.levels is not None,
-                                 np.ascontiguousarray(idx, dtype=np.int64))
+                                 np.ascontiguousarray(idx, dtype=np.int64),
+                                 0.0 if self.leaf_ratio is None else float(self.leaf_ratio))
         klass, items, errors, kind, attribute, cut, fanout = (
             np.frombuffer(b, dtype=t) for b, t in zip(out, (np.int64, np.float64, np.float64, np.int8, np.int64,
                                                               np.float64, np.int64)))
@@ -1068,13 +1096,16 @@ def branch_of(node: Node, col: np.ndarray) -> np.ndarray:
 
 
 def grow_tree(data: Dataset, *, min_objs: float = 2, gain_ratio: bool = True,
-              subset: bool = False, jobs: int = 1, flat: bool = False) -> Node | FlatTree:
+              subset: bool = False, jobs: int = 1, flat: bool = False,
+              leaf_ratio: float | None = None) -> Node | FlatTree:
     """Grow the unpruned C4.5 tree on `data` (spec 2); with `flat`, as a FlatTree where the
-    growth can make it without node objects (else as nodes all the same)."""
+    growth can make it without node objects (else as nodes all the same). `leaf_ratio` (boosting's
+    later trials, rules/boost.py): a node whose leaf budget, leaf_ratio x its weight, is under 2
+    stays a leaf, and no discrete test has more branches than its node's budget."""
     if data.y is None or data.n == 0:
         raise ValueError("growing a tree needs labelled cases")
     try:
-        grower = _Grower(data, min_objs, gain_ratio, subset, jobs=jobs)
+        grower = _Grower(data, min_objs, gain_ratio, subset, jobs=jobs, leaf_ratio=leaf_ratio)
         return grower.run_flat() if flat else grower.run()
     finally:
         forget_tables()     # the next tree makes them again (milliseconds at 1M cases)

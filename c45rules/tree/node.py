@@ -181,9 +181,10 @@ class Tree:
 
     The unpruned tree is kept flat (`unpruned_flat`, 16 MB for its 216k nodes at 1M cases
     instead of 95 MB of nodes): the rules are generalised from the arrays, and `unpruned`
-    makes its nodes when first asked for (printing, evaluating, the numpy steps)."""
+    makes its nodes when first asked for (printing, evaluating, the numpy steps). `pruned` is None
+    for a later boosting trial's tree, which is not pruned (rules/boost.py)."""
 
-    def __init__(self, schema: object, unpruned: Node | FlatTree, pruned: Node, options: dict):
+    def __init__(self, schema: object, unpruned: Node | FlatTree, pruned: Node | None, options: dict):
         self.schema, self.pruned, self.options = schema, pruned, options
         self.unpruned_flat = unpruned if isinstance(unpruned, FlatTree) else FlatTree(unpruned)
         self._unpruned = None if isinstance(unpruned, FlatTree) else unpruned

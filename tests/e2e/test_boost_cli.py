@@ -26,7 +26,7 @@ LABOR = DATA / "labor-neg" / "labor-neg"
 
 @pytest.fixture(scope="module")
 def boosted(tmp_path_factory):
-    """labor-neg boosted with -b (it stops after 7 trials) and the printout of fit."""
+    """labor-neg boosted with -b (all 10 trials) and the printout of fit."""
     path = tmp_path_factory.mktemp("boost") / "labor.yaml"
     out = ok("fit", LABOR, "-b", "-o", path).stdout
     return path, out
@@ -37,17 +37,23 @@ def test_fit_b_writes_the_library_model(boosted):
     train, _ = load_stem(str(LABOR))
     assert load_yaml(path) == fit_dataset(train, trials=10)[0]
     model = load_yaml(path)
-    assert len(model.trials) == 7 and model.options_dict["trials"] == 10
-    assert out.count("-----  Trial ") == 7
-    assert "Boosting stopped after 7 of 10 trials" in out
-    assert "boost     25      0( 0.0%)   <<" in out
+    assert len(model.trials) == 10 and model.options_dict["trials"] == 10
+    assert out.count("-----  Trial ") == 10
+    assert "Boosting stopped" not in out
+    assert "boost     28      0( 0.0%)   <<" in out
+
+
+def test_fit_b_says_when_boosting_stops(tmp_path):
+    # golf's first trial classifies every training case: boosting ends there
+    out = ok("fit", DATA / "golf" / "golf", "-b", "-o", tmp_path / "golf.yaml").stdout
+    assert "Boosting stopped after 1 of 10 trials" in out
 
 
 def test_rules_json_and_text_per_trial():
     out = json.loads(ok("rules", CRX, "--trials", "3", "--json").stdout)
-    assert out == {"trials": [{"rules": 14, "train_errors": 34}, {"rules": 28, "train_errors": 48},
-                              {"rules": 33, "train_errors": 52}],
-                   "trials_asked": 3, "rules": 75, "train_errors": 1, "test_errors": None}
+    assert out == {"trials": [{"rules": 14, "train_errors": 34}, {"rules": 15, "train_errors": 72},
+                              {"rules": 11, "train_errors": 51}],
+                   "trials_asked": 3, "rules": 40, "train_errors": 27, "test_errors": None}
     text = ok("rules", CRX, "-u", "--trials", "3").stdout
     assert [line for line in text.splitlines() if line.startswith("-----  Trial")] == \
         ["-----  Trial 1:  -----", "-----  Trial 2:  -----", "-----  Trial 3:  -----"]
@@ -63,9 +69,9 @@ def test_evaluate_text_and_json(boosted):
     predicted = model.predict(tst)
     truth = np.array(tst.schema.classes, dtype=object)[tst.y]
     assert out["rows"] == 17 and out["errors"] == int((predicted != truth).sum()) == 3
-    assert [t["trial"] for t in out["trials"]] == list(range(1, 8))
+    assert [t["trial"] for t in out["trials"]] == list(range(1, 11))
     assert out["confusion"] == [[11, 0], [3, 3]]
-    assert "boost     25      3(17.6%)   <<" in ok("evaluate", path, test).stdout
+    assert "boost     28      3(17.6%)   <<" in ok("evaluate", path, test).stdout
 
 
 def test_predict_columns_agree_with_the_library(boosted, tmp_path):
@@ -78,7 +84,7 @@ def test_predict_columns_agree_with_the_library(boosted, tmp_path):
     assert [r["predicted_class"] for r in rows] == list(model.predict(tst))
     assert [float(r["confidence"]) for r in rows] == list(model.predict_confidence(tst))
     ids = model.trial_rules(tst)
-    assert rows[0]["rule_id"] == " ".join(f"{t + 1}:{ids[0, t]}" for t in range(7))
+    assert rows[0]["rule_id"] == " ".join(f"{t + 1}:{ids[0, t]}" for t in range(10))
     assert "--explain names one deciding rule" in fails("predict", path, test, "--explain")
 
 
@@ -87,11 +93,11 @@ def test_rescore_and_diff(boosted, tmp_path):
     test = LABOR.with_suffix(".test")
     new = tmp_path / "rescored.yaml"
     out = json.loads(ok("rescore", path, "--data", test, "-o", new, "--json").stdout)
-    assert [t["trial"] for t in out["trials"]] == list(range(1, 8))
-    assert out["errors"] == 3 and out["error_rate"] == round(3 / 17, 6)
+    assert [t["trial"] for t in out["trials"]] == list(range(1, 11))
+    assert out["errors"] == 5 and out["error_rate"] == round(5 / 17, 6)
     assert load_yaml(new).trials[0].class_counts == (11, 6)
     d = json.loads(ok("diff", path, new, "--data", test, "--json").stdout)
-    assert d["old_trials"] == d["new_trials"] == 7
+    assert d["old_trials"] == d["new_trials"] == 10
     assert all(t["rules"]["added"] == [] and t["rules"]["removed"] == [] for t in d["trials"])
     assert d["decisions"]["rows"] == 17
 

@@ -11,14 +11,19 @@ from ..prune import prune_tree
 
 
 def grow(data: Dataset, options: dict) -> Tree:
-    """The unpruned C4.5 tree and its pruned copy; options cf, min_objs, gain_ratio, subset, jobs."""
+    """The unpruned C4.5 tree and its pruned copy; options cf, min_objs, gain_ratio, subset, jobs, and
+    for boosting's later trials (rules/boost.py) leaf_ratio (the leaf budget, grow.grow_tree) and
+    prune (False: no pruned copy, Tree.pruned None; their rules come from the unpruned tree)."""
     cf = options.get("cf", 0.25)
     min_objs = options.get("min_objs", 2)
     gain_ratio = options.get("gain_ratio", True)
     subset = options.get("subset", False)
     with no_collection():       # hundreds of thousands of nodes at scale, no cycles
         unpruned = grow_tree(data, min_objs=min_objs, gain_ratio=gain_ratio, subset=subset,
-                             jobs=options.get("jobs", 1), flat=True)
+                             jobs=options.get("jobs", 1), flat=True, leaf_ratio=options.get("leaf_ratio"))
+        if not options.get("prune", True):
+            return Tree(data.schema, unpruned, None,
+                        {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset})
         # the unpruned tree kept as arrays (Tree.unpruned makes its nodes when asked for; the
         # compiled pruning reads them too), the pruned one made again once the growing's and
         # pruning's leftovers are gone, so that its nodes lie together: 180 MB less resident
