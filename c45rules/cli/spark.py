@@ -138,7 +138,8 @@ def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, 
 
     columns = [sql_identifier(c, DIALECT) for c in types]
     for kind, name in outputs.items():
-        case = sql_case_expression(ruleset, DIALECT, output=kind).transform(to_hidden)
+        # every tested continuous column is a DOUBLE view already (read by data/numbers.py's rule)
+        case = sql_case_expression(ruleset, DIALECT, output=kind, typed=True).transform(to_hidden)
         if kind == "confidence":   # literals are DECIMALs in Spark: one DOUBLE as the other engines
             case = exp.cast(case, "double")
         columns.append(exp.alias_(case, name, quoted=True).sql(dialect=DIALECT, identify=True))

@@ -245,7 +245,8 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
             checks.append(_unseen(a.name, a.values, read, source_name))
 
     def case(output: str) -> exp.Expression:
-        expr = sql_case_expression(ruleset, DIALECT, table_alias=_ALIAS, output=output)
+        # the tested continuous columns are DOUBLE already (`_number`, by data/numbers.py's rule)
+        expr = sql_case_expression(ruleset, DIALECT, table_alias=_ALIAS, output=output, typed=True)
         return expr.transform(lambda node: _column(renamed[node.name])
                               if isinstance(node, exp.Column) and node.name in renamed else node)
 
