@@ -13,7 +13,10 @@ grew 15-20k leaves at 100k cases, to split a few heavy cases off, and made ten t
   trial a node of weight w (c4.5's node weight, a float sum of its cases' weights) has the leaf
   budget r x w (in double): a node whose budget is under 2 is a leaf, and a discrete test with
   more branches than the budget is refused, so the next best attribute is tested (grow.py, in the
-  node-by-node and the compiled growth alike; such trees are not grown level-wise);
+  node-by-node and the compiled growth alike; such trees are not grown level-wise, but the
+  compiled growth hands each node's cases, sorted by every continuous attribute, down to its
+  children in one stable pass instead of each child sorting them again: the same trees, the
+  growth about a fifth faster, issue 48);
 - the later trials' trees are not pruned: their rules come from the unpruned tree (c4.5rules'
   way), and nothing else reads them;
 - a trial's error e is the weight of the training cases its ruleset misclassifies over the total

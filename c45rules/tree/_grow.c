@@ -616,9 +616,9 @@ static int cut_scratch_alloc(CutScratch *s, Py_ssize_t n, Py_ssize_t C) {
 static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const double *vals, const float *vals32,
                       const int64_t *vals_at, const int64_t *idx, Py_ssize_t n, const float *w, const int64_t *y, Py_ssize_t C, float cases, double min_objs,
                       CutScratch *sc, float *gain_out, float *split_out, int64_t *at_out, double *below_out,
-                      double *above_out) {
+                      double *above_out, int32_t *carry, int carried) {
     uint64_t *keys = sc->keys, *tmp = sc->tmp;
-    int32_t *ord = sc->ord, *cand_row = sc->cand_row;
+    int32_t *cand_row = sc->cand_row;
     size_t *count = sc->count;
     double *low_t = sc->terms, *high_t = sc->terms + C;
     uint8_t *dirty = sc->dirty;
@@ -634,44 +634,53 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
         const float *value32 = vals32 + vals_at[j];
         const uint32_t distinct = (uint32_t)(vals_at[j + 1] - vals_at[j]);
         const int32_t *rank_j = rank + j * N;
-        uint32_t *rk = sc->rk, *sorted_rank = sc->sorted_rank, low_rank = UINT32_MAX, high_rank = 0;
+        /* `carry` (when not NULL): attribute j's sorted positions at carry[2jn..], their ranks
+           after them; given by the parent (`carried`: grow_nodes' children), else made here */
+        int32_t *ord = carry ? carry + 2 * j * n : sc->ord;
+        uint32_t *rk = sc->rk, low_rank = UINT32_MAX, high_rank = 0;
+        uint32_t *sorted_rank = carry ? (uint32_t *)(carry + (2 * j + 1) * n) : sc->sorted_rank;
         Py_ssize_t n_known = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint32_t r = (uint32_t)rank_j[idx[i]];
-            rk[i] = r;
-            if (r < low_rank) low_rank = r;
-            if (r > high_rank) high_rank = r;
-            n_known += r < distinct;
-        }
-        /* sorted by rank, ties in the node's order (numpy's stable argsort) */
-        uint64_t range = n ? (uint64_t)(high_rank - low_rank) + 1 : 0;
-        if (n >= 48 && range <= (uint64_t)n + BUCKETS) {
-            /* a counting sort: as many buckets as ranks in the node */
-            memset(count, 0, (size_t)range * sizeof(size_t));
-            for (Py_ssize_t i = 0; i < n; i++) count[rk[i] - low_rank]++;
-            size_t sum = 0;
-            for (uint64_t b = 0; b < range; b++) {
-                size_t t = count[b];
-                count[b] = sum;
-                sum += t;
-            }
-            for (Py_ssize_t i = 0; i < n; i++) {
-                size_t to = count[rk[i] - low_rank]++;
-                ord[to] = (int32_t)i;
-                sorted_rank[to] = rk[i];
-            }
+        if (carried) {
+            n_known = n;
+            while (n_known > 0 && sorted_rank[n_known - 1] >= distinct) n_known--;
         } else {
-            /* rank, then the case's place in the node: distinct keys, ordered as the stable sort */
-            uint64_t top = 0;
             for (Py_ssize_t i = 0; i < n; i++) {
-                uint64_t key = ((uint64_t)(rk[i] - low_rank) << pos_bits) | (uint64_t)i;
-                keys[i] = key;
-                if (key > top) top = key;
+                uint32_t r = (uint32_t)rank_j[idx[i]];
+                rk[i] = r;
+                if (r < low_rank) low_rank = r;
+                if (r > high_rank) high_rank = r;
+                n_known += r < distinct;
             }
-            sort_keys(keys, tmp, n, top, count);
-            for (Py_ssize_t r = 0; r < n; r++) {
-                ord[r] = (int32_t)(keys[r] & pos_mask);
-                sorted_rank[r] = rk[ord[r]];
+            /* sorted by rank, ties in the node's order (numpy's stable argsort) */
+            uint64_t range = n ? (uint64_t)(high_rank - low_rank) + 1 : 0;
+            if (n >= 48 && range <= (uint64_t)n + BUCKETS) {
+                /* a counting sort: as many buckets as ranks in the node */
+                memset(count, 0, (size_t)range * sizeof(size_t));
+                for (Py_ssize_t i = 0; i < n; i++) count[rk[i] - low_rank]++;
+                size_t sum = 0;
+                for (uint64_t b = 0; b < range; b++) {
+                    size_t t = count[b];
+                    count[b] = sum;
+                    sum += t;
+                }
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    size_t to = count[rk[i] - low_rank]++;
+                    ord[to] = (int32_t)i;
+                    sorted_rank[to] = rk[i];
+                }
+            } else {
+                /* rank, then the case's place in the node: distinct keys, ordered as the stable sort */
+                uint64_t top = 0;
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    uint64_t key = ((uint64_t)(rk[i] - low_rank) << pos_bits) | (uint64_t)i;
+                    keys[i] = key;
+                    if (key > top) top = key;
+                }
+                sort_keys(keys, tmp, n, top, count);
+                for (Py_ssize_t r = 0; r < n; r++) {
+                    ord[r] = (int32_t)(keys[r] & pos_mask);
+                    sorted_rank[r] = rk[ord[r]];
+                }
             }
         }
         /* the unknowns' weight per class, then summed over the classes (ValFreq[0]), and the
@@ -823,7 +832,7 @@ static PyObject *py_node_cuts(PyObject *self, PyObject *args) {
     }
     Py_BEGIN_ALLOW_THREADS
     cuts_core(v[RANK].buf, N, k, v[VALS].buf, v[VALS32].buf, vals_at, idx, n, v[W].buf, y, C, cases, min_objs, &sc,
-              v[GAIN].buf, v[SPLIT].buf, v[AT].buf, v[BELOW].buf, v[ABOVE].buf);
+              v[GAIN].buf, v[SPLIT].buf, v[AT].buf, v[BELOW].buf, v[ABOVE].buf, NULL, 0);
     Py_END_ALLOW_THREADS
     cut_scratch_free(&sc);
     result = Py_NewRef(Py_None);
@@ -1014,6 +1023,9 @@ typedef struct {
     double min_objs;
     double leaf_ratio;          /* > 0: a node's leaf budget is leaf_ratio x its weight (boosting) */
     int gain_ratio, defer;
+    /* a node's continuous attributes sorted by value (cuts_core's carry) are handed down to its
+       children, each one's by one stable pass, instead of each child sorting its own cases again */
+    int carry;
     /* one node's scratch */
     float *w, *dist, *gain, *split, *tables, *g_d, *s_d, *val_freq, *class_count, *g_c, *s_c;
     int64_t *yl, *at;
@@ -1031,10 +1043,15 @@ typedef struct {
     int64_t attribute, best_class;
     Py_ssize_t forks, next;
     int undo;                          /* the unknown cases' weights hold the last branch's factor */
+    int32_t **kids;                    /* with carry: each branch's sorted positions and ranks (owned
+                                          until its visit takes them), NULL when it sorts its own */
 } Frame;
 
 static void frame_free(Frame *f) {
     free(f->idx); free(f->unknown); free(f->grouped); free(f->first); free(f->dist);
+    if (f->kids)
+        for (Py_ssize_t v = 0; v < f->forks; v++) free(f->kids[v]);
+    free(f->kids);
     memset(f, 0, sizeof(*f));
 }
 
@@ -1095,7 +1112,46 @@ static int64_t choose(const Grow *g) {
 /* The node of cases idx (n of them, owned: kept by the frame or freed): emitted, and when it
  * has a test, its frame filled. Returns 1 (a frame), 0 (a leaf or a deferred subtree), -1 (out
  * of memory) or -2 (a code out of range). */
-static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
+/* Stable pass handing a node's carry (cuts_core: per continuous attribute its n cases' positions
+ * sorted by rank and their ranks) to the branches whose cases it groups, when no case's outcome is
+ * unknown: a branch's cases keep their node order, so its sort by (rank, position) is the node's
+ * restricted to them. Returns 0 when out of memory. */
+static int hand_down(const Grow *g, Frame *f, const int32_t *carry, const int32_t *outcome, Py_ssize_t n) {
+    const Py_ssize_t k = g->k, forks = f->forks;
+    f->kids = calloc((size_t)forks + 1, sizeof(int32_t *));
+    int32_t *at = malloc(((size_t)n + 1) * 4);        /* each case's position within its branch */
+    Py_ssize_t *fill = malloc(((size_t)forks + 1) * sizeof(Py_ssize_t));
+    if (!(f->kids && at && fill)) {
+        free(at); free(fill);
+        return 0;
+    }
+    for (Py_ssize_t v = 0; v < forks; v++) {
+        const Py_ssize_t m = f->first[v + 1] - f->first[v];
+        if (m && !(f->kids[v] = malloc((size_t)(2 * k * m) * 4))) {
+            free(at); free(fill);
+            return 0;
+        }
+        fill[v] = 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (outcome[i] >= 0) at[i] = (int32_t)fill[outcome[i]]++;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const int32_t *ord = carry + 2 * j * n, *rank = carry + (2 * j + 1) * n;
+        for (Py_ssize_t v = 0; v < forks; v++) fill[v] = 0;
+        for (Py_ssize_t r = 0; r < n; r++) {
+            const int32_t p = ord[r], b = outcome[p];
+            if (b < 0) continue;
+            const Py_ssize_t m = f->first[b + 1] - f->first[b];
+            int32_t *kid = f->kids[b] + 2 * j * m;
+            kid[fill[b]] = at[p];
+            kid[m + fill[b]++] = rank[r];
+        }
+    }
+    free(at); free(fill);
+    return 1;
+}
+
+static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f, int32_t *carried) {
     const Py_ssize_t C = g->C, A = g->A;
     if (g->defer) {
         Py_ssize_t i = 0;
@@ -1108,6 +1164,7 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
                 && buf_put(&g->out[OUT_DEFER_SIZE], &size, 8) && buf_put(&g->out[OUT_DEFER_CASES], idx, (size_t)n * 8)
                 && buf_put(&g->out[OUT_DEFER_TESTED], g->tested_now, (size_t)A);
             free(idx);
+            free(carried);
             return ok ? 0 : -1;
         }
     }
@@ -1130,22 +1187,29 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
     const double budget = g->leaf_ratio > 0 ? g->leaf_ratio * (double)cases : INFINITY;
     if (no_best == cases || cases < (float)(2 * g->min_objs) || budget < 2.0) {
         free(idx);
+        free(carried);
         return emit(g, best_class, cases, errors, 0, -1, 0.0, 0, dist) ? 0 : -1;
     }
     for (Py_ssize_t a = 0; a < A; a++) {
         g->gain[a] = NO_GAIN;
         g->split[a] = 0.0f;
     }
+    int32_t *carry = carried;
+    if (g->carry && g->k && !carry && !(carry = malloc((size_t)(2 * g->k * n) * 4))) {
+        free(idx);
+        return -1;
+    }
     if (g->D) {
         if (!discrete_core(g->Xd, g->width, g->D, g->N, idx, n, g->w, g->yl, C, g->V, cases, g->min_objs, g->tables,
                            g->g_d, g->s_d, g->val_freq, g->class_count)) {
             free(idx);
+            free(carry);
             return -2;
         }
     }
     if (g->k)
         cuts_core(g->rank, g->N, g->k, g->sorted, g->sorted32, g->sorted_at, idx, n, g->w, g->yl, C, cases, g->min_objs, &g->cs, g->g_c, g->s_c, g->at,
-                  g->below, g->above);
+                  g->below, g->above, carry, carried != NULL);
     for (Py_ssize_t a = 0; a < A; a++) {
         Py_ssize_t j = g->column[a];
         /* a discrete test with more branches than the budget is refused (_Grower.refuse_wide) */
@@ -1160,6 +1224,7 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
     const int64_t a = choose(g);
     if (a < 0) {
         free(idx);
+        free(carry);
         return emit(g, best_class, cases, errors, 0, -1, 0.0, 0, dist) ? 0 : -1;
     }
     const Py_ssize_t j = g->column[a];
@@ -1173,6 +1238,7 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
     int32_t *outcome = malloc(((size_t)n + 1) * 4);
     if (!(f->first && f->dist && outcome && emit(g, best_class, cases, errors, continuous ? 2 : 1, a, cut, forks, dist))) {
         free(outcome);
+        free(carry);
         frame_free(f);
         return -1;
     }
@@ -1202,10 +1268,14 @@ static int visit(Grow *g, int64_t *idx, Py_ssize_t n, Frame *f) {
         }
     }
     for (Py_ssize_t v = 0; v < forks; v++) f->first[v + 1] += f->first[v];
+    f->forks = forks;
+    /* with unknown outcomes the branches' cases are not in node order: each sorts its own */
+    const int handed = carry && !n_unknown ? hand_down(g, f, carry, outcome, n) : 1;
+    free(carry);
     f->unknown = malloc(((size_t)n_unknown + 1) * 8);
     f->grouped = malloc(((size_t)f->first[forks] + 1) * 8);
     Py_ssize_t *fill = malloc(((size_t)forks + 1) * sizeof(Py_ssize_t));
-    if (!(f->unknown && f->grouped && fill)) {
+    if (!(handed && f->unknown && f->grouped && fill)) {
         free(outcome); free(fill);
         frame_free(f);
         return -1;
@@ -1254,6 +1324,9 @@ static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
                           &v[SORTED], &v[SORTED32], &v[SORTED_AT], &v[TESTED], &g.min_objs, &g.gain_ratio,
                           &g.defer, &v[IDX], &g.leaf_ratio))
         return NULL;
+    /* boosting's later trials (their trees are small, their cases all reach the deep nodes): the
+       single fit's memory stays as it was */
+    g.carry = g.leaf_ratio > 0;
     PyObject *result = NULL;
     Frame *stack = NULL;
     Py_ssize_t depth = 0, room = 0;
@@ -1309,7 +1382,7 @@ static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     room = 64;
     stack = malloc((size_t)room * sizeof(Frame));
-    status = stack ? visit(&g, first, n, &stack[0]) : -1;
+    status = stack ? visit(&g, first, n, &stack[0], NULL) : -1;
     if (status == 1) depth = 1;
     while (depth > 0 && status >= 0) {
         Frame *f = &stack[depth - 1];
@@ -1339,15 +1412,17 @@ static PyObject *py_grow_nodes(PyObject *self, PyObject *args) {
         Py_ssize_t m = f->n_unknown + (hi - lo);
         int64_t *child = malloc((size_t)m * 8);
         if (!child) { status = -1; break; }
+        int32_t *kid = f->kids ? f->kids[b] : NULL;     /* the child's now (the stack may move) */
+        if (f->kids) f->kids[b] = NULL;
         memcpy(child, f->unknown, (size_t)f->n_unknown * 8);
         memcpy(child + f->n_unknown, f->grouped + lo, (size_t)(hi - lo) * 8);
         if (depth == room) {
             Frame *more = realloc(stack, (size_t)room * 2 * sizeof(Frame));
-            if (!more) { free(child); status = -1; break; }
+            if (!more) { free(child); free(kid); status = -1; break; }
             stack = more;
             room *= 2;
         }
-        status = visit(&g, child, m, &stack[depth]);
+        status = visit(&g, child, m, &stack[depth], kid);
         if (status == 1) depth++;
     }
     Py_END_ALLOW_THREADS
