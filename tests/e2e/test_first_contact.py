@@ -48,3 +48,53 @@ def test_every_format_version_has_its_first_release():
     from c45rules.export.yaml import _release
     assert sorted(FORMAT_SINCE) == list(range(1, FORMAT_VERSION + 1))
     assert _release(FORMAT_SINCE[FORMAT_VERSION]) <= _release(c45rules.__version__)
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    """`c45rules demo out/` run from a directory of its own: (stdout, output directory)."""
+    where = tmp_path_factory.mktemp("demo_text")
+    p = ok("demo", "out", cwd=where)
+    return p.stdout, where / "out"
+
+
+def test_demo_says_what_the_data_is(demo_run):
+    text, _ = demo_run
+    assert text.startswith(
+        "The data: Quinlan's credit-approval data (crx, the UCI 'Credit Approval' set): 690 anonymised"
+        " credit card applications,\n")
+    assert ("15 attributes (6 continuous, 9 discrete), class + / -; 490 cases train the rules,"
+            " 200 held-out cases test them.\n") in text
+
+
+def test_demo_explains_a_rule_and_the_table_on_its_own_numbers(demo_run):
+    text, _ = demo_run
+    # the numbers quoted are those of the table's first row (rule 28 on crx's training data)
+    assert "\n  28     2   3.6%   106      2 (1.9%)\t     8 (9|1) \t+\n" in text
+    assert "  Rule 28 -> class +  [96.4%]: the percentage is the rule's confidence,\n" in text
+    assert "    100% minus its pessimistic error estimate (the Error column, 3.6%).\n" in text
+    assert "Used = cases it decided (106 on the training data),\n" in text
+    assert ("    Wrong = those it got wrong (2), and Advantage 8 (9|1) = 9 cases it gets right\n"
+            "    that the next rule (or the default) would get wrong, minus 1 it gets wrong that they would"
+            " get right.\n") in text
+    assert "a case no rule covers gets the default class (-)." in text
+
+
+def test_demo_ends_with_what_to_open_next(demo_run):
+    text, out = demo_run
+    tail = text[text.index("200 of 200 rows agree"):]
+    assert "\nNext: open out/report.html in a browser" in tail
+    assert "  out/rules.sql (the rules as one SQLite SELECT;" in tail
+    assert "docs/errors.md lists every warning and error" in tail
+    for name in ("report.html", "rules.sql", "rules.py", "model.yaml", "rules.txt"):
+        assert (out / name).stat().st_size > 0
+
+
+def test_demo_data_is_inside_the_package():
+    """The bundled data lives in the package (so a wheel has it), not only in the repository."""
+    import c45rules
+    from c45rules.cli.demo import EXAMPLE_STEM
+    package = __import__("pathlib").Path(c45rules.__file__).resolve().parent
+    assert EXAMPLE_STEM.parent == package / "examples" / "crx"
+    for suffix in (".names", ".data", ".test"):
+        assert EXAMPLE_STEM.with_suffix(suffix).is_file()
