@@ -276,18 +276,20 @@ def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None
 
 def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ignore=(),
         na_values=(), keep_na_tokens: bool = False, sep: str | None = None, decimal: str = ".",
-        encoding: str = "utf-8", sample_weight: Any = None, class_weight: Any = None,
-        **options: Any) -> RuleSet | BoostedRuleSet:
+        encoding: str = "utf-8", fold_case: bool = False, strict: bool = False,
+        sample_weight: Any = None, class_weight: Any = None, **options: Any) -> RuleSet | BoostedRuleSet:
     """Learn a C4.5-rules RuleSet in one call (options as C45Rules; defaults as the reference;
     `trials` > 1: a BoostedRuleSet of that many boosting trials at most, rules/boost.py).
 
     `na_values`, `keep_na_tokens`, `sep`, `decimal` and `encoding` say how a table's cells
-    are read (data/reading.py); a C4.5 stem takes none of them. `sample_weight` (one number
+    are read (data/reading.py); a C4.5 stem takes none of them. `fold_case` merges class labels
+    that differ only in case or surrounding spaces; `strict` makes the reader's warnings about a
+    misread column (decimal commas, dates read as categories, such labels) InputErrors. `sample_weight` (one number
     per case, or the name of a column of the table) and `class_weight` ({class: weight} or
     "balanced") weigh the cases (data/weights.py). `costs` ({(predicted, true): cost}, or a C5.0
     `.costs` file's path) makes every class choice minimise the expected cost (data/costs.py).
     """
-    read = read_options(na_values, keep_na_tokens, sep, decimal, encoding)
+    read = read_options(na_values, keep_na_tokens, sep, decimal, encoding, fold_case, strict)
     jobs = options.get("jobs", 1)     # checked with the other options, after the reading
     train, _ = as_dataset(data, target, read=read, jobs=jobs if isinstance(jobs, int) else 1,
                           **_kinds(discrete, continuous, ignore))

@@ -1,9 +1,10 @@
 """`c45rules demo`: the whole path from C4.5 data to SQL that agrees with the model.
 
-Fits the bundled crx credit data (examples/crx), prints the rules, writes them as text,
+Fits the bundled crx credit data (c45rules/examples/crx), prints the rules, writes them as text,
 the model, the SQL, the standalone Python module and the HTML report, then loads the test cases into an
 in-memory SQLite table `cases`, runs the SQL there and checks it against RuleSet.predict
-row for row.
+row for row. Around the rules it says, in plain words, what the data is, how to read a rule
+and the counts of the evaluation tables, and which output to open next.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from ..errors import InputError
 from .io import progress
 from .rules import rules_text
 
-EXAMPLE_STEM = Path(__file__).resolve().parents[2] / "examples" / "crx" / "crx"
+# inside the package (package data), so that an installed wheel has it too
+EXAMPLE_STEM = Path(__file__).resolve().parents[1] / "examples" / "crx" / "crx"
 HELP = "fit the bundled crx data, export it, and check the SQL against Python"
 EXAMPLE = "c45rules demo out/"
 PARENTS = ()
@@ -47,16 +49,71 @@ def _sqlite_rows(test) -> tuple[list[str], list[tuple]]:
     return names, rows
 
 
+def about_data(train, test, bundled: bool) -> str:
+    """The lines before the rules: what the data is (the bundled crx described), its counts."""
+    attributes = [a for a in train.schema.attributes if a.kind != "ignore"]
+    continuous = sum(a.is_continuous for a in attributes)
+    classes = " / ".join(train.schema.classes)
+    lines = []
+    if bundled:
+        lines += ["The data: Quinlan's credit-approval data (crx, the UCI 'Credit Approval' set):"
+                  f" {train.n + test.n} anonymised credit card applications,",
+                  "their attribute names and values replaced by meaningless symbols (A1..A15) to keep them confidential."]
+    lines += [f"{len(attributes)} attributes ({continuous} continuous, {len(attributes) - continuous} discrete),"
+              f" class {classes}; {train.n} cases train the rules, {test.n} held-out cases test them.", "", ""]
+    return "\n".join(lines)
+
+
+def how_to_read(ruleset, ev) -> str:
+    """The lines after the evaluation: a rule and the table's columns explained on the first
+    rule that decided a training case."""
+    from ..ruleset import readable
+    i = next((k for k, used in enumerate(ev.used) if used), None)
+    lines = ["How to read this:",
+             "  Rules are tried in the order printed; the first whose conditions all hold decides the case,",
+             f"  and a case no rule covers gets the default class ({readable(ruleset.default_class)}).",
+             ]
+    if i is not None:
+        r = ruleset.rules[i]
+        better, worse = int(ev.better[i]), int(ev.worse[i])
+        lines += [
+            f"  Rule {r.id} -> class {readable(r.prediction)}  [{100 * (1 - r.error_rate):.1f}%]: the percentage is the"
+            f" rule's confidence,",
+            f"    100% minus its pessimistic error estimate (the Error column, {100 * r.error_rate:.1f}%).",
+            f"  In the evaluation tables: Size = its conditions, Used = cases it decided ({int(ev.used[i])} on the"
+            f" training data),",
+            f"    Wrong = those it got wrong ({int(ev.wrong[i])}), and Advantage {better - worse} ({better}|{worse})"
+            f" = {better} cases it gets right",
+            f"    that the next rule (or the default) would get wrong, minus {worse} it gets wrong that they"
+            " would get right.",
+            "  The matrix below each table: a row per true class, a column per predicted class.",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def what_next(out: Path) -> str:
+    """The last lines: which output to open next, and where the documentation is."""
+    return "\n".join([
+        f"\nNext: open {out / 'report.html'} in a browser (the rules, their evidence and the tree),",
+        f"  {out / 'rules.sql'} (the rules as one SQLite SELECT; `c45rules export {out / 'model.yaml'} --to sql"
+        " --dialect D` for other databases),",
+        f"  {out / 'rules.py'} (a standalone Python module) and {out / 'model.yaml'} (the model, for"
+        " c45rules predict, explain and serve).",
+        "  `c45rules COMMAND --help` shows each command with examples; the documentation is README.md and docs/",
+        "  in the source (docs/errors.md lists every warning and error)."]) + "\n"
+
+
 def run(args: argparse.Namespace) -> int:
     """Fit, export, and check the SQL against RuleSet.predict in SQLite."""
     from ..data.frame import load_data
     from ..pipeline import fit_dataset
     from ..export import atomic_write_text, dump_yaml, to_sql_select, write_python
     from ..report import write_report
+    from ..rules.evaluate import evaluate
 
     stem = Path(args.stem) if args.stem else EXAMPLE_STEM
     if not Path(f"{stem}.names").exists():
-        raise InputError(f"{stem}.names: file not found (the demo uses the repository's examples/crx;"
+        raise InputError(f"{stem}.names: file not found (the demo uses the bundled c45rules/examples/crx;"
                          " give another C4.5 stem with --stem)")
     if not Path(f"{stem}.test").exists():
         raise InputError(f"{stem}.test: file not found (the demo checks the SQL on the test cases)")
@@ -71,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     progress(args, "growing the tree, generalising and selecting rules")
     ruleset, tree, _ = fit_dataset(train)
     text = rules_text(ruleset, train, test)
-    sys.stdout.write(text)
+    sys.stdout.write(about_data(train, test, stem == EXAMPLE_STEM) + text)
 
     sql = to_sql_select(ruleset, "cases", "sqlite").rstrip("\n") + ";\n"
     atomic_write_text(out / "rules.txt", text)
@@ -79,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_text(out / "rules.sql", sql)
     write_python(ruleset, out / "rules.py")
     write_report(ruleset, out / "report.html", tree=tree, data=test, train=train)
+    sys.stdout.write("\n" + how_to_read(ruleset, evaluate(ruleset, train)))
     print(f"\nWrote {out / 'rules.txt'}, {out / 'model.yaml'}, {out / 'rules.sql'}, {out / 'rules.py'},"
           f" {out / 'report.html'}")
 
@@ -103,4 +161,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"c45rules: error: the SQL disagrees with RuleSet.predict on {test.n - agree} rows",
               file=sys.stderr)
         return 1
+    sys.stdout.write(what_next(out))
     return 0

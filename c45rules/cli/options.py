@@ -154,6 +154,15 @@ def data_options(*, test: bool = True) -> argparse.ArgumentParser:
                         " and the vote's class of least expected cost wins); a C4.5 stem's STEM.costs"
                         " is read without it, as C5.0 does ('--costs none': not)")
     _add_reading(p)
+    # ---- issue 49.5 (helper `first`): training tables that are misread without a word ----
+    g = p.add_argument_group("misread training tables")
+    g.add_argument("--fold-case", action="store_true",
+                   help="merge class labels that differ only in case or surrounding spaces (ADELIE, Adelie,"
+                        " ' adelie') into their most frequent spelling")
+    g.add_argument("--strict", action="store_true",
+                   help="a warning that a column is misread (decimal commas, dates read as categories, class"
+                        " labels differing only in case, stray strings) is an error (exit 2)")
+    # ---- end of issue 49.5's options ----
     return p
 
 
@@ -414,7 +423,8 @@ def read_options(args: argparse.Namespace):
         raise InputError("--na-values: an empty token (the empty cell is unknown already)")
     return ReadOptions(tuple(t.strip() for t in tokens), getattr(args, "keep_na_tokens", False),
                        getattr(args, "sep", None), getattr(args, "decimal", "."),
-                       getattr(args, "encoding", "utf-8"))
+                       getattr(args, "encoding", "utf-8"),
+                       getattr(args, "fold_case", False), getattr(args, "strict", False))  # issue 49.5
 
 
 def _given(args: argparse.Namespace, flags: tuple) -> dict[str, Any]:

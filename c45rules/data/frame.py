@@ -26,6 +26,7 @@ import os
 import shlex
 import warnings
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -138,31 +139,133 @@ def _stray_strings(s: pd.Series, num: np.ndarray) -> tuple[np.ndarray, list[str]
 
 def _stray_warning(name: str, texts: list[str], rows: int, source: str) -> str:
     """The warning text for a column read as discrete because of a few stray strings."""
-    shown = ", ".join(repr(t) for t in texts[:2]) + (f" and {len(texts) - 2} more" if len(texts) > 2 else "")
+    shown = _shown_texts(texts)
     return (f"{source}: column {name!r} is numeric except for {shown} ({rows} row{'s' * (rows != 1)});"
-            f" read as discrete; use --na-values to read them as unknown or {_continuous_option(name)}")
+            f" read as discrete; use --na-values to read them as unknown or {_column_option('continuous', name)}")
+
+
+def _shown_texts(texts: list[str]) -> str:
+    """Two of `texts` quoted, and how many more."""
+    return ", ".join(repr(t) for t in texts[:2]) + (f" and {len(texts) - 2} more" if len(texts) > 2 else "")
+
+
+def misread(read: ReadOptions, message: str) -> None:
+    """A DataWarning that a column may be misread; with `read.strict` an InputError instead."""
+    if read.strict:
+        raise InputError(f"{message} (an error with --strict)")
+    warnings.warn(message, DataWarning, stacklevel=3)
 
 
 _DECIMAL_COMMA = r"[+-]?(\d+|\d*,\d+)"
 
 
-def _decimal_commas(s: pd.Series) -> list[str]:
-    """Two of the texts of a column whose every known text is a number with a decimal comma
-    (some with a comma), else []: a table written with --decimal , in mind."""
+def _decimal_commas(s: pd.Series) -> tuple[list[str], list[str]]:
+    """(two of the numbers written with a decimal comma, the column's other texts most frequent
+    first) of a column whose known texts are such numbers (some with a comma) but for a few
+    stray texts (STRAY_SHARE, STRAY_DISTINCT: an unknown token pandas does not know, say),
+    else ([], []): a table written with --decimal , in mind."""
     known = s.dropna()
     if known.empty or not (known.dtype == object or pd.api.types.is_string_dtype(known.dtype)):
-        return []
+        return [], []
     text = known.astype(str).str.strip()
-    if not text.str.fullmatch(_DECIMAL_COMMA).all():
-        return []
-    with_comma = text[text.str.contains(",", regex=False)]
-    return list(dict.fromkeys(with_comma))[:2]
+    number = text.str.fullmatch(_DECIMAL_COMMA).to_numpy(dtype=bool)
+    with_comma = text[number & text.str.contains(",", regex=False).to_numpy(dtype=bool)]
+    others = text[~number]
+    if with_comma.empty or len(others) > (1 - STRAY_SHARE) * len(text):
+        return [], []
+    stray = [str(t) for t in others.value_counts(sort=True).index]
+    if len(stray) > STRAY_DISTINCT:
+        return [], []
+    return list(dict.fromkeys(with_comma))[:2], stray
 
 
-def _continuous_option(name: str) -> str:
-    """`--continuous NAME` as a shell would need it typed."""
+def _decimal_comma_warning(name: str, commas: list[str], stray: list[str], source: str) -> str:
+    """The warning text for a column of decimal-comma numbers read as discrete."""
+    tokens = (f", and --na-values {shlex.quote(','.join(stray))} reads {_shown_texts(stray)} as unknown"
+              if stray else "")
+    return (f"{source}: column {name!r} holds numbers written with a decimal comma"
+            f" ({', '.join(map(repr, commas))}); read as discrete; --decimal , (with a separator other"
+            f" than ',') reads them as numbers{tokens}")
+
+
+# a date (2021-03-04, 2021/3/4, 04.03.2021, 3/4/21) with an optional time of day and zone
+_DATE = (r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.](?:\d{2}|\d{4}))"
+         r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2}|[AaPp][Mm])?)?")
+# a date column is one value per row, near enough: at least this share of its known cells distinct
+DATE_DISTINCT = 0.5
+_DATE_SAMPLE = 1000
+
+
+def _dates(txt: pd.Series) -> str | None:
+    """One of the values of a discrete column that holds dates or timestamps, about a value per
+    row (DATE_DISTINCT; STRAY_SHARE of the distinct values dates), else None."""
+    known = txt.dropna()
+    values = pd.Series(pd.unique(known), dtype=object)
+    if len(values) < 2 or len(values) < DATE_DISTINCT * len(known):
+        return None
+    text = values.astype(str).str.strip()
+    like = text[text.str.fullmatch(_DATE).to_numpy(dtype=bool)]
+    if len(like) < STRAY_SHARE * len(text):
+        return None
+    sample = like.iloc[:_DATE_SAMPLE]
+    try:   # the pattern's digits must make calendar dates (no month 13)
+        parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+        if parsed.notna().mean() < STRAY_SHARE:
+            return None
+    except (ValueError, TypeError, OverflowError):   # mixed time zones: dates all the same
+        pass
+    return str(sample.iloc[0])
+
+
+def _dates_warning(name: str, example: str, values: int, rows: int, source: str) -> str:
+    """The warning text for a column of dates or timestamps read as a category."""
+    return (f"{source}: column {name!r} holds dates or timestamps (e.g. {example!r}): read as discrete"
+            f" with {values} values for {rows} rows, which no rule can reuse on new dates; leave it out"
+            f" with {_column_option('ignore', name)}, or convert it to numbers first (days since a date,"
+            " the month, the weekday)")
+
+
+def _case_variants(labels: pd.Series) -> dict[str, str]:
+    """{label: the label it merges into} for the labels that differ from another only in case or
+    surrounding spaces: a group's most frequent spelling, spaces stripped (a tie: the first in
+    sorted order, so that the row order does not matter)."""
+    groups: dict[str, dict[str, int]] = {}
+    for label, n in labels.value_counts().items():   # a loop over the distinct labels only
+        tally = groups.setdefault(str(label).strip().casefold(), {})
+        tally[str(label)] = int(n)
+    merged: dict[str, str] = {}
+    for tally in groups.values():
+        if len(tally) < 2:
+            continue
+        stripped: dict[str, int] = {}
+        for label, n in tally.items():
+            stripped[label.strip()] = stripped.get(label.strip(), 0) + n
+        spelling = min(stripped, key=lambda t: (-stripped[t], t))
+        merged.update((label, spelling) for label in tally)
+    return merged
+
+
+def _fold_classes(ytxt: pd.Series, target: str, source: str, read: ReadOptions) -> pd.Series:
+    """The class labels, those that differ only in case or spaces merged with `read.fold_case`,
+    else warned about (misread)."""
+    variants = _case_variants(ytxt)
+    if not variants:
+        return ytxt
+    if read.fold_case:
+        merged = ytxt.map(variants)   # a dict lookup per row, in pandas
+        return merged.where(merged.notna(), ytxt)
+    shown = sorted(variants, key=lambda v: (variants[v], v))
+    more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
+    misread(read, f"{source}: target column {target!r} has class labels that differ only in case or"
+            f" surrounding spaces ({', '.join(map(repr, shown[:6]))}{more}), read as different classes;"
+            " --fold-case merges each group into its most frequent spelling")
+    return ytxt
+
+
+def _column_option(flag: str, name: str) -> str:
+    """`--FLAG NAME` as a shell would need it typed."""
     quoted = shlex.quote(name)
-    return f"--continuous={quoted}" if name.startswith("-") else f"--continuous {quoted}"
+    return f"--{flag}={quoted}" if name.startswith("-") else f"--{flag} {quoted}"
 
 
 def _check_dtype(s: pd.Series, name: str, source: str) -> None:
@@ -350,7 +453,7 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
                 if isinstance(first, str) and first not in C45_UNKNOWN and first not in read.na_values else "")
         raise InputError(f"{source}: target column {target!r} has {len(rows)} unknown value(s)"
                          f" (first at row {rows[0] + 1}); drop or label those rows{hint}")
-    ytxt = _column_text(ycol, target, source)
+    ytxt = _fold_classes(_column_text(ycol, target, source), target, source, read)
     classes = _sorted_values(ytxt)
     attributes: list[Attribute] = []
     columns: list[np.ndarray] = []
@@ -376,8 +479,7 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
             counts = dict(sorted(counts.items()))
             all_numeric = True
         elif stray is not None:
-            warnings.warn(_stray_warning(name, stray[1], int(stray[0].sum()), source), DataWarning,
-                          stacklevel=2)
+            misread(read, _stray_warning(name, stray[1], int(stray[0].sum()), source))
         if counts:
             unknown_tokens[name] = counts
         if all_numeric and name not in discrete:
@@ -387,11 +489,14 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
         else:
             txt = _column_text(s, name, source)
             # after _column_text, which refuses text UTF-8 cannot hold with a message of ours
-            commas = [] if name in discrete or stray is not None or read.decimal != "." else _decimal_commas(txt)
+            commas, others = ([], []) if name in discrete or stray is not None or read.decimal != "." \
+                else _decimal_commas(txt)
             if commas:
-                warnings.warn(f"{source}: column {name!r} holds numbers written with a decimal comma"
-                              f" ({', '.join(map(repr, commas))}); read as discrete; --decimal , (with a"
-                              " separator other than ',') reads them as numbers", DataWarning, stacklevel=2)
+                misread(read, _decimal_comma_warning(name, commas, others, source))
+            dated = None if name in discrete or stray is not None or commas else _dates(txt)
+            if dated is not None:
+                known = int(txt.notna().sum())
+                misread(read, _dates_warning(name, dated, int(txt.nunique()), known, source))
             a = Attribute(name, "discrete", _sorted_values(txt))
             attributes.append(a)
             columns.append(encode_column(txt, a, source))
@@ -706,9 +811,14 @@ def load_data(spec: str | os.PathLike, *, target: str | None = None,
 
 def refuse_read_options(path: str, read: ReadOptions | None) -> None:
     """InputError when reading options are given for a C4.5 file, whose unknown value is '?'."""
-    if read is not None and not read.is_default:
+    if read is None:
+        return
+    # --strict has nothing to say of a C4.5 file (its .names declares every column), and is no fault
+    if not replace(read, strict=False, fold_case=False).is_default:
         raise InputError(f"{path}: --na-values, --keep-na-tokens, --sep, --decimal and --encoding apply"
                          " to CSV/Parquet data; a C4.5 file's unknown value is '?'")
+    if read.fold_case:
+        raise InputError(f"{path}: --fold-case applies to CSV/Parquet data; a C4.5 .names file lists the classes")
 
 
 def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, source: str,

@@ -15,6 +15,12 @@ none does, so that the layout check names the first odd line). Decimal `,` (`1,5
 applies where a column is read as numbers: a cell is parsed with `,` and `.` swapped, so
 `1.234` is not a number there (it could be a thousands separator); a discrete column keeps
 its cells as written. Encoding: any codec Python knows (default UTF-8, a BOM skipped).
+
+Training tables only: `fold_case` reads class labels that differ only in case or surrounding
+spaces (`ADELIE`, `Adelie `, `adelie`) as one class, spelled as its most frequent spelling
+(spaces stripped; a tie: the first in sorted order), where without it the reader warns;
+`strict` turns the reader's warnings about a misread column (stray strings, decimal commas,
+such class labels, dates read as categories: data/frame.py) into InputErrors.
 """
 from __future__ import annotations
 
@@ -57,6 +63,10 @@ class ReadOptions:
     sep: str | None = None
     decimal: str = "."
     encoding: str = "utf-8"
+    # training tables only (data/frame.py from_frame): merge class labels that differ only in
+    # case or surrounding spaces; make the reader's DataWarnings on a misread column errors
+    fold_case: bool = False
+    strict: bool = False
 
     def __post_init__(self) -> None:
         na = self.na_values
@@ -65,8 +75,9 @@ class ReadOptions:
         if bad:
             raise InputError(f"--na-values: expected text, got {bad[0]!r}")
         object.__setattr__(self, "na_values", tuple(sorted(set(na))))
-        if not isinstance(self.keep_na_tokens, bool):
-            raise InputError(f"keep_na_tokens must be True or False, got {self.keep_na_tokens!r}")
+        for flag in ("keep_na_tokens", "fold_case", "strict"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.sep is not None:
             if self.sep not in SEPARATORS:
                 raise InputError(f"--sep: expected ',', ';', tab ('\\t' or 'tab') or '|', got {self.sep!r}")
@@ -150,9 +161,11 @@ def sniff_separator(path: str | os.PathLike, read: ReadOptions) -> str:
 
 
 def read_options(na_values: Any = (), keep_na_tokens: bool = False, sep: str | None = None,
-                 decimal: str = ".", encoding: str = "utf-8") -> ReadOptions:
+                 decimal: str = ".", encoding: str = "utf-8", fold_case: bool = False,
+                 strict: bool = False) -> ReadOptions:
     """ReadOptions from the keyword arguments of `fit` and `C45Rules` (None: no extra tokens)."""
-    return ReadOptions(() if na_values is None else na_values, keep_na_tokens, sep, decimal, encoding)
+    return ReadOptions(() if na_values is None else na_values, keep_na_tokens, sep, decimal, encoding,
+                       fold_case, strict)
 
 
 def data_file(path: str | os.PathLike) -> Path:

@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -68,7 +69,9 @@ from ._atomic import atomic_write_text
 
 FORMAT = "c45rules-ruleset"
 BOOSTED_FORMAT = "c45rules-boosted"   # a boosted model: one schema, then `trials`, each a ruleset
-FORMAT_VERSION = 1
+# each format version and the first c45rules release that reads it: a new version adds a row
+FORMAT_SINCE = {1: "0.1.0"}
+FORMAT_VERSION = max(FORMAT_SINCE)
 MAX_BYTES = 50 * 1024 * 1024   # a model file larger than this is refused unread
 MAX_DEPTH = 20                 # the format nests 5 deep; options values a little more
 MAX_KEY = 1000                 # YAML ends a key's search for its ':' after 1024 characters
@@ -843,9 +846,30 @@ def _header(doc: Any, fmt: str) -> None:
         raise _fail("format", f"expected {fmt!r}, found {doc.get('format')!r}"
                     " (not a c45rules model file)")
     version = doc.get("format_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
+        raise ModelError(_newer_format(version, doc.get("library_version")))
     if version != FORMAT_VERSION or isinstance(version, bool):
         raise _fail("format_version", f"this library reads version {FORMAT_VERSION},"
                     f" found {version!r}")
+
+
+def _release(text: Any) -> tuple[int, ...] | None:
+    """A release number such as "0.2.1" as (0, 2, 1); None for anything else."""
+    if isinstance(text, str) and re.fullmatch(r"\d+(\.\d+)*", text):
+        return tuple(int(part) for part in text.split("."))
+    return None
+
+
+def _newer_format(version: int, written_by: Any) -> str:
+    """What to do about a model file in a format version this release cannot read."""
+    from .. import __version__
+    # FORMAT_SINCE ends at this release's version; the release that wrote the file reads its
+    # format, so its library_version is the release to ask for (the first reader may be older)
+    ours, theirs = _release(__version__), _release(written_by)
+    need = written_by if theirs is not None and ours is not None and theirs > ours \
+        else f"a release newer than {__version__}"
+    return (f"format version {version} is newer than this c45rules reads ({FORMAT_VERSION});"
+            f" upgrade c45rules to {need} or later")
 
 
 def _ruleset_parts(m: dict, at: str, schema: Schema) -> tuple[tuple[Rule, ...], str, tuple, tuple]:

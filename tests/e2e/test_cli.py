@@ -231,12 +231,13 @@ def test_report_holds_rules_evaluation_and_tree(crx_model, tmp_path):
 # ---- demo and help ---------------------------------------------------------------------------
 def test_demo_end_to_end(tmp_path):
     p = ok("demo", tmp_path / "out")
-    assert p.stdout.startswith("Rule 28:")
+    assert p.stdout.startswith("The data: Quinlan's credit-approval data")
     assert "200 of 200 rows agree with RuleSet.predict" in p.stdout
     for name in ("model.yaml", "rules.sql", "rules.py", "report.html"):
         assert (tmp_path / "out" / name).stat().st_size > 0
-    # the rules as text: what the demo printed, up to its own status lines
-    assert p.stdout.startswith((tmp_path / "out" / "rules.txt").read_text())
+    # the rules as text: what the demo printed after its lines on the data, up to its own lines
+    rules = (tmp_path / "out" / "rules.txt").read_text()
+    assert rules.startswith("Rule 28:") and f"test them.\n\n{rules}\nHow to read this:\n" in p.stdout
     assert 'FROM "cases" AS "t"' in (tmp_path / "out" / "rules.sql").read_text()
     train, _ = load_data(str(REPO / "examples" / "crx" / "crx"))
     assert load_yaml(tmp_path / "out" / "model.yaml") == fit_dataset(train)[0]
