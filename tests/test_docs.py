@@ -103,12 +103,14 @@ def preamble(tmp_path_factory) -> Path:
 
 
 def _env(where: Path) -> dict[str, str]:
-    """The environment shell blocks run in: `c45rules` on PATH is this checkout's command."""
+    """The environment shell blocks run in, as in an activated venv: `c45rules` on PATH is this
+    checkout's command and `python` this interpreter."""
     bin_dir = where / ".bin"
     bin_dir.mkdir(exist_ok=True)
-    cmd = bin_dir / "c45rules"
-    cmd.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m c45rules "$@"\n')
-    cmd.chmod(0o755)
+    for name, run in (("c45rules", f'"{sys.executable}" -m c45rules'), ("python", f'"{sys.executable}"')):
+        cmd = bin_dir / name
+        cmd.write_text(f'#!/bin/sh\nexec {run} "$@"\n')
+        cmd.chmod(0o755)
     env = dict(os.environ)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
