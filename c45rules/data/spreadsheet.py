@@ -7,7 +7,7 @@ spreadsheet reads such a cell as that number, so it runs nothing, and escaping i
 turn numeric class labels (`-1`/`+1`) into text. The one escape is OWASP's: a leading apostrophe (`'=cmd`), which a
 spreadsheet shows as the text `=cmd`.
 
-Where it applies (README "Bad input"): `fit` warns about each class and discrete value that
+Where it applies (docs/bad-input.md): `fit` warns about each class and discrete value that
 is formula-like; `predict` (every engine) and the exported Python module's CSV scorer write
 the class column they add escaped (`--csv-safe`, the default; `--no-csv-safe` writes it as
 is). The input columns are written back as read: they are the user's own cells, which the
