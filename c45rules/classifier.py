@@ -9,6 +9,7 @@ feature_names_in_, label checks); without it, the same learning with the plain c
 from __future__ import annotations
 
 import inspect
+from html import escape as html_escape
 import os
 import sys
 import warnings
@@ -24,6 +25,7 @@ from .data.schema import Dataset
 from .errors import C45RulesError, InputError
 from .data.weights import weighted
 from .growers import GROWERS, Grower, ParamsBase, check_grower, renamed
+from .views import decision_path, rule_importances, rules_frame, rules_html
 from .pipeline import DEFAULTS, _kinds, check_options, fit_dataset
 from .rules.evaluate import class_codes
 
@@ -410,6 +412,8 @@ class C45Rules(*_BASES):
         if all(isinstance(v, (int, np.integer)) for v in labels):
             self.classes_ = np.array(labels)
         self.n_features_in_ = n_features
+        self.n_classes_ = len(self.classes_)
+        self.feature_importances_ = rule_importances(self.ruleset_, train)
         return self
 
     def _encoded(self, X: Any) -> Dataset:
@@ -441,6 +445,86 @@ class C45Rules(*_BASES):
         """Class probabilities in `classes_` order (see RuleSet.predict_proba)."""
         data = self._encoded(X)
         return self.ruleset_.predict_proba(data)
+
+    # ---- DecisionTreeClassifier's habits (docs/estimator.md) ---------------------------
+
+    def apply(self, X: Any) -> np.ndarray:
+        """The id of the rule that decides each row, 0 for the default class: the rule list's
+        "leaf" (a boosted model: one column per trial, as RandomForestClassifier.apply).
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_trials)
+        """
+        return self.predict_rule(X)
+
+    def decision_path(self, X: Any) -> Any:
+        """Which rules' conditions all hold for each row, as a sparse 0/1 matrix.
+
+        Column i is the rule of id i (column 0 the default class, set for the rows no rule
+        decides), so ``decision_path(X)[r, apply(X)[r]]`` is 1 for every row r. Every rule
+        whose conditions hold is marked, not only the first: the rules after it are the
+        ones that would decide were it removed.
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, largest rule id + 1)
+        """
+        data = self._encoded(X)
+        return decision_path(self._single("decision_path"), data)
+
+    def get_depth(self) -> int:
+        """The most conditions any rule has (0 without rules): a rule is a generalised path
+        of the tree, so this is the rule list's depth (a boosted model: over its trials)."""
+        check_is_fitted(self, "ruleset_")
+        return max([len(r.conditions) for rs in self._trials() for r in rs.rules] + [0])
+
+    def get_n_leaves(self) -> int:
+        """The number of outcomes ``apply`` can give: the rules plus the default class
+        (a boosted model: summed over its trials, as a forest's leaves)."""
+        check_is_fitted(self, "ruleset_")
+        return sum(len(rs.rules) + 1 for rs in self._trials())
+
+    def rules_frame(self) -> pd.DataFrame:
+        """The rules as a DataFrame (c45rules.views.rules_frame): id, conditions, class,
+        confidence, covered, errors, lift, used, wrong (and trial when boosted)."""
+        check_is_fitted(self, "ruleset_")
+        return rules_frame(self.ruleset_)
+
+    @property
+    def rules_(self) -> pd.DataFrame:
+        """The rules as a DataFrame (see rules_frame)."""
+        return self.rules_frame()
+
+    def _trials(self) -> tuple:
+        rs = self.ruleset_
+        return rs.trials if isinstance(rs, BoostedRuleSet) else (rs,)
+
+    def _single(self, what: str) -> Any:
+        check_is_fitted(self, "ruleset_")
+        if isinstance(self.ruleset_, BoostedRuleSet):
+            raise InputError(f"{what} is for a single rule list; this model is boosted"
+                             f" ({len(self.ruleset_.trials)} trials that vote): use apply() for each trial's rule")
+        return self.ruleset_
+
+    def _repr_html_inner(self) -> str:
+        """scikit-learn's diagram, and once fitted the rules as a table (Jupyter's view)."""
+        head = super()._repr_html_inner() if hasattr(super(), "_repr_html_inner") else html_escape(repr(self))
+        if not hasattr(self, "ruleset_"):
+            return head
+        return head + rules_html(self.ruleset_)
+
+    def _repr_html_(self) -> str:
+        """The HTML view (scikit-learn's diagram and the rules table)."""
+        return self._repr_html_inner()
 
 
 def _same(a: Any, b: Any) -> bool:

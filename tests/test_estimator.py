@@ -109,3 +109,76 @@ def test_docs_grid_search_snippet_runs():
     assert any("GridSearchCV" in b and "tree__" in b for b in blocks)
     for block in blocks:
         exec(compile(block, str(DOCS), "exec"), {})
+
+
+# ---- 2. DecisionTreeClassifier's habits --------------------------------------------------
+
+def test_feature_importances_on_a_hand_made_model():
+    # a: rule 1 decides 6 cases, 5 right, where the default (n) gets 1 right: gain 4, shared
+    # with b (it tests a and b); rule 2 tests c only and decides 4 cases, all right, where the
+    # default gets 0: gain 4. So a 2, b 2, c 4 -> 0.25, 0.25, 0.5; rule 3 is worse than the
+    # default (gain < 0) and gives d nothing
+    from c45rules import Condition, Rule, RuleSet
+    from c45rules.data.frame import from_frame
+    from c45rules.views import rule_importances
+    df = pd.DataFrame({"a": [1.0] * 6 + [5.0] * 6, "b": ["x"] * 6 + ["z"] * 6,
+                       "c": [0.0] * 6 + [9.0] * 4 + [0.0] * 2, "d": [0.0] * 10 + [3.0] * 2,
+                       "class": ["y"] * 5 + ["n"] + ["y"] * 4 + ["n"] * 2})
+    data = from_frame(df, "class", discrete=["b"])
+    rules = (Rule(1, (Condition("a", "<=", 2.0), Condition("b", "=", "x")), "y", 6, 1, 0.2, 1.0),
+             Rule(2, (Condition("c", ">", 5.0),), "y", 4, 0, 0.2, 1.0),
+             Rule(3, (Condition("d", ">", 1.0),), "y", 2, 2, 0.6, 1.0))
+    rs = RuleSet(data.schema, rules, "n", (3, 9), (2, 0))
+    assert rule_importances(rs, data).tolist() == [0.25, 0.25, 0.5, 0.0]
+
+
+def test_decision_tree_habits(iris):
+    X, y = iris
+    m = C45Rules().fit(X, y)
+    assert m.n_classes_ == 3
+    fi = m.feature_importances_
+    assert fi.shape == (4,) and fi.sum() == pytest.approx(1) and fi.argmax() == 3   # petalwidth
+    assert m.get_depth() == max(len(r.conditions) for r in m.ruleset_.rules) == 3
+    assert m.get_n_leaves() == len(m.ruleset_.rules) + 1
+    leaf = m.apply(X)
+    assert set(leaf) <= {0, *(r.id for r in m.ruleset_.rules)}
+    path = m.decision_path(X)
+    assert path.shape == (150, max(r.id for r in m.ruleset_.rules) + 1)
+    assert (path[np.arange(150), leaf] == 1).all()
+    frame = m.rules_
+    assert list(frame.columns) == ["id", "conditions", "class", "confidence", "covered", "errors", "lift", "used",
+                                   "wrong"]
+    assert frame["id"].tolist() == [r.id for r in m.ruleset_.rules] and frame["used"].sum() <= 150
+    text = c45rules.export_text(m)
+    assert text.splitlines()[0].startswith("rule 1  (confidence") and text.endswith("|   |--- class: Iris-setosa")
+    assert "<table" in m._repr_html_() and "petalwidth &lt;= 0.6" in m._repr_html_()
+    assert "class=\"c45rules\"" not in C45Rules()._repr_html_()
+    assert not hasattr(C45Rules(), "rules_")
+
+
+def test_boosted_models_are_handled_or_refused_clearly(iris):
+    X, y = iris
+    b = C45Rules(trials=3).fit(X, y)
+    assert b.apply(X).shape == (150, len(b.ruleset_.trials))
+    assert b.feature_importances_.sum() == pytest.approx(1)
+    assert "trial" in b.rules_.columns and c45rules.export_text(b).startswith("trial 1\n")
+    with pytest.raises(InputError, match="decision_path is for a single rule list; this model is boosted"):
+        b.decision_path(X)
+
+
+# ---- 3. the examples in the docstrings run ------------------------------------------------
+
+@pytest.mark.parametrize("module", ["c45rules.classifier", "c45rules.growers", "c45rules.views", "c45rules.pipeline"])
+def test_docstring_examples_run(module):
+    import importlib
+    mod = importlib.import_module(module)
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_public_names_have_numpydoc_sections():
+    for name in ("C45Rules", "C45", "CART", "J48", "CHAID", "QUEST", "export_text", "rules_frame", "fit"):
+        doc = getattr(c45rules, name).__doc__
+        assert "Examples\n" in doc and "--------" in doc, name
+    for name in ("C45Rules", "C45", "CART", "export_text", "fit"):
+        assert "Parameters\n" in getattr(c45rules, name).__doc__, name
