@@ -8,6 +8,9 @@ feature_names_in_, label checks); without it, the same learning with the plain c
 """
 from __future__ import annotations
 
+import inspect
+from html import escape as html_escape
+import os
 import sys
 import warnings
 from typing import Any
@@ -21,12 +24,11 @@ from .data.reading import read_options, to_pandas
 from .data.schema import Dataset
 from .errors import C45RulesError, InputError
 from .data.weights import weighted
-from .pipeline import DEFAULTS, _kinds, fit_dataset
+from .growers import GROWERS, Grower, ParamsBase, check_grower, renamed
+from .views import decision_path, rule_importances, rules_frame, rules_html
+from .pipeline import DEFAULTS, _kinds, check_options, fit_dataset
 from .rules.evaluate import class_codes
 
-_PARAMS = ("cf", "min_objs", "gain_ratio", "subset", "rules_cf", "fisher", "redundancy",
-           "annealing", "seed", "jobs", "discrete", "continuous", "ignore", "na_values", "keep_na_tokens",
-           "class_weight", "costs", "trials", "soft")
 
 try:  # join scikit-learn's estimator protocol when it is installed; it is not required
     from sklearn.base import BaseEstimator as _Base, ClassifierMixin as _Mixin
@@ -77,19 +79,7 @@ except ImportError:
                              f" is expecting {estimator.n_features_in_} features as input")
         return X
 
-    class _Base:  # minimal get_params/set_params so clone-like code works
-        def get_params(self, deep: bool = True) -> dict[str, Any]:
-            """The constructor parameters."""
-            return {k: getattr(self, k) for k in _PARAMS}
-
-        def set_params(self, **params: Any) -> "_Base":
-            """Set constructor parameters; returns self."""
-            for k, v in params.items():
-                if k not in _PARAMS:
-                    raise InputError(f"invalid parameter {k!r}")
-                setattr(self, k, v)
-            return self
-
+    class _Base(ParamsBase):  # get_params/set_params so clone-like code works
         def score(self, X: Any, y: Any) -> float:
             """Accuracy on X, y."""
             return float(np.mean(self.predict(X) == column_or_1d(y, warn=True)))
@@ -119,80 +109,241 @@ def _table(X: Any) -> pd.DataFrame | np.ndarray:
     return table
 
 
-class C45Rules(*_BASES):
-    """C4.5 tree (or grower="cart"/"id3"/"j48"/"chaid"/"quest") + C4.5-rules as an estimator: fit(X, y) -> self, predict, predict_proba, score."""
+# the rule stage's parameters and the data's: every C45Rules parameter but `tree`
+_RULE_PARAMS = ("cf", "fisher", "redundancy", "annealing", "trials", "winnow", "class_weight", "costs",
+                "discrete", "continuous", "ignore", "na_values", "keep_na_tokens", "random_state", "n_jobs")
+# the flat spellings of before the split (one release, FutureWarning): the estimator's own
+_RENAMED_FLAT = {"rules_cf": "cf", "seed": "random_state", "jobs": "n_jobs"}
+# ... and each grower's, by the option name models record (pipeline.DEFAULTS'): its parameter
+_TREE_FLAT = {name: {cls._RECORDED.get(k, k): k for k in cls._get_param_names() if k != "cf"}
+              for name, cls in GROWERS.items()}
+_FLAT = {"grower", *_RENAMED_FLAT, *(k for own in _TREE_FLAT.values() for k in own)}
 
-    def __init__(self, cf: float = 0.25, min_objs: int = 2, gain_ratio: bool = True, subset: bool = False,
-                 rules_cf: float | None = None, fisher: float | None = None, redundancy: float = 1.0,
-                 annealing: bool = False, seed: int | None = None, jobs: int = 1, discrete: tuple = (),
-                 continuous: tuple = (), ignore: tuple = (), na_values: tuple = (),
-                 keep_na_tokens: bool = False, grower: str = "c45", cp: float = 0.01, minsplit: int = 20,
-                 minbucket: int | None = None, maxdepth: int = 30, usesurrogate: int = 2,
-                 maxsurrogate: int = 5, xval: int = 0, unpruned: bool = False, binary_splits: bool = False,
-                 reduced_error_pruning: bool = False, folds: int = 3, subtree_raising: bool = True,
-                 mdl_correction: bool = True, laplace: bool = False, collapse: bool = True,
-                 alpha_merge: float = 0.05, alpha_split: float = 0.05, max_depth: int = 3,
-                 min_parent: int = 100, min_child: int = 50, bins: int | None = None,
-                 bonferroni: bool = True, quest_alpha: float = 0.05, min_node: int = 10,
-                 prune_folds: int = 10, se_rule: float = 1.0, winnow: bool = False, class_weight: Any = None,
-                 costs: Any = None, trials: int = 1, soft: bool = False):
+
+class C45Rules(*_BASES):
+    """C4.5-rules as a scikit-learn classifier: a tree grower, then c4.5rules' rule stage.
+
+    The learning has two stages, and the parameters are split the same way. ``tree`` holds
+    the first stage: one grower's parameter object (:class:`C45`, :class:`CART`, :class:`ID3`,
+    :class:`J48`, :class:`CHAID`, :class:`QUEST`) with only that grower's own parameters and
+    defaults. The remaining parameters belong to the rule stage (generalising, selecting and
+    ordering the rules, spec 7), to boosting, and to how the data are read. One estimator
+    class with a nested parameter object, rather than one estimator class per grower, keeps
+    a grower choice a parameter like any other: ``GridSearchCV`` can search
+    ``{"tree": [C45(), CART()]}`` as well as ``tree__cp``, and the rule stage, which every
+    grower shares, is documented and validated once (docs/estimator.md).
+
+    Parameters
+    ----------
+    tree : C45, CART, ID3, J48, CHAID, QUEST or None, default=None
+        The grower and its parameters; None: ``C45()`` (Quinlan's C4.5 Release 8).
+    cf : float in (0, 1], default=0.25
+        Confidence level of the rules' pessimistic error estimates (c4.5rules' ``-c``): a
+        condition is dropped from a rule when that does not raise the estimate. A grower
+        that prunes with a confidence level (C45, J48) prunes with this one unless its own
+        ``cf`` is set.
+    fisher : float in (0, 100] or None, default=None
+        Keep a condition only when Fisher's exact test finds it significant at this
+        percentage (c4.5rules' ``-F``); None: no test.
+    redundancy : float > 0, default=1.0
+        Weight of the redundant-attribute term in the rules' coding cost (c4.5rules' ``-r``).
+    annealing : bool, default=False
+        Select rules by simulated annealing rather than exhaustively (c4.5rules' ``-a``).
+    trials : int, default=1
+        Boosting trials (C5.0's ``-t``, tree C45 only); above 1, ``ruleset_`` is a
+        BoostedRuleSet that votes.
+    winnow : bool, default=False
+        Screen attributes out before learning (C5.0's ``-w``).
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each case's weight by its class's.
+    costs : dict or str or None, default=None
+        ``{(predicted, true): cost}`` or a C5.0 ``.costs`` file: classes minimise the expected cost.
+    discrete, continuous, ignore : sequence of str, default=()
+        Columns to read as discrete, as continuous, or to leave out.
+    na_values : sequence of str, default=()
+        More cell texts that mean unknown.
+    keep_na_tokens : bool, default=False
+        Read only ``?`` and empty cells (and ``na_values``) as unknown.
+    random_state : int, numpy RandomState or None, default=None
+        Seed of the annealing, of cart's and quest's cross-validation folds, of J48's
+        reduced-error folds and of winnowing (the CLI's ``--seed``). A RandomState draws one
+        seed per fit.
+    n_jobs : int or None, default=None
+        Worker threads; None: 1, -1: one per core, -2: all cores but one (the CLI's ``--jobs``).
+
+    Attributes
+    ----------
+    ruleset_ : RuleSet or BoostedRuleSet
+        The learned model (what ``c45rules fit`` writes; every export reads it).
+    tree_ : Tree
+        The grown tree (of the first trial when boosting).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, of the type given to ``fit``.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        Columns seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Their names, when X had string column names.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Each attribute's share of the training cases the rules get right beyond the default
+        class (see ``feature_importances_`` in docs/estimator.md).
+    rules_ : pandas.DataFrame
+        The rules, one row each (:meth:`rules_frame`).
+
+    See Also
+    --------
+    c45rules.fit : the same learning in one call, returning the RuleSet.
+    c45rules.export_text : the rules as text.
+
+    Notes
+    -----
+    The flat parameters of earlier releases (``grower="cart", cp=0.01``, ``maxdepth``,
+    ``rules_cf``, ``seed``, ``jobs``, ...) still work for one release: they warn with a
+    FutureWarning naming the new spelling and are turned into it at construction, so
+    ``get_params`` and ``clone`` show only the new parameters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import C45Rules, CART
+    >>> X = pd.DataFrame({"outlook": ["sunny", "sunny", "rain", "rain", "overcast", "overcast"] * 4,
+    ...                   "humidity": [90, 70, 85, 60, 80, 65] * 4})
+    >>> y = ["no", "yes", "no", "yes", "yes", "yes"] * 4
+    >>> model = C45Rules().fit(X, y)
+    >>> model.predict(pd.DataFrame({"outlook": ["sunny"], "humidity": [95]}))
+    array(['no'], dtype=object)
+    >>> model.n_classes_, model.get_n_leaves()
+    (2, 3)
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> search = GridSearchCV(C45Rules(tree=CART(minsplit=2)),
+    ...                       {"tree__cp": [0.0, 0.1], "cf": [0.25, 0.5]}, cv=2).fit(X, y)
+    >>> sorted(search.best_params_)
+    ['cf', 'tree__cp']
+    """
+
+    def __init__(self, tree: Grower | None = None, cf: float = 0.25, fisher: float | None = None,
+                 redundancy: float = 1.0, annealing: bool = False, trials: int = 1, winnow: bool = False,
+                 class_weight: Any = None, costs: Any = None, discrete: tuple = (), continuous: tuple = (),
+                 ignore: tuple = (), na_values: tuple = (), keep_na_tokens: bool = False,
+                 random_state: Any = None, n_jobs: int | None = None, **deprecated: Any):
+        self.tree = tree
         self.cf = cf
-        self.min_objs = min_objs
-        self.gain_ratio = gain_ratio
-        self.subset = subset
-        self.rules_cf = rules_cf
         self.fisher = fisher
         self.redundancy = redundancy
         self.annealing = annealing
-        self.seed = seed
-        self.jobs = jobs
+        self.trials = trials
+        self.winnow = winnow
+        self.class_weight = class_weight
+        self.costs = costs
         self.discrete = discrete
         self.continuous = continuous
         self.ignore = ignore
         self.na_values = na_values
         self.keep_na_tokens = keep_na_tokens
-        # the tree grower (c45, cart, id3, quest) and cart's options (R rpart.control's names)
-        self.grower = grower
-        self.cp = cp
-        self.minsplit = minsplit
-        self.minbucket = minbucket
-        self.maxdepth = maxdepth
-        self.usesurrogate = usesurrogate
-        self.maxsurrogate = maxsurrogate
-        self.xval = xval
-        # grower="j48": Weka J48's options (-U -B -R -N -S -J -A -O; min_objs and cf are -M and -C)
-        self.unpruned = unpruned
-        self.binary_splits = binary_splits
-        self.reduced_error_pruning = reduced_error_pruning
-        self.folds = folds
-        self.subtree_raising = subtree_raising
-        self.mdl_correction = mdl_correction
-        self.laplace = laplace
-        self.collapse = collapse
-        self.winnow = winnow        # C5.0's -w: screen attributes out before learning (winnow.py)
-        # {label: weight} or "balanced": multiplies each case's weight by its class's
-        self.class_weight = class_weight
-        # {(predicted label, true label): cost}, or a C5.0 .costs file: the classes chosen minimise
-        # the expected cost (data/costs.py)
-        self.costs = costs
-        # chaid's options (Kass 1980; the defaults SPSS's)
-        self.alpha_merge = alpha_merge
-        self.alpha_split = alpha_split
-        self.max_depth = max_depth
-        self.min_parent = min_parent
-        self.min_child = min_child
-        self.bins = bins
-        self.bonferroni = bonferroni
-        # quest's options (Loh & Shih's alpha, node size, pruning folds and SE rule)
-        self.quest_alpha = quest_alpha
-        self.min_node = min_node
-        self.prune_folds = prune_folds
-        self.se_rule = se_rule
-        # C5.0's -t: boosting trials (rules/boost.py); ruleset_ is then a BoostedRuleSet
-        self.trials = trials
-        # c4.5 -p's tree (pipeline.soft_tree): grown in the order c4.5 reads the cases, which decides
-        # float sums of fractional weights where values are unknown; the rules come from it
-        self.soft = soft
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        if deprecated:
+            given = {k for k in deprecated if k in _FLAT}
+            unknown = sorted(set(deprecated) - given)
+            if unknown:
+                raise TypeError(f"C45Rules() got an unexpected keyword argument {unknown[0]!r}")
+            if tree is not None and given & ({k for own in _TREE_FLAT.values() for k in own} | {"grower"}):
+                raise InputError(f"C45Rules: give the tree's parameters inside tree={tree!r}, not as"
+                                 f" {', '.join(sorted(given))}")
+            self._set_flat(deprecated)
+
+    # the documented signature, which scikit-learn reads for get_params and its checks: the
+    # flat spellings of before the split are accepted (**deprecated) but not parameters
+    __init__.__signature__ = inspect.signature(__init__).replace(  # type: ignore[attr-defined]
+        parameters=[p for p in inspect.signature(__init__).parameters.values() if p.kind != p.VAR_KEYWORD])
+
+    def _set_flat(self, flat: dict[str, Any]) -> None:
+        """Turn the flat parameters of before the split into the new ones, warning for each."""
+        flat = dict(flat)
+        new: dict[str, Any] = {}
+        for old, name in _RENAMED_FLAT.items():
+            if old in flat:
+                new[name] = flat.pop(old)
+        tree_cf = None
+        if "cf" in new:        # rules_cf given: the old cf prunes the tree, rules_cf makes the rules
+            tree_cf = self.cf
+        grower = flat.pop("grower", None)
+        current = check_grower(self.tree) if "tree" not in new else None
+        if grower is None:
+            cls = type(current)
+            params = current.get_params(deep=False)
+        else:
+            if grower not in GROWERS:
+                raise InputError(f"C45Rules: grower must be one of {', '.join(GROWERS)}, got {grower!r}")
+            cls = GROWERS[grower]
+            params = {}
+        own = _TREE_FLAT[cls.name]
+        for k, v in flat.items():
+            if k in own:
+                params[own[k]] = v
+            elif not _same(v, DEFAULTS[k]):
+                owner = next(GROWERS[g] for g, opts in _TREE_FLAT.items() if k in opts)
+                raise InputError(f"C45Rules: {k}={v!r} is a parameter of {owner.__name__}, not of grower"
+                                 f" {cls.name!r}: use tree={owner.__name__}({_TREE_FLAT[owner.name][k]}={v!r})")
+        if tree_cf is not None and "cf" in cls._get_param_names():
+            params["cf"] = tree_cf
+        tree = cls(**params)
+        old = [*(["grower"] if grower is not None else []), *flat,
+               *(o for o, n in _RENAMED_FLAT.items() if n in new)]
+        spelled = "".join(f", {k}={v!r}" for k, v in new.items())
+        warnings.warn(f"C45Rules({', '.join(old)}) is deprecated and will be removed in the next release:"
+                      f" use C45Rules(tree={tree!r}{spelled})", FutureWarning, stacklevel=3)
+        self.tree = tree
+        for k, v in new.items():
+            setattr(self, k, v)
+
+    def set_params(self, **params: Any) -> "C45Rules":
+        """Set parameters (``tree__cp`` for the grower's); the flat spellings of before the
+        split are turned into the new ones with a FutureWarning. Returns self."""
+        flat = {k: params.pop(k) for k in list(params) if k in _FLAT}
+        if flat:
+            self._set_flat(flat)
+        return super().set_params(**params) if params else self
+
+    def _grower(self) -> Grower:
+        return check_grower(self.tree)
+
+    def _seed(self) -> int | None:
+        rs = self.random_state
+        if isinstance(rs, np.random.RandomState):
+            return int(rs.randint(0, 2**31 - 1))
+        return rs
+
+    def _jobs(self) -> Any:
+        n = self.n_jobs
+        if n is None:
+            return 1
+        if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n < -1:
+            return max(1, (os.cpu_count() or 1) + 1 + int(n))   # joblib's meaning: all cores but -n - 1
+        return n
+
+    def _options(self) -> dict[str, Any]:
+        """The pipeline options of these parameters, checked: InputError naming the parameter as
+        spelled here."""
+        tree = self._grower()
+        out = {**tree.options(self.cf), "fisher": self.fisher, "redundancy": self.redundancy,
+               "annealing": self.annealing, "seed": self._seed(), "jobs": self._jobs(), "winnow": self.winnow,
+               "trials": self.trials, "costs": self.costs}
+        labels = {**tree.labels(), "cf": "C45Rules parameter cf", "rules_cf": "C45Rules parameter cf",
+                  "seed": "C45Rules parameter random_state", "jobs": "C45Rules parameter n_jobs",
+                  "trials": "C45Rules parameter trials"}
+        if out.get("rules_cf") is not None:   # the grower's own cf prunes
+            labels["cf"] = f"{type(tree).__name__} parameter cf"
+        try:
+            check_options({k: v for k, v in out.items() if k != "costs"})
+        except InputError as e:
+            raise InputError(renamed(str(e), labels)) from None
+        if isinstance(self.costs, dict):
+            # keyed by the labels as given (1, 'a'), the classes by their text
+            out["costs"] = {tuple(value_str(c) for c in pair) if isinstance(pair, tuple) else pair: v
+                            for pair, v in self.costs.items()}
+        return out
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn >= 1.6 tags: unknown values (NaN) and text columns are C4.5's own input."""
@@ -205,14 +356,6 @@ class C45Rules(*_BASES):
     def _more_tags(self) -> dict[str, Any]:
         """The same tags for scikit-learn < 1.6."""
         return {"allow_nan": True, "X_types": ["2darray", "string", "categorical"]}
-
-    def _options(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in DEFAULTS}
-        if isinstance(self.costs, dict):
-            # keyed by the labels as given (1, 'a'), the classes by their text
-            out["costs"] = {tuple(value_str(c) for c in pair) if isinstance(pair, tuple) else pair: v
-                            for pair, v in self.costs.items()}
-        return out
 
     def _read(self):
         return read_options(self.na_values, self.keep_na_tokens)
@@ -269,6 +412,8 @@ class C45Rules(*_BASES):
         if all(isinstance(v, (int, np.integer)) for v in labels):
             self.classes_ = np.array(labels)
         self.n_features_in_ = n_features
+        self.n_classes_ = len(self.classes_)
+        self.feature_importances_ = rule_importances(self.ruleset_, train)
         return self
 
     def _encoded(self, X: Any) -> Dataset:
@@ -300,6 +445,94 @@ class C45Rules(*_BASES):
         """Class probabilities in `classes_` order (see RuleSet.predict_proba)."""
         data = self._encoded(X)
         return self.ruleset_.predict_proba(data)
+
+    # ---- DecisionTreeClassifier's habits (docs/estimator.md) ---------------------------
+
+    def apply(self, X: Any) -> np.ndarray:
+        """The id of the rule that decides each row, 0 for the default class: the rule list's
+        "leaf" (a boosted model: one column per trial, as RandomForestClassifier.apply).
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_trials)
+        """
+        return self.predict_rule(X)
+
+    def decision_path(self, X: Any) -> Any:
+        """Which rules' conditions all hold for each row, as a sparse 0/1 matrix.
+
+        Column i is the rule of id i (column 0 the default class, set for the rows no rule
+        decides), so ``decision_path(X)[r, apply(X)[r]]`` is 1 for every row r. Every rule
+        whose conditions hold is marked, not only the first: the rules after it are the
+        ones that would decide were it removed.
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, largest rule id + 1)
+        """
+        data = self._encoded(X)
+        return decision_path(self._single("decision_path"), data)
+
+    def get_depth(self) -> int:
+        """The most conditions any rule has (0 without rules): a rule is a generalised path
+        of the tree, so this is the rule list's depth (a boosted model: over its trials)."""
+        check_is_fitted(self, "ruleset_")
+        return max([len(r.conditions) for rs in self._trials() for r in rs.rules] + [0])
+
+    def get_n_leaves(self) -> int:
+        """The number of outcomes ``apply`` can give: the rules plus the default class
+        (a boosted model: summed over its trials, as a forest's leaves)."""
+        check_is_fitted(self, "ruleset_")
+        return sum(len(rs.rules) + 1 for rs in self._trials())
+
+    def rules_frame(self) -> pd.DataFrame:
+        """The rules as a DataFrame (c45rules.views.rules_frame): id, conditions, class,
+        confidence, covered, errors, lift, used, wrong (and trial when boosted)."""
+        check_is_fitted(self, "ruleset_")
+        return rules_frame(self.ruleset_)
+
+    @property
+    def rules_(self) -> pd.DataFrame:
+        """The rules as a DataFrame (see rules_frame)."""
+        return self.rules_frame()
+
+    def _trials(self) -> tuple:
+        rs = self.ruleset_
+        return rs.trials if isinstance(rs, BoostedRuleSet) else (rs,)
+
+    def _single(self, what: str) -> Any:
+        check_is_fitted(self, "ruleset_")
+        if isinstance(self.ruleset_, BoostedRuleSet):
+            raise InputError(f"{what} is for a single rule list; this model is boosted"
+                             f" ({len(self.ruleset_.trials)} trials that vote): use apply() for each trial's rule")
+        return self.ruleset_
+
+    def _repr_html_inner(self) -> str:
+        """scikit-learn's diagram, and once fitted the rules as a table (Jupyter's view)."""
+        head = super()._repr_html_inner() if hasattr(super(), "_repr_html_inner") else html_escape(repr(self))
+        if not hasattr(self, "ruleset_"):
+            return head
+        return head + rules_html(self.ruleset_)
+
+    def _repr_html_(self) -> str:
+        """The HTML view (scikit-learn's diagram and the rules table)."""
+        return self._repr_html_inner()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """a equals b (a value given for a parameter and its default); False where == is no answer."""
+    try:
+        return bool(a is b or a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _labels(y: Any) -> Any:

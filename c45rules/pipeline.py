@@ -278,16 +278,46 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
         na_values=(), keep_na_tokens: bool = False, sep: str | None = None, decimal: str = ".",
         encoding: str = "utf-8", fold_case: bool = False, strict: bool = False,
         sample_weight: Any = None, class_weight: Any = None, **options: Any) -> RuleSet | BoostedRuleSet:
-    """Learn a C4.5-rules RuleSet in one call (options as C45Rules; defaults as the reference;
-    `trials` > 1: a BoostedRuleSet of that many boosting trials at most, rules/boost.py).
+    """Learn a C4.5-rules RuleSet in one call, from a table, a file or a Dataset.
 
-    `na_values`, `keep_na_tokens`, `sep`, `decimal` and `encoding` say how a table's cells
-    are read (data/reading.py); a C4.5 stem takes none of them. `fold_case` merges class labels
-    that differ only in case or surrounding spaces; `strict` makes the reader's warnings about a
-    misread column (decimal commas, dates read as categories, such labels) InputErrors. `sample_weight` (one number
-    per case, or the name of a column of the table) and `class_weight` ({class: weight} or
-    "balanced") weigh the cases (data/weights.py). `costs` ({(predicted, true): cost}, or a C5.0
-    `.costs` file's path) makes every class choice minimise the expected cost (data/costs.py).
+    Parameters
+    ----------
+    data : DataFrame (pandas, polars, pyarrow), str or path, or Dataset
+        The training cases: a table, a CSV/Parquet file, or a C4.5 stem (``.names``/``.data``).
+    target : str or None, default=None
+        The class column of a table or CSV/Parquet file.
+    discrete, continuous, ignore : sequence of str, default=()
+        Columns to read as discrete, as continuous, or to leave out.
+    na_values, keep_na_tokens, sep, decimal, encoding
+        How a table's cells are read (data/reading.py); a C4.5 stem takes none of them.
+    fold_case : bool, default=False
+        Merge class labels that differ only in case or surrounding spaces (the most frequent
+        spelling wins).
+    strict : bool, default=False
+        Make the reader's warnings about a misread column (decimal commas, dates read as
+        categories, labels differing in case) errors.
+    sample_weight : array-like, str or None, default=None
+        One weight per case, or the name of a column of the table holding them.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each case's weight by its class's (data/weights.py).
+    **options
+        The pipeline's options with their recorded names and the reference's defaults
+        (pipeline.DEFAULTS: ``cf``, ``min_objs``, ``grower``, ``cp``, ``seed``, ``jobs``,
+        ``trials`` ...); ``costs`` ({(predicted, true): cost} or a C5.0 ``.costs`` file)
+        makes every class choice minimise the expected cost (data/costs.py). C45Rules
+        spells them by stage (docs/estimator.md).
+
+    Returns
+    -------
+    RuleSet, or BoostedRuleSet when ``trials`` > 1 (rules/boost.py).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> print(fit(df, target="class").rules[0])
+    rule 1: if a <= 2 then n [87.1%]
     """
     read = read_options(na_values, keep_na_tokens, sep, decimal, encoding, fold_case, strict)
     jobs = options.get("jobs", 1)     # checked with the other options, after the reading

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import reference as R
-from c45rules import C45Rules, InputError, fit
+from c45rules import C45, C45Rules, InputError, fit
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.base import clone  # noqa: E402
@@ -31,7 +31,7 @@ def test_fit_returns_self_and_learned_attributes(crx):
 
 def test_clone_pipeline_and_cross_validation(crx):
     X, y = crx
-    m = clone(C45Rules(cf=0.1, min_objs=3))
+    m = clone(C45Rules(cf=0.1, tree=C45(min_objs=3)))
     assert m.get_params()["cf"] == 0.1 and not hasattr(m, "ruleset_")
     pipe = Pipeline([("rules", C45Rules())])
     pipe.fit(X, y)
@@ -263,7 +263,7 @@ def test_nan_and_text_cells_are_read_as_c45_reads_them():
     X = pd.DataFrame({"colour": ["red", "blue", None, "red", "blue", "green"] * 5,
                       "size": [1.0, np.nan, 3.0, 4.0, 5.0, 6.0] * 5})
     y = ["yes", "no", "yes", "yes", "no", "no"] * 5
-    m = C45Rules(min_objs=1).fit(X, y)
+    m = C45Rules(tree=C45(min_objs=1)).fit(X, y)
     assert m.predict(X).tolist() == y
     assert m.predict_proba(X).sum(axis=1) == pytest.approx(np.ones(30))
 
@@ -271,14 +271,16 @@ def test_nan_and_text_cells_are_read_as_c45_reads_them():
 def test_parameters_stored_untouched_and_validated_in_fit(iris):
     X, y = iris
     discrete = ["sepallength"]
-    m = C45Rules(cf=0, discrete=discrete, seed=3)   # no check at construction
+    m = C45Rules(cf=0, discrete=discrete, random_state=3)   # no check at construction
     assert m.get_params()["discrete"] is discrete and m.cf == 0
-    with pytest.raises(InputError, match=r"option cf must be a confidence level in \(0, 1\], got 0"):
+    with pytest.raises(InputError, match=r"C45Rules parameter cf must be a confidence level in \(0, 1\], got 0"):
         m.fit(X, y)
-    c = clone(C45Rules(cf=0.1, min_objs=5, subset=True, discrete=discrete))
-    assert c.get_params() == C45Rules(cf=0.1, min_objs=5, subset=True, discrete=discrete).get_params()
+    c = clone(C45Rules(cf=0.1, tree=C45(min_objs=5, subset=True), discrete=discrete))
+    # the grower objects compare by identity (as scikit-learn's); their parameters by value
+    deep = C45Rules(cf=0.1, tree=C45(min_objs=5, subset=True), discrete=discrete).get_params()
+    assert {k: v for k, v in c.get_params().items() if k != "tree"} == {k: v for k, v in deep.items() if k != "tree"}
     assert c.set_params(cf=0.3).cf == 0.3
-    assert clone(c.fit(X, y)).get_params() == c.get_params() and not hasattr(clone(c), "ruleset_")
+    assert repr(clone(c.fit(X, y))) == repr(c) and not hasattr(clone(c), "ruleset_")
 
 
 def test_without_scikit_learn_the_plain_checks_still_hold():
@@ -326,7 +328,7 @@ def test_soft_learns_from_c45s_own_tree_and_bands_it():
     # 4 rules, c4.5's (soft=True, as c4.5 -p and fit -p grow it) 17 and c4.5rules' 3
     df = pd.read_csv(R.DATA / "labor" / "labor.csv")
     X, y = df.drop(columns=["class"]), df["class"]
-    plain, soft = C45Rules().fit(X, y), clone(C45Rules(soft=True)).fit(X, y)
+    plain, soft = C45Rules().fit(X, y), clone(C45Rules(tree=C45(soft=True))).fit(X, y)
     assert (len(plain.ruleset_.rules), plain.tree_.unpruned.size()) == (4, 22)
     assert (len(soft.ruleset_.rules), soft.tree_.unpruned.size()) == (3, 17)
     assert [n.soft for n in soft.tree_.pruned.walk() if n.soft is not None] == \

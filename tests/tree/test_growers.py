@@ -118,10 +118,14 @@ def test_fit_and_estimator_take_grower():
     target = frame.columns[-1]
     rs = c45rules.fit(frame, target=target, grower="cart")
     assert dict(rs.options)["grower"] == "cart"
-    model = c45rules.C45Rules(grower="cart", cp=0.0, minsplit=2, minbucket=1)
+    with pytest.warns(FutureWarning, match=r"use C45Rules\(tree=CART\(cp=0.0, minbucket=1, minsplit=2\)\)"):
+        model = c45rules.C45Rules(grower="cart", cp=0.0, minsplit=2, minbucket=1)   # the flat spelling, deprecated
     model.fit(frame.drop(columns=[target]), frame[target])
     assert model.tree_.options["grower"] == "cart" and model.tree_.pruned.leaves() == 9
-    assert model.get_params()["grower"] == "cart"
+    assert model.get_params()["tree"].name == "cart"
+    new = c45rules.C45Rules(tree=c45rules.CART(cp=0.0, minsplit=2, minbucket=1)).fit(frame.drop(columns=[target]),
+                                                                                    frame[target])
+    assert new.ruleset_ == model.ruleset_
 
 
 def test_nodes_pickled_before_the_cart_fields_load_with_their_defaults():
