@@ -100,10 +100,10 @@ def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict,
     from ..crossval import tune
     grid = tuning_grid(args)
     seed = args.seed if args.seed is not None else 0
-    progress(args, f"tuning: {args.tune_folds}-fold cross-validation of each grid point")
-    res = tune(train, grid, k=args.tune_folds, seed=seed, options=options)
+    progress(args, f"tuning: {args.cv_folds}-fold cross-validation of each grid point")
+    res = tune(train, grid, k=args.cv_folds, seed=seed, options=options)
     return ({**options, **as_fit_options(res.best)},
-            {"grid": {k: list(v) for k, v in grid.items()}, "folds": args.tune_folds, "seed": seed,
+            {"grid": {k: list(v) for k, v in grid.items()}, "folds": args.cv_folds, "seed": seed,
              "best": res.best, "mean_error_pct": round(res.chosen.error_pct, 4),
              "limit_pct": round(res.limit_pct, 4)})
 
