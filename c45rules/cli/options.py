@@ -319,10 +319,52 @@ def deprecated(g, spelling: str, use: str, dest: str, *, kind=None, flag: bool =
                        help=argparse.SUPPRESS)
 
 
+# the grower whose options `--help` shows (set by cli.build_parser for a help request); None: all
+HELP_GROWER: str | None = None
+
+# one example per grower for `COMMAND --grower G --help` (DATA and the command's own options added)
+GROWER_EXAMPLES = {
+    "c45": "",
+    "cart": " --grower cart --cp 0.02 --max-depth 5 --prune-folds 10 --seed 1",
+    "id3": " --grower id3",
+    "j48": " --grower j48 --reduced-error-pruning --prune-folds 3",
+    "chaid": " --grower chaid --max-depth 3 --min-parent 50 --min-child 20",
+    "quest": " --grower quest --min-node 40 --se-rule 0 --prune-folds 10",
+}
+
+C50_LETTERS = ("C4.5's letters keep C4.5's meanings; C5.0 uses some differently: C5.0's -t N is boosting"
+               " trials (here --trials N; -t is c4.5's windowing trials), -w winnowing (here --winnow; -w is"
+               " c4.5's window), -u N rule utility bands (here -u evaluates STEM.test), -g no global pruning"
+               " (here the gain criterion), -I the seed (--seed), -X K cross-validation (c45rules cv"
+               " --cv-folds K). All options: docs/options.md.")
+
+
+def grower_epilog(command: str, grower: str, example: str) -> str:
+    """The end of `COMMAND [--grower G] --help`: the other growers, C5.0's letters, one example."""
+    others = ", ".join(g for g in GROWERS if g != grower)
+    line = (f"options shown: the common ones and --grower {grower}'s; the other growers ({others}):"
+            f" 'c45rules {command} --grower NAME --help'")
+    if grower != "c45":
+        first = example.split("\n")[0]
+        data_end = first.index(" ", len(f"c45rules {command} ") + 1) if " -" in first else len(first)
+        example = first[:data_end] + GROWER_EXAMPLES[grower] + first[data_end:]
+    else:
+        example = example.split("\n")[0]
+    import textwrap
+    return f"{textwrap.fill(line, 79)}\n\n{textwrap.fill(C50_LETTERS, 79)}\n\nexample:\n  {example}"
+
+
+def _c45_help(text: str) -> str:
+    """`text`, or hidden when --help is about another grower than c45 (windowing and -p are c4.5's)."""
+    return text if HELP_GROWER in (None, "c45") else argparse.SUPPRESS
+
+
 def tree_options(old_folds: bool = True, grower: str | None = None) -> argparse.ArgumentParser:
     """--grower, c4.5's -c -m -g -s, cart's rpart options, chaid's, J48's, quest's, --seed and -j
     (`old_folds` False: without J48's deprecated --folds, for `cv`, whose --folds were its own).
-    `grower` (for --help): only that grower's options are shown; all are accepted."""
+    `grower` (default HELP_GROWER; for --help): only its options are shown; all are accepted."""
+    grower = grower or HELP_GROWER
+
     def shown(*growers: str) -> bool:
         return grower is None or grower in growers
 
@@ -362,7 +404,8 @@ def tree_options(old_folds: bool = True, grower: str | None = None) -> argparse.
     # c4.5's -c is every pruning grower's confidence; -m -g -s are c4.5's (and -m J48's)
     g = p.add_argument_group("tree options (as c4.5)")
     g.add_argument("-c", "--cf", type=confidence_percent, default=25.0, metavar="CF",
-                   help=help_of("pruning confidence level in percent, 1 to 100 (default 25)", "c45", "j48"))
+                   help="pruning confidence level in percent, 1 to 100 (default 25): the tree's (c45, j48)"
+                        " and the rules'")
     g.add_argument("-m", "--min-objs", type=positive_int, default=2, metavar="N",
                    help=help_of("at least two branches must hold N cases (default 2)", "c45", "j48"))
     g.add_argument("-g", "--gain", action="store_true",
@@ -377,14 +420,14 @@ def window_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("windowing (as c4.5)")
     g.add_argument("-t", "--window-trials", dest="window_trials", type=trials_count, metavar="N",
-                   help="grow N trees by windowing (1 to 10000): tree keeps the one of fewest estimated errors,"
+                   help=_c45_help("grow N trees by windowing (1 to 10000): tree keeps the one of fewest estimated errors,"
                         " rules and fit the composite ruleset of all N (c4.5's -t; C5.0's boosting -t N is"
-                        " --trials N here)")
+                        " --trials N here)"))
     g.add_argument("-w", "--window", type=positive_int, metavar="N",
-                   help="initial window of N cases (default max(2 sqrt(cases), cases/5)); implies -t 10")
+                   help=_c45_help("initial window of N cases (default max(2 sqrt(cases), cases/5)); implies -t 10"))
     g.add_argument("-i", "--increment", type=positive_int, metavar="N",
-                   help="at most N misclassified cases join the window per cycle (default window/5, but at"
-                        " least half of them); implies -t 10")
+                   help=_c45_help("at most N misclassified cases join the window per cycle (default window/5, but at"
+                        " least half of them); implies -t 10"))
     return p
 
 
@@ -398,8 +441,8 @@ def soft_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("soft thresholds (as c4.5)")
     g.add_argument("-p", "--soft", action="store_true",
-                   help="soft thresholds: each cut's [lower,upper] band (tree: printed as c4.5 -p prints it;"
-                        " fit: kept with --keep-tree, and explain tells how close a case is to each cut)")
+                   help=_c45_help("soft thresholds: each cut's [lower,upper] band (tree: printed as c4.5 -p prints it;"
+                        " fit: kept with --keep-tree, and explain tells how close a case is to each cut)"))
     return p
 
 

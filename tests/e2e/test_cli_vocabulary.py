@@ -152,3 +152,34 @@ def test_report_row_number_replaces_explain_row(crx_model_kept, tmp_path):
                                   ["c45rules: warning: --explain-row is deprecated, use --row-number"])
         pages.append(out.read_text())
     assert pages[0] == pages[1]
+
+
+# ---- help: the common options and the chosen grower's, each with its default, one example ----
+def _help(*argv: str) -> str:
+    code, out, err = cli_err([*argv, "--help"])
+    assert code == 0, err
+    return out
+
+
+@pytest.mark.parametrize("command", ["fit", "tree", "rules", "cv", "tune"])
+def test_help_shows_the_chosen_growers_options_only(command):
+    cart = _help(command, "--grower", "cart")
+    assert "--cp CP" in cart and "--max-depth N" in cart and "--prune-folds N" in cart
+    assert "--alpha-merge" not in cart and "--binary-splits" not in cart and "--min-objs" not in cart
+    assert "--grower cart --cp" in cart.rstrip().splitlines()[-1]     # ends with one example, cart's
+    c45 = _help(command)
+    assert "--min-objs N" in c45 and "--cp CP" not in c45 and "--min-node N" not in c45 and "--max-depth N" not in c45
+    assert "the other growers (cart, id3, j48, chaid, quest): 'c45rules" in " ".join(c45.split())
+    assert c45.rstrip().splitlines()[-2:][0] == "example:"
+    assert "C5.0's -t N is boosting trials" in " ".join(c45.split())
+    chaid = _help(command, "--grower=chaid")
+    assert "--min-parent N" in chaid and "--max-depth N" in chaid and "--prune-folds N" not in chaid
+
+
+def test_fit_help_is_short_and_every_value_option_shows_its_default():
+    text = _help("fit")
+    assert len(text.splitlines()) < 200
+    flat = " ".join(text.split())
+    assert "--decimal {.,,} decimal mark of the numbers (',': 1,5 is 1.5; then the separator is not ',')" \
+           " (default: .)" in flat
+    assert "--encoding NAME" in flat and "(default utf-8" in flat
