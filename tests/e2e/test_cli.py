@@ -55,6 +55,7 @@ def test_tree_text_is_c45s(name, flags):
 
 def test_rules_json_crx_matches_reference_summary():
     out = json.loads(ok("rules", CRX, "-u", "--json").stdout)
+    assert len(out.pop("rule_list")) == 14   # the rules themselves (issue 49)
     assert out == {"rules": 14, "conditions": 41, "default_class": "-", "train_errors": 34,
                    "test_errors": 31}
 

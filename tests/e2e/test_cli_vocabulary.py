@@ -183,3 +183,39 @@ def test_fit_help_is_short_and_every_value_option_shows_its_default():
     assert "--decimal {.,,} decimal mark of the numbers (',': 1,5 is 1.5; then the separator is not ',')" \
            " (default: .)" in flat
     assert "--encoding NAME" in flat and "(default utf-8" in flat
+
+
+# ---- rules --json and fit --json hold the rules themselves --------------------------------------
+def test_rules_json_and_fit_json_include_the_rules(tmp_path):
+    from c45rules.export.yaml import load_yaml
+    code, out, err = cli_err(["rules", CRX, "-u", "--json"])
+    assert code == 0, err
+    got = json.loads(out)
+    # the counts as before (reference figures), and now the rules
+    assert {k: got[k] for k in ("rules", "conditions", "default_class", "train_errors", "test_errors")} == \
+        {"rules": 14, "conditions": 41, "default_class": "-", "train_errors": 34, "test_errors": 31}
+    assert len(got["rule_list"]) == 14 and sum(len(r["conditions"]) for r in got["rule_list"]) == 41
+    model = tmp_path / "m.yaml"
+    code, out, err = cli_err(["fit", CRX, "-u", "--json", "-o", str(model)])
+    assert code == 0, err
+    fitted = json.loads(out)
+    assert fitted["model"] == str(model) and fitted["rule_list"] == got["rule_list"]
+    ruleset = load_yaml(model)
+    for r, j in zip(ruleset.rules, fitted["rule_list"]):
+        assert (j["id"], j["class"], j["covered"], j["errors"]) == (r.id, r.prediction, r.covered, r.errors)
+        assert abs(j["confidence"] - r.confidence) < 1e-6
+        assert j["text"] == " and ".join(str(c) for c in r.conditions)
+        assert [(c["attribute"], c["op"]) for c in j["conditions"]] == [(c.attribute, c.op) for c in r.conditions]
+    assert any(c["op"] == ">" and isinstance(c["value"], float) for j in fitted["rule_list"] for c in j["conditions"])
+
+
+def test_boosted_rules_json_has_each_trials_rules():
+    code, out, err = cli_err(["rules", GOLF, "--trials", "3", "--json"])
+    assert code == 0, err
+    got = json.loads(out)
+    assert all(len(t["rule_list"]) == t["rules"] for t in got["trials"])
+
+
+def test_fit_json_needs_a_model_file():
+    code, _, err = cli_err(["fit", GOLF, "--json", "-o", "-"])
+    assert code == 2 and "--json and -o - both write to stdout" in err
