@@ -151,7 +151,8 @@ def _run(args: argparse.Namespace) -> int:
     except (InputError, ModelError) as e:
         if args.debug:
             traceback.print_exc()
-        print(f"c45rules: error: {_one_line(e)}", file=sys.stderr)
+        from .vocabulary import cli_message
+        print(f"c45rules: error: {_one_line(cli_message(str(e), e.params))}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, FileExistsError, PermissionError) as e:
         if args.debug:

@@ -238,12 +238,14 @@ def by_python(name: str) -> Option | None:
 
 
 def cli_message(message: str, params: tuple[str, ...]) -> str:
-    """A library message in the CLI's words: each `param=` it names (the library's spelling) as
-    the option's spelling."""
+    """A library message in the CLI's words: each parameter it names (InputError.params), as
+    `name=VALUE` or as the bare name, said as the option (`--name VALUE`, `--name`)."""
+    import re
     for p in params:
         o = by_python(p)
         if o is not None:
-            message = message.replace(f"{p}=", f"{o.name} ")
+            message = re.sub(rf"(?<![\w-]){re.escape(p)}(?:(=)|(?![\w-]))",
+                             lambda m, flag=o.name: flag + (" " if m.group(1) else ""), message, count=1)
     return message
 
 

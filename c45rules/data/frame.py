@@ -698,17 +698,20 @@ def load_data(spec: str | os.PathLike, *, target: str | None = None,
         train = _frame_with_names(df, schema, target, str(p), read)
     else:
         if target is None:
-            raise InputError(f"{spec}: a CSV/Parquet file needs --target COLUMN")
+            raise InputError(f"{spec}: a CSV/Parquet file needs target=COLUMN", params=("target",))
         train = from_frame(read_table(p, read), target, source=str(p), read=read, **kinds)
     tst = None if test is None or test is False else load_test(test, train.schema, target=target, read=read)
     return train, tst
 
 
+_READ_PARAMS = ("na_values", "keep_na_tokens", "sep", "decimal", "encoding")
+
+
 def refuse_read_options(path: str, read: ReadOptions | None) -> None:
     """InputError when reading options are given for a C4.5 file, whose unknown value is '?'."""
     if read is not None and not read.is_default:
-        raise InputError(f"{path}: --na-values, --keep-na-tokens, --sep, --decimal and --encoding apply"
-                         " to CSV/Parquet data; a C4.5 file's unknown value is '?'")
+        raise InputError(f"{path}: na_values, keep_na_tokens, sep, decimal and encoding apply"
+                         " to CSV/Parquet data; a C4.5 file's unknown value is '?'", params=_READ_PARAMS)
 
 
 def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, source: str,

@@ -219,3 +219,38 @@ def test_boosted_rules_json_has_each_trials_rules():
 def test_fit_json_needs_a_model_file():
     code, _, err = cli_err(["fit", GOLF, "--json", "-o", "-"])
     assert code == 2 and "--json and -o - both write to stdout" in err
+
+
+# ---- the library speaks Python, the command speaks its options ------------------------------------
+def test_python_errors_name_parameters_and_cli_errors_name_options(tmp_path):
+    import c45rules
+    from c45rules.errors import InputError
+    table = tmp_path / "t.csv"
+    table.write_text("a,b,c\n1,x,yes\n2,y,no\n3,x,yes\n")
+    with pytest.raises(InputError, match=r"t\.csv: a CSV/Parquet file needs target=COLUMN$") as e:
+        c45rules.fit(str(table))
+    assert "--" not in str(e.value)
+    code, _, err = cli_err(["rules", str(table)])
+    assert code == 2 and err.strip() == f"c45rules: error: {table}: a CSV/Parquet file needs --target COLUMN"
+    with pytest.raises(InputError, match=r"^sep: expected ',', ';'") as e:
+        c45rules.fit(str(table), "c", sep=":")
+    code, _, err = cli_err(["rules", str(table), "--target", "c", "--sep", ":"])
+    assert code == 2 and err.startswith("c45rules: error: --sep: expected ',', ';'"), err
+    with pytest.raises(InputError, match=r"^decimal=',' needs another separator than ',' \(give sep=';'"):
+        c45rules.fit(str(table), "c", decimal=",", sep=",")
+    with pytest.raises(InputError, match=r"^encoding: unknown encoding 'klingon'"):
+        c45rules.fit(str(table), "c", encoding="klingon")
+    code, _, err = cli_err(["rules", str(table), "--target", "c", "--encoding", "klingon"])
+    assert code == 2 and "c45rules: error: --encoding: unknown encoding 'klingon'" in err, err
+    with pytest.raises(InputError, match=r"na_values, keep_na_tokens, sep, decimal and encoding apply"):
+        c45rules.fit(GOLF, sep=";")
+    code, _, err = cli_err(["rules", GOLF, "--sep", ";"])
+    assert code == 2 and "--na-values, --keep-na-tokens, --sep, --decimal and --encoding apply" in err, err
+
+
+def test_cli_message_translates_only_the_named_parameters():
+    from c45rules.cli.vocabulary import cli_message
+    assert cli_message("x: needs target=COLUMN; the target column", ("target",)) == \
+        "x: needs --target COLUMN; the target column"
+    assert cli_message("class_weight: bad", ("class_weight",)) == "--class-weights: bad"
+    assert cli_message("sep: bad", ()) == "sep: bad"
