@@ -3,7 +3,14 @@ from __future__ import annotations
 
 
 class C45RulesError(Exception):
-    """Base class of every error the library raises on purpose."""
+    """Base class of every error the library raises on purpose.
+
+    `params`: the library parameters the message names, in Python's words (`target=COLUMN`,
+    `sep`); the command line says them as its options (cli/vocabulary.cli_message)."""
+
+    def __init__(self, *args: object, params: tuple[str, ...] = ()) -> None:
+        super().__init__(*args)
+        self.params = tuple(params)
 
 
 class InputError(C45RulesError, ValueError):

@@ -68,6 +68,14 @@ class Condition:
         text = f"{name} {self.op} {format_threshold(self.value)}"
         return text + " or unknown" if self.or_unknown else text
 
+    def as_dict(self) -> dict[str, Any]:
+        """{"attribute", "op", "value"} (a list for "in"), and "or_unknown": true when set."""
+        out = {"attribute": self.attribute, "op": self.op,
+               "value": list(self.value) if self.op == "in" else self.value}
+        if self.or_unknown:   # only when set, as in the YAML
+            out["or_unknown"] = True
+        return out
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -93,6 +101,18 @@ class Rule:
     def fires(self) -> bool:
         """False for a rule too inaccurate to ever fire (error > 0.7, spec 7.6.1)."""
         return self.error_rate <= NEVER_FIRES_ABOVE
+
+    def as_dict(self) -> dict[str, Any]:
+        """The rule as JSON takes it: {"id", "conditions": [Condition.as_dict()], "text" (the
+        conditions as c4.5rules reads them), "class", "confidence", "covered", "errors",
+        "error_rate", "lift", "used", "wrong"}, and "note" when it has one."""
+        out = {"id": int(self.id), "conditions": [c.as_dict() for c in self.conditions],
+               "text": conjunction(self.conditions), "class": self.prediction,
+               "confidence": round(self.confidence, 6), "covered": self.covered, "errors": self.errors,
+               "error_rate": self.error_rate, "lift": self.lift, "used": self.used, "wrong": self.wrong}
+        if self.note:
+            out["note"] = self.note
+        return out
 
     def __str__(self) -> str:
         conds = conjunction(self.conditions)
@@ -250,12 +270,9 @@ class Explanation:
         first failed one (attribute null for a rule that holds but never fires); a condition that
         unknown values satisfy too also has "or_unknown": true."""
         def entry(rule_id: int, cond: Condition | None, val: Any, ok: bool) -> dict[str, Any]:
-            value = None if cond is None else list(cond.value) if cond.op == "in" else cond.value
-            out = {"rule": int(rule_id), "attribute": None if cond is None else cond.attribute,
-                   "op": None if cond is None else cond.op, "value": value,
+            out = {"rule": int(rule_id),
+                   **({"attribute": None, "op": None, "value": None} if cond is None else cond.as_dict()),
                    "case_value": _plain(val), "satisfied": ok}
-            if cond is not None and cond.or_unknown:   # only when set, as in the YAML
-                out["or_unknown"] = True
             band = self.band(cond)
             if band is not None:     # a model fitted with -p --keep-tree
                 out["soft"] = {"lower": band[0], "upper": band[1],

@@ -23,6 +23,7 @@ from .. import __version__
 from ..errors import DataWarning, InputError, ModelError
 from . import (audit, cv, demo, diff, evaluate, explain, export, fit, import_, predict, report, rescore, rules,
                serve, tree, tune)
+from . import options
 from .options import Parser, common
 
 _MODULES = {"tree": tree, "rules": rules, "fit": fit, "predict": predict, "evaluate": evaluate,
@@ -32,9 +33,21 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     name: module.run for name, module in _MODULES.items()}
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Each option that takes a value shows its default, when its help does not say it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (action.option_strings and action.nargs != 0 and "default" not in text
+                and action.default not in (None, [], argparse.SUPPRESS)):
+            text += " (default: %(default)s)"
+        return text
+
+
+def build_parser(only: str | None = None, help_grower: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of the `c45rules` command (one sub-command per job); with `only`,
-    that command's options alone are set up (the others are listed, not configured)."""
+    that command's options alone are set up (the others are listed, not configured). With
+    `help_grower` (a help request), a learning command's help shows that grower's options alone."""
     top = Parser(prog="c45rules", description=__doc__.split("\n\n")[0],
                  formatter_class=argparse.RawDescriptionHelpFormatter,
                  epilog="Run 'c45rules COMMAND --help' for a command's options and an example.")
@@ -48,10 +61,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is not None and name != only:
             sub.add_parser(name, help=module.HELP)
             continue
+        options.HELP_GROWER = help_grower
+        try:
+            parents = [shared, *(make() for make in module.PARENTS)]
+        finally:
+            options.HELP_GROWER = None
+        epilog = f"example:\n  {module.EXAMPLE}"
+        if help_grower is not None and any(a.dest == "grower" for p in parents for a in p._actions):
+            epilog = options.grower_epilog(name, help_grower, module.EXAMPLE)
         p = sub.add_parser(name, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP),
-                           parents=[shared, *(make() for make in module.PARENTS)],
-                           formatter_class=argparse.RawDescriptionHelpFormatter,
-                           epilog=f"example:\n  {module.EXAMPLE}")
+                           parents=parents, formatter_class=_HelpFormatter, epilog=epilog)
         module.configure(p)
     return top
 
@@ -63,6 +82,19 @@ def _command(argv: list[str]) -> str | None:
         if not word.startswith("-"):    # the top-level options take no value
             return word if word in _MODULES else None
     return None
+
+
+def _help_grower(argv: list[str]) -> str | None:
+    """The grower a help request is about (`--grower G --help`; c45 without --grower), or None
+    when no help is asked."""
+    if "-h" not in argv and "--help" not in argv:
+        return None
+    for i, word in enumerate(argv):
+        if word.startswith("--grower="):
+            return word.split("=", 1)[1]
+        if word == "--grower" and i + 1 < len(argv):
+            return argv[i + 1]
+    return "c45"
 
 
 def _one_line(message: str) -> str:
@@ -87,7 +119,11 @@ _QUICK_EXIT = frozenset({"tree", "rules", "fit"})
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `c45rules` console script; returns the exit status."""
-    args = build_parser(_command(sys.argv[1:] if argv is None else argv)).parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    grower = _help_grower(words)
+    if grower not in (None, *options.GROWERS):
+        grower = "c45"    # argparse names the bad choice when it parses
+    args = build_parser(_command(words), grower).parse_args(argv)
     status = _run(args)
     if argv is None and args.command in _QUICK_EXIT:
         _leave(status)
@@ -115,7 +151,8 @@ def _run(args: argparse.Namespace) -> int:
     except (InputError, ModelError) as e:
         if args.debug:
             traceback.print_exc()
-        print(f"c45rules: error: {_one_line(e)}", file=sys.stderr)
+        from .vocabulary import cli_message
+        print(f"c45rules: error: {_one_line(cli_message(str(e), e.params))}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, FileExistsError, PermissionError) as e:
         if args.debug:

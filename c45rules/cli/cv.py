@@ -7,22 +7,22 @@ import sys
 
 from ..errors import InputError
 from .io import data_stem, is_table, load_training, progress
-from .options import (boost_options, boost_trials, data_options, grid_options, learning_rule_options, positive_int,
-                      rule_options, tree_options, tuning_grid)
+from .options import (boost_options, boost_trials, cv_folds_option, data_options, grid_options,
+                      learning_rule_options, positive_int, rule_options, tree_options, tuning_grid)
 
 HELP = "cross-validate the rules on stratified folds (optionally tuned, optionally beside C5.0)"
-EXAMPLE = ("c45rules cv examples/crx/crx -k 10 --seed 1\n"
+EXAMPLE = ("c45rules cv examples/crx/crx --cv-folds 10 --seed 1\n"
            "  c45rules cv examples/crx/crx --tune --grid cf=10,25 m=2,5 --tune-folds 5 --json\n"
            "  c45rules cv examples/crx/crx --compare c50 ../shared/anchors/c5.0\n"
            "  c45rules cv examples/crx/crx -b --compare c50 ../shared/anchors/c5.0   (boosted, beside c5.0 -b -r)")
-PARENTS = (lambda: data_options(test=False), lambda: tree_options(j48_folds=False), rule_options, grid_options,
-           boost_options)
+PARENTS = (lambda: data_options(test=False), lambda: tree_options(old_folds=False), rule_options,
+           lambda: grid_options("cv"), boost_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The cv command's own options (--seed, shared with the rule options, also seeds the folds)."""
     g = p.add_argument_group("cross-validation")
-    g.add_argument("-k", "--folds", type=positive_int, default=10, metavar="K", help="folds (default 10)")
+    cv_folds_option(g, "folds of the cross-validation (default 10)", old=("-k", "--folds"))
     g.add_argument("--repeats", type=positive_int, default=1, metavar="R",
                    help="repeat with R different shuffles (seeds SEED, SEED+1, ...; default 1)")
     g.add_argument("--tune", action="store_true",
@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
     train, _ = load_training(args)
     seed = args.seed if args.seed is not None else 0
     grid = tuning_grid(args) if args.tune else None
-    progress(args, f"cross-validating on {args.folds} folds")
-    ours = cross_validate(train, args.folds, seed=seed, repeats=args.repeats,
+    progress(args, f"cross-validating on {args.cv_folds} folds")
+    ours = cross_validate(train, args.cv_folds, seed=seed, repeats=args.repeats,
                           options=learning_rule_options(args),
                           grid=grid,
                           inner_k=args.tune_folds)
@@ -62,12 +62,12 @@ def run(args: argparse.Namespace) -> int:
     if c50:
         from .c50 import fold_errors
         progress(args, "running C5.0 on the same folds")
-        splits = [(tr, te) for _, _, tr, te in fold_splits(train, args.folds, seed, args.repeats)]
+        splits = [(tr, te) for _, _, tr, te in fold_splits(train, args.cv_folds, seed, args.repeats)]
         stem = data_stem(args.data)
         trials = boost_trials(args)
         res = fold_errors(c50, stem, splits, len(train.schema.attributes) + 1,
                           ("-t", str(trials)) if trials > 1 else ())
-        theirs = CVResult(args.folds, args.repeats, seed, tuple(
+        theirs = CVResult(args.cv_folds, args.repeats, seed, tuple(
             FoldResult(f.repeat, f.fold, n, e, r) for f, (e, n, r) in zip(ours.folds, res)))
     if args.json:
         out = ours.as_json()

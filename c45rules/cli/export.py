@@ -8,7 +8,7 @@ import json
 from ..errors import InputError
 from ..export.choices import DMN_VERSIONS, FORMS
 from .io import check_output, load_model, relearn_tree, write_text
-from .options import reading_options
+from .options import deprecated, reading_options
 
 HELP = ("write a model as SQL, standalone Python, YAML, PMML, a DMN decision table, or its rule list or tree"
         " as DOT/GraphML (a boosted model: SQL, Python, YAML, PMML, dbt)")
@@ -18,7 +18,7 @@ EXAMPLE = ("c45rules export model.yaml --to sql --table loans -o rules.sql\n"
            "  c45rules export model.yaml --to pmml -o model.pmml\n"
            "  c45rules export model.yaml --to dmn -o model.dmn\n"
            "  c45rules export model.yaml --to dot -o rules.dot\n"
-           "  c45rules export model.yaml --to dot --data examples/crx/crx -o tree.dot")
+           "  c45rules export model.yaml --to dot --train examples/crx/crx -o tree.dot")
 PARENTS = (reading_options,)
 
 
@@ -41,14 +41,16 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--confidence", action="store_true",
                    help="sql: also a 'confidence' column, the decision's confidence as predict --confidence"
                         " gives it")
-    p.add_argument("--data", metavar="DATA",
+    p.add_argument("--train", metavar="DATA",
                    help="dot/graphml: the training data, to re-grow the tree of a model fitted without"
                         " --keep-tree; it must be the data the model was fitted on")
-    p.add_argument("--target", metavar="COL", help="class column of --data when its name differs")
-    p.add_argument("--unpruned", action="store_true", help="dot/graphml: the unpruned tree (needs --data)")
+    deprecated(p, "--data", "--train", "train", default=argparse.SUPPRESS)   # the training data here
+    p.add_argument("--target", metavar="COL", help="class column of --train when its name differs")
+    p.add_argument("--draw-unpruned", action="store_true", help="dot/graphml: the unpruned tree (needs --train)")
+    deprecated(p, "--unpruned", "--draw-unpruned", "draw_unpruned", flag=True, default=argparse.SUPPRESS)
     p.add_argument("--graph", choices=("rules", "tree"),
                    help="dot/graphml: draw the rule list or the tree (default: the tree when the model keeps"
-                        " it (fit --keep-tree) or --data is given, else the rule list)")
+                        " it (fit --keep-tree) or --train is given, else the rule list)")
     p.intermixed = True   # DIR comes after --to dbt
     p.add_argument("dbt_dir", nargs="?", metavar="DIR",
                    help="dbt: the project directory to write models/NAME.sql, schema.yml and sources.yml into")
@@ -87,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError("--to graphml needs -o FILE")
             export.write_graphml(graph, args.output)
         return 0
-    if args.data or args.graph:
-        raise InputError(f"--{'data' if args.data else 'graph'} is only used by --to dot/graphml, not --to {args.to}")
+    if args.train or args.graph:
+        raise InputError(f"--{'train' if args.train else 'graph'} is only used by --to dot/graphml, not --to {args.to}")
     if args.confidence and (args.to != "sql" or args.case_only):
         raise InputError("--confidence adds a column to the SQL SELECT (--to sql without --case-only);"
                          " the Python module has predict_confidence() already")
@@ -142,10 +144,10 @@ def _dmn(args: argparse.Namespace, ruleset) -> int:
 
     from ..errors import DataWarning
     from ..export.dmn import feel_names, to_dmn
-    if args.dbt_dir or args.source or args.case_only or args.confidence or args.data or args.graph \
+    if args.dbt_dir or args.source or args.case_only or args.confidence or args.train or args.graph \
             or args.dialect:
         raise InputError("--to dmn takes -o, --dmn-version and --name; DIR, --source, --case-only, --confidence,"
-                         " --data, --graph and --dialect do not apply")
+                         " --train, --graph and --dialect do not apply")
     name = args.name or Path(args.model).stem
     text = to_dmn(ruleset, args.dmn_version or "1.3", name)
     renamed = [f"{a!r} as {f}" for a, f in feel_names(ruleset).items() if a != f]
@@ -163,8 +165,8 @@ def _dbt(args: argparse.Namespace, ruleset) -> int:
     if not args.dbt_dir or not args.source:
         raise InputError("--to dbt needs the project directory and the source table:"
                          " export MODEL.yaml --to dbt DIR --source SCHEMA.TABLE")
-    if args.output or args.case_only or args.confidence or args.data or args.graph:
-        raise InputError("--to dbt writes DIR/models/; -o, --case-only, --confidence, --data and --graph"
+    if args.output or args.case_only or args.confidence or args.train or args.graph:
+        raise InputError("--to dbt writes DIR/models/; -o, --case-only, --confidence, --train and --graph"
                          " do not apply")
     name = args.name or Path(args.model).stem
     written = write_dbt(ruleset, args.dbt_dir, parse_source(args.source), name, args.dialect or "duckdb")
@@ -175,18 +177,18 @@ def _dbt(args: argparse.Namespace, ruleset) -> int:
 def _graph(args: argparse.Namespace, ruleset):
     """(graph, DOT name) of what --graph asks for: the rule list, or the tree (kept or re-grown)."""
     from ..export import rules_to_networkx, tree_to_networkx
-    kind = args.graph or ("tree" if args.data or ruleset.tree is not None else "rules")
+    kind = args.graph or ("tree" if args.train or ruleset.tree is not None else "rules")
     if kind == "rules":
-        if args.data or args.unpruned:
-            raise InputError("--data and --unpruned draw the tree; the rule list needs neither (--graph rules)")
+        if args.train or args.draw_unpruned:
+            raise InputError("--train and --draw-unpruned draw the tree; the rule list needs neither (--graph rules)")
         return rules_to_networkx(ruleset), "rules"
-    if args.data:
-        tree, _ = relearn_tree(args, ruleset, args.data, args.target)
-        node = tree.unpruned if args.unpruned else tree.pruned
-    elif ruleset.tree is not None and not args.unpruned:
+    if args.train:
+        tree, _ = relearn_tree(args, ruleset, args.train, args.target)
+        node = tree.unpruned if args.draw_unpruned else tree.pruned
+    elif ruleset.tree is not None and not args.draw_unpruned:
         node = ruleset.tree
     else:
         raise InputError("--graph tree: the model does not hold the "
-                         f"{'unpruned ' if args.unpruned else ''}tree; give the training data with --data to"
-                         " re-grow it" + ("" if args.unpruned else ", or fit with --keep-tree"))
+                         f"{'unpruned ' if args.draw_unpruned else ''}tree; give the training data with --train to"
+                         " re-grow it" + ("" if args.draw_unpruned else ", or fit with --keep-tree"))
     return tree_to_networkx(node, ruleset.schema), "tree"

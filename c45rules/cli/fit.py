@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import replace
 
@@ -24,6 +25,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     """The fit command's own options."""
     p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml",
                    help="model file to write ('-': the YAML alone on stdout)")
+    p.add_argument("--json", action="store_true",
+                   help="print rules --json's object (counts, errors and the rules themselves) and \"model\":"
+                        " the file written, instead of the rules' text")
     p.add_argument("--keep-tree", action="store_true",
                    help="also store the pruned tree in the model, so that 'export --to dot' and the report"
                         " can draw it without the training data")
@@ -36,6 +40,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the model, then print its rules and evaluation unless the model went to stdout."""
     from ..export.yaml import dump_yaml
+    if args.json and is_stdout(args.output):
+        raise InputError("--json and -o - both write to stdout: give -o a file")
     check_output(args, args.output)
     if args.soft and not args.keep_tree:
         raise InputError("-p keeps each cut's soft band in the model's tree: add --keep-tree")
@@ -50,7 +56,10 @@ def run(args: argparse.Namespace) -> int:
     if args.keep_tree:
         ruleset = replace(ruleset, tree=tree.pruned)
     write_text(args.output, dump_yaml(ruleset))
-    if not is_stdout(args.output):   # `-o -` puts the model alone on stdout
+    if args.json:
+        from .rules import rules_json
+        print(json.dumps({**rules_json(ruleset, train, test), "model": args.output}))
+    elif not is_stdout(args.output):   # `-o -` puts the model alone on stdout
         sys.stdout.write(rules_text(ruleset, train, test))
         print(f"Model written to {args.output}")
     return 0

@@ -236,12 +236,9 @@ _CART_FLAGS = (
     ("--cp", unit_interval, "CP", "cart: complexity parameter; a split must cut the risk by cp x the root's (default 0.01)"),
     ("--minsplit", positive_int, "N", "cart: fewest cases in a node to try a split (default 20)"),
     ("--minbucket", positive_int, "N", "cart: fewest cases in a leaf (default round(minsplit/3))"),
-    ("--maxdepth", positive_int, "N", "cart: deepest node, the root at depth 0 (default 30, at most 30)"),
     ("--usesurrogate", usesurrogate, "0|1|2",
      "cart: unknown values: 0 stay at the node, 1 surrogates, 2 surrogates then the majority way (default 2)"),
     ("--maxsurrogate", natural, "N", "cart: surrogate splits kept per node (default 5)"),
-    ("--xval", natural, "K", "cart: prune at the cp with the fewest errors in K-fold cross-validation (folds drawn"
-                             " with --seed; default 0: none)"),
 )
 # J48's flags (Weka's letter in the help): (option, our option name, value when given, help)
 _J48_FLAGS = (
@@ -250,7 +247,7 @@ _J48_FLAGS = (
     ("--binary-splits", "binary_splits", True, "j48 (-B): binary tests on nominal attributes, one value against"
                                                " the rest"),
     ("--reduced-error-pruning", "reduced_error_pruning", True,
-     "j48 (-R): grow on all stratified folds but one (--folds) and prune on that one"),
+     "j48 (-R): grow on all stratified folds but one (--prune-folds) and prune on that one"),
     ("--no-subtree-raising", "subtree_raising", False, "j48 (-S): prune without raising the largest branch"),
     ("--no-mdl-correction", "mdl_correction", False, "j48 (-J): no MDL penalty on the gain of a cut"),
     ("--laplace", "laplace", True, "j48 (-A): Laplace-smoothed leaf probabilities (the tree stays the same)"),
@@ -262,8 +259,6 @@ _QUEST_FLAGS = (
     ("--quest-alpha", open_unit_interval, "A",
      "quest: significance level of the attribute tests, Bonferroni-adjusted (default 0.05)"),
     ("--min-node", at_least_two, "N", "quest: fewest cases in a node to try a split (default 10)"),
-    ("--prune-folds", natural, "K", "quest: cross-validation folds choosing the pruning (folds drawn with"
-                                    " --seed; default 10; 0: no pruning; also --xval K)"),
     ("--se-rule", non_negative_float, "S", "quest: prune to the smallest tree within S standard errors of the"
                                            " fewest cross-validated errors (default 1)"),
 )
@@ -274,7 +269,6 @@ _CHAID_FLAGS = (
     ("--alpha-merge", probability, "P", "chaid: merge two groups while their chi-square p-value is above P (default 0.05)"),
     ("--alpha-split", probability, "P", "chaid: split on the best attribute when its adjusted p-value is at most P"
                                         " (default 0.05)"),
-    ("--max-depth", positive_int, "N", "chaid: levels of splits below the root (default 3)"),
     ("--min-parent", positive_int, "N", "chaid: fewest cases in a node to try a split (default 100)"),
     ("--min-child", positive_int, "N", "chaid: fewest cases in a group; smaller ones merge with their most similar"
                                        " neighbour (default 50)"),
@@ -283,41 +277,150 @@ _CHAID_FLAGS = (
 )
 
 
-def tree_options(j48_folds: bool = True) -> argparse.ArgumentParser:
-    """--grower, c4.5's -c -m -g -s, cart's rpart options, chaid's, J48's, --seed and -j
-    (`j48_folds` False: no --folds, for `cv`, whose --folds are its own)."""
+# options several growers read, each under its own library name: (flag, type, metavar, help,
+# {grower: library option}); one spelling per concept (cli/vocabulary.py)
+_SHARED_FLAGS = (
+    ("--max-depth", positive_int, "N", "cart, chaid: deepest split level, the root at depth 0 (cart: default 30,"
+                                       " at most 30, as rpart's maxdepth; chaid: default 3)",
+     {"cart": "maxdepth", "chaid": "max_depth"}),
+    ("--prune-folds", natural, "N", "j48 (-N): folds of --reduced-error-pruning, one held out (default 3; Weka's"
+                                    " stratification, which --seed does not change); cart: prune at the cp of"
+                                    " fewest errors in N-fold cross-validation (rpart's xval; default 0: none);"
+                                    " quest: cross-validation folds choosing the pruning (default 10; 0: none)",
+     {"j48": "folds", "cart": "xval", "quest": "prune_folds"}),
+)
+# deprecated spellings of the growers' options: (spelling, its own dest, the new flag, the growers
+# it had a meaning for); each keeps that meaning and no other
+_OLD_GROWER_FLAGS = (
+    ("--maxdepth", "old_maxdepth", "--max-depth", ("cart",), positive_int),
+    ("--xval", "old_xval", "--prune-folds", ("cart", "quest"), natural),
+    ("--folds", "j48_folds", "--prune-folds", ("j48",), positive_int),
+)
+GROWERS = ("c45", "cart", "id3", "j48", "chaid", "quest")
+# which growers read which option group: the help of `--grower G --help` shows G's alone
+_GROUP_GROWERS = {"cart": ("cart",), "chaid": ("chaid",), "quest": ("quest",), "j48": ("j48",),
+                  "c45": ("c45", "j48")}
+
+
+class Deprecated(argparse.Action):
+    """An old spelling: it does what it did, and warns once naming the new spelling."""
+
+    def __init__(self, option_strings, dest, use: str = "", **kw) -> None:
+        self.use, self.warned = use, False
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if not self.warned:
+            self.warned = True
+            print(f"c45rules: warning: {option_string} is deprecated, use {self.use}", file=sys.stderr)
+        setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+
+
+def deprecated(g, spelling: str, use: str, dest: str, *, kind=None, flag: bool = False,
+               default: Any = None) -> None:
+    """Add the hidden old `spelling` of option `use` to the group or parser `g`, storing in `dest`
+    (a flag: True)."""
+    if flag:
+        g.add_argument(spelling, dest=dest, action=Deprecated, use=use, nargs=0, const=True, default=default,
+                       help=argparse.SUPPRESS)
+    else:
+        g.add_argument(spelling, dest=dest, action=Deprecated, use=use, type=kind, default=default,
+                       help=argparse.SUPPRESS)
+
+
+# the grower whose options `--help` shows (set by cli.build_parser for a help request); None: all
+HELP_GROWER: str | None = None
+
+# one example per grower for `COMMAND --grower G --help` (DATA and the command's own options added)
+GROWER_EXAMPLES = {
+    "c45": "",
+    "cart": " --grower cart --cp 0.02 --max-depth 5 --prune-folds 10 --seed 1",
+    "id3": " --grower id3",
+    "j48": " --grower j48 --reduced-error-pruning --prune-folds 3",
+    "chaid": " --grower chaid --max-depth 3 --min-parent 50 --min-child 20",
+    "quest": " --grower quest --min-node 40 --se-rule 0 --prune-folds 10",
+}
+
+C50_LETTERS = ("C4.5's letters keep C4.5's meanings; C5.0 uses some differently: C5.0's -t N is boosting"
+               " trials (here --trials N; -t is c4.5's windowing trials), -w winnowing (here --winnow; -w is"
+               " c4.5's window), -u N rule utility bands (here -u evaluates STEM.test), -g no global pruning"
+               " (here the gain criterion), -I the seed (--seed), -X K cross-validation (c45rules cv"
+               " --cv-folds K). All options: docs/options.md.")
+
+
+def grower_epilog(command: str, grower: str, example: str) -> str:
+    """The end of `COMMAND [--grower G] --help`: the other growers, C5.0's letters, one example."""
+    others = ", ".join(g for g in GROWERS if g != grower)
+    line = (f"options shown: the common ones and --grower {grower}'s; the other growers ({others}):"
+            f" 'c45rules {command} --grower NAME --help'")
+    if grower != "c45":
+        first = example.split("\n")[0]
+        data_end = first.index(" ", len(f"c45rules {command} ") + 1) if " -" in first else len(first)
+        example = first[:data_end] + GROWER_EXAMPLES[grower] + first[data_end:]
+    else:
+        example = example.split("\n")[0]
+    import textwrap
+    return f"{textwrap.fill(line, 79)}\n\n{textwrap.fill(C50_LETTERS, 79)}\n\nexample:\n  {example}"
+
+
+def _c45_help(text: str) -> str:
+    """`text`, or hidden when --help is about another grower than c45 (windowing and -p are c4.5's)."""
+    return text if HELP_GROWER in (None, "c45") else argparse.SUPPRESS
+
+
+def tree_options(old_folds: bool = True, grower: str | None = None) -> argparse.ArgumentParser:
+    """--grower, c4.5's -c -m -g -s, cart's rpart options, chaid's, J48's, quest's, --seed and -j
+    (`old_folds` False: without J48's deprecated --folds, for `cv`, whose --folds were its own).
+    `grower` (default HELP_GROWER; for --help): only its options are shown; all are accepted."""
+    grower = grower or HELP_GROWER
+
+    def shown(*growers: str) -> bool:
+        return grower is None or grower in growers
+
+    def help_of(text: str, *growers: str) -> str:
+        return text if shown(*growers) else argparse.SUPPRESS
+
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("tree grower")
-    g.add_argument("--grower", choices=("c45", "cart", "id3", "j48", "chaid", "quest"), default="c45",
-                   help=GROWER_HELP)
+    g.add_argument("--grower", choices=GROWERS, default="c45", help=GROWER_HELP)
     g.add_argument("--seed", type=whole, metavar="N",
                    help="seed of the random draws: the annealing's random() (default: glibc's default state)"
                         " and cart's and quest's cross-validation folds (default 0)")
-    for flag, kind, metavar, text in _CART_FLAGS + _CHAID_FLAGS + _QUEST_FLAGS:
-        g.add_argument(flag, type=kind, metavar=metavar, help=text)
-    g.add_argument("--no-bonferroni", action="store_true",
-                   help="chaid: compare attributes by their p-values as they are (the CHAID package's way),"
-                        " not by Kass's Bonferroni-adjusted ones")
-    g = p.add_argument_group("Weka J48 (the j48 grower; -m and -c as J48's -M and -C)")
-    g.add_argument("--weka-compat", action="store_true",
-                   help="grow as Weka 3.6.14's J48 does where it differs from C4.5 R8 (the same as --grower j48)")
-    for flag, name, value, text in _J48_FLAGS:
-        g.add_argument(flag, dest=name, action="store_const", const=value, help=text)
-    if j48_folds:
-        g.add_argument("--folds", dest="j48_folds", type=positive_int, metavar="N",
-                       help="j48 (-N): folds for --reduced-error-pruning, one of them held out (default 3;"
-                            " the split is Weka's stratification, which --seed does not change)")
-    g = p.add_argument_group("tree options (as c4.5)")
-    g.add_argument("-c", "--cf", type=confidence_percent, default=25.0, metavar="CF",
-                   help="pruning confidence level in percent, 1 to 100 (default 25)")
-    g.add_argument("-m", "--min-objs", type=positive_int, default=2, metavar="N",
-                   help="at least two branches must hold N cases (default 2)")
-    g.add_argument("-g", "--gain", action="store_true", help="gain criterion instead of gain ratio")
-    g.add_argument("-s", "--subset", action="store_true", help="tests on subsets of discrete values")
-    g = p.add_argument_group("speed")
     g.add_argument("-j", "--jobs", type=jobs, default=1, metavar="N",
                    help="workers: threads for the compiled steps and for cutting a large .data file,"
                         " else processes (default 1; -1: one per core); the results do not depend on it")
+    for flag, kind, metavar, text, growers in _SHARED_FLAGS:
+        g.add_argument(flag, type=kind, metavar=metavar, help=help_of(text, *growers))
+    for spelling, dest, use, _, kind in _OLD_GROWER_FLAGS:
+        if old_folds or spelling != "--folds":
+            deprecated(g, spelling, use, dest, kind=kind)
+    for name, flags in (("cart", _CART_FLAGS), ("chaid", _CHAID_FLAGS), ("quest", _QUEST_FLAGS)):
+        if shown(name):
+            g = p.add_argument_group(f"{name} (--grower {name})")
+        for flag, kind, metavar, text in flags:
+            g.add_argument(flag, type=kind, metavar=metavar, help=help_of(text, name))
+        if name == "chaid":
+            g.add_argument("--no-bonferroni", action="store_true",
+                           help=help_of("chaid: compare attributes by their p-values as they are (the CHAID"
+                                        " package's way), not by Kass's Bonferroni-adjusted ones", "chaid"))
+    if shown("j48"):
+        g = p.add_argument_group("Weka J48 (the j48 grower; -m and -c as J48's -M and -C)")
+    g.add_argument("--weka-compat", action="store_true",
+                   help=help_of("grow as Weka 3.6.14's J48 does where it differs from C4.5 R8 (the same as"
+                                " --grower j48)", "j48", "c45"))
+    for flag, name, value, text in _J48_FLAGS:
+        g.add_argument(flag, dest=name, action="store_const", const=value, help=help_of(text, "j48"))
+    # c4.5's -c is every pruning grower's confidence; -m -g -s are c4.5's (and -m J48's)
+    g = p.add_argument_group("tree options (as c4.5)")
+    g.add_argument("-c", "--cf", type=confidence_percent, default=25.0, metavar="CF",
+                   help="pruning confidence level in percent, 1 to 100 (default 25): the tree's (c45, j48)"
+                        " and the rules'")
+    g.add_argument("-m", "--min-objs", type=positive_int, default=2, metavar="N",
+                   help=help_of("at least two branches must hold N cases (default 2)", "c45", "j48"))
+    g.add_argument("-g", "--gain", action="store_true",
+                   help=help_of("gain criterion instead of gain ratio (C5.0's -g: no global pruning)", "c45"))
+    g.add_argument("-s", "--subset", action="store_true",
+                   help=help_of("tests on subsets of discrete values", "c45"))
     return p
 
 
@@ -326,14 +429,14 @@ def window_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("windowing (as c4.5)")
     g.add_argument("-t", "--window-trials", dest="window_trials", type=trials_count, metavar="N",
-                   help="grow N trees by windowing (1 to 10000): tree keeps the one of fewest estimated errors,"
+                   help=_c45_help("grow N trees by windowing (1 to 10000): tree keeps the one of fewest estimated errors,"
                         " rules and fit the composite ruleset of all N (c4.5's -t; C5.0's boosting -t N is"
-                        " --trials N here)")
+                        " --trials N here)"))
     g.add_argument("-w", "--window", type=positive_int, metavar="N",
-                   help="initial window of N cases (default max(2 sqrt(cases), cases/5)); implies -t 10")
+                   help=_c45_help("initial window of N cases (default max(2 sqrt(cases), cases/5)); implies -t 10"))
     g.add_argument("-i", "--increment", type=positive_int, metavar="N",
-                   help="at most N misclassified cases join the window per cycle (default window/5, but at"
-                        " least half of them); implies -t 10")
+                   help=_c45_help("at most N misclassified cases join the window per cycle (default window/5, but at"
+                        " least half of them); implies -t 10"))
     return p
 
 
@@ -347,8 +450,8 @@ def soft_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("soft thresholds (as c4.5)")
     g.add_argument("-p", "--soft", action="store_true",
-                   help="soft thresholds: each cut's [lower,upper] band (tree: printed as c4.5 -p prints it;"
-                        " fit: kept with --keep-tree, and explain tells how close a case is to each cut)")
+                   help=_c45_help("soft thresholds: each cut's [lower,upper] band (tree: printed as c4.5 -p prints it;"
+                        " fit: kept with --keep-tree, and explain tells how close a case is to each cut)"))
     return p
 
 
@@ -438,23 +541,18 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     """Library options from the tree flags (cf in percent on the command line): the grower's
     own and the shared ones; a flag of another grower is an InputError."""
     grower = getattr(args, "grower", "c45")
-    j48 = {name: getattr(args, name) for _, name, _, _ in _J48_FLAGS if getattr(args, name, None) is not None}
-    if getattr(args, "j48_folds", None) is not None:
-        j48["folds"] = args.j48_folds
     if getattr(args, "weka_compat", False):
         if grower not in ("c45", "j48"):
             raise InputError(f"--weka-compat grows J48's tree: it does not go with --grower {grower}")
         grower = "j48"
+    shared = _shared_options(args, grower)
+    j48 = {name: getattr(args, name) for _, name, _, _ in _J48_FLAGS if getattr(args, name, None) is not None}
     if j48 and grower != "j48":
-        flags = [f for f, name, _, _ in _J48_FLAGS if name in j48] + (["--folds"] if "folds" in j48 else [])
+        flags = [f for f, name, _, _ in _J48_FLAGS if name in j48]
         raise InputError(f"{', '.join(flags)}: option(s) of J48 (--weka-compat or --grower j48), not of --grower {grower}")
     cart = _given(args, _CART_FLAGS)
     quest = _given(args, _QUEST_FLAGS)
-    if grower == "quest" and "xval" in cart:
-        # the issue's and rpart's name for the pruning folds: --xval K is --prune-folds K for quest
-        if "prune_folds" in quest:
-            raise InputError("--xval and --prune-folds: the same folds for --grower quest, give one")
-        quest["prune_folds"] = cart.pop("xval")
+    {"j48": j48, "cart": cart, "quest": quest}.get(grower, {}).update(shared)
     if grower != "quest" and quest:
         raise InputError(f"{', '.join('--' + k.replace('_', '-') for k in quest)}: option(s) of --grower quest,"
                          f" not of --grower {grower}")
@@ -464,6 +562,8 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
     if grower == "j48":
         c45 = [f for f in c45 if f != "-m"]
     chaid = _given(args, _CHAID_FLAGS)
+    if grower == "chaid":
+        chaid.update(shared)
     if getattr(args, "no_bonferroni", False):
         chaid["bonferroni"] = False
     if grower != "chaid" and chaid:
@@ -491,6 +591,35 @@ def learning_tree_options(args: argparse.Namespace) -> dict[str, Any]:
         out.update({"grower": grower, **cart, **chaid, **quest})
         if getattr(args, "seed", None) is not None:
             out["seed"] = args.seed
+    return out
+
+
+def _shared_options(args: argparse.Namespace, grower: str) -> dict[str, Any]:
+    """{library option: value} of the options several growers share (--max-depth, --prune-folds),
+    under `grower`'s names; their deprecated spellings only where they had a meaning; an option
+    `grower` does not read is an InputError."""
+    for spelling, dest, use, growers, _ in _OLD_GROWER_FLAGS:
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        if grower not in growers:
+            who = " or ".join(f"--grower {g}" for g in growers)
+            raise InputError(f"{spelling}: option of {who}, not of --grower {grower} (its new name: {use})")
+        new = use[2:].replace("-", "_")
+        if getattr(args, new, None) is not None:
+            raise InputError(f"{spelling} and {use}: the same option, give one ({use})")
+        setattr(args, new, value)
+    out = {}
+    for flag, _, _, _, names in _SHARED_FLAGS:
+        value = getattr(args, flag[2:].replace("-", "_"), None)
+        if value is None:
+            continue
+        if grower not in names:
+            raise InputError(f"{flag}: option of {' or '.join('--grower ' + g for g in names)},"
+                             f" not of --grower {grower}")
+        if grower == "j48" and value < 1:
+            raise InputError(f"{flag}: J48's folds are a whole number >= 1, got {value}")
+        out[names[grower]] = value
     return out
 
 
@@ -533,17 +662,30 @@ def scoring_options() -> argparse.ArgumentParser:
     return p
 
 
-def grid_options(*, short: bool = False) -> argparse.ArgumentParser:
-    """--grid and --tune-folds (also -k with `short`): the options 'tune' searches and its
-    cross-validation."""
+def grid_options(command: str = "fit") -> argparse.ArgumentParser:
+    """--grid and the folds of the cross-validation that scores each grid point: --cv-folds in
+    fit and tune (their old --tune-folds, and tune's -k, deprecated), --tune-folds in cv, where
+    --cv-folds are its own (outer) folds."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("tuning")
     g.add_argument("--grid", nargs="+", metavar="NAME=V1,V2", default=None,
                    help="options to search, each NAME=values (NAME: cf in percent, m, s 0|1, g 0|1, r;"
                         " default cf=5,10,25,50 m=1,2,5,10 s=0,1); the rest as given")
-    g.add_argument(*(["-k"] if short else []), "--tune-folds", type=positive_int, default=10, metavar="K",
-                   help="folds of the cross-validation that scores each grid point (default 10)")
+    if command == "cv":
+        g.add_argument("--tune-folds", type=positive_int, default=10, metavar="K",
+                       help="with --tune: folds of the inner cross-validation that scores each grid point on"
+                            " an outer fold's training part (default 10)")
+        return p
+    cv_folds_option(g, "folds of the cross-validation that scores each grid point (default 10)",
+                    old=("--tune-folds", "-k") if command == "tune" else ("--tune-folds",))
     return p
+
+
+def cv_folds_option(g, text: str, old: tuple[str, ...]) -> None:
+    """--cv-folds K (default 10) in the group `g`, with the `old` spellings it replaced."""
+    g.add_argument("--cv-folds", type=positive_int, default=10, metavar="K", help=text)
+    for spelling in old:
+        deprecated(g, spelling, "--cv-folds", "cv_folds", kind=positive_int, default=argparse.SUPPRESS)
 
 
 def tuning_grid(args: argparse.Namespace) -> dict:

@@ -5,7 +5,7 @@ import argparse
 
 from ..errors import InputError
 from .io import check_output, data_path, is_stdout, load_labelled, load_model, relearn_tree
-from .options import positive_int, read_options, reading_options, scoring_options
+from .options import deprecated, positive_int, read_options, reading_options, scoring_options
 
 HELP = "write a self-contained HTML review report of a model"
 EXAMPLE = ("c45rules report model.yaml --train examples/crx/crx --data examples/crx/crx.test"
@@ -24,9 +24,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", metavar="COL", help="class column of a CSV when its name differs")
     p.add_argument("--compare", metavar="OLD.yaml",
                    help="add what changed since this previous model (rules, and with --data the decisions)")
-    p.add_argument("--explain-row", type=positive_int, metavar="N",
+    p.add_argument("--row-number", type=positive_int, metavar="N",
                    help="add why the N-th case (1 = first data row) of --data gets its class: the deciding"
                         " rule, or for a boosted model every trial's vote and the totals")
+    deprecated(p, "--explain-row", "--row-number", "row_number", kind=positive_int, default=argparse.SUPPRESS)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(ruleset, BoostedRuleSet) and (args.train or args.compare):
         raise InputError("--train and --compare are for a single ruleset: a boosted model's report shows each"
                          " trial's rules, not a tree, and boosted models are not compared rule by rule")
-    if args.explain_row is not None and not args.data:
-        raise InputError("--explain-row needs --data FILE: the case is the N-th row of it")
+    if args.row_number is not None and not args.data:
+        raise InputError("--row-number needs --data FILE: the case is the N-th row of it")
     # a tree kept in the model (fit --keep-tree) is drawn as is; a boosted model has none (a tree a trial)
     tree, train = getattr(ruleset, "tree", None), None
     if args.train:
@@ -55,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
         previous = load_model(args.compare)
         diff = compare(args, previous, ruleset, args.data or args.train)
     case = None
-    if args.explain_row is not None:
+    if args.row_number is not None:
         from .cases import case_from_file
-        row = case_from_file(args.data, ruleset.schema, args.explain_row, read_options(args))
+        row = case_from_file(args.data, ruleset.schema, args.row_number, read_options(args))
         case = {name: row.get(name) for name in ruleset.schema.names}   # left out = unknown
     write_report(ruleset, args.output, tree=tree, data=data, previous=previous, diff=diff, case=case,
                  read=read_options(args), train=train)

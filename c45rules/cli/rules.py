@@ -22,7 +22,8 @@ WINDOWING_COSTS = ("-t/-w/-i (windowing) do not go with misclassification costs 
 def configure(p: argparse.ArgumentParser) -> None:
     """The rules command's own options."""
     p.add_argument("--json", action="store_true",
-                   help="print rule and condition counts, default class and errors as JSON")
+                   help="print rule and condition counts, default class, errors and the rules themselves"
+                        " (\"rule_list\": id, conditions, text, class, confidence, covered, errors, ...) as JSON")
 
 
 def learn(args: argparse.Namespace):
@@ -100,10 +101,10 @@ def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict,
     from ..crossval import tune
     grid = tuning_grid(args)
     seed = args.seed if args.seed is not None else 0
-    progress(args, f"tuning: {args.tune_folds}-fold cross-validation of each grid point")
-    res = tune(train, grid, k=args.tune_folds, seed=seed, options=options)
+    progress(args, f"tuning: {args.cv_folds}-fold cross-validation of each grid point")
+    res = tune(train, grid, k=args.cv_folds, seed=seed, options=options)
     return ({**options, **as_fit_options(res.best)},
-            {"grid": {k: list(v) for k, v in grid.items()}, "folds": args.tune_folds, "seed": seed,
+            {"grid": {k: list(v) for k, v in grid.items()}, "folds": args.cv_folds, "seed": seed,
              "best": res.best, "mean_error_pct": round(res.chosen.error_pct, 4),
              "limit_pct": round(res.limit_pct, 4)})
 
@@ -138,29 +139,37 @@ def run(args: argparse.Namespace) -> int:
     if windowing is not None:
         return _run_windowed(args, windowing)
     ruleset, _, train, test = learn(args)
-    if args.json and boost_trials(args) > 1:
-        print(json.dumps(boosted_json(ruleset, train, test)))
-        return 0
     if args.json:
-        ev_train, ev_test = evaluate(ruleset, train), None if test is None else evaluate(ruleset, test)
-        costs = {}
-        if ev_train.cost is not None:   # a model with misclassification costs
-            costs = {"train_cost": ev_train.cost, "test_cost": None if ev_test is None else ev_test.cost}
-        print(json.dumps({
-            "rules": len(ruleset.rules),
-            "conditions": sum(len(r.conditions) for r in ruleset.rules),
-            "default_class": ruleset.default_class,
-            "train_errors": ev_train.errors,
-            "test_errors": None if ev_test is None else ev_test.errors,
-            **costs,
-            **({"winnowed": ruleset.options_dict["winnowed"]} if "winnowed" in ruleset.options_dict else {})}))
+        print(json.dumps(rules_json(ruleset, train, test)))
         return 0
     sys.stdout.write(rules_text(ruleset, train, test))
     return 0
 
 
+def rules_json(ruleset, train, test) -> dict:
+    """rules --json and fit --json: {"rules" (their count), "conditions", "default_class",
+    "train_errors", "test_errors", "rule_list": [Rule.as_dict()]}, with costs "train_cost" and
+    "test_cost", winnowed "winnowed"; a boosted model's is boosted_json's."""
+    from ..boosted import BoostedRuleSet
+    from ..rules.evaluate import evaluate
+    if isinstance(ruleset, BoostedRuleSet):
+        return boosted_json(ruleset, train, test)
+    ev_train, ev_test = evaluate(ruleset, train), None if test is None else evaluate(ruleset, test)
+    costs = {}
+    if ev_train.cost is not None:   # a model with misclassification costs
+        costs = {"train_cost": ev_train.cost, "test_cost": None if ev_test is None else ev_test.cost}
+    return {"rules": len(ruleset.rules),
+            "conditions": sum(len(r.conditions) for r in ruleset.rules),
+            "default_class": ruleset.default_class,
+            "train_errors": ev_train.errors,
+            "test_errors": None if ev_test is None else ev_test.errors,
+            **costs,
+            **({"winnowed": ruleset.options_dict["winnowed"]} if "winnowed" in ruleset.options_dict else {}),
+            "rule_list": [r.as_dict() for r in ruleset.rules]}
+
+
 def boosted_json(model, train, test) -> dict:
-    """rules --json of a boosted model: {"trials": [{"rules", "train_errors"}], "trials_asked",
+    """rules --json of a boosted model: {"trials": [{"rules", "train_errors", "rule_list"}], "trials_asked",
     "rules" (all trials'), "train_errors", "test_errors" (the vote's); with costs "train_cost",
     "test_cost" (the vote's) too}."""
     from ..rules.evaluate import evaluate_votes
@@ -169,7 +178,8 @@ def boosted_json(model, train, test) -> dict:
     costs = {}
     if ev.cost is not None:   # a model with misclassification costs
         costs = {"train_cost": ev.cost, "test_cost": None if ev_test is None else ev_test.cost}
-    return {"trials": [{"rules": len(rs.rules), "train_errors": te.errors} for rs, te in zip(model.trials, ev.trials)],
+    return {"trials": [{"rules": len(rs.rules), "train_errors": te.errors, "rule_list": [r.as_dict() for r in rs.rules]}
+                       for rs, te in zip(model.trials, ev.trials)],
             "trials_asked": model.options_dict["trials"],
             "rules": sum(len(rs.rules) for rs in model.trials), "train_errors": ev.errors,
             "test_errors": None if ev_test is None else ev_test.errors, **costs}
@@ -188,7 +198,8 @@ def _run_windowed(args: argparse.Namespace, windowing: dict) -> int:
         print(json.dumps({
             "trials": [{"rules": len(rs.rules), "train_errors": evaluate(rs, train).errors} for rs in rulesets],
             "rules": len(comp.ruleset.rules), "train_errors": evaluate(comp.ruleset, train).errors,
-            "test_errors": None if test is None else evaluate(comp.ruleset, test).errors}))
+            "test_errors": None if test is None else evaluate(comp.ruleset, test).errors,
+            "rule_list": [r.as_dict() for r in comp.ruleset.rules]}))
         return 0
     sys.stdout.write(format_composite(comp, train, test, data_stem(args.data)))
     return 0

@@ -17,9 +17,9 @@ options (those given, else cf=25 m=2 s=0) are kept unless their mean error excee
 mean error by more than that lowest error's standard error over the folds; only then is the
 point of lowest error chosen (ties: fewer rules, then the first in the grid). On small data the
 folds cannot tell options apart, and the untuned options stay."""
-EXAMPLE = ("c45rules tune examples/crx/crx --grid cf=5,10,25,50 m=1,2,5,10 s=0,1 -k 10\n"
+EXAMPLE = ("c45rules tune examples/crx/crx --grid cf=5,10,25,50 m=1,2,5,10 s=0,1 --cv-folds 10\n"
            "  c45rules fit examples/crx/crx --tune -o model.yaml   # tune, then fit with the best")
-PARENTS = (lambda: data_options(test=False), tree_options, rule_options, lambda: grid_options(short=True))
+PARENTS = (lambda: data_options(test=False), tree_options, rule_options, lambda: grid_options("tune"))
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -35,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
     train, _ = load_training(args)
     grid = tuning_grid(args)
     seed = args.seed if args.seed is not None else 0
-    progress(args, f"tuning: {args.tune_folds}-fold cross-validation of each grid point")
-    res = tune(train, grid, k=args.tune_folds, seed=seed, options=learning_rule_options(args))
+    progress(args, f"tuning: {args.cv_folds}-fold cross-validation of each grid point")
+    res = tune(train, grid, k=args.cv_folds, seed=seed, options=learning_rule_options(args))
     if args.json:
         print(json.dumps(res.as_json()))
         return 0

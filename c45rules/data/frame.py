@@ -803,22 +803,26 @@ def load_data(spec: str | os.PathLike, *, target: str | None = None,
         train = _frame_with_names(df, schema, target, str(p), read)
     else:
         if target is None:
-            raise InputError(f"{spec}: a CSV/Parquet file needs --target COLUMN")
+            raise InputError(f"{spec}: a CSV/Parquet file needs target=COLUMN", params=("target",))
         train = from_frame(read_table(p, read), target, source=str(p), read=read, **kinds)
     tst = None if test is None or test is False else load_test(test, train.schema, target=target, read=read)
     return train, tst
+
+
+_READ_PARAMS = ("na_values", "keep_na_tokens", "sep", "decimal", "encoding")
 
 
 def refuse_read_options(path: str, read: ReadOptions | None) -> None:
     """InputError when reading options are given for a C4.5 file, whose unknown value is '?'."""
     if read is None:
         return
-    # --strict has nothing to say of a C4.5 file (its .names declares every column), and is no fault
+    # strict has nothing to say of a C4.5 file (its .names declares every column), and is no fault
     if not replace(read, strict=False, fold_case=False).is_default:
-        raise InputError(f"{path}: --na-values, --keep-na-tokens, --sep, --decimal and --encoding apply"
-                         " to CSV/Parquet data; a C4.5 file's unknown value is '?'")
+        raise InputError(f"{path}: na_values, keep_na_tokens, sep, decimal and encoding apply"
+                         " to CSV/Parquet data; a C4.5 file's unknown value is '?'", params=_READ_PARAMS)
     if read.fold_case:
-        raise InputError(f"{path}: --fold-case applies to CSV/Parquet data; a C4.5 .names file lists the classes")
+        raise InputError(f"{path}: fold_case applies to CSV/Parquet data; a C4.5 .names file lists the classes",
+                         params=("fold_case",))
 
 
 def _frame_with_names(df: pd.DataFrame, pending: Schema, target: str | None, source: str,

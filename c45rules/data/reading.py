@@ -73,24 +73,26 @@ class ReadOptions:
         na = (na,) if isinstance(na, str) else tuple(na)
         bad = [v for v in na if not isinstance(v, str)]
         if bad:
-            raise InputError(f"--na-values: expected text, got {bad[0]!r}")
+            raise InputError(f"na_values: expected text, got {bad[0]!r}", params=("na_values",))
         object.__setattr__(self, "na_values", tuple(sorted(set(na))))
         for flag in ("keep_na_tokens", "fold_case", "strict"):
             if not isinstance(getattr(self, flag), bool):
                 raise InputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.sep is not None:
             if self.sep not in SEPARATORS:
-                raise InputError(f"--sep: expected ',', ';', tab ('\\t' or 'tab') or '|', got {self.sep!r}")
+                raise InputError(f"sep: expected ',', ';', tab ('\\t' or 'tab') or '|', got {self.sep!r}",
+                                 params=("sep",))
             object.__setattr__(self, "sep", SEPARATORS[self.sep])
         if self.decimal not in (".", ","):
-            raise InputError(f"--decimal: expected '.' or ',', got {self.decimal!r}")
+            raise InputError(f"decimal: expected '.' or ',', got {self.decimal!r}", params=("decimal",))
         if self.decimal == "," and self.sep == ",":
-            raise InputError("--decimal , needs another separator than ',' (give --sep ';', tab or '|')")
+            raise InputError("decimal=',' needs another separator than ',' (give sep=';', tab or '|')",
+                             params=("decimal", "sep"))
         try:
             name = codecs.lookup(self.encoding).name
         except (LookupError, TypeError):
-            raise InputError(f"--encoding: unknown encoding {self.encoding!r}"
-                             " (e.g. utf-8, latin-1, cp1252)") from None
+            raise InputError(f"encoding: unknown encoding {self.encoding!r}"
+                             " (e.g. utf-8, latin-1, cp1252)", params=("encoding",)) from None
         object.__setattr__(self, "encoding", "utf-8" if name == "utf-8" else self.encoding)
 
     @property

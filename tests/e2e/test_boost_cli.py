@@ -51,6 +51,7 @@ def test_fit_b_says_when_boosting_stops(tmp_path):
 
 def test_rules_json_and_text_per_trial():
     out = json.loads(ok("rules", CRX, "--trials", "3", "--json").stdout)
+    assert [len(t.pop("rule_list")) for t in out["trials"]] == [14, 15, 11]
     assert out == {"trials": [{"rules": 14, "train_errors": 34}, {"rules": 15, "train_errors": 72},
                               {"rules": 11, "train_errors": 51}],
                    "trials_asked": 3, "rules": 40, "train_errors": 27, "test_errors": None}

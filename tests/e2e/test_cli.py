@@ -55,6 +55,7 @@ def test_tree_text_is_c45s(name, flags):
 
 def test_rules_json_crx_matches_reference_summary():
     out = json.loads(ok("rules", CRX, "-u", "--json").stdout)
+    assert len(out.pop("rule_list")) == 14   # the rules themselves (issue 49)
     assert out == {"rules": 14, "conditions": 41, "default_class": "-", "train_errors": 34,
                    "test_errors": 31}
 
@@ -191,20 +192,20 @@ def test_export_yaml_is_the_model(crx_model):
 
 def test_export_tree_graphs_regrow_the_checked_tree(crx_model, tmp_path):
     import networkx as nx
-    dot = ok("export", crx_model, "--to", "dot", "--data", CRX).stdout
+    dot = ok("export", crx_model, "--to", "dot", "--train", CRX).stdout
     assert dot.startswith("digraph tree {") and dot.count("shape=") == 58   # pruned size
-    ok("export", crx_model, "--to", "graphml", "--data", f"{CRX}.data", "--unpruned",
+    ok("export", crx_model, "--to", "graphml", "--train", f"{CRX}.data", "--draw-unpruned",
        "-o", tmp_path / "t.graphml")
     assert nx.read_graphml(tmp_path / "t.graphml").number_of_nodes() == 90
-    code, _, err = cli_err(["export", str(crx_model), "--to", "dot", "--data", f"{CRX}.test"])
+    code, _, err = cli_err(["export", str(crx_model), "--to", "dot", "--train", f"{CRX}.test"])
     assert code == 2 and "crx.test: not the data this model was fitted on" in err
     code, _, err = cli_err(["export", str(crx_model), "--to", "dot", "--graph", "tree"])
-    assert code == 2 and "the model does not hold the tree; give the training data with --data" in err
+    assert code == 2 and "the model does not hold the tree; give the training data with --train" in err
 
 
 def test_export_pictures_from_the_model_alone(crx_model, tmp_path):
     import networkx as nx
-    # without --data and without a kept tree: the rule list (14 rules, their classes, the default)
+    # without --train and without a kept tree: the rule list (14 rules, their classes, the default)
     dot = ok("export", crx_model, "--to", "dot").stdout
     assert dot.startswith("digraph rules {") and dot.count("shape=note") == 14 and dot.count("shape=box") == 15
     ok("export", crx_model, "--to", "graphml", "-o", tmp_path / "r.graphml")
@@ -213,9 +214,9 @@ def test_export_pictures_from_the_model_alone(crx_model, tmp_path):
     # fit --keep-tree: the tree drawn from the model equals the tree re-grown from the data
     kept = tmp_path / "kept.yaml"
     ok("fit", CRX, "-o", kept, "--keep-tree")
-    assert ok("export", kept, "--to", "dot").stdout == ok("export", crx_model, "--to", "dot", "--data", CRX).stdout
+    assert ok("export", kept, "--to", "dot").stdout == ok("export", crx_model, "--to", "dot", "--train", CRX).stdout
     assert ok("export", kept, "--to", "dot", "--graph", "rules").stdout == dot
-    code, _, err = cli_err(["export", str(kept), "--to", "dot", "--unpruned"])
+    code, _, err = cli_err(["export", str(kept), "--to", "dot", "--draw-unpruned"])
     assert code == 2 and "the model does not hold the unpruned tree" in err
 
 
@@ -338,7 +339,7 @@ def test_malformed_model(tmp_path):
     (["explain", "{model}", "--row", '{"A99": 1}'], "'A99'"),
     (["explain", "{model}", "--row-number", "201", "--data", str(CRX_TEST_CSV)], "has 200 data rows"),
     (["explain", "{model}", "--row-number", "2"], "--row-number needs --data"),
-    (["export", "{model}", "--to", "yaml", "--data", str(CRX)], "only used by --to dot/graphml"),
+    (["export", "{model}", "--to", "yaml", "--train", str(CRX)], "only used by --to dot/graphml"),
     (["evaluate", "{model}", str(GOLF)], "golf.data"),
 ])
 def test_input_errors_in_process(crx_model, argv, words):

@@ -108,5 +108,5 @@ def test_quest_on_the_command_line(tmp_path):
        "--quest-alpha", "0.01", "-o", model2)
     assert load_yaml(model2).options_dict["prune_folds"] == 5
     assert load_yaml(model2).rules == load_yaml(model).rules
-    assert "--xval and --prune-folds: the same folds" in fails("tree", CRX, "--grower", "quest", "--xval", "5",
+    assert "--xval and --prune-folds: the same option" in fails("tree", CRX, "--grower", "quest", "--xval", "5",
                                                                "--prune-folds", "4")

@@ -116,7 +116,7 @@ def test_sep_spellings_and_the_decimal_clash(tmp_path):
     for spelling in ("tab", "\\t", "\t"):
         assert ok("rules", tsv, "--target", "species", "--sep", spelling, "-q").stdout == base
     assert fails("rules", PENGUINS, "--target", "species", "--sep", ",", "--decimal", ",") == \
-        "c45rules: error: --decimal , needs another separator than ',' (give --sep ';', tab or '|')"
+        "c45rules: error: --decimal ',' needs another separator than ',' (give --sep ';', tab or '|')"
     assert fails("rules", PENGUINS, "--target", "species", "--decimal", ",").startswith(
         f"c45rules: error: {PENGUINS}: its fields are separated by ','")
     assert "--sep: expected" in fails("fit", PENGUINS, "--target", "species", "--sep", ":", "-o", tmp_path / "m")

@@ -51,7 +51,7 @@ def test_fit_p_on_labor_learns_its_rules_from_c45s_tree(labor_model):
     assert rs.default_class == ref.default == "good"
     assert rs.options_dict["soft"] is True
     # the recorded option re-grows that tree from the data (export --data): 17 nodes, not 22
-    dot = ok("export", labor_model, "--to", "dot", "--unpruned", "--data", f"{LABOR}.data").stdout
+    dot = ok("export", labor_model, "--to", "dot", "--draw-unpruned", "--train", f"{LABOR}.data").stdout
     assert len(re.findall(r"^  n\d+ \[", dot, flags=re.M)) == 17
 
 

@@ -26,5 +26,6 @@ EXPECTED = [
                          ids=[f"{e[0]}{''.join(e[1])}" for e in EXPECTED])
 def test_subset_rules_unchanged(name, options, rules, conditions, default, train_errors, test_errors):
     out = json.loads(ok("rules", DATA / name / name, *options, "-q", "--json").stdout)
+    assert len(out.pop("rule_list")) == rules
     assert out == {"rules": rules, "conditions": conditions, "default_class": default,
                    "train_errors": train_errors, "test_errors": test_errors}

@@ -132,7 +132,7 @@ def test_fit_t_saves_the_composite_and_records_the_windowing(tmp_path):
     assert {k: rs.options_dict[k] for k in ("trials", "window", "increment")} == \
         {"trials": 10, "window": 24, "increment": 4}
     # the tree of a windowed model cannot be re-grown from the data alone
-    assert "--keep-tree" in fails("export", model, "--to", "dot", "--data", f"{MONK1}.data")
+    assert "--keep-tree" in fails("export", model, "--to", "dot", "--train", f"{MONK1}.data")
 
 
 def test_windowing_with_tune_is_refused(tmp_path):

@@ -86,7 +86,7 @@ def test_missing_file_and_csv_without_target(tmp_path):
     with pytest.raises(InputError, match="nope.csv: file not found"):
         read_csv(tmp_path / "nope.csv", "y")
     path = write(tmp_path / "t.csv", "a,y\n1,p\n")
-    with pytest.raises(InputError, match=r"t\.csv: a CSV/Parquet file needs --target COLUMN"):
+    with pytest.raises(InputError, match=r"t\.csv: a CSV/Parquet file needs target=COLUMN"):
         load_data(path)
     with pytest.raises(InputError, match=r"nostem: no such C4.5 stem \(.*nostem.names not found\)"):
         load_data(tmp_path / "nostem")
