@@ -6,7 +6,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 
-from ..data.frame import BAD_CELLS, BadCell
+from ..data.reading import BAD_CELLS
 from ..errors import InputError
 from .io import check_output, is_stdout, load_model, note_unknown, progress
 from .options import positive_int, read_options, reading_options, scoring_options
@@ -129,6 +129,7 @@ def _run_spark(args: argparse.Namespace, ruleset, fmt: str) -> int:
 def _bad_cells_located(args: argparse.Namespace, ruleset) -> Iterator[None]:
     """An engine's bad-cell error (no row: DuckDB and Spark stop without telling it) as the
     default engine gives it, with the row (cases.locate_bad_cell)."""
+    from ..data.frame import BadCell
     from .cases import locate_bad_cell
     try:
         yield

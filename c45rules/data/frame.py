@@ -36,15 +36,13 @@ from ..errors import DataWarning, InputError, shown
 from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
                     read_names)
 from .numbers import parse_number_texts
-from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, to_pandas
+from .reading import BAD_CELLS, C45_UNKNOWN, DEFAULT_READ, ReadOptions, to_pandas
 from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 from .spreadsheet import warn_formula_values
 
 pd = LazyModule("pandas")
 
 UNKNOWN_STRINGS = tuple(sorted(C45_UNKNOWN))
-# what scoring does with a continuous cell that is neither unknown nor a number (numbers.py)
-BAD_CELLS = ("error", "unknown")
 # a column is "numeric but for stray strings" when at least this share of its known cells
 # are numbers and at most this many distinct texts are not
 STRAY_SHARE = 0.9

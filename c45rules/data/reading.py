@@ -49,6 +49,8 @@ def pandas_na_tokens() -> frozenset[str]:
 
 
 C45_UNKNOWN = frozenset({"", "?"})
+# what scoring does with a continuous cell that is neither unknown nor a number (numbers.py)
+BAD_CELLS = ("error", "unknown")
 SEPARATORS = {",": ",", ";": ";", "\t": "\t", "\\t": "\t", "tab": "\t", "|": "|"}
 _SNIFF_BYTES = 1 << 16
 _SNIFF_LINES = 50

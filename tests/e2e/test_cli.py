@@ -82,6 +82,7 @@ def test_rules_crx_with_test_data_is_c45rules_output():
 def test_rules_from_csv_with_test_csv():
     out = json.loads(ok("rules", f"{CRX}.csv", "--target", "class", "--test", CRX_TEST_CSV,
                         "--json").stdout)
+    assert len(out.pop("rule_list")) == 14   # the rules themselves (issue 49.1), then the figures
     assert out == {"rules": 14, "conditions": 41, "default_class": "-", "train_errors": 34,
                    "test_errors": 31}
 
@@ -406,6 +407,7 @@ def test_progress_only_on_a_terminal_and_not_with_quiet():
 def test_rules_on_csv_with_the_names_file_equal_the_stems():
     out = json.loads(ok("rules", f"{CRX}.csv", "--target", "class", "--names", f"{CRX}.names",
                         "--test", CRX_TEST_CSV, "--json").stdout)
+    assert len(out.pop("rule_list")) == 14   # the rules themselves (issue 49.1), then the figures
     assert out == {"rules": 14, "conditions": 41, "default_class": "-", "train_errors": 34, "test_errors": 31}
 
 
