@@ -209,7 +209,7 @@ def from_sklearn(clf: Any, feature_names: Sequence[str] | None = None, class_nam
     ...     print(rule)
     rule 1: if a <= 2.5 then n [50.0%]
     rule 2: if (a > 2.5 or unknown) then y [50.0%]
-    >>> rs.predict({"a": 2.6}), clf.predict([[2.6]])[0]
+    >>> rs.predict({"a": 2.6}), str(clf.predict([[2.6]])[0])
     ('y', 'y')
     """
     _check_tree(clf)
