@@ -425,8 +425,8 @@ def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
     >>> from c45rules.export import sql_case_expression
     >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
     >>> rs = fit(df, target="class")
-    >>> sql_case_expression(rs, "duckdb", output="rule", typed=True).sql("duckdb")
-    'CASE WHEN "a" <= 2.0 THEN 1 WHEN "a" > 2.0 AND "a" <> CAST(\'NaN\' AS DOUBLE) THEN 2 ELSE 0 END'
+    >>> print(sql_case_expression(rs, "duckdb", output="rule", typed=True).sql("duckdb"))
+    CASE WHEN "a" <= 2.0 THEN 1 WHEN "a" > 2.0 AND "a" <> CAST('NaN' AS DOUBLE) THEN 2 ELSE 0 END
     """
     _check_dialect(dialect)
     _check_form(form)
