@@ -102,7 +102,51 @@ class BoostedExplanation:
 
 @dataclass(frozen=True)
 class BoostedRuleSet:
-    """The rulesets of boosting trials, in trial order, voting (see the module docstring)."""
+    """The rulesets of boosting trials, in trial order, voting (see the module docstring).
+
+    Each trial decides a case as RuleSet.predict does and votes for its class with the
+    confidence of that decision; the highest total wins (with costs, the least expected
+    cost), a tie going to the class listed first. Made by `fit` with ``trials`` > 1.
+
+    Parameters
+    ----------
+    trials : tuple of RuleSet
+        The trials' rulesets, in trial order; all of one schema.
+    options : tuple of (str, value), default=()
+        The options the model was learnt with (sorted pairs).
+    fingerprint : str, default=""
+        SHA-256 of the training data (Dataset.fingerprint).
+    version : str, default=""
+        The c45rules version that made the model (not compared by ``==``).
+    notes : str, default=""
+        The model's reviewer text.
+
+    Attributes
+    ----------
+    schema : Schema
+        The data description all the trials share.
+    costs : numpy.ndarray or None
+        The cost matrix the vote decides with, None without costs.
+
+    Raises
+    ------
+    InputError
+        No trial, or trials of different schemas.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+    ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+    >>> model = fit(df, target="class", trials=3)
+    >>> len(model.trials)
+    3
+    >>> print(model.trials[1].rules[0])
+    rule 1: if a <= 1 then n [66.0%]
+    >>> model.predict(df.head(3)).tolist()
+    ['n', 'y', 'y']
+    """
 
     trials: tuple[RuleSet, ...]
     options: tuple[tuple[str, Any], ...] = ()
@@ -121,21 +165,62 @@ class BoostedRuleSet:
 
     @property
     def schema(self) -> Schema:
-        """The data description all the trials share."""
+        """The data description all the trials share.
+
+        Returns
+        -------
+        Schema
+        """
         return self.trials[0].schema
 
     @property
     def options_dict(self) -> dict[str, Any]:
-        """The fitting options as a dict."""
+        """The fitting options as a dict.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> model.options_dict["trials"], model.options_dict["trials_built"]
+        (3, 3)
+        """
         return dict(self.options)
 
     @property
     def costs(self) -> np.ndarray | None:
-        """The cost matrix the vote decides with (data/costs.cost_matrix), None without costs."""
+        """The cost matrix the vote decides with (data/costs.cost_matrix), None without costs.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            ``costs[k, c]``: the cost of predicting class k for a case of class c.
+        """
         return cost_matrix(self.options_dict.get("costs"), self.schema.classes)
 
     def used_attributes(self) -> tuple[str, ...]:
-        """Names of the attributes any trial's rules test, in schema order."""
+        """Names of the attributes any trial's rules test, in schema order.
+
+        Returns
+        -------
+        tuple of str
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> model.used_attributes()
+        ('a', 'b')
+        """
         used = {a for rs in self.trials for a in rs.used_attributes()}
         return tuple(a for a in self.schema.names if a in used)
 
@@ -144,13 +229,69 @@ class BoostedRuleSet:
 
     def trial_index(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """(cases, trials): each trial's rule_index (1-based position of its firing rule, 0 = default).
-        `bad_cells`, for every method that takes cases, as in RuleSet.rule_index: "error" or "unknown"."""
+        `bad_cells`, for every method that takes cases, as in RuleSet.rule_index: "error" or "unknown".
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases, as RuleSet.predict takes them.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is (as in
+            RuleSet.rule_index).
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (cases, trials)
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> model.trial_index(df.head(2)).tolist()
+        [[1, 1, 0], [2, 0, 0]]
+        """
         ds = self._encode(data, bad_cells)
         return np.stack([rs.rule_index(ds) for rs in self.trials], axis=1) if ds.n else \
             np.zeros((0, len(self.trials)), dtype=np.int64)
 
     def trial_rules(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
-        """(cases, trials): the id of each trial's deciding rule, 0 where its default class decided."""
+        """(cases, trials): the id of each trial's deciding rule, 0 where its default class decided.
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases, as RuleSet.predict takes them.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is (as in
+            RuleSet.rule_index).
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (cases, trials)
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> model.trial_rules(df.head(2)).tolist()
+        [[1, 1, 0], [2, 0, 0]]
+        """
         pos = self.trial_index(data, bad_cells=bad_cells)
         return np.stack([rs.rule_ids()[pos[:, t]] for t, rs in enumerate(self.trials)], axis=1) \
             if len(pos) else pos
@@ -180,12 +321,57 @@ class BoostedRuleSet:
         return totals, everything
 
     def votes(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
-        """(cases, classes): each class's total vote, columns in schema.classes order."""
+        """(cases, classes): each class's total vote, columns in schema.classes order.
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases, as RuleSet.predict takes them.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is (as in
+            RuleSet.rule_index).
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (cases, classes)
+            The totals, each added in trial order from 0.0.
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> model.votes(df.head(2)).round(6).tolist()
+        [[1.819819, 0.0], [0.593906, 1.25307]]
+        """
         return self._tally(self.trial_index(data, bad_cells=bad_cells))[0]
 
     def expected_costs(self, data: Any) -> np.ndarray:
         """(cases, classes): what predicting each class costs by the vote (data/costs.vote_costs);
-        InputError for a model without costs."""
+        InputError for a model without costs.
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases, as RuleSet.predict takes them.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (cases, classes)
+            ``sum_c cost(k, c) * total_c`` for each class k.
+
+        Raises
+        ------
+        InputError
+            For a model without costs, or cases that cannot be scored.
+        """
         costs = self.costs
         if costs is None:
             raise InputError("this boosted model has no misclassification costs: its vote has no expected costs")
@@ -201,26 +387,141 @@ class BoostedRuleSet:
 
     def predict(self, data: Any, *, bad_cells: str = "error") -> np.ndarray | str:
         """Predicted class per case (a str for a single mapping): the highest total (with costs, the
-        least expected cost), ties to the first class."""
+        least expected cost), ties to the first class.
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases, as RuleSet.predict takes them.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is (as in
+            RuleSet.rule_index).
+
+        Returns
+        -------
+        numpy.ndarray of str (dtype object), or str
+            One class per case; for a single mapping, its class.
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> model.predict(df.head(3)).tolist()
+        ['n', 'y', 'y']
+        >>> model.predict({"a": 6.0, "b": "y"})
+        'y'
+        """
         totals = self.votes(data, bad_cells=bad_cells)
         out = np.array(self.schema.classes, dtype=object)[self._winners(totals)] if len(totals) else \
             np.array([], dtype=object)
         return out[0] if isinstance(data, Mapping) else out
 
     def predict_confidence(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
-        """The winner's total over the sum of every vote, per case."""
+        """The winner's total over the sum of every vote, per case.
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases, as RuleSet.predict takes them.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is (as in
+            RuleSet.rule_index).
+
+        Returns
+        -------
+        numpy.ndarray of float
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> model.predict_confidence(df.head(2)).round(6).tolist()
+        [1.0, 0.678444]
+        """
         totals, everything = self._tally(self.trial_index(data, bad_cells=bad_cells))
         if not len(totals):
             return np.zeros(0)
         return totals[np.arange(len(totals)), self._winners(totals)] / everything
 
     def predict_proba(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
-        """Each class's share of the votes (columns in schema.classes order)."""
+        """Each class's share of the votes (columns in schema.classes order).
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases, as RuleSet.predict takes them.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is (as in
+            RuleSet.rule_index).
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (cases, classes)
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> model.predict_proba(df.head(2)).round(6).tolist()
+        [[1.0, 0.0], [0.321556, 0.678444]]
+        """
         totals, everything = self._tally(self.trial_index(data, bad_cells=bad_cells))
         return totals / everything[:, None]
 
     def explain(self, case: Mapping[str, Any], *, read: Any = None) -> BoostedExplanation:
-        """Every trial's vote on one case (its deciding rule or default) and the class totals."""
+        """Every trial's vote on one case (its deciding rule or default) and the class totals.
+
+        Parameters
+        ----------
+        case : mapping or pandas.Series
+            One case: attribute name -> value (those left out are unknown).
+        read : ReadOptions or None, default=None
+            How texts are read (which are unknown), as in RuleSet.explain.
+
+        Returns
+        -------
+        BoostedExplanation
+            `str()` gives it as text, `as_dict()` as JSON takes it.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+        ...                    "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+        >>> model = fit(df, target="class", trials=3)
+        >>> print(model.explain({"a": 3.0, "b": "y"}))
+        class y by the vote of 3 trials (confidence 0.678444):
+          trial 1: y by rule 2, vote 0.635423:
+            b = y   (b = y: yes)
+          trial 2: y by its default class (no rule fired), vote 0.617647
+          trial 3: n by its default class (no rule fired), vote 0.593906
+          totals: n 0.593906, y 1.25307 (the highest wins; a tie goes to the class listed first)
+        """
         exps = [rs.explain(case, read=read) for rs in self.trials]
         # each explanation names its deciding rule; the ballots need its position in the list
         pos = np.array([[0 if e.rule is None else rs.rules.index(e.rule) + 1

@@ -6,7 +6,27 @@ class C45RulesError(Exception):
     """Base class of every error the library raises on purpose.
 
     `params`: the library parameters the message names, in Python's words (`target=COLUMN`,
-    `sep`); the command line says them as its options (cli/vocabulary.cli_message)."""
+    `sep`); the command line says them as its options (cli/vocabulary.cli_message).
+
+    Parameters
+    ----------
+    *args
+        The message, as for any exception.
+    params : tuple of str, default=()
+        The library parameters the message names.
+
+    Attributes
+    ----------
+    params : tuple of str
+
+    Examples
+    --------
+    >>> from c45rules import C45RulesError, InputError, ModelError
+    >>> issubclass(InputError, C45RulesError), issubclass(ModelError, ValueError)
+    (True, True)
+    >>> C45RulesError("give target=COLUMN", params=("target",)).params
+    ('target',)
+    """
 
     def __init__(self, *args: object, params: tuple[str, ...] = ()) -> None:
         super().__init__(*args)
@@ -14,11 +34,51 @@ class C45RulesError(Exception):
 
 
 class InputError(C45RulesError, ValueError):
-    """Bad training or scoring data: the message names the file, line or column."""
+    """Bad training or scoring data: the message names the file, line or column.
+
+    Also a ValueError; the command line prints its message on one line and exits with 2.
+
+    Parameters
+    ----------
+    *args
+        The message.
+    params : tuple of str, default=()
+        The library parameters the message names (see C45RulesError).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import InputError, fit
+    >>> try:
+    ...     fit(pd.DataFrame({"a": [1.0, 2.0], "class": ["n", "n"]}), target="class")
+    ... except InputError as e:
+    ...     print(e)
+    <DataFrame>: all 2 cases are of class 'n'; learning needs at least two classes, not one class
+    """
 
 
 class ModelError(C45RulesError, ValueError):
-    """An invalid or unreadable model file: the message names the field path."""
+    """An invalid or unreadable model file: the message names the field path.
+
+    Also a ValueError; the command line prints its message on one line and exits with 2.
+
+    Parameters
+    ----------
+    *args
+        The message.
+    params : tuple of str, default=()
+        The library parameters the message names (see C45RulesError).
+
+    Examples
+    --------
+    >>> from c45rules import ModelError
+    >>> from c45rules.export import load_yaml
+    >>> try:
+    ...     load_yaml(b"format: c45rules-ruleset")
+    ... except ModelError as e:
+    ...     print(e)
+    format_version: this library reads version 1, found None
+    """
 
 
 class DataWarning(UserWarning):

@@ -129,7 +129,54 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
                leaf_ratio: float | None = None, prune: bool = True, **options: Any) -> Tree:
     """Grow a tree with the named grower (default c4.5: the unpruned tree and its pruned copy, spec 2-3);
     with `costs`, every node's class is the one of least expected cost (data/costs.py). `leaf_ratio`
-    and `prune` (c4.5 only) are boosting's for its later trials (growers/c45.py, rules/boost.py)."""
+    and `prune` (c4.5 only) are boosting's for its later trials (growers/c45.py, rules/boost.py).
+
+    Parameters
+    ----------
+    data : Dataset
+        The encoded training cases, with their class column.
+    cf : float, default=0.25
+        The pruning confidence level (c4.5 -c, as a fraction).
+    min_objs : float, default=2
+        The least number of cases in at least two branches of a test (c4.5 -m).
+    gain_ratio : bool, default=True
+        Choose tests by gain ratio (False: by information gain, c4.5 -g).
+    subset : bool, default=False
+        Test discrete attributes on subsets of their values (c4.5 -s).
+    jobs : int, default=1
+        Threads; -1 for one per core. Changes how fast, never what.
+    grower : str, default="c45"
+        The grower: "c45", "id3", "j48", "cart", "chaid" or "quest" (tree/growers).
+    costs : mapping, str or None, default=None
+        Misclassification costs, {(predicted, true): cost} or a C5.0 ``.costs`` file (c45 only).
+    leaf_ratio : float or None, default=None
+        Boosting's, for its later trials (c45 only).
+    prune : bool, default=True
+        Whether to prune (c45 only; boosting's later trials are not pruned).
+    **options
+        The other growers' own options (``cp``, ``seed``, ``alpha`` ...; see `fit`).
+
+    Returns
+    -------
+    Tree
+        Its ``unpruned`` tree (the rules come from it) and its ``pruned`` tree.
+
+    Raises
+    ------
+    InputError
+        Data without a class column, without cases or with a single class; case weights
+        or costs with a grower other than c45.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import learn_tree
+    >>> from c45rules.data.frame import from_frame
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> tree = learn_tree(from_frame(df, "class"))
+    >>> tree.pruned.leaves(), tree.unpruned.leaves()
+    (2, 2)
+    """
     _require_labels(data)
     grow = get_grower(grower)
     if data.weights is not None and grower != "c45":
@@ -159,7 +206,49 @@ class RulesTrace:
 def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | None = None,
                 redundancy: float = 1.0, annealing: bool = False, seed: int | None = None,
                 options: dict[str, Any] | None = None, jobs: int = 1) -> tuple[RuleSet, RulesTrace]:
-    """c4.5rules on the unpruned tree: generalise, select, order, default, sift (spec 7)."""
+    """c4.5rules on the unpruned tree: generalise, select, order, default, sift (spec 7).
+
+    Parameters
+    ----------
+    tree : Tree
+        A tree from `learn_tree` on `data`.
+    data : Dataset
+        The training cases the tree was grown on.
+    cf : float, default=0.25
+        The confidence level of the rules' pessimistic error rates (c4.5rules -c).
+    fisher : float or None, default=None
+        Also drop a condition unless Fisher's exact test finds it significant at this
+        percentage (c4.5rules -F); None: no test.
+    redundancy : float, default=1.0
+        The redundancy factor of the rules' coding cost (c4.5rules -r).
+    annealing : bool, default=False
+        Select the rules of a class with more than 10 by simulated annealing instead of
+        the greedy search (c4.5rules -a).
+    seed : int or None, default=None
+        The seed of the annealing's random() stream.
+    options : dict or None, default=None
+        The options the RuleSet records (its `options`).
+    jobs : int, default=1
+        Threads; changes how fast, never what.
+
+    Returns
+    -------
+    ruleset : RuleSet
+        The ordered rules and the default class.
+    trace : RulesTrace
+        What c4.5rules printed along the way: the candidates, the rules before sifting,
+        the rules sifting dropped, the default class's code.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import learn_rules, learn_tree
+    >>> from c45rules.data.frame import from_frame
+    >>> ds = from_frame(pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5}), "class")
+    >>> rs, trace = learn_rules(learn_tree(ds), ds)
+    >>> [str(r) for r in rs.rules], rs.default_class, trace.dropped
+    (['rule 1: if a <= 2 then n [87.1%]', 'rule 2: if a > 2 then y [87.1%]'], 'n', [])
+    """
     cands = generalise_rules(tree.unpruned_flat, data, cf=cf, fisher=None if fisher is None else fisher / 100,
                              jobs=jobs)
     return rules_from_candidates(cands, data, redundancy=redundancy, annealing=annealing, seed=seed,
@@ -341,7 +430,45 @@ def _kinds(discrete, continuous, ignore) -> dict:
 def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSet, Tree, RulesTrace]:
     """Tree and rules on an encoded Dataset; returns the model, the Tree and the rules trace
     (of the first trial when boosting: `trials` > 1 gives a BoostedRuleSet, rules/boost.py).
-    The option `costs` may also name a C5.0 `.costs` file (data/costs.py)."""
+    The option `costs` may also name a C5.0 `.costs` file (data/costs.py).
+
+    Parameters
+    ----------
+    train : Dataset
+        The encoded training cases (their weights and costs, if any, included).
+    **options
+        The pipeline's options, as `fit` takes them (pipeline.DEFAULTS: ``cf``, ``min_objs``,
+        ``grower``, ``trials``, ``costs`` ...).
+
+    Returns
+    -------
+    model : RuleSet or BoostedRuleSet
+        A BoostedRuleSet when ``trials`` > 1.
+    tree : Tree
+        The tree the rules came from (the first trial's when boosting).
+    trace : RulesTrace
+        What c4.5rules printed along the way (see `learn_rules`).
+
+    Raises
+    ------
+    InputError
+        An unknown or bad option, an option of another grower, data without labels or
+        with one class, or options that do not go together (naming them).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit_dataset
+    >>> from c45rules.data.frame import from_frame
+    >>> ds = from_frame(pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5}), "class")
+    >>> model, tree, trace = fit_dataset(ds, cf=0.5)
+    >>> type(model).__name__, model.options_dict["cf"], len(model.rules)
+    ('RuleSet', 0.5, 2)
+    >>> fit_dataset(ds, colour="red")
+    Traceback (most recent call last):
+    ...
+    c45rules.errors.InputError: unknown option(s): colour (known: ...)
+    """
     train, o = fit_options(train, options)
     trials = int(options.get("trials", 1))
     if trials == 1:

@@ -52,6 +52,27 @@ class Condition:
     `or_unknown` (threshold tests only) makes an unknown value satisfy the test too: how a
     tree imported from another tool routes unknowns down one branch (imports/sklearn.py);
     c4.5's own conditions never carry it, so an unknown value satisfies none of them.
+
+    Attributes
+    ----------
+    attribute : str
+        The name of the attribute tested (an attribute of the model's schema).
+    op : {"<=", ">", "=", "in"}
+        The test: a threshold on a continuous attribute, or a value (set) of a discrete one.
+    value : float, str or tuple of str
+        The threshold (``<=``, ``>``), the value (``=``) or the values (``in``).
+    or_unknown : bool, default=False
+        Whether an unknown value satisfies the test too (threshold tests only).
+
+    Examples
+    --------
+    >>> from c45rules import Condition
+    >>> print(Condition("A15", ">", 228.0))
+    A15 > 228
+    >>> print(Condition("A4", "in", ("u", "y")))
+    A4 in {u, y}
+    >>> Condition("x0", "<=", 0.5, or_unknown=True).as_dict()
+    {'attribute': 'x0', 'op': '<=', 'value': 0.5, 'or_unknown': True}
     """
 
     attribute: str
@@ -79,7 +100,44 @@ class Condition:
 
 @dataclass(frozen=True)
 class Rule:
-    """IF all conditions THEN prediction, with its training evidence."""
+    """IF all conditions THEN prediction, with its training evidence.
+
+    Attributes
+    ----------
+    id : int
+        The rule's number, as c4.5rules numbers it (ids start at 1; 0 stands for the default
+        class in every output).
+    conditions : tuple of Condition
+        The tests, all of which must hold for the rule to fire.
+    prediction : str
+        The class the rule gives.
+    covered : int or float
+        Training cases satisfying every condition (their summed weight when weighted).
+    errors : int or float
+        Of those, the cases not of `prediction`.
+    error_rate : float
+        The pessimistic error rate (c4.5rules' "Error", spec 7.3); above 0.7 the rule never
+        fires (spec 7.6.1).
+    lift : float
+        Confidence over the training frequency of `prediction`.
+    used : int or float, default=0
+        Training cases for which this is the first firing rule.
+    wrong : int or float, default=0
+        Of those, the misclassified ones.
+    note : str, default=""
+        A reviewer's text, kept through rescore and shown by the exports.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rule = fit(df, target="class").rules[0]
+    >>> print(rule)
+    rule 1: if a <= 2 then n [87.1%]
+    >>> rule.covered, rule.errors, rule.error_rate, rule.fires
+    (10, 0, 0.129449, True)
+    """
 
     id: int
     conditions: tuple[Condition, ...]
@@ -94,7 +152,12 @@ class Rule:
 
     @property
     def confidence(self) -> float:
-        """1 - pessimistic error rate: the `[x%]` c4.5rules prints."""
+        """1 - pessimistic error rate: the `[x%]` c4.5rules prints.
+
+        Returns
+        -------
+        float
+        """
         return 1.0 - self.error_rate
 
     @property
@@ -103,9 +166,24 @@ class Rule:
         return self.error_rate <= NEVER_FIRES_ABOVE
 
     def as_dict(self) -> dict[str, Any]:
-        """The rule as JSON takes it: {"id", "conditions": [Condition.as_dict()], "text" (the
-        conditions as c4.5rules reads them), "class", "confidence", "covered", "errors",
-        "error_rate", "lift", "used", "wrong"}, and "note" when it has one."""
+        """The rule as JSON takes it.
+
+        Returns
+        -------
+        dict
+            {"id", "conditions": [Condition.as_dict()], "text" (the conditions as c4.5rules
+            reads them), "class", "confidence", "covered", "errors", "error_rate", "lift",
+            "used", "wrong"}, and "note" when it has one.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> d = fit(df, target="class").rules[1].as_dict()
+        >>> d["text"], d["class"], d["confidence"]
+        ('a > 2', 'y', 0.870551)
+        """
         out = {"id": int(self.id), "conditions": [c.as_dict() for c in self.conditions],
                "text": conjunction(self.conditions), "class": self.prediction,
                "confidence": round(self.confidence, 6), "covered": self.covered, "errors": self.errors,
@@ -211,7 +289,39 @@ def readable(text: str) -> str:
 
 @dataclass(frozen=True)
 class Explanation:
-    """Why a case got its class: the rule that fired, or each rule's first failed condition."""
+    """Why a case got its class: the rule that fired, or each rule's first failed condition.
+
+    Made by RuleSet.explain; `str()` gives the explanation as text, `as_dict()` as JSON takes it.
+
+    Attributes
+    ----------
+    prediction : str
+        The class the model gives the case.
+    rule : Rule or None
+        The rule that fired, None when the default class decided.
+    checks : tuple of (Condition, value, bool)
+        When a rule fired: each of its conditions, the case's value and whether it holds.
+    misses : tuple of (int, Condition or None, value)
+        When the default decided: for each rule, its id, its first failed condition and the
+        case's value; (rule id, None, None) for a rule whose conditions hold but which never
+        fires (error above 0.7, spec 7.6.1).
+    bands : tuple of ((str, float), float, float), default=()
+        The kept tree's soft bands (fit -p --keep-tree): ((attribute, cut), lower, upper).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> print(rs.explain({"a": 1.5}))
+    class n by rule 1 [87.1%, covers 10, 0 errors]:
+      a <= 2   (a = 1.5: yes)
+    >>> print(rs.explain({}))
+    class n by default: no rule fired
+      rule 1: fails a <= 2   (a = unknown)
+      rule 2: fails a > 2   (a = unknown)
+    """
 
     prediction: str
     rule: Rule | None
@@ -265,10 +375,24 @@ class Explanation:
 
 
     def as_dict(self) -> dict[str, Any]:
-        """{"class", "rule_id" (0: the default class), "conditions": [{"rule", "attribute", "op",
-        "value", "case_value", "satisfied"}]}: the deciding rule's conditions, or each rule's
-        first failed one (attribute null for a rule that holds but never fires); a condition that
-        unknown values satisfy too also has "or_unknown": true."""
+        """The explanation as JSON takes it.
+
+        Returns
+        -------
+        dict
+            {"class", "rule_id" (0: the default class), "conditions": [{"rule", "attribute",
+            "op", "value", "case_value", "satisfied"}]}: the deciding rule's conditions, or each
+            rule's first failed one (attribute null for a rule that holds but never fires); a
+            condition that unknown values satisfy too also has "or_unknown": true.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> fit(df, target="class").explain({"a": 3}).as_dict()
+        {'class': 'y', 'rule_id': 2, 'conditions': [{'rule': 2, 'attribute': 'a', 'op': '>', 'value': 2.0, 'case_value': 3.0, 'satisfied': True}]}
+        """
         def entry(rule_id: int, cond: Condition | None, val: Any, ok: bool) -> dict[str, Any]:
             out = {"rule": int(rule_id),
                    **({"attribute": None, "op": None, "value": None} if cond is None else cond.as_dict()),
@@ -331,7 +455,57 @@ def encode_cases(data: Any, schema: Schema, require: Sequence[str], bad_cells: s
 
 @dataclass(frozen=True)
 class RuleSet:
-    """An ordered rule list with a default class: value object, equality by value."""
+    """An ordered rule list with a default class: value object, equality by value.
+
+    Rules are tried in order; the first whose conditions all hold gives the class, else the
+    default class (the module docstring: spec 7.11). Made by `fit`, `learn_rules`,
+    `from_sklearn` or `c45rules.export.load_yaml`; never changed in place.
+
+    Attributes
+    ----------
+    schema : Schema
+        The attributes and classes of the data the model describes.
+    rules : tuple of Rule
+        The ordered rules.
+    default_class : str
+        The class of a case no rule fires for.
+    class_counts : tuple of int
+        Training cases per class (schema order; summed weights when weighted).
+    default_counts : tuple of int
+        Training cases reaching the default, per class.
+    options : tuple of (str, value), default=()
+        The options the model was learnt with (sorted pairs; see `options_dict`).
+    fingerprint : str, default=""
+        SHA-256 of the training data (Dataset.fingerprint).
+    version : str, default=""
+        The c45rules version that made the model (not compared by ``==``).
+    notes : str, default=""
+        The model's reviewer text, kept like Rule.note.
+    tree : Node or None, default=None
+        The pruned tree the rules came from, when kept (fit --keep-tree): for pictures only,
+        never for deciding, and not compared by ``==``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> print(rs)  # doctest: +NORMALIZE_WHITESPACE
+    Rule 1:
+        a <= 2
+        ->  class n  [87.1%]
+    <BLANKLINE>
+    Rule 2:
+        a > 2
+        ->  class y  [87.1%]
+    <BLANKLINE>
+    Default class: n
+    <BLANKLINE>
+    <BLANKLINE>
+    >>> rs.predict(pd.DataFrame({"a": [1.5, 3.5]})).tolist()
+    ['n', 'y']
+    """
 
     schema: Schema
     rules: tuple[Rule, ...]
@@ -368,7 +542,22 @@ class RuleSet:
         return (a, np.equal, codes[0]) if cond.op == "=" else (a, np.isin, np.array(codes))
 
     def used_attributes(self) -> tuple[str, ...]:
-        """Names of the attributes the rules test, in schema order."""
+        """Names of the attributes the rules test, in schema order.
+
+        Returns
+        -------
+        tuple of str
+            The columns a table of cases must hold to be scored.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "b": ["x", "y"] * 10,
+        ...                    "class": ["n", "n", "y", "y"] * 5})
+        >>> fit(df, target="class").used_attributes()
+        ('a',)
+        """
         used = {c.attribute for r in self.rules for c in r.conditions}
         return tuple(a for a in self.schema.names if a in used)
 
@@ -399,6 +588,36 @@ class RuleSet:
         `bad_cells` ("error" or "unknown"), for every method that takes cases: what a
         continuous text cell is that is neither unknown nor a number (data/numbers.py: `inf`,
         `1_000` are not): an InputError naming its row and column, or an unknown value.
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases. A table must hold every column the rules test (InputError naming a
+            missing one); a mapping or a list of mappings may leave fields out, which are then
+            unknown.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is: an InputError
+            naming its row and column, or an unknown value.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            One position per case; index `rule_ids()`, `decision_confidences()` or
+            `decision_texts()` with it.
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.rule_index(pd.DataFrame({"a": [1.5, 3.5, None]})).tolist()
+        [1, 2, 0]
         """
         ds = self._encode(data, bad_cells)
         plan = self._plan
@@ -415,6 +634,20 @@ class RuleSet:
 
         The one rule-id convention of every output (predict's column, SQL, the Python module,
         explain, evaluate --json): a rule's own id, 0 when no rule fired (ids start at 1).
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            ``len(rules) + 1`` ids.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.rule_ids().tolist()
+        [0, 1, 2]
         """
         return np.array([0] + [r.id for r in self.rules], dtype=np.int64)
 
@@ -424,6 +657,20 @@ class RuleSet:
         A rule's is its confidence (1 - pessimistic error); the default's is the Laplace share of
         the default class among the training cases that reached it, as predict_proba gives it.
         Every export that reports a confidence (predict, SQL, the Python module) uses these.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            ``len(rules) + 1`` confidences, the default's first.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.decision_confidences().tolist()
+        [0.5, 0.870551, 0.870551]
         """
         dc = np.asarray(self.default_counts, dtype=float)
         C = len(self.schema.classes)
@@ -432,21 +679,128 @@ class RuleSet:
         return np.array([float(f"{v:.{EVIDENCE_DIGITS}g}") for v in values])
 
     def decision_texts(self) -> np.ndarray:
-        """Each `rule_index` position in words: 'rule 28: A9 = t and A15 > 228', 'default class'."""
+        """Each `rule_index` position in words: 'rule 28: A9 = t and A15 > 228', 'default class'.
+
+        Returns
+        -------
+        numpy.ndarray of str (dtype object)
+            ``len(rules) + 1`` texts, the default's first.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.decision_texts()[rs.rule_index({"a": 3.5})].tolist()
+        ['rule 2: a > 2']
+        """
         return np.array(["default class: no rule fired"]
                         + [f"rule {r.id}: {conjunction(r.conditions)}" for r in self.rules],
                         dtype=object)
 
     def predict_confidence(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
-        """The confidence of the decision for each case (see decision_confidences)."""
+        """The confidence of the decision for each case (see decision_confidences).
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases. A table must hold every column the rules test (InputError naming a
+            missing one); a mapping or a list of mappings may leave fields out, which are then
+            unknown.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is: an InputError
+            naming its row and column, or an unknown value.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            One confidence per case.
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.predict_confidence(pd.DataFrame({"a": [1.5, None]})).tolist()
+        [0.870551, 0.5]
+        """
         return self.decision_confidences()[self.rule_index(data, bad_cells=bad_cells)]
 
     def predict_rule(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
-        """Id of the rule that fired for each case; 0 means the default class applied."""
+        """Id of the rule that fired for each case; 0 means the default class applied.
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases. A table must hold every column the rules test (InputError naming a
+            missing one); a mapping or a list of mappings may leave fields out, which are then
+            unknown.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is: an InputError
+            naming its row and column, or an unknown value.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            One rule id per case (see `rule_ids`).
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.predict_rule([{"a": 1.5}, {"a": 3.5}, {}]).tolist()
+        [1, 2, 0]
+        """
         return self.rule_ids()[self.rule_index(data, bad_cells=bad_cells)]
 
     def predict(self, data: Any, *, bad_cells: str = "error") -> np.ndarray | str:
-        """Predicted class per case (a str for a single mapping)."""
+        """Predicted class per case (a str for a single mapping).
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases. A table must hold every column the rules test (InputError naming a
+            missing one); a mapping or a list of mappings may leave fields out, which are then
+            unknown.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is: an InputError
+            naming its row and column, or an unknown value.
+
+        Returns
+        -------
+        numpy.ndarray of str (dtype object), or str
+            One class per case; for a single mapping, its class.
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.predict(pd.DataFrame({"a": [1.5, 3.5]})).tolist()
+        ['n', 'y']
+        >>> rs.predict({"a": 3.5})
+        'y'
+        """
         pos = self.rule_index(data, bad_cells=bad_cells)
         labels = np.array([self.default_class] + [r.prediction for r in self.rules], dtype=object)
         out = labels[pos]
@@ -459,6 +813,36 @@ class RuleSet:
         and the rest spread over the other classes in proportion to their training
         frequency; a case reaching the default gets the Laplace-smoothed class distribution
         of the training cases that reached the default.
+
+        Parameters
+        ----------
+        data : DataFrame (pandas, polars, pyarrow), mapping, list of mappings, or Dataset
+            The cases. A table must hold every column the rules test (InputError naming a
+            missing one); a mapping or a list of mappings may leave fields out, which are then
+            unknown.
+        bad_cells : {"error", "unknown"}, default="error"
+            What a continuous text cell that is neither unknown nor a number is: an InputError
+            naming its row and column, or an unknown value.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (cases, classes)
+
+        Raises
+        ------
+        InputError
+            Cases that cannot be scored: a missing column, a bad cell (with ``bad_cells="error"``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.schema.classes
+        ('n', 'y')
+        >>> rs.predict_proba(pd.DataFrame({"a": [1.5, None]})).round(6).tolist()
+        [[0.870551, 0.129449], [0.5, 0.5]]
         """
         pos = self.rule_index(data, bad_cells=bad_cells)
         C = len(self.schema.classes)
@@ -482,6 +866,32 @@ class RuleSet:
 
         Attributes the case does not mention are unknown; `read` (data.reading.ReadOptions)
         says which texts are unknown.
+
+        Parameters
+        ----------
+        case : mapping or pandas.Series
+            One case: attribute name -> value.
+        read : ReadOptions or None, default=None
+            How texts are read (which are unknown); None: the defaults.
+
+        Returns
+        -------
+        Explanation
+
+        Raises
+        ------
+        InputError
+            When `case` is not one case (a mapping or a Series).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> print(rs.explain({"a": 3.5}))
+        class y by rule 2 [87.1%, covers 10, 0 errors]:
+          a > 2   (a = 3.5: yes)
         """
         import pandas as pd
 
@@ -521,7 +931,21 @@ class RuleSet:
 
     @property
     def options_dict(self) -> dict[str, Any]:
-        """The fitting options as a dict."""
+        """The fitting options as a dict.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from c45rules import fit
+        >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+        >>> rs = fit(df, target="class")
+        >>> rs.options_dict["cf"], rs.options_dict["min_objs"]
+        (0.25, 2)
+        """
         return dict(self.options)
 
     def __str__(self) -> str:

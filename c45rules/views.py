@@ -92,7 +92,7 @@ def rules_frame(model: Any) -> Any:
     Examples
     --------
     >>> import pandas as pd
-    >>> from c45rules import fit
+    >>> from c45rules import fit, rules_frame
     >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
     >>> rules_frame(fit(df, target="class"))[["id", "conditions", "class", "covered"]]
        id conditions class  covered

@@ -168,17 +168,58 @@ def test_boosted_models_are_handled_or_refused_clearly(iris):
 
 # ---- 3. the examples in the docstrings run ------------------------------------------------
 
-@pytest.mark.parametrize("module", ["c45rules.classifier", "c45rules.growers", "c45rules.views", "c45rules.pipeline"])
+# every public name: c45rules.__all__ (but the version string) and the exports users call
+import c45rules.export  # noqa: E402
+
+PUBLIC = [(c45rules, n) for n in c45rules.__all__ if n != "__version__"] + \
+    [(c45rules.export, n) for n in c45rules.export.__all__ if callable(getattr(c45rules.export, n))]
+# the methods users call on a model
+MODEL_METHODS = {
+    "RuleSet": ("predict", "predict_rule", "predict_proba", "predict_confidence", "rule_index", "rule_ids",
+                "decision_confidences", "decision_texts", "explain", "used_attributes"),
+    "BoostedRuleSet": ("predict", "predict_proba", "predict_confidence", "explain", "used_attributes",
+                       "votes", "trial_index", "trial_rules"),
+}
+_DOCTEST_FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+
+
+@pytest.mark.parametrize("module", ["c45rules.classifier", "c45rules.growers", "c45rules.views"])
 def test_docstring_examples_run(module):
     import importlib
     mod = importlib.import_module(module)
-    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
+    result = doctest.testmod(mod, optionflags=_DOCTEST_FLAGS, verbose=False)
     assert result.attempted > 0 and result.failed == 0
 
 
+@pytest.mark.parametrize("owner, name", PUBLIC, ids=[n for _, n in PUBLIC])
+def test_public_docstring_examples_run(owner, name):
+    # found from the object itself (its class's methods too), wherever its module lives, and run
+    # with empty globals: each example imports what it uses, as a reader copying it would
+    obj = getattr(owner, name)
+    tests = [t for t in doctest.DocTestFinder().find(obj, name, globs={}) if t.examples]
+    assert tests, f"{name}: no example in its docstring"
+    runner = doctest.DocTestRunner(optionflags=_DOCTEST_FLAGS)
+    for test in tests:
+        runner.run(test)
+    assert runner.failures == 0, f"{name}: {runner.failures} failed example(s) of {runner.tries}"
+
+
+def _numpydoc(doc, name, sections):
+    assert doc, f"{name}: no docstring"
+    for section in sections:
+        assert re.search(rf"^\s*{section}\n\s*-{{{len(section)}}}\n", doc, re.M), f"{name}: no {section} section"
+
+
 def test_public_names_have_numpydoc_sections():
-    for name in ("C45Rules", "C45", "CART", "J48", "CHAID", "QUEST", "export_text", "rules_frame", "fit"):
-        doc = getattr(c45rules, name).__doc__
-        assert "Examples\n" in doc and "--------" in doc, name
-    for name in ("C45Rules", "C45", "CART", "export_text", "fit"):
-        assert "Parameters\n" in getattr(c45rules, name).__doc__, name
+    import inspect
+    for owner, name in PUBLIC:
+        obj = getattr(owner, name)
+        cls = isinstance(obj, type)
+        takes = bool(inspect.signature(obj).parameters)   # ID3() takes nothing: nothing to describe
+        described = "Attributes" if cls and "Attributes\n" in (obj.__doc__ or "") else "Parameters"
+        _numpydoc(obj.__doc__, name, ["Examples"] + ([described] if takes else []) + ([] if cls else ["Returns"]))
+    for cls, methods in MODEL_METHODS.items():
+        for method in methods:
+            fn = getattr(getattr(c45rules, cls), method)
+            takes = len(inspect.signature(fn).parameters) > 1   # more than self
+            _numpydoc(fn.__doc__, f"{cls}.{method}", ["Examples", "Returns"] + (["Parameters"] if takes else []))

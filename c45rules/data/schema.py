@@ -52,7 +52,27 @@ def check_single_precision(column: np.ndarray, at: str, label: str) -> None:
 
 @dataclass(frozen=True)
 class Attribute:
-    """One input column: its name, kind and (for discrete) its ordered values."""
+    """One input column: its name, kind and (for discrete) its ordered values.
+
+    Attributes
+    ----------
+    name : str
+        The column's name.
+    kind : {"continuous", "discrete", "ignore"}
+        Continuous: numbers, tested by thresholds; discrete: values, tested by equality;
+        ignore: kept in the schema, never learnt from.
+    values : tuple of str, default=()
+        A discrete attribute's values, in order (their codes are their positions).
+
+    Examples
+    --------
+    >>> from c45rules import Attribute
+    >>> colour = Attribute("colour", "discrete", ("red", "green"))
+    >>> colour.is_discrete, colour.values.index("green")
+    (True, 1)
+    >>> Attribute("age", "continuous").is_continuous
+    True
+    """
 
     name: str
     kind: Kind
@@ -71,7 +91,33 @@ class Attribute:
 
 @dataclass(frozen=True)
 class Schema:
-    """Attributes in a fixed order, the class values in a fixed order, and the target name."""
+    """Attributes in a fixed order, the class values in a fixed order, and the target name.
+
+    Attributes
+    ----------
+    attributes : tuple of Attribute
+        The input columns, in order (a Dataset's columns follow it).
+    classes : tuple of str
+        The class values, in order (class codes are their positions).
+    target : str, default="class"
+        The name of the class column.
+
+    Raises
+    ------
+    InputError
+        Duplicate attribute names or class values, no class value, an unknown kind, or
+        duplicate values in an attribute's value list.
+
+    Examples
+    --------
+    >>> from c45rules import Attribute, Schema
+    >>> schema = Schema((Attribute("age", "continuous"), Attribute("colour", "discrete", ("red", "green"))),
+    ...                 ("no", "yes"))
+    >>> schema.names, schema.index("colour"), schema.class_index("yes")
+    (('age', 'colour'), 1, 1)
+    >>> schema.attribute("colour").values
+    ('red', 'green')
+    """
 
     attributes: tuple[Attribute, ...]
     classes: tuple[str, ...]
@@ -92,18 +138,60 @@ class Schema:
                 raise InputError(f"attribute {a.name!r}: duplicate values in its value list")
 
     def index(self, name: str) -> int:
-        """Position of the attribute called `name`."""
+        """Position of the attribute called `name`.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        InputError
+            When no attribute has that name.
+        """
         for i, a in enumerate(self.attributes):
             if a.name == name:
                 return i
         raise InputError(f"unknown attribute {name!r}")
 
     def attribute(self, name: str) -> Attribute:
-        """The attribute called `name`."""
+        """The attribute called `name`.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        Attribute
+
+        Raises
+        ------
+        InputError
+            When no attribute has that name.
+        """
         return self.attributes[self.index(name)]
 
     def class_index(self, name: str) -> int:
-        """Position of class value `name`."""
+        """Position of class value `name`.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        InputError
+            When `name` is not a class value.
+        """
         try:
             return self.classes.index(name)
         except ValueError:
@@ -117,7 +205,40 @@ class Schema:
 
 @dataclass(eq=False)
 class Dataset:
-    """Encoded cases: one array per attribute (see module docstring) and class codes."""
+    """Encoded cases: one array per attribute (see module docstring) and class codes.
+
+    A continuous attribute is a float64 column, unknown = NaN; a discrete one an int32 column
+    of value codes, unknown = -1 (and, only when scoring new data, a value outside the schema
+    = -2). Made by the readers (`c45rules.data.frame.from_frame`, `load_data`) rather than by
+    hand; `fit`, `fit_dataset` and every RuleSet method that takes cases accept one.
+
+    Attributes
+    ----------
+    schema : Schema
+        What the columns and class codes mean.
+    columns : list of numpy.ndarray
+        One array per attribute of the schema, in its order.
+    y : numpy.ndarray or None
+        int32 class codes, None when the data has no class column.
+    source : str, default="<data>"
+        Where the cases came from, for messages.
+    weights : numpy.ndarray or None, default=None
+        Learning only: each case's starting weight; None: every case weighs 1.
+    costs : numpy.ndarray or None, default=None
+        Learning only: ``costs[k, c]``, the cost of predicting class k for a case of class c;
+        None: every error costs 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules.data.frame import from_frame
+    >>> ds = from_frame(pd.DataFrame({"a": [1.0, None, 3.0], "b": ["x", "y", "x"],
+    ...                               "class": ["n", "y", "n"]}), "class")
+    >>> ds.n, ds.schema.names, ds.schema.classes
+    (3, ('a', 'b'), ('n', 'y'))
+    >>> ds.columns[0].tolist(), ds.columns[1].tolist(), ds.y.tolist()
+    ([1.0, nan, 3.0], [0, 1, 0], [0, 1, 0])
+    """
 
     schema: Schema
     columns: list[np.ndarray]
@@ -141,7 +262,12 @@ class Dataset:
 
     @property
     def n(self) -> int:
-        """Number of cases."""
+        """Number of cases.
+
+        Returns
+        -------
+        int
+        """
         return 0 if not self.columns else len(self.columns[0])
 
     def sorted_values(self, a: int) -> np.ndarray:
@@ -161,7 +287,17 @@ class Dataset:
         return counts
 
     def subset(self, rows: np.ndarray) -> "Dataset":
-        """The cases at positions `rows` (a new Dataset sharing the schema, and their weights)."""
+        """The cases at positions `rows` (a new Dataset sharing the schema, and their weights).
+
+        Parameters
+        ----------
+        rows : numpy.ndarray
+            Case positions (or a boolean mask).
+
+        Returns
+        -------
+        Dataset
+        """
         return Dataset(self.schema, [c[rows] for c in self.columns],
                        None if self.y is None else self.y[rows], self.source,
                        weights=None if self.weights is None else self.weights[rows],
@@ -177,7 +313,13 @@ class Dataset:
         return np.bincount(self.y, weights=self.weights, minlength=len(self.schema.classes))
 
     def fingerprint(self) -> str:
-        """SHA-256 of the schema and the multiset of encoded cases (row order does not matter)."""
+        """SHA-256 of the schema and the multiset of encoded cases (row order does not matter).
+
+        Returns
+        -------
+        str
+            ``"sha256:"`` and 64 hex digits: what a model records as its `fingerprint`.
+        """
         h = hashlib.sha256()
         h.update(repr(self.schema).encode("utf-8"))
         rows = np.zeros(self.n, dtype=np.uint64)

@@ -124,7 +124,31 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write `text` to `path` all at once (atomic_open)."""
+    """Write `text` to `path` all at once (atomic_open).
+
+    The text goes to a temporary file beside `path`, which then replaces it: a reader sees
+    the old file or the new one, never a part, and an error leaves the old file as it was.
+
+    Parameters
+    ----------
+    path : str or path
+        The file to write.
+    text : str
+        Its new content (written as UTF-8).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from c45rules.export import atomic_write_text
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     atomic_write_text(os.path.join(d, "out.txt"), "done").read_text()
+    'done'
+    """
     with atomic_open(path) as f:
         f.write(text)
     return Path(path)

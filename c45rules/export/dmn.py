@@ -159,7 +159,41 @@ def _percent(confidence: float) -> str:
 
 def to_dmn(ruleset: RuleSet, version: str = "1.3", name: str = "c45rules") -> str:
     """The RuleSet as a DMN `version` (1.3 or 1.1) document (text) holding one decision
-    table named `name`, hit policy FIRST."""
+    table named `name`, hit policy FIRST.
+
+    Parameters
+    ----------
+    ruleset : RuleSet
+        The model (a BoostedRuleSet is refused: FEEL adds numbers as decimals, so its vote
+        totals would not be the model's).
+    version : {"1.3", "1.1"}, default="1.3"
+        The DMN version.
+    name : str, default="c45rules"
+        The decision table's name.
+
+    Returns
+    -------
+    str
+        The DMN document (XML).
+
+    Raises
+    ------
+    InputError
+        A boosted model or an unsupported version.
+    ModelError
+        A name or value the document cannot hold, or a condition that does not fit the schema.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import to_dmn
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> doc = to_dmn(rs)
+    >>> 'hitPolicy="FIRST"' in doc, doc.count("<rule ")
+    (True, 3)
+    """
     if isinstance(ruleset, BoostedRuleSet):
         # a decision table per trial would do, but FEEL numbers are decimals (IEEE 754 decimal128): the
         # sum of the votes would not round as the model's double-precision totals do, and a tie could
@@ -260,5 +294,40 @@ def _type(attr) -> str:
 
 
 def write_dmn(ruleset: RuleSet, path: str | os.PathLike, version: str = "1.3", name: str = "c45rules") -> Path:
-    """Write to_dmn(ruleset, version, name) to `path` atomically."""
+    """Write to_dmn(ruleset, version, name) to `path` atomically.
+
+    Parameters
+    ----------
+    ruleset : RuleSet
+        The model.
+    path : str or path
+        The file to write (replaced whole, or left as it was on an error).
+    version : {"1.3", "1.1"}, default="1.3"
+        The DMN version.
+    name : str, default="c45rules"
+        The decision table's name.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    InputError, ModelError
+        As `to_dmn`; nothing is written then.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import write_dmn
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = write_dmn(rs, os.path.join(d, "model.dmn"), version="1.1")
+    ...     "<decisionTable" in path.read_text()
+    True
+    """
     return atomic_write_text(path, to_dmn(ruleset, version, name))

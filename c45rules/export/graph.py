@@ -44,7 +44,31 @@ def _branch_label(node: Node, schema: Schema, v: int) -> str:
 
 
 def tree_to_networkx(node: Node, schema: Schema) -> nx.DiGraph:
-    """The tree as a directed graph (root 0, children numbered depth first)."""
+    """The tree as a directed graph (root 0, children numbered depth first).
+
+    Parameters
+    ----------
+    node : Node
+        The tree's root (a Tree's ``pruned`` or ``unpruned``, or a kept model's ``tree``).
+    schema : Schema
+        The data description the tree's tests refer to.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes labelled with their test or class, edges with their branch.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import learn_tree
+    >>> from c45rules.data.frame import from_frame
+    >>> from c45rules.export import tree_to_networkx
+    >>> ds = from_frame(pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5}), "class")
+    >>> graph = tree_to_networkx(learn_tree(ds).pruned, ds.schema)
+    >>> graph.number_of_nodes(), graph.number_of_edges()
+    (3, 2)
+    """
     graph = nx.DiGraph()
     # (node, its parent's id and Node, the branch leading to it); children pushed reversed
     stack: list[tuple[Node, int, Node | None, int]] = [(node, -1, None, 0)]
@@ -72,7 +96,33 @@ BOOSTED_GRAPH = ("a graph draws one rule list or tree; a boosted model has one p
 
 
 def rules_to_networkx(ruleset: RuleSet) -> nx.DiGraph:
-    """The rule list as a directed graph: rule k -> its class ('all hold'), -> rule k+1 ('else')."""
+    """The rule list as a directed graph: rule k -> its class ('all hold'), -> rule k+1 ('else').
+
+    Parameters
+    ----------
+    ruleset : RuleSet
+        The model (a boosted one has no single rule list: InputError).
+
+    Returns
+    -------
+    networkx.DiGraph
+
+    Raises
+    ------
+    InputError
+        For a BoostedRuleSet.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import rules_to_networkx
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> graph = rules_to_networkx(rs)
+    >>> [graph.edges[e]["label"] for e in graph.edges]
+    ['all hold', 'else', 'all hold', 'else']
+    """
     if not isinstance(ruleset, RuleSet):
         raise InputError(BOOSTED_GRAPH)
     graph = nx.DiGraph()
@@ -106,7 +156,33 @@ def _xml_safe(value):
 
 def write_graphml(graph: nx.DiGraph, path: str | os.PathLike) -> Path:
     """Write a tree's or a rule list's graph as GraphML (atomically); characters XML cannot
-    hold are shown as Python escapes (`\\x00`)."""
+    hold are shown as Python escapes (`\\x00`).
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        From `tree_to_networkx` or `rules_to_networkx`.
+    path : str or path
+        The file to write (replaced whole, or left as it was on an error).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import rules_to_networkx, write_graphml
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = write_graphml(rules_to_networkx(rs), os.path.join(d, "rules.graphml"))
+    ...     "<graphml" in path.read_text()
+    True
+    """
     for _, data in graph.nodes(data=True):
         data.update({k: _xml_safe(v) for k, v in data.items()})
     for _, _, data in graph.edges(data=True):
@@ -139,7 +215,29 @@ _SHAPES = {"leaf": "box", "class": "box", "default": "box", "rule": "note"}
 
 
 def to_dot(graph: nx.DiGraph, name: str = "tree") -> str:
-    """A tree's or a rule list's graph as Graphviz DOT text (tests as ellipses, classes as boxes)."""
+    """A tree's or a rule list's graph as Graphviz DOT text (tests as ellipses, classes as boxes).
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        From `tree_to_networkx` or `rules_to_networkx`.
+    name : str, default="tree"
+        The digraph's name; "rules" also lays the graph out left to right.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import rules_to_networkx, to_dot
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> print(to_dot(rules_to_networkx(rs), "rules").splitlines()[-3])
+      n2 -> n3 [label="all hold"];
+    """
     lines = [f"digraph {name} {{", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']
     if name == "rules":
         lines.insert(1, "  rankdir=LR;")

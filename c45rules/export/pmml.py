@@ -212,7 +212,37 @@ def _ruleset_model(ruleset: RuleSet, names: tuple[str, str, str], confidences: l
 
 def to_pmml(ruleset: RuleSet | BoostedRuleSet) -> str:
     """The RuleSet as a PMML 4.4 document (text) holding one RuleSetModel; a BoostedRuleSet as a
-    MiningModel (see `_boosted_model`)."""
+    MiningModel (see `_boosted_model`).
+
+    Parameters
+    ----------
+    ruleset : RuleSet or BoostedRuleSet
+        The model.
+
+    Returns
+    -------
+    str
+        The PMML document (XML, UTF-8 declared).
+
+    Raises
+    ------
+    ModelError
+        A text XML 1.0 cannot hold, an ``or unknown`` threshold test (from a scikit-learn
+        tree), or a condition that does not fit the schema, naming where.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import to_pmml
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> doc = to_pmml(rs)
+    >>> print(doc.splitlines()[1])
+    <PMML xmlns="http://www.dmg.org/PMML-4_4" version="4.4">
+    >>> 'criterion="firstHit"' in doc
+    True
+    """
     if isinstance(ruleset, BoostedRuleSet):
         return "\n".join(_head(ruleset.schema) + _boosted_model(ruleset) + ["</PMML>"]) + "\n"
     confidences = [default_confidence(ruleset)] + [r.confidence for r in ruleset.rules]
@@ -361,5 +391,36 @@ def _boosted_model(model: BoostedRuleSet) -> list[str]:
 
 
 def write_pmml(ruleset: RuleSet, path: str | os.PathLike) -> Path:
-    """Write to_pmml(ruleset) to `path` atomically."""
+    """Write to_pmml(ruleset) to `path` atomically.
+
+    Parameters
+    ----------
+    ruleset : RuleSet or BoostedRuleSet
+        The model.
+    path : str or path
+        The file to write (replaced whole, or left as it was on an error).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    ModelError
+        As `to_pmml`; nothing is written then.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import write_pmml
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = write_pmml(rs, os.path.join(d, "model.pmml"))
+    ...     path.read_text().count("<SimpleRule ")
+    3
+    """
     return atomic_write_text(path, to_pmml(ruleset))

@@ -560,7 +560,37 @@ def _decide_lines(ruleset: RuleSet, where: str) -> list[str]:
 
 def to_python(ruleset: RuleSet | BoostedRuleSet) -> str:
     """The source of a standalone module that predicts exactly as `ruleset` does (a boosted model:
-    a function per trial and the vote, as BoostedRuleSet.predict)."""
+    a function per trial and the vote, as BoostedRuleSet.predict).
+
+    Parameters
+    ----------
+    ruleset : RuleSet or BoostedRuleSet
+        The model.
+
+    Returns
+    -------
+    str
+        The module's source (standard library only): ``predict(record)``,
+        ``predict_rule(record)`` (``predict_rules`` and ``votes`` for a boosted model),
+        ``predict_confidence(record)`` and a CSV scorer.
+
+    Raises
+    ------
+    ModelError
+        A condition that does not fit the model's schema.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import to_python
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> namespace = {}
+    >>> exec(to_python(rs), namespace)
+    >>> namespace["predict"]({"a": 3}), namespace["predict_rule"]({"a": 3}), namespace["predict_rule"]({})
+    ('y', 2, 0)
+    """
     if isinstance(ruleset, BoostedRuleSet):
         return _boosted_python(ruleset)
     out = _header(ruleset, _describe(ruleset), [
@@ -617,5 +647,36 @@ def _boosted_python(model: BoostedRuleSet) -> str:
 
 
 def write_python(ruleset: RuleSet | BoostedRuleSet, path: str | os.PathLike) -> Path:
-    """Write the standalone module to `path` atomically."""
+    """Write the standalone module to `path` atomically.
+
+    Parameters
+    ----------
+    ruleset : RuleSet or BoostedRuleSet
+        The model.
+    path : str or path
+        The file to write (replaced whole, or left as it was on an error).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    ModelError
+        As `to_python`; nothing is written then.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import write_python
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> import os, runpy, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = write_python(rs, os.path.join(d, "model.py"))
+    ...     runpy.run_path(str(path))["predict"]({"a": 1.5})
+    'n'
+    """
     return atomic_write_text(path, to_python(ruleset))

@@ -389,7 +389,45 @@ def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
 
     Continuous columns may hold numbers or text (the module docstring); `typed=True` is for a
     caller whose continuous columns are already DOUBLE (read by the rule of data/numbers.py):
-    they are then compared as they are, without the text test."""
+    they are then compared as they are, without the text test.
+
+    Parameters
+    ----------
+    ruleset : RuleSet
+        The model (a BoostedRuleSet needs the SELECT: `to_sql_select`).
+    dialect : str, default="sqlite"
+        A dialect of SQL_DIALECTS (sqlglot's name: "duckdb", "postgres", "snowflake" ...).
+    table_alias : str or None, default=None
+        Qualifies every column reference.
+    output : {"class", "rule", "confidence"}, default="class"
+        What the expression gives.
+    form : {"flat", "nested"}, default="flat"
+        One CASE with a WHEN per rule, or a CASE in each ELSE.
+    typed : bool, default=False
+        True when every continuous column is already a number type (DOUBLE): compared as it
+        is, without the test that reads a number from text.
+
+    Returns
+    -------
+    sqlglot.exp.Expression
+
+    Raises
+    ------
+    InputError
+        An unknown dialect, form or output, or a boosted model.
+    ModelError
+        A condition that does not fit the model's schema.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import sql_case_expression
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> print(sql_case_expression(rs, "duckdb", output="rule", typed=True).sql("duckdb"))
+    CASE WHEN "a" <= 2.0 THEN 1 WHEN "a" > 2.0 AND "a" <> CAST('NaN' AS DOUBLE) THEN 2 ELSE 0 END
+    """
     _check_dialect(dialect)
     _check_form(form)
     if isinstance(ruleset, BoostedRuleSet):
@@ -478,6 +516,51 @@ def to_sql_case(ruleset: RuleSet, dialect: str = "sqlite", *, table_alias: str |
     `output='rule'` gives the id of the firing rule instead (0 for the default),
     `output='confidence'` the decision's confidence. `typed=True`: every continuous column is
     known to be a number type, compared as it is (see sql_case_expression).
+
+    Parameters
+    ----------
+    ruleset : RuleSet
+        The model (a BoostedRuleSet needs the SELECT: `to_sql_select`).
+    dialect : str, default="sqlite"
+        A dialect of SQL_DIALECTS (sqlglot's name: "duckdb", "postgres", "snowflake" ...).
+    table_alias : str or None, default=None
+        Qualifies every column reference.
+    output : {"class", "rule", "confidence"}, default="class"
+        What the expression gives.
+    pretty : bool, default=True
+        One WHEN and one THEN a line, indented; False: one line.
+    form : {"flat", "nested"}, default="flat"
+        One CASE with a WHEN per rule, or a CASE in each ELSE.
+    typed : bool, default=False
+        True when every continuous column is already a number type (DOUBLE): compared as it
+        is, without the test that reads a number from text.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InputError
+        An unknown dialect, form or output, or a boosted model.
+    ModelError
+        A condition that does not fit the model's schema.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import to_sql_case
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> print(to_sql_case(rs, "duckdb", typed=True))
+    CASE
+      WHEN "a" <= 2.0
+      THEN 'n'
+      WHEN "a" > 2.0 AND "a" <> CAST('NaN' AS DOUBLE)
+      THEN 'y'
+      ELSE 'n'
+    END
     """
     expr = sql_case_expression(ruleset, dialect, table_alias=table_alias, output=output, form=form, typed=typed)
     return _render(expr, dialect, pretty)
@@ -610,6 +693,64 @@ def to_sql_select(ruleset: RuleSet | BoostedRuleSet, table: str | Sequence[str] 
     then `rule_id_1` .. `rule_id_T` (each trial's deciding rule, named after `rule_column`),
     `votes_1` .. `votes_K` (each class's total vote, classes in schema order) and `votes_total`
     (named after `votes_column`), the class and, with `confidence_column`, the confidence.
+
+    Parameters
+    ----------
+    ruleset : RuleSet or BoostedRuleSet
+        The model.
+    table : str, tuple of str or sqlglot.exp.Expression
+        The table (or query) the cases are in.
+    dialect : str, default="sqlite"
+        A dialect of SQL_DIALECTS (sqlglot's name: "duckdb", "postgres", "snowflake" ...).
+    prediction_column : str, default="predicted_class"
+        The name of the class column.
+    rule_column : str or None, default="rule_id"
+        The name of the rule-id column (0: the default class); None leaves it out.
+    table_alias : str, default="t"
+        The alias of `table`.
+    pretty : bool, default=True
+        Indented over several lines; False: one line.
+    confidence_column : str or None, default=None
+        The name of a column of the decision's confidence; None leaves it out.
+    form : {"flat", "nested"}, default="flat"
+        One CASE with a WHEN per rule, or a CASE in each ELSE.
+    votes_column : str, default="votes"
+        A boosted model's vote columns' stem.
+    typed : bool, default=False
+        True when every continuous column is already a number type (DOUBLE): compared as it
+        is, without the test that reads a number from text.
+
+    Returns
+    -------
+    str
+        The query, after the notes' ``--`` comments.
+
+    Raises
+    ------
+    InputError
+        An unknown dialect or form, or output columns that collide with each other or with
+        a model column.
+    ModelError
+        A condition that does not fit the model's schema.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import to_sql_select
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> print(to_sql_select(rs, ("analytics", "loans"), "duckdb", rule_column=None, typed=True))
+    SELECT
+      "t".*,
+      CASE
+        WHEN "t"."a" <= 2.0
+        THEN 'n'
+        WHEN "t"."a" > 2.0 AND "t"."a" <> CAST('NaN' AS DOUBLE)
+        THEN 'y'
+        ELSE 'n'
+      END AS "predicted_class"
+    FROM "analytics"."loans" AS "t"
     """
     _check_dialect(dialect)
     _check_form(form)

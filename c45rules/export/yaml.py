@@ -274,7 +274,45 @@ def _node_problem(node: Node) -> tuple[str, str] | None:
 
 def dump_yaml(model: RuleSet | BoostedRuleSet) -> str:
     """The model as YAML text (deterministic: equal models give identical bytes); a boosted
-    model as one schema, then each trial's rules, default class and counts (BOOSTED_FORMAT)."""
+    model as one schema, then each trial's rules, default class and counts (BOOSTED_FORMAT).
+
+    Parameters
+    ----------
+    model : RuleSet or BoostedRuleSet
+        The model.
+
+    Returns
+    -------
+    str
+        The model file's text, which `load_yaml` reads back equal.
+
+    Raises
+    ------
+    ModelError
+        A model that its file could not hold as it is (a hand-made one with, say, a count
+        out of range or a text YAML cannot carry), naming the field.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import dump_yaml, load_yaml, write_yaml
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> text = dump_yaml(rs)
+    >>> print(text[:text.index("rules:")])
+    format: "c45rules-ruleset"
+    format_version: 1
+    library_version: "..."
+    schema:
+      target: "class"
+      classes: ["n", "y"]
+      attributes:
+        - {name: "a", kind: "continuous", values: []}
+    <BLANKLINE>
+    >>> load_yaml(text) == rs
+    True
+    """
     from .. import __version__
 
     boosted = isinstance(model, BoostedRuleSet)
@@ -386,7 +424,38 @@ def _tree_lines(root: Node, schema: Schema) -> list[str]:
 
 
 def write_yaml(ruleset: RuleSet | BoostedRuleSet, path: str | os.PathLike) -> Path:
-    """Write the model as YAML to `path` atomically (never a partial file)."""
+    """Write the model as YAML to `path` atomically (never a partial file).
+
+    Parameters
+    ----------
+    ruleset : RuleSet or BoostedRuleSet
+        The model.
+    path : str or path
+        The file to write (replaced whole, or left as it was on an error).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    ModelError
+        As `dump_yaml`; nothing is written then.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import dump_yaml, load_yaml, write_yaml
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = write_yaml(rs, os.path.join(d, "model.yaml"))
+    ...     load_yaml(path) == rs
+    True
+    """
     return atomic_write_text(path, dump_yaml(ruleset))
 
 
@@ -1014,7 +1083,39 @@ def load_yaml(text_or_path: str | bytes | os.PathLike,
     """Read a model (a RuleSet, or a BoostedRuleSet from a boosted file) from YAML text or a
     file path; any problem raises ModelError. `prepare`, when given, gets the parsed document
     before it is checked and returns the one to check (rescore fills in the evidence it is
-    about to measure: c45rules.govern.rescore.load_unmeasured)."""
+    about to measure: c45rules.govern.rescore.load_unmeasured).
+
+    Parameters
+    ----------
+    text_or_path : str, bytes or path
+        The YAML text (bytes, or a str holding a line break or starting with ``{``), or the
+        path of a model file.
+    prepare : callable or None, default=None
+        Gets the parsed document and returns the one to check.
+
+    Returns
+    -------
+    RuleSet or BoostedRuleSet
+
+    Raises
+    ------
+    ModelError
+        An unreadable or invalid model file: the message names the file and the field path.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from c45rules import fit
+    >>> from c45rules.export import dump_yaml, load_yaml, write_yaml
+    >>> df = pd.DataFrame({"a": [1.0, 2, 3, 4] * 5, "class": ["n", "n", "y", "y"] * 5})
+    >>> rs = fit(df, target="class")
+    >>> load_yaml(dump_yaml(rs)).rules == rs.rules
+    True
+    >>> load_yaml(b"format: c45rules-ruleset")
+    Traceback (most recent call last):
+    ...
+    c45rules.errors.ModelError: format_version: this library reads version 1, found None
+    """
     text, name = _read(text_or_path)
     try:
         try:

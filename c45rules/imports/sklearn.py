@@ -168,7 +168,50 @@ def _weighted_counts(tree: Any) -> np.ndarray:
 
 def from_sklearn(clf: Any, feature_names: Sequence[str] | None = None, class_names: Sequence[Any] | None = None,
                  data: tuple[Any, Any] | None = None) -> RuleSet:
-    """A fitted scikit-learn DecisionTreeClassifier/ExtraTreeClassifier as a RuleSet (module docstring)."""
+    """A fitted scikit-learn DecisionTreeClassifier/ExtraTreeClassifier as a RuleSet (module docstring).
+
+    One rule per leaf, in the tree's depth-first order, deciding exactly as ``clf.predict``
+    does on every double input (its thresholds become float32-exact bounds, unknown values
+    follow ``missing_go_to_left`` through ``or unknown`` conditions). With `data`, the paths
+    are instead generalised, selected and ordered by c4.5rules' own steps on that data.
+
+    Parameters
+    ----------
+    clf : DecisionTreeClassifier or ExtraTreeClassifier
+        A fitted single-output tree classifier.
+    feature_names : sequence of str or None, default=None
+        The attributes' names; None: ``clf.feature_names_in_``, else x0, x1, ...
+    class_names : sequence or None, default=None
+        The classes' names, in ``clf.classes_`` order; None: ``clf.classes_`` as text.
+    data : (X, y) or None, default=None
+        Training cases for C4.5-rules' generalisation; the result then no longer decides as
+        the tree does on every row (unknown values above all).
+
+    Returns
+    -------
+    RuleSet
+        Its evidence from the leaves (covered: the leaf's weighted cases; the pessimistic
+        error at cf 0.25, held at 0.7 with a note where it would be above).
+
+    Raises
+    ------
+    InputError
+        Not a fitted single-output tree classifier; names of the wrong number, empty or
+        repeated; `data` that is not a pair (X, y) of matching rows and the tree's classes.
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from c45rules import from_sklearn
+    >>> clf = DecisionTreeClassifier(random_state=0).fit([[1.0], [2.0], [3.0], [4.0]], ["n", "n", "y", "y"])
+    >>> rs = from_sklearn(clf, feature_names=["a"])
+    >>> for rule in rs.rules:
+    ...     print(rule)
+    rule 1: if a <= 2.5 then n [50.0%]
+    rule 2: if (a > 2.5 or unknown) then y [50.0%]
+    >>> rs.predict({"a": 2.6}), str(clf.predict([[2.6]])[0])
+    ('y', 'y')
+    """
     _check_tree(clf)
     names = _feature_names(clf, feature_names)
     classes = _class_names(clf, class_names)
