@@ -516,14 +516,17 @@ class C45Rules(*_BASES):
         return self.ruleset_
 
     def _repr_html_inner(self) -> str:
-        """scikit-learn's diagram, and once fitted the rules as a table (Jupyter's view)."""
+        """scikit-learn's diagram, and once fitted the decision list as a picture and the rules as
+        a table (Jupyter's view; both of the first report.NOTEBOOK_RULES rules)."""
         head = super()._repr_html_inner() if hasattr(super(), "_repr_html_inner") else html_escape(repr(self))
         if not hasattr(self, "ruleset_"):
             return head
-        return head + rules_html(self.ruleset_)
+        from .report import NOTEBOOK_RULES, decision_list_svg
+        return (head + f'<div style="overflow-x:auto">{decision_list_svg(self.ruleset_, NOTEBOOK_RULES)}</div>'
+                + rules_html(self.ruleset_, NOTEBOOK_RULES))
 
     def _repr_html_(self) -> str:
-        """The HTML view (scikit-learn's diagram and the rules table)."""
+        """The HTML view (scikit-learn's diagram, the decision list's picture and the rules table)."""
         return self._repr_html_inner()
 
 

@@ -172,14 +172,14 @@ def parse_grid(items: list[str]) -> dict[str, tuple[float, ...]]:
         name, eq, values = item.partition("=")
         name = name.strip()
         if not eq or name not in GRID_KEYS:
-            raise InputError(f"--grid {item!r}: expected NAME=V1,V2,... with NAME one of "
-                             f"{', '.join(GRID_KEYS)}")
+            raise InputError(f"grid {item!r}: expected NAME=V1,V2,... with NAME one of "
+                             f"{', '.join(GRID_KEYS)}", params=("grid",))
         try:
             vals = tuple(float(v) for v in values.split(",") if v.strip())
         except ValueError:
-            raise InputError(f"--grid {item!r}: the values must be numbers") from None
+            raise InputError(f"grid {item!r}: the values must be numbers", params=("grid",)) from None
         if not vals or not all(math.isfinite(v) for v in vals):
-            raise InputError(f"--grid {item!r}: give at least one finite number")
+            raise InputError(f"grid {item!r}: give at least one finite number", params=("grid",))
         grid[name] = tuple(int(v) if v.is_integer() else v for v in vals)
     return grid
 

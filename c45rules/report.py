@@ -589,9 +589,9 @@ def _wrap(text: str, width: float) -> list[str]:
 
 
 def _rule_card(number: str, lines: list[str], klass: str, colour: int, sub: str, tip: str,
-               cls: str, last: bool) -> str:
-    """One entry of the decision list: its conditions on the left, its class on the right,
-    and (unless it is the last) the 'else' link down to the next entry."""
+               cls: str, last: bool) -> tuple[str, float]:
+    """One entry of the decision list and its height: its conditions on the left, its class on
+    the right, and (unless it is the last) the 'else' link down to the next entry."""
     w = _PAGE_W
     box_h = max(2, len(lines)) * _LINE_H + 16
     h = box_h + (0 if last else _FLOW_H)
@@ -610,22 +610,27 @@ def _rule_card(number: str, lines: list[str], klass: str, colour: int, sub: str,
         body.append(f'<path class="flow" d="M30 {box_h - 1:.0f}V{h:.0f}"/>')
         body.append(_text(38, box_h + 13, "else", "sub"))
     body.append("</g>")
-    return _svg("rulecard", f"{number}: {tip}", w, h, "".join(body))
+    return _svg("rulecard", f"{number}: {tip}", w, h, "".join(body)), h
 
 
-def _decision_list(ruleset: RuleSet) -> str:
-    """The ordered rules as a chain of cards ending at the default class: one small SVG per
-    rule, so a printed page breaks between rules and never inside one."""
+def _decision_cards(ruleset: RuleSet, max_rules: int | None = None,
+                    max_lines: int | None = None) -> list[tuple[str, float]]:
+    """The ordered rules (the first `max_rules`) as cards ending at the default class, each
+    with its height; a card's conditions cut to `max_lines` lines (and its tooltip to as
+    many characters' worth) when given."""
     where = {c: i for i, c in enumerate(ruleset.schema.classes)}
     text_w = _PAGE_W - _CLASS_W - 40 - _COND_X
     cards = []
-    for r in ruleset.rules:
+    for r in ruleset.rules[:max_rules]:
         conds = conjunction(r.conditions)
         lines = _wrap("if " + (conds or "(always)"), text_w)
+        tip = f"rule {r.id}: if {conds or '(always)'} then {readable(r.prediction)}"
+        if max_lines is not None and len(lines) > max_lines:
+            lines = lines[:max_lines - 1] + [f"\u2026 ({len(lines) - max_lines + 1} more lines)"]
+            tip = _cut(tip, max_lines * int(text_w / _CHAR_W))
         sub = f"confidence {100 * r.confidence:.1f}%{SEP}lift {r.lift:.2f}"
         if not r.fires:
             sub = "never fires (error above 70%)"
-        tip = f"rule {r.id}: if {conds or '(always)'} then {readable(r.prediction)}"
         cards.append(_rule_card(f"Rule {r.id}", lines, readable(r.prediction), where.get(r.prediction, 0), sub, tip,
                                 "rule" if r.fires else "rule nofire", False))
     reach = sum(ruleset.default_counts)
@@ -634,7 +639,59 @@ def _decision_list(ruleset: RuleSet) -> str:
                             where.get(ruleset.default_class, 0),
                             f"{_count(reach)} training cases reach it", f"default class {default}",
                             "default", True))
-    return "".join(cards)
+    return cards
+
+
+def _decision_list(ruleset: RuleSet) -> str:
+    """The ordered rules as a chain of cards ending at the default class: one small SVG per
+    rule, so a printed page breaks between rules and never inside one."""
+    return "".join(card for card, _ in _decision_cards(ruleset))
+
+
+NOTEBOOK_RULES = 50   # rules a notebook's picture of a model draws (RuleSet._repr_svg_)
+_NOTEBOOK_LINES = 6   # condition lines per card there
+_PICTURE = "c45rules-rules"   # the class of that picture's <svg>, which its own styles are scoped to
+
+
+def _picture_css() -> str:
+    """The report's styles of the figures' parts, each scoped to a picture's root <svg>: a
+    picture shown inline in a notebook carries its styles and changes nothing else on the page."""
+    rules = []
+    for line in _CSS.splitlines():
+        if line.startswith("svg "):
+            selectors, _, body = line.partition("{")
+            rules.append(",".join(f"svg.{_PICTURE} {sel.strip()[4:]}" for sel in selectors.split(",")) + "{" + body)
+    return "".join(rules)
+
+
+def decision_list_svg(model: RuleSet | BoostedRuleSet, max_rules: int = NOTEBOOK_RULES) -> str:
+    """The decision list (each trial's in turn, for a boosted model) as one standalone SVG
+    document with its styles inside, the report's rule cards drawn for at most `max_rules` rules
+    (each with its list's default class) and a line saying how many more there are; every
+    name escaped. A notebook shows it inline (RuleSet._repr_svg_, C45Rules._repr_html_)."""
+    lists = model.trials if isinstance(model, BoostedRuleSet) else (model,)
+    total = sum(len(rs.rules) for rs in lists)
+    body: list[str] = []
+    y, left = 0.0, max_rules
+    for t, rs in enumerate(lists, 1):
+        if left <= 0 and t > 1:
+            break
+        if isinstance(model, BoostedRuleSet):
+            body.append(_text(4, y + 17, f"Trial {t} of {len(lists)}", "title"))
+            y += 26
+        for card, h in _decision_cards(rs, max(left, 0), _NOTEBOOK_LINES):
+            body.append(f'<g transform="translate(0 {y:.0f})">{card}</g>')
+            y += h
+        left -= len(rs.rules)
+        y += 8
+    if total > max_rules:
+        body.append(_text(4, y + 14, f"The first {max_rules} of {total} rules are drawn; {total - max_rules}"
+                          " more are not (the HTML report draws them all).", "sub"))
+        y += 24
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="{_PICTURE}" role="img"'
+            f' aria-label="decision list" width="{_PAGE_W:.0f}" height="{y:.0f}"'
+            f' viewBox="0 0 {_PAGE_W:.0f} {y:.0f}" style="max-width:100%;height:auto">'
+            f"<style>{_picture_css()}</style>{''.join(body)}</svg>")
 
 
 # ---- coverage per rule ------------------------------------------------------------------------

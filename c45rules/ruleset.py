@@ -951,6 +951,11 @@ class RuleSet:
     def __str__(self) -> str:
         return format_rules(self)
 
+    def _repr_svg_(self) -> str:
+        """The decision list as a picture, which a notebook shows inline (report.decision_list_svg)."""
+        from .report import decision_list_svg
+        return decision_list_svg(self)
+
 
 def format_rules(ruleset: RuleSet) -> str:
     """The ordered rules with `[confidence%]` and the default class, as c4.5rules prints them."""

@@ -447,10 +447,11 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     if yunk.any():
         rows = np.flatnonzero(yunk)
         first = df[target].iloc[rows[0]]
-        hint = (f", or use --keep-na-tokens to read {first!r} as a class"
+        hint = (f", or use keep_na_tokens to read {first!r} as a class"
                 if isinstance(first, str) and first not in C45_UNKNOWN and first not in read.na_values else "")
         raise InputError(f"{source}: target column {target!r} has {len(rows)} unknown value(s)"
-                         f" (first at row {rows[0] + 1}); drop or label those rows{hint}")
+                         f" (first at row {rows[0] + 1}); drop or label those rows{hint}",
+                         params=("keep_na_tokens",) if hint else ())
     ytxt = _fold_classes(_column_text(ycol, target, source), target, source, read)
     classes = _sorted_values(ytxt)
     attributes: list[Attribute] = []
@@ -712,7 +713,7 @@ def not_decodable(path: Path, encoding: str = "utf-8") -> InputError:
     sits inside a character (UTF-8 and the one-byte codecs; not UTF-16).
     """
     shown = "UTF-8" if encoding == "utf-8" else encoding
-    hint = "; give the file's encoding with --encoding (e.g. --encoding latin-1)"
+    hint = "; give the file's codec as encoding='latin-1' or another"
     if _ascii_compatible(encoding):
         offset, line = 0, 1
         for chunk in line_chunks(path):
@@ -721,10 +722,10 @@ def not_decodable(path: Path, encoding: str = "utf-8") -> InputError:
             except UnicodeDecodeError as e:
                 line += chunk.count(b"\n", 0, e.start)
                 return InputError(f"{path}: bytes that are not {shown} (at byte {offset + e.start})"
-                                  f" on line {line}{hint}")
+                                  f" on line {line}{hint}", params=("encoding",))
             offset += len(chunk)
             line += chunk.count(b"\n")
-    return InputError(f"{path}: bytes that are not {shown}{hint}")
+    return InputError(f"{path}: bytes that are not {shown}{hint}", params=("encoding",))
 
 
 def _ascii_compatible(encoding: str) -> bool:

@@ -159,8 +159,8 @@ def sniff_separator(path: str | os.PathLike, read: ReadOptions) -> str:
         if width > best_fields and all(len(r) == width for r in body):
             best, best_fields = sep, width
     if best_fields == 1 and read.decimal == "," and lines and len(next(csv.reader(lines[:1]))) > 1:
-        raise InputError(f"{path}: its fields are separated by ',', which --decimal , cannot share;"
-                         " give the separator with --sep (or drop --decimal ,)")
+        raise InputError(f"{path}: its fields are separated by ',', which decimal=',' cannot share;"
+                         " give the separator with sep", params=("decimal", "sep"))
     return best
 
 

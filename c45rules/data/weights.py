@@ -50,11 +50,13 @@ def parse_class_weights(text: str) -> dict[str, float] | str:
     for part in text.split(","):
         name, eq, value = part.rpartition("=")
         if not eq or not name.strip():
-            raise InputError(f"--class-weights: expected CLASS=WEIGHT pairs separated by commas or 'balanced', got {part!r}")
+            raise InputError(f"class_weight: expected CLASS=WEIGHT pairs separated by commas or 'balanced',"
+                             f" got {part!r}", params=("class_weight",))
         try:
             out[name.strip()] = float(value)
         except ValueError:
-            raise InputError(f"--class-weights: class {name.strip()!r}: weight {value!r} is not a number") from None
+            raise InputError(f"class_weight: class {name.strip()!r}: weight {value!r} is not a number",
+                             params=("class_weight",)) from None
     return out
 
 
@@ -64,24 +66,27 @@ def class_factors(spec: Mapping[Any, Any] | str, data: Dataset, base: np.ndarray
     classes = data.schema.classes
     if isinstance(spec, str):
         if spec != BALANCED:
-            raise InputError(f"class_weight must be a mapping class -> weight or 'balanced', got {spec!r}")
+            raise InputError(f"class_weight must be a mapping class -> weight or 'balanced', got {spec!r}",
+                             params=("class_weight",))
         counts = np.bincount(data.y, weights=base, minlength=len(classes))
         present = counts > 0
         out = np.ones(len(classes))
         out[present] = counts.sum() / (present.sum() * counts[present])
         return out
     if not isinstance(spec, Mapping):
-        raise InputError(f"class_weight must be a mapping class -> weight or 'balanced', got {type(spec).__name__}")
+        raise InputError(f"class_weight must be a mapping class -> weight or 'balanced', got {type(spec).__name__}",
+                         params=("class_weight",))
     out = np.ones(len(classes))
     by_text = {str(k): v for k, v in spec.items()}
     unknown = sorted(set(by_text) - set(classes))
     if unknown:
         raise InputError(f"class_weight: unknown class(es) {', '.join(map(repr, unknown))}"
-                         f" (classes: {', '.join(map(repr, classes))})")
+                         f" (classes: {', '.join(map(repr, classes))})", params=("class_weight",))
     for c, v in by_text.items():
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(v) or v < 0:
-            raise InputError(f"class_weight: class {c!r}: weight {shown(v)} must be a finite number >= 0")
+            raise InputError(f"class_weight: class {c!r}: weight {shown(v)} must be a finite number >= 0",
+                             params=("class_weight",))
         out[classes.index(c)] = float(v)
     return out
 
@@ -103,10 +108,11 @@ def weighted(data: Dataset, sample_weight: Any = None, class_weight: Mapping[Any
     w = np.ones(data.n) if sample_weight is None else case_weights(sample_weight, data.n, name)
     if class_weight is not None:
         if data.y is None:
-            raise InputError("class_weight needs labelled cases")
+            raise InputError("class_weight needs labelled cases", params=("class_weight",))
         w = w * class_factors(class_weight, data, None if sample_weight is None else w)[data.y]
         if data.n and not (w > 0).any():
-            raise InputError("class_weight: every case's weight is zero: no case is left to learn from")
+            raise InputError("class_weight: every case's weight is zero: no case is left to learn from",
+                             params=("class_weight",))
     keep = w > 0
     # a new Dataset either way: the caller's is never changed
     out = replace(data, weights=None) if keep.all() else data.subset(np.flatnonzero(keep))
@@ -141,20 +147,21 @@ def sums_are_exact(w: np.ndarray) -> bool:
         return False
 
 
-def split_weights(data: Dataset, column: str, label: str = "--weights") -> tuple[Dataset, np.ndarray]:
+def split_weights(data: Dataset, column: str, label: str = "sample_weight") -> tuple[Dataset, np.ndarray]:
     """(data without attribute `column`, that column's values as weights): --weights COL, where the
     column is read with the data (declared continuous in a .names file) but is not an attribute.
     `label` starts the error messages (the option or parameter that named the column)."""
     names = data.schema.names
     if column not in names:
         raise InputError(f"{label}: no column {column!r} in {data.source}"
-                         f" (columns: {', '.join(map(repr, names))})")
+                         f" (columns: {', '.join(map(repr, names))})", params=(label,))
     i = names.index(column)
     attr = data.schema.attributes[i]
     if not attr.is_continuous:
         values = ", ".join(map(repr, attr.values[:3]))
         raise InputError(f"{label}: column {column!r} of {data.source} is not numeric"
-                         f" (read as {attr.kind}{': ' + values if values else ''}); weights must be numbers")
+                         f" (read as {attr.kind}{': ' + values if values else ''}); weights must be numbers",
+                         params=(label,))
     keep = [j for j in range(len(names)) if j != i]
     schema = Schema(tuple(data.schema.attributes[j] for j in keep), data.schema.classes, data.schema.target)
     out = replace(data, schema=schema, columns=[data.columns[j] for j in keep], _sorted_values={}, _value_ranks={})

@@ -72,8 +72,8 @@ def _csv_source(path: Path, scan: Path, read: ReadOptions) -> tuple[exp.Expressi
     names it), the header, the number of records the default engine reads in `path`)."""
     encoding = ENCODINGS.get(codecs.lookup(read.encoding).name)
     if encoding is None:
-        raise InputError(f"--engine duckdb reads UTF-8, UTF-16 or Latin-1 text, not {read.encoding!r}"
-                         " (use the default engine)")
+        raise InputError(f"encoding: the DuckDB engine reads UTF-8, UTF-16 or Latin-1 text, not {read.encoding!r}"
+                         " (use the default engine)", params=("encoding",))
     sep = read.separator(path)
     # the default engine's layout check: its errors (a record's field count, bytes not of the
     # encoding, duplicate names) and its record count, which DuckDB's must equal
@@ -104,7 +104,7 @@ def _refuse_blank_lines(path: Path) -> None:
             if found:
                 line = lines + data.count(b"\n", 0, found.start()) + 1
                 raise InputError(f"{path}:{line}: a blank line, which the default engine reads as a record of"
-                                 " unknown values and DuckDB skips: remove it, or score without --engine duckdb")
+                                 " unknown values and DuckDB skips: remove it, or score with the default engine")
             keep = 2   # a blank line may straddle two chunks
             lines += data.count(b"\n", 0, len(data) - keep)
             tail = data[-keep:]
@@ -196,7 +196,7 @@ def _unseen(name: str, values: tuple[str, ...], read: ReadOptions, source: str) 
     test = exp.and_(exp.not_(exp.Is(this=cell, expression=exp.null())), exp.not_(_in(cell, known)))
     return exp.If(this=test, true=_error([
         _literal(f"{source}: column {name!r}: value '"), cell.copy(),
-        _literal("' was not seen in training (without --strict such values match no test)")]))
+        _literal("' was not seen in training (such values match no test unless scoring is strict)")]))
 
 
 def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str], *, source_name: str,
@@ -209,18 +209,18 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
     if missing:
         raise InputError(f"{source_name}: column {missing[0]!r} is missing"
                          f" (the model needs: {', '.join(sorted(used))})")
-    outputs = [(prediction_column, "--prediction-column"), (rule_column, "--rule-column")]
+    outputs = [(prediction_column, "prediction_column"), (rule_column, "rule_column")]
     if confidence_column is not None:
-        outputs.append((confidence_column, "--confidence-column"))
+        outputs.append((confidence_column, "confidence_column"))
     for i, (name, flag) in enumerate(outputs):
         if not name:
-            raise InputError(f"{flag}: the output column name cannot be empty")
+            raise InputError(f"{flag}: the output column name cannot be empty", params=(flag,))
         if name in kinds:
             raise InputError(f"{source_name}: the input already has a column {name!r}; name the output"
-                             f" column differently with {flag} NAME")
+                             f" column differently with {flag}=NAME", params=(flag,))
         for other, other_flag in outputs[:i]:
             if name == other:
-                raise InputError(f"{other_flag} and {flag} are both {name!r}")
+                raise InputError(f"{other_flag} and {flag} are both {name!r}", params=(other_flag, flag))
     typed: list[exp.Expression] = [exp.Star()]
     renamed: dict[str, str] = {}
     checks: list[exp.If] = []
@@ -238,7 +238,7 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
                 renamed[a.name] = _fresh(f"__c45rules_{len(renamed)}", taken)
                 typed.append(exp.alias_(number, renamed[a.name], quoted=True))
         elif not _is_text(kinds[a.name]):
-            raise InputError(f"{source_name}: column {a.name!r} has type {kinds[a.name]}: --engine duckdb"
+            raise InputError(f"{source_name}: column {a.name!r} has type {kinds[a.name]}: the DuckDB engine"
                              " compares discrete attributes as text (cast the column to text, or use the"
                              " default engine)")
         elif strict:
@@ -288,12 +288,12 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
     try:
         import duckdb
     except ImportError:
-        raise InputError("--engine duckdb needs duckdb (pip install 'c45rules[duckdb]')") from None
+        raise InputError("the DuckDB engine needs the duckdb package (pip install 'c45rules[duckdb]')") from None
     read = read or DEFAULT_READ
     check_bad_cells(bad_cells)
     path = data_file(data)
     if fmt not in ("csv", "parquet"):
-        raise InputError(f"--format must be csv or parquet, not {fmt!r}")
+        raise InputError(f"fmt must be 'csv' or 'parquet', not {fmt!r}", params=("fmt",))
     checked_target(output)
     # DuckDB spills what passes memory_limit to temp_directory, by default '.tmp' in the working
     # directory: a directory of our own instead, removed afterwards
@@ -308,10 +308,11 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
             kinds = {h: "VARCHAR" for h in header}
         elif suffix in PARQUET_SUFFIXES:
             if read.sep is not None or read.decimal != "." or read.encoding != "utf-8":
-                raise InputError(f"{path}: --sep, --decimal and --encoding are for CSV files, not Parquet")
+                raise InputError(f"{path}: sep, decimal and encoding are for CSV files, not Parquet",
+                                 params=("sep", "decimal", "encoding"))
             source, kinds = _parquet_source(con, _literal_name(path, spill))
         else:
-            raise InputError(f"{path}: --engine duckdb reads .csv, .tsv, .parquet or .pq files"
+            raise InputError(f"{path}: the DuckDB engine reads .csv, .tsv, .parquet or .pq files"
                              " (use the default engine for C4.5 .data/.test files)")
         query = scoring_query(ruleset, source, kinds, source_name=str(path),
                               prediction_column=prediction_column, rule_column=rule_column,
@@ -338,7 +339,7 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                 _refuse_blank_lines(path)   # the likeliest cause, named with its line
                 raise InputError(f"{path}: DuckDB read {rows} rows where the default engine reads {records}"
                                  " (quoting DuckDB reads otherwise, such as a line break in a quoted header"
-                                 " cell): score without --engine duckdb")
+                                 " cell): score with the default engine")
         return rows
     finally:
         con.close()
@@ -355,5 +356,4 @@ def _error_of(error: Exception, path: Path, ruleset: RuleSet) -> InputError:
             text = text[len(prefix):]
     if text.startswith(f"{path}: "):
         return engine_bad_cell_of(text, str(path), ruleset.schema) or InputError(text)
-    return InputError(f"{path}: DuckDB cannot read it: {text} (the default engine may: score without"
-                      " --engine duckdb)")
+    return InputError(f"{path}: DuckDB cannot read it: {text} (the default engine may: score with it)")

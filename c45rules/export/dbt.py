@@ -68,7 +68,7 @@ def parse_source(source: str) -> tuple[str, str]:
     """('SCHEMA', 'TABLE') of 'SCHEMA.TABLE' (split at the first dot)."""
     schema, dot, table = source.partition(".")
     if not dot or not schema or not table:
-        raise InputError(f"--source: expected SCHEMA.TABLE, got {source!r}")
+        raise InputError(f"source: expected SCHEMA.TABLE, got {source!r}", params=("source",))
     return schema, table
 
 
@@ -141,8 +141,8 @@ def write_dbt(ruleset: RuleSet | BoostedRuleSet, directory: str | os.PathLike, s
     """Write DIR/models/NAME.sql, schema.yml and sources.yml (each atomically); their paths."""
     _check_dialect(dialect)
     if not _plain(name):
-        raise InputError(f"--name: a dbt model name is letters, digits and '_' (not starting with a"
-                         f" digit), not {name!r}")
+        raise InputError(f"name: a dbt model name is letters, digits and '_' (not starting with a"
+                         f" digit), not {name!r}", params=("name",))
     models = Path(directory) / "models"
     if Path(directory).exists() and not Path(directory).is_dir():
         raise InputError(f"{directory}: is not a directory")

@@ -138,7 +138,7 @@ def test_strict_stops_at_an_unseen_value(crx_model, tmp_path):
     _messy_crx(data)
     message = fails("predict", crx_model, data, "-o", tmp_path / "o.csv", "--engine", "duckdb", "--strict")
     assert message.startswith(f"c45rules: error: {data}: column 'A1': value '")
-    assert message.endswith("' was not seen in training (without --strict such values match no test)")
+    assert message.endswith("' was not seen in training (such values match no test unless scoring is strict)")
     assert not (tmp_path / "o.csv").exists()
 
 
@@ -154,7 +154,7 @@ def test_hostile_file_name_and_refused_options(crx_model, tmp_path):
     assert fails("predict", crx_model, data, "-o", out, "--engine", "duckdb", "--explain") == \
         "c45rules: error: --explain is not available with --engine duckdb (use the default engine)"
     assert fails("predict", crx_model, DATA / "crx" / "crx.test", "-o", out, "--engine", "duckdb") == \
-        (f"c45rules: error: {DATA / 'crx' / 'crx.test'}: --engine duckdb reads .csv, .tsv, .parquet or .pq"
+        (f"c45rules: error: {DATA / 'crx' / 'crx.test'}: the DuckDB engine reads .csv, .tsv, .parquet or .pq"
          " files (use the default engine for C4.5 .data/.test files)")
     cases = _text(DATA / "crx" / "crx_test.csv").drop(columns=["A9"])
     cases.to_csv(tmp_path / "no_a9.csv", index=False)
@@ -170,7 +170,7 @@ def test_a_blank_line_is_refused_not_skipped(crx_model, tmp_path):
     data.write_bytes(b"\n".join(lines[:5] + [b""] + lines[5:]))
     assert fails("predict", crx_model, data, "-o", tmp_path / "o.csv", "--engine", "duckdb") == \
         (f"c45rules: error: {data}:6: a blank line, which the default engine reads as a record of unknown"
-         " values and DuckDB skips: remove it, or score without --engine duckdb")
+         " values and DuckDB skips: remove it, or score with the default engine")
     assert ok("predict", crx_model, data, "-o", tmp_path / "o.csv").stdout.startswith("201 rows scored")
     engine._CHUNK = 7   # a blank line across two reads, CR LF too
     try:
@@ -191,5 +191,5 @@ def test_a_file_duckdb_cannot_parse_is_named(crx_model, tmp_path):
     data.write_bytes(text.replace(b"\r\n", b"\n", 3))   # line ends of two kinds
     message = fails("predict", crx_model, data, "-o", tmp_path / "o.csv", "--engine", "duckdb")
     assert message.startswith(f"c45rules: error: {data}: DuckDB cannot read it: ")
-    assert message.endswith("(the default engine may: score without --engine duckdb)")
+    assert message.endswith("(the default engine may: score with it)")
     assert not (tmp_path / "o.csv").exists()

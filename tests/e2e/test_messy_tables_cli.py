@@ -128,7 +128,7 @@ def test_a_latin1_file_with_encoding(tmp_path):
     path.write_bytes(("town,n,class\n" + rows).encode("latin-1"))
     msg = fails("rules", path, "--target", "class")
     assert msg == (f"c45rules: error: {path}: bytes that are not UTF-8 (at byte 14) on line 2;"
-                   " give the file's encoding with --encoding (e.g. --encoding latin-1)")
+                   " give the file's codec as --encoding 'latin-1' or another")
     model = tmp_path / "m.yaml"
     p = ok("fit", path, "--target", "class", "--encoding", "latin-1", "-o", model)
     assert "town = Zürich" in p.stdout or "n <= 3" in p.stdout

@@ -161,7 +161,7 @@ def test_names_in_jinja_and_yaml():
         assert jinja2.Environment().from_string("{{ " + literal + " }}").render() == name
     assert parse_source("analytics.loans 2024.x") == ("analytics", "loans 2024.x")
     for bad in ("loans", ".loans", "analytics."):
-        with pytest.raises(InputError, match=r"--source: expected SCHEMA\.TABLE, got"):
+        with pytest.raises(InputError, match=r"^source: expected SCHEMA\.TABLE, got"):
             parse_source(bad)
     ruleset = fit(_hostile_frame(), target="class")
     doc = yaml.safe_load(dbt_schema_yml(ruleset, "m", "duckdb"))
@@ -170,7 +170,7 @@ def test_names_in_jinja_and_yaml():
     values = column["data_tests"][1]["accepted_values"]["arguments"]["values"]
     rendered = [jinja2.Environment().from_string(v).render() for v in values]
     assert rendered == ["'01'", "'it''s {{'", "'{# no #}'", "'{1}'"]
-    with pytest.raises(InputError, match="--name: a dbt model name is letters"):
+    with pytest.raises(InputError, match="^name: a dbt model name is letters"):
         write_dbt(ruleset, "unused", ("a", "b"), "my-model")
 
 

@@ -169,7 +169,7 @@ def test_a_csv_byte_that_is_not_utf8_is_named_by_its_offset_in_the_file(tmp_path
     with pytest.raises(InputError) as err:
         read_csv(path, "y")
     assert str(err.value) == (f"{path}: bytes that are not UTF-8 (at byte {len(body)}) on line 5002;"
-                              " give the file's encoding with --encoding (e.g. --encoding latin-1)")
+                              " give the file's codec as encoding='latin-1' or another")
 
 
 # ---- 9. no raw exception from the data layer ------------------------------------------------------
