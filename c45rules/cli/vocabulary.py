@@ -249,7 +249,8 @@ def cli_message(message: str, params: tuple[str, ...]) -> str:
     for p in params:
         o = by_python(p)
         if o is not None:
-            message = re.sub(rf"(?<![\w-]){re.escape(p)}(?:(=)|(?![\w-]))",
+            # not inside a path or file name (`/data/target/t.csv`, `x.target.csv`)
+            message = re.sub(rf"(?<![\w/\\.-]){re.escape(p)}(?:(=)|(?![\w/\\-])(?!\.\w))",
                              lambda m, flag=o.name: flag + (" " if m.group(1) else ""), message, count=1)
     return message
 

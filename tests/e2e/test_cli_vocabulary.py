@@ -254,3 +254,8 @@ def test_cli_message_translates_only_the_named_parameters():
         "x: needs --target COLUMN; the target column"
     assert cli_message("class_weight: bad", ("class_weight",)) == "--class-weights: bad"
     assert cli_message("sep: bad", ()) == "sep: bad"
+    # a parameter's name inside a path or file name is the path's, not the parameter's
+    assert cli_message("/data/target/t.csv: needs target=COLUMN", ("target",)) == \
+        "/data/target/t.csv: needs --target COLUMN"
+    assert cli_message("x.sep.csv: give the separator with sep.", ("sep",)) == \
+        "x.sep.csv: give the separator with --sep."
