@@ -11,6 +11,7 @@ import ast
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 import c45rules
 
@@ -99,3 +100,31 @@ def test_the_decision_models_live_in_model_and_the_stages_in_learn():
         assert f"c45rules.model.{name}" in modules
     for name in ("pipeline", "crossval", "winnow"):
         assert f"c45rules.learn.{name}" in modules
+
+
+def test_the_old_module_paths_warn_and_give_the_moved_modules():
+    import importlib
+    import sys
+
+    import c45rules.model.ruleset
+    sys.modules.pop("c45rules.ruleset", None)
+    with pytest.warns(DeprecationWarning, match="c45rules.ruleset moved to c45rules.model.ruleset"):
+        old = importlib.import_module("c45rules.ruleset")
+    assert old is c45rules.model.ruleset
+    from c45rules import RuleSet
+    assert old.RuleSet is RuleSet
+
+
+def test_a_model_pickled_under_an_old_class_path_still_loads():
+    # joblib/pickle files name a class by module and name: one written before the move says
+    # c45rules.ruleset.Condition; protocol 0 spells the path out, so it can be written as before
+    import pickle
+    import sys
+
+    from c45rules import Condition
+    sys.modules.pop("c45rules.ruleset", None)
+    new = pickle.dumps(Condition("A9", "=", "t"), protocol=0)
+    old = new.replace(b"c45rules.model.ruleset", b"c45rules.ruleset")
+    assert old != new
+    with pytest.warns(DeprecationWarning):
+        assert pickle.loads(old) == pickle.loads(new)

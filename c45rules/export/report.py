@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .boosted import BoostedExplanation, BoostedRuleSet
-from .data.schema import UNSEEN_CODE, Dataset, Schema
-from .errors import InputError
-from .export._atomic import atomic_write_text
-from .ruleset import RuleSet, conjunction, format_threshold, readable, visible
-from .tree.node import Node
+from ..data.schema import UNSEEN_CODE, Dataset, Schema
+from ..errors import InputError
+from ..model.boosted import BoostedExplanation, BoostedRuleSet
+from ..model.ruleset import RuleSet, conjunction, format_threshold, readable, visible
+from ..tree.node import Node
+from ._atomic import atomic_write_text
 
 MAX_TREE_NODES = 200   # tree nodes drawn at most; deeper subtrees are collapsed
 _LABEL_CHARS = 28      # longer names are cut in the drawing (the full text is in a tooltip)

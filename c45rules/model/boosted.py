@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from .data.costs import cost_matrix, vote_costs
-from .data.schema import Dataset, Schema
-from .errors import InputError
+from ..data.costs import cost_matrix, vote_costs
+from ..data.schema import Dataset, Schema
+from ..errors import InputError
 from .ruleset import Explanation, RuleSet, encode_cases, readable
 
 
