@@ -94,6 +94,15 @@ def test_models_and_stages_do_not_import_the_outputs():
     assert upward == [], "lower packages importing export/, service/ or cli/:\n" + "\n".join(upward)
 
 
+def test_data_imports_nothing_above_it():
+    # data/ is the floor every stage reads from: it may use the top-level helpers, no package
+    graph = import_graph()
+    floor = {"c45rules", "c45rules.errors", "c45rules._lazy", "c45rules.libm", "c45rules.workers"}
+    upward = sorted(f"{a} -> {b}" for a, b in graph.edges
+                    if layer(a) == "data" and layer(b) != "data" and b not in floor)
+    assert upward == [], "data/ importing above it:\n" + "\n".join(upward)
+
+
 def test_the_decision_models_live_in_model_and_the_stages_in_learn():
     modules = module_names()
     for name in ("ruleset", "boosted", "records"):
