@@ -36,7 +36,7 @@ import reference as R  # noqa: E402
 from common import markdown_table, put_section, run_stamp  # noqa: E402
 
 from c45rules.cli.c50 import fold_errors as c50_fold_errors  # noqa: E402
-from c45rules.crossval import fold_error, fold_splits  # noqa: E402
+from c45rules.learn.crossval import fold_error, fold_splits  # noqa: E402
 from c45rules.data.names import load_stem  # noqa: E402
 
 C50 = R.SHARED / "anchors" / "c5.0"

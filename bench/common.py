@@ -188,7 +188,7 @@ def dataset_stem(name: str) -> str:
 def wrap_pipeline_steps(timed: Callable[[str, Callable], Callable]) -> None:
     """Replace the pipeline's step functions by `timed(stage, fn)` wrappers, stage by stage
     (grow, prune, generalise, select, order), for the per-stage benchmarks."""
-    import c45rules.pipeline as pipeline
+    import c45rules.learn.pipeline as pipeline
     import c45rules.tree.growers.c45 as c45
     c45.grow_tree = timed("grow", c45.grow_tree)
     c45.prune_tree = timed("prune", c45.prune_tree)

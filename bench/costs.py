@@ -36,7 +36,7 @@ from common import markdown_table, put_section  # noqa: E402
 
 from c45rules.data.costs import cost_matrix, total_cost  # noqa: E402
 from c45rules.data.names import load_stem  # noqa: E402
-from c45rules.pipeline import fit_dataset  # noqa: E402
+from c45rules.learn.pipeline import fit_dataset  # noqa: E402
 from c45rules.rules.evaluate import evaluate, evaluate_votes  # noqa: E402
 
 C50 = R.SHARED / "anchors" / "c5.0"

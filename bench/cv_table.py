@@ -8,7 +8,7 @@ Usage:
                            [--markdown FIDELITY.md]
 
 For each dataset (default: every shared set with at most --max-rows training cases), on the
-stratified folds of `c45rules cv` (c45rules/crossval.py, --seed): our rulesets with the default
+stratified folds of `c45rules cv` (c45rules/learn/crossval.py, --seed): our rulesets with the default
 options, our rulesets tuned by nested cross-validation over --grid (`cv --tune`), RuleQuest's
 C5.0 rulesets (`c5.0 -r`, ../shared/anchors/c5.0) and the PyPI package c50py's
 C5RulesClassifier (default parameters; discrete attributes given as categorical columns,
@@ -40,7 +40,7 @@ import reference as R  # noqa: E402
 from common import markdown_table, put_section, run_stamp  # noqa: E402
 
 from c45rules.cli.c50 import fold_errors as c50_fold_errors  # noqa: E402
-from c45rules.crossval import cross_validate, fold_splits, parse_grid  # noqa: E402
+from c45rules.learn.crossval import cross_validate, fold_splits, parse_grid  # noqa: E402
 from c45rules.data.names import load_stem  # noqa: E402
 
 C50 = R.SHARED / "anchors" / "c5.0"

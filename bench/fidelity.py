@@ -22,7 +22,7 @@ from c45rules.tree.classify import classify  # noqa: E402
 from c45rules.tree.grow import grow_tree  # noqa: E402
 from c45rules.tree.prune import prune_tree  # noqa: E402
 from c45rules.tree.report import format_tree  # noqa: E402
-from c45rules.pipeline import learn_rules, learn_tree  # noqa: E402
+from c45rules.learn.pipeline import learn_rules, learn_tree  # noqa: E402
 import numpy as np  # noqa: E402
 
 

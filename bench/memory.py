@@ -78,7 +78,7 @@ def child(stem: str, trace: bool) -> None:
                 depth[0] -= 1
         return wrapper
 
-    import c45rules.pipeline as pipeline
+    import c45rules.learn.pipeline as pipeline
     from common import wrap_pipeline_steps
     from c45rules.data.names import load_stem
     from c45rules.rules.evaluate import evaluate

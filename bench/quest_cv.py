@@ -5,7 +5,7 @@ Usage:
   python bench/quest_cv.py [NAME ...] [-k 10] [--seed 0] [--max-rows 5000] [--markdown FIDELITY.md]
 
 For each dataset (default: every shared set with at most --max-rows training cases), on the
-stratified folds of `c45rules cv` (c45rules/crossval.py, --seed), both growers with their
+stratified folds of `c45rules cv` (c45rules/learn/crossval.py, --seed), both growers with their
 defaults learn on the same training cases: the tree's test errors (each tree classifying as
 its grower does, surrogates included), the C4.5-style rules' test errors, the tree's leaves
 and the seconds to fit both. Prints the mean fold error rates; with --markdown writes the table
@@ -44,9 +44,9 @@ def datasets(max_rows: int) -> list[str]:
 
 def cross_validate(name: str, k: int, seed: int) -> dict[str, dict[str, float]]:
     """Per grower: mean tree error %, mean rules error %, mean leaves, seconds (all folds)."""
-    from c45rules.crossval import fold_splits
+    from c45rules.learn.crossval import fold_splits
     from c45rules.data import load_stem
-    from c45rules.pipeline import fit_dataset
+    from c45rules.learn.pipeline import fit_dataset
     from c45rules.rules.evaluate import evaluate
     from c45rules.tree.growers import tree_classes
     data, _ = load_stem(str(R.DATA / name / name))

@@ -158,7 +158,7 @@ def child_ours(stem: str, dataset: str, profile: str | None, jobs: int = 1) -> N
     import numpy as np  # noqa: F401  (imported before the baseline is read)
     import pandas  # noqa: F401
     from c45rules.data.names import load_stem
-    from c45rules.pipeline import learn_rules, learn_tree
+    from c45rules.learn.pipeline import learn_rules, learn_tree
 
     peak = _Peak()
     _release_memory()

@@ -64,7 +64,7 @@ def child(stem: str, weights: str | None = None, jobs: int = 1, trials: int = 1)
                 cpu[stage] += time.process_time() - c
         return wrapper
 
-    import c45rules.pipeline as pipeline
+    import c45rules.learn.pipeline as pipeline
     from common import wrap_pipeline_steps
     import c45rules.rules.boost as boost
     from c45rules.data.names import load_stem

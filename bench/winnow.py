@@ -25,9 +25,9 @@ sys.path.insert(0, str(BENCH.parent))
 import reference as R  # noqa: E402
 from common import markdown_table, put_section, run_stamp  # noqa: E402
 
-from c45rules.crossval import fold_error, fold_splits  # noqa: E402
+from c45rules.learn.crossval import fold_error, fold_splits  # noqa: E402
 from c45rules.data.names import load_stem  # noqa: E402
-from c45rules.pipeline import fit_dataset  # noqa: E402
+from c45rules.learn.pipeline import fit_dataset  # noqa: E402
 
 NOISY = "noise20 (synthetic)"
 
@@ -37,7 +37,7 @@ def noisy_dataset():
     sys.path.insert(0, str(BENCH.parent / "tests"))
     from test_winnow import noisy_frame
 
-    from c45rules.pipeline import as_dataset
+    from c45rules.learn.pipeline import as_dataset
     return as_dataset(noisy_frame(), "class")[0]
 
 

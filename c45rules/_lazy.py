@@ -3,7 +3,11 @@ start without numpy, pandas or sqlglot (issue 33)."""
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import sys
+import warnings
 from typing import Any, Callable
 
 
@@ -35,3 +39,28 @@ class LazyModule:
 
     def __repr__(self) -> str:
         return f"<lazy module {self._name!r}>"
+
+
+class MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """The old dotted paths of modules that moved into packages (issue 49.6): importing one
+    warns (DeprecationWarning) and gives the module at its new path, the same object, so that
+    old imports and models pickled under the old class paths still load."""
+
+    def __init__(self, moved: dict[str, str]):
+        self.moved = moved
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        """A spec for an old path, None for every other name."""
+        return importlib.util.spec_from_loader(name, self) if name in self.moved else None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        """The import system's default module: exec_module replaces it."""
+        return None
+
+    def exec_module(self, module: Any) -> None:
+        """Put the module at the new path in the old path's place (the import system returns
+        what sys.modules holds once this returns)."""
+        new = self.moved[module.__name__]
+        warnings.warn(f"{module.__name__} moved to {new}; the old path goes in the next release",
+                      DeprecationWarning, stacklevel=2)
+        sys.modules[module.__name__] = importlib.import_module(new)

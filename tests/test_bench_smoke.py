@@ -28,7 +28,7 @@ def test_bench_runs_on_golf_and_writes_the_table(tmp_path):
     assert "## Targets (issue 6)" in report and "Machine:" in report
     # the rules stage's output size is stored with the run: golf's candidates, as learn_rules makes them
     from c45rules.data.names import load_stem
-    from c45rules.pipeline import learn_rules, learn_tree
+    from c45rules.learn.pipeline import learn_rules, learn_tree
     import reference as R    # honours C45RULES_SHARED, as the benchmark itself does
     data, _ = load_stem(str(R.DATA / "golf" / "golf"))
     cands = learn_rules(learn_tree(data), data)[1].candidates

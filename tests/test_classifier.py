@@ -293,7 +293,7 @@ def test_without_scikit_learn_the_plain_checks_still_hold():
         sys.modules["sklearn"] = None
         import numpy as np
         from c45rules import C45Rules, C45RulesError
-        from c45rules.classifier import NotFittedError
+        from c45rules.learn.classifier import NotFittedError
         X = np.arange(40.0).reshape(20, 2); y = np.arange(20) >= 10
         try:
             C45Rules().predict(X)

@@ -9,7 +9,7 @@ from c45rules.data.costs import cheapest_class, cost_matrix, cost_option, read_c
 from c45rules.data.names import load_stem
 from c45rules.export.yaml import dump_yaml, load_yaml
 from c45rules.govern.rescore import rescore
-from c45rules.pipeline import fit, fit_dataset
+from c45rules.learn.pipeline import fit, fit_dataset
 from c45rules.rules.evaluate import evaluate, evaluation_summary
 from c45rules.rules.generalize import CandidateRule
 from c45rules.rules.order import default_class, order_rules, sift_rules

@@ -12,7 +12,7 @@ import pytest
 import reference as R
 import c45rules
 from c45rules import C45, CART, CHAID, ID3, J48, QUEST, C45Rules, InputError
-from c45rules.growers import GROWERS, parameter_table
+from c45rules.learn.growers import GROWERS, parameter_table
 from c45rules.tree.growers import OPTIONS as GROWER_OPTIONS
 
 sklearn = pytest.importorskip("sklearn")
@@ -120,7 +120,7 @@ def test_feature_importances_on_a_hand_made_model():
     # default (gain < 0) and gives d nothing
     from c45rules import Condition, Rule, RuleSet
     from c45rules.data.frame import from_frame
-    from c45rules.views import rule_importances
+    from c45rules.model.views import rule_importances
     df = pd.DataFrame({"a": [1.0] * 6 + [5.0] * 6, "b": ["x"] * 6 + ["z"] * 6,
                        "c": [0.0] * 6 + [9.0] * 4 + [0.0] * 2, "d": [0.0] * 10 + [3.0] * 2,
                        "class": ["y"] * 5 + ["n"] + ["y"] * 4 + ["n"] * 2})
@@ -183,7 +183,7 @@ MODEL_METHODS = {
 _DOCTEST_FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 
-@pytest.mark.parametrize("module", ["c45rules.classifier", "c45rules.growers", "c45rules.views"])
+@pytest.mark.parametrize("module", ["c45rules.learn.classifier", "c45rules.learn.growers", "c45rules.model.views"])
 def test_docstring_examples_run(module):
     import importlib
     mod = importlib.import_module(module)

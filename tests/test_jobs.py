@@ -8,7 +8,7 @@ import reference as R
 from c45rules import fit
 from c45rules.data import load_stem
 from c45rules.errors import InputError
-from c45rules.pipeline import learn_tree
+from c45rules.learn.pipeline import learn_tree
 from c45rules.export.yaml import dump_yaml
 from c45rules.rules import generalize, select
 from c45rules.rules.coding import attribute_test_bits, branch_bits, rule_bits

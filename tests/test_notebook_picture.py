@@ -1,5 +1,6 @@
-"""A fitted model shows its decision list as a picture in a notebook (issue 49): RuleSet and
-BoostedRuleSet's `_repr_svg_`, and C45Rules' `_repr_html_` embedding it. The picture is one
+"""A fitted model shows its decision list as a picture in a notebook (issue 49): C45Rules'
+`_repr_html_` embeds export.report.decision_list_svg, which also draws a RuleSet or a
+BoostedRuleSet. The picture is one
 self-contained SVG document (well-formed XML, its styles inside and scoped to it), every name
 escaped, and bounded (the first 50 rules, with a note) however long the rule list."""
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 import c45rules
+from c45rules.export.report import decision_list_svg
 import reference as R
 
 HOSTILE = "<script>alert(1)</script>"
@@ -34,7 +36,7 @@ def _check_picture(svg: str) -> ET.Element:
 
 def test_a_ruleset_draws_its_decision_list_escaped():
     small = c45rules.fit(_frame(6), target="class")
-    svg = small._repr_svg_()
+    svg = decision_list_svg(small)
     _check_picture(svg)
     assert svg.count(">Rule ") == len(small.rules) and ">Default<" in svg
     assert "more are not" not in svg
@@ -43,7 +45,7 @@ def test_a_ruleset_draws_its_decision_list_escaped():
 def test_a_long_rule_list_is_cut_to_fifty_rules_with_a_note():
     ruleset = c45rules.fit(_frame(150), target="class")
     assert len(ruleset.rules) > 100
-    svg = ruleset._repr_svg_()
+    svg = decision_list_svg(ruleset)
     _check_picture(svg)
     assert svg.count(">Rule ") == 50
     assert f"The first 50 of {len(ruleset.rules)} rules are drawn; {len(ruleset.rules) - 50} more are not" in svg
@@ -53,7 +55,7 @@ def test_a_long_rule_list_is_cut_to_fifty_rules_with_a_note():
 def test_a_boosted_model_draws_each_trial():
     boosted = c45rules.fit(str(R.DATA / "golf" / "golf"), trials=3)
     assert isinstance(boosted, c45rules.BoostedRuleSet)
-    svg = boosted._repr_svg_()
+    svg = decision_list_svg(boosted)
     ET.fromstring(svg)
     for t in range(1, len(boosted.trials) + 1):
         assert f">Trial {t} of {len(boosted.trials)}<" in svg

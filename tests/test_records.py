@@ -22,7 +22,7 @@ from export_cases import FIT_DATASETS, fit_scored, hostile_ruleset, probe_rows, 
 from c45rules.data.frame import encode_frame  # noqa: E402
 from c45rules.data.reading import pandas_na_tokens  # noqa: E402
 from c45rules.errors import InputError  # noqa: E402
-from c45rules.records import FieldError, RecordDecider  # noqa: E402
+from c45rules.model.records import FieldError, RecordDecider  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=FIT_DATASETS)

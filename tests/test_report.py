@@ -19,8 +19,8 @@ import pytest
 import c45rules
 from c45rules.data.schema import Attribute, Dataset, Schema
 from c45rules.errors import InputError
-from c45rules.report import _CLASS_W, _COND_X, _MIN_SCALE, _PAGE_W, MAX_TREE_NODES, render_report, render_tree_svg, write_report
-from c45rules.ruleset import Condition, Rule, RuleSet, readable
+from c45rules.export.report import _CLASS_W, _COND_X, _MIN_SCALE, _PAGE_W, MAX_TREE_NODES, render_report, render_tree_svg, write_report
+from c45rules.model.ruleset import Condition, Rule, RuleSet, readable
 from c45rules.tree.node import Node
 
 PLAY, DONT = "Play", "Don't Play"
@@ -733,7 +733,7 @@ def test_chromium_old_report_layout_would_overflow(tmp_path):
 # ---- governed rules: notes, the previous model, a kept tree -----------------------------------
 def _golf_fit():
     from c45rules.data import load_stem
-    from c45rules.pipeline import fit_dataset
+    from c45rules.learn.pipeline import fit_dataset
     train, _ = load_stem(str(_shared_golf()))
     rs, tree, _ = fit_dataset(train)
     return rs, tree, train
@@ -792,7 +792,7 @@ def test_cli_report_compare_and_a_kept_tree(tmp_path):
 # ---- boosted models ---------------------------------------------------------------------------------
 def _boosted_hostile():
     """Two trials over hostile names: each votes for a class named like markup."""
-    from c45rules.boosted import BoostedRuleSet
+    from c45rules.model.boosted import BoostedRuleSet
     evil = "<script>alert('x')</script>"
     schema = Schema((Attribute("a<b>", "continuous"), Attribute("c&d", "discrete", ("<i>", "&amp;"))),
                     (evil, "ok\"&"), "t<")

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import c45rules.ruleset as ruleset_module
+import c45rules.model.ruleset as ruleset_module
 import reference as R
 from c45rules import Attribute, Condition, Rule, RuleSet, Schema
 from c45rules.data import load_stem
 from c45rules.data.schema import UNKNOWN_CODE, UNSEEN_CODE, Dataset
-from c45rules.pipeline import fit_dataset
+from c45rules.learn.pipeline import fit_dataset
 
 
 def reference_rule_index(rs: RuleSet, ds: Dataset) -> np.ndarray:

@@ -13,8 +13,8 @@ import pytest
 from c45rules import Attribute, Condition, Rule, RuleSet, Schema
 from c45rules.export import dump_yaml, to_python
 from c45rules.export.sql import to_sql_select
-from c45rules.report import render_report
-from c45rules.ruleset import format_rules
+from c45rules.export.report import render_report
+from c45rules.model.ruleset import format_rules
 
 from e2e.conftest import cli
 
@@ -34,7 +34,7 @@ def _model(note: str = "") -> RuleSet:
 
 
 def test_readable_quotes_what_reads_as_syntax_and_leaves_plain_names_bare():
-    from c45rules.ruleset import readable, visible
+    from c45rules.model.ruleset import readable, visible
     for plain in ("t", "A9", "on thyroxine", "Don't Play", "<0", "0<=X<200", "30-34", "religious groups in schools"):
         assert readable(plain) == plain
     assert readable(TRICKY) == f'"{TRICKY}"'
@@ -111,7 +111,7 @@ def test_the_reference_datasets_names_stay_bare(stem):
     # the fidelity tests compare printed conditions with c4.5rules': names with spaces,
     # apostrophes and comparison signs in these files must print as before
     from c45rules.data import load_stem
-    from c45rules.ruleset import readable
+    from c45rules.model.ruleset import readable
     from reference import stem as reference_stem
     schema = load_stem(reference_stem(stem))[0].schema
     for text in (*schema.classes, *schema.names, *(v for a in schema.attributes for v in a.values)):

@@ -111,7 +111,7 @@ def test_fingerprint_ignores_row_order():
 def test_or_unknown_conditions_are_satisfied_by_unknown_values():
     from c45rules.errors import ModelError
     from c45rules.govern.diff import diff_rulesets
-    from c45rules.report import render_report
+    from c45rules.export.report import render_report
     # four tests on one threshold, flagged and not, in one match plan
     rules = (Rule(1, (Condition("humidity", "<=", 70.0),), "Play", 4, 0, 0.2, 1.0),
              Rule(2, (Condition("humidity", ">", 90.0, or_unknown=True),

@@ -9,7 +9,7 @@ from c45rules import C45Rules, InputError
 from c45rules.data.frame import load_data
 from c45rules.data.weights import class_factors, weighted
 from c45rules.export.yaml import dump_yaml, load_yaml
-from c45rules.pipeline import fit, fit_dataset
+from c45rules.learn.pipeline import fit, fit_dataset
 from c45rules.tree.grow import grow_tree
 
 

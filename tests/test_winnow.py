@@ -11,8 +11,8 @@ from c45rules.data.names import load_stem
 from c45rules.export.python import to_python
 from c45rules.export.yaml import dump_yaml, load_yaml
 from c45rules.govern.rescore import rescore
-from c45rules.pipeline import fit_dataset, grow_with, check_options, grower_options
-from c45rules.winnow import winnow, without
+from c45rules.learn.pipeline import fit_dataset, grow_with, check_options, grower_options
+from c45rules.learn.winnow import winnow, without
 from reference import DATA
 
 NOISE = [f"noise_{kind}{i}" for i in range(10) for kind in ("num", "cat")]
@@ -93,7 +93,7 @@ def test_predict_needs_no_winnowed_column_and_the_python_export_agrees(noisy):
 
 def test_the_tree_regrown_from_a_winnowed_model_tests_no_winnowed_attribute(noisy):
     df, rs, _ = noisy
-    from c45rules.pipeline import as_dataset
+    from c45rules.learn.pipeline import as_dataset
     train, _ = as_dataset(df, "class")
     o = {**grower_options(check_options({})), "winnowed": rs.options_dict["winnowed"]}
     tree = grow_with(train, o)
@@ -116,7 +116,7 @@ def test_one_usable_attribute_is_never_winnowed():
 
 
 def test_data_below_min_cases_is_not_winnowed_but_above_it_is():
-    from c45rules.winnow import MIN_CASES
+    from c45rules.learn.winnow import MIN_CASES
     df = noisy_frame(MIN_CASES - 1)
     assert c45rules.fit(df, "class", winnow=True).options_dict["winnowed"] == []
     assert c45rules.fit(noisy_frame(4 * MIN_CASES), "class", winnow=True).options_dict["winnowed"]

@@ -27,8 +27,8 @@ from ..data.schema import Dataset, Schema
 from ..data.spreadsheet import escapes
 from ..errors import InputError, shown
 from ..export._atomic import atomic_open, checked_target
-from ..boosted import BoostedRuleSet
-from ..ruleset import RuleSet
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import RuleSet
 
 pd = LazyModule("pandas")   # for CSV input only: a .data file is read without it
 

@@ -38,7 +38,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Cross-validate and print a table of the folds (or JSON)."""
-    from ..crossval import CVResult, FoldResult, cross_validate, fold_splits
+    from ..learn.crossval import CVResult, FoldResult, cross_validate, fold_splits
     if args.grid and not args.tune:
         raise InputError("--grid applies with --tune")
     c50 = None

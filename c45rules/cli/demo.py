@@ -67,7 +67,7 @@ def about_data(train, test, bundled: bool) -> str:
 def how_to_read(ruleset, ev) -> str:
     """The lines after the evaluation: a rule and the table's columns explained on the first
     rule that decided a training case."""
-    from ..ruleset import readable
+    from ..model.ruleset import readable
     i = next((k for k, used in enumerate(ev.used) if used), None)
     lines = ["How to read this:",
              "  Rules are tried in the order printed; the first whose conditions all hold decides the case,",
@@ -106,9 +106,9 @@ def what_next(out: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     """Fit, export, and check the SQL against RuleSet.predict in SQLite."""
     from ..data.frame import load_data
-    from ..pipeline import fit_dataset
     from ..export import atomic_write_text, dump_yaml, to_sql_select, write_python
-    from ..report import write_report
+    from ..export.report import write_report
+    from ..learn.pipeline import fit_dataset
     from ..rules.evaluate import evaluate
 
     stem = Path(args.stem) if args.stem else EXAMPLE_STEM

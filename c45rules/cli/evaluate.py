@@ -35,7 +35,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the evaluation as c4.5rules prints it, or as JSON."""
-    from ..boosted import BoostedRuleSet
+    from ..model.boosted import BoostedRuleSet
     from ..rules.evaluate import evaluate, evaluate_votes, evaluation_summary, vote_summary
     from ..rules.report import format_evaluation, format_vote_evaluation
     from .cases import report_unseen

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ..data.frame import encode_frame
-    from ..nesting import load_json
+    from ..data.nesting import load_json
     from .cases import _offset_rows, case_from_file, report_unseen
     ruleset = load_model(args.model)
     read = read_options(args)

@@ -62,7 +62,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the export to -o or stdout."""
     from .. import export
-    from ..boosted import BoostedRuleSet   # numpy: not for --help
+    from ..model.boosted import BoostedRuleSet   # numpy: not for --help
     check_output(args, args.output)
     ruleset = load_model(args.model)
     if isinstance(ruleset, BoostedRuleSet):

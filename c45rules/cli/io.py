@@ -8,10 +8,10 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..data.reading import TABLE_SUFFIXES, is_table
 from ..errors import InputError
 from .options import kinds, read_options
 
-TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 DATA_SUFFIXES = (*TABLE_SUFFIXES, ".data", ".test", ".names")
 MODEL_SUFFIXES = (".yaml", ".yml")
 
@@ -20,11 +20,6 @@ def progress(args: argparse.Namespace, message: str) -> None:
     """A progress line on stderr, only for a person watching a terminal."""
     if not getattr(args, "quiet", False) and sys.stderr.isatty():
         print(f"c45rules: {message}...", file=sys.stderr, flush=True)
-
-
-def is_table(path: str) -> bool:
-    """True for a CSV/TSV/Parquet path (anything else is a C4.5 file or stem)."""
-    return Path(path).suffix.lower() in TABLE_SUFFIXES
 
 
 def load_training(args: argparse.Namespace):
@@ -146,7 +141,7 @@ def load_labelled(path: str, ruleset, target: str | None = None,
 
 def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):
     """Re-grow the model's tree from its training data, refusing other data."""
-    from ..pipeline import DEFAULTS, grow_with
+    from ..learn.pipeline import DEFAULTS, grow_with
     if "trials_built" in ruleset.options_dict:
         raise InputError("a boosted model grew one tree per trial on reweighted cases: its trees cannot be"
                          " re-grown from the training data")

@@ -629,7 +629,7 @@ def cost_file(args: argparse.Namespace, note: bool = True) -> str | None:
     given = getattr(args, "costs", None)
     if given is not None:
         return None if given == "none" else given
-    from .io import is_table
+    from ..data.reading import is_table
     data = getattr(args, "data", None)
     if data is None or is_table(data):
         return None
@@ -690,5 +690,5 @@ def cv_folds_option(g, text: str, old: tuple[str, ...]) -> None:
 
 def tuning_grid(args: argparse.Namespace) -> dict:
     """The grid of --grid, or the default grid."""
-    from ..crossval import DEFAULT_GRID, parse_grid
+    from ..learn.crossval import DEFAULT_GRID, parse_grid
     return parse_grid(args.grid) if args.grid else dict(DEFAULT_GRID)

@@ -32,9 +32,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report."""
-    from ..report import write_report
+    from ..export.report import write_report
+    from ..model.boosted import BoostedRuleSet
     from .cases import report_unseen
-    from ..boosted import BoostedRuleSet
     check_output(args, args.output)
     ruleset = load_model(args.model)
     if isinstance(ruleset, BoostedRuleSet) and (args.train or args.compare):

@@ -52,9 +52,9 @@ def _report_boosted(args: argparse.Namespace, scored, data) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Write the rescored model and print its evaluation on the data (or the JSON summary)."""
-    from ..boosted import BoostedRuleSet
     from ..export.yaml import dump_yaml
     from ..govern.rescore import rescore, with_unmeasured_evidence
+    from ..model.boosted import BoostedRuleSet
     from ..rules.report import format_evaluation
     if args.json and is_stdout(args.output):
         raise InputError("--json and -o - both write to stdout: give -o a file")

@@ -6,8 +6,8 @@ import json
 import sys
 from dataclasses import replace
 
-from .io import data_stem, load_training, progress
 from ..errors import InputError
+from .io import data_stem, load_training, progress
 from .options import (boost_options, boost_trials, data_options, learning_rule_options, rule_options, tree_options,
                       tuning_grid, window_options, window_settings)
 
@@ -28,8 +28,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def learn(args: argparse.Namespace):
     """(ruleset, tree, train, test) from the data and learning options (rules, fit)."""
-    from ..boosted import BoostedRuleSet
-    from ..pipeline import fit_dataset
+    from ..learn.pipeline import fit_dataset
+    from ..model.boosted import BoostedRuleSet
     train, test = load_training(args)
     options = learning_rule_options(args)
     tuned = None
@@ -62,7 +62,7 @@ def learn(args: argparse.Namespace):
 def windowed_rules(args: argparse.Namespace, train, options: dict, windowing: dict):
     """(composite ruleset, best trial's Tree, Composite) of a -t run (spec 5, 7.10); the model
     records the windowing as options trials, window and increment."""
-    from ..pipeline import check_options, grower_options
+    from ..learn.pipeline import check_options, grower_options
     from ..rules.composite import composite_rules
     from ..tree.node import Tree
     from ..tree.window import window_trees
@@ -97,8 +97,8 @@ def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict,
     """The options with the grid's best point (by cross-validation on `train`) in place, and a
     record of the choice: {"grid", "folds", "seed", "best", "mean_error_pct", "limit_pct"}
     (limit_pct: the one-standard-error limit the choice was made by)."""
-    from ..crossval import grid_options as as_fit_options
-    from ..crossval import tune
+    from ..learn.crossval import grid_options as as_fit_options
+    from ..learn.crossval import tune
     grid = tuning_grid(args)
     seed = args.seed if args.seed is not None else 0
     progress(args, f"tuning: {args.cv_folds}-fold cross-validation of each grid point")
@@ -112,9 +112,9 @@ def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict,
 def rules_text(ruleset, train, test) -> str:
     """Rules, training evaluation and (with test data) test evaluation, as c4.5rules prints them;
     a boosted model: each trial's rules, then the vote's evaluation."""
-    from ..boosted import BoostedRuleSet
+    from ..model.boosted import BoostedRuleSet
+    from ..model.ruleset import format_rules
     from ..rules.report import format_evaluation, format_vote_evaluation
-    from ..ruleset import format_rules
     if isinstance(ruleset, BoostedRuleSet):
         built = len(ruleset.trials)
         text = "".join(f"-----  Trial {t}:  -----\n\n{format_rules(rs)}\n" for t, rs in enumerate(ruleset.trials, 1))
@@ -150,7 +150,7 @@ def rules_json(ruleset, train, test) -> dict:
     """rules --json and fit --json: {"rules" (their count), "conditions", "default_class",
     "train_errors", "test_errors", "rule_list": [Rule.as_dict()]}, with costs "train_cost" and
     "test_cost", winnowed "winnowed"; a boosted model's is boosted_json's."""
-    from ..boosted import BoostedRuleSet
+    from ..model.boosted import BoostedRuleSet
     from ..rules.evaluate import evaluate
     if isinstance(ruleset, BoostedRuleSet):
         return boosted_json(ruleset, train, test)

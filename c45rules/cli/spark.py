@@ -37,7 +37,7 @@ from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import checked_target
 from ..export.sql import sql_case_expression, sql_identifier
-from ..ruleset import RuleSet
+from ..model.ruleset import RuleSet
 from .cases import CSV_SUFFIXES, PARQUET_SUFFIXES
 
 DIALECT = "spark"

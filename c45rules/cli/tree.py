@@ -35,7 +35,7 @@ PARENTS = (data_options, tree_options, window_options, soft_options)
 def run(args: argparse.Namespace) -> int:
     """Print the unpruned and pruned trees and their evaluation (or their counts as JSON)."""
     from ..data.costs import resolved, with_costs
-    from ..pipeline import learn_tree
+    from ..learn.pipeline import learn_tree
     from ..tree.report import evaluate_trees, format_confusion, format_evaluation, format_tree
     train, test = load_training(args)
     progress(args, "growing and pruning the tree")
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.soft:
         # c4.5 -p's tree, the one `fit -p --keep-tree` keeps: where unknown values make weights
         # fractional, its float sums follow the order of c4.5's Item array (FIDELITY.md, labor)
-        from ..pipeline import check_options, grower_options, soft_tree
+        from ..learn.pipeline import check_options, grower_options, soft_tree
         tree = soft_tree(train, grower_options(check_options(options)))
     else:
         tree = learn_tree(train, **options)

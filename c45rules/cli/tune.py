@@ -31,7 +31,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print each grid point's cross-validated error, best first marked."""
-    from ..crossval import tune
+    from ..learn.crossval import tune
     train, _ = load_training(args)
     grid = tuning_grid(args)
     seed = args.seed if args.seed is not None else 0

@@ -36,7 +36,7 @@ from ..errors import DataWarning, InputError, shown
 from .names import (cases_from_frame, encode_classes, encode_column, line_chunks, load_stem, read_cases,
                     read_names)
 from .numbers import parse_number_texts
-from .reading import BAD_CELLS, C45_UNKNOWN, DEFAULT_READ, ReadOptions, to_pandas
+from .reading import BAD_CELLS, C45_UNKNOWN, DEFAULT_READ, ReadOptions, is_table, to_pandas
 from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 from .spreadsheet import warn_formula_values
 
@@ -785,8 +785,7 @@ def load_data(spec: str | os.PathLike, *, target: str | None = None,
     """
     spec = str(spec)
     p = Path(spec)
-    is_table = p.suffix.lower() in (".csv", ".parquet", ".pq", ".tsv")
-    if not is_table:
+    if not is_table(p):
         refuse_read_options(spec, read)
         stem = spec[:-5] if spec.endswith(".data") else spec[:-6] if spec.endswith(".names") else spec
         if not os.path.exists(stem + ".names"):

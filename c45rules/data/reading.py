@@ -40,6 +40,11 @@ from ..errors import InputError
 pd = LazyModule("pandas")
 
 
+def is_table(path: str | os.PathLike) -> bool:
+    """True for a CSV/TSV/Parquet path (anything else is a C4.5 file or stem)."""
+    return Path(path).suffix.lower() in TABLE_SUFFIXES
+
+
 @functools.cache
 def pandas_na_tokens() -> frozenset[str]:
     """The texts pandas reads as missing by default, read on first use."""
@@ -51,6 +56,8 @@ def pandas_na_tokens() -> frozenset[str]:
 C45_UNKNOWN = frozenset({"", "?"})
 # what scoring does with a continuous cell that is neither unknown nor a number (numbers.py)
 BAD_CELLS = ("error", "unknown")
+# the files read as tables (a header row, or Parquet); any other path is a C4.5 file or stem
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 SEPARATORS = {",": ",", ";": ";", "\t": "\t", "\\t": "\t", "tab": "\t", "|": "|"}
 _SNIFF_BYTES = 1 << 16
 _SNIFF_LINES = 50

@@ -40,7 +40,7 @@ from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
 from ..export.sql import sql_case_expression
-from ..ruleset import RuleSet
+from ..model.ruleset import RuleSet
 
 DIALECT = "duckdb"
 MEMORY_LIMIT = "512MB"

@@ -1,7 +1,7 @@
 """Free text (a reviewer's note) made safe for a one-line comment in generated code."""
 from __future__ import annotations
 
-from ..ruleset import visible
+from ..model.ruleset import visible
 
 
 def comment_text(text: str) -> str:

@@ -18,8 +18,8 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
-from ..boosted import BoostedRuleSet
-from ..ruleset import RuleSet
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import RuleSet
 from ._atomic import atomic_write_text
 from .sql import _check_dialect, _identifier, _string, to_sql_select
 

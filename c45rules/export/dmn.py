@@ -43,8 +43,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..errors import InputError, ModelError
-from ..boosted import BoostedRuleSet
-from ..ruleset import Rule, RuleSet, checked_condition
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import Rule, RuleSet, checked_condition
 from ._atomic import atomic_write_text
 from ._comment import comment_text
 from .choices import DMN_NAMESPACES, DMN_VERSIONS

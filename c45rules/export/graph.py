@@ -23,7 +23,7 @@ import networkx as nx
 
 from ..data.schema import Schema
 from ..errors import InputError
-from ..ruleset import RuleSet, format_threshold
+from ..model.ruleset import RuleSet, format_threshold
 from ..tree.node import Node
 from ._atomic import atomic_write_text
 

@@ -42,11 +42,11 @@ import math
 import os
 from pathlib import Path
 
-from ..boosted import BoostedRuleSet
 from ..data.costs import vote_cost_terms
 from ..data.schema import Schema
 from ..errors import ModelError
-from ..ruleset import Condition, RuleSet, checked_condition
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
 from .graph import _NOT_XML
 

@@ -21,13 +21,13 @@ import math
 import os
 from pathlib import Path
 
-from ..boosted import BoostedRuleSet
 from ..data.costs import vote_cost_terms
 from ..data.frame import unique_spellings
 from ..data.reading import pandas_na_tokens
 from ..data.spreadsheet import escapes
 from ..errors import ModelError
-from ..ruleset import Condition, RuleSet, checked_condition, conjunction
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
 from ._comment import comment_text, note_lines
 

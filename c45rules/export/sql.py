@@ -64,11 +64,11 @@ from typing import Callable
 import sqlglot
 from sqlglot import exp
 
-from ..boosted import BoostedRuleSet
 from ..data.costs import vote_cost_terms
 from ..data.numbers import NUMBER_CORE, NUMBER_REGEX, NUMBER_SPACE
 from ..errors import InputError, ModelError
-from ..ruleset import Condition, Rule, RuleSet, checked_condition
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import Condition, Rule, RuleSet, checked_condition
 from ._comment import note_lines
 from .choices import FORMS
 

@@ -60,10 +60,10 @@ from typing import Any, Callable
 import yaml
 
 from ..data.costs import cost_matrix
-from ..boosted import BoostedRuleSet
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, InputError, ModelError, shown
-from ..ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet
 from ..tree.node import Node
 from ._atomic import atomic_write_text
 
@@ -197,7 +197,7 @@ def _ints(values, where: str) -> str:
 
 def _check_fit_option(name: str, value: Any, where: str) -> None:
     """ModelError naming `where` when `name` is one of fit's options and fit would refuse `value`."""
-    from ..pipeline import DEFAULTS, check_options   # pipeline imports every step
+    from ..learn.pipeline import DEFAULTS, check_options   # pipeline imports every step
     if name in DEFAULTS:
         try:
             check_options({name: value})

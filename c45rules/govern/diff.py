@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..boosted import BoostedRuleSet
-from ..ruleset import Condition, Rule, RuleSet, readable
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import Condition, Rule, RuleSet, readable
 
 
 @dataclass(frozen=True)

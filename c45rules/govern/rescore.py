@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from ..data.schema import Dataset
-from ..boosted import BoostedRuleSet
 from ..errors import InputError
 from ..export.yaml import load_yaml
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import EVIDENCE_DIGITS, RuleSet, evidence_rate
 from ..rules.generalize import rule_error_rates
-from ..ruleset import EVIDENCE_DIGITS, RuleSet, evidence_rate
 
 
 # what a rule written without evidence is read with: rescore replaces every field

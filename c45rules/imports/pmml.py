@@ -48,11 +48,11 @@ from typing import Any
 
 import numpy as np
 
+from ..data.nesting import MAX_NESTING, load_json
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, ModelError
 from ..export.yaml import read_model_bytes
-from ..nesting import MAX_NESTING, load_json
-from ..ruleset import NEVER_FIRES_ABOVE, Condition, Rule, RuleSet, evidence_rate
+from ..model.ruleset import NEVER_FIRES_ABOVE, Condition, Rule, RuleSet, evidence_rate
 
 EXTENDER = "c45rules"
 _TREE_STRATEGIES = ("none", "lastPrediction", "nullPrediction")

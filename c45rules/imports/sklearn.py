@@ -43,7 +43,7 @@ from ..data.frame import from_frame, value_str
 from ..data.schema import Attribute, Schema
 from ..errors import InputError
 from ..estimate import pessimistic_rate
-from ..ruleset import EVIDENCE_DIGITS, NEVER_FIRES_ABOVE, Condition, Rule, RuleSet, evidence_rate
+from ..model.ruleset import EVIDENCE_DIGITS, NEVER_FIRES_ABOVE, Condition, Rule, RuleSet, evidence_rate
 from .pmml import float32_bound
 
 _TREE_CLASSES = ("DecisionTreeClassifier", "ExtraTreeClassifier")
@@ -255,7 +255,7 @@ def _version() -> str:
 
 def _c45_rules(clf: Any, names: tuple[str, ...], classes: tuple[str, ...], data: tuple[Any, Any]) -> RuleSet:
     """C4.5-rules' generalisation, selection and ordering run on the tree's paths over `data`."""
-    from ..pipeline import learn_rules
+    from ..learn.pipeline import learn_rules
     from ..tree.node import Node, Tree
     try:
         X, y = data

@@ -57,7 +57,7 @@ from typing import Callable
 import numpy as np
 
 from ..data.schema import Dataset
-from ..ruleset import RuleSet
+from ..model.ruleset import RuleSet
 
 TOO_POOR = 0.5     # a trial at or above this weighted error is no better than chance
 LEAF_SLACK = 1.1   # the later trials' leaf budget: this many times trial 1's pruned leaves per unit weight

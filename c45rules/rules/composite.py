@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..data.schema import Dataset
-from ..pipeline import RulesTrace, rules_from_candidates
-from ..ruleset import RuleSet
+from ..learn.pipeline import RulesTrace, rules_from_candidates
+from ..model.ruleset import RuleSet
 from ..tree.node import Node
 from .generalize import CandidateRule, _condition_key, _merge, generalise_rules
 from .random import GlibcRandom

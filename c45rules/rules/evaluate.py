@@ -8,8 +8,8 @@ import numpy as np
 from ..data.costs import cost_matrix, total_cost
 from ..data.schema import Dataset
 from ..errors import InputError
-from ..boosted import BoostedRuleSet
-from ..ruleset import RuleSet
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import RuleSet
 from .order import rule_use_of
 
 

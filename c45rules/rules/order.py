@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data.costs import expected_costs
-from ..ruleset import NEVER_FIRES_ABOVE
+from ..model.ruleset import NEVER_FIRES_ABOVE
 from .generalize import CandidateRule
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import time
 
 from ..data.schema import Dataset
-from ..boosted import BoostedRuleSet
-from ..pipeline import sifting_stages
-from ..ruleset import RuleSet, format_rules, readable
+from ..learn.pipeline import sifting_stages
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import RuleSet, format_rules, readable
 from ..tree.report import format_confusion
 from .composite import Composite
 from .evaluate import RuleEvaluation, VoteEvaluation, evaluate, evaluate_votes

@@ -25,8 +25,8 @@ from typing import Any
 
 from ..errors import C45RulesError
 from ..export.yaml import load_yaml, read_model_bytes
-from ..records import RecordDecider
-from ..ruleset import RuleSet
+from ..model.records import RecordDecider
+from ..model.ruleset import RuleSet
 from .audit import AuditStore, model_fingerprint
 
 log = logging.getLogger("c45rules.service")
@@ -60,7 +60,7 @@ def load_version(name: str, data: bytes) -> ServedModel:
     except UnicodeDecodeError as e:
         raise ModelError(f"bytes that are not UTF-8 (at byte {e.start})") from None
     ruleset = load_yaml(text)
-    from ..boosted import BoostedRuleSet
+    from ..model.boosted import BoostedRuleSet
     if isinstance(ruleset, BoostedRuleSet):    # its decisions are votes, not one rule's
         raise ModelError("a boosted model (trials voting): the decision service serves single rulesets")
     return ServedModel(name, model_fingerprint(data), ruleset, RecordDecider(ruleset), text)

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ..data.schema import Schema
-from ..ruleset import readable
+from ..model.ruleset import readable
 from .growers.chaid import ChaidNode, Split
 from .report import TAB
 

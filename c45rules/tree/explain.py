@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data.schema import Dataset
-from ..ruleset import Condition, readable
+from ..model.ruleset import Condition, readable
 from .grow import _Grower, class_sums, node_counts
 from .node import Node
 from .split import EPSILON, NO_GAIN, best_cuts, info, seq_sum

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data.schema import Dataset, Schema
-from ..ruleset import readable
+from ..model.ruleset import readable
 from .classify import classify
 from .node import Node
 

@@ -81,7 +81,7 @@ def test_a_large_c45_file_is_read_and_learnt_without_pandas(tmp_path):
     y = np.where((a > 50) ^ (b == "q"), "yes", "no")
     (tmp_path / "t.data").write_text("".join(f"{x},{v},{c}\n" for x, v, c in zip(a, b, y)))
     code = ("import sys; from c45rules.data import names; names.HASH_FILE_BYTES = 0\n"
-            "from c45rules.pipeline import fit_dataset\n"
+            "from c45rules.learn.pipeline import fit_dataset\n"
             f"train, _ = names.load_stem({str(tmp_path / 't')!r})\n"
             "rs = fit_dataset(train)[0]\n"
             "print(len(rs.rules), 'pandas' in sys.modules)")

@@ -12,10 +12,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from c45rules.crossval import stratified_folds
+from c45rules.learn.crossval import stratified_folds
 from c45rules.data import load_stem
 from c45rules.export.yaml import load_yaml
-from c45rules.pipeline import fit_dataset
+from c45rules.learn.pipeline import fit_dataset
 
 from .conftest import DATA, fails, ok
 from .test_crossval import C50, _fold_stem
@@ -131,7 +131,7 @@ def test_cv_compare_runs_boosted_c50_on_the_same_folds(tmp_path):
     rules = sum(int(r) for r in re.findall(r"^\s+\d\s+(\d+)\s+\d+\(", test_part, re.M))
     assert (theirs["folds"][2]["errors"], theirs["folds"][2]["rules"]) == (errors, rules)
     # ours: each fold's boosted model from the library, its vote's test errors
-    from c45rules.crossval import fold_error
+    from c45rules.learn.crossval import fold_error
     assert out["folds"][2]["errors"] == fold_error(data.subset(np.flatnonzero(fold != 2)),
                                                    data.subset(np.flatnonzero(fold == 2)), {"trials": 3})[0]
 

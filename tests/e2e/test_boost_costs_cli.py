@@ -12,7 +12,7 @@ from c45rules import InputError
 from c45rules.data import load_stem
 from c45rules.errors import ModelError
 from c45rules.export.yaml import dump_yaml, load_yaml
-from c45rules.pipeline import fit, fit_dataset
+from c45rules.learn.pipeline import fit, fit_dataset
 from c45rules.rules.evaluate import evaluate_votes
 
 from .conftest import DATA, fails, ok

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from c45rules.data.frame import load_data
-from c45rules.pipeline import fit_dataset
+from c45rules.learn.pipeline import fit_dataset
 from c45rules.export.yaml import load_yaml
 
 from .conftest import DATA, REFERENCE, REPO, cli, cli_err, fails, ok, run
@@ -467,7 +467,7 @@ def test_help_and_parsing_import_neither_numpy_nor_pandas_nor_sqlglot():
     # and the lazy names still resolve, to the same objects as their modules'
     import c45rules
     from c45rules.export.yaml import load_yaml
-    from c45rules.ruleset import RuleSet
+    from c45rules.model.ruleset import RuleSet
     assert c45rules.RuleSet is RuleSet and c45rules.export.load_yaml is load_yaml
     assert "fit" in dir(c45rules)
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from c45rules.crossval import GridPoint, choose, parse_grid, stratified_folds, tune
+from c45rules.learn.crossval import GridPoint, choose, parse_grid, stratified_folds, tune
 from c45rules.data.names import load_stem, split_cases
 from c45rules.errors import InputError
 from reference import SHARED
@@ -180,8 +180,8 @@ def test_nested_cv_tunes_each_fold_on_its_training_part():
                                                   ("labor", {"winnow": True}, (False,)),
                                                   ("glass", {}, (False, True))])   # no discrete attribute
 def test_fit_rulesets_sharing_a_tree_across_cf_gives_fit_datasets_rulesets(name, base, subsets, monkeypatch):
-    from c45rules import pipeline
-    from c45rules.pipeline import fit_dataset, fit_rulesets
+    from c45rules.learn import pipeline
+    from c45rules.learn.pipeline import fit_dataset, fit_rulesets
     data, _ = load_stem(DATA / name / name)
     sets = [{**base, "cf": cf, "min_objs": m, "subset": s} for s in subsets for m in (2, 5) for cf in (0.1, 0.25, 0.5)]
     grown = []

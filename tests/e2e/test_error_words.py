@@ -35,7 +35,7 @@ def test_class_weights_errors():
 
 
 def test_grid_errors():
-    from c45rules.crossval import parse_grid
+    from c45rules.learn.crossval import parse_grid
     with pytest.raises(InputError, match=r"^grid 'cf=a': the values must be numbers$"):
         parse_grid(["cf=a"])
     assert _cli(["tune", GOLF, "--grid", "cf=a"]) == "c45rules: error: --grid 'cf=a': the values must be numbers"

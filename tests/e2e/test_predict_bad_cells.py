@@ -98,7 +98,7 @@ def test_the_python_api_takes_bad_cells():
 
 
 def test_a_boosted_model_takes_bad_cells_as_a_single_one():
-    from c45rules.boosted import BoostedRuleSet
+    from c45rules.model.boosted import BoostedRuleSet
     boosted = BoostedRuleSet((MODEL, MODEL))
     frame = pd.DataFrame({"x": ["7", "inf", "2"], "z": ["a", "a", "a"]})
     with pytest.raises(InputError, match=r"row 2: column 'x': 'inf' is not a number"):

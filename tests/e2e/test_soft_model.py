@@ -121,7 +121,7 @@ def test_fit_p_refuses_costs(tmp_path):
 
 def test_the_library_refuses_soft_with_costs_weights_or_boosting():
     from c45rules.errors import InputError
-    from c45rules.pipeline import fit
+    from c45rules.learn.pipeline import fit
     with pytest.raises(InputError, match="does not go with misclassification costs"):
         fit(f"{DATA / 'golf' / 'golf'}", soft=True, costs={("Play", "Don't Play"): 5.0})
     with pytest.raises(InputError, match="counts whole cases"):

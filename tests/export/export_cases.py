@@ -17,7 +17,7 @@ import numpy as np
 
 import reference
 from c45rules import Attribute, Condition, Rule, RuleSet, Schema
-from c45rules.boosted import BoostedRuleSet
+from c45rules.model.boosted import BoostedRuleSet
 from c45rules.data import load_stem
 from c45rules.data.schema import Dataset
 
@@ -133,7 +133,7 @@ FIT_DATASETS = ("golf", "vote_weka", "hypo", "labor", "crx", "income", "crx+subs
 
 
 def fit_scored(name: str) -> Scored:
-    from c45rules.pipeline import fit
+    from c45rules.learn.pipeline import fit
 
     stem = name.split("+")[0]
     train, test = load_stem(DATA / stem / stem, test=True)
@@ -247,7 +247,7 @@ def boosted_model(name: str, trials: int) -> BoostedRuleSet:
     """Trials fitted on reweighted copies of a shared set: each next trial's training weights are
     doubled on the cases the trials so far misclassify (as boosting would), so the trials differ."""
     from c45rules.data.weights import weighted
-    from c45rules.pipeline import fit_dataset
+    from c45rules.learn.pipeline import fit_dataset
 
     train, _ = load_stem(DATA / name / name, test=True)
     if name == "income":
@@ -296,7 +296,7 @@ COSTED_BOOSTED = {
 def costed_boosted_scored(name: str) -> Scored:
     """A boosted model fitted with costs on a shared set (fit's own trials), scored on its training
     and test cases (unknowns among them) and every trial's probes."""
-    from c45rules.pipeline import fit
+    from c45rules.learn.pipeline import fit
 
     stem = name.split("+")[0]
     trials, costs = COSTED_BOOSTED[name]

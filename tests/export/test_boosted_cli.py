@@ -132,7 +132,7 @@ def test_report_has_a_section_per_trial_and_the_vote_of_a_row(crx_model, tmp_pat
 
 def test_report_explains_a_row_of_a_single_ruleset(tmp_path, monkeypatch):
     from c45rules.data import load_stem
-    from c45rules.pipeline import fit_dataset
+    from c45rules.learn.pipeline import fit_dataset
     golf = DATA / "golf" / "golf"
     train, _ = load_stem(golf, test=True)
     model = fit_dataset(train)[0]

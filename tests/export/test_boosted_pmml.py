@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from c45rules.boosted import BoostedRuleSet
+from c45rules.model.boosted import BoostedRuleSet
 from c45rules.export.pmml import output_names, to_pmml
 
 from export_cases import Scored, hostile_ruleset, random_rows, score_boosted

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from c45rules.boosted import BoostedRuleSet
+from c45rules.model.boosted import BoostedRuleSet
 from c45rules.export import to_python, write_python
 
 from export_cases import Scored, hostile_ruleset, random_rows, score_boosted

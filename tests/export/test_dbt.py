@@ -17,7 +17,7 @@ import yaml
 from c45rules.data.reading import DEFAULT_READ
 from c45rules.errors import InputError
 from c45rules.export.dbt import dbt_model_sql, dbt_schema_yml, jinja_string, parse_source, write_dbt
-from c45rules.pipeline import fit
+from c45rules.learn.pipeline import fit
 
 from reference import DATA
 
@@ -122,10 +122,10 @@ def test_dbt_run_and_test_build_the_rules_tables(tmp_path):
 
 def _boosted_crx(crx):
     """crx's rules voting with rules fitted with crx's misclassified cases weighted 3."""
-    from c45rules.boosted import BoostedRuleSet
+    from c45rules.model.boosted import BoostedRuleSet
     from c45rules.data import load_stem
     from c45rules.data.weights import weighted
-    from c45rules.pipeline import fit_dataset
+    from c45rules.learn.pipeline import fit_dataset
     train, _ = load_stem(DATA / "crx" / "crx", test=True)
     wrong = crx.predict(train) != np.array(train.schema.classes, dtype=object)[train.y]
     return BoostedRuleSet((crx, fit_dataset(weighted(train, np.where(wrong, 3.0, 1.0), None, "w"))[0]))
@@ -136,7 +136,7 @@ def test_the_model_sql_renders_to_the_exported_select():
     jinja2 = pytest.importorskip("jinja2")
     from export_cases import hostile_ruleset
     from c45rules.export import to_sql_select
-    from c45rules.boosted import BoostedRuleSet
+    from c45rules.model.boosted import BoostedRuleSet
     h = hostile_ruleset()
     voting = BoostedRuleSet((h, type(h)(h.schema, h.rules[::-1], "{class}", h.class_counts, (1, 2, 3, 9))))
     for ruleset in (hostile_ruleset(), fit(_hostile_frame(), target="class"), voting):

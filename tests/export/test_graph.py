@@ -128,7 +128,7 @@ def test_graphml_keeps_line_breaks_other_than_lf(tmp_path):
 # ---- pictures from the model alone -------------------------------------------------------------
 def _golf_model():
     from c45rules.data import load_stem
-    from c45rules.pipeline import fit_dataset
+    from c45rules.learn.pipeline import fit_dataset
     import reference as R
     train, _ = load_stem(str(R.DATA / "golf" / "golf"))
     rs, tree, _ = fit_dataset(train)
@@ -159,7 +159,7 @@ def test_a_kept_tree_reads_back_and_draws_as_the_regrown_one(name, opts, tmp_pat
     import reference as R
     from c45rules.data import load_stem
     from c45rules.export import dump_yaml, load_yaml
-    from c45rules.pipeline import fit_dataset
+    from c45rules.learn.pipeline import fit_dataset
     train, _ = load_stem(str(R.DATA / name / name))
     rs, tree, _ = fit_dataset(train, **opts)
     kept = replace(rs, tree=tree.pruned)

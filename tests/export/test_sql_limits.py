@@ -12,7 +12,7 @@ from sqlglot import exp
 from c45rules.data.reading import DEFAULT_READ
 from c45rules.export.sql import (_as_number, _render, case_nesting, sql_nesting, sql_case_expression,
                                  sql_limit_warnings, to_sql_case, to_sql_select)
-from c45rules.pipeline import fit
+from c45rules.learn.pipeline import fit
 
 from reference import DATA
 

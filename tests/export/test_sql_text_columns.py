@@ -20,7 +20,7 @@ import pytest
 from sqlglot import exp
 
 from c45rules import InputError
-from c45rules.boosted import BoostedRuleSet
+from c45rules.model.boosted import BoostedRuleSet
 from c45rules.data import load_stem
 from c45rules.data.numbers import number_or_none
 from c45rules.data.schema import Dataset
@@ -104,7 +104,7 @@ class TextCase:
 @functools.lru_cache(maxsize=None)
 def text_case(name: str, boosted: bool = False) -> TextCase:
     """The set's model (fitted on at most MAX_LEARN cases) and its test CSV as text, hostile cells in."""
-    from c45rules.pipeline import fit
+    from c45rules.learn.pipeline import fit
 
     train, test = load_stem(DATA / name / name, test=True)
     if boosted:

@@ -329,7 +329,7 @@ def load_yaml_text(text: str) -> RuleSet:
     (0.70000004768371582, 0.70000005),       # the float32 above 0.7 never fires: not rounded onto 0.7
     (0.8, 0.8)])
 def test_evidence_rate_rounds_without_crossing_the_never_fires_bound(error, kept):
-    from c45rules.ruleset import evidence_rate
+    from c45rules.model.ruleset import evidence_rate
     assert evidence_rate(error) == kept
     assert (evidence_rate(error) <= 0.7) == (error <= 0.7)
 

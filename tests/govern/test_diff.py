@@ -8,7 +8,7 @@ import pytest
 import reference as R
 from c45rules.data import load_stem
 from c45rules.export import dump_yaml
-from c45rules.pipeline import fit_dataset
+from c45rules.learn.pipeline import fit_dataset
 
 from e2e.conftest import cli
 

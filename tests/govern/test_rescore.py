@@ -13,7 +13,7 @@ from c45rules.data import load_stem
 from c45rules.estimate import pessimistic_rate
 from c45rules.export import dump_yaml, load_yaml
 from c45rules.govern.rescore import load_unmeasured, rescore
-from c45rules.pipeline import fit_dataset
+from c45rules.learn.pipeline import fit_dataset
 
 from e2e.conftest import cli, cli_err
 

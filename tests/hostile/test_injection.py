@@ -177,8 +177,8 @@ def test_nul_is_refused_by_sql_and_kept_by_yaml_and_python():
 def boosted(fitted) -> list[tuple[Scored, Path]]:
     """Each hostile rule set voting with a copy of itself whose rules run in reverse order, its
     default the last class: the trials disagree, and every class name reaches the vote."""
-    from c45rules.boosted import BoostedRuleSet
-    from c45rules.ruleset import RuleSet
+    from c45rules.model.boosted import BoostedRuleSet
+    from c45rules.model.ruleset import RuleSet
 
     from export_cases import score_boosted
     out = []

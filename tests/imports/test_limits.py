@@ -8,7 +8,7 @@ import pytest
 
 from c45rules.errors import ModelError
 from c45rules.imports import ruleset_from_pmml
-from c45rules.nesting import MAX_NESTING, json_depth
+from c45rules.data.nesting import MAX_NESTING, json_depth
 from test_pmml_import import TREE
 
 PLAIN = TREE.replace("{missing}", "none")

@@ -8,16 +8,16 @@ import pytest
 
 import reference as R
 from c45rules import InputError, ModelError
-from c45rules.boosted import BoostedRuleSet
+from c45rules.model.boosted import BoostedRuleSet
 from c45rules.data import load_stem
 from c45rules.data.weights import weighted
 from c45rules.export.yaml import dump_yaml, load_yaml
 from c45rules.govern.diff import diff_models, describe_models
 from c45rules.govern.rescore import rescore
-from c45rules.pipeline import fit, fit_dataset
+from c45rules.learn.pipeline import fit, fit_dataset
 from c45rules.rules.boost import boost_trials
 from c45rules.rules.evaluate import evaluate_votes
-from c45rules.ruleset import RuleSet
+from c45rules.model.ruleset import RuleSet
 
 
 def stem(name: str) -> str:

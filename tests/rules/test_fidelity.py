@@ -4,9 +4,9 @@ import pytest
 
 import reference as R
 from c45rules.data import load_stem
-from c45rules.pipeline import fit_dataset
+from c45rules.learn.pipeline import fit_dataset
 from c45rules.rules.report import format_evaluation
-from c45rules.ruleset import format_rules
+from c45rules.model.ruleset import format_rules
 
 ORIGINAL = ["golf", "labor-neg", "vote", "crx", "hypo", "monk1", "monk2", "monk3", "soybean"]
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import reference as R
 from c45rules.data import load_stem
-from c45rules.pipeline import learn_tree
+from c45rules.learn.pipeline import learn_tree
 from c45rules.rules.cases import PackedCases, pack_cases, unpack_cases
 from c45rules.rules.coding import CODE_WEIGHT, ExceptionCoder, attribute_test_bits, branch_bits, log_fact, rule_bits
 from c45rules.rules.generalize import CandidateRule, generalise_rules

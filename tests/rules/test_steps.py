@@ -7,7 +7,7 @@ import pytest
 import reference as R
 from c45rules.data import load_stem
 from c45rules.estimate import add_errors, pessimistic_rate
-from c45rules.pipeline import fit_dataset, learn_tree
+from c45rules.learn.pipeline import fit_dataset, learn_tree
 from c45rules.rules.coding import attribute_test_bits, branch_bits, exception_bits, log_fact, rule_bits
 from c45rules.rules.extract import DISCRETE, THRESHOLD, CondTest, leaf_paths
 from c45rules.rules.generalize import CandidateRule, fisher_tail, generalise_rules, sort_conditions

@@ -14,7 +14,7 @@ import reference as R
 from c45rules import InputError
 from c45rules.data import load_stem
 from c45rules.data.schema import Attribute, Dataset, Schema
-from c45rules.pipeline import fit_dataset
+from c45rules.learn.pipeline import fit_dataset
 from c45rules.tree.chaid_report import chaid_splits, format_chaid
 from c45rules.tree.growers import chaid, get_grower, tree_classes
 from c45rules.tree.significance import bonferroni_multiplier, chi2_sf, table_p_value

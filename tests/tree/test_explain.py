@@ -11,7 +11,7 @@ import pytest
 import reference
 from c45rules.cli import main
 from c45rules.data import load_stem
-from c45rules.pipeline import learn_tree
+from c45rules.learn.pipeline import learn_tree
 from c45rules.tree.explain import explain_splits
 
 GOLF = str(Path(reference.DATA) / "golf" / "golf")

@@ -14,8 +14,8 @@ from c45rules import InputError
 from c45rules.data import load_stem
 from c45rules.export import dump_yaml, load_yaml, to_python, to_sql_select
 from c45rules.govern.rescore import rescore
-from c45rules.pipeline import fit_dataset
-from c45rules.report import render_report
+from c45rules.learn.pipeline import fit_dataset
+from c45rules.export.report import render_report
 from c45rules.tree.growers import NAMES, get_grower, tree_classes
 from c45rules.tree.node import Node
 

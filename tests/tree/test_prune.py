@@ -131,7 +131,7 @@ def test_tree_keeps_the_unpruned_tree_flat_and_makes_its_nodes_once():
 
     import reference as R
     from c45rules.data import load_stem
-    from c45rules.pipeline import learn_tree
+    from c45rules.learn.pipeline import learn_tree
     from c45rules.tree.node import FlatTree, Tree
 
     train, _ = load_stem(R.stem("crx"))

@@ -13,7 +13,7 @@ import reference as R
 from c45rules import InputError
 from c45rules.data import load_stem
 from c45rules.export import dump_yaml
-from c45rules.pipeline import fit_dataset
+from c45rules.learn.pipeline import fit_dataset
 from c45rules.tree.significance import chi2_sf, f_p, incomplete_beta
 from c45rules.tree.growers import cart, get_grower, quest, tree_classes
 from c45rules.tree.node import Node

@@ -73,7 +73,7 @@ def test_soft_thresholds_are_c45s(name):
     # pipeline.soft_tree, as `tree -p` and `fit -p` grow it: the tree grown and pruned in c4.5's
     # Item order (labor: 17 nodes as c4.5, where the default grower's sums of fractional weights
     # give 22), then its bands
-    from c45rules.pipeline import check_options, grower_options, soft_tree
+    from c45rules.learn.pipeline import check_options, grower_options, soft_tree
     from c45rules.tree.report import format_soft
     train, _ = load_stem(R.stem(name), test=False)
     tree = soft_tree(train, grower_options(check_options({"soft": True})))
@@ -88,7 +88,7 @@ def test_every_soft_reference_set_is_covered():
 
 def test_read_order_tree_is_the_default_tree_with_whole_weights():
     # no unknown values: every sum is an exact integer, so the order does not matter
-    from c45rules.pipeline import learn_tree
+    from c45rules.learn.pipeline import learn_tree
     from c45rules.tree.report import format_tree
     from c45rules.tree.window import read_order_tree
     train, _ = load_stem(R.stem("glass"), test=False)
@@ -101,7 +101,7 @@ def test_read_order_tree_is_the_default_tree_with_whole_weights():
 def test_read_order_tree_grows_c45s_labor_tree():
     # labor's default tree is 22 nodes (FIDELITY.md: a cut c4.5 refuses at K = 7.4999995);
     # in c4.5's order of the cases it is c4.5's 17-node tree, pruned to 5 as c4.5 -p prints
-    from c45rules.pipeline import learn_tree
+    from c45rules.learn.pipeline import learn_tree
     from c45rules.tree.window import read_order_tree
     train, _ = load_stem(R.stem("labor"), test=False)
     unpruned, pruned = read_order_tree(train)
@@ -112,7 +112,7 @@ def test_golf_band_by_hand():
     # humidity <= 75 over the 5 sunny cases (70, 70, 85, 90, 95): base errors 0, limit =
     # 0 + sqrt(0.5 * 5.5 / 6) = 0.677; errors with the cut at 70: 0, at 85: 1, so upper =
     # 70 + (85 - 70) * 0.677 / 1 = 80.155; lower = min(cut, lowest value) = 70
-    from c45rules.pipeline import learn_tree
+    from c45rules.learn.pipeline import learn_tree
     from c45rules.tree.soft import soften_thresholds
     train, _ = load_stem(R.stem("golf"), test=False)
     tree = learn_tree(train)

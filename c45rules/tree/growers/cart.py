@@ -49,7 +49,7 @@ import numpy as np
 from ...data.schema import Dataset
 from ...errors import InputError
 from ..node import Node, Tree
-from . import OPTIONS
+from .options import OPTIONS
 
 # exhaustive subset search on more present categories than this is refused (2**k subsets)
 MAX_SUBSET_CATEGORIES = 20

@@ -43,7 +43,7 @@ from ...data.schema import Dataset
 from ...errors import InputError
 from ..node import Node, Tree
 from ..significance import bonferroni_multiplier, table_p_value
-from . import OPTIONS
+from .options import OPTIONS
 
 DEFAULTS = OPTIONS["chaid"]
 # p-values and chi-squares this close (relative) are ties

@@ -39,7 +39,7 @@ from ...data.schema import Dataset
 from ...errors import InputError
 from ...estimate import weka_add_errors
 from ..node import Node, Tree
-from . import OPTIONS
+from .options import OPTIONS
 
 DEFAULTS = OPTIONS["j48"]
 # Weka's Utils.SMALL: every gr/sm/eq comparison allows this much

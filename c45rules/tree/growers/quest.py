@@ -47,9 +47,9 @@ import numpy as np
 
 from ...data.schema import Dataset
 from ...errors import InputError
-from ..significance import f_p, table_p_value
 from ..node import Node, Tree
-from . import OPTIONS
+from ..significance import f_p, table_p_value
+from .options import OPTIONS
 from .cart import (_Cart, case_branch, check as cart_check, chosen_cp, cross_validated_errors, prune_cp,
                    weakest_link_complexity, _cp_table)
 

@@ -9,8 +9,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .data.schema import Dataset
-from .errors import InputError
+from ..data.schema import Dataset
+from ..errors import InputError
+from .folds import stratified_folds
 
 # `tune`'s grid when none is given: the pruning confidence, -m and -s, the options that move
 # C4.5's error most on small and medium data.
@@ -24,26 +25,6 @@ GRID_KEYS: dict[str, tuple[str, Callable[[float], Any], Callable[[Any], float]]]
     "g": ("gain_ratio", lambda v: not bool(v), lambda o: float(not o)),
     "r": ("redundancy", float, float),
 }
-
-
-def stratified_folds(y: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
-    """The fold (0..k-1) of every case: each class's cases, shuffled, dealt to the folds in turn,
-    continuing where the previous class stopped, so folds differ by at most one case in size
-    and in each class's count."""
-    y = np.asarray(y)
-    if k < 2:
-        raise InputError(f"cross-validation needs at least 2 folds, got {k}")
-    if len(y) < k:
-        raise InputError(f"{k} folds need at least {k} cases, the data has {len(y)}")
-    rng = np.random.default_rng(seed)
-    fold = np.empty(len(y), dtype=np.int32)
-    dealt = 0
-    for c in np.unique(y):
-        idx = np.flatnonzero(y == c)
-        rng.shuffle(idx)
-        fold[idx] = (dealt + np.arange(len(idx))) % k
-        dealt += len(idx)
-    return fold
 
 
 def standard_error(values: list[float]) -> float:
@@ -130,9 +111,9 @@ def fold_errors(train: Dataset, test: Dataset,
                 option_sets: list[dict[str, Any]]) -> list[tuple[int, int, float | None]]:
     """fold_error for each of the option sets (pipeline.fit_rulesets: one tree grown for the sets
     differing in cf alone; boosted sets are fitted one by one)."""
-    from .boosted import BoostedRuleSet
+    from ..model.boosted import BoostedRuleSet
+    from ..rules.evaluate import evaluate, evaluate_votes
     from .pipeline import fit_dataset, fit_rulesets
-    from .rules.evaluate import evaluate, evaluate_votes
     if any(o.get("trials", 1) != 1 for o in option_sets):
         models = [fit_dataset(train, **o)[0] for o in option_sets]
     else:

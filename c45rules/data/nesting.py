@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import C45RulesError
+from ..errors import C45RulesError
 
 MAX_NESTING = 500
 

@@ -8,23 +8,23 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .data.costs import cost_option, resolved, with_costs
-from .data.distinct import sorted_distinct
-from .data.frame import from_frame, load_data
-from .data.weights import split_weights, weighted
-from .data.reading import ReadOptions, is_frame, read_options
-from .data.schema import Dataset
-from .boosted import BoostedRuleSet
-from .errors import InputError, shown
-from .rules.coding import attribute_test_bits, branch_bits, rule_bits
-from .rules.extract import DISCRETE, THRESHOLD, CondTest
-from .rules.generalize import CandidateRule, generalise_rules
-from .rules.order import default_class, order_rules, sift_rules
-from .rules.select import select_rules
-from .ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet, evidence_rate
-from .tree.growers import NAMES as GROWERS, OPTIONS as GROWER_OPTIONS, get_grower
-from .tree.node import Tree
+from .. import __version__
+from ..data.costs import cost_option, resolved, with_costs
+from ..data.distinct import sorted_distinct
+from ..data.frame import from_frame, load_data
+from ..data.reading import ReadOptions, is_frame, read_options
+from ..data.schema import Dataset
+from ..data.weights import split_weights, weighted
+from ..errors import InputError, shown
+from ..model.boosted import BoostedRuleSet
+from ..model.ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet, evidence_rate
+from ..rules.coding import attribute_test_bits, branch_bits, rule_bits
+from ..rules.extract import DISCRETE, THRESHOLD, CondTest
+from ..rules.generalize import CandidateRule, generalise_rules
+from ..rules.order import default_class, order_rules, sift_rules
+from ..rules.select import select_rules
+from ..tree.growers import NAMES as GROWERS, OPTIONS as GROWER_OPTIONS, get_grower
+from ..tree.node import Tree
 from .winnow import without
 
 # the options every grower shares (cf and rules_cf: the rules' confidence level; seed: the
@@ -91,14 +91,14 @@ def check_options(o: dict[str, Any]) -> dict[str, Any]:
     out["costs"] = cost_option(out["costs"])
     if out["grower"] not in GROWERS:
         raise InputError(f"option grower must be one of {', '.join(GROWERS)}, got {shown(out['grower'])}")
-    from .tree.growers import cart, chaid
+    from ..tree.growers import cart, chaid
     out.update(cart.check({k: out[k] for k in GROWER_OPTIONS["cart"]}))
     out.update(chaid.check({k: out[k] for k in GROWER_OPTIONS["chaid"]}))
     out["minbucket"] = o.get("minbucket")   # None: round(minsplit / 3), as recorded
     if out["grower"] == "j48":
-        from .tree.growers import j48
+        from ..tree.growers import j48
         out.update(j48.check({k: out[k] for k in GROWER_OPTIONS["j48"]}))
-    from .tree.growers import quest
+    from ..tree.growers import quest
     out.update(quest.check({k: out[k] for k in GROWER_OPTIONS["quest"]}))
     return out
 
@@ -473,7 +473,7 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSe
     trials = int(options.get("trials", 1))
     if trials == 1:
         return _fit_once(train, o)
-    from .rules.boost import boost_trials
+    from ..rules.boost import boost_trials
     first: list[tuple[Tree, RulesTrace]] = []
 
     def learn(data: Dataset, leaf_ratio: float | None) -> tuple[RuleSet, int | None]:
@@ -560,7 +560,7 @@ def fit_rulesets(train: Dataset, option_sets: list[dict[str, Any]]) -> list[Rule
 
 def winnowed_attributes(train: Dataset, o: dict[str, Any]) -> tuple[str, ...]:
     """The attributes winnowing screens out of `train` for a model of checked options `o` (winnow.py)."""
-    from .tree.growers import tree_classes
+    from ..tree.growers import tree_classes
     from .winnow import winnow
     return winnow(train, lambda d: grow_with(d, o), tree_classes, seed=o["seed"] if o["seed"] is not None else 0)
 
@@ -598,8 +598,8 @@ def soft_tree(train: Dataset, o: dict[str, Any]) -> Tree:
     """c4.5 -p's tree for checked options `o`: grown and pruned over c4.5's Item array in the order
     the cases were read (fractional weights summed as c4.5 sums them), and each cut of the pruned
     tree given its soft band (Node.soft); `tree -p` prints it, `fit -p --keep-tree` keeps it."""
-    from .tree.soft import soften
-    from .tree.window import read_order_tree
+    from ..tree.soft import soften
+    from ..tree.window import read_order_tree
     check_soft(train, o)
     unpruned, pruned = read_order_tree(train, cf=o.get("cf", 0.25), min_objs=o.get("min_objs", 2),
                                        gain_ratio=o.get("gain_ratio", True), subset=o.get("subset", False))

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from .data.costs import cost_matrix, vote_costs
-from .data.schema import Dataset, Schema
-from .errors import InputError
+from ..data.costs import cost_matrix, vote_costs
+from ..data.schema import Dataset, Schema
+from ..errors import InputError
 from .ruleset import Explanation, RuleSet, encode_cases, readable
 
 
@@ -540,8 +540,3 @@ class BoostedRuleSet:
         for t, rs in enumerate(self.trials, 1):
             parts.append(f"trial {t}:\n{rs}")
         return "\n\n".join(parts)
-
-    def _repr_svg_(self) -> str:
-        """Each trial's decision list as a picture, which a notebook shows inline (report.decision_list_svg)."""
-        from .report import decision_list_svg
-        return decision_list_svg(self)

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from .data.schema import UNSEEN_CODE, Attribute, Dataset, Schema
-from .errors import InputError
+from ..data.schema import UNSEEN_CODE, Attribute, Dataset, Schema
+from ..errors import InputError
 
 if TYPE_CHECKING:
-    from .tree.node import Node
+    from ..tree.node import Node
 
 Op = Literal["<=", ">", "=", "in"]
 NEVER_FIRES_ABOVE = 0.7  # spec 7.6.1: Strength is 0 when a rule's error exceeds 0.7
@@ -210,7 +210,7 @@ def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Att
     produce a test on an unknown attribute, of the wrong kind, or on a value outside the
     schema.
     """
-    from .errors import ModelError
+    from ..errors import ModelError
     try:
         attr = schema.attribute(cond.attribute)
     except InputError:
@@ -439,8 +439,8 @@ def encode_cases(data: Any, schema: Schema, require: Sequence[str], bad_cells: s
     # encoded data (the CLI's rules, tree, evaluate on .data files) never needs it
     import pandas as pd
 
-    from .data.frame import encode_frame
-    from .data.reading import to_pandas
+    from ..data.frame import encode_frame
+    from ..data.reading import to_pandas
     if isinstance(data, Mapping):
         data, require = pd.DataFrame([dict(data)]), ()
     elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and data \
@@ -895,7 +895,7 @@ class RuleSet:
         """
         import pandas as pd
 
-        from .data.frame import encode_frame
+        from ..data.frame import encode_frame
         if not isinstance(case, (Mapping, Dataset, pd.Series)):
             raise InputError(f"explain: expected one case as a mapping of attribute name to value"
                              f" (a dict or a pandas Series), not {type(case).__name__}")
@@ -950,11 +950,6 @@ class RuleSet:
 
     def __str__(self) -> str:
         return format_rules(self)
-
-    def _repr_svg_(self) -> str:
-        """The decision list as a picture, which a notebook shows inline (report.decision_list_svg)."""
-        from .report import decision_list_svg
-        return decision_list_svg(self)
 
 
 def format_rules(ruleset: RuleSet) -> str:

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from ..data.schema import Dataset
+from ..errors import InputError
 from .boosted import BoostedRuleSet
-from .data.schema import Dataset
-from .errors import InputError
 from .ruleset import RuleSet, conjunction, readable
 
 

@@ -4,7 +4,7 @@ C5.0 describes its winnowing as deciding, on training data held back, which attr
 best marginally useful, and then learning from the others. Its procedure is not published in
 detail; this is ours, stated so that a reviewer can check it:
 
-1. Deal the training cases into FOLDS (5) folds, stratified by class (crossval.stratified_folds
+1. Deal the training cases into FOLDS (5) folds, stratified by class (folds.stratified_folds
    with the model's seed, 0 when none is set). The held-back error of a set of attributes is
    the number of cases misclassified by the pruned tree (the model's grower and options) grown
    on the other folds, summed over the folds.
@@ -34,8 +34,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .crossval import stratified_folds
-from .data.schema import Attribute, Dataset
+from ..data.schema import Attribute, Dataset
+from .folds import stratified_folds
 
 FOLDS = 5
 MIN_CASES = 100

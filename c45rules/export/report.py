@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .boosted import BoostedExplanation, BoostedRuleSet
-from .data.schema import UNSEEN_CODE, Dataset, Schema
-from .errors import InputError
-from .export._atomic import atomic_write_text
-from .ruleset import RuleSet, conjunction, format_threshold, readable, visible
-from .tree.node import Node
+from ..data.schema import UNSEEN_CODE, Dataset, Schema
+from ..errors import InputError
+from ..model.boosted import BoostedExplanation, BoostedRuleSet
+from ..model.ruleset import RuleSet, conjunction, format_threshold, readable, visible
+from ..tree.node import Node
+from ._atomic import atomic_write_text
 
 MAX_TREE_NODES = 200   # tree nodes drawn at most; deeper subtrees are collapsed
 _LABEL_CHARS = 28      # longer names are cut in the drawing (the full text is in a tooltip)
@@ -648,7 +648,7 @@ def _decision_list(ruleset: RuleSet) -> str:
     return "".join(card for card, _ in _decision_cards(ruleset))
 
 
-NOTEBOOK_RULES = 50   # rules a notebook's picture of a model draws (RuleSet._repr_svg_)
+NOTEBOOK_RULES = 50   # rules a notebook's picture of a model draws (C45Rules._repr_html_)
 _NOTEBOOK_LINES = 6   # condition lines per card there
 _PICTURE = "c45rules-rules"   # the class of that picture's <svg>, which its own styles are scoped to
 
@@ -668,7 +668,8 @@ def decision_list_svg(model: RuleSet | BoostedRuleSet, max_rules: int = NOTEBOOK
     """The decision list (each trial's in turn, for a boosted model) as one standalone SVG
     document with its styles inside, the report's rule cards drawn for at most `max_rules` rules
     (each with its list's default class) and a line saying how many more there are; every
-    name escaped. A notebook shows it inline (RuleSet._repr_svg_, C45Rules._repr_html_)."""
+    name escaped. A notebook shows it inline (C45Rules._repr_html_; for a RuleSet,
+    `IPython.display.SVG(decision_list_svg(rs))`: model/ does not import the exports)."""
     lists = model.trials if isinstance(model, BoostedRuleSet) else (model,)
     total = sum(len(rs.rules) for rs in lists)
     body: list[str] = []

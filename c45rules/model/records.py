@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data.frame import BadCell, encode_frame
-from .data.numbers import number_or_none
-from .data.reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions
-from .data.schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Schema
-from .errors import InputError, shown
+from ..data.frame import BadCell, encode_frame
+from ..data.numbers import number_or_none
+from ..data.reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions
+from ..data.schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Schema
+from ..errors import InputError, shown
 from .ruleset import RuleSet, checked_condition
 
 _INT64 = 2 ** 63

@@ -18,16 +18,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .boosted import BoostedRuleSet
-from .data.frame import encode_frame, from_frame, value_str
-from .data.reading import read_options, to_pandas
-from .data.schema import Dataset
-from .errors import C45RulesError, InputError
-from .data.weights import weighted
+from ..data.frame import encode_frame, from_frame, value_str
+from ..data.reading import read_options, to_pandas
+from ..data.schema import Dataset
+from ..data.weights import weighted
+from ..errors import C45RulesError, InputError
+from ..model.boosted import BoostedRuleSet
+from ..model.views import decision_path, rule_importances, rules_frame, rules_html
+from ..rules.evaluate import class_codes
 from .growers import GROWERS, Grower, ParamsBase, check_grower, renamed
-from .views import decision_path, rule_importances, rules_frame, rules_html
 from .pipeline import DEFAULTS, _kinds, check_options, fit_dataset
-from .rules.evaluate import class_codes
 
 
 try:  # join scikit-learn's estimator protocol when it is installed; it is not required
@@ -494,7 +494,7 @@ class C45Rules(*_BASES):
         return sum(len(rs.rules) + 1 for rs in self._trials())
 
     def rules_frame(self) -> pd.DataFrame:
-        """The rules as a DataFrame (c45rules.views.rules_frame): id, conditions, class,
+        """The rules as a DataFrame (c45rules.model.views.rules_frame): id, conditions, class,
         confidence, covered, errors, lift, used, wrong (and trial when boosted)."""
         check_is_fitted(self, "ruleset_")
         return rules_frame(self.ruleset_)
@@ -521,7 +521,7 @@ class C45Rules(*_BASES):
         head = super()._repr_html_inner() if hasattr(super(), "_repr_html_inner") else html_escape(repr(self))
         if not hasattr(self, "ruleset_"):
             return head
-        from .report import NOTEBOOK_RULES, decision_list_svg
+        from ..export.report import NOTEBOOK_RULES, decision_list_svg
         return (head + f'<div style="overflow-x:auto">{decision_list_svg(self.ruleset_, NOTEBOOK_RULES)}</div>'
                 + rules_html(self.ruleset_, NOTEBOOK_RULES))
 

@@ -14,7 +14,7 @@ import inspect
 import re
 from typing import Any, ClassVar
 
-from .errors import InputError
+from ..errors import InputError
 
 try:  # scikit-learn's BaseEstimator gives get_params/set_params/clone/repr; it is not required
     from sklearn.base import BaseEstimator as ParamsBase
