@@ -216,12 +216,14 @@ def test_or_unknown_in_sql_text_and_yaml_refusals():
     X, y = continuous_frame("iris")
     rs = from_sklearn(DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y))
     lite = to_sql_select(rs, "c", "sqlite", pretty=False)
-    assert '("t"."petalwidth" <= 1.7500000596046448 OR "t"."petalwidth" IS NULL)' in lite
-    assert '("t"."petalwidth" > 0.8000000417232512 OR "t"."petalwidth" IS NULL)' in lite
+    # the only tested column, petalwidth, read as a number once per row as "n"."c1" (export/sql.py)
+    assert 'AS "c1"' in lite and '"t"."petalwidth"' in lite
+    assert '("n"."c1" <= 1.7500000596046448 OR "n"."c1" IS NULL)' in lite
+    assert '("n"."c1" > 0.8000000417232512 OR "n"."c1" IS NULL)' in lite
     duck = to_sql_select(rs, "c", "duckdb", pretty=False)
-    assert ('("t"."petalwidth" IS NULL OR NOT ("t"."petalwidth" > 1.7500000596046448'
-            " AND \"t\".\"petalwidth\" <> CAST('NaN' AS DOUBLE)))") in duck
-    assert '("t"."petalwidth" IS NULL OR NOT ("t"."petalwidth" <= 0.8000000417232512))' in duck
+    assert ('("n"."c1" IS NULL OR NOT ("n"."c1" > 1.7500000596046448'
+            " AND \"n\".\"c1\" <> CAST('NaN' AS DOUBLE)))") in duck
+    assert '("n"."c1" IS NULL OR NOT ("n"."c1" <= 0.8000000417232512))' in duck
     text = dump_yaml(rs)
     flagged = 'op: "<=", value: 1.7500000596046448, or_unknown: true'
     assert flagged in text
