@@ -28,9 +28,10 @@ class C45RulesError(Exception):
     ('target',)
     """
 
-    def __init__(self, *args: object, params: tuple[str, ...] = ()) -> None:
+    def __init__(self, *args: object, params: tuple[str, ...] = (), cli: str | None = None) -> None:
         super().__init__(*args)
         self.params = tuple(params)
+        self.cli = cli   # the whole message in the command line's words, where translating is not enough
 
 
 class InputError(C45RulesError, ValueError):
@@ -82,7 +83,15 @@ class ModelError(C45RulesError, ValueError):
 
 
 class DataWarning(UserWarning):
-    """Data read, but perhaps not as meant (a numeric column with a few stray strings)."""
+    """Data read, but perhaps not as meant (a numeric column with a few stray strings).
+
+    Its message speaks Python (`continuous=['x']`); `cli`, when given, is the same warning in
+    the command line's words (`--continuous x`), which the command line prints instead.
+    """
+
+    def __init__(self, message: str, cli: str | None = None) -> None:
+        super().__init__(message)
+        self.cli = cli
 
 
 def shown(value: object) -> str:

@@ -107,7 +107,8 @@ _PYTHON_SHOWWARNING = warnings.showwarning
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """A DataWarning as one `c45rules: warning:` line; any other warning as Python shows it."""
     if issubclass(category, DataWarning):
-        print(f"c45rules: warning: {_one_line(message)}", file=sys.stderr)
+        text = getattr(message, "cli", None) or message
+        print(f"c45rules: warning: {_one_line(text)}", file=sys.stderr)
     else:
         _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
 
@@ -152,7 +153,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.debug:
             traceback.print_exc()
         from .vocabulary import cli_message
-        print(f"c45rules: error: {_one_line(cli_message(str(e), e.params))}", file=sys.stderr)
+        text = getattr(e, "cli", None) or cli_message(str(e), e.params)
+        print(f"c45rules: error: {_one_line(text)}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, FileExistsError, PermissionError) as e:
         if args.debug:

@@ -21,11 +21,12 @@ dtype, so it is the same too.
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import os
 import shlex
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -135,11 +136,12 @@ def _stray_strings(s: pd.Series, num: np.ndarray) -> tuple[np.ndarray, list[str]
     return bad, [str(texts[i]) for i in order]
 
 
-def _stray_warning(name: str, texts: list[str], rows: int, source: str) -> str:
+def _stray_warning(name: str, texts: list[str], rows: int, source: str, cli: bool) -> str:
     """The warning text for a column read as discrete because of a few stray strings."""
     shown = _shown_texts(texts)
+    na = "--na-values" if cli else "na_values"
     return (f"{source}: column {name!r} is numeric except for {shown} ({rows} row{'s' * (rows != 1)});"
-            f" read as discrete; use --na-values to read them as unknown or {_column_option('continuous', name)}")
+            f" read as discrete; use {na} to read them as unknown or {_column_option('continuous', name, cli)}")
 
 
 def _shown_texts(texts: list[str]) -> str:
@@ -147,11 +149,14 @@ def _shown_texts(texts: list[str]) -> str:
     return ", ".join(repr(t) for t in texts[:2]) + (f" and {len(texts) - 2} more" if len(texts) > 2 else "")
 
 
-def misread(read: ReadOptions, message: str) -> None:
-    """A DataWarning that a column may be misread; with `read.strict` an InputError instead."""
+def misread(read: ReadOptions, say: Callable[[bool], str], refuse: bool = False) -> None:
+    """A DataWarning that a column may be misread; with `read.strict` (or `refuse`) an InputError
+    instead. `say(cli)` words it for Python (False: parameters) or for the command line (True: options)."""
+    if refuse and not read.strict:
+        raise InputError(say(False))
     if read.strict:
-        raise InputError(f"{message} (an error with --strict)")
-    warnings.warn(message, DataWarning, stacklevel=3)
+        raise InputError(f"{say(False)} (an error with strict=True)", cli=f"{say(True)} (an error with --strict)")
+    warnings.warn(DataWarning(say(False), cli=say(True)), stacklevel=3)
 
 
 _DECIMAL_COMMA = r"[+-]?(\d+|\d*,\d+)"
@@ -177,12 +182,13 @@ def _decimal_commas(s: pd.Series) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(with_comma))[:2], stray
 
 
-def _decimal_comma_warning(name: str, commas: list[str], stray: list[str], source: str) -> str:
+def _decimal_comma_warning(name: str, commas: list[str], stray: list[str], source: str, cli: bool) -> str:
     """The warning text for a column of decimal-comma numbers read as discrete."""
-    tokens = (f", and --na-values {shlex.quote(','.join(stray))} reads {_shown_texts(stray)} as unknown"
-              if stray else "")
+    na = f"--na-values {shlex.quote(','.join(stray))}" if cli else f"na_values={stray!r}"
+    tokens = f", and {na} reads {_shown_texts(stray)} as unknown" if stray else ""
+    decimal = "--decimal ," if cli else "decimal=','"
     return (f"{source}: column {name!r} holds numbers written with a decimal comma"
-            f" ({', '.join(map(repr, commas))}); read as discrete; --decimal , (with a separator other"
+            f" ({', '.join(map(repr, commas))}); read as discrete; {decimal} (with a separator other"
             f" than ',') reads them as numbers{tokens}")
 
 
@@ -215,11 +221,11 @@ def _dates(txt: pd.Series) -> str | None:
     return str(sample.iloc[0])
 
 
-def _dates_warning(name: str, example: str, values: int, rows: int, source: str) -> str:
+def _dates_warning(name: str, example: str, values: int, rows: int, source: str, cli: bool) -> str:
     """The warning text for a column of dates or timestamps read as a category."""
     return (f"{source}: column {name!r} holds dates or timestamps (e.g. {example!r}): read as discrete"
             f" with {values} values for {rows} rows, which no rule can reuse on new dates; leave it out"
-            f" with {_column_option('ignore', name)}, or convert it to numbers first (days since a date,"
+            f" with {_column_option('ignore', name, cli)}, or convert it to numbers first (days since a date,"
             " the month, the weekday)")
 
 
@@ -254,14 +260,16 @@ def _fold_classes(ytxt: pd.Series, target: str, source: str, read: ReadOptions) 
         return merged.where(merged.notna(), ytxt)
     shown = sorted(variants, key=lambda v: (variants[v], v))
     more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
-    misread(read, f"{source}: target column {target!r} has class labels that differ only in case or"
-            f" surrounding spaces ({', '.join(map(repr, shown[:6]))}{more}), read as different classes;"
-            " --fold-case merges each group into its most frequent spelling")
+    misread(read, lambda cli: f"{source}: target column {target!r} has class labels that differ only in case"
+            f" or surrounding spaces ({', '.join(map(repr, shown[:6]))}{more}), read as different classes;"
+            f" {'--fold-case' if cli else 'fold_case=True'} merges each group into its most frequent spelling")
     return ytxt
 
 
-def _column_option(flag: str, name: str) -> str:
-    """`--FLAG NAME` as a shell would need it typed."""
+def _column_option(flag: str, name: str, cli: bool = True) -> str:
+    """`--FLAG NAME` as a shell would need it typed (cli), or `flag=[NAME]` as Python takes it."""
+    if not cli:
+        return f"{flag}={[name]!r}"
     quoted = shlex.quote(name)
     return f"--{flag}={quoted}" if name.startswith("-") else f"--{flag} {quoted}"
 
@@ -478,7 +486,7 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
             counts = dict(sorted(counts.items()))
             all_numeric = True
         elif stray is not None:
-            misread(read, _stray_warning(name, stray[1], int(stray[0].sum()), source))
+            misread(read, functools.partial(_stray_warning, name, stray[1], int(stray[0].sum()), source))
         if counts:
             unknown_tokens[name] = counts
         if all_numeric and name not in discrete:
@@ -491,11 +499,12 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
             commas, others = ([], []) if name in discrete or stray is not None or read.decimal != "." \
                 else _decimal_commas(txt)
             if commas:
-                misread(read, _decimal_comma_warning(name, commas, others, source))
+                misread(read, functools.partial(_decimal_comma_warning, name, commas, others, source))
             dated = None if name in discrete or stray is not None or commas else _dates(txt)
             if dated is not None:
                 known = int(txt.notna().sum())
-                misread(read, _dates_warning(name, dated, int(txt.nunique()), known, source))
+                misread(read, functools.partial(_dates_warning, name, dated, int(txt.nunique()), known, source),
+                        refuse=read.refuse_dates)
             a = Attribute(name, "discrete", _sorted_values(txt))
             attributes.append(a)
             columns.append(encode_column(txt, a, source))

@@ -76,6 +76,9 @@ class ReadOptions:
     # case or surrounding spaces; make the reader's DataWarnings on a misread column errors
     fold_case: bool = False
     strict: bool = False
+    # a column of dates read as a category: an error even without `strict` (the estimator refuses
+    # it as scikit-learn's do; `fit` and the command line warn)
+    refuse_dates: bool = False
 
     def __post_init__(self) -> None:
         na = self.na_values
@@ -84,7 +87,7 @@ class ReadOptions:
         if bad:
             raise InputError(f"na_values: expected text, got {bad[0]!r}", params=("na_values",))
         object.__setattr__(self, "na_values", tuple(sorted(set(na))))
-        for flag in ("keep_na_tokens", "fold_case", "strict"):
+        for flag in ("keep_na_tokens", "fold_case", "strict", "refuse_dates"):
             if not isinstance(getattr(self, flag), bool):
                 raise InputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.sep is not None:

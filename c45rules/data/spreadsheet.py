@@ -49,9 +49,11 @@ def warn_formula_values(schema: Schema, source: str) -> None:
     attribute naming its formula-like values."""
     risky = [c for c in schema.classes if formula_like(c)]
     if risky:
-        warnings.warn(f"{source}: class{'es' * (len(risky) > 1)} {_listed(risky)} would run as a spreadsheet"
-                      f" formula; predict writes {'them' if len(risky) > 1 else 'it'} to CSV with a leading"
-                      " apostrophe (--no-csv-safe: as it is)", DataWarning, stacklevel=3)
+        def say(off: str) -> str:
+            return (f"{source}: class{'es' * (len(risky) > 1)} {_listed(risky)} would run as a spreadsheet"
+                    f" formula; predict writes {'them' if len(risky) > 1 else 'it'} to CSV with a leading"
+                    f" apostrophe ({off}: as it is)")
+        warnings.warn(DataWarning(say("csv_safe=False"), cli=say("--no-csv-safe")), stacklevel=3)
     for a in schema.attributes:
         risky = [v for v in a.values if formula_like(v)] if a.is_discrete else []
         if risky:

@@ -13,6 +13,7 @@ from html import escape as html_escape
 import os
 import sys
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -358,7 +359,9 @@ class C45Rules(*_BASES):
         return {"allow_nan": True, "X_types": ["2darray", "string", "categorical"]}
 
     def _read(self):
-        return read_options(self.na_values, self.keep_na_tokens)
+        # a column of dates would be a category with a value per row: refused, as scikit-learn's
+        # estimators refuse datetime columns (fit and the command line only warn)
+        return replace(read_options(self.na_values, self.keep_na_tokens), refuse_dates=True)
 
     @staticmethod
     def _frame(table: pd.DataFrame | np.ndarray, names: Any = None) -> pd.DataFrame:

@@ -116,7 +116,7 @@ def test_a_semicolon_file_with_decimal_commas_gives_the_plain_csv_model(tmp_path
     assert train.schema.attribute("bill_length_mm").kind == "discrete"
     said = [str(w.message) for w in caught]
     assert any(m.startswith(f"{path}: column 'bill_length_mm' holds numbers written with a decimal comma ('")
-               and m.endswith("); read as discrete; --decimal , (with a separator other than ',') reads"
+               and m.endswith("); read as discrete; decimal=',' (with a separator other than ',') reads"
                               " them as numbers") for m in said), said
     # one such column per warning; integer-only columns are numbers either way
     assert not any("'body_mass_g'" in m for m in said)
@@ -196,7 +196,8 @@ def test_a_numeric_column_with_a_few_stray_strings_warns_and_is_discrete():
         ds = from_frame(_ages("unknown", "n.a.", "unknown"), "y", source="data.csv")
     assert [str(w.message) for w in caught] == [
         "data.csv: column 'age' is numeric except for 'unknown', 'n.a.' (3 rows); read as discrete;"
-        " use --na-values to read them as unknown or --continuous age"]
+        " use na_values to read them as unknown or continuous=['age']"]
+    assert caught[0].message.cli.endswith("use --na-values to read them as unknown or --continuous age")
     assert ds.schema.attributes[0].kind == "discrete"
     # as suggested: declared continuous, the strays are unknown (and counted)
     cont = from_frame(_ages("unknown", "n.a.", "unknown"), "y", continuous=["age"])

@@ -40,12 +40,24 @@ def _warnings(df: pd.DataFrame, read: ReadOptions = ReadOptions(), **kinds) -> t
     return ds, [str(w.message) for w in got if issubclass(w.category, DataWarning)]
 
 
+def _cli_words(df: pd.DataFrame, **kinds) -> list[str]:
+    """The same warnings as the command line prints them (DataWarning.cli: options, not parameters)."""
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        from_frame(df, "species", source="p.csv", **kinds)
+    return [w.message.cli for w in got if issubclass(w.category, DataWarning)]
+
+
 def test_decimal_commas_beside_an_unknown_token_are_warned_of():
     ds, said = _warnings(_clean_labels(), ignore=["when"])
     assert ds.schema.attribute("weight").is_discrete
     assert said == ["p.csv: column 'weight' holds numbers written with a decimal comma ('31,1', '32,2');"
-                    " read as discrete; --decimal , (with a separator other than ',') reads them as numbers,"
-                    " and --na-values n.a. reads 'n.a.' as unknown"]
+                    " read as discrete; decimal=',' (with a separator other than ',') reads them as numbers,"
+                    " and na_values=['n.a.'] reads 'n.a.' as unknown"]
+    assert _cli_words(_clean_labels(), ignore=["when"]) == [
+        "p.csv: column 'weight' holds numbers written with a decimal comma ('31,1', '32,2');"
+        " read as discrete; --decimal , (with a separator other than ',') reads them as numbers,"
+        " and --na-values n.a. reads 'n.a.' as unknown"]
     # the fix the warning gives reads the column as numbers, silently
     ds, said = _warnings(_clean_labels(), ignore=["when"], read=ReadOptions(na_values=("n.a.",), decimal=","))
     assert ds.schema.attribute("weight").is_continuous and said == []
@@ -56,8 +68,9 @@ def test_class_labels_differing_in_case_are_warned_of_and_folded():
     df = _penguins()
     _, said = _warnings(df, ignore=["when", "weight"])
     assert said == ["p.csv: target column 'species' has class labels that differ only in case or surrounding"
-                    " spaces (' adelie ', 'ADELIE', 'Adelie'), read as different classes; --fold-case merges"
+                    " spaces (' adelie ', 'ADELIE', 'Adelie'), read as different classes; fold_case=True merges"
                     " each group into its most frequent spelling"]
+    assert "; --fold-case merges each group" in _cli_words(df, ignore=["when", "weight"])[0]
     plain, _ = _warnings(df, ignore=["when", "weight"])
     assert plain.schema.classes == (" adelie ", "ADELIE", "Adelie", "Gentoo")
     folded, said = _warnings(df, ignore=["when", "weight"], read=ReadOptions(fold_case=True))
@@ -74,8 +87,9 @@ def test_a_date_column_read_as_a_category_is_warned_of():
     _, said = _warnings(_clean_labels(), ignore=["weight"])
     assert said == ["p.csv: column 'when' holds dates or timestamps (e.g. '2021-03-01 10:00:00'): read as"
                     " discrete with 60 values for 60 rows, which no rule can reuse on new dates; leave it out"
-                    " with --ignore when, or convert it to numbers first (days since a date, the month, the"
+                    " with ignore=['when'], or convert it to numbers first (days since a date, the month, the"
                     " weekday)"]
+    assert "leave it out with --ignore when, or" in _cli_words(_clean_labels(), ignore=["weight"])[0]
     for dates in (["03/04/2021", "17/05/2022", "2/1/23"] * 2, ["2021-03-04T10:00:00Z", "2021-03-05T11:30:00+01:00"]):
         df = pd.DataFrame({"d": dates + [f"2020-01-{i:02d}" for i in range(1, 20)], "species": "a"})
         assert any("column 'd' holds dates" in m for m in _warnings(df)[1])
@@ -87,11 +101,14 @@ def test_a_date_column_read_as_a_category_is_warned_of():
 
 def test_strict_makes_each_warning_an_error():
     df = _penguins()
-    with pytest.raises(InputError, match=r"target column 'species' .* --fold-case .*\(an error with --strict\)"):
+    with pytest.raises(InputError, match=r"target column 'species' .* fold_case=True .*\(an error with strict=True\)"
+                       ) as caught:
         from_frame(df, "species", read=ReadOptions(strict=True))
+    assert caught.value.cli.endswith("--fold-case merges each group into its most frequent spelling"
+                                     " (an error with --strict)")
     with pytest.raises(InputError, match=r"column 'weight' holds numbers written with a decimal comma"):
         from_frame(df, "species", read=ReadOptions(strict=True, fold_case=True), ignore=["when"])
-    with pytest.raises(InputError, match=r"column 'when' holds dates or timestamps .* --ignore when"):
+    with pytest.raises(InputError, match=r"column 'when' holds dates or timestamps .* ignore=\['when'\]"):
         c45rules.fit(df, "species", strict=True, fold_case=True, decimal=",", na_values=["n.a."])
     rs = c45rules.fit(df, "species", strict=True, fold_case=True, decimal=",", na_values=["n.a."], ignore=["when"])
     assert rs.schema.classes == ("Adelie", "Gentoo")
@@ -128,3 +145,11 @@ def test_strict_exits_2_with_one_line(penguins_csv):
                  penguins_csv.with_name("m.yaml"))
     assert "column 'weight'" in line and "--decimal ," in line and line.endswith("(an error with --strict)")
     assert not penguins_csv.with_name("m.yaml").exists()
+
+
+def test_the_estimator_refuses_a_date_column_that_fit_warns_of():
+    df = _clean_labels()[["when", "species"]]
+    with pytest.raises(InputError, match=r"column 'when' holds dates or timestamps .* ignore=\['when'\]"):
+        c45rules.C45Rules().fit(df[["when"]], df["species"])
+    with pytest.warns(DataWarning, match="column 'when' holds dates"):
+        c45rules.fit(df, "species")

@@ -175,7 +175,8 @@ def test_fit_warns_of_classes_and_values_a_spreadsheet_would_run(tmp_path):
         c45rules.fit(str(data), "y")
     texts = [str(w.message) for w in caught]
     assert f"{data}: class '=HYPERLINK(1)' would run as a spreadsheet formula; predict writes it to CSV with a" \
-           " leading apostrophe (--no-csv-safe: as it is)" in texts
+           " leading apostrophe (csv_safe=False: as it is)" in texts
     assert f"{data}: column 'z': values '+a', '@b' would run as a spreadsheet formula in a CSV file" in texts
     assert not any("'-1'" in t for t in texts)   # a number is no formula
-    assert "class '=HYPERLINK(1)' would run" in ok("fit", data, "--target", "y", "-o", tmp_path / "m.yaml").stderr
+    said = ok("fit", data, "--target", "y", "-o", tmp_path / "m.yaml").stderr
+    assert "class '=HYPERLINK(1)' would run" in said and "(--no-csv-safe: as it is)" in said
