@@ -23,7 +23,6 @@ import contextlib
 import os
 import re
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -31,12 +30,11 @@ from typing import Any
 from sqlglot import exp
 
 from ..data.frame import check_bad_cells, engine_bad_cell, engine_bad_cell_of
-from ..data.numbers import NUMBER_CORE, NUMBER_REGEX
 from ..data.reading import DEFAULT_READ, ReadOptions
 from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import checked_target
-from ..export.sql import sql_case_expression, sql_identifier
+from ..export.sql import sql_as_number, sql_case_expression, sql_identifier
 from ..model.ruleset import RuleSet
 from .cases import CSV_SUFFIXES, PARQUET_SUFFIXES
 
@@ -44,7 +42,6 @@ DIALECT = "spark"
 # mark our raise_error text in Spark's exception message, which adds its own words around it
 _FAILED, _END = "c45rules-spark-error: ", " :c45rules-spark-error-end"
 _HIDDEN = "__c45rules_value_{}__"     # the model's view of a continuous column (numbers)
-_DOUBLE_MAX = repr(sys.float_info.max)   # a finite DOUBLE is at most this in magnitude
 
 
 def _session(master: str) -> tuple[Any, bool]:
@@ -87,19 +84,13 @@ def _read(spark: Any, path: Path, read: ReadOptions) -> Any:
 def _number(cell: exp.Expression, name: str, tokens: frozenset[str], read: ReadOptions,
             source: str, bad_cells: str = "error") -> exp.Expression:
     """A text cell as DOUBLE: NULL for an unknown token, the value of a number as data/numbers.py
-    defines one, and for any other text a failed run (`bad_cells` "error") or NULL ("unknown")."""
+    defines one (export.sql.sql_as_number, the exported SQL's own reading), and for any other text a failed run (`bad_cells` "error") or NULL ("unknown")."""
     text = cell.copy()
     if read.decimal == ",":
         text = exp.Anonymous(this="TRANSLATE", expressions=[text, exp.Literal.string(",."),
                                                              exp.Literal.string(".,")])
-    # the number's own characters, without the white space the rule allows around them;
-    # safe: rendered as TRY_CAST (sqlglot writes a plain TryCast as CAST for Spark)
-    core = exp.Anonymous(this="REGEXP_EXTRACT", expressions=[text.copy(), exp.Literal.string(NUMBER_CORE),
-                                                              exp.Literal.number(0)])
-    value = exp.TryCast(this=core, to=exp.DataType.build("double"), safe=True)
-    # (?d): Java's '$' would otherwise also match before a final U+2028 or U+0085
-    number = exp.and_(exp.RegexpLike(this=text.copy(), expression=exp.Literal.string("(?d)" + NUMBER_REGEX)),
-                      exp.LTE(this=exp.Abs(this=value.copy()), expression=exp.Literal.number(_DOUBLE_MAX)))
+    value = sql_as_number(text, DIALECT)   # the exported SQL's reading: NULL for any text not a number
+    number = exp.not_(exp.Is(this=value.copy(), expression=exp.Null()))
     unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.Null()),
                       exp.In(this=cell.copy(), expressions=[exp.Literal.string(t) for t in sorted(tokens)]))
     ifs = [exp.If(this=unknown, true=exp.Null()), exp.If(this=number, true=value)]

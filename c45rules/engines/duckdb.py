@@ -34,12 +34,11 @@ from pathlib import Path
 from sqlglot import exp
 
 from ..data.frame import check_bad_cells, check_csv_layout, engine_bad_cell, engine_bad_cell_of
-from ..data.numbers import NUMBER_CORE, NUMBER_REGEX
 from ..data.reading import DEFAULT_READ, ReadOptions, data_file
 from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
-from ..export.sql import sql_case_expression
+from ..export.sql import sql_as_number, sql_case_expression
 from ..model.ruleset import RuleSet
 
 DIALECT = "duckdb"
@@ -158,8 +157,9 @@ def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str
             ) -> tuple[exp.Expression, exp.Expression | None]:
     """(the column as DOUBLE, NULL when unknown; the test of a cell that is not a number, or None).
 
-    A text cell is a number as data/numbers.py says (its NUMBER_REGEX, then a finite value);
-    with `bad_cells` "unknown" any other text that is not an unknown token is NULL too.
+    A text cell is read by the exported SQL's own reading (export.sql.sql_as_number, which
+    follows data/numbers.py); with `bad_cells` "unknown" any other text that is not an unknown
+    token is NULL too.
     """
     cell = _column(name, None)
     if _is_number(kind):
@@ -172,17 +172,13 @@ def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str
                          " or text")
     text = cell if read.decimal == "." else exp.Anonymous(
         this="translate", expressions=[cell, _literal(",."), _literal(".,")])
-    # the number's own characters, without the white space the rule allows around them
-    core = exp.Anonymous(this="regexp_extract", expressions=[text.copy(), _literal(NUMBER_CORE)])
-    value = exp.TryCast(this=core, to=exp.DataType.build("DOUBLE"))
-    number = exp.and_(exp.Anonymous(this="regexp_full_match", expressions=[text.copy(), _literal(NUMBER_REGEX)]),
-                      exp.Anonymous(this="isfinite", expressions=[value.copy()]))
+    value = sql_as_number(text, DIALECT)   # NULL for any text that is not a number
+    number = exp.not_(exp.Is(this=value.copy(), expression=exp.null()))
     unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.null()), _in(cell, read.tokens))
-    read_as = exp.Case(ifs=[exp.If(this=unknown, true=exp.null()), exp.If(this=number, true=value)],
-                       default=exp.null())
+    read_as = exp.Case(ifs=[exp.If(this=unknown, true=exp.null())], default=value)
     if bad_cells == "unknown":
         return read_as, None
-    bad = exp.and_(exp.not_(unknown.copy()), exp.not_(exp.Coalesce(this=number.copy(), expressions=[exp.false()])))
+    bad = exp.and_(exp.not_(unknown.copy()), exp.not_(number.copy()))
     # no error() here: a CASE evaluates a rule's test only for the rows no earlier rule
     # decided, so the check runs in its own, always evaluated, place (see scoring_query)
     head, tail = engine_bad_cell(source, name)

@@ -15,7 +15,7 @@ How the SQL matches `RuleSet.predict` row for row (spec 7.11):
 * continuous columns may be stored as numbers or as text (a raw load, DuckDB's all_varchar,
   Spark's CSV reader without a schema): each is read (once per row in the SELECT, at every
   reference in the standalone CASE) through one "as number" expression per dialect
-  (`_as_number`) that keeps a number type's value as it is (no text
+  (`sql_as_number`) that keeps a number type's value as it is (no text
   round trip), reads a text by the rule of c45rules/data/numbers.py (ASCII white space around
   an ASCII plain decimal, finite), and gives NULL (unknown) for any other text (a *bad cell*:
   'abc', 'inf', 'NaN', '1_000', '1e999', a decimal comma '1,5'), as `predict --bad-cells
@@ -215,9 +215,10 @@ def _as_number_template(dialect: str) -> exp.Expression:
     return sqlglot.parse_one(_AS_NUMBER[dialect], read=dialect)
 
 
-def _as_number(col: exp.Expression, dialect: str) -> exp.Expression:
+def sql_as_number(col: exp.Expression, dialect: str) -> exp.Expression:
     """`col` as a double whether it is stored as a number or as text (see the module docstring):
-    a number as it is, a text by the rule of data/numbers.py, anything else NULL."""
+    a number as it is, a text by the rule of data/numbers.py, anything else NULL. The one SQL
+    reading of a number: the exports and the DuckDB and Spark engines all use it."""
     space = exp.Literal.string(NUMBER_SPACE)
     trimmed = (exp.Trim(this=col.copy(), expression=space.copy()) if dialect == "sqlite" else
                exp.Trim(this=exp.cast(col.copy(), exp.DataType.build("nvarchar(max)", dialect="tsql")),
@@ -279,7 +280,7 @@ def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | Non
         if isinstance(typed, Mapping):
             col = typed[cond.attribute].copy()
         elif not typed:
-            col = _as_number(col, dialect)
+            col = sql_as_number(col, dialect)
         tests = _threshold(cond.op, col, _number(cond.value, where, dialect), dialect)
         if not cond.or_unknown:
             return tests
@@ -468,7 +469,7 @@ def sql_nesting(model: RuleSet | BoostedRuleSet, dialect: str = "sqlite", form: 
         return rules
     if dialect == "sqlite":   # the scalar subquery around the CASE (_Converted.wrap) takes one level of
         return rules + 1      # SQLite's parser stack, as a CASE does (measured with SQLite 3.40)
-    return max(rules, case_nesting(_as_number(_column(tested[0], None), dialect)))
+    return max(rules, case_nesting(sql_as_number(_column(tested[0], None), dialect)))
 
 
 # Limits of a statement's size or depth that a long rule list can pass, by dialect:
@@ -592,7 +593,7 @@ def _tested_continuous(models: Sequence[RuleSet]) -> list[str]:
 
 
 class _Converted:
-    """Each continuous column the rules test, converted to a number once per row (`_as_number`) in a
+    """Each continuous column the rules test, converted to a number once per row (`sql_as_number`) in a
     relation of its own, `n`, whose columns are c1, c2, .. in schema order; the conditions compare
     `n.c1` etc. (`refs`). Where the dialect can join a correlated row to each source row, the SELECT's
     FROM clause joins it (`join`): a LATERAL subquery, SQL Server's and Oracle's lateral forms, or
@@ -615,7 +616,7 @@ class _Converted:
         """`SELECT <as number t.a> AS c1, ..` for the columns `names`, fenced where a planner would paste
         the expressions back into each reference (`_fenced`)."""
         select = exp.Select(expressions=[
-            exp.alias_(_as_number(_column(a, self.table_alias), self.dialect), self.refs[a].name, quoted=True)
+            exp.alias_(sql_as_number(_column(a, self.table_alias), self.dialect), self.refs[a].name, quoted=True)
             for a in names])
         if self.dialect == "oracle":   # Oracle 21 and before need a FROM; DUAL is named in capitals
             select = select.from_(exp.Table(this=_identifier("DUAL")))
@@ -628,7 +629,7 @@ class _Converted:
         alias = exp.TableAlias(this=_identifier(self.alias))
         if self.dialect == "bigquery":   # no LATERAL subquery: a correlated UNNEST of one struct
             struct = exp.Struct(expressions=[exp.PropertyEQ(this=_identifier(self.refs[a].name),
-                                                            expression=_as_number(_column(a, self.table_alias),
+                                                            expression=sql_as_number(_column(a, self.table_alias),
                                                                                   self.dialect))
                                              for a in self.names])
             return exp.Join(this=exp.Unnest(expressions=[exp.Array(expressions=[struct])],

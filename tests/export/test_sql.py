@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from c45rules import Attribute, Condition, InputError, ModelError, Rule, RuleSet, Schema
 from c45rules.export import SQL_DIALECTS, to_sql_case, to_sql_select
-from c45rules.export.sql import _as_number
+from c45rules.export.sql import sql_as_number
 
 from export_cases import FIT_DATASETS, HOSTILE_VALUES, UNSEEN, Scored, golf_ruleset, score
 
@@ -181,7 +181,7 @@ def test_tests_on_values_that_mean_unknown_are_never_true():
 # ---- every dialect parses what it is given; hostile names survive -----------------------------------
 def _as_number_strings(dialect: str) -> set[str]:
     """The string literals of a dialect's as-number expression (type names, patterns, the grammar)."""
-    node = _as_number(exp.column("x"), dialect)
+    node = sql_as_number(exp.column("x"), dialect)
     return {lit.name for lit in node.find_all(exp.Literal) if lit.is_string}
 
 

@@ -10,7 +10,7 @@ import pytest
 from sqlglot import exp
 
 from c45rules.data.reading import DEFAULT_READ
-from c45rules.export.sql import (_as_number, _render, case_nesting, sql_nesting, sql_case_expression,
+from c45rules.export.sql import (sql_as_number, _render, case_nesting, sql_nesting, sql_case_expression,
                                  sql_limit_warnings, to_sql_case, to_sql_select)
 from c45rules.learn.pipeline import fit
 
@@ -89,7 +89,7 @@ def test_the_sql_grows_by_one_conversion_per_continuous_column(dialect):
     references = sum(1 for r in synth.rules if r.fires for c in r.conditions if c.op in ("<=", ">"))
     assert len(tested) >= 10 and references >= 10 * len(tested)
     outputs = 3 if dialect == "sqlite" else 1   # class, rule id, confidence: a scalar subquery each in SQLite
-    conversion = sum(len(_render(_as_number(exp.column(a, table="t", quoted=True), dialect), dialect, False))
+    conversion = sum(len(_render(sql_as_number(exp.column(a, table="t", quoted=True), dialect), dialect, False))
                      for a in tested)
     kw = dict(pretty=False, confidence_column="confidence")
     typed = len(to_sql_select(synth, "cases", dialect, typed=True, **kw))

@@ -25,7 +25,7 @@ from c45rules.data import load_stem
 from c45rules.data.numbers import number_or_none
 from c45rules.data.schema import Dataset
 from c45rules.export import to_sql_select
-from c45rules.export.sql import _as_number, _render
+from c45rules.export.sql import sql_as_number, _render
 
 from export_cases import DATA, boosted_model
 from test_sql import _q
@@ -198,7 +198,7 @@ def run_postgres(conn, case: TextCase) -> list[tuple]:
 
 # ---- the grammar, cell by cell ------------------------------------------------------------------------
 def _as_number_select(dialect: str) -> str:
-    return "SELECT " + _render(_as_number(exp.column("x", quoted=True), dialect), dialect, False) + " FROM v"
+    return "SELECT " + _render(sql_as_number(exp.column("x", quoted=True), dialect), dialect, False) + " FROM v"
 
 
 def _expected_numbers() -> list[float | None]:
@@ -224,7 +224,7 @@ def test_sqlite_reads_text_as_the_grammar_says():
     con.executemany("INSERT INTO v VALUES (?)", [(t,) for t in HOSTILE])
     _same([r[0] for r in con.execute(_as_number_select("sqlite") + " ORDER BY rowid")], _expected_numbers())
     # numbers stored as numbers come through as they are (REAL, INTEGER), NULL stays NULL
-    got = con.execute("SELECT " + _render(_as_number(exp.column("x", quoted=True), "sqlite"), "sqlite", False)
+    got = con.execute("SELECT " + _render(sql_as_number(exp.column("x", quoted=True), "sqlite"), "sqlite", False)
                       + " FROM (SELECT 0.1 + 0.2 AS x UNION ALL SELECT 7 UNION ALL SELECT NULL"
                       " UNION ALL SELECT 1e308 * 10)").fetchall()
     assert [g[0] for g in got] == [0.1 + 0.2, 7, None, math.inf]
