@@ -44,7 +44,7 @@ from pathlib import Path
 import pytest
 
 import c45rules
-from conftest import spark_missing
+from spark_env import spark_missing
 from pmml_evaluators import evaluators_missing, jpmml_backend
 
 ROOT = Path(__file__).resolve().parents[1]
