@@ -246,6 +246,11 @@ def test_python_errors_name_parameters_and_cli_errors_name_options(tmp_path):
         c45rules.fit(GOLF, sep=";")
     code, _, err = cli_err(["rules", GOLF, "--sep", ";"])
     assert code == 2 and "--na-values, --keep-na-tokens, --sep, --decimal and --encoding apply" in err, err
+    for param, flag in (("discrete", "--discrete"), ("continuous", "--continuous"), ("ignore", "--ignore")):
+        with pytest.raises(InputError, match=rf"t\.csv: {param} names unknown column\(s\): 'zz'$"):
+            c45rules.fit(str(table), "c", **{param: ["zz"]})
+        code, _, err = cli_err(["rules", str(table), "--target", "c", flag, "zz"])
+        assert code == 2 and err.strip() == f"c45rules: error: {table}: {flag} names unknown column(s): 'zz'", err
 
 
 def test_cli_message_translates_only_the_named_parameters():
