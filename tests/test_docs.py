@@ -176,6 +176,19 @@ def test_opt_outs_name_the_ci_script_that_runs_them():
     assert not bad, bad
 
 
+def test_the_set_up_commands_are_the_ones_ci_runs():
+    """README's two set-up commands, left out here, are what CI runs: .ci/run installs the same
+    extras into a fresh venv and runs the same test command; .ci/wheel.sh runs the same demo."""
+    [setup] = [b for b in blocks(ROOT / "README.md") if b.skipped]
+    demo, tests = [l for l in setup.code.split("\n") if l.startswith("python3 -m venv")]
+    ci, wheel = (ROOT / ".ci" / "run").read_text(), (ROOT / ".ci" / "wheel.sh").read_text()
+    assert demo.endswith("&& c45rules demo out/") and '/bin/c45rules" demo out/' in wheel
+    install, run = tests.split(" && ")[2:]
+    assert install == "pip install -e '.[test,docs]'" and "-e '.[test,docs]'" in ci
+    assert run == "python -m pytest -q" and "\npython -m pytest -q\n" in ci
+    assert [b.code for b in blocks(ROOT / "docs" / "index.md") if b.skipped] == [setup.code]
+
+
 def test_block_markers_are_known():
     """A misspelt `needs:` or `background:` line would leave a block to fail or hang unexplained."""
     bad = []
