@@ -10,20 +10,10 @@ if _BENCH not in sys.path:
 
 # ---- Spark -------------------------------------------------------------------------------------
 import os
-import shutil
 
 import pytest
 
-
-def spark_missing() -> str | None:
-    """Why Spark tests cannot run here (no Java, no pyspark), or None when they can."""
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        return "Java is not installed (Spark needs a JVM: apt-get install openjdk-17-jre-headless)"
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return "pyspark is not installed (pip install pyspark, part of the test extra)"
-    return None
+from spark_env import spark_missing
 
 
 @pytest.fixture(scope="session")

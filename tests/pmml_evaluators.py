@@ -20,17 +20,21 @@ import pandas as pd
 import pytest
 
 
+def evaluators_missing() -> str | None:
+    """Why the PMML evaluators cannot run here (no Java, no jpmml-evaluator or pypmml), or None."""
+    if shutil.which("java") is None:
+        return "java is not on PATH (the PMML evaluators need Java 17: apt-get install default-jre-headless)"
+    try:
+        import jpmml_evaluator  # noqa: F401
+        import pypmml  # noqa: F401
+    except ImportError as e:
+        return f"{e.name} is not installed (pip install -e '.[test]')"
+    return None
+
+
 def require_evaluators() -> None:
     """Skip (fail under CI) unless Java, jpmml-evaluator and pypmml are all there."""
-    problem = None
-    if shutil.which("java") is None:
-        problem = "java is not on PATH (the PMML evaluators need Java 17: apt-get install default-jre-headless)"
-    else:
-        try:
-            import jpmml_evaluator  # noqa: F401
-            import pypmml  # noqa: F401
-        except ImportError as e:
-            problem = f"{e.name} is not installed (pip install -e '.[test]')"
+    problem = evaluators_missing()
     if problem:
         if os.environ.get("CI"):
             pytest.fail(f"PMML evaluator tests must run under CI: {problem}")
@@ -48,7 +52,7 @@ def _frame(rows: list[dict], fields: list[str], text_numbers: bool) -> pd.DataFr
     return pd.DataFrame([{f: cell(r.get(f)) for f in fields} for r in rows], columns=fields, dtype=object)
 
 
-def _jpmml_backend():
+def jpmml_backend():
     """JPMML's py4j backend on a gateway that ends with this process (jpmml-evaluator's own
     launch leaves its JVM running after the tests)."""
     from jpmml_evaluator import _classpath
@@ -68,7 +72,7 @@ def jpmml(pmml_text: str, rows: list[dict], fields: list[str]) -> pd.DataFrame:
         path = os.path.join(tmp, "model.pmml")
         with open(path, "w", encoding="utf-8") as f:
             f.write(pmml_text)
-        evaluator = make_evaluator(path, backend=_jpmml_backend()).verify()
+        evaluator = make_evaluator(path, backend=jpmml_backend()).verify()
     return evaluator.evaluateAll(_frame(rows, fields, text_numbers=False))
 
 

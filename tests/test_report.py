@@ -245,6 +245,8 @@ def test_large_trees_are_capped_and_the_rest_counted():
     assert drawn + elided == root.size() == 8191
     assert svg.count('<g class="cut">') > 0 and "nodes not drawn" in svg
     assert len(page.encode()) < 150_000
+    # the way to the whole tree speaks today's option (--data is export's deprecated spelling)
+    assert "c45rules export MODEL --to dot --train TRAIN</code> draws the whole tree" in page
 
 
 def test_tiny_cap_draws_only_the_root():

@@ -136,7 +136,9 @@ def data_options(*, test: bool = True) -> argparse.ArgumentParser:
                    help="take the attributes and classes of a CSV from a C4.5 .names file")
     for kind in ("discrete", "continuous", "ignore"):
         g.add_argument(f"--{kind}", metavar="A,B", action="append", default=[],
-                       help=f"CSV columns to treat as {kind} (comma-separated, repeatable)")
+                       help=f"CSV columns to treat as {kind} (comma-separated, repeatable"
+                            + ("; default: inferred, a column whose known values are all numbers being"
+                               " continuous, any other discrete)" if kind != "ignore" else ")"))
     if test:
         g.add_argument("--test", metavar="FILE", help="also evaluate on FILE (C4.5 .test/.data or CSV/Parquet)")
         g.add_argument("-u", "--unseen", action="store_true",
@@ -431,7 +433,7 @@ def window_options() -> argparse.ArgumentParser:
     g.add_argument("-t", "--window-trials", dest="window_trials", type=trials_count, metavar="N",
                    help=_c45_help("grow N trees by windowing (1 to 10000): tree keeps the one of fewest estimated errors,"
                         " rules and fit the composite ruleset of all N (c4.5's -t; C5.0's boosting -t N is"
-                        " --trials N here)"))
+                        " --trials N here; default: off, one tree from all the cases)"))
     g.add_argument("-w", "--window", type=positive_int, metavar="N",
                    help=_c45_help("initial window of N cases (default max(2 sqrt(cases), cases/5)); implies -t 10"))
     g.add_argument("-i", "--increment", type=positive_int, metavar="N",
@@ -481,7 +483,7 @@ def boost_options() -> argparse.ArgumentParser:
     g.add_argument("--trials", type=positive_int, metavar="N",
                    help="boost: up to N trials, each a tree and its rules on reweighted"
                         " cases, voting with their rules' confidences (fewer when a trial classifies every"
-                        " training case or errs on half the weight)")
+                        " training case or errs on half the weight; default 1: no boosting)")
     g.add_argument("-b", "--boost", action="store_true", help="boost with 10 trials (--trials 10)")
     return p
 
@@ -497,7 +499,7 @@ def rule_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("rule options (as c4.5rules)")
     g.add_argument("-F", "--fisher", type=percent, metavar="P",
-                   help="drop conditions by Fisher's exact test at significance P percent")
+                   help="drop conditions by Fisher's exact test at significance P percent (default: off)")
     g.add_argument("-r", "--redundancy", type=positive_float, default=1.0, metavar="R",
                    help="redundancy factor for the coding cost of rules (default 1)")
     g.add_argument("-a", "--annealing", action="store_true",

@@ -440,7 +440,8 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     for opt, names in (("discrete", discrete), ("continuous", continuous), ("ignore", ignore)):
         missing = sorted(names - set(cols))
         if missing:
-            raise InputError(f"{source}: --{opt} names unknown column(s): {', '.join(map(repr, missing))}")
+            raise InputError(f"{source}: {opt} names unknown column(s): {', '.join(map(repr, missing))}",
+                             params=(opt,))
     both = (discrete & continuous) | (discrete & ignore) | (continuous & ignore)
     if both:
         raise InputError(f"{source}: column(s) given two kinds: {', '.join(sorted(both))}")

@@ -991,7 +991,7 @@ def _tree_section(ruleset: RuleSet, tree: Any) -> str:
     note = (f" The drawing shows the top {size - elided} nodes; <span id=\"tree-elided\">{elided}</span>"
             " deeper nodes are collapsed into the dashed boxes, which count them, so that the picture"
             " fits the page at a readable size. The rules above are the complete model; <code>c45rules"
-            " export --to dot --data TRAIN</code> draws the whole tree." if elided else "")
+            " export MODEL --to dot --train TRAIN</code> draws the whole tree." if elided else "")
     return ('<section id="tree"><h2>Pruned tree</h2>'
             f"<p>{size} nodes, {root.leaves()} leaves, depth {depth}. Leaves show the class and"
             f" (training cases/estimated errors).{note}</p>"

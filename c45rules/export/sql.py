@@ -433,7 +433,7 @@ def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
     _check_form(form)
     if isinstance(ruleset, BoostedRuleSet):
         raise InputError("a boosted model decides by the vote of its trials, which one CASE expression"
-                         " cannot hold: use the SELECT (to_sql_select; export without --case-only)")
+                         " cannot hold: use the SELECT (to_sql_select)")
     cases = {"class": _class_case, "rule": _rule_case, "confidence": _confidence_case}
     if output not in cases:
         raise InputError(f"output must be 'class', 'rule' or 'confidence', not {output!r}")

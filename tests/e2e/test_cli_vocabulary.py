@@ -26,6 +26,31 @@ def test_every_option_of_every_command_is_in_the_vocabulary(name):
     assert spellings - accepted(name) == set()
 
 
+# options of the learning commands with no default to show: the class column (required for a
+# table, read from a C4.5 stem's .names) and fit's output (required)
+NO_DEFAULT = {"--target", "--output"}
+
+
+@pytest.mark.parametrize("name", ["tree", "rules", "fit", "tune", "cv"])
+@pytest.mark.parametrize("grower", ["c45", "cart", "id3", "j48", "chaid", "quest"])
+def test_learning_helps_show_each_options_default(name, grower):
+    """`fit --grower G --help` (issue 49.1): every option taking a value shows its default, unless
+    the vocabulary has none for it."""
+    from c45rules.cli import build_parser
+    from c45rules.cli.vocabulary import option
+    parser = build_parser(name, help_grower=grower)._command_parser(name)
+    missing = []
+    for a in parser._actions:
+        if not a.option_strings or a.nargs == 0 or a.help == argparse.SUPPRESS:
+            continue
+        shown = parser._get_formatter()._expand_help(a) if a.help else ""
+        flag = a.option_strings[-1]
+        if "default" not in shown and option(flag, name).default != "none" and flag not in NO_DEFAULT:
+            missing.append(flag)
+    assert missing == []
+    assert "example:\n  c45rules " in parser.format_help()
+
+
 def test_one_meaning_per_spelling_in_each_command():
     for name in _MODULES:
         seen: dict[str, object] = {}
@@ -246,6 +271,11 @@ def test_python_errors_name_parameters_and_cli_errors_name_options(tmp_path):
         c45rules.fit(GOLF, sep=";")
     code, _, err = cli_err(["rules", GOLF, "--sep", ";"])
     assert code == 2 and "--na-values, --keep-na-tokens, --sep, --decimal and --encoding apply" in err, err
+    for param, flag in (("discrete", "--discrete"), ("continuous", "--continuous"), ("ignore", "--ignore")):
+        with pytest.raises(InputError, match=rf"t\.csv: {param} names unknown column\(s\): 'zz'$"):
+            c45rules.fit(str(table), "c", **{param: ["zz"]})
+        code, _, err = cli_err(["rules", str(table), "--target", "c", flag, "zz"])
+        assert code == 2 and err.strip() == f"c45rules: error: {table}: {flag} names unknown column(s): 'zz'", err
 
 
 def test_cli_message_translates_only_the_named_parameters():

@@ -110,8 +110,8 @@ def test_output_columns_and_collisions(boosted):
         to_sql_select(model, "cases", rule_column=None)
     with pytest.raises(InputError, match="both 'votes_1'"):
         to_sql_select(model, "cases", prediction_column="votes_1")
-    with pytest.raises(InputError, match="one CASE expression"):
-        to_sql_case(model)
+    with pytest.raises(InputError, match=r"one CASE expression cannot hold: use the SELECT \(to_sql_select\)$"):
+        to_sql_case(model)   # in Python's words: no command-line option
 
 
 def test_limits_see_the_deepest_trial(boosted):
