@@ -459,6 +459,31 @@ def _column_name(df: pd.DataFrame, cols: list[str], name: object) -> object:
     return name
 
 
+def training_columns(df: pd.DataFrame, target: object, kinds: tuple[Iterable[str], ...], source: str
+                     ) -> tuple[list[str], str, tuple[set[str], set[str], set[str]]]:
+    """(column names as text, the target's, the (discrete, continuous, ignore) names as sets) of a
+    training frame, or InputError for duplicate or empty names, a missing target, and kinds that
+    name unknown columns or give one column two kinds."""
+    cols = [str(c) for c in df.columns]
+    dups = sorted({c for c in cols if cols.count(c) > 1})
+    if dups:
+        raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
+    if "" in cols:   # a model cannot name it: the YAML reader, SQL and .names refuse it
+        raise InputError(f"{source}: column {cols.index('') + 1} has an empty name")
+    target = _column_name(df, cols, target)
+    if target not in cols:
+        raise InputError(f"{source}: target column {target!r} not found (columns: {', '.join(cols)})")
+    discrete, continuous, ignore = (set(map(str, k)) for k in kinds)
+    for opt, names in (("discrete", discrete), ("continuous", continuous), ("ignore", ignore)):
+        missing = sorted(names - set(cols))
+        if missing:
+            raise InputError(f"{source}: --{opt} names unknown column(s): {', '.join(map(repr, missing))}")
+    both = (discrete & continuous) | (discrete & ignore) | (continuous & ignore)
+    if both:
+        raise InputError(f"{source}: column(s) given two kinds: {', '.join(sorted(both))}")
+    return cols, target, (discrete, continuous, ignore)
+
+
 def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
                continuous: Iterable[str] = (), ignore: Iterable[str] = (),
                source: str = "<DataFrame>", read: ReadOptions | None = None) -> Dataset:
@@ -471,24 +496,9 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     df = to_pandas(df, source)
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}")
-    cols = [str(c) for c in df.columns]
-    dups = sorted({c for c in cols if cols.count(c) > 1})
-    if dups:
-        raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
-    if "" in cols:   # a model cannot name it: the YAML reader, SQL and .names refuse it
-        raise InputError(f"{source}: column {cols.index('') + 1} has an empty name")
-    target = _column_name(df, cols, target)
+    cols, target, (discrete, continuous, ignore) = training_columns(df, target, (discrete, continuous, ignore),
+                                                                     source)
     df = df.set_axis(cols, axis=1)
-    if target not in cols:
-        raise InputError(f"{source}: target column {target!r} not found (columns: {', '.join(cols)})")
-    discrete, continuous, ignore = set(map(str, discrete)), set(map(str, continuous)), set(map(str, ignore))
-    for opt, names in (("discrete", discrete), ("continuous", continuous), ("ignore", ignore)):
-        missing = sorted(names - set(cols))
-        if missing:
-            raise InputError(f"{source}: --{opt} names unknown column(s): {', '.join(map(repr, missing))}")
-    both = (discrete & continuous) | (discrete & ignore) | (continuous & ignore)
-    if both:
-        raise InputError(f"{source}: column(s) given two kinds: {', '.join(sorted(both))}")
     if len(df) == 0:
         raise InputError(f"{source}: no rows")
     for name in cols:
