@@ -44,10 +44,11 @@ pd = LazyModule("pandas")
 Batches = Callable[[], Iterable[Dataset]]
 # a column all numbers so far keeps at most this many distinct texts (it needs them only if a
 # later cell is not a number; then one more pass gathers them)
-TEXT_CAP = 1 << 16
-# rows read at once from a table (then cut into batches of at most batch_rows): pandas' and
-# pyarrow's per-call costs make reading row by row slow
-READ_ROWS = 1 << 14
+TEXT_CAP = 1 << 12
+# rows read at once from a table (then cut into batches of at most batch_rows): a chunk's
+# Python strings bound the memory (synth_100k's 31 columns: 48 MB over the imports at 16384
+# rows, 25 MB at 4096), and fewer rows cost more pandas calls per row
+READ_ROWS = 1 << 12
 DUCKDB_PREFIX = "duckdb:"
 
 
