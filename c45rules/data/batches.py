@@ -67,11 +67,11 @@ def dataset_batches(ds: Dataset, batch_rows: int) -> Batches:
 
     Examples
     --------
+    >>> from c45rules.cli.demo import EXAMPLE_STEM
     >>> from c45rules.data.frame import load_data
-    >>> from c45rules.examples import path
-    >>> ds, _ = load_data(path("golf"))
-    >>> [b.n for b in dataset_batches(ds, 5)()]
-    [5, 5, 4]
+    >>> ds, _ = load_data(EXAMPLE_STEM, test=False)
+    >>> [b.n for b in dataset_batches(ds, 200)()]
+    [200, 200, 90]
     """
     _check_rows(batch_rows)
     return lambda: (ds.subset(np.arange(i, min(i + batch_rows, ds.n))) for i in range(0, ds.n, batch_rows))
@@ -355,10 +355,10 @@ def open_batches(data: str | os.PathLike, target: str | None = None, *, read: Re
 
     Examples
     --------
-    >>> from c45rules.examples import path
-    >>> golf = open_batches(path("golf"), batch_rows=4)
-    >>> golf.n, [b.n for b in golf()], golf.schema.classes
-    (14, [4, 4, 4, 2], ('Play', "Don't Play"))
+    >>> from c45rules.cli.demo import EXAMPLE_STEM
+    >>> crx = open_batches(EXAMPLE_STEM, batch_rows=200)
+    >>> crx.n, [b.n for b in crx()], crx.schema.classes
+    (490, [200, 200, 90], ('+', '-'))
     """
     _check_rows(batch_rows)
     spec = str(data)
