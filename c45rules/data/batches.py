@@ -29,10 +29,10 @@ import numpy as np
 
 from .._lazy import LazyModule
 from ..errors import InputError
-from .frame import (_check_dtype, _column_text, _decimal_comma_warning, _dates_warning,
-                    _is_unknown, _mask_tokens, _numeric, _sorted_values, _stray_warning, case_variants,
-                    check_csv_layout, class_variants, dates_of, decimal_commas, encode_frame, fold_labels,
-                    misread, not_decodable, refuse_read_options, stray_texts, training_columns)
+from .frame import (_check_dtype, _column_text, _decimal_comma_warning, _dates_warning, _is_unknown,
+                    _mask_tokens, _numeric, _sorted_values, _stray_warning, case_variants, check_csv_layout,
+                    class_variants, csv_frames, dates_of, decimal_commas, encode_frame, fold_labels, misread,
+                    refuse_read_options, stray_texts, training_columns)
 from .names import _cases_from_cells, _encode_cells, _encode_class_cells, _texts, _unknown, chunk_cells, \
     line_chunks, read_names
 from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, is_table, to_pandas
@@ -443,20 +443,11 @@ def _csv_frames(path: Path, read: ReadOptions) -> tuple[Callable[[], Iterator[An
     header, records = check_csv_layout(path, sep, read.encoding)
 
     def frames() -> Iterator[Any]:
-        try:
-            with pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding=read.encoding,
-                             sep=sep, skip_blank_lines=False, index_col=False, chunksize=READ_ROWS) as reader:
-                for df in reader:
-                    if df.shape[1] != len(header):
-                        raise InputError(f"{path}: read {df.shape[1]} columns, but the header has {len(header)}"
-                                         " (unusual quoting?)")
-                    yield df
-        except UnicodeDecodeError:
-            raise not_decodable(path, read.encoding) from None
-        except pd.errors.ParserError as e:
-            raise InputError(f"{path}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
-        except pd.errors.EmptyDataError:
-            raise InputError(f"{path}: empty file (expected a header row)") from None
+        for df in csv_frames(path, read, sep, READ_ROWS):
+            if df.shape[1] != len(header):
+                raise InputError(f"{path}: read {df.shape[1]} columns, but the header has {len(header)}"
+                                 " (unusual quoting?)")
+            yield df
     return frames, records
 
 

@@ -26,7 +26,7 @@ import math
 import os
 import shlex
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -708,22 +708,33 @@ def read_table(path: str | os.PathLike, read: ReadOptions | None = None) -> pd.D
             raise InputError(f"{path}: not a readable Parquet file ({e})") from None
     sep = read.separator(path)
     header, records = check_csv_layout(path, sep, read.encoding)
+    frame = next(csv_frames(path, read, sep))
+    if len(frame) != records or frame.shape[1] != len(header):
+        raise InputError(f"{path}: read {len(frame)} rows of {frame.shape[1]} columns, but the file"
+                         f" holds {records} records of {len(header)} fields (unusual quoting?)")
+    return frame
+
+
+def csv_frames(path: Path, read: ReadOptions, sep: str, chunksize: int | None = None) -> Iterator[pd.DataFrame]:
+    """The cells of CSV file `path` as text frames: the whole file as one (`chunksize` None), or
+    chunks of `chunksize` rows (a streamed read: data/batches.py); pandas' errors as InputErrors."""
     try:
         # every line is a record (a blank one: every value unknown) and no column is taken
         # as the index: pandas would otherwise drop blank lines and, when the data lines
         # have one field more than the header, shift every value one column to the left
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                            encoding=read.encoding, sep=sep, skip_blank_lines=False, index_col=False)
+        got = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding=read.encoding,
+                          sep=sep, skip_blank_lines=False, index_col=False, chunksize=chunksize)
+        if chunksize is None:
+            yield got
+            return
+        with got as reader:
+            yield from reader
     except UnicodeDecodeError:
         raise not_decodable(path, read.encoding) from None
     except pd.errors.ParserError as e:
         raise InputError(f"{path}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: empty file (expected a header row)") from None
-    if len(frame) != records or frame.shape[1] != len(header):
-        raise InputError(f"{path}: read {len(frame)} rows of {frame.shape[1]} columns, but the file"
-                         f" holds {records} records of {len(header)} fields (unusual quoting?)")
-    return frame
 
 
 def check_csv_layout(path: str | os.PathLike, sep: str = ",",
