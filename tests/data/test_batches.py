@@ -63,7 +63,7 @@ def test_stem_batches_equal_in_memory(name):
     assert_same(open_batches(stem, batch_rows=k), ds, k)
 
 
-@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("name", [s for s in SETS if s != "fertility"])   # its stem is read above
 def test_csv_and_parquet_batches_equal_in_memory(name, tmp_path):
     csv = DATA / name / f"{name}.csv"
     with open(csv, encoding="utf-8") as f:
@@ -74,7 +74,7 @@ def test_csv_and_parquet_batches_equal_in_memory(name, tmp_path):
     source, streamed_said = quiet(open_batches, csv, target, batch_rows=k)
     assert streamed_said == said
     assert_same(source, ds, k)
-    if name == "fertility":   # its 255k rows once are enough
+    if name in BIG and name != "letter":   # Parquet: the small sets and one big one (time)
         return
     pq = tmp_path / f"{name}.parquet"
     import pandas as pd
