@@ -38,6 +38,7 @@ from .names import _cases_from_cells, _encode_cells, _encode_class_cells, _texts
 from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, is_table, to_pandas
 from .schema import Attribute, Dataset, Schema, check_single_precision, fingerprint_of
 from .spreadsheet import warn_formula_values
+from .weights import all_zero, split_weights, weight_errors
 
 pd = LazyModule("pandas")
 
@@ -320,7 +321,8 @@ def _file_stamp(path: Path) -> Callable[[], object]:
 
 def open_batches(data: str | os.PathLike, target: str | None = None, *, read: ReadOptions | None = None,
                  batch_rows: int = 100_000, query: str | None = None, discrete: Iterable[str] = (),
-                 continuous: Iterable[str] = (), ignore: Iterable[str] = ()) -> BatchSource:
+                 continuous: Iterable[str] = (), ignore: Iterable[str] = (), weights: str | None = None
+                 ) -> BatchSource:
     """A batch source over a CSV/Parquet file, a C4.5 stem or a DuckDB query, never holding its rows.
 
     The first pass builds the schema as `load_data` would (same kinds, value and class orders,
@@ -343,6 +345,9 @@ def open_batches(data: str | os.PathLike, target: str | None = None, *, read: Re
         The SQL DuckDB runs (``duckdb:`` inputs only).
     discrete, continuous, ignore : iterable of str
         Column kinds as `from_frame` takes them (tables only).
+    weights : str, optional
+        A numeric column read as each case's weight, not an attribute (`fit --weights COL`):
+        checked in one more pass; cases of weight 0 are left out of the batches.
 
     Returns
     -------
@@ -360,6 +365,12 @@ def open_batches(data: str | os.PathLike, target: str | None = None, *, read: Re
     >>> crx.n, [b.n for b in crx()], crx.schema.classes
     (490, [200, 200, 90], ('+', '-'))
     """
+    source = _open(data, target, read, batch_rows, query, discrete, continuous, ignore)
+    return source if weights is None else _with_weights(source, weights)
+
+
+def _open(data: str | os.PathLike, target: str | None, read: ReadOptions | None, batch_rows: int,
+          query: str | None, discrete: Iterable[str], continuous: Iterable[str], ignore: Iterable[str]) -> BatchSource:
     _check_rows(batch_rows)
     spec = str(data)
     discrete, continuous, ignore = set(map(str, discrete)), set(map(str, continuous)), set(map(str, ignore))
@@ -505,6 +516,48 @@ def _duckdb_source(where: str, target: str | None, query: str | None, read: Read
             con.close()
     stamp = _file_stamp(path) if path is not None else (lambda: None)
     return _table_source(source, frames, target, read, batch_rows, discrete, continuous, ignore, stamp)
+
+
+def _with_weights(source: BatchSource, column: str) -> BatchSource:
+    """`source` with `column` taken out of the attributes as the cases' weights, as
+    cli.io.with_weights does for the whole read (split_weights, then weighted): the weights are
+    checked in a pass of their own, the same errors told, a case of weight 0 left out, and all
+    weights 1 read as no weights."""
+    empty = Dataset(source.schema, [np.zeros(0, np.float64 if a.is_continuous else np.int32)
+                                    for a in source.schema.attributes], np.zeros(0, np.int32), source.source)
+    schema = split_weights(empty, column)[0].schema   # the errors of a column missing or not numeric
+    at = source.schema.index(column)
+    errors: list[InputError | None] = [None, None, None]
+    rows = kept = 0
+    ones = True
+    for batch in source():
+        w = batch.columns[at]
+        for k, error in enumerate(weight_errors(w, column, rows)):
+            errors[k] = errors[k] or error
+        rows += batch.n
+        kept += int(np.count_nonzero(w > 0))
+        ones = ones and bool((w[w > 0] == 1).all())
+    for error in errors:
+        if error is not None:
+            raise error
+    if rows and not kept:
+        raise all_zero(column)
+    inner = source._encode
+
+    def encode(part: Any, done: int) -> Dataset:
+        ds, w = split_weights(inner(part, done), column)
+        keep = w > 0
+        if not keep.all():
+            ds, w = ds.subset(np.flatnonzero(keep)), w[keep]
+        ds.schema = schema
+        ds.weights = None if ones else w
+        ds.weight_record = (("weights", column),)
+        return ds
+
+    out = BatchSource(source.source, source._frames, encode, schema, kept, source.unknown_tokens,
+                      source.batch_rows, source._stamp)
+    out._stamped = source._stamped
+    return out
 
 
 # ---- C4.5 stems ----------------------------------------------------------------------------

@@ -200,3 +200,32 @@ def test_bad_arguments(tmp_path):
         open_batches(csv)
     with pytest.raises(InputError, match="file not found"):
         open_batches(tmp_path / "missing.csv", "y")
+
+
+def test_weights_column_as_fit_reads_it(tmp_path):
+    """--weights COL: the column leaves the attributes, weight-0 cases leave the batches, all-1
+    weights are no weights, and a bad weight in a later batch is the whole read's error."""
+    import argparse
+    from c45rules.cli.io import with_weights
+    body = "".join(f"{i % 7},{['x', 'y'][i % 2]},{(i % 4) * 0.5},{'ab'[i % 3 == 0]}\n" for i in range(60))
+    csv = write(tmp_path / "t.csv", "a,b,w,y\n" + body)
+    args = argparse.Namespace(weights="w", class_weights=None)
+    for text in (body, body.replace(",0.0,", ",1.0,").replace(",0.5,", ",1.0,").replace(",1.5,", ",1.0,")):
+        write(csv, "a,b,w,y\n" + text)
+        whole, _ = with_weights(args, load_data(csv, target="y")[0], None)
+        source = open_batches(csv, "y", weights="w", batch_rows=4)
+        assert_same(source, whole, 4)
+        got = [b.weights for b in source()]
+        if whole.weights is None:
+            assert all(w is None for w in got)
+        else:
+            assert np.concatenate(got).tobytes() == whole.weights.tobytes()
+        assert all(b.weight_record == whole.weight_record for b in source())
+    write(csv, "a,b,w,y\n" + body + "1,x,-1,a\n" + body + "1,x,,a\n")
+    with pytest.raises(InputError) as whole_error:
+        with_weights(args, load_data(csv, target="y")[0], None)
+    with pytest.raises(InputError) as streamed:
+        open_batches(csv, "y", weights="w", batch_rows=4)
+    assert str(streamed.value) == str(whole_error.value) and "NaN" in str(streamed.value)
+    with pytest.raises(InputError, match="not numeric"):
+        open_batches(csv, "y", weights="b")
