@@ -229,3 +229,32 @@ def test_weights_column_as_fit_reads_it(tmp_path):
     assert str(streamed.value) == str(whole_error.value) and "NaN" in str(streamed.value)
     with pytest.raises(InputError, match="not numeric"):
         open_batches(csv, "y", weights="b")
+
+
+def test_stem_in_small_chunks_mixes_plain_and_general_lines(tmp_path, monkeypatch):
+    """Chunks of a few lines: some plain (the compiled cutter), some with comments, escapes and a
+    CRLF (the general splitter); the same cases, and a bad line named by its line in the file."""
+    import c45rules.data.names as names
+    monkeypatch.setattr(names, "_CHUNK_BYTES", 40)
+    write(tmp_path / "s.names", "yes, no.\n\nx: continuous.\nc: discrete 5.\nz: a, b\\,c, d.\n")
+    lines = [f"{i}.5,{'pqr'[i % 3]},{'a' if i % 2 else 'd'},{'yes' if i % 3 else 'no'}" for i in range(40)]
+    lines[7] += " | a comment"
+    lines[12] = "3,q,b\\,c,yes."
+    lines[20] = "\n"
+    lines[25] += "\r"
+    write(tmp_path / "s.data", "\n".join(lines) + "\n")
+    stem = str(tmp_path / "s")
+    ds, _ = load_data(stem)
+    assert_same(open_batches(stem, batch_rows=3), ds, 3)
+    write(tmp_path / "s.data", "\n".join(lines[:30] + ["1,p,a"] + lines[30:]) + "\n")
+    with pytest.raises(InputError) as whole:
+        load_data(stem)
+    with pytest.raises(InputError) as streamed:
+        open_batches(stem, batch_rows=3)
+    assert str(streamed.value) == str(whole.value) and ":32:" in str(whole.value)
+    (tmp_path / "s.data").write_bytes(("\n".join(lines[:33]) + "\n1,p,\xff,yes\n").encode("latin-1"))
+    with pytest.raises(InputError) as whole:
+        load_data(stem)
+    with pytest.raises(InputError) as streamed:
+        open_batches(stem, batch_rows=3)
+    assert str(streamed.value) == str(whole.value)
