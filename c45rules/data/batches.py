@@ -270,11 +270,11 @@ class BatchSource:
 
     def __init__(self, source: str, frames: Callable[[], Iterator[Any]], encode: Callable[[Any, int], Dataset],
                  schema: Schema, n: int, unknown_tokens: dict[str, dict[str, int]], batch_rows: int,
-                 stamp: Callable[[], object]) -> None:
+                 stamp: Callable[[], object], stamped: object) -> None:
         self.source, self.schema, self.n, self.batch_rows = source, schema, n, batch_rows
         self.unknown_tokens = unknown_tokens
         self._frames, self._encode, self._stamp = frames, encode, stamp
-        self._stamped = stamp()
+        self._stamped = stamped   # as the first pass began: a change during it counts too
 
     def __call__(self) -> Iterator[Dataset]:
         """One pass: the encoded batches in order (InputError when the input changed since the first pass)."""
@@ -443,9 +443,7 @@ def _table_source(source: str, frames: Callable[[], Iterator[Any]], target: str,
             raise InputError(f"column {name!r} holds {texts[0]!r}, not one of its values")
         return Dataset(schema, ds.columns, ds.y, source)
 
-    out = BatchSource(source, chunks, encode, schema, summary.n, unknown_tokens, batch_rows, stamp)
-    out._stamped = stamped
-    return out
+    return BatchSource(source, chunks, encode, schema, summary.n, unknown_tokens, batch_rows, stamp, stamped)
 
 
 def _csv_frames(path: Path, read: ReadOptions) -> tuple[Callable[[], Iterator[Any]], int]:
@@ -554,10 +552,8 @@ def _with_weights(source: BatchSource, column: str) -> BatchSource:
         ds.weight_record = (("weights", column),)
         return ds
 
-    out = BatchSource(source.source, source._frames, encode, schema, kept, source.unknown_tokens,
-                      source.batch_rows, source._stamp)
-    out._stamped = source._stamped
-    return out
+    return BatchSource(source.source, source._frames, encode, schema, kept, source.unknown_tokens,
+                       source.batch_rows, source._stamp, source._stamped)
 
 
 # ---- C4.5 stems ----------------------------------------------------------------------------
@@ -630,6 +626,4 @@ def _stem_source(spec: str, batch_rows: int) -> BatchSource:
         ds.schema = schema
         return ds
 
-    out = BatchSource(where, chunks, encode, schema, n, {}, batch_rows, stamp)
-    out._stamped = stamped
-    return out
+    return BatchSource(where, chunks, encode, schema, n, {}, batch_rows, stamp, stamped)
