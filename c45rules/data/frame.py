@@ -26,7 +26,7 @@ import math
 import os
 import shlex
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -130,10 +130,22 @@ def _stray_strings(s: pd.Series, num: np.ndarray) -> tuple[np.ndarray, list[str]
     if not all(isinstance(v, str) for v in s[bad]):   # True/False objects are booleans, not strays
         return None
     codes, texts = pd.factorize(pd.Series(s[bad].to_numpy(dtype=object)))
-    if len(texts) > STRAY_DISTINCT:
+    texts = stray_texts(known, dict(zip(texts, np.bincount(codes).tolist())))
+    return None if texts is None else (bad, texts)
+
+
+def stray_texts(known: int, bad: dict[object, int] | None) -> list[str] | None:
+    """The stray texts, most frequent first (ties: first seen first), of a column of `known`
+    known cells whose non-number cells are `bad` ({cell: count}, first seen first; None: more
+    than STRAY_DISTINCT), when the column is numeric but for them; else None. The rule of
+    `_stray_strings`, on counts (a streamed read sums them over batches: data/batches.py)."""
+    if bad is None or known == 0 or known - sum(bad.values()) < STRAY_SHARE * known:
         return None
-    order = np.argsort(-np.bincount(codes), kind="stable")   # ties: first seen first
-    return bad, [str(texts[i]) for i in order]
+    if not all(isinstance(v, str) for v in bad) or len(bad) > STRAY_DISTINCT:
+        return None
+    texts, counts = list(bad), np.array(list(bad.values()), dtype=np.int64)
+    order = np.argsort(-counts, kind="stable")   # ties: first seen first
+    return [str(texts[i]) for i in order]
 
 
 def _stray_warning(name: str, texts: list[str], rows: int, source: str, cli: bool) -> str:
@@ -170,16 +182,27 @@ def _decimal_commas(s: pd.Series) -> tuple[list[str], list[str]]:
     known = s.dropna()
     if known.empty or not (known.dtype == object or pd.api.types.is_string_dtype(known.dtype)):
         return [], []
-    text = known.astype(str).str.strip()
+    codes, texts = pd.factorize(known.astype(str))
+    return decimal_commas(dict(zip(texts, np.bincount(codes).tolist())))
+
+
+def decimal_commas(texts: dict[str, int]) -> tuple[list[str], list[str]]:
+    """`_decimal_commas` on a column's distinct known texts and their counts ({text: count},
+    first seen first), which a streamed read sums over batches (data/batches.py)."""
+    stripped: dict[str, int] = {}
+    for t, n in texts.items():
+        stripped[t.strip()] = stripped.get(t.strip(), 0) + n
+    text = pd.Series(list(stripped), dtype=object)
+    counts = np.array(list(stripped.values()), dtype=np.int64)
     number = text.str.fullmatch(_DECIMAL_COMMA).to_numpy(dtype=bool)
     with_comma = text[number & text.str.contains(",", regex=False).to_numpy(dtype=bool)]
-    others = text[~number]
-    if with_comma.empty or len(others) > (1 - STRAY_SHARE) * len(text):
+    others = pd.Series(counts[~number], index=text[~number].tolist(), dtype=np.int64)
+    if with_comma.empty or others.sum() > (1 - STRAY_SHARE) * counts.sum():
         return [], []
-    stray = [str(t) for t in others.value_counts(sort=True).index]
+    stray = [str(t) for t in others.sort_values(ascending=False).index]
     if len(stray) > STRAY_DISTINCT:
         return [], []
-    return list(dict.fromkeys(with_comma))[:2], stray
+    return with_comma.tolist()[:2], stray
 
 
 def _decimal_comma_warning(name: str, commas: list[str], stray: list[str], source: str, cli: bool) -> str:
@@ -204,8 +227,14 @@ def _dates(txt: pd.Series) -> str | None:
     """One of the values of a discrete column that holds dates or timestamps, about a value per
     row (DATE_DISTINCT; STRAY_SHARE of the distinct values dates), else None."""
     known = txt.dropna()
-    values = pd.Series(pd.unique(known), dtype=object)
-    if len(values) < 2 or len(values) < DATE_DISTINCT * len(known):
+    return dates_of(pd.unique(known), len(known))
+
+
+def dates_of(distinct: Iterable[object], known: int) -> str | None:
+    """`_dates` on a column's distinct known values (first seen first) and its number of known
+    cells, which a streamed read gathers over batches (data/batches.py)."""
+    values = pd.Series(list(distinct), dtype=object)
+    if len(values) < 2 or len(values) < DATE_DISTINCT * known:
         return None
     text = values.astype(str).str.strip()
     like = text[text.str.fullmatch(_DATE).to_numpy(dtype=bool)]
@@ -233,8 +262,13 @@ def _case_variants(labels: pd.Series) -> dict[str, str]:
     """{label: the label it merges into} for the labels that differ from another only in case or
     surrounding spaces: a group's most frequent spelling, spaces stripped (a tie: the first in
     sorted order, so that the row order does not matter)."""
+    return case_variants(labels.value_counts().items())
+
+
+def case_variants(counts: Iterable[tuple[object, int]]) -> dict[str, str]:
+    """`_case_variants` on (label, count) pairs, in any order (a streamed read sums the counts)."""
     groups: dict[str, dict[str, int]] = {}
-    for label, n in labels.value_counts().items():   # a loop over the distinct labels only
+    for label, n in counts:   # a loop over the distinct labels only
         tally = groups.setdefault(str(label).strip().casefold(), {})
         tally[str(label)] = int(n)
     merged: dict[str, str] = {}
@@ -252,18 +286,29 @@ def _case_variants(labels: pd.Series) -> dict[str, str]:
 def _fold_classes(ytxt: pd.Series, target: str, source: str, read: ReadOptions) -> pd.Series:
     """The class labels, those that differ only in case or spaces merged with `read.fold_case`,
     else warned about (misread)."""
-    variants = _case_variants(ytxt)
+    variants = class_variants(_case_variants(ytxt), target, source, read)
+    return fold_labels(ytxt, variants)
+
+
+def fold_labels(labels: pd.Series, variants: dict[str, str]) -> pd.Series:
+    """`labels` with each in `variants` replaced by the label it merges into."""
     if not variants:
-        return ytxt
-    if read.fold_case:
-        merged = ytxt.map(variants)   # a dict lookup per row, in pandas
-        return merged.where(merged.notna(), ytxt)
+        return labels
+    merged = labels.map(variants)   # a dict lookup per row, in pandas
+    return merged.where(merged.notna(), labels)
+
+
+def class_variants(variants: dict[str, str], target: str, source: str, read: ReadOptions) -> dict[str, str]:
+    """`variants` (case_variants) to merge with `read.fold_case`; without it {}, and a warning
+    (misread) naming them."""
+    if not variants or read.fold_case:
+        return variants
     shown = sorted(variants, key=lambda v: (variants[v], v))
     more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
     misread(read, lambda cli: f"{source}: target column {target!r} has class labels that differ only in case"
             f" or surrounding spaces ({', '.join(map(repr, shown[:6]))}{more}), read as different classes;"
             f" {'--fold-case' if cli else 'fold_case=True'} merges each group into its most frequent spelling")
-    return ytxt
+    return {}
 
 
 def _column_option(flag: str, name: str, cli: bool = True) -> str:
@@ -414,6 +459,32 @@ def _column_name(df: pd.DataFrame, cols: list[str], name: object) -> object:
     return name
 
 
+def training_columns(df: pd.DataFrame, target: object, kinds: tuple[Iterable[str], ...], source: str
+                     ) -> tuple[list[str], str, tuple[set[str], set[str], set[str]]]:
+    """(column names as text, the target's, the (discrete, continuous, ignore) names as sets) of a
+    training frame, or InputError for duplicate or empty names, a missing target, and kinds that
+    name unknown columns or give one column two kinds."""
+    cols = [str(c) for c in df.columns]
+    dups = sorted({c for c in cols if cols.count(c) > 1})
+    if dups:
+        raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
+    if "" in cols:   # a model cannot name it: the YAML reader, SQL and .names refuse it
+        raise InputError(f"{source}: column {cols.index('') + 1} has an empty name")
+    target = _column_name(df, cols, target)
+    if target not in cols:
+        raise InputError(f"{source}: target column {target!r} not found (columns: {', '.join(cols)})")
+    discrete, continuous, ignore = (set(map(str, k)) for k in kinds)
+    for opt, names in (("discrete", discrete), ("continuous", continuous), ("ignore", ignore)):
+        missing = sorted(names - set(cols))
+        if missing:
+            raise InputError(f"{source}: {opt} names unknown column(s): {', '.join(map(repr, missing))}",
+                             params=(opt,))
+    both = (discrete & continuous) | (discrete & ignore) | (continuous & ignore)
+    if both:
+        raise InputError(f"{source}: column(s) given two kinds: {', '.join(sorted(both))}")
+    return cols, target, (discrete, continuous, ignore)
+
+
 def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
                continuous: Iterable[str] = (), ignore: Iterable[str] = (),
                source: str = "<DataFrame>", read: ReadOptions | None = None) -> Dataset:
@@ -426,25 +497,9 @@ def from_frame(df: pd.DataFrame, target: str, *, discrete: Iterable[str] = (),
     df = to_pandas(df, source)
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}")
-    cols = [str(c) for c in df.columns]
-    dups = sorted({c for c in cols if cols.count(c) > 1})
-    if dups:
-        raise InputError(f"{source}: duplicate column name(s): {', '.join(map(repr, dups))}")
-    if "" in cols:   # a model cannot name it: the YAML reader, SQL and .names refuse it
-        raise InputError(f"{source}: column {cols.index('') + 1} has an empty name")
-    target = _column_name(df, cols, target)
+    cols, target, (discrete, continuous, ignore) = training_columns(df, target, (discrete, continuous, ignore),
+                                                                     source)
     df = df.set_axis(cols, axis=1)
-    if target not in cols:
-        raise InputError(f"{source}: target column {target!r} not found (columns: {', '.join(cols)})")
-    discrete, continuous, ignore = set(map(str, discrete)), set(map(str, continuous)), set(map(str, ignore))
-    for opt, names in (("discrete", discrete), ("continuous", continuous), ("ignore", ignore)):
-        missing = sorted(names - set(cols))
-        if missing:
-            raise InputError(f"{source}: {opt} names unknown column(s): {', '.join(map(repr, missing))}",
-                             params=(opt,))
-    both = (discrete & continuous) | (discrete & ignore) | (continuous & ignore)
-    if both:
-        raise InputError(f"{source}: column(s) given two kinds: {', '.join(sorted(both))}")
     if len(df) == 0:
         raise InputError(f"{source}: no rows")
     for name in cols:
@@ -654,22 +709,33 @@ def read_table(path: str | os.PathLike, read: ReadOptions | None = None) -> pd.D
             raise InputError(f"{path}: not a readable Parquet file ({e})") from None
     sep = read.separator(path)
     header, records = check_csv_layout(path, sep, read.encoding)
+    frame = next(csv_frames(path, read, sep))
+    if len(frame) != records or frame.shape[1] != len(header):
+        raise InputError(f"{path}: read {len(frame)} rows of {frame.shape[1]} columns, but the file"
+                         f" holds {records} records of {len(header)} fields (unusual quoting?)")
+    return frame
+
+
+def csv_frames(path: Path, read: ReadOptions, sep: str, chunksize: int | None = None) -> Iterator[pd.DataFrame]:
+    """The cells of CSV file `path` as text frames: the whole file as one (`chunksize` None), or
+    chunks of `chunksize` rows (a streamed read: data/batches.py); pandas' errors as InputErrors."""
     try:
         # every line is a record (a blank one: every value unknown) and no column is taken
         # as the index: pandas would otherwise drop blank lines and, when the data lines
         # have one field more than the header, shift every value one column to the left
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                            encoding=read.encoding, sep=sep, skip_blank_lines=False, index_col=False)
+        got = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding=read.encoding,
+                          sep=sep, skip_blank_lines=False, index_col=False, chunksize=chunksize)
+        if chunksize is None:
+            yield got
+            return
+        with got as reader:
+            yield from reader
     except UnicodeDecodeError:
         raise not_decodable(path, read.encoding) from None
     except pd.errors.ParserError as e:
         raise InputError(f"{path}: {str(e).replace('Error tokenizing data. C error: ', '')}") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: empty file (expected a header row)") from None
-    if len(frame) != records or frame.shape[1] != len(header):
-        raise InputError(f"{path}: read {len(frame)} rows of {frame.shape[1]} columns, but the file"
-                         f" holds {records} records of {len(header)} fields (unusual quoting?)")
-    return frame
 
 
 def check_csv_layout(path: str | os.PathLike, sep: str = ",",

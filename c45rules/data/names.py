@@ -340,14 +340,21 @@ def _cut_cells(path: Path, ncols: int, jobs: int = 1) -> list[Coded] | None:
     columns: list[Coded] = []
     for j in range(ncols):
         codes, texts = _joined_column([c.column(j) for c in cutters])
-        # numpy text until the column is encoded, as _plain_cells keeps it
-        try:
-            values = np.char.decode(np.array(texts, dtype=bytes), "utf-8") if texts else np.array([], dtype=str)
-        except UnicodeDecodeError:
-            return None
+        values = _decoded(texts)
         del texts
+        if values is None:
+            return None
         columns.append((codes, values))
     return columns
+
+
+def _decoded(texts: list[bytes]) -> np.ndarray | None:
+    """A cutter column's distinct raw texts as numpy text (as _plain_cells keeps them until a
+    column is encoded), or None when one is not UTF-8 (the general reader names it)."""
+    try:
+        return np.char.decode(np.array(texts, dtype=bytes), "utf-8") if texts else np.array([], dtype=str)
+    except UnicodeDecodeError:
+        return None
 
 
 # from this size a file's parts are cut in threads with -j (synth_1m's 146 MB: 1.1 s of cutting)
@@ -360,16 +367,44 @@ def _cut_part(path: Path, ncols: int, lo: int, hi: int | None):
     for k, chunk in enumerate(line_chunks(path, lo, hi)):
         if k == 0 and lo == 0:
             chunk = chunk.removeprefix(b"\xef\xbb\xbf")   # a byte order mark (as _read_text)
-        asks = cutter.feed(chunk)
-        if asks is None:
+        if not _fed(cutter, chunk):
             return None
-        for start, end in asks:     # comma-free lines beyond ASCII: plain only if blank
-            try:
-                if chunk[start:end].decode("utf-8").strip():
-                    return None
-            except UnicodeDecodeError:
-                return None
     return cutter
+
+
+def _fed(cutter, chunk: bytes) -> bool:
+    """Feed `chunk` (whole lines) to `cutter`: False when the lines are not plain."""
+    asks = cutter.feed(chunk)
+    if asks is None:
+        return False
+    for start, end in asks:     # comma-free lines beyond ASCII: plain only if blank
+        try:
+            if chunk[start:end].decode("utf-8").strip():
+                return False
+        except UnicodeDecodeError:
+            return False
+    return True
+
+
+def chunk_cells(path: Path, chunk: bytes, ncols: int, lines: int = 0, at: int = 0) -> list[Coded]:
+    """The cells of `chunk`, whole lines of C4.5 data file `path` that start at byte `at` after
+    `lines` lines, as coded columns that `_read_cells` would give for them (a streamed read's
+    batch: data/batches.py). A plain chunk goes through the compiled cutter, any other through
+    the general splitter; the two agree (spec 1), so the chunks may take different paths."""
+    if ncols >= 2 and _native_cells is not None:
+        cutter = _native_cells.Cutter(ncols)
+        if _fed(cutter, chunk):
+            cells = [_joined_column([cutter.column(j)]) for j in range(ncols)]
+            values = [_decoded(texts) for _, texts in cells]
+            if all(v is not None for v in values):
+                return _clean_cells([(codes, v) for (codes, _), v in zip(cells, values)])
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = lines + chunk[: e.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: bytes that are not UTF-8 (at byte {at + e.start})") from None
+    frame = _split_lines(path, text, ncols, lines)
+    return [_coded(frame.pop(j)) for j in range(ncols)]
 
 
 def _joined_column(pieces: list[tuple[bytes, int, list[bytes]]]) -> tuple[np.ndarray, list[bytes]]:
@@ -414,10 +449,11 @@ def _texts(values: np.ndarray) -> np.ndarray:
     return values if values.dtype == object else values.astype(object)
 
 
-def _split_lines(path: Path, text: str, ncols: int) -> pd.DataFrame:
-    """Split a C4.5 data file into a frame of raw strings, one column per field."""
+def _split_lines(path: Path, text: str, ncols: int, lines: int = 0) -> pd.DataFrame:
+    """Split a C4.5 data file (or its part after `lines` lines) into a frame of raw strings,
+    one column per field."""
     rows: list[list[str]] = []
-    for lineno, raw in enumerate(_LINE_END.split(text), 1):
+    for lineno, raw in enumerate(_LINE_END.split(text), lines + 1):
         fields, cur, i = [], [], 0
         while i < len(raw):
             c = raw[i]
@@ -534,14 +570,16 @@ def encode_classes(raw: pd.Series, classes: tuple[str, ...], where: str, problem
     return _encode_class_cells(_coded(raw), classes, where, problem)
 
 
-def _encode_class_cells(cells: Coded, classes: tuple[str, ...], where: str, problem: str) -> np.ndarray:
+def _encode_class_cells(cells: Coded, classes: tuple[str, ...], where: str, problem: str,
+                        first: int = 0) -> np.ndarray:
+    """Class codes of coded class cells; `first`: the cases before these (a streamed read's batch)."""
     codes, values = cells[0], _texts(cells[1])
     lookup = {c: i for i, c in enumerate(classes)}
     mapped = np.array([lookup.get(v, -1) if isinstance(v, str) else -1 for v in values], dtype=np.int32)
     bad = mapped[codes] < 0
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{where} {i + 1}: class {values[codes[i]]!r} {problem} ({', '.join(classes)})")
+        raise InputError(f"{where} {first + i + 1}: class {values[codes[i]]!r} {problem} ({', '.join(classes)})")
     return mapped[codes]
 
 
@@ -551,8 +589,10 @@ def encode_column(raw: pd.Series, a: Attribute, where: str, *, lines_are_cases: 
     return _encode_cells(_coded(raw), a, where, "case" if lines_are_cases else "row", unseen_ok=unseen_ok)
 
 
-def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_ok: bool = False) -> np.ndarray:
-    """encode_column on a coded column: each rule runs once per distinct value (spec 1)."""
+def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_ok: bool = False,
+                  first: int = 0) -> np.ndarray:
+    """encode_column on a coded column: each rule runs once per distinct value (spec 1); `first`:
+    the cases before these, for messages (a streamed read's batch)."""
     codes, values = cells[0], _texts(cells[1])
     if a.kind == "ignore":
         return np.zeros(len(codes), dtype=np.int8)
@@ -563,17 +603,18 @@ def _encode_cells(cells: Coded, a: Attribute, where: str, what: str, *, unseen_o
         bad = np.isnan(num) & ~unknown
         if bad.any():
             i = int(np.flatnonzero(bad[codes])[0])
-            raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: {values[codes[i]]!r} is not a number")
+            raise InputError(f"{where}: {what} {first + i + 1}: attribute {a.name!r}: {values[codes[i]]!r}"
+                             " is not a number")
         column = num[codes]
         if not unseen_ok:
-            check_single_precision(column, f"{where}: {what}", f"attribute {a.name!r}")
+            check_single_precision(column, f"{where}: {what}", f"attribute {a.name!r}", first)
         return column
     lookup = {v: i for i, v in enumerate(a.values)}
     found = np.array([lookup.get(v, -1) if isinstance(v, str) else -1 for v in values], dtype=np.int32)
     bad_value = (found < 0) & ~unknown
     if bad_value.any() and not unseen_ok:
         i = int(np.flatnonzero(bad_value[codes])[0])
-        raise InputError(f"{where}: {what} {i + 1}: attribute {a.name!r}: value {values[codes[i]]!r}"
+        raise InputError(f"{where}: {what} {first + i + 1}: attribute {a.name!r}: value {values[codes[i]]!r}"
                          f" is not one of its declared values")
     res = np.where(found < 0, UNKNOWN_CODE, found).astype(np.int32)
     if unseen_ok:

@@ -28,11 +28,12 @@ UNSEEN_CODE = -2
 SINGLE_PRECISION_LIMIT = 1.7e38
 
 
-def check_single_precision(column: np.ndarray, at: str, label: str) -> None:
+def check_single_precision(column: np.ndarray, at: str, label: str, first: int = 0) -> None:
     """InputError at the first infinite or beyond-single-precision value of a continuous training column.
 
     `at` names the file and the kind of line ('t.csv: row'), `label` the column; the row
-    number follows `at`. Unknown values (NaN) pass.
+    number follows `at` (`first` rows before the column's: a batch of a streamed read).
+    Unknown values (NaN) pass.
     """
     # the extremes first, NaN skipped and nothing allocated (|column| of 1M values would take
     # 8 MB of fresh pages); an all-unknown column's extremes are NaN and pass too
@@ -47,7 +48,7 @@ def check_single_precision(column: np.ndarray, at: str, label: str) -> None:
     value = float(column[i])
     problem = ("infinite value; replace it or mark it unknown" if math.isinf(value) else
                f"value {value!r} is beyond single precision's range (|value| <= 1.7e38): C4.5 computes in float")
-    raise InputError(f"{at} {i + 1}: {label}: {problem}")
+    raise InputError(f"{at} {first + i + 1}: {label}: {problem}")
 
 
 @dataclass(frozen=True)
@@ -320,8 +321,10 @@ class Dataset:
         str
             ``"sha256:"`` and 64 hex digits: what a model records as its `fingerprint`.
         """
-        h = hashlib.sha256()
-        h.update(repr(self.schema).encode("utf-8"))
+        return fingerprint_of(self.schema, [self.row_hashes()])
+
+    def row_hashes(self) -> np.ndarray:
+        """One uint64 hash per case of its encoded values and class (what `fingerprint` sorts)."""
         rows = np.zeros(self.n, dtype=np.uint64)
         cols = list(self.columns) + ([] if self.y is None else [self.y.astype(np.int64)])
         with np.errstate(over="ignore"):
@@ -330,8 +333,17 @@ class Dataset:
                 # splitmix-style mixing so that equal rows collide and different rows do not
                 rows = (rows ^ bits) * np.uint64(0x9E3779B97F4A7C15)
                 rows ^= rows >> np.uint64(31)
-        h.update(np.sort(rows).tobytes())
-        return "sha256:" + h.hexdigest()
+        return rows
+
+
+def fingerprint_of(schema: Schema, row_hashes: list[np.ndarray]) -> str:
+    """Dataset.fingerprint of the cases whose `row_hashes` (Dataset.row_hashes, of any parts
+    of the cases in any order) are given: the multiset is sorted, so the order does not matter."""
+    h = hashlib.sha256()
+    h.update(repr(schema).encode("utf-8"))
+    rows = np.concatenate(row_hashes) if row_hashes else np.zeros(0, dtype=np.uint64)
+    h.update(np.sort(rows).tobytes())
+    return "sha256:" + h.hexdigest()
 
 
 def class_counts(data: Dataset) -> np.ndarray:

@@ -32,14 +32,29 @@ def case_weights(raw: Any, n: int, name: str = "sample_weight") -> np.ndarray:
         if bad:
             raise InputError(f"{name}: row {bad[0] + 1}: weight {shown(w[bad[0]])} is not a number")
     w = w.astype(np.float64)
+    for error in weight_errors(w, name):
+        if error is not None:
+            raise error
+    if n and not (w > 0).any():
+        raise all_zero(name)
+    return w
+
+
+def weight_errors(w: np.ndarray, name: str, first: int = 0) -> list[InputError | None]:
+    """Per problem (NaN, infinite, negative: the order in which they are told), the error at the
+    first float64 weight of `w` that has it, else None; `first` rows before these."""
+    out: list[InputError | None] = []
     for problem, mask in (("is NaN (unknown)", np.isnan(w)), ("is infinite", np.isinf(w)),
                           ("is negative", w < 0)):
-        if mask.any():
-            i = int(np.flatnonzero(mask)[0])
-            raise InputError(f"{name}: row {i + 1}: weight {float(w[i])!r} {problem}; weights must be finite and >= 0")
-    if n and not (w > 0).any():
-        raise InputError(f"{name}: every weight is zero: no case is left to learn from")
-    return w
+        i = int(np.flatnonzero(mask)[0]) if mask.any() else -1
+        out.append(None if i < 0 else InputError(f"{name}: row {first + i + 1}: weight {float(w[i])!r} {problem};"
+                                                 " weights must be finite and >= 0"))
+    return out
+
+
+def all_zero(name: str) -> InputError:
+    """The error for case weights that are all zero."""
+    return InputError(f"{name}: every weight is zero: no case is left to learn from")
 
 
 def parse_class_weights(text: str) -> dict[str, float] | str:
