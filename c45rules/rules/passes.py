@@ -1,0 +1,342 @@
+"""c4.5rules in passes over batches of cases (issue 50): the same RuleSet as learn_rules, holding
+count tables instead of the rows.
+
+Generalisation (spec 7.3-7.5) needs, per round and per rule still being generalised, the class
+counts of the cases satisfying all its conditions and all but each one: one pass per round
+counts them for every such rule at once, from each batch's condition truth as bits (64 cases a
+word). The first pass also tallies what the coding costs read (classes, values per attribute).
+Subset selection, ordering, the default class and sifting (7.6-7.9) read only which candidate
+rules fire on a case and its class: one more pass groups the cases by (firing pattern, class),
+and those stages run on the groups as cases weighing their number of cases (whole weights: the
+same counts, sums and doubles as on the cases one by one).
+
+Counts are whole numbers (unweighted cases): they add up exactly over any split into batches.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from ..data.distinct import count_distinct, sorted_distinct
+from ..data.schema import Dataset
+from ..errors import InputError
+from ..tree.node import FlatTree, Node
+from .coding import branch_bits_of
+from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
+from .generalize import (CandidateRule, _default_errors, _key, _merge, _Rates, drop_choice, sort_conditions,
+                         worth_keeping)
+from .order import fires
+
+Batches = Callable[[], Iterable[Dataset]]
+
+# words (64 cases each) of (rule, condition) truth held at once while counting a batch
+_WORDS = 1 << 22
+# (condition, case) truth values made at once: a large batch is counted a slice at a time
+_CELLS = 1 << 24
+
+
+@dataclass
+class PassReport:
+    """How the streamed rule stages went: passes over the batches, generalisation rounds, and
+    the grouped table the later stages read (its firing patterns, and candidate rules x patterns)."""
+
+    passes: int = 0
+    rounds: int = 0
+    candidates: int = 0
+    patterns: int = 0
+    rows: int = 0
+
+    @property
+    def table_cells(self) -> int:
+        """The size of the grouped table: candidate rules x distinct (firing pattern, class)."""
+        return self.candidates * self.patterns
+
+
+@dataclass
+class _Tallies:
+    """What the first pass tallies besides the rules' counts: cases per class, values per
+    discrete attribute, distinct known values and whether any is unknown per continuous one."""
+
+    class_n: np.ndarray
+    values: dict[int, np.ndarray] = field(default_factory=dict)
+    distinct: dict[int, np.ndarray] = field(default_factory=dict)
+    unknown: dict[int, bool] = field(default_factory=dict)
+    n: int = 0
+
+    def add(self, batch: Dataset) -> None:
+        self.n += batch.n
+        self.class_n += np.bincount(batch.y, minlength=len(self.class_n))
+        for a, attr in enumerate(batch.schema.attributes):
+            col = batch.columns[a]
+            if attr.is_discrete:
+                known = col >= 0
+                self.values[a] = self.values.get(a, 0) + np.bincount(col[known], minlength=len(attr.values))
+            elif attr.is_continuous:
+                known = ~np.isnan(col)
+                self.unknown[a] = self.unknown.get(a, False) or not known.all()
+                here = sorted_distinct(col[known])
+                before = self.distinct.get(a)
+                self.distinct[a] = here if before is None else sorted_distinct(np.concatenate([before, here]))
+
+    def branch_bits(self, schema: Any) -> np.ndarray:
+        """coding.branch_bits of all the cases tallied."""
+        tallies: list[np.ndarray | int | None] = []
+        for a, attr in enumerate(schema.attributes):
+            if attr.is_discrete:
+                tallies.append(self.values.get(a, np.zeros(len(attr.values), dtype=np.int64)))
+            elif attr.is_continuous:
+                got = self.distinct.get(a, np.zeros(0))
+                tallies.append(count_distinct(got) + (1 if self.unknown.get(a) else 0))
+            else:
+                tallies.append(None)
+        return branch_bits_of(self.n, tallies)
+
+
+class _Conditions:
+    """The tree's conditions (path_table's numbering) and their truth on a batch, as bit rows."""
+
+    def __init__(self, tree: Node | FlatTree):
+        self.paths = paths = path_table(tree)
+        self.count = len(paths.kind)
+        # per attribute, its conditions of each kind: their truth made one attribute at a time
+        self.groups: list[tuple[int, int, np.ndarray]] = []
+        for a in np.unique(paths.attribute).tolist():
+            for kind in (DISCRETE, THRESHOLD, SUBSET):
+                mine = np.flatnonzero((paths.attribute == a) & (paths.kind == kind))
+                if len(mine):
+                    self.groups.append((a, kind, mine))
+
+    def condition(self, c: int) -> CondTest:
+        return self.paths.condition(c)
+
+    def truth(self, batch: Dataset, lo: int, hi: int) -> np.ndarray:
+        """Bit rows (uint64 words) of every condition on cases lo..hi-1 of `batch`, then one row
+        of all those cases (an empty condition list's truth); padding bits 0. Unknown values
+        satisfy no condition."""
+        p = self.paths
+        rows = np.zeros((self.count + 1, hi - lo), dtype=bool)
+        rows[self.count] = True
+        for a, kind, mine in self.groups:
+            col = batch.columns[a][lo:hi]
+            if kind == THRESHOLD:
+                with np.errstate(invalid="ignore"):
+                    le = col[None, :] <= p.cut[mine][:, None]
+                    gt = col[None, :] > p.cut[mine][:, None]
+                rows[mine] = np.where((p.outcome[mine] == 0)[:, None], le, gt)
+            elif kind == DISCRETE:
+                rows[mine] = col[None, :] == p.outcome[mine][:, None]
+            else:
+                for c in mine.tolist():
+                    rows[c] = self.condition(c).holds(col)
+        return _bits(rows)
+
+
+def _bits(rows: np.ndarray) -> np.ndarray:
+    """Boolean rows as uint64 words, 64 cases a word, little-endian, padding bits 0."""
+    packed = np.packbits(rows, axis=1, bitorder="little")
+    words = -(-packed.shape[1] // 8)
+    out = np.zeros((rows.shape[0], words * 8), dtype=np.uint8)
+    out[:, :packed.shape[1]] = packed
+    return out.view(np.uint64)
+
+
+def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
+    """Runs of a batch's cases small enough to hold `width` truth rows over (a multiple of 64)."""
+    step = max(64, (_CELLS // max(width, 1)) // 64 * 64)
+    for lo in range(0, batch.n, step):
+        yield lo, min(lo + step, batch.n)
+
+
+def _checked(batch: Dataset, schema: Any) -> None:
+    if batch.schema != schema:
+        raise InputError(f"{batch.source}: a batch's columns differ from the first batch's")
+    if batch.y is None:
+        raise InputError(f"{batch.source}: the data has no class column")
+    if batch.weights is not None:
+        raise InputError(f"{batch.source}: weighted cases cannot be learnt in passes yet")
+
+
+def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
+                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any):
+    """One pass: per rule of `rules` (with its conditions `levels[r]`), T0 and E0 (cases
+    satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
+    satisfying all but d). Also tallies the cases into `tallies` when given."""
+    k = len(rules)
+    width = max((len(levels[r]) for r in rules), default=1)
+    # rules padded to one width with the all-cases row, by width (few pads)
+    by_width = sorted(range(k), key=lambda i: len(levels[rules[i]]))
+    t0 = np.zeros(k, dtype=np.int64)
+    e0 = np.zeros(k, dtype=np.int64)
+    td = np.zeros((k, width), dtype=np.int64)
+    ed = np.zeros((k, width), dtype=np.int64)
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for m in sorted({len(levels[r]) for r in rules}):
+        at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
+        idx = np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)
+        groups.append((at, idx, targets[np.asarray(rules)[at]]))
+    for batch in batches():
+        _checked(batch, schema)
+        if tallies is not None:
+            tallies.add(batch)
+        for lo, hi in _slices(batch, conds.count + 1):
+            bits = conds.truth(batch, lo, hi)
+            y = batch.y[lo:hi]
+            wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
+            words = bits.shape[1]
+            for at, idx, klass in groups:
+                m = idx.shape[1]
+                step = max(1, _WORDS // max(1, m * words))
+                for a in range(0, len(at), step):
+                    sel = slice(a, a + step)
+                    g = bits[idx[sel]]                                   # (rules, m, words)
+                    before = np.bitwise_and.accumulate(g, axis=1)
+                    after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
+                    everyone = np.broadcast_to(bits[conds.count], (g.shape[0], 1, words))
+                    # all but d: the conditions before d and those after it
+                    excl = (np.concatenate([everyone, before[:, :-1]], axis=1)
+                            & np.concatenate([after[:, 1:], everyone], axis=1))
+                    every = before[:, -1]
+                    bad = wrong[klass[sel]]
+                    rows = at[sel]
+                    t0[rows] += np.bitwise_count(every).sum(axis=-1, dtype=np.int64)
+                    e0[rows] += np.bitwise_count(every & bad).sum(axis=-1, dtype=np.int64)
+                    td[rows, :m] += np.bitwise_count(excl).sum(axis=-1, dtype=np.int64)
+                    ed[rows, :m] += np.bitwise_count(excl & bad[:, None, :]).sum(axis=-1, dtype=np.int64)
+    return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist()
+
+
+def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *, cf: float = 0.25,
+                         fisher: float | None = None, report: PassReport | None = None
+                         ) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
+    """generalise_rules over the batches: the candidate rules (without covers) in the same order,
+    numbered alike; their conditions' numbers; and the first pass's tallies."""
+    report = report if report is not None else PassReport()
+    conds = _Conditions(tree)
+    p = conds.paths
+    n_leaves = len(p.leaf_class)
+    targets = p.leaf_class.astype(np.int64)
+    paths = [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(n_leaves)]
+    # levels[r]: positions in leaf r's path of the conditions it still has
+    levels = [list(range(len(path))) for path in paths]
+    current = [[path[j] for j in lv] for path, lv in zip(paths, levels)]
+    final: list[tuple[int, int, float] | None] = [None] * n_leaves
+    tallies = _Tallies(np.zeros(len(schema.classes), dtype=np.int64))
+    active = list(range(n_leaves))
+    rates = default_errors = None
+    while active:
+        t0, e0, td, ed = _round_counts(conds, batches, active, current, targets, len(schema.classes),
+                                       tallies if report.rounds == 0 else None, schema)
+        report.passes += 1
+        report.rounds += 1
+        if rates is None:
+            if tallies.n == 0:
+                raise InputError("the batches hold no cases")
+            default_errors = _default_errors(tallies.class_n, tallies.n)
+            rates = _Rates(cf, tallies.n)
+        still = []
+        for i, r in enumerate(active):
+            m = len(levels[r])
+            best, p0 = drop_choice(t0[i], e0[i], td[i][:m], ed[i][:m], default_errors[targets[r]], rates, fisher)
+            if best is None:
+                final[r] = (t0[i], e0[i], p0)
+                continue
+            del levels[r][best], current[r][best]
+            if levels[r]:
+                still.append(r)
+        active = still
+    found: dict[tuple, CandidateRule] = {}
+    for r in range(n_leaves):
+        if final[r] is None:
+            continue
+        t0r, e0r, p0 = final[r]
+        target = int(targets[r])
+        if not worth_keeping(levels[r], t0r, p0, default_errors[target]):
+            continue
+        path = tuple(conds.condition(c) for c in paths[r])
+        rule = CandidateRule(0, sort_conditions(path, levels[r]), target, p0, t0r, e0r,
+                             np.empty(0, dtype=np.int64))
+        _merge(found, _key(rule), rule)
+    rules = list(found.values())
+    for number, rule in enumerate(rules, 1):
+        rule.number = number
+    # each rule's conditions by number, for the firing pass (a condition's CondTest is one object)
+    number_of = {id(conds.condition(c)): c for c in range(conds.count)}
+    rule_conds = [[number_of[id(t)] for t in rule.conditions] for rule in rules]
+    report.candidates = len(rules)
+    return rules, conds, rule_conds, tallies
+
+
+def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int], batches: Batches,
+                 n_classes: int, schema: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One pass: the cases grouped by (which of the rules `live` fire on them, class). Returns
+    (patterns, classes, counts): per group, the firing rules as packed bits (bit i: rule live[i]),
+    its class and its number of cases."""
+    k = len(live)
+    width = max((len(rule_conds[r]) for r in live), default=1)
+    idx = np.full((k, width), conds.count, dtype=np.int64)
+    for i, r in enumerate(live):
+        idx[i, :len(rule_conds[r])] = rule_conds[r]
+    nbytes = -(-k // 8)
+    keys: np.ndarray | None = None
+    counts = np.zeros(0, dtype=np.int64)
+    for batch in batches():
+        _checked(batch, schema)
+        for lo, hi in _slices(batch, conds.count + 1):
+            bits = conds.truth(batch, lo, hi)
+            cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
+            step = max(1, _WORDS // max(1, width * bits.shape[1]))
+            for a in range(0, k, step):
+                cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
+            fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
+            # a row per case: its pattern's bytes, then its class (2 bytes, big-endian: sorts as numbers)
+            row = np.zeros((hi - lo, nbytes + 2), dtype=np.uint8)
+            row[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
+            klass = batch.y[lo:hi].astype(np.uint16)
+            row[:, nbytes], row[:, nbytes + 1] = klass >> 8, klass & 255
+            got = np.ascontiguousarray(row).view(np.dtype((np.void, nbytes + 2))).reshape(-1)
+            if keys is not None:
+                got = np.concatenate([keys, got])
+                weight = np.concatenate([counts, np.ones(hi - lo, dtype=np.int64)])
+            else:
+                weight = np.ones(hi - lo, dtype=np.int64)
+            keys, inverse = np.unique(got, return_inverse=True)
+            counts = np.bincount(inverse.reshape(-1), weights=weight, minlength=len(keys)).astype(np.int64)
+    if keys is None:
+        return np.zeros((0, nbytes), dtype=np.uint8), np.zeros(0, dtype=np.int64), counts
+    table = keys.view(np.uint8).reshape(len(keys), nbytes + 2)
+    classes = table[:, nbytes].astype(np.int64) * 256 + table[:, nbytes + 1]
+    return np.ascontiguousarray(table[:, :nbytes]), classes, counts
+
+
+def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprint: str, cf: float = 0.25,
+                          fisher: float | None = None, redundancy: float = 1.0, annealing: bool = False,
+                          seed: int | None = None, options: dict[str, Any] | None = None, jobs: int = 1,
+                          report: PassReport | None = None):
+    """learn_rules(tree, data) over `batches` (each call a fresh pass over data's cases, in
+    Dataset batches sharing one Schema), unweighted cases only; the same RuleSet and trace.
+    `fingerprint`: the data's (Dataset.fingerprint); `report`: filled with passes and table sizes."""
+    from ..learn.pipeline import RuleCases, rules_from_cases     # the pipeline imports this package
+
+    report = report if report is not None else PassReport()
+    first = next(iter(batches()), None)
+    if first is None:
+        raise InputError("the batches hold no cases")
+    schema = first.schema
+    cands, conds, rule_conds, tallies = generalise_in_passes(
+        tree, batches, schema, cf=cf, fisher=None if fisher is None else fisher / 100, report=report)
+    # rules that never fire (error above 0.7) cover nothing any later stage reads
+    live = [i for i, r in enumerate(cands) if fires(r)]
+    patterns, classes, counts = firing_table(conds, rule_conds, live, batches, len(schema.classes), schema)
+    report.passes += 1
+    report.patterns = len(counts)
+    report.rows = int(counts.sum())
+    # rule live[i]'s cover: the groups whose pattern has bit i
+    fire = np.unpackbits(patterns, axis=1, bitorder="little")[:, :len(live)].astype(bool)
+    for i, r in enumerate(live):
+        cands[r].cases = np.flatnonzero(fire[:, i])
+    cases = RuleCases(schema, classes, counts.astype(np.float64), first.costs, tallies.class_n, float(tallies.n),
+                      tallies.branch_bits(schema), first.weight_record, fingerprint)
+    return rules_from_cases(cands, cases, redundancy=redundancy, annealing=annealing, seed=seed, options=options,
+                            jobs=jobs)
