@@ -111,26 +111,40 @@ class _Conditions:
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
 
-    def truth(self, batch: Dataset, lo: int, hi: int) -> np.ndarray:
-        """Bit rows (uint64 words) of every condition on cases lo..hi-1 of `batch`, then one row
-        of all those cases (an empty condition list's truth); padding bits 0. Unknown values
-        satisfy no condition."""
+    def rows_of(self, used: Iterable[int]) -> np.ndarray:
+        """condition -> its row in `truth` of the conditions `used` (-1: not made), and the
+        all-cases row at index `count`."""
+        needed = np.zeros(self.count + 1, dtype=bool)
+        needed[list(used)] = True
+        needed[self.count] = True
+        row = np.full(self.count + 1, -1, dtype=np.int64)
+        row[needed] = np.arange(int(needed.sum()))
+        return row
+
+    def truth(self, batch: Dataset, lo: int, hi: int, row: np.ndarray) -> np.ndarray:
+        """Bit rows (uint64 words) on cases lo..hi-1 of `batch` of the conditions `row` (rows_of)
+        places, and of all those cases (an empty condition list's truth); padding bits 0.
+        Unknown values satisfy no condition."""
         p = self.paths
-        rows = np.zeros((self.count + 1, hi - lo), dtype=bool)
-        rows[self.count] = True
+        out = np.zeros((int(row.max()) + 1, hi - lo), dtype=bool)
+        out[row[self.count]] = True
         for a, kind, mine in self.groups:
+            mine = mine[row[mine] >= 0]
+            if not len(mine):
+                continue
             col = batch.columns[a][lo:hi]
+            at = row[mine]
             if kind == THRESHOLD:
                 with np.errstate(invalid="ignore"):
-                    le = col[None, :] <= p.cut[mine][:, None]
-                    gt = col[None, :] > p.cut[mine][:, None]
-                rows[mine] = np.where((p.outcome[mine] == 0)[:, None], le, gt)
+                    low = p.outcome[mine] == 0
+                    out[at[low]] = col[None, :] <= p.cut[mine[low]][:, None]
+                    out[at[~low]] = col[None, :] > p.cut[mine[~low]][:, None]
             elif kind == DISCRETE:
-                rows[mine] = col[None, :] == p.outcome[mine][:, None]
+                out[at] = col[None, :] == p.outcome[mine][:, None]
             else:
-                for c in mine.tolist():
-                    rows[c] = self.condition(c).holds(col)
-        return _bits(rows)
+                for c, r in zip(mine.tolist(), at.tolist()):
+                    out[r] = self.condition(c).holds(col)
+        return _bits(out)
 
 
 def _bits(rows: np.ndarray) -> np.ndarray:
@@ -171,17 +185,19 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     e0 = np.zeros(k, dtype=np.int64)
     td = np.zeros((k, width), dtype=np.int64)
     ed = np.zeros((k, width), dtype=np.int64)
+    row = conds.rows_of(c for r in rules for c in levels[r])
+    everyone_at = int(row[conds.count])
     groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for m in sorted({len(levels[r]) for r in rules}):
         at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
-        idx = np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)
+        idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
         groups.append((at, idx, targets[np.asarray(rules)[at]]))
     for batch in batches():
         _checked(batch, schema)
         if tallies is not None:
             tallies.add(batch)
-        for lo, hi in _slices(batch, conds.count + 1):
-            bits = conds.truth(batch, lo, hi)
+        for lo, hi in _slices(batch, everyone_at + 1):
+            bits = conds.truth(batch, lo, hi, row)
             y = batch.y[lo:hi]
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
             words = bits.shape[1]
@@ -193,7 +209,7 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
                     g = bits[idx[sel]]                                   # (rules, m, words)
                     before = np.bitwise_and.accumulate(g, axis=1)
                     after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
-                    everyone = np.broadcast_to(bits[conds.count], (g.shape[0], 1, words))
+                    everyone = np.broadcast_to(bits[everyone_at], (g.shape[0], 1, words))
                     # all but d: the conditions before d and those after it
                     excl = (np.concatenate([everyone, before[:, :-1]], axis=1)
                             & np.concatenate([after[:, 1:], everyone], axis=1))
@@ -278,24 +294,26 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
     idx = np.full((k, width), conds.count, dtype=np.int64)
     for i, r in enumerate(live):
         idx[i, :len(rule_conds[r])] = rule_conds[r]
+    row = conds.rows_of(c for r in live for c in rule_conds[r])
+    idx = row[idx]
     nbytes = -(-k // 8)
     keys: np.ndarray | None = None
     counts = np.zeros(0, dtype=np.int64)
     for batch in batches():
         _checked(batch, schema)
-        for lo, hi in _slices(batch, conds.count + 1):
-            bits = conds.truth(batch, lo, hi)
+        for lo, hi in _slices(batch, int(row.max()) + 1):
+            bits = conds.truth(batch, lo, hi, row)
             cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
             step = max(1, _WORDS // max(1, width * bits.shape[1]))
             for a in range(0, k, step):
                 cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
             fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
             # a row per case: its pattern's bytes, then its class (2 bytes, big-endian: sorts as numbers)
-            row = np.zeros((hi - lo, nbytes + 2), dtype=np.uint8)
-            row[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
+            case = np.zeros((hi - lo, nbytes + 2), dtype=np.uint8)
+            case[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
             klass = batch.y[lo:hi].astype(np.uint16)
-            row[:, nbytes], row[:, nbytes + 1] = klass >> 8, klass & 255
-            got = np.ascontiguousarray(row).view(np.dtype((np.void, nbytes + 2))).reshape(-1)
+            case[:, nbytes], case[:, nbytes + 1] = klass >> 8, klass & 255
+            got = np.ascontiguousarray(case).view(np.dtype((np.void, nbytes + 2))).reshape(-1)
             if keys is not None:
                 got = np.concatenate([keys, got])
                 weight = np.concatenate([counts, np.ones(hi - lo, dtype=np.int64)])
