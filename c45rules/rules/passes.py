@@ -209,10 +209,14 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
                     g = bits[idx[sel]]                                   # (rules, m, words)
                     before = np.bitwise_and.accumulate(g, axis=1)
                     after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
-                    everyone = np.broadcast_to(bits[everyone_at], (g.shape[0], 1, words))
                     # all but d: the conditions before d and those after it
-                    excl = (np.concatenate([everyone, before[:, :-1]], axis=1)
-                            & np.concatenate([after[:, 1:], everyone], axis=1))
+                    if m == 1:
+                        excl = np.broadcast_to(bits[everyone_at], g.shape)
+                    else:
+                        excl = np.empty_like(g)
+                        excl[:, 0] = after[:, 1]
+                        excl[:, m - 1] = before[:, m - 2]
+                        np.bitwise_and(before[:, :m - 2], after[:, 2:], out=excl[:, 1:m - 1])
                     every = before[:, -1]
                     bad = wrong[klass[sel]]
                     rows = at[sel]
@@ -297,8 +301,7 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
     row = conds.rows_of(c for r in live for c in rule_conds[r])
     idx = row[idx]
     nbytes = -(-k // 8)
-    keys: np.ndarray | None = None
-    counts = np.zeros(0, dtype=np.int64)
+    table = _Groups(nbytes + 2)
     for batch in batches():
         _checked(batch, schema)
         for lo, hi in _slices(batch, int(row.max()) + 1):
@@ -313,19 +316,43 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
             case[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
             klass = batch.y[lo:hi].astype(np.uint16)
             case[:, nbytes], case[:, nbytes + 1] = klass >> 8, klass & 255
-            got = np.ascontiguousarray(case).view(np.dtype((np.void, nbytes + 2))).reshape(-1)
-            if keys is not None:
-                got = np.concatenate([keys, got])
-                weight = np.concatenate([counts, np.ones(hi - lo, dtype=np.int64)])
-            else:
-                weight = np.ones(hi - lo, dtype=np.int64)
-            keys, inverse = np.unique(got, return_inverse=True)
-            counts = np.bincount(inverse.reshape(-1), weights=weight, minlength=len(keys)).astype(np.int64)
-    if keys is None:
-        return np.zeros((0, nbytes), dtype=np.uint8), np.zeros(0, dtype=np.int64), counts
-    table = keys.view(np.uint8).reshape(len(keys), nbytes + 2)
-    classes = table[:, nbytes].astype(np.int64) * 256 + table[:, nbytes + 1]
-    return np.ascontiguousarray(table[:, :nbytes]), classes, counts
+            table.add(case, np.ones(hi - lo, dtype=np.int64))
+    keys, counts = table.merged()
+    classes = keys[:, nbytes].astype(np.int64) * 256 + keys[:, nbytes + 1]
+    return np.ascontiguousarray(keys[:, :nbytes]), classes, counts
+
+
+class _Groups:
+    """Rows of bytes -> summed counts. Rows pile up and are merged (sorted, alike ones added)
+    once they outnumber the merged ones: each row is sorted O(log) times, not once per batch."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.keys = np.zeros((0, width), dtype=np.uint8)
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self.waiting = 0
+
+    def add(self, rows: np.ndarray, counts: np.ndarray) -> None:
+        self.pending.append((rows, counts))
+        self.waiting += len(rows)
+        if self.waiting >= max(len(self.keys), 1 << 16):
+            self._merge()
+
+    def _merge(self) -> None:
+        rows = np.concatenate([self.keys] + [r for r, _ in self.pending])
+        counts = np.concatenate([self.counts] + [c for _, c in self.pending])
+        self.pending, self.waiting = [], 0
+        as_void = np.ascontiguousarray(rows).view(np.dtype((np.void, self.width))).reshape(-1)
+        keys, inverse = np.unique(as_void, return_inverse=True)
+        self.counts = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(keys)).astype(np.int64)
+        self.keys = keys.view(np.uint8).reshape(len(keys), self.width)
+
+    def merged(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rows, ascending, and each one's summed count."""
+        if self.pending:
+            self._merge()
+        return self.keys, self.counts
 
 
 def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprint: str, cf: float = 0.25,
@@ -350,10 +377,11 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprin
     report.passes += 1
     report.patterns = len(counts)
     report.rows = int(counts.sum())
-    # rule live[i]'s cover: the groups whose pattern has bit i
-    fire = np.unpackbits(patterns, axis=1, bitorder="little")[:, :len(live)].astype(bool)
-    for i, r in enumerate(live):
-        cands[r].cases = np.flatnonzero(fire[:, i])
+    # rule live[i]'s cover: the groups whose pattern has bit i (a byte column, 8 rules, at a time)
+    by_byte = np.ascontiguousarray(patterns.T)
+    for j in range(len(by_byte)):
+        for b, i in enumerate(range(8 * j, min(8 * j + 8, len(live)))):
+            cands[live[i]].cases = np.flatnonzero(by_byte[j] & (1 << b))
     cases = RuleCases(schema, classes, counts.astype(np.float64), first.costs, tallies.class_n, float(tallies.n),
                       tallies.branch_bits(schema), first.weight_record, fingerprint)
     return rules_from_cases(cands, cases, redundancy=redundancy, annealing=annealing, seed=seed, options=options,
