@@ -22,6 +22,7 @@ import numpy as np
 from ..data.distinct import count_distinct, sorted_distinct
 from ..data.schema import Dataset
 from ..errors import InputError
+from ..learn.pipeline import RuleCases, rules_from_cases
 from ..tree.node import FlatTree, Node
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
@@ -362,8 +363,6 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprin
     """learn_rules(tree, data) over `batches` (each call a fresh pass over data's cases, in
     Dataset batches sharing one Schema), unweighted cases only; the same RuleSet and trace.
     `fingerprint`: the data's (Dataset.fingerprint); `report`: filled with passes and table sizes."""
-    from ..learn.pipeline import RuleCases, rules_from_cases     # the pipeline imports this package
-
     report = report if report is not None else PassReport()
     first = next(iter(batches()), None)
     if first is None:
