@@ -356,6 +356,23 @@ class _Groups:
         return self.keys, self.counts
 
 
+# costs in whole multiples of 2^-16: any sum of them over up to 2^30 cases is exact in float64
+_COST_GRAIN = 2.0**16
+
+
+def _check_costs(costs: np.ndarray | None) -> None:
+    """Refuse costs whose sums over the cases would depend on their order: ordering and sifting
+    add a cost per case in memory, and a cost times a number of cases here (both exact for
+    costs like 5 or 0.25, not for 0.1)."""
+    if costs is None:
+        return
+    scaled = np.asarray(costs, dtype=np.float64) * _COST_GRAIN
+    if not (np.isfinite(scaled).all() and (scaled == np.round(scaled)).all() and np.abs(scaled).max() < 2.0**23):
+        raise InputError("misclassification costs that are not whole multiples of 1/65536 (or are 128 or more) "
+                         "cannot be learnt in passes yet: their sums would depend on the order of the cases; "
+                         "learn in memory, or round the costs")
+
+
 def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprint: str, cf: float = 0.25,
                           fisher: float | None = None, redundancy: float = 1.0, annealing: bool = False,
                           seed: int | None = None, options: dict[str, Any] | None = None, jobs: int = 1,
@@ -368,6 +385,7 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprin
     if first is None:
         raise InputError("the batches hold no cases")
     schema = first.schema
+    _check_costs(first.costs)
     cands, conds, rule_conds, tallies = generalise_in_passes(
         tree, batches, schema, cf=cf, fisher=None if fisher is None else fisher / 100, report=report)
     # rules that never fire (error above 0.7) cover nothing any later stage reads

@@ -81,3 +81,18 @@ def test_bad_batches():
     unlabelled.y = None
     with pytest.raises(InputError, match="no class column"):
         learn_rules_in_passes(tree, lambda: iter([unlabelled]), fingerprint="x")
+
+
+def test_costs():
+    from c45rules.data.costs import cost_option, with_costs
+    ds, _ = load_stem(R.stem("crx"))
+    for costs in ({("+", "-"): 5}, {("-", "+"): 0.25, ("+", "-"): 3}):
+        data = with_costs(ds, cost_option(costs))
+        tree = learn_tree(data)
+        memory, _ = learn_rules(tree, data)
+        streamed, _ = learn_rules_in_passes(tree.unpruned_flat, batches(data, 7), fingerprint=data.fingerprint())
+        assert dump_yaml(streamed) == dump_yaml(memory), costs
+    # a tenth has no exact sums: refused, not a model that might differ in its last bit
+    data = with_costs(ds, cost_option({("+", "-"): 0.1}))
+    with pytest.raises(InputError, match="costs"):
+        learn_rules_in_passes(learn_tree(data).unpruned_flat, batches(data, 7), fingerprint="x")
