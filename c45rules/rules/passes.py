@@ -246,7 +246,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     tallies = _Tallies(np.zeros(len(schema.classes), dtype=np.int64))
     active = list(range(n_leaves))
     rates = default_errors = None
-    while active:
+    while active or report.rounds == 0:     # a pass even for a tree of one leaf: the tallies
         t0, e0, td, ed = _round_counts(conds, batches, active, current, targets, len(schema.classes),
                                        tallies if report.rounds == 0 else None, schema)
         report.passes += 1

@@ -96,3 +96,17 @@ def test_costs():
     data = with_costs(ds, cost_option({("+", "-"): 0.1}))
     with pytest.raises(InputError, match="costs"):
         learn_rules_in_passes(learn_tree(data).unpruned_flat, batches(data, 7), fingerprint="x")
+
+
+def test_one_leaf_tree_and_empty_batches():
+    import pandas as pd
+    from c45rules.data.frame import from_frame
+    ds = from_frame(pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6], "class": ["n", "y", "n", "y", "n", "n"]}), "class")
+    tree = learn_tree(ds)
+    memory, _ = learn_rules(tree, ds)
+    parts = [np.arange(0), np.arange(3), np.arange(0), np.arange(3, 6)]
+    report = PassReport()
+    streamed, _ = learn_rules_in_passes(tree.unpruned_flat, lambda: (ds.subset(p) for p in parts),
+                                        fingerprint=ds.fingerprint(), report=report)
+    assert dump_yaml(streamed) == dump_yaml(memory)
+    assert (report.passes, report.candidates, report.rows) == (2, 0, 6)
