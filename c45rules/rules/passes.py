@@ -101,25 +101,32 @@ class _Conditions:
     def __init__(self, tree: Node | FlatTree):
         self.paths = paths = path_table(tree)
         self.count = len(paths.kind)
-        # per attribute, its conditions of each kind: their truth made one attribute at a time
-        self.groups: list[tuple[int, int, np.ndarray]] = []
+        # per attribute, its conditions of each kind (thresholds: and side): their truth made
+        # a block of rows at a time
+        self.groups: list[tuple[int, int, int, np.ndarray]] = []
         for a in np.unique(paths.attribute).tolist():
-            for kind in (DISCRETE, THRESHOLD, SUBSET):
-                mine = np.flatnonzero((paths.attribute == a) & (paths.kind == kind))
-                if len(mine):
-                    self.groups.append((a, kind, mine))
+            for kind, side in ((DISCRETE, -1), (THRESHOLD, 0), (THRESHOLD, 1), (SUBSET, -1)):
+                mine = (paths.attribute == a) & (paths.kind == kind)
+                if kind == THRESHOLD:
+                    mine &= paths.outcome == side
+                if mine.any():
+                    self.groups.append((a, kind, side, np.flatnonzero(mine)))
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
 
     def rows_of(self, used: Iterable[int]) -> np.ndarray:
-        """condition -> its row in `truth` of the conditions `used` (-1: not made), and the
-        all-cases row at index `count`."""
+        """condition -> its row in `truth` of the conditions `used` (-1: not made; a group's
+        rows one block), and the all-cases row at index `count`."""
         needed = np.zeros(self.count + 1, dtype=bool)
         needed[list(used)] = True
-        needed[self.count] = True
         row = np.full(self.count + 1, -1, dtype=np.int64)
-        row[needed] = np.arange(int(needed.sum()))
+        at = 0
+        for _, _, _, mine in self.groups:
+            mine = mine[needed[mine]]
+            row[mine] = np.arange(at, at + len(mine))
+            at += len(mine)
+        row[self.count] = at
         return row
 
     def truth(self, batch: Dataset, lo: int, hi: int, row: np.ndarray) -> np.ndarray:
@@ -127,24 +134,22 @@ class _Conditions:
         places, and of all those cases (an empty condition list's truth); padding bits 0.
         Unknown values satisfy no condition."""
         p = self.paths
-        out = np.zeros((int(row.max()) + 1, hi - lo), dtype=bool)
+        out = np.empty((int(row[self.count]) + 1, hi - lo), dtype=bool)
         out[row[self.count]] = True
-        for a, kind, mine in self.groups:
+        for a, kind, side, mine in self.groups:
             mine = mine[row[mine] >= 0]
             if not len(mine):
                 continue
             col = batch.columns[a][lo:hi]
-            at = row[mine]
+            block = out[row[mine[0]]:row[mine[0]] + len(mine)]
             if kind == THRESHOLD:
                 with np.errstate(invalid="ignore"):
-                    low = p.outcome[mine] == 0
-                    out[at[low]] = col[None, :] <= p.cut[mine[low]][:, None]
-                    out[at[~low]] = col[None, :] > p.cut[mine[~low]][:, None]
+                    (np.less_equal if side == 0 else np.greater)(col[None, :], p.cut[mine][:, None], out=block)
             elif kind == DISCRETE:
-                out[at] = col[None, :] == p.outcome[mine][:, None]
+                np.equal(col[None, :], p.outcome[mine][:, None], out=block)
             else:
-                for c, r in zip(mine.tolist(), at.tolist()):
-                    out[r] = self.condition(c).holds(col)
+                for j, c in enumerate(mine.tolist()):
+                    block[j] = self.condition(c).holds(col)
         return _bits(out)
 
 
