@@ -636,10 +636,7 @@ class _Compiled:
         self.n_keys = len(key_id)
         self.leaf_ptr, self.leaf_cond = paths.leaf_ptr, paths.leaf_cond
         self.kinds = dict(zip(attribute.tolist(), kind.tolist()))
-        width = range(len(data.columns))
-        self.original = tuple(
-            np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
-            if a in self.kinds else None for a in width)
+        self.original = self.columns_of(data)
         self.y = np.ascontiguousarray(data.y, dtype=np.int32)
         self.targets = paths.leaf_class
         self.default = default_errors[self.targets].astype(np.float64)
@@ -649,10 +646,17 @@ class _Compiled:
         """The number of conditions on the longest leaf path."""
         return int(np.diff(self.leaf_ptr).max(initial=0))
 
-    def leaf_order(self) -> np.ndarray:
-        """_leaf_order, compiled."""
-        return np.frombuffer(_native.leaf_order(self.original, *self.conditions, self.leaf_ptr, self.leaf_cond,
-                                                self.data.n, self.n_keys), dtype=np.int64)
+    def columns_of(self, data: Dataset) -> tuple:
+        """The tested columns of `data` as the compiled module reads them (None: not tested)."""
+        return tuple(
+            np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
+            if a in self.kinds else None for a in range(len(data.columns)))
+
+    def leaf_order(self, data: Dataset | None = None) -> np.ndarray:
+        """_leaf_order, compiled: of the cases it was made with, or of `data`'s (same schema)."""
+        columns, n = (self.original, self.data.n) if data is None else (self.columns_of(data), data.n)
+        return np.frombuffer(_native.leaf_order(columns, *self.conditions, self.leaf_ptr, self.leaf_cond,
+                                                n, self.n_keys), dtype=np.int64)
 
     def gather(self, order: np.ndarray, grains: tuple[bytes, int] | None = None, jobs: int = 1) -> None:
         """The continuous tested columns' known cases by value and their threshold rows (made

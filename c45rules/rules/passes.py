@@ -26,8 +26,8 @@ from ..learn.pipeline import RuleCases, rules_from_cases
 from ..tree.node import FlatTree, Node
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
-from .generalize import (CandidateRule, _default_errors, _key, _merge, _Rates, drop_choice, sort_conditions,
-                         worth_keeping)
+from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
+                         sort_conditions, worth_keeping)
 from .order import fires
 
 Batches = Callable[[], Iterable[Dataset]]
@@ -99,6 +99,8 @@ class _Conditions:
     """The tree's conditions (path_table's numbering) and their truth on a batch, as bit rows."""
 
     def __init__(self, tree: Node | FlatTree):
+        self.tree = tree
+        self._compiled: _Compiled | bool | None = None     # made from the first batch; False: too deep
         self.paths = paths = path_table(tree)
         self.count = len(paths.kind)
         # per attribute, its conditions of each kind (thresholds: and side): their truth made
@@ -114,6 +116,18 @@ class _Conditions:
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
+
+    def leaf_order(self, batch: Dataset) -> np.ndarray | None:
+        """A batch's cases leaf by leaf (generalize's leaf order), or None without the compiled
+        module: cases satisfying most of a rule's conditions then share few words, and the
+        words where two of its conditions hold for no case are many."""
+        if _native is None or not self.count or batch.n >= 2**31:
+            return None
+        if self._compiled is None:
+            self._compiled = _Compiled(self.tree, batch, np.zeros(len(batch.schema.classes), dtype=np.float32))
+            if self._compiled.deepest() > _native.MAX_DEPTH:
+                self._compiled = False
+        return self._compiled.leaf_order(batch) if self._compiled else None
 
     def rows_of(self, used: Iterable[int]) -> np.ndarray:
         """condition -> its row in `truth` of the conditions `used` (-1: not made; a group's
@@ -202,34 +216,55 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
         _checked(batch, schema)
         if tallies is not None:
             tallies.add(batch)
+        order = conds.leaf_order(batch)
+        if order is not None:
+            batch = batch.subset(order)
         for lo, hi in _slices(batch, everyone_at + 1):
             bits = conds.truth(batch, lo, hi, row)
             y = batch.y[lo:hi]
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
             words = bits.shape[1]
+            # words where no case holds for a condition: a word where two of a rule's conditions
+            # hold for no case has no case failing at most one of them, and is skipped
+            empty = (bits == 0).view(np.uint8)
             for at, idx, klass in groups:
                 m = idx.shape[1]
+                if m == 1:
+                    # all but the one condition: every case
+                    rows, every = at, bits[idx[:, 0]]
+                    bad = wrong[klass]
+                    t0[rows] += np.bitwise_count(every).sum(axis=-1, dtype=np.int64)
+                    e0[rows] += np.bitwise_count(every & bad).sum(axis=-1, dtype=np.int64)
+                    td[rows, 0] += np.bitwise_count(bits[everyone_at]).sum(dtype=np.int64)
+                    ed[rows, 0] += np.bitwise_count(bad & bits[everyone_at]).sum(axis=-1, dtype=np.int64)
+                    continue
                 step = max(1, _WORDS // max(1, m * words))
                 for a in range(0, len(at), step):
-                    sel = slice(a, a + step)
-                    g = bits[idx[sel]]                                   # (rules, m, words)
+                    mine = idx[a:a + step]
+                    empties = empty[mine[:, 0]].copy()
+                    for j in range(1, m):
+                        empties += empty[mine[:, j]]
+                    pr, pw = np.nonzero(empties <= 1)      # (rule, word) pairs left, by rule
+                    if not len(pr):
+                        continue
+                    g = bits[mine[pr], pw[:, None]]                     # (pairs, m)
                     before = np.bitwise_and.accumulate(g, axis=1)
                     after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
                     # all but d: the conditions before d and those after it
-                    if m == 1:
-                        excl = np.broadcast_to(bits[everyone_at], g.shape)
-                    else:
-                        excl = np.empty_like(g)
-                        excl[:, 0] = after[:, 1]
-                        excl[:, m - 1] = before[:, m - 2]
-                        np.bitwise_and(before[:, :m - 2], after[:, 2:], out=excl[:, 1:m - 1])
+                    excl = np.empty_like(g)
+                    excl[:, 0] = after[:, 1]
+                    excl[:, m - 1] = before[:, m - 2]
+                    np.bitwise_and(before[:, :m - 2], after[:, 2:], out=excl[:, 1:m - 1])
                     every = before[:, -1]
-                    bad = wrong[klass[sel]]
-                    rows = at[sel]
-                    t0[rows] += np.bitwise_count(every).sum(axis=-1, dtype=np.int64)
-                    e0[rows] += np.bitwise_count(every & bad).sum(axis=-1, dtype=np.int64)
-                    td[rows, :m] += np.bitwise_count(excl).sum(axis=-1, dtype=np.int64)
-                    ed[rows, :m] += np.bitwise_count(excl & bad[:, None, :]).sum(axis=-1, dtype=np.int64)
+                    bad = wrong[klass[a:a + step][pr], pw]
+                    starts = np.flatnonzero(np.diff(pr, prepend=-1))
+                    rows = at[a:a + step][pr[starts]]
+                    def per_rule(c: np.ndarray) -> np.ndarray:
+                        return np.add.reduceat(c.astype(np.int64), starts, axis=0)
+                    t0[rows] += per_rule(np.bitwise_count(every))
+                    e0[rows] += per_rule(np.bitwise_count(every & bad))
+                    td[rows, :m] += per_rule(np.bitwise_count(excl))
+                    ed[rows, :m] += per_rule(np.bitwise_count(excl & bad[:, None]))
     return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist()
 
 
