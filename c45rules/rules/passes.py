@@ -34,8 +34,8 @@ Batches = Callable[[], Iterable[Dataset]]
 
 # words (64 cases each) of (rule, condition) truth held at once while counting a batch
 _WORDS = 1 << 22
-# (condition, case) truth values made at once: a large batch is counted a slice at a time
-_CELLS = 1 << 24
+# (condition, case) truth bits held at once (32 MB): a large batch is counted a slice at a time
+_CELLS = 1 << 28
 
 
 @dataclass
@@ -148,23 +148,23 @@ class _Conditions:
         places, and of all those cases (an empty condition list's truth); padding bits 0.
         Unknown values satisfy no condition."""
         p = self.paths
-        out = np.empty((int(row[self.count]) + 1, hi - lo), dtype=bool)
-        out[row[self.count]] = True
+        out = np.zeros((int(row[self.count]) + 1, -(-(hi - lo) // 64)), dtype=np.uint64)
+        out[row[self.count]] = _bits(np.ones((1, hi - lo), dtype=bool))[0]
         for a, kind, side, mine in self.groups:
             mine = mine[row[mine] >= 0]
             if not len(mine):
                 continue
             col = batch.columns[a][lo:hi]
-            block = out[row[mine[0]]:row[mine[0]] + len(mine)]
             if kind == THRESHOLD:
                 with np.errstate(invalid="ignore"):
-                    (np.less_equal if side == 0 else np.greater)(col[None, :], p.cut[mine][:, None], out=block)
+                    block = (np.less_equal if side == 0 else np.greater)(col[None, :], p.cut[mine][:, None])
             elif kind == DISCRETE:
-                np.equal(col[None, :], p.outcome[mine][:, None], out=block)
+                block = np.equal(col[None, :], p.outcome[mine][:, None])
             else:
-                for j, c in enumerate(mine.tolist()):
-                    block[j] = self.condition(c).holds(col)
-        return _bits(out)
+                block = np.stack([self.condition(c).holds(col) for c in mine.tolist()])
+            start = row[mine[0]]
+            out[start:start + len(mine)] = _bits(block)
+        return out
 
 
 def _bits(rows: np.ndarray) -> np.ndarray:
@@ -345,7 +345,8 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
     table = _Groups(nbytes + 2)
     for batch in batches():
         _checked(batch, schema)
-        for lo, hi in _slices(batch, int(row.max()) + 1):
+        # the slice's firing as bytes, rules x cases, within the bits' budget too
+        for lo, hi in _slices(batch, max(int(row.max()) + 1, 8 * k)):
             bits = conds.truth(batch, lo, hi, row)
             cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
             step = max(1, _WORDS // max(1, width * bits.shape[1]))
