@@ -193,13 +193,14 @@ def _checked(batch: Dataset, schema: Any) -> None:
 
 
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
-                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any):
-    """One pass: per rule of `rules` (with its conditions `levels[r]`), T0 and E0 (cases
+                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any
+                  ) -> tuple[list[int], list[int], list[list[int]], list[list[int]]]:
+    """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
     satisfying all but d). Also tallies the cases into `tallies` when given."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
-    # rules padded to one width with the all-cases row, by width (few pads)
+    # the rules grouped by their number of conditions: each group's conditions one array
     by_width = sorted(range(k), key=lambda i: len(levels[rules[i]]))
     t0 = np.zeros(k, dtype=np.int64)
     e0 = np.zeros(k, dtype=np.int64)
