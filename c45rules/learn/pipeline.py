@@ -255,36 +255,68 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
                                  options=options, jobs=jobs)
 
 
+@dataclass
+class RuleCases:
+    """What the rule stages after generalisation (spec 7.6-7.9) read of the training cases: each
+    case's class and weight (None: each weighs 1) and the totals. A case may stand for several
+    alike (the streamed stages give one per firing pattern and class, weighing their number)."""
+
+    schema: Any
+    y: np.ndarray
+    weights: np.ndarray | None
+    costs: np.ndarray | None
+    class_n: np.ndarray          # per class, its cases' number (or summed weight)
+    total_weight: float
+    branch_bits: np.ndarray      # coding.branch_bits of the training cases
+    weight_record: tuple
+    fingerprint: str
+
+    @classmethod
+    def of(cls, data: Dataset) -> "RuleCases":
+        """The cases of `data`, one by one."""
+        return cls(data.schema, data.y, data.weights, data.costs, _class_totals(data), data.total_weight,
+                   branch_bits(data), data.weight_record, data.fingerprint())
+
+
 def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundancy: float = 1.0,
                           annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
                           jobs: int = 1, rng: Any = None) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules from the generalised rules on: select, order, default, sift (spec 7.6-7.9).
     `rng`: the random() stream to continue (several trees, spec 7.10)."""
-    y = data.y
-    w = data.weights        # None: every count is a number of cases
-    C = len(data.schema.classes)
-    bb = branch_bits(data)
+    return rules_from_cases(cands, RuleCases.of(data), redundancy=redundancy, annealing=annealing, seed=seed,
+                            options=options, jobs=jobs, rng=rng)
+
+
+def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy: float = 1.0,
+                     annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
+                     jobs: int = 1, rng: Any = None) -> tuple[RuleSet, RulesTrace]:
+    """rules_from_candidates over `cases`, whose numbering the candidates' covers use."""
+    y = cases.y
+    w = cases.weights        # None: every count is a number of cases
+    schema = cases.schema
+    C = len(schema.classes)
+    bb = cases.branch_bits
     att_bits = attribute_test_bits(bb)
-    nvals = [len(a.values) for a in data.schema.attributes]
+    nvals = [len(a.values) for a in schema.attributes]
     bits = {r.number: rule_bits(r.conditions, bb, att_bits, nvals, redundancy) for r in cands}
     selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs, weights=w, rng=rng)
     for r in selected:
         # unpacked once: ordering, the default class and sifting read each cover many times
         # (order_rules once per class and round: 10k unpackings for letter's 26 classes)
         r.cases = r.cover
-    ordered = order_rules(selected, y, C, w, data.costs)
-    default = default_class(ordered, y, C, w, data.costs)
-    kept, dropped, use = sift_rules(ordered, y, default, w, data.costs)
-    class_n = _class_totals(data)
-    rules = tuple(_public_rule(r, data, class_n, count(use.used[i]), count(use.wrong[i]))
+    ordered = order_rules(selected, y, C, w, cases.costs)
+    default = default_class(ordered, y, C, w, cases.costs)
+    kept, dropped, use = sift_rules(ordered, y, default, w, cases.costs)
+    class_n = cases.class_n
+    rules = tuple(_public_rule(r, schema, class_n, cases.total_weight, count(use.used[i]), count(use.wrong[i]))
                   for i, r in enumerate(kept))
     unmatched = use.first < 0
     default_counts = np.bincount(y[unmatched], weights=None if w is None else w[unmatched], minlength=C)
     opts = {k: v for k, v in (options or {}).items() if k not in _SPEED_ONLY}
-    opts.update(data.weight_record)
-    rs = RuleSet(data.schema, rules, data.schema.classes[default], tuple(count(v) for v in class_n),
+    opts.update(cases.weight_record)
+    rs = RuleSet(schema, rules, schema.classes[default], tuple(count(v) for v in class_n),
                  tuple(count(v) for v in default_counts), tuple(sorted(opts.items())),
-                 data.fingerprint(), __version__)
+                 cases.fingerprint, __version__)
     return rs, RulesTrace(cands, ordered, dropped, default)
 
 
@@ -297,7 +329,7 @@ def sifting_stages(ruleset: RuleSet, trace: RulesTrace, data: Dataset) -> list[R
     kept = {r.id: r for r in ruleset.rules}
     class_n = _class_totals(data)
     # a dropped rule never reaches the model: its used/wrong stay 0 (every stage is re-evaluated)
-    stage = replace(ruleset, rules=tuple(kept.get(r.number) or _public_rule(r, data, class_n, 0, 0)
+    stage = replace(ruleset, rules=tuple(kept.get(r.number) or _public_rule(r, data.schema, class_n, data.total_weight, 0, 0)
                                          for r in trace.final))
     stages = [stage]
     for number in trace.dropped:
@@ -319,17 +351,17 @@ def count(v: Any) -> int | float:
     return int(v) if v.is_integer() else float(f"{v:.12g}")
 
 
-def _public_rule(r: CandidateRule, data: Dataset, class_n: np.ndarray, used: float, wrong: float) -> Rule:
-    schema = data.schema
-    conds = tuple(_condition(t, data) for t in r.conditions)
+def _public_rule(r: CandidateRule, schema: Any, class_n: np.ndarray, total_weight: float, used: float,
+                 wrong: float) -> Rule:
+    conds = tuple(_condition(t, schema) for t in r.conditions)
     error = evidence_rate(float(np.float32(r.error)))
-    prior = class_n[r.klass] / data.total_weight
+    prior = class_n[r.klass] / total_weight
     return Rule(r.number, conds, schema.classes[r.klass], count(r.covered), count(r.errors),
                 error, float(f"{(1.0 - error) / prior:.{EVIDENCE_DIGITS}g}"), used, wrong)
 
 
-def _condition(t: CondTest, data: Dataset) -> Condition:
-    attr = data.schema.attributes[t.attribute]
+def _condition(t: CondTest, schema: Any) -> Condition:
+    attr = schema.attributes[t.attribute]
     if t.kind == THRESHOLD:
         return Condition(attr.name, "<=" if t.outcome == 0 else ">", float(t.cut))
     if t.kind == DISCRETE:

@@ -17,20 +17,34 @@ CODE_WEIGHT = 0.5   # theory bits count half (spec 7.6.3)
 def branch_bits(data: Dataset) -> np.ndarray:
     """Bits to code the outcome of a test on each attribute (spec 7.1), over the cases' weights."""
     n = data.total_weight if data.weights is not None else data.n
-    out = np.zeros(len(data.schema.attributes))
+    tallies: list[np.ndarray | int | None] = []
     for a, attr in enumerate(data.schema.attributes):
         col = data.columns[a]
         if attr.is_discrete:
             known = col >= 0
-            counts = np.bincount(col[known], weights=None if data.weights is None else data.weights[known],
-                                 minlength=len(attr.values)).astype(float)
-            counts = counts[counts > 0]
-            out[a] = float(np.sum(counts / n * (math.log2(n) - libm.log2(counts))))
+            tallies.append(np.bincount(col[known], weights=None if data.weights is None else data.weights[known],
+                                       minlength=len(attr.values)))
         elif attr.is_continuous:
             known = col[~np.isnan(col)]
             # c4.5 stores unknown as a value of its own (-999), so it counts as one more value
-            p = count_distinct(known) + (1 if len(known) < data.n else 0)
-            out[a] = 1 + math.log2(p) / 2 if p > 1 else 0.0
+            tallies.append(count_distinct(known) + (1 if len(known) < data.n else 0))
+        else:
+            tallies.append(None)
+    return branch_bits_of(n, tallies)
+
+
+def branch_bits_of(n: float, tallies: list[np.ndarray | int | None]) -> np.ndarray:
+    """branch_bits from each attribute's tally over `n` cases (or their summed weight): a
+    discrete one's weight per value, a continuous one's number of values (unknown counting
+    as one), None for one that is neither."""
+    out = np.zeros(len(tallies))
+    for a, tally in enumerate(tallies):
+        if isinstance(tally, np.ndarray):
+            counts = tally.astype(float)
+            counts = counts[counts > 0]
+            out[a] = float(np.sum(counts / n * (math.log2(n) - libm.log2(counts))))
+        elif tally is not None:
+            out[a] = 1 + math.log2(tally) / 2 if tally > 1 else 0.0
     return out
 
 

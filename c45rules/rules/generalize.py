@@ -340,6 +340,29 @@ def _default_errors(class_n: np.ndarray, n: int) -> np.ndarray:
     return (1.0 - (class_n + 1.0) / (n + 2.0)).astype(F32)
 
 
+def drop_choice(t0: float, e0: float, td: list, ed: list, default_error: F32, rates: "_Rates",
+                fisher: float | None) -> tuple[int | None, float]:
+    """One round of spec 7.3 for a rule whose remaining conditions give T0/E0 (all of them
+    hold) and Td/Ed (all but condition d hold): the position of the condition to drop, or
+    None to keep them all; and the rule's pessimistic error P0 as it stands."""
+    actual, pess = rates([t0] + td, [e0] + ed, default_error)
+    a0, p0 = actual[0], pess[0]
+    pd = pess[1:]
+    low = min(pd)
+    # best = lowest pessimistic error, ties to the later condition
+    best = len(pd) - 1 - pd[::-1].index(low)
+    drop = low <= p0 or min(actual[1:]) <= a0
+    if fisher is not None and not drop:
+        drop = _insignificant(t0, e0, td, ed, fisher)
+    return (best if drop else None), p0
+
+
+def worth_keeping(levels: list[int], t0: float, p0: float, default_error: F32) -> bool:
+    """A generalised rule is a candidate unless no condition is left, it covers nothing, or it
+    is no better than the default rule (spec 7.3)."""
+    return bool(levels) and t0 != 0 and F32(p0) < default_error
+
+
 def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F32, rates: "_Rates",
                 fisher: float | None):
     """Drop conditions while the pessimistic error does not get worse; return the survivors."""
@@ -361,16 +384,8 @@ def _generalise(pools: _PathPools, y: np.ndarray, target: int, default_error: F3
     wrong_bits = None
     # a few conditions per rule: Python lists beat numpy calls on arrays this small
     while levels:
-        actual, pess = rates([t0] + td, [e0] + ed, default_error)
-        a0, p0 = actual[0], pess[0]
-        pd = pess[1:]
-        low = min(pd)
-        # best = lowest pessimistic error, ties to the later condition
-        best = len(pd) - 1 - pd[::-1].index(low)
-        drop = low <= p0 or min(actual[1:]) <= a0
-        if fisher is not None and not drop:
-            drop = _insignificant(t0, e0, td, ed, fisher)
-        if not drop:
+        best, p0 = drop_choice(t0, e0, td, ed, default_error, rates, fisher)
+        if best is None:
             covered = cand[failed < 0] if cover is None else pools.unpack(*cover)
             return levels, t0, e0, p0, covered
         gone = levels.pop(best)
@@ -555,8 +570,8 @@ def _generalise_all(tree: Node | FlatTree, data: Dataset, cf: float, fisher: flo
             target = leaf.klass
             default_error = default_errors[target]
             levels, t0, e0, p0, cover = _generalise(pools, y, target, default_error, rates, fisher)
-            if not levels or t0 == 0 or F32(p0) >= default_error:
-                continue   # no conditions left, covers nothing, or too inaccurate
+            if not worth_keeping(levels, t0, p0, default_error):
+                continue
             rule = CandidateRule(0, sort_conditions(path, levels), target, p0, t0, e0, cover)
             # duplicates are merged here, so their covers (often the largest: few conditions
             # left) are never kept
@@ -621,10 +636,7 @@ class _Compiled:
         self.n_keys = len(key_id)
         self.leaf_ptr, self.leaf_cond = paths.leaf_ptr, paths.leaf_cond
         self.kinds = dict(zip(attribute.tolist(), kind.tolist()))
-        width = range(len(data.columns))
-        self.original = tuple(
-            np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
-            if a in self.kinds else None for a in width)
+        self.original = self.columns_of(data)
         self.y = np.ascontiguousarray(data.y, dtype=np.int32)
         self.targets = paths.leaf_class
         self.default = default_errors[self.targets].astype(np.float64)
@@ -634,10 +646,17 @@ class _Compiled:
         """The number of conditions on the longest leaf path."""
         return int(np.diff(self.leaf_ptr).max(initial=0))
 
-    def leaf_order(self) -> np.ndarray:
-        """_leaf_order, compiled."""
-        return np.frombuffer(_native.leaf_order(self.original, *self.conditions, self.leaf_ptr, self.leaf_cond,
-                                                self.data.n, self.n_keys), dtype=np.int64)
+    def columns_of(self, data: Dataset) -> tuple:
+        """The tested columns of `data` as the compiled module reads them (None: not tested)."""
+        return tuple(
+            np.ascontiguousarray(data.columns[a], dtype=np.float64 if self.kinds[a] == THRESHOLD else np.int32)
+            if a in self.kinds else None for a in range(len(data.columns)))
+
+    def leaf_order(self, data: Dataset | None = None) -> np.ndarray:
+        """_leaf_order, compiled: of the cases it was made with, or of `data`'s (same schema)."""
+        columns, n = (self.original, self.data.n) if data is None else (self.columns_of(data), data.n)
+        return np.frombuffer(_native.leaf_order(columns, *self.conditions, self.leaf_ptr, self.leaf_cond,
+                                                n, self.n_keys), dtype=np.int64)
 
     def gather(self, order: np.ndarray, grains: tuple[bytes, int] | None = None, jobs: int = 1) -> None:
         """The continuous tested columns' known cases by value and their threshold rows (made

@@ -1,0 +1,447 @@
+"""c4.5rules in passes over batches of cases (issue 50): the same RuleSet as learn_rules, holding
+count tables instead of the rows.
+
+Generalisation (spec 7.3-7.5) needs, per round and per rule still being generalised, the class
+counts of the cases satisfying all its conditions and all but each one: one pass per round
+counts them for every such rule at once, from each batch's condition truth as bits (64 cases a
+word). The first pass also tallies what the coding costs read (classes, values per attribute).
+Subset selection, ordering, the default class and sifting (7.6-7.9) read only which candidate
+rules fire on a case and its class: one more pass groups the cases by (firing pattern, class),
+and those stages run on the groups as cases weighing their number of cases (whole weights: the
+same counts, sums and doubles as on the cases one by one).
+
+Counts are whole numbers (unweighted cases): they add up exactly over any split into batches.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from ..data.distinct import count_distinct, sorted_distinct
+from ..data.schema import Dataset
+from ..errors import InputError
+from ..learn.pipeline import RuleCases, rules_from_cases
+from ..tree.node import FlatTree, Node
+from .coding import branch_bits_of
+from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
+from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
+                         sort_conditions, worth_keeping)
+from .order import fires
+
+Batches = Callable[[], Iterable[Dataset]]
+
+# words (64 cases each) of (rule, condition) truth held at once while counting a batch
+_WORDS = 1 << 22
+# (condition, case) truth bits held at once (32 MB): a large batch is counted a slice at a time
+_CELLS = 1 << 28
+
+
+@dataclass
+class PassReport:
+    """How the streamed rule stages went: passes over the batches, generalisation rounds, and
+    the grouped table the later stages read (its firing patterns, and candidate rules x patterns)."""
+
+    passes: int = 0
+    rounds: int = 0
+    candidates: int = 0
+    patterns: int = 0
+    rows: int = 0
+
+    @property
+    def table_cells(self) -> int:
+        """The size of the grouped table: candidate rules x distinct (firing pattern, class)."""
+        return self.candidates * self.patterns
+
+
+@dataclass
+class _Tallies:
+    """What the first pass tallies besides the rules' counts: cases per class, values per
+    discrete attribute, distinct known values and whether any is unknown per continuous one."""
+
+    class_n: np.ndarray
+    values: dict[int, np.ndarray] = field(default_factory=dict)
+    distinct: dict[int, np.ndarray] = field(default_factory=dict)
+    unknown: dict[int, bool] = field(default_factory=dict)
+    n: int = 0
+
+    def add(self, batch: Dataset) -> None:
+        self.n += batch.n
+        self.class_n += np.bincount(batch.y, minlength=len(self.class_n))
+        for a, attr in enumerate(batch.schema.attributes):
+            col = batch.columns[a]
+            if attr.is_discrete:
+                known = col >= 0
+                self.values[a] = self.values.get(a, 0) + np.bincount(col[known], minlength=len(attr.values))
+            elif attr.is_continuous:
+                known = ~np.isnan(col)
+                self.unknown[a] = self.unknown.get(a, False) or not known.all()
+                here = sorted_distinct(col[known])
+                before = self.distinct.get(a)
+                self.distinct[a] = here if before is None else sorted_distinct(np.concatenate([before, here]))
+
+    def branch_bits(self, schema: Any) -> np.ndarray:
+        """coding.branch_bits of all the cases tallied."""
+        tallies: list[np.ndarray | int | None] = []
+        for a, attr in enumerate(schema.attributes):
+            if attr.is_discrete:
+                tallies.append(self.values.get(a, np.zeros(len(attr.values), dtype=np.int64)))
+            elif attr.is_continuous:
+                got = self.distinct.get(a, np.zeros(0))
+                tallies.append(count_distinct(got) + (1 if self.unknown.get(a) else 0))
+            else:
+                tallies.append(None)
+        return branch_bits_of(self.n, tallies)
+
+
+class _Conditions:
+    """The tree's conditions (path_table's numbering) and their truth on a batch, as bit rows."""
+
+    def __init__(self, tree: Node | FlatTree):
+        self.tree = tree
+        self._compiled: _Compiled | bool | None = None     # made from the first batch; False: too deep
+        self.paths = paths = path_table(tree)
+        self.count = len(paths.kind)
+        # per attribute, its conditions of each kind (thresholds: and side): their truth made
+        # a block of rows at a time
+        self.groups: list[tuple[int, int, int, np.ndarray]] = []
+        for a in np.unique(paths.attribute).tolist():
+            for kind, side in ((DISCRETE, -1), (THRESHOLD, 0), (THRESHOLD, 1), (SUBSET, -1)):
+                mine = (paths.attribute == a) & (paths.kind == kind)
+                if kind == THRESHOLD:
+                    mine &= paths.outcome == side
+                if mine.any():
+                    self.groups.append((a, kind, side, np.flatnonzero(mine)))
+
+    def condition(self, c: int) -> CondTest:
+        return self.paths.condition(c)
+
+    def leaf_order(self, batch: Dataset) -> np.ndarray | None:
+        """A batch's cases leaf by leaf (generalize's leaf order), or None without the compiled
+        module: cases satisfying most of a rule's conditions then share few words, and the
+        words where two of its conditions hold for no case are many."""
+        if _native is None or not self.count or batch.n >= 2**31:
+            return None
+        if self._compiled is None:
+            self._compiled = _Compiled(self.tree, batch, np.zeros(len(batch.schema.classes), dtype=np.float32))
+            if self._compiled.deepest() > _native.MAX_DEPTH:
+                self._compiled = False
+        return self._compiled.leaf_order(batch) if self._compiled else None
+
+    def rows_of(self, used: Iterable[int]) -> np.ndarray:
+        """condition -> its row in `truth` of the conditions `used` (-1: not made; a group's
+        rows one block), and the all-cases row at index `count`."""
+        needed = np.zeros(self.count + 1, dtype=bool)
+        needed[list(used)] = True
+        row = np.full(self.count + 1, -1, dtype=np.int64)
+        at = 0
+        for _, _, _, mine in self.groups:
+            mine = mine[needed[mine]]
+            row[mine] = np.arange(at, at + len(mine))
+            at += len(mine)
+        row[self.count] = at
+        return row
+
+    def truth(self, batch: Dataset, lo: int, hi: int, row: np.ndarray) -> np.ndarray:
+        """Bit rows (uint64 words) on cases lo..hi-1 of `batch` of the conditions `row` (rows_of)
+        places, and of all those cases (an empty condition list's truth); padding bits 0.
+        Unknown values satisfy no condition."""
+        p = self.paths
+        out = np.zeros((int(row[self.count]) + 1, -(-(hi - lo) // 64)), dtype=np.uint64)
+        out[row[self.count]] = _bits(np.ones((1, hi - lo), dtype=bool))[0]
+        for a, kind, side, mine in self.groups:
+            mine = mine[row[mine] >= 0]
+            if not len(mine):
+                continue
+            col = batch.columns[a][lo:hi]
+            if kind == THRESHOLD:
+                with np.errstate(invalid="ignore"):
+                    block = (np.less_equal if side == 0 else np.greater)(col[None, :], p.cut[mine][:, None])
+            elif kind == DISCRETE:
+                block = np.equal(col[None, :], p.outcome[mine][:, None])
+            else:
+                block = np.stack([self.condition(c).holds(col) for c in mine.tolist()])
+            start = row[mine[0]]
+            out[start:start + len(mine)] = _bits(block)
+        return out
+
+
+def _bits(rows: np.ndarray) -> np.ndarray:
+    """Boolean rows as uint64 words, 64 cases a word, little-endian, padding bits 0."""
+    packed = np.packbits(rows, axis=1, bitorder="little")
+    words = -(-packed.shape[1] // 8)
+    out = np.zeros((rows.shape[0], words * 8), dtype=np.uint8)
+    out[:, :packed.shape[1]] = packed
+    return out.view(np.uint64)
+
+
+def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
+    """Runs of a batch's cases small enough to hold `width` truth rows over (a multiple of 64)."""
+    step = max(64, (_CELLS // max(width, 1)) // 64 * 64)
+    for lo in range(0, batch.n, step):
+        yield lo, min(lo + step, batch.n)
+
+
+def _checked(batch: Dataset, schema: Any) -> None:
+    if batch.schema != schema:
+        raise InputError(f"{batch.source}: a batch's columns differ from the first batch's")
+    if batch.y is None:
+        raise InputError(f"{batch.source}: the data has no class column")
+    if batch.weights is not None:
+        raise InputError(f"{batch.source}: weighted cases cannot be learnt in passes yet")
+
+
+def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
+                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any
+                  ) -> tuple[list[int], list[int], list[list[int]], list[list[int]]]:
+    """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
+    satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
+    satisfying all but d). Also tallies the cases into `tallies` when given."""
+    k = len(rules)
+    width = max((len(levels[r]) for r in rules), default=1)
+    # the rules grouped by their number of conditions: each group's conditions one array
+    by_width = sorted(range(k), key=lambda i: len(levels[rules[i]]))
+    t0 = np.zeros(k, dtype=np.int64)
+    e0 = np.zeros(k, dtype=np.int64)
+    td = np.zeros((k, width), dtype=np.int64)
+    ed = np.zeros((k, width), dtype=np.int64)
+    row = conds.rows_of(c for r in rules for c in levels[r])
+    everyone_at = int(row[conds.count])
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for m in sorted({len(levels[r]) for r in rules}):
+        at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
+        idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
+        groups.append((at, idx, targets[np.asarray(rules)[at]]))
+    for batch in batches():
+        _checked(batch, schema)
+        if tallies is not None:
+            tallies.add(batch)
+        order = conds.leaf_order(batch)
+        if order is not None:
+            batch = batch.subset(order)
+        for lo, hi in _slices(batch, everyone_at + 1):
+            bits = conds.truth(batch, lo, hi, row)
+            y = batch.y[lo:hi]
+            wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
+            words = bits.shape[1]
+            # words where no case holds for a condition: a word where two of a rule's conditions
+            # hold for no case has no case failing at most one of them, and is skipped
+            empty = (bits == 0).view(np.uint8)
+            for at, idx, klass in groups:
+                m = idx.shape[1]
+                if m == 1:
+                    # all but the one condition: every case
+                    rows, every = at, bits[idx[:, 0]]
+                    bad = wrong[klass]
+                    t0[rows] += np.bitwise_count(every).sum(axis=-1, dtype=np.int64)
+                    e0[rows] += np.bitwise_count(every & bad).sum(axis=-1, dtype=np.int64)
+                    td[rows, 0] += np.bitwise_count(bits[everyone_at]).sum(dtype=np.int64)
+                    ed[rows, 0] += np.bitwise_count(bad & bits[everyone_at]).sum(axis=-1, dtype=np.int64)
+                    continue
+                step = max(1, _WORDS // max(1, m * words))
+                for a in range(0, len(at), step):
+                    mine = idx[a:a + step]
+                    empties = empty[mine[:, 0]].copy()
+                    for j in range(1, m):
+                        empties += empty[mine[:, j]]
+                    pr, pw = np.nonzero(empties <= 1)      # (rule, word) pairs left, by rule
+                    if not len(pr):
+                        continue
+                    g = bits[mine[pr], pw[:, None]]                     # (pairs, m)
+                    before = np.bitwise_and.accumulate(g, axis=1)
+                    after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
+                    # all but d: the conditions before d and those after it
+                    excl = np.empty_like(g)
+                    excl[:, 0] = after[:, 1]
+                    excl[:, m - 1] = before[:, m - 2]
+                    np.bitwise_and(before[:, :m - 2], after[:, 2:], out=excl[:, 1:m - 1])
+                    every = before[:, -1]
+                    bad = wrong[klass[a:a + step][pr], pw]
+                    starts = np.flatnonzero(np.diff(pr, prepend=-1))
+                    rows = at[a:a + step][pr[starts]]
+                    def per_rule(c: np.ndarray) -> np.ndarray:
+                        return np.add.reduceat(c.astype(np.int64), starts, axis=0)
+                    t0[rows] += per_rule(np.bitwise_count(every))
+                    e0[rows] += per_rule(np.bitwise_count(every & bad))
+                    td[rows, :m] += per_rule(np.bitwise_count(excl))
+                    ed[rows, :m] += per_rule(np.bitwise_count(excl & bad[:, None]))
+    return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist()
+
+
+def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *, cf: float = 0.25,
+                         fisher: float | None = None, report: PassReport | None = None
+                         ) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
+    """generalise_rules over the batches: the candidate rules (without covers) in the same order,
+    numbered alike; their conditions' numbers; and the first pass's tallies."""
+    report = report if report is not None else PassReport()
+    conds = _Conditions(tree)
+    p = conds.paths
+    n_leaves = len(p.leaf_class)
+    targets = p.leaf_class.astype(np.int64)
+    paths = [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(n_leaves)]
+    # levels[r]: positions in leaf r's path of the conditions it still has
+    levels = [list(range(len(path))) for path in paths]
+    current = [[path[j] for j in lv] for path, lv in zip(paths, levels)]
+    final: list[tuple[int, int, float] | None] = [None] * n_leaves
+    tallies = _Tallies(np.zeros(len(schema.classes), dtype=np.int64))
+    active = list(range(n_leaves))
+    rates = default_errors = None
+    while active or report.rounds == 0:     # a pass even for a tree of one leaf: the tallies
+        t0, e0, td, ed = _round_counts(conds, batches, active, current, targets, len(schema.classes),
+                                       tallies if report.rounds == 0 else None, schema)
+        report.passes += 1
+        report.rounds += 1
+        if rates is None:
+            if tallies.n == 0:
+                raise InputError("the batches hold no cases")
+            default_errors = _default_errors(tallies.class_n, tallies.n)
+            rates = _Rates(cf, tallies.n)
+        still = []
+        for i, r in enumerate(active):
+            m = len(levels[r])
+            best, p0 = drop_choice(t0[i], e0[i], td[i][:m], ed[i][:m], default_errors[targets[r]], rates, fisher)
+            if best is None:
+                final[r] = (t0[i], e0[i], p0)
+                continue
+            del levels[r][best], current[r][best]
+            if levels[r]:
+                still.append(r)
+        active = still
+    found: dict[tuple, CandidateRule] = {}
+    for r in range(n_leaves):
+        if final[r] is None:
+            continue
+        t0r, e0r, p0 = final[r]
+        target = int(targets[r])
+        if not worth_keeping(levels[r], t0r, p0, default_errors[target]):
+            continue
+        path = tuple(conds.condition(c) for c in paths[r])
+        rule = CandidateRule(0, sort_conditions(path, levels[r]), target, p0, t0r, e0r,
+                             np.empty(0, dtype=np.int64))
+        _merge(found, _key(rule), rule)
+    rules = list(found.values())
+    for number, rule in enumerate(rules, 1):
+        rule.number = number
+    # each rule's conditions by number, for the firing pass (a condition's CondTest is one object)
+    number_of = {id(conds.condition(c)): c for c in range(conds.count)}
+    rule_conds = [[number_of[id(t)] for t in rule.conditions] for rule in rules]
+    report.candidates = len(rules)
+    return rules, conds, rule_conds, tallies
+
+
+def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int], batches: Batches,
+                 n_classes: int, schema: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One pass: the cases grouped by (which of the rules `live` fire on them, class). Returns
+    (patterns, classes, counts): per group, the firing rules as packed bits (bit i: rule live[i]),
+    its class and its number of cases."""
+    k = len(live)
+    width = max((len(rule_conds[r]) for r in live), default=1)
+    idx = np.full((k, width), conds.count, dtype=np.int64)
+    for i, r in enumerate(live):
+        idx[i, :len(rule_conds[r])] = rule_conds[r]
+    row = conds.rows_of(c for r in live for c in rule_conds[r])
+    idx = row[idx]
+    nbytes = -(-k // 8)
+    table = _Groups(nbytes + 2)
+    for batch in batches():
+        _checked(batch, schema)
+        # the slice's firing as bytes, rules x cases, within the bits' budget too
+        for lo, hi in _slices(batch, max(int(row.max()) + 1, 8 * k)):
+            bits = conds.truth(batch, lo, hi, row)
+            cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
+            step = max(1, _WORDS // max(1, width * bits.shape[1]))
+            for a in range(0, k, step):
+                cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
+            fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
+            # a row per case: its pattern's bytes, then its class (2 bytes, big-endian: sorts as numbers)
+            case = np.zeros((hi - lo, nbytes + 2), dtype=np.uint8)
+            case[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
+            klass = batch.y[lo:hi].astype(np.uint16)
+            case[:, nbytes], case[:, nbytes + 1] = klass >> 8, klass & 255
+            table.add(case, np.ones(hi - lo, dtype=np.int64))
+    keys, counts = table.merged()
+    classes = keys[:, nbytes].astype(np.int64) * 256 + keys[:, nbytes + 1]
+    return np.ascontiguousarray(keys[:, :nbytes]), classes, counts
+
+
+class _Groups:
+    """Rows of bytes -> summed counts. Rows pile up and are merged (sorted, alike ones added)
+    once they outnumber the merged ones: each row is sorted O(log) times, not once per batch."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.keys = np.zeros((0, width), dtype=np.uint8)
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self.waiting = 0
+
+    def add(self, rows: np.ndarray, counts: np.ndarray) -> None:
+        self.pending.append((rows, counts))
+        self.waiting += len(rows)
+        if self.waiting >= max(len(self.keys), 1 << 16):
+            self._merge()
+
+    def _merge(self) -> None:
+        rows = np.concatenate([self.keys] + [r for r, _ in self.pending])
+        counts = np.concatenate([self.counts] + [c for _, c in self.pending])
+        self.pending, self.waiting = [], 0
+        as_void = np.ascontiguousarray(rows).view(np.dtype((np.void, self.width))).reshape(-1)
+        keys, inverse = np.unique(as_void, return_inverse=True)
+        self.counts = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(keys)).astype(np.int64)
+        self.keys = keys.view(np.uint8).reshape(len(keys), self.width)
+
+    def merged(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rows, ascending, and each one's summed count."""
+        if self.pending:
+            self._merge()
+        return self.keys, self.counts
+
+
+# costs in whole multiples of 2^-16: any sum of them over up to 2^30 cases is exact in float64
+_COST_GRAIN = 2.0**16
+
+
+def _check_costs(costs: np.ndarray | None) -> None:
+    """Refuse costs whose sums over the cases would depend on their order: ordering and sifting
+    add a cost per case in memory, and a cost times a number of cases here (both exact for
+    costs like 5 or 0.25, not for 0.1)."""
+    if costs is None:
+        return
+    scaled = np.asarray(costs, dtype=np.float64) * _COST_GRAIN
+    if not (np.isfinite(scaled).all() and (scaled == np.round(scaled)).all() and np.abs(scaled).max() < 2.0**23):
+        raise InputError("misclassification costs that are not whole multiples of 1/65536 (or are 128 or more) "
+                         "cannot be learnt in passes yet: their sums would depend on the order of the cases; "
+                         "learn in memory, or round the costs")
+
+
+def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprint: str, cf: float = 0.25,
+                          fisher: float | None = None, redundancy: float = 1.0, annealing: bool = False,
+                          seed: int | None = None, options: dict[str, Any] | None = None, jobs: int = 1,
+                          report: PassReport | None = None):
+    """learn_rules(tree, data) over `batches` (each call a fresh pass over data's cases, in
+    Dataset batches sharing one Schema), unweighted cases only; the same RuleSet and trace.
+    `fingerprint`: the data's (Dataset.fingerprint); `report`: filled with passes and table sizes."""
+    report = report if report is not None else PassReport()
+    first = next(iter(batches()), None)
+    if first is None:
+        raise InputError("the batches hold no cases")
+    schema = first.schema
+    _check_costs(first.costs)
+    cands, conds, rule_conds, tallies = generalise_in_passes(
+        tree, batches, schema, cf=cf, fisher=None if fisher is None else fisher / 100, report=report)
+    # rules that never fire (error above 0.7) cover nothing any later stage reads
+    live = [i for i, r in enumerate(cands) if fires(r)]
+    patterns, classes, counts = firing_table(conds, rule_conds, live, batches, len(schema.classes), schema)
+    report.passes += 1
+    report.patterns = len(counts)
+    report.rows = int(counts.sum())
+    # rule live[i]'s cover: the groups whose pattern has bit i (a byte column, 8 rules, at a time)
+    by_byte = np.ascontiguousarray(patterns.T)
+    for j in range(len(by_byte)):
+        for b, i in enumerate(range(8 * j, min(8 * j + 8, len(live)))):
+            cands[live[i]].cases = np.flatnonzero(by_byte[j] & (1 << b))
+    cases = RuleCases(schema, classes, counts.astype(np.float64), first.costs, tallies.class_n, float(tallies.n),
+                      tallies.branch_bits(schema), first.weight_record, fingerprint)
+    return rules_from_cases(cands, cases, redundancy=redundancy, annealing=annealing, seed=seed, options=options,
+                            jobs=jobs)
