@@ -168,8 +168,8 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     per pass. One pass per tree level; memory: the open nodes' AVC tables and one batch.
 
     Returns the tree and an info dict: passes, levels, and the largest AVC group (attribute,
-    level, node within the level, entries: distinct values x classes for a continuous attribute,
-    values x classes for a discrete one).
+    level, node within the level, entries: the node's distinct values x classes for a continuous
+    attribute, (values + 1) x classes for a discrete one; 8 bytes each).
 
     Raises InputError when a batch has another schema, no class, or a total weight of 2^30 or more.
     """
@@ -292,9 +292,9 @@ class _PassGrower:
         """Keep the level's largest AVC group if it is the largest so far."""
         for j, a in enumerate(self.cont):
             if len(cont[j].node):
-                counts = np.bincount(cont[j].node, weights=(cont[j].table != 0).sum(axis=1))
+                counts = np.bincount(cont[j].node)
                 s = int(np.argmax(counts))
-                self.bigger(a, level, s, int(counts[s]))
+                self.bigger(a, level, s, int(counts[s]) * self.C)
         for j, a in enumerate(self.disc):
             if fdisc.shape[0]:
                 entries = int((self.nvals[j] + 1) * self.C)
