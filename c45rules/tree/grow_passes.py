@@ -309,18 +309,22 @@ class _PassGrower:
         """Each active node's best cut of each continuous attribute, by best_cuts over the node's
         AVC entries: a row per (value, class) with its weight, the unknowns' classes last."""
         C, k = self.C, len(self.cont)
-        bounds = [np.searchsorted(avc.node, np.arange(len(cases) + 1)) for avc in cont]
+        # every attribute's entries as rows (node, value, class, weight) once for the level
+        entries = []
+        for avc in cont:
+            table = _f32(avc.table)
+            at, cls = np.nonzero(table > 0)          # by node, value, then class
+            node = avc.node[at]
+            entries.append((np.searchsorted(node, np.arange(len(cases) + 1)), avc.value[at], table[at, cls], cls,
+                            _f32(avc.unknown).reshape(len(cases), C)))
         for s in act.tolist():
             cols = []
-            for j, avc in enumerate(cont):
-                lo, hi = bounds[j][s], bounds[j][s + 1]
-                table = _f32(avc.table[lo:hi])
-                at, cls = np.nonzero(table > 0)
-                unknown = _f32(avc.unknown[s * C:(s + 1) * C])
-                uc = np.flatnonzero(unknown > 0)
-                cols.append((np.concatenate([avc.value[lo:hi][at], np.full(len(uc), np.nan)]),
-                             np.concatenate([table[at, cls], unknown[uc]]),
-                             np.concatenate([cls, uc])))
+            for bounds, value, weight, cls, unknown in entries:
+                lo, hi = bounds[s], bounds[s + 1]
+                uc = np.flatnonzero(unknown[s] > 0)
+                cols.append((np.concatenate([value[lo:hi], np.full(len(uc), np.nan)]),
+                             np.concatenate([weight[lo:hi], unknown[s, uc]]),
+                             np.concatenate([cls[lo:hi], uc])))
             n = max(len(c[0]) for c in cols)
             step = max(1, _BLOCK // max(1, n * C))
             for b in range(0, k, step):
