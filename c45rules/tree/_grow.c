@@ -841,6 +841,90 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(entry_cuts_doc,
+"entry_cuts(starts, ranks, w, y, n_classes, values, values32, cases, active, min_objs, gain, split, below, above)\n\n"
+"split.best_cuts of one continuous attribute at every node of a level from its merged AVC\n"
+"entries (grow_passes.py): node s's entries at starts[s]..starts[s+1] (int64), each a\n"
+"(value rank, class, weight): ranks (int32) into the attribute's m distinct values (values,\n"
+"float64; values32 the same as float32), rank m unknown, ascending within a node; y (int64)\n"
+"and w (float32). A node's entries are scanned as node_cuts scans a node's sorted cases (the\n"
+"same cuts_core): an entry is one case weighing the entry's weight. For each node with\n"
+"active[s] != 0 writes the penalised gain (float32, -0.001 when no cut), the split information\n"
+"(float32) and the values on either side of the cut (float64, NaN when none).");
+
+static PyObject *py_entry_cuts(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { STARTS, RANKS, W, Y, VALS, VALS32, CASES, ACTIVE, GAIN, SPLIT, BELOW, ABOVE, NV };
+    Py_buffer v[NV];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t C;
+    double min_objs;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*y*dw*w*w*w*", &v[STARTS], &v[RANKS], &v[W], &v[Y], &C, &v[VALS],
+                          &v[VALS32], &v[CASES], &v[ACTIVE], &min_objs, &v[GAIN], &v[SPLIT], &v[BELOW], &v[ABOVE]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t S = v[CASES].len / 4, P = v[RANKS].len / 4, m = v[VALS].len / 8;
+    if (!(C > 0 && view_ok(&v[STARTS], S + 1, 8, "starts") && view_ok(&v[RANKS], P, 4, "ranks")
+          && view_ok(&v[W], P, 4, "w") && view_ok(&v[Y], P, 8, "y") && view_ok(&v[VALS32], m, 4, "values32")
+          && view_ok(&v[ACTIVE], S, 1, "active") && view_ok(&v[GAIN], S, 4, "gain")
+          && view_ok(&v[SPLIT], S, 4, "split") && view_ok(&v[BELOW], S, 8, "below")
+          && view_ok(&v[ABOVE], S, 8, "above")))
+        goto done;
+    const int64_t *starts = v[STARTS].buf, *y = v[Y].buf;
+    const int32_t *ranks = v[RANKS].buf;
+    const float *cases = v[CASES].buf;
+    const uint8_t *active = v[ACTIVE].buf;
+    if (starts[0] != 0 || starts[S] != P || P >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "entry_cuts: starts must run from 0 to the number of entries");
+        goto done;
+    }
+    Py_ssize_t widest = 0;
+    for (Py_ssize_t s = 0; s < S; s++) {
+        if (starts[s + 1] < starts[s]) {
+            PyErr_SetString(PyExc_ValueError, "entry_cuts: starts must not decrease");
+            goto done;
+        }
+        widest = Py_MAX(widest, starts[s + 1] - starts[s]);
+        /* cuts_core counts a node's known entries from its end: ranks ascending, unknowns last */
+        for (int64_t p = starts[s]; p < starts[s + 1]; p++)
+            if (ranks[p] < 0 || ranks[p] > m || y[p] < 0 || y[p] >= C
+                || (p > starts[s] && ranks[p] < ranks[p - 1])) {
+                PyErr_SetString(PyExc_ValueError, "entry_cuts: a rank or class out of range or out of order");
+                goto done;
+            }
+    }
+    CutScratch sc;
+    int32_t *carry = malloc(((size_t)widest + 1) * 2 * sizeof(int32_t));
+    if (!carry || !cut_scratch_alloc(&sc, widest, C)) {
+        free(carry);
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t vals_at[2] = {0, m};
+    const int32_t no_rank = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < S; s++) {
+        if (!active[s]) continue;
+        int64_t a = starts[s], n = starts[s + 1] - a;
+        /* the node's entries in their order, their ranks after them: cuts_core's carried layout */
+        for (int64_t i = 0; i < n; i++) {
+            carry[i] = (int32_t)i;
+            carry[n + i] = ranks[a + i];
+        }
+        int64_t at;
+        cuts_core(&no_rank, 0, 1, v[VALS].buf, v[VALS32].buf, vals_at, NULL, n, (const float *)v[W].buf + a, y + a,
+                  C, cases[s], min_objs, &sc, (float *)v[GAIN].buf + s, (float *)v[SPLIT].buf + s, &at,
+                  (double *)v[BELOW].buf + s, (double *)v[ABOVE].buf + s, carry, 1);
+    }
+    Py_END_ALLOW_THREADS
+    cut_scratch_free(&sc);
+    free(carry);
+    result = Py_NewRef(Py_None);
+done:
+    release(v, NV);
+    return result;
+}
+
 PyDoc_STRVAR(node_discrete_doc,
 "node_discrete(codes, width, idx, w, y, n_classes, n_values, cases, min_objs, tables, gain, split)\n\n"
 "grow.class_sums and split.discrete_gains for one node of the node-by-node growth: codes is\n"
@@ -1988,6 +2072,7 @@ static PyMethodDef methods[] = {
     {"regroup", py_regroup, METH_VARARGS, regroup_doc},
     {"value_tables", py_value_tables, METH_VARARGS, value_tables_doc},
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
+    {"entry_cuts", py_entry_cuts, METH_VARARGS, entry_cuts_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},
     {"grow_nodes", py_grow_nodes, METH_VARARGS, grow_nodes_doc},

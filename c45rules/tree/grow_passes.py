@@ -35,7 +35,12 @@ Batches = Callable[[], Iterable[Dataset]]
 
 _SCALE = float(1 << 32)        # fixed point: weights are held as multiples of 2^-32
 _MAX_WEIGHT = float(1 << 30)   # total weight below this keeps every fixed-point sum in int64
-_BLOCK = 4_000_000             # rows x attributes x classes per best_cuts call
+_CHUNK = 1 << 21               # float64 sums of this many 32-bit halves are exact (< 2^53)
+
+try:
+    from . import _grow as _native
+except ImportError:     # built only where a C compiler was there: numpy's best_cuts, node by node
+    _native = None
 
 
 def _fixed(w: np.ndarray) -> np.ndarray:
@@ -48,14 +53,69 @@ def _f32(fixed: np.ndarray) -> np.ndarray:
     return (np.asarray(fixed).astype(np.float64) / _SCALE).astype(np.float32)
 
 
-def _sums(keys: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
-    """int64 fixed-point sums of `w` per key in [0, size): exact in any order."""
+def _sums(keys: np.ndarray, w: np.ndarray, size: int, unit: bool) -> np.ndarray:
+    """int64 fixed-point sums of `w` per key in [0, size): exact in any order. `unit`: every
+    weight is w[0], so the sums are counts times it."""
+    if unit:
+        return np.bincount(keys, minlength=size).astype(np.int64) * (w[0] if len(w) else 0)
+    # bincount sums in float64: each 32-bit half of the weights, in chunks whose sums stay exact
     out = np.zeros(size, dtype=np.int64)
-    if w.size and (w == w[0]).all():
-        # one weight for all (unit weights): counts times it
-        return np.bincount(keys, minlength=size).astype(np.int64) * w[0]
-    np.add.at(out, keys, w)
+    hi, lo = w >> 32, w & 0xFFFFFFFF
+    for i in range(0, len(keys), _CHUNK):
+        part = slice(i, i + _CHUNK)
+        out += np.bincount(keys[part], weights=lo[part], minlength=size).astype(np.int64)
+        out += np.bincount(keys[part], weights=hi[part], minlength=size).astype(np.int64) << 32
     return out
+
+
+def _firsts(sorted_keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal keys starts in a sorted array (-0.0 and 0.0 are one key)."""
+    new = np.empty(len(sorted_keys), dtype=bool)
+    new[:1] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
+class _SparseSums:
+    """Exact int64 sums per distinct key (sorted, unique), for keys too many for a dense table.
+    Batches are reduced on arrival and merged when they outgrow the merged entries, so each
+    entry is sorted O(log batches) times."""
+
+    def __init__(self, dtype: type):
+        self.keys = np.empty(0, dtype=dtype)
+        self.sums = np.empty(0, dtype=np.int64)
+        self.pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self.pending_size = 0
+
+    def add(self, keys: np.ndarray, w: np.ndarray, unit: bool) -> None:
+        """Add one batch's (key, fixed-point weight) pairs."""
+        if not len(keys):
+            return
+        if unit:
+            k = np.sort(keys)
+            at = _firsts(k)
+            sums = np.diff(np.append(at, len(k))) * w[0]
+        else:
+            order = np.argsort(keys)
+            k = keys[order]
+            at = _firsts(k)
+            sums = np.add.reduceat(w[order], at)
+        self.pending.append((k[at], sums))
+        self.pending_size += len(at)
+        if self.pending_size > max(len(self.keys), 1 << 16):
+            self.merge()
+
+    def merge(self) -> "_SparseSums":
+        """Fold the pending batches into the merged entries."""
+        if self.pending:
+            keys = np.concatenate([self.keys] + [p[0] for p in self.pending])
+            sums = np.concatenate([self.sums] + [p[1] for p in self.pending])
+            self.pending, self.pending_size = [], 0
+            order = np.argsort(keys, kind="stable")      # sorted runs: timsort merges them
+            keys, sums = keys[order], sums[order]
+            at = _firsts(keys)
+            self.keys, self.sums = keys[at], np.add.reduceat(sums, at)
+        return self
 
 
 class _Route:
@@ -67,6 +127,17 @@ class _Route:
     def __init__(self, attr: np.ndarray, threshold: np.ndarray, cut32: np.ndarray, child: np.ndarray,
                  factor: np.ndarray):
         self.attr, self.threshold, self.cut32, self.child, self.factor = attr, threshold, cut32, child, factor
+        self.used = np.unique(attr[attr >= 0]).tolist()
+
+
+def _tested_values(route: _Route, columns: list[np.ndarray], rows: np.ndarray, attr: np.ndarray) -> np.ndarray:
+    """Each case's value of its node's tested attribute, as float32 (the cuts' precision; the
+    discrete codes are small integers), gathered one attribute at a time from the batch."""
+    out = np.empty(len(rows), dtype=np.float32)
+    for a in route.used:
+        at = np.flatnonzero(attr == a)
+        out[at] = columns[a][rows[at]]
+    return out
 
 
 def _branches(route: _Route, ids: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -75,22 +146,23 @@ def _branches(route: _Route, ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     unknown = np.isnan(values) | (~threshold & (values < 0))
     with np.errstate(invalid="ignore"):
         # c4.5 holds values and cuts as floats and compares them as such
-        above = (values.astype(np.float32) > route.cut32[ids]).astype(np.int64)
+        above = (values > route.cut32[ids]).astype(np.int64)
     branch = np.where(threshold, above, np.where(unknown, 0, values).astype(np.int64))
     branch[unknown] = -1
     return branch
 
 
-def _route(routes: list[_Route], X: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cases of a batch (rows of X, weights w) at the open nodes of the level after `routes`:
+def _route(routes: list[_Route], columns: list[np.ndarray], w: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cases of a batch (its columns, weights w) at the open nodes of the level after `routes`:
     (row, node, float32 weight), a case once per node it reaches."""
-    rows = np.arange(len(X))
-    ids = np.zeros(len(X), dtype=np.int64)
+    rows = np.arange(len(w))
+    ids = np.zeros(len(w), dtype=np.int64)
     for route in routes:
         attr = route.attr[ids]
         open_ = attr >= 0
         rows, ids, w, attr = rows[open_], ids[open_], w[open_], attr[open_]
-        branch = _branches(route, ids, X[rows, attr])
+        branch = _branches(route, ids, _tested_values(route, columns, rows, attr))
         known = branch >= 0
         child = np.where(known, route.child[ids, np.maximum(branch, 0)], -1)
         go = known & (child >= 0)
@@ -108,57 +180,54 @@ def _route(routes: list[_Route], X: np.ndarray, w: np.ndarray) -> tuple[np.ndarr
 
 
 class _ContinuousAVC:
-    """One continuous attribute's AVC groups over a level's nodes: (node, value) sorted entries
-    with their fixed-point class weights, and the unknowns' class weights per node."""
+    """One continuous attribute's AVC groups over a level's nodes, as sparse fixed-point sums
+    keyed (node, value rank, class): key = (node * (m + 1) + rank) * C + class, rank m for an
+    unknown value, m the root's distinct values. The root's pass does not know them yet: it
+    sums per class by value, and `finish` turns those into keys."""
 
-    def __init__(self, S: int, C: int):
-        self.S, self.C = S, C
-        self.node = np.empty(0, dtype=np.int64)
-        self.value = np.empty(0, dtype=np.float64)
-        self.table = np.empty((0, C), dtype=np.int64)
-        self.unknown = np.zeros(S * C, dtype=np.int64)
-        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.pending_size = 0
+    def __init__(self, S: int, C: int, values: np.ndarray | None):
+        self.S, self.C, self.values = S, C, values
+        if values is None:
+            self.by_class = [_SparseSums(np.float64) for _ in range(C)]
+            self.unknown = np.zeros(C, dtype=np.int64)
+        else:
+            self.m = len(values)
+            if S * (self.m + 1) * C >= 1 << 62:
+                raise InputError(f"{S} nodes x {self.m} distinct values x {C} classes are too many AVC entries")
+            self.table = _SparseSums(np.int64)
 
-    def add(self, ids: np.ndarray, values: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+    def add(self, ids: np.ndarray, col: np.ndarray, y: np.ndarray, w: np.ndarray, unit: bool) -> None:
         """Add one batch's cases (node, value, class, fixed-point weight)."""
-        nan = np.isnan(values)
-        if nan.any():
-            self.unknown += _sums(ids[nan] * self.C + y[nan], w[nan], self.S * self.C)
-        keep = ~nan
-        part = _reduce(ids[keep], values[keep], y[keep, None] == np.arange(self.C)[None, :], w[keep], self.C)
-        self.pending.append(part)
-        self.pending_size += len(part[0])
-        if self.pending_size > max(len(self.node), 1 << 16):
-            self.merge()
-
-    def merge(self) -> None:
-        """Fold the pending batches' entries into the merged ones."""
-        if not self.pending:
+        if self.values is None:
+            nan = np.isnan(col)
+            if nan.any():
+                self.unknown += _sums(y[nan], w[nan], self.C, unit)
+            for c in range(self.C):
+                at = np.flatnonzero((y == c) & ~nan)
+                self.by_class[c].add(col[at], w[at], unit)
             return
-        parts = [(self.node, self.value, self.table)] + self.pending
-        node = np.concatenate([p[0] for p in parts])
-        value = np.concatenate([p[1] for p in parts])
-        table = np.concatenate([p[2] for p in parts])
-        self.node, self.value, self.table = _reduce_table(node, value, table)
-        self.pending, self.pending_size = [], 0
+        rank = np.searchsorted(self.values, col)          # NaN sorts last: rank m
+        known = rank < self.m
+        if not (self.values[rank[known]] == col[known]).all():
+            raise InputError("a batch holds a value the first pass did not: the batches changed between passes")
+        self.table.add((ids * (self.m + 1) + rank) * self.C + y, w, unit)
 
+    def finish(self, values: np.ndarray) -> None:
+        """The root's sums by class and value as (node, rank, class) keys over `values`."""
+        C, m = self.C, len(values)
+        keys = [np.searchsorted(values, t.merge().keys) * C + c for c, t in enumerate(self.by_class)]
+        sums = [t.sums for t in self.by_class]
+        u = np.flatnonzero(self.unknown)
+        self.values, self.m, self.table = values, m, _SparseSums(np.int64)
+        self.table.pending = [(np.concatenate(keys + [m * C + u]), np.concatenate(sums + [self.unknown[u]]))]
+        del self.by_class, self.unknown
 
-def _reduce(ids: np.ndarray, values: np.ndarray, onehot: np.ndarray, w: np.ndarray, C: int) -> tuple:
-    """Entries (node, value, class weights) of cases, one per distinct (node, value)."""
-    return _reduce_table(ids, values, np.where(onehot, w[:, None], 0))
-
-
-def _reduce_table(node: np.ndarray, value: np.ndarray, table: np.ndarray) -> tuple:
-    """Entries summed per distinct (node, value) (-0.0 and 0.0 are one value), sorted by both."""
-    if not len(node):
-        return node, value, table
-    order = np.lexsort((value, node))
-    node, value, table = node[order], value[order], table[order]
-    new = np.ones(len(node), dtype=bool)
-    new[1:] = (node[1:] != node[:-1]) | (value[1:] != value[:-1])
-    at = np.flatnonzero(new)
-    return node[at], value[at], np.add.reduceat(table, at, axis=0)
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(node, rank, class, fixed-point weight) of every entry, sorted by the three."""
+        t = self.table.merge()
+        node_rank, cls = np.divmod(t.keys, self.C)
+        node, rank = np.divmod(node_rank, self.m + 1)
+        return node, rank, cls, t.sums
 
 
 def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gain_ratio: bool = True,
@@ -206,36 +275,37 @@ class _PassGrower:
     # ---- one pass ---------------------------------------------------------------------------
     def scan(self, S: int) -> tuple[np.ndarray, np.ndarray, list[_ContinuousAVC]]:
         """One pass: the level's class weights (S x C), discrete tables (S, D, V, C) and
-        continuous AVC groups, all fixed point."""
+        continuous AVC groups, all fixed point. A batch's columns are read where needed:
+        no matrix of all its columns."""
         C, D, V = self.C, len(self.disc), self.V
         dist = np.zeros(S * C, dtype=np.int64)
-        disc = np.zeros(S * D * V * C, dtype=np.int64)
-        cont = [_ContinuousAVC(S, C) for _ in self.cont]
+        disc = np.zeros((S, D, V, C), dtype=np.int64)
+        cont = [_ContinuousAVC(S, C, self.values[a][0] if self.values else None) for a in self.cont]
         self.passes += 1
         for batch in self.batches():
             if batch.schema != self.schema:
                 raise InputError(f"batch {batch.source!r} has another schema than the first")
             if batch.y is None:
                 raise InputError(f"batch {batch.source!r} has no class column: growing a tree needs labelled cases")
-            n = batch.n
-            if n == 0:
+            if batch.n == 0:
                 continue
-            X = np.column_stack([c.astype(np.float64) for c in batch.columns]) if self.A else np.empty((n, 0))
-            w = np.ones(n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
-            rows, ids, w = _route(self.routes, X, w)
+            w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
+            rows, ids, w = _route(self.routes, batch.columns, w)
+            if not len(rows):
+                continue
             y = batch.y[rows].astype(np.int64)
             wf = _fixed(w)
-            dist += _sums(ids * C + y, wf, S * C)
-            if D:
-                codes = X[rows][:, self.disc]
-                codes = np.where(np.isnan(codes) | (codes < 0), -1, codes).astype(np.int64) + 1
-                keys = ((ids[:, None] * D + np.arange(D)[None, :]) * V + codes) * C + y[:, None]
-                disc += _sums(keys.ravel(), np.repeat(wf, D), S * D * V * C)
+            unit = bool((wf == wf[0]).all())
+            dist += _sums(ids * C + y, wf, S * C, unit)
+            for j, a in enumerate(self.disc):
+                codes = batch.columns[a][rows]
+                if codes.dtype.kind == "f":
+                    codes = np.where(np.isnan(codes), -1, codes)
+                codes = np.maximum(codes.astype(np.int64) + 1, 0)        # 0: unknown
+                disc[:, j] += _sums((ids * V + codes) * C + y, wf, S * V * C, unit).reshape(S, V, C)
             for j, a in enumerate(self.cont):
-                cont[j].add(ids, X[rows, a], y, wf)
-        for avc in cont:
-            avc.merge()
-        return dist.reshape(S, C), disc.reshape(S, D, V, C), cont
+                cont[j].add(ids, np.asarray(batch.columns[a], dtype=np.float64)[rows], y, wf, unit)
+        return dist.reshape(S, C), disc, cont
 
     # ---- one level --------------------------------------------------------------------------
     def level(self, nodes: list[Node], tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
@@ -274,13 +344,15 @@ class _PassGrower:
 
     def first_level(self, fdist: np.ndarray, cont: list[_ContinuousAVC]) -> None:
         """From the root's tables: each continuous attribute's distinct values (where cuts snap
-        to) and the many-valued attributes left out of the average gain (spec 2.5)."""
+        to, and the ranks of the AVC keys) and the many-valued attributes left out of the
+        average gain (spec 2.5)."""
         n_all = float(_f32(fdist.sum()))
         if n_all >= _MAX_WEIGHT:
             raise InputError(f"the cases weigh {n_all:g} in all: growing in passes sums weights below 2^30")
         for j, a in enumerate(self.cont):
-            vals = sorted_distinct(cont[j].value)
+            vals = sorted_distinct(np.concatenate([t.merge().keys for t in cont[j].by_class]))
             self.values[a] = (vals, vals.astype(np.float32))
+            cont[j].finish(vals)
         active = [a for a in self.schema.attributes if a.kind != "ignore"]
         multi_val = all(a.is_discrete and len(a.values) >= MANY_VALUES * n_all for a in active)
         many = np.zeros(self.A, dtype=bool)
@@ -291,8 +363,13 @@ class _PassGrower:
     def note_largest(self, fdisc: np.ndarray, cont: list[_ContinuousAVC], level: int) -> None:
         """Keep the level's largest AVC group if it is the largest so far."""
         for j, a in enumerate(self.cont):
-            if len(cont[j].node):
-                counts = np.bincount(cont[j].node)
+            node, rank, _, _ = cont[j].entries()
+            known = rank < cont[j].m
+            node, rank = node[known], rank[known]
+            if len(node):
+                # entries are sorted by node and rank: count each node's distinct ranks
+                distinct = np.r_[True, (node[1:] != node[:-1]) | (rank[1:] != rank[:-1])]
+                counts = np.bincount(node[distinct])
                 s = int(np.argmax(counts))
                 self.bigger(a, level, s, int(counts[s]) * self.C)
         for j, a in enumerate(self.disc):
@@ -306,40 +383,34 @@ class _PassGrower:
 
     def cuts(self, act: np.ndarray, cases: np.ndarray, cont: list[_ContinuousAVC], gain: np.ndarray,
              split: np.ndarray, below: np.ndarray, above: np.ndarray) -> None:
-        """Each active node's best cut of each continuous attribute, by best_cuts over the node's
-        AVC entries: a row per (value, class) with its weight, the unknowns' classes last."""
-        C, k = self.C, len(self.cont)
-        # every attribute's entries as rows (node, value, class, weight) once for the level
-        entries = []
-        for avc in cont:
-            table = _f32(avc.table)
-            at, cls = np.nonzero(table > 0)          # by node, value, then class
-            node = avc.node[at]
-            entries.append((np.searchsorted(node, np.arange(len(cases) + 1)), avc.value[at], table[at, cls], cls,
-                            _f32(avc.unknown).reshape(len(cases), C)))
-        for s in act.tolist():
-            cols = []
-            for bounds, value, weight, cls, unknown in entries:
-                lo, hi = bounds[s], bounds[s + 1]
-                uc = np.flatnonzero(unknown[s] > 0)
-                cols.append((np.concatenate([value[lo:hi], np.full(len(uc), np.nan)]),
-                             np.concatenate([weight[lo:hi], unknown[s, uc]]),
-                             np.concatenate([cls[lo:hi], uc])))
-            n = max(len(c[0]) for c in cols)
-            step = max(1, _BLOCK // max(1, n * C))
-            for b in range(0, k, step):
-                block = cols[b:b + step]
-                vals = np.full((n, len(block)), np.nan)
-                w = np.zeros((n, len(block)), dtype=np.float32)
-                y = np.zeros((n, len(block)), dtype=np.int64)
-                for j, (v, wt, c) in enumerate(block):
-                    vals[:len(v), j], w[:len(v), j], y[:len(v), j] = v, wt, c
-                g, sp, at = best_cuts(vals, w, y, C, cases[s], self.min_objs)
-                attrs = self.cont[b:b + step]
-                gain[s, attrs], split[s, attrs] = g, sp
-                ok = np.flatnonzero(at >= 0)
-                below[s, [attrs[j] for j in ok]] = vals[at[ok], ok]
-                above[s, [attrs[j] for j in ok]] = vals[at[ok] + 1, ok]
+        """Each active node's best cut of each continuous attribute over the node's AVC entries,
+        each entry one case weighing its sum (the unknowns' classes last), by the compiled scan
+        that grows in memory (entry_cuts), all nodes of the level in one call per attribute."""
+        S, C = len(cases), self.C
+        active = np.zeros(S, dtype=np.uint8)
+        active[act] = 1
+        cases32 = np.ascontiguousarray(cases, dtype=np.float32)
+        for j, a in enumerate(self.cont):
+            node, rank, cls, sums = cont[j].entries()
+            keep = sums > 0
+            node, rank, cls, w = node[keep], rank[keep].astype(np.int32), cls[keep], _f32(sums[keep])
+            starts = np.searchsorted(node, np.arange(S + 1))
+            vals, vals32 = self.values[a]
+            g, sp = np.full(S, NO_GAIN, dtype=np.float32), np.zeros(S, dtype=np.float32)
+            lo, hi = np.full(S, np.nan), np.full(S, np.nan)
+            if _native is not None:
+                _native.entry_cuts(starts, rank, w, cls, C, vals, vals32, cases32, active, float(self.min_objs),
+                                   g, sp, lo, hi)
+            else:
+                for s in act.tolist():
+                    r = rank[starts[s]:starts[s + 1]]
+                    v = np.where(r < len(vals), vals[np.minimum(r, len(vals) - 1)], np.nan)[:, None]
+                    gs, ss, at = best_cuts(v, w[starts[s]:starts[s + 1], None], cls[starts[s]:starts[s + 1], None],
+                                           C, cases32[s], self.min_objs)
+                    g[s], sp[s] = gs[0], ss[0]
+                    if at[0] >= 0:
+                        lo[s], hi[s] = v[at[0], 0], v[at[0] + 1, 0]
+            gain[act, a], split[act, a], below[act, a], above[act, a] = g[act], sp[act], lo[act], hi[act]
 
     def divide(self, nodes: list[Node], chosen: np.ndarray, best_class: np.ndarray, cases: np.ndarray,
                fdisc: np.ndarray, cont: list[_ContinuousAVC], below: np.ndarray, above: np.ndarray,
@@ -363,13 +434,15 @@ class _PassGrower:
                 cut = float(snap_cut(vals, vals32, below[s, a], above[s, a]))
                 node.kind, node.cut = "threshold", cut
                 threshold[s], cut32[s] = True, np.float32(cut)
-                avc = cont[j]
-                lo, hi = np.searchsorted(avc.node, [s, s + 1])
-                right = avc.value[lo:hi].astype(np.float32) > np.float32(cut)
-                table = avc.table[lo:hi]
-                weights = np.array([table[~right].sum(), table[right].sum()])
-                filled = np.array([(table[~right] != 0).any(), (table[right] != 0).any()])
-                unknown = avc.unknown[s * C:(s + 1) * C].sum()
+                table, m = cont[j].table, cont[j].m
+                lo, hi = np.searchsorted(table.keys, np.array([s, s + 1]) * (m + 1) * C)
+                rank, sums = table.keys[lo:hi] // C % (m + 1), table.sums[lo:hi]
+                known = rank < m
+                right = known & (vals32[np.minimum(rank, m - 1)] > np.float32(cut))
+                left = known & ~right
+                weights = np.array([sums[left].sum(), sums[right].sum()])
+                filled = np.array([(sums[left] != 0).any(), (sums[right] != 0).any()])
+                unknown = sums[~known].sum()
             else:
                 node.kind = "discrete"
                 j = self.disc.index(a)
