@@ -24,7 +24,8 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..data.costs import cheapest_class
-from ..data.distinct import sorted_distinct
+from ..data import distinct
+from ..data.distinct import factorize, sorted_distinct
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from .grow import choose_tests, collapse, snap_cut
@@ -92,6 +93,15 @@ class _SparseSums:
         if not len(keys):
             return
         if unit:
+            low = int(keys.min()) if keys.dtype.kind == "i" else None
+            if low is not None and int(keys.max()) - low <= 2 * len(keys):
+                # few possible keys: count them in a dense table, no sort
+                counts = np.bincount(keys - low)
+                present = np.flatnonzero(counts)
+                self.pending.append((present + low, counts[present] * w[0]))
+                self.pending_size += len(present)
+                self.merge_if_grown()
+                return
             k = np.sort(keys)
             at = _firsts(k)
             sums = np.diff(np.append(at, len(k))) * w[0]
@@ -102,6 +112,10 @@ class _SparseSums:
             sums = np.add.reduceat(w[order], at)
         self.pending.append((k[at], sums))
         self.pending_size += len(at)
+        self.merge_if_grown()
+
+    def merge_if_grown(self) -> None:
+        """Merge once the pending entries outnumber the merged ones."""
         if self.pending_size > max(len(self.keys), 1 << 16):
             self.merge()
 
@@ -195,6 +209,7 @@ class _ContinuousAVC:
             if S * (self.m + 1) * C >= 1 << 62:
                 raise InputError(f"{S} nodes x {self.m} distinct values x {C} classes are too many AVC entries")
             self.table = _SparseSums(np.int64)
+        self.cached: tuple | None = None
 
     def add(self, ids: np.ndarray, col: np.ndarray, y: np.ndarray, w: np.ndarray, unit: bool) -> None:
         """Add one batch's cases (node, value, class, fixed-point weight)."""
@@ -206,11 +221,8 @@ class _ContinuousAVC:
                 at = np.flatnonzero((y == c) & ~nan)
                 self.by_class[c].add(col[at], w[at], unit)
             return
-        rank = np.searchsorted(self.values, col)          # NaN sorts last: rank m
-        known = rank < self.m
-        if not (self.values[rank[known]] == col[known]).all():
-            raise InputError("a batch holds a value the first pass did not: the batches changed between passes")
-        self.table.add((ids * (self.m + 1) + rank) * self.C + y, w, unit)
+        self.table.add((ids * (self.m + 1) + _ranks(self.values, col)) * self.C + y, w, unit)
+        self.cached = None
 
     def finish(self, values: np.ndarray) -> None:
         """The root's sums by class and value as (node, rank, class) keys over `values`."""
@@ -224,10 +236,36 @@ class _ContinuousAVC:
 
     def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(node, rank, class, fixed-point weight) of every entry, sorted by the three."""
-        t = self.table.merge()
-        node_rank, cls = np.divmod(t.keys, self.C)
-        node, rank = np.divmod(node_rank, self.m + 1)
-        return node, rank, cls, t.sums
+        if self.cached is None:
+            t = self.table.merge()
+            node_rank, cls = np.divmod(t.keys, self.C)
+            node, rank = np.divmod(node_rank, self.m + 1)
+            self.cached = node, rank, cls, t.sums
+        return self.cached
+
+    def forget(self) -> None:
+        """Let go of the entries split into columns (the level's cut search is done)."""
+        self.cached = None
+
+
+def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """Rank of each value of `col` among the distinct `values` (ascending), len(values) for NaN.
+    Hashing (O(values + col)) where the values are few next to the column, else binary search."""
+    m = len(values)
+    codes = None
+    if m <= 2 * len(col) and distinct._native is not None:
+        # the distinct values first: each is its own first appearance, so its code is its rank
+        codes = factorize(np.concatenate([values, col]), hashed=True)[0][m:]
+    if codes is None or codes.dtype.kind not in "iu":
+        codes = np.searchsorted(values, col)                   # NaN sorts last: rank m
+        seen = codes < m
+        seen[seen] = values[codes[seen]] == col[seen]
+        codes[~seen] = m + 1
+    unknown = codes >= m
+    if not np.isnan(col[unknown]).all():
+        raise InputError("a batch holds a value the first pass did not: the batches changed between passes")
+    codes[unknown] = m
+    return codes
 
 
 def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gain_ratio: bool = True,
@@ -326,7 +364,6 @@ class _PassGrower:
         split = np.zeros((S, self.A), dtype=np.float32)
         below, above = np.zeros((S, self.A)), np.zeros((S, self.A))
         act = np.flatnonzero(active)
-        self.note_largest(fdisc, cont, len(self.routes))
         if act.size and self.disc:
             D = len(self.disc)
             tables = _f32(fdisc[act]).transpose(1, 0, 2, 3).reshape(D * act.size, self.V, C)
@@ -335,8 +372,9 @@ class _PassGrower:
             done = tested[np.ix_(act, self.disc)]
             gain[np.ix_(act, self.disc)] = np.where(done, NO_GAIN, g)
             split[np.ix_(act, self.disc)] = np.where(done, F32(0), s)
-        if act.size and self.cont:
+        if self.cont:
             self.cuts(act, cases, cont, gain, split, below, above)
+        self.note_largest(fdisc, len(self.routes))
         chosen = np.full(S, -1, dtype=np.int64)
         if act.size:
             chosen[act] = choose_tests(gain[act], split[act], self.left_out, self.gain_ratio)
@@ -360,18 +398,8 @@ class _PassGrower:
             many[i] = self.nvals[j] >= MANY_VALUES * n_all
         self.left_out = many & (not multi_val)
 
-    def note_largest(self, fdisc: np.ndarray, cont: list[_ContinuousAVC], level: int) -> None:
-        """Keep the level's largest AVC group if it is the largest so far."""
-        for j, a in enumerate(self.cont):
-            node, rank, _, _ = cont[j].entries()
-            known = rank < cont[j].m
-            node, rank = node[known], rank[known]
-            if len(node):
-                # entries are sorted by node and rank: count each node's distinct ranks
-                distinct = np.r_[True, (node[1:] != node[:-1]) | (rank[1:] != rank[:-1])]
-                counts = np.bincount(node[distinct])
-                s = int(np.argmax(counts))
-                self.bigger(a, level, s, int(counts[s]) * self.C)
+    def note_largest(self, fdisc: np.ndarray, level: int) -> None:
+        """Keep the level's largest discrete AVC group if it is the largest so far."""
         for j, a in enumerate(self.disc):
             if fdisc.shape[0]:
                 entries = int((self.nvals[j] + 1) * self.C)
@@ -383,15 +411,27 @@ class _PassGrower:
 
     def cuts(self, act: np.ndarray, cases: np.ndarray, cont: list[_ContinuousAVC], gain: np.ndarray,
              split: np.ndarray, below: np.ndarray, above: np.ndarray) -> None:
-        """Each active node's best cut of each continuous attribute over the node's AVC entries,
+        """Note the largest continuous AVC group, then
+        each active node's best cut of each continuous attribute over the node's AVC entries,
         each entry one case weighing its sum (the unknowns' classes last), by the compiled scan
         that grows in memory (entry_cuts), all nodes of the level in one call per attribute."""
         S, C = len(cases), self.C
         active = np.zeros(S, dtype=np.uint8)
         active[act] = 1
         cases32 = np.ascontiguousarray(cases, dtype=np.float32)
+        level = len(self.routes)
         for j, a in enumerate(self.cont):
             node, rank, cls, sums = cont[j].entries()
+            known = rank < cont[j].m
+            if known.any():
+                # the largest group: entries are sorted by node and rank, count each node's ranks
+                kn, kr = node[known], rank[known]
+                counts = np.bincount(kn[np.r_[True, (kn[1:] != kn[:-1]) | (kr[1:] != kr[:-1])]])
+                s = int(np.argmax(counts))
+                self.bigger(a, level, s, int(counts[s]) * C)
+            if not act.size:
+                cont[j].forget()
+                continue
             keep = sums > 0
             node, rank, cls, w = node[keep], rank[keep].astype(np.int32), cls[keep], _f32(sums[keep])
             starts = np.searchsorted(node, np.arange(S + 1))
@@ -411,6 +451,7 @@ class _PassGrower:
                     if at[0] >= 0:
                         lo[s], hi[s] = v[at[0], 0], v[at[0] + 1, 0]
             gain[act, a], split[act, a], below[act, a], above[act, a] = g[act], sp[act], lo[act], hi[act]
+            cont[j].forget()
 
     def divide(self, nodes: list[Node], chosen: np.ndarray, best_class: np.ndarray, cases: np.ndarray,
                fdisc: np.ndarray, cont: list[_ContinuousAVC], below: np.ndarray, above: np.ndarray,
