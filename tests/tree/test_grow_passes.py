@@ -100,3 +100,60 @@ def test_weighted_cases_and_unseen_schema():
     other = Schema((Attribute("x", "continuous"),), ("a", "b"))
     with pytest.raises(InputError, match="another schema"):
         grow_in_passes(batches(ds, 7), other)
+
+
+@pytest.mark.parametrize("name,k", [("vehicle", 50), ("crx", 7)])
+def test_numpy_cut_search_same_tree(name, k, monkeypatch):
+    # without the compiled module best_cuts scans each node's entries: the same trees
+    from c45rules.tree import grow_passes
+    ds = load(name)
+    compiled, _ = grow_in_passes(batches(ds, k), ds.schema)
+    monkeypatch.setattr(grow_passes, "_native", None)
+    assert differences(compiled, grow_in_passes(batches(ds, k), ds.schema)[0]) is None
+
+
+def test_entry_cuts_checks_its_entries():
+    from c45rules.tree.grow_passes import _native
+    if _native is None:
+        pytest.skip("_grow is not built")
+    values = np.array([1.0, 2.0, 3.0])
+    out = [np.zeros(1, np.float32), np.zeros(1, np.float32), np.zeros(1), np.zeros(1)]
+
+    def call(ranks):
+        _native.entry_cuts(np.array([0, 3]), np.array(ranks, np.int32), np.ones(3, np.float32), np.zeros(3, np.int64),
+                           2, values, values.astype(np.float32), np.array([3], np.float32), np.ones(1, np.uint8),
+                           1.0, *out)
+    call([0, 1, 3])
+    with pytest.raises(ValueError, match="out of order"):
+        call([1, 0, 2])
+    with pytest.raises(ValueError, match="out of range"):
+        call([0, 1, 4])
+
+
+def test_fixed_point_sums_are_exact(monkeypatch):
+    from c45rules.tree import grow_passes
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 7, 5000)
+    w = grow_passes._fixed(rng.random(5000).astype(np.float32) * 1000)
+    exact = [sum(int(x) for x in w[keys == k]) for k in range(7)]
+    monkeypatch.setattr(grow_passes, "_CHUNK", 333)        # many chunks
+    assert grow_passes._sums(keys, w, 7, False).tolist() == exact
+    table = grow_passes._SparseSums(np.int64)
+    for i in range(0, 5000, 100):
+        table.add(keys[i:i + 100] * 10**12, w[i:i + 100], False)
+    table.merge()
+    assert table.keys.tolist() == [k * 10**12 for k in range(7)] and table.sums.tolist() == exact
+
+
+def test_batches_that_change_between_passes():
+    ds = load("iris")
+    calls = []
+
+    def changing():
+        calls.append(1)
+        part = ds.subset(np.arange(ds.n))
+        if len(calls) > 1:
+            part.columns[0] = part.columns[0] + 0.01
+        return iter([part])
+    with pytest.raises(InputError, match="changed between passes"):
+        grow_in_passes(changing, ds.schema)
