@@ -925,6 +925,48 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(merge_sums_doc,
+"merge_sums(keys1, sums1, keys2, sums2, keys, sums) -> count\n\n"
+"The union of two runs of sorted, distinct int64 keys with their int64 sums, equal keys'\n"
+"sums added (exact): written to keys and sums (room for both runs), returns how many.\n"
+"One linear pass, for the AVC groups of grow_passes.py.");
+
+static PyObject *py_merge_sums(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[6];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n1 = v[0].len / 8, n2 = v[2].len / 8;
+    if (!(view_ok(&v[1], n1, 8, "sums1") && view_ok(&v[3], n2, 8, "sums2") && view_ok(&v[4], n1 + n2, 8, "keys")
+          && view_ok(&v[5], n1 + n2, 8, "sums")))
+        goto done;
+    const int64_t *k1 = v[0].buf, *s1 = v[1].buf, *k2 = v[2].buf, *s2 = v[3].buf;
+    int64_t *k = v[4].buf, *s = v[5].buf;
+    for (Py_ssize_t i = 1; i < n1; i++)
+        if (k1[i] <= k1[i - 1]) goto unsorted;
+    for (Py_ssize_t i = 1; i < n2; i++)
+        if (k2[i] <= k2[i - 1]) goto unsorted;
+    Py_ssize_t i = 0, j = 0, n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (i < n1 && j < n2) {
+        if (k1[i] < k2[j]) { k[n] = k1[i]; s[n++] = s1[i++]; }
+        else if (k2[j] < k1[i]) { k[n] = k2[j]; s[n++] = s2[j++]; }
+        else { k[n] = k1[i]; s[n++] = s1[i++] + s2[j++]; }
+    }
+    for (; i < n1; i++) { k[n] = k1[i]; s[n++] = s1[i]; }
+    for (; j < n2; j++) { k[n] = k2[j]; s[n++] = s2[j]; }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromSsize_t(n);
+    goto done;
+unsorted:
+    PyErr_SetString(PyExc_ValueError, "merge_sums: the keys of a run are not sorted and distinct");
+done:
+    release(v, 6);
+    return result;
+}
+
 PyDoc_STRVAR(node_discrete_doc,
 "node_discrete(codes, width, idx, w, y, n_classes, n_values, cases, min_objs, tables, gain, split)\n\n"
 "grow.class_sums and split.discrete_gains for one node of the node-by-node growth: codes is\n"
@@ -2073,6 +2115,7 @@ static PyMethodDef methods[] = {
     {"value_tables", py_value_tables, METH_VARARGS, value_tables_doc},
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
     {"entry_cuts", py_entry_cuts, METH_VARARGS, entry_cuts_doc},
+    {"merge_sums", py_merge_sums, METH_VARARGS, merge_sums_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},
     {"grow_nodes", py_grow_nodes, METH_VARARGS, grow_nodes_doc},

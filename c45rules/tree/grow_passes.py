@@ -24,8 +24,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..data.costs import cheapest_class
-from ..data import distinct
-from ..data.distinct import factorize, sorted_distinct
+from ..data.distinct import hash_codes
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from .grow import choose_tests, collapse, snap_cut
@@ -77,30 +76,49 @@ def _firsts(sorted_keys: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)
 
 
-class _SparseSums:
-    """Exact int64 sums per distinct key (sorted, unique), for keys too many for a dense table.
-    Batches are reduced on arrival and merged when they outgrow the merged entries, so each
-    entry is sorted O(log batches) times."""
+def _sortable(x: np.ndarray) -> np.ndarray:
+    """float64 values (no NaN) as int64 keys in the same order, -0.0 as 0.0; its own inverse
+    (through .view(np.float64))."""
+    bits = (x + 0.0).view(np.int64)
+    return np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
 
-    def __init__(self, dtype: type):
-        self.keys = np.empty(0, dtype=dtype)
-        self.sums = np.empty(0, dtype=np.int64)
-        self.pending: list[tuple[np.ndarray, np.ndarray]] = []
-        self.pending_size = 0
+
+def _merge_runs(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Two runs of sorted distinct keys with sums as one, equal keys' sums added."""
+    if _native is not None:
+        keys, sums = np.empty(len(a[0]) + len(b[0]), np.int64), np.empty(len(a[0]) + len(b[0]), np.int64)
+        n = _native.merge_sums(a[0], a[1], b[0], b[1], keys, sums)
+        if n < len(keys) * 3 // 4:
+            return keys[:n].copy(), sums[:n].copy()
+        return keys[:n], sums[:n]
+    keys, sums = np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
+    order = np.argsort(keys, kind="stable")
+    keys, sums = keys[order], sums[order]
+    at = _firsts(keys)
+    return keys[at], np.add.reduceat(sums, at)
+
+
+class _SparseSums:
+    """Exact int64 sums per distinct int64 key, for keys too many for a dense table. Each
+    batch is reduced to a sorted run on arrival; a run is merged with the one before it while
+    it is at least as long (a binary counter), so each entry is merged O(log batches) times
+    and the runs hold at most about twice the merged entries."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[np.ndarray, np.ndarray]] = []
 
     def add(self, keys: np.ndarray, w: np.ndarray, unit: bool) -> None:
         """Add one batch's (key, fixed-point weight) pairs."""
         if not len(keys):
             return
         if unit:
-            low = int(keys.min()) if keys.dtype.kind == "i" else None
-            if low is not None and int(keys.max()) - low <= 2 * len(keys):
+            low = int(keys.min())
+            if int(keys.max()) - low <= 2 * len(keys):
                 # few possible keys: count them in a dense table, no sort
                 counts = np.bincount(keys - low)
                 present = np.flatnonzero(counts)
-                self.pending.append((present + low, counts[present] * w[0]))
-                self.pending_size += len(present)
-                self.merge_if_grown()
+                self.push((present + low, counts[present] * w[0]))
                 return
             k = np.sort(keys)
             at = _firsts(k)
@@ -110,26 +128,22 @@ class _SparseSums:
             k = keys[order]
             at = _firsts(k)
             sums = np.add.reduceat(w[order], at)
-        self.pending.append((k[at], sums))
-        self.pending_size += len(at)
-        self.merge_if_grown()
+        self.push((k[at], sums))
 
-    def merge_if_grown(self) -> None:
-        """Merge once the pending entries outnumber the merged ones."""
-        if self.pending_size > max(len(self.keys), 1 << 16):
-            self.merge()
+    def push(self, run: tuple[np.ndarray, np.ndarray]) -> None:
+        self.runs.append(run)
+        while len(self.runs) > 1 and len(self.runs[-1][0]) >= len(self.runs[-2][0]):
+            top = self.runs.pop()
+            self.runs[-1] = _merge_runs(self.runs[-1], top)
 
-    def merge(self) -> "_SparseSums":
-        """Fold the pending batches into the merged entries."""
-        if self.pending:
-            keys = np.concatenate([self.keys] + [p[0] for p in self.pending])
-            sums = np.concatenate([self.sums] + [p[1] for p in self.pending])
-            self.pending, self.pending_size = [], 0
-            order = np.argsort(keys, kind="stable")      # sorted runs: timsort merges them
-            keys, sums = keys[order], sums[order]
-            at = _firsts(keys)
-            self.keys, self.sums = keys[at], np.add.reduceat(sums, at)
-        return self
+    def merged(self) -> tuple[np.ndarray, np.ndarray]:
+        """All runs merged into one: (keys, sums)."""
+        while len(self.runs) > 1:
+            top = self.runs.pop()
+            self.runs[-1] = _merge_runs(self.runs[-1], top)
+        if not self.runs:
+            self.runs.append((np.empty(0, np.int64), np.empty(0, np.int64)))
+        return self.runs[0]
 
 
 class _Route:
@@ -197,19 +211,18 @@ class _ContinuousAVC:
     """One continuous attribute's AVC groups over a level's nodes, as sparse fixed-point sums
     keyed (node, value rank, class): key = (node * (m + 1) + rank) * C + class, rank m for an
     unknown value, m the root's distinct values. The root's pass does not know them yet: it
-    sums per class by value, and `finish` turns those into keys."""
+    sums per class by value (as order-keeping int64 keys), and `finish` turns those into ranks."""
 
     def __init__(self, S: int, C: int, values: np.ndarray | None):
         self.S, self.C, self.values = S, C, values
         if values is None:
-            self.by_class = [_SparseSums(np.float64) for _ in range(C)]
+            self.by_class = [_SparseSums() for _ in range(C)]
             self.unknown = np.zeros(C, dtype=np.int64)
         else:
             self.m = len(values)
             if S * (self.m + 1) * C >= 1 << 62:
                 raise InputError(f"{S} nodes x {self.m} distinct values x {C} classes are too many AVC entries")
-            self.table = _SparseSums(np.int64)
-        self.cached: tuple | None = None
+            self.table = _SparseSums()
 
     def add(self, ids: np.ndarray, col: np.ndarray, y: np.ndarray, w: np.ndarray, unit: bool) -> None:
         """Add one batch's cases (node, value, class, fixed-point weight)."""
@@ -219,33 +232,34 @@ class _ContinuousAVC:
                 self.unknown += _sums(y[nan], w[nan], self.C, unit)
             for c in range(self.C):
                 at = np.flatnonzero((y == c) & ~nan)
-                self.by_class[c].add(col[at], w[at], unit)
+                self.by_class[c].add(_sortable(col[at]), w[at], unit)
             return
         self.table.add((ids * (self.m + 1) + _ranks(self.values, col)) * self.C + y, w, unit)
-        self.cached = None
+
+    def root_values(self) -> np.ndarray:
+        """The root's distinct known values, ascending (after its pass)."""
+        keys = np.unique(np.concatenate([t.merged()[0] for t in self.by_class]))
+        return _sortable(keys.view(np.float64)).view(np.float64)
 
     def finish(self, values: np.ndarray) -> None:
         """The root's sums by class and value as (node, rank, class) keys over `values`."""
         C, m = self.C, len(values)
-        keys = [np.searchsorted(values, t.merge().keys) * C + c for c, t in enumerate(self.by_class)]
-        sums = [t.sums for t in self.by_class]
+        order_keys = _sortable(values)
+        table = _SparseSums()
+        for c, t in enumerate(self.by_class):
+            keys, sums = t.merged()
+            table.runs.append((np.searchsorted(order_keys, keys) * C + c, sums))
         u = np.flatnonzero(self.unknown)
-        self.values, self.m, self.table = values, m, _SparseSums(np.int64)
-        self.table.pending = [(np.concatenate(keys + [m * C + u]), np.concatenate(sums + [self.unknown[u]]))]
+        table.runs.append((m * C + u, self.unknown[u]))
+        self.values, self.m, self.table = values, m, table
         del self.by_class, self.unknown
 
     def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(node, rank, class, fixed-point weight) of every entry, sorted by the three."""
-        if self.cached is None:
-            t = self.table.merge()
-            node_rank, cls = np.divmod(t.keys, self.C)
-            node, rank = np.divmod(node_rank, self.m + 1)
-            self.cached = node, rank, cls, t.sums
-        return self.cached
-
-    def forget(self) -> None:
-        """Let go of the entries split into columns (the level's cut search is done)."""
-        self.cached = None
+        keys, sums = self.table.merged()
+        node_rank, cls = np.divmod(keys, self.C)
+        node, rank = np.divmod(node_rank, self.m + 1)
+        return node, rank, cls, sums
 
 
 def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
@@ -253,10 +267,12 @@ def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
     Hashing (O(values + col)) where the values are few next to the column, else binary search."""
     m = len(values)
     codes = None
-    if m <= 2 * len(col) and distinct._native is not None:
+    if m <= 2 * len(col):
         # the distinct values first: each is its own first appearance, so its code is its rank
-        codes = factorize(np.concatenate([values, col]), hashed=True)[0][m:]
-    if codes is None or codes.dtype.kind not in "iu":
+        codes = hash_codes(np.concatenate([values, col]))
+    if codes is not None:
+        codes = codes[m:]
+    else:
         codes = np.searchsorted(values, col)                   # NaN sorts last: rank m
         seen = codes < m
         seen[seen] = values[codes[seen]] == col[seen]
@@ -388,7 +404,7 @@ class _PassGrower:
         if n_all >= _MAX_WEIGHT:
             raise InputError(f"the cases weigh {n_all:g} in all: growing in passes sums weights below 2^30")
         for j, a in enumerate(self.cont):
-            vals = sorted_distinct(np.concatenate([t.merge().keys for t in cont[j].by_class]))
+            vals = cont[j].root_values()
             self.values[a] = (vals, vals.astype(np.float32))
             cont[j].finish(vals)
         active = [a for a in self.schema.attributes if a.kind != "ignore"]
@@ -430,7 +446,6 @@ class _PassGrower:
                 s = int(np.argmax(counts))
                 self.bigger(a, level, s, int(counts[s]) * C)
             if not act.size:
-                cont[j].forget()
                 continue
             keep = sums > 0
             node, rank, cls, w = node[keep], rank[keep].astype(np.int32), cls[keep], _f32(sums[keep])
@@ -451,7 +466,6 @@ class _PassGrower:
                     if at[0] >= 0:
                         lo[s], hi[s] = v[at[0], 0], v[at[0] + 1, 0]
             gain[act, a], split[act, a], below[act, a], above[act, a] = g[act], sp[act], lo[act], hi[act]
-            cont[j].forget()
 
     def divide(self, nodes: list[Node], chosen: np.ndarray, best_class: np.ndarray, cases: np.ndarray,
                fdisc: np.ndarray, cont: list[_ContinuousAVC], below: np.ndarray, above: np.ndarray,
@@ -475,9 +489,9 @@ class _PassGrower:
                 cut = float(snap_cut(vals, vals32, below[s, a], above[s, a]))
                 node.kind, node.cut = "threshold", cut
                 threshold[s], cut32[s] = True, np.float32(cut)
-                table, m = cont[j].table, cont[j].m
-                lo, hi = np.searchsorted(table.keys, np.array([s, s + 1]) * (m + 1) * C)
-                rank, sums = table.keys[lo:hi] // C % (m + 1), table.sums[lo:hi]
+                (keys, sums), m = cont[j].table.merged(), cont[j].m
+                lo, hi = np.searchsorted(keys, np.array([s, s + 1]) * (m + 1) * C)
+                rank, sums = keys[lo:hi] // C % (m + 1), sums[lo:hi]
                 known = rank < m
                 right = known & (vals32[np.minimum(rank, m - 1)] > np.float32(cut))
                 left = known & ~right

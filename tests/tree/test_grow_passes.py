@@ -138,11 +138,21 @@ def test_fixed_point_sums_are_exact(monkeypatch):
     exact = [sum(int(x) for x in w[keys == k]) for k in range(7)]
     monkeypatch.setattr(grow_passes, "_CHUNK", 333)        # many chunks
     assert grow_passes._sums(keys, w, 7, False).tolist() == exact
-    table = grow_passes._SparseSums(np.int64)
-    for i in range(0, 5000, 100):
-        table.add(keys[i:i + 100] * 10**12, w[i:i + 100], False)
-    table.merge()
-    assert table.keys.tolist() == [k * 10**12 for k in range(7)] and table.sums.tolist() == exact
+    for native in (grow_passes._native, None):        # the compiled merge of runs and numpy's
+        monkeypatch.setattr(grow_passes, "_native", native)
+        table = grow_passes._SparseSums()
+        for i in range(0, 5000, 100):
+            table.add(keys[i:i + 100] * 10**12, w[i:i + 100], False)
+        merged_keys, sums = table.merged()
+        assert merged_keys.tolist() == [k * 10**12 for k in range(7)] and sums.tolist() == exact
+
+
+def test_sortable_keys_keep_the_order():
+    from c45rules.tree.grow_passes import _sortable
+    x = np.array([-np.inf, -1e300, -2.5, -1e-300, -0.0, 0.0, 1e-300, 3.0, np.inf])
+    keys = _sortable(x)
+    assert (np.diff(keys) >= 0).all() and keys[4] == keys[5] and (np.diff(np.delete(keys, 4)) > 0).all()
+    assert (_sortable(keys.view(np.float64)).view(np.float64) == x).all()
 
 
 def test_batches_that_change_between_passes():
