@@ -327,13 +327,14 @@ class _PassGrower:
         return root, {"passes": self.passes, "levels": len(self.routes), "largest_group": dict(self.largest)}
 
     # ---- one pass ---------------------------------------------------------------------------
-    def scan(self, S: int) -> tuple[np.ndarray, np.ndarray, list[_ContinuousAVC]]:
-        """One pass: the level's class weights (S x C), discrete tables (S, D, V, C) and
-        continuous AVC groups, all fixed point. A batch's columns are read where needed:
+    def scan(self, S: int) -> tuple[np.ndarray, list[_SparseSums], list[_ContinuousAVC]]:
+        """One pass: the level's class weights (S x C), discrete AVC groups (keyed (node, value
+        code + 1, class)) and continuous ones, all fixed point. A batch's columns are read where needed:
         no matrix of all its columns."""
         C, D, V = self.C, len(self.disc), self.V
         dist = np.zeros(S * C, dtype=np.int64)
-        disc = np.zeros((S, D, V, C), dtype=np.int64)
+        # sparse: at a deep level most of the S x V x C cells of a discrete attribute are empty
+        disc = [_SparseSums() for _ in self.disc]
         cont = [_ContinuousAVC(S, C, self.values[a][0] if self.values else None) for a in self.cont]
         self.passes += 1
         for batch in self.batches():
@@ -356,16 +357,31 @@ class _PassGrower:
                 if codes.dtype.kind == "f":
                     codes = np.where(np.isnan(codes), -1, codes)
                 codes = np.maximum(codes.astype(np.int64) + 1, 0)        # 0: unknown
-                disc[:, j] += _sums((ids * V + codes) * C + y, wf, S * V * C, unit).reshape(S, V, C)
+                disc[j].add((ids * V + codes) * C + y, wf, unit)
             for j, a in enumerate(self.cont):
                 cont[j].add(ids, np.asarray(batch.columns[a], dtype=np.float64)[rows], y, wf, unit)
         return dist.reshape(S, C), disc, cont
+
+    def active_tables(self, disc: list[_SparseSums], act: np.ndarray, S: int) -> np.ndarray:
+        """The discrete AVC groups of the active nodes as one dense table (act, D, V, C)."""
+        V, C = self.V, self.C
+        where = np.full(S, -1, dtype=np.int64)
+        where[act] = np.arange(len(act))
+        out = np.zeros((len(act), len(disc), V * C), dtype=np.int64)
+        for j, table in enumerate(disc):
+            keys, sums = table.merged()
+            node, cell = np.divmod(keys, V * C)
+            at = where[node]
+            keep = at >= 0
+            out[at[keep], j, cell[keep]] = sums[keep]
+            table.runs = []
+        return out.reshape(len(act), len(disc), V, C)
 
     # ---- one level --------------------------------------------------------------------------
     def level(self, nodes: list[Node], tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
         """Label, test and split the level's nodes; return the next level's."""
         S, C = len(nodes), self.C
-        fdist, fdisc, cont = self.scan(S)
+        fdist, sparse_disc, cont = self.scan(S)
         if not self.routes:
             self.first_level(fdist, cont)
         dist = _f32(fdist)
@@ -380,9 +396,10 @@ class _PassGrower:
         split = np.zeros((S, self.A), dtype=np.float32)
         below, above = np.zeros((S, self.A)), np.zeros((S, self.A))
         act = np.flatnonzero(active)
+        fdisc = self.active_tables(sparse_disc, act, S)
         if act.size and self.disc:
             D = len(self.disc)
-            tables = _f32(fdisc[act]).transpose(1, 0, 2, 3).reshape(D * act.size, self.V, C)
+            tables = _f32(fdisc).transpose(1, 0, 2, 3).reshape(D * act.size, self.V, C)
             g, s = discrete_gains(tables, np.tile(cases[act], D), self.min_objs)
             g, s = g.reshape(D, act.size).T, s.reshape(D, act.size).T
             done = tested[np.ix_(act, self.disc)]
@@ -390,11 +407,11 @@ class _PassGrower:
             split[np.ix_(act, self.disc)] = np.where(done, F32(0), s)
         if self.cont:
             self.cuts(act, cases, cont, gain, split, below, above)
-        self.note_largest(fdisc, len(self.routes))
+        self.note_largest(S, len(self.routes))
         chosen = np.full(S, -1, dtype=np.int64)
         if act.size:
             chosen[act] = choose_tests(gain[act], split[act], self.left_out, self.gain_ratio)
-        return self.divide(nodes, chosen, best_class, cases, fdisc, cont, below, above, tested)
+        return self.divide(nodes, chosen, best_class, cases, fdisc, act, cont, below, above, tested)
 
     def first_level(self, fdist: np.ndarray, cont: list[_ContinuousAVC]) -> None:
         """From the root's tables: each continuous attribute's distinct values (where cuts snap
@@ -414,10 +431,10 @@ class _PassGrower:
             many[i] = self.nvals[j] >= MANY_VALUES * n_all
         self.left_out = many & (not multi_val)
 
-    def note_largest(self, fdisc: np.ndarray, level: int) -> None:
+    def note_largest(self, S: int, level: int) -> None:
         """Keep the level's largest discrete AVC group if it is the largest so far."""
         for j, a in enumerate(self.disc):
-            if fdisc.shape[0]:
+            if S:
                 entries = int((self.nvals[j] + 1) * self.C)
                 self.bigger(a, level, 0, entries)
 
@@ -468,7 +485,7 @@ class _PassGrower:
             gain[act, a], split[act, a], below[act, a], above[act, a] = g[act], sp[act], lo[act], hi[act]
 
     def divide(self, nodes: list[Node], chosen: np.ndarray, best_class: np.ndarray, cases: np.ndarray,
-               fdisc: np.ndarray, cont: list[_ContinuousAVC], below: np.ndarray, above: np.ndarray,
+               fdisc: np.ndarray, act: np.ndarray, cont: list[_ContinuousAVC], below: np.ndarray, above: np.ndarray,
                tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
         """Set each chosen test, make the children and the routing to them."""
         S, C = len(nodes), self.C
@@ -501,7 +518,7 @@ class _PassGrower:
             else:
                 node.kind = "discrete"
                 j = self.disc.index(a)
-                t = fdisc[s, j, :self.nvals[j] + 1]
+                t = fdisc[np.searchsorted(act, s), j, :self.nvals[j] + 1]
                 weights = t[1:].sum(axis=1)
                 filled = (t[1:] != 0).any(axis=1)
                 unknown = t[0].sum()
