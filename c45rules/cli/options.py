@@ -505,8 +505,8 @@ def stream_options() -> argparse.ArgumentParser:
     g = p.add_argument_group("larger than memory", STREAM_HELP)
     g.add_argument("--stream", action="store_true",
                    help="always learn in passes over batches of rows (boosting, windowing, winnowing, other"
-                        " growers, -s, -p, --tune, --keep-tree, weights and tree's pruning need the rows in"
-                        " memory and are refused)")
+                        " growers, -s, -p, --tune, --keep-tree, weights, costs and tree's pruning need the"
+                        " rows in memory and are refused)")
     g.add_argument("--memory", metavar="SIZE",
                    help="memory budget, e.g. 2GB: learn in passes when the in-memory fit's estimated peak"
                         " (rows x columns x 32 bytes, from the measured 17-32 bytes a cell) exceeds it, and"

@@ -10,7 +10,8 @@ the in-memory fit's (and, rarely, a test), and do not depend on the batch size
 (docs/large-data.md).
 
 What needs the rows in memory is refused by name (`refuse_in_memory`): boosting, windowing,
-winnowing, other growers, subset tests, soft thresholds, case weights, tuning. Pruning (c4.5's
+winnowing, other growers, subset tests, soft thresholds, case weights, misclassification costs
+(growth in passes labels empty branches otherwise), tuning. Pruning (c4.5's
 subtree raising re-routes a node's cases through its largest branch) needs them too: the rules
 come from the unpruned tree, so `fit` and `rules` need no pruned tree, but `tree` and
 `fit --keep-tree` do.
@@ -104,20 +105,19 @@ def needs_rows(what: str, flag: str) -> InputError:
 
 
 class _Counted:
-    """A batch source that counts the passes begun and the batches of the last whole pass, and
-    gives each batch the model's costs."""
+    """A batch source that counts the whole passes and the batches of the last one, and gives
+    each batch the model's costs (a pass left after its first batch is not counted)."""
 
     def __init__(self, source: Callable[[], Iterable[Dataset]], costs: Any) -> None:
         self.source, self.costs = source, costs
         self.passes, self.batches = 0, 0
 
     def __call__(self) -> Iterator[Dataset]:
-        self.passes += 1
         k = 0
         for batch in self.source():
             k += 1
             yield with_costs(batch, self.costs)
-        self.batches = k
+        self.passes, self.batches = self.passes + 1, k
 
 
 @dataclass
@@ -194,6 +194,10 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
         options = {**options, "costs": resolved(options["costs"], schema.classes)}
     checked = check_options(options)
     refuse_in_memory(checked, flag)
+    if checked["costs"] is not None:
+        # the grown trees differ in the class of empty branches (crx with '+, -: 5': grow_tree
+        # labels them by the parent's count, grow_in_passes by its least cost), so the rules do
+        raise needs_rows("misclassification costs (option costs, --costs)", flag)
     o = grower_options(checked)
     batches = _Counted(source, o.get("costs"))
     if memory is not None:

@@ -116,8 +116,11 @@ def test_unknowns_do_not_depend_on_the_batch_size(name):
     (["--keep-tree"], "--keep-tree (the pruned tree) needs the rows in memory; drop --stream"),
     (["--weights", "A15"], "case and class weights needs the rows in memory; drop --stream"),
     (["--class-weights", "balanced"], "case and class weights needs the rows in memory; drop --stream"),
+    (["--costs", "COSTS"], "misclassification costs (option costs, --costs) needs the rows in memory"),
 ])
 def test_what_needs_the_rows_is_refused(args, words, tmp_path):
+    (tmp_path / "c.costs").write_text("+, -: 5\n")
+    args = [str(tmp_path / "c.costs") if a == "COSTS" else a for a in args]
     p = run("fit", stem("crx"), "-o", tmp_path / "m.yaml", "--stream", *args)
     assert p.returncode == 2 and words in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "m.yaml").exists()
