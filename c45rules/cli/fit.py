@@ -9,8 +9,8 @@ from dataclasses import replace
 from ..errors import InputError
 from .io import check_output, is_stdout, write_text
 from .options import (boost_options, boost_trials, data_options, grid_options, rule_options, soft_options,
-                      tree_options, window_options)
-from .rules import learn, rules_text
+                      stream_options, tree_options, window_options)
+from .rules import learn, rules_text, stream_json
 
 HELP = "learn C4.5 rules and write the model as YAML"
 EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
@@ -18,7 +18,8 @@ EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
            "  c45rules fit examples/crx/crx --tune --grid cf=10,25 m=2,5 -o model.yaml\n"
            "  c45rules fit examples/crx/crx -t 10 -o model.yaml   (the composite ruleset of 10 windowing trials)\n"
            "  c45rules fit examples/crx/crx -b -o model.yaml      (boosted: 10 trials' rulesets voting)")
-PARENTS = (data_options, tree_options, rule_options, grid_options, window_options, soft_options, boost_options)
+PARENTS = (data_options, tree_options, rule_options, grid_options, window_options, soft_options, boost_options,
+           stream_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     write_text(args.output, dump_yaml(ruleset))
     if args.json:
         from .rules import rules_json
-        print(json.dumps({**rules_json(ruleset, train, test), "model": args.output}))
+        print(json.dumps({**rules_json(ruleset, train, test), "model": args.output, **stream_json(args)}))
     elif not is_stdout(args.output):   # `-o -` puts the model alone on stdout
         sys.stdout.write(rules_text(ruleset, train, test))
         print(f"Model written to {args.output}")

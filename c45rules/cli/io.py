@@ -57,6 +57,39 @@ def load_training(args: argparse.Namespace):
     return with_weights(args, train, tst)
 
 
+def streamed_training(args: argparse.Namespace):
+    """(batch source, test or None, budget, flag) when DATA is to be learnt in passes (--stream,
+    a duckdb: input, or a table beyond --memory: learn/stream.py), else None."""
+    from ..data.frame import load_test
+    from ..learn.stream import needs_rows, open_for_passes
+    stream, memory = getattr(args, "stream", False), getattr(args, "memory", None)
+    if not (stream or memory is not None or args.query is not None or str(args.data).startswith("duckdb:")):
+        return None
+    if args.names:
+        raise InputError("--names is not read in passes: drop --stream/--memory, or give a C4.5 stem")
+    opened = open_for_passes(args.data, args.target, read=read_options(args), stream=stream, memory=memory,
+                             batch_rows=args.batch_rows, query=args.query,
+                             weighted=args.weights is not None or args.class_weights is not None,
+                             flags=("--stream", "--memory"), **kinds(args))
+    if opened is None:
+        return None
+    source, budget, flag = opened
+    for option, what in (("tune", "--tune"), ("keep_tree", "--keep-tree (the pruned tree)"),
+                         ("window_trials", "windowing (-t)"), ("window", "windowing (-w)"), ("increment", "windowing (-i)")):
+        if getattr(args, option, None):
+            raise needs_rows(what, flag)
+    note_unknown(args, source.source, source.unknown_tokens)
+    test = None
+    if getattr(args, "unseen", False) or getattr(args, "test", None):
+        if getattr(args, "unseen", False) and args.test:
+            raise InputError("give -u (evaluate on STEM.test) or --test FILE, not both")
+        path = args.test or data_stem(args.data) + ".test"
+        if not Path(path).exists():
+            raise InputError(f"{path}: file not found")
+        test = load_test(path, source.schema, target=args.target, read=read_options(args))
+    return source, test, budget, flag
+
+
 def with_weights(args: argparse.Namespace, train, tst):
     """(train, test) with --weights COL taken out of the attributes and, with --class-weights,
     set as the training cases' weights (data/weights.py)."""

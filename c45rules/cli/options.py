@@ -494,6 +494,30 @@ def boost_trials(args: argparse.Namespace) -> int:
     return trials if trials is not None else 10 if getattr(args, "boost", False) else 1
 
 
+STREAM_HELP = ("learning larger than memory (docs/large-data.md): the rows are read in batches, one pass per"
+               " tree level and per rule generalisation round, never held; the model file is the in-memory"
+               " fit's (on data with unknown values its fractional counts may differ in the last bits).")
+
+
+def stream_options() -> argparse.ArgumentParser:
+    """fit/rules/tree in passes over record batches (issue 50): --stream, --memory, --batch-rows, --query."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("larger than memory", STREAM_HELP)
+    g.add_argument("--stream", action="store_true",
+                   help="always learn in passes over batches of rows (boosting, windowing, winnowing, other"
+                        " growers, -s, -p, --tune, --keep-tree, weights, costs and tree's pruning need the"
+                        " rows in memory and are refused)")
+    g.add_argument("--memory", metavar="SIZE",
+                   help="memory budget, e.g. 2GB: learn in passes when the in-memory fit's estimated peak"
+                        " (rows x columns x 32 bytes, from the measured 17-32 bytes a cell) exceeds it, and"
+                        " refuse an attribute whose AVC group (distinct values x classes x 8 bytes) would")
+    g.add_argument("--batch-rows", type=positive_int, default=100_000, metavar="N",
+                   help="rows per batch when learning in passes (speed and memory only; default 100000)")
+    g.add_argument("--query", metavar="SQL",
+                   help="the SQL run on a duckdb:FILE.db input (always learnt in passes)")
+    return p
+
+
 def rule_options() -> argparse.ArgumentParser:
     """c4.5rules' -F -r -a and the annealing seed."""
     p = argparse.ArgumentParser(add_help=False)

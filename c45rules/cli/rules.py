@@ -7,15 +7,15 @@ import sys
 from dataclasses import replace
 
 from ..errors import InputError
-from .io import data_stem, load_training, progress
-from .options import (boost_options, boost_trials, data_options, learning_rule_options, rule_options, tree_options,
-                      tuning_grid, window_options, window_settings)
+from .io import data_stem, load_training, progress, streamed_training
+from .options import (boost_options, boost_trials, data_options, learning_rule_options, rule_options, stream_options,
+                      tree_options, tuning_grid, window_options, window_settings)
 
 HELP = "learn C4.5 rules; print them and their evaluation like c4.5rules"
 EXAMPLE = ("c45rules rules examples/crx/crx -u\n  c45rules rules examples/crx/crx --json\n"
            "  c45rules rules examples/crx/crx -u -t 10   (a ruleset per windowing trial, then the composite)\n"
            "  c45rules rules examples/crx/crx -u -b      (10 boosting trials, then the vote's evaluation)")
-PARENTS = (data_options, tree_options, rule_options, window_options, boost_options)
+PARENTS = (data_options, tree_options, rule_options, window_options, boost_options, stream_options)
 WINDOWING_COSTS = ("-t/-w/-i (windowing) do not go with misclassification costs (--costs FILE, or the stem's STEM.costs: give --costs none)")
 
 
@@ -30,6 +30,9 @@ def learn(args: argparse.Namespace):
     """(ruleset, tree, train, test) from the data and learning options (rules, fit)."""
     from ..learn.pipeline import fit_dataset
     from ..model.boosted import BoostedRuleSet
+    streamed = streamed_training(args)
+    if streamed is not None:
+        return learn_in_passes(args, *streamed)
     train, test = load_training(args)
     options = learning_rule_options(args)
     tuned = None
@@ -57,6 +60,22 @@ def learn(args: argparse.Namespace):
             ruleset = replace(ruleset, trials=tuple(replace(rs, options=(*rs.options, ("tuned", tuned)))
                                                     for rs in ruleset.trials))
     return ruleset, tree, train, test
+
+
+def learn_in_passes(args: argparse.Namespace, source, test, budget: int | None, flag: str):
+    """(ruleset, unpruned tree, source, test) learnt in passes over `source`'s batches
+    (learn/stream.py); the run's facts go to args.stream_facts for --json."""
+    from ..learn.stream import fit_batches
+    progress(args, f"learning in passes over {source.n} rows, {source.batch_rows} at a time")
+    ruleset, tree, facts = fit_batches(source, flag=flag, memory=budget, **learning_rule_options(args))
+    args.stream_facts = facts
+    return ruleset, tree, source, test
+
+
+def stream_json(args: argparse.Namespace) -> dict:
+    """{"stream": the streamed run's facts} for --json, or {} when the rows were in memory."""
+    facts = getattr(args, "stream_facts", None)
+    return {} if facts is None else {"stream": facts.as_dict()}
 
 
 def windowed_rules(args: argparse.Namespace, train, options: dict, windowing: dict):
@@ -140,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_windowed(args, windowing)
     ruleset, _, train, test = learn(args)
     if args.json:
-        print(json.dumps(rules_json(ruleset, train, test)))
+        print(json.dumps({**rules_json(ruleset, train, test), **stream_json(args)}))
         return 0
     sys.stdout.write(rules_text(ruleset, train, test))
     return 0
@@ -190,6 +209,7 @@ def _run_windowed(args: argparse.Namespace, windowing: dict) -> int:
     evaluations and trial tables), or its numbers as JSON."""
     from ..rules.evaluate import evaluate
     from ..rules.report import format_composite
+    streamed_training(args)     # refuses windowing when learning in passes
     train, test = load_training(args)
     options = learning_rule_options(args)
     _, _, comp = windowed_rules(args, train, options, windowing)

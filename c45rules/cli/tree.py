@@ -6,8 +6,9 @@ import json
 import sys
 
 from ..errors import InputError
-from .io import load_training, progress
-from .options import data_options, learning_tree_options, soft_options, tree_options, window_options, window_settings
+from .io import load_training, progress, streamed_training
+from .options import (data_options, learning_tree_options, soft_options, stream_options, tree_options, window_options,
+                      window_settings)
 
 HELP = ("grow and prune a C4.5 tree (or a CART, ID3, J48, CHAID or QUEST tree: --grower); print it and its"
         " evaluation")
@@ -29,14 +30,21 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " ratio; with --json a list of nodes with their path and per-attribute numbers")
 
 
-PARENTS = (data_options, tree_options, window_options, soft_options)
+PARENTS = (data_options, tree_options, window_options, soft_options, stream_options)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the unpruned and pruned trees and their evaluation (or their counts as JSON)."""
     from ..data.costs import resolved, with_costs
     from ..learn.pipeline import learn_tree
+    from ..learn.stream import needs_rows
     from ..tree.report import evaluate_trees, format_confusion, format_evaluation, format_tree
+    streamed = streamed_training(args)
+    if streamed is not None:
+        # c4.5's subtree raising estimates a node's largest branch on all the node's cases: not
+        # a sum of counts the grown tree holds (fit and rules need no pruned tree)
+        raise needs_rows("pruning (c4.5's subtree raising re-routes a node's cases through its largest branch;"
+                         " fit and rules learn in passes)", streamed[3])
     train, test = load_training(args)
     progress(args, "growing and pruning the tree")
     options = learning_tree_options(args)

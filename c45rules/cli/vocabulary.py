@@ -74,6 +74,13 @@ OPTIONS: tuple[Option, ...] = (
     _o("--ignore", "CSV columns left out (comma-separated, repeatable)", "none", LEARN, "ignore"),
     _o("--test", "also evaluate on this file", "none", WINDOW, "test"),
     _o("-u --unseen", "also evaluate on STEM.test (c4.5 -u; C5.0's -u is rule utility bands)", "off", WINDOW),
+    # learning larger than memory (issue 50, docs/large-data.md)
+    _o("--stream", "learn in passes over batches of rows, never holding them (tree: refused, pruning needs"
+       " the rows)", "off", WINDOW, "stream"),
+    _o("--memory", "memory budget (2GB): learn in passes when the in-memory fit's estimate (rows x columns x 32"
+       " bytes) exceeds it; refuse an AVC group beyond it", "none", WINDOW, "memory"),
+    _o("--batch-rows", "rows per batch when learning in passes", "100000", WINDOW, "batch_rows"),
+    _o("--query", "the SQL a duckdb:FILE.db input runs", "none", WINDOW, "query"),
     _o("--weights", "numeric column weighing each case", "none", LEARN, "sample_weight"),
     _o("--class-weights", "multiply the cases' weights by their class's (A=2,B=1 or balanced)", "none", LEARN,
        "class_weight"),

@@ -52,6 +52,17 @@ def factorize(values: np.ndarray, hashed: bool | None = None) -> tuple[np.ndarra
     return rank[inverse.reshape(-1)].astype(np.intp), values[first[order]]
 
 
+def hash_codes(values: np.ndarray) -> np.ndarray | None:
+    """factorize's codes of 1-D numbers by hashing (no distinct values made), or None when
+    _distinct is not built or the values are not 64-bit numbers."""
+    keys = _keys(values)
+    if keys is None:
+        return None
+    codes = np.empty(len(values), dtype=np.int64)
+    _native.factorize(keys, codes)
+    return codes
+
+
 def _keys(values: np.ndarray) -> np.ndarray | None:
     """`values` as 64-bit keys equal exactly where the values are (-0.0 as 0.0, every NaN one
     key, as pandas hashes them), or None when _distinct is not built or they are not numbers."""

@@ -374,10 +374,15 @@ def _require_labels(data: Dataset) -> None:
         raise InputError(f"{data.source}: the data has no class column")
     if data.n == 0:
         raise InputError(f"{data.source}: no cases")
-    present = sorted_distinct(data.y)
+    require_classes(np.bincount(data.y, minlength=len(data.schema.classes)), data.schema, data.n, data.source)
+
+
+def require_classes(class_counts: np.ndarray, schema: Any, n: int, source: str) -> None:
+    """InputError unless the cases (`class_counts`: their number or weight per class) hold two classes."""
+    present = np.flatnonzero(np.asarray(class_counts) > 0)
     if len(present) < 2:
-        raise InputError(f"{data.source}: all {data.n} cases are of class"
-                         f" {data.schema.classes[int(present[0])]!r}; learning needs at least two classes, not one class")
+        raise InputError(f"{source}: all {n} cases are of class"
+                         f" {schema.classes[int(present[0])]!r}; learning needs at least two classes, not one class")
 
 
 def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None = None, jobs: int = 1,
@@ -398,7 +403,8 @@ def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None
 def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ignore=(),
         na_values=(), keep_na_tokens: bool = False, sep: str | None = None, decimal: str = ".",
         encoding: str = "utf-8", fold_case: bool = False, strict: bool = False,
-        sample_weight: Any = None, class_weight: Any = None, **options: Any) -> RuleSet | BoostedRuleSet:
+        sample_weight: Any = None, class_weight: Any = None, stream: bool = False, memory: str | int | None = None,
+        batch_rows: int = 100_000, query: str | None = None, **options: Any) -> RuleSet | BoostedRuleSet:
     """Learn a C4.5-rules RuleSet in one call, from a table, a file or a Dataset.
 
     Parameters
@@ -421,6 +427,17 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
         One weight per case, or the name of a column of the table holding them.
     class_weight : dict, "balanced" or None, default=None
         Multiplies each case's weight by its class's (data/weights.py).
+    stream : bool, default=False
+        Learn in passes over batches of the file's rows, never holding them (docs/large-data.md):
+        the same model on data without unknown values; options that need the rows in memory
+        (boosting, windowing, winnowing, other growers, subset tests, weights) are refused.
+    memory : str, int or None, default=None
+        A memory budget (``"2GB"``, or bytes): learn in passes when the in-memory fit's estimated
+        peak (rows x columns x 32 bytes) exceeds it, and refuse an AVC group beyond it.
+    batch_rows : int, default=100000
+        Cases per batch when learning in passes (speed and memory only, never the model).
+    query : str or None, default=None
+        The SQL a ``duckdb:FILE.db`` input runs.
     **options
         The pipeline's options with their recorded names and the reference's defaults
         (pipeline.DEFAULTS: ``cf``, ``min_objs``, ``grower``, ``cp``, ``seed``, ``jobs``,
@@ -441,6 +458,14 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
     rule 1: if a <= 2 then n [87.1%]
     """
     read = read_options(na_values, keep_na_tokens, sep, decimal, encoding, fold_case, strict)
+    if stream or memory is not None or query is not None or str(data).startswith("duckdb:"):
+        from .stream import fit_batches, open_for_passes
+        streamed = open_for_passes(data, target, read=read, stream=stream, memory=memory, batch_rows=batch_rows,
+                                   query=query, weighted=sample_weight is not None or class_weight is not None,
+                                   flags=("stream=True", "memory="), **_kinds(discrete, continuous, ignore))
+        if streamed is not None:
+            source, budget, flag = streamed
+            return fit_batches(source, flag=flag, memory=budget, **options)[0]
     jobs = options.get("jobs", 1)     # checked with the other options, after the reading
     train, _ = as_dataset(data, target, read=read, jobs=jobs if isinstance(jobs, int) else 1,
                           **_kinds(discrete, continuous, ignore))

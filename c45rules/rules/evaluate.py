@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -29,8 +30,19 @@ class RuleEvaluation:
     cost: float | None = None    # the decisions' total misclassification cost (models with costs)
 
 
-def evaluate(ruleset: RuleSet, data: Dataset) -> RuleEvaluation:
-    """Apply `ruleset` to labelled `data` the way c4.5rules' Interpret does."""
+def evaluate(ruleset: RuleSet, data: Dataset | Callable[[], Iterable[Dataset]]) -> RuleEvaluation:
+    """Apply `ruleset` to labelled `data` the way c4.5rules' Interpret does; `data` may be a
+    batch source (data/batches.py), evaluated in one pass: every figure is a count that adds up
+    over the batches."""
+    if not isinstance(data, Dataset):
+        parts = [evaluate(ruleset, b) for b in data()]
+        if not parts:
+            raise InputError("evaluating needs cases: the batches hold none")
+        conf = sum(p.confusion for p in parts)
+        costs = model_costs(ruleset)
+        return RuleEvaluation(*(sum(getattr(p, k) for p in parts) for k in (
+            "cases", "errors", "used", "wrong", "better", "worse", "default_used", "default_wrong")), conf,
+            None if costs is None else total_cost(conf, costs))
     if data.y is None:
         raise InputError(f"{data.source}: evaluating needs the class of every case")
     schema = ruleset.schema

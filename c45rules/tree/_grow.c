@@ -841,6 +841,132 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(entry_cuts_doc,
+"entry_cuts(starts, ranks, w, y, n_classes, values, values32, cases, active, min_objs, gain, split, below, above)\n\n"
+"split.best_cuts of one continuous attribute at every node of a level from its merged AVC\n"
+"entries (grow_passes.py): node s's entries at starts[s]..starts[s+1] (int64), each a\n"
+"(value rank, class, weight): ranks (int32) into the attribute's m distinct values (values,\n"
+"float64; values32 the same as float32), rank m unknown, ascending within a node; y (int64)\n"
+"and w (float32). A node's entries are scanned as node_cuts scans a node's sorted cases (the\n"
+"same cuts_core): an entry is one case weighing the entry's weight. For each node with\n"
+"active[s] != 0 writes the penalised gain (float32, -0.001 when no cut), the split information\n"
+"(float32) and the values on either side of the cut (float64, NaN when none).");
+
+static PyObject *py_entry_cuts(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { STARTS, RANKS, W, Y, VALS, VALS32, CASES, ACTIVE, GAIN, SPLIT, BELOW, ABOVE, NV };
+    Py_buffer v[NV];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t C;
+    double min_objs;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*y*dw*w*w*w*", &v[STARTS], &v[RANKS], &v[W], &v[Y], &C, &v[VALS],
+                          &v[VALS32], &v[CASES], &v[ACTIVE], &min_objs, &v[GAIN], &v[SPLIT], &v[BELOW], &v[ABOVE]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t S = v[CASES].len / 4, P = v[RANKS].len / 4, m = v[VALS].len / 8;
+    if (!(C > 0 && view_ok(&v[STARTS], S + 1, 8, "starts") && view_ok(&v[RANKS], P, 4, "ranks")
+          && view_ok(&v[W], P, 4, "w") && view_ok(&v[Y], P, 8, "y") && view_ok(&v[VALS32], m, 4, "values32")
+          && view_ok(&v[ACTIVE], S, 1, "active") && view_ok(&v[GAIN], S, 4, "gain")
+          && view_ok(&v[SPLIT], S, 4, "split") && view_ok(&v[BELOW], S, 8, "below")
+          && view_ok(&v[ABOVE], S, 8, "above")))
+        goto done;
+    const int64_t *starts = v[STARTS].buf, *y = v[Y].buf;
+    const int32_t *ranks = v[RANKS].buf;
+    const float *cases = v[CASES].buf;
+    const uint8_t *active = v[ACTIVE].buf;
+    if (starts[0] != 0 || starts[S] != P || P >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "entry_cuts: starts must run from 0 to the number of entries");
+        goto done;
+    }
+    Py_ssize_t widest = 0;
+    for (Py_ssize_t s = 0; s < S; s++) {
+        if (starts[s + 1] < starts[s]) {
+            PyErr_SetString(PyExc_ValueError, "entry_cuts: starts must not decrease");
+            goto done;
+        }
+        widest = Py_MAX(widest, starts[s + 1] - starts[s]);
+        /* cuts_core counts a node's known entries from its end: ranks ascending, unknowns last */
+        for (int64_t p = starts[s]; p < starts[s + 1]; p++)
+            if (ranks[p] < 0 || ranks[p] > m || y[p] < 0 || y[p] >= C
+                || (p > starts[s] && ranks[p] < ranks[p - 1])) {
+                PyErr_SetString(PyExc_ValueError, "entry_cuts: a rank or class out of range or out of order");
+                goto done;
+            }
+    }
+    CutScratch sc;
+    int32_t *carry = malloc(((size_t)widest + 1) * 2 * sizeof(int32_t));
+    if (!carry || !cut_scratch_alloc(&sc, widest, C)) {
+        free(carry);
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t vals_at[2] = {0, m};
+    const int32_t no_rank = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < S; s++) {
+        if (!active[s]) continue;
+        int64_t a = starts[s], n = starts[s + 1] - a;
+        /* the node's entries in their order, their ranks after them: cuts_core's carried layout */
+        for (int64_t i = 0; i < n; i++) {
+            carry[i] = (int32_t)i;
+            carry[n + i] = ranks[a + i];
+        }
+        int64_t at;
+        cuts_core(&no_rank, 0, 1, v[VALS].buf, v[VALS32].buf, vals_at, NULL, n, (const float *)v[W].buf + a, y + a,
+                  C, cases[s], min_objs, &sc, (float *)v[GAIN].buf + s, (float *)v[SPLIT].buf + s, &at,
+                  (double *)v[BELOW].buf + s, (double *)v[ABOVE].buf + s, carry, 1);
+    }
+    Py_END_ALLOW_THREADS
+    cut_scratch_free(&sc);
+    free(carry);
+    result = Py_NewRef(Py_None);
+done:
+    release(v, NV);
+    return result;
+}
+
+PyDoc_STRVAR(merge_sums_doc,
+"merge_sums(keys1, sums1, keys2, sums2, keys, sums) -> count\n\n"
+"The union of two runs of sorted, distinct int64 keys with their int64 sums, equal keys'\n"
+"sums added (exact): written to keys and sums (room for both runs), returns how many.\n"
+"One linear pass, for the AVC groups of grow_passes.py.");
+
+static PyObject *py_merge_sums(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[6];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n1 = v[0].len / 8, n2 = v[2].len / 8;
+    if (!(view_ok(&v[1], n1, 8, "sums1") && view_ok(&v[3], n2, 8, "sums2") && view_ok(&v[4], n1 + n2, 8, "keys")
+          && view_ok(&v[5], n1 + n2, 8, "sums")))
+        goto done;
+    const int64_t *k1 = v[0].buf, *s1 = v[1].buf, *k2 = v[2].buf, *s2 = v[3].buf;
+    int64_t *k = v[4].buf, *s = v[5].buf;
+    for (Py_ssize_t i = 1; i < n1; i++)
+        if (k1[i] <= k1[i - 1]) goto unsorted;
+    for (Py_ssize_t i = 1; i < n2; i++)
+        if (k2[i] <= k2[i - 1]) goto unsorted;
+    Py_ssize_t i = 0, j = 0, n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (i < n1 && j < n2) {
+        if (k1[i] < k2[j]) { k[n] = k1[i]; s[n++] = s1[i++]; }
+        else if (k2[j] < k1[i]) { k[n] = k2[j]; s[n++] = s2[j++]; }
+        else { k[n] = k1[i]; s[n++] = s1[i++] + s2[j++]; }
+    }
+    for (; i < n1; i++) { k[n] = k1[i]; s[n++] = s1[i]; }
+    for (; j < n2; j++) { k[n] = k2[j]; s[n++] = s2[j]; }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromSsize_t(n);
+    goto done;
+unsorted:
+    PyErr_SetString(PyExc_ValueError, "merge_sums: the keys of a run are not sorted and distinct");
+done:
+    release(v, 6);
+    return result;
+}
+
 PyDoc_STRVAR(node_discrete_doc,
 "node_discrete(codes, width, idx, w, y, n_classes, n_values, cases, min_objs, tables, gain, split)\n\n"
 "grow.class_sums and split.discrete_gains for one node of the node-by-node growth: codes is\n"
@@ -1988,6 +2114,8 @@ static PyMethodDef methods[] = {
     {"regroup", py_regroup, METH_VARARGS, regroup_doc},
     {"value_tables", py_value_tables, METH_VARARGS, value_tables_doc},
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
+    {"entry_cuts", py_entry_cuts, METH_VARARGS, entry_cuts_doc},
+    {"merge_sums", py_merge_sums, METH_VARARGS, merge_sums_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},
     {"grow_nodes", py_grow_nodes, METH_VARARGS, grow_nodes_doc},

@@ -198,37 +198,15 @@ class _Grower:
         return self._ranked
 
     def snap_many(self, a: int, below: np.ndarray, above: np.ndarray) -> np.ndarray:
-        """Largest training value of `a` that is <= the midpoint of below/above (spec 2.6).
-
-        The midpoint and the comparison are in single precision as in c4.5: whether a
-        training value that lies at the midpoint counts as below it depends on that.
-        """
+        """snap_cut over the distinct training values of `a` (spec 2.6)."""
         vals = self.data.sorted_values(a)
         if a not in self.vals32:
             self.vals32[a] = vals.astype(np.float32)
-        mid = (np.asarray(below, np.float32) + np.asarray(above, np.float32)) / np.float32(2)
-        return vals[np.searchsorted(self.vals32[a], mid, side="right") - 1]
+        return snap_cut(vals, self.vals32[a], below, above)
 
     def choose(self, gain: np.ndarray, split: np.ndarray) -> np.ndarray:
-        """c4.5's attribute choice (spec 2.5) with its float arithmetic, one node per row.
-
-        The average gain is a float running sum over the attributes in order (adding the
-        0.0 of an excluded attribute leaves a float sum unchanged); gain ratios are float
-        quotients, so mathematically equal ratios tie or not exactly as in c4.5, and ties
-        go to the first attribute (strict `>` against the best so far). -1: no test.
-        """
-        gain = np.atleast_2d(gain).astype(np.float32)
-        split = np.atleast_2d(split).astype(np.float32)
-        usable = gain.astype(np.float64) > -EPSILON
-        possible = usable & (self.multi_val | ~self.many)[None, :]
-        count = possible.sum(axis=1)
-        total = seq_sum(np.where(possible, gain, F32(0)), axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            avg = np.where(count > 0, total / count.astype(np.float32), F32(1e6)).astype(np.float32)
-        val = worth(gain, split, avg[:, None], self.gain_ratio)
-        val = np.where(usable, val, -np.inf)
-        best = np.argmax(val, axis=1)
-        return np.where(val[np.arange(len(best)), best] > NO_GAIN, best, -1)
+        """choose_tests with this data's many-valued exclusion (spec 2.5), one node per row."""
+        return choose_tests(gain, split, self.many & (not self.multi_val), self.gain_ratio)
 
     # ---- outcomes ----------------------------------------------------------------
     def outcomes(self, node: Node, idx: np.ndarray) -> np.ndarray:
@@ -1053,6 +1031,40 @@ def value_ranks(columns: list[np.ndarray], n: int) -> np.ndarray:
         r[~known] = r[known].max() + 1 if known.any() else 0
         ranks[j, order] = r
     return ranks
+
+
+def choose_tests(gain: np.ndarray, split: np.ndarray, left_out: np.ndarray, gain_ratio: bool) -> np.ndarray:
+    """c4.5's attribute choice (spec 2.5) with its float arithmetic, one node per row; `left_out`:
+    the attributes kept out of the average gain (many-valued, spec 2.5).
+
+    The average gain is a float running sum over the attributes in order (adding the
+    0.0 of an excluded attribute leaves a float sum unchanged); gain ratios are float
+    quotients, so mathematically equal ratios tie or not exactly as in c4.5, and ties
+    go to the first attribute (strict `>` against the best so far). -1: no test.
+    """
+    gain = np.atleast_2d(gain).astype(np.float32)
+    split = np.atleast_2d(split).astype(np.float32)
+    usable = gain.astype(np.float64) > -EPSILON
+    possible = usable & ~np.asarray(left_out, dtype=bool)[None, :]
+    count = possible.sum(axis=1)
+    total = seq_sum(np.where(possible, gain, F32(0)), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        avg = np.where(count > 0, total / count.astype(np.float32), F32(1e6)).astype(np.float32)
+    val = worth(gain, split, avg[:, None], gain_ratio)
+    val = np.where(usable, val, -np.inf)
+    best = np.argmax(val, axis=1)
+    return np.where(val[np.arange(len(best)), best] > NO_GAIN, best, -1)
+
+
+def snap_cut(vals: np.ndarray, vals32: np.ndarray, below: np.ndarray, above: np.ndarray) -> np.ndarray:
+    """Largest of the distinct training values `vals` (ascending; `vals32` as float32) that is
+    <= the midpoint of below/above (spec 2.6).
+
+    The midpoint and the comparison are in single precision as in c4.5: whether a
+    training value that lies at the midpoint counts as below it depends on that.
+    """
+    mid = (np.asarray(below, np.float32) + np.asarray(above, np.float32)) / np.float32(2)
+    return vals[np.searchsorted(vals32, mid, side="right") - 1]
 
 
 def node_counts(weights: np.ndarray, y: np.ndarray, idx: np.ndarray, n_classes: int) -> tuple[np.float32, np.ndarray]:

@@ -1,7 +1,8 @@
 """Printing trees and their evaluation in the layout of c4.5 (presentation only)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -68,10 +69,17 @@ class TreeEvaluation:
     confusion: np.ndarray    # pruned tree, rows = actual class, columns = predicted
 
 
-def evaluate_trees(unpruned: Node, pruned: Node, data: Dataset, n_train: int,
+def evaluate_trees(unpruned: Node, pruned: Node, data: Dataset | Callable[[], Iterable[Dataset]], n_train: int,
                    costs: np.ndarray | None = None) -> TreeEvaluation:
     """Errors of both trees on `data` (classifying by least expected cost with `costs`) and the
-    pruned tree's training estimate."""
+    pruned tree's training estimate; `data` may be a batch source (data/batches.py), evaluated
+    in one pass (the errors and the confusion matrix add up over the batches)."""
+    if not isinstance(data, Dataset):
+        parts = [evaluate_trees(unpruned, pruned, b, n_train, costs) for b in data()]
+        first = parts[0]
+        return replace(first, cases=sum(p.cases for p in parts),
+                       unpruned_errors=sum(p.unpruned_errors for p in parts),
+                       pruned_errors=sum(p.pruned_errors for p in parts), confusion=sum(p.confusion for p in parts))
     pu, pp = classify(unpruned, data, costs), classify(pruned, data, costs)
     C = len(data.schema.classes)
     conf = np.bincount(data.y * C + pp, minlength=C * C).reshape(C, C)

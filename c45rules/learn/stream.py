@@ -1,0 +1,246 @@
+"""The streamed fit (issue 50): the same model as `fit`, learnt in passes over record batches.
+
+`fit_batches` joins the streamed stages: the tree grown one pass per level
+(tree/grow_passes.py), then c4.5rules in passes (rules/passes.py), the model's fingerprint from
+one more pass. Every stage sums counts that add up exactly over any split of the cases into
+batches, so on data without unknown values the model file is byte for byte the in-memory one.
+With unknown values the growth sums fractional weights exactly (int64 fixed point) where c4.5
+adds float32 weights one case at a time: the counts may then differ in their last bits from
+the in-memory fit's (and, rarely, a test), and do not depend on the batch size
+(docs/large-data.md).
+
+What needs the rows in memory is refused by name (`refuse_in_memory`): boosting, windowing,
+winnowing, other growers, subset tests, soft thresholds, case weights, misclassification costs
+(growth in passes labels empty branches otherwise), tuning. Pruning (c4.5's
+subtree raising re-routes a node's cases through its largest branch) needs them too: the rules
+come from the unpruned tree, so `fit` and `rules` need no pruned tree, but `tree` and
+`fit --keep-tree` do.
+
+`--memory BUDGET` streams only when the in-memory fit would not fit the budget, estimated as
+rows x columns x IN_MEMORY_CELL_BYTES.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+from ..data.costs import resolved, with_costs
+from ..data.distinct import sorted_distinct
+from ..data.schema import Dataset, Schema
+from ..errors import InputError
+from ..model.ruleset import RuleSet
+from ..tree.node import Node
+
+# bytes of the in-memory fit's peak per table cell (rows x columns, the class included):
+# BENCHMARKS.md's synth_1m (31 columns) peaks at 536 MB growing the tree (17 bytes a cell),
+# synth_1m_u5 (5% unknowns) at 994 MB (32 bytes a cell); the larger, to stay within a budget
+IN_MEMORY_CELL_BYTES = 32
+AVC_ENTRY_BYTES = 8        # one int64 fixed-point sum per (value, class) of an AVC group
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_memory(text: str | int | float, name: str = "--memory") -> int:
+    """A memory budget in bytes from ``2GB``, ``512M``, ``1.5G``, ``4096`` (K, M, G, T: powers of 1024).
+
+    Examples
+    --------
+    >>> parse_memory("2GB"), parse_memory("512m"), parse_memory(1000)
+    (2147483648, 536870912, 1000)
+    """
+    if isinstance(text, (int, float)) and not isinstance(text, bool) and text > 0:
+        return int(text)
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", str(text), re.IGNORECASE)
+    if m is None or float(m.group(1)) <= 0:
+        raise InputError(f"{name} must be a size such as 2GB, 512MB or 1.5G, got {text!r}",
+                         params=("memory",))
+    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+
+
+def in_memory_bytes(rows: int, schema: Schema) -> int:
+    """The estimated peak of the in-memory fit of `rows` cases of `schema` (module docstring)."""
+    return rows * (len(schema.attributes) + 1) * IN_MEMORY_CELL_BYTES
+
+
+def fits_in_memory(rows: int, schema: Schema, budget: int) -> bool:
+    """Whether the in-memory fit's estimated peak is within `budget` bytes."""
+    return in_memory_bytes(rows, schema) <= budget
+
+
+def size_text(n: float) -> str:
+    """Bytes as a short size: 1.5 GB, 300 MB, 12 kB."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+# what needs the rows in memory: (option, its default, how it is named)
+_IN_MEMORY = (
+    ("trials", 1, "boosting (option trials, --trials/-b)"),
+    ("grower", "c45", "a grower other than c45 (option grower, --grower)"),
+    ("subset", False, "subset tests (option subset, -s/--subset)"),
+    ("winnow", False, "winnowing (option winnow, --winnow)"),
+    ("soft", False, "soft thresholds (option soft, -p)"),
+)
+
+
+def refuse_in_memory(options: dict[str, Any], flag: str) -> None:
+    """InputError naming the first option that needs the rows in memory (`flag`: how the
+    caller asked for passes, e.g. ``--stream``)."""
+    for key, default, what in _IN_MEMORY:
+        if options.get(key, default) != default:
+            raise needs_rows(what, flag)
+
+
+def needs_rows(what: str, flag: str) -> InputError:
+    """The error for `what` asked for with learning in passes."""
+    if "memory" in flag:
+        return InputError(f"{what} needs the rows in memory, and the table does not fit the budget {flag}:"
+                          f" give a larger budget, or drop {what.split(' (')[0]}")
+    return InputError(f"{what} needs the rows in memory; drop {flag}")
+
+
+class _Counted:
+    """A batch source that counts the whole passes and the batches of the last one, and gives
+    each batch the model's costs (a pass left after its first batch is not counted)."""
+
+    def __init__(self, source: Callable[[], Iterable[Dataset]], costs: Any) -> None:
+        self.source, self.costs = source, costs
+        self.passes, self.batches = 0, 0
+
+    def __call__(self) -> Iterator[Dataset]:
+        k = 0
+        for batch in self.source():
+            k += 1
+            yield with_costs(batch, self.costs)
+        self.passes, self.batches = self.passes + 1, k
+
+
+@dataclass
+class StreamFacts:
+    """How a streamed fit went: passes over the data (the schema pass included), batches per
+    pass, and the largest AVC group the growth held (attribute, tree level, entries, bytes)."""
+
+    passes: int = 0
+    batches: int = 0
+    batch_rows: int = 0
+    rows: int = 0
+    largest_group: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The facts as `fit --json` prints them under "stream"."""
+        return {"passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
+                "rows": self.rows, "largest_avc_group": self.largest_group}
+
+
+def check_avc_groups(batches: Callable[[], Iterable[Dataset]], schema: Schema, budget: int) -> None:
+    """One pass: InputError naming the first continuous attribute whose root AVC group (its
+    distinct known values x classes x 8 bytes) would exceed `budget`, before any is built.
+    Holds each attribute's distinct values, stopping as soon as one is over the budget."""
+    C = len(schema.classes)
+    cont = [i for i, a in enumerate(schema.attributes) if a.is_continuous]
+    limit = budget // (C * AVC_ENTRY_BYTES)
+    seen = {a: np.empty(0) for a in cont}
+    for batch in batches():
+        for a in cont:
+            col = batch.columns[a]
+            seen[a] = np.union1d(seen[a], sorted_distinct(col[~np.isnan(col)]))
+            if len(seen[a]) > limit:
+                name = schema.attributes[a].name
+                raise InputError(
+                    f"attribute {name!r}: more than {limit:,} distinct values x {C} classes make an AVC group of"
+                    f" over {size_text(len(seen[a]) * C * AVC_ENTRY_BYTES)} at the tree's root, beyond the memory budget"
+                    f" of {size_text(budget)}: round or bin {name} before learning, or give a larger budget")
+
+
+def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = None,
+                **options: Any) -> tuple[RuleSet, Node, StreamFacts]:
+    """The model `fit_dataset` learns from `source`'s rows, learnt in passes over its batches.
+
+    Parameters
+    ----------
+    source : BatchSource
+        From data/batches.open_batches (its schema, row count and fingerprint are used).
+    flag : str, default="--stream"
+        How learning in passes was asked for, named in the errors.
+    memory : int or None
+        The budget in bytes, if any: an AVC group beyond it is refused before it is built.
+    **options
+        The pipeline's options (pipeline.DEFAULTS); those needing the rows are refused.
+
+    Returns
+    -------
+    ruleset : RuleSet
+        The same model as the in-memory fit (module docstring for data with unknown values).
+    tree : Node
+        The unpruned tree the rules came from.
+    facts : StreamFacts
+
+    Raises
+    ------
+    InputError
+        A bad option, an option needing the rows in memory, data without two classes, an
+        AVC group beyond `memory`, the input changing between passes.
+    """
+    from ..rules.passes import PassReport, learn_rules_in_passes
+    from ..tree.grow_passes import grow_in_passes
+    from .pipeline import check_options, grower_options, require_classes
+    schema = source.schema
+    if "costs" in options:
+        options = {**options, "costs": resolved(options["costs"], schema.classes)}
+    checked = check_options(options)
+    refuse_in_memory(checked, flag)
+    if checked["costs"] is not None:
+        # the grown trees differ in the class of empty branches (crx with '+, -: 5': grow_tree
+        # labels them by the parent's count, grow_in_passes by its least cost), so the rules do
+        raise needs_rows("misclassification costs (option costs, --costs)", flag)
+    o = grower_options(checked)
+    batches = _Counted(source, o.get("costs"))
+    if memory is not None:
+        check_avc_groups(batches, schema, memory)
+    first = next(iter(batches()), None)
+    if first is None:
+        raise InputError(f"{source.source}: no cases")
+    tree, info = grow_in_passes(batches, schema, min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
+                                costs=first.costs)
+    require_classes(tree.class_dist, schema, int(source.n), source.source)
+    rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
+    rs, _ = learn_rules_in_passes(tree, batches, fingerprint=source.fingerprint(), cf=rules_cf, fisher=o["fisher"],
+                                  redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"], options=o,
+                                  jobs=o["jobs"], report=PassReport())
+    group = dict(info["largest_group"])
+    group["bytes"] = group.get("entries", 0) * AVC_ENTRY_BYTES
+    # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)
+    facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
+                        group)
+    return rs, tree, facts
+
+
+def open_for_passes(data: Any, target: str | None, *, read: Any, stream: bool, memory: str | int | None,
+                    batch_rows: int, query: str | None, weighted: bool, flags: tuple[str, str],
+                    **kinds: Any) -> tuple[Any, int | None, str] | None:
+    """(batch source, budget in bytes or None, the flag that asked) when `data` is to be learnt
+    in passes: with `stream`, for a ``duckdb:`` input, or when the in-memory fit's estimate
+    exceeds `memory`; None when it fits (the caller reads the rows as usual). `flags`: how
+    stream and memory are spelt to the caller (CLI or Python), for the errors."""
+    from ..data.batches import DUCKDB_PREFIX, open_batches
+    budget = None if memory is None else parse_memory(memory, flags[1].rstrip("="))
+    if not isinstance(data, (str, os.PathLike)):
+        if stream or memory is not None:
+            raise InputError(f"{flags[0] if stream else flags[1]}: learning in passes reads a file, a C4.5 stem or a"
+                             " duckdb: query; these rows are in memory already", params=("stream", "memory"))
+        return None
+    duck = str(data).startswith(DUCKDB_PREFIX)
+    source = open_batches(data, target, read=read, batch_rows=batch_rows, query=query, **kinds)
+    if not (stream or duck) and fits_in_memory(source.n, source.schema, budget):
+        return None
+    flag = flags[0] if stream or duck else (
+        f"{flags[1].rstrip('=')} {size_text(budget)} (the in-memory fit would need about"
+        f" {size_text(in_memory_bytes(source.n, source.schema))})")
+    if weighted:
+        raise needs_rows("case and class weights", flag)
+    return source, budget, flag
