@@ -6,7 +6,7 @@ import json
 import sys
 
 from ..errors import InputError
-from .io import load_training, progress
+from .io import learner_progress, load_training, progress
 from .options import data_options, learning_tree_options, soft_options, tree_options, window_options, window_settings
 
 HELP = ("grow and prune a C4.5 tree (or a CART, ID3, J48, CHAID or QUEST tree: --grower); print it and its"
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         from ..learn.pipeline import check_options, grower_options, soft_tree
         tree = soft_tree(train, grower_options(check_options(options)))
     else:
-        tree = learn_tree(train, **options)
+        tree = learn_tree(train, progress=learner_progress(args), **options)
     if args.explain_splits:
         from ..tree.explain import explain_splits, format_splits
         nodes = explain_splits(train, tree.unpruned, min_objs=options["min_objs"], gain_ratio=options["gain_ratio"],
