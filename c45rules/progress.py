@@ -17,9 +17,12 @@ stages and who reports them:
 - trial: boosting's trial `done` of at most `total` (learn/pipeline.fit_dataset);
 - grow, prune, generalise, select: the steps of one fit (growing the tree, pruning it,
   generalising the rules, selecting them; select counts the classes done);
-- pass: for a learner that reads its rows in passes (a streamed grower): pass `done`, with
-  info `level` (the tree level the pass grows) and `rows` (the rows read so far in this pass,
-  from which the reporter shows rows/s); `total` the rows' count when known, else None.
+- pass: for a learner that reads its rows in passes (a streamed grower), reported per batch
+  inside its stage (grow, generalise, select): `done` the rows read so far in this pass, `total`
+  the table's rows when known (else None), info `number` (the pass, from 1) and `level` (the
+  tree level the pass grows, for growth); the reporter shows rows/s from `done` and the time
+  since the pass began (a call with other info, or fewer rows, begins a new pass). E.g.
+  `report(progress, "pass", rows_so_far, n_rows, number=3, level=2)`.
 
 Extra `info` is shown as `name value` after the stage; keys the reporter does not know are shown
 too, so a new learner needs no change here to say more.

@@ -3,9 +3,10 @@
 Drawn only for a person watching: when stderr is a terminal and -q/--quiet is not given (logs,
 pipes and tests stay clean). The learners call a Reporter as their `progress` callback
 (c45rules/progress.py: the stages and what they mean); the commands' own notes ("reading
-DATA") take the line too. While a Reporter is active, sys.stderr clears the line before
-anything else is written to it (warnings, notes, the error line), and the line is cleared when
-the command ends, so the terminal keeps only what other output wrote.
+DATA") take the line too. While a Reporter is active, sys.stderr (and sys.stdout, when it is a
+terminal too) clears the line before anything else is written to it (warnings, notes, the
+error line, the results), and the line is cleared when the command ends, so the terminal keeps
+only what other output wrote.
 """
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ def _count(n: float) -> str:
 class Reporter:
     """The progress line on `stream` (a terminal); a `progress` callback for the learners."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, results: TextIO | None = None) -> None:
         self._out = stream
+        self._results = results     # stdout on the same screen: its pending text shown first
         self._start = time.monotonic()
         self._stages: list[_Stage] = []
         self._note: str | None = None
@@ -124,6 +126,8 @@ class Reporter:
     def _draw(self, now: float) -> None:
         width = shutil.get_terminal_size((80, 24)).columns - 1    # a wrapped line cannot be rewritten
         text = self.line(now)[:max(width, 20)]
+        if self._results is not None:
+            self._results.flush()
         # padded over what a longer line left
         self._out.write("\r" + text.ljust(self._shown))
         self._out.flush()
@@ -160,11 +164,16 @@ def reporting(args: argparse.Namespace) -> Iterator[Reporter | None]:
     if not wanted(args):
         yield None
         return
-    stream = sys.stderr
-    reporter = Reporter(stream)
+    stream, results = sys.stderr, sys.stdout
+    on_screen = results.isatty()
+    reporter = Reporter(stream, results if on_screen else None)
     sys.stderr = _ClearingStream(stream, reporter)   # type: ignore[assignment]
+    if on_screen:
+        sys.stdout = _ClearingStream(results, reporter)   # type: ignore[assignment]
     try:
         yield reporter
     finally:
         reporter.clear()
         sys.stderr = stream
+        if on_screen:
+            sys.stdout = results

@@ -147,3 +147,31 @@ def test_the_library_takes_a_callback_and_learns_the_same():
     with pytest.raises(ValueError, match="'growing' is not one of fold"):
         report(lambda *a, **k: None, "growing")
     report(None, "growing")     # no callback: nothing is checked, nothing done
+
+
+def test_a_streamed_pass_shows_its_level_rows_per_second_and_share():
+    from c45rules.cli.progress import Reporter
+    from c45rules.progress import report
+    out = _Terminal()
+    line = Reporter(out)
+    report(line, "grow")
+    report(line, "pass", 0, 4_000_000, number=2, level=3)
+    report(line, "pass", 1_000_000, 4_000_000, number=2, level=3)
+    stages = line.line(line._stages[-1].started + 0.5).split(", ")
+    # 1M rows in the half second since the pass began; a quarter of the table
+    assert stages[:2] == ["c45rules: grow", "pass 2 level 3 2.0M rows/s 25%"]
+    report(line, "pass", 10, None, number=3, level=4)    # a new pass: its rate counts afresh
+    assert line.line(line._stages[-1].started + 1.0).split(", ")[1] == "pass 3 level 4 10 rows/s"
+    report(line, "select", 0, 2)                          # the pass ends with its stage
+    assert line.line(line._stages[-1].started).split(", ")[0] == "c45rules: select 1/2"
+
+
+def test_results_on_the_same_terminal_come_after_the_cleared_line():
+    screen = _Terminal()
+    with contextlib.redirect_stderr(screen), contextlib.redirect_stdout(screen):
+        assert main(["rules", GOLF]) == 0
+    _, _, plain = _run(["rules", GOLF], terminal=False)
+    _, alone, _ = _run(["rules", GOLF], terminal=False)
+    drawn, _, results = screen.getvalue().rpartition("\r")
+    assert results == alone and plain == "" and "c45rules: select" in drawn
+    assert re.search(r"\r +$", drawn)      # blanked before the rules were written
