@@ -25,6 +25,7 @@ from . import (audit, cv, demo, diff, evaluate, explain, export, fit, import_, p
                serve, tree, tune)
 from . import options
 from .options import Parser, common
+from .progress import reporting
 
 _MODULES = {"tree": tree, "rules": rules, "fit": fit, "predict": predict, "evaluate": evaluate,
             "explain": explain, "export": export, "report": report, "rescore": rescore, "diff": diff,
@@ -148,7 +149,8 @@ def _run(args: argparse.Namespace) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("always", DataWarning)
             warnings.showwarning = _show_warning
-            return COMMANDS[args.command](args)
+            with reporting(args) as args.reporter:
+                return COMMANDS[args.command](args)
     except (InputError, ModelError) as e:
         if args.debug:
             traceback.print_exc()

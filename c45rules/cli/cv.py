@@ -6,7 +6,7 @@ import json
 import sys
 
 from ..errors import InputError
-from .io import data_stem, is_table, load_training, progress
+from .io import data_stem, is_table, learner_progress, load_training, progress
 from .options import (boost_options, boost_trials, cv_folds_option, data_options, grid_options,
                       learning_rule_options, positive_int, rule_options, tree_options, tuning_grid)
 
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     ours = cross_validate(train, args.cv_folds, seed=seed, repeats=args.repeats,
                           options=learning_rule_options(args),
                           grid=grid,
-                          inner_k=args.tune_folds)
+                          inner_k=args.tune_folds, progress=learner_progress(args))
     theirs = None
     if c50:
         from .c50 import fold_errors

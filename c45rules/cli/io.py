@@ -17,9 +17,16 @@ MODEL_SUFFIXES = (".yaml", ".yml")
 
 
 def progress(args: argparse.Namespace, message: str) -> None:
-    """A progress line on stderr, only for a person watching a terminal."""
-    if not getattr(args, "quiet", False) and sys.stderr.isatty():
-        print(f"c45rules: {message}...", file=sys.stderr, flush=True)
+    """A step of the command on the progress line (cli/progress.py: drawn only for a person
+    watching a terminal, not with -q)."""
+    reporter = getattr(args, "reporter", None)
+    if reporter is not None:
+        reporter.note(message)
+
+
+def learner_progress(args: argparse.Namespace):
+    """The `progress` callback to give the learners: the command's Reporter, or None."""
+    return getattr(args, "reporter", None)
 
 
 def load_training(args: argparse.Namespace):
@@ -191,7 +198,7 @@ def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | Non
         raise InputError("this model's rules come from windowing (fit -t): its trees cannot be re-grown"
                          " here; fit it with --keep-tree to keep the best trial's pruned tree")
     progress(args, "growing and pruning the tree")
-    return grow_with(train, o), train
+    return grow_with(train, o, progress=learner_progress(args)), train
 
 
 def write_text(path: str | None, text: str) -> None:

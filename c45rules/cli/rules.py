@@ -7,7 +7,7 @@ import sys
 from dataclasses import replace
 
 from ..errors import InputError
-from .io import data_stem, load_training, progress, streamed_training
+from .io import data_stem, learner_progress, load_training, progress, streamed_training
 from .options import (boost_options, boost_trials, data_options, learning_rule_options, rule_options, stream_options,
                       tree_options, tuning_grid, window_options, window_settings)
 
@@ -48,7 +48,7 @@ def learn(args: argparse.Namespace):
         return ruleset, tree, train, test
     progress(args, "growing the tree, generalising and selecting rules"
              + (f" ({boost_trials(args)} boosting trials at most)" if boost_trials(args) > 1 else ""))
-    ruleset, tree, _ = fit_dataset(train, **options)
+    ruleset, tree, _ = fit_dataset(train, progress=learner_progress(args), **options)
     winnowed = ruleset.options_dict.get("winnowed")
     if winnowed is not None and not getattr(args, "quiet", False):
         used = sum(a.kind != "ignore" for a in train.schema.attributes)
@@ -121,7 +121,7 @@ def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict,
     grid = tuning_grid(args)
     seed = args.seed if args.seed is not None else 0
     progress(args, f"tuning: {args.cv_folds}-fold cross-validation of each grid point")
-    res = tune(train, grid, k=args.cv_folds, seed=seed, options=options)
+    res = tune(train, grid, k=args.cv_folds, seed=seed, options=options, progress=learner_progress(args))
     return ({**options, **as_fit_options(res.best)},
             {"grid": {k: list(v) for k, v in grid.items()}, "folds": args.cv_folds, "seed": seed,
              "best": res.best, "mean_error_pct": round(res.chosen.error_pct, 4),

@@ -6,7 +6,7 @@ import json
 import sys
 
 from ..errors import InputError
-from .io import load_training, progress, streamed_training
+from .io import learner_progress, load_training, progress, streamed_training
 from .options import (data_options, learning_tree_options, soft_options, stream_options, tree_options, window_options,
                       window_settings)
 
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         from ..learn.pipeline import check_options, grower_options, soft_tree
         tree = soft_tree(train, grower_options(check_options(options)))
     else:
-        tree = learn_tree(train, **options)
+        tree = learn_tree(train, progress=learner_progress(args), **options)
     if args.explain_splits:
         from ..tree.explain import explain_splits, format_splits
         nodes = explain_splits(train, tree.unpruned, min_objs=options["min_objs"], gain_ratio=options["gain_ratio"],

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from .io import load_training, progress
+from .io import learner_progress, load_training, progress
 from .options import data_options, grid_options, learning_rule_options, rule_options, tree_options, tuning_grid
 
 HELP = "choose options (cf, m, s, ...) by cross-validating each point of a grid"
@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     grid = tuning_grid(args)
     seed = args.seed if args.seed is not None else 0
     progress(args, f"tuning: {args.cv_folds}-fold cross-validation of each grid point")
-    res = tune(train, grid, k=args.cv_folds, seed=seed, options=learning_rule_options(args))
+    res = tune(train, grid, k=args.cv_folds, seed=seed, options=learning_rule_options(args),
+               progress=learner_progress(args))
     if args.json:
         print(json.dumps(res.as_json()))
         return 0

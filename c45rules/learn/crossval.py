@@ -11,6 +11,7 @@ import numpy as np
 
 from ..data.schema import Dataset
 from ..errors import InputError
+from ..progress import Progress, report
 from .folds import stratified_folds
 
 # `tune`'s grid when none is given: the pruning confidence, -m and -s, the options that move
@@ -101,23 +102,27 @@ def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1):
             yield r, f, np.flatnonzero(fold != f), np.flatnonzero(fold == f)
 
 
-def fold_error(train: Dataset, test: Dataset, options: dict[str, Any]) -> tuple[int, int, float | None]:
+def fold_error(train: Dataset, test: Dataset, options: dict[str, Any],
+               progress: Progress | None = None) -> tuple[int, int, float | None]:
     """(test errors, rules, test cost or None without costs) of the model learned on `train` with
     `options` (boosted: the vote's errors and every trial's rules)."""
-    return fold_errors(train, test, [options])[0]
+    return fold_errors(train, test, [options], progress)[0]
 
 
-def fold_errors(train: Dataset, test: Dataset,
-                option_sets: list[dict[str, Any]]) -> list[tuple[int, int, float | None]]:
+def fold_errors(train: Dataset, test: Dataset, option_sets: list[dict[str, Any]],
+                progress: Progress | None = None) -> list[tuple[int, int, float | None]]:
     """fold_error for each of the option sets (pipeline.fit_rulesets: one tree grown for the sets
-    differing in cf alone; boosted sets are fitted one by one)."""
+    differing in cf alone; boosted sets are fitted one by one); `progress` told of each."""
     from ..model.boosted import BoostedRuleSet
     from ..rules.evaluate import evaluate, evaluate_votes
-    from .pipeline import fit_dataset, fit_rulesets
+    from .pipeline import fit_dataset, fit_rulesets, report_candidate
     if any(o.get("trials", 1) != 1 for o in option_sets):
-        models = [fit_dataset(train, **o)[0] for o in option_sets]
+        models = []
+        for i, o in enumerate(option_sets):
+            report_candidate(progress, i, len(option_sets))
+            models.append(fit_dataset(train, progress=progress, **o)[0])
     else:
-        models = fit_rulesets(train, option_sets)
+        models = fit_rulesets(train, option_sets, progress)
     out: list[tuple[int, int, float | None]] = []
     for model in models:
         if isinstance(model, BoostedRuleSet):
@@ -131,17 +136,19 @@ def fold_errors(train: Dataset, test: Dataset,
 
 def cross_validate(data: Dataset, k: int = 10, *, seed: int = 0, repeats: int = 1,
                    options: dict[str, Any] | None = None, grid: dict[str, tuple] | None = None,
-                   inner_k: int = 10) -> CVResult:
+                   inner_k: int = 10, progress: Progress | None = None) -> CVResult:
     """k-fold stratified cross-validation of fit_dataset(options); with `grid`, each outer
-    fold's options are chosen by `tune` on that fold's training cases alone (nested)."""
+    fold's options are chosen by `tune` on that fold's training cases alone (nested).
+    `progress` is told of each fold (stage fold, c45rules/progress.py) and the stages in it."""
     options = dict(options or {})
     folds = []
     for r, f, train_rows, test_rows in fold_splits(data, k, seed, repeats):
+        report(progress, "fold", r * k + f, k * repeats)
         train, test = data.subset(train_rows), data.subset(test_rows)
         chosen = {}
         if grid:
-            chosen = tune(train, grid, k=inner_k, seed=seed, options=options).best
-        errors, rules, cost = fold_error(train, test, {**options, **grid_options(chosen)})
+            chosen = tune(train, grid, k=inner_k, seed=seed, options=options, progress=progress).best
+        errors, rules, cost = fold_error(train, test, {**options, **grid_options(chosen)}, progress)
         folds.append(FoldResult(r, f, len(test_rows), errors, rules, chosen, cost))
     return CVResult(k, repeats, seed, tuple(folds))
 
@@ -238,9 +245,10 @@ def choose(points: list[GridPoint], untuned: GridPoint) -> tuple[GridPoint, Grid
 
 
 def tune(data: Dataset, grid: dict[str, tuple] | None = None, *, k: int = 10, seed: int = 0,
-         options: dict[str, Any] | None = None) -> TuneResult:
+         options: dict[str, Any] | None = None, progress: Progress | None = None) -> TuneResult:
     """Cross-validate every point of the grid, and the untuned options' point when the grid
-    lacks it, on the same folds; the best is `choose`'s."""
+    lacks it, on the same folds; the best is `choose`'s. `progress` is told of each fold (stage
+    tune fold), each point on it (candidate) and their stages (c45rules/progress.py)."""
     grid = dict(grid or DEFAULT_GRID)
     for name in grid:
         if name not in GRID_KEYS:
@@ -253,7 +261,10 @@ def tune(data: Dataset, grid: dict[str, tuple] | None = None, *, k: int = 10, se
         points.append(untuned)
     splits = [(data.subset(tr), data.subset(te)) for _, _, tr, te in fold_splits(data, k, seed)]
     # fold by fold, every point at once: the points differing in cf alone share the fold's tree
-    res = [fold_errors(tr, te, [{**base, **grid_options(p)} for p in points]) for tr, te in splits]
+    res = []
+    for i, (tr, te) in enumerate(splits):
+        report(progress, "tune fold", i, len(splits))
+        res.append(fold_errors(tr, te, [{**base, **grid_options(p)} for p in points], progress))
     scored = []
     for i, p in enumerate(points):
         pct = [100.0 * r[i][0] / te.n for r, (_, te) in zip(res, splits)]

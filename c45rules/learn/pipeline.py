@@ -18,6 +18,7 @@ from ..data.weights import split_weights, weighted
 from ..errors import InputError, shown
 from ..model.boosted import BoostedRuleSet
 from ..model.ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet, evidence_rate
+from ..progress import Progress, report
 from ..rules.coding import attribute_test_bits, branch_bits, rule_bits
 from ..rules.extract import DISCRETE, THRESHOLD, CondTest
 from ..rules.generalize import CandidateRule, generalise_rules
@@ -126,7 +127,8 @@ def grower_options(o: dict[str, Any]) -> dict[str, Any]:
 
 def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_ratio: bool = True,
                subset: bool = False, jobs: int = 1, grower: str = "c45", costs: Any = None,
-               leaf_ratio: float | None = None, prune: bool = True, **options: Any) -> Tree:
+               leaf_ratio: float | None = None, prune: bool = True, progress: Progress | None = None,
+               **options: Any) -> Tree:
     """Grow a tree with the named grower (default c4.5: the unpruned tree and its pruned copy, spec 2-3);
     with `costs`, every node's class is the one of least expected cost (data/costs.py). `leaf_ratio`
     and `prune` (c4.5 only) are boosting's for its later trials (growers/c45.py, rules/boost.py).
@@ -153,6 +155,8 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
         Boosting's, for its later trials (c45 only).
     prune : bool, default=True
         Whether to prune (c45 only; boosting's later trials are not pruned).
+    progress : callable or None, default=None
+        Told of the stages grow and prune (c45rules/progress.py); changes nothing learnt.
     **options
         The other growers' own options (``cp``, ``seed``, ``alpha`` ...; see `fit`).
 
@@ -178,6 +182,7 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
     (2, 2)
     """
     _require_labels(data)
+    report(progress, "grow")
     grow = get_grower(grower)
     if data.weights is not None and grower != "c45":
         raise InputError(f"case and class weights are supported by the c45 grower only, not by grower {grower!r}")
@@ -186,7 +191,7 @@ def learn_tree(data: Dataset, *, cf: float = 0.25, min_objs: float = 2, gain_rat
         raise InputError(f"misclassification costs are supported by the c45 grower only, not by grower {grower!r}")
     if grower == "c45":
         return grow(data, {"cf": cf, "min_objs": min_objs, "gain_ratio": gain_ratio, "subset": subset,
-                           "jobs": jobs, "leaf_ratio": leaf_ratio, "prune": prune})
+                           "jobs": jobs, "leaf_ratio": leaf_ratio, "prune": prune, "progress": progress})
     if grower == "j48":
         # J48 prunes with cf and splits with -M as c4.5 does
         return grow(data, {"jobs": jobs, "cf": cf, "min_objs": min_objs, **options})
@@ -205,7 +210,8 @@ class RulesTrace:
 
 def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | None = None,
                 redundancy: float = 1.0, annealing: bool = False, seed: int | None = None,
-                options: dict[str, Any] | None = None, jobs: int = 1) -> tuple[RuleSet, RulesTrace]:
+                options: dict[str, Any] | None = None, jobs: int = 1,
+                progress: Progress | None = None) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules on the unpruned tree: generalise, select, order, default, sift (spec 7).
 
     Parameters
@@ -230,6 +236,8 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
         The options the RuleSet records (its `options`).
     jobs : int, default=1
         Threads; changes how fast, never what.
+    progress : callable or None, default=None
+        Told of the stages generalise and select (c45rules/progress.py); changes nothing learnt.
 
     Returns
     -------
@@ -249,10 +257,11 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
     >>> [str(r) for r in rs.rules], rs.default_class, trace.dropped
     (['rule 1: if a <= 2 then n [87.1%]', 'rule 2: if a > 2 then y [87.1%]'], 'n', [])
     """
+    report(progress, "generalise")
     cands = generalise_rules(tree.unpruned_flat, data, cf=cf, fisher=None if fisher is None else fisher / 100,
                              jobs=jobs)
     return rules_from_candidates(cands, data, redundancy=redundancy, annealing=annealing, seed=seed,
-                                 options=options, jobs=jobs)
+                                 options=options, jobs=jobs, progress=progress)
 
 
 @dataclass
@@ -280,16 +289,18 @@ class RuleCases:
 
 def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundancy: float = 1.0,
                           annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
-                          jobs: int = 1, rng: Any = None) -> tuple[RuleSet, RulesTrace]:
+                          jobs: int = 1, rng: Any = None,
+                          progress: Progress | None = None) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules from the generalised rules on: select, order, default, sift (spec 7.6-7.9).
-    `rng`: the random() stream to continue (several trees, spec 7.10)."""
+    `rng`: the random() stream to continue (several trees, spec 7.10); `progress`: told of the
+    selection (c45rules/progress.py)."""
     return rules_from_cases(cands, RuleCases.of(data), redundancy=redundancy, annealing=annealing, seed=seed,
-                            options=options, jobs=jobs, rng=rng)
+                            options=options, jobs=jobs, rng=rng, progress=progress)
 
 
 def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy: float = 1.0,
                      annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
-                     jobs: int = 1, rng: Any = None) -> tuple[RuleSet, RulesTrace]:
+                     jobs: int = 1, rng: Any = None, progress: Progress | None = None) -> tuple[RuleSet, RulesTrace]:
     """rules_from_candidates over `cases`, whose numbering the candidates' covers use."""
     y = cases.y
     w = cases.weights        # None: every count is a number of cases
@@ -299,7 +310,8 @@ def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy
     att_bits = attribute_test_bits(bb)
     nvals = [len(a.values) for a in schema.attributes]
     bits = {r.number: rule_bits(r.conditions, bb, att_bits, nvals, redundancy) for r in cands}
-    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs, weights=w, rng=rng)
+    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs, weights=w, rng=rng,
+                            progress=progress)
     for r in selected:
         # unpacked once: ordering, the default class and sifting read each cover many times
         # (order_rules once per class and round: 10k unpackings for letter's 26 classes)
@@ -404,7 +416,8 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
         na_values=(), keep_na_tokens: bool = False, sep: str | None = None, decimal: str = ".",
         encoding: str = "utf-8", fold_case: bool = False, strict: bool = False,
         sample_weight: Any = None, class_weight: Any = None, stream: bool = False, memory: str | int | None = None,
-        batch_rows: int = 100_000, query: str | None = None, **options: Any) -> RuleSet | BoostedRuleSet:
+        batch_rows: int = 100_000, query: str | None = None, progress: Progress | None = None,
+        **options: Any) -> RuleSet | BoostedRuleSet:
     """Learn a C4.5-rules RuleSet in one call, from a table, a file or a Dataset.
 
     Parameters
@@ -438,6 +451,9 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
         Cases per batch when learning in passes (speed and memory only, never the model).
     query : str or None, default=None
         The SQL a ``duckdb:FILE.db`` input runs.
+    progress : callable or None, default=None
+        Told of each stage of the learning, `progress(stage, done, total, **info)`
+        (c45rules/progress.py); changes nothing learnt.
     **options
         The pipeline's options with their recorded names and the reference's defaults
         (pipeline.DEFAULTS: ``cf``, ``min_objs``, ``grower``, ``cp``, ``seed``, ``jobs``,
@@ -473,7 +489,7 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
     if isinstance(sample_weight, str):
         name = sample_weight
         train, sample_weight = split_weights(train, sample_weight, "sample_weight")
-    return fit_dataset(weighted(train, sample_weight, class_weight, name), **options)[0]
+    return fit_dataset(weighted(train, sample_weight, class_weight, name), progress=progress, **options)[0]
 
 
 def _kinds(discrete, continuous, ignore) -> dict:
@@ -484,7 +500,8 @@ def _kinds(discrete, continuous, ignore) -> dict:
     return out
 
 
-def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSet, Tree, RulesTrace]:
+def fit_dataset(train: Dataset, *, progress: Progress | None = None,
+                **options: Any) -> tuple[RuleSet | BoostedRuleSet, Tree, RulesTrace]:
     """Tree and rules on an encoded Dataset; returns the model, the Tree and the rules trace
     (of the first trial when boosting: `trials` > 1 gives a BoostedRuleSet, rules/boost.py).
     The option `costs` may also name a C5.0 `.costs` file (data/costs.py).
@@ -493,6 +510,8 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSe
     ----------
     train : Dataset
         The encoded training cases (their weights and costs, if any, included).
+    progress : callable or None, default=None
+        Told of each boosting trial and each stage (c45rules/progress.py); changes nothing learnt.
     **options
         The pipeline's options, as `fit` takes them (pipeline.DEFAULTS: ``cf``, ``min_objs``,
         ``grower``, ``trials``, ``costs`` ...).
@@ -529,15 +548,18 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSe
     train, o = fit_options(train, options)
     trials = int(options.get("trials", 1))
     if trials == 1:
-        return _fit_once(train, o)
+        return _fit_once(train, o, progress=progress)
     from ..rules.boost import boost_trials
     first: list[tuple[Tree, RulesTrace]] = []
+    started = [0]     # the trials begun: boost_trials calls learn once per trial
 
     def learn(data: Dataset, leaf_ratio: float | None) -> tuple[RuleSet, int | None]:
         # the later trials' trees are not pruned: their rules come from the unpruned tree, and
         # only the first trial's pruned tree is used (its leaves set the leaf ratio; fit_dataset
         # returns it)
-        rs, tree, trace = _fit_once(data, o, leaf_ratio=leaf_ratio, prune=not first)
+        report(progress, "trial", started[0], trials)
+        started[0] += 1
+        rs, tree, trace = _fit_once(data, o, leaf_ratio=leaf_ratio, prune=not first, progress=progress)
         if not first:
             first.append((tree, trace))
         return rs, None if tree.pruned is None else tree.pruned.leaves()
@@ -550,11 +572,11 @@ def fit_dataset(train: Dataset, **options: Any) -> tuple[RuleSet | BoostedRuleSe
 
 
 def _fit_once(train: Dataset, o: dict[str, Any], *, leaf_ratio: float | None = None,
-              prune: bool = True) -> tuple[RuleSet, Tree, RulesTrace]:
+              prune: bool = True, progress: Progress | None = None) -> tuple[RuleSet, Tree, RulesTrace]:
     """One tree and its ruleset for checked grower options `o` (winnowed attributes left out;
     `leaf_ratio` and `prune` as grow_with's, for boosting's later trials)."""
-    tree = grow_with(train, o, leaf_ratio=leaf_ratio, prune=prune)
-    rs, trace = rules_of(tree, train, o)
+    tree = grow_with(train, o, leaf_ratio=leaf_ratio, prune=prune, progress=progress)
+    rs, trace = rules_of(tree, train, o, progress=progress)
     return rs, tree, trace
 
 
@@ -583,36 +605,48 @@ def fit_options(train: Dataset, options: dict[str, Any]) -> tuple[Dataset, dict[
     return train, o
 
 
-def rules_of(tree: Tree, train: Dataset, o: dict[str, Any]) -> tuple[RuleSet, RulesTrace]:
-    """The rules of fit_options' `o` from the tree grown with them (its unpruned tree, spec 7)."""
+def rules_of(tree: Tree, train: Dataset, o: dict[str, Any],
+             progress: Progress | None = None) -> tuple[RuleSet, RulesTrace]:
+    """The rules of fit_options' `o` from the tree grown with them (its unpruned tree, spec 7);
+    `progress` told of the stages (c45rules/progress.py)."""
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
     learn_on = without(train, set(o["winnowed"])) if o.get("winnowed") else train
     rs, trace = learn_rules(tree, learn_on, cf=rules_cf, fisher=o["fisher"], redundancy=o["redundancy"],
-                            annealing=o["annealing"], seed=o["seed"], options=o, jobs=o["jobs"])
+                            annealing=o["annealing"], seed=o["seed"], options=o, jobs=o["jobs"],
+                            progress=progress)
     if learn_on is not train:    # the model describes the data it was given, every column
         rs = replace(rs, schema=train.schema, fingerprint=train.fingerprint())
     return rs, trace
 
 
-def fit_rulesets(train: Dataset, option_sets: list[dict[str, Any]]) -> list[RuleSet]:
+def fit_rulesets(train: Dataset, option_sets: list[dict[str, Any]],
+                 progress: Progress | None = None) -> list[RuleSet]:
     """fit_dataset's RuleSet for each of the option sets, one c4.5 tree grown for all those that
     differ in cf alone: cf prunes, and the rules come from the unpruned tree (spec 7), so they
     are the same as with a tree grown for each (tune's grid, where cf is one axis). Without
-    discrete attributes, subset (which groups their values) is left out of the match too."""
+    discrete attributes, subset (which groups their values) is left out of the match too.
+    `progress` hears of each option set (stage candidate, when there are several) and its stages."""
     same_tree = {"cf"} | (set() if any(a.kind == "discrete" for a in train.schema.attributes) else {"subset"})
     grown: dict[str, Tree] = {}
     out = []
-    for options in option_sets:
+    for i, options in enumerate(option_sets):
+        report_candidate(progress, i, len(option_sets))
         costed, o = fit_options(train, options)
         if o.get("grower", "c45") == "c45":
             key = repr(sorted((k, v) for k, v in o.items() if k not in same_tree))
             if key not in grown:
-                grown[key] = grow_with(costed, o)
+                grown[key] = grow_with(costed, o, progress=progress)
             tree = grown[key]
         else:
-            tree = grow_with(costed, o)
-        out.append(rules_of(tree, costed, o)[0])
+            tree = grow_with(costed, o, progress=progress)
+        out.append(rules_of(tree, costed, o, progress)[0])
     return out
+
+
+def report_candidate(progress: Progress | None, done: int, total: int) -> None:
+    """Stage candidate (option set `done` of `total`) when there are several to tell apart."""
+    if total > 1:
+        report(progress, "candidate", done, total)
 
 
 def winnowed_attributes(train: Dataset, o: dict[str, Any]) -> tuple[str, ...]:
@@ -664,20 +698,23 @@ def soft_tree(train: Dataset, o: dict[str, Any]) -> Tree:
     return Tree(train.schema, unpruned, pruned, o)
 
 
-def grow_with(train: Dataset, o: dict[str, Any], *, leaf_ratio: float | None = None, prune: bool = True) -> Tree:
+def grow_with(train: Dataset, o: dict[str, Any], *, leaf_ratio: float | None = None, prune: bool = True,
+              progress: Progress | None = None) -> Tree:
     """The tree of checked options `o` (grower_options' result, or a model's recorded options;
     winnowed attributes are left out of the growing, the tree keeps the data's schema);
-    `leaf_ratio` and `prune` for boosting's later trials (learn_tree)."""
+    `leaf_ratio` and `prune` for boosting's later trials (learn_tree); `progress` told of the
+    stages grow and prune (c45rules/progress.py)."""
     if o.get("winnowed"):
         tree = grow_with(without(train, set(o["winnowed"])), {**o, "winnowed": []}, leaf_ratio=leaf_ratio,
-                         prune=prune)
+                         prune=prune, progress=progress)
         tree.schema = train.schema
         return tree
     if o.get("soft"):
+        report(progress, "grow")
         return soft_tree(train, o)
     name = o.get("grower", "c45")
     own = {k: o.get(k, v) for k, v in GROWER_OPTIONS[name].items()}
     return learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), grower=name, seed=o.get("seed"),
-                      costs=o.get("costs"), **own) if name != "c45" else \
+                      costs=o.get("costs"), progress=progress, **own) if name != "c45" else \
         learn_tree(train, cf=o.get("cf", 0.25), jobs=o.get("jobs", 1), costs=o.get("costs"), leaf_ratio=leaf_ratio,
-                   prune=prune, **own)
+                   prune=prune, progress=progress, **own)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..data.distinct import sorted_distinct
 from ..data.weights import sums_are_exact
+from ..progress import Progress, report
 from ..workers import fork_map, give_back_memory, thread_map
 from .cases import PackedCases, pack_cases
 from .coding import CODE_WEIGHT, ExceptionCoder, WeightedExceptionCoder, log2_or_zero, log_fact
@@ -790,10 +791,11 @@ class _WeightedSearch:
 
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,
                  *, annealing: bool = False, seed: int | None = None, jobs: int = 1,
-                 weights: np.ndarray | None = None, rng: GlibcRandom | None = None) -> list[CandidateRule]:
+                 weights: np.ndarray | None = None, rng: GlibcRandom | None = None,
+                 progress: Progress | None = None) -> list[CandidateRule]:
     """The rules chosen for each class, class by class (spec 7.6); `weights`: each case's weight;
     `rng`: a random() stream to continue (c4.5rules draws from one stream for all the trees of a
-    -t run, spec 7.10)."""
+    -t run, spec 7.10); `progress` hears of each class (stage select, c45rules/progress.py)."""
     if rng is None:
         rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
@@ -801,6 +803,7 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
     coder = ExceptionCoder(len(y)) if weights is None else WeightedExceptionCoder(math.fsum(weights.tolist()))
     exact = weights is not None and sums_are_exact(weights)
     for c in range(n_classes):
+        report(progress, "select", c, n_classes)
         mine = [r for r in rules if r.klass == c]
         if not mine:
             continue

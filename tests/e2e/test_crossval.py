@@ -186,7 +186,7 @@ def test_fit_rulesets_sharing_a_tree_across_cf_gives_fit_datasets_rulesets(name,
     sets = [{**base, "cf": cf, "min_objs": m, "subset": s} for s in subsets for m in (2, 5) for cf in (0.1, 0.25, 0.5)]
     grown = []
     real = pipeline.grow_with
-    monkeypatch.setattr(pipeline, "grow_with", lambda d, o: grown.append(o["min_objs"]) or real(d, o))
+    monkeypatch.setattr(pipeline, "grow_with", lambda d, o, **kw: grown.append(o["min_objs"]) or real(d, o, **kw))
     shared = fit_rulesets(data, sets)
     monkeypatch.undo()
     if not base.get("winnow"):      # (winnowing grows trees of its own)

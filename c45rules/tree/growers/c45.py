@@ -4,6 +4,7 @@ from __future__ import annotations
 import gc
 
 from ...data.schema import Dataset
+from ...progress import report
 from ...workers import give_back_memory, no_collection
 from ..grow import grow_tree
 from ..node import FlatTree, Tree
@@ -13,7 +14,8 @@ from ..prune import prune_tree
 def grow(data: Dataset, options: dict) -> Tree:
     """The unpruned C4.5 tree and its pruned copy; options cf, min_objs, gain_ratio, subset, jobs, and
     for boosting's later trials (rules/boost.py) leaf_ratio (the leaf budget, grow.grow_tree) and
-    prune (False: no pruned copy, Tree.pruned None; their rules come from the unpruned tree)."""
+    prune (False: no pruned copy, Tree.pruned None; their rules come from the unpruned tree);
+    progress: a callback told of the pruning (c45rules/progress.py; the caller reports the growing)."""
     cf = options.get("cf", 0.25)
     min_objs = options.get("min_objs", 2)
     gain_ratio = options.get("gain_ratio", True)
@@ -38,6 +40,7 @@ def grow(data: Dataset, options: dict) -> Tree:
             gc.collect()
             give_back_memory()
             unpruned = flat
+        report(options.get("progress"), "prune")
         pruned = prune_tree(unpruned, data, cf=cf, flat=flat)
         small = FlatTree(pruned)
         del unpruned, pruned
