@@ -161,6 +161,8 @@ typedef struct {
     const int64_t *mask_off;
     const int32_t *mask_len;
     PyObject *rate_fn, *fisher_fn;
+    int own_rates;                          /* rates by pessimistic_pair, not rate_fn */
+    double z2, log_cf;                      /* its constants (estimate.z_squared(cf), log(cf)) */
     /* the path */
     int32_t *path;                          /* condition ids */
     Pool *pools;
@@ -588,6 +590,39 @@ static int keep_rate(Gen *g, int64_t cases, int64_t errors, double actual, doubl
     return 0;
 }
 
+/* estimate.py _extra_float (c4.5's AddErrs for a double count n and errors e), operation for
+ * operation: the same doubles, since Python's floats are these IEEE doubles, math.exp and
+ * math.sqrt are the C library's exp and sqrt, and the build contracts no multiply-add.
+ * estimate.py is the reference; tests/test_rates_native.py compares the two bit for bit. */
+static double wilson_extra(double n, double e, double z2) {
+    double ec = e + 0.5;
+    double x = z2 * (ec * (1 - ec / n) + z2 / 4);
+    /* Python's max(x, 0.0): x unless 0.0 is larger (a NaN stays) */
+    double p = (ec + z2 / 2 + sqrt(0.0 > x ? 0.0 : x)) / (n + z2);
+    return n * p - e;
+}
+
+static double extra_errors(double n, double e, double z2, double log_cf) {
+    if (e >= 0.9999) return e + 0.5 >= n ? 0.67 * (n - e) : wilson_extra(n, e, z2);
+    double e0 = n * (1.0 - exp(log_cf / n));
+    if (e < 1e-6) return e0;
+    double e1 = 1.0 + 0.5 >= n ? 0.67 * (n - 1.0) : wilson_extra(n, 1.0, z2);
+    return e0 + e * (e1 - e0);
+}
+
+/* generalize.py _Rates.compute for weighted counts (whose no-error table is empty): the
+ * actual and pessimistic rates of `cases` cases with `errors` errors, each rounded to single
+ * precision; 0 and 0 for no cases (the compiled loop's default error is 0). */
+static void pessimistic_pair(double cases, double errors, double z2, double log_cf, double *actual, double *pess) {
+    if (cases == 0) {
+        *actual = 0.0;
+        *pess = 0.0;
+        return;
+    }
+    *pess = (double)(float)((errors + extra_errors(cases, errors, z2, log_cf)) / cases);
+    *actual = (double)(float)(errors / cases);
+}
+
 /* A round's rates: (t0, e0) into *a0, *p0 and each remaining level's (td, ed) into act, pes.
  * The pairs not cached yet go to the caller's rate function in one taking of the GIL (once
  * per pair, 560k times at 1M cases, kept two threads waiting on each other). */
@@ -599,6 +634,17 @@ static int round_rates(Gen *g, int64_t r, int64_t t0, int64_t e0, double default
             g->miss[missing++] = k;
     if (!missing) return 0;
     int bad = 0;
+    if (g->own_rates) {
+        /* weighted counts: the formula here, no call back (pessimistic_pair) */
+        for (int64_t q = 0; q < missing && !bad; q++) {
+            int64_t k = g->miss[q];
+            int64_t cases = k < 0 ? t0 : g->td[k], errors = k < 0 ? e0 : g->ed[k];
+            pessimistic_pair(bits_double(cases), bits_double(errors), g->z2, g->log_cf, k < 0 ? a0 : &g->act[k],
+                             k < 0 ? p0 : &g->pes[k]);
+            bad = keep_rate(g, cases, errors, k < 0 ? *a0 : g->act[k], k < 0 ? *p0 : g->pes[k]);
+        }
+        return bad ? -1 : 0;
+    }
     gil_take(&g->ts);
     for (int64_t q = 0; q < missing && !bad; q++) {
         int64_t k = g->miss[q];
@@ -1653,6 +1699,15 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.cond_key = v[15].buf;
     g.rate_fn = rate_fn;
     g.fisher_fn = fisher_fn;
+    if (PyTuple_Check(rate_fn)) {
+        /* (z2, log_cf): the weighted rates computed here (pessimistic_pair) */
+        if (weights == Py_None || !PyArg_ParseTuple(rate_fn, "dd", &g.z2, &g.log_cf)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "generalise: rate as (z2, log_cf) is for weighted counts only");
+            goto done;
+        }
+        g.own_rates = 1;
+    }
     g.ranked = calloc((size_t)n_attr + 1, sizeof(uint8_t *));
     g.rank_bytes = RANK_BYTES(n);
     g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
@@ -1900,8 +1955,22 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(pessimistic_pair_doc,
+"pessimistic_pair(cases, errors, z2, log_cf) -> (actual, pessimistic)\n\n"
+"the weighted generalisation's rates of one (cases, errors) pair, as generalise computes them when\n"
+"its rate is (z2, log_cf): generalize.py _Rates.compute for weighted counts, the reference.");
+
+static PyObject *py_pessimistic_pair(PyObject *self, PyObject *args) {
+    (void)self;
+    double cases, errors, z2, log_cf, actual, pess;
+    if (!PyArg_ParseTuple(args, "dddd", &cases, &errors, &z2, &log_cf)) return NULL;
+    pessimistic_pair(cases, errors, z2, log_cf, &actual, &pess);
+    return Py_BuildValue("dd", actual, pess);
+}
+
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
+    {"pessimistic_pair", py_pessimistic_pair, METH_VARARGS, pessimistic_pair_doc},
     {"use_popcnt", py_use_popcnt, METH_O, use_popcnt_doc},
     {"leaf_order", py_leaf_order, METH_VARARGS, leaf_order_doc},
     {"threshold_rows", py_threshold_rows, METH_VARARGS, threshold_rows_doc},
