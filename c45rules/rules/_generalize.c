@@ -1054,6 +1054,15 @@ static int fisher_drops(Gen *g, int64_t r, int64_t t0, int64_t e0) {
 }
 
 /* Generalise the current path's rule; keep it (g->found) when it survives. */
+/* w when keep, else +0.0: chosen by a mask, not a branch. */
+static inline double weight_if(double w, int keep) {
+    uint64_t bits;
+    memcpy(&bits, &w, 8);
+    bits &= 0 - (uint64_t)(keep != 0);
+    memcpy(&w, &bits, 8);
+    return w;
+}
+
 static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
     int64_t m = g->depth, r = m, t0 = 0, e0 = 0, n_at = -1;
     const Pool *p = &g->pools[m - 1];
@@ -1071,14 +1080,14 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
         for (int64_t i = 0; i < p->size; i++) {
             int32_t c = p->cand[i], f = p->failed[i];
             double w = g->weights[c];
-            int bad = g->y[c] != target;
-            if (f < 0) {
-                T += w;
-                if (bad) E += w;
-            } else {
-                st[f] += w;
-                if (bad) se[f] += w;
-            }
+            int bad = g->y[c] != target, none = f < 0;
+            /* without branches (failed and bad are data: mispredicted often): a weight not
+               taken adds +0.0, which leaves these sums of weights >= 0 as they were */
+            int32_t at = none ? 0 : f;
+            T += weight_if(w, none);
+            E += weight_if(w, none & bad);
+            st[at] += weight_if(w, !none);
+            se[at] += weight_if(w, !none & bad);
         }
         for (int64_t k = 0; k < m; k++) {
             g->td[k] = double_bits(T + st[k]);
