@@ -685,11 +685,19 @@ static inline wide_sum grain_sum(const Gen *g, int64_t w, uint64_t bits) {
     return sum;
 }
 
-/* Add the cases of `bits` (word w) to a tally: their number, or with weights their grains. */
-#define TALLY(whole, grains, bits, w)                                  \
+/* Add the cases of `bits` (word w) to a tally (whole_t, grains_t) and those of bits & bad to
+ * (whole_e, grains_e): their number, or with weights their grains, each case's grain read
+ * once (the sums are exact: in any order the same). */
+#define TALLY(whole_t, grains_t, whole_e, grains_e, bits, bad, w)    \
     do {                                                               \
-        if (weighted) (grains) += grain_sum(g, (w), (bits));           \
-        else (whole) += POPCOUNT(bits);                                \
+        if (weighted) {                                                \
+            wide_sum wrong_ = grain_sum(g, (w), (bits) & (bad));       \
+            (grains_t) += grain_sum(g, (w), (bits) & ~(bad)) + wrong_; \
+            (grains_e) += wrong_;                                      \
+        } else {                                                       \
+            (whole_t) += POPCOUNT(bits);                               \
+            (whole_e) += POPCOUNT((bits) & (bad));                     \
+        }                                                              \
     } while (0)
 
 /* T0/E0 and per remaining level Td/Ed (cases satisfying all remaining levels but it),
@@ -723,8 +731,7 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
         for (int64_t w = 0; w < W; w++) {
             uint64_t cov = row[w];
             if (!weighted) wrong_n += POPCOUNT(wrong[w]);
-            TALLY(T0, WT0, cov, w);
-            TALLY(E0, WE0, cov & wrong[w], w);
+            TALLY(T0, WT0, E0, WE0, cov, wrong[w], w);
             if (cov) {
                 g->at[na] = w;
                 g->covered[na++] = cov;
@@ -770,8 +777,7 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
             /* padding bits fail every level, so they are in `twos` (r >= 2) and nowhere else */
             uint64_t all = ~ones, one = ones & ~twos, bad = wrong[w];
             if (all) {
-                TALLY(T0, WT0, all, w);
-                TALLY(E0, WE0, all & bad, w);
+                TALLY(T0, WT0, E0, WE0, all, bad, w);
                 g->at[na] = w;
                 g->covered[na++] = all;
             }
@@ -779,14 +785,12 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
                 /* every case here fails the one level with no true case */
                 int64_t k = 0;
                 while (rows[k][w]) k++;
-                TALLY(td[k], wtd[k], one, w);
-                TALLY(ed[k], wed[k], one & bad, w);
+                TALLY(td[k], wtd[k], ed[k], wed[k], one, bad, w);
             } else if (one)
                 for (int64_t k = 0; k < r; k++) {
                     uint64_t only = one & ~rows[k][w];
                     if (only) {
-                        TALLY(td[k], wtd[k], only, w);
-                        TALLY(ed[k], wed[k], only & bad, w);
+                        TALLY(td[k], wtd[k], ed[k], wed[k], only, bad, w);
                     }
                 }
         }
