@@ -161,6 +161,8 @@ typedef struct {
     const int64_t *mask_off;
     const int32_t *mask_len;
     PyObject *rate_fn, *fisher_fn;
+    int own_rates;                          /* rates by pessimistic_pair, not rate_fn */
+    double z2, log_cf;                      /* its constants (estimate.z_squared(cf), log(cf)) */
     /* the path */
     int32_t *path;                          /* condition ids */
     Pool *pools;
@@ -588,6 +590,39 @@ static int keep_rate(Gen *g, int64_t cases, int64_t errors, double actual, doubl
     return 0;
 }
 
+/* estimate.py _extra_float (c4.5's AddErrs for a double count n and errors e), operation for
+ * operation: the same doubles, since Python's floats are these IEEE doubles, math.exp and
+ * math.sqrt are the C library's exp and sqrt, and the build contracts no multiply-add.
+ * estimate.py is the reference; tests/test_rates_native.py compares the two bit for bit. */
+static double wilson_extra(double n, double e, double z2) {
+    double ec = e + 0.5;
+    double x = z2 * (ec * (1 - ec / n) + z2 / 4);
+    /* Python's max(x, 0.0): x unless 0.0 is larger (a NaN stays) */
+    double p = (ec + z2 / 2 + sqrt(0.0 > x ? 0.0 : x)) / (n + z2);
+    return n * p - e;
+}
+
+static double extra_errors(double n, double e, double z2, double log_cf) {
+    if (e >= 0.9999) return e + 0.5 >= n ? 0.67 * (n - e) : wilson_extra(n, e, z2);
+    double e0 = n * (1.0 - exp(log_cf / n));
+    if (e < 1e-6) return e0;
+    double e1 = 1.0 + 0.5 >= n ? 0.67 * (n - 1.0) : wilson_extra(n, 1.0, z2);
+    return e0 + e * (e1 - e0);
+}
+
+/* generalize.py _Rates.compute for weighted counts (whose no-error table is empty): the
+ * actual and pessimistic rates of `cases` cases with `errors` errors, each rounded to single
+ * precision; 0 and 0 for no cases (the compiled loop's default error is 0). */
+static void pessimistic_pair(double cases, double errors, double z2, double log_cf, double *actual, double *pess) {
+    if (cases == 0) {
+        *actual = 0.0;
+        *pess = 0.0;
+        return;
+    }
+    *pess = (double)(float)((errors + extra_errors(cases, errors, z2, log_cf)) / cases);
+    *actual = (double)(float)(errors / cases);
+}
+
 /* A round's rates: (t0, e0) into *a0, *p0 and each remaining level's (td, ed) into act, pes.
  * The pairs not cached yet go to the caller's rate function in one taking of the GIL (once
  * per pair, 560k times at 1M cases, kept two threads waiting on each other). */
@@ -599,6 +634,17 @@ static int round_rates(Gen *g, int64_t r, int64_t t0, int64_t e0, double default
             g->miss[missing++] = k;
     if (!missing) return 0;
     int bad = 0;
+    if (g->own_rates) {
+        /* weighted counts: the formula here, no call back (pessimistic_pair) */
+        for (int64_t q = 0; q < missing && !bad; q++) {
+            int64_t k = g->miss[q];
+            int64_t cases = k < 0 ? t0 : g->td[k], errors = k < 0 ? e0 : g->ed[k];
+            pessimistic_pair(bits_double(cases), bits_double(errors), g->z2, g->log_cf, k < 0 ? a0 : &g->act[k],
+                             k < 0 ? p0 : &g->pes[k]);
+            bad = keep_rate(g, cases, errors, k < 0 ? *a0 : g->act[k], k < 0 ? *p0 : g->pes[k]);
+        }
+        return bad ? -1 : 0;
+    }
     gil_take(&g->ts);
     for (int64_t q = 0; q < missing && !bad; q++) {
         int64_t k = g->miss[q];
@@ -639,11 +685,19 @@ static inline wide_sum grain_sum(const Gen *g, int64_t w, uint64_t bits) {
     return sum;
 }
 
-/* Add the cases of `bits` (word w) to a tally: their number, or with weights their grains. */
-#define TALLY(whole, grains, bits, w)                                  \
+/* Add the cases of `bits` (word w) to a tally (whole_t, grains_t) and those of bits & bad to
+ * (whole_e, grains_e): their number, or with weights their grains, each case's grain read
+ * once (the sums are exact: in any order the same). */
+#define TALLY(whole_t, grains_t, whole_e, grains_e, bits, bad, w)    \
     do {                                                               \
-        if (weighted) (grains) += grain_sum(g, (w), (bits));           \
-        else (whole) += POPCOUNT(bits);                                \
+        if (weighted) {                                                \
+            wide_sum wrong_ = grain_sum(g, (w), (bits) & (bad));       \
+            (grains_t) += grain_sum(g, (w), (bits) & ~(bad)) + wrong_; \
+            (grains_e) += wrong_;                                      \
+        } else {                                                       \
+            (whole_t) += POPCOUNT(bits);                               \
+            (whole_e) += POPCOUNT((bits) & (bad));                     \
+        }                                                              \
     } while (0)
 
 /* T0/E0 and per remaining level Td/Ed (cases satisfying all remaining levels but it),
@@ -677,8 +731,7 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
         for (int64_t w = 0; w < W; w++) {
             uint64_t cov = row[w];
             if (!weighted) wrong_n += POPCOUNT(wrong[w]);
-            TALLY(T0, WT0, cov, w);
-            TALLY(E0, WE0, cov & wrong[w], w);
+            TALLY(T0, WT0, E0, WE0, cov, wrong[w], w);
             if (cov) {
                 g->at[na] = w;
                 g->covered[na++] = cov;
@@ -724,8 +777,7 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
             /* padding bits fail every level, so they are in `twos` (r >= 2) and nowhere else */
             uint64_t all = ~ones, one = ones & ~twos, bad = wrong[w];
             if (all) {
-                TALLY(T0, WT0, all, w);
-                TALLY(E0, WE0, all & bad, w);
+                TALLY(T0, WT0, E0, WE0, all, bad, w);
                 g->at[na] = w;
                 g->covered[na++] = all;
             }
@@ -733,14 +785,12 @@ static inline __attribute__((always_inline)) void tables_body(Gen *g, int64_t r,
                 /* every case here fails the one level with no true case */
                 int64_t k = 0;
                 while (rows[k][w]) k++;
-                TALLY(td[k], wtd[k], one, w);
-                TALLY(ed[k], wed[k], one & bad, w);
+                TALLY(td[k], wtd[k], ed[k], wed[k], one, bad, w);
             } else if (one)
                 for (int64_t k = 0; k < r; k++) {
                     uint64_t only = one & ~rows[k][w];
                     if (only) {
-                        TALLY(td[k], wtd[k], only, w);
-                        TALLY(ed[k], wed[k], only & bad, w);
+                        TALLY(td[k], wtd[k], ed[k], wed[k], only, bad, w);
                     }
                 }
         }
@@ -1008,6 +1058,15 @@ static int fisher_drops(Gen *g, int64_t r, int64_t t0, int64_t e0) {
 }
 
 /* Generalise the current path's rule; keep it (g->found) when it survives. */
+/* w when keep, else +0.0: chosen by a mask, not a branch. */
+static inline double weight_if(double w, int keep) {
+    uint64_t bits;
+    memcpy(&bits, &w, 8);
+    bits &= 0 - (uint64_t)(keep != 0);
+    memcpy(&w, &bits, 8);
+    return w;
+}
+
 static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
     int64_t m = g->depth, r = m, t0 = 0, e0 = 0, n_at = -1;
     const Pool *p = &g->pools[m - 1];
@@ -1025,14 +1084,14 @@ static int leaf(Gen *g, int64_t index, int32_t target, double default_error) {
         for (int64_t i = 0; i < p->size; i++) {
             int32_t c = p->cand[i], f = p->failed[i];
             double w = g->weights[c];
-            int bad = g->y[c] != target;
-            if (f < 0) {
-                T += w;
-                if (bad) E += w;
-            } else {
-                st[f] += w;
-                if (bad) se[f] += w;
-            }
+            int bad = g->y[c] != target, none = f < 0;
+            /* without branches (failed and bad are data: mispredicted often): a weight not
+               taken adds +0.0, which leaves these sums of weights >= 0 as they were */
+            int32_t at = none ? 0 : f;
+            T += weight_if(w, none);
+            E += weight_if(w, none & bad);
+            st[at] += weight_if(w, !none);
+            se[at] += weight_if(w, !none & bad);
         }
         for (int64_t k = 0; k < m; k++) {
             g->td[k] = double_bits(T + st[k]);
@@ -1653,6 +1712,15 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
     g.cond_key = v[15].buf;
     g.rate_fn = rate_fn;
     g.fisher_fn = fisher_fn;
+    if (PyTuple_Check(rate_fn)) {
+        /* (z2, log_cf): the weighted rates computed here (pessimistic_pair) */
+        if (weights == Py_None || !PyArg_ParseTuple(rate_fn, "dd", &g.z2, &g.log_cf)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "generalise: rate as (z2, log_cf) is for weighted counts only");
+            goto done;
+        }
+        g.own_rates = 1;
+    }
     g.ranked = calloc((size_t)n_attr + 1, sizeof(uint8_t *));
     g.rank_bytes = RANK_BYTES(n);
     g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
@@ -1900,8 +1968,22 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(pessimistic_pair_doc,
+"pessimistic_pair(cases, errors, z2, log_cf) -> (actual, pessimistic)\n\n"
+"the weighted generalisation's rates of one (cases, errors) pair, as generalise computes them when\n"
+"its rate is (z2, log_cf): generalize.py _Rates.compute for weighted counts, the reference.");
+
+static PyObject *py_pessimistic_pair(PyObject *self, PyObject *args) {
+    (void)self;
+    double cases, errors, z2, log_cf, actual, pess;
+    if (!PyArg_ParseTuple(args, "dddd", &cases, &errors, &z2, &log_cf)) return NULL;
+    pessimistic_pair(cases, errors, z2, log_cf, &actual, &pess);
+    return Py_BuildValue("dd", actual, pess);
+}
+
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
+    {"pessimistic_pair", py_pessimistic_pair, METH_VARARGS, pessimistic_pair_doc},
     {"use_popcnt", py_use_popcnt, METH_O, use_popcnt_doc},
     {"leaf_order", py_leaf_order, METH_VARARGS, leaf_order_doc},
     {"threshold_rows", py_threshold_rows, METH_VARARGS, threshold_rows_doc},

@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..data.schema import Dataset
-from ..estimate import pessimistic_rate, rate_function
+from ..estimate import pessimistic_rate, rate_function, z_squared
 from ..tree.node import FlatTree, Node
 from ..workers import fork_map, give_back_memory, no_collection, resolve_jobs, thread_map
 from .cases import PackedCases
@@ -426,6 +426,9 @@ class _Rates:
 
     def __init__(self, cf: float, n: int):
         self.rate = rate_function(cf)
+        # what the compiled loop needs to compute weighted pairs' rates as compute does
+        # (_generalize.c pessimistic_pair; compute is the reference, a test compares them)
+        self.constants = (z_squared(cf), math.log(cf))
         self.known: dict[tuple[float, float], tuple[float, float]] = {}
         # with no errors AddErrs takes an exp: done for every possible count in one call.
         # With errors it takes none, and its float path gives the same doubles as the array one
@@ -708,7 +711,9 @@ class _Compiled:
         got = _native.generalise(
             self.y, order, self.original, self.ranks, self.threshold_rows, *self.conditions,
             self.leaf_ptr[lo:hi + 1], self.leaf_cond, self.targets[lo:hi], self.default[lo:hi], self.n_keys,
-            self.n_classes, lambda t, e: rates.compute(t, e, F32(0)),
+            # weighted counts: the compiled loop computes the rates itself from these
+            # constants, the formula of compute (its no-error table is empty), bit for bit
+            self.n_classes, rates.constants if self.weighted and len(rates.no_error) == 1 else lambda t, e: rates.compute(t, e, F32(0)),
             None if fisher is None else lambda t0, e0, td, ed: _insignificant(t0, e0, td, ed, fisher),
             self.cond_key, *self.truth, *self.weighted)
         leaf, kept, kept_at, t0, e0, p0, covers, cover_lo, cover_hi, keys, key_at = got

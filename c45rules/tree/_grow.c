@@ -529,6 +529,50 @@ done:
  * libm.py) computes it; 0 for x <= 0. */
 static inline double log2_f(float x) { return x > 0 ? log((double)x) / LN2 : 0.0; }
 
+/* ---- candidate cuts that cannot win (issue 48) ----------------------------------------
+ *
+ * cuts_core keeps, per attribute, the first candidate cut of the largest gain - cost, and
+ * the gain (1 - unknown_rate) x (base - this_info / known) is, in float, a non-increasing
+ * function of this_info (known > 0, 1 - unknown_rate > 0: each float operation is monotone).
+ * So a candidate whose float this_info is at least that of an earlier candidate cannot be
+ * the one kept, and its four or so logarithms need not be taken. That is decided from a
+ * lower bound of its this_info made without the C library's log:
+ *   - x log2 x of each float count x from log2 of its binary exponent plus a chord of a
+ *     257-entry table of log2 over [1, 2): the chord lies below the concave log2 by at most
+ *     h^2 / (8 ln 2) = 2.75e-6 for h = 1/256, so |approx - x log2 x| <= x DELTA;
+ *   - A = the approximate info of both sides, within DELTA x (the counts summed) of the exact
+ *     one of the same float counts;
+ *   - the float this_info cuts_core computes is within 2^-23 (C + 1) M of that exact info
+ *     (M: the terms' magnitudes summed; the float running sums of C terms and the three float
+ *     roundings after them, the double steps' errors far below): (C + 6) 2^-23 M is used.
+ * A candidate is skipped only when A - both margins > the least float this_info computed so
+ * far for the attribute; it is still counted among the tries (the cost), and its gain is
+ * stored as -inf, which can never be kept. The bound is taken only when every count in it
+ * is a normal float and known is within [1, 1e30] (no overflow, no NaN to hide): otherwise
+ * the candidate is computed as before. The kept cut, and so the tree, is the same to the bit
+ * (tests/tree/test_cut_bounds.py grows trees with and without the bound). */
+#define CUT_DELTA 3.1e-6
+static double log2_chord[257];
+static int cut_bounds = 1;              /* cut_bounds(False) turns the skipping off (tests) */
+static long long cut_skipped;           /* candidates skipped, summed after each call */
+
+static void log2_chord_init(void) {
+    for (int i = 0; i <= 256; i++) log2_chord[i] = log2(1.0 + i / 256.0);
+}
+
+/* x log2 x within x CUT_DELTA for a normal float x > 0, exactly 0 for x <= 0 (as log2_f's
+ * caller gets); NaN when x is not a normal float (no bound: the caller computes exactly). */
+static inline double xlog2x_approx(float x) {
+    if (!(x > 0.0f)) return x == x ? 0.0 : NAN;
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    uint32_t e = (b >> 23) & 0xff, i = (b >> 15) & 0xff;
+    if (e == 0 || e == 0xff) return NAN;
+    double frac = (double)(b & 0x7fff) * (1.0 / 32768.0);
+    double l = (double)((int32_t)e - 127) + log2_chord[i] + frac * (log2_chord[i + 1] - log2_chord[i]);
+    return (double)x * l;
+}
+
 /* split.info of m floats: a float running sum of double x log x terms; the total a float sum. */
 static float info_f(const float *x, Py_ssize_t m) {
     float s = 0.0f, total = x[0];
@@ -585,12 +629,14 @@ typedef struct {
     int32_t *ord, *cand_row;
     double *terms;              /* each class's x log x below and above the cut */
     uint8_t *dirty;             /* the class's weights changed since its terms were taken */
+    double *approx;             /* the same terms approximated (xlog2x_approx) */
+    uint8_t *a_dirty;           /* the class's weights changed since they were approximated */
     size_t *count;
     float *cand_gain, *cand_low, *acc;
 } CutScratch;
 
 static void cut_scratch_free(CutScratch *s) {
-    free(s->keys); free(s->tmp); free(s->rk); free(s->sorted_rank); free(s->terms); free(s->dirty); free(s->ord); free(s->count); free(s->cand_gain); free(s->cand_low);
+    free(s->keys); free(s->tmp); free(s->rk); free(s->sorted_rank); free(s->terms); free(s->dirty); free(s->approx); free(s->a_dirty); free(s->ord); free(s->count); free(s->cand_gain); free(s->cand_low);
     free(s->cand_row); free(s->acc);
     memset(s, 0, sizeof(*s));
 }
@@ -602,11 +648,13 @@ static int cut_scratch_alloc(CutScratch *s, Py_ssize_t n, Py_ssize_t C) {
     s->sorted_rank = malloc(((size_t)n + 1) * 4);
     s->terms = malloc((size_t)(2 * C + 1) * sizeof(double));
     s->dirty = malloc((size_t)C + 1);
+    s->approx = malloc((size_t)(2 * C + 1) * sizeof(double));
+    s->a_dirty = malloc((size_t)C + 1);
     s->count = malloc(((size_t)n + BUCKETS + 1) * sizeof(size_t));
     s->cand_gain = malloc(((size_t)n + 1) * sizeof(float)); s->cand_low = malloc(((size_t)n + 1) * sizeof(float));
     s->cand_row = malloc(((size_t)n + 1) * sizeof(int32_t));
     s->acc = malloc((size_t)(4 * C + 3) * sizeof(float));
-    if (s->keys && s->tmp && s->rk && s->sorted_rank && s->terms && s->dirty && s->ord && s->count && s->cand_gain && s->cand_low && s->cand_row && s->acc) return 1;
+    if (s->keys && s->tmp && s->rk && s->sorted_rank && s->terms && s->dirty && s->approx && s->a_dirty && s->ord && s->count && s->cand_gain && s->cand_low && s->cand_row && s->acc) return 1;
     cut_scratch_free(s);
     return 0;
 }
@@ -621,7 +669,9 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
     int32_t *cand_row = sc->cand_row;
     size_t *count = sc->count;
     double *low_t = sc->terms, *high_t = sc->terms + C;
-    uint8_t *dirty = sc->dirty;
+    uint8_t *dirty = sc->dirty, *a_dirty = sc->a_dirty;
+    double *low_a = sc->approx, *high_a = sc->approx + C;
+    long long skipped = 0;
     float *cand_gain = sc->cand_gain, *cand_low = sc->cand_low, *acc = sc->acc;
     float *unknown_c = acc, *total_c = acc + C, *low_c = acc + 2 * C, *high_c = acc + 3 * C, *three = acc + 4 * C;
     const float f_min = (float)min_objs, f_enough = (float)(2 * min_objs);
@@ -698,10 +748,14 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
         const float limit = known - min_split;
         for (Py_ssize_t c = 0; c < C; c++) {
             high_c[c] = total_c[c];
-            dirty[c] = 1;
+            dirty[c] = a_dirty[c] = 1;
         }
         float low = 0.0f;
         Py_ssize_t tries = 0;
+        /* the least float this_info computed so far, and whether candidates may be skipped */
+        float least_info = INFINITY;
+        const int bounded = cut_bounds && known >= 1.0f && known <= 1e30f && 1.0f - unknown_rate > 0.0f;
+        const double margin = (double)(C + 6) * (1.0 / 8388608.0);
         for (Py_ssize_t r = 0; r < n_known; r++) {
             int32_t p = ord[r];
             float wt = w[p];
@@ -709,13 +763,44 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
             low = low + wt;
             low_c[cls] = low_c[cls] + wt;
             high_c[cls] = high_c[cls] - wt;
-            dirty[cls] = 1;
+            dirty[cls] = a_dirty[cls] = 1;
             if (r + 1 >= n_known) break;      /* the next value unknown: no gap */
             /* (float) of the values as c4.5 holds them (-0.0 and 0.0 share a rank: equal here) */
             double here = (double)value32[sorted_rank[r]], next = (double)value32[sorted_rank[r + 1]];
             if (!(here < next - 1e-5) || !(low >= min_split) || !(low <= limit)) continue;
             float g = NO_GAIN;
             if (low >= f_min && known - low >= f_min && known != 0) {
+                if (bounded && least_info < INFINITY) {
+                    /* the lower bound of this_info (above): skip a candidate that cannot win */
+                    float t_low = low_c[0], t_high = high_c[0];
+                    for (Py_ssize_t c = 1; c < C; c++) {
+                        t_low = t_low + low_c[c];
+                        t_high = t_high + high_c[c];
+                    }
+                    double at_low = xlog2x_approx(t_low), at_high = xlog2x_approx(t_high);
+                    double a = at_low + at_high, mag = fabs(at_low) + fabs(at_high);
+                    double counts = fabs((double)t_low) + fabs((double)t_high);
+                    for (Py_ssize_t c = 0; c < C; c++) {
+                        if (a_dirty[c]) {
+                            low_a[c] = xlog2x_approx(low_c[c]);
+                            high_a[c] = xlog2x_approx(high_c[c]);
+                            a_dirty[c] = 0;
+                        }
+                        a -= low_a[c] + high_a[c];
+                        mag += fabs(low_a[c]) + fabs(high_a[c]);
+                        counts += fabs((double)low_c[c]) + fabs((double)high_c[c]);
+                    }
+                    double err_a = CUT_DELTA * counts;
+                    double bound = a - err_a - margin * (mag + err_a);
+                    /* a NaN bound (a count not a normal float) compares false: computed */
+                    if (bound > (double)least_info) {
+                        skipped++;
+                        cand_gain[tries] = -INFINITY;
+                        cand_low[tries] = low;
+                        cand_row[tries++] = (int32_t)r;
+                        continue;
+                    }
+                }
                 /* info_f of both sides, each class's x log x kept until its weight changes */
                 for (Py_ssize_t c = 0; c < C; c++) {
                     if (!dirty[c]) continue;
@@ -734,6 +819,7 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
                 }
                 float this_info = (float)((double)t_low * log2_f(t_low) - (double)s_low)
                                   + (float)((double)t_high * log2_f(t_high) - (double)s_high);
+                if (this_info < least_info) least_info = this_info;
                 g = (1.0f - unknown_rate) * (base - this_info / known);
             }
             cand_gain[tries] = g;
@@ -774,6 +860,21 @@ static void cuts_core(const int32_t *rank, Py_ssize_t N, Py_ssize_t k, const dou
             below_out[j] = above_out[j] = NAN;
         }
     }
+    if (skipped) __atomic_fetch_add(&cut_skipped, skipped, __ATOMIC_RELAXED);
+}
+
+PyDoc_STRVAR(cut_bounds_doc,
+"cut_bounds(on) -> int\n\n"
+"whether the weighted growth skips the candidate cuts that its lower bound shows cannot win\n"
+"(on by default; the same cuts either way), and how many it has skipped since the module\n"
+"was loaded.");
+
+static PyObject *py_cut_bounds(PyObject *self, PyObject *arg) {
+    (void)self;
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) return NULL;
+    cut_bounds = on;
+    return PyLong_FromLongLong(__atomic_load_n(&cut_skipped, __ATOMIC_RELAXED));
 }
 
 /* Ranks within 0..distinct (the unknowns' rank) for the cases idx of every column. */
@@ -2116,6 +2217,7 @@ static PyMethodDef methods[] = {
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
     {"entry_cuts", py_entry_cuts, METH_VARARGS, entry_cuts_doc},
     {"merge_sums", py_merge_sums, METH_VARARGS, merge_sums_doc},
+    {"cut_bounds", py_cut_bounds, METH_O, cut_bounds_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},
     {"grow_nodes", py_grow_nodes, METH_VARARGS, grow_nodes_doc},
@@ -2128,4 +2230,7 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__grow(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__grow(void) {
+    log2_chord_init();
+    return PyModule_Create(&module);
+}
