@@ -27,6 +27,7 @@ from ..data.costs import cheapest_class
 from ..data.distinct import hash_codes
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
+from ..workers import give_back_memory
 from .grow import choose_tests, collapse, snap_cut
 from .node import Node
 from .split import F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, forget_tables
@@ -35,6 +36,7 @@ Batches = Callable[[], Iterable[Dataset]]
 
 _SCALE = float(1 << 32)        # fixed point: weights are held as multiples of 2^-32
 _MAX_WEIGHT = float(1 << 30)   # total weight below this keeps every fixed-point sum in int64
+_CELLS = 1 << 20               # discrete table cells (nodes x attributes x values x classes) at a time
 _CHUNK = 1 << 21               # float64 sums of this many 32-bit halves are exact (< 2^53)
 
 try:
@@ -321,6 +323,8 @@ class _PassGrower:
         try:
             while nodes:
                 nodes, tested = self.level(nodes, tested)
+                # the level's tables are freed: glibc would keep their pages under the next one's
+                give_back_memory()
         finally:
             forget_tables()
         collapse(root)
@@ -399,12 +403,16 @@ class _PassGrower:
         fdisc = self.active_tables(sparse_disc, act, S)
         if act.size and self.disc:
             D = len(self.disc)
-            tables = _f32(fdisc).transpose(1, 0, 2, 3).reshape(D * act.size, self.V, C)
-            g, s = discrete_gains(tables, np.tile(cases[act], D), self.min_objs)
-            g, s = g.reshape(D, act.size).T, s.reshape(D, act.size).T
-            done = tested[np.ix_(act, self.disc)]
-            gain[np.ix_(act, self.disc)] = np.where(done, NO_GAIN, g)
-            split[np.ix_(act, self.disc)] = np.where(done, F32(0), s)
+            # discrete_gains' float64 temporaries are ~10 x its table: a block of nodes at a time
+            step = max(1, _CELLS // (D * self.V * C))
+            for lo in range(0, act.size, step):
+                part = act[lo:lo + step]
+                tables = _f32(fdisc[lo:lo + step]).transpose(1, 0, 2, 3).reshape(D * part.size, self.V, C)
+                g, s = discrete_gains(tables, np.tile(cases[part], D), self.min_objs)
+                g, s = g.reshape(D, part.size).T, s.reshape(D, part.size).T
+                done = tested[np.ix_(part, self.disc)]
+                gain[np.ix_(part, self.disc)] = np.where(done, NO_GAIN, g)
+                split[np.ix_(part, self.disc)] = np.where(done, F32(0), s)
         if self.cont:
             self.cuts(act, cases, cont, gain, split, below, above)
         self.note_largest(S, len(self.routes))

@@ -167,3 +167,13 @@ def test_batches_that_change_between_passes():
         return iter([part])
     with pytest.raises(InputError, match="changed between passes"):
         grow_in_passes(changing, ds.schema)
+
+
+def test_discrete_gains_in_blocks_of_nodes(monkeypatch):
+    # a level's discrete gains are computed a block of nodes at a time: the same tree
+    from c45rules.tree import grow_passes
+    ds = load("vote")
+    whole, _ = grow_in_passes(batches(ds, 50), ds.schema)
+    monkeypatch.setattr(grow_passes, "_CELLS", 1)
+    assert differences(whole, grow_in_passes(batches(ds, 50), ds.schema)[0]) is None
+    assert differences(grow_tree(ds), whole) is None
