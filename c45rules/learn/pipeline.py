@@ -21,7 +21,7 @@ from ..model.ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet, evidence_
 from ..rules.coding import attribute_test_bits, branch_bits, rule_bits
 from ..rules.extract import DISCRETE, THRESHOLD, CondTest
 from ..rules.generalize import CandidateRule, generalise_rules
-from ..rules.order import default_class, order_rules, sift_rules
+from ..rules.order import candidate_use, default_class, order_rules, sift_rules
 from ..rules.select import select_rules
 from ..tree.growers import NAMES as GROWERS, OPTIONS as GROWER_OPTIONS, get_grower
 from ..tree.node import Tree
@@ -257,9 +257,11 @@ def learn_rules(tree: Tree, data: Dataset, *, cf: float = 0.25, fisher: float | 
 
 def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundancy: float = 1.0,
                           annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
-                          jobs: int = 1, rng: Any = None) -> tuple[RuleSet, RulesTrace]:
+                          jobs: int = 1, rng: Any = None, max_rules: int | None = None) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules from the generalised rules on: select, order, default, sift (spec 7.6-7.9).
-    `rng`: the random() stream to continue (several trees, spec 7.10)."""
+    `rng`: the random() stream to continue (several trees, spec 7.10). `max_rules`: keep the
+    first N rules of the sifted list, the default class then chosen again by spec 7.8 over
+    the cases none of them covers (not sifted again: a shorter list for a little accuracy)."""
     y = data.y
     w = data.weights        # None: every count is a number of cases
     C = len(data.schema.classes)
@@ -275,6 +277,11 @@ def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundan
     ordered = order_rules(selected, y, C, w, data.costs)
     default = default_class(ordered, y, C, w, data.costs)
     kept, dropped, use = sift_rules(ordered, y, default, w, data.costs)
+    if max_rules is not None and len(kept) > max_rules:
+        dropped = dropped + [r.number for r in kept[max_rules:]]
+        kept = kept[:max_rules]
+        default = default_class(kept, y, C, w, data.costs)
+        use = candidate_use(kept, y, default, w)
     class_n = _class_totals(data)
     rules = tuple(_public_rule(r, data, class_n, count(use.used[i]), count(use.wrong[i]))
                   for i, r in enumerate(kept))
