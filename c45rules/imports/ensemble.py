@@ -34,7 +34,7 @@ from .sklearn import _CF, _check_tree, _class_names, _feature_names, _target_nam
 _FOREST_CLASSES = ("RandomForestClassifier", "ExtraTreesClassifier")
 
 
-def _check_forest(model: Any) -> list[Any]:
+def check_forest(model: Any) -> list[Any]:
     """The forest's fitted trees, or InputError unless `model` is a fitted single-output forest."""
     kind = type(model).__name__
     module = type(model).__module__ or ""
@@ -69,9 +69,14 @@ def fingerprint(model: Any) -> str:
     return h.hexdigest()
 
 
+def feature_names(model: Any) -> tuple[str, ...]:
+    """The names of the features the forest was fit on (x0, x1, ... when it had none)."""
+    return _feature_names(model, None)
+
+
 def _features(model: Any, X: Any) -> tuple[tuple[str, ...], pd.DataFrame]:
     """The model's feature names and X's columns of them, as a DataFrame in the model's order."""
-    names = _feature_names(model, None)
+    names = feature_names(model)
     if isinstance(X, pd.DataFrame):
         if getattr(model, "feature_names_in_", None) is not None:
             missing = [n for n in names if n not in X.columns]
@@ -131,7 +136,7 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     from ..learn.pipeline import rules_from_candidates
     from ..rules.composite import pooled
     from ..rules.generalize import generalise_rules
-    trees = _check_forest(model)
+    trees = check_forest(model)
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
                                   or max_rules < 1):
         raise InputError(f"max_rules must be a whole number >= 1, not {max_rules!r}")
