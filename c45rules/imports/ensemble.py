@@ -126,12 +126,12 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     --------
     >>> import pandas as pd
     >>> from sklearn.ensemble import RandomForestClassifier
-    >>> from c45rules.imports.ensemble import from_ensemble
+    >>> from c45rules import from_ensemble
     >>> X = pd.DataFrame({"a": [1.0, 2, 3, 4] * 10})
     >>> rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, ["n", "n", "y", "y"] * 10)
     >>> rs = from_ensemble(rf, X)
     >>> [str(r) for r in rs.rules], rs.default_class
-    (['rule 1: if a > 2.5 then y [95.6%]'], 'n')
+    (['rule 1: if a <= 2.5 then n [93.3%]', 'rule 2: if a > 2.5 then y [93.3%]'], 'n')
     """
     from ..learn.pipeline import rules_from_candidates
     from ..rules.composite import pooled
