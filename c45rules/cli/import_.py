@@ -11,10 +11,11 @@ from ..errors import InputError
 from .io import MODEL_SUFFIXES, check_output, write_text
 
 HELP = ("read a PMML RuleSetModel or TreeModel, or a fitted scikit-learn tree saved with joblib, into a"
-        " model file that decides as it does")
+        " model file that decides as it does; or explain a scikit-learn random forest by rules (--data)")
 EXAMPLE = ("c45rules import tree.pmml -o model.yaml\n"
            "  c45rules import tree.joblib -o model.yaml   (joblib.dump(DecisionTreeClassifier().fit(X, y), ...))\n"
            "  c45rules rescore model.yaml --data train.csv --target y -o measured.yaml\n"
+           "  c45rules import forest.pkl --data train.csv --target y -o rules.yaml --max-rules 15\n"
            "  Loading a joblib or pickle file runs code stored in it: import only files you trust.")
 PARENTS = ()
 JOBLIB_SUFFIXES = (".joblib", ".pkl", ".pickle")
@@ -30,6 +31,13 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " it, so import only files you trust)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml",
                    help="the model file to write ('-': the YAML on stdout)")
+    p.add_argument("--data", metavar="TRAIN",
+                   help="a RandomForestClassifier/ExtraTreesClassifier's training table (CSV/Parquet or C4.5"
+                        " stem, the model's columns numeric): the rules explain the forest's decisions on it")
+    p.add_argument("--target", metavar="COL", help="--data: the table's class column (left out of the features)")
+    p.add_argument("--max-rules", type=int, metavar="N",
+                   help="--data: keep the first N rules; the default class is then the forest's most frequent"
+                        " decision on the rows none of them covers")
 
 
 def _is_joblib(path: str, raw: bytes) -> bool:
@@ -37,21 +45,45 @@ def _is_joblib(path: str, raw: bytes) -> bool:
     return Path(path).suffix.lower() in JOBLIB_SUFFIXES or raw.startswith(_PICKLE_STARTS)
 
 
-def load_joblib(path: str, raw: bytes):
-    """The RuleSet of the scikit-learn tree in a joblib file's bytes (from_sklearn), or InputError."""
+def load_object(path: str, raw: bytes):
+    """The object in a joblib/pickle file's bytes, or InputError."""
     try:
         import joblib
     except ImportError:
         raise InputError(f"{path}: reading a joblib file needs scikit-learn (pip install 'c45rules[sklearn]')") from None
-    from ..imports.sklearn import from_sklearn
     try:
-        obj = joblib.load(io.BytesIO(raw))
+        return joblib.load(io.BytesIO(raw))
     except Exception as e:   # a broken or foreign pickle can raise anything while loading
         raise InputError(f"{path}: cannot be read as a joblib file ({type(e).__name__}: {e})") from None
+
+
+def load_joblib(path: str, raw: bytes):
+    """The RuleSet of the scikit-learn tree in a joblib file's bytes (from_sklearn), or InputError."""
+    from ..imports.sklearn import from_sklearn
+    obj = load_object(path, raw)
+    if type(obj).__name__ in ("RandomForestClassifier", "ExtraTreesClassifier"):
+        raise InputError(f"{path}: a {type(obj).__name__} is explained on its training table: add --data TRAIN"
+                         " --target COL")
     try:
         return from_sklearn(obj)
     except InputError as e:
         raise InputError(f"{path}: {e}") from None
+
+
+def _forest_rules(args: argparse.Namespace, model):
+    """The rules explaining a forest on --data's table (from_ensemble), or InputError."""
+    import pandas as pd
+
+    from ..data.frame import load_data
+    from ..imports.ensemble import check_forest, feature_names, from_ensemble
+    check_forest(model)
+    names = feature_names(model)
+    train, _ = load_data(args.data, target=args.target, test=False, continuous=list(names))
+    have = {a.name: c for a, c in zip(train.schema.attributes, train.columns)}
+    missing = [n for n in names if n not in have]
+    if missing:
+        raise InputError(f"{args.data}: has no column {missing[0]!r}, which the forest was fit on")
+    return from_ensemble(model, pd.DataFrame({n: have[n] for n in names}), max_rules=args.max_rules)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +95,14 @@ def run(args: argparse.Namespace) -> int:
                          " PMML: c45rules export MODEL.yaml --to pmml)")
     check_output(args, args.output)
     raw = read_model_bytes(args.model, "a PMML or joblib file")
-    ruleset = load_joblib(args.model, raw) if _is_joblib(args.model, raw) else load_pmml(args.model)
+    if args.data is None and (args.target is not None or args.max_rules is not None):
+        raise InputError("--target and --max-rules go with --data (a forest's training table)")
+    if args.data is not None:
+        if not _is_joblib(args.model, raw):
+            raise InputError(f"{args.model}: --data explains a scikit-learn forest saved with joblib, not PMML")
+        ruleset = _forest_rules(args, load_object(args.model, raw))
+    else:
+        ruleset = load_joblib(args.model, raw) if _is_joblib(args.model, raw) else load_pmml(args.model)
     write_text(args.output, dump_yaml(ruleset))
     if args.output not in (None, "-"):
         print(f"{len(ruleset.rules)} rules, default class {ruleset.default_class}; written to {args.output}")

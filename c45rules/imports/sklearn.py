@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,9 @@ from ..errors import InputError
 from ..estimate import pessimistic_rate
 from ..model.ruleset import EVIDENCE_DIGITS, NEVER_FIRES_ABOVE, Condition, Rule, RuleSet, evidence_rate
 from .pmml import float32_bound
+
+if TYPE_CHECKING:
+    from ..tree.node import Node
 
 _TREE_CLASSES = ("DecisionTreeClassifier", "ExtraTreeClassifier")
 _CF = 0.25
@@ -256,7 +259,7 @@ def _version() -> str:
 def _c45_rules(clf: Any, names: tuple[str, ...], classes: tuple[str, ...], data: tuple[Any, Any]) -> RuleSet:
     """C4.5-rules' generalisation, selection and ordering run on the tree's paths over `data`."""
     from ..learn.pipeline import learn_rules
-    from ..tree.node import Node, Tree
+    from ..tree.node import Tree
     try:
         X, y = data
     except (TypeError, ValueError):
@@ -273,11 +276,20 @@ def _c45_rules(clf: Any, names: tuple[str, ...], classes: tuple[str, ...], data:
     target = _target_name(names)
     frame[target] = text
     ds = from_frame(frame, target, continuous=list(names), source="<from_sklearn data>")
-    index = {c: i for i, c in enumerate(ds.schema.classes)}
-    tree = clf.tree_
+    root = tree_nodes(clf.tree_, classes, ds.schema.classes)
+    rs, _ = learn_rules(Tree(ds.schema, root, root, {}), ds, cf=_CF,
+                        options={"imported_from": f"sklearn {type(clf).__name__}"})
+    return rs
+
+
+def tree_nodes(tree: Any, classes: tuple[str, ...], data_classes: tuple[str, ...]) -> "Node":
+    """A scikit-learn `tree_` as our Node tree (its thresholds as float32-exact bounds), its
+    value columns in `classes` order, the nodes' classes numbered as in `data_classes`."""
+    from ..tree.node import Node
+    index = {c: i for i, c in enumerate(data_classes)}
     value = np.asarray(tree.value[:, 0, :])
     counts = _weighted_counts(tree)
-    C = len(ds.schema.classes)
+    C = len(data_classes)
 
     def node(i: int) -> Node:
         k = classes[int(np.argmax(value[i]))]
@@ -290,7 +302,7 @@ def _c45_rules(clf: Any, names: tuple[str, ...], classes: tuple[str, ...], data:
 
     root = node(0)
     stack = [(0, root)]
-    while stack:
+    while stack:   # not recursive: a deep tree would pass Python's frame limit
         i, made = stack.pop()
         if tree.children_left[i] == -1:
             continue
@@ -298,6 +310,4 @@ def _c45_rules(clf: Any, names: tuple[str, ...], classes: tuple[str, ...], data:
         kids = [node(int(tree.children_left[i])), node(int(tree.children_right[i]))]
         made.branches = kids
         stack += [(int(tree.children_left[i]), kids[0]), (int(tree.children_right[i]), kids[1])]
-    rs, _ = learn_rules(Tree(ds.schema, root, root, {}), ds, cf=_CF,
-                        options={"imported_from": f"sklearn {type(clf).__name__}"})
-    return rs
+    return root

@@ -22,7 +22,7 @@ from ..progress import Progress, report
 from ..rules.coding import attribute_test_bits, branch_bits, rule_bits
 from ..rules.extract import DISCRETE, THRESHOLD, CondTest
 from ..rules.generalize import CandidateRule, generalise_rules
-from ..rules.order import default_class, order_rules, sift_rules
+from ..rules.order import candidate_use, default_class, order_rules, sift_rules
 from ..rules.select import select_rules
 from ..tree.growers import NAMES as GROWERS, OPTIONS as GROWER_OPTIONS, get_grower
 from ..tree.node import Tree
@@ -289,18 +289,21 @@ class RuleCases:
 
 def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundancy: float = 1.0,
                           annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
-                          jobs: int = 1, rng: Any = None,
-                          progress: Progress | None = None) -> tuple[RuleSet, RulesTrace]:
+                          jobs: int = 1, rng: Any = None, progress: Progress | None = None,
+                          max_rules: int | None = None) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules from the generalised rules on: select, order, default, sift (spec 7.6-7.9).
     `rng`: the random() stream to continue (several trees, spec 7.10); `progress`: told of the
-    selection (c45rules/progress.py)."""
+    selection (c45rules/progress.py). `max_rules`: keep the first N rules of the sifted list, the
+    default class then chosen again by spec 7.8 over the cases none of them covers (not sifted
+    again: a shorter list for a little accuracy)."""
     return rules_from_cases(cands, RuleCases.of(data), redundancy=redundancy, annealing=annealing, seed=seed,
-                            options=options, jobs=jobs, rng=rng, progress=progress)
+                            options=options, jobs=jobs, rng=rng, progress=progress, max_rules=max_rules)
 
 
 def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy: float = 1.0,
                      annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
-                     jobs: int = 1, rng: Any = None, progress: Progress | None = None) -> tuple[RuleSet, RulesTrace]:
+                     jobs: int = 1, rng: Any = None, progress: Progress | None = None,
+                     max_rules: int | None = None) -> tuple[RuleSet, RulesTrace]:
     """rules_from_candidates over `cases`, whose numbering the candidates' covers use."""
     y = cases.y
     w = cases.weights        # None: every count is a number of cases
@@ -319,6 +322,11 @@ def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy
     ordered = order_rules(selected, y, C, w, cases.costs)
     default = default_class(ordered, y, C, w, cases.costs)
     kept, dropped, use = sift_rules(ordered, y, default, w, cases.costs)
+    if max_rules is not None and len(kept) > max_rules:
+        dropped = dropped + [r.number for r in kept[max_rules:]]
+        kept = kept[:max_rules]
+        default = default_class(kept, y, C, w, cases.costs)
+        use = candidate_use(kept, y, default, w)
     class_n = cases.class_n
     rules = tuple(_public_rule(r, schema, class_n, cases.total_weight, count(use.used[i]), count(use.wrong[i]))
                   for i, r in enumerate(kept))
