@@ -335,17 +335,15 @@ def _plain_csv_chunks(data: str | os.PathLike, header: list[str], schema: Schema
         read_options=pacsv.ReadOptions(column_names=header),
         parse_options=pacsv.ParseOptions(delimiter=",", quote_char=False, newlines_in_values=False,
                                          ignore_empty_lines=False),
-        convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in columns},
+        convert_options=pacsv.ConvertOptions(column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in columns},
                                              include_columns=columns, strings_can_be_null=False,
                                              null_values=[], quoted_strings_can_be_null=False))
     with open(data, "rb") as f:
         f.readline()   # the header, read by csv_layout
         while lines := list(itertools.islice(f, chunksize)):
             block = b"".join(lines)
-            if columns:
-                frame = pacsv.read_csv(io.BytesIO(block), **options).to_pandas()
-            else:
-                frame = pd.DataFrame(index=range(len(lines)))
+            table = pacsv.read_csv(io.BytesIO(block), **options).unify_dictionaries()
+            frame = pd.DataFrame({c: _categorical(table.column(c)) for c in columns}, index=range(len(lines)))
             if not block.endswith(b"\n"):
                 block += b"\n"
             # csv_layout allows CR only before LF: pandas reads CRLF as the line end
@@ -354,6 +352,15 @@ def _plain_csv_chunks(data: str | os.PathLike, header: list[str], schema: Schema
             if len(text) != len(frame):
                 raise InputError(f"{data}: read {len(frame)} rows from {len(text)} lines (unusual layout?)")
             yield _PlainChunk(frame, text)
+
+
+def _categorical(cells: Any) -> pd.Categorical:
+    """A dictionary-encoded Arrow column as a pandas Categorical: the encoder reads each
+    distinct text once (to_pandas would make each category a pandas str first, slowly)."""
+    import pyarrow as pa
+    cells = cells.combine_chunks() if isinstance(cells, pa.ChunkedArray) else cells
+    categories = pd.Index(cells.dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    return pd.Categorical.from_codes(cells.indices.to_numpy(zero_copy_only=False), categories=categories)
 
 
 def bad_cell_error(source: str, row: int, column: str, cell: object) -> InputError:

@@ -333,6 +333,10 @@ def _as_strings(s: pd.Series) -> pd.Series:
         txt = np.array([value_str(v) for v in values], dtype=object)
         unk = _is_unknown(pd.Series(values, dtype=object))[codes]
         return pd.Series(txt[codes], index=s.index).where(~unk, None)   # dtype inferred as map does
+    if isinstance(s.dtype, pd.CategoricalDtype):   # its categories' texts, then each cell's
+        texts = _as_strings(pd.Series(s.cat.categories)).to_numpy(dtype=object)
+        codes = s.cat.codes.to_numpy()
+        return pd.Series(np.where(codes >= 0, texts[codes], None), index=s.index, dtype=object)
     unk = _is_unknown(s)
     if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
         txt = pd.Series([value_str(v) for v in s.to_numpy()], index=s.index, dtype=object)
@@ -691,6 +695,17 @@ def csv_layout(path: str | os.PathLike, sep: str = ",",
     line of fields as written (no quote, NUL, lone CR or blank line), in an encoding that
     writes ASCII as ASCII, so a line's text is its fields joined by `sep`."""
     path = Path(path)
+    try:   # a file read twice in one run (predict checks, then reads) is looked at once
+        stat = path.stat()
+        header, records, plain = _csv_layout(path, sep, encoding, stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        return _csv_layout.__wrapped__(path, sep, encoding, 0, 0)
+    return list(header), records, plain
+
+
+@functools.lru_cache(maxsize=8)
+def _csv_layout(path: Path, sep: str, encoding: str, size: int, mtime: int) -> tuple[list[str], int, bool]:
+    """csv_layout of `path` as it is at (`size`, `mtime`)."""
     records = 0
     text_encoding = ReadOptions(encoding=encoding).text_encoding
     try:
