@@ -5,6 +5,12 @@ every input column byte-for-byte in value and in order; the model parses only th
 it tests, reading unknown tokens, separator, decimal comma and encoding as the
 ReadOptions say (data/reading.py). CSV/TSV input is read `chunksize` rows at a time, so memory does not grow with
 the file; Parquet and C4.5 `.data`/`.test` files are read whole.
+
+A plain CSV (no quote, no blank line, commas, UTF-8 in and out: `_copies_lines`) is not
+rewritten cell by cell: each line is copied as read and its decision appended, since pandas
+would write its cells back unchanged; pyarrow parses only the attributes' cells, as
+dictionaries, so the encoder reads each distinct text once. The tests hold the two paths to
+the same bytes.
 """
 from __future__ import annotations
 
@@ -280,14 +286,30 @@ class _PlainChunk:
     lines: list[bytes]
 
     def write(self, out: BinaryIO, names: list[str], values: list[np.ndarray]) -> int:
-        """Write each line followed by its added cells as pandas' to_csv writes them; the rows."""
-        added = pd.DataFrame(dict(zip(names, values))).to_csv(
+        """Write each line followed by its added cells as pandas' to_csv writes them; the rows.
+
+        A row's added cells follow from its rule column (one rule, or each trial's, decides
+        the class and confidence): pandas formats each distinct decision once."""
+        codes, _ = pd.factorize(values[1])
+        first = np.unique(codes, return_index=True)[1]
+        decided = [v[first] for v in values]
+        if not all(_same(v, d[codes]) for v, d in zip(values, decided)):
+            codes, decided = np.arange(len(self.lines)), values
+        added = pd.DataFrame(dict(zip(names, decided))).to_csv(
             header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         cells = added.encode("utf-8").split(b"\n")
-        if len(cells) != len(self.lines) + 1:   # _copies_lines refuses added text with a line break
+        if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
             raise AssertionError("an added column's text holds a line break")
-        out.write(b"".join(map(_line, self.lines, cells)))
+        cells.pop()
+        out.write(b"".join(map(_line, self.lines, np.array(cells, dtype=object)[codes].tolist())))
         return len(self.lines)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two columns of added values are equal cell for cell (NaN equal to NaN)."""
+    if a.dtype.kind == "f":
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.array_equal(a, b))
 
 
 def _line(text: bytes, added: bytes) -> bytes:
