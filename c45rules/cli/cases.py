@@ -421,11 +421,14 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
         if explain_column is not None:
             raise InputError("--explain names one deciding rule: a boosted model decides by the vote of its"
                              " trials (see `c45rules explain` for every trial's vote)")
-        boosted = [(prediction_column, "--prediction-column", model.predict),
-                   (rule_column, "--rule-column", lambda enc: trial_rule_text(model.trial_rules(enc)))]
+        added = [(prediction_column, "--prediction-column"), (rule_column, "--rule-column")]
         if confidence_column is not None:
-            boosted.append((confidence_column, "--confidence-column", model.predict_confidence))
-        return [(n, f) for n, f, _ in boosted], lambda enc: [values(enc) for _, _, values in boosted]
+            added.append((confidence_column, "--confidence-column"))
+
+        def voted(enc: Dataset) -> list[np.ndarray]:
+            classes, rules, confidences = model.decisions(enc)   # the trials' rules matched once
+            return [classes, trial_rule_text(rules), confidences][:len(added)]
+        return added, voted
     columns = [(prediction_column, "--prediction-column",
                 np.array([model.default_class] + [r.prediction for r in model.rules], dtype=object)),
                (rule_column, "--rule-column", model.rule_ids())]
@@ -442,10 +445,13 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
 
 def trial_rule_text(ids: np.ndarray) -> np.ndarray:
     """Each row of (cases, trials) rule ids as "1:12 2:0 3:5" (trial:rule id)."""
+    if not len(ids):
+        return np.full(0, "", dtype=object)
+    ids, rows = np.unique(ids, axis=0, return_inverse=True)   # each distinct vote spelled once
     out = np.full(len(ids), "", dtype=object)
     for t in range(ids.shape[1]):
         out = out + (f"{t + 1}:" if t == 0 else f" {t + 1}:") + ids[:, t].astype(str).astype(object)
-    return out
+    return out[rows.reshape(-1)]
 
 
 def case_from_file(path: str | os.PathLike, schema: Schema, number: int,

@@ -263,3 +263,18 @@ def test_stdout_gets_the_file_output(crx_model, tmp_path):
     piped = subprocess.run([*command(), "predict", str(crx_model), str(CRX_TEST_CSV), "--confidence"],
                            capture_output=True)
     assert piped.returncode == 0 and piped.stdout == out.read_bytes()
+
+
+def test_a_boosted_models_decisions_in_one_pass_equal_its_three_methods():
+    """predict writes a boosted model's class, trial rules and confidence from one match of the
+    trials' rules (BoostedRuleSet.decisions); each equals the method that gives it alone."""
+    from c45rules import fit
+    df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+                       "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+    model = fit(df, target="class", trials=3)
+    classes, rules, confidences = model.decisions(df)
+    assert classes.tolist() == model.predict(df).tolist()
+    assert rules.tolist() == model.trial_rules(df).tolist()
+    assert confidences.tolist() == model.predict_confidence(df).tolist()
+    text = cases.trial_rule_text(rules)
+    assert text.tolist() == [" ".join(f"{t + 1}:{r}" for t, r in enumerate(row)) for row in rules.tolist()]
