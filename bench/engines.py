@@ -229,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         body = "\n".join([
             "## Scoring a file with the three engines (issue 29)", "",
             f"Written by `python bench/engines.py --rows {args.rows} --sample {args.sample}"
-            f"{' --full' if args.full else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
+            f" --engines {','.join(engines)}{' --full' if args.full else ''}"
+            f"{f' --boosted {args.boosted}' if args.boosted else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
             f"{mach['cpu']}, {mach['cores']} cores, {mach['ram']}.", "",
             f"Model fitted on {args.train}; data: make_synth.py rows as CSV with a header. Each run is a whole "
             "`c45rules predict --engine E MODEL DATA -o OUT.csv` process: wall time from start to exit, CPU "

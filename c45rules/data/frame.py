@@ -379,7 +379,7 @@ def _parse_numbers(s: pd.Series) -> tuple[np.ndarray, bool]:
     text = ~unk if only_text else np.fromiter((isinstance(v, str) for v in cells), dtype=bool,
                                                count=len(cells)) & ~unk
     num = np.full(len(s), np.nan)
-    num[text] = parse_number_texts(cells[text])[0]
+    num[text] = parse_number_texts(cells[text], arrow=True)[0]
     typed = ~text & ~unk
     if typed.any():
         parsed = pd.to_numeric(pd.Series(cells[typed], dtype=object), errors="coerce")

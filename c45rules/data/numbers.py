@@ -42,18 +42,22 @@ def number_or_none(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def parse_number_texts(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def parse_number_texts(texts: np.ndarray, arrow: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(values, is a number) for an object array of `str`: NaN where a text is not a number.
 
-    Vectorised through pyarrow when it is installed (NUMBER_REGEX in RE2, then Arrow's
+    With `arrow` and pyarrow installed, vectorised (NUMBER_REGEX in RE2, then Arrow's
     correctly rounded text-to-float cast, which reads the grammar's texts as float() does);
-    one text at a time through `number_or_none` otherwise, or for text UTF-8 cannot hold.
+    else, or for text UTF-8 cannot hold, one text at a time through `number_or_none`.
+    `arrow` is for callers that hold pandas already: pyarrow's conversions import it (about
+    80 MB), which the C4.5-file path does without (issue 33).
     """
     values = np.full(len(texts), np.nan)
     ok = np.zeros(len(texts), dtype=bool)
     if len(texts) == 0:
         return values, ok
     try:
+        if not arrow:
+            raise ImportError("the loop is asked for")
         import pyarrow as pa
         import pyarrow.compute as pc
         try:   # None is a null, any other object than a str an error
