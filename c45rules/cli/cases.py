@@ -24,8 +24,8 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -349,7 +349,7 @@ def _copies_lines(model: RuleSet | BoostedRuleSet, data: str | os.PathLike, head
 def _plain_csv_chunks(data: str | os.PathLike, header: list[str], schema: Schema,
                       chunksize: int) -> Iterator[_PlainChunk]:
     """A plain CSV (_copies_lines) `chunksize` lines at a time: the lines, without their line
-    end, and the attributes' cells parsed from them by pyarrow, as text, every cell kept."""
+    end, and the attributes' cells parsed from them by pyarrow as Categoricals of their texts."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
     columns = [c for c in header if c in set(schema.names)]
