@@ -78,10 +78,47 @@ def count_rows(path: Path) -> int:
         return sum(block.count(b"\n") for block in iter(lambda: f.read(16 << 20), b"")) - 1
 
 
+def copy_file(src: Path, dst: Path) -> None:
+    """The physical limit of the default engine (issue 52): `src` read and written by pyarrow
+    with no decision, streamed; CSV cells read as text and written quoted only where needed."""
+    import pyarrow as pa
+    if src.suffix == ".parquet":
+        import pyarrow.parquet as pq
+        reader = pq.ParquetFile(src)
+        with pq.ParquetWriter(dst, reader.schema_arrow) as writer:
+            for batch in reader.iter_batches(batch_size=50_000):
+                writer.write_batch(batch)
+        return
+    import pyarrow.csv as pacsv
+    with open(src, "rb") as f:
+        names = f.readline().decode().rstrip("\r\n").split(",")
+    reader = pacsv.open_csv(src, read_options=pacsv.ReadOptions(block_size=1 << 22), convert_options=pacsv.ConvertOptions(
+        column_types={n: pa.string() for n in names}, strings_can_be_null=False, null_values=[]))
+    with pacsv.CSVWriter(dst, reader.schema, write_options=pacsv.WriteOptions(quoting_style="needed")) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+
+
+def as_parquet(src: Path) -> Path:
+    """The CSV `src` as Parquet, its columns typed as pyarrow infers them (made once)."""
+    out = src.with_suffix(".parquet")
+    if not out.exists():
+        import pyarrow.csv as pacsv
+        import pyarrow.parquet as pq
+        tmp = out.with_suffix(".tmp")
+        pq.write_table(pacsv.read_csv(src), tmp)
+        os.replace(tmp, out)
+    return out
+
+
 def run_engine(engine: str, model: Path, data: Path, out: Path) -> dict:
-    """One whole `predict` process: wall seconds and peak summed PSS of it and its children."""
+    """One whole `predict` process (engine "copy": copy_file instead): wall seconds, CPU seconds
+    and peak summed PSS of it and its children."""
     cmd = [sys.executable, "-m", "c45rules", "predict", "-q", "--engine", engine, str(model), str(data),
            "-o", str(out)]
+    if engine == "copy":
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--copy", str(data), str(out)]
+    before = os.times()
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     sampler = TreePss(proc.pid)
@@ -89,9 +126,11 @@ def run_engine(engine: str, model: Path, data: Path, out: Path) -> dict:
     _, err = proc.communicate()
     wall = time.perf_counter() - t0
     peak = sampler.stop()
+    after = os.times()
     if proc.returncode:
         raise SystemExit(f"{engine} on {data.name} failed ({proc.returncode}):\n{err}")
-    return {"wall": wall, "peak_kb": peak}
+    cpu = after.children_user + after.children_system - before.children_user - before.children_system
+    return {"wall": wall, "cpu": cpu, "peak_kb": peak}
 
 
 def differing_rows(out: Path, reference: Path, k: int = 1) -> tuple[int, int]:
@@ -117,7 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=DATA_DIR)
     ap.add_argument("--markdown", type=Path, default=None)
     ap.add_argument("--keep", action="store_true", help="keep the scored outputs")
+    ap.add_argument("--boosted", type=int, default=0, metavar="TRIALS",
+                    help="also score the sample with a model boosted with TRIALS trials (default engine)")
+    ap.add_argument("--copy", nargs=2, type=Path, metavar=("SRC", "DST"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.copy:
+        copy_file(*args.copy)
+        return 0
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     if "default" not in engines:
         ap.error("--engines must include default: the others are checked against it")
@@ -135,28 +180,48 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([sys.executable, "-m", "c45rules", "fit", "-q", str(R.DATA / args.train / args.train),
                     "-o", str(model)], check=True, stdout=subprocess.DEVNULL)
 
-    plan = [(e, "sample") for e in engines] + [(e, "all") for e in engines if e == "duckdb" or args.full]
+    boosted = work / f"model.b{args.boosted}.yaml"
+    if args.boosted:
+        subprocess.run([sys.executable, "-m", "c45rules", "fit", "-q", str(R.DATA / args.train / args.train),
+                        "--trials", str(args.boosted), "-o", str(boosted)], check=True, stdout=subprocess.DEVNULL)
+    # (label, engine, rows, model, input and output suffix); each copy row is the limit of the
+    # default engine's row after it, measured next to it
+    plan = [("pyarrow CSV copy", "copy", "sample", None, ".csv"), ("default", "default", "sample", model, ".csv")]
+    plan += [(e, e, "sample", model, ".csv") for e in engines if e != "default"]
+    for e in engines:
+        if e == "duckdb" or args.full:
+            plan += [("pyarrow CSV copy", "copy", "all", None, ".csv")] if e == "default" else []
+            plan.append((e, e, "all", model, ".csv"))
+    plan += [("pyarrow Parquet copy", "copy", "sample", None, ".parquet"),
+             ("default, Parquet", "default", "sample", model, ".parquet")]
+    if args.boosted:
+        plan.append((f"default, boosted {args.boosted}", "default", "sample", boosted, ".csv"))
     results = []
-    for engine, which in plan:
+    for label, engine, which, fitted, suffix in plan:
         data = sample if which == "sample" else full
-        out = work / f"{engine}.{which}.csv"
-        print(f"{engine} on {rows[which]:,} rows ...", file=sys.stderr, flush=True)
+        if suffix == ".parquet":
+            data = as_parquet(data)
+        out = work / f"{label.replace(' ', '_').replace(',', '')}.{which}{suffix}"
+        print(f"{label} on {rows[which]:,} rows ...", file=sys.stderr, flush=True)
         load = os.getloadavg()[0]
-        res = run_engine(engine, model, data, out)
-        reference = work / "default.sample.csv"
-        diff, compared = differing_rows(out, reference, k if which == "all" else 1)
-        results.append({"engine": engine, "rows": rows[which], "bytes": data.stat().st_size, **res,
+        res = run_engine(engine, fitted, data, out)
+        diff = compared = None
+        if engine != "copy" and suffix == ".csv":
+            diff, compared = differing_rows(out, work / "default.sample.csv", k if which == "all" else 1)
+            if fitted != model:   # another model decides otherwise: only the input columns compare
+                diff = compared = None
+        results.append({"engine": label, "rows": rows[which], "bytes": data.stat().st_size, **res,
                         "differ": diff, "compared": compared, "load": (load, os.getloadavg()[0])})
-        print(f"  {res['wall']:.1f} s, peak {res['peak_kb'] / 1024:.0f} MB, {diff} of {compared} sampled rows differ",
-              file=sys.stderr, flush=True)
-        if not args.keep and which == "all":
+        print(f"  {res['wall']:.1f} s ({res['cpu']:.1f} s CPU), peak {res['peak_kb'] / 1024:.0f} MB,"
+              f" {diff} of {compared} sampled rows differ", file=sys.stderr, flush=True)
+        if not args.keep and (which == "all" or engine == "copy"):
             out.unlink()
 
-    header = ["engine", "rows", "input", "wall s", "rows/s", "peak MB", "agrees", "load avg"]
+    header = ["engine", "rows", "input", "wall s", "CPU s", "rows/s", "peak MB", "agrees", "load avg"]
     table = markdown_table(header, [[
-        r["engine"], f"{r['rows']:,}", f"{r['bytes'] / 1e9:.2f} GB", f"{r['wall']:.1f}",
+        r["engine"], f"{r['rows']:,}", f"{r['bytes'] / 1e9:.2f} GB", f"{r['wall']:.1f}", f"{r['cpu']:.1f}",
         f"{r['rows'] / r['wall']:,.0f}", f"{r['peak_kb'] / 1024:,.0f}",
-        "yes" if not r["differ"] else f"NO: {r['differ']:,} of {r['compared']:,} differ",
+        "" if r["differ"] is None else "yes" if not r["differ"] else f"NO: {r['differ']:,} of {r['compared']:,} differ",
         f"{r['load'][0]:.2f} -> {r['load'][1]:.2f}"] for r in results])
     print(table)
     if args.markdown:
@@ -164,14 +229,18 @@ def main(argv: list[str] | None = None) -> int:
         body = "\n".join([
             "## Scoring a file with the three engines (issue 29)", "",
             f"Written by `python bench/engines.py --rows {args.rows} --sample {args.sample}"
-            f"{' --full' if args.full else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
+            f" --engines {','.join(engines)}{' --full' if args.full else ''}"
+            f"{f' --boosted {args.boosted}' if args.boosted else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
             f"{mach['cpu']}, {mach['cores']} cores, {mach['ram']}.", "",
             f"Model fitted on {args.train}; data: make_synth.py rows as CSV with a header. Each run is a whole "
-            "`c45rules predict --engine E MODEL DATA -o OUT.csv` process: wall time from start to exit, and "
-            "the peak of the summed proportional set size of the process and its children (Spark's JVM "
+            "`c45rules predict --engine E MODEL DATA -o OUT.csv` process: wall time from start to exit, CPU "
+            "seconds (user + system, the process and its children), and the peak of the summed proportional set size of the process and its children (Spark's JVM "
             "included), sampled every 0.1 s. The sample is every "
             f"{k}-th row of the file; `agrees`: the output's rows equal the default engine's on the sample, "
-            "byte for byte (for a run over all rows, its rows at the sample's positions are compared).", "",
+            "byte for byte (for a run over all rows, its rows at the sample's positions are compared). "
+            "A `pyarrow ... copy` row is the physical limit of the default engine (issue 52): the same file "
+            "read and written by pyarrow with no decision (CSV: every cell as text, streamed); the Parquet "
+            "rows read the sample written as Parquet with pyarrow's inferred types, and write Parquet.", "",
             table, ""])
         put_section(args.markdown, "engines", body)
         print(f"wrote the engines section of {args.markdown}", file=sys.stderr)

@@ -5,17 +5,27 @@ every input column byte-for-byte in value and in order; the model parses only th
 it tests, reading unknown tokens, separator, decimal comma and encoding as the
 ReadOptions say (data/reading.py). CSV/TSV input is read `chunksize` rows at a time, so memory does not grow with
 the file; Parquet and C4.5 `.data`/`.test` files are read whole.
+
+A plain CSV (no quote, no blank line, commas, UTF-8 in and out: `_copies_lines`) is not
+rewritten cell by cell: each line is copied as read and its decision appended, since pandas
+would write its cells back unchanged; pyarrow parses only the attributes' cells, as
+dictionaries, so the encoder reads each distinct text once. The tests hold the two paths to
+the same bytes.
 """
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
+import io
+import itertools
 import os
 import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -206,6 +216,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
     used = ruleset.used_attributes()
     unseen = Unseen(source)
     rows = 0
+    plain = None
     if to_stdout:
         sink = contextlib.nullcontext(sys.stdout.buffer if fmt == "parquet" else sys.stdout)
     else:
@@ -217,7 +228,12 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
         writer = None
         if fmt == "csv":
             csv.writer(out, lineterminator="\n").writerow([*header, *names])
+            if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None):
+                out.flush()   # the header, before the lines go to the bytes underneath
+                chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
         for chunk in chunks:
+            if isinstance(chunk, _PlainChunk):
+                plain, chunk = chunk, chunk.frame
             try:
                 encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read,
                                        bad_cells=bad_cells)
@@ -231,6 +247,10 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             values = score(encoded)
             if escaped:   # the class column is the first added
                 values[0] = pd.Series(values[0], dtype=object).replace(escaped).to_numpy(dtype=object)
+            if plain is not None:
+                rows += plain.write(out.buffer, names, values)
+                plain = None
+                continue
             chunk = chunk.assign(**dict(zip(names, values)))
             if fmt == "parquet":
                 table = pa.Table.from_pandas(chunk, preserve_index=False)
@@ -256,6 +276,113 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
         on_failure.pop_all()
         out.flush()
     return rows, unseen
+
+
+@dataclass
+class _PlainChunk:
+    """Rows of a plain CSV (csv_layout): the cells the model reads, and each row's line as read."""
+
+    frame: pd.DataFrame
+    lines: list[bytes]
+
+    def write(self, out: BinaryIO, names: list[str], values: list[np.ndarray]) -> int:
+        """Write each line followed by its added cells as pandas' to_csv writes them; the rows.
+
+        A row's added cells follow from its rule column (one rule, or each trial's, decides
+        the class and confidence): pandas formats each distinct decision once."""
+        codes, _ = pd.factorize(values[1])
+        first = np.unique(codes, return_index=True)[1]
+        decided = [v[first] for v in values]
+        if not all(_same(v, d[codes]) for v, d in zip(values, decided)):
+            codes, decided = np.arange(len(self.lines)), values
+        added = pd.DataFrame(dict(zip(names, decided))).to_csv(
+            header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        cells = added.encode("utf-8").split(b"\n")
+        if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
+            raise AssertionError("an added column's text holds a line break")
+        cells.pop()
+        out.write(b"".join(map(_line, self.lines, np.array(cells, dtype=object)[codes].tolist())))
+        return len(self.lines)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two columns of added values are equal cell for cell (NaN equal to NaN)."""
+    if a.dtype.kind == "f":
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def _line(text: bytes, added: bytes) -> bytes:
+    return text + b"," + added + b"\n"
+
+
+def _copies_lines(model: RuleSet | BoostedRuleSet, data: str | os.PathLike, header: list[str], out: Any,
+                  read: ReadOptions | None, escaped: dict[str, str], explain: bool) -> bool:
+    """True when predict may copy each input line as it is and add its decision: a plain
+    UTF-8 CSV of commas (data/frame.py csv_layout) of two columns or more, written as UTF-8,
+    whose added text holds no line break; else False (the rows are read and written by pandas).
+
+    pandas writes a plain file's cells back as they were: a cell with no quote, separator or
+    line break is written unquoted, so the line is the cells joined by commas."""
+    read = read or DEFAULT_READ
+    path = Path(data)
+    if (path.suffix.lower() not in CSV_SUFFIXES or read.encoding != "utf-8" or len(header) < 2
+            or getattr(out, "buffer", None) is None
+            or codecs.lookup(getattr(out, "encoding", None) or "ascii").name != "utf-8"
+            or getattr(out, "errors", "strict") != "strict"):
+        return False
+    try:
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
+        return False
+    texts = [*model.schema.classes, *escaped.values()]
+    if explain:
+        texts.extend(model.decision_texts())
+    if any("\n" in t or "\r" in t for t in texts):
+        return False
+    from ..data.frame import csv_layout
+    sep = read.separator(path)
+    _, _, plain = csv_layout(path, sep, read.encoding)
+    return plain and sep == ","
+
+
+def _plain_csv_chunks(data: str | os.PathLike, header: list[str], schema: Schema,
+                      chunksize: int) -> Iterator[_PlainChunk]:
+    """A plain CSV (_copies_lines) `chunksize` lines at a time: the lines, without their line
+    end, and the attributes' cells parsed from them by pyarrow as Categoricals of their texts."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    columns = [c for c in header if c in set(schema.names)]
+    options = dict(
+        read_options=pacsv.ReadOptions(column_names=header),
+        parse_options=pacsv.ParseOptions(delimiter=",", quote_char=False, newlines_in_values=False,
+                                         ignore_empty_lines=False),
+        convert_options=pacsv.ConvertOptions(column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in columns},
+                                             include_columns=columns, strings_can_be_null=False,
+                                             null_values=[], quoted_strings_can_be_null=False))
+    with open(data, "rb") as f:
+        f.readline()   # the header, read by csv_layout
+        while lines := list(itertools.islice(f, chunksize)):
+            block = b"".join(lines)
+            table = pacsv.read_csv(io.BytesIO(block), **options).unify_dictionaries()
+            frame = pd.DataFrame({c: _categorical(table.column(c)) for c in columns}, index=range(len(lines)))
+            if not block.endswith(b"\n"):
+                block += b"\n"
+            # csv_layout allows CR only before LF: pandas reads CRLF as the line end
+            text = (block.replace(b"\r\n", b"\n") if b"\r" in block else block).split(b"\n")
+            text.pop()
+            if len(text) != len(frame):
+                raise InputError(f"{data}: read {len(frame)} rows from {len(text)} lines (unusual layout?)")
+            yield _PlainChunk(frame, text)
+
+
+def _categorical(cells: Any) -> pd.Categorical:
+    """A dictionary-encoded Arrow column as a pandas Categorical: the encoder reads each
+    distinct text once (to_pandas would make each category a pandas str first, slowly)."""
+    import pyarrow as pa
+    cells = cells.combine_chunks() if isinstance(cells, pa.ChunkedArray) else cells
+    categories = pd.Index(cells.dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    return pd.Categorical.from_codes(cells.indices.to_numpy(zero_copy_only=False), categories=categories)
 
 
 def bad_cell_error(source: str, row: int, column: str, cell: object) -> InputError:
@@ -294,11 +421,14 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
         if explain_column is not None:
             raise InputError("--explain names one deciding rule: a boosted model decides by the vote of its"
                              " trials (see `c45rules explain` for every trial's vote)")
-        boosted = [(prediction_column, "--prediction-column", model.predict),
-                   (rule_column, "--rule-column", lambda enc: trial_rule_text(model.trial_rules(enc)))]
+        added = [(prediction_column, "--prediction-column"), (rule_column, "--rule-column")]
         if confidence_column is not None:
-            boosted.append((confidence_column, "--confidence-column", model.predict_confidence))
-        return [(n, f) for n, f, _ in boosted], lambda enc: [values(enc) for _, _, values in boosted]
+            added.append((confidence_column, "--confidence-column"))
+
+        def voted(enc: Dataset) -> list[np.ndarray]:
+            classes, rules, confidences = model.decisions(enc)   # the trials' rules matched once
+            return [classes, trial_rule_text(rules), confidences][:len(added)]
+        return added, voted
     columns = [(prediction_column, "--prediction-column",
                 np.array([model.default_class] + [r.prediction for r in model.rules], dtype=object)),
                (rule_column, "--rule-column", model.rule_ids())]
@@ -315,10 +445,13 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
 
 def trial_rule_text(ids: np.ndarray) -> np.ndarray:
     """Each row of (cases, trials) rule ids as "1:12 2:0 3:5" (trial:rule id)."""
+    if not len(ids):
+        return np.full(0, "", dtype=object)
+    ids, rows = np.unique(ids, axis=0, return_inverse=True)   # each distinct vote spelled once
     out = np.full(len(ids), "", dtype=object)
     for t in range(ids.shape[1]):
         out = out + (f"{t + 1}:" if t == 0 else f" {t + 1}:") + ids[:, t].astype(str).astype(object)
-    return out
+    return out[rows.reshape(-1)]
 
 
 def case_from_file(path: str | os.PathLike, schema: Schema, number: int,

@@ -378,6 +378,10 @@ def _as_strings(s: pd.Series) -> pd.Series:
         txt = np.array([value_str(v) for v in values], dtype=object)
         unk = _is_unknown(pd.Series(values, dtype=object))[codes]
         return pd.Series(txt[codes], index=s.index).where(~unk, None)   # dtype inferred as map does
+    if isinstance(s.dtype, pd.CategoricalDtype):   # its categories' texts, then each cell's
+        texts = _as_strings(pd.Series(s.cat.categories)).to_numpy(dtype=object)
+        codes = s.cat.codes.to_numpy()
+        return pd.Series(np.where(codes >= 0, texts[codes], None), index=s.index, dtype=object)
     unk = _is_unknown(s)
     if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
         txt = pd.Series([value_str(v) for v in s.to_numpy()], index=s.index, dtype=object)
@@ -412,13 +416,15 @@ def _parse_numbers(s: pd.Series) -> tuple[np.ndarray, bool]:
     (an int, float or Decimal object) is its value, read by to_numeric.
     """
     unk = _is_unknown(s)
-    if s.dtype == object and s.map(lambda v: isinstance(v, (bool, np.bool_))).any():
+    only_text = pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty")   # in C: no per-cell check
+    if not only_text and s.dtype == object and s.map(lambda v: isinstance(v, (bool, np.bool_))).any():
         # True/False with a None are booleans, as a bool column is (to_numeric would make 1/0)
         return np.full(len(s), np.nan), not (~unk).any()
     cells = s.to_numpy(dtype=object, na_value=None)
-    text = np.fromiter((isinstance(v, str) for v in cells), dtype=bool, count=len(cells)) & ~unk
+    text = ~unk if only_text else np.fromiter((isinstance(v, str) for v in cells), dtype=bool,
+                                               count=len(cells)) & ~unk
     num = np.full(len(s), np.nan)
-    num[text] = parse_number_texts(cells[text])[0]
+    num[text] = parse_number_texts(cells[text], arrow=True)[0]
     typed = ~text & ~unk
     if typed.any():
         parsed = pd.to_numeric(pd.Series(cells[typed], dtype=object), errors="coerce")
@@ -746,7 +752,27 @@ def check_csv_layout(path: str | os.PathLike, sep: str = ",",
     of `encoding` and a record whose number of fields differs from the header's; a blank
     line is a record whose values are all unknown (a one-column file writes a missing value so).
     """
+    header, records, _ = csv_layout(path, sep, encoding)
+    return header, records
+
+
+def csv_layout(path: str | os.PathLike, sep: str = ",",
+               encoding: str = "utf-8") -> tuple[list[str], int, bool]:
+    """check_csv_layout's (header, records) and whether the file is plain: each record one
+    line of fields as written (no quote, NUL, lone CR or blank line), in an encoding that
+    writes ASCII as ASCII, so a line's text is its fields joined by `sep`."""
     path = Path(path)
+    try:   # a file read twice in one run (predict checks, then reads) is looked at once
+        stat = path.stat()
+        header, records, plain = _csv_layout(path, sep, encoding, stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        return _csv_layout.__wrapped__(path, sep, encoding, 0, 0)
+    return list(header), records, plain
+
+
+@functools.lru_cache(maxsize=8)
+def _csv_layout(path: Path, sep: str, encoding: str, size: int, mtime: int) -> tuple[list[str], int, bool]:
+    """csv_layout of `path` as it is at (`size`, `mtime`)."""
     records = 0
     text_encoding = ReadOptions(encoding=encoding).text_encoding
     try:
@@ -755,7 +781,7 @@ def check_csv_layout(path: str | os.PathLike, sep: str = ",",
         if header is not None:
             counted = _plain_csv_records(path, sep, len(header), text_encoding)
             if counted is not None and len(set(header)) == len(header):
-                return header, counted
+                return header, counted[0], not counted[1]
     except (UnicodeDecodeError, csv.Error):
         pass   # the full read below names the problem
     try:
@@ -777,7 +803,7 @@ def check_csv_layout(path: str | os.PathLike, sep: str = ",",
         raise not_decodable(path, encoding) from None
     except csv.Error as e:
         raise InputError(f"{path}: not a readable CSV file ({e})") from None
-    return header, records
+    return header, records, False
 
 
 def not_decodable(path: Path, encoding: str = "utf-8") -> InputError:
@@ -814,12 +840,16 @@ def _ascii_compatible(encoding: str) -> bool:
         return False
 
 
-def _plain_csv_records(path: Path, sep: str, nfields: int, encoding: str = "utf-8-sig") -> int | None:
-    """Records after the header when no line needs csv's rules (no quote, NUL, lone CR or long
-    line) and each has `nfields` fields or none; None otherwise (the csv module decides)."""
-    if not _ascii_compatible(encoding):
+def _plain_csv_records(path: Path, sep: str, nfields: int,
+                       encoding: str = "utf-8-sig") -> tuple[int, bool] | None:
+    """(records after the header, whether one is a blank line) when no line needs csv's rules
+    (no quote, NUL, lone CR or long line) and each has `nfields` fields or none; None
+    otherwise (the csv module decides)."""
+    # utf-8-sig's byte-order mark comes once, before the header: its text is UTF-8's
+    if not _ascii_compatible("utf-8" if encoding == "utf-8-sig" else encoding):
         return None
     records = 0
+    blanks = False
     header_done = False
     for chunk in line_chunks(path):
         if (b'"' in chunk or b"\0" in chunk or chunk.count(b"\r") != chunk.count(b"\r\n")):
@@ -842,7 +872,8 @@ def _plain_csv_records(path: Path, sep: str, nfields: int, encoding: str = "utf-
         if not ((seps == nfields - 1) | blank).all() or length.max(initial=0) >= csv.field_size_limit():
             return None
         records += len(seps)
-    return records
+        blanks = blanks or bool(blank.any())
+    return records, blanks
 
 
 def read_csv(path: str | os.PathLike, target: str, *, read: ReadOptions | None = None, **kinds) -> Dataset:

@@ -377,6 +377,21 @@ class BoostedRuleSet:
             raise InputError("this boosted model has no misclassification costs: its vote has no expected costs")
         return vote_costs(self.votes(data), costs)
 
+    def decisions(self, data: Any, *, bad_cells: str = "error") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(predict, trial_rules, predict_confidence) of `data` from one pass of the trials'
+        rules (each method alone matches them again), for a scorer that writes all three.
+
+        `data` and `bad_cells` as in predict; for a single mapping too, arrays of one case.
+        """
+        pos = self.trial_index(data, bad_cells=bad_cells)
+        if not len(pos):
+            return np.array([], dtype=object), pos, np.zeros(0)
+        totals, everything = self._tally(pos)
+        winners = self._winners(totals)
+        rules = np.stack([rs.rule_ids()[pos[:, t]] for t, rs in enumerate(self.trials)], axis=1)
+        return (np.array(self.schema.classes, dtype=object)[winners], rules,
+                totals[np.arange(len(totals)), winners] / everything)
+
     def _winners(self, totals: np.ndarray) -> np.ndarray:
         """The winning class code per case from its class totals: the highest total, or with costs
         the least expected cost; a tie to the first class either way."""

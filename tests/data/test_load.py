@@ -236,3 +236,17 @@ def test_frame_columns_parsed_once_per_distinct_value_equal_whole_column(cells, 
     whole_txt = s.astype(object).map(frame.value_str).where(~unk, None)
     txt = frame._as_strings(s)
     assert txt.dtype == whole_txt.dtype and repr(txt.tolist()) == repr(whole_txt.tolist())
+
+
+def test_numbers_parsed_in_arrow_are_the_grammars_numbers():
+    """parse_number_texts' Arrow path (predict's: RE2 and Arrow's cast) reads every text as
+    number_or_none does, to the last bit: signs, points, exponents, spaces, overflow, junk."""
+    import random
+
+    from c45rules.data.numbers import number_or_none, parse_number_texts
+    rng = random.Random(3)
+    texts = ["".join(rng.choice("0123456789.eE+- \t\nx_") for _ in range(rng.randint(0, 9))) for _ in range(20_000)]
+    texts += ["1e999", "-1e-400", "4.9e-324", "9007199254740993", "0.1000000000000000055511151231257827", "١٢", None]
+    values, ok = parse_number_texts(np.array(texts, dtype=object), arrow=True)
+    want = [number_or_none(t) if isinstance(t, str) else None for t in texts]
+    assert [repr(float(v)) if o else None for v, o in zip(values, ok)] == [None if w is None else repr(w) for w in want]

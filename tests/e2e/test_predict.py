@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import subprocess
 import sys
 
@@ -133,3 +134,147 @@ def test_one_million_rows_stream_in_bounded_memory(crx_model, tmp_path):
         for line_in, line_out in zip(csv.reader(a), csv.reader(b)):
             if line_out[:-2] != line_in:
                 pytest.fail(f"row changed: {line_in} -> {line_out}")
+
+
+# --- issue 52: a plain CSV's lines are copied as read and their decision appended -----------------
+# The line-copying path (cli/cases.py _copies_lines) must write what the pandas path writes, byte
+# for byte; the pandas path is forced by turning the check off.
+
+from pathlib import Path  # noqa: E402
+
+from c45rules.cli import cases  # noqa: E402
+from c45rules.data.frame import check_csv_layout  # noqa: E402
+from c45rules.errors import InputError  # noqa: E402
+from c45rules.export import write_yaml  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
+from test_no_data_lost import FILES, RULES  # noqa: E402  (the tricky-file corpus)
+
+COPIES_LINES = cases._copies_lines
+PLAIN_SETS = ("crx", "hypo", "income", "labor-neg", "vote", "iris")
+
+
+def _shared_csv(name: str) -> Path:
+    """The set's test CSV, else its data as CSV."""
+    test = DATA / name / f"{name}_test.csv"
+    return test if test.exists() else DATA / name / f"{name}.csv"
+
+
+@pytest.fixture(scope="module")
+def shared_models(tmp_path_factory) -> dict[str, Path]:
+    """A model per shared set (and boosted crx and hypo), fitted once for these tests."""
+    root = tmp_path_factory.mktemp("models")
+    models = {}
+    for name in PLAIN_SETS:
+        models[name] = root / f"{name}.yaml"
+        ok("fit", DATA / name / name, "-o", models[name])
+    for name in ("crx", "hypo"):
+        models[f"{name} boosted"] = root / f"{name}.boost.yaml"
+        ok("fit", DATA / name / name, "--trials", "3", "-o", models[f"{name} boosted"])
+    return models
+
+
+def _both_paths(monkeypatch, model: Path, data: Path, tmp_path: Path, **options) -> tuple[bytes, bytes, bool]:
+    """(line-copying output, pandas output, whether the first took the line-copying path)."""
+    rs = load_yaml(model)
+    copied = []
+
+    def spy(*args, **kw):
+        copied.append(COPIES_LINES(*args, **kw))
+        return copied[-1]
+    monkeypatch.setattr(cases, "_copies_lines", spy)
+    cases.predict_file(rs, data, tmp_path / "fast.csv", **options)
+    monkeypatch.setattr(cases, "_copies_lines", lambda *a, **k: False)
+    cases.predict_file(rs, data, tmp_path / "pandas.csv", **options)
+    return (tmp_path / "fast.csv").read_bytes(), (tmp_path / "pandas.csv").read_bytes(), copied == [True]
+
+
+@pytest.mark.parametrize("name", [*PLAIN_SETS, "crx boosted", "hypo boosted"])
+def test_copied_lines_equal_the_pandas_output_on_the_shared_sets(shared_models, monkeypatch, tmp_path, name):
+    data = _shared_csv(name.split()[0])
+    for options in ({}, {"confidence_column": "confidence"}, {"chunksize": 101, "csv_safe": False}):
+        fast, slow, copied = _both_paths(monkeypatch, shared_models[name], data, tmp_path, **options)
+        assert fast == slow, options
+        assert copied == (b'"' not in data.read_bytes())   # a file with quotes goes through pandas
+
+
+def test_a_plain_file_is_copied_not_rewritten_by_pandas(crx_model, monkeypatch, tmp_path):
+    """The input columns are not re-written cell by cell: pandas' to_csv only formats the
+    decision columns (base: every input column went through it, 7-30x the file's copy time)."""
+    written = []
+    real = pd.DataFrame.to_csv
+
+    def spy(self, *args, **kw):
+        written.append(list(self.columns))
+        return real(self, *args, **kw)
+    monkeypatch.setattr(pd.DataFrame, "to_csv", spy)
+    out = tmp_path / "out.csv"
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, out, confidence_column="confidence")
+    assert written == [["predicted_class", "rule_id", "confidence"]]
+    monkeypatch.setattr(pd.DataFrame, "to_csv", real)
+    inp = CRX_TEST_CSV.read_bytes().splitlines()
+    assert all(o.startswith(i + b",") for i, o in zip(inp, out.read_bytes().splitlines()))
+
+
+def test_a_plain_utf8_file_is_counted_without_the_csv_module(monkeypatch, tmp_path):
+    """check_csv_layout's byte-level count held for no UTF-8 file (utf-8-sig was judged not
+    ASCII-compatible), so every file was read record by record by Python's csv module."""
+    path = tmp_path / "plain.csv"
+    path.write_text("a,b\n" + "1,é\n" * 1000 + ",\n", encoding="utf-8")
+    records = []
+    real = csv.reader
+
+    def counting(*args, **kw):
+        for row in real(*args, **kw):
+            records.append(row)
+            yield row
+    monkeypatch.setattr(csv, "reader", counting)
+    assert check_csv_layout(path) == (["a", "b"], 1001)
+    assert len(records) <= 1   # the header alone
+
+
+@pytest.mark.parametrize("text", [*FILES.values(), "a,b,n\n1,x,=1+2\n7,y\nz,@x\n", "a,b,n\n1,x,NA\n 6 ,x,  \n7,x,null",
+                                  "a,b,n\r\n1,x,é\r\n9,x,\u00a0\r\n", "\ufeffa,b,n\n8,x,'\n"],
+                         ids=[*FILES.keys(), "formula cells", "NA tokens, spaces, no final newline",
+                              "CRLF, non-ASCII", "BOM, plain"])
+def test_the_tricky_files_come_out_as_the_pandas_path_writes_them(monkeypatch, tmp_path, text):
+    model = tmp_path / "m.yaml"
+    write_yaml(RULES, model)
+    data = tmp_path / "in.csv"
+    data.write_text(text, encoding="utf-8", newline="")
+    try:
+        fast, slow, copied = _both_paths(monkeypatch, model, data, tmp_path, confidence_column="confidence")
+    except InputError as e:   # refused alike by both paths
+        monkeypatch.setattr(cases, "_copies_lines", lambda *a, **k: False)
+        with pytest.raises(InputError, match=re.escape(str(e))):
+            cases.predict_file(load_yaml(model), data, tmp_path / "x.csv")
+        return
+    assert fast == slow
+    header = text.lstrip("\ufeff").split("\n")[0]
+    # only a file of unquoted lines is copied; quotes, lone CRs and blank lines go through pandas
+    assert copied == ('"' not in text and "\r\n\r\n" not in text and "\n\n" not in text
+                      and text.count("\r") == text.count("\r\n") and header.count(",") >= 1
+                      and not text.endswith("\n\n"))
+
+
+def test_stdout_gets_the_file_output(crx_model, tmp_path):
+    out = tmp_path / "out.csv"
+    ok("predict", crx_model, CRX_TEST_CSV, "-o", out, "--confidence")
+    piped = subprocess.run([*command(), "predict", str(crx_model), str(CRX_TEST_CSV), "--confidence"],
+                           capture_output=True)
+    assert piped.returncode == 0 and piped.stdout == out.read_bytes()
+
+
+def test_a_boosted_models_decisions_in_one_pass_equal_its_three_methods():
+    """predict writes a boosted model's class, trial rules and confidence from one match of the
+    trials' rules (BoostedRuleSet.decisions); each equals the method that gives it alone."""
+    from c45rules import fit
+    df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6] * 4, "b": ["x", "y", "y"] * 8,
+                       "class": ["n", "n", "y", "n", "y", "y", "n", "y", "y", "y", "n", "y"] * 2})
+    model = fit(df, target="class", trials=3)
+    classes, rules, confidences = model.decisions(df)
+    assert classes.tolist() == model.predict(df).tolist()
+    assert rules.tolist() == model.trial_rules(df).tolist()
+    assert confidences.tolist() == model.predict_confidence(df).tolist()
+    text = cases.trial_rule_text(rules)
+    assert text.tolist() == [" ".join(f"{t + 1}:{r}" for t, r in enumerate(row)) for row in rules.tolist()]
