@@ -29,10 +29,10 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from ..data.costs import resolved, with_costs
-from ..data.distinct import sorted_distinct
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..model.ruleset import RuleSet
+from ..tree.grow_passes import size_text
 from ..tree.node import Node
 
 # bytes of the in-memory fit's peak per table cell (rows x columns, the class included):
@@ -40,6 +40,7 @@ from ..tree.node import Node
 # synth_1m_u5 (5% unknowns) at 994 MB (32 bytes a cell); the larger, to stay within a budget
 IN_MEMORY_CELL_BYTES = 32
 AVC_ENTRY_BYTES = 8        # one int64 fixed-point sum per (value, class) of an AVC group
+DEFAULT_TABLE_MEMORY = 1 << 30   # the growth's tables' budget without --memory (tree/grow_passes.py)
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -68,14 +69,6 @@ def in_memory_bytes(rows: int, schema: Schema) -> int:
 def fits_in_memory(rows: int, schema: Schema, budget: int) -> bool:
     """Whether the in-memory fit's estimated peak is within `budget` bytes."""
     return in_memory_bytes(rows, schema) <= budget
-
-
-def size_text(n: float) -> str:
-    """Bytes as a short size: 1.5 GB, 300 MB, 12 kB."""
-    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{int(n)} bytes"
 
 
 # what needs the rows in memory: (option, its default, how it is named)
@@ -123,38 +116,24 @@ class _Counted:
 @dataclass
 class StreamFacts:
     """How a streamed fit went: passes over the data (the schema pass included), batches per
-    pass, and the largest AVC group the growth held (attribute, tree level, entries, bytes)."""
+    pass, the largest AVC group the growth held (attribute, tree level, entries, bytes), the
+    growth's passes per tree level, the most bytes of tables one pass held and their budget."""
 
     passes: int = 0
     batches: int = 0
     batch_rows: int = 0
     rows: int = 0
     largest_group: dict[str, Any] = field(default_factory=dict)
+    passes_per_level: list[int] = field(default_factory=list)
+    table_bytes: int = 0
+    table_budget: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The facts as `fit --json` prints them under "stream"."""
         return {"passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
-                "rows": self.rows, "largest_avc_group": self.largest_group}
-
-
-def check_avc_groups(batches: Callable[[], Iterable[Dataset]], schema: Schema, budget: int) -> None:
-    """One pass: InputError naming the first continuous attribute whose root AVC group (its
-    distinct known values x classes x 8 bytes) would exceed `budget`, before any is built.
-    Holds each attribute's distinct values, stopping as soon as one is over the budget."""
-    C = len(schema.classes)
-    cont = [i for i, a in enumerate(schema.attributes) if a.is_continuous]
-    limit = budget // (C * AVC_ENTRY_BYTES)
-    seen = {a: np.empty(0) for a in cont}
-    for batch in batches():
-        for a in cont:
-            col = batch.columns[a]
-            seen[a] = np.union1d(seen[a], sorted_distinct(col[~np.isnan(col)]))
-            if len(seen[a]) > limit:
-                name = schema.attributes[a].name
-                raise InputError(
-                    f"attribute {name!r}: more than {limit:,} distinct values x {C} classes make an AVC group of"
-                    f" over {size_text(len(seen[a]) * C * AVC_ENTRY_BYTES)} at the tree's root, beyond the memory budget"
-                    f" of {size_text(budget)}: round or bin {name} before learning, or give a larger budget")
+                "rows": self.rows, "largest_avc_group": self.largest_group,
+                "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
+                "table_budget": self.table_budget}
 
 
 def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = None,
@@ -168,7 +147,9 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     flag : str, default="--stream"
         How learning in passes was asked for, named in the errors.
     memory : int or None
-        The budget in bytes, if any: an AVC group beyond it is refused before it is built.
+        The budget in bytes (DEFAULT_TABLE_MEMORY if None) that bounds the growth's AVC tables:
+        a level's nodes are grown in as many passes as keep each pass's tables within it, and
+        an attribute whose AVC group at one node may exceed it is refused before it is built.
     **options
         The pipeline's options (pipeline.DEFAULTS); those needing the rows are refused.
 
@@ -200,13 +181,11 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
         raise needs_rows("misclassification costs (option costs, --costs)", flag)
     o = grower_options(checked)
     batches = _Counted(source, o.get("costs"))
-    if memory is not None:
-        check_avc_groups(batches, schema, memory)
     first = next(iter(batches()), None)
     if first is None:
         raise InputError(f"{source.source}: no cases")
     tree, info = grow_in_passes(batches, schema, min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
-                                costs=first.costs)
+                                costs=first.costs, memory=DEFAULT_TABLE_MEMORY if memory is None else memory)
     require_classes(tree.class_dist, schema, int(source.n), source.source)
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
     rs, _ = learn_rules_in_passes(tree, batches, fingerprint=source.fingerprint(), cf=rules_cf, fisher=o["fisher"],
@@ -216,7 +195,7 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     group["bytes"] = group.get("entries", 0) * AVC_ENTRY_BYTES
     # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)
     facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
-                        group)
+                        group, info["passes_per_level"], info["table_bytes"], info["memory"])
     return rs, tree, facts
 
 

@@ -24,7 +24,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..data.costs import cheapest_class
-from ..data.distinct import hash_codes
+from ..data.distinct import hash_codes, sorted_distinct
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..workers import give_back_memory
@@ -286,26 +286,70 @@ def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
     return codes
 
 
+SPARSE_BYTES = 32  # an AVC entry: an int64 key and an int64 sum, twice while a batch's runs wait to merge
+DENSE_BYTES = 8    # a cell of a group's dense discrete table (node, attribute, value, class), while gains are computed
+
+
+def size_text(n: float) -> str:
+    """Bytes as a short size: 1.5 GB, 300 MB, 12 kB."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def too_big(name: str, where: str, need: int, budget: int) -> InputError:
+    """The refusal of an attribute whose AVC group alone may exceed the budget, with the remedies."""
+    return InputError(f"attribute {name!r}: its AVC group {where} may need {size_text(need)}, beyond the memory"
+                      f" budget of {size_text(budget)}: round or bin {name} before learning, or give a larger budget")
+
+
+def root_counts(batches: Batches, schema: Schema, budget: int) -> tuple[int, dict[int, int]]:
+    """One pass: the cases and each continuous attribute's distinct known values (index ->
+    count). Raises InputError (too_big) for the first continuous attribute whose root AVC group
+    may exceed `budget` (SPARSE_BYTES x min(cases, (distinct + 1) x classes)), as soon as it does."""
+    C = len(schema.classes)
+    cont = [i for i, a in enumerate(schema.attributes) if a.is_continuous]
+    seen = {a: np.empty(0) for a in cont}
+    rows = 0
+    for batch in batches():
+        rows += batch.n
+        for a in cont:
+            col = np.asarray(batch.columns[a], dtype=np.float64)
+            seen[a] = np.union1d(seen[a], sorted_distinct(col[~np.isnan(col)]))
+            need = SPARSE_BYTES * min(rows, (len(seen[a]) + 1) * C)
+            if need > budget:
+                raise too_big(schema.attributes[a].name, "at the tree's root", need, budget)
+    return rows, {a: len(v) for a, v in seen.items()}
+
+
 def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gain_ratio: bool = True,
-                   costs: np.ndarray | None = None) -> tuple[Node, dict]:
+                   costs: np.ndarray | None = None, memory: int | None = None) -> tuple[Node, dict]:
     """Grow the unpruned C4.5 tree (as grow_tree does, spec 2) in passes over `batches`: a
     zero-argument callable returning a fresh iterable of Dataset batches of `schema`, one call
     per pass. One pass per tree level; memory: the open nodes' AVC tables and one batch.
 
-    Returns the tree and an info dict: passes, levels, and the largest AVC group (attribute,
-    level, node within the level, entries: the node's distinct values x classes for a continuous
-    attribute, (values + 1) x classes for a discrete one; 8 bytes each).
+    With a `memory` budget in bytes, one more pass first counts the cases and the continuous
+    attributes' distinct values, and each level's open nodes are split into groups whose tables
+    are bounded within the budget, one pass per group (RainForest); a node whose tables alone
+    exceed it has its attributes split over passes. The tree does not change.
 
-    Raises InputError when a batch has another schema, no class, or a total weight of 2^30 or more.
+    Returns the tree and an info dict: passes, levels, passes_per_level, table_bytes (the
+    largest tables one pass held, bytes), memory (the budget or None) and the largest AVC
+    group (attribute, level, node within the level, entries: the node's distinct values x
+    classes for a continuous attribute, (values + 1) x classes for a discrete one).
+
+    Raises InputError when a batch has another schema, no class, or a total weight of 2^30 or
+    more, or when one attribute's AVC group at one node may exceed `memory` (naming it).
     """
-    return _PassGrower(batches, schema, float(min_objs), gain_ratio, costs).run()
+    return _PassGrower(batches, schema, float(min_objs), gain_ratio, costs, memory).run()
 
 
 class _PassGrower:
     def __init__(self, batches: Batches, schema: Schema, min_objs: float, gain_ratio: bool,
-                 costs: np.ndarray | None):
+                 costs: np.ndarray | None, memory: int | None):
         self.batches, self.schema = batches, schema
-        self.min_objs, self.gain_ratio, self.costs = min_objs, gain_ratio, costs
+        self.min_objs, self.gain_ratio, self.costs, self.memory = min_objs, gain_ratio, costs, memory
         attrs = schema.attributes
         self.A, self.C = len(attrs), len(schema.classes)
         self.cont = [i for i, a in enumerate(attrs) if a.is_continuous]
@@ -315,11 +359,17 @@ class _PassGrower:
         self.routes: list[_Route] = []
         self.values: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # the root's distinct values
         self.largest = {"attribute": None, "level": 0, "node": 0, "entries": 0}
-        self.passes = 0
+        self.passes, self.per_level, self.peak = 0, [], 0
+        self.distinct: dict[int, int] = {}
+        self.rows = np.zeros(1, dtype=np.int64)   # at most this many cases reach each open node
+        self.light = True                         # no case weighs more than 1
 
     def run(self) -> tuple[Node, dict]:
         root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
         nodes, tested = [root], np.zeros((1, self.A), dtype=bool)
+        if self.memory is not None:
+            self.rows[0], self.distinct = root_counts(self.batches, self.schema, self.memory)
+            self.passes += 1
         try:
             while nodes:
                 nodes, tested = self.level(nodes, tested)
@@ -328,18 +378,75 @@ class _PassGrower:
         finally:
             forget_tables()
         collapse(root)
-        return root, {"passes": self.passes, "levels": len(self.routes), "largest_group": dict(self.largest)}
+        return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
+                      "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest)}
 
-    # ---- one pass ---------------------------------------------------------------------------
-    def scan(self, S: int) -> tuple[np.ndarray, list[_SparseSums], list[_ContinuousAVC]]:
-        """One pass: the level's class weights (S x C), discrete AVC groups (keyed (node, value
-        code + 1, class)) and continuous ones, all fixed point. A batch's columns are read where needed:
-        no matrix of all its columns."""
-        C, D, V = self.C, len(self.disc), self.V
+    # ---- the passes of a level --------------------------------------------------------------
+    def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
+        """The level's passes: (nodes as a mask, discrete and continuous attributes as indices
+        into self.disc/self.cont), each pass's tables bounded within the budget. A node's bound:
+        per attribute SPARSE_BYTES x min(cases reaching it, (values + 1) x classes), plus
+        DENSE_BYTES x values x classes for a discrete one, plus its class sums."""
+        D, K, C = len(self.disc), len(self.cont), self.C
+        if self.memory is None:
+            return [(np.ones(S, dtype=bool), list(range(D)), list(range(K)))]
+        rows = self.rows[:, None]
+        dbytes = DENSE_BYTES * self.V * C + SPARSE_BYTES * np.minimum(rows, (self.nvals + 1) * C)
+        if self.routes:
+            m = np.array([len(self.values[a][0]) for a in self.cont], dtype=np.int64)
+        else:
+            m = np.array([self.distinct[a] for a in self.cont], dtype=np.int64)
+        cbytes = SPARSE_BYTES * np.minimum(rows, (m + 1) * C)
+        base = 16 * C
+        need = base + dbytes.reshape(S, D).sum(axis=1) + cbytes.reshape(S, K).sum(axis=1)
+        budget, level = self.memory, len(self.routes)
+        groups: list[tuple[np.ndarray, list[int], list[int]]] = []
+        members, used = np.zeros(S, dtype=bool), 0
+
+        def close(mask: np.ndarray, d: list[int], c: list[int]) -> None:
+            if mask.any():
+                groups.append((mask, d, c))
+        for s in range(S):
+            if need[s] <= budget:
+                if used + need[s] > budget:
+                    close(members, list(range(D)), list(range(K)))
+                    members, used = np.zeros(S, dtype=bool), 0
+                members[s], used = True, used + int(need[s])
+                continue
+            # this node alone exceeds the budget: its attributes over several passes
+            one = np.zeros(S, dtype=bool)
+            one[s] = True
+            units = [(int(dbytes.reshape(S, D)[s, j]), j, self.disc[j], True) for j in range(D)]
+            units += [(int(cbytes.reshape(S, K)[s, k]), k, self.cont[k], False) for k in range(K)]
+            d: list[int] = []
+            c: list[int] = []
+            part = base
+            for size, j, a, discrete in sorted(units, key=lambda u: u[2]):
+                if base + size > budget:
+                    raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}", base + size,
+                                  budget)
+                if part + size > budget:
+                    close(one, d, c)
+                    d, c, part = [], [], base
+                (d if discrete else c).append(j)
+                part += size
+            close(one, d, c)
+        close(members, list(range(D)), list(range(K)))
+        return groups
+
+    def scan(self, S: int, members: np.ndarray, dsel: list[int], csel: list[int]
+             ) -> tuple[np.ndarray, np.ndarray, dict[int, _SparseSums], dict[int, _ContinuousAVC]]:
+        """One pass: class weights (S x C, fixed point) and cases of the nodes in `members`,
+        with their discrete AVC groups (keyed (node, value code + 1, class)) and continuous ones
+        for the attributes dsel/csel. A batch's columns are read where needed: no matrix of
+        all its columns."""
+        C, V = self.C, self.V
         dist = np.zeros(S * C, dtype=np.int64)
+        count = np.zeros(S, dtype=np.int64)
         # sparse: at a deep level most of the S x V x C cells of a discrete attribute are empty
-        disc = [_SparseSums() for _ in self.disc]
-        cont = [_ContinuousAVC(S, C, self.values[a][0] if self.values else None) for a in self.cont]
+        disc = {j: _SparseSums() for j in dsel}
+        cont = {k: _ContinuousAVC(S, C, self.values[self.cont[k]][0] if self.routes else None) for k in csel}
+        every = bool(members.all())
         self.passes += 1
         for batch in self.batches():
             if batch.schema != self.schema:
@@ -349,89 +456,130 @@ class _PassGrower:
             if batch.n == 0:
                 continue
             w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
+            if self.light and batch.weights is not None and (w > 1).any():
+                self.light = False
             rows, ids, w = _route(self.routes, batch.columns, w)
+            if not every:
+                keep = members[ids]
+                rows, ids, w = rows[keep], ids[keep], w[keep]
             if not len(rows):
                 continue
             y = batch.y[rows].astype(np.int64)
             wf = _fixed(w)
             unit = bool((wf == wf[0]).all())
             dist += _sums(ids * C + y, wf, S * C, unit)
-            for j, a in enumerate(self.disc):
-                codes = batch.columns[a][rows]
+            count += np.bincount(ids, minlength=S)
+            for j, table in disc.items():
+                codes = batch.columns[self.disc[j]][rows]
                 if codes.dtype.kind == "f":
                     codes = np.where(np.isnan(codes), -1, codes)
                 codes = np.maximum(codes.astype(np.int64) + 1, 0)        # 0: unknown
-                disc[j].add((ids * V + codes) * C + y, wf, unit)
-            for j, a in enumerate(self.cont):
-                cont[j].add(ids, np.asarray(batch.columns[a], dtype=np.float64)[rows], y, wf, unit)
-        return dist.reshape(S, C), disc, cont
+                table.add((ids * V + codes) * C + y, wf, unit)
+            for k, avc in cont.items():
+                avc.add(ids, np.asarray(batch.columns[self.cont[k]], dtype=np.float64)[rows], y, wf, unit)
+        return dist.reshape(S, C), count, disc, cont
 
-    def active_tables(self, disc: list[_SparseSums], act: np.ndarray, S: int) -> np.ndarray:
-        """The discrete AVC groups of the active nodes as one dense table (act, D, V, C)."""
+    def active_tables(self, disc: dict[int, _SparseSums], act: np.ndarray, S: int) -> np.ndarray:
+        """The discrete AVC groups of the active nodes as one dense table (act, len(disc), V, C)."""
         V, C = self.V, self.C
         where = np.full(S, -1, dtype=np.int64)
         where[act] = np.arange(len(act))
         out = np.zeros((len(act), len(disc), V * C), dtype=np.int64)
-        for j, table in enumerate(disc):
+        for i, table in enumerate(disc.values()):
             keys, sums = table.merged()
             node, cell = np.divmod(keys, V * C)
             at = where[node]
             keep = at >= 0
-            out[at[keep], j, cell[keep]] = sums[keep]
+            out[at[keep], i, cell[keep]] = sums[keep]
             table.runs = []
         return out.reshape(len(act), len(disc), V, C)
+
+    def held(self, S: int, disc: dict[int, _SparseSums], cont: dict[int, _ContinuousAVC]) -> int:
+        """Bytes of a pass's tables as they stand: 16 per sparse entry (runs not yet merged
+        included), 8 per class sum and case count."""
+        runs = [t.runs for t in disc.values()]
+        for avc in cont.values():
+            runs += [t.runs for t in avc.by_class] if avc.values is None else [avc.table.runs]
+        return 16 * sum(len(r[0]) for rs in runs for r in rs) + 8 * S * (self.C + 1)
 
     # ---- one level --------------------------------------------------------------------------
     def level(self, nodes: list[Node], tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
         """Label, test and split the level's nodes; return the next level's."""
-        S, C = len(nodes), self.C
-        fdist, sparse_disc, cont = self.scan(S)
-        if not self.routes:
-            self.first_level(fdist, cont)
+        S, C, D, K = len(nodes), self.C, len(self.disc), len(self.cont)
+        fdist, count = np.zeros((S, C), dtype=np.int64), np.zeros(S, dtype=np.int64)
+        gain = np.full((S, self.A), NO_GAIN, dtype=np.float32)
+        split = np.zeros((S, self.A), dtype=np.float32)
+        below, above = np.zeros((S, self.A)), np.zeros((S, self.A))
+        # per node the branch sums of each candidate test, kept from its pass for `divide`:
+        # a discrete attribute's per value (0: unknown), a continuous one's below, above, unknown
+        self.dw = np.zeros((S, D, self.V), dtype=np.int64)
+        self.cw = np.zeros((S, K, 3), dtype=np.int64)
+        self.ccut = np.zeros((S, K))
+        groups = self.plan(S)
+        self.per_level.append(len(groups))
+        for members, dsel, csel in groups:
+            gdist, gcount, disc, cont = self.scan(S, members, dsel, csel)
+            at = np.flatnonzero(members)
+            fdist[at], count[at] = gdist[at], gcount[at]
+            held = self.held(S, disc, cont)
+            if not self.routes:
+                self.first_level(gdist, cont)
+            dist, cases = _f32(gdist), _f32(gdist.sum(axis=1))
+            # spec 2.1
+            act = np.flatnonzero(members & ~((dist.max(axis=1) == cases) | (cases < 2 * self.min_objs)))
+            fdisc = self.active_tables(disc, act, S)
+            self.peak = max(self.peak, held + fdisc.nbytes)
+            if act.size and dsel:
+                self.discrete(act, cases, fdisc, dsel, tested, gain, split)
+            del fdisc
+            if csel:
+                self.cuts(act, cases, cont, gain, split, below, above)
+            del disc, cont
         dist = _f32(fdist)
         cases = _f32(fdist.sum(axis=1))
         best_class = np.asarray(cheapest_class(dist, self.costs)).reshape(S)
         errors = cases - dist[np.arange(S), best_class]
         for node, klass, items, errs, row in zip(nodes, best_class.tolist(), cases.tolist(), errors.tolist(), dist):
             node.klass, node.items, node.errors, node.class_dist = klass, items, errs, row.copy()
-        # spec 2.1
         active = ~((dist.max(axis=1) == cases) | (cases < 2 * self.min_objs))
-        gain = np.full((S, self.A), NO_GAIN, dtype=np.float32)
-        split = np.zeros((S, self.A), dtype=np.float32)
-        below, above = np.zeros((S, self.A)), np.zeros((S, self.A))
         act = np.flatnonzero(active)
-        fdisc = self.active_tables(sparse_disc, act, S)
-        if act.size and self.disc:
-            D = len(self.disc)
-            # discrete_gains' float64 temporaries are ~10 x its table: a block of nodes at a time
-            step = max(1, _CELLS // (D * self.V * C))
-            for lo in range(0, act.size, step):
-                part = act[lo:lo + step]
-                tables = _f32(fdisc[lo:lo + step]).transpose(1, 0, 2, 3).reshape(D * part.size, self.V, C)
-                g, s = discrete_gains(tables, np.tile(cases[part], D), self.min_objs)
-                g, s = g.reshape(D, part.size).T, s.reshape(D, part.size).T
-                done = tested[np.ix_(part, self.disc)]
-                gain[np.ix_(part, self.disc)] = np.where(done, NO_GAIN, g)
-                split[np.ix_(part, self.disc)] = np.where(done, F32(0), s)
-        if self.cont:
-            self.cuts(act, cases, cont, gain, split, below, above)
         self.note_largest(S, len(self.routes))
         chosen = np.full(S, -1, dtype=np.int64)
         if act.size:
             chosen[act] = choose_tests(gain[act], split[act], self.left_out, self.gain_ratio)
-        return self.divide(nodes, chosen, best_class, cases, fdisc, act, cont, below, above, tested)
+        # a node all of whose cases weigh 1 passes exactly its branch's cases (and its unknowns) on
+        whole = self.light & (fdist.sum(axis=1) == count << 32)
+        return self.divide(nodes, chosen, best_class, cases, count, whole, tested)
 
-    def first_level(self, fdist: np.ndarray, cont: list[_ContinuousAVC]) -> None:
+    def discrete(self, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int], tested: np.ndarray,
+                 gain: np.ndarray, split: np.ndarray) -> None:
+        """The active nodes' gains and split information of the discrete attributes `dsel`, and
+        their branch sums (self.dw)."""
+        D, C = len(dsel), self.C
+        attrs = [self.disc[j] for j in dsel]
+        self.dw[np.ix_(act, dsel)] = fdisc.sum(axis=3)
+        # discrete_gains' float64 temporaries are ~10 x its table: a block of nodes at a time
+        step = max(1, _CELLS // (D * self.V * C))
+        for lo in range(0, act.size, step):
+            part = act[lo:lo + step]
+            tables = _f32(fdisc[lo:lo + step]).transpose(1, 0, 2, 3).reshape(D * part.size, self.V, C)
+            g, s = discrete_gains(tables, np.tile(cases[part], D), self.min_objs)
+            g, s = g.reshape(D, part.size).T, s.reshape(D, part.size).T
+            done = tested[np.ix_(part, attrs)]
+            gain[np.ix_(part, attrs)] = np.where(done, NO_GAIN, g)
+            split[np.ix_(part, attrs)] = np.where(done, F32(0), s)
+
+    def first_level(self, fdist: np.ndarray, cont: dict[int, _ContinuousAVC]) -> None:
         """From the root's tables: each continuous attribute's distinct values (where cuts snap
         to, and the ranks of the AVC keys) and the many-valued attributes left out of the
         average gain (spec 2.5)."""
         n_all = float(_f32(fdist.sum()))
         if n_all >= _MAX_WEIGHT:
             raise InputError(f"the cases weigh {n_all:g} in all: growing in passes sums weights below 2^30")
-        for j, a in enumerate(self.cont):
-            vals = cont[j].root_values()
-            self.values[a] = (vals, vals.astype(np.float32))
-            cont[j].finish(vals)
+        for j, avc in cont.items():
+            vals = avc.root_values()
+            self.values[self.cont[j]] = (vals, vals.astype(np.float32))
+            avc.finish(vals)
         active = [a for a in self.schema.attributes if a.kind != "ignore"]
         multi_val = all(a.is_discrete and len(a.values) >= MANY_VALUES * n_all for a in active)
         many = np.zeros(self.A, dtype=bool)
@@ -450,20 +598,23 @@ class _PassGrower:
         if entries > self.largest["entries"]:
             self.largest.update(attribute=self.schema.attributes[a].name, level=level, node=node, entries=entries)
 
-    def cuts(self, act: np.ndarray, cases: np.ndarray, cont: list[_ContinuousAVC], gain: np.ndarray,
+    def cuts(self, act: np.ndarray, cases: np.ndarray, cont: dict[int, _ContinuousAVC], gain: np.ndarray,
              split: np.ndarray, below: np.ndarray, above: np.ndarray) -> None:
         """Note the largest continuous AVC group, then
         each active node's best cut of each continuous attribute over the node's AVC entries,
         each entry one case weighing its sum (the unknowns' classes last), by the compiled scan
-        that grows in memory (entry_cuts), all nodes of the level in one call per attribute."""
+        that grows in memory (entry_cuts), all nodes of the pass in one call per attribute;
+        and each cut's branch sums (self.cw, self.ccut)."""
         S, C = len(cases), self.C
         active = np.zeros(S, dtype=np.uint8)
         active[act] = 1
         cases32 = np.ascontiguousarray(cases, dtype=np.float32)
         level = len(self.routes)
-        for j, a in enumerate(self.cont):
-            node, rank, cls, sums = cont[j].entries()
-            known = rank < cont[j].m
+        for j, avc in cont.items():
+            a = self.cont[j]
+            node, rank, cls, sums = avc.entries()
+            m = avc.m
+            known = rank < m
             if known.any():
                 # the largest group: entries are sorted by node and rank, count each node's ranks
                 kn, kr = node[known], rank[known]
@@ -473,30 +624,39 @@ class _PassGrower:
             if not act.size:
                 continue
             keep = sums > 0
-            node, rank, cls, w = node[keep], rank[keep].astype(np.int32), cls[keep], _f32(sums[keep])
-            starts = np.searchsorted(node, np.arange(S + 1))
+            knode, krank, kcls, w = node[keep], rank[keep].astype(np.int32), cls[keep], _f32(sums[keep])
+            starts = np.searchsorted(knode, np.arange(S + 1))
             vals, vals32 = self.values[a]
             g, sp = np.full(S, NO_GAIN, dtype=np.float32), np.zeros(S, dtype=np.float32)
             lo, hi = np.full(S, np.nan), np.full(S, np.nan)
             if _native is not None:
-                _native.entry_cuts(starts, rank, w, cls, C, vals, vals32, cases32, active, float(self.min_objs),
+                _native.entry_cuts(starts, krank, w, kcls, C, vals, vals32, cases32, active, float(self.min_objs),
                                    g, sp, lo, hi)
             else:
                 for s in act.tolist():
-                    r = rank[starts[s]:starts[s + 1]]
+                    r = krank[starts[s]:starts[s + 1]]
                     v = np.where(r < len(vals), vals[np.minimum(r, len(vals) - 1)], np.nan)[:, None]
-                    gs, ss, at = best_cuts(v, w[starts[s]:starts[s + 1], None], cls[starts[s]:starts[s + 1], None],
+                    gs, ss, at = best_cuts(v, w[starts[s]:starts[s + 1], None], kcls[starts[s]:starts[s + 1], None],
                                            C, cases32[s], self.min_objs)
                     g[s], sp[s] = gs[0], ss[0]
                     if at[0] >= 0:
                         lo[s], hi[s] = v[at[0], 0], v[at[0] + 1, 0]
             gain[act, a], split[act, a], below[act, a], above[act, a] = g[act], sp[act], lo[act], hi[act]
+            cut_at = act[~np.isnan(lo[act])]
+            if cut_at.size:
+                # each cut's branch sums, should the attribute be chosen: below, above, unknown
+                self.ccut[cut_at, j] = snap_cut(vals, vals32, lo[cut_at], hi[cut_at])
+                cut32 = np.full(S, np.nan, dtype=np.float32)
+                cut32[cut_at] = self.ccut[cut_at, j].astype(np.float32)
+                on = ~np.isnan(cut32[node])
+                side = np.where(known[on], vals32[np.minimum(rank[on], m - 1)] > cut32[node[on]], 2)
+                self.cw[cut_at, j] = _sums(node[on] * 3 + side, sums[on], S * 3, False).reshape(S, 3)[cut_at]
 
     def divide(self, nodes: list[Node], chosen: np.ndarray, best_class: np.ndarray, cases: np.ndarray,
-               fdisc: np.ndarray, act: np.ndarray, cont: list[_ContinuousAVC], below: np.ndarray, above: np.ndarray,
-               tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
-        """Set each chosen test, make the children and the routing to them."""
-        S, C = len(nodes), self.C
+               count: np.ndarray, whole: np.ndarray, tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
+        """Set each chosen test, make the children and the routing to them, and bound the
+        cases reaching each child (for the next level's plan)."""
+        S = len(nodes)
         attrs = self.schema.attributes
         F = max([2] + [len(attrs[a].values) for a in self.disc])
         child = np.full((S, F), -1, dtype=np.int64)
@@ -505,31 +665,23 @@ class _PassGrower:
         threshold = np.zeros(S, dtype=bool)
         next_nodes: list[Node] = []
         parents: list[int] = []
+        rows: list[int] = []
         for s in np.flatnonzero(chosen >= 0).tolist():
             a, node = int(chosen[s]), nodes[s]
             node.attribute = a
             if attrs[a].is_continuous:
-                j = self.cont.index(a)
-                vals, vals32 = self.values[a]
-                cut = float(snap_cut(vals, vals32, below[s, a], above[s, a]))
+                k = self.cont.index(a)
+                cut = float(self.ccut[s, k])
                 node.kind, node.cut = "threshold", cut
                 threshold[s], cut32[s] = True, np.float32(cut)
-                (keys, sums), m = cont[j].table.merged(), cont[j].m
-                lo, hi = np.searchsorted(keys, np.array([s, s + 1]) * (m + 1) * C)
-                rank, sums = keys[lo:hi] // C % (m + 1), sums[lo:hi]
-                known = rank < m
-                right = known & (vals32[np.minimum(rank, m - 1)] > np.float32(cut))
-                left = known & ~right
-                weights = np.array([sums[left].sum(), sums[right].sum()])
-                filled = np.array([(sums[left] != 0).any(), (sums[right] != 0).any()])
-                unknown = sums[~known].sum()
+                weights, unknown = self.cw[s, k, :2], self.cw[s, k, 2]
             else:
                 node.kind = "discrete"
                 j = self.disc.index(a)
-                t = fdisc[np.searchsorted(act, s), j, :self.nvals[j] + 1]
-                weights = t[1:].sum(axis=1)
-                filled = (t[1:] != 0).any(axis=1)
-                unknown = t[0].sum()
+                t = self.dw[s, j, :self.nvals[j] + 1]
+                weights, unknown = t[1:], t[0]
+            # sums of non-negative weights: a branch has cases where its sum is not 0
+            filled = weights != 0
             # c4.5's factor: the branch's known weight over the node's, in float (grow.grow)
             known_total = F32(cases[s]) - _f32(unknown)
             for v in range(len(weights)):
@@ -538,11 +690,13 @@ class _PassGrower:
                     factor[s, v] = _f32(weights[v]) / known_total
                     next_nodes.append(Node(0, 0.0, 0.0, node.class_dist))
                     parents.append(s)
+                    rows.append(int(weights[v] + unknown) >> 32 if whole[s] else int(count[s]))
                     branch = next_nodes[-1]
                 else:
                     branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
                 node.branches.append(branch)
         self.routes.append(_Route(chosen, threshold, cut32, child, factor))
+        self.rows = np.array(rows, dtype=np.int64)
         parent = np.array(parents, dtype=np.int64)
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True

@@ -159,3 +159,14 @@ def test_parse_memory_and_python_refusals():
     with pytest.raises(InputError, match="in memory already"):
         c45rules.fit(pd.read_csv(DATA / "crx" / "crx.csv"), "class", stream=True)
     assert np.isfinite(parse_memory(10))
+
+
+def test_memory_budget_bounds_the_growth_tables(tmp_path):
+    # --stream within 50 kB: a level's nodes (and the root's attributes) over several passes,
+    # the tables never beyond the budget, the model the in-memory one
+    ok("fit", stem("crx"), "-o", tmp_path / "a.yaml")
+    j = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "b.yaml", "--json", "--stream", "--memory", "50kB",
+                      "--batch-rows", "50").stdout)["stream"]
+    assert (tmp_path / "a.yaml").read_bytes() == (tmp_path / "b.yaml").read_bytes()
+    assert j["table_budget"] == 51200 >= j["peak_table_bytes"] > 0
+    assert j["growth_passes_per_level"][0] > 1 and sum(j["growth_passes_per_level"]) > len(j["growth_passes_per_level"])

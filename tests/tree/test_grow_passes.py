@@ -177,3 +177,36 @@ def test_discrete_gains_in_blocks_of_nodes(monkeypatch):
     monkeypatch.setattr(grow_passes, "_CELLS", 1)
     assert differences(whole, grow_in_passes(batches(ds, 50), ds.schema)[0]) is None
     assert differences(grow_tree(ds), whole) is None
+
+
+@pytest.mark.parametrize("name,k,budget,root_split", [("crx", 7, 20_000, True), ("synth_10k", 997, 400_000, True),
+                                                     ("letter", 997, 800_000, False)])
+def test_memory_budget_same_tree_in_more_passes(name, k, budget, root_split):
+    # a level's nodes in groups, and the root's attributes over several passes: the same tree
+    ds = load(name)
+    free, plain = grow_in_passes(batches(ds, k), ds.schema)
+    bounded, info = grow_in_passes(batches(ds, k), ds.schema, memory=budget)
+    assert differences(free, bounded) is None
+    assert plain["table_bytes"] > budget >= info["table_bytes"] > 0 and info["memory"] == budget
+    assert info["passes"] == 1 + sum(info["passes_per_level"]) > plain["passes"] + 10
+    # the root alone: its attributes over several passes where their tables exceed the budget
+    assert (info["passes_per_level"][0] > 1) == root_split
+    assert len(info["passes_per_level"]) == info["levels"] == plain["levels"]
+    assert plain["passes_per_level"] == [1] * plain["levels"]
+
+
+def test_memory_budget_refuses_an_attribute_that_cannot_fit():
+    ds = load("crx")
+    with pytest.raises(InputError, match="attribute 'A2': its AVC group at the tree's root may need .*round or bin"
+                                         " A2 before learning, or give a larger budget"):
+        grow_in_passes(batches(ds, 50), ds.schema, memory=2000)
+    # a discrete attribute of many values: 8 x 201 values x 2 classes dense, 400 cases sparse
+    rng = np.random.default_rng(3)
+    schema = Schema((Attribute("x", "continuous"), Attribute("zip", "discrete", tuple(f"z{i}" for i in range(200)))),
+                    ("a", "b"))
+    many = Dataset(schema, [rng.integers(0, 10, 400).astype(np.float64), rng.integers(0, 200, 400).astype(np.int32)],
+                   rng.integers(0, 2, 400).astype(np.int32))
+    assert grow_in_passes(batches(many, 50), schema, memory=20_000)[1]["table_bytes"] <= 20_000
+    with pytest.raises(InputError, match="attribute 'zip': its AVC group at a node of tree level 0 may need 15.7 kB,"
+                                         " beyond the memory budget of 7.81 kB: round or bin zip"):
+        grow_in_passes(batches(many, 50), schema, memory=8000)
