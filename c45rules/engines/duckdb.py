@@ -24,6 +24,7 @@ DuckDB's parallel CSV reader writes blocks in whichever order its threads finish
 from __future__ import annotations
 
 import codecs
+import csv
 import glob
 import os
 import re
@@ -33,7 +34,7 @@ from pathlib import Path
 
 from sqlglot import exp
 
-from ..data.frame import check_bad_cells, check_csv_layout, engine_bad_cell, engine_bad_cell_of
+from ..data.frame import BadCell, check_bad_cells, check_csv_layout, engine_bad_cell, engine_bad_cell_of
 from ..data.numbers import number_or_none
 from ..data.reading import DEFAULT_READ, ReadOptions, data_file
 from ..data.spreadsheet import escaped_sql, escapes
@@ -41,6 +42,7 @@ from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
 from ..export.sql import sql_as_number, sql_case_expression, sql_of_rule
 from ..model.ruleset import RuleSet
+from .lines import plain_lines
 
 DIALECT = "duckdb"
 MEMORY_LIMIT = "512MB"
@@ -75,9 +77,10 @@ def _csv_source(path: Path, scan: Path, read: ReadOptions) -> tuple[exp.Expressi
         raise InputError(f"encoding: the DuckDB engine reads UTF-8, UTF-16 or Latin-1 text, not {read.encoding!r}"
                          " (use the default engine)", params=("encoding",))
     sep = read.separator(path)
-    # the default engine's layout check: its errors (a record's field count, bytes not of the
-    # encoding, duplicate names) and its record count, which DuckDB's must equal
-    header, records = check_csv_layout(path, sep, read.encoding)
+    # the default engine's record count, which DuckDB's must equal: counted from the lines when
+    # no record can span lines, else by the layout check (checked_layout), in full, first
+    plain = _plain_header(path, sep, read)
+    header, records = plain if plain is not None else check_csv_layout(path, sep, read.encoding)
     # the header's names given as the columns, so that DuckDB neither guesses nor renames any
     columns = exp.Struct(expressions=[exp.PropertyEQ(this=_literal(h), expression=_literal("VARCHAR"))
                                       for h in header])
@@ -87,6 +90,30 @@ def _csv_source(path: Path, scan: Path, read: ReadOptions) -> tuple[exp.Expressi
         _named("escape", _literal('"')), _named("encoding", _literal(encoding)),
         _named("strict_mode", exp.true()), _named("null_padding", exp.false())])
     return exp.Table(this=call), header, records
+
+
+def _plain_header(path: Path, sep: str, read: ReadOptions) -> tuple[list[str], int] | None:
+    """(header, records after it) of a UTF-8 or Latin-1 CSV file each of whose lines is one
+    record (lines.plain_lines) and whose names are distinct; None for any other file.
+
+    Such a file's record count is its line count, a byte scan instead of the layout check's
+    field count per line: a line of too many or too few fields DuckDB refuses itself
+    (strict_mode), and the layout check then names it as the default engine does (score_file).
+    """
+    if ENCODINGS.get(codecs.lookup(read.encoding).name) not in ("utf-8", "latin-1"):
+        return None
+    lines = plain_lines(path)
+    if lines is None:
+        return None
+    try:
+        with open(path, newline="", encoding=read.text_encoding) as text:
+            header = next(csv.reader(text, delimiter=sep), None)
+    except (UnicodeDecodeError, csv.Error):
+        return None
+    if not header or len(set(header)) != len(header):
+        return None   # the layout check names the problem
+    newlines, ends_with_one = lines
+    return header, newlines - 1 + (not ends_with_one)
 
 
 _BLANK = re.compile(rb"\n\r?\n")
@@ -350,9 +377,13 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                 result = con.execute(f"COPY ({query.sql(dialect=DIALECT, identify=True)}) TO {target}"
                                      f" ({options})").fetchone()
             except duckdb.Error as e:
-                raise _error_of(e, path, ruleset) from None
+                error = _error_of(e, path, ruleset)
+                if records is not None and not isinstance(error, BadCell):
+                    check_csv_layout(path, read.separator(path), read.encoding)   # names a layout error
+                raise error from None
             rows = int(result[0]) if result else 0
             if records is not None and rows != records:   # raised here, the output is not written
+                check_csv_layout(path, read.separator(path), read.encoding)
                 _refuse_blank_lines(path)   # the likeliest cause, named with its line
                 raise InputError(f"{path}: DuckDB read {rows} rows where the default engine reads {records}"
                                  " (quoting DuckDB reads otherwise, such as a line break in a quoted header"
