@@ -4,7 +4,7 @@
 Usage:
   python bench/engines.py [--rows 20000000] [--sample 1000000] [--train synth_100k]
                           [--engines default,duckdb,spark] [--full] [--markdown BENCHMARKS.md]
-                          [--data-dir bench/data] [--keep]
+                          [--data-dir bench/data] [--keep] [--copies]
 
 Makes (once, cached in --data-dir, gitignored) the synthetic data of --rows rows with
 ../shared/tools/make_synth.py, written as CSV with a header, and a sample of it: every k-th row
@@ -78,20 +78,55 @@ def count_rows(path: Path) -> int:
         return sum(block.count(b"\n") for block in iter(lambda: f.read(16 << 20), b"")) - 1
 
 
+# The physical limit of an engine (issue 52): the same file read and written by the same reader
+# and writer, every cell as text, with no decision. Each prints the seconds its session took to
+# start (Spark's JVM; 0 for DuckDB) on stdout.
+COPY = {
+    "duckdb": """
+import sys, duckdb
+src, out = sys.argv[1:3]
+print(0.0)
+duckdb.connect().execute(
+    "COPY (SELECT * FROM read_csv(?, header=true, all_varchar=true)) TO '" + out.replace("'", "''")
+    + "' (FORMAT csv, HEADER true)", [src])
+""",
+    "spark": """
+import sys, time, glob, os
+from pyspark.sql import SparkSession
+src, out = sys.argv[1:3]
+t = time.perf_counter()
+spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate())
+spark.sparkContext.setLogLevel("OFF")
+print(time.perf_counter() - t)
+spark.read.csv(src, header=True, inferSchema=False).write.csv(out + ".dir", header=True, mode="overwrite")
+spark.stop()
+""",
+}
+
+
 def run_engine(engine: str, model: Path, data: Path, out: Path) -> dict:
-    """One whole `predict` process: wall seconds and peak summed PSS of it and its children."""
-    cmd = [sys.executable, "-m", "c45rules", "predict", "-q", "--engine", engine, str(model), str(data),
-           "-o", str(out)]
+    """One whole `predict` process (or, for ENGINE-copy, the copy of COPY): wall seconds, CPU
+    seconds and peak summed PSS of it and its children, and a copy's session start seconds."""
+    if engine.endswith("-copy"):
+        cmd = [sys.executable, "-c", COPY[engine[:-len("-copy")]], str(data), str(out)]
+    else:
+        cmd = [sys.executable, "-m", "c45rules", "predict", "-q", "--engine", engine, str(model), str(data),
+               "-o", str(out)]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    c0 = os.times()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sampler = TreePss(proc.pid)
     sampler.start()
-    _, err = proc.communicate()
+    stdout, err = proc.communicate()
     wall = time.perf_counter() - t0
+    c1 = os.times()
     peak = sampler.stop()
     if proc.returncode:
         raise SystemExit(f"{engine} on {data.name} failed ({proc.returncode}):\n{err}")
-    return {"wall": wall, "peak_kb": peak}
+    start = float(stdout.split()[0]) if engine.endswith("-copy") else None
+    shutil.rmtree(f"{out}.dir", ignore_errors=True)
+    return {"wall": wall, "cpu": c1.children_user + c1.children_system - c0.children_user - c0.children_system,
+            "peak_kb": peak, "start": start}
 
 
 def differing_rows(out: Path, reference: Path, k: int = 1) -> tuple[int, int]:
@@ -117,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=DATA_DIR)
     ap.add_argument("--markdown", type=Path, default=None)
     ap.add_argument("--keep", action="store_true", help="keep the scored outputs")
+    ap.add_argument("--copies", action="store_true",
+                    help="after DuckDB and Spark, their copy of the same rows with no decision (issue 52)")
     args = ap.parse_args(argv)
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     if "default" not in engines:
@@ -136,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
                     "-o", str(model)], check=True, stdout=subprocess.DEVNULL)
 
     plan = [(e, "sample") for e in engines] + [(e, "all") for e in engines if e == "duckdb" or args.full]
+    if args.copies:   # each engine's copy right after it, on the same rows
+        plan = [step for e, which in plan
+                for step in [(e, which)] + ([(f"{e}-copy", which)] if e in COPY else [])]
     results = []
     for engine, which in plan:
         data = sample if which == "sample" else full
@@ -144,18 +184,21 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0]
         res = run_engine(engine, model, data, out)
         reference = work / "default.sample.csv"
-        diff, compared = differing_rows(out, reference, k if which == "all" else 1)
+        diff, compared = (0, 0) if engine.endswith("-copy") else differing_rows(
+            out, reference, k if which == "all" else 1)
         results.append({"engine": engine, "rows": rows[which], "bytes": data.stat().st_size, **res,
                         "differ": diff, "compared": compared, "load": (load, os.getloadavg()[0])})
         print(f"  {res['wall']:.1f} s, peak {res['peak_kb'] / 1024:.0f} MB, {diff} of {compared} sampled rows differ",
               file=sys.stderr, flush=True)
-        if not args.keep and which == "all":
-            out.unlink()
+        if (not args.keep and which == "all") or engine.endswith("-copy"):
+            out.unlink(missing_ok=True)
 
-    header = ["engine", "rows", "input", "wall s", "rows/s", "peak MB", "agrees", "load avg"]
+    header = ["engine", "rows", "input", "wall s", "CPU s", "rows/s", "peak MB", "agrees", "load avg"]
     table = markdown_table(header, [[
-        r["engine"], f"{r['rows']:,}", f"{r['bytes'] / 1e9:.2f} GB", f"{r['wall']:.1f}",
+        r["engine"] + (f" (session start {r['start']:.1f} s)" if r["start"] else ""), f"{r['rows']:,}",
+        f"{r['bytes'] / 1e9:.2f} GB", f"{r['wall']:.1f}", f"{r['cpu']:.1f}",
         f"{r['rows'] / r['wall']:,.0f}", f"{r['peak_kb'] / 1024:,.0f}",
+        "-" if r["engine"].endswith("-copy") else
         "yes" if not r["differ"] else f"NO: {r['differ']:,} of {r['compared']:,} differ",
         f"{r['load'][0]:.2f} -> {r['load'][1]:.2f}"] for r in results])
     print(table)
@@ -164,14 +207,17 @@ def main(argv: list[str] | None = None) -> int:
         body = "\n".join([
             "## Scoring a file with the three engines (issue 29)", "",
             f"Written by `python bench/engines.py --rows {args.rows} --sample {args.sample}"
-            f"{' --full' if args.full else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
+            f"{' --full' if args.full else ''}{' --copies' if args.copies else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
             f"{mach['cpu']}, {mach['cores']} cores, {mach['ram']}.", "",
             f"Model fitted on {args.train}; data: make_synth.py rows as CSV with a header. Each run is a whole "
             "`c45rules predict --engine E MODEL DATA -o OUT.csv` process: wall time from start to exit, and "
             "the peak of the summed proportional set size of the process and its children (Spark's JVM "
             "included), sampled every 0.1 s. The sample is every "
             f"{k}-th row of the file; `agrees`: the output's rows equal the default engine's on the sample, "
-            "byte for byte (for a run over all rows, its rows at the sample's positions are compared).", "",
+            "byte for byte (for a run over all rows, its rows at the sample's positions are compared). "
+            "CPU s: user and system seconds of the process and its children. ENGINE-copy (issue 52): the "
+            "same file read and written by that engine with no decision, every cell as text (Spark: its "
+            "session start given apart, and included in the wall time).", "",
             table, ""])
         put_section(args.markdown, "engines", body)
         print(f"wrote the engines section of {args.markdown}", file=sys.stderr)
