@@ -243,3 +243,14 @@ def test_a_file_of_plain_lines_is_counted_from_its_lines(crx_model, tmp_path):
         assert fails("predict", crx_model, head, "-o", out, "--engine", "duckdb") == expected
         assert expected.startswith(f"c45rules: error: {head}:4: ") and "field(s), but the header has" in expected
         assert not out.exists()
+
+
+def test_an_unknown_token_that_reads_as_a_number_is_unknown(crx_model, tmp_path):
+    """Issue 52: a token is tested on a cell read as a number only when it is one (--na-values 0,
+    00000): such a cell is unknown in both engines, and the decisions change with it."""
+    data = DATA / "crx" / "crx_test.csv"
+    a, b = _both(crx_model, data, tmp_path, "--na-values", "0", "--na-values", "00000", "--confidence")
+    pd.testing.assert_frame_equal(b, a)
+    plain = _text(tmp_path / "duckdb.csv")   # _both's output before the next run overwrites it
+    _both(crx_model, data, tmp_path, "--confidence")
+    assert (plain["rule_id"] != _text(tmp_path / "duckdb.csv")["rule_id"]).sum() > 0
