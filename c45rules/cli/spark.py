@@ -38,7 +38,7 @@ from ..data.reading import DEFAULT_READ, ReadOptions
 from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import checked_target
-from ..export.sql import sql_as_number, sql_case_expression, sql_identifier
+from ..export.sql import sql_as_number, sql_case_expression, sql_identifier, sql_of_rule
 from ..engines.lines import plain_lines
 from ..model.ruleset import RuleSet
 from .cases import CSV_SUFFIXES, PARQUET_SUFFIXES
@@ -133,9 +133,11 @@ def _number(cell: exp.Expression, name: str, tokens: frozenset[str], read: ReadO
 
 
 def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, source: str,
-                    outputs: dict[str, str], bad_cells: str = "error") -> tuple[list[str], list[str]]:
-    """(Spark SQL expressions adding the model's view of each tested column, expressions of the
-    output columns: every input column, then `outputs` {kind: name} in order).
+                    outputs: dict[str, str], bad_cells: str = "error") -> tuple[list[str], str, list[str]]:
+    """(Spark SQL expressions adding the model's view of each tested column, the expression adding
+    the rule id from them, expressions of the output columns: every input column, then `outputs`
+    {kind: name} in order; the class and confidence follow from the rule id, so the rule
+    conditions are tested once a row).
 
     `types` maps each input column to its Spark type name ('string', 'double', ...).
     """
@@ -157,14 +159,17 @@ def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, 
             return exp.column(exp.to_identifier(hidden[node.name], quoted=True))
         return node
 
+    # every tested continuous column is a DOUBLE view already (read by data/numbers.py's rule)
+    rule = exp.column(exp.to_identifier(_HIDDEN.format("rule"), quoted=True))
+    decide = exp.alias_(sql_case_expression(ruleset, DIALECT, output="rule", typed=True).transform(to_hidden),
+                        rule.name, quoted=True).sql(dialect=DIALECT, identify=True)
     columns = [sql_identifier(c, DIALECT) for c in types]
     for kind, name in outputs.items():
-        # every tested continuous column is a DOUBLE view already (read by data/numbers.py's rule)
-        case = sql_case_expression(ruleset, DIALECT, output=kind, typed=True).transform(to_hidden)
+        case = rule.copy() if kind == "rule" else sql_of_rule(ruleset, rule, DIALECT, kind)
         if kind == "confidence":   # literals are DECIMALs in Spark: one DOUBLE as the other engines
             case = exp.cast(case, "double")
         columns.append(exp.alias_(case, name, quoted=True).sql(dialect=DIALECT, identify=True))
-    return prepare, columns
+    return prepare, decide, columns
 
 
 def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,
@@ -211,8 +216,8 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
             if name in types:
                 raise InputError(f"{source}: the input already has a column {name!r}; name the output"
                                  f" column differently with {flag} NAME")
-        prepare, columns = scoring_columns(ruleset, types, read, source, outputs, bad_cells)
-        scored = frame.selectExpr("*", *prepare).selectExpr(*columns)
+        prepare, decide, columns = scoring_columns(ruleset, types, read, source, outputs, bad_cells)
+        scored = frame.selectExpr("*", *prepare).selectExpr("*", decide).selectExpr(*columns)
         escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
         if escaped:   # the class column replaced in place, the others as they are
             cell = exp.column(exp.to_identifier(prediction_column, quoted=True))
