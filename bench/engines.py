@@ -4,7 +4,7 @@
 Usage:
   python bench/engines.py [--rows 20000000] [--sample 1000000] [--train synth_100k]
                           [--engines default,duckdb,spark] [--full] [--markdown BENCHMARKS.md]
-                          [--data-dir bench/data] [--keep]
+                          [--data-dir bench/data] [--keep] [--copies]
 
 Makes (once, cached in --data-dir, gitignored) the synthetic data of --rows rows with
 ../shared/tools/make_synth.py, written as CSV with a header, and a sample of it: every k-th row
@@ -111,26 +111,57 @@ def as_parquet(src: Path) -> Path:
     return out
 
 
-def run_engine(engine: str, model: Path, data: Path, out: Path) -> dict:
-    """One whole `predict` process (engine "copy": copy_file instead): wall seconds, CPU seconds
-    and peak summed PSS of it and its children."""
+# The physical limit of an engine (issue 52): the same file read and written by the same reader
+# and writer, every cell as text, with no decision. Each prints the seconds its session took to
+# start (Spark's JVM; 0 for DuckDB) on stdout.
+COPY = {
+    "duckdb": """
+import sys, duckdb
+src, out = sys.argv[1:3]
+print(0.0)
+duckdb.connect().execute(
+    "COPY (SELECT * FROM read_csv(?, header=true, all_varchar=true)) TO '" + out.replace("'", "''")
+    + "' (FORMAT csv, HEADER true)", [src])
+""",
+    "spark": """
+import sys, time, glob, os
+from pyspark.sql import SparkSession
+src, out = sys.argv[1:3]
+t = time.perf_counter()
+spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate())
+spark.sparkContext.setLogLevel("OFF")
+print(time.perf_counter() - t)
+spark.read.csv(src, header=True, inferSchema=False).write.csv(out + ".dir", header=True, mode="overwrite")
+spark.stop()
+""",
+}
+
+
+def run_engine(engine: str, model: Path | None, data: Path, out: Path) -> dict:
+    """One whole `predict` process (engine "copy": copy_file instead; ENGINE-copy: the copy of
+    COPY): wall seconds, CPU seconds and peak summed PSS of it and its children, and a copy's
+    session start seconds."""
     cmd = [sys.executable, "-m", "c45rules", "predict", "-q", "--engine", engine, str(model), str(data),
            "-o", str(out)]
     if engine == "copy":
         cmd = [sys.executable, str(Path(__file__).resolve()), "--copy", str(data), str(out)]
-    before = os.times()
+    elif engine.endswith("-copy"):
+        cmd = [sys.executable, "-c", COPY[engine[:-len("-copy")]], str(data), str(out)]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    c0 = os.times()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sampler = TreePss(proc.pid)
     sampler.start()
-    _, err = proc.communicate()
+    stdout, err = proc.communicate()
     wall = time.perf_counter() - t0
+    c1 = os.times()
     peak = sampler.stop()
-    after = os.times()
     if proc.returncode:
         raise SystemExit(f"{engine} on {data.name} failed ({proc.returncode}):\n{err}")
-    cpu = after.children_user + after.children_system - before.children_user - before.children_system
-    return {"wall": wall, "cpu": cpu, "peak_kb": peak}
+    start = float(stdout.split()[0]) if engine.endswith("-copy") and engine != "copy" else None
+    shutil.rmtree(f"{out}.dir", ignore_errors=True)
+    return {"wall": wall, "cpu": c1.children_user + c1.children_system - c0.children_user - c0.children_system,
+            "peak_kb": peak, "start": start}
 
 
 def differing_rows(out: Path, reference: Path, k: int = 1) -> tuple[int, int]:
@@ -159,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boosted", type=int, default=0, metavar="TRIALS",
                     help="also score the sample with a model boosted with TRIALS trials (default engine)")
     ap.add_argument("--copy", nargs=2, type=Path, metavar=("SRC", "DST"), help=argparse.SUPPRESS)
+    ap.add_argument("--copies", action="store_true",
+                    help="after DuckDB and Spark, their copy of the same rows with no decision (issue 52)")
     args = ap.parse_args(argv)
     if args.copy:
         copy_file(*args.copy)
@@ -196,6 +229,10 @@ def main(argv: list[str] | None = None) -> int:
              ("default, Parquet", "default", "sample", model, ".parquet")]
     if args.boosted:
         plan.append((f"default, boosted {args.boosted}", "default", "sample", boosted, ".csv"))
+    if args.copies:   # each engine's copy right after it, on the same rows
+        plan = [step for step in plan
+                for step in [step] + ([(f"{step[1]}-copy", f"{step[1]}-copy", step[2], None, step[4])]
+                                      if step[1] in COPY and step[4] == ".csv" else [])]
     results = []
     for label, engine, which, fitted, suffix in plan:
         data = sample if which == "sample" else full
@@ -206,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0]
         res = run_engine(engine, fitted, data, out)
         diff = compared = None
-        if engine != "copy" and suffix == ".csv":
+        if not engine.endswith("copy") and suffix == ".csv":
             diff, compared = differing_rows(out, work / "default.sample.csv", k if which == "all" else 1)
             if fitted != model:   # another model decides otherwise: only the input columns compare
                 diff = compared = None
@@ -214,14 +251,15 @@ def main(argv: list[str] | None = None) -> int:
                         "differ": diff, "compared": compared, "load": (load, os.getloadavg()[0])})
         print(f"  {res['wall']:.1f} s ({res['cpu']:.1f} s CPU), peak {res['peak_kb'] / 1024:.0f} MB,"
               f" {diff} of {compared} sampled rows differ", file=sys.stderr, flush=True)
-        if not args.keep and (which == "all" or engine == "copy"):
-            out.unlink()
+        if (not args.keep and which == "all") or engine.endswith("copy"):
+            out.unlink(missing_ok=True)
 
     header = ["engine", "rows", "input", "wall s", "CPU s", "rows/s", "peak MB", "agrees", "load avg"]
     table = markdown_table(header, [[
-        r["engine"], f"{r['rows']:,}", f"{r['bytes'] / 1e9:.2f} GB", f"{r['wall']:.1f}", f"{r['cpu']:.1f}",
+        r["engine"] + (f" (session start {r['start']:.1f} s)" if r["start"] else ""), f"{r['rows']:,}",
+        f"{r['bytes'] / 1e9:.2f} GB", f"{r['wall']:.1f}", "-" if r["engine"].startswith("spark") else f"{r['cpu']:.1f}",
         f"{r['rows'] / r['wall']:,.0f}", f"{r['peak_kb'] / 1024:,.0f}",
-        "" if r["differ"] is None else "yes" if not r["differ"] else f"NO: {r['differ']:,} of {r['compared']:,} differ",
+        "-" if r["differ"] is None else "yes" if not r["differ"] else f"NO: {r['differ']:,} of {r['compared']:,} differ",
         f"{r['load'][0]:.2f} -> {r['load'][1]:.2f}"] for r in results])
     print(table)
     if args.markdown:
@@ -229,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         body = "\n".join([
             "## Scoring a file with the three engines (issue 29)", "",
             f"Written by `python bench/engines.py --rows {args.rows} --sample {args.sample}"
-            f" --engines {','.join(engines)}{' --full' if args.full else ''}"
+            f" --engines {','.join(engines)}{' --full' if args.full else ''}{' --copies' if args.copies else ''}"
             f"{f' --boosted {args.boosted}' if args.boosted else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
             f"{mach['cpu']}, {mach['cores']} cores, {mach['ram']}.", "",
             f"Model fitted on {args.train}; data: make_synth.py rows as CSV with a header. Each run is a whole "
@@ -240,7 +278,10 @@ def main(argv: list[str] | None = None) -> int:
             "byte for byte (for a run over all rows, its rows at the sample's positions are compared). "
             "A `pyarrow ... copy` row is the physical limit of the default engine (issue 52): the same file "
             "read and written by pyarrow with no decision (CSV: every cell as text, streamed); the Parquet "
-            "rows read the sample written as Parquet with pyarrow's inferred types, and write Parquet.", "",
+            "rows read the sample written as Parquet with pyarrow's inferred types, and write Parquet. "
+            "ENGINE-copy: the same file read and written by that engine with no decision, every cell as "
+            "text (Spark: its session start given apart, and included in the wall time). CPU s is not given "
+            "for Spark, whose JVM the process does not wait for.", "",
             table, ""])
         put_section(args.markdown, "engines", body)
         print(f"wrote the engines section of {args.markdown}", file=sys.stderr)

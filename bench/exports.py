@@ -5,6 +5,11 @@ RuleSet.predict (row-for-row equality checked), and (issue 47) the exported SQL'
 table whose continuous columns are typed (REAL / DOUBLE) against the same table all text.
 
 Usage: python bench/exports.py [--rows 1000000] [--text-rows 200000] [--only-text]
+       python bench/exports.py --forms 1000000 [--engines sqlite,duckdb,postgres,spark]
+
+--forms (issue 52): rows/s of the flat and the nested form of the exported SELECT (typed=True)
+on a typed table in each engine the tests run, the rows aggregated in the engine (class and
+summed rule id per class) so that fetching does not count.
 """
 from __future__ import annotations
 
@@ -48,7 +53,13 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--text-rows", type=int, default=200_000)
     ap.add_argument("--only-text", action="store_true", help="only the typed-vs-text measurement")
+    ap.add_argument("--forms", type=int, default=0, metavar="ROWS",
+                    help="only the flat-vs-nested measurement, on ROWS rows (issue 52)")
+    ap.add_argument("--engines", default="sqlite,duckdb,postgres,spark", help="with --forms")
     args = ap.parse_args()
+    if args.forms:
+        flat_vs_nested(args.forms, args.engines.split(","))
+        return
     if args.only_text:
         typed_vs_text(args.text_rows)
         return
@@ -133,6 +144,87 @@ def typed_vs_text(n: int) -> None:
             version = sqlite3.sqlite_version if engine == "sqlite" else duckdb.__version__
             how = "typed=True" if numbers else "default"
             print(f"| {engine} {version} | {kind} | {how} | {secs:.2f} | {n / secs:,.0f} | {same:,} of {n:,} |")
+
+
+def flat_vs_nested(n: int, engines: list[str], repeats: int = 2) -> None:
+    """Rows/s of the flat and nested SELECT (typed=True) on an n-row typed table in each engine:
+    the model of bench/engines.py (all synth_100k), rows drawn from synth_100k."""
+    import os
+    import resource
+    import tempfile
+    train, _ = load_stem(R.stem("synth_100k"))
+    rs = c45rules.fit(train)
+    frame = frame_of(train.subset(np.random.default_rng(0).integers(0, train.n, n)))
+    print(f"\n## Flat and nested SQL on {n:,} typed synth_100k rows (issue 52)\n")
+    print(f"model: {len(rs.rules)} rules, {sum(len(r.conditions) for r in rs.rules)} conditions; "
+          f"load average {os.getloadavg()[0]:.2f}\n")
+    print("| engine | form | seconds | CPU s (this process; not PostgreSQL's server) | rows/s | same decisions as flat |")
+    print("|---|---|---:|---:|---:|---|")
+    work = Path(tempfile.mkdtemp(prefix="forms-"))
+    for engine in engines:
+        dialect = "spark" if engine == "spark" else engine
+        con, run, version = _forms_table(engine, frame, work)
+        first = None
+        for form in ("flat", "nested") * repeats:   # alternated: the machine's load moves both alike
+            inner = to_sql_select(rs, "cases", dialect, typed=True, form=form, pretty=False)
+            sql = (f"SELECT predicted_class, COUNT(*), SUM(rule_id) FROM ({inner}) s"
+                   " GROUP BY predicted_class ORDER BY predicted_class")
+            c0 = resource.getrusage(resource.RUSAGE_SELF)
+            try:
+                got, secs = timed(run, sql)
+            except Exception as e:   # a form the engine cannot run (nesting limits): named
+                print(f"| {engine} {version} | {form} | - | - | - | fails: {str(e).splitlines()[0][:80]} |")
+                continue
+            c1 = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime
+            got = [tuple(str(v) for v in g) for g in got]
+            first = first or got
+            print(f"| {engine} {version} | {form} | {secs:.2f} | {cpu:.2f} | {n / secs:,.0f} |"
+                  f" {'yes' if got == first else 'NO'} |", flush=True)
+        if engine == "spark":
+            con.stop()
+
+
+def _forms_table(engine: str, frame: pd.DataFrame, work: Path):
+    """(connection, run(sql) -> rows, version) with `frame` as the typed table `cases`."""
+    if engine == "sqlite":
+        import sqlite3
+        con = sqlite3.connect(":memory:")
+        frame.to_sql("cases", con, index=False, dtype={c: "REAL" if frame[c].dtype.kind == "f" else "TEXT"
+                                                          for c in frame.columns})
+        return con, lambda sql: con.execute(sql).fetchall(), sqlite3.sqlite_version
+    if engine == "duckdb":
+        import duckdb
+        con = duckdb.connect()
+        con.register("frame", frame)
+        con.execute("CREATE TABLE cases AS SELECT * FROM frame")
+        return con, lambda sql: con.execute(sql).fetchall(), duckdb.__version__
+    if engine == "postgres":
+        import os
+        import psycopg
+        con = psycopg.connect(os.environ["C45RULES_PG_DSN"], autocommit=True)
+        schema = f"bench_forms_{os.getpid()}"
+        con.execute(f"CREATE SCHEMA {schema}")
+        con.execute(f"SET search_path TO {schema}")
+        cols = ", ".join(f'"{c}" {"DOUBLE PRECISION" if frame[c].dtype.kind == "f" else "TEXT"}'
+                         for c in frame.columns)
+        con.execute(f"CREATE TABLE cases ({cols})")
+        with con.cursor().copy(f"COPY cases FROM STDIN (FORMAT csv)") as copy:
+            copy.write(frame.to_csv(index=False, header=False))
+        con.execute("ANALYZE cases")
+        import atexit
+        atexit.register(lambda: con.execute(f"DROP SCHEMA {schema} CASCADE"))
+        version = con.execute("SHOW server_version").fetchone()[0]
+        return con, lambda sql: con.execute(sql).fetchall(), version
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+             .config("spark.driver.memory", "2g").getOrCreate())
+    spark.sparkContext.setLogLevel("OFF")
+    path = work / "cases.parquet"
+    frame.to_parquet(path, index=False)
+    spark.read.parquet(str(path)).cache().createOrReplaceTempView("cases")
+    spark.sql("SELECT COUNT(*) FROM cases").collect()   # cached before the timed runs
+    return spark, lambda sql: spark.sql(sql).collect(), spark.version
 
 
 if __name__ == "__main__":

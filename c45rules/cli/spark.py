@@ -14,11 +14,15 @@ the default engine. Difference: a UTF-8 byte-order mark stays in the first colum
 Output: one file, as with the default engine -- CSV with a header (every input column's text
 as read, then the class, the rule id and with --confidence the confidence) or Parquet (the
 input's types, the class as STRING, the rule id as INT, the confidence as DOUBLE). Spark
-writes into a temporary directory beside OUT, in one partition; its single part file then
-replaces OUT, so a failed run leaves OUT untouched.
+writes into a temporary directory beside OUT; its part file (one partition), or for a CSV read
+in parallel pieces its part files joined in order under one header, then replaces OUT, so a
+failed run leaves OUT untouched. A CSV with no quote, carriage return or NUL byte (each line a
+record: engines/lines.py) is read in pieces, in parallel; any other, whose quoted cells may
+hold line breaks, whole by one task.
 """
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import re
@@ -34,7 +38,8 @@ from ..data.reading import DEFAULT_READ, ReadOptions
 from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import checked_target
-from ..export.sql import sql_as_number, sql_case_expression, sql_identifier
+from ..export.sql import sql_as_number, sql_case_expression, sql_identifier, sql_of_rule
+from ..engines.lines import plain_lines
 from ..model.ruleset import RuleSet
 from .cases import CSV_SUFFIXES, PARQUET_SUFFIXES
 
@@ -69,16 +74,41 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def _read(spark: Any, path: Path, read: ReadOptions) -> Any:
+def _read(spark: Any, path: Path, read: ReadOptions) -> tuple[Any, bool]:
+    """(the file as a DataFrame, whether it is read in parallel pieces, in the file's order)."""
     suffix = path.suffix.lower()
     if suffix in PARQUET_SUFFIXES:
-        return spark.read.parquet(str(path))
+        return spark.read.parquet(str(path)), False
     if suffix not in CSV_SUFFIXES:
         raise InputError(f"{path}: --engine spark reads CSV/TSV or Parquet files, not {suffix or 'this file'}")
+    # a file each of whose lines is a record is cut into pieces read in parallel; one with a
+    # quote (a cell may hold a line break) is read whole, by one task, as a multi-line CSV
+    split = codecs.lookup(read.encoding).name in _SPLIT_ENCODINGS and plain_lines(path) is not None
     # every cell as text; '"' doubles itself (RFC 4180; Spark's default escape is a backslash)
-    return spark.read.csv(str(path), header=True, inferSchema=False, sep=read.separator(path),
-                          quote='"', escape='"', multiLine=True, mode="FAILFAST",
-                          encoding=read.encoding)
+    frame = spark.read.csv(str(path), header=True, inferSchema=False, sep=read.separator(path),
+                           quote='"', escape='"', multiLine=not split, mode="FAILFAST",
+                           encoding=read.encoding)
+    return frame, split
+
+
+# encodings in which a line feed byte is a line end and nothing else (Spark cuts the pieces there)
+_SPLIT_ENCODINGS = ("utf-8", "iso8859-1")
+
+
+def _join_parts(parts: list[Path], target: Path) -> None:
+    """Spark's CSV part files, each with the header line, as one file `target` with one header
+    (the parts of a file read in pieces, in their order: part-00000 holds the first rows)."""
+    with open(target, "wb") as out:
+        header = False
+        for part in parts:
+            with open(part, "rb") as f:
+                first = f.readline()
+                if not first:
+                    continue   # an empty piece may write an empty part
+                if not header:
+                    out.write(first)
+                    header = True
+                shutil.copyfileobj(f, out, 1 << 22)
 
 
 def _number(cell: exp.Expression, name: str, tokens: frozenset[str], read: ReadOptions,
@@ -103,9 +133,11 @@ def _number(cell: exp.Expression, name: str, tokens: frozenset[str], read: ReadO
 
 
 def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, source: str,
-                    outputs: dict[str, str], bad_cells: str = "error") -> tuple[list[str], list[str]]:
-    """(Spark SQL expressions adding the model's view of each tested column, expressions of the
-    output columns: every input column, then `outputs` {kind: name} in order).
+                    outputs: dict[str, str], bad_cells: str = "error") -> tuple[list[str], str, list[str]]:
+    """(Spark SQL expressions adding the model's view of each tested column, the expression adding
+    the rule id from them, expressions of the output columns: every input column, then `outputs`
+    {kind: name} in order; the class and confidence follow from the rule id, so the rule
+    conditions are tested once a row).
 
     `types` maps each input column to its Spark type name ('string', 'double', ...).
     """
@@ -127,14 +159,17 @@ def scoring_columns(ruleset: RuleSet, types: dict[str, str], read: ReadOptions, 
             return exp.column(exp.to_identifier(hidden[node.name], quoted=True))
         return node
 
+    # every tested continuous column is a DOUBLE view already (read by data/numbers.py's rule)
+    rule = exp.column(exp.to_identifier(_HIDDEN.format("rule"), quoted=True))
+    decide = exp.alias_(sql_case_expression(ruleset, DIALECT, output="rule", typed=True).transform(to_hidden),
+                        rule.name, quoted=True).sql(dialect=DIALECT, identify=True)
     columns = [sql_identifier(c, DIALECT) for c in types]
     for kind, name in outputs.items():
-        # every tested continuous column is a DOUBLE view already (read by data/numbers.py's rule)
-        case = sql_case_expression(ruleset, DIALECT, output=kind, typed=True).transform(to_hidden)
+        case = rule.copy() if kind == "rule" else sql_of_rule(ruleset, rule, DIALECT, kind)
         if kind == "confidence":   # literals are DECIMALs in Spark: one DOUBLE as the other engines
             case = exp.cast(case, "double")
         columns.append(exp.alias_(case, name, quoted=True).sql(dialect=DIALECT, identify=True))
-    return prepare, columns
+    return prepare, decide, columns
 
 
 def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *,
@@ -167,7 +202,7 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
     from pyspark.sql import Observation, functions as F
     work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".spark"))
     try:
-        frame = _read(spark, path, read)
+        frame, split = _read(spark, path, read)
         types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
         missing = sorted(set(ruleset.used_attributes()) - set(types))
         if missing:
@@ -181,8 +216,8 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
             if name in types:
                 raise InputError(f"{source}: the input already has a column {name!r}; name the output"
                                  f" column differently with {flag} NAME")
-        prepare, columns = scoring_columns(ruleset, types, read, source, outputs, bad_cells)
-        scored = frame.selectExpr("*", *prepare).selectExpr(*columns)
+        prepare, decide, columns = scoring_columns(ruleset, types, read, source, outputs, bad_cells)
+        scored = frame.selectExpr("*", *prepare).selectExpr("*", decide).selectExpr(*columns)
         escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
         if escaped:   # the class column replaced in place, the others as they are
             cell = exp.column(exp.to_identifier(prediction_column, quoted=True))
@@ -190,7 +225,12 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
             scored = scored.selectExpr(*[safe.sql(dialect=DIALECT, identify=True) if name == prediction_column
                                          else sql_identifier(name, DIALECT) for name in scored.columns])
         counted = Observation("rows")
-        scored = scored.observe(counted, F.count(F.lit(1)).alias("n")).coalesce(1)
+        scored = scored.observe(counted, F.count(F.lit(1)).alias("n"))
+        # a CSV read in pieces is written in pieces, in order, and joined here; else one
+        # partition (coalesce: the whole job in one task) writes the one part file
+        split = split and fmt == "csv"
+        if not split:
+            scored = scored.coalesce(1)
         written = work / "out"
         if fmt == "parquet":
             scored.write.parquet(str(written))
@@ -201,6 +241,10 @@ def predict_spark(ruleset: RuleSet, data: str | os.PathLike, output: str | os.Pa
                              lineSep="\n", encoding="utf-8")
         parts = sorted(written.glob("part-*"))
         rows = int(counted.get["n"])
+        if split:
+            _join_parts(parts, work / "joined")
+            os.replace(work / "joined", target)
+            return rows
         if len(parts) != 1:
             raise InputError(f"{source}: Spark wrote {len(parts)} part files, expected one")
         os.replace(parts[0], target)

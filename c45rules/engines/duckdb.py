@@ -24,6 +24,7 @@ DuckDB's parallel CSV reader writes blocks in whichever order its threads finish
 from __future__ import annotations
 
 import codecs
+import csv
 import glob
 import os
 import re
@@ -33,13 +34,15 @@ from pathlib import Path
 
 from sqlglot import exp
 
-from ..data.frame import check_bad_cells, check_csv_layout, engine_bad_cell, engine_bad_cell_of
+from ..data.frame import BadCell, check_bad_cells, check_csv_layout, engine_bad_cell, engine_bad_cell_of
+from ..data.numbers import number_or_none
 from ..data.reading import DEFAULT_READ, ReadOptions, data_file
 from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
-from ..export.sql import sql_as_number, sql_case_expression
+from ..export.sql import sql_as_number, sql_case_expression, sql_of_rule
 from ..model.ruleset import RuleSet
+from .lines import plain_lines
 
 DIALECT = "duckdb"
 MEMORY_LIMIT = "512MB"
@@ -74,9 +77,10 @@ def _csv_source(path: Path, scan: Path, read: ReadOptions) -> tuple[exp.Expressi
         raise InputError(f"encoding: the DuckDB engine reads UTF-8, UTF-16 or Latin-1 text, not {read.encoding!r}"
                          " (use the default engine)", params=("encoding",))
     sep = read.separator(path)
-    # the default engine's layout check: its errors (a record's field count, bytes not of the
-    # encoding, duplicate names) and its record count, which DuckDB's must equal
-    header, records = check_csv_layout(path, sep, read.encoding)
+    # the default engine's record count, which DuckDB's must equal: counted from the lines when
+    # no record can span lines, else by the layout check (checked_layout), in full, first
+    plain = _plain_header(path, sep, read)
+    header, records = plain if plain is not None else check_csv_layout(path, sep, read.encoding)
     # the header's names given as the columns, so that DuckDB neither guesses nor renames any
     columns = exp.Struct(expressions=[exp.PropertyEQ(this=_literal(h), expression=_literal("VARCHAR"))
                                       for h in header])
@@ -86,6 +90,30 @@ def _csv_source(path: Path, scan: Path, read: ReadOptions) -> tuple[exp.Expressi
         _named("escape", _literal('"')), _named("encoding", _literal(encoding)),
         _named("strict_mode", exp.true()), _named("null_padding", exp.false())])
     return exp.Table(this=call), header, records
+
+
+def _plain_header(path: Path, sep: str, read: ReadOptions) -> tuple[list[str], int] | None:
+    """(header, records after it) of a UTF-8 or Latin-1 CSV file each of whose lines is one
+    record (lines.plain_lines) and whose names are distinct; None for any other file.
+
+    Such a file's record count is its line count, a byte scan instead of the layout check's
+    field count per line: a line of too many or too few fields DuckDB refuses itself
+    (strict_mode), and the layout check then names it as the default engine does (score_file).
+    """
+    if ENCODINGS.get(codecs.lookup(read.encoding).name) not in ("utf-8", "latin-1"):
+        return None
+    lines = plain_lines(path)
+    if lines is None:
+        return None
+    try:
+        with open(path, newline="", encoding=read.text_encoding) as text:
+            header = next(csv.reader(text, delimiter=sep), None)
+    except (UnicodeDecodeError, csv.Error):
+        return None
+    if not header or len(set(header)) != len(header):
+        return None   # the layout check names the problem
+    newlines, ends_with_one = lines
+    return header, newlines - 1 + (not ends_with_one)
 
 
 _BLANK = re.compile(rb"\n\r?\n")
@@ -153,9 +181,10 @@ def _in(cell: exp.Expression, texts: frozenset[str] | tuple[str, ...]) -> exp.Ex
     return exp.In(this=cell.copy(), expressions=[_literal(t) for t in sorted(texts)])
 
 
-def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str = "error"
-            ) -> tuple[exp.Expression, exp.Expression | None]:
-    """(the column as DOUBLE, NULL when unknown; the test of a cell that is not a number, or None).
+def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str, raw: str
+            ) -> tuple[exp.Expression | None, exp.Expression, exp.Expression | None]:
+    """(the number of a text cell, to be computed once as column `raw`, or None; the column as
+    DOUBLE, NULL when unknown; the test of a cell that is not a number, or None).
 
     A text cell is read by the exported SQL's own reading (export.sql.sql_as_number, which
     follows data/numbers.py); with `bad_cells` "unknown" any other text that is not an unknown
@@ -166,23 +195,34 @@ def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str
         value = exp.cast(cell, "DOUBLE")
         # a NaN in a numeric column is unknown, as pandas reads a float column
         nan = exp.Anonymous(this="isnan", expressions=[value.copy()])
-        return exp.Case(ifs=[exp.If(this=nan, true=exp.null())], default=value), None
+        return None, exp.Case(ifs=[exp.If(this=nan, true=exp.null())], default=value), None
     if not _is_text(kind):
         raise InputError(f"{source}: column {name!r} has type {kind}: a continuous attribute needs numbers"
                          " or text")
     text = cell if read.decimal == "." else exp.Anonymous(
         this="translate", expressions=[cell, _literal(",."), _literal(".,")])
-    value = sql_as_number(text, DIALECT)   # NULL for any text that is not a number
-    number = exp.not_(exp.Is(this=value.copy(), expression=exp.null()))
-    unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.null()), _in(cell, read.tokens))
-    read_as = exp.Case(ifs=[exp.If(this=unknown, true=exp.null())], default=value)
+    number = sql_as_number(text, DIALECT)   # NULL for any text that is not a number
+    value = _column(raw, None)
+    is_null = exp.Is(this=value.copy(), expression=exp.null())
+    # the unknown tokens are tested only where they can matter: on a number, the (rare) tokens
+    # that read as one; on any other cell, all of them (a CASE tests a WHEN on the rows left)
+    numeric = frozenset(t for t in read.tokens if number_or_none(t.translate(_SWAP) if read.decimal == "," else t)
+                        is not None)
+    ifs = [exp.If(this=is_null, true=exp.null())]
+    if numeric:
+        ifs.append(exp.If(this=_in(cell, numeric), true=exp.null()))
+    read_as = exp.Case(ifs=ifs, default=value.copy())
     if bad_cells == "unknown":
-        return read_as, None
-    bad = exp.and_(exp.not_(unknown.copy()), exp.not_(number.copy()))
+        return number, read_as, None
+    unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.null()), _in(cell, read.tokens))
+    bad = exp.Case(ifs=[exp.If(this=is_null.copy(), true=exp.not_(unknown))], default=exp.false())
     # no error() here: a CASE evaluates a rule's test only for the rows no earlier rule
     # decided, so the check runs in its own, always evaluated, place (see scoring_query)
     head, tail = engine_bad_cell(source, name)
-    return read_as, exp.If(this=bad, true=_error([_literal(head), cell.copy(), _literal(tail)]))
+    return number, read_as, exp.If(this=bad, true=_error([_literal(head), cell.copy(), _literal(tail)]))
+
+
+_SWAP = str.maketrans(",.", ".,")
 
 
 def _unseen(name: str, values: tuple[str, ...], read: ReadOptions, source: str) -> exp.If:
@@ -220,6 +260,7 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
     typed: list[exp.Expression] = [exp.Star()]
     renamed: dict[str, str] = {}
     checks: list[exp.If] = []
+    numbers: list[exp.Expression] = []   # each text cell's number, computed once
     taken = set(kinds)
     # every attribute column present is read, tested by the rules or not, as encode_frame reads
     # them: a cell that is not a number stops the run, and so does (--strict) an unseen value
@@ -227,12 +268,15 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
         if a.name not in kinds or not (a.name in used or a.is_continuous or (strict and a.is_discrete)):
             continue
         if a.is_continuous:
-            number, bad = _number(a.name, kinds[a.name], read, source_name, bad_cells)
+            raw = _fresh(f"__c45rules_n{len(numbers)}", taken)
+            number, read_as, bad = _number(a.name, kinds[a.name], read, source_name, bad_cells, raw)
+            if number is not None:
+                numbers.append(exp.alias_(number, raw, quoted=True))
             if bad is not None:
                 checks.append(bad)
             if a.name in used:
                 renamed[a.name] = _fresh(f"__c45rules_{len(renamed)}", taken)
-                typed.append(exp.alias_(number, renamed[a.name], quoted=True))
+                typed.append(exp.alias_(read_as, renamed[a.name], quoted=True))
         elif not _is_text(kinds[a.name]):
             raise InputError(f"{source_name}: column {a.name!r} has type {kinds[a.name]}: the DuckDB engine"
                              " compares discrete attributes as text (cast the column to text, or use the"
@@ -240,21 +284,25 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
         elif strict:
             checks.append(_unseen(a.name, a.values, read, source_name))
 
-    def case(output: str) -> exp.Expression:
-        # the tested continuous columns are DOUBLE already (`_number`, by data/numbers.py's rule)
-        expr = sql_case_expression(ruleset, DIALECT, table_alias=_ALIAS, output=output, typed=True)
-        return expr.transform(lambda node: _column(renamed[node.name])
-                              if isinstance(node, exp.Column) and node.name in renamed else node)
-
+    # the tested continuous columns are DOUBLE already (`_number`, by data/numbers.py's rule)
+    rule = sql_case_expression(ruleset, DIALECT, table_alias=_ALIAS, output="rule", typed=True).transform(
+        lambda node: _column(renamed[node.name]) if isinstance(node, exp.Column) and node.name in renamed else node)
     # the first WHEN of a CASE is tested on every row, so every check runs on every row
-    checked = exp.Case(ifs=[c.copy() for c in checks], default=case("class")) if checks else case("class")
+    checked = exp.Case(ifs=[c.copy() for c in checks], default=rule) if checks else rule
+    # the conditions are tested once, for the rule id; the class and confidence follow from it
+    rule_name = _fresh("__c45rules_rule", taken)
+    decided = exp.select(exp.Star(), exp.alias_(exp.cast(checked, "BIGINT"), rule_name, quoted=True)).from_(
+        exp.Subquery(this=exp.select(*typed).from_(exp.select(exp.Star(), *numbers).from_(source).subquery(
+            "__c45rules_numbers", copy=False) if numbers else source), alias=exp.TableAlias(
+            this=exp.to_identifier(_ALIAS, quoted=True))))
+    rule_id = _column(rule_name)
     columns: list[exp.Expression] = [_column(name) for name in kinds]
-    columns.append(exp.alias_(checked, prediction_column, quoted=True))
-    columns.append(exp.alias_(exp.cast(case("rule"), "BIGINT"), rule_column, quoted=True))
+    columns.append(exp.alias_(sql_of_rule(ruleset, rule_id, DIALECT, "class"), prediction_column, quoted=True))
+    columns.append(exp.alias_(rule_id.copy(), rule_column, quoted=True))
     if confidence_column is not None:
-        columns.append(exp.alias_(exp.cast(case("confidence"), "DOUBLE"), confidence_column, quoted=True))
-    inner = exp.select(*typed).from_(source)
-    return exp.select(*columns).from_(exp.Subquery(this=inner, alias=exp.TableAlias(
+        columns.append(exp.alias_(exp.cast(sql_of_rule(ruleset, rule_id, DIALECT, "confidence"), "DOUBLE"),
+                                  confidence_column, quoted=True))
+    return exp.select(*columns).from_(exp.Subquery(this=decided, alias=exp.TableAlias(
         this=exp.to_identifier(_ALIAS, quoted=True))))
 
 
@@ -329,9 +377,13 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                 result = con.execute(f"COPY ({query.sql(dialect=DIALECT, identify=True)}) TO {target}"
                                      f" ({options})").fetchone()
             except duckdb.Error as e:
-                raise _error_of(e, path, ruleset) from None
+                error = _error_of(e, path, ruleset)
+                if records is not None and not isinstance(error, BadCell):
+                    check_csv_layout(path, read.separator(path), read.encoding)   # names a layout error
+                raise error from None
             rows = int(result[0]) if result else 0
             if records is not None and rows != records:   # raised here, the output is not written
+                check_csv_layout(path, read.separator(path), read.encoding)
                 _refuse_blank_lines(path)   # the likeliest cause, named with its line
                 raise InputError(f"{path}: DuckDB read {rows} rows where the default engine reads {records}"
                                  " (quoting DuckDB reads otherwise, such as a line break in a quoted header"

@@ -361,6 +361,24 @@ def _confidence_case(ruleset: RuleSet, dialect: str, table: str | None, form: st
                  form)
 
 
+def sql_of_rule(ruleset: RuleSet, rule: exp.Expression, dialect: str, output: str = "class") -> exp.Expression:
+    """The class (`output='class'`) or the confidence ('confidence') of the decision whose rule id
+    (0: the default) `rule` holds, as `sql_case_expression`'s gives them: `CASE rule WHEN id THEN ..`.
+
+    An engine that has the rule id of a row already (one pass of the rule conditions) reads the
+    other outputs from it, an integer switch, instead of testing the conditions again.
+    """
+    _check_dialect(dialect)
+    if output == "class":
+        values = [_string(ruleset.default_class, dialect)] + [_string(r.prediction, dialect) for r in ruleset.rules]
+    elif output == "confidence":
+        values = [exp.Literal.number(repr(c)) for c in ruleset.decision_confidences().tolist()]
+    else:
+        raise InputError(f"output must be 'class' or 'confidence', not {output!r}")
+    ids = ruleset.rule_ids().tolist()
+    return exp.Case(this=rule.copy(), ifs=[exp.If(this=exp.Literal.number(i), true=v) for i, v in zip(ids, values)])
+
+
 def _check_case_folding(ruleset: RuleSet) -> None:
     """Refuse a tested column whose name another column repeats but for case.
 

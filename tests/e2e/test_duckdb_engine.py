@@ -193,3 +193,64 @@ def test_a_file_duckdb_cannot_parse_is_named(crx_model, tmp_path):
     assert message.startswith(f"c45rules: error: {data}: DuckDB cannot read it: ")
     assert message.endswith("(the default engine may: score with it)")
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_the_rule_conditions_are_tested_once_a_row(crx_model):
+    """Issue 52: the class and the confidence follow from the rule id (an integer switch); the
+    query holds one searched CASE over the rules, not one per output column."""
+    from sqlglot import exp
+
+    from c45rules.engines import duckdb as engine
+    ruleset = load_yaml(crx_model)
+    kinds = {a.name: "VARCHAR" for a in ruleset.schema.attributes}
+    query = engine.scoring_query(ruleset, exp.to_table("cases"), kinds, source_name="cases",
+                                 prediction_column="p", rule_column="r", confidence_column="c")
+    firing = sum(r.fires for r in ruleset.rules)
+    over_rules = [c for c in query.find_all(exp.Case) if c.this is None and len(c.args["ifs"]) >= firing - 1]
+    assert len(over_rules) == 1
+
+
+def test_a_file_of_plain_lines_is_counted_from_its_lines(crx_model, tmp_path):
+    """Issue 52: a CSV whose every line is a record is counted by a byte scan (as the layout
+    check counts it), any other is left to the layout check; a layout error the scan does not
+    see is still named as the default engine names it, and nothing is written."""
+    from pathlib import Path
+
+    from c45rules.data.frame import check_csv_layout
+    from c45rules.data.reading import DEFAULT_READ
+    from c45rules.engines import duckdb as engine, lines
+    data = tmp_path / "p.csv"
+    lines._CHUNK = 5   # lines across reads
+    try:
+        for text, counted in ((b"a,b\n1,2\n", 1), (b"a,b\n1,2", 1), (b"a,b", 0), (b"a,b\n\n1,2\n", 2),
+                              (b"a,b\n" + b"1,2\n" * 9, 9), (b"a,a\n1,2\n", None), (b'a,"b"\n1,2\n', None),
+                              (b"a,b\r\n1,2\r\n", None), (b"", None),
+                              (b"a,b\n1," + b"2" * csv.field_size_limit() + b"\n", None)):
+            data.write_bytes(text)
+            got = engine._plain_header(Path(data), ",", DEFAULT_READ)
+            assert (got and got[1]) == counted, text[:20]
+            if got is not None:
+                assert got == check_csv_layout(data)
+    finally:
+        lines._CHUNK = 1 << 24
+    text = (DATA / "crx" / "crx_test.csv").read_bytes().replace(b"\r\n", b"\n")
+    rows = text.split(b"\n")
+    for name, bad in (("few", rows[3].rsplit(b",", 1)[0]), ("many", rows[3] + b",x")):
+        head = tmp_path / f"{name}.csv"
+        head.write_bytes(b"\n".join(rows[:3] + [bad] + rows[4:]))
+        out = tmp_path / f"{name}.out.csv"
+        expected = fails("predict", crx_model, head, "-o", out)
+        assert fails("predict", crx_model, head, "-o", out, "--engine", "duckdb") == expected
+        assert expected.startswith(f"c45rules: error: {head}:4: ") and "field(s), but the header has" in expected
+        assert not out.exists()
+
+
+def test_an_unknown_token_that_reads_as_a_number_is_unknown(crx_model, tmp_path):
+    """Issue 52: a token is tested on a cell read as a number only when it is one (--na-values 0,
+    00000): such a cell is unknown in both engines, and the decisions change with it."""
+    data = DATA / "crx" / "crx_test.csv"
+    a, b = _both(crx_model, data, tmp_path, "--na-values", "0", "--na-values", "00000", "--confidence")
+    pd.testing.assert_frame_equal(b, a)
+    plain = _text(tmp_path / "duckdb.csv")   # _both's output before the next run overwrites it
+    _both(crx_model, data, tmp_path, "--confidence")
+    assert (plain["rule_id"] != _text(tmp_path / "duckdb.csv")["rule_id"]).sum() > 0
