@@ -1900,6 +1900,231 @@ done:
     return out;
 }
 
+/* ---- Rules in passes (passes.py): a round's counts and the firing table, batch by batch ---- */
+
+/* Checks that every one of a rule list's conditions names a truth row: conds[ptr[i]..ptr[i+1])
+ * are rule i's rows, 0 <= row < n_rows; returns the longest rule, or -1 (error set). */
+static int64_t check_rule_rows(const int32_t *conds, Py_ssize_t n_conds, const int64_t *ptr, int64_t k,
+                               int64_t n_rows, const char *who) {
+    int64_t longest = 0;
+    if (ptr[0] != 0 || ptr[k] != n_conds) goto bad;
+    for (int64_t i = 0; i < k; i++) {
+        if (ptr[i + 1] < ptr[i]) goto bad;
+        if (ptr[i + 1] - ptr[i] > longest) longest = ptr[i + 1] - ptr[i];
+    }
+    for (Py_ssize_t j = 0; j < n_conds; j++)
+        if (conds[j] < 0 || conds[j] >= n_rows) goto bad;
+    return longest;
+bad:
+    PyErr_Format(PyExc_ValueError, "%s: the rules' condition rows do not agree with the truth rows", who);
+    return -1;
+}
+
+PyDoc_STRVAR(round_tables_doc,
+"round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)\n\n"
+"A generalisation round's counts over one slice of n cases (passes.py _round_counts), added\n"
+"into t0, e0 (int64 per rule) and td, ed (int64, a row of width td.len / 8 / rules per rule):\n"
+"bits holds the condition truth rows (uint64 words, 64 cases a word, padding bits 0), wrong per\n"
+"class the cases of another class; rule i has the rows conds[ptr[i]:ptr[i + 1]] (int32; ptr\n"
+"int64) and the class klass[i] (int32). The recount generalise does after a deletion, over the\n"
+"words where at most one of a rule's conditions holds for no case.");
+
+static PyObject *py_round_tables(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[10];
+    Py_ssize_t n, n_classes;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*w*w*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+                          &v[8]))
+        return NULL;
+    PyObject *out = NULL;
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1, blocks = (W + 63) / 64;
+    int64_t n_rows = W ? v[0].len / 8 / W : 0, width = k > 0 ? v[7].len / 8 / k : 0;
+    n_classes = W ? v[1].len / 8 / W : 0;
+    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[1].len != n_classes * W * 8 || v[4].len != k * 4
+        || v[5].len != k * 8 || v[6].len != k * 8 || v[7].len != k * width * 8 || v[8].len != v[7].len) {
+        PyErr_SetString(PyExc_ValueError, "round_tables: array sizes do not agree");
+        goto done;
+    }
+    const int32_t *conds = v[2].buf, *klass = v[4].buf;
+    const int64_t *ptr = v[3].buf;
+    int64_t longest = check_rule_rows(conds, v[2].len / 4, ptr, k, n_rows, "round_tables");
+    if (longest < 0) goto done;
+    if (longest > width) {
+        PyErr_SetString(PyExc_ValueError, "round_tables: td and ed are narrower than a rule");
+        goto done;
+    }
+    for (int64_t i = 0; i < k; i++)
+        if (klass[i] < 0 || klass[i] >= n_classes) {
+            PyErr_SetString(PyExc_ValueError, "round_tables: a rule's class has no row of wrong cases");
+            goto done;
+        }
+    if (!W) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    g.n = n;
+    g.words = W;
+    g.blocks = blocks;
+    g.bits = v[0].buf;                          /* each rule's rows: bits + row * W (row_key -1) */
+    size_t m1 = (size_t)longest + 1;
+    g.empty = malloc((size_t)(n_rows * blocks) * 8);
+    g.row_key = malloc((size_t)n_rows * 4 + 4);
+    g.levels = malloc(m1 * 4);
+    g.td = malloc(m1 * 8);
+    g.ed = malloc(m1 * 8);
+    g.rows = malloc(m1 * sizeof(*g.rows));
+    g.empties = malloc(m1 * sizeof(*g.empties));
+    g.at = malloc((size_t)W * 8);
+    g.covered = malloc((size_t)W * 8);
+    if (!g.empty || !g.row_key || !g.levels || !g.td || !g.ed || !g.rows || !g.empties || !g.at || !g.covered) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *t0 = v[5].buf, *e0 = v[6].buf, *td = v[7].buf, *ed = v[8].buf;
+    const uint64_t *wrong = v[1].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t j = 0; j < n_rows; j++) {
+        g.row_key[j] = -1;
+        empty_words(&g, g.bits + j * W, g.empty + j * blocks);
+    }
+    for (int64_t i = 0; i < k; i++) {
+        int64_t m = ptr[i + 1] - ptr[i], T0, E0, na;
+        const uint64_t *bad = wrong + klass[i] * W;
+        if (m == 0) {
+            /* no condition: every case (the wrong rows' padding bits are 0) */
+            int64_t wrong_n = 0;
+            for (int64_t w = 0; w < W; w++) wrong_n += popcount_bits(bad[w]);
+            t0[i] += n;
+            e0[i] += wrong_n;
+            continue;
+        }
+        for (int64_t d = 0; d < m; d++) g.levels[d] = conds[ptr[i] + d];
+        tables(&g, m, bad, &T0, &E0, &na);
+        t0[i] += T0;
+        e0[i] += E0;
+        for (int64_t d = 0; d < m; d++) {
+            td[i * width + d] += g.td[d];
+            ed[i * width + d] += g.ed[d];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_NewRef(Py_None);
+done:
+    free(g.empty); free(g.row_key); free(g.levels); free(g.td); free(g.ed);
+    free((void *)g.rows); free((void *)g.empties); free(g.at); free(g.covered);
+    release_views(v, 10);
+    return out;
+}
+
+PyDoc_STRVAR(fire_rows_doc,
+"fire_rows(bits, n, conds, ptr, out)\n\n"
+"Which rules fire on each of a slice's n cases: bits, conds and ptr as round_tables has them;\n"
+"out (uint8, n rows of out.len / n bytes, zeroed by the caller) gets bit i % 8 of byte i // 8\n"
+"of case c's row set when rule i's conditions all hold for case c.");
+
+static PyObject *py_fire_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[4];
+    Py_ssize_t n;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*ny*y*w*", &v[0], &n, &v[1], &v[2], &v[3])) return NULL;
+    PyObject *out = NULL;
+    int64_t W = (n + 63) / 64, k = v[2].len / 8 - 1, stride = n > 0 ? v[3].len / n : 0;
+    int64_t n_rows = W ? v[0].len / 8 / W : 0;
+    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[3].len != n * stride || stride * 8 < k) {
+        PyErr_SetString(PyExc_ValueError, "fire_rows: array sizes do not agree");
+        goto done;
+    }
+    const int32_t *conds = v[1].buf;
+    const int64_t *ptr = v[2].buf;
+    if (check_rule_rows(conds, v[1].len / 4, ptr, k, n_rows, "fire_rows") < 0) goto done;
+    const uint64_t *bits = v[0].buf;
+    uint8_t *row = v[3].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < k; i++) {
+        const int32_t *mine = conds + ptr[i];
+        int64_t m = ptr[i + 1] - ptr[i];
+        uint8_t flag = (uint8_t)(1u << (i & 7));
+        uint8_t *at = row + (i >> 3);
+        for (int64_t w = 0; w < W; w++) {
+            uint64_t cover = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL;
+            /* most words fail some condition early */
+            for (int64_t d = 0; d < m && cover; d++) cover &= bits[(int64_t)mine[d] * W + w];
+            for (; cover; cover &= cover - 1) at[(w * 64 + __builtin_ctzll(cover)) * stride] |= flag;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_NewRef(Py_None);
+done:
+    release_views(v, 4);
+    return out;
+}
+
+/* A row of bytes' hash: FNV-1a over its 8-byte pieces, then mixed. */
+static uint64_t row_hash(const uint8_t *row, int64_t width) {
+    uint64_t h = 1469598103934665603ULL;
+    int64_t i = 0;
+    for (; i + 8 <= width; i += 8) {
+        uint64_t piece;
+        memcpy(&piece, row + i, 8);
+        h = (h ^ piece) * 1099511628211ULL;
+    }
+    for (; i < width; i++) h = (h ^ row[i]) * 1099511628211ULL;
+    return mix(h);
+}
+
+PyDoc_STRVAR(group_rows_doc,
+"group_rows(rows, counts, keys, sums, slots, used) -> (taken, used)\n\n"
+"Add rows of bytes (each keys.len / sums.len * 8 bytes wide) with their counts (int64) into a\n"
+"table of distinct rows: keys (the distinct rows in order of first appearance), sums (int64,\n"
+"their summed counts), slots (int64, a power of two of them, -1 free: open addressing over\n"
+"the keys), `used` of them in use. Stops when the table is full (used == sums.len / 8, which\n"
+"must be less than the slots); returns how many rows it took and the keys now used.");
+
+static PyObject *py_group_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[5];
+    Py_ssize_t used;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*w*w*w*n", &v[0], &v[1], &v[2], &v[3], &v[4], &used)) return NULL;
+    PyObject *out = NULL;
+    int64_t cap = v[3].len / 8, n = v[1].len / 8, n_slots = v[4].len / 8;
+    int64_t width = cap ? v[2].len / cap : 0;
+    if (!cap || width <= 0 || v[2].len != cap * width || v[0].len != n * width || n_slots <= cap
+        || (n_slots & (n_slots - 1)) || used < 0 || used > cap) {
+        PyErr_SetString(PyExc_ValueError, "group_rows: array sizes do not agree");
+        goto done;
+    }
+    const uint8_t *rows = v[0].buf;
+    const int64_t *counts = v[1].buf;
+    uint8_t *keys = v[2].buf;
+    int64_t *sums = v[3].buf, *slot = v[4].buf, mask = n_slots - 1, i = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (; i < n; i++) {
+        const uint8_t *row = rows + i * width;
+        int64_t at = (int64_t)(row_hash(row, width) & (uint64_t)mask);
+        for (;; at = (at + 1) & mask) {
+            int64_t r = slot[at];
+            if (r < 0 || !memcmp(keys + r * width, row, (size_t)width)) break;
+        }
+        if (slot[at] < 0) {
+            if (used == cap) break;
+            slot[at] = used;
+            memcpy(keys + used * width, row, (size_t)width);
+            sums[used++] = 0;
+        }
+        sums[slot[at]] += counts[i];
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_BuildValue("(nn)", (Py_ssize_t)i, used);
+done:
+    release_views(v, 5);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
     {"use_popcnt", py_use_popcnt, METH_O, use_popcnt_doc},
@@ -1909,6 +2134,9 @@ static PyMethodDef methods[] = {
     {"truth_rows", py_truth_rows, METH_VARARGS, truth_rows_doc},
     {"weight_grains", py_weight_grains, METH_VARARGS, weight_grains_doc},
     {"weight_sums", py_weight_sums, METH_VARARGS, weight_sums_doc},
+    {"round_tables", py_round_tables, METH_VARARGS, round_tables_doc},
+    {"fire_rows", py_fire_rows, METH_VARARGS, fire_rows_doc},
+    {"group_rows", py_group_rows, METH_VARARGS, group_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -183,6 +183,15 @@ def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
         yield lo, min(lo + step, batch.n)
 
 
+def _rule_rows(row: np.ndarray, rules: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The compiled module's rule lists: the truth rows (`row`, rows_of) of each rule's
+    conditions one after another (int32), and where each rule's start (int64, one more)."""
+    ptr = np.zeros(len(rules) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rules], out=ptr[1:])
+    flat = row[np.fromiter((c for r in rules for c in r), dtype=np.int64, count=int(ptr[-1]))]
+    return flat.astype(np.int32), ptr
+
+
 def _checked(batch: Dataset, schema: Any) -> None:
     if batch.schema != schema:
         raise InputError(f"{batch.source}: a batch's columns differ from the first batch's")
@@ -200,8 +209,6 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     satisfying all but d). Also tallies the cases into `tallies` when given."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
-    # the rules grouped by their number of conditions: each group's conditions one array
-    by_width = sorted(range(k), key=lambda i: len(levels[rules[i]]))
     t0 = np.zeros(k, dtype=np.int64)
     e0 = np.zeros(k, dtype=np.int64)
     td = np.zeros((k, width), dtype=np.int64)
@@ -209,10 +216,17 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     row = conds.rows_of(c for r in rules for c in levels[r])
     everyone_at = int(row[conds.count])
     groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for m in sorted({len(levels[r]) for r in rules}):
-        at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
-        idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
-        groups.append((at, idx, targets[np.asarray(rules)[at]]))
+    if _native is not None:
+        # the compiled recount (generalise's, rule by rule): each rule's truth rows, one list
+        flat, ptr = _rule_rows(row, [levels[r] for r in rules])
+        klass = targets[np.asarray(rules, dtype=np.int64)].astype(np.int32)
+    else:
+        # the rules grouped by their number of conditions: each group's conditions one array
+        by_width = sorted(range(k), key=lambda i: len(levels[rules[i]]))
+        for m in sorted({len(levels[r]) for r in rules}):
+            at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
+            idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
+            groups.append((at, idx, targets[np.asarray(rules)[at]]))
     for batch in batches():
         _checked(batch, schema)
         if tallies is not None:
@@ -224,49 +238,59 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             bits = conds.truth(batch, lo, hi, row)
             y = batch.y[lo:hi]
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
-            words = bits.shape[1]
-            # words where no case holds for a condition: a word where two of a rule's conditions
-            # hold for no case has no case failing at most one of them, and is skipped
-            empty = (bits == 0).view(np.uint8)
-            for at, idx, klass in groups:
-                m = idx.shape[1]
-                if m == 1:
-                    # all but the one condition: every case
-                    rows, every = at, bits[idx[:, 0]]
-                    bad = wrong[klass]
-                    t0[rows] += np.bitwise_count(every).sum(axis=-1, dtype=np.int64)
-                    e0[rows] += np.bitwise_count(every & bad).sum(axis=-1, dtype=np.int64)
-                    td[rows, 0] += np.bitwise_count(bits[everyone_at]).sum(dtype=np.int64)
-                    ed[rows, 0] += np.bitwise_count(bad & bits[everyone_at]).sum(axis=-1, dtype=np.int64)
-                    continue
-                step = max(1, _WORDS // max(1, m * words))
-                for a in range(0, len(at), step):
-                    mine = idx[a:a + step]
-                    empties = empty[mine[:, 0]].copy()
-                    for j in range(1, m):
-                        empties += empty[mine[:, j]]
-                    pr, pw = np.nonzero(empties <= 1)      # (rule, word) pairs left, by rule
-                    if not len(pr):
-                        continue
-                    g = bits[mine[pr], pw[:, None]]                     # (pairs, m)
-                    before = np.bitwise_and.accumulate(g, axis=1)
-                    after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
-                    # all but d: the conditions before d and those after it
-                    excl = np.empty_like(g)
-                    excl[:, 0] = after[:, 1]
-                    excl[:, m - 1] = before[:, m - 2]
-                    np.bitwise_and(before[:, :m - 2], after[:, 2:], out=excl[:, 1:m - 1])
-                    every = before[:, -1]
-                    bad = wrong[klass[a:a + step][pr], pw]
-                    starts = np.flatnonzero(np.diff(pr, prepend=-1))
-                    rows = at[a:a + step][pr[starts]]
-                    def per_rule(c: np.ndarray) -> np.ndarray:
-                        return np.add.reduceat(c.astype(np.int64), starts, axis=0)
-                    t0[rows] += per_rule(np.bitwise_count(every))
-                    e0[rows] += per_rule(np.bitwise_count(every & bad))
-                    td[rows, :m] += per_rule(np.bitwise_count(excl))
-                    ed[rows, :m] += per_rule(np.bitwise_count(excl & bad[:, None]))
+            if _native is not None:
+                _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, t0, e0, td, ed)
+            else:
+                _count_numpy(bits, wrong, groups, everyone_at, t0, e0, td, ed)
     return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist()
+
+
+def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                 everyone_at: int, t0: np.ndarray, e0: np.ndarray, td: np.ndarray, ed: np.ndarray) -> None:
+    """_round_counts on one slice without the compiled module: the rules grouped by their number
+    of conditions (groups: their places, truth rows and classes), counts added in place."""
+    words = bits.shape[1]
+    # words where no case holds for a condition: a word where two of a rule's conditions
+    # hold for no case has no case failing at most one of them, and is skipped
+    empty = (bits == 0).view(np.uint8)
+    for at, idx, klass in groups:
+        m = idx.shape[1]
+        if m == 1:
+            # all but the one condition: every case
+            rows, every = at, bits[idx[:, 0]]
+            bad = wrong[klass]
+            t0[rows] += np.bitwise_count(every).sum(axis=-1, dtype=np.int64)
+            e0[rows] += np.bitwise_count(every & bad).sum(axis=-1, dtype=np.int64)
+            td[rows, 0] += np.bitwise_count(bits[everyone_at]).sum(dtype=np.int64)
+            ed[rows, 0] += np.bitwise_count(bad & bits[everyone_at]).sum(axis=-1, dtype=np.int64)
+            continue
+        step = max(1, _WORDS // max(1, m * words))
+        for a in range(0, len(at), step):
+            mine = idx[a:a + step]
+            empties = empty[mine[:, 0]].copy()
+            for j in range(1, m):
+                empties += empty[mine[:, j]]
+            pr, pw = np.nonzero(empties <= 1)      # (rule, word) pairs left, by rule
+            if not len(pr):
+                continue
+            g = bits[mine[pr], pw[:, None]]                     # (pairs, m)
+            before = np.bitwise_and.accumulate(g, axis=1)
+            after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
+            # all but d: the conditions before d and those after it
+            excl = np.empty_like(g)
+            excl[:, 0] = after[:, 1]
+            excl[:, m - 1] = before[:, m - 2]
+            np.bitwise_and(before[:, :m - 2], after[:, 2:], out=excl[:, 1:m - 1])
+            every = before[:, -1]
+            bad = wrong[klass[a:a + step][pr], pw]
+            starts = np.flatnonzero(np.diff(pr, prepend=-1))
+            rows = at[a:a + step][pr[starts]]
+            def per_rule(c: np.ndarray) -> np.ndarray:
+                return np.add.reduceat(c.astype(np.int64), starts, axis=0)
+            t0[rows] += per_rule(np.bitwise_count(every))
+            e0[rows] += per_rule(np.bitwise_count(every & bad))
+            td[rows, :m] += per_rule(np.bitwise_count(excl))
+            ed[rows, :m] += per_rule(np.bitwise_count(excl & bad[:, None]))
 
 
 def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *, cf: float = 0.25,
@@ -336,27 +360,33 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
     (patterns, classes, counts): per group, the firing rules as packed bits (bit i: rule live[i]),
     its class and its number of cases."""
     k = len(live)
-    width = max((len(rule_conds[r]) for r in live), default=1)
-    idx = np.full((k, width), conds.count, dtype=np.int64)
-    for i, r in enumerate(live):
-        idx[i, :len(rule_conds[r])] = rule_conds[r]
     row = conds.rows_of(c for r in live for c in rule_conds[r])
-    idx = row[idx]
     nbytes = -(-k // 8)
+    if _native is not None:
+        flat, ptr = _rule_rows(row, [rule_conds[r] for r in live])
+    else:
+        width = max((len(rule_conds[r]) for r in live), default=1)
+        idx = np.full((k, width), conds.count, dtype=np.int64)
+        for i, r in enumerate(live):
+            idx[i, :len(rule_conds[r])] = rule_conds[r]
+        idx = row[idx]
     table = _Groups(nbytes + 2)
     for batch in batches():
         _checked(batch, schema)
         # the slice's firing as bytes, rules x cases, within the bits' budget too
         for lo, hi in _slices(batch, max(int(row.max()) + 1, 8 * k)):
             bits = conds.truth(batch, lo, hi, row)
-            cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
-            step = max(1, _WORDS // max(1, width * bits.shape[1]))
-            for a in range(0, k, step):
-                cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
-            fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
             # a row per case: its pattern's bytes, then its class (2 bytes, big-endian: sorts as numbers)
             case = np.zeros((hi - lo, nbytes + 2), dtype=np.uint8)
-            case[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
+            if _native is not None:
+                _native.fire_rows(bits, hi - lo, flat, ptr, case)
+            else:
+                cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
+                step = max(1, _WORDS // max(1, width * bits.shape[1]))
+                for a in range(0, k, step):
+                    cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
+                fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
+                case[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
             klass = batch.y[lo:hi].astype(np.uint16)
             case[:, nbytes], case[:, nbytes + 1] = klass >> 8, klass & 255
             table.add(case, np.ones(hi - lo, dtype=np.int64))
@@ -365,9 +395,24 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
     return np.ascontiguousarray(keys[:, :nbytes]), classes, counts
 
 
+def _covers(patterns: np.ndarray, k: int) -> list[np.ndarray]:
+    """Per rule i < k, the groups whose pattern has bit i, ascending: read from the pattern
+    bytes that are not 0 (a case fires few rules), not a scan of every group per rule."""
+    if not k:
+        return []
+    group, byte = np.nonzero(patterns)
+    bits = np.unpackbits(patterns[group, byte][:, None], axis=1, bitorder="little").astype(bool)
+    pair, b = np.nonzero(bits)
+    rule = byte[pair] * 8 + b
+    order = np.argsort(rule, kind="stable")       # groups stay ascending within a rule
+    cases = group[pair][order].astype(np.int64)
+    return np.split(cases, np.searchsorted(rule[order], np.arange(1, k)))
+
+
 class _Groups:
-    """Rows of bytes -> summed counts. Rows pile up and are merged (sorted, alike ones added)
-    once they outnumber the merged ones: each row is sorted O(log) times, not once per batch."""
+    """Rows of bytes -> summed counts, memory bounded by the distinct rows. Compiled: a hash
+    table (group_rows), grown by doubling. Without it, rows pile up and are merged (sorted,
+    alike ones added) once they outnumber the merged ones: each row sorted O(log) times."""
 
     def __init__(self, width: int):
         self.width = width
@@ -375,8 +420,29 @@ class _Groups:
         self.counts = np.zeros(0, dtype=np.int64)
         self.pending: list[tuple[np.ndarray, np.ndarray]] = []
         self.waiting = 0
+        self.used = 0
+        if _native is not None:
+            self._grow(1 << 12)
+
+    def _grow(self, cap: int) -> None:
+        keys, counts, used = self.keys[:self.used], self.counts[:self.used], self.used
+        self.keys = np.zeros((cap, self.width), dtype=np.uint8)
+        self.counts = np.zeros(cap, dtype=np.int64)
+        self.slots = np.full(2 * cap, -1, dtype=np.int64)
+        self.used = 0
+        if used:
+            # distinct already: they go in in the same order, and all fit
+            self.used = _native.group_rows(keys, counts, self.keys, self.counts, self.slots, 0)[1]
 
     def add(self, rows: np.ndarray, counts: np.ndarray) -> None:
+        if _native is not None:
+            rows = np.ascontiguousarray(rows)
+            while len(rows):
+                taken, self.used = _native.group_rows(rows, counts, self.keys, self.counts, self.slots, self.used)
+                rows, counts = rows[taken:], counts[taken:]
+                if len(rows):
+                    self._grow(2 * len(self.counts))
+            return
         self.pending.append((rows, counts))
         self.waiting += len(rows)
         if self.waiting >= max(len(self.keys), 1 << 16):
@@ -386,16 +452,24 @@ class _Groups:
         rows = np.concatenate([self.keys] + [r for r, _ in self.pending])
         counts = np.concatenate([self.counts] + [c for _, c in self.pending])
         self.pending, self.waiting = [], 0
-        as_void = np.ascontiguousarray(rows).view(np.dtype((np.void, self.width))).reshape(-1)
-        keys, inverse = np.unique(as_void, return_inverse=True)
+        keys, inverse = np.unique(_as_void(rows), return_inverse=True)
         self.counts = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(keys)).astype(np.int64)
         self.keys = keys.view(np.uint8).reshape(len(keys), self.width)
 
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct rows, ascending, and each one's summed count."""
+        if _native is not None:
+            keys, counts = self.keys[:self.used], self.counts[:self.used]
+            order = np.argsort(_as_void(keys), kind="stable")
+            return keys[order], counts[order]
         if self.pending:
             self._merge()
         return self.keys, self.counts
+
+
+def _as_void(rows: np.ndarray) -> np.ndarray:
+    """Rows of bytes as one void value each (they sort as their bytes do)."""
+    return np.ascontiguousarray(rows).view(np.dtype((np.void, rows.shape[1]))).reshape(-1)
 
 
 # costs in whole multiples of 2^-16: any sum of them over up to 2^30 cases is exact in float64
@@ -436,11 +510,8 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprin
     report.passes += 1
     report.patterns = len(counts)
     report.rows = int(counts.sum())
-    # rule live[i]'s cover: the groups whose pattern has bit i (a byte column, 8 rules, at a time)
-    by_byte = np.ascontiguousarray(patterns.T)
-    for j in range(len(by_byte)):
-        for b, i in enumerate(range(8 * j, min(8 * j + 8, len(live)))):
-            cands[live[i]].cases = np.flatnonzero(by_byte[j] & (1 << b))
+    for i, cover in enumerate(_covers(patterns, len(live))):
+        cands[live[i]].cases = cover
     cases = RuleCases(schema, classes, counts.astype(np.float64), first.costs, tallies.class_n, float(tallies.n),
                       tallies.branch_bits(schema), first.weight_record, fingerprint)
     return rules_from_cases(cands, cases, redundancy=redundancy, annealing=annealing, seed=seed, options=options,
