@@ -24,6 +24,7 @@ from ..data.schema import Dataset
 from ..errors import InputError
 from ..learn.pipeline import RuleCases, rules_from_cases
 from ..tree.node import FlatTree, Node
+from .cases import PackedCases, pack_gaps
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
@@ -113,6 +114,9 @@ class _Conditions:
                     mine &= paths.outcome == side
                 if mine.any():
                     self.groups.append((a, kind, side, np.flatnonzero(mine)))
+        # per attribute, its threshold conditions of either side (their cuts' rows made at once)
+        self.thresholds = {a: np.flatnonzero((paths.attribute == a) & (paths.kind == THRESHOLD))
+                           for a in np.unique(paths.attribute).tolist()}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -148,23 +152,54 @@ class _Conditions:
         places, and of all those cases (an empty condition list's truth); padding bits 0.
         Unknown values satisfy no condition."""
         p = self.paths
-        out = np.zeros((int(row[self.count]) + 1, -(-(hi - lo) // 64)), dtype=np.uint64)
-        out[row[self.count]] = _bits(np.ones((1, hi - lo), dtype=bool))[0]
+        n = hi - lo
+        words = -(-n // 64)
+        out = np.zeros((int(row[self.count]) + 1, words), dtype=np.uint64)
+        out[row[self.count]] = _value_rows(np.zeros(n, dtype=np.int64), 1, words)[0]
+        made: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows
         for a, kind, side, mine in self.groups:
             mine = mine[row[mine] >= 0]
             if not len(mine):
                 continue
             col = batch.columns[a][lo:hi]
-            if kind == THRESHOLD:
-                with np.errstate(invalid="ignore"):
-                    block = (np.less_equal if side == 0 else np.greater)(col[None, :], p.cut[mine][:, None])
-            elif kind == DISCRETE:
-                block = np.equal(col[None, :], p.outcome[mine][:, None])
-            else:
-                block = np.stack([self.condition(c).holds(col) for c in mine.tolist()])
             start = row[mine[0]]
-            out[start:start + len(mine)] = _bits(block)
+            block = out[start:start + len(mine)]
+            if kind == THRESHOLD:
+                if a not in made:
+                    made[a] = _at_most_rows(col, np.unique(p.cut[self.thresholds[a][row[self.thresholds[a]] >= 0]]),
+                                            words)
+                cuts, at_most, known = made[a]
+                at = at_most[np.searchsorted(cuts, p.cut[mine])]
+                # x > cut: the known cases not at most it
+                block[:] = at if side == 0 else ~at & known
+            elif kind == DISCRETE:
+                values = p.outcome[mine]
+                block[:] = _value_rows(col, int(values.max()) + 1, words)[values]
+            else:
+                block[:] = _bits(np.stack([self.condition(c).holds(col) for c in mine.tolist()]))
         return out
+
+
+def _at_most_rows(col: np.ndarray, cuts: np.ndarray, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cuts, at_most, known): per cut (ascending, distinct) the cases valued at most it, and the
+    known cases, as bit rows. A case ranked j (j cuts below its value) is at most every cut from
+    the j-th: each row is the running OR of the rows per rank, not every case against every cut."""
+    rank = np.searchsorted(cuts, col, side="left")      # unknown (NaN): past the end, in no row
+    at_most = np.bitwise_or.accumulate(_value_rows(rank, len(cuts), words), axis=0)
+    return cuts, at_most, _value_rows(np.where(np.isnan(col), -1, 0), 1, words)[0]
+
+
+def _value_rows(slot: np.ndarray, n_slots: int, words: int) -> np.ndarray:
+    """(n_slots, words) bit rows: row s has the cases whose slot is s (others, e.g. -1: none),
+    64 a word, little-endian. Each case is one bit of one word: the words are sums of distinct
+    powers of two, counted as two 32-bit halves (exact in float64) by bincount."""
+    case = np.flatnonzero((slot >= 0) & (slot < n_slots))
+    key = slot[case].astype(np.int64) * words + (case >> 6)
+    bit = (case & 63).astype(np.float64)
+    size = n_slots * words
+    low = np.bincount(key, weights=np.where(bit < 32, np.exp2(bit), 0.0), minlength=size)
+    high = np.bincount(key, weights=np.where(bit >= 32, np.exp2(bit - 32), 0.0), minlength=size)
+    return (low.astype(np.uint64) | (high.astype(np.uint64) << np.uint64(32))).reshape(n_slots, words)
 
 
 def _bits(rows: np.ndarray) -> np.ndarray:
@@ -392,12 +427,14 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
             table.add(case, np.ones(hi - lo, dtype=np.int64))
     keys, counts = table.merged()
     classes = keys[:, nbytes].astype(np.int64) * 256 + keys[:, nbytes + 1]
-    return np.ascontiguousarray(keys[:, :nbytes]), classes, counts
+    return keys[:, :nbytes], classes, counts
 
 
-def _covers(patterns: np.ndarray, k: int) -> list[np.ndarray]:
+def _covers(patterns: np.ndarray, k: int) -> list[PackedCases]:
     """Per rule i < k, the groups whose pattern has bit i, ascending: read from the pattern
-    bytes that are not 0 (a case fires few rules), not a scan of every group per rule."""
+    bytes that are not 0 (a case fires few rules), not a scan of every group per rule; packed
+    (cases.py) one rule after another in one buffer, as the compiled generalisation hands its
+    covers to the subset search."""
     if not k:
         return []
     group, byte = np.nonzero(patterns)
@@ -406,7 +443,15 @@ def _covers(patterns: np.ndarray, k: int) -> list[np.ndarray]:
     rule = byte[pair] * 8 + b
     order = np.argsort(rule, kind="stable")       # groups stay ascending within a rule
     cases = group[pair][order].astype(np.int64)
-    return np.split(cases, np.searchsorted(rule[order], np.arange(1, k)))
+    starts = np.searchsorted(rule[order], np.arange(k + 1))
+    gaps = np.diff(cases, prepend=0)
+    first = starts[:-1][starts[:-1] < starts[1:]]
+    gaps[first] = cases[first]                    # each list's first number as itself
+    data = pack_gaps(gaps.astype(np.uint64))
+    # where each list's bytes start: the bytes of the numbers before it
+    ends = np.concatenate([[0], np.cumsum((data < 128).astype(np.int64))])
+    at = np.searchsorted(ends, starts)
+    return [PackedCases(data, int(at[i]), int(at[i + 1]), int(starts[i + 1] - starts[i])) for i in range(k)]
 
 
 class _Groups:
@@ -457,11 +502,10 @@ class _Groups:
         self.keys = keys.view(np.uint8).reshape(len(keys), self.width)
 
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct rows, ascending, and each one's summed count."""
+        """The distinct rows and each one's summed count: compiled, in the order the rows first
+        came (the later stages read sums of whole counts, the same in any order); else ascending."""
         if _native is not None:
-            keys, counts = self.keys[:self.used], self.counts[:self.used]
-            order = np.argsort(_as_void(keys), kind="stable")
-            return keys[order], counts[order]
+            return self.keys[:self.used], self.counts[:self.used]
         if self.pending:
             self._merge()
         return self.keys, self.counts
