@@ -2019,109 +2019,148 @@ done:
     return out;
 }
 
-PyDoc_STRVAR(fire_rows_doc,
-"fire_rows(bits, n, conds, ptr, out)\n\n"
-"Which rules fire on each of a slice's n cases: bits, conds and ptr as round_tables has them;\n"
-"out (uint8, n rows of out.len / n bytes, zeroed by the caller) gets bit i % 8 of byte i // 8\n"
-"of case c's row set when rule i's conditions all hold for case c.");
+PyDoc_STRVAR(fire_lists_doc,
+"fire_lists(bits, n, conds, ptr, klass, at) -> ids\n\n"
+"Which rules fire on each of a slice's n cases, as lists: bits, conds and ptr as round_tables\n"
+"has them, klass the cases' classes (int32); case c's list, ids[at[c]:at[c + 1]] (int32; at:\n"
+"int64, n + 1, written), is its class and then the rules whose conditions all hold for it,\n"
+"ascending.");
 
-static PyObject *py_fire_rows(PyObject *self, PyObject *args) {
+static PyObject *py_fire_lists(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[4];
+    Py_buffer v[5];
     Py_ssize_t n;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*ny*y*w*", &v[0], &n, &v[1], &v[2], &v[3])) return NULL;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4])) return NULL;
     PyObject *out = NULL;
-    int64_t W = (n + 63) / 64, k = v[2].len / 8 - 1, stride = n > 0 ? v[3].len / n : 0;
+    int64_t W = (n + 63) / 64, k = v[2].len / 8 - 1;
     int64_t n_rows = W ? v[0].len / 8 / W : 0;
-    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[3].len != n * stride || stride * 8 < k) {
-        PyErr_SetString(PyExc_ValueError, "fire_rows: array sizes do not agree");
+    int32_t *cases = NULL;
+    int64_t *rule_at = NULL, n_pairs = 0, cap = 0;
+    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[3].len != n * 4 || v[4].len != (n + 1) * 8) {
+        PyErr_SetString(PyExc_ValueError, "fire_lists: array sizes do not agree");
         goto done;
     }
-    const int32_t *conds = v[1].buf;
+    const int32_t *conds = v[1].buf, *klass = v[3].buf;
     const int64_t *ptr = v[2].buf;
-    if (check_rule_rows(conds, v[1].len / 4, ptr, k, n_rows, "fire_rows") < 0) goto done;
+    if (check_rule_rows(conds, v[1].len / 4, ptr, k, n_rows, "fire_lists") < 0) goto done;
     const uint64_t *bits = v[0].buf;
-    uint8_t *row = v[3].buf;
+    int64_t *at = v[4].buf;
+    int failed = 0;
+    rule_at = malloc((size_t)(k + 1) * 8);
+    if (!rule_at) {
+        PyErr_NoMemory();
+        goto done;
+    }
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t i = 0; i < k; i++) {
+    /* the (rule, case) pairs rule by rule, then placed case by case (a counting sort: each
+       case's rules stay ascending) */
+    for (int64_t i = 0; i < k && !failed; i++) {
         const int32_t *mine = conds + ptr[i];
         int64_t m = ptr[i + 1] - ptr[i];
-        uint8_t flag = (uint8_t)(1u << (i & 7));
-        uint8_t *at = row + (i >> 3);
-        for (int64_t w = 0; w < W; w++) {
+        rule_at[i] = n_pairs;
+        for (int64_t w = 0; w < W && !failed; w++) {
             uint64_t cover = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL;
             /* most words fail some condition early */
             for (int64_t d = 0; d < m && cover; d++) cover &= bits[(int64_t)mine[d] * W + w];
-            for (; cover; cover &= cover - 1) at[(w * 64 + __builtin_ctzll(cover)) * stride] |= flag;
+            for (; cover; cover &= cover - 1) {
+                if (n_pairs == cap) {
+                    int32_t *more = realloc(cases, (size_t)(cap = cap ? 2 * cap : 1 << 16) * 4);
+                    if (!more) {
+                        failed = 1;
+                        break;
+                    }
+                    cases = more;
+                }
+                cases[n_pairs++] = (int32_t)(w * 64 + __builtin_ctzll(cover));
+            }
         }
     }
+    rule_at[k] = n_pairs;
+    if (!failed) {
+        for (int64_t c = 0; c <= n; c++) at[c] = 0;
+        for (int64_t j = 0; j < n_pairs; j++) at[cases[j] + 1]++;
+        for (int64_t c = 0; c < n; c++) at[c + 1] += at[c] + 1;    /* + its class */
+    }
     Py_END_ALLOW_THREADS
-    out = Py_NewRef(Py_None);
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(at[n] * 4));
+    if (!out) goto done;
+    int32_t *ids = (int32_t *)PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t c = 0; c < n; c++) ids[at[c]] = klass[c];
+    /* each case's next free place: after its class, advanced as its rules come */
+    for (int64_t c = 0; c < n; c++) at[c]++;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = rule_at[i]; j < rule_at[i + 1]; j++) ids[at[cases[j]]++] = (int32_t)i;
+    /* back to the starts: each case's place is now its successor's start */
+    for (int64_t c = n; c > 0; c--) at[c] = at[c - 1];
+    at[0] = 0;
+    Py_END_ALLOW_THREADS
 done:
-    release_views(v, 4);
+    free(cases);
+    free(rule_at);
+    release_views(v, 5);
     return out;
 }
 
-/* A row of bytes' hash: FNV-1a over its 8-byte pieces, then mixed. */
-static uint64_t row_hash(const uint8_t *row, int64_t width) {
-    uint64_t h = 1469598103934665603ULL;
-    int64_t i = 0;
-    for (; i + 8 <= width; i += 8) {
-        uint64_t piece;
-        memcpy(&piece, row + i, 8);
-        h = (h ^ piece) * 1099511628211ULL;
-    }
-    for (; i < width; i++) h = (h ^ row[i]) * 1099511628211ULL;
-    return mix(h);
-}
+PyDoc_STRVAR(group_lists_doc,
+"group_lists(at, ids, counts, key_at, keys, sums, slots, used) -> (taken, used)\n\n"
+"Add lists of int32 (list i: ids[at[i]:at[i + 1]], at int64) with their counts (int64) into a\n"
+"table of distinct lists: keys[key_at[j]:key_at[j + 1]] (key_at: int64, one more than the lists\n"
+"the table can hold; keys: int32) in order of first appearance, sums (int64) their summed\n"
+"counts, slots (int64, a power of two of them, more than the lists, -1 free: open addressing),\n"
+"`used` lists in use. Stops when the table's lists or its keys' room are full; returns how\n"
+"many lists it took and the lists now used (their numbers end at key_at[used]).");
 
-PyDoc_STRVAR(group_rows_doc,
-"group_rows(rows, counts, keys, sums, slots, used) -> (taken, used)\n\n"
-"Add rows of bytes (each keys.len / sums.len * 8 bytes wide) with their counts (int64) into a\n"
-"table of distinct rows: keys (the distinct rows in order of first appearance), sums (int64,\n"
-"their summed counts), slots (int64, a power of two of them, -1 free: open addressing over\n"
-"the keys), `used` of them in use. Stops when the table is full (used == sums.len / 8, which\n"
-"must be less than the slots); returns how many rows it took and the keys now used.");
-
-static PyObject *py_group_rows(PyObject *self, PyObject *args) {
+static PyObject *py_group_lists(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[5];
+    Py_buffer v[7];
     Py_ssize_t used;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*w*w*w*n", &v[0], &v[1], &v[2], &v[3], &v[4], &used)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*w*n", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &used))
+        return NULL;
     PyObject *out = NULL;
-    int64_t cap = v[3].len / 8, n = v[1].len / 8, n_slots = v[4].len / 8;
-    int64_t width = cap ? v[2].len / cap : 0;
-    if (!cap || width <= 0 || v[2].len != cap * width || v[0].len != n * width || n_slots <= cap
-        || (n_slots & (n_slots - 1)) || used < 0 || used > cap) {
-        PyErr_SetString(PyExc_ValueError, "group_rows: array sizes do not agree");
+    int64_t n = v[2].len / 8, cap = v[5].len / 8, room = v[4].len / 4, n_slots = v[6].len / 8;
+    const int64_t *at = v[0].buf;
+    int64_t *key_at = v[3].buf;
+    int ok = v[0].len == (n + 1) * 8 && v[3].len == (cap + 1) * 8 && cap > 0 && n_slots > cap
+             && !(n_slots & (n_slots - 1)) && used >= 0 && used <= cap && at[0] == 0 && at[n] == v[1].len / 4
+             && key_at[0] == 0 && key_at[used] <= room;
+    for (int64_t i = 0; ok && i < n; i++) ok = at[i + 1] >= at[i];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "group_lists: array sizes do not agree");
         goto done;
     }
-    const uint8_t *rows = v[0].buf;
-    const int64_t *counts = v[1].buf;
-    uint8_t *keys = v[2].buf;
-    int64_t *sums = v[3].buf, *slot = v[4].buf, mask = n_slots - 1, i = 0;
+    const int32_t *ids = v[1].buf;
+    const int64_t *counts = v[2].buf;
+    int32_t *keys = v[4].buf;
+    int64_t *sums = v[5].buf, *slot = v[6].buf, mask = n_slots - 1, i = 0;
     Py_BEGIN_ALLOW_THREADS
     for (; i < n; i++) {
-        const uint8_t *row = rows + i * width;
-        int64_t at = (int64_t)(row_hash(row, width) & (uint64_t)mask);
-        for (;; at = (at + 1) & mask) {
-            int64_t r = slot[at];
-            if (r < 0 || !memcmp(keys + r * width, row, (size_t)width)) break;
+        const int32_t *list = ids + at[i];
+        int64_t len = at[i + 1] - at[i], s = (int64_t)(mix(key_hash(list, len)) & (uint64_t)mask);
+        for (;; s = (s + 1) & mask) {
+            int64_t r = slot[s];
+            if (r < 0 || (key_at[r + 1] - key_at[r] == len && !memcmp(keys + key_at[r], list, (size_t)len * 4)))
+                break;
         }
-        if (slot[at] < 0) {
-            if (used == cap) break;
-            slot[at] = used;
-            memcpy(keys + used * width, row, (size_t)width);
+        if (slot[s] < 0) {
+            if (used == cap || key_at[used] + len > room) break;
+            slot[s] = used;
+            memcpy(keys + key_at[used], list, (size_t)len * 4);
+            key_at[used + 1] = key_at[used] + len;
             sums[used++] = 0;
         }
-        sums[slot[at]] += counts[i];
+        sums[slot[s]] += counts[i];
     }
     Py_END_ALLOW_THREADS
     out = Py_BuildValue("(nn)", (Py_ssize_t)i, used);
 done:
-    release_views(v, 5);
+    release_views(v, 7);
     return out;
 }
 
@@ -2135,8 +2174,8 @@ static PyMethodDef methods[] = {
     {"weight_grains", py_weight_grains, METH_VARARGS, weight_grains_doc},
     {"weight_sums", py_weight_sums, METH_VARARGS, weight_sums_doc},
     {"round_tables", py_round_tables, METH_VARARGS, round_tables_doc},
-    {"fire_rows", py_fire_rows, METH_VARARGS, fire_rows_doc},
-    {"group_rows", py_group_rows, METH_VARARGS, group_rows_doc},
+    {"fire_lists", py_fire_lists, METH_VARARGS, fire_lists_doc},
+    {"group_lists", py_group_lists, METH_VARARGS, group_lists_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -391,58 +391,70 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
 
 def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int], batches: Batches,
                  n_classes: int, schema: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One pass: the cases grouped by (which of the rules `live` fire on them, class). Returns
-    (patterns, classes, counts): per group, the firing rules as packed bits (bit i: rule live[i]),
-    its class and its number of cases."""
+    """One pass: the cases grouped by (class, which of the rules `live` fire on them). Returns
+    (at, ids, counts): group g's class and then its firing rules (i: rule live[i]), ascending,
+    are ids[at[g]:at[g + 1]]; counts[g] its number of cases. Compiled, the groups come in the
+    order they are first seen (the later stages read sums of whole counts, alike in any order)."""
     k = len(live)
     row = conds.rows_of(c for r in live for c in rule_conds[r])
-    nbytes = -(-k // 8)
     if _native is not None:
         flat, ptr = _rule_rows(row, [rule_conds[r] for r in live])
-    else:
-        width = max((len(rule_conds[r]) for r in live), default=1)
-        idx = np.full((k, width), conds.count, dtype=np.int64)
-        for i, r in enumerate(live):
-            idx[i, :len(rule_conds[r])] = rule_conds[r]
-        idx = row[idx]
+        lists = _Lists()
+        for batch in batches():
+            _checked(batch, schema)
+            for lo, hi in _slices(batch, int(row.max()) + 1):
+                at = np.empty(hi - lo + 1, dtype=np.int64)
+                ids = _native.fire_lists(conds.truth(batch, lo, hi, row), hi - lo, flat, ptr,
+                                         batch.y[lo:hi].astype(np.int32), at)
+                lists.add(at, np.frombuffer(ids, dtype=np.int32), np.ones(hi - lo, dtype=np.int64))
+        return lists.merged()
+    nbytes = -(-k // 8)
+    width = max((len(rule_conds[r]) for r in live), default=1)
+    idx = np.full((k, width), conds.count, dtype=np.int64)
+    for i, r in enumerate(live):
+        idx[i, :len(rule_conds[r])] = rule_conds[r]
+    idx = row[idx]
     table = _Groups(nbytes + 2)
     for batch in batches():
         _checked(batch, schema)
         # the slice's firing as bytes, rules x cases, within the bits' budget too
         for lo, hi in _slices(batch, max(int(row.max()) + 1, 8 * k)):
             bits = conds.truth(batch, lo, hi, row)
-            # a row per case: its pattern's bytes, then its class (2 bytes, big-endian: sorts as numbers)
+            cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
+            step = max(1, _WORDS // max(1, width * bits.shape[1]))
+            for a in range(0, k, step):
+                cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
+            fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
+            # a row per case: its class (2 bytes, big-endian: sorts as numbers), then its pattern's bytes
             case = np.zeros((hi - lo, nbytes + 2), dtype=np.uint8)
-            if _native is not None:
-                _native.fire_rows(bits, hi - lo, flat, ptr, case)
-            else:
-                cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
-                step = max(1, _WORDS // max(1, width * bits.shape[1]))
-                for a in range(0, k, step):
-                    cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
-                fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
-                case[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
+            case[:, 2:] = np.packbits(fire.T, axis=1, bitorder="little")
             klass = batch.y[lo:hi].astype(np.uint16)
-            case[:, nbytes], case[:, nbytes + 1] = klass >> 8, klass & 255
+            case[:, 0], case[:, 1] = klass >> 8, klass & 255
             table.add(case, np.ones(hi - lo, dtype=np.int64))
     keys, counts = table.merged()
-    classes = keys[:, nbytes].astype(np.int64) * 256 + keys[:, nbytes + 1]
-    return keys[:, :nbytes], classes, counts
+    # as lists: per group an entry for its class, then one per set bit, ordered by group
+    group, rule = np.nonzero(np.unpackbits(keys[:, 2:], axis=1, bitorder="little", count=k).astype(bool))
+    groups = np.concatenate([np.arange(len(keys)), group])
+    ids = np.concatenate([keys[:, 0].astype(np.int64) * 256 + keys[:, 1], rule])
+    first = np.concatenate([np.zeros(len(keys), dtype=np.int64), np.ones(len(rule), dtype=np.int64)])
+    ids = ids[np.lexsort((ids, first, groups))].astype(np.int32)
+    at = np.concatenate([[0], np.cumsum(np.bincount(groups, minlength=len(keys)))])
+    return at, ids, counts
 
 
-def _covers(patterns: np.ndarray, k: int) -> list[PackedCases]:
-    """Per rule i < k, the groups whose pattern has bit i, ascending: read from the pattern
-    bytes that are not 0 (a case fires few rules), not a scan of every group per rule; packed
-    (cases.py) one rule after another in one buffer, as the compiled generalisation hands its
-    covers to the subset search."""
+def _covers(at: np.ndarray, ids: np.ndarray, k: int) -> list[PackedCases]:
+    """Per rule i < k, the groups it fires on (firing_table's lists), ascending; packed (cases.py)
+    one rule after another in one buffer, as the compiled generalisation hands its covers to
+    the subset search."""
     if not k:
         return []
-    group, byte = np.nonzero(patterns)
-    bits = np.unpackbits(patterns[group, byte][:, None], axis=1, bitorder="little").astype(bool)
-    pair, b = np.nonzero(bits)
-    rule = byte[pair] * 8 + b
+    lens = np.diff(at)
+    group = np.repeat(np.arange(len(lens)), lens)
+    fired = np.ones(len(ids), dtype=bool)
+    fired[at[:-1][lens > 0]] = False              # each list's class
+    rule, group = ids[fired], group[fired]
     order = np.argsort(rule, kind="stable")       # groups stay ascending within a rule
-    cases = group[pair][order].astype(np.int64)
+    cases = group[order].astype(np.int64)
     starts = np.searchsorted(rule[order], np.arange(k + 1))
     gaps = np.diff(cases, prepend=0)
     first = starts[:-1][starts[:-1] < starts[1:]]
@@ -450,14 +462,54 @@ def _covers(patterns: np.ndarray, k: int) -> list[PackedCases]:
     data = pack_gaps(gaps.astype(np.uint64))
     # where each list's bytes start: the bytes of the numbers before it
     ends = np.concatenate([[0], np.cumsum((data < 128).astype(np.int64))])
-    at = np.searchsorted(ends, starts)
-    return [PackedCases(data, int(at[i]), int(at[i + 1]), int(starts[i + 1] - starts[i])) for i in range(k)]
+    byte_at = np.searchsorted(ends, starts)
+    return [PackedCases(data, int(byte_at[i]), int(byte_at[i + 1]), int(starts[i + 1] - starts[i]))
+            for i in range(k)]
+
+
+class _Lists:
+    """Lists of int32 -> summed counts in a compiled hash table (group_lists), memory bounded
+    by the distinct lists; its lists and their room grown by doubling."""
+
+    def __init__(self) -> None:
+        self.used = 0
+        self.key_at = np.zeros(1, dtype=np.int64)
+        self.keys = np.zeros(0, dtype=np.int32)
+        self.sums = np.zeros(0, dtype=np.int64)
+        self._grow(1 << 12, 1 << 16)
+
+    def _grow(self, cap: int, room: int) -> None:
+        used, key_at, keys, sums = self.used, self.key_at[:self.used + 1], self.keys, self.sums[:self.used]
+        self.key_at = np.zeros(cap + 1, dtype=np.int64)
+        self.keys = np.zeros(room, dtype=np.int32)
+        self.sums = np.zeros(cap, dtype=np.int64)
+        self.slots = np.full(2 * cap, -1, dtype=np.int64)
+        self.used = 0
+        if used:
+            # distinct already: they go in in the same order, and all fit
+            self.used = _native.group_lists(key_at, keys[:key_at[-1]], sums, self.key_at, self.keys, self.sums,
+                                            self.slots, 0)[1]
+
+    def add(self, at: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
+        while len(counts):
+            taken, self.used = _native.group_lists(at, ids, counts, self.key_at, self.keys, self.sums, self.slots,
+                                                   self.used)
+            if taken == len(counts):
+                return
+            # full: more lists, or more room (at least for the list that did not fit)
+            need = int(self.key_at[self.used] + at[taken + 1] - at[taken])
+            cap = len(self.sums) * (2 if self.used == len(self.sums) else 1)
+            self._grow(cap, max(len(self.keys) * (2 if need > len(self.keys) else 1), need))
+            at, ids, counts = at[taken:] - at[taken], ids[at[taken]:], counts[taken:]
+
+    def merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct lists (key_at, keys) in the order first seen, and each one's summed count."""
+        return self.key_at[:self.used + 1], self.keys[:self.key_at[self.used]], self.sums[:self.used]
 
 
 class _Groups:
-    """Rows of bytes -> summed counts, memory bounded by the distinct rows. Compiled: a hash
-    table (group_rows), grown by doubling. Without it, rows pile up and are merged (sorted,
-    alike ones added) once they outnumber the merged ones: each row sorted O(log) times."""
+    """Rows of bytes -> summed counts, without the compiled module: rows pile up and are merged
+    (sorted, alike ones added) once they outnumber the merged ones: each row sorted O(log) times."""
 
     def __init__(self, width: int):
         self.width = width
@@ -465,29 +517,8 @@ class _Groups:
         self.counts = np.zeros(0, dtype=np.int64)
         self.pending: list[tuple[np.ndarray, np.ndarray]] = []
         self.waiting = 0
-        self.used = 0
-        if _native is not None:
-            self._grow(1 << 12)
-
-    def _grow(self, cap: int) -> None:
-        keys, counts, used = self.keys[:self.used], self.counts[:self.used], self.used
-        self.keys = np.zeros((cap, self.width), dtype=np.uint8)
-        self.counts = np.zeros(cap, dtype=np.int64)
-        self.slots = np.full(2 * cap, -1, dtype=np.int64)
-        self.used = 0
-        if used:
-            # distinct already: they go in in the same order, and all fit
-            self.used = _native.group_rows(keys, counts, self.keys, self.counts, self.slots, 0)[1]
 
     def add(self, rows: np.ndarray, counts: np.ndarray) -> None:
-        if _native is not None:
-            rows = np.ascontiguousarray(rows)
-            while len(rows):
-                taken, self.used = _native.group_rows(rows, counts, self.keys, self.counts, self.slots, self.used)
-                rows, counts = rows[taken:], counts[taken:]
-                if len(rows):
-                    self._grow(2 * len(self.counts))
-            return
         self.pending.append((rows, counts))
         self.waiting += len(rows)
         if self.waiting >= max(len(self.keys), 1 << 16):
@@ -497,23 +528,16 @@ class _Groups:
         rows = np.concatenate([self.keys] + [r for r, _ in self.pending])
         counts = np.concatenate([self.counts] + [c for _, c in self.pending])
         self.pending, self.waiting = [], 0
-        keys, inverse = np.unique(_as_void(rows), return_inverse=True)
+        as_void = np.ascontiguousarray(rows).view(np.dtype((np.void, self.width))).reshape(-1)
+        keys, inverse = np.unique(as_void, return_inverse=True)
         self.counts = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(keys)).astype(np.int64)
         self.keys = keys.view(np.uint8).reshape(len(keys), self.width)
 
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct rows and each one's summed count: compiled, in the order the rows first
-        came (the later stages read sums of whole counts, the same in any order); else ascending."""
-        if _native is not None:
-            return self.keys[:self.used], self.counts[:self.used]
+        """The distinct rows, ascending, and each one's summed count."""
         if self.pending:
             self._merge()
         return self.keys, self.counts
-
-
-def _as_void(rows: np.ndarray) -> np.ndarray:
-    """Rows of bytes as one void value each (they sort as their bytes do)."""
-    return np.ascontiguousarray(rows).view(np.dtype((np.void, rows.shape[1]))).reshape(-1)
 
 
 # costs in whole multiples of 2^-16: any sum of them over up to 2^30 cases is exact in float64
@@ -550,11 +574,12 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprin
         tree, batches, schema, cf=cf, fisher=None if fisher is None else fisher / 100, report=report)
     # rules that never fire (error above 0.7) cover nothing any later stage reads
     live = [i for i, r in enumerate(cands) if fires(r)]
-    patterns, classes, counts = firing_table(conds, rule_conds, live, batches, len(schema.classes), schema)
+    at, ids, counts = firing_table(conds, rule_conds, live, batches, len(schema.classes), schema)
+    classes = ids[at[:-1]].astype(np.int64)
     report.passes += 1
     report.patterns = len(counts)
     report.rows = int(counts.sum())
-    for i, cover in enumerate(_covers(patterns, len(live))):
+    for i, cover in enumerate(_covers(at, ids, len(live))):
         cands[live[i]].cases = cover
     cases = RuleCases(schema, classes, counts.astype(np.float64), first.costs, tallies.class_n, float(tallies.n),
                       tallies.branch_bits(schema), first.weight_record, fingerprint)

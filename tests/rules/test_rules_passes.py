@@ -157,29 +157,34 @@ def test_round_tables_equal_numpy_counts():
         passes._native.round_tables(bits, n, wrong, flat + n_rows, ptr, klass.astype(np.int32), t0, e0, td, ed)
 
 
-def test_fire_rows_and_group_rows():
+def test_fire_lists_and_group_lists():
     from c45rules.rules import passes
     if passes._native is None:
         pytest.skip("no compiled module")
     rng = np.random.default_rng(8)
     n, n_rows = 9000, 6
     truth = rng.random((n_rows, n)) < 0.6
-    rules = [[0], [1, 2], [3, 4, 5], [0, 5], [], [2, 3], [1], [4], [0, 1, 2, 3]]   # 9 rules: two bytes
+    rules = [[0], [1, 2], [3, 4, 5], [0, 5], [], [2, 3], [1], [4], [0, 1, 2, 3]]
     flat, ptr = passes._rule_rows(np.arange(n_rows), rules)
-    rows = np.zeros((n, 3), dtype=np.uint8)
-    passes._native.fire_rows(passes._bits(truth), n, flat, ptr, rows)
+    y = rng.integers(0, 300, n).astype(np.int32)
+    at = np.empty(n + 1, dtype=np.int64)
+    ids = np.frombuffer(passes._native.fire_lists(passes._bits(truth), n, flat, ptr, y, at), dtype=np.int32)
     fire = np.stack([truth[r].all(axis=0) for r in rules], axis=1)
-    assert (rows[:, :2] == np.packbits(fire, axis=1, bitorder="little")).all() and not rows[:, 2].any()
-    # grouping across several doublings of the table: the distinct rows in first-seen order
-    rows[:, 2] = rng.integers(0, 256, n)
-    groups = passes._Groups(3)
+    lists = [ids[at[c]:at[c + 1]].tolist() for c in range(n)]
+    assert lists == [[int(y[c])] + np.flatnonzero(fire[c]).tolist() for c in range(n)]
+    # grouping across several doublings of the table (lists and room): the distinct lists in
+    # first-seen order, each with its summed count
+    table = passes._Lists()
     for lo in range(0, n, 500):
-        groups.add(rows[lo:lo + 500], np.full(len(rows[lo:lo + 500]), 2, dtype=np.int64))
-    keys, counts = groups.merged()
-    distinct, first, inverse = np.unique(passes._as_void(rows), return_index=True, return_inverse=True)
-    assert len(keys) == len(distinct) > 4096     # grown past the first table's size
-    assert (keys == rows[np.sort(first)]).all()
-    assert (counts == 2 * np.bincount(inverse.reshape(-1))[np.argsort(first)]).all()
+        hi = min(lo + 500, n)
+        table.add(at[lo:hi + 1] - at[lo], ids[at[lo]:at[hi]], np.full(hi - lo, 2, dtype=np.int64))
+    key_at, keys, sums = table.merged()
+    seen: dict[tuple, int] = {}
+    for one in lists:
+        seen[tuple(one)] = seen.get(tuple(one), 0) + 2
+    assert len(seen) > 4096       # past the first table's lists
+    assert [tuple(keys[key_at[g]:key_at[g + 1]].tolist()) for g in range(len(sums))] == list(seen)
+    assert sums.tolist() == list(seen.values())
 
 
 def test_threshold_and_value_rows():
@@ -198,6 +203,8 @@ def test_packed_covers_are_the_groups_of_each_rule():
     from c45rules.rules import passes
     rng = np.random.default_rng(2)
     fire = rng.random((5000, 21)) < rng.choice([0.0, 0.001, 0.3], size=21)
-    covers = passes._covers(np.packbits(fire, axis=1, bitorder="little"), 21)
+    at = np.concatenate([[0], np.cumsum(1 + fire.sum(axis=1))])
+    ids = np.concatenate([[7] + np.flatnonzero(f).tolist() for f in fire]).astype(np.int32)
+    covers = passes._covers(at, ids, 21)
     assert [c.unpack(np.int64).tolist() for c in covers] == [np.flatnonzero(f).tolist() for f in fire.T]
     assert len({id(c.data) for c in covers}) == 1      # one buffer: the subset search reads it in place
