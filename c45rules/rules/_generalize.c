@@ -2164,6 +2164,31 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(value_rows_doc,
+"value_rows(slot, out)\n\n"
+"Bit rows by value: out (uint64, n_slots rows of words, zeroed by the caller) gets bit i % 64\n"
+"of word i // 64 of row slot[i] set for each case i (slot: int64; outside 0..n_slots-1: none).");
+
+static PyObject *py_value_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[2];
+    Py_ssize_t n_slots;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*nw*", &v[0], &n_slots, &v[1])) return NULL;
+    int64_t n = v[0].len / 8, W = (n + 63) / 64;
+    if (n_slots < 0 || v[1].len != n_slots * W * 8) {
+        PyErr_SetString(PyExc_ValueError, "value_rows: array sizes do not agree");
+        release_views(v, 2);
+        return NULL;
+    }
+    const int64_t *slot = v[0].buf;
+    uint64_t *out = v[1].buf;
+    for (int64_t i = 0; i < n; i++)
+        if (slot[i] >= 0 && slot[i] < n_slots) out[slot[i] * W + (i >> 6)] |= 1ULL << (i & 63);
+    release_views(v, 2);
+    return Py_NewRef(Py_None);
+}
+
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
     {"use_popcnt", py_use_popcnt, METH_O, use_popcnt_doc},
@@ -2176,6 +2201,7 @@ static PyMethodDef methods[] = {
     {"round_tables", py_round_tables, METH_VARARGS, round_tables_doc},
     {"fire_lists", py_fire_lists, METH_VARARGS, fire_lists_doc},
     {"group_lists", py_group_lists, METH_VARARGS, group_lists_doc},
+    {"value_rows", py_value_rows, METH_VARARGS, value_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -191,8 +191,13 @@ def _at_most_rows(col: np.ndarray, cuts: np.ndarray, words: int) -> tuple[np.nda
 
 def _value_rows(slot: np.ndarray, n_slots: int, words: int) -> np.ndarray:
     """(n_slots, words) bit rows: row s has the cases whose slot is s (others, e.g. -1: none),
-    64 a word, little-endian. Each case is one bit of one word: the words are sums of distinct
-    powers of two, counted as two 32-bit halves (exact in float64) by bincount."""
+    64 a word, little-endian. Compiled, a bit set per case; in numpy, each case is one bit of
+    one word: the words are sums of distinct powers of two, counted as two 32-bit halves (exact
+    in float64) by bincount."""
+    if _native is not None and words == -(-len(slot) // 64):
+        out = np.zeros((n_slots, words), dtype=np.uint64)
+        _native.value_rows(np.ascontiguousarray(slot, dtype=np.int64), n_slots, out)
+        return out
     case = np.flatnonzero((slot >= 0) & (slot < n_slots))
     key = slot[case].astype(np.int64) * words + (case >> 6)
     bit = (case & 63).astype(np.float64)

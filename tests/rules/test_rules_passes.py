@@ -187,8 +187,11 @@ def test_fire_lists_and_group_lists():
     assert sums.tolist() == list(seen.values())
 
 
-def test_threshold_and_value_rows():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_threshold_and_value_rows(compiled, monkeypatch):
     from c45rules.rules import passes
+    if not compiled:
+        monkeypatch.setattr(passes, "_native", None)
     col = np.array([0.5, np.nan, -0.0, 2.0, 0.0, 7.0, 2.0, np.nan, -3.0] * 10)
     cuts = np.array([-0.0, 2.0, 2.5, 9.0])
     got, at_most, known = passes._at_most_rows(col, cuts, 2)
