@@ -15,6 +15,7 @@ Counts are whole numbers (unweighted cases): they add up exactly over any split 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -133,11 +134,11 @@ class _Conditions:
                 self._compiled = False
         return self._compiled.leaf_order(batch) if self._compiled else None
 
-    def rows_of(self, used: Iterable[int]) -> np.ndarray:
+    def rows_of(self, used: np.ndarray) -> np.ndarray:
         """condition -> its row in `truth` of the conditions `used` (-1: not made; a group's
         rows one block), and the all-cases row at index `count`."""
         needed = np.zeros(self.count + 1, dtype=bool)
-        needed[list(used)] = True
+        needed[used] = True
         row = np.full(self.count + 1, -1, dtype=np.int64)
         at = 0
         for _, _, _, mine in self.groups:
@@ -223,13 +224,15 @@ def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
         yield lo, min(lo + step, batch.n)
 
 
-def _rule_rows(row: np.ndarray, rules: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """The compiled module's rule lists: the truth rows (`row`, rows_of) of each rule's
-    conditions one after another (int32), and where each rule's start (int64, one more)."""
+def _rule_rows(conds: _Conditions, rules: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows (rows_of) of the conditions the rules read, and the compiled module's rule
+    lists: each rule's conditions' truth rows one after another (int32), and where each rule
+    starts (int64, one more)."""
     ptr = np.zeros(len(rules) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in rules], out=ptr[1:])
-    flat = row[np.fromiter((c for r in rules for c in r), dtype=np.int64, count=int(ptr[-1]))]
-    return flat.astype(np.int32), ptr
+    flat = np.fromiter(chain.from_iterable(rules), dtype=np.int64, count=int(ptr[-1]))
+    row = conds.rows_of(flat)
+    return row, row[flat].astype(np.int32), ptr
 
 
 def _checked(batch: Dataset, schema: Any) -> None:
@@ -253,12 +256,11 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     e0 = np.zeros(k, dtype=np.int64)
     td = np.zeros((k, width), dtype=np.int64)
     ed = np.zeros((k, width), dtype=np.int64)
-    row = conds.rows_of(c for r in rules for c in levels[r])
+    # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
+    row, flat, ptr = _rule_rows(conds, [levels[r] for r in rules])
     everyone_at = int(row[conds.count])
     groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     if _native is not None:
-        # the compiled recount (generalise's, rule by rule): each rule's truth rows, one list
-        flat, ptr = _rule_rows(row, [levels[r] for r in rules])
         klass = targets[np.asarray(rules, dtype=np.int64)].astype(np.int32)
     else:
         # the rules grouped by their number of conditions: each group's conditions one array
@@ -401,9 +403,8 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
     are ids[at[g]:at[g + 1]]; counts[g] its number of cases. Compiled, the groups come in the
     order they are first seen (the later stages read sums of whole counts, alike in any order)."""
     k = len(live)
-    row = conds.rows_of(c for r in live for c in rule_conds[r])
+    row, flat, ptr = _rule_rows(conds, [rule_conds[r] for r in live])
     if _native is not None:
-        flat, ptr = _rule_rows(row, [rule_conds[r] for r in live])
         lists = _Lists()
         for batch in batches():
             _checked(batch, schema)

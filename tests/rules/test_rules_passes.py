@@ -114,6 +114,12 @@ def test_one_leaf_tree_and_empty_batches():
 
 # ---- the compiled kernels (round_tables, fire_rows, group_rows) against the numpy ones ----
 
+def rule_lists(rules):
+    """The compiled kernels' rule lists: the rules' truth rows one after another, and starts."""
+    ptr = np.concatenate([[0], np.cumsum([len(r) for r in rules])]).astype(np.int64)
+    return np.array([c for r in rules for c in r], dtype=np.int32), ptr
+
+
 def test_compiled_and_numpy_passes_agree(monkeypatch):
     # the numpy fallback counts rounds, builds the firing table and groups it alike: same
     # rules; the compiled path is what the tests above run
@@ -142,7 +148,7 @@ def test_round_tables_equal_numpy_counts():
     wrong = passes._bits(np.arange(n_classes)[:, None] != y[None, :])
     rules = [list(rng.choice(n_rows - 1, size=m, replace=False)) for m in (1, 2, 3, 5, 8, 2, 1, 4)]
     klass = rng.integers(0, n_classes, len(rules))
-    flat, ptr = passes._rule_rows(np.arange(n_rows), rules)
+    flat, ptr = rule_lists(rules)
     t0, e0 = np.zeros(len(rules), dtype=np.int64), np.zeros(len(rules), dtype=np.int64)
     td, ed = np.zeros((len(rules), 8), dtype=np.int64), np.zeros((len(rules), 8), dtype=np.int64)
     passes._native.round_tables(bits, n, wrong, flat, ptr, klass.astype(np.int32), t0, e0, td, ed)
@@ -165,7 +171,7 @@ def test_fire_lists_and_group_lists():
     n, n_rows = 9000, 6
     truth = rng.random((n_rows, n)) < 0.6
     rules = [[0], [1, 2], [3, 4, 5], [0, 5], [], [2, 3], [1], [4], [0, 1, 2, 3]]
-    flat, ptr = passes._rule_rows(np.arange(n_rows), rules)
+    flat, ptr = rule_lists(rules)
     y = rng.integers(0, 300, n).astype(np.int32)
     at = np.empty(n + 1, dtype=np.int64)
     ids = np.frombuffer(passes._native.fire_lists(passes._bits(truth), n, flat, ptr, y, at), dtype=np.int32)
