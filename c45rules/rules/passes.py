@@ -375,6 +375,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 still.append(r)
         active = still
     found: dict[tuple, CandidateRule] = {}
+    tests = [conds.condition(c) for c in range(conds.count)]     # each condition's one CondTest
     for r in range(n_leaves):
         if final[r] is None:
             continue
@@ -382,7 +383,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         target = int(targets[r])
         if not worth_keeping(levels[r], t0r, p0, default_errors[target]):
             continue
-        path = tuple(conds.condition(c) for c in paths[r])
+        path = tuple(map(tests.__getitem__, paths[r]))
         rule = CandidateRule(0, sort_conditions(path, levels[r]), target, p0, t0r, e0r,
                              np.empty(0, dtype=np.int64))
         _merge(found, _key(rule), rule)
@@ -390,7 +391,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     for number, rule in enumerate(rules, 1):
         rule.number = number
     # each rule's conditions by number, for the firing pass (a condition's CondTest is one object)
-    number_of = {id(conds.condition(c)): c for c in range(conds.count)}
+    number_of = {id(t): c for c, t in enumerate(tests)}
     rule_conds = [[number_of[id(t)] for t in rule.conditions] for rule in rules]
     report.candidates = len(rules)
     return rules, conds, rule_conds, tallies
