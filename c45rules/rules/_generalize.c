@@ -1981,6 +1981,295 @@ static PyObject *py_pessimistic_pair(PyObject *self, PyObject *args) {
     return Py_BuildValue("dd", actual, pess);
 }
 
+/* ---- Rules in passes (passes.py): a round's counts and the firing table, batch by batch ---- */
+
+/* Checks that every one of a rule list's conditions names a truth row: conds[ptr[i]..ptr[i+1])
+ * are rule i's rows, 0 <= row < n_rows; returns the longest rule, or -1 (error set). */
+static int64_t check_rule_rows(const int32_t *conds, Py_ssize_t n_conds, const int64_t *ptr, int64_t k,
+                               int64_t n_rows, const char *who) {
+    int64_t longest = 0;
+    if (ptr[0] != 0 || ptr[k] != n_conds) goto bad;
+    for (int64_t i = 0; i < k; i++) {
+        if (ptr[i + 1] < ptr[i]) goto bad;
+        if (ptr[i + 1] - ptr[i] > longest) longest = ptr[i + 1] - ptr[i];
+    }
+    for (Py_ssize_t j = 0; j < n_conds; j++)
+        if (conds[j] < 0 || conds[j] >= n_rows) goto bad;
+    return longest;
+bad:
+    PyErr_Format(PyExc_ValueError, "%s: the rules' condition rows do not agree with the truth rows", who);
+    return -1;
+}
+
+PyDoc_STRVAR(round_tables_doc,
+"round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)\n\n"
+"A generalisation round's counts over one slice of n cases (passes.py _round_counts), added\n"
+"into t0, e0 (int64 per rule) and td, ed (int64, a row of width td.len / 8 / rules per rule):\n"
+"bits holds the condition truth rows (uint64 words, 64 cases a word, padding bits 0), wrong per\n"
+"class the cases of another class; rule i has the rows conds[ptr[i]:ptr[i + 1]] (int32; ptr\n"
+"int64) and the class klass[i] (int32). The recount generalise does after a deletion, over the\n"
+"words where at most one of a rule's conditions holds for no case.");
+
+static PyObject *py_round_tables(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[10];
+    Py_ssize_t n, n_classes;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*w*w*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+                          &v[8]))
+        return NULL;
+    PyObject *out = NULL;
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1, blocks = (W + 63) / 64;
+    int64_t n_rows = W ? v[0].len / 8 / W : 0, width = k > 0 ? v[7].len / 8 / k : 0;
+    n_classes = W ? v[1].len / 8 / W : 0;
+    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[1].len != n_classes * W * 8 || v[4].len != k * 4
+        || v[5].len != k * 8 || v[6].len != k * 8 || v[7].len != k * width * 8 || v[8].len != v[7].len) {
+        PyErr_SetString(PyExc_ValueError, "round_tables: array sizes do not agree");
+        goto done;
+    }
+    const int32_t *conds = v[2].buf, *klass = v[4].buf;
+    const int64_t *ptr = v[3].buf;
+    int64_t longest = check_rule_rows(conds, v[2].len / 4, ptr, k, n_rows, "round_tables");
+    if (longest < 0) goto done;
+    if (longest > width) {
+        PyErr_SetString(PyExc_ValueError, "round_tables: td and ed are narrower than a rule");
+        goto done;
+    }
+    for (int64_t i = 0; i < k; i++)
+        if (klass[i] < 0 || klass[i] >= n_classes) {
+            PyErr_SetString(PyExc_ValueError, "round_tables: a rule's class has no row of wrong cases");
+            goto done;
+        }
+    if (!W) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    g.n = n;
+    g.words = W;
+    g.blocks = blocks;
+    g.bits = v[0].buf;                          /* each rule's rows: bits + row * W (row_key -1) */
+    size_t m1 = (size_t)longest + 1;
+    g.empty = malloc((size_t)(n_rows * blocks) * 8);
+    g.row_key = malloc((size_t)n_rows * 4 + 4);
+    g.levels = malloc(m1 * 4);
+    g.td = malloc(m1 * 8);
+    g.ed = malloc(m1 * 8);
+    g.rows = malloc(m1 * sizeof(*g.rows));
+    g.empties = malloc(m1 * sizeof(*g.empties));
+    g.at = malloc((size_t)W * 8);
+    g.covered = malloc((size_t)W * 8);
+    if (!g.empty || !g.row_key || !g.levels || !g.td || !g.ed || !g.rows || !g.empties || !g.at || !g.covered) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *t0 = v[5].buf, *e0 = v[6].buf, *td = v[7].buf, *ed = v[8].buf;
+    const uint64_t *wrong = v[1].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t j = 0; j < n_rows; j++) {
+        g.row_key[j] = -1;
+        empty_words(&g, g.bits + j * W, g.empty + j * blocks);
+    }
+    for (int64_t i = 0; i < k; i++) {
+        int64_t m = ptr[i + 1] - ptr[i], T0, E0, na;
+        const uint64_t *bad = wrong + klass[i] * W;
+        if (m == 0) {
+            /* no condition: every case (the wrong rows' padding bits are 0) */
+            int64_t wrong_n = 0;
+            for (int64_t w = 0; w < W; w++) wrong_n += popcount_bits(bad[w]);
+            t0[i] += n;
+            e0[i] += wrong_n;
+            continue;
+        }
+        for (int64_t d = 0; d < m; d++) g.levels[d] = conds[ptr[i] + d];
+        tables(&g, m, bad, &T0, &E0, &na);
+        t0[i] += T0;
+        e0[i] += E0;
+        for (int64_t d = 0; d < m; d++) {
+            td[i * width + d] += g.td[d];
+            ed[i * width + d] += g.ed[d];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_NewRef(Py_None);
+done:
+    free(g.empty); free(g.row_key); free(g.levels); free(g.td); free(g.ed);
+    free((void *)g.rows); free((void *)g.empties); free(g.at); free(g.covered);
+    release_views(v, 10);
+    return out;
+}
+
+PyDoc_STRVAR(fire_lists_doc,
+"fire_lists(bits, n, conds, ptr, klass, at) -> ids\n\n"
+"Which rules fire on each of a slice's n cases, as lists: bits, conds and ptr as round_tables\n"
+"has them, klass the cases' classes (int32); case c's list, ids[at[c]:at[c + 1]] (int32; at:\n"
+"int64, n + 1, written), is its class and then the rules whose conditions all hold for it,\n"
+"ascending.");
+
+static PyObject *py_fire_lists(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[5];
+    Py_ssize_t n;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4])) return NULL;
+    PyObject *out = NULL;
+    int64_t W = (n + 63) / 64, k = v[2].len / 8 - 1;
+    int64_t n_rows = W ? v[0].len / 8 / W : 0;
+    int32_t *cases = NULL;
+    int64_t *rule_at = NULL, n_pairs = 0, cap = 0;
+    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[3].len != n * 4 || v[4].len != (n + 1) * 8) {
+        PyErr_SetString(PyExc_ValueError, "fire_lists: array sizes do not agree");
+        goto done;
+    }
+    const int32_t *conds = v[1].buf, *klass = v[3].buf;
+    const int64_t *ptr = v[2].buf;
+    if (check_rule_rows(conds, v[1].len / 4, ptr, k, n_rows, "fire_lists") < 0) goto done;
+    const uint64_t *bits = v[0].buf;
+    int64_t *at = v[4].buf;
+    int failed = 0;
+    rule_at = malloc((size_t)(k + 1) * 8);
+    if (!rule_at) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    /* the (rule, case) pairs rule by rule, then placed case by case (a counting sort: each
+       case's rules stay ascending) */
+    for (int64_t i = 0; i < k && !failed; i++) {
+        const int32_t *mine = conds + ptr[i];
+        int64_t m = ptr[i + 1] - ptr[i];
+        rule_at[i] = n_pairs;
+        for (int64_t w = 0; w < W && !failed; w++) {
+            uint64_t cover = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL;
+            /* most words fail some condition early */
+            for (int64_t d = 0; d < m && cover; d++) cover &= bits[(int64_t)mine[d] * W + w];
+            for (; cover; cover &= cover - 1) {
+                if (n_pairs == cap) {
+                    int32_t *more = realloc(cases, (size_t)(cap = cap ? 2 * cap : 1 << 16) * 4);
+                    if (!more) {
+                        failed = 1;
+                        break;
+                    }
+                    cases = more;
+                }
+                cases[n_pairs++] = (int32_t)(w * 64 + __builtin_ctzll(cover));
+            }
+        }
+    }
+    rule_at[k] = n_pairs;
+    if (!failed) {
+        for (int64_t c = 0; c <= n; c++) at[c] = 0;
+        for (int64_t j = 0; j < n_pairs; j++) at[cases[j] + 1]++;
+        for (int64_t c = 0; c < n; c++) at[c + 1] += at[c] + 1;    /* + its class */
+    }
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(at[n] * 4));
+    if (!out) goto done;
+    int32_t *ids = (int32_t *)PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t c = 0; c < n; c++) ids[at[c]] = klass[c];
+    /* each case's next free place: after its class, advanced as its rules come */
+    for (int64_t c = 0; c < n; c++) at[c]++;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = rule_at[i]; j < rule_at[i + 1]; j++) ids[at[cases[j]]++] = (int32_t)i;
+    /* back to the starts: each case's place is now its successor's start */
+    for (int64_t c = n; c > 0; c--) at[c] = at[c - 1];
+    at[0] = 0;
+    Py_END_ALLOW_THREADS
+done:
+    free(cases);
+    free(rule_at);
+    release_views(v, 5);
+    return out;
+}
+
+PyDoc_STRVAR(group_lists_doc,
+"group_lists(at, ids, counts, key_at, keys, sums, slots, used) -> (taken, used)\n\n"
+"Add lists of int32 (list i: ids[at[i]:at[i + 1]], at int64) with their counts (int64) into a\n"
+"table of distinct lists: keys[key_at[j]:key_at[j + 1]] (key_at: int64, one more than the lists\n"
+"the table can hold; keys: int32) in order of first appearance, sums (int64) their summed\n"
+"counts, slots (int64, a power of two of them, more than the lists, -1 free: open addressing),\n"
+"`used` lists in use. Stops when the table's lists or its keys' room are full; returns how\n"
+"many lists it took and the lists now used (their numbers end at key_at[used]).");
+
+static PyObject *py_group_lists(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[7];
+    Py_ssize_t used;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*w*n", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &used))
+        return NULL;
+    PyObject *out = NULL;
+    int64_t n = v[2].len / 8, cap = v[5].len / 8, room = v[4].len / 4, n_slots = v[6].len / 8;
+    const int64_t *at = v[0].buf;
+    int64_t *key_at = v[3].buf;
+    int ok = v[0].len == (n + 1) * 8 && v[3].len == (cap + 1) * 8 && cap > 0 && n_slots > cap
+             && !(n_slots & (n_slots - 1)) && used >= 0 && used <= cap && at[0] == 0 && at[n] == v[1].len / 4
+             && key_at[0] == 0 && key_at[used] <= room;
+    for (int64_t i = 0; ok && i < n; i++) ok = at[i + 1] >= at[i];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "group_lists: array sizes do not agree");
+        goto done;
+    }
+    const int32_t *ids = v[1].buf;
+    const int64_t *counts = v[2].buf;
+    int32_t *keys = v[4].buf;
+    int64_t *sums = v[5].buf, *slot = v[6].buf, mask = n_slots - 1, i = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (; i < n; i++) {
+        const int32_t *list = ids + at[i];
+        int64_t len = at[i + 1] - at[i], s = (int64_t)(mix(key_hash(list, len)) & (uint64_t)mask);
+        for (;; s = (s + 1) & mask) {
+            int64_t r = slot[s];
+            if (r < 0 || (key_at[r + 1] - key_at[r] == len && !memcmp(keys + key_at[r], list, (size_t)len * 4)))
+                break;
+        }
+        if (slot[s] < 0) {
+            if (used == cap || key_at[used] + len > room) break;
+            slot[s] = used;
+            memcpy(keys + key_at[used], list, (size_t)len * 4);
+            key_at[used + 1] = key_at[used] + len;
+            sums[used++] = 0;
+        }
+        sums[slot[s]] += counts[i];
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_BuildValue("(nn)", (Py_ssize_t)i, used);
+done:
+    release_views(v, 7);
+    return out;
+}
+
+PyDoc_STRVAR(value_rows_doc,
+"value_rows(slot, out)\n\n"
+"Bit rows by value: out (uint64, n_slots rows of words, zeroed by the caller) gets bit i % 64\n"
+"of word i // 64 of row slot[i] set for each case i (slot: int64; outside 0..n_slots-1: none).");
+
+static PyObject *py_value_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[2];
+    Py_ssize_t n_slots;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*nw*", &v[0], &n_slots, &v[1])) return NULL;
+    int64_t n = v[0].len / 8, W = (n + 63) / 64;
+    if (n_slots < 0 || v[1].len != n_slots * W * 8) {
+        PyErr_SetString(PyExc_ValueError, "value_rows: array sizes do not agree");
+        release_views(v, 2);
+        return NULL;
+    }
+    const int64_t *slot = v[0].buf;
+    uint64_t *out = v[1].buf;
+    for (int64_t i = 0; i < n; i++)
+        if (slot[i] >= 0 && slot[i] < n_slots) out[slot[i] * W + (i >> 6)] |= 1ULL << (i & 63);
+    release_views(v, 2);
+    return Py_NewRef(Py_None);
+}
+
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
     {"pessimistic_pair", py_pessimistic_pair, METH_VARARGS, pessimistic_pair_doc},
@@ -1991,6 +2280,10 @@ static PyMethodDef methods[] = {
     {"truth_rows", py_truth_rows, METH_VARARGS, truth_rows_doc},
     {"weight_grains", py_weight_grains, METH_VARARGS, weight_grains_doc},
     {"weight_sums", py_weight_sums, METH_VARARGS, weight_sums_doc},
+    {"round_tables", py_round_tables, METH_VARARGS, round_tables_doc},
+    {"fire_lists", py_fire_lists, METH_VARARGS, fire_lists_doc},
+    {"group_lists", py_group_lists, METH_VARARGS, group_lists_doc},
+    {"value_rows", py_value_rows, METH_VARARGS, value_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,7 +16,12 @@ def pack_cases(cases: np.ndarray) -> bytes:
     v = np.asarray(cases, dtype=np.int64)
     if len(v) and (v[0] < 0 or (np.diff(v) < 0).any() or v[-1] >= 2**32):
         raise ValueError("pack_cases: the numbers must be ascending, >= 0 and below 2^32")
-    gaps = np.diff(v, prepend=0).astype(np.uint64)
+    return pack_gaps(np.diff(v, prepend=0).astype(np.uint64)).tobytes()
+
+
+def pack_gaps(gaps: np.ndarray) -> np.ndarray:
+    """Gaps (uint64, below 2^32) as varint bytes, one after another (a uint8 array): pack_cases'
+    bytes for a list whose gaps they are, or for several lists' gaps put one after another."""
     size = np.ones(len(gaps), dtype=np.int64)
     for bits in (7, 14, 21, 28):
         size += gaps >= (1 << bits)
@@ -27,7 +32,7 @@ def pack_cases(cases: np.ndarray) -> bytes:
         byte = (gaps[on] >> np.uint64(7 * j)) & np.uint64(127)
         more = (size[on] > j + 1).astype(np.uint64) << np.uint64(7)
         out[at[on] + j] = (byte | more).astype(np.uint8)
-    return out.tobytes()
+    return out
 
 
 def unpack_cases(packed, dtype=np.int32) -> np.ndarray:

@@ -15,6 +15,7 @@ Counts are whole numbers (unweighted cases): they add up exactly over any split 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -24,6 +25,7 @@ from ..data.schema import Dataset
 from ..errors import InputError
 from ..learn.pipeline import RuleCases, rules_from_cases
 from ..tree.node import FlatTree, Node
+from .cases import PackedCases, pack_gaps
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
@@ -113,6 +115,9 @@ class _Conditions:
                     mine &= paths.outcome == side
                 if mine.any():
                     self.groups.append((a, kind, side, np.flatnonzero(mine)))
+        # per attribute, its threshold conditions of either side (their cuts' rows made at once)
+        self.thresholds = {a: np.flatnonzero((paths.attribute == a) & (paths.kind == THRESHOLD))
+                           for a in np.unique(paths.attribute).tolist()}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -129,11 +134,11 @@ class _Conditions:
                 self._compiled = False
         return self._compiled.leaf_order(batch) if self._compiled else None
 
-    def rows_of(self, used: Iterable[int]) -> np.ndarray:
+    def rows_of(self, used: np.ndarray) -> np.ndarray:
         """condition -> its row in `truth` of the conditions `used` (-1: not made; a group's
         rows one block), and the all-cases row at index `count`."""
         needed = np.zeros(self.count + 1, dtype=bool)
-        needed[list(used)] = True
+        needed[used] = True
         row = np.full(self.count + 1, -1, dtype=np.int64)
         at = 0
         for _, _, _, mine in self.groups:
@@ -148,23 +153,59 @@ class _Conditions:
         places, and of all those cases (an empty condition list's truth); padding bits 0.
         Unknown values satisfy no condition."""
         p = self.paths
-        out = np.zeros((int(row[self.count]) + 1, -(-(hi - lo) // 64)), dtype=np.uint64)
-        out[row[self.count]] = _bits(np.ones((1, hi - lo), dtype=bool))[0]
+        n = hi - lo
+        words = -(-n // 64)
+        out = np.zeros((int(row[self.count]) + 1, words), dtype=np.uint64)
+        out[row[self.count]] = _value_rows(np.zeros(n, dtype=np.int64), 1, words)[0]
+        made: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows
         for a, kind, side, mine in self.groups:
             mine = mine[row[mine] >= 0]
             if not len(mine):
                 continue
             col = batch.columns[a][lo:hi]
-            if kind == THRESHOLD:
-                with np.errstate(invalid="ignore"):
-                    block = (np.less_equal if side == 0 else np.greater)(col[None, :], p.cut[mine][:, None])
-            elif kind == DISCRETE:
-                block = np.equal(col[None, :], p.outcome[mine][:, None])
-            else:
-                block = np.stack([self.condition(c).holds(col) for c in mine.tolist()])
             start = row[mine[0]]
-            out[start:start + len(mine)] = _bits(block)
+            block = out[start:start + len(mine)]
+            if kind == THRESHOLD:
+                if a not in made:
+                    made[a] = _at_most_rows(col, np.unique(p.cut[self.thresholds[a][row[self.thresholds[a]] >= 0]]),
+                                            words)
+                cuts, at_most, known = made[a]
+                at = at_most[np.searchsorted(cuts, p.cut[mine])]
+                # x > cut: the known cases not at most it
+                block[:] = at if side == 0 else ~at & known
+            elif kind == DISCRETE:
+                values = p.outcome[mine]
+                block[:] = _value_rows(col, int(values.max()) + 1, words)[values]
+            else:
+                block[:] = _bits(np.stack([self.condition(c).holds(col) for c in mine.tolist()]))
         return out
+
+
+def _at_most_rows(col: np.ndarray, cuts: np.ndarray, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cuts, at_most, known): per cut (ascending, distinct) the cases valued at most it, and the
+    known cases, as bit rows. A case ranked j (j cuts below its value) is at most every cut from
+    the j-th: each row is the running OR of the rows per rank, not every case against every cut."""
+    rank = np.searchsorted(cuts, col, side="left")      # unknown (NaN): past the end, in no row
+    at_most = np.bitwise_or.accumulate(_value_rows(rank, len(cuts), words), axis=0)
+    return cuts, at_most, _value_rows(np.where(np.isnan(col), -1, 0), 1, words)[0]
+
+
+def _value_rows(slot: np.ndarray, n_slots: int, words: int) -> np.ndarray:
+    """(n_slots, words) bit rows: row s has the cases whose slot is s (others, e.g. -1: none),
+    64 a word, little-endian. Compiled, a bit set per case; in numpy, each case is one bit of
+    one word: the words are sums of distinct powers of two, counted as two 32-bit halves (exact
+    in float64) by bincount."""
+    if _native is not None and words == -(-len(slot) // 64):
+        out = np.zeros((n_slots, words), dtype=np.uint64)
+        _native.value_rows(np.ascontiguousarray(slot, dtype=np.int64), n_slots, out)
+        return out
+    case = np.flatnonzero((slot >= 0) & (slot < n_slots))
+    key = slot[case].astype(np.int64) * words + (case >> 6)
+    bit = (case & 63).astype(np.float64)
+    size = n_slots * words
+    low = np.bincount(key, weights=np.where(bit < 32, np.exp2(bit), 0.0), minlength=size)
+    high = np.bincount(key, weights=np.where(bit >= 32, np.exp2(bit - 32), 0.0), minlength=size)
+    return (low.astype(np.uint64) | (high.astype(np.uint64) << np.uint64(32))).reshape(n_slots, words)
 
 
 def _bits(rows: np.ndarray) -> np.ndarray:
@@ -181,6 +222,17 @@ def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
     step = max(64, (_CELLS // max(width, 1)) // 64 * 64)
     for lo in range(0, batch.n, step):
         yield lo, min(lo + step, batch.n)
+
+
+def _rule_rows(conds: _Conditions, rules: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows (rows_of) of the conditions the rules read, and the compiled module's rule
+    lists: each rule's conditions' truth rows one after another (int32), and where each rule
+    starts (int64, one more)."""
+    ptr = np.zeros(len(rules) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rules], out=ptr[1:])
+    flat = np.fromiter(chain.from_iterable(rules), dtype=np.int64, count=int(ptr[-1]))
+    row = conds.rows_of(flat)
+    return row, row[flat].astype(np.int32), ptr
 
 
 def _checked(batch: Dataset, schema: Any) -> None:
@@ -200,19 +252,23 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     satisfying all but d). Also tallies the cases into `tallies` when given."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
-    # the rules grouped by their number of conditions: each group's conditions one array
-    by_width = sorted(range(k), key=lambda i: len(levels[rules[i]]))
     t0 = np.zeros(k, dtype=np.int64)
     e0 = np.zeros(k, dtype=np.int64)
     td = np.zeros((k, width), dtype=np.int64)
     ed = np.zeros((k, width), dtype=np.int64)
-    row = conds.rows_of(c for r in rules for c in levels[r])
+    # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
+    row, flat, ptr = _rule_rows(conds, [levels[r] for r in rules])
     everyone_at = int(row[conds.count])
     groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for m in sorted({len(levels[r]) for r in rules}):
-        at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
-        idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
-        groups.append((at, idx, targets[np.asarray(rules)[at]]))
+    if _native is not None:
+        klass = targets[np.asarray(rules, dtype=np.int64)].astype(np.int32)
+    else:
+        # the rules grouped by their number of conditions: each group's conditions one array
+        by_width = sorted(range(k), key=lambda i: len(levels[rules[i]]))
+        for m in sorted({len(levels[r]) for r in rules}):
+            at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
+            idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
+            groups.append((at, idx, targets[np.asarray(rules)[at]]))
     for batch in batches():
         _checked(batch, schema)
         if tallies is not None:
@@ -224,49 +280,59 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             bits = conds.truth(batch, lo, hi, row)
             y = batch.y[lo:hi]
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
-            words = bits.shape[1]
-            # words where no case holds for a condition: a word where two of a rule's conditions
-            # hold for no case has no case failing at most one of them, and is skipped
-            empty = (bits == 0).view(np.uint8)
-            for at, idx, klass in groups:
-                m = idx.shape[1]
-                if m == 1:
-                    # all but the one condition: every case
-                    rows, every = at, bits[idx[:, 0]]
-                    bad = wrong[klass]
-                    t0[rows] += np.bitwise_count(every).sum(axis=-1, dtype=np.int64)
-                    e0[rows] += np.bitwise_count(every & bad).sum(axis=-1, dtype=np.int64)
-                    td[rows, 0] += np.bitwise_count(bits[everyone_at]).sum(dtype=np.int64)
-                    ed[rows, 0] += np.bitwise_count(bad & bits[everyone_at]).sum(axis=-1, dtype=np.int64)
-                    continue
-                step = max(1, _WORDS // max(1, m * words))
-                for a in range(0, len(at), step):
-                    mine = idx[a:a + step]
-                    empties = empty[mine[:, 0]].copy()
-                    for j in range(1, m):
-                        empties += empty[mine[:, j]]
-                    pr, pw = np.nonzero(empties <= 1)      # (rule, word) pairs left, by rule
-                    if not len(pr):
-                        continue
-                    g = bits[mine[pr], pw[:, None]]                     # (pairs, m)
-                    before = np.bitwise_and.accumulate(g, axis=1)
-                    after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
-                    # all but d: the conditions before d and those after it
-                    excl = np.empty_like(g)
-                    excl[:, 0] = after[:, 1]
-                    excl[:, m - 1] = before[:, m - 2]
-                    np.bitwise_and(before[:, :m - 2], after[:, 2:], out=excl[:, 1:m - 1])
-                    every = before[:, -1]
-                    bad = wrong[klass[a:a + step][pr], pw]
-                    starts = np.flatnonzero(np.diff(pr, prepend=-1))
-                    rows = at[a:a + step][pr[starts]]
-                    def per_rule(c: np.ndarray) -> np.ndarray:
-                        return np.add.reduceat(c.astype(np.int64), starts, axis=0)
-                    t0[rows] += per_rule(np.bitwise_count(every))
-                    e0[rows] += per_rule(np.bitwise_count(every & bad))
-                    td[rows, :m] += per_rule(np.bitwise_count(excl))
-                    ed[rows, :m] += per_rule(np.bitwise_count(excl & bad[:, None]))
+            if _native is not None:
+                _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, t0, e0, td, ed)
+            else:
+                _count_numpy(bits, wrong, groups, everyone_at, t0, e0, td, ed)
     return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist()
+
+
+def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                 everyone_at: int, t0: np.ndarray, e0: np.ndarray, td: np.ndarray, ed: np.ndarray) -> None:
+    """_round_counts on one slice without the compiled module: the rules grouped by their number
+    of conditions (groups: their places, truth rows and classes), counts added in place."""
+    words = bits.shape[1]
+    # words where no case holds for a condition: a word where two of a rule's conditions
+    # hold for no case has no case failing at most one of them, and is skipped
+    empty = (bits == 0).view(np.uint8)
+    for at, idx, klass in groups:
+        m = idx.shape[1]
+        if m == 1:
+            # all but the one condition: every case
+            rows, every = at, bits[idx[:, 0]]
+            bad = wrong[klass]
+            t0[rows] += np.bitwise_count(every).sum(axis=-1, dtype=np.int64)
+            e0[rows] += np.bitwise_count(every & bad).sum(axis=-1, dtype=np.int64)
+            td[rows, 0] += np.bitwise_count(bits[everyone_at]).sum(dtype=np.int64)
+            ed[rows, 0] += np.bitwise_count(bad & bits[everyone_at]).sum(axis=-1, dtype=np.int64)
+            continue
+        step = max(1, _WORDS // max(1, m * words))
+        for a in range(0, len(at), step):
+            mine = idx[a:a + step]
+            empties = empty[mine[:, 0]].copy()
+            for j in range(1, m):
+                empties += empty[mine[:, j]]
+            pr, pw = np.nonzero(empties <= 1)      # (rule, word) pairs left, by rule
+            if not len(pr):
+                continue
+            g = bits[mine[pr], pw[:, None]]                     # (pairs, m)
+            before = np.bitwise_and.accumulate(g, axis=1)
+            after = np.bitwise_and.accumulate(g[:, ::-1], axis=1)[:, ::-1]
+            # all but d: the conditions before d and those after it
+            excl = np.empty_like(g)
+            excl[:, 0] = after[:, 1]
+            excl[:, m - 1] = before[:, m - 2]
+            np.bitwise_and(before[:, :m - 2], after[:, 2:], out=excl[:, 1:m - 1])
+            every = before[:, -1]
+            bad = wrong[klass[a:a + step][pr], pw]
+            starts = np.flatnonzero(np.diff(pr, prepend=-1))
+            rows = at[a:a + step][pr[starts]]
+            def per_rule(c: np.ndarray) -> np.ndarray:
+                return np.add.reduceat(c.astype(np.int64), starts, axis=0)
+            t0[rows] += per_rule(np.bitwise_count(every))
+            e0[rows] += per_rule(np.bitwise_count(every & bad))
+            td[rows, :m] += per_rule(np.bitwise_count(excl))
+            ed[rows, :m] += per_rule(np.bitwise_count(excl & bad[:, None]))
 
 
 def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *, cf: float = 0.25,
@@ -309,6 +375,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 still.append(r)
         active = still
     found: dict[tuple, CandidateRule] = {}
+    tests = [conds.condition(c) for c in range(conds.count)]     # each condition's one CondTest
     for r in range(n_leaves):
         if final[r] is None:
             continue
@@ -316,7 +383,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         target = int(targets[r])
         if not worth_keeping(levels[r], t0r, p0, default_errors[target]):
             continue
-        path = tuple(conds.condition(c) for c in paths[r])
+        path = tuple(map(tests.__getitem__, paths[r]))
         rule = CandidateRule(0, sort_conditions(path, levels[r]), target, p0, t0r, e0r,
                              np.empty(0, dtype=np.int64))
         _merge(found, _key(rule), rule)
@@ -324,7 +391,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     for number, rule in enumerate(rules, 1):
         rule.number = number
     # each rule's conditions by number, for the firing pass (a condition's CondTest is one object)
-    number_of = {id(conds.condition(c)): c for c in range(conds.count)}
+    number_of = {id(t): c for c, t in enumerate(tests)}
     rule_conds = [[number_of[id(t)] for t in rule.conditions] for rule in rules]
     report.candidates = len(rules)
     return rules, conds, rule_conds, tallies
@@ -332,17 +399,28 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
 
 def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int], batches: Batches,
                  n_classes: int, schema: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One pass: the cases grouped by (which of the rules `live` fire on them, class). Returns
-    (patterns, classes, counts): per group, the firing rules as packed bits (bit i: rule live[i]),
-    its class and its number of cases."""
+    """One pass: the cases grouped by (class, which of the rules `live` fire on them). Returns
+    (at, ids, counts): group g's class and then its firing rules (i: rule live[i]), ascending,
+    are ids[at[g]:at[g + 1]]; counts[g] its number of cases. Compiled, the groups come in the
+    order they are first seen (the later stages read sums of whole counts, alike in any order)."""
     k = len(live)
+    row, flat, ptr = _rule_rows(conds, [rule_conds[r] for r in live])
+    if _native is not None:
+        lists = _Lists()
+        for batch in batches():
+            _checked(batch, schema)
+            for lo, hi in _slices(batch, int(row.max()) + 1):
+                at = np.empty(hi - lo + 1, dtype=np.int64)
+                ids = _native.fire_lists(conds.truth(batch, lo, hi, row), hi - lo, flat, ptr,
+                                         batch.y[lo:hi].astype(np.int32), at)
+                lists.add(at, np.frombuffer(ids, dtype=np.int32), np.ones(hi - lo, dtype=np.int64))
+        return lists.merged()
+    nbytes = -(-k // 8)
     width = max((len(rule_conds[r]) for r in live), default=1)
     idx = np.full((k, width), conds.count, dtype=np.int64)
     for i, r in enumerate(live):
         idx[i, :len(rule_conds[r])] = rule_conds[r]
-    row = conds.rows_of(c for r in live for c in rule_conds[r])
     idx = row[idx]
-    nbytes = -(-k // 8)
     table = _Groups(nbytes + 2)
     for batch in batches():
         _checked(batch, schema)
@@ -354,20 +432,91 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
             for a in range(0, k, step):
                 cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
             fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
-            # a row per case: its pattern's bytes, then its class (2 bytes, big-endian: sorts as numbers)
+            # a row per case: its class (2 bytes, big-endian: sorts as numbers), then its pattern's bytes
             case = np.zeros((hi - lo, nbytes + 2), dtype=np.uint8)
-            case[:, :nbytes] = np.packbits(fire.T, axis=1, bitorder="little")
+            case[:, 2:] = np.packbits(fire.T, axis=1, bitorder="little")
             klass = batch.y[lo:hi].astype(np.uint16)
-            case[:, nbytes], case[:, nbytes + 1] = klass >> 8, klass & 255
+            case[:, 0], case[:, 1] = klass >> 8, klass & 255
             table.add(case, np.ones(hi - lo, dtype=np.int64))
     keys, counts = table.merged()
-    classes = keys[:, nbytes].astype(np.int64) * 256 + keys[:, nbytes + 1]
-    return np.ascontiguousarray(keys[:, :nbytes]), classes, counts
+    # as lists: per group an entry for its class, then one per set bit, ordered by group
+    group, rule = np.nonzero(np.unpackbits(keys[:, 2:], axis=1, bitorder="little", count=k).astype(bool))
+    groups = np.concatenate([np.arange(len(keys)), group])
+    ids = np.concatenate([keys[:, 0].astype(np.int64) * 256 + keys[:, 1], rule])
+    first = np.concatenate([np.zeros(len(keys), dtype=np.int64), np.ones(len(rule), dtype=np.int64)])
+    ids = ids[np.lexsort((ids, first, groups))].astype(np.int32)
+    at = np.concatenate([[0], np.cumsum(np.bincount(groups, minlength=len(keys)))])
+    return at, ids, counts
+
+
+def _covers(at: np.ndarray, ids: np.ndarray, k: int) -> list[PackedCases]:
+    """Per rule i < k, the groups it fires on (firing_table's lists), ascending; packed (cases.py)
+    one rule after another in one buffer, as the compiled generalisation hands its covers to
+    the subset search."""
+    if not k:
+        return []
+    lens = np.diff(at)
+    group = np.repeat(np.arange(len(lens)), lens)
+    fired = np.ones(len(ids), dtype=bool)
+    fired[at[:-1][lens > 0]] = False              # each list's class
+    rule, group = ids[fired], group[fired]
+    order = np.argsort(rule, kind="stable")       # groups stay ascending within a rule
+    cases = group[order].astype(np.int64)
+    starts = np.searchsorted(rule[order], np.arange(k + 1))
+    gaps = np.diff(cases, prepend=0)
+    first = starts[:-1][starts[:-1] < starts[1:]]
+    gaps[first] = cases[first]                    # each list's first number as itself
+    data = pack_gaps(gaps.astype(np.uint64))
+    # where each list's bytes start: the bytes of the numbers before it
+    ends = np.concatenate([[0], np.cumsum((data < 128).astype(np.int64))])
+    byte_at = np.searchsorted(ends, starts)
+    return [PackedCases(data, int(byte_at[i]), int(byte_at[i + 1]), int(starts[i + 1] - starts[i]))
+            for i in range(k)]
+
+
+class _Lists:
+    """Lists of int32 -> summed counts in a compiled hash table (group_lists), memory bounded
+    by the distinct lists; its lists and their room grown by doubling."""
+
+    def __init__(self) -> None:
+        self.used = 0
+        self.key_at = np.zeros(1, dtype=np.int64)
+        self.keys = np.zeros(0, dtype=np.int32)
+        self.sums = np.zeros(0, dtype=np.int64)
+        self._grow(1 << 12, 1 << 16)
+
+    def _grow(self, cap: int, room: int) -> None:
+        used, key_at, keys, sums = self.used, self.key_at[:self.used + 1], self.keys, self.sums[:self.used]
+        self.key_at = np.zeros(cap + 1, dtype=np.int64)
+        self.keys = np.zeros(room, dtype=np.int32)
+        self.sums = np.zeros(cap, dtype=np.int64)
+        self.slots = np.full(2 * cap, -1, dtype=np.int64)
+        self.used = 0
+        if used:
+            # distinct already: they go in in the same order, and all fit
+            self.used = _native.group_lists(key_at, keys[:key_at[-1]], sums, self.key_at, self.keys, self.sums,
+                                            self.slots, 0)[1]
+
+    def add(self, at: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
+        while len(counts):
+            taken, self.used = _native.group_lists(at, ids, counts, self.key_at, self.keys, self.sums, self.slots,
+                                                   self.used)
+            if taken == len(counts):
+                return
+            # full: more lists, or more room (at least for the list that did not fit)
+            need = int(self.key_at[self.used] + at[taken + 1] - at[taken])
+            cap = len(self.sums) * (2 if self.used == len(self.sums) else 1)
+            self._grow(cap, max(len(self.keys) * (2 if need > len(self.keys) else 1), need))
+            at, ids, counts = at[taken:] - at[taken], ids[at[taken]:], counts[taken:]
+
+    def merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct lists (key_at, keys) in the order first seen, and each one's summed count."""
+        return self.key_at[:self.used + 1], self.keys[:self.key_at[self.used]], self.sums[:self.used]
 
 
 class _Groups:
-    """Rows of bytes -> summed counts. Rows pile up and are merged (sorted, alike ones added)
-    once they outnumber the merged ones: each row is sorted O(log) times, not once per batch."""
+    """Rows of bytes -> summed counts, without the compiled module: rows pile up and are merged
+    (sorted, alike ones added) once they outnumber the merged ones: each row sorted O(log) times."""
 
     def __init__(self, width: int):
         self.width = width
@@ -432,15 +581,13 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprin
         tree, batches, schema, cf=cf, fisher=None if fisher is None else fisher / 100, report=report)
     # rules that never fire (error above 0.7) cover nothing any later stage reads
     live = [i for i, r in enumerate(cands) if fires(r)]
-    patterns, classes, counts = firing_table(conds, rule_conds, live, batches, len(schema.classes), schema)
+    at, ids, counts = firing_table(conds, rule_conds, live, batches, len(schema.classes), schema)
+    classes = ids[at[:-1]].astype(np.int64)
     report.passes += 1
     report.patterns = len(counts)
     report.rows = int(counts.sum())
-    # rule live[i]'s cover: the groups whose pattern has bit i (a byte column, 8 rules, at a time)
-    by_byte = np.ascontiguousarray(patterns.T)
-    for j in range(len(by_byte)):
-        for b, i in enumerate(range(8 * j, min(8 * j + 8, len(live)))):
-            cands[live[i]].cases = np.flatnonzero(by_byte[j] & (1 << b))
+    for i, cover in enumerate(_covers(at, ids, len(live))):
+        cands[live[i]].cases = cover
     cases = RuleCases(schema, classes, counts.astype(np.float64), first.costs, tallies.class_n, float(tallies.n),
                       tallies.branch_bits(schema), first.weight_record, fingerprint)
     return rules_from_cases(cands, cases, redundancy=redundancy, annealing=annealing, seed=seed, options=options,

@@ -110,3 +110,110 @@ def test_one_leaf_tree_and_empty_batches():
                                         fingerprint=ds.fingerprint(), report=report)
     assert dump_yaml(streamed) == dump_yaml(memory)
     assert (report.passes, report.candidates, report.rows) == (2, 0, 6)
+
+
+# ---- the compiled kernels (round_tables, fire_rows, group_rows) against the numpy ones ----
+
+def rule_lists(rules):
+    """The compiled kernels' rule lists: the rules' truth rows one after another, and starts."""
+    ptr = np.concatenate([[0], np.cumsum([len(r) for r in rules])]).astype(np.int64)
+    return np.array([c for r in rules for c in r], dtype=np.int32), ptr
+
+
+def test_compiled_and_numpy_passes_agree(monkeypatch):
+    # the numpy fallback counts rounds, builds the firing table and groups it alike: same
+    # rules; the compiled path is what the tests above run
+    from c45rules.rules import passes
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    for name, k in (("crx", 7), ("labor", 3), ("vehicle", 97)):
+        ds, memory, streamed, *_ = both(name, k)
+        monkeypatch.setattr(passes, "_native", None)
+        numpy_made, _ = learn_rules_in_passes(learn_tree(ds).unpruned_flat, batches(ds, k), fingerprint=ds.fingerprint())
+        monkeypatch.undo()
+        assert dump_yaml(numpy_made) == dump_yaml(streamed) == dump_yaml(memory), name
+
+
+def test_round_tables_equal_numpy_counts():
+    from c45rules.rules import passes
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(5)
+    n, n_rows, n_classes = 1000, 12, 3
+    # sparse rows (words with no true case: the skipping) and dense ones, all-cases row last
+    truth = rng.random((n_rows, n)) < rng.choice([0.02, 0.5, 0.95], size=(n_rows, 1))
+    truth[-1] = True
+    bits = passes._bits(truth)
+    y = rng.integers(0, n_classes, n)
+    wrong = passes._bits(np.arange(n_classes)[:, None] != y[None, :])
+    rules = [list(rng.choice(n_rows - 1, size=m, replace=False)) for m in (1, 2, 3, 5, 8, 2, 1, 4)]
+    klass = rng.integers(0, n_classes, len(rules))
+    flat, ptr = rule_lists(rules)
+    t0, e0 = np.zeros(len(rules), dtype=np.int64), np.zeros(len(rules), dtype=np.int64)
+    td, ed = np.zeros((len(rules), 8), dtype=np.int64), np.zeros((len(rules), 8), dtype=np.int64)
+    passes._native.round_tables(bits, n, wrong, flat, ptr, klass.astype(np.int32), t0, e0, td, ed)
+    for i, rule in enumerate(rules):
+        bad = y != klass[i]
+        fails = (~truth[rule]).sum(axis=0)
+        assert (t0[i], e0[i]) == ((fails == 0).sum(), ((fails == 0) & bad).sum())
+        for d, c in enumerate(rule):
+            but_d = (fails == 0) | ((fails == 1) & ~truth[c])
+            assert (td[i, d], ed[i, d]) == (but_d.sum(), (but_d & bad).sum())
+    with pytest.raises(ValueError, match="condition rows"):
+        passes._native.round_tables(bits, n, wrong, flat + n_rows, ptr, klass.astype(np.int32), t0, e0, td, ed)
+
+
+def test_fire_lists_and_group_lists():
+    from c45rules.rules import passes
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(8)
+    n, n_rows = 9000, 6
+    truth = rng.random((n_rows, n)) < 0.6
+    rules = [[0], [1, 2], [3, 4, 5], [0, 5], [], [2, 3], [1], [4], [0, 1, 2, 3]]
+    flat, ptr = rule_lists(rules)
+    y = rng.integers(0, 300, n).astype(np.int32)
+    at = np.empty(n + 1, dtype=np.int64)
+    ids = np.frombuffer(passes._native.fire_lists(passes._bits(truth), n, flat, ptr, y, at), dtype=np.int32)
+    fire = np.stack([truth[r].all(axis=0) for r in rules], axis=1)
+    lists = [ids[at[c]:at[c + 1]].tolist() for c in range(n)]
+    assert lists == [[int(y[c])] + np.flatnonzero(fire[c]).tolist() for c in range(n)]
+    # grouping across several doublings of the table (lists and room): the distinct lists in
+    # first-seen order, each with its summed count
+    table = passes._Lists()
+    for lo in range(0, n, 500):
+        hi = min(lo + 500, n)
+        table.add(at[lo:hi + 1] - at[lo], ids[at[lo]:at[hi]], np.full(hi - lo, 2, dtype=np.int64))
+    key_at, keys, sums = table.merged()
+    seen: dict[tuple, int] = {}
+    for one in lists:
+        seen[tuple(one)] = seen.get(tuple(one), 0) + 2
+    assert len(seen) > 4096       # past the first table's lists
+    assert [tuple(keys[key_at[g]:key_at[g + 1]].tolist()) for g in range(len(sums))] == list(seen)
+    assert sums.tolist() == list(seen.values())
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_threshold_and_value_rows(compiled, monkeypatch):
+    from c45rules.rules import passes
+    if not compiled:
+        monkeypatch.setattr(passes, "_native", None)
+    col = np.array([0.5, np.nan, -0.0, 2.0, 0.0, 7.0, 2.0, np.nan, -3.0] * 10)
+    cuts = np.array([-0.0, 2.0, 2.5, 9.0])
+    got, at_most, known = passes._at_most_rows(col, cuts, 2)
+    with np.errstate(invalid="ignore"):
+        assert (at_most == passes._bits(col[None, :] <= cuts[:, None])).all()
+        assert (~at_most & known == passes._bits(col[None, :] > cuts[:, None])).all()
+    codes = np.array([2, -1, 0, 2, 1] * 30)
+    assert (passes._value_rows(codes, 3, 3) == passes._bits(codes[None, :] == np.arange(3)[:, None])).all()
+
+
+def test_packed_covers_are_the_groups_of_each_rule():
+    from c45rules.rules import passes
+    rng = np.random.default_rng(2)
+    fire = rng.random((5000, 21)) < rng.choice([0.0, 0.001, 0.3], size=21)
+    at = np.concatenate([[0], np.cumsum(1 + fire.sum(axis=1))])
+    ids = np.concatenate([[7] + np.flatnonzero(f).tolist() for f in fire]).astype(np.int32)
+    covers = passes._covers(at, ids, 21)
+    assert [c.unpack(np.int64).tolist() for c in covers] == [np.flatnonzero(f).tolist() for f in fire.T]
+    assert len({id(c.data) for c in covers}) == 1      # one buffer: the subset search reads it in place
