@@ -65,7 +65,7 @@ def learn(args: argparse.Namespace):
 def learn_in_passes(args: argparse.Namespace, source, test, budget: int | None, flag: str):
     """(ruleset, unpruned tree, source, test) learnt in passes over `source`'s batches
     (learn/stream.py); the run's facts go to args.stream_facts for --json."""
-    from ..learn.stream import fit_batches
+    from ..learn.pipeline import fit_batches
     progress(args, f"learning in passes over {source.n} rows, {source.batch_rows} at a time")
     ruleset, tree, facts = fit_batches(source, flag=flag, memory=budget, **learning_rule_options(args))
     args.stream_facts = facts

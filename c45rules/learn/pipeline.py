@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,8 +25,11 @@ from ..rules.generalize import CandidateRule, generalise_rules
 from ..rules.order import candidate_use, default_class, order_rules, sift_rules
 from ..rules.select import select_rules
 from ..tree.growers import NAMES as GROWERS, OPTIONS as GROWER_OPTIONS, get_grower
-from ..tree.node import Tree
+from ..tree.node import FlatTree, Node, Tree
 from .winnow import without
+
+if TYPE_CHECKING:
+    from .stream import StreamFacts
 
 # the options every grower shares (cf and rules_cf: the rules' confidence level; seed: the
 # annealing's random() and cart's and quest's cross-validation folds), then each grower's own
@@ -340,6 +343,84 @@ def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy
     return rs, RulesTrace(cands, ordered, dropped, default)
 
 
+def learn_rules_in_passes(tree: Node | FlatTree, batches: Any, *, fingerprint: str, cf: float = 0.25,
+                          fisher: float | None = None, redundancy: float = 1.0, annealing: bool = False,
+                          seed: int | None = None, options: dict[str, Any] | None = None, jobs: int = 1,
+                          report: Any = None) -> tuple[RuleSet, RulesTrace]:
+    """learn_rules(tree, data) over `batches` (data/batches.py: each call a fresh pass over the
+    data's cases, in Dataset batches sharing one Schema), unweighted cases only: the same RuleSet
+    and trace, from count tables (rules/passes.py) instead of the rows. `fingerprint`: the data's
+    (Dataset.fingerprint); `report`: a rules.passes.PassReport, filled with passes and table sizes."""
+    from ..rules.passes import cases_in_passes
+    cands, cases = cases_in_passes(tree, batches, cf=cf, fisher=None if fisher is None else fisher / 100,
+                                   report=report)
+    return rules_from_cases(cands, RuleCases(fingerprint=fingerprint, **cases), redundancy=redundancy,
+                            annealing=annealing, seed=seed, options=options, jobs=jobs)
+
+
+def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = None,
+                **options: Any) -> tuple[RuleSet, Node, StreamFacts]:
+    """The model `fit_dataset` learns from `source`'s rows, learnt in passes over its batches.
+
+    Parameters
+    ----------
+    source : BatchSource
+        From data/batches.open_batches (its schema, row count and fingerprint are used).
+    flag : str, default="--stream"
+        How learning in passes was asked for, named in the errors.
+    memory : int or None
+        The budget in bytes (DEFAULT_TABLE_MEMORY if None) that bounds the growth's AVC tables:
+        a level's nodes are grown in as many passes as keep each pass's tables within it, and
+        an attribute whose AVC group at one node may exceed it is refused before it is built.
+    **options
+        The pipeline's options (pipeline.DEFAULTS); those needing the rows are refused.
+
+    Returns
+    -------
+    ruleset : RuleSet
+        The same model as the in-memory fit (module docstring for data with unknown values).
+    tree : Node
+        The unpruned tree the rules came from.
+    facts : StreamFacts
+
+    Raises
+    ------
+    InputError
+        A bad option, an option needing the rows in memory, data without two classes, an
+        AVC group beyond `memory`, the input changing between passes.
+    """
+    from ..rules.passes import PassReport
+    from ..tree.grow_passes import grow_in_passes
+    from .stream import AVC_ENTRY_BYTES, DEFAULT_TABLE_MEMORY, StreamFacts, _Counted, needs_rows, refuse_in_memory
+    schema = source.schema
+    if "costs" in options:
+        options = {**options, "costs": resolved(options["costs"], schema.classes)}
+    checked = check_options(options)
+    refuse_in_memory(checked, flag)
+    if checked["costs"] is not None:
+        # the grown trees differ in the class of empty branches (crx with '+, -: 5': grow_tree
+        # labels them by the parent's count, grow_in_passes by its least cost), so the rules do
+        raise needs_rows("misclassification costs (option costs, --costs)", flag)
+    o = grower_options(checked)
+    batches = _Counted(source, o.get("costs"))
+    first = next(iter(batches()), None)
+    if first is None:
+        raise InputError(f"{source.source}: no cases")
+    tree, info = grow_in_passes(batches, schema, min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
+                                costs=first.costs, memory=DEFAULT_TABLE_MEMORY if memory is None else memory)
+    require_classes(tree.class_dist, schema, int(source.n), source.source)
+    rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
+    rs, _ = learn_rules_in_passes(tree, batches, fingerprint=source.fingerprint(), cf=rules_cf, fisher=o["fisher"],
+                                  redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"], options=o,
+                                  jobs=o["jobs"], report=PassReport())
+    group = dict(info["largest_group"])
+    group["bytes"] = group.get("entries", 0) * AVC_ENTRY_BYTES
+    # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)
+    facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
+                        group, info["passes_per_level"], info["table_bytes"], info["memory"])
+    return rs, tree, facts
+
+
 def sifting_stages(ruleset: RuleSet, trace: RulesTrace, data: Dataset) -> list[RuleSet]:
     """`ruleset` as it stood before sifting (spec 7.9), then after each rule sifting dropped, in
     turn: the last is `ruleset`'s rules. `trace` and `data` are those `ruleset` was learnt with.
@@ -483,7 +564,7 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
     """
     read = read_options(na_values, keep_na_tokens, sep, decimal, encoding, fold_case, strict)
     if stream or memory is not None or query is not None or str(data).startswith("duckdb:"):
-        from .stream import fit_batches, open_for_passes
+        from .stream import open_for_passes
         streamed = open_for_passes(data, target, read=read, stream=stream, memory=memory, batch_rows=batch_rows,
                                    query=query, weighted=sample_weight is not None or class_weight is not None,
                                    flags=("stream=True", "memory="), **_kinds(discrete, continuous, ignore))

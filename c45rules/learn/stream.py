@@ -1,5 +1,6 @@
 """The streamed fit (issue 50): the same model as `fit`, learnt in passes over record batches.
 
+This module opens the batch sources and decides when to stream; learn/pipeline.py's
 `fit_batches` joins the streamed stages: the tree grown one pass per level
 (tree/grow_passes.py), then c4.5rules in passes (rules/passes.py), the model's fingerprint from
 one more pass. Every stage sums counts that add up exactly over any split of the cases into
@@ -26,14 +27,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-import numpy as np
-
-from ..data.costs import resolved, with_costs
+from ..data.costs import with_costs
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
-from ..model.ruleset import RuleSet
 from ..tree.grow_passes import size_text
-from ..tree.node import Node
 
 # bytes of the in-memory fit's peak per table cell (rows x columns, the class included):
 # BENCHMARKS.md's synth_1m (31 columns) peaks at 536 MB growing the tree (17 bytes a cell),
@@ -134,69 +131,6 @@ class StreamFacts:
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
                 "table_budget": self.table_budget}
-
-
-def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = None,
-                **options: Any) -> tuple[RuleSet, Node, StreamFacts]:
-    """The model `fit_dataset` learns from `source`'s rows, learnt in passes over its batches.
-
-    Parameters
-    ----------
-    source : BatchSource
-        From data/batches.open_batches (its schema, row count and fingerprint are used).
-    flag : str, default="--stream"
-        How learning in passes was asked for, named in the errors.
-    memory : int or None
-        The budget in bytes (DEFAULT_TABLE_MEMORY if None) that bounds the growth's AVC tables:
-        a level's nodes are grown in as many passes as keep each pass's tables within it, and
-        an attribute whose AVC group at one node may exceed it is refused before it is built.
-    **options
-        The pipeline's options (pipeline.DEFAULTS); those needing the rows are refused.
-
-    Returns
-    -------
-    ruleset : RuleSet
-        The same model as the in-memory fit (module docstring for data with unknown values).
-    tree : Node
-        The unpruned tree the rules came from.
-    facts : StreamFacts
-
-    Raises
-    ------
-    InputError
-        A bad option, an option needing the rows in memory, data without two classes, an
-        AVC group beyond `memory`, the input changing between passes.
-    """
-    from ..rules.passes import PassReport, learn_rules_in_passes
-    from ..tree.grow_passes import grow_in_passes
-    from .pipeline import check_options, grower_options, require_classes
-    schema = source.schema
-    if "costs" in options:
-        options = {**options, "costs": resolved(options["costs"], schema.classes)}
-    checked = check_options(options)
-    refuse_in_memory(checked, flag)
-    if checked["costs"] is not None:
-        # the grown trees differ in the class of empty branches (crx with '+, -: 5': grow_tree
-        # labels them by the parent's count, grow_in_passes by its least cost), so the rules do
-        raise needs_rows("misclassification costs (option costs, --costs)", flag)
-    o = grower_options(checked)
-    batches = _Counted(source, o.get("costs"))
-    first = next(iter(batches()), None)
-    if first is None:
-        raise InputError(f"{source.source}: no cases")
-    tree, info = grow_in_passes(batches, schema, min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
-                                costs=first.costs, memory=DEFAULT_TABLE_MEMORY if memory is None else memory)
-    require_classes(tree.class_dist, schema, int(source.n), source.source)
-    rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
-    rs, _ = learn_rules_in_passes(tree, batches, fingerprint=source.fingerprint(), cf=rules_cf, fisher=o["fisher"],
-                                  redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"], options=o,
-                                  jobs=o["jobs"], report=PassReport())
-    group = dict(info["largest_group"])
-    group["bytes"] = group.get("entries", 0) * AVC_ENTRY_BYTES
-    # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)
-    facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
-                        group, info["passes_per_level"], info["table_bytes"], info["memory"])
-    return rs, tree, facts
 
 
 def open_for_passes(data: Any, target: str | None, *, read: Any, stream: bool, memory: str | int | None,

@@ -23,7 +23,6 @@ import numpy as np
 from ..data.distinct import count_distinct, sorted_distinct
 from ..data.schema import Dataset
 from ..errors import InputError
-from ..learn.pipeline import RuleCases, rules_from_cases
 from ..tree.node import FlatTree, Node
 from .cases import PackedCases, pack_gaps
 from .coding import branch_bits_of
@@ -564,21 +563,22 @@ def _check_costs(costs: np.ndarray | None) -> None:
                          "learn in memory, or round the costs")
 
 
-def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprint: str, cf: float = 0.25,
-                          fisher: float | None = None, redundancy: float = 1.0, annealing: bool = False,
-                          seed: int | None = None, options: dict[str, Any] | None = None, jobs: int = 1,
-                          report: PassReport | None = None):
-    """learn_rules(tree, data) over `batches` (each call a fresh pass over data's cases, in
-    Dataset batches sharing one Schema), unweighted cases only; the same RuleSet and trace.
-    `fingerprint`: the data's (Dataset.fingerprint); `report`: filled with passes and table sizes."""
+def cases_in_passes(tree: Node | FlatTree, batches: Batches, *, cf: float = 0.25, fisher: float | None = None,
+                    report: PassReport | None = None) -> tuple[list[CandidateRule], dict[str, Any]]:
+    """The generalised candidates of `tree`'s leaves over `batches` (each call a fresh pass over
+    the data's cases, in Dataset batches sharing one Schema; unweighted cases only) and what the
+    later stages read of the cases, grouped by (firing candidates, class): the keyword arguments
+    of learn.pipeline.RuleCases but the fingerprint (learn.pipeline.learn_rules_in_passes joins
+    them). Each live candidate's `cases` are its groups. `fisher` is a fraction, as
+    generalise_rules takes it; `report`: filled with passes and table sizes."""
     report = report if report is not None else PassReport()
     first = next(iter(batches()), None)
     if first is None:
         raise InputError("the batches hold no cases")
     schema = first.schema
     _check_costs(first.costs)
-    cands, conds, rule_conds, tallies = generalise_in_passes(
-        tree, batches, schema, cf=cf, fisher=None if fisher is None else fisher / 100, report=report)
+    cands, conds, rule_conds, tallies = generalise_in_passes(tree, batches, schema, cf=cf, fisher=fisher,
+                                                             report=report)
     # rules that never fire (error above 0.7) cover nothing any later stage reads
     live = [i for i, r in enumerate(cands) if fires(r)]
     at, ids, counts = firing_table(conds, rule_conds, live, batches, len(schema.classes), schema)
@@ -588,7 +588,8 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Batches, *, fingerprin
     report.rows = int(counts.sum())
     for i, cover in enumerate(_covers(at, ids, len(live))):
         cands[live[i]].cases = cover
-    cases = RuleCases(schema, classes, counts.astype(np.float64), first.costs, tallies.class_n, float(tallies.n),
-                      tallies.branch_bits(schema), first.weight_record, fingerprint)
-    return rules_from_cases(cands, cases, redundancy=redundancy, annealing=annealing, seed=seed, options=options,
-                            jobs=jobs)
+    return cands, dict(schema=schema, y=classes, weights=counts.astype(np.float64), costs=first.costs,
+                       class_n=tallies.class_n, total_weight=float(tallies.n),
+                       branch_bits=tallies.branch_bits(schema), weight_record=first.weight_record)
+
+

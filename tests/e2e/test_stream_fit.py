@@ -12,7 +12,8 @@ import c45rules
 from c45rules.data.batches import open_batches
 from c45rules.errors import InputError
 from c45rules.export.yaml import dump_yaml
-from c45rules.learn.stream import fit_batches, parse_memory
+from c45rules.learn.pipeline import fit_batches
+from c45rules.learn.stream import parse_memory
 from c45rules.tree.grow import grow_tree
 from c45rules.data.frame import load_data
 from c45rules.tree.report import format_tree

@@ -8,7 +8,8 @@ from c45rules.data import load_stem
 from c45rules.errors import InputError
 from c45rules.export.yaml import dump_yaml
 from c45rules.learn.pipeline import learn_rules, learn_tree
-from c45rules.rules.passes import PassReport, learn_rules_in_passes
+from c45rules.learn.pipeline import learn_rules_in_passes
+from c45rules.rules.passes import PassReport
 
 # big sets: batches of 997 (9973 for the largest) keep the file's time down; the rest: 7
 BATCH = {"letter": 997, "income": 997, "shuttle": 997, "synth_10k": 997, "spambase": 997, "hypo": 97,
