@@ -122,6 +122,7 @@ def _serve(args: argparse.Namespace) -> int:
         raise InputError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
     audit = args.audit or DEFAULT_STORE
     open_store(audit).close()   # a store that cannot be opened is told now, not by each worker
+    import tempfile
     from ..service.audit import sqlite_parts
     worker_lock = None
     if sqlite_parts(audit) is None:   # the workers of one PostgreSQL store number themselves here
@@ -133,8 +134,13 @@ def _serve(args: argparse.Namespace) -> int:
         announce_when_answering(args.host, args.port, f"c45rules: serving {folder} on http://{args.host}:{args.port}"
                                 f" ({args.workers} worker{'s' * (args.workers > 1)}, audit {audit}, {auth})")
     os.environ[CONFIG_ENV] = config.to_env()   # the workers read their settings from here
+    import signal
     import uvicorn
     from ..service.app import uvicorn_log_config
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again with the handler
+    # found before it; the default one would end the process by the signal (status -15), where
+    # a graceful stop must exit 0 (a SIGTERM before uvicorn listens exits 0 at once)
+    signal.signal(signal.SIGTERM, _exit_zero)
     try:
         uvicorn.run("c45rules.service.app:create_app", factory=True, host=args.host, port=args.port,
                     workers=args.workers, log_level="warning", access_log=False,
@@ -143,6 +149,10 @@ def _serve(args: argparse.Namespace) -> int:
         if worker_lock is not None:
             os.unlink(worker_lock)
     return 0
+
+
+def _exit_zero(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def announce_when_answering(host: str, port: int, line: str) -> None:
