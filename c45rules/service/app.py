@@ -328,7 +328,8 @@ class OneDecision(DecisionFields):
 
     model: str
     fingerprint: str = Field(description="sha256 of the model file that decided")
-    request_id: str = Field(description="the audit trail's key of this request (also the X-Request-ID header)")
+    request_id: str = Field(description="the audit trail's key of this request (also the X-Request-ID header,"
+                            " unless the client sent its own)")
 
 
 class ManyDecisions(BaseModel):
