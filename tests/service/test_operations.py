@@ -44,6 +44,9 @@ def samples(text: str, name: str) -> dict[tuple, float]:
 def test_metrics_count_every_workers_decisions(models, tmp_path):
     s = Server(models, f"sqlite:{tmp_path / 'audit.sqlite'}", "--workers", "2").start()
     try:
+        # both workers up: each loaded the model once (the server answers once the first has)
+        assert wait_for(lambda: samples(scrape(s)[1], "c45rules_model_reloads_total")
+                        .get((("model", "crx"),)) == 2, timeout=30)
         records = crx_test_records()[:40]
         answers = [call("POST", s.url + "/v1/models/crx/decide", r)[1] for r in records]
         batch = call("POST", s.url + "/v1/models/crx/decide", records)[1]["decisions"]
@@ -68,7 +71,7 @@ def test_metrics_count_every_workers_decisions(models, tmp_path):
             assert decide == len(records) + 3
             assert samples(text, "c45rules_audit_commit_seconds_count")[()] >= 1
             assert samples(text, "c45rules_audit_queue_depth")[()] == 0
-            assert samples(text, "c45rules_model_reloads_total")[(("model", "crx"),)] == 2   # one per worker
+            assert samples(text, "c45rules_model_reloads_total")[(("model", "crx"),)] == 2
         (models / "bad.yaml").write_text("not: a model\n")
         assert wait_for(lambda: samples(scrape(s)[1], "c45rules_model_refused_total")
                         .get((("model", "bad"),)) == 2, times=3)
