@@ -364,7 +364,7 @@ def create_app(config: ServiceConfig | None = None) -> Any:
         # writer thread commits decisions, the poller stores model versions
         slot = WorkerSlot(config.audit, config.worker_lock)
         WorkerFormatter.worker = f"worker {slot.slot}"
-        writer = AuditWriter(open_store(slot.url), metrics.AUDIT_SECONDS.observe)
+        writer = AuditWriter(open_store(slot.url), metrics.audit_committed)
         folder = ModelFolder(config.models_dir, open_store(slot.url), _model_changed)
         folder.start(config.poll_seconds)
         state.update(writer=writer, folder=folder)
@@ -446,12 +446,8 @@ def create_app(config: ServiceConfig | None = None) -> Any:
 
         def done(error: BaseException | None) -> None:
             loop.call_soon_threadsafe(_settle, committed, error)
-        metrics.AUDIT_QUEUE.inc()
         state["writer"].submit([row], done)
-        try:
-            error = await committed
-        finally:
-            metrics.AUDIT_QUEUE.dec()
+        error = await committed
         if error is not None:
             log.error("audit store failed; %d decision(s) not answered: %s", len(positions), error)
             return 503, _dumps({"error": "the audit store could not record the decision; nothing was decided",

@@ -456,9 +456,10 @@ class AuditWriter:
     answer the decision).
     """
 
-    def __init__(self, store: AuditStore, on_commit: Callable[[float], None] | None = None) -> None:
+    def __init__(self, store: AuditStore, on_commit: Callable[[float, int], None] | None = None) -> None:
         self.store = store
-        self._on_commit = on_commit   # told each commit's seconds (the service's metrics)
+        # told each commit's seconds and how many submissions wait after it (the service's metrics)
+        self._on_commit = on_commit
         self._queue: queue.SimpleQueue = queue.SimpleQueue()   # no Condition: put() is one C call
         self._thread = threading.Thread(target=self._run, name="c45rules-audit", daemon=True)
         self._thread.start()
@@ -505,7 +506,7 @@ class AuditWriter:
             except Exception as e:  # noqa: BLE001 - reported to every waiting request
                 error = e
             if self._on_commit is not None:
-                self._on_commit(time.perf_counter() - started)
+                self._on_commit(time.perf_counter() - started, self._queue.qsize())
             for _, done in group:
                 try:
                     done(error)

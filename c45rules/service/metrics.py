@@ -9,7 +9,7 @@ app made in-process, as tests do) the counts are this process's alone.
     c45rules_request_seconds{route}                              request latency (histogram)
     c45rules_errors_total{status}                                answers of status >= 400
     c45rules_audit_commit_seconds                                audit commit latency (histogram)
-    c45rules_audit_queue_depth                                   requests waiting for a commit
+    c45rules_audit_queue_depth                                   requests waiting, after each commit
     c45rules_model_reloads_total{model}, c45rules_model_refused_total{model}
 """
 from __future__ import annotations
@@ -32,8 +32,8 @@ ERRORS = Counter("c45rules_errors", "answers with an error status, by status", [
 AUDIT_SECONDS = Histogram("c45rules_audit_commit_seconds", "audit store commit latency (one group commit)",
                           buckets=_LATENCY_BUCKETS)
 # livesum: the sum over the workers alive (a dead worker's queue is no one's)
-AUDIT_QUEUE = Gauge("c45rules_audit_queue_depth", "requests waiting for the audit store's commit",
-                    multiprocess_mode="livesum")
+AUDIT_QUEUE = Gauge("c45rules_audit_queue_depth", "requests waiting for the audit store's commit"
+                    " (as the last commit left them)", multiprocess_mode="livesum")
 RELOADS = Counter("c45rules_model_reloads", "model versions swapped in (the first load included)", ["model"])
 REFUSED = Counter("c45rules_model_refused", "model files refused (not valid, a clash, or not stored)", ["model"])
 
@@ -52,6 +52,15 @@ class DecisionCounts:
         for k, n in enumerate(np.bincount(np.asarray(positions), minlength=len(self.children)).tolist()):
             if n:
                 self.children[k].inc(n)
+
+
+def audit_committed(seconds: float, waiting: int) -> None:
+    """Record one audit commit (AuditWriter's on_commit): its latency, and the queue it left.
+
+    Set by the writer at each commit rather than counted up and down by each request: two
+    fewer writes to the shared files per decision."""
+    AUDIT_SECONDS.observe(seconds)
+    AUDIT_QUEUE.set(waiting)
 
 
 def scrape() -> tuple[bytes, str]:
