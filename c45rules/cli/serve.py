@@ -91,8 +91,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: F401
         import fastapi  # noqa: F401
+        import prometheus_client  # noqa: F401
     except ImportError:
-        raise InputError("serve needs FastAPI and uvicorn: pip install 'c45rules[service]'") from None
+        raise InputError("serve needs FastAPI, uvicorn and prometheus_client: pip install 'c45rules[service]'") from None
     import shutil
     import tempfile
     # the workers' metrics meet in a folder of this process's own (service/metrics.py); set
