@@ -103,8 +103,9 @@ class JsonFormatter(logging.Formatter):
     the request's fields (request_id, model, rule_id, status, latency_ms, ...) when it has them."""
 
     def __init__(self, prefix: str = "c45rules serve") -> None:
+        # `prefix` is taken as WorkerFormatter takes it (uvicorn's config names it); a JSON line
+        # says where it comes from in its "logger" field instead
         super().__init__()
-        self.prefix = prefix
 
     def format(self, record: logging.LogRecord) -> str:
         """The line."""
