@@ -91,7 +91,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: F401
         import fastapi  # noqa: F401
-        import prometheus_client  # noqa: F401
+        # found, not imported: prometheus_client picks its kind of values at import, and must
+        # see PROMETHEUS_MULTIPROC_DIR (set below) by then
+        import importlib.util
+        if importlib.util.find_spec("prometheus_client") is None:
+            raise ImportError("prometheus_client")
     except ImportError:
         raise InputError("serve needs FastAPI, uvicorn and prometheus_client: pip install 'c45rules[service]'") from None
     import shutil
