@@ -4,7 +4,7 @@ SQLite audit on (each worker its own file), loaded from this process over loopba
 
 Usage:
   python bench/service.py [--workers 2] [--seconds 10] [--clients 1,8,64] [--batch 10000]
-                          [--batches 40] [--data crx] [--sync full|normal]
+                          [--batches 40] [--data crx] [--sync full|normal] [--log-format text|json]
 
 Fits the dataset's model (../shared/data/NAME), starts the server on a free loopback port, then
 for each client count runs that many keep-alive HTTP/1.1 connections (a small asyncio client,
@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default="crx")
     ap.add_argument("--sync", choices=("full", "normal"), default="full",
                     help="the SQLite audit's synchronous setting (full: every commit synced to the disk)")
+    ap.add_argument("--log-format", choices=("text", "json"), default="text",
+                    help="serve's --log-format (json: one log line per request too), to weigh its cost")
     ap.add_argument("--markdown", type=Path, default=None,
                     help="also write the table as the service-SYNC section of this file (BENCHMARKS.md)")
     args = ap.parse_args(argv)
@@ -153,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         audit = tmp / "audit.sqlite"
         server = subprocess.Popen([*exe, "serve", str(tmp / "models"), "--host", HOST, "--port", str(port),
                                    "--workers", str(args.workers), "--audit", f"sqlite:{audit}?synchronous={args.sync}",
-                                   "--max-body", "100MB"],
+                                   "--max-body", "100MB",
+                                   # only when asked: a serve from before issue 55 (no metrics) is measured as well
+                                   *(["--log-format", args.log_format] if args.log_format != "text" else [])],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             deadline = time.time() + 60
@@ -171,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(_clients(port, path, singles, 4, 2.0))   # warm up: imports, caches, the WAL
             lines = [f"c45rules serve, {args.workers} workers, SQLite audit (WAL, synchronous={args.sync},"
                      f" one file per worker), "
-                     f"{args.data} model, {os.cpu_count()} cores shared with the client; the audit's disk:"
+                     f"{args.data} model, {args.log_format} logs, {os.cpu_count()} cores shared with the client; the audit's disk:"
                      f" fsync of 8 KB p50 {fsync[0]:.2f} ms, p99 {fsync[1]:.2f} ms",
                      "", "| load | clients | decisions/s | p50 ms | p99 ms | failures | server CPU ms per decision |",
                      "|---|---|---|---|---|---|---|"]

@@ -19,6 +19,8 @@ EXAMPLE = ("mkdir models && c45rules fit examples/crx/crx -o models/credit.yaml\
            " \"A7\": \"v\", \"A9\": \"t\", \"A11\": 3, \"A12\": \"f\", \"A13\": \"g\", \"A14\": null,"
            " \"A15\": 300}'")
 PARENTS = ()
+# on SIGTERM, requests in flight get this long to finish (then the audit queue is committed)
+SHUTDOWN_SECONDS = 10
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?", re.IGNORECASE)
 _UNITS = {None: 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30}
 
@@ -61,6 +63,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " 'Authorization: Bearer TOKEN'")
     p.add_argument("--max-body", type=byte_size, default=byte_size("10MB"), metavar="SIZE",
                    help="largest request body (default 10MB; e.g. 512KB, 1GiB); larger ones get 413")
+    p.add_argument("--log-format", choices=("text", "json"), default="text",
+                   help="text (default): one line per event; json: one JSON object a line (time, level,"
+                        " worker, request id, model, rule id, status, latency), one line per request too")
     p.add_argument("--poll", type=float, default=1.0, metavar="SECONDS", help=argparse.SUPPRESS)
 
 
@@ -86,8 +91,26 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: F401
         import fastapi  # noqa: F401
+        # found, not imported: prometheus_client picks its kind of values at import, and must
+        # see PROMETHEUS_MULTIPROC_DIR (set below) by then
+        import importlib.util
+        if importlib.util.find_spec("prometheus_client") is None:
+            raise ImportError("prometheus_client")
     except ImportError:
-        raise InputError("serve needs FastAPI and uvicorn: pip install 'c45rules[service]'") from None
+        raise InputError("serve needs FastAPI, uvicorn and prometheus_client: pip install 'c45rules[service]'") from None
+    import shutil
+    import tempfile
+    # the workers' metrics meet in a folder of this process's own (service/metrics.py); set
+    # before prometheus_client is imported here or in any worker
+    metrics_dir = tempfile.mkdtemp(prefix="c45rules-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    try:
+        return _serve(args)
+    finally:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _serve(args: argparse.Namespace) -> int:
     from ..service.app import CONFIG_ENV, ServiceConfig
     from ..service.audit import DEFAULT_STORE, open_store
     folder = Path(args.models_dir)
@@ -104,28 +127,37 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
     audit = args.audit or DEFAULT_STORE
     open_store(audit).close()   # a store that cannot be opened is told now, not by each worker
+    import tempfile
     from ..service.audit import sqlite_parts
     worker_lock = None
     if sqlite_parts(audit) is None:   # the workers of one PostgreSQL store number themselves here
-        import tempfile
         handle, worker_lock = tempfile.mkstemp(prefix="c45rules-serve-", suffix=".lock")
         os.close(handle)
-    config = ServiceConfig(str(folder.resolve()), audit, token, args.max_body, args.poll, worker_lock)
+    config = ServiceConfig(str(folder.resolve()), audit, token, args.max_body, args.poll, worker_lock, args.log_format)
     if not args.quiet:
         auth = "bearer token required" if config.token else "no authentication"
         announce_when_answering(args.host, args.port, f"c45rules: serving {folder} on http://{args.host}:{args.port}"
                                 f" ({args.workers} worker{'s' * (args.workers > 1)}, audit {audit}, {auth})")
     os.environ[CONFIG_ENV] = config.to_env()   # the workers read their settings from here
+    import signal
     import uvicorn
     from ..service.app import uvicorn_log_config
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again with the handler
+    # found before it; the default one would end the process by the signal (status -15), where
+    # a graceful stop must exit 0 (a SIGTERM before uvicorn listens exits 0 at once)
+    signal.signal(signal.SIGTERM, _exit_zero)
     try:
         uvicorn.run("c45rules.service.app:create_app", factory=True, host=args.host, port=args.port,
-                    workers=args.workers, log_level="warning", access_log=False, timeout_graceful_shutdown=10,
-                    log_config=uvicorn_log_config())
+                    workers=args.workers, log_level="warning", access_log=False,
+                    timeout_graceful_shutdown=SHUTDOWN_SECONDS, log_config=uvicorn_log_config(args.log_format))
     finally:
         if worker_lock is not None:
             os.unlink(worker_lock)
     return 0
+
+
+def _exit_zero(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def announce_when_answering(host: str, port: int, line: str) -> None:

@@ -214,6 +214,7 @@ OPTIONS: tuple[Option, ...] = (
        "sqlite:c45rules-audit.sqlite", ("serve",)),
     _o("--token-file", "serve: file holding the bearer token", "none", ("serve",)),
     _o("--max-body", "serve: largest request body", "10MB", ("serve",)),
+    _o("--log-format", "serve: text, or json (one JSON object a line, one per request)", "text", ("serve",)),
     _o("--poll", "serve: seconds between checks of the model files (internal)", "1", ("serve",)),
     _o("--model", "audit: only this model's decisions", "all", ("audit",)),
     _o("--since", "audit: only decisions at or after this ISO 8601 time", "all", ("audit",)),

@@ -4,6 +4,8 @@
     GET  /v1/models                               name, fingerprint, classes, rules, trained_on
     GET  /v1/models/{name}                        the schema and the rules as JSON
     GET  /healthz                                 liveness (never needs the token)
+    GET  /readyz                                  readiness: models served, audit store writable (no token)
+    GET  /metrics                                 Prometheus text (service/metrics.py; needs the token)
     GET  /docs, /openapi.json                     the OpenAPI page
 
 A list of records is a table whose columns are the union of its records' keys: a used
@@ -21,12 +23,14 @@ once per model version (Answers). The other routes are FastAPI's.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import gc
 import hmac
 import json
 import logging
 import os
 import random
+import time
 import weakref
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -39,6 +43,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import InputError
+from . import metrics
 from .audit import AuditWriter, now, open_store, outcome_texts, request_row
 from .models import ModelFolder, ServedModel
 from .workerfiles import WorkerSlot
@@ -58,6 +63,7 @@ class ServiceConfig:
     max_body: int = 10 * 1024 * 1024
     poll_seconds: float = 1.0
     worker_lock: str | None = None   # where workers of a PostgreSQL store take their numbers (WorkerSlot)
+    log_format: str = "text"         # "json": one JSON object a line, one line per request
 
     def to_env(self) -> str:
         """The settings as the environment variable's JSON text."""
@@ -88,10 +94,42 @@ class WorkerFormatter(logging.Formatter):
         return super().format(record)
 
 
-def uvicorn_log_config() -> dict[str, Any]:
+# the request's fields a JSON log line carries when its record has them (see JsonFormatter)
+_LOG_FIELDS = ("request_id", "audit_id", "method", "path", "model", "rule_id", "records", "status", "latency_ms")
+
+
+class JsonFormatter(logging.Formatter):
+    """Log lines as one JSON object each: time (UTC), level, logger, worker, pid, message, and
+    the request's fields (request_id, model, rule_id, status, latency_ms, ...) when it has them."""
+
+    def __init__(self, prefix: str = "c45rules serve") -> None:
+        # `prefix` is taken as WorkerFormatter takes it (uvicorn's config names it); a JSON line
+        # says where it comes from in its "logger" field instead
+        super().__init__()
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The line."""
+        line: dict[str, Any] = {
+            "time": dt.datetime.fromtimestamp(record.created, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "level": record.levelname, "logger": record.name, "worker": WorkerFormatter.worker,
+            "pid": os.getpid(), "message": record.getMessage()}
+        for key in _LOG_FIELDS:
+            if hasattr(record, key):
+                line[key] = getattr(record, key)
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=True, default=str)
+
+
+def _formatter(log_format: str, prefix: str) -> logging.Formatter:
+    return JsonFormatter(prefix) if log_format == "json" else WorkerFormatter(prefix)
+
+
+def uvicorn_log_config(log_format: str = "text") -> dict[str, Any]:
     """uvicorn's logging (given to uvicorn.run), its lines naming their worker as ours do."""
+    kind = JsonFormatter if log_format == "json" else WorkerFormatter
     return {"version": 1, "disable_existing_loggers": False,
-            "formatters": {"worker": {"()": f"{__name__}.WorkerFormatter", "prefix": "uvicorn"}},
+            "formatters": {"worker": {"()": f"{__name__}.{kind.__name__}", "prefix": "uvicorn"}},
             "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "worker",
                                     "stream": "ext://sys.stderr"}},
             "loggers": {"uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False}}}
@@ -124,15 +162,20 @@ def _error(e: ClientError) -> Response:
     return Response(_error_body(e), status_code=e.status, media_type="application/json")
 
 
+# the probes answer without the token: an orchestrator's probe holds no secret, and they tell
+# nothing but "up" and "ready"; /metrics (model names, versions, decision rates) needs it
+OPEN_PATHS = frozenset({"/healthz", "/readyz"})
+
+
 class BearerAuth:
-    """ASGI middleware: every route but /healthz needs `Authorization: Bearer TOKEN`."""
+    """ASGI middleware: every route but the probes (OPEN_PATHS) needs `Authorization: Bearer TOKEN`."""
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode("utf-8")
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] == "/healthz":
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
             return await self.app(scope, receive, send)
         given = b""
         for key, value in scope["headers"]:
@@ -221,6 +264,7 @@ class Answers:
         self.plain = [_dumps(f)[1:-1].encode() for f in fields]
         self.explained = [_dumps({**f, "explanation": t})[1:-1].encode() for f, t in zip(fields, d.texts)]
         self.outcomes = outcome_texts(d.classes, d.rule_ids, d.confidences)
+        self.counts = metrics.DecisionCounts(model.name, model.fingerprint, d.classes, d.rule_ids)
 
     def body(self, request_id: str, positions: list[int], single: bool, explain: bool,
              unseen: dict[int, list[str]] | None = None) -> bytes:
@@ -285,7 +329,8 @@ class OneDecision(DecisionFields):
 
     model: str
     fingerprint: str = Field(description="sha256 of the model file that decided")
-    request_id: str = Field(description="the audit trail's key of this request (also the X-Request-ID header)")
+    request_id: str = Field(description="the audit trail's key of this request (also the X-Request-ID header,"
+                            " unless the client sent its own)")
 
 
 class ManyDecisions(BaseModel):
@@ -307,7 +352,7 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     config = config or ServiceConfig.from_env()
     if not logging.getLogger("c45rules").handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(WorkerFormatter())
+        handler.setFormatter(_formatter(config.log_format, "c45rules serve"))
         logging.getLogger("c45rules").addHandler(handler)
         logging.getLogger("c45rules").setLevel(logging.INFO)
     state: dict[str, Any] = {}
@@ -320,8 +365,8 @@ def create_app(config: ServiceConfig | None = None) -> Any:
         # writer thread commits decisions, the poller stores model versions
         slot = WorkerSlot(config.audit, config.worker_lock)
         WorkerFormatter.worker = f"worker {slot.slot}"
-        writer = AuditWriter(open_store(slot.url))
-        folder = ModelFolder(config.models_dir, open_store(slot.url))
+        writer = AuditWriter(open_store(slot.url), metrics.audit_committed)
+        folder = ModelFolder(config.models_dir, open_store(slot.url), _model_changed)
         folder.start(config.poll_seconds)
         state.update(writer=writer, folder=folder)
         # What is loaded by now (modules, models) lives as long as the worker: frozen, the cycle
@@ -336,8 +381,9 @@ def create_app(config: ServiceConfig | None = None) -> Any:
             yield
         finally:
             folder.stop()
-            writer.close()
+            writer.close()   # the decisions queued are committed before the worker exits
             slot.release()
+            metrics.worker_exited(os.getpid())
 
     app = FastAPI(title="c45rules decision service", lifespan=lifespan,
                   description="C4.5 rule sets as a decision service, with an audit trail.")
@@ -371,7 +417,8 @@ def create_app(config: ServiceConfig | None = None) -> Any:
             raise ClientError(404, f"no model named {name!r} (GET /v1/models lists them)", "name")
         return model
 
-    async def decided(model: ServedModel, body: bytes, explain: bool) -> tuple[int, bytes, str | None]:
+    async def decided(model: ServedModel, body: bytes, explain: bool,
+                      info: dict[str, Any] | None = None) -> tuple[int, bytes, str | None]:
         """(status, JSON answer, request id) of a decide request's body, once its audit row committed."""
         try:
             payload = json.loads(body)
@@ -390,6 +437,10 @@ def create_app(config: ServiceConfig | None = None) -> Any:
             raise ClientError(422, str(e), getattr(e, "field", None), record) from None
         made = answers(model)
         request_id = f"{ids.getrandbits(128):032x}"
+        if info is not None:
+            info.update(audit_id=request_id, records=len(positions))
+            if single:
+                info["rule_id"] = int(model.decider.rule_ids[positions[0]])
         row = request_row(request_id, now(), model.name, model.fingerprint, body, positions, made.outcomes)
         loop = asyncio.get_running_loop()
         committed = loop.create_future()
@@ -402,25 +453,28 @@ def create_app(config: ServiceConfig | None = None) -> Any:
             log.error("audit store failed; %d decision(s) not answered: %s", len(positions), error)
             return 503, _dumps({"error": "the audit store could not record the decision; nothing was decided",
                                 "field": None}).encode(), None
+        made.counts.count(positions)
         return 200, made.body(request_id, positions, single, explain, unseen), request_id
 
     async def decide_route(scope: dict, receive: Any, send: Any, name: str) -> None:
         """POST /v1/models/{name}/decide as a plain ASGI handler (see DecideRoute)."""
         request_id = None
+        info = scope.setdefault(_INFO, {})
+        info["model"] = name
         try:
             explain = explain_flag(scope["query_string"])
             model = served(name)   # taken once: this request is answered by this version throughout
             body = await _receive_body(scope, receive, config.max_body)
             if body is None:
                 return
-            status, out, request_id = await decided(model, body, explain)
+            status, out, request_id = await decided(model, body, explain, info)
         except ClientError as e:
             status, out = e.status, _error_body(e)
         except Exception as e:  # noqa: BLE001 - a 500 in JSON, as FastAPI's handler gives
             log.exception("unexpected error on POST %s", scope["path"])
             status, out = 500, _dumps({"error": f"internal error ({type(e).__name__})", "field": None}).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(out))]
-        if request_id is not None:
+        if request_id is not None:   # the client's own id, when it sent one, is echoed instead (Observed)
             headers.append((b"x-request-id", request_id.encode()))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": out})
@@ -429,6 +483,31 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     async def healthz() -> Response:
         """Liveness: ok, and how many models are served."""
         return _json(200, {"status": "ok", "models": len(state["folder"].all())})
+
+    @app.get("/readyz")
+    async def readyz() -> Response:
+        """Readiness: 200 once a model is served and the audit store takes writes, else 503 saying why."""
+        problems = []
+        served_now = state["folder"].all()
+        if not served_now:
+            problems.append("no model is served (see the log for refused files)")
+        loop = asyncio.get_running_loop()
+        checked = loop.create_future()
+        state["writer"].probe(lambda error: loop.call_soon_threadsafe(_settle, checked, error))
+        try:
+            error = await asyncio.wait_for(checked, READY_SECONDS)
+        except asyncio.TimeoutError:
+            error = TimeoutError(f"no answer within {READY_SECONDS:g} s")
+        if error is not None:
+            problems.append(f"the audit store takes no writes: {' '.join(str(error).split()) or type(error).__name__}")
+        return _json(503 if problems else 200, {"status": "not ready" if problems else "ready",
+                                                "models": len(served_now), "problems": problems})
+
+    @app.get("/metrics")
+    async def metrics_route() -> Response:
+        """Prometheus' text format: decisions, latencies, errors, audit commits, model reloads."""
+        text, content_type = metrics.scrape()
+        return Response(text, media_type=content_type)
 
     @app.get("/v1/models")
     async def models() -> Response:
@@ -455,8 +534,82 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     outer: Any = DecideRoute(app, decide_route)
     if config.token:
         outer = BearerAuth(outer, token=config.token)
+    outer = Observed(outer, ids, config.log_format == "json")
     outer.fastapi = app
     return outer
+
+
+_INFO = "c45rules"   # the scope key of what a request's log line and metrics name (Observed)
+READY_SECONDS = 5.0  # /readyz waits this long for the audit store's answer
+_REQUEST_ID_LIMIT = 128
+_ROUTES = frozenset({"/healthz", "/readyz", "/metrics", "/v1/models"})
+
+
+def _model_changed(name: str, swapped: bool) -> None:
+    (metrics.RELOADS if swapped else metrics.REFUSED).labels(name).inc()
+
+
+def client_request_id(scope: dict) -> str | None:
+    """The client's X-Request-ID (None when absent); ClientError unless it is 1 to 128 printable
+    ASCII characters (it goes into log lines and back into a header)."""
+    for key, value in scope["headers"]:
+        if key == b"x-request-id":
+            text = value.decode("latin-1")
+            if not 0 < len(text) <= _REQUEST_ID_LIMIT or not text.isascii() or not text.isprintable():
+                raise ClientError(400, f"X-Request-ID: expected 1 to {_REQUEST_ID_LIMIT} printable ASCII"
+                                  f" characters, got {len(value)} bytes", "X-Request-ID")
+            return text
+    return None
+
+
+class Observed:
+    """ASGI: every HTTP request timed and counted (service/metrics.py), its X-Request-ID
+    echoed (the client's when it sent one, else one made here or the decision's audit id),
+    and with JSON logs one line per request."""
+
+    def __init__(self, app: Any, ids: random.Random, log_requests: bool) -> None:
+        self.app, self.ids, self.log_requests = app, ids, log_requests
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = time.perf_counter()
+        info: dict[str, Any] = scope.setdefault(_INFO, {})
+        status = 500
+        try:
+            given = client_request_id(scope)
+        except ClientError as e:
+            status = e.status
+            await _error(e)(scope, receive, send)
+            self._observe(scope, info, status, started)
+            return
+
+        async def sending(message: dict) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = [(k, v) for k, v in message.get("headers", ()) if k != b"x-request-id"]
+                made = dict(message.get("headers", ())).get(b"x-request-id")
+                request_id = given or (made.decode() if made else f"{self.ids.getrandbits(128):032x}")
+                info["request_id"] = request_id
+                message = {**message, "headers": headers + [(b"x-request-id", request_id.encode())]}
+            await send(message)
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            self._observe(scope, info, status, started)
+
+    def _observe(self, scope: dict, info: dict[str, Any], status: int, started: float) -> None:
+        seconds = time.perf_counter() - started
+        path = scope["path"]
+        route = "decide" if "model" in info else path if path in _ROUTES else "other"
+        metrics.REQUEST_SECONDS.labels(route).observe(seconds)
+        if status >= 400:
+            metrics.ERRORS.labels(str(status)).inc()
+        if self.log_requests:
+            log.info("%s %s %d", scope["method"], path, status,
+                     extra={**info, "method": scope["method"], "path": path, "status": status,
+                            "latency_ms": round(seconds * 1000, 3)})
 
 
 class DecideRoute:

@@ -40,6 +40,7 @@ import json
 import queue
 import sqlite3
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -357,6 +358,28 @@ class AuditStore:
             streams.append(Decision(*row) for row in self._rows(text + " ORDER BY time, request_id, seq", args1))
         return merge_decisions(streams, limit)
 
+    def ping(self) -> None:
+        """Raise unless the store takes a write now (SQLite: its write lock; PostgreSQL: a round
+        trip), reconnecting first to a PostgreSQL server whose connection was lost."""
+        if self._p == "?":
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("ROLLBACK")
+            return
+        self.reconnect()
+        cur = self._db.cursor()
+        try:
+            cur.execute("SELECT 1")
+        finally:
+            cur.close()
+        self._db.commit()
+
+    def reconnect(self) -> None:
+        """A new connection in place of a PostgreSQL connection that was lost (the server
+        restarted, the network failed); nothing when it is open, or for SQLite."""
+        if self._p == "%s" and (self._db.closed or self._db.broken):
+            import psycopg
+            self._db = psycopg.connect(self.url)
+
     def close(self) -> None:
         """Close the connection."""
         self._db.close()
@@ -433,8 +456,10 @@ class AuditWriter:
     answer the decision).
     """
 
-    def __init__(self, store: AuditStore) -> None:
+    def __init__(self, store: AuditStore, on_commit: Callable[[float, int], None] | None = None) -> None:
         self.store = store
+        # told each commit's seconds and how many submissions wait after it (the service's metrics)
+        self._on_commit = on_commit
         self._queue: queue.SimpleQueue = queue.SimpleQueue()   # no Condition: put() is one C call
         self._thread = threading.Thread(target=self._run, name="c45rules-audit", daemon=True)
         self._thread.start()
@@ -443,28 +468,45 @@ class AuditWriter:
         """Queue `rows` for the next commit; `done` is called from the writer thread."""
         self._queue.put((rows, done))
 
+    def probe(self, done: Callable[[BaseException | None], None]) -> None:
+        """Check in the writer's thread that the store takes writes (AuditStore.ping): `done`
+        gets None or the error, after the rows queued before it are committed."""
+        self._queue.put((None, done))
+
     def _run(self) -> None:
         while True:
             item = self._queue.get()
             if item is None:
                 return
+            if item[0] is None:   # a probe (see probe())
+                try:
+                    self.store.ping()
+                    error = None
+                except Exception as e:  # noqa: BLE001 - the probe's answer
+                    error = e
+                item[1](error)
+                continue
             group, n, count = [item], sum(row[4] for row in item[0]), len(item[0])
             while n < _GROUP_RECORDS and count < _ROWS_PER_INSERT:
                 try:
                     more = self._queue.get_nowait()
                 except queue.Empty:
                     break
-                if more is None:
-                    self._queue.put(None)
+                if more is None or more[0] is None:   # the end, or a probe: after this group
+                    self._queue.put(more)
                     break
                 group.append(more)
                 n += sum(row[4] for row in more[0])
                 count += len(more[0])
+            started = time.perf_counter()
             try:
+                self.store.reconnect()   # a PostgreSQL server back after an outage takes rows again
                 self.store.append([row for rows, _ in group for row in rows])
                 error = None
             except Exception as e:  # noqa: BLE001 - reported to every waiting request
                 error = e
+            if self._on_commit is not None:
+                self._on_commit(time.perf_counter() - started, self._queue.qsize())
             for _, done in group:
                 try:
                     done(error)

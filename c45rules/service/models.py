@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,9 +70,12 @@ def load_version(name: str, data: bytes) -> ServedModel:
 class ModelFolder:
     """The models of a folder by name, kept current by a polling thread (see the module doc)."""
 
-    def __init__(self, folder: str | os.PathLike, store: AuditStore | None = None) -> None:
+    def __init__(self, folder: str | os.PathLike, store: AuditStore | None = None,
+                 on_change: Callable[[str, bool], None] | None = None) -> None:
         self.folder = Path(folder)
         self._store = store
+        # told (name, True) for each version swapped in, (name, False) for each file refused
+        self._on_change = on_change or (lambda name, swapped: None)
         self._models: dict[str, ServedModel] = {}
         # model name -> ((file name, (size, mtime_ns, inode)), ...) of its files when last read
         self._seen: dict[str, tuple] = {}
@@ -131,6 +135,7 @@ class ModelFolder:
                     continue
                 if len(found) > 1:
                     log.error("model %s: %s refused: two files for one model; remove one%s", name, listed, kept)
+                    self._on_change(name, False)
                     self._why[name] = f"{listed} both in the models folder"
                     continue
                 file, path, _ = found[0]
@@ -163,17 +168,21 @@ class ModelFolder:
             problem = " ".join(str(e).split())
             log.error("model %s: %s refused: %s%s", name, path.name, problem, kept)
             self._why[name] = f"{path.name} refused: {problem}"
+            self._on_change(name, False)
             return None, False
         if self._store is not None:
             # no decision may come from a version the store does not hold
             try:
+                self._store.reconnect()
                 self._store.remember_model(version.name, version.fingerprint, version.text)
             except Exception as e:  # noqa: BLE001 - a store down now: retried at the next poll
                 log.error("model %s: not swapped in, the audit store refused it: %s%s", name, e, kept)
                 self._why[name] = f"{path.name} not yet recorded in the audit store"
+                self._on_change(name, False)
                 return None, True
         log.info("model %s: serving %s from %s (%d rules)", name, version.fingerprint, path.name,
                  len(version.ruleset.rules))
+        self._on_change(name, True)
         return version, False
 
     def start(self, interval: float = POLL_SECONDS) -> None:

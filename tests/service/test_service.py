@@ -244,6 +244,9 @@ def test_postgresql_audit_store(models, tmp_path, pg_url):
         status, body = call("POST", s.url + "/v1/models/crx/decide", records)
         assert status == 200
         singles = [call("POST", s.url + "/v1/models/crx/decide", r)[1] for r in records[:6]]
+        # the server answers once one worker is up; on a loaded machine the other may come later
+        assert wait_for(lambda: len(set(re.findall(r"worker (\d+) \(pid \d+\): INFO: model crx: serving",
+                                                   s.read_log()))) == 2, timeout=30)
     finally:
         s.stop()
     # one store, yet each worker has a number of its own for its log lines
