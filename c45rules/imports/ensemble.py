@@ -218,6 +218,8 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
                                   or max_rules < 1):
         raise InputError(f"max_rules must be a whole number >= 1, not {max_rules!r}")
+    # read the trees first: a split no rule can express (categorical) is refused before any work
+    paths = None if type(model).__name__ in _FOREST_CLASSES else _path_trees(model)
     names, frame = _features(model, X)
     if len(frame) == 0:
         raise InputError("X has no rows")
@@ -230,14 +232,14 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     table = frame.copy()
     table[target] = decided
     ds = from_frame(table, target, continuous=list(names), source="<from_ensemble X>")
-    if type(model).__name__ in _FOREST_CLASSES:
+    if paths is None:
         per_tree = [generalise_rules(tree_nodes(t.tree_, classes, ds.schema.classes), ds, cf=cf) for t in trees]
     else:
         index = {c: i for i, c in enumerate(ds.schema.classes)}
         codes = np.array([index[c] for c in decided], dtype=np.int64)
         values = frame.to_numpy(dtype=np.float64)
         per_tree = [generalise_rules(labelled_nodes(t, values, codes, len(index)), ds, cf=cf)
-                    for t in _path_trees(model)]
+                    for t in paths]
     options: dict[str, Any] = {"explains": f"{_library(model)} {type(model).__name__} ({len(per_tree)} trees)",
                                "ensemble_sha256": fingerprint(model)}
     if max_rules is not None:
