@@ -37,7 +37,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="a tree ensemble's training table (CSV/Parquet or C4.5 stem, the model's columns"
                         " numeric): the rules explain the ensemble's decisions on it. Ensembles: scikit-learn"
                         " RandomForest/ExtraTrees/GradientBoosting/HistGradientBoosting classifiers (joblib),"
-                        " XGBoost XGBClassifier (joblib) or Booster (joblib, or a .json/.ubj model file)")
+                        " XGBoost XGBClassifier (joblib) or Booster (joblib, or a .json/.ubj model file), LightGBM"
+                        " LGBMClassifier (joblib) or Booster (joblib, or a .txt model file)")
     p.add_argument("--target", metavar="COL", help="--data: the table's class column (left out of the features)")
     p.add_argument("--max-rules", type=int, metavar="N",
                    help="--data: keep the first N rules; the default class is then the forest's most frequent"
@@ -66,7 +67,7 @@ def load_joblib(path: str, raw: bytes):
     from ..imports.sklearn import from_sklearn
     obj = load_object(path, raw)
     if type(obj).__name__ in ("RandomForestClassifier", "ExtraTreesClassifier", "GradientBoostingClassifier",
-                              "HistGradientBoostingClassifier", "XGBClassifier", "Booster"):
+                              "HistGradientBoostingClassifier", "XGBClassifier", "LGBMClassifier", "Booster"):
         raise InputError(f"{path}: a {type(obj).__name__} is explained on its training table: add --data TRAIN"
                          " --target COL")
     try:
@@ -85,6 +86,18 @@ def load_xgboost(path: str):
         return xgboost.Booster(model_file=path)
     except xgboost.core.XGBoostError as e:
         raise InputError(f"{path}: cannot be read as an XGBoost model ({str(e).splitlines()[0]})") from None
+
+
+def load_lightgbm(path: str):
+    """The LightGBM Booster in a text model file (`save_model`), or InputError."""
+    try:
+        import lightgbm
+    except ImportError:
+        raise InputError(f"{path}: reading a LightGBM model file needs lightgbm (pip install lightgbm)") from None
+    try:
+        return lightgbm.Booster(model_file=path)
+    except lightgbm.basic.LightGBMError as e:
+        raise InputError(f"{path}: cannot be read as a LightGBM model ({str(e).splitlines()[0]})") from None
 
 
 def _forest_rules(args: argparse.Namespace, model):
@@ -117,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
     if args.data is not None:
         if Path(args.model).suffix.lower() in XGBOOST_SUFFIXES:
             ruleset = _forest_rules(args, load_xgboost(args.model))
+        elif Path(args.model).suffix.lower() == ".txt":
+            ruleset = _forest_rules(args, load_lightgbm(args.model))
         elif not _is_joblib(args.model, raw):
             raise InputError(f"{args.model}: --data explains an ensemble saved with joblib (or an XGBoost .json/.ubj"
                              " model file), not PMML")

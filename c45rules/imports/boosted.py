@@ -12,7 +12,8 @@ deciding as the library does on every double x:
 * scikit-learn GradientBoosting: `float32(x) <= threshold`, the bound float32-exact (`_bound`);
 * scikit-learn HistGradientBoosting: `x <= num_threshold` on doubles, the bound as it is;
   categorical splits are refused (InputError);
-* XGBoost: `float32(x) < split_condition` goes to "yes" (left), the bound float32-exact for `<`.
+* XGBoost: `float32(x) < split_condition` goes to "yes" (left), the bound float32-exact for `<`;
+* LightGBM: `x <= threshold` on doubles, the bound as it is.
 
 An unknown value (NaN) goes left where `nan_left` says (the library's learnt or default routing).
 """
@@ -111,6 +112,37 @@ def xgb_trees(doc: dict[str, Any]) -> list[PathTree]:
                  for c, l in zip(t["split_conditions"], left)]
         out.append(_tree(left, t["right_children"], t["split_indices"], bound, t["default_left"],
                          t.get("base_weights", t["split_conditions"])))
+    return out
+
+
+def lgbm_trees(dump: dict[str, Any]) -> list[PathTree]:
+    """LightGBM's trees from `Booster.dump_model()`: `x <= threshold` on doubles goes left; an
+    unknown value goes left where `default_left` (missing_type NaN) or, where the tree has no
+    missing routing (None), as LightGBM reads it, as 0; InputError for a categorical split or
+    zero-as-missing (a test no rule on numbers expresses)."""
+    out = []
+    for info in dump["tree_info"]:
+        rows: list[list[Any]] = []   # left, right, feature, bound, nan_left, value
+        stack = [(info["tree_structure"], -1, 0)]
+        while stack:   # not recursive: a deep tree would pass Python's frame limit
+            n, parent, side = stack.pop()
+            i = len(rows)
+            if parent >= 0:
+                rows[parent][side] = i
+            if "split_feature" not in n:
+                rows.append([-1, -1, 0, 0.0, False, float(n["leaf_value"])])
+                continue
+            if n["decision_type"] != "<=":
+                raise InputError("the LightGBM model has a categorical split, which a rule on numbers cannot express")
+            if n["missing_type"] == "Zero":
+                raise InputError("the LightGBM model reads 0 as missing (zero_as_missing), which a rule on numbers"
+                                 " cannot express: fit it with zero_as_missing=False")
+            t = float(n["threshold"])
+            nan_left = bool(n["default_left"]) if n["missing_type"] == "NaN" else 0.0 <= t
+            rows.append([-1, -1, int(n["split_feature"]), t, nan_left, float(n.get("internal_value", 0.0))])
+            stack += [(n["right_child"], i, 1), (n["left_child"], i, 0)]
+        a = list(zip(*rows))
+        out.append(_tree(*a))
     return out
 
 

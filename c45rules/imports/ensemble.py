@@ -29,14 +29,20 @@ import pandas as pd
 from ..data.frame import from_frame
 from ..errors import InputError
 from ..model.ruleset import RuleSet
-from .boosted import PathTree, gb_trees, hgb_trees, labelled_nodes, trees_fingerprint, xgb_trees
+from .boosted import PathTree, gb_trees, hgb_trees, labelled_nodes, lgbm_trees, trees_fingerprint, xgb_trees
 from .sklearn import _CF, _check_tree, _class_names, _feature_names, _target_name, tree_nodes
 
 _FOREST_CLASSES = ("RandomForestClassifier", "ExtraTreesClassifier")
 _BOOSTED_CLASSES = ("GradientBoostingClassifier", "HistGradientBoostingClassifier")
 _XGB_OBJECTIVES = ("binary:logistic", "binary:logitraw", "binary:hinge", "multi:softprob", "multi:softmax")
 KINDS = ("scikit-learn RandomForestClassifier, ExtraTreesClassifier, GradientBoostingClassifier or"
-         " HistGradientBoostingClassifier, or an XGBoost XGBClassifier or Booster")
+         " HistGradientBoostingClassifier, an XGBoost XGBClassifier or Booster, or a LightGBM LGBMClassifier"
+         " or Booster")
+
+
+def _is_lgbm(model: Any) -> bool:
+    module = type(model).__module__ or ""
+    return module.startswith("lightgbm.") and type(model).__name__ in ("LGBMClassifier", "Booster")
 
 
 def _is_xgb(model: Any) -> bool:
@@ -49,6 +55,14 @@ def check_forest(model: Any) -> list[Any]:
     or InputError unless `model` is a fitted single-output ensemble of a kind `from_ensemble` reads."""
     kind = type(model).__name__
     module = type(model).__module__ or ""
+    if _is_lgbm(model):
+        booster = model if kind == "Booster" else getattr(model, "_Booster", None)
+        if booster is None:
+            raise InputError(f"the {kind} is not fitted: call fit(X, y) first")
+        objective = booster.dump_model(num_iteration=0)["objective"].split()[0]
+        if objective not in ("binary", "multiclass", "multiclassova"):
+            raise InputError(f"the LightGBM model's objective is {objective!r}; a RuleSet explains a classifier")
+        return [booster]
     if _is_xgb(model):
         booster = model if kind == "Booster" else _xgb_booster(model)
         objective = _xgb_doc(booster)["learner"]["objective"]["name"]
@@ -84,6 +98,8 @@ def _xgb_doc(booster: Any) -> dict[str, Any]:
 def _path_trees(model: Any) -> list[PathTree]:
     """A boosted ensemble's trees as PathTrees (boosted.py)."""
     kind = type(model).__name__
+    if _is_lgbm(model):
+        return lgbm_trees(check_forest(model)[0].dump_model())
     if _is_xgb(model):
         return xgb_trees(_xgb_doc(check_forest(model)[0]))
     return hgb_trees(model) if kind == "HistGradientBoostingClassifier" else gb_trees(model)
@@ -111,6 +127,8 @@ def fingerprint(model: Any) -> str:
 
 def feature_names(model: Any) -> tuple[str, ...]:
     """The names of the features the ensemble was fit on (x0, x1, ... when it had none)."""
+    if _is_lgbm(model) and type(model).__name__ == "Booster":
+        return tuple(model.feature_name())
     if _is_xgb(model) and type(model).__name__ == "Booster":
         names = model.feature_names
         return tuple(names) if names else tuple(f"x{i}" for i in range(model.num_features()))
@@ -119,6 +137,8 @@ def feature_names(model: Any) -> tuple[str, ...]:
 
 def class_names(model: Any) -> tuple[str, ...]:
     """The ensemble's classes as text (an XGBoost Booster's: 0, 1, ... K-1)."""
+    if _is_lgbm(model) and type(model).__name__ == "Booster":
+        return tuple(str(i) for i in range(max(int(model.dump_model(num_iteration=0)["num_class"]), 2)))
     if _is_xgb(model) and type(model).__name__ == "Booster":
         k = int(_xgb_doc(model)["learner"]["learner_model_param"]["num_class"])
         return tuple(str(i) for i in range(max(k, 2)))
@@ -140,7 +160,11 @@ def _decisions(model: Any, frame: pd.DataFrame, classes: tuple[str, ...]) -> lis
         else:
             k = (p > (0.5 if objective == "binary:logistic" else 0.0)).astype(np.int64)
         return [classes[i] for i in k]
-    plain = _is_xgb(model) and getattr(model, "feature_names_in_", None) is None
+    if _is_lgbm(model) and type(model).__name__ == "Booster":
+        p = np.asarray(model.predict(frame.to_numpy(dtype=np.float64)))
+        k = np.argmax(p, axis=1) if p.ndim == 2 else (p > 0.5).astype(np.int64)   # as LGBMClassifier.predict
+        return [classes[i] for i in k]
+    plain = (_is_xgb(model) or _is_lgbm(model)) and getattr(model, "feature_names_in_", None) is None
     decided = model.predict(frame.to_numpy(dtype=np.float64) if plain else frame)
     by_label = dict(zip(map(str, model.classes_), classes))
     return [by_label[str(v)] for v in decided]
@@ -151,7 +175,8 @@ def _features(model: Any, X: Any) -> tuple[tuple[str, ...], pd.DataFrame]:
     names = feature_names(model)
     if isinstance(X, pd.DataFrame):
         named = getattr(model, "feature_names_in_", None) is not None or (
-            _is_xgb(model) and type(model).__name__ == "Booster" and bool(model.feature_names))
+            _is_xgb(model) and type(model).__name__ == "Booster" and bool(model.feature_names)) or (
+            _is_lgbm(model) and type(model).__name__ == "Booster")
         if named:
             missing = [n for n in names if n not in X.columns]
             if missing:
@@ -167,7 +192,7 @@ def _features(model: Any, X: Any) -> tuple[tuple[str, ...], pd.DataFrame]:
 
 
 def _library(model: Any) -> str:
-    return "xgboost" if _is_xgb(model) else "sklearn"
+    return "xgboost" if _is_xgb(model) else "lightgbm" if _is_lgbm(model) else "sklearn"
 
 
 def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float = _CF) -> RuleSet:

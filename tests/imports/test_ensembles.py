@@ -155,6 +155,9 @@ def _boosted(kind: str, X: pd.DataFrame, y: np.ndarray):
         return GradientBoostingClassifier(n_estimators=30, max_depth=3, random_state=0).fit(X, y)
     if kind == "hgb":
         return HistGradientBoostingClassifier(max_iter=30, max_depth=4, random_state=0).fit(X, y)
+    if kind == "lgbm":
+        lightgbm = pytest.importorskip("lightgbm")
+        return lightgbm.LGBMClassifier(n_estimators=30, max_depth=3, num_leaves=8, n_jobs=1, verbose=-1).fit(X, y)
     xgboost = pytest.importorskip("xgboost")
     return xgboost.XGBClassifier(n_estimators=30, max_depth=3, n_jobs=1).fit(X, np.unique(y, return_inverse=True)[1])
 
@@ -167,7 +170,7 @@ def distilled_fidelity(model, X: pd.DataFrame, X_test: pd.DataFrame, leaves: int
 
 
 @pytest.mark.parametrize("name, kind", [("crx", "hgb"), ("glass", "gb"), ("glass", "xgb"), ("crx", "xgb"),
-                                        ("iris", "hgb")])
+                                        ("iris", "hgb"), ("crx", "lgbm"), ("glass", "lgbm")])
 def test_rules_explain_a_boosted_ensemble_on_held_out_rows(name, kind):
     X, y, X_test = split(name)
     if kind == "gb":   # scikit-learn's GradientBoosting refuses NaN
@@ -183,7 +186,7 @@ def test_rules_explain_a_boosted_ensemble_on_held_out_rows(name, kind):
     assert type(model).__name__ in dict(rs.options)["explains"]
 
 
-@pytest.mark.parametrize("kind", ["gb", "hgb", "xgb"])
+@pytest.mark.parametrize("kind", ["gb", "hgb", "xgb", "lgbm"])
 def test_boosted_rules_export_and_round_trip(kind, tmp_path):
     X, y, X_test = split("iris" if kind != "hgb" else "crx", nan=kind != "gb")
     model = _boosted(kind, X, y)
@@ -230,11 +233,11 @@ def _leaf_scores(tree, values: np.ndarray) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("kind", ["gb", "hgb", "xgb"])
+@pytest.mark.parametrize("kind", ["gb", "hgb", "xgb", "lgbm"])
 def test_path_trees_route_rows_as_the_library_does(kind):
     # a one-tree binary ensemble: its raw score is a constant plus the row's leaf score, so the
     # PathTree's routing (float32 bounds, NaN) must reach the leaf the library reaches on every row
-    from c45rules.imports.boosted import gb_trees, hgb_trees, xgb_trees
+    from c45rules.imports.boosted import gb_trees, hgb_trees, lgbm_trees, xgb_trees
     from c45rules.imports.ensemble import _xgb_doc
     X, y, X_test = split("crx", nan=kind != "gb")
     if kind == "gb":
@@ -246,6 +249,10 @@ def test_path_trees_route_rows_as_the_library_does(kind):
     elif kind == "hgb":
         model = HistGradientBoostingClassifier(max_iter=1, max_depth=5, learning_rate=1.0).fit(X, y)
         tree, raw = hgb_trees(model)[0], model.decision_function(X_test) - model._baseline_prediction.ravel()
+    elif kind == "lgbm":   # the first tree's leaves hold the initial score too
+        lightgbm = pytest.importorskip("lightgbm")
+        model = lightgbm.LGBMClassifier(n_estimators=1, num_leaves=20, verbose=-1, n_jobs=1).fit(X, y)
+        tree, raw = lgbm_trees(model.booster_.dump_model())[0], model.predict(X_test, raw_score=True)
     else:
         xgboost = pytest.importorskip("xgboost")
         model = xgboost.XGBClassifier(n_estimators=1, max_depth=5, n_jobs=1, base_score=0.5)
@@ -290,3 +297,23 @@ def test_cli_explains_an_xgboost_json_model_file(tmp_path):
     bad.write_text("{}")
     code, _, err = run_cli(["import", str(bad), "--data", str(table), "--target", "label", "-o", str(out) + "2"])
     assert code == 2 and "cannot be read as an XGBoost model" in err
+
+
+def test_cli_explains_a_lightgbm_text_model_file(tmp_path):
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y, _ = split("glass", nan=True)
+    model = lightgbm.LGBMClassifier(n_estimators=10, num_leaves=8, verbose=-1, n_jobs=1).fit(X, y)
+    src, table, out = tmp_path / "lgbm.txt", tmp_path / "train.csv", tmp_path / "rules.yaml"
+    model.booster_.save_model(str(src))
+    X.assign(label=y).to_csv(table, index=False)
+    code, stdout, err = run_cli(["import", str(src), "--data", str(table), "--target", "label", "-o", str(out)])
+    assert (code, err) == (0, ""), err
+    rs = load_yaml(out)
+    loaded = lightgbm.Booster(model_file=str(src))
+    assert rs == from_ensemble(loaded, X) and len(rs.schema.classes) > 2
+    assert dict(rs.options)["ensemble_sha256"] == fingerprint(loaded)
+    # the Booster's decisions (class indices) are the classifier's, numbered
+    index = {c: str(i) for i, c in enumerate(model.classes_)}
+    assert (rs.predict(X) == np.array([index[c] for c in model.predict(X)])).mean() > 0.8
+    with pytest.raises(InputError, match="zero_as_missing"):
+        from_ensemble(lightgbm.LGBMClassifier(n_estimators=2, zero_as_missing=True, verbose=-1).fit(X, y), X)
