@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rules explaining a tree ensemble (c45rules.imports.ensemble.from_ensemble) on the shared binary sets.
 
-Usage: python bench/ensembles.py [--model rf|gb|hgb|xgb] [--trees 100] [--depth 6] [--max-rules N] [NAME ...]
+Usage: python bench/ensembles.py [--model rf|gb|hgb|xgb|lgbm] [--trees 100] [--depth 6] [--max-rules N] [NAME ...]
 Prints a markdown table, one row per set: the forest's test accuracy, the rules' fidelity to
 the forest on the test rows (and on the training rows), the number of rules, the rules' test
 accuracy against the true labels, and the seconds (wall and CPU) of fitting the forest and of
@@ -69,7 +69,7 @@ def timed(f):
 
 
 def ensemble(kind: str, trees: int, depth: int):
-    """An unfitted ensemble of `kind` (rf, gb, hgb, xgb), single-threaded, seeded."""
+    """An unfitted ensemble of `kind` (rf, gb, hgb, xgb, lgbm), single-threaded, seeded."""
     from sklearn import ensemble as E
     if kind == "rf":
         return E.RandomForestClassifier(n_estimators=trees, max_depth=depth, random_state=0, n_jobs=1)
@@ -77,6 +77,10 @@ def ensemble(kind: str, trees: int, depth: int):
         return E.GradientBoostingClassifier(n_estimators=trees, max_depth=depth, random_state=0)
     if kind == "hgb":
         return E.HistGradientBoostingClassifier(max_iter=trees, max_depth=depth, random_state=0)
+    if kind == "lgbm":
+        import lightgbm
+        return lightgbm.LGBMClassifier(n_estimators=trees, max_depth=depth, num_leaves=2 ** depth, n_jobs=1,
+                                       random_state=0, verbose=-1)
     import xgboost
     return xgboost.XGBClassifier(n_estimators=trees, max_depth=depth, n_jobs=1, random_state=0)
 
@@ -102,7 +106,7 @@ def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None) -> 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", default=list(SETS))
-    ap.add_argument("--model", choices=("rf", "gb", "hgb", "xgb"), default="rf")
+    ap.add_argument("--model", choices=("rf", "gb", "hgb", "xgb", "lgbm"), default="rf")
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--depth", type=int, default=6)
     ap.add_argument("--max-rules", type=int, default=None)
