@@ -76,28 +76,19 @@ def load_joblib(path: str, raw: bytes):
         raise InputError(f"{path}: {e}") from None
 
 
-def load_xgboost(path: str):
-    """The XGBoost Booster in a JSON or UBJSON model file (`save_model`), or InputError."""
+def load_booster(path: str, library: str):
+    """The Booster in an XGBoost (.json/.ubj) or LightGBM (.txt) model file (`save_model`),
+    `library` naming which, or InputError."""
+    import importlib
+    name = "an XGBoost" if library == "xgboost" else "a LightGBM"
     try:
-        import xgboost
+        module = importlib.import_module(library)
     except ImportError:
-        raise InputError(f"{path}: reading an XGBoost model file needs xgboost (pip install xgboost)") from None
+        raise InputError(f"{path}: reading {name} model file needs {library} (pip install {library})") from None
     try:
-        return xgboost.Booster(model_file=path)
-    except xgboost.core.XGBoostError as e:
-        raise InputError(f"{path}: cannot be read as an XGBoost model ({str(e).splitlines()[0]})") from None
-
-
-def load_lightgbm(path: str):
-    """The LightGBM Booster in a text model file (`save_model`), or InputError."""
-    try:
-        import lightgbm
-    except ImportError:
-        raise InputError(f"{path}: reading a LightGBM model file needs lightgbm (pip install lightgbm)") from None
-    try:
-        return lightgbm.Booster(model_file=path)
-    except lightgbm.basic.LightGBMError as e:
-        raise InputError(f"{path}: cannot be read as a LightGBM model ({str(e).splitlines()[0]})") from None
+        return module.Booster(model_file=path)
+    except Exception as e:   # XGBoostError / LightGBMError: the libraries' word on a file they cannot read
+        raise InputError(f"{path}: cannot be read as {name} model ({str(e).splitlines()[0]})") from None
 
 
 def _forest_rules(args: argparse.Namespace, model):
@@ -129,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--target and --max-rules go with --data (a forest's training table)")
     if args.data is not None:
         if Path(args.model).suffix.lower() in XGBOOST_SUFFIXES:
-            ruleset = _forest_rules(args, load_xgboost(args.model))
+            ruleset = _forest_rules(args, load_booster(args.model, "xgboost"))
         elif Path(args.model).suffix.lower() == ".txt":
-            ruleset = _forest_rules(args, load_lightgbm(args.model))
+            ruleset = _forest_rules(args, load_booster(args.model, "lightgbm"))
         elif not _is_joblib(args.model, raw):
             raise InputError(f"{args.model}: --data explains an ensemble saved with joblib (or an XGBoost .json/.ubj"
                              " model file), not PMML")
