@@ -92,7 +92,7 @@ def load_booster(path: str, library: str):
 
 
 def _forest_rules(args: argparse.Namespace, model):
-    """The rules explaining a forest on --data's table (from_ensemble), or InputError."""
+    """The rules explaining a tree ensemble on --data's table (from_ensemble), or InputError."""
     import pandas as pd
 
     from ..data.frame import load_data

@@ -85,7 +85,8 @@ def hgb_trees(model: Any) -> list[PathTree]:
                 raise InputError("the HistGradientBoostingClassifier has a categorical split, which a rule on"
                                  " numbers cannot express")
             leaf = n["is_leaf"].astype(bool)
-            out.append(_tree(np.where(leaf, -1, n["left"].astype(np.int64)), n["right"].astype(np.int64), n["feature_idx"], n["num_threshold"],
+            left = np.where(leaf, -1, n["left"].astype(np.int64))   # uint32 in the predictor: -1 would wrap
+            out.append(_tree(left, n["right"].astype(np.int64), n["feature_idx"], n["num_threshold"],
                              n["missing_go_to_left"], n["value"]))
     return out
 

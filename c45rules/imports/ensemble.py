@@ -15,6 +15,11 @@ Unknown values (NaN): the target is what the ensemble decides for such rows (sci
 `from_ensemble` refuse it too (InputError). The rules treat an unknown value as c4.5rules
 does: a condition on it is not satisfied, so such a row falls to a later rule or the default.
 
+Boosted ensembles (scikit-learn GradientBoosting/HistGradientBoosting, XGBoost, LightGBM):
+their trees are regression trees on the gradient, read as `PathTree`s (boosted.py) that route
+a row as the library does; each node is labelled by the ensemble's decisions on the training
+rows reaching it (`labelled_nodes`), and the same steps follow.
+
 The RuleSet's options record the ensemble it explains: `explains` (the model's class) and
 `ensemble_sha256`, a SHA-256 of its classes, feature names and every tree's arrays.
 """
@@ -196,12 +201,14 @@ def _library(model: Any) -> str:
 
 
 def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float = _CF) -> RuleSet:
-    """An ordered RuleSet that explains a fitted scikit-learn forest's decisions (module docstring).
+    """An ordered RuleSet that explains a fitted tree ensemble's decisions (module docstring).
 
     Parameters
     ----------
-    model : RandomForestClassifier or ExtraTreesClassifier
-        A fitted single-output forest (binary or multi-class).
+    model : a fitted tree ensemble classifier
+        scikit-learn RandomForest/ExtraTrees/GradientBoosting/HistGradientBoosting classifier,
+        XGBoost XGBClassifier or Booster, LightGBM LGBMClassifier or Booster (binary or
+        multi-class; a Booster's classes are 0 .. K-1).
     X : DataFrame or 2-D array
         The training table: a DataFrame holding (at least) the columns the forest was fit on
         (``feature_names_in_``; other columns are left out), or, for a forest fit without
@@ -222,7 +229,8 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     Raises
     ------
     InputError
-        Not a fitted forest of those kinds; X without the model's columns or rows; NaN in
+        Not a fitted ensemble of those kinds, or one with a split no rule on numbers
+        expresses (categorical; LightGBM's zero-as-missing); X without the model's columns or rows; NaN in
         X that the model refuses; `max_rules` not a positive whole number.
 
     Examples
