@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -87,6 +88,9 @@ def ensemble(kind: str, trees: int, depth: int):
 
 def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None) -> list[str]:
     Xtr, ytr, Xte, yte = load(name)
+    if kind in ("xgb", "lgbm"):   # XGBoost refuses [ ] < in names, LightGBM rewrites spaces: plain names
+        plain = [re.sub(r"[^0-9A-Za-z_]", "_", c) + f"_{i}" for i, c in enumerate(Xtr.columns)]
+        Xtr, Xte = Xtr.set_axis(plain, axis=1), Xte.set_axis(plain, axis=1)
     if kind == "gb":   # scikit-learn's GradientBoosting refuses NaN: median imputation
         Xtr, Xte = Xtr.fillna(Xtr.median()), Xte.fillna(Xtr.median())
     if kind == "xgb":  # XGBClassifier wants the labels as 0..K-1
