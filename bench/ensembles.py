@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Rules explaining a random forest (c45rules.imports.ensemble.from_ensemble) on the shared binary sets.
+"""Rules explaining a tree ensemble (c45rules.imports.ensemble.from_ensemble) on the shared binary sets.
 
-Usage: python bench/ensembles.py [--trees 100] [--depth 6] [--max-rules N] [NAME ...]
+Usage: python bench/ensembles.py [--model rf|gb|hgb|xgb|lgbm] [--trees 100] [--depth 6] [--max-rules N] [NAME ...]
 Prints a markdown table, one row per set: the forest's test accuracy, the rules' fidelity to
 the forest on the test rows (and on the training rows), the number of rules, the rules' test
 accuracy against the true labels, and the seconds (wall and CPU) of fitting the forest and of
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -68,11 +69,34 @@ def timed(f):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
-def row(name: str, trees: int, depth: int, max_rules: int | None) -> list[str]:
-    from sklearn.ensemble import RandomForestClassifier
+def ensemble(kind: str, trees: int, depth: int):
+    """An unfitted ensemble of `kind` (rf, gb, hgb, xgb, lgbm), single-threaded, seeded."""
+    from sklearn import ensemble as E
+    if kind == "rf":
+        return E.RandomForestClassifier(n_estimators=trees, max_depth=depth, random_state=0, n_jobs=1)
+    if kind == "gb":
+        return E.GradientBoostingClassifier(n_estimators=trees, max_depth=depth, random_state=0)
+    if kind == "hgb":
+        return E.HistGradientBoostingClassifier(max_iter=trees, max_depth=depth, random_state=0)
+    if kind == "lgbm":
+        import lightgbm
+        return lightgbm.LGBMClassifier(n_estimators=trees, max_depth=depth, num_leaves=2 ** depth, n_jobs=1,
+                                       random_state=0, verbose=-1)
+    import xgboost
+    return xgboost.XGBClassifier(n_estimators=trees, max_depth=depth, n_jobs=1, random_state=0)
+
+
+def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None) -> list[str]:
     Xtr, ytr, Xte, yte = load(name)
-    rf, fit_w, fit_c = timed(lambda: RandomForestClassifier(n_estimators=trees, max_depth=depth, random_state=0,
-                                                            n_jobs=1).fit(Xtr, ytr))
+    if kind in ("xgb", "lgbm"):   # XGBoost refuses [ ] < in names, LightGBM rewrites spaces: plain names
+        plain = [re.sub(r"[^0-9A-Za-z_]", "_", c) + f"_{i}" for i, c in enumerate(Xtr.columns)]
+        Xtr, Xte = Xtr.set_axis(plain, axis=1), Xte.set_axis(plain, axis=1)
+    if kind == "gb":   # scikit-learn's GradientBoosting refuses NaN: median imputation
+        Xtr, Xte = Xtr.fillna(Xtr.median()), Xte.fillna(Xtr.median())
+    if kind == "xgb":  # XGBClassifier wants the labels as 0..K-1
+        labels, ytr = np.unique(ytr, return_inverse=True)
+        yte = np.searchsorted(labels, yte).astype(str)
+    rf, fit_w, fit_c = timed(lambda: ensemble(kind, trees, depth).fit(Xtr, ytr))
     rs, ex_w, ex_c = timed(lambda: from_ensemble(rf, Xtr, max_rules=max_rules))
     forest_te = rf.predict(Xte).astype(str)
     rules_te = rs.predict(Xte)
@@ -86,19 +110,20 @@ def row(name: str, trees: int, depth: int, max_rules: int | None) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", default=list(SETS))
+    ap.add_argument("--model", choices=("rf", "gb", "hgb", "xgb", "lgbm"), default="rf")
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--depth", type=int, default=6)
     ap.add_argument("--max-rules", type=int, default=None)
     args = ap.parse_args()
     head = ["set", "train/test rows", "forest test acc", "fidelity test", "fidelity train", "rules",
             "rules test acc", "forest fit s wall (cpu)", "extract s wall (cpu)"]
-    print(f"RF {args.trees} trees, depth {args.depth}, max_rules {args.max_rules};"
+    print(f"{args.model} {args.trees} trees, depth {args.depth}, max_rules {args.max_rules};"
           f" load average {os.getloadavg()[0]:.2f}\n")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     fids, sizes = [], []
     for name in args.names:
-        r = row(name, args.trees, args.depth, args.max_rules)
+        r = row(name, args.model, args.trees, args.depth, args.max_rules)
         fids.append(float(r[3].rstrip("%")))
         sizes.append(int(r[5]))
         print("| " + " | ".join(r) + " |", flush=True)

@@ -16,9 +16,11 @@ EXAMPLE = ("c45rules import tree.pmml -o model.yaml\n"
            "  c45rules import tree.joblib -o model.yaml   (joblib.dump(DecisionTreeClassifier().fit(X, y), ...))\n"
            "  c45rules rescore model.yaml --data train.csv --target y -o measured.yaml\n"
            "  c45rules import forest.pkl --data train.csv --target y -o rules.yaml --max-rules 15\n"
+           "  c45rules import xgb.json --data train.csv --target y -o rules.yaml   (booster.save_model('xgb.json'))\n"
            "  Loading a joblib or pickle file runs code stored in it: import only files you trust.")
 PARENTS = ()
 JOBLIB_SUFFIXES = (".joblib", ".pkl", ".pickle")
+XGBOOST_SUFFIXES = (".json", ".ubj")
 # how a joblib file starts: a pickle (protocol 2 and up) or joblib's compressors' magic numbers
 _PICKLE_STARTS = (b"\x80", b"\x78", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x5d\x00\x00", b"\x04\x22\x4d\x18")
 
@@ -32,8 +34,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml",
                    help="the model file to write ('-': the YAML on stdout)")
     p.add_argument("--data", metavar="TRAIN",
-                   help="a RandomForestClassifier/ExtraTreesClassifier's training table (CSV/Parquet or C4.5"
-                        " stem, the model's columns numeric): the rules explain the forest's decisions on it")
+                   help="a tree ensemble's training table (CSV/Parquet or C4.5 stem, the model's columns"
+                        " numeric): the rules explain the ensemble's decisions on it. Ensembles: scikit-learn"
+                        " RandomForest/ExtraTrees/GradientBoosting/HistGradientBoosting classifiers (joblib),"
+                        " XGBoost XGBClassifier (joblib) or Booster (joblib, or a .json/.ubj model file), LightGBM"
+                        " LGBMClassifier (joblib) or Booster (joblib, or a .txt model file)")
     p.add_argument("--target", metavar="COL", help="--data: the table's class column (left out of the features)")
     p.add_argument("--max-rules", type=int, metavar="N",
                    help="--data: keep the first N rules; the default class is then the forest's most frequent"
@@ -61,7 +66,8 @@ def load_joblib(path: str, raw: bytes):
     """The RuleSet of the scikit-learn tree in a joblib file's bytes (from_sklearn), or InputError."""
     from ..imports.sklearn import from_sklearn
     obj = load_object(path, raw)
-    if type(obj).__name__ in ("RandomForestClassifier", "ExtraTreesClassifier"):
+    if type(obj).__name__ in ("RandomForestClassifier", "ExtraTreesClassifier", "GradientBoostingClassifier",
+                              "HistGradientBoostingClassifier", "XGBClassifier", "LGBMClassifier", "Booster"):
         raise InputError(f"{path}: a {type(obj).__name__} is explained on its training table: add --data TRAIN"
                          " --target COL")
     try:
@@ -70,8 +76,23 @@ def load_joblib(path: str, raw: bytes):
         raise InputError(f"{path}: {e}") from None
 
 
+def load_booster(path: str, library: str):
+    """The Booster in an XGBoost (.json/.ubj) or LightGBM (.txt) model file (`save_model`),
+    `library` naming which, or InputError."""
+    import importlib
+    name = "an XGBoost" if library == "xgboost" else "a LightGBM"
+    try:
+        module = importlib.import_module(library)
+    except ImportError:
+        raise InputError(f"{path}: reading {name} model file needs {library} (pip install {library})") from None
+    try:
+        return module.Booster(model_file=path)
+    except Exception as e:   # XGBoostError / LightGBMError: the libraries' word on a file they cannot read
+        raise InputError(f"{path}: cannot be read as {name} model ({str(e).splitlines()[0]})") from None
+
+
 def _forest_rules(args: argparse.Namespace, model):
-    """The rules explaining a forest on --data's table (from_ensemble), or InputError."""
+    """The rules explaining a tree ensemble on --data's table (from_ensemble), or InputError."""
     import pandas as pd
 
     from ..data.frame import load_data
@@ -82,7 +103,7 @@ def _forest_rules(args: argparse.Namespace, model):
     have = {a.name: c for a, c in zip(train.schema.attributes, train.columns)}
     missing = [n for n in names if n not in have]
     if missing:
-        raise InputError(f"{args.data}: has no column {missing[0]!r}, which the forest was fit on")
+        raise InputError(f"{args.data}: has no column {missing[0]!r}, which the ensemble was fit on")
     return from_ensemble(model, pd.DataFrame({n: have[n] for n in names}), max_rules=args.max_rules)
 
 
@@ -98,9 +119,15 @@ def run(args: argparse.Namespace) -> int:
     if args.data is None and (args.target is not None or args.max_rules is not None):
         raise InputError("--target and --max-rules go with --data (a forest's training table)")
     if args.data is not None:
-        if not _is_joblib(args.model, raw):
-            raise InputError(f"{args.model}: --data explains a scikit-learn forest saved with joblib, not PMML")
-        ruleset = _forest_rules(args, load_object(args.model, raw))
+        if Path(args.model).suffix.lower() in XGBOOST_SUFFIXES:
+            ruleset = _forest_rules(args, load_booster(args.model, "xgboost"))
+        elif Path(args.model).suffix.lower() == ".txt":
+            ruleset = _forest_rules(args, load_booster(args.model, "lightgbm"))
+        elif not _is_joblib(args.model, raw):
+            raise InputError(f"{args.model}: --data explains an ensemble saved with joblib (or an XGBoost .json/.ubj"
+                             " model file), not PMML")
+        else:
+            ruleset = _forest_rules(args, load_object(args.model, raw))
     else:
         ruleset = load_joblib(args.model, raw) if _is_joblib(args.model, raw) else load_pmml(args.model)
     write_text(args.output, dump_yaml(ruleset))

@@ -15,6 +15,11 @@ Unknown values (NaN): the target is what the ensemble decides for such rows (sci
 `from_ensemble` refuse it too (InputError). The rules treat an unknown value as c4.5rules
 does: a condition on it is not satisfied, so such a row falls to a later rule or the default.
 
+Boosted ensembles (scikit-learn GradientBoosting/HistGradientBoosting, XGBoost, LightGBM):
+their trees are regression trees on the gradient, read as `PathTree`s (boosted.py) that route
+a row as the library does; each node is labelled by the ensemble's decisions on the training
+rows reaching it (`labelled_nodes`), and the same steps follow.
+
 The RuleSet's options record the ensemble it explains: `explains` (the model's class) and
 `ensemble_sha256`, a SHA-256 of its classes, feature names and every tree's arrays.
 """
@@ -29,32 +34,88 @@ import pandas as pd
 from ..data.frame import from_frame
 from ..errors import InputError
 from ..model.ruleset import RuleSet
+from .boosted import PathTree, gb_trees, hgb_trees, labelled_nodes, lgbm_trees, trees_fingerprint, xgb_trees
 from .sklearn import _CF, _check_tree, _class_names, _feature_names, _target_name, tree_nodes
 
 _FOREST_CLASSES = ("RandomForestClassifier", "ExtraTreesClassifier")
+_BOOSTED_CLASSES = ("GradientBoostingClassifier", "HistGradientBoostingClassifier")
+_XGB_OBJECTIVES = ("binary:logistic", "binary:logitraw", "binary:hinge", "multi:softprob", "multi:softmax")
+KINDS = ("scikit-learn RandomForestClassifier, ExtraTreesClassifier, GradientBoostingClassifier or"
+         " HistGradientBoostingClassifier, an XGBoost XGBClassifier or Booster, or a LightGBM LGBMClassifier"
+         " or Booster")
+
+
+def _is_lgbm(model: Any) -> bool:
+    module = type(model).__module__ or ""
+    return module.startswith("lightgbm.") and type(model).__name__ in ("LGBMClassifier", "Booster")
+
+
+def _is_xgb(model: Any) -> bool:
+    module = type(model).__module__ or ""
+    return module.startswith("xgboost.") and type(model).__name__ in ("XGBClassifier", "Booster")
 
 
 def check_forest(model: Any) -> list[Any]:
-    """The forest's fitted trees, or InputError unless `model` is a fitted single-output forest."""
+    """The ensemble's fitted trees (scikit-learn estimators; for XGBoost its Booster in a list),
+    or InputError unless `model` is a fitted single-output ensemble of a kind `from_ensemble` reads."""
     kind = type(model).__name__
     module = type(model).__module__ or ""
-    if kind not in _FOREST_CLASSES or not module.startswith("sklearn."):
-        raise InputError(f"expected a fitted scikit-learn RandomForestClassifier or ExtraTreesClassifier,"
-                         f" not {module + '.' if module else ''}{kind}")
-    trees = getattr(model, "estimators_", None)
-    if not trees or not hasattr(model, "classes_"):
+    if _is_lgbm(model):
+        booster = model if kind == "Booster" else getattr(model, "_Booster", None)
+        if booster is None:
+            raise InputError(f"the {kind} is not fitted: call fit(X, y) first")
+        objective = booster.dump_model(num_iteration=0)["objective"].split()[0]
+        if objective not in ("binary", "multiclass", "multiclassova"):
+            raise InputError(f"the LightGBM model's objective is {objective!r}; a RuleSet explains a classifier")
+        return [booster]
+    if _is_xgb(model):
+        booster = model if kind == "Booster" else _xgb_booster(model)
+        objective = _xgb_doc(booster)["learner"]["objective"]["name"]
+        if objective not in _XGB_OBJECTIVES:
+            raise InputError(f"the XGBoost model's objective is {objective!r}; a RuleSet explains a classifier"
+                             f" ({', '.join(_XGB_OBJECTIVES)})")
+        return [booster]
+    if kind not in _FOREST_CLASSES + _BOOSTED_CLASSES or not module.startswith("sklearn."):
+        raise InputError(f"expected a fitted {KINDS}, not {module + '.' if module else ''}{kind}")
+    trees = getattr(model, "_predictors" if kind == "HistGradientBoostingClassifier" else "estimators_", None)
+    if trees is None or len(trees) == 0 or not hasattr(model, "classes_"):
         raise InputError(f"the {kind} is not fitted: call fit(X, y) first")
     if getattr(model, "n_outputs_", 1) != 1:
         raise InputError(f"the {kind} predicts {model.n_outputs_} outputs; a RuleSet predicts one class")
-    for t in trees:
-        _check_tree(t)
+    if kind in _FOREST_CLASSES:
+        for t in trees:
+            _check_tree(t)
     return list(trees)
 
 
+def _xgb_booster(model: Any) -> Any:
+    try:
+        return model.get_booster()
+    except Exception:   # xgboost's NotFittedError and kin
+        raise InputError(f"the {type(model).__name__} is not fitted: call fit(X, y) first") from None
+
+
+def _xgb_doc(booster: Any) -> dict[str, Any]:
+    from .boosted import xgb_booster_json
+    return xgb_booster_json(booster)
+
+
+def _path_trees(model: Any) -> list[PathTree]:
+    """A boosted ensemble's trees as PathTrees (boosted.py)."""
+    kind = type(model).__name__
+    if _is_lgbm(model):
+        return lgbm_trees(check_forest(model)[0].dump_model())
+    if _is_xgb(model):
+        return xgb_trees(_xgb_doc(check_forest(model)[0]))
+    return hgb_trees(model) if kind == "HistGradientBoostingClassifier" else gb_trees(model)
+
+
 def fingerprint(model: Any) -> str:
-    """SHA-256 (hex) of the forest's kind, classes, feature names and every tree's structure,
+    """SHA-256 (hex) of the ensemble's kind, classes, feature names and every tree's structure,
     thresholds and leaf values: the same for the same fitted model, different for any change
     that can change a decision."""
+    if type(model).__name__ not in _FOREST_CLASSES:
+        return trees_fingerprint(type(model).__name__, class_names(model), feature_names(model), _path_trees(model))
     h = hashlib.sha256()
     h.update(type(model).__name__.encode())
     h.update(repr([str(c) for c in model.classes_]).encode())
@@ -70,15 +131,58 @@ def fingerprint(model: Any) -> str:
 
 
 def feature_names(model: Any) -> tuple[str, ...]:
-    """The names of the features the forest was fit on (x0, x1, ... when it had none)."""
+    """The names of the features the ensemble was fit on (x0, x1, ... when it had none)."""
+    if _is_lgbm(model) and type(model).__name__ == "Booster":
+        return tuple(model.feature_name())
+    if _is_xgb(model) and type(model).__name__ == "Booster":
+        names = model.feature_names
+        return tuple(names) if names else tuple(f"x{i}" for i in range(model.num_features()))
     return _feature_names(model, None)
+
+
+def class_names(model: Any) -> tuple[str, ...]:
+    """The ensemble's classes as text (an XGBoost Booster's: 0, 1, ... K-1)."""
+    if _is_lgbm(model) and type(model).__name__ == "Booster":
+        return tuple(str(i) for i in range(max(int(model.dump_model(num_iteration=0)["num_class"]), 2)))
+    if _is_xgb(model) and type(model).__name__ == "Booster":
+        k = int(_xgb_doc(model)["learner"]["learner_model_param"]["num_class"])
+        return tuple(str(i) for i in range(max(k, 2)))
+    return _class_names(model, None)
+
+
+def _decisions(model: Any, frame: pd.DataFrame, classes: tuple[str, ...]) -> list[str]:
+    """The ensemble's decision for each row of `frame`, as one of `classes`."""
+    if _is_xgb(model) and type(model).__name__ == "Booster":
+        import xgboost
+        objective = _xgb_doc(model)["learner"]["objective"]["name"]
+        p = np.asarray(model.predict(xgboost.DMatrix(frame.to_numpy(dtype=np.float64), missing=np.nan,
+                                                     feature_names=model.feature_names)))
+        # as XGBClassifier.predict decides on each objective's output
+        if objective == "multi:softprob":
+            k = np.argmax(p.reshape(len(frame), -1), axis=1)
+        elif objective in ("multi:softmax", "binary:hinge"):
+            k = p.astype(np.int64)
+        else:
+            k = (p > (0.5 if objective == "binary:logistic" else 0.0)).astype(np.int64)
+        return [classes[i] for i in k]
+    if _is_lgbm(model) and type(model).__name__ == "Booster":
+        p = np.asarray(model.predict(frame.to_numpy(dtype=np.float64)))
+        k = np.argmax(p, axis=1) if p.ndim == 2 else (p > 0.5).astype(np.int64)   # as LGBMClassifier.predict
+        return [classes[i] for i in k]
+    plain = (_is_xgb(model) or _is_lgbm(model)) and getattr(model, "feature_names_in_", None) is None
+    decided = model.predict(frame.to_numpy(dtype=np.float64) if plain else frame)
+    by_label = dict(zip(map(str, model.classes_), classes))
+    return [by_label[str(v)] for v in decided]
 
 
 def _features(model: Any, X: Any) -> tuple[tuple[str, ...], pd.DataFrame]:
     """The model's feature names and X's columns of them, as a DataFrame in the model's order."""
     names = feature_names(model)
     if isinstance(X, pd.DataFrame):
-        if getattr(model, "feature_names_in_", None) is not None:
+        named = getattr(model, "feature_names_in_", None) is not None or (
+            _is_xgb(model) and type(model).__name__ == "Booster" and bool(model.feature_names)) or (
+            _is_lgbm(model) and type(model).__name__ == "Booster")
+        if named:
             missing = [n for n in names if n not in X.columns]
             if missing:
                 raise InputError(f"X has no column {missing[0]!r}, which the ensemble was fit on")
@@ -92,13 +196,19 @@ def _features(model: Any, X: Any) -> tuple[tuple[str, ...], pd.DataFrame]:
     return names, pd.DataFrame(arr, columns=list(names))
 
 
+def _library(model: Any) -> str:
+    return "xgboost" if _is_xgb(model) else "lightgbm" if _is_lgbm(model) else "sklearn"
+
+
 def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float = _CF) -> RuleSet:
-    """An ordered RuleSet that explains a fitted scikit-learn forest's decisions (module docstring).
+    """An ordered RuleSet that explains a fitted tree ensemble's decisions (module docstring).
 
     Parameters
     ----------
-    model : RandomForestClassifier or ExtraTreesClassifier
-        A fitted single-output forest (binary or multi-class).
+    model : a fitted tree ensemble classifier
+        scikit-learn RandomForest/ExtraTrees/GradientBoosting/HistGradientBoosting classifier,
+        XGBoost XGBClassifier or Booster, LightGBM LGBMClassifier or Booster (binary or
+        multi-class; a Booster's classes are 0 .. K-1).
     X : DataFrame or 2-D array
         The training table: a DataFrame holding (at least) the columns the forest was fit on
         (``feature_names_in_``; other columns are left out), or, for a forest fit without
@@ -119,7 +229,8 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     Raises
     ------
     InputError
-        Not a fitted forest of those kinds; X without the model's columns or rows; NaN in
+        Not a fitted ensemble of those kinds, or one with a split no rule on numbers
+        expresses (categorical; LightGBM's zero-as-missing); X without the model's columns or rows; NaN in
         X that the model refuses; `max_rules` not a positive whole number.
 
     Examples
@@ -140,21 +251,29 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
                                   or max_rules < 1):
         raise InputError(f"max_rules must be a whole number >= 1, not {max_rules!r}")
+    # read the trees first: a split no rule can express (categorical) is refused before any work
+    paths = None if type(model).__name__ in _FOREST_CLASSES else _path_trees(model)
     names, frame = _features(model, X)
     if len(frame) == 0:
         raise InputError("X has no rows")
+    classes = class_names(model)
     try:
-        decided = model.predict(frame)
-    except ValueError as e:   # scikit-learn's word on NaN or non-numbers it refuses
+        decided = _decisions(model, frame, classes)
+    except ValueError as e:   # the library's word on NaN or non-numbers it refuses
         raise InputError(f"the {type(model).__name__} cannot decide X's rows: {e}") from None
-    classes = _class_names(model, None)
-    by_label = dict(zip(map(str, model.classes_), classes))
     target = _target_name(names)
     table = frame.copy()
-    table[target] = [by_label[str(v)] for v in decided]
+    table[target] = decided
     ds = from_frame(table, target, continuous=list(names), source="<from_ensemble X>")
-    per_tree = [generalise_rules(tree_nodes(t.tree_, classes, ds.schema.classes), ds, cf=cf) for t in trees]
-    options: dict[str, Any] = {"explains": f"sklearn {type(model).__name__} ({len(trees)} trees)",
+    if paths is None:
+        per_tree = [generalise_rules(tree_nodes(t.tree_, classes, ds.schema.classes), ds, cf=cf) for t in trees]
+    else:
+        index = {c: i for i, c in enumerate(ds.schema.classes)}
+        codes = np.array([index[c] for c in decided], dtype=np.int64)
+        values = frame.to_numpy(dtype=np.float64)
+        per_tree = [generalise_rules(labelled_nodes(t, values, codes, len(index)), ds, cf=cf)
+                    for t in paths]
+    options: dict[str, Any] = {"explains": f"{_library(model)} {type(model).__name__} ({len(per_tree)} trees)",
                                "ensemble_sha256": fingerprint(model)}
     if max_rules is not None:
         options["max_rules"] = int(max_rules)

@@ -143,3 +143,177 @@ def test_cli_import_help_says_pickles_run_code():
     code, stdout, _ = run_cli(["import", "--help"])
     text = " ".join(stdout.split())
     assert code == 0 and "RUNS CODE" in text and "--max-rules" in text
+
+
+# Boosted ensembles: their trees are regression trees on the gradient, so no single one of them
+# is a classifier to compare with. The floor instead: a decision tree distilled on the ensemble's
+# own training decisions with as many leaves as the ruleset has rules (the anchor issue 53
+# names), the same budget of root-to-leaf conditions read as one list.
+def _boosted(kind: str, X: pd.DataFrame, y: np.ndarray):
+    from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
+    if kind == "gb":
+        return GradientBoostingClassifier(n_estimators=30, max_depth=3, random_state=0).fit(X, y)
+    if kind == "hgb":
+        return HistGradientBoostingClassifier(max_iter=30, max_depth=4, random_state=0).fit(X, y)
+    if kind == "lgbm":
+        lightgbm = pytest.importorskip("lightgbm")
+        return lightgbm.LGBMClassifier(n_estimators=30, max_depth=3, num_leaves=8, n_jobs=1, verbose=-1).fit(X, y)
+    xgboost = pytest.importorskip("xgboost")
+    return xgboost.XGBClassifier(n_estimators=30, max_depth=3, n_jobs=1).fit(X, np.unique(y, return_inverse=True)[1])
+
+
+def distilled_fidelity(model, X: pd.DataFrame, X_test: pd.DataFrame, leaves: int) -> float:
+    from sklearn.tree import DecisionTreeClassifier
+    tree = DecisionTreeClassifier(max_leaf_nodes=max(leaves, 2), random_state=0)
+    tree.fit(X, model.predict(X).astype(str))
+    return float((tree.predict(X_test) == model.predict(X_test).astype(str)).mean())
+
+
+@pytest.mark.parametrize("name, kind", [("crx", "hgb"), ("glass", "gb"), ("glass", "xgb"), ("crx", "xgb"),
+                                        ("iris", "hgb"), ("crx", "lgbm"), ("glass", "lgbm")])
+def test_rules_explain_a_boosted_ensemble_on_held_out_rows(name, kind):
+    X, y, X_test = split(name)
+    if kind == "gb":   # scikit-learn's GradientBoosting refuses NaN
+        X, X_test = X.fillna(X.median()), X_test.fillna(X.median())
+    model = _boosted(kind, X, y)
+    rs = from_ensemble(model, X)
+    want = model.predict(X_test).astype(str)
+    fidelity = float((rs.predict(X_test) == want).mean())
+    floor = distilled_fidelity(model, X, X_test, len(rs.rules))
+    print(f"{name} {kind}: fidelity {fidelity:.3f} (distilled tree {floor:.3f}), {len(rs.rules)} rules")
+    assert fidelity >= floor
+    assert dict(rs.options)["ensemble_sha256"] == fingerprint(model)
+    assert type(model).__name__ in dict(rs.options)["explains"]
+
+
+@pytest.mark.parametrize("kind", ["gb", "hgb", "xgb", "lgbm"])
+def test_boosted_rules_export_and_round_trip(kind, tmp_path):
+    X, y, X_test = split("iris" if kind != "hgb" else "crx", nan=kind != "gb")
+    model = _boosted(kind, X, y)
+    rs = from_ensemble(model, X)
+    assert rs.rules
+    got = rs.predict(X_test)
+    assert (sql_classes(rs, X_test, "sqlite") == got).all()
+    assert (python_classes(rs, X_test, tmp_path) == got).all()
+    back = load_yaml(dump_yaml(rs))
+    assert back == rs and dict(back.options)["ensemble_sha256"] == fingerprint(model)
+
+
+def test_boosted_node_labels_are_the_ensembles_decisions_routed_as_it_routes():
+    # every training row reaches exactly one leaf of each tree, NaN by the learnt routing: the
+    # leaves' counts of the ensemble's decisions add up to the root's, and each leaf's class is
+    # its majority decision
+    from c45rules.imports.boosted import hgb_trees, labelled_nodes
+    X, y, _ = split("crx", nan=True)
+    model = _boosted("hgb", X, y)
+    decided = model.predict(X).astype(str)
+    classes = sorted(set(decided))
+    codes = np.array([classes.index(c) for c in decided])
+    values = X.to_numpy(dtype=float)
+    tree = hgb_trees(model)[0]
+    root = labelled_nodes(tree, values, codes, len(classes))
+    leaves, stack = [], [root]
+    while stack:
+        n = stack.pop()
+        stack += n.branches
+        leaves += [n] if n.is_leaf else []
+    assert np.allclose(sum(n.class_dist for n in leaves), np.bincount(codes))
+    assert all(n.klass == int(np.argmax(n.class_dist)) for n in leaves if n.items)
+
+
+def _leaf_scores(tree, values: np.ndarray) -> np.ndarray:
+    """Each row's leaf score in a PathTree, walked row by row (the test's own reading)."""
+    out = np.empty(len(values))
+    for r, x in enumerate(values):
+        i = 0
+        while tree.left[i] != -1:
+            v = x[tree.feature[i]]
+            i = tree.left[i] if (tree.nan_left[i] if np.isnan(v) else v <= tree.bound[i]) else tree.right[i]
+        out[r] = tree.value[i]
+    return out
+
+
+@pytest.mark.parametrize("kind", ["gb", "hgb", "xgb", "lgbm"])
+def test_path_trees_route_rows_as_the_library_does(kind):
+    # a one-tree binary ensemble: its raw score is a constant plus the row's leaf score, so the
+    # PathTree's routing (float32 bounds, NaN) must reach the leaf the library reaches on every row
+    from c45rules.imports.boosted import gb_trees, hgb_trees, lgbm_trees, xgb_trees
+    from c45rules.imports.ensemble import _xgb_doc
+    X, y, X_test = split("crx", nan=kind != "gb")
+    if kind == "gb":
+        X, X_test = X.fillna(X.median()), X_test.fillna(X.median())
+    from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
+    if kind == "gb":
+        model = GradientBoostingClassifier(n_estimators=1, max_depth=5, learning_rate=1.0).fit(X, y)
+        tree, raw = gb_trees(model)[0], model.decision_function(X_test) - model._raw_predict_init(X_test).ravel()
+    elif kind == "hgb":
+        model = HistGradientBoostingClassifier(max_iter=1, max_depth=5, learning_rate=1.0).fit(X, y)
+        tree, raw = hgb_trees(model)[0], model.decision_function(X_test) - model._baseline_prediction.ravel()
+    elif kind == "lgbm":   # the first tree's leaves hold the initial score too
+        lightgbm = pytest.importorskip("lightgbm")
+        model = lightgbm.LGBMClassifier(n_estimators=1, num_leaves=20, verbose=-1, n_jobs=1).fit(X, y)
+        tree, raw = lgbm_trees(model.booster_.dump_model())[0], model.predict(X_test, raw_score=True)
+    else:
+        xgboost = pytest.importorskip("xgboost")
+        model = xgboost.XGBClassifier(n_estimators=1, max_depth=5, n_jobs=1, base_score=0.5)
+        model.fit(X, np.unique(y, return_inverse=True)[1])
+        tree = xgb_trees(_xgb_doc(model.get_booster()))[0]
+        raw = model.predict(X_test, output_margin=True)
+    scores = _leaf_scores(tree, X_test.to_numpy(dtype=float))
+    if kind != "xgb":
+        assert np.allclose(scores, raw)
+    else:   # base_weights are the leaves' unscaled weights: compare which leaf, not the value
+        assert len(set(zip(scores.round(6), np.asarray(raw).round(6)))) == len(set(scores.round(6)))
+
+
+def test_categorical_splits_and_other_models_are_refused_by_name():
+    from sklearn.ensemble import AdaBoostClassifier, HistGradientBoostingClassifier
+    X, y, _ = split("crx")
+    X = X.fillna(0.0).assign(kind=pd.Categorical(np.where(X["A2"] > 30, "old", "young")))
+    model = HistGradientBoostingClassifier(max_iter=3, categorical_features="from_dtype").fit(X, y)
+    with pytest.raises(InputError, match="categorical"):
+        from_ensemble(model, X)
+    with pytest.raises(InputError, match="GradientBoostingClassifier"):
+        from_ensemble(AdaBoostClassifier(), X)
+
+
+def test_cli_explains_an_xgboost_json_model_file(tmp_path):
+    xgboost = pytest.importorskip("xgboost")
+    X, y, _ = split("crx", nan=True)
+    labels = np.unique(y, return_inverse=True)[1]
+    booster = xgboost.XGBClassifier(n_estimators=10, max_depth=3, n_jobs=1).fit(X, labels).get_booster()
+    src, table, out = tmp_path / "xgb.json", tmp_path / "train.csv", tmp_path / "rules.yaml"
+    booster.save_model(src)
+    X.assign(label=labels).to_csv(table, index=False)
+    code, stdout, err = run_cli(["import", str(src), "--data", str(table), "--target", "label", "-o", str(out)])
+    assert (code, err) == (0, ""), err
+    rs = load_yaml(out)
+    loaded = xgboost.Booster(model_file=str(src))
+    assert rs == from_ensemble(loaded, X)
+    assert dict(rs.options)["ensemble_sha256"] == fingerprint(loaded)
+    # the Booster decides as the classifier did: the rules' target is its decisions
+    assert (rs.predict(X) == labels.astype(str)).mean() > 0.8
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    code, _, err = run_cli(["import", str(bad), "--data", str(table), "--target", "label", "-o", str(out) + "2"])
+    assert code == 2 and "cannot be read as an XGBoost model" in err
+
+
+def test_cli_explains_a_lightgbm_text_model_file(tmp_path):
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y, _ = split("glass", nan=True)
+    model = lightgbm.LGBMClassifier(n_estimators=10, num_leaves=8, verbose=-1, n_jobs=1).fit(X, y)
+    src, table, out = tmp_path / "lgbm.txt", tmp_path / "train.csv", tmp_path / "rules.yaml"
+    model.booster_.save_model(str(src))
+    X.assign(label=y).to_csv(table, index=False)
+    code, stdout, err = run_cli(["import", str(src), "--data", str(table), "--target", "label", "-o", str(out)])
+    assert (code, err) == (0, ""), err
+    rs = load_yaml(out)
+    loaded = lightgbm.Booster(model_file=str(src))
+    assert rs == from_ensemble(loaded, X) and len(rs.schema.classes) > 2
+    assert dict(rs.options)["ensemble_sha256"] == fingerprint(loaded)
+    # the Booster's decisions (class indices) are the classifier's, numbered
+    index = {c: str(i) for i, c in enumerate(model.classes_)}
+    assert (rs.predict(X) == np.array([index[c] for c in model.predict(X)])).mean() > 0.8
+    with pytest.raises(InputError, match="zero_as_missing"):
+        from_ensemble(lightgbm.LGBMClassifier(n_estimators=2, zero_as_missing=True, verbose=-1).fit(X, y), X)
