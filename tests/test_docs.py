@@ -277,6 +277,11 @@ def test_code_blocks_run(page, preamble, tmp_path, monkeypatch):
                 if "jpmml_evaluator" in code:
                     import jpmml_evaluator
                     monkeypatch.setattr(jpmml_evaluator, "make_backend", lambda alias: jpmml_backend())
+                    # the gateway's JVM keeps the working directory of the test that started it,
+                    # so the page's relative file names are resolved here, in the page's directory
+                    made = jpmml_evaluator.make_evaluator
+                    monkeypatch.setattr(jpmml_evaluator, "make_evaluator",
+                                        lambda path, *a, **k: made(os.path.abspath(path), *a, **k))
                 exec(compile(code, where, "exec"), namespace)
                 continue
             script = shell_script(Block(b.page, b.line, b.lang, code, False, b.marker))
