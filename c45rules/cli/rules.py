@@ -153,7 +153,6 @@ def rules_text(ruleset, train, test) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the rules and their evaluation (or their counts as JSON)."""
-    from ..rules.evaluate import evaluate
     windowing = window_settings(args)
     if windowing is not None:
         return _run_windowed(args, windowing)

@@ -10,7 +10,6 @@ import numpy as np
 
 from .. import __version__
 from ..data.costs import cost_option, resolved, with_costs
-from ..data.distinct import sorted_distinct
 from ..data.frame import from_frame, load_data
 from ..data.reading import ReadOptions, is_frame, read_options
 from ..data.schema import Dataset
