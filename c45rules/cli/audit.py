@@ -9,7 +9,8 @@ from .options import positive_int, whole
 
 HELP = "list the decisions a service logged (by model, time, rule), or replay them with the logged models"
 EXAMPLE = ("c45rules audit sqlite:audit.sqlite --model credit --since 2026-03-01 --rule 0\n"
-           "  c45rules audit sqlite:audit.sqlite --replay")
+           "  c45rules audit sqlite:audit.sqlite --replay\n"
+           "  c45rules audit sqlite:audit.sqlite --compare --model credit")
 PARENTS = ()
 
 
@@ -30,6 +31,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replay", action="store_true",
                    help="decide every selected record again with the model version that decided it and"
                         " report each difference (exit 1 if any)")
+    p.add_argument("--compare", action="store_true",
+                   help="champion against challenger (`serve --shadow`): for each pair of model versions,"
+                        " the rules that differ and how many logged records the two decide differently,"
+                        " by class pair and by rule, as `diff --data` reports (--json: its JSON)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,11 +42,19 @@ def run(args: argparse.Namespace) -> int:
     from ..service.audit import export_text as t, parse_since
     from ..service.workerfiles import open_audit
     since = None if args.since is None else parse_since(args.since)
+    if args.compare and (args.replay or args.rule is not None or args.limit is not None):
+        from ..errors import InputError
+        raise InputError("--compare takes --model and --since (not --replay, --rule or --limit)")
     # the listing writes stored texts as they are where printable: a character this terminal's
     # encoding lacks comes out escaped rather than stopping the listing
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
     store = open_audit(args.store)   # a SQLite store with its workers' files, or PostgreSQL
+    if args.compare:
+        try:
+            return _compare(store, args, since)
+        finally:
+            store.close()
     rows = store.decisions(args.model, since, args.rule, args.limit)
     try:
         if args.replay:
@@ -99,3 +112,33 @@ def _replay(store, rows, args: argparse.Namespace) -> int:
                f" version{'s' * (len(versions) != 1)}: {differ} differ")
     print(f"c45rules: {summary}", file=sys.stderr)
     return 1 if differ else 0
+
+
+def _compare(store, args: argparse.Namespace, since: str | None) -> int:
+    """Each champion/challenger pair of versions as `diff --data` reports two models (exit 0)."""
+    from dataclasses import replace
+
+    from ..errors import InputError
+    from ..govern.diff import decision_changes, describe, diff_rulesets
+    from ..service.audit import export_text as t
+    from ..service.models import load_version
+    from ..service.shadow import count_pairs
+    pairs = count_pairs(store.shadowed(args.model, since))
+
+    def version(name: str, fingerprint: str):
+        text = store.model_text(fingerprint)
+        if text is None:
+            raise InputError(f"audit store: model version {fingerprint} of {name} is not in the store")
+        return load_version(name, text.encode("utf-8", "surrogateescape")).ruleset
+    for (name, champion, challenger), counts in sorted(pairs.items()):
+        old, new = version(name, champion), version(name, challenger)
+        d = replace(diff_rulesets(old, new), **decision_changes(counts))
+        if args.json:
+            print(json.dumps({"model": name, "champion": champion, "challenger": challenger, **d.as_json()}))
+        else:
+            print(f"Model {t(name)}: champion {champion} -> challenger {challenger}")
+            sys.stdout.write(describe(d, old, new, "the logged records"))
+    if not pairs:
+        print("c45rules: no decisions of a shadow model in the store (serve --shadow NAME=FILE logs them)",
+              file=sys.stderr)
+    return 0

@@ -66,7 +66,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-format", choices=("text", "json"), default="text",
                    help="text (default): one line per event; json: one JSON object a line (time, level,"
                         " worker, request id, model, rule id, status, latency), one line per request too")
-    p.add_argument("--poll", type=float, default=1.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    p.add_argument("--shadow", action="append", default=[], metavar="NAME=FILE",
+                   help="champion/challenger: the model served as NAME still answers, and the model in FILE"
+                        " also decides each of its records; both decisions go to the audit store (`audit"
+                        " --compare` reports where they differ); repeat for other models")
+    p.add_argument("--poll", type=float, default=1.0, metavar="SECONDS",
+                   help="how often each worker looks for new or replaced model files (default 1): every"
+                        " worker of every replica serves a replaced file within SECONDS plus its load time")
 
 
 def _token(path: str | None) -> str | None:
@@ -119,6 +125,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.poll <= 0:
         raise InputError("--poll: expected a number of seconds > 0")
     token = _token(args.token_file)
+    shadow = _challengers(args.shadow)
     try:
         import socket   # here: the other commands start without it
         with socket.create_server((args.host, args.port)):
@@ -133,7 +140,8 @@ def _serve(args: argparse.Namespace) -> int:
     if sqlite_parts(audit) is None:   # the workers of one PostgreSQL store number themselves here
         handle, worker_lock = tempfile.mkstemp(prefix="c45rules-serve-", suffix=".lock")
         os.close(handle)
-    config = ServiceConfig(str(folder.resolve()), audit, token, args.max_body, args.poll, worker_lock, args.log_format)
+    config = ServiceConfig(str(folder.resolve()), audit, token, args.max_body, args.poll, worker_lock,
+                           args.log_format, shadow)
     if not args.quiet:
         auth = "bearer token required" if config.token else "no authentication"
         announce_when_answering(args.host, args.port, f"c45rules: serving {folder} on http://{args.host}:{args.port}"
@@ -154,6 +162,19 @@ def _serve(args: argparse.Namespace) -> int:
         if worker_lock is not None:
             os.unlink(worker_lock)
     return 0
+
+
+def _challengers(given: list[str]) -> tuple[tuple[str, str], ...]:
+    """The --shadow NAME=FILE pairs, each file checked to load as a model (one per name)."""
+    from ..service.shadow import load_challenger, parse_shadow
+    pairs: dict[str, str] = {}
+    for text in given:
+        name, path = parse_shadow(text)
+        if name in pairs:
+            raise InputError(f"--shadow: two challengers for model {name!r}; give one")
+        load_challenger(name, path)   # refused now rather than by every worker
+        pairs[name] = str(path.resolve())
+    return tuple(pairs.items())
 
 
 def _exit_zero(signum: int, frame: object) -> None:

@@ -30,6 +30,9 @@ class RuleDiff:
     flips: dict[str, int] = field(default_factory=dict)   # "A -> B": rows, with data only
     rows: int | None = None                      # rows compared, with data only
     decisions_changed: int | None = None
+    # "rule A -> rule B": rows among those whose class changed (0: the default class), when the
+    # decisions' rules are known (`audit --compare`)
+    rule_flips: dict[str, int] | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The JSON document of `c45rules diff --json`."""
@@ -39,6 +42,8 @@ class RuleDiff:
             "unchanged": len(self.unchanged)}}
         if self.rows is not None:
             out["decisions"] = {"rows": self.rows, "changed": self.decisions_changed, "flips": dict(self.flips)}
+            if self.rule_flips is not None:
+                out["decisions"]["rule_flips"] = dict(self.rule_flips)
         return out
 
 
@@ -99,8 +104,29 @@ def _decisions(old: Any, new: Any, data_old: Any, data_new: Any) -> dict[str, An
     before = np.asarray(old.predict(data_old), dtype=object)
     after = np.asarray(new.predict(data_new if data_new is not None else data_old), dtype=object)
     moved = before != after
-    flips = Counter(f"{readable(a)} -> {readable(b)}" for a, b in zip(before[moved], after[moved]))
+    flips = Counter(_flip(a, b) for a, b in zip(before[moved], after[moved]))
     return {"flips": dict(sorted(flips.items())), "rows": int(len(before)), "decisions_changed": int(moved.sum())}
+
+
+def _flip(old_class: Any, new_class: Any) -> str:
+    return f"{readable(old_class)} -> {readable(new_class)}"
+
+
+def decision_changes(counts: dict[tuple[Any, int, Any, int], int]) -> dict[str, Any]:
+    """{flips, rule_flips, rows, decisions_changed} (RuleDiff's fields) from counted decision
+    pairs: (old class, old rule id, new class, new rule id) -> rows, as `audit --compare`
+    counts a champion's and a challenger's decisions of the same records (rule id 0: the
+    default class). A row changes when its class does; rule_flips says which rules those were."""
+    flips: Counter = Counter()
+    rule_flips: Counter = Counter()
+    for (old_class, old_rule, new_class, new_rule), n in counts.items():
+        if old_class != new_class:
+            flips[_flip(old_class, new_class)] += n
+            rule_flips[f"rule {old_rule} -> rule {new_rule}"] += n
+    return {"flips": dict(sorted(flips.items())), "rows": int(sum(counts.values())),
+            "decisions_changed": int(sum(flips.values())),
+            # the most frequent first: where the two models disagree most
+            "rule_flips": dict(sorted(rule_flips.items(), key=lambda kv: (-kv[1], kv[0])))}
 
 
 @dataclass(frozen=True)
@@ -186,5 +212,8 @@ def _decision_lines(d: RuleDiff | BoostedDiff, data: str | None) -> list[str]:
     """How many rows of `data` change decision, by class pair (none without data)."""
     if d.rows is None:
         return []
-    return ([f"Decisions on {data}: {d.decisions_changed} of {d.rows} rows change"]
-            + [f"  {pair}: {n}" for pair, n in d.flips.items()])
+    lines = ([f"Decisions on {data}: {d.decisions_changed} of {d.rows} rows change"]
+             + [f"  {pair}: {n}" for pair, n in d.flips.items()])
+    if getattr(d, "rule_flips", None):
+        lines += ["  by rule (old -> new):"] + [f"    {pair}: {n}" for pair, n in d.rule_flips.items()]
+    return lines

@@ -46,6 +46,7 @@ from ..errors import InputError
 from . import metrics
 from .audit import AuditWriter, now, open_store, outcome_texts, request_row
 from .models import ModelFolder, ServedModel
+from .shadow import load_challenger
 from .workerfiles import WorkerSlot
 
 log = logging.getLogger("c45rules.service")
@@ -64,6 +65,7 @@ class ServiceConfig:
     poll_seconds: float = 1.0
     worker_lock: str | None = None   # where workers of a PostgreSQL store take their numbers (WorkerSlot)
     log_format: str = "text"         # "json": one JSON object a line, one line per request
+    shadow: tuple = ()               # (served model name, challenger file) pairs (service/shadow.py)
 
     def to_env(self) -> str:
         """The settings as the environment variable's JSON text."""
@@ -358,7 +360,7 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     state: dict[str, Any] = {}
     # request ids: 128 random bits as uuid4 has, drawn from a generator seeded once per worker
     # from os.urandom; os.urandom per request lets go of the GIL, and the answer waits to take it back
-    ids = random.Random(os.urandom(32))
+    ids = request_ids()
 
     async def lifespan(app: FastAPI):
         # this worker's own SQLite file (service/workerfiles.py); two connections to it: the
@@ -367,6 +369,11 @@ def create_app(config: ServiceConfig | None = None) -> Any:
         WorkerFormatter.worker = f"worker {slot.slot}"
         writer = AuditWriter(open_store(slot.url), metrics.audit_committed)
         folder = ModelFolder(config.models_dir, open_store(slot.url), _model_changed)
+        challengers = {}
+        for name, file in config.shadow:
+            challengers[name] = challenger = load_challenger(name, file)
+            writer.store.remember_model(name, challenger.model.fingerprint, challenger.model.text)
+        state["challengers"] = challengers
         folder.start(config.poll_seconds)
         state.update(writer=writer, folder=folder)
         # What is loaded by now (modules, models) lives as long as the worker: frozen, the cycle
@@ -442,12 +449,19 @@ def create_app(config: ServiceConfig | None = None) -> Any:
             if single:
                 info["rule_id"] = int(model.decider.rule_ids[positions[0]])
         row = request_row(request_id, now(), model.name, model.fingerprint, body, positions, made.outcomes)
+        shadows = ()
+        challenger = state["challengers"].get(model.name)
+        if challenger is not None:
+            try:
+                shadows = (challenger.row(request_id, records, single),)
+            except InputError as e:   # the answer is the champion's whatever the challenger makes of it
+                log.warning("challenger of %s did not decide request %s: %s", model.name, request_id, e)
         loop = asyncio.get_running_loop()
         committed = loop.create_future()
 
         def done(error: BaseException | None) -> None:
             loop.call_soon_threadsafe(_settle, committed, error)
-        state["writer"].submit([row], done)
+        state["writer"].submit([row], done, shadows)
         error = await committed
         if error is not None:
             log.error("audit store failed; %d decision(s) not answered: %s", len(positions), error)
@@ -543,6 +557,16 @@ _INFO = "c45rules"   # the scope key of what a request's log line and metrics na
 READY_SECONDS = 5.0  # /readyz waits this long for the audit store's answer
 _REQUEST_ID_LIMIT = 128
 _ROUTES = frozenset({"/healthz", "/readyz", "/metrics", "/v1/models"})
+
+
+def request_ids() -> random.Random:
+    """The generator of a worker's request ids (the audit keys): 128 random bits each, as
+    uuid4 has, from a generator seeded from os.urandom, and seeded again in a child forked
+    from this process (a server that forks its workers after making the app, as gunicorn's
+    --preload does), whose copy would otherwise draw its parent's very ids."""
+    ids = random.Random(os.urandom(32))
+    os.register_at_fork(after_in_child=lambda: ids.seed(os.urandom(32)))
+    return ids
 
 
 def _model_changed(name: str, swapped: bool) -> None:

@@ -10,6 +10,11 @@ In SQLite (`sqlite:PATH`, the default) or PostgreSQL (`postgresql://...`), schem
                         outcomes (JSON [[class, rule_id, confidence], ...], the request's distinct
                         decisions) and picks (for each record in order, its outcome's index:
                         little-endian uint32, zlib-compressed)
+    c45rules_shadow     one row per request a challenger model also decided (`serve --shadow`):
+                        request_id (the c45rules_requests row it shadows), fingerprint (the
+                        challenger's version), outcomes and picks (as in c45rules_requests: the
+                        challenger's class, rule and confidence for each record), written in the
+                        same transaction as the request's row
 
 A request of 10,000 records is one row, not 10,000, and its records are not re-encoded:
 that keeps the audit's cost per record far below the decision's. Reading expands each row
@@ -64,6 +69,8 @@ _SCHEMA = "CREATE TABLE IF NOT EXISTS c45rules_schema (version INTEGER NOT NULL)
 _REQUESTS = ("CREATE TABLE IF NOT EXISTS c45rules_requests (request_id TEXT PRIMARY KEY, time TEXT NOT NULL,"
              " model TEXT NOT NULL, fingerprint TEXT NOT NULL, n INTEGER NOT NULL, records {blob} NOT NULL,"
              " outcomes TEXT NOT NULL, picks {blob} NOT NULL)")
+_SHADOW = ("CREATE TABLE IF NOT EXISTS c45rules_shadow (request_id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,"
+           " outcomes TEXT NOT NULL, picks {blob} NOT NULL)")
 _REQUESTS_INDEX = "CREATE INDEX IF NOT EXISTS c45rules_requests_time ON c45rules_requests (time)"
 _REQUEST_COLUMNS = "request_id, time, model, fingerprint, n, records, outcomes, picks"
 _V1_COLUMNS = "time, request_id, seq, model, fingerprint, record, class, rule_id, confidence"
@@ -161,13 +168,28 @@ def request_row(request_id: str, time: str, model: str, fingerprint: str, body: 
     """The c45rules_requests row of one answered request, before compression (AuditStore.append
     compresses): `body` as received (one JSON object or a list of them), `positions` its
     records' rule_index positions, `outcomes` each position's entry (outcome_texts)."""
+    return (request_id, time, model, fingerprint, len(positions), body, *_legend_picks(positions, outcomes))
+
+
+def shadow_row(request_id: str, fingerprint: str, positions: Sequence[int] | np.ndarray,
+               outcomes: Sequence[str]) -> tuple:
+    """The c45rules_shadow row of a request a challenger also decided (before compression):
+    `positions` the challenger's rule_index positions of the request's records, `outcomes`
+    each of its positions' entry (outcome_texts of the challenger)."""
+    return (request_id, fingerprint, *_legend_picks(positions, outcomes))
+
+
+def _legend_picks(positions: Sequence[int] | np.ndarray, outcomes: Sequence[str]) -> tuple[str, bytes]:
+    """(the JSON list of the distinct outcomes, each record's index into it as uint32 bytes)."""
     if len(positions) == 1:
-        legend, picks = f"[{outcomes[int(positions[0])]}]", _ONE_PICK
-    else:
-        distinct, inverse = np.unique(np.asarray(positions), return_inverse=True)
-        legend = "[" + ",".join(outcomes[k] for k in distinct.tolist()) + "]"
-        picks = inverse.astype("<u4").tobytes()
-    return (request_id, time, model, fingerprint, len(positions), body, legend, picks)
+        return f"[{outcomes[int(positions[0])]}]", _ONE_PICK
+    distinct, inverse = np.unique(np.asarray(positions), return_inverse=True)
+    return "[" + ",".join(outcomes[k] for k in distinct.tolist()) + "]", inverse.astype("<u4").tobytes()
+
+
+def picks_of(data: bytes) -> np.ndarray:
+    """A stored `picks` column back as its uint32 indexes into the row's outcomes."""
+    return np.frombuffer(zlib.decompress(data), "<u4")
 
 
 def _compressed(row: tuple) -> tuple:
@@ -185,7 +207,7 @@ def _expand(row: Sequence[Any]) -> list[Decision]:
         payload = json.loads(zlib.decompress(records))
         listed = [payload] if isinstance(payload, dict) else payload
         legend = json.loads(outcomes)
-        chosen = np.frombuffer(zlib.decompress(picks), "<u4").tolist()
+        chosen = picks_of(picks).tolist()
         if not (isinstance(listed, list) and len(listed) == len(chosen) == n):
             raise ValueError(f"{n} records announced, {len(listed)} stored, {len(chosen)} decisions")
         return [Decision(time, request_id, seq, model, fingerprint, record_json(record), *legend[k])
@@ -214,6 +236,7 @@ class AuditStore:
         self.version = SCHEMA_VERSION
         self._v1 = False   # holds version 1 rows (c45rules_decisions)
         self._v2 = True    # holds the version 2 table (c45rules_requests)
+        self._shadow = True   # holds c45rules_shadow (a store made before `serve --shadow` may not)
 
     def _sql(self, text: str) -> str:
         return text.replace("?", self._p)
@@ -249,7 +272,7 @@ class AuditStore:
             if self._p == "%s":   # two workers creating at once would race in PostgreSQL's catalog
                 cur.execute("SELECT pg_advisory_xact_lock(4545004501)")
             blob = "BLOB" if self._p == "?" else "BYTEA"
-            for statement in (_MODELS, _SCHEMA, _REQUESTS.format(blob=blob), _REQUESTS_INDEX):
+            for statement in (_MODELS, _SCHEMA, _REQUESTS.format(blob=blob), _SHADOW.format(blob=blob), _REQUESTS_INDEX):
                 cur.execute(statement)
             cur.execute("SELECT max(version) FROM c45rules_schema")
             version = cur.fetchone()[0]
@@ -272,6 +295,7 @@ class AuditStore:
         self._check_version(self.version)
         self._v1 = "c45rules_decisions" in tables
         self._v2 = "c45rules_requests" in tables
+        self._shadow = self._v2 and "c45rules_shadow" in tables
 
     def _transaction(self):
         store = self
@@ -299,10 +323,11 @@ class AuditStore:
                                   " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"),
                         (fingerprint, name, text, now()))
 
-    def append(self, rows: Sequence[tuple]) -> None:
-        """Insert request rows (request_row's) in one transaction, committed on return."""
+    def append(self, rows: Sequence[tuple], shadows: Sequence[tuple] = ()) -> None:
+        """Insert request rows (request_row's) and the challengers' rows of some of them
+        (shadow_row's) in one transaction, committed on return."""
         insert = f"INSERT INTO c45rules_requests ({_REQUEST_COLUMNS}) VALUES "
-        if self._p == "?" and len(rows) <= _ROWS_PER_INSERT:
+        if self._p == "?" and len(rows) <= _ROWS_PER_INSERT and not shadows:
             # one SQLite statement outside BEGIN ... COMMIT is a transaction of its own, in two
             # calls into SQLite instead of six: at each, the writer thread waits for the GIL while
             # the event loop's thread holds it (up to the switch interval), and the answers wait too
@@ -315,6 +340,26 @@ class AuditStore:
             return
         with self._transaction() as cur:
             cur.executemany(self._sql(insert + "(?, ?, ?, ?, ?, ?, ?, ?)"), [_compressed(row) for row in rows])
+            if shadows:
+                cur.executemany(self._sql("INSERT INTO c45rules_shadow (request_id, fingerprint, outcomes, picks)"
+                                          " VALUES (?, ?, ?, ?)"),
+                                [(r, f, legend, zlib.compress(picks, _ZLIB_LEVEL)) for r, f, legend, picks in shadows])
+
+    def shadowed(self, model: str | None = None, since: str | None = None) -> Iterator[tuple]:
+        """The requests a challenger also decided, oldest first: (model, champion fingerprint,
+        champion outcomes, champion picks, challenger fingerprint, challenger outcomes,
+        challenger picks), outcomes as stored (JSON text), picks compressed (picks_of reads them)."""
+        if not self._shadow:
+            return iter(())
+        where, args = [], []
+        for column, value in (("r.model = ?", model), ("r.time >= ?", since)):
+            if value is not None:
+                where.append(column)
+                args.append(value)
+        text = ("SELECT r.model, r.fingerprint, r.outcomes, r.picks, s.fingerprint, s.outcomes, s.picks"
+                " FROM c45rules_requests r JOIN c45rules_shadow s ON s.request_id = r.request_id")
+        text += (" WHERE " + " AND ".join(where)) if where else ""
+        return self._rows(text + " ORDER BY r.time, r.request_id", args)
 
     def model_text(self, fingerprint: str) -> str | None:
         """The YAML of a logged model version, or None."""
@@ -451,8 +496,8 @@ def open_store(url: str, *, create: bool = True) -> AuditStore:
 class AuditWriter:
     """Group commit: the rows of concurrent requests are appended together by one thread.
 
-    `submit(rows, done)` queues request rows (request_row's); `done(None)` is called once they
-    are committed, or `done(error)` if the transaction failed (the caller then must not
+    `submit(rows, done, shadows)` queues request rows (request_row's) and their challengers'
+    rows (shadow_row's); `done(None)` is called once they are committed, or `done(error)` if the transaction failed (the caller then must not
     answer the decision).
     """
 
@@ -464,14 +509,15 @@ class AuditWriter:
         self._thread = threading.Thread(target=self._run, name="c45rules-audit", daemon=True)
         self._thread.start()
 
-    def submit(self, rows: Sequence[tuple], done: Callable[[BaseException | None], None]) -> None:
-        """Queue `rows` for the next commit; `done` is called from the writer thread."""
-        self._queue.put((rows, done))
+    def submit(self, rows: Sequence[tuple], done: Callable[[BaseException | None], None],
+               shadows: Sequence[tuple] = ()) -> None:
+        """Queue `rows` (and `shadows`) for the next commit; `done` is called from the writer thread."""
+        self._queue.put((rows, done, shadows))
 
     def probe(self, done: Callable[[BaseException | None], None]) -> None:
         """Check in the writer's thread that the store takes writes (AuditStore.ping): `done`
         gets None or the error, after the rows queued before it are committed."""
-        self._queue.put((None, done))
+        self._queue.put((None, done, ()))
 
     def _run(self) -> None:
         while True:
@@ -501,13 +547,14 @@ class AuditWriter:
             started = time.perf_counter()
             try:
                 self.store.reconnect()   # a PostgreSQL server back after an outage takes rows again
-                self.store.append([row for rows, _ in group for row in rows])
+                self.store.append([row for rows, _, _ in group for row in rows],
+                                  [row for _, _, shadows in group for row in shadows])
                 error = None
             except Exception as e:  # noqa: BLE001 - reported to every waiting request
                 error = e
             if self._on_commit is not None:
                 self._on_commit(time.perf_counter() - started, self._queue.qsize())
-            for _, done in group:
+            for _, done, _ in group:
                 try:
                     done(error)
                 except Exception:  # noqa: BLE001 - e.g. its event loop closed: the others still wait

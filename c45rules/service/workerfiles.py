@@ -110,6 +110,11 @@ class AuditFiles:
         """Every file's decisions merged, oldest first (see AuditStore.decisions)."""
         return merge_decisions([s.decisions(model, since, rule) for s in self.stores], limit)
 
+    def shadowed(self, model: str | None = None, since: str | None = None) -> Iterator[tuple]:
+        """Every file's requests a challenger also decided (see AuditStore.shadowed)."""
+        for store in self.stores:
+            yield from store.shadowed(model, since)
+
     def close(self) -> None:
         """Close every file."""
         for store in self.stores:
