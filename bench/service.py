@@ -16,6 +16,12 @@ the server's CPU time per decision (its processes' user + system time, which dep
 than requests/s on what else a shared machine runs); with the issue's targets (>= 2,000
 decisions/s and p99 <= 25 ms at 8 clients; >= 200,000 rows/s).
 The client shares the machine's cores with the server, so the numbers are a lower bound.
+
+With --variants (issue 55) it measures instead, in one run, the service as it is (metrics on),
+with JSON logs, with a shadow model (`--shadow`: the model fitted with -c 5 decides every record
+too) and with both, started in turn and alternated over --rounds, each at 8 clients and in
+batches; --baseline DIR adds a variant served by the checkout in DIR (a commit from before the
+metrics). One table, each variant's throughput also as a share of the plain service's.
 """
 from __future__ import annotations
 
@@ -135,9 +141,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="the SQLite audit's synchronous setting (full: every commit synced to the disk)")
     ap.add_argument("--log-format", choices=("text", "json"), default="text",
                     help="serve's --log-format (json: one log line per request too), to weigh its cost")
+    ap.add_argument("--variants", action="store_true",
+                    help="metrics alone, JSON logs, a shadow model and both, alternated (issue 55)")
+    ap.add_argument("--rounds", type=int, default=2, help="with --variants: times each variant is run")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="with --variants: also serve from this checkout (e.g. one before the metrics)")
     ap.add_argument("--markdown", type=Path, default=None,
                     help="also write the table as the service-SYNC section of this file (BENCHMARKS.md)")
     args = ap.parse_args(argv)
+    if args.variants:
+        return variants(args)
     exe = [sys.executable, "-m", "c45rules"]
     with tempfile.TemporaryDirectory(prefix="c45rules-bench-service-") as tmp:
         tmp = Path(tmp)
@@ -203,6 +216,97 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
+    return 0
+
+
+def _start(exe: list[str], models: Path, audit: Path, workers: int, extra: list[str],
+           env: dict[str, str] | None = None) -> tuple[subprocess.Popen, int]:
+    """A serve process on a free port, once it accepts connections."""
+    port = _free_port()
+    server = subprocess.Popen([*exe, "serve", str(models), "--host", HOST, "--port", str(port),
+                               "--workers", str(workers), "--audit", f"sqlite:{audit}?synchronous=normal",
+                               "--max-body", "100MB", *extra], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 60
+    while True:
+        try:
+            with socket.create_connection((HOST, port), timeout=1):
+                return server, port
+        except OSError:
+            if time.time() > deadline or server.poll() is not None:
+                os.killpg(server.pid, signal.SIGKILL)
+                raise SystemExit("the server did not start")
+            time.sleep(0.2)
+
+
+def variants(args: argparse.Namespace) -> int:
+    """The service plain, with JSON logs, with a shadow model and with both, alternated; one table."""
+    exe = [sys.executable, "-m", "c45rules"]
+    clients = 8
+    with tempfile.TemporaryDirectory(prefix="c45rules-bench-service-") as tmp:
+        tmp = Path(tmp)
+        (tmp / "models").mkdir()
+        stem = R.stem(args.data)
+        subprocess.run([*exe, "-q", "fit", stem, "-o", str(tmp / "models" / "model.yaml")], check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run([*exe, "-q", "fit", stem, "-c", "5", "-o", str(tmp / "challenger.yaml")], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(R.DATA / args.data / f"{args.data}.csv", newline="") as f:
+            rows = [{k: v for k, v in r.items() if k != "class"} for r in csv.DictReader(f)]
+        singles = [json.dumps(r).encode() for r in rows]
+        rng = random.Random(0)
+        batches = [json.dumps([rng.choice(rows) for _ in range(args.batch)]).encode() for _ in range(4)]
+        shadow = ["--shadow", f"model={tmp / 'challenger.yaml'}"]
+        kinds: dict[str, tuple[list[str], dict[str, str] | None]] = {
+            "metrics (the service as it is)": ([], None),
+            "metrics + JSON logs": (["--log-format", "json"], None),
+            "metrics + shadow model": (shadow, None),
+            "metrics + JSON logs + shadow model": (["--log-format", "json", *shadow], None)}
+        if args.baseline:
+            kinds = {f"without metrics ({args.baseline.name})": ([], {**os.environ, "PYTHONPATH": str(args.baseline)}),
+                     **kinds}
+        got: dict[str, list[tuple[float, float, float, float, float]]] = {k: [] for k in kinds}
+        load_before = os.getloadavg()[0]
+        path = "/v1/models/model/decide"
+        for turn in range(args.rounds):
+            for i, (kind, (extra, env)) in enumerate(kinds.items()):
+                audit = tmp / f"audit-{turn}-{i}.sqlite"
+                server, port = _start(exe, tmp / "models", audit, args.workers, extra, env)
+                try:
+                    asyncio.run(_clients(port, path, singles, 4, 2.0))   # warm up
+                    t, cpu = time.perf_counter(), _session_cpu(server.pid)
+                    lat, _ = asyncio.run(_clients(port, path, singles, clients, args.seconds))
+                    wall, cpu = time.perf_counter() - t, _session_cpu(server.pid) - cpu
+                    t, bcpu = time.perf_counter(), _session_cpu(server.pid)
+                    blat, _ = asyncio.run(_clients(port, path, batches, 2, 1e9, limit=args.batches))
+                    bwall, bcpu = time.perf_counter() - t, _session_cpu(server.pid) - bcpu
+                    got[kind].append((len(lat) / wall, 1000 * _quantile(lat, 0.99), 1000 * cpu / max(1, len(lat)),
+                                      len(blat) * args.batch / bwall, 1000 * bcpu / max(1, len(blat) * args.batch)))
+                finally:
+                    os.killpg(server.pid, signal.SIGTERM)
+                    server.wait(timeout=30)
+        def mean(kind: str, k: int) -> float:
+            return sum(r[k] for r in got[kind]) / len(got[kind])
+        plain = "metrics (the service as it is)"
+        lines = [f"c45rules serve, {args.workers} workers, SQLite audit (synchronous=normal), {args.data} model,"
+                 f" {clients} clients posting one record each for {args.seconds:g} s, then {args.batches}"
+                 f" batches of {args.batch:,} records over 2 connections; each variant run {args.rounds} times,"
+                 f" alternated (means); {os.cpu_count()} cores shared with the client",
+                 "", "| variant | decisions/s | share | p99 ms | server CPU ms per decision | batch rows/s | share"
+                 " | server CPU ms per batch row |", "|---|---|---|---|---|---|---|---|"]
+        for kind in kinds:
+            lines.append(f"| {kind} | {mean(kind, 0):,.0f} | {mean(kind, 0) / mean(plain, 0):.0%} | {mean(kind, 1):.2f}"
+                         f" | {mean(kind, 2):.3f} | {mean(kind, 3):,.0f} | {mean(kind, 3) / mean(plain, 3):.0%}"
+                         f" | {mean(kind, 4):.4f} |")
+        lines += ["", "target: a shadow model costs at most 30% of the throughput (share >= 70%)"]
+        print("\n".join(lines))
+        if args.markdown:
+            stamp = run_stamp()
+            put_section(args.markdown, "service-variants", "\n".join([
+                "## Decision service: metrics, JSON logs and a shadow model (issue 55)", "",
+                f"Written by `python bench/service.py --variants`, measured {stamp['date']} at commit "
+                f"{stamp['commit']}, load average {load_before:.2f} at the start and {os.getloadavg()[0]:.2f}"
+                " at the end (the machine's other work shares its cores and disk).", "", *lines]))
     return 0
 
 
