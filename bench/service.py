@@ -292,13 +292,15 @@ def variants(args: argparse.Namespace) -> int:
                  f" {clients} clients posting one record each for {args.seconds:g} s, then {args.batches}"
                  f" batches of {args.batch:,} records over 2 connections; each variant run {args.rounds} times,"
                  f" alternated (means); {os.cpu_count()} cores shared with the client",
-                 "", "| variant | decisions/s | share | p99 ms | server CPU ms per decision | batch rows/s | share"
-                 " | server CPU ms per batch row |", "|---|---|---|---|---|---|---|---|"]
+                 "", "| variant | decisions/s | p99 ms | server CPU ms per decision | share by CPU | batch rows/s"
+                 " | server CPU ms per batch row | share by CPU |", "|---|---|---|---|---|---|---|---|"]
         for kind in kinds:
-            lines.append(f"| {kind} | {mean(kind, 0):,.0f} | {mean(kind, 0) / mean(plain, 0):.0%} | {mean(kind, 1):.2f}"
-                         f" | {mean(kind, 2):.3f} | {mean(kind, 3):,.0f} | {mean(kind, 3) / mean(plain, 3):.0%}"
-                         f" | {mean(kind, 4):.4f} |")
-        lines += ["", "target: a shadow model costs at most 30% of the throughput (share >= 70%)"]
+            lines.append(f"| {kind} | {mean(kind, 0):,.0f} | {mean(kind, 1):.2f} | {mean(kind, 2):.3f}"
+                         f" | {mean(plain, 2) / mean(kind, 2):.0%} | {mean(kind, 3):,.0f} | {mean(kind, 4):.4f}"
+                         f" | {mean(plain, 4) / mean(kind, 4):.0%} |")
+        lines += ["", "share by CPU: the plain service's server CPU time per decision over this variant's, the"
+                  " throughput a variant keeps where the server's cores are the limit (decisions/s itself moves"
+                  " with whatever else the shared machine runs); target: a shadow model keeps >= 70%"]
         print("\n".join(lines))
         if args.markdown:
             stamp = run_stamp()
