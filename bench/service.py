@@ -158,30 +158,12 @@ def main(argv: list[str] | None = None) -> int:
         stem = R.stem(args.data)
         subprocess.run([*exe, "-q", "fit", stem, "-o", str(tmp / "models" / "model.yaml")], check=True,
                        stdout=subprocess.DEVNULL)
-        csv_path = R.DATA / args.data / f"{args.data}.csv"
-        with open(csv_path, newline="") as f:
-            rows = [{k: v for k, v in r.items() if k != "class"} for r in csv.DictReader(f)]
-        singles = [json.dumps(r).encode() for r in rows]
-        rng = random.Random(0)
-        batches = [json.dumps([rng.choice(rows) for _ in range(args.batch)]).encode() for _ in range(4)]
-        port = _free_port()
+        singles, batches = _bodies(args)
         audit = tmp / "audit.sqlite"
-        server = subprocess.Popen([*exe, "serve", str(tmp / "models"), "--host", HOST, "--port", str(port),
-                                   "--workers", str(args.workers), "--audit", f"sqlite:{audit}?synchronous={args.sync}",
-                                   "--max-body", "100MB",
-                                   # only when asked: a serve from before issue 55 (no metrics) is measured as well
-                                   *(["--log-format", args.log_format] if args.log_format != "text" else [])],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        # --log-format only when asked: a serve from before issue 55 (no metrics) is measured as well
+        server, port = _start(exe, tmp / "models", audit, args.workers,
+                              ["--log-format", args.log_format] if args.log_format != "text" else [], sync=args.sync)
         try:
-            deadline = time.time() + 60
-            while True:
-                try:
-                    with socket.create_connection((HOST, port), timeout=1):
-                        break
-                except OSError:
-                    if time.time() > deadline or server.poll() is not None:
-                        raise SystemExit("the server did not start")
-                    time.sleep(0.2)
             path = "/v1/models/model/decide"
             load_before = os.getloadavg()[0]
             fsync = _fsync_ms(tmp)
@@ -219,12 +201,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _bodies(args: argparse.Namespace) -> tuple[list[bytes], list[bytes]]:
+    """(one-record request bodies: each row of the data's CSV, four --batch-record bodies)."""
+    with open(R.DATA / args.data / f"{args.data}.csv", newline="") as f:
+        rows = [{k: v for k, v in r.items() if k != "class"} for r in csv.DictReader(f)]
+    rng = random.Random(0)
+    return ([json.dumps(r).encode() for r in rows],
+            [json.dumps([rng.choice(rows) for _ in range(args.batch)]).encode() for _ in range(4)])
+
+
 def _start(exe: list[str], models: Path, audit: Path, workers: int, extra: list[str],
-           env: dict[str, str] | None = None) -> tuple[subprocess.Popen, int]:
+           env: dict[str, str] | None = None, sync: str = "normal") -> tuple[subprocess.Popen, int]:
     """A serve process on a free port, once it accepts connections."""
     port = _free_port()
     server = subprocess.Popen([*exe, "serve", str(models), "--host", HOST, "--port", str(port),
-                               "--workers", str(workers), "--audit", f"sqlite:{audit}?synchronous=normal",
+                               "--workers", str(workers), "--audit", f"sqlite:{audit}?synchronous={sync}",
                                "--max-body", "100MB", *extra], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 60
@@ -251,11 +242,7 @@ def variants(args: argparse.Namespace) -> int:
                        stdout=subprocess.DEVNULL)
         subprocess.run([*exe, "-q", "fit", stem, "-c", "5", "-o", str(tmp / "challenger.yaml")], check=True,
                        stdout=subprocess.DEVNULL)
-        with open(R.DATA / args.data / f"{args.data}.csv", newline="") as f:
-            rows = [{k: v for k, v in r.items() if k != "class"} for r in csv.DictReader(f)]
-        singles = [json.dumps(r).encode() for r in rows]
-        rng = random.Random(0)
-        batches = [json.dumps([rng.choice(rows) for _ in range(args.batch)]).encode() for _ in range(4)]
+        singles, batches = _bodies(args)
         shadow = ["--shadow", f"model={tmp / 'challenger.yaml'}"]
         kinds: dict[str, tuple[list[str], dict[str, str] | None]] = {
             "metrics (the service as it is)": ([], None),

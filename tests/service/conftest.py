@@ -178,3 +178,70 @@ def pg_url():
     yield f"postgresql://{auth}/{dbname}?{urlencode(parts)}"
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+class Load:
+    """Clients posting crx records to the decide route, one thread each, until stop(): one
+    record, or one time in five a list of `batch`, to the URL `target(turn)` names (a server's,
+    or several servers' in turn as a load balancer spreads them).
+
+    acked: (request_id, fingerprint, [(class, rule_id, confidence)]) of each answered request;
+    sent: request_id -> the records it sent; failures: (time.monotonic(), url, "HTTP ..." or
+    "connection: ...") of each request not answered with 200."""
+
+    def __init__(self, target, records: list[dict], clients: int, batch: int = 5, requests: int = 5000) -> None:
+        import threading
+        self.target, self.records, self.batch, self.requests = target, records, batch, requests
+        self.acked: list[tuple[str, str, list]] = []
+        self.sent: dict[str, list] = {}
+        self.failures: list[tuple[float, str, str]] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self._client, args=(i,)) for i in range(clients)]
+        for t in self._threads:
+            t.start()
+
+    def _client(self, seed: int) -> None:
+        import random
+        rng = random.Random(seed)
+        for turn in range(self.requests):   # bounded whatever the timing
+            if self._stop.is_set():
+                return
+            url = self.target(turn)
+            batch = rng.random() < 0.2
+            body = [rng.choice(self.records) for _ in range(self.batch)] if batch else rng.choice(self.records)
+            req = urllib.request.Request(url + "/v1/models/crx/decide", data=json.dumps(body).encode(), method="POST")
+            try:
+                with urllib.request.urlopen(req, timeout=20) as r:
+                    answer = json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                with self._lock:
+                    self.failures.append((time.monotonic(), url, f"HTTP {e.code}: {e.read()[:200]!r}"))
+                continue
+            except OSError as e:   # refused or reset: a server down, so nothing was acknowledged
+                with self._lock:
+                    self.failures.append((time.monotonic(), url, f"connection: {e}"))
+                time.sleep(0.02)
+                continue
+            decisions = answer["decisions"] if batch else [answer]
+            with self._lock:
+                self.acked.append((answer["request_id"], answer["fingerprint"],
+                                   [(d["class"], d["rule_id"], d["confidence"]) for d in decisions]))
+                self.sent[answer["request_id"]] = body if batch else [body]
+
+    def stop(self) -> None:
+        """Stop the clients and wait for them."""
+        self._stop.set()
+        for t in self._threads:
+            t.join(timeout=60)
+
+    def check_stored(self, store) -> None:
+        """Every acknowledged decision is in `store` (open_audit's) exactly once, as answered."""
+        stored: dict[tuple[str, int], list] = {}
+        for d in store.decisions():
+            stored.setdefault((d.request_id, d.seq), []).append((d.fingerprint, json.loads(d.record),
+                                                                (d.klass, d.rule_id, d.confidence)))
+        for request_id, fp, decisions in self.acked:
+            for seq, decision in enumerate(decisions):
+                assert stored.get((request_id, seq)) == [(fp, self.sent[request_id][seq], decision)], request_id
+        assert len(stored) >= sum(len(d) for _, _, d in self.acked)   # plus any decided but not acknowledged
