@@ -155,9 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="c45rules-bench-service-") as tmp:
         tmp = Path(tmp)
         (tmp / "models").mkdir()
-        stem = R.stem(args.data)
-        subprocess.run([*exe, "-q", "fit", stem, "-o", str(tmp / "models" / "model.yaml")], check=True,
-                       stdout=subprocess.DEVNULL)
+        _fit(exe, args.data, tmp / "models" / "model.yaml")
         singles, batches = _bodies(args)
         audit = tmp / "audit.sqlite"
         # --log-format only when asked: a serve from before issue 55 (no metrics) is measured as well
@@ -201,6 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _fit(exe: list[str], data: str, out: Path, *options: str) -> None:
+    """`c45rules fit` of the dataset into `out`."""
+    subprocess.run([*exe, "-q", "fit", R.stem(data), *options, "-o", str(out)], check=True, stdout=subprocess.DEVNULL)
+
+
 def _bodies(args: argparse.Namespace) -> tuple[list[bytes], list[bytes]]:
     """(one-record request bodies: each row of the data's CSV, four --batch-record bodies)."""
     with open(R.DATA / args.data / f"{args.data}.csv", newline="") as f:
@@ -237,11 +240,8 @@ def variants(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="c45rules-bench-service-") as tmp:
         tmp = Path(tmp)
         (tmp / "models").mkdir()
-        stem = R.stem(args.data)
-        subprocess.run([*exe, "-q", "fit", stem, "-o", str(tmp / "models" / "model.yaml")], check=True,
-                       stdout=subprocess.DEVNULL)
-        subprocess.run([*exe, "-q", "fit", stem, "-c", "5", "-o", str(tmp / "challenger.yaml")], check=True,
-                       stdout=subprocess.DEVNULL)
+        _fit(exe, args.data, tmp / "models" / "model.yaml")
+        _fit(exe, args.data, tmp / "challenger.yaml", "-c", "5")
         singles, batches = _bodies(args)
         shadow = ["--shadow", f"model={tmp / 'challenger.yaml'}"]
         kinds: dict[str, tuple[list[str], dict[str, str] | None]] = {
@@ -281,10 +281,11 @@ def variants(args: argparse.Namespace) -> int:
                  f" alternated (means); {os.cpu_count()} cores shared with the client",
                  "", "| variant | decisions/s | p99 ms | server CPU ms per decision | share by CPU | batch rows/s"
                  " | server CPU ms per batch row | share by CPU |", "|---|---|---|---|---|---|---|---|"]
+        def share(k: int, kind: str) -> str:   # a run too short for the CPU clock's ticks measures 0
+            return f"{mean(plain, k) / mean(kind, k):.0%}" if mean(kind, k) else "-"
         for kind in kinds:
             lines.append(f"| {kind} | {mean(kind, 0):,.0f} | {mean(kind, 1):.2f} | {mean(kind, 2):.3f}"
-                         f" | {mean(plain, 2) / mean(kind, 2):.0%} | {mean(kind, 3):,.0f} | {mean(kind, 4):.4f}"
-                         f" | {mean(plain, 4) / mean(kind, 4):.0%} |")
+                         f" | {share(2, kind)} | {mean(kind, 3):,.0f} | {mean(kind, 4):.4f} | {share(4, kind)} |")
         lines += ["", "share by CPU: the plain service's server CPU time per decision over this variant's, the"
                   " throughput a variant keeps where the server's cores are the limit (decisions/s itself moves"
                   " with whatever else the shared machine runs); target: a shadow model keeps >= 70%"]
