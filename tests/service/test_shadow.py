@@ -77,3 +77,9 @@ def test_shadow_and_compare_refuse_bad_input(models, tmp_path, crx_versions):
     assert "--compare takes" in fails("audit", audit, "--compare", "--replay")
     p = ok("audit", audit, "--compare")
     assert p.stdout == "" and "no decisions of a shadow model" in p.stderr
+    # a store written before shadow models (no c45rules_shadow table) has none either
+    import sqlite3
+    with sqlite3.connect(tmp_path / "audit.sqlite") as db:
+        db.execute("DROP TABLE c45rules_shadow")
+    p = ok("audit", audit, "--compare")
+    assert p.stdout == "" and "no decisions of a shadow model" in p.stderr
