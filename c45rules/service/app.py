@@ -14,7 +14,8 @@ it), a key left out of one record is an unknown cell. Each record is decided by 
 RecordDecider, which decides as `predict` does. Every error is JSON {"error", "field", and
 "record" for a bad record}; a client's mistake is a 4xx, never a 500. A decision is answered
 only once its audit row has committed; if the store fails the answer is a 503 and no
-decision is returned.
+decision is returned. A model with a challenger (`serve --shadow`, service/shadow.py) has the
+challenger decide the same records, its decisions committed beside the row, never answered.
 
 The decide route is the hot one: DecideRoute answers it ahead of FastAPI (which still documents
 it) with the same statuses and errors, and the answer is put together from JSON fragments made
