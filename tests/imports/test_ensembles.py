@@ -395,3 +395,37 @@ def test_cli_explain_and_report_with_the_ensemble(tmp_path):
     assert not (tmp_path / "no.html").exists()
     code, _, err = run_cli(["report", str(rules), "--ensemble", str(src), "-o", str(tmp_path / "no.html")])
     assert code == 2 and "--ensemble goes with --data" in err
+
+
+# rows near the training rows, labelled by the ensemble (issue 53, point 2)
+def test_synthetic_rows_are_seeded_and_judge_the_rules_on_more_decisions(tmp_path):
+    from c45rules.imports.ensemble import near_rows
+    X, y, X_test = split("crx", nan=True)
+    values = X.to_numpy(dtype=float)
+    near = near_rows(values, 2, seed=4)
+    assert near.shape == (2 * len(X), X.shape[1]) and np.array_equal(near, near_rows(values, 2, seed=4), equal_nan=True)
+    assert not np.array_equal(near, near_rows(values, 2, seed=5), equal_nan=True)
+    # each synthetic value is its row's own or the same column's value of another training row
+    for j in range(values.shape[1]):
+        seen = set(values[~np.isnan(values[:, j]), j])
+        assert set(near[~np.isnan(near[:, j]), j]) <= seen
+    X, y, X_test = split("crx")
+    model = _boosted("xgb", X, y)
+    rs = from_ensemble(model, X, synthetic=2, seed=4)
+    assert rs == from_ensemble(model, X, synthetic=2, seed=4)
+    assert sum(rs.class_counts) == 3 * len(X)           # judged on the table and twice as many near rows
+    assert (dict(rs.options)["synthetic"], dict(rs.options)["seed"]) == (2, 4)
+    want = model.predict(X_test).astype(str)
+    fidelity = float((rs.predict(X_test) == want).mean())
+    assert fidelity >= distilled_fidelity(model, X, X_test, len(rs.rules))
+    with pytest.raises(InputError, match="synthetic must be a whole number >= 0"):
+        from_ensemble(model, X, synthetic=-1)
+    # the command line: --synthetic N, the same rules
+    import joblib
+    src, table, out = tmp_path / "m.pkl", tmp_path / "train.csv", tmp_path / "rules.yaml"
+    joblib.dump(model, src)
+    X.assign(label=np.unique(y, return_inverse=True)[1]).to_csv(table, index=False)
+    code, _, err = run_cli(["import", str(src), "--data", str(table), "--target", "label", "--synthetic", "2",
+                            "-o", str(out)])
+    assert (code, err) == (0, ""), err
+    assert load_yaml(out).rules == from_ensemble(model, X, synthetic=2).rules
