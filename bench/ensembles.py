@@ -103,8 +103,6 @@ def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None, syn
     Xtr, ytr, Xte, yte = load(name)
     if kind in ("xgb", "lgbm"):   # XGBoost refuses [ ] < in names, LightGBM rewrites spaces: plain names
         plain = [re.sub(r"[^0-9A-Za-z_]", "_", c) + f"_{i}" for i, c in enumerate(Xtr.columns)]
-    if kind == "xgb":   # TE2Rules reads XGBoost's feature names as f0, f1, ...
-        plain = [f"f{i}" for i in range(len(plain))]
         Xtr, Xte = Xtr.set_axis(plain, axis=1), Xte.set_axis(plain, axis=1)
     if kind == "gb":   # scikit-learn's GradientBoosting refuses NaN: median imputation
         Xtr, Xte = Xtr.fillna(Xtr.median()), Xte.fillna(Xtr.median())
