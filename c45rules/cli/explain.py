@@ -25,13 +25,18 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="the N-th case (1 = first data row) of --data")
     p.add_argument("--data", metavar="FILE", help="C4.5 .data/.test or CSV/Parquet file for --row-number"
                    " (it needs the columns the rules test; others missing are unknown)")
+    p.add_argument("--ensemble", metavar="MODEL",
+                   help="rules made by 'c45rules import MODEL --data': the ensemble they explain (joblib,"
+                        " XGBoost .json/.ubj or LightGBM .txt; checked against the fingerprint the rules"
+                        " record); say whether it decides the case as the rules do")
     p.add_argument("--json", action="store_true",
                    help='print {"class", "rule_id", "conditions": [{"rule", "attribute", "op", "value",'
                         ' "case_value", "satisfied"}]}: the deciding rule\'s conditions or, when the'
                         ' default class decides (rule_id 0), each rule\'s first failed condition (a rule'
                         ' whose conditions hold but which never fires, error above 70%%: attribute null);'
                         ' for a boosted model {"class", "confidence", "votes": [{"trial", "vote", and the'
-                        ' above for that trial}], "totals": {class: total vote}}')
+                        ' above for that trial}], "totals": {class: total vote}}; with --ensemble also'
+                        ' "ensemble": {"class", "agrees"}')
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,6 +76,14 @@ def run(args: argparse.Namespace) -> int:
         raise e if args.row is not None else _offset_rows(e, source, args.row_number - 1) from None
     report_unseen(encoded, source, args.strict)
     case = {name: row.get(name) for name in ruleset.schema.names}  # left out = unknown
-    explanation = ruleset.explain(case, read=read)
+    ensemble = None
+    if args.ensemble is not None:
+        from .import_ import load_explained
+        from ..model.boosted import BoostedRuleSet
+        if isinstance(ruleset, BoostedRuleSet):
+            raise InputError("--ensemble goes with rules made by 'c45rules import MODEL --data', not a boosted model")
+        ensemble = load_explained(args.ensemble, ruleset)
+    explanation = (ruleset.explain(case, read=read) if ensemble is None
+                   else ruleset.explain(case, read=read, ensemble=ensemble))
     print(json.dumps(explanation.as_dict(), ensure_ascii=False) if args.json else str(explanation))
     return 0

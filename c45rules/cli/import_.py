@@ -6,6 +6,7 @@ import argparse
 import io
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from .io import MODEL_SUFFIXES, check_output, write_text
@@ -43,6 +44,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-rules", type=int, metavar="N",
                    help="--data: keep the first N rules; the default class is then the forest's most frequent"
                         " decision on the rows none of them covers")
+    p.add_argument("--synthetic", type=int, default=0, metavar="N",
+                   help="--data: also judge the rules on N times as many rows near the table's (each a row"
+                        " with about half its features from another row, seeded), labelled by the ensemble:"
+                        " usually more fidelity for a few more rules")
 
 
 def _is_joblib(path: str, raw: bytes) -> bool:
@@ -91,6 +96,41 @@ def load_booster(path: str, library: str):
         raise InputError(f"{path}: cannot be read as {name} model ({str(e).splitlines()[0]})") from None
 
 
+def load_ensemble(path: str) -> Any:
+    """The tree ensemble in a file: an XGBoost .json/.ubj or LightGBM .txt model file, else a
+    joblib/pickle file (checked by `check_forest`), or InputError."""
+    from ..export.yaml import read_model_bytes
+    from ..imports.ensemble import check_forest
+    suffix = Path(path).suffix.lower()
+    if suffix in XGBOOST_SUFFIXES:
+        model = load_booster(path, "xgboost")
+    elif suffix == ".txt":
+        model = load_booster(path, "lightgbm")
+    else:
+        raw = read_model_bytes(path, "a joblib file")
+        if not _is_joblib(path, raw):
+            raise InputError(f"{path}: expected a tree ensemble saved with joblib, an XGBoost .json/.ubj or a"
+                             " LightGBM .txt model file")
+        model = load_object(path, raw)
+    try:
+        check_forest(model)
+    except InputError as e:
+        raise InputError(f"{path}: {e}") from None
+    return model
+
+
+def load_explained(path: str, ruleset: Any) -> Any:
+    """The ensemble in `path` (load_ensemble), checked to be the one `ruleset` explains
+    (its recorded fingerprint), or InputError naming the file."""
+    from ..imports.fidelity import check_explains
+    model = load_ensemble(path)
+    try:
+        check_explains(ruleset, model)
+    except InputError as e:
+        raise InputError(f"{path}: {e}") from None
+    return model
+
+
 def _forest_rules(args: argparse.Namespace, model):
     """The rules explaining a tree ensemble on --data's table (from_ensemble), or InputError."""
     import pandas as pd
@@ -104,7 +144,8 @@ def _forest_rules(args: argparse.Namespace, model):
     missing = [n for n in names if n not in have]
     if missing:
         raise InputError(f"{args.data}: has no column {missing[0]!r}, which the ensemble was fit on")
-    return from_ensemble(model, pd.DataFrame({n: have[n] for n in names}), max_rules=args.max_rules)
+    return from_ensemble(model, pd.DataFrame({n: have[n] for n in names}), max_rules=args.max_rules,
+                         synthetic=args.synthetic)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,18 +157,13 @@ def run(args: argparse.Namespace) -> int:
                          " PMML: c45rules export MODEL.yaml --to pmml)")
     check_output(args, args.output)
     raw = read_model_bytes(args.model, "a PMML or joblib file")
-    if args.data is None and (args.target is not None or args.max_rules is not None):
-        raise InputError("--target and --max-rules go with --data (a forest's training table)")
+    if args.data is None and (args.target is not None or args.max_rules is not None or args.synthetic):
+        raise InputError("--target, --max-rules and --synthetic go with --data (an ensemble's training table)")
     if args.data is not None:
-        if Path(args.model).suffix.lower() in XGBOOST_SUFFIXES:
-            ruleset = _forest_rules(args, load_booster(args.model, "xgboost"))
-        elif Path(args.model).suffix.lower() == ".txt":
-            ruleset = _forest_rules(args, load_booster(args.model, "lightgbm"))
-        elif not _is_joblib(args.model, raw):
+        if Path(args.model).suffix.lower() not in XGBOOST_SUFFIXES + (".txt",) and not _is_joblib(args.model, raw):
             raise InputError(f"{args.model}: --data explains an ensemble saved with joblib (or an XGBoost .json/.ubj"
                              " model file), not PMML")
-        else:
-            ruleset = _forest_rules(args, load_object(args.model, raw))
+        ruleset = _forest_rules(args, load_ensemble(args.model))
     else:
         ruleset = load_joblib(args.model, raw) if _is_joblib(args.model, raw) else load_pmml(args.model)
     write_text(args.output, dump_yaml(ruleset))

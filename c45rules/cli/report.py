@@ -27,6 +27,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--row-number", type=positive_int, metavar="N",
                    help="add why the N-th case (1 = first data row) of --data gets its class: the deciding"
                         " rule, or for a boosted model every trial's vote and the totals")
+    p.add_argument("--ensemble", metavar="MODEL",
+                   help="rules made by 'c45rules import MODEL --data': the ensemble they explain (checked"
+                        " against the fingerprint the rules record); with --data, add a fidelity section:"
+                        " agreement overall, by class, and the rules that disagree with it most")
     deprecated(p, "--explain-row", "--row-number", "row_number", kind=positive_int, default=argparse.SUPPRESS)
 
 
@@ -60,8 +64,15 @@ def run(args: argparse.Namespace) -> int:
         from .cases import case_from_file
         row = case_from_file(args.data, ruleset.schema, args.row_number, read_options(args))
         case = {name: row.get(name) for name in ruleset.schema.names}   # left out = unknown
+    ensemble = None
+    if args.ensemble is not None:
+        from .import_ import load_explained
+        if isinstance(ruleset, BoostedRuleSet) or not args.data:
+            raise InputError("--ensemble goes with --data and rules made by 'c45rules import MODEL --data': the"
+                             " fidelity section compares their decisions on the data's rows")
+        ensemble = load_explained(args.ensemble, ruleset)
     write_report(ruleset, args.output, tree=tree, data=data, previous=previous, diff=diff, case=case,
-                 read=read_options(args), train=train)
+                 read=read_options(args), train=train, ensemble=ensemble)
     if not is_stdout(args.output):
         print(f"Report written to {args.output}")
     return 0

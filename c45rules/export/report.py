@@ -513,6 +513,40 @@ def _evaluation_section(ruleset: RuleSet, data: Dataset, ev: _Evaluation | None)
     return "".join(out)
 
 
+# the rules that disagree with the ensemble most, listed in the fidelity section
+FIDELITY_RULES = 10
+
+
+def _fidelity_section(ruleset: RuleSet, model: Any, data: Dataset) -> str:
+    """Where the rules and the ensemble they explain decide alike on the data's rows, and where not."""
+    from ..imports.fidelity import agreement
+    a = agreement(ruleset, model, data)
+    explains = dict(ruleset.options).get("explains", type(model).__name__)
+    out = ['<section id="fidelity"><h2>Fidelity to the ensemble</h2>',
+           f"<p>The rules explain {_e(explains)} (fingerprint checked). On the given data:</p>",
+           f'<p><span class="summary"><span class="big" id="fid-rows">{a.rows}</span> rows</span>'
+           f'<span class="summary"><span class="big" id="fid-agreed">{a.agreed}</span> agree</span>'
+           f'<span class="summary">fidelity <span class="big" id="fid-rate">{_pct(a.agreed, a.rows)}</span>'
+           '</span></p>',
+           '<h3>By the ensemble\'s class</h3><table id="fid-classes"><tr><th>Ensemble decides</th>'
+           '<th class="num">Rows</th><th class="num">Rules agree</th><th class="num">Agreement</th></tr>']
+    for c, n, ok in a.by_class:
+        out.append(f'<tr><td>{_e(c)}</td><td class="num">{n}</td><td class="num">{ok}</td>'
+                   f'<td class="num">{_pct(ok, n)}</td></tr>')
+    out.append("</table>")
+    if not a.by_rule:
+        out.append("<p>The rules and the ensemble agree on every row.</p></section>")
+        return "".join(out)
+    out.append('<h3>Where they disagree most</h3><table id="fid-rules"><tr><th>Decided by</th><th>Class</th>'
+               '<th class="num">Rows</th><th class="num">Ensemble decides otherwise</th></tr>')
+    for rule_id, label, n, wrong in a.by_rule[:FIDELITY_RULES]:
+        name = f"rule {rule_id}" if rule_id else "default class"
+        out.append(f'<tr><td>{name}</td><td>{_e(label)}</td><td class="num">{n}</td>'
+                   f'<td class="num">{wrong}</td></tr>')
+    out.append("</table></section>")
+    return "".join(out)
+
+
 def _trial_section(t: int, rs: RuleSet) -> str:
     """One trial of a boosted model: its rules with their evidence and its default class."""
     total = float(sum(rs.class_counts))
@@ -1068,7 +1102,7 @@ def _glossary_section(data: bool, tree: bool) -> str:
 def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dataset | None = None, *,
                   title: str | None = None, generated: str | None = None,
                   previous: RuleSet | None = None, diff: Any = None, case: dict | None = None,
-                  read: Any = None, train: Dataset | None = None) -> str:
+                  read: Any = None, train: Dataset | None = None, ensemble: Any = None) -> str:
     """The review report as one self-contained HTML page.
 
     `tree` is the pruned tree (a `Node`, or a `Tree` whose `.pruned` is drawn); `data` a
@@ -1081,7 +1115,10 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
     rule, or for a BoostedRuleSet the vote of every trial and the totals. A BoostedRuleSet gets
     a section per trial instead of the rules. `train`, the model's training data (which `report
     --train` has checked against the model's fingerprint), lets the data section call `data`
-    held-out data when it is other data.
+    held-out data when it is other data. `ensemble`, for rules made by `from_ensemble`: the
+    ensemble they explain (checked against their fingerprint); with `data`, adds a fidelity
+    section (agreement overall, by the ensemble's class, and the rules that disagree most), and
+    the explained case says whether the ensemble agrees.
     """
     boosted = isinstance(ruleset, BoostedRuleSet)
     if boosted and (tree is not None or diff is not None):
@@ -1090,6 +1127,8 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
     if data is not None and not isinstance(data, Dataset):
         raise InputError(f"the report needs a Dataset, not a {type(data).__name__}"
                          " (load it with c45rules.data.load_data or encode_frame)")
+    if ensemble is not None and (boosted or data is None):
+        raise InputError("the fidelity section needs rules made by from_ensemble and the data to compare on")
     evaluation = _evaluate(ruleset, data) if data is not None and data.y is not None else None
     source = _shown_path(data.source) if data is not None else ""
     heading = title or f"{'Boosted ' if boosted else ''}C4.5 rules review: {ruleset.schema.target}"
@@ -1109,6 +1148,8 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
         links.insert(0, ("changes", "Changes"))
     if data is not None:
         links.append(("evaluation", "Evaluation"))
+    if ensemble is not None:
+        links.append(("fidelity", "Fidelity"))
     if tree is not None:
         links.append(("tree", "Tree"))
     links.append(("glossary", "Glossary"))
@@ -1128,11 +1169,14 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
           else [_rules_section(ruleset, evaluation, source), _default_section(ruleset)]),
     ]
     if case is not None:
-        explanation = ruleset.explain(case, read=read)
+        explanation = ruleset.explain(case, read=read) if ensemble is None else ruleset.explain(
+            case, read=read, ensemble=ensemble)
         parts.append(_vote_section(ruleset, explanation, case) if boosted
                      else _explained_section(ruleset, explanation))
     if data is not None:
         parts.append(_evaluation_section(ruleset, data, evaluation))
+    if ensemble is not None:
+        parts.append(_fidelity_section(ruleset, ensemble, data))
     if tree is not None:
         parts.append(_tree_section(ruleset, tree))
     parts.append(_glossary_section(evaluation is not None, tree is not None))

@@ -61,7 +61,8 @@ def _tree(left: Any, right: Any, feature: Any, bound: Any, nan_left: Any, value:
 
 def gb_trees(model: Any) -> list[PathTree]:
     """scikit-learn GradientBoostingClassifier: every stage's regression tree (one per class,
-    or one in all for two classes), thresholds compared on float32 as scikit-learn does."""
+    or one in all for two classes), thresholds compared on float32 as scikit-learn does; a
+    RandomForest's or ExtraTrees' trees are read the same way (`value` their first column)."""
     out = []
     for est in np.asarray(model.estimators_).ravel():
         t = est.tree_

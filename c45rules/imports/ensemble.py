@@ -1,24 +1,26 @@
-"""A fitted scikit-learn random forest (or extra-trees) -> one short ordered RuleSet that
-explains its decisions.
+"""A fitted tree ensemble (scikit-learn forests and boosting, XGBoost, LightGBM) -> one short
+ordered RuleSet that explains its decisions.
 
 c4.5rules' own steps in a new setting: the candidates are the root-to-leaf paths of every
-tree of the ensemble (each tree read as `from_sklearn` reads one, thresholds as float32-exact
-bounds); each path's conditions are dropped by pessimistic error (spec 7.3-7.4) tree by tree,
-the rules of all trees pooled through the duplicate check of 7.5 (identical paths, and paths
-that generalise to the same rule, become one), then selected per class by description length,
-ordered, given a default class and sifted (7.6-7.9), as the composite ruleset of several
-trees is (7.10). The labels all of this is judged against are the ensemble's decisions on
-the training table (`model.predict(X)`), not the true labels: the rules describe the model.
+tree of the ensemble (read as `PathTree`s, boosted.py, that route a row as the library does,
+thresholds as float32-exact bounds where the library compares float32); each path's
+conditions are dropped by pessimistic error (spec 7.3-7.4) tree by tree, the rules of all
+trees pooled through the duplicate check of 7.5 (identical paths, and paths that generalise to
+the same rule, become one), then selected per class by description length, ordered, given a
+default class and sifted (7.6-7.9), as the composite ruleset of several trees is (7.10).
+
+The labels all of this is judged against are the ensemble's decisions on the training table
+(`model.predict(X)`), not the true labels: the rules describe the model. Each node of each
+tree is labelled by those decisions on the rows reaching it (`labelled_nodes`), as c4.5
+labels a leaf by its cases: a forest's own leaf classes (its bootstrap sample's labels) say
+less about the forest's vote (measured: FIDELITY.md, "Rules from tree ensembles"). With
+`synthetic=N` the table gets N times as many rows near its own (`near_rows`), labelled by the
+ensemble, so the rules are judged on more of its decision surface.
 
 Unknown values (NaN): the target is what the ensemble decides for such rows (scikit-learn
 >= 1.4 forests route NaN by their learnt `missing_go_to_left`); a model that refuses NaN makes
 `from_ensemble` refuse it too (InputError). The rules treat an unknown value as c4.5rules
 does: a condition on it is not satisfied, so such a row falls to a later rule or the default.
-
-Boosted ensembles (scikit-learn GradientBoosting/HistGradientBoosting, XGBoost, LightGBM):
-their trees are regression trees on the gradient, read as `PathTree`s (boosted.py) that route
-a row as the library does; each node is labelled by the ensemble's decisions on the training
-rows reaching it (`labelled_nodes`), and the same steps follow.
 
 The RuleSet's options record the ensemble it explains: `explains` (the model's class) and
 `ensemble_sha256`, a SHA-256 of its classes, feature names and every tree's arrays.
@@ -35,8 +37,9 @@ from ..data.frame import from_frame
 from ..errors import InputError
 from ..model.ruleset import RuleSet
 from .boosted import PathTree, gb_trees, hgb_trees, labelled_nodes, lgbm_trees, trees_fingerprint, xgb_trees
-from .sklearn import _CF, _check_tree, _class_names, _feature_names, _target_name, tree_nodes
+from .sklearn import _CF, _check_tree, _class_names, _feature_names, _target_name
 
+_SWAP = 0.5
 _FOREST_CLASSES = ("RandomForestClassifier", "ExtraTreesClassifier")
 _BOOSTED_CLASSES = ("GradientBoostingClassifier", "HistGradientBoostingClassifier")
 _XGB_OBJECTIVES = ("binary:logistic", "binary:logitraw", "binary:hinge", "multi:softprob", "multi:softmax")
@@ -107,6 +110,7 @@ def _path_trees(model: Any) -> list[PathTree]:
         return lgbm_trees(check_forest(model)[0].dump_model())
     if _is_xgb(model):
         return xgb_trees(_xgb_doc(check_forest(model)[0]))
+    # a forest's trees read as GradientBoosting's are: nodes labelled by the ensemble's decisions
     return hgb_trees(model) if kind == "HistGradientBoostingClassifier" else gb_trees(model)
 
 
@@ -200,7 +204,8 @@ def _library(model: Any) -> str:
     return "xgboost" if _is_xgb(model) else "lightgbm" if _is_lgbm(model) else "sklearn"
 
 
-def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float = _CF) -> RuleSet:
+def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float = _CF,
+                  synthetic: int = 0, seed: int = 0) -> RuleSet:
     """An ordered RuleSet that explains a fitted tree ensemble's decisions (module docstring).
 
     Parameters
@@ -213,12 +218,20 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         The training table: a DataFrame holding (at least) the columns the forest was fit on
         (``feature_names_in_``; other columns are left out), or, for a forest fit without
         names, exactly its features in order (named x0, x1, ...). Numeric; NaN is an unknown
-        value. The rules' target is ``model.predict(X)``.
+        value. The rules' target is ``model.predict(X)``; each tree's nodes are labelled by
+        the ensemble's decisions on the rows reaching them (not by the tree's own leaves).
     max_rules : int or None, default=None
         Keep only the first N rules of the ordered list; the default class is then the one
         most frequent among the ensemble's decisions on the rows none of them covers (spec 7.8).
     cf : float, default=0.25
         The confidence level of the pessimistic error rates that drop conditions.
+    synthetic : int, default=0
+        Also judge the rules on `synthetic` times as many rows near X's (`near_rows`: each
+        a row of X with about half its features taken from another row), labelled by the
+        ensemble: more of its decisions seen, usually more fidelity and more rules
+        (FIDELITY.md, "Rules from tree ensembles").
+    seed : int, default=0
+        The seed of those rows (the same rules for the same arguments).
 
     Returns
     -------
@@ -231,7 +244,7 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     InputError
         Not a fitted ensemble of those kinds, or one with a split no rule on numbers
         expresses (categorical; LightGBM's zero-as-missing); X without the model's columns or rows; NaN in
-        X that the model refuses; `max_rules` not a positive whole number.
+        X that the model refuses; `max_rules` not a positive whole number, `synthetic` negative.
 
     Examples
     --------
@@ -247,15 +260,20 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     from ..learn.pipeline import rules_from_candidates
     from ..rules.composite import pooled
     from ..rules.generalize import generalise_rules
-    trees = check_forest(model)
+    check_forest(model)
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
                                   or max_rules < 1):
         raise InputError(f"max_rules must be a whole number >= 1, not {max_rules!r}")
+    if isinstance(synthetic, bool) or not isinstance(synthetic, (int, np.integer)) or synthetic < 0:
+        raise InputError(f"synthetic must be a whole number >= 0, not {synthetic!r}")
     # read the trees first: a split no rule can express (categorical) is refused before any work
-    paths = None if type(model).__name__ in _FOREST_CLASSES else _path_trees(model)
+    paths = _path_trees(model)
     names, frame = _features(model, X)
     if len(frame) == 0:
         raise InputError("X has no rows")
+    if synthetic:
+        extra = near_rows(frame.to_numpy(dtype=np.float64), int(synthetic), seed=seed)
+        frame = pd.concat([frame, pd.DataFrame(extra, columns=frame.columns)], ignore_index=True)
     classes = class_names(model)
     try:
         decided = _decisions(model, frame, classes)
@@ -265,17 +283,29 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     table = frame.copy()
     table[target] = decided
     ds = from_frame(table, target, continuous=list(names), source="<from_ensemble X>")
-    if paths is None:
-        per_tree = [generalise_rules(tree_nodes(t.tree_, classes, ds.schema.classes), ds, cf=cf) for t in trees]
-    else:
-        index = {c: i for i, c in enumerate(ds.schema.classes)}
-        codes = np.array([index[c] for c in decided], dtype=np.int64)
-        values = frame.to_numpy(dtype=np.float64)
-        per_tree = [generalise_rules(labelled_nodes(t, values, codes, len(index)), ds, cf=cf)
-                    for t in paths]
+    index = {c: i for i, c in enumerate(ds.schema.classes)}
+    codes = np.array([index[c] for c in decided], dtype=np.int64)
+    values = frame.to_numpy(dtype=np.float64)
+    per_tree = [generalise_rules(labelled_nodes(t, values, codes, len(index)), ds, cf=cf) for t in paths]
     options: dict[str, Any] = {"explains": f"{_library(model)} {type(model).__name__} ({len(per_tree)} trees)",
                                "ensemble_sha256": fingerprint(model)}
     if max_rules is not None:
         options["max_rules"] = int(max_rules)
+    if synthetic:
+        options["synthetic"], options["seed"] = int(synthetic), int(seed)
     rs, _ = rules_from_candidates(pooled(per_tree), ds, options=options, max_rules=max_rules)
     return rs
+
+
+def near_rows(values: np.ndarray, factor: int, *, swap: float = _SWAP, seed: int = 0) -> np.ndarray:
+    """`factor` times as many rows as `values`, each near one of them: a copy of row i whose
+    features are, each with probability `swap`, the values of a partner row drawn at random
+    (seeded: the same rows for the same arguments). Rows the ensemble was never shown, in the
+    region its training rows span, for the rules to be judged on more of its decisions."""
+    rng = np.random.default_rng(seed)
+    n, d = values.shape
+    out = [np.empty((0, d))]
+    for _ in range(factor):
+        mate = rng.integers(0, n, size=n)
+        out.append(np.where(rng.random((n, d)) < swap, values[mate], values))
+    return np.concatenate(out)

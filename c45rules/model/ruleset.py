@@ -307,6 +307,9 @@ class Explanation:
         fires (error above 0.7, spec 7.6.1).
     bands : tuple of ((str, float), float, float), default=()
         The kept tree's soft bands (fit -p --keep-tree): ((attribute, cut), lower, upper).
+    ensemble : str or None, default=None
+        For rules explaining a tree ensemble (`from_ensemble`), when `explain` was given it:
+        the ensemble's own class for the case (`agrees` compares it with `prediction`).
 
     Examples
     --------
@@ -331,6 +334,18 @@ class Explanation:
     misses: tuple[tuple[int, Condition | None, Any], ...]
     # the kept tree's soft bands (fit -p --keep-tree): ((attribute, cut), lower, upper)
     bands: tuple[tuple[tuple[str, float], float, float], ...] = ()
+    ensemble: str | None = None
+
+    @property
+    def agrees(self) -> bool | None:
+        """Whether the rules decide as the ensemble does (None: no ensemble was given)."""
+        return None if self.ensemble is None else self.ensemble == self.prediction
+
+    def _ensemble_line(self) -> list[str]:
+        if self.ensemble is None:
+            return []
+        word = "agrees" if self.agrees else "disagrees: it decides " + readable(self.ensemble)
+        return [f"the ensemble {word}"]
 
     def band(self, cond: Condition | None) -> tuple[float, float] | None:
         """The soft band (lower, upper) of a threshold condition's cut, when the model keeps one."""
@@ -371,7 +386,7 @@ class Explanation:
                 else:
                     lines.append(f"  rule {rid}: fails {cond}   ({readable(cond.attribute)} = {_show(val)}"
                                  f"{self._closeness(cond, val)})")
-        return "\n".join(lines)
+        return "\n".join(lines + self._ensemble_line())
 
 
     def as_dict(self) -> dict[str, Any]:
@@ -407,8 +422,11 @@ class Explanation:
             conditions = [entry(self.rule.id, c, v, ok) for c, v, ok in self.checks]
         else:
             conditions = [entry(rid, c, v, c is None) for rid, c, v in self.misses]
-        return {"class": self.prediction, "rule_id": 0 if self.rule is None else int(self.rule.id),
-                "conditions": conditions}
+        out = {"class": self.prediction, "rule_id": 0 if self.rule is None else int(self.rule.id),
+               "conditions": conditions}
+        if self.ensemble is not None:
+            out["ensemble"] = {"class": self.ensemble, "agrees": self.agrees}
+        return out
 
 
 def _plain(v: Any) -> Any:
@@ -861,7 +879,7 @@ class RuleSet:
             table[k, c] = r.confidence if C > 1 else 1.0
         return table[pos]
 
-    def explain(self, case: Mapping[str, Any], *, read: Any = None) -> Explanation:
+    def explain(self, case: Mapping[str, Any], *, read: Any = None, ensemble: Any = None) -> Explanation:
         """Which rule fired for one case and why (or why the default applied).
 
         Attributes the case does not mention are unknown; `read` (data.reading.ReadOptions)
@@ -873,6 +891,9 @@ class RuleSet:
             One case: attribute name -> value.
         read : ReadOptions or None, default=None
             How texts are read (which are unknown); None: the defaults.
+        ensemble : fitted tree ensemble or None, default=None
+            For rules made by `from_ensemble`: the ensemble they explain (checked against the
+            fingerprint they record); the explanation then says whether it decides the same.
 
         Returns
         -------
@@ -881,7 +902,8 @@ class RuleSet:
         Raises
         ------
         InputError
-            When `case` is not one case (a mapping or a Series).
+            When `case` is not one case (a mapping or a Series), or `ensemble` is not the
+            model the rules explain.
 
         Examples
         --------
@@ -914,10 +936,14 @@ class RuleSet:
 
         bands = tuple(((self.schema.attributes[n.attribute].name, n.cut), n.soft[0], n.soft[1])
                       for n in (self.tree.walk() if self.tree is not None else ()) if n.soft is not None)
+        decided = None
+        if ensemble is not None:
+            from ..imports.fidelity import ensemble_decisions
+            decided = str(ensemble_decisions(self, ensemble, ds)[0])
         if k:
             rule = self.rules[k - 1]
             checks = tuple((c, value(c.attribute), True) for c in rule.conditions)
-            return Explanation(rule.prediction, rule, checks, (), bands)
+            return Explanation(rule.prediction, rule, checks, (), bands, decided)
         misses = []
         for rule in self.rules:
             for c in rule.conditions:
@@ -927,7 +953,7 @@ class RuleSet:
             else:
                 if not rule.fires:
                     misses.append((rule.id, None, None))
-        return Explanation(self.default_class, None, (), tuple(misses), bands)
+        return Explanation(self.default_class, None, (), tuple(misses), bands, decided)
 
     @property
     def options_dict(self) -> dict[str, Any]:

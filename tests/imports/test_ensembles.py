@@ -317,3 +317,115 @@ def test_cli_explains_a_lightgbm_text_model_file(tmp_path):
     assert (rs.predict(X) == np.array([index[c] for c in model.predict(X)])).mean() > 0.8
     with pytest.raises(InputError, match="zero_as_missing"):
         from_ensemble(lightgbm.LGBMClassifier(n_estimators=2, zero_as_missing=True, verbose=-1).fit(X, y), X)
+
+
+# explain and report with the ensemble the rules explain (issue 53, point 3)
+def _rf_rules(name: str = "crx", seed: int = 0):
+    X, y, X_test = split(name)
+    model = RandomForestClassifier(n_estimators=20, max_depth=5, random_state=seed).fit(X, y)
+    return model, from_ensemble(model, X), X, y, X_test
+
+
+def test_explain_says_whether_the_ensemble_agrees():
+    model, rs, X, _, X_test = _rf_rules()
+    theirs = model.predict(X_test).astype(str)
+    ours = rs.predict(X_test)
+    for i in [int(np.flatnonzero(ours == theirs)[0]), int(np.flatnonzero(ours != theirs)[0])]:
+        e = rs.explain(X_test.iloc[i], ensemble=model)
+        assert e.prediction == ours[i] and e.ensemble == theirs[i] and e.agrees == (ours[i] == theirs[i])
+        assert e.as_dict()["ensemble"] == {"class": theirs[i], "agrees": bool(ours[i] == theirs[i])}
+        last = str(e).splitlines()[-1]
+        assert last == ("the ensemble agrees" if e.agrees else f"the ensemble disagrees: it decides {theirs[i]}")
+    assert "ensemble" not in rs.explain(X_test.iloc[0]).as_dict()
+    other = RandomForestClassifier(n_estimators=20, max_depth=5, random_state=1).fit(X, split("crx")[1])
+    with pytest.raises(InputError, match="different model from the one the rules explain"):
+        rs.explain(X_test.iloc[0], ensemble=other)
+
+
+def test_agreement_counts_by_class_and_rule():
+    from c45rules.data.frame import encode_frame
+    from c45rules.imports.fidelity import agreement
+    model, rs, _, _, X_test = _rf_rules("glass")
+    a = agreement(rs, model, encode_frame(X_test, rs.schema, require=()))
+    theirs, ours = model.predict(X_test).astype(str), rs.predict(X_test)
+    assert (a.rows, a.agreed) == (len(X_test), int((theirs == ours).sum())) and a.agreed < a.rows
+    assert {c: (n, ok) for c, n, ok in a.by_class} == {
+        c: (int((theirs == c).sum()), int(((theirs == c) & (ours == c)).sum())) for c in set(theirs)}
+    first = rs.rule_index(X_test)
+    ids = [0] + [r.id for r in rs.rules]
+    for rid, klass, n, wrong in a.by_rule:
+        k = ids.index(rid)
+        assert n == int((first == k).sum()) and wrong == int(((first == k) & (theirs != ours)).sum()) > 0
+        assert klass == (rs.default_class if rid == 0 else rs.rules[k - 1].prediction)
+    assert [w for *_, w in a.by_rule] == sorted((w for *_, w in a.by_rule), reverse=True)
+    assert sum(w for *_, w in a.by_rule) == a.rows - a.agreed
+
+
+def test_cli_explain_and_report_with_the_ensemble(tmp_path):
+    import joblib
+    model, rs, X, y, X_test = _rf_rules()
+    src, table, rules, held = tmp_path / "forest.pkl", tmp_path / "train.csv", tmp_path / "rules.yaml", tmp_path / "test.csv"
+    joblib.dump(model, src)
+    X.assign(label=y).to_csv(table, index=False)
+    X_test.assign(label=model.predict(X_test)).to_csv(held, index=False)
+    assert run_cli(["import", str(src), "--data", str(table), "--target", "label", "-o", str(rules)])[0] == 0
+    theirs, ours = model.predict(X_test).astype(str), rs.predict(X_test)
+    i = int(np.flatnonzero(ours != theirs)[0])
+    code, out, err = run_cli(["explain", str(rules), "--row-number", str(i + 1), "--data", str(held),
+                              "--ensemble", str(src), "--json"])
+    assert (code, err) == (0, ""), err
+    import json
+    assert json.loads(out)["ensemble"] == {"class": theirs[i], "agrees": False}
+    page = tmp_path / "report.html"
+    code, _, err = run_cli(["report", str(rules), "--data", str(held), "--target", "label", "--ensemble", str(src),
+                            "-o", str(page)])
+    assert (code, err) == (0, ""), err
+    html = page.read_text()
+    agreed = int((theirs == ours).sum())
+    assert f'id="fid-rows">{len(X_test)}<' in html and f'id="fid-agreed">{agreed}<' in html
+    assert 'id="fid-classes"' in html and 'id="fid-rules"' in html
+    # another forest: refused by name, nothing written
+    other = tmp_path / "other.pkl"
+    joblib.dump(RandomForestClassifier(n_estimators=3, max_depth=2, random_state=5).fit(X, y), other)
+    for argv in (["explain", str(rules), "--row-number", "1", "--data", str(held), "--ensemble", str(other)],
+                 ["report", str(rules), "--data", str(held), "--target", "label", "--ensemble", str(other),
+                  "-o", str(tmp_path / "no.html")]):
+        code, _, err = run_cli(argv)
+        assert code == 2 and "other.pkl: the ensemble given is a different model" in err, err
+    assert not (tmp_path / "no.html").exists()
+    code, _, err = run_cli(["report", str(rules), "--ensemble", str(src), "-o", str(tmp_path / "no.html")])
+    assert code == 2 and "--ensemble goes with --data" in err
+
+
+# rows near the training rows, labelled by the ensemble (issue 53, point 2)
+def test_synthetic_rows_are_seeded_and_judge_the_rules_on_more_decisions(tmp_path):
+    from c45rules.imports.ensemble import near_rows
+    X, y, X_test = split("crx", nan=True)
+    values = X.to_numpy(dtype=float)
+    near = near_rows(values, 2, seed=4)
+    assert near.shape == (2 * len(X), X.shape[1]) and np.array_equal(near, near_rows(values, 2, seed=4), equal_nan=True)
+    assert not np.array_equal(near, near_rows(values, 2, seed=5), equal_nan=True)
+    # each synthetic value is its row's own or the same column's value of another training row
+    for j in range(values.shape[1]):
+        seen = set(values[~np.isnan(values[:, j]), j])
+        assert set(near[~np.isnan(near[:, j]), j]) <= seen
+    X, y, X_test = split("crx")
+    model = _boosted("xgb", X, y)
+    rs = from_ensemble(model, X, synthetic=2, seed=4)
+    assert rs == from_ensemble(model, X, synthetic=2, seed=4)
+    assert sum(rs.class_counts) == 3 * len(X)           # judged on the table and twice as many near rows
+    assert (dict(rs.options)["synthetic"], dict(rs.options)["seed"]) == (2, 4)
+    want = model.predict(X_test).astype(str)
+    fidelity = float((rs.predict(X_test) == want).mean())
+    assert fidelity >= distilled_fidelity(model, X, X_test, len(rs.rules))
+    with pytest.raises(InputError, match="synthetic must be a whole number >= 0"):
+        from_ensemble(model, X, synthetic=-1)
+    # the command line: --synthetic N, the same rules
+    import joblib
+    src, table, out = tmp_path / "m.pkl", tmp_path / "train.csv", tmp_path / "rules.yaml"
+    joblib.dump(model, src)
+    X.assign(label=np.unique(y, return_inverse=True)[1]).to_csv(table, index=False)
+    code, _, err = run_cli(["import", str(src), "--data", str(table), "--target", "label", "--synthetic", "2",
+                            "-o", str(out)])
+    assert (code, err) == (0, ""), err
+    assert load_yaml(out).rules == from_ensemble(model, X, synthetic=2).rules
