@@ -40,6 +40,11 @@ from ..export._atomic import atomic_open, checked_target
 from ..model.boosted import BoostedRuleSet
 from ..model.ruleset import RuleSet
 
+try:
+    from ..data import _plaincsv
+except ImportError:   # not built: pyarrow cuts the lines (_plain_csv_chunks)
+    _plaincsv = None
+
 pd = LazyModule("pandas")   # for CSV input only: a .data file is read without it
 
 CSV_SUFFIXES = (".csv", ".tsv")
@@ -230,13 +235,17 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             csv.writer(out, lineterminator="\n").writerow([*header, *names])
             if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None):
                 out.flush()   # the header, before the lines go to the bytes underneath
-                chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
+                chunks = (_scanned_chunks(data, header, ruleset.schema, chunksize) if _scans(read)
+                          else _plain_csv_chunks(data, header, ruleset.schema, chunksize))
         for chunk in chunks:
-            if isinstance(chunk, _PlainChunk):
+            if isinstance(chunk, (_PlainChunk, _ScannedChunk)):
                 plain, chunk = chunk, chunk.frame
             try:
-                encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read,
-                                       bad_cells=bad_cells)
+                if isinstance(plain, _ScannedChunk):
+                    encoded = plain.encode(ruleset.schema, used, source, read, bad_cells)
+                else:
+                    encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read,
+                                           bad_cells=bad_cells)
             except BadCell as e:
                 raise bad_cell_error(source, e.row + rows, e.column, e.cell) from None
             except InputError as e:
@@ -286,23 +295,30 @@ class _PlainChunk:
     lines: list[bytes]
 
     def write(self, out: BinaryIO, names: list[str], values: list[np.ndarray]) -> int:
-        """Write each line followed by its added cells as pandas' to_csv writes them; the rows.
-
-        A row's added cells follow from its rule column (one rule, or each trial's, decides
-        the class and confidence): pandas formats each distinct decision once."""
-        codes, _ = pd.factorize(values[1])
-        first = np.unique(codes, return_index=True)[1]
-        decided = [v[first] for v in values]
-        if not all(_same(v, d[codes]) for v, d in zip(values, decided)):
-            codes, decided = np.arange(len(self.lines)), values
-        added = pd.DataFrame(dict(zip(names, decided))).to_csv(
-            header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        cells = added.encode("utf-8").split(b"\n")
-        if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
-            raise AssertionError("an added column's text holds a line break")
-        cells.pop()
-        out.write(b"".join(map(_line, self.lines, np.array(cells, dtype=object)[codes].tolist())))
+        """Write each line followed by its added cells as pandas' to_csv writes them; the rows."""
+        which, cells = added_cells(names, values)
+        out.write(b"".join(map(_line, self.lines, np.array(cells, dtype=object)[which].tolist())))
         return len(self.lines)
+
+
+def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray, list[bytes]]:
+    """(each row's index into the cells, the distinct added cells as CSV text, no line end):
+    predict's added columns `values` written as pandas' to_csv writes them.
+
+    A row's added cells follow from its rule column (one rule, or each trial's, decides the
+    class and confidence): pandas formats each distinct decision once."""
+    codes, _ = pd.factorize(values[1])
+    first = np.unique(codes, return_index=True)[1]
+    decided = [v[first] for v in values]
+    if not all(_same(v, d[codes]) for v, d in zip(values, decided)):
+        codes, decided = np.arange(len(values[1])), values
+    added = pd.DataFrame(dict(zip(names, decided))).to_csv(
+        header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    cells = added.encode("utf-8").split(b"\n")
+    if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
+        raise AssertionError("an added column's text holds a line break")
+    cells.pop()
+    return codes.astype(np.int64, copy=False), cells
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -374,6 +390,117 @@ def _plain_csv_chunks(data: str | os.PathLike, header: list[str], schema: Schema
             if len(text) != len(frame):
                 raise InputError(f"{data}: read {len(frame)} rows from {len(text)} lines (unusual layout?)")
             yield _PlainChunk(frame, text)
+
+
+def _scans(read: ReadOptions | None) -> bool:
+    """Whether the compiled scanner (data/_plaincsv.c) can read a plain CSV's cells as the
+    encoder would: it is built, numbers have a decimal point, and no unknown token is itself
+    a plain number (such a cell is unknown, which the scanner cannot tell)."""
+    read = read or DEFAULT_READ
+    return (_plaincsv is not None and read.decimal == "."
+            and not any(_plaincsv.number(t.encode("utf-8", "surrogatepass")) is not None for t in read.tokens))
+
+
+_SCAN_BLOCK = 1 << 24   # bytes read at a time by _scanned_chunks
+
+
+@dataclass
+class _ScannedChunk:
+    """Rows of a plain CSV cut by the compiled scanner: the block of lines and each line's
+    (start, end) in it; `frame`, the attributes' cells (continuous as numbers, NaN where a cell
+    is not a plain number, `flagged` naming those rows; discrete as Categoricals); `fields`,
+    each continuous attribute's field position in a line."""
+
+    frame: pd.DataFrame
+    block: Any
+    bounds: np.ndarray
+    flagged: dict[str, np.ndarray]
+    fields: dict[str, int]
+
+    def encode(self, schema: Schema, used: tuple[str, ...], source: str, read: ReadOptions | None,
+               bad_cells: str) -> Dataset:
+        """The cases as encode_frame encodes the rows' texts (a BadCell's row counted in the
+        chunk): the cells that are not plain numbers are read from their lines' text."""
+        rows = np.unique(np.concatenate(list(self.flagged.values()))) if self.flagged else np.zeros(0, np.intp)
+        part = None
+        if len(rows):
+            split = [bytes(self.block[self.bounds[2 * r]:self.bounds[2 * r + 1]]).decode("utf-8").split(",")
+                     for r in rows.tolist()]
+            texts = pd.DataFrame({name: pd.Series([cells[f] for cells in split], dtype=object)
+                                  for name, f in self.fields.items()})
+            try:
+                part = encode_frame(texts, schema, require=list(self.fields), source=source, read=read,
+                                    bad_cells=bad_cells)
+            except BadCell as e:
+                raise BadCell(source, int(rows[e.row - 1]) + 1, e.column, e.cell) from None
+            for name in self.fields:
+                self.frame[name].to_numpy()[rows] = part.columns[schema.index(name)]
+        encoded = encode_frame(self.frame, schema, require=used, source=source, read=read, bad_cells=bad_cells)
+        if part is not None and part.unknown_tokens:
+            merged = {**encoded.unknown_tokens, **part.unknown_tokens}
+            encoded.unknown_tokens = {a: merged[a] for a in schema.names if a in merged}
+        return encoded
+
+    def write(self, out: BinaryIO, names: list[str], values: list[np.ndarray]) -> int:
+        """Write each line followed by its added cells (added_cells); the rows."""
+        which, cells = added_cells(names, values)
+        out.write(_plaincsv.join(self.block, self.bounds, len(which), which, cells))
+        return len(which)
+
+
+def _scanned_chunks(data: str | os.PathLike, header: list[str], schema: Schema,
+                    chunksize: int) -> Iterator[_ScannedChunk]:
+    """A plain CSV (_copies_lines) `chunksize` lines at a time, cut by the compiled scanner
+    (_scans): the same rows and cells as _plain_csv_chunks, read as the encoder reads them."""
+    at = {name: i for i, name in enumerate(header)}
+    read_cols = [a for a in schema.attributes if a.name in at and a.kind != "ignore"]
+    columns = tuple(at[a.name] for a in sorted(read_cols, key=lambda a: at[a.name]))
+    by_field = {at[a.name]: a for a in read_cols}
+    ordered = [by_field[f] for f in columns]
+    kinds = b"".join(b"c" if a.is_continuous else b"d" for a in ordered)
+    continuous = [a.name for a in ordered if a.is_continuous]
+    discrete = [a.name for a in ordered if not a.is_continuous]
+    ignored = [a.name for a in schema.attributes if a.name in at and a.kind == "ignore"]
+    with open(data, "rb") as f:
+        f.readline()   # the header, read by csv_layout
+        block, final = b"", False
+        while True:
+            if not final:
+                more = f.read(max(_SCAN_BLOCK, len(block)))
+                final = not more
+                block = block + more if block else more
+            view, pos = memoryview(block), 0
+            while pos < len(block):
+                bounds = np.empty(2 * chunksize, dtype=np.int64)
+                numbers = np.empty((len(continuous), chunksize), dtype=np.float64)
+                flags = np.empty((len(continuous), chunksize), dtype=np.uint8)
+                codes = np.empty((len(discrete), chunksize), dtype=np.int32)
+                try:
+                    n, used, distinct = _plaincsv.scan(view[pos:], len(header), chunksize, final, bounds,
+                                                       columns, kinds, numbers, flags, codes)
+                except ValueError as e:
+                    raise InputError(f"{data}: a line has another number of fields than the header"
+                                     f" (the file changed while read?)") from e
+                if n < chunksize and not final:
+                    break   # the block ends within the chunk: read more, and cut it again
+                frame, flagged = {}, {}
+                for i, name in enumerate(continuous):
+                    bad = np.flatnonzero(flags[i, :n])
+                    if len(bad):
+                        numbers[i, bad] = np.nan
+                        flagged[name] = bad
+                    frame[name] = numbers[i, :n].copy()
+                for i, name in enumerate(discrete):
+                    categories = pd.Index([t.decode("utf-8") for t in distinct[i]], dtype=object)
+                    frame[name] = pd.Categorical.from_codes(codes[i, :n], categories=categories)
+                for name in ignored:
+                    frame[name] = np.zeros(n, dtype=np.int8)
+                yield _ScannedChunk(pd.DataFrame(frame, index=range(n)), view[pos:pos + used], bounds[:2 * n],
+                                    flagged, {name: at[name] for name in continuous})
+                pos += used
+            if final and pos >= len(block):
+                return
+            block = block[pos:]
 
 
 def _categorical(cells: Any) -> pd.Categorical:
