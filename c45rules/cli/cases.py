@@ -3,14 +3,15 @@
 Input cells are read as text (CSV: `dtype=str`, no NA guessing), so the scored file repeats
 every input column byte-for-byte in value and in order; the model parses only the columns
 it tests, reading unknown tokens, separator, decimal comma and encoding as the
-ReadOptions say (data/reading.py). CSV/TSV input is read `chunksize` rows at a time, so memory does not grow with
-the file; Parquet and C4.5 `.data`/`.test` files are read whole.
+ReadOptions say (data/reading.py). Every input is streamed, so memory does not grow with the
+file: CSV/TSV and C4.5 `.data`/`.test` files `chunksize` rows at a time, Parquet a batch of
+`chunksize` rows at a time.
 
 A plain CSV (no quote, no blank line, commas, UTF-8 in and out: `_copies_lines`) is not
 rewritten cell by cell: each line is copied as read and its decision appended, since pandas
-would write its cells back unchanged; pyarrow parses only the attributes' cells, as
-dictionaries, so the encoder reads each distinct text once. The tests hold the two paths to
-the same bytes.
+would write its cells back unchanged; the compiled scanner (data/_plaincsv.c) reads only
+the attributes' cells (plain numbers as numbers, discrete texts once each), else pyarrow
+parses them as dictionaries. The tests hold the paths to the same bytes.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ import numpy as np
 
 from .._lazy import LazyModule
 from ..data.frame import BadCell, encode_frame, refuse_read_options
-from ..data.names import split_cases
+from ..data.names import _texts, coded_chunks
 from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
 from ..data.schema import Dataset, Schema
 from ..data.spreadsheet import escapes
@@ -49,13 +50,6 @@ pd = LazyModule("pandas")   # for CSV input only: a .data file is read without i
 
 CSV_SUFFIXES = (".csv", ".tsv")
 PARQUET_SUFFIXES = (".parquet", ".pq")
-
-
-def _c45_frame(path: Path, schema: Schema) -> pd.DataFrame:
-    """A C4.5 .data/.test file as text columns named after the model's attributes and class."""
-    frame = split_cases(path, len(schema.attributes) + 1)
-    frame.columns = [*schema.names, schema.target]
-    return frame
 
 
 def read_text_chunks(path: str | os.PathLike, schema: Schema, chunksize: int,
@@ -88,12 +82,48 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema, chunksize: int,
                 return
         return header, chunks()
     if suffix in PARQUET_SUFFIXES:
-        from ..data.frame import read_table
-        frame = read_table(p, read)
-        return [str(c) for c in frame.columns], iter([frame])
+        return _parquet_chunks(p, chunksize)
     refuse_read_options(str(p), read)
-    frame = _c45_frame(p, schema)
-    return list(frame.columns), iter([frame])
+    names = [*schema.names, schema.target]
+
+    def cases() -> Iterator[pd.DataFrame]:   # streamed: pieces of whole lines, at most chunksize rows
+        for cells in coded_chunks(p, len(names)):
+            frame = pd.DataFrame({name: pd.Series(_texts(values)[codes], dtype=str)
+                                  for name, (codes, values) in zip(names, cells)})
+            for lo in range(0, len(frame), chunksize):
+                yield frame.iloc[lo:lo + chunksize]
+    return names, cases()
+
+
+def _parquet_chunks(path: Path, chunksize: int) -> tuple[list[str], Iterator[pd.DataFrame]]:
+    """(column names, frames of at most `chunksize` rows) of a Parquet file, streamed: each
+    batch converted as pandas.read_parquet converts the whole file (its stored schema)."""
+    from ..data.frame import read_table
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        read_table(path)   # its error: reading Parquet needs pyarrow
+        raise
+    try:
+        reader = pq.ParquetFile(path)
+        schema = reader.schema_arrow
+    except Exception as e:  # pyarrow raises many types for a corrupt file (as read_table)
+        raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+    names = [str(c) for c in pa.Table.from_batches([], schema=schema).to_pandas().columns]
+
+    def frames() -> Iterator[pd.DataFrame]:
+        batches = reader.iter_batches(batch_size=chunksize)
+        while True:
+            try:
+                batch = next(batches, None)
+                if batch is None:
+                    return
+                frame = pa.Table.from_batches([batch], schema=schema).to_pandas()
+            except Exception as e:
+                raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+            yield frame
+    return names, frames()
 
 
 def _offset_rows(error: InputError, source: str, offset: int) -> InputError:
@@ -235,7 +265,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             csv.writer(out, lineterminator="\n").writerow([*header, *names])
             if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None):
                 out.flush()   # the header, before the lines go to the bytes underneath
-                chunks = (_scanned_chunks(data, header, ruleset.schema, chunksize) if _scans(read)
+                chunks = (_scanned_chunks(data, header, ruleset.schema, chunksize) if _scans(read, header, used)
                           else _plain_csv_chunks(data, header, ruleset.schema, chunksize))
         for chunk in chunks:
             if isinstance(chunk, (_PlainChunk, _ScannedChunk)):
@@ -392,12 +422,13 @@ def _plain_csv_chunks(data: str | os.PathLike, header: list[str], schema: Schema
             yield _PlainChunk(frame, text)
 
 
-def _scans(read: ReadOptions | None) -> bool:
+def _scans(read: ReadOptions | None, header: list[str], used: tuple[str, ...]) -> bool:
     """Whether the compiled scanner (data/_plaincsv.c) can read a plain CSV's cells as the
-    encoder would: it is built, numbers have a decimal point, and no unknown token is itself
-    a plain number (such a cell is unknown, which the scanner cannot tell)."""
+    encoder would: it is built, the `header` holds every `used` column (else encode_frame
+    names the one missing), numbers have a decimal point, and no unknown token is itself a
+    plain number (such a cell is unknown, which the scanner cannot tell)."""
     read = read or DEFAULT_READ
-    return (_plaincsv is not None and read.decimal == "."
+    return (_plaincsv is not None and read.decimal == "." and set(used) <= set(header)
             and not any(_plaincsv.number(t.encode("utf-8", "surrogatepass")) is not None for t in read.tokens))
 
 
@@ -407,22 +438,25 @@ _SCAN_BLOCK = 1 << 24   # bytes read at a time by _scanned_chunks
 @dataclass
 class _ScannedChunk:
     """Rows of a plain CSV cut by the compiled scanner: the block of lines and each line's
-    (start, end) in it; `frame`, the attributes' cells (continuous as numbers, NaN where a cell
-    is not a plain number, `flagged` naming those rows; discrete as Categoricals); `fields`,
-    each continuous attribute's field position in a line."""
+    (start, end) in it; the attributes' cells by name: a continuous one's as numbers (NaN where
+    a cell is not a plain number, `flagged` naming those rows), a discrete one's as (codes,
+    distinct texts); `fields`, each continuous attribute's field position in a line."""
 
-    frame: pd.DataFrame
+    n: int
     block: Any
     bounds: np.ndarray
+    cells: dict[str, Any]
     flagged: dict[str, np.ndarray]
     fields: dict[str, int]
+    frame: None = None   # (no frame: predict_file writes the lines)
 
     def encode(self, schema: Schema, used: tuple[str, ...], source: str, read: ReadOptions | None,
                bad_cells: str) -> Dataset:
         """The cases as encode_frame encodes the rows' texts (a BadCell's row counted in the
-        chunk): the cells that are not plain numbers are read from their lines' text."""
+        chunk): a cell that is not a plain number is read from its line's text, and each
+        distinct text of a discrete column once."""
         rows = np.unique(np.concatenate(list(self.flagged.values()))) if self.flagged else np.zeros(0, np.intp)
-        part = None
+        unknown: dict[str, dict[str, int]] = {}
         if len(rows):
             split = [bytes(self.block[self.bounds[2 * r]:self.bounds[2 * r + 1]]).decode("utf-8").split(",")
                      for r in rows.tolist()]
@@ -434,12 +468,30 @@ class _ScannedChunk:
             except BadCell as e:
                 raise BadCell(source, int(rows[e.row - 1]) + 1, e.column, e.cell) from None
             for name in self.fields:
-                self.frame[name].to_numpy()[rows] = part.columns[schema.index(name)]
-        encoded = encode_frame(self.frame, schema, require=used, source=source, read=read, bad_cells=bad_cells)
-        if part is not None and part.unknown_tokens:
-            merged = {**encoded.unknown_tokens, **part.unknown_tokens}
-            encoded.unknown_tokens = {a: merged[a] for a in schema.names if a in merged}
-        return encoded
+                self.cells[name][rows] = part.columns[schema.index(name)]
+            unknown.update(part.unknown_tokens)
+        columns: list[np.ndarray] = []
+        unseen: dict[str, tuple[str, ...]] = {}
+        for a in schema.attributes:
+            cells = self.cells.get(a.name)
+            if cells is None:   # not in the file (and not needed: _scans)
+                columns.append(np.full(self.n, np.nan) if a.is_continuous else np.full(self.n, -1, dtype=np.int32))
+            elif a.is_continuous or a.kind == "ignore":
+                columns.append(cells)
+            else:
+                codes, distinct = cells
+                one = encode_frame(pd.DataFrame({a.name: pd.Series(distinct, dtype=object)}), schema,
+                                   require=[a.name], source=source, read=read, bad_cells=bad_cells)
+                columns.append(one.columns[schema.index(a.name)][codes])
+                if a.name in one.unseen_values:
+                    unseen[a.name] = one.unseen_values[a.name]
+                if a.name in one.unknown_tokens:   # counted once per distinct text: count the rows
+                    seen = np.bincount(codes, minlength=len(distinct))
+                    at = {t: i for i, t in enumerate(distinct)}
+                    unknown[a.name] = {t: int(seen[at[t]]) for t in one.unknown_tokens[a.name]}
+        order = {name: i for i, name in enumerate(schema.names)}
+        return Dataset(schema, columns, None, source, unseen_values=unseen,
+                       unknown_tokens=dict(sorted(unknown.items(), key=lambda kv: order[kv[0]])))
 
     def write(self, out: BinaryIO, names: list[str], values: list[np.ndarray]) -> int:
         """Write each line followed by its added cells (added_cells); the rows."""
@@ -483,20 +535,19 @@ def _scanned_chunks(data: str | os.PathLike, header: list[str], schema: Schema,
                                      f" (the file changed while read?)") from e
                 if n < chunksize and not final:
                     break   # the block ends within the chunk: read more, and cut it again
-                frame, flagged = {}, {}
+                cells, flagged = {}, {}
                 for i, name in enumerate(continuous):
                     bad = np.flatnonzero(flags[i, :n])
                     if len(bad):
                         numbers[i, bad] = np.nan
                         flagged[name] = bad
-                    frame[name] = numbers[i, :n].copy()
+                    cells[name] = numbers[i, :n].copy()
                 for i, name in enumerate(discrete):
-                    categories = pd.Index([t.decode("utf-8") for t in distinct[i]], dtype=object)
-                    frame[name] = pd.Categorical.from_codes(codes[i, :n], categories=categories)
+                    cells[name] = (codes[i, :n].copy(), [t.decode("utf-8") for t in distinct[i]])
                 for name in ignored:
-                    frame[name] = np.zeros(n, dtype=np.int8)
-                yield _ScannedChunk(pd.DataFrame(frame, index=range(n)), view[pos:pos + used], bounds[:2 * n],
-                                    flagged, {name: at[name] for name in continuous})
+                    cells[name] = np.zeros(n, dtype=np.int8)
+                yield _ScannedChunk(n, view[pos:pos + used], bounds[:2 * n], cells, flagged,
+                                    {name: at[name] for name in continuous})
                 pos += used
             if final and pos >= len(block):
                 return
