@@ -40,6 +40,7 @@ from ..errors import InputError, shown
 from ..export._atomic import atomic_open, checked_target
 from ..model.boosted import BoostedRuleSet
 from ..model.ruleset import RuleSet
+from ..workers import fork_imap
 
 try:
     from ..data import _plaincsv
@@ -149,14 +150,19 @@ class Unseen:
     source: str
     counts: dict[str, int] = field(default_factory=dict)
     values: dict[str, set[str]] = field(default_factory=dict)
+    order: dict[str, int] = field(default_factory=dict)   # the schema's column order
 
     def add(self, data: Dataset) -> "Unseen":
         """Count `data`'s unseen values in (Dataset.unseen_counts, Dataset.unseen_values)."""
-        for name, n in data.unseen_counts().items():
+        self.order = {a: i for i, a in enumerate(data.schema.names)}
+        return self.merge(data.unseen_counts(), data.unseen_values)
+
+    def merge(self, counts: dict[str, int], values: dict[str, Any]) -> "Unseen":
+        """Count in another chunk's unseen `counts` and `values` (as gathered by add)."""
+        for name, n in counts.items():
             self.counts[name] = self.counts.get(name, 0) + n
-            self.values.setdefault(name, set()).update(data.unseen_values.get(name, ()))
-        order = {a: i for i, a in enumerate(data.schema.names)}
-        self.counts = dict(sorted(self.counts.items(), key=lambda kv: order[kv[0]]))
+            self.values.setdefault(name, set()).update(values.get(name, ()))
+        self.counts = dict(sorted(self.counts.items(), key=lambda kv: self.order.get(kv[0], 0)))
         return self
 
     def check(self, strict: bool) -> None:
@@ -178,6 +184,42 @@ class Unseen:
             shown = ", ".join(map(repr, values[:_SHOWN])) + (", ..." if len(values) > _SHOWN else "")
             parts.append(f"{name} {_rows(n)} ({shown})")
         return f"c45rules: note: {self.source}: values not seen in training: {'; '.join(parts)}"
+
+
+def _escaped(values: list[np.ndarray], escaped: dict[str, str]) -> list[np.ndarray]:
+    """predict's added `values` with the class column (the first) escaped as `escaped` says."""
+    if escaped:
+        values[0] = pd.Series(values[0], dtype=object).replace(escaped).to_numpy(dtype=object)
+    return values
+
+
+@dataclass
+class _Scored:
+    """A plain CSV chunk scored (predict_file's `scored`, maybe in a worker process): its rows,
+    their text with the decisions, what Unseen gathered and the unknown tokens read; or the
+    error met: (row in the chunk, column, cell) of a bad cell, or an InputError's text."""
+
+    n: int
+    text: bytes
+    counts: dict[str, int] = field(default_factory=dict)
+    values: dict[str, set[str]] = field(default_factory=dict)
+    tokens: dict[str, dict[str, int]] = field(default_factory=dict)
+    error: tuple[int, str, object] | str | None = None
+
+    def write(self, out: BinaryIO, rows: int, unseen: Unseen, strict: bool,
+              unknown_tokens: dict[str, dict[str, int]] | None) -> int:
+        """Write the chunk after `rows` rows, as predict_file's loop does a chunk: its error
+        raised with the row counted in the file, its unseen values added to `unseen` (checked
+        with `strict`), its tokens to `unknown_tokens`; the rows written."""
+        if isinstance(self.error, tuple):
+            raise bad_cell_error(unseen.source, self.error[0] + rows, self.error[1], self.error[2])
+        if self.error is not None:
+            raise _offset_rows(InputError(self.error), unseen.source, rows)
+        unseen.merge(self.counts, self.values).check(strict)
+        if unknown_tokens is not None:
+            add_counts(unknown_tokens, self.tokens)
+        out.write(self.text)
+        return self.n
 
 
 _SHOWN = 5   # distinct unseen values a note shows per column
@@ -209,7 +251,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                  unknown_tokens: dict[str, dict[str, int]] | None = None, fmt: str = "csv",
                  strict: bool = False, confidence_column: str | None = None,
                  explain_column: str | None = None, bad_cells: str = "error",
-                 csv_safe: bool = True) -> tuple[int, Unseen]:
+                 csv_safe: bool = True, jobs: int = 1) -> tuple[int, Unseen]:
     """Score `data` into `output` (None or '-': stdout) as CSV or Parquet: all input columns, then
     the class and the rule id (0: the default class), and when named the decision's confidence
     and the deciding rule in words; (rows written, values not seen in training).
@@ -220,7 +262,8 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
     neither unknown nor a number (data/numbers.py) is an InputError naming its row, counted
     from 1 after the header, and column ("error"), or is read as unknown and counted in
     `unknown_tokens` ("unknown"). `csv_safe`: CSV output's class column escapes a class a
-    spreadsheet would run as a formula (data/spreadsheet.py).
+    spreadsheet would run as a formula (data/spreadsheet.py). `jobs` (-1: one per core): worker
+    processes that score a plain CSV's chunks (_copies_lines), written in order: the same output.
     """
     source = str(data)
     to_stdout = output is None or str(output) == "-"
@@ -249,7 +292,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
     names = [name for name, _ in added]
     escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
     used = ruleset.used_attributes()
-    unseen = Unseen(source)
+    unseen = Unseen(source, order={a: i for i, a in enumerate(ruleset.schema.names)})
     rows = 0
     plain = None
     if to_stdout:
@@ -265,17 +308,32 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             csv.writer(out, lineterminator="\n").writerow([*header, *names])
             if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None):
                 out.flush()   # the header, before the lines go to the bytes underneath
-                chunks = (_scanned_chunks(data, header, ruleset.schema, chunksize) if _scans(read, header, used)
-                          else _plain_csv_chunks(data, header, ruleset.schema, chunksize))
+                if _scans(read, header, used):
+                    plan = _ScanPlan.of(header, ruleset.schema)
+
+                    def scored(block: bytes) -> _Scored:
+                        try:
+                            chunk = _scan_block(data, block, plan)
+                            encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
+                        except BadCell as e:
+                            return _Scored(0, b"", error=(e.row, e.column, e.cell))
+                        except InputError as e:
+                            return _Scored(0, b"", error=str(e))
+                        seen = Unseen(source).add(encoded)
+                        return _Scored(chunk.n, chunk.text(names, _escaped(score(encoded), escaped)),
+                                       seen.counts, seen.values, encoded.unknown_tokens)
+                    chunks = fork_imap(scored, _line_blocks(data, chunksize), jobs)
+                else:
+                    chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
         for chunk in chunks:
-            if isinstance(chunk, (_PlainChunk, _ScannedChunk)):
+            if isinstance(chunk, _Scored):
+                rows += chunk.write(out.buffer, rows, unseen, strict, unknown_tokens)
+                continue
+            if isinstance(chunk, _PlainChunk):
                 plain, chunk = chunk, chunk.frame
             try:
-                if isinstance(plain, _ScannedChunk):
-                    encoded = plain.encode(ruleset.schema, used, source, read, bad_cells)
-                else:
-                    encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read,
-                                           bad_cells=bad_cells)
+                encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read,
+                                       bad_cells=bad_cells)
             except BadCell as e:
                 raise bad_cell_error(source, e.row + rows, e.column, e.cell) from None
             except InputError as e:
@@ -283,9 +341,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             unseen.add(encoded).check(strict)
             if unknown_tokens is not None:
                 add_counts(unknown_tokens, encoded.unknown_tokens)
-            values = score(encoded)
-            if escaped:   # the class column is the first added
-                values[0] = pd.Series(values[0], dtype=object).replace(escaped).to_numpy(dtype=object)
+            values = _escaped(score(encoded), escaped)
             if plain is not None:
                 rows += plain.write(out.buffer, names, values)
                 plain = None
@@ -448,7 +504,6 @@ class _ScannedChunk:
     cells: dict[str, Any]
     flagged: dict[str, np.ndarray]
     fields: dict[str, int]
-    frame: None = None   # (no frame: predict_file writes the lines)
 
     def encode(self, schema: Schema, used: tuple[str, ...], source: str, read: ReadOptions | None,
                bad_cells: str) -> Dataset:
@@ -493,65 +548,84 @@ class _ScannedChunk:
         return Dataset(schema, columns, None, source, unseen_values=unseen,
                        unknown_tokens=dict(sorted(unknown.items(), key=lambda kv: order[kv[0]])))
 
-    def write(self, out: BinaryIO, names: list[str], values: list[np.ndarray]) -> int:
-        """Write each line followed by its added cells (added_cells); the rows."""
+    def text(self, names: list[str], values: list[np.ndarray]) -> bytes:
+        """Each line followed by its added cells (added_cells) and a line feed."""
         which, cells = added_cells(names, values)
-        out.write(_plaincsv.join(self.block, self.bounds, len(which), which, cells))
-        return len(which)
+        return _plaincsv.join(self.block, self.bounds, len(which), which, cells)
 
 
-def _scanned_chunks(data: str | os.PathLike, header: list[str], schema: Schema,
-                    chunksize: int) -> Iterator[_ScannedChunk]:
-    """A plain CSV (_copies_lines) `chunksize` lines at a time, cut by the compiled scanner
-    (_scans): the same rows and cells as _plain_csv_chunks, read as the encoder reads them."""
-    at = {name: i for i, name in enumerate(header)}
-    read_cols = [a for a in schema.attributes if a.name in at and a.kind != "ignore"]
-    columns = tuple(at[a.name] for a in sorted(read_cols, key=lambda a: at[a.name]))
-    by_field = {at[a.name]: a for a in read_cols}
-    ordered = [by_field[f] for f in columns]
-    kinds = b"".join(b"c" if a.is_continuous else b"d" for a in ordered)
-    continuous = [a.name for a in ordered if a.is_continuous]
-    discrete = [a.name for a in ordered if not a.is_continuous]
-    ignored = [a.name for a in schema.attributes if a.name in at and a.kind == "ignore"]
+def _line_blocks(data: str | os.PathLike, chunksize: int) -> Iterator[bytes]:
+    """A plain CSV's lines after the header, `chunksize` whole lines at a time (the last one
+    may lack its line feed), as bytes: what _scan_block reads."""
     with open(data, "rb") as f:
         f.readline()   # the header, read by csv_layout
         block, final = b"", False
-        while True:
+        while not final or block:
             if not final:
                 more = f.read(max(_SCAN_BLOCK, len(block)))
                 final = not more
                 block = block + more if block else more
             view, pos = memoryview(block), 0
             while pos < len(block):
-                bounds = np.empty(2 * chunksize, dtype=np.int64)
-                numbers = np.empty((len(continuous), chunksize), dtype=np.float64)
-                flags = np.empty((len(continuous), chunksize), dtype=np.uint8)
-                codes = np.empty((len(discrete), chunksize), dtype=np.int32)
-                try:
-                    n, used, distinct = _plaincsv.scan(view[pos:], len(header), chunksize, final, bounds,
-                                                       columns, kinds, numbers, flags, codes)
-                except ValueError as e:
-                    raise InputError(f"{data}: a line has another number of fields than the header"
-                                     f" (the file changed while read?)") from e
+                n, used = _plaincsv.cut(view[pos:], chunksize, final)
                 if n < chunksize and not final:
-                    break   # the block ends within the chunk: read more, and cut it again
-                cells, flagged = {}, {}
-                for i, name in enumerate(continuous):
-                    bad = np.flatnonzero(flags[i, :n])
-                    if len(bad):
-                        numbers[i, bad] = np.nan
-                        flagged[name] = bad
-                    cells[name] = numbers[i, :n].copy()
-                for i, name in enumerate(discrete):
-                    cells[name] = (codes[i, :n].copy(), [t.decode("utf-8") for t in distinct[i]])
-                for name in ignored:
-                    cells[name] = np.zeros(n, dtype=np.int8)
-                yield _ScannedChunk(n, view[pos:pos + used], bounds[:2 * n], cells, flagged,
-                                    {name: at[name] for name in continuous})
+                    break   # the block ends within the chunk: read more
+                yield bytes(view[pos:pos + used])
                 pos += used
-            if final and pos >= len(block):
-                return
+            view.release()
             block = block[pos:]
+
+
+@dataclass(frozen=True)
+class _ScanPlan:
+    """What _scan_block reads of each line of a file with `header` for a model's `schema`."""
+
+    nfields: int
+    columns: tuple[int, ...]      # field positions read, ascending
+    kinds: bytes                  # b"c" (continuous) or b"d" (discrete) per position
+    continuous: tuple[str, ...]
+    discrete: tuple[str, ...]
+    ignored: tuple[str, ...]
+    fields: dict[str, int]        # each continuous attribute's field position
+
+    @staticmethod
+    def of(header: list[str], schema: Schema) -> "_ScanPlan":
+        """The plan for a file with `header` and a model's `schema`."""
+        at = {name: i for i, name in enumerate(header)}
+        read = sorted((a for a in schema.attributes if a.name in at and a.kind != "ignore"), key=lambda a: at[a.name])
+        return _ScanPlan(len(header), tuple(at[a.name] for a in read),
+                         b"".join(b"c" if a.is_continuous else b"d" for a in read),
+                         tuple(a.name for a in read if a.is_continuous),
+                         tuple(a.name for a in read if not a.is_continuous),
+                         tuple(a.name for a in schema.attributes if a.name in at and a.kind == "ignore"),
+                         {a.name: at[a.name] for a in read if a.is_continuous})
+
+
+def _scan_block(data: str | os.PathLike, block: bytes, plan: _ScanPlan) -> _ScannedChunk:
+    """The rows of `block` (whole lines of a plain CSV, _line_blocks) cut by the compiled scanner."""
+    rows = _plaincsv.cut(block, len(block) + 1, True)[0]
+    bounds = np.empty(2 * rows, dtype=np.int64)
+    numbers = np.empty((len(plan.continuous), rows), dtype=np.float64)
+    flags = np.empty((len(plan.continuous), rows), dtype=np.uint8)
+    codes = np.empty((len(plan.discrete), rows), dtype=np.int32)
+    try:
+        n, _, distinct = _plaincsv.scan(block, plan.nfields, rows, True, bounds, plan.columns, plan.kinds,
+                                        numbers, flags, codes)
+    except ValueError as e:
+        raise InputError(f"{data}: a line has another number of fields than the header"
+                         " (the file changed while read?)") from e
+    cells, flagged = {}, {}
+    for i, name in enumerate(plan.continuous):
+        bad = np.flatnonzero(flags[i])
+        if len(bad):
+            numbers[i, bad] = np.nan
+            flagged[name] = bad
+        cells[name] = numbers[i]
+    for i, name in enumerate(plan.discrete):
+        cells[name] = (codes[i], [t.decode("utf-8") for t in distinct[i]])
+    for name in plan.ignored:
+        cells[name] = np.zeros(n, dtype=np.int8)
+    return _ScannedChunk(n, block, bounds, cells, flagged, plan.fields)
 
 
 def _categorical(cells: Any) -> pd.Categorical:

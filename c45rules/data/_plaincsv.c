@@ -312,6 +312,25 @@ done:
     return out;
 }
 
+/* cut(block, max_rows, final): (lines, bytes) of the first `max_rows` whole lines of `block`
+ * (with `final`, a last line without its line feed counts). */
+static PyObject *cut(PyObject *self, PyObject *args) {
+    Py_buffer block;
+    Py_ssize_t max_rows;
+    int final;
+    if (!PyArg_ParseTuple(args, "y*np", &block, &max_rows, &final)) return NULL;
+    const char *buf = block.buf, *end = buf + block.len, *p = buf;
+    Py_ssize_t rows = 0;
+    while (rows < max_rows && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl && !final) break;
+        p = nl ? nl + 1 : end;
+        rows++;
+    }
+    PyBuffer_Release(&block);
+    return Py_BuildValue("nn", rows, (Py_ssize_t)(p - buf));
+}
+
 /* number(text): the float the plain-number cell `text` (bytes) spells, else None (tests). */
 static PyObject *number(PyObject *self, PyObject *arg) {
     char *p;
@@ -327,6 +346,7 @@ static PyObject *number(PyObject *self, PyObject *arg) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "Find a block's lines and the model's cells (see the module comment)."},
     {"join", join, METH_VARARGS, "Each line followed by ',', its added cells and a line feed."},
+    {"cut", cut, METH_VARARGS, "(lines, bytes) of a block's first whole lines."},
     {"number", number, METH_O, "The float a plain-number cell spells, else None."},
     {NULL, NULL, 0, NULL},
 };
