@@ -488,7 +488,8 @@ def _scans(read: ReadOptions | None, header: list[str], used: tuple[str, ...]) -
             and not any(_plaincsv.number(t.encode("utf-8", "surrogatepass")) is not None for t in read.tokens))
 
 
-_SCAN_BLOCK = 1 << 24   # bytes read at a time by _scanned_chunks
+_SCAN_BLOCK = 1 << 24   # bytes read at a time by _line_blocks
+_KEPT_TEXTS = 4096      # _ScanPlan.encoded keeps at most this many lists of at most this many texts
 
 
 @dataclass
@@ -503,7 +504,7 @@ class _ScannedChunk:
     bounds: np.ndarray
     cells: dict[str, Any]
     flagged: dict[str, np.ndarray]
-    fields: dict[str, int]
+    plan: "_ScanPlan"
 
     def encode(self, schema: Schema, used: tuple[str, ...], source: str, read: ReadOptions | None,
                bad_cells: str) -> Dataset:
@@ -513,16 +514,17 @@ class _ScannedChunk:
         rows = np.unique(np.concatenate(list(self.flagged.values()))) if self.flagged else np.zeros(0, np.intp)
         unknown: dict[str, dict[str, int]] = {}
         if len(rows):
+            fields = self.plan.fields
             split = [bytes(self.block[self.bounds[2 * r]:self.bounds[2 * r + 1]]).decode("utf-8").split(",")
                      for r in rows.tolist()]
             texts = pd.DataFrame({name: pd.Series([cells[f] for cells in split], dtype=object)
-                                  for name, f in self.fields.items()})
+                                  for name, f in fields.items()})
             try:
-                part = encode_frame(texts, schema, require=list(self.fields), source=source, read=read,
+                part = encode_frame(texts, schema, require=list(fields), source=source, read=read,
                                     bad_cells=bad_cells)
             except BadCell as e:
                 raise BadCell(source, int(rows[e.row - 1]) + 1, e.column, e.cell) from None
-            for name in self.fields:
+            for name in fields:
                 self.cells[name][rows] = part.columns[schema.index(name)]
             unknown.update(part.unknown_tokens)
         columns: list[np.ndarray] = []
@@ -535,15 +537,22 @@ class _ScannedChunk:
                 columns.append(cells)
             else:
                 codes, distinct = cells
-                one = encode_frame(pd.DataFrame({a.name: pd.Series(distinct, dtype=object)}), schema,
-                                   require=[a.name], source=source, read=read, bad_cells=bad_cells)
-                columns.append(one.columns[schema.index(a.name)][codes])
-                if a.name in one.unseen_values:
-                    unseen[a.name] = one.unseen_values[a.name]
-                if a.name in one.unknown_tokens:   # counted once per distinct text: count the rows
+                known = self.plan.encoded.get((a.name, *distinct))
+                if known is None:   # the chunks of a file mostly share their distinct texts
+                    one = encode_frame(pd.DataFrame({a.name: pd.Series(distinct, dtype=object)}), schema,
+                                       require=[a.name], source=source, read=read, bad_cells=bad_cells)
+                    known = (one.columns[schema.index(a.name)], one.unseen_values.get(a.name),
+                             list(one.unknown_tokens.get(a.name, ())))
+                    if len(distinct) <= _KEPT_TEXTS and len(self.plan.encoded) < _KEPT_TEXTS:
+                        self.plan.encoded[(a.name, *distinct)] = known
+                value_codes, unseen_texts, tokens = known
+                columns.append(value_codes[codes])
+                if unseen_texts is not None:
+                    unseen[a.name] = unseen_texts
+                if tokens:   # counted once per distinct text: count the rows
                     seen = np.bincount(codes, minlength=len(distinct))
                     at = {t: i for i, t in enumerate(distinct)}
-                    unknown[a.name] = {t: int(seen[at[t]]) for t in one.unknown_tokens[a.name]}
+                    unknown[a.name] = {t: int(seen[at[t]]) for t in tokens}
         order = {name: i for i, name in enumerate(schema.names)}
         return Dataset(schema, columns, None, source, unseen_values=unseen,
                        unknown_tokens=dict(sorted(unknown.items(), key=lambda kv: order[kv[0]])))
@@ -587,6 +596,9 @@ class _ScanPlan:
     discrete: tuple[str, ...]
     ignored: tuple[str, ...]
     fields: dict[str, int]        # each continuous attribute's field position
+    # (attribute, *distinct texts) -> what encode_frame made of them: (value codes, unseen
+    # values, unknown tokens among them), kept for the next chunks
+    encoded: dict[tuple[str, ...], tuple] = field(default_factory=dict, compare=False)
 
     @staticmethod
     def of(header: list[str], schema: Schema) -> "_ScanPlan":
@@ -625,7 +637,7 @@ def _scan_block(data: str | os.PathLike, block: bytes, plan: _ScanPlan) -> _Scan
         cells[name] = (codes[i], [t.decode("utf-8") for t in distinct[i]])
     for name in plan.ignored:
         cells[name] = np.zeros(n, dtype=np.int8)
-    return _ScannedChunk(n, block, bounds, cells, flagged, plan.fields)
+    return _ScannedChunk(n, block, bounds, cells, flagged, plan)
 
 
 def _categorical(cells: Any) -> pd.Categorical:

@@ -109,7 +109,14 @@ typedef struct {
     PyObject *texts;     /* list of bytes, first-seen order */
 } Table;
 
-static uint64_t hash_text(const char *p, Py_ssize_t len) {
+/* A text's key: its zero-padded bytes when at most 8 (equal keys and lengths are equal texts,
+ * with no compare), else a hash of its 8-byte words (compared on a match). */
+static inline uint64_t hash_text(const char *p, Py_ssize_t len) {
+    if (len <= 8) {
+        uint64_t w = 0;
+        memcpy(&w, p, (size_t)len);
+        return w;
+    }
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)len;
     for (; len > 0; p += 8, len -= 8) {
         uint64_t w = 0;
@@ -126,7 +133,7 @@ static int grow(Table *t) {
     for (int64_t i = 0; i < t->size; i++) {
         Slot s = t->slot[i];
         if (!s.code1) continue;
-        int64_t j = (int64_t)(s.key & (uint64_t)(size - 1));
+        int64_t j = (int64_t)(mix(s.key) & (uint64_t)(size - 1));
         while (slot[j].code1) j = (j + 1) & (size - 1);
         slot[j] = s;
     }
@@ -139,11 +146,11 @@ static int grow(Table *t) {
 static int32_t code_of(Table *t, const char *p, Py_ssize_t len) {
     if (2 * (t->count + 1) > t->size && grow(t) < 0) return -1;
     uint64_t key = hash_text(p, len);
-    int64_t j = (int64_t)(key & (uint64_t)(t->size - 1));
+    int64_t j = (int64_t)(mix(key) & (uint64_t)(t->size - 1));
     for (;; j = (j + 1) & (t->size - 1)) {
         Slot *s = &t->slot[j];
         if (!s->code1) break;
-        if (s->key == key && s->len == len && memcmp(s->text, p, (size_t)len) == 0) return s->code1 - 1;
+        if (s->key == key && s->len == len && (len <= 8 || memcmp(s->text, p, (size_t)len) == 0)) return s->code1 - 1;
     }
     PyObject *text = PyBytes_FromStringAndSize(p, len);
     if (!text || PyList_Append(t->texts, text) < 0) { Py_XDECREF(text); return -1; }
@@ -222,8 +229,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         const char *cell = p;
         Py_ssize_t f = 0;
         for (;;) {
-            const char *comma = memchr(cell, ',', (size_t)(line_end - cell));
-            const char *cell_end = comma ? comma : line_end;
+            const char *cell_end = cell;   /* cells are short: a loop beats memchr's call */
+            while (cell_end < line_end && *cell_end != ',') cell_end++;
+            const char *comma = cell_end < line_end ? cell_end : NULL;
             if (f < nfields) {
                 int s = slot_of[f];
                 if (s >= 0) {
@@ -331,6 +339,43 @@ static PyObject *cut(PyObject *self, PyObject *args) {
     return Py_BuildValue("nn", rows, (Py_ssize_t)(p - buf));
 }
 
+/* layout(chunk, sep, nfields, skip_first, limit): data/frame.py _plain_csv_records' test of a
+ * chunk of whole lines (ending in a line feed), in one pass: (records, whether one is blank)
+ * when no line holds a quote, a NUL or a CR other than before its line feed, each line has
+ * nfields - 1 separators or is blank (empty, or a lone CR), and none is `limit` bytes or
+ * longer (its CR counted); else None. `skip_first`: the first line (the header) is not counted. */
+static PyObject *layout(PyObject *self, PyObject *args) {
+    Py_buffer chunk;
+    int sep, skip_first;
+    Py_ssize_t nfields, limit;
+    if (!PyArg_ParseTuple(args, "y*Cnpn", &chunk, &sep, &nfields, &skip_first, &limit)) return NULL;
+    const unsigned char *p = chunk.buf, *end = p + chunk.len;
+    Py_ssize_t records = 0, seps = 0;
+    int blanks = 0, plain = 1;
+    const unsigned char *start = p;
+    for (; p < end; p++) {
+        unsigned char c = *p;
+        if (c == (unsigned char)sep) { seps++; continue; }
+        if (c > '"') continue;
+        if (c == '"' || c == 0 || (c == '\r' && (p + 1 >= end || p[1] != '\n'))) { plain = 0; break; }
+        if (c != '\n') continue;
+        Py_ssize_t length = p - start;
+        if (skip_first) skip_first = 0;
+        else {
+            int blank = seps == 0 && (length == 0 || (length == 1 && start[0] == '\r'));
+            if ((seps != nfields - 1 && !blank) || length >= limit) { plain = 0; break; }
+            blanks |= blank;
+            records++;
+        }
+        seps = 0;
+        start = p + 1;
+    }
+    if (plain && start != end) plain = 0;   /* the chunk must end with a line feed */
+    PyBuffer_Release(&chunk);
+    if (!plain) Py_RETURN_NONE;
+    return Py_BuildValue("nO", records, blanks ? Py_True : Py_False);
+}
+
 /* number(text): the float the plain-number cell `text` (bytes) spells, else None (tests). */
 static PyObject *number(PyObject *self, PyObject *arg) {
     char *p;
@@ -346,6 +391,7 @@ static PyObject *number(PyObject *self, PyObject *arg) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "Find a block's lines and the model's cells (see the module comment)."},
     {"join", join, METH_VARARGS, "Each line followed by ',', its added cells and a line feed."},
+    {"layout", layout, METH_VARARGS, "A chunk's records and blank lines when it is plain, else None."},
     {"cut", cut, METH_VARARGS, "(lines, bytes) of a block's first whole lines."},
     {"number", number, METH_O, "The float a plain-number cell spells, else None."},
     {NULL, NULL, 0, NULL},
