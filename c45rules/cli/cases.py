@@ -489,7 +489,7 @@ def _scans(read: ReadOptions | None, header: list[str], used: tuple[str, ...]) -
 
 
 _SCAN_BLOCK = 1 << 24   # bytes read at a time by _line_blocks
-_KEPT_TEXTS = 4096      # _ScanPlan.encoded keeps at most this many lists of at most this many texts
+_KEPT_TEXTS = 1 << 16   # _ScanPlan.encoded keeps at most this many texts
 
 
 @dataclass
@@ -537,22 +537,14 @@ class _ScannedChunk:
                 columns.append(cells)
             else:
                 codes, distinct = cells
-                known = self.plan.encoded.get((a.name, *distinct))
-                if known is None:   # the chunks of a file mostly share their distinct texts
-                    one = encode_frame(pd.DataFrame({a.name: pd.Series(distinct, dtype=object)}), schema,
-                                       require=[a.name], source=source, read=read, bad_cells=bad_cells)
-                    known = (one.columns[schema.index(a.name)], one.unseen_values.get(a.name),
-                             list(one.unknown_tokens.get(a.name, ())))
-                    if len(distinct) <= _KEPT_TEXTS and len(self.plan.encoded) < _KEPT_TEXTS:
-                        self.plan.encoded[(a.name, *distinct)] = known
-                value_codes, unseen_texts, tokens = known
+                value_codes, unseen_texts, tokens = self.plan.texts_of(a.name, distinct, schema, source, read,
+                                                                       bad_cells)
                 columns.append(value_codes[codes])
-                if unseen_texts is not None:
+                if unseen_texts:
                     unseen[a.name] = unseen_texts
                 if tokens:   # counted once per distinct text: count the rows
                     seen = np.bincount(codes, minlength=len(distinct))
-                    at = {t: i for i, t in enumerate(distinct)}
-                    unknown[a.name] = {t: int(seen[at[t]]) for t in tokens}
+                    unknown[a.name] = {distinct[i]: int(seen[i]) for i in tokens}
         order = {name: i for i, name in enumerate(schema.names)}
         return Dataset(schema, columns, None, source, unseen_values=unseen,
                        unknown_tokens=dict(sorted(unknown.items(), key=lambda kv: order[kv[0]])))
@@ -596,9 +588,29 @@ class _ScanPlan:
     discrete: tuple[str, ...]
     ignored: tuple[str, ...]
     fields: dict[str, int]        # each continuous attribute's field position
-    # (attribute, *distinct texts) -> what encode_frame made of them: (value codes, unseen
-    # values, unknown tokens among them), kept for the next chunks
-    encoded: dict[tuple[str, ...], tuple] = field(default_factory=dict, compare=False)
+    # (attribute, text) -> what encode_frame makes of a discrete cell: (value code, whether it
+    # is a counted unknown token, whether it is unseen), kept for the next chunks
+    encoded: dict[tuple[str, str], tuple[int, bool, bool]] = field(default_factory=dict, compare=False)
+
+    def texts_of(self, name: str, distinct: list[str], schema: Schema, source: str, read: ReadOptions | None,
+                 bad_cells: str) -> tuple[np.ndarray, tuple[str, ...], list[int]]:
+        """Discrete attribute `name`'s `distinct` texts as encode_frame reads them: (their value
+        codes, the unseen ones sorted, the positions of the unknown tokens it counts, in the
+        order it counts them). encode_frame reads each text on its own, so each is read once."""
+        new = [t for t in dict.fromkeys(distinct) if (name, t) not in self.encoded]
+        if new:
+            one = encode_frame(pd.DataFrame({name: pd.Series(new, dtype=object)}), schema, require=[name],
+                               source=source, read=read, bad_cells=bad_cells)
+            tokens, unseen = one.unknown_tokens.get(name, {}), set(one.unseen_values.get(name, ()))
+            if len(self.encoded) > _KEPT_TEXTS:
+                self.encoded.clear()
+            for t, code in zip(new, one.columns[schema.index(name)].tolist()):
+                self.encoded[(name, t)] = (code, t in tokens, t in unseen)
+        known = [self.encoded[(name, t)] for t in distinct]
+        unseen_texts = tuple(sorted(t for t, (_, _, u) in zip(distinct, known) if u))
+        # _mask_tokens counts the tokens in the order of their texts
+        tokens = sorted((i for i, (_, k, _) in enumerate(known) if k), key=lambda i: distinct[i])
+        return np.array([c for c, _, _ in known], dtype=np.int32), unseen_texts, tokens
 
     @staticmethod
     def of(header: list[str], schema: Schema) -> "_ScanPlan":
