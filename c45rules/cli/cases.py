@@ -311,9 +311,9 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                 if _scans(read, header, used):
                     plan = _ScanPlan.of(header, ruleset.schema)
 
-                    def scored(block: bytes) -> _Scored:
+                    def scored(lines: tuple[Any, int]) -> _Scored:
                         try:
-                            chunk = _scan_block(data, block, plan)
+                            chunk = _scan_block(data, *lines, plan)
                             encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
                         except BadCell as e:
                             return _Scored(0, b"", error=(e.row, e.column, e.cell))
@@ -322,7 +322,10 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                         seen = Unseen(source).add(encoded)
                         return _Scored(chunk.n, chunk.text(names, _escaped(score(encoded), escaped)),
                                        seen.counts, seen.values, encoded.unknown_tokens)
-                    chunks = fork_imap(scored, _line_blocks(data, chunksize), jobs)
+                    blocks = _line_blocks(data, chunksize)
+                    if jobs != 1:   # sent to the workers: bytes, not views
+                        blocks = ((bytes(view), n) for view, n in blocks)
+                    chunks = fork_imap(scored, blocks, jobs)
                 else:
                     chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
         for chunk in chunks:
@@ -555,26 +558,31 @@ class _ScannedChunk:
         return _plaincsv.join(self.block, self.bounds, len(which), which, cells)
 
 
-def _line_blocks(data: str | os.PathLike, chunksize: int) -> Iterator[bytes]:
+def _line_blocks(data: str | os.PathLike, chunksize: int) -> Iterator[tuple[memoryview, int]]:
     """A plain CSV's lines after the header, `chunksize` whole lines at a time (the last one
-    may lack its line feed), as bytes: what _scan_block reads."""
-    with open(data, "rb") as f:
+    may lack its line feed): (a view of the lines, their number), what _scan_block reads.
+    The file is read in large blocks, each line copied once, into its block."""
+    with open(data, "rb", buffering=0) as f:
         f.readline()   # the header, read by csv_layout
-        block, final = b"", False
-        while not final or block:
-            if not final:
-                more = f.read(max(_SCAN_BLOCK, len(block)))
-                final = not more
-                block = block + more if block else more
-            view, pos = memoryview(block), 0
-            while pos < len(block):
+        left, final = b"", False
+        while not final:
+            block = bytearray(len(left) + max(_SCAN_BLOCK, 2 * len(left)))
+            block[:len(left)] = left
+            got = len(left)
+            while got < len(block):   # a raw read may return less than asked
+                read = f.readinto(memoryview(block)[got:])
+                if not read:
+                    final = True
+                    break
+                got += read
+            view, pos = memoryview(block)[:got], 0
+            while pos < got:
                 n, used = _plaincsv.cut(view[pos:], chunksize, final)
                 if n < chunksize and not final:
                     break   # the block ends within the chunk: read more
-                yield bytes(view[pos:pos + used])
+                yield view[pos:pos + used], n
                 pos += used
-            view.release()
-            block = block[pos:]
+            left = bytes(view[pos:])
 
 
 @dataclass(frozen=True)
@@ -625,9 +633,9 @@ class _ScanPlan:
                          {a.name: at[a.name] for a in read if a.is_continuous})
 
 
-def _scan_block(data: str | os.PathLike, block: bytes, plan: _ScanPlan) -> _ScannedChunk:
-    """The rows of `block` (whole lines of a plain CSV, _line_blocks) cut by the compiled scanner."""
-    rows = _plaincsv.cut(block, len(block) + 1, True)[0]
+def _scan_block(data: str | os.PathLike, block: Any, rows: int, plan: _ScanPlan) -> _ScannedChunk:
+    """The `rows` rows of `block` (whole lines of a plain CSV, _line_blocks) cut by the
+    compiled scanner."""
     bounds = np.empty(2 * rows, dtype=np.int64)
     numbers = np.empty((len(plan.continuous), rows), dtype=np.float64)
     flags = np.empty((len(plan.continuous), rows), dtype=np.uint8)

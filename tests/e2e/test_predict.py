@@ -396,6 +396,7 @@ def test_a_plain_csv_is_cut_without_pyarrow(crx_model, monkeypatch, tmp_path):
         raise AssertionError("pyarrow's CSV reader was used")
     monkeypatch.setattr(pacsv, "read_csv", refused)
     fast = tmp_path / "fast.csv"
+    monkeypatch.setattr(cases, "_SCAN_BLOCK", 100)   # lines across the blocks read
     cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, fast, confidence_column="confidence", chunksize=37)
     assert fast.read_bytes() == slow.read_bytes()
 
