@@ -440,3 +440,22 @@ def test_predict_jobs_gives_the_same_output_and_errors(crx_model, tmp_path):
               for j in ([], ["-j", "2"])]
     assert errors[0] == errors[1] and "row 150" in errors[0] and repr(column) in errors[0]
     assert not (tmp_path / "x.csv").exists()
+
+
+LAYOUTS = [*FILES.values(), "a,b\n1,2\n\n3,4\n", "a,b\r\n1,2\r\n\r\n", "a,b\n1,2\r3,4\n", "a;b\n1;2\n3;4",
+           "a,b\n1,2,3\n", "a,b\n", "a,b\n1\n", "a,b\n1,2\n" + "x" * 200 + ",y\n", "a,b\n1,\0\n", "\ufeffa,b\nя,2\n"]
+
+
+@pytest.mark.parametrize("text", LAYOUTS, ids=[f"layout{i}" for i in range(len(LAYOUTS))])
+def test_the_compiled_layout_test_agrees_with_numpy(monkeypatch, tmp_path, text):
+    """frame._plain_csv_records in one compiled pass (data/_plaincsv.c layout) gives numpy's
+    answer: the records and blank lines of a plain file, None for any other."""
+    from c45rules.data import frame
+    path = tmp_path / "in.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    monkeypatch.setattr(csv, "field_size_limit", lambda: 100)   # the 200-byte line is too long
+    sep = ";" if ";" in text else ","
+    nfields = text.lstrip("\ufeff").split("\n")[0].count(sep) + 1
+    compiled = frame._plain_csv_records(path, sep, nfields)
+    monkeypatch.setattr(frame, "_plaincsv", None)
+    assert compiled == frame._plain_csv_records(path, sep, nfields)
