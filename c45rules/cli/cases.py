@@ -731,10 +731,25 @@ def trial_rule_text(ids: np.ndarray) -> np.ndarray:
     """Each row of (cases, trials) rule ids as "1:12 2:0 3:5" (trial:rule id)."""
     if not len(ids):
         return np.full(0, "", dtype=object)
-    ids, rows = np.unique(ids, axis=0, return_inverse=True)   # each distinct vote spelled once
+    if ids.min() >= 0:   # each row one number, column by column: 1-d uniques, not a sort of rows
+        key, most = np.zeros(len(ids), dtype=np.int64), 0
+        for t in range(ids.shape[1]):
+            base = int(ids[:, t].max()) + 1
+            if (most + 1) * base >= 2 ** 62:   # renumber the rows' keys 0.. before they overflow
+                _, key = np.unique(key, return_inverse=True)
+                most = int(key.max())
+            key = key * base + ids[:, t]
+            most = most * base + base - 1
+        _, first, rows = np.unique(key, return_index=True, return_inverse=True)   # each distinct vote once
+        ids = ids[first]
+    else:
+        ids, rows = np.unique(ids, axis=0, return_inverse=True)
     out = np.full(len(ids), "", dtype=object)
     for t in range(ids.shape[1]):
-        out = out + (f"{t + 1}:" if t == 0 else f" {t + 1}:") + ids[:, t].astype(str).astype(object)
+        # each trial's rule ids spelled once ("1:12"), not each row's
+        spelled, at = np.unique(ids[:, t], return_inverse=True)
+        words = np.array([f"{t + 1}:{i}" if t == 0 else f" {t + 1}:{i}" for i in spelled.tolist()], dtype=object)
+        out = out + words[at.reshape(-1)]
     return out[rows.reshape(-1)]
 
 
