@@ -500,7 +500,7 @@ class _ScannedChunk:
     """Rows of a plain CSV cut by the compiled scanner: the block of lines and each line's
     (start, end) in it; the attributes' cells by name: a continuous one's as numbers (NaN where
     a cell is not a plain number, `flagged` naming those rows), a discrete one's as (codes,
-    distinct texts); `fields`, each continuous attribute's field position in a line."""
+    distinct texts); `plan`, what was read (_ScanPlan)."""
 
     n: int
     block: Any
@@ -605,13 +605,13 @@ class _ScanPlan:
         """Discrete attribute `name`'s `distinct` texts as encode_frame reads them: (their value
         codes, the unseen ones sorted, the positions of the unknown tokens it counts, in the
         order it counts them). encode_frame reads each text on its own, so each is read once."""
+        if len(self.encoded) > _KEPT_TEXTS:   # bounded: a column of ids would keep every text
+            self.encoded.clear()
         new = [t for t in dict.fromkeys(distinct) if (name, t) not in self.encoded]
         if new:
             one = encode_frame(pd.DataFrame({name: pd.Series(new, dtype=object)}), schema, require=[name],
                                source=source, read=read, bad_cells=bad_cells)
             tokens, unseen = one.unknown_tokens.get(name, {}), set(one.unseen_values.get(name, ()))
-            if len(self.encoded) > _KEPT_TEXTS:
-                self.encoded.clear()
             for t, code in zip(new, one.columns[schema.index(name)].tolist()):
                 self.encoded[(name, t)] = (code, t in tokens, t in unseen)
         known = [self.encoded[(name, t)] for t in distinct]
