@@ -459,3 +459,15 @@ def test_the_compiled_layout_test_agrees_with_numpy(monkeypatch, tmp_path, text)
     compiled = frame._plain_csv_records(path, sep, nfields)
     monkeypatch.setattr(frame, "_plaincsv", None)
     assert compiled == frame._plain_csv_records(path, sep, nfields)
+
+
+def test_the_scanners_kept_texts_may_be_dropped(monkeypatch, tmp_path):
+    """The discrete texts the scanner keeps between chunks are bounded (_KEPT_TEXTS): dropped
+    every chunk, the output is the same."""
+    monkeypatch.setattr(cases, "_KEPT_TEXTS", 1)
+    model = _mixed_model(tmp_path)
+    data = tmp_path / "in.csv"
+    data.write_text(HOSTILE_CELLS[-1].replace(",x,", ",NA,", 5), encoding="utf-8")
+    scanned, used = _scored(monkeypatch, model, data, tmp_path, True, chunksize=7, bad_cells="unknown")
+    assert used == (cases._plaincsv is not None)
+    assert scanned == _scored(monkeypatch, model, data, tmp_path, False, chunksize=7, bad_cells="unknown")[0]
