@@ -4,7 +4,7 @@
 Usage:
   python bench/engines.py [--rows 20000000] [--sample 1000000] [--train synth_100k]
                           [--engines default,duckdb,spark] [--full] [--markdown BENCHMARKS.md]
-                          [--data-dir bench/data] [--keep] [--copies]
+                          [--data-dir bench/data] [--keep] [--copies] [--jobs N]
 
 Makes (once, cached in --data-dir, gitignored) the synthetic data of --rows rows with
 ../shared/tools/make_synth.py, written as CSV with a header, and a sample of it: every k-th row
@@ -141,7 +141,7 @@ def run_engine(engine: str, model: Path | None, data: Path, out: Path) -> dict:
     """One whole `predict` process (engine "copy": copy_file instead; ENGINE-copy: the copy of
     COPY): wall seconds, CPU seconds and peak summed PSS of it and its children, and a copy's
     session start seconds."""
-    cmd = [sys.executable, "-m", "c45rules", "predict", "-q", "--engine", engine, str(model), str(data),
+    cmd = [sys.executable, "-m", "c45rules", "predict", "-q", "--engine", *engine.split(" "), str(model), str(data),
            "-o", str(out)]
     if engine == "copy":
         cmd = [sys.executable, str(Path(__file__).resolve()), "--copy", str(data), str(out)]
@@ -189,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the scored outputs")
     ap.add_argument("--boosted", type=int, default=0, metavar="TRIALS",
                     help="also score the sample with a model boosted with TRIALS trials (default engine)")
+    ap.add_argument("--jobs", type=int, default=0, metavar="N",
+                    help="also score the sample with the default engine's `predict -j N` (issue 52)")
     ap.add_argument("--copy", nargs=2, type=Path, metavar=("SRC", "DST"), help=argparse.SUPPRESS)
     ap.add_argument("--copies", action="store_true",
                     help="after DuckDB and Spark, their copy of the same rows with no decision (issue 52)")
@@ -227,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
             plan.append((e, e, "all", model, ".csv"))
     plan += [("pyarrow Parquet copy", "copy", "sample", None, ".parquet"),
              ("default, Parquet", "default", "sample", model, ".parquet")]
+    if args.jobs:
+        plan += [("pyarrow CSV copy", "copy", "sample", None, ".csv"),
+                 (f"default -j {args.jobs}", f"default -j {args.jobs}", "sample", model, ".csv")]
     if args.boosted:
         plan.append((f"default, boosted {args.boosted}", "default", "sample", boosted, ".csv"))
     if args.copies:   # each engine's copy right after it, on the same rows
@@ -268,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             "## Scoring a file with the three engines (issue 29)", "",
             f"Written by `python bench/engines.py --rows {args.rows} --sample {args.sample}"
             f" --engines {','.join(engines)}{' --full' if args.full else ''}{' --copies' if args.copies else ''}"
-            f"{f' --boosted {args.boosted}' if args.boosted else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
+            f"{f' --boosted {args.boosted}' if args.boosted else ''}{f' --jobs {args.jobs}' if args.jobs else ''}`, measured {stamp['date']} at commit {stamp['commit']} on "
             f"{mach['cpu']}, {mach['cores']} cores, {mach['ram']}.", "",
             f"Model fitted on {args.train}; data: make_synth.py rows as CSV with a header. Each run is a whole "
             "`c45rules predict --engine E MODEL DATA -o OUT.csv` process: wall time from start to exit, CPU "

@@ -72,6 +72,38 @@ def fork_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
         _busy.release()
 
 
+def _call_on(item: object) -> object:
+    assert _task is not None
+    return _task(item)
+
+
+def fork_imap(fn: Callable[[object], T], items: Iterator[object], jobs: int, ahead: int = 2) -> Iterator[T]:
+    """fn(item) for each of `items`, in their order, computed by up to `jobs` forked workers
+    while the items are still being read: at most `ahead` items per worker are in flight, so
+    memory stays bounded (Pool.imap would read every item first). Without fork, or with one
+    job, in this process."""
+    global _task
+    jobs = resolve_jobs(jobs)
+    import multiprocessing
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods() or not _busy.acquire(blocking=False):
+        yield from map(fn, items)
+        return
+    from collections import deque
+    _task = fn
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            pending: deque = deque()
+            for item in items:
+                pending.append(pool.apply_async(_call_on, (item,)))
+                if len(pending) >= jobs * ahead:
+                    yield pending.popleft().get()
+            while pending:
+                yield pending.popleft().get()
+    finally:
+        _task = None
+        _busy.release()
+
+
 def thread_map(fn: Callable[[int], T], count: int, jobs: int) -> list[T]:
     """[fn(0), ..., fn(count - 1)] in up to `jobs` threads: for work done in compiled code
     that lets go of the GIL, where a fork would cost more than it saves."""

@@ -3,14 +3,15 @@
 Input cells are read as text (CSV: `dtype=str`, no NA guessing), so the scored file repeats
 every input column byte-for-byte in value and in order; the model parses only the columns
 it tests, reading unknown tokens, separator, decimal comma and encoding as the
-ReadOptions say (data/reading.py). CSV/TSV input is read `chunksize` rows at a time, so memory does not grow with
-the file; Parquet and C4.5 `.data`/`.test` files are read whole.
+ReadOptions say (data/reading.py). Every input is streamed, so memory does not grow with the
+file: CSV/TSV and C4.5 `.data`/`.test` files `chunksize` rows at a time, Parquet a batch of
+`chunksize` rows at a time.
 
 A plain CSV (no quote, no blank line, commas, UTF-8 in and out: `_copies_lines`) is not
 rewritten cell by cell: each line is copied as read and its decision appended, since pandas
-would write its cells back unchanged; pyarrow parses only the attributes' cells, as
-dictionaries, so the encoder reads each distinct text once. The tests hold the two paths to
-the same bytes.
+would write its cells back unchanged; the compiled scanner (data/_plaincsv.c) reads only
+the attributes' cells (plain numbers as numbers, discrete texts once each), else pyarrow
+parses them as dictionaries. The tests hold the paths to the same bytes.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ import numpy as np
 
 from .._lazy import LazyModule
 from ..data.frame import BadCell, encode_frame, refuse_read_options
-from ..data.names import split_cases
+from ..data.names import _texts, coded_chunks
 from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
 from ..data.schema import Dataset, Schema
 from ..data.spreadsheet import escapes
@@ -39,18 +40,17 @@ from ..errors import InputError, shown
 from ..export._atomic import atomic_open, checked_target
 from ..model.boosted import BoostedRuleSet
 from ..model.ruleset import RuleSet
+from ..workers import fork_imap
+
+try:
+    from ..data import _plaincsv
+except ImportError:   # not built: pyarrow cuts the lines (_plain_csv_chunks)
+    _plaincsv = None
 
 pd = LazyModule("pandas")   # for CSV input only: a .data file is read without it
 
 CSV_SUFFIXES = (".csv", ".tsv")
 PARQUET_SUFFIXES = (".parquet", ".pq")
-
-
-def _c45_frame(path: Path, schema: Schema) -> pd.DataFrame:
-    """A C4.5 .data/.test file as text columns named after the model's attributes and class."""
-    frame = split_cases(path, len(schema.attributes) + 1)
-    frame.columns = [*schema.names, schema.target]
-    return frame
 
 
 def read_text_chunks(path: str | os.PathLike, schema: Schema, chunksize: int,
@@ -83,12 +83,48 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema, chunksize: int,
                 return
         return header, chunks()
     if suffix in PARQUET_SUFFIXES:
-        from ..data.frame import read_table
-        frame = read_table(p, read)
-        return [str(c) for c in frame.columns], iter([frame])
+        return _parquet_chunks(p, chunksize)
     refuse_read_options(str(p), read)
-    frame = _c45_frame(p, schema)
-    return list(frame.columns), iter([frame])
+    names = [*schema.names, schema.target]
+
+    def cases() -> Iterator[pd.DataFrame]:   # streamed: pieces of whole lines, at most chunksize rows
+        for cells in coded_chunks(p, len(names)):
+            frame = pd.DataFrame({name: pd.Series(_texts(values)[codes], dtype=str)
+                                  for name, (codes, values) in zip(names, cells)})
+            for lo in range(0, len(frame), chunksize):
+                yield frame.iloc[lo:lo + chunksize]
+    return names, cases()
+
+
+def _parquet_chunks(path: Path, chunksize: int) -> tuple[list[str], Iterator[pd.DataFrame]]:
+    """(column names, frames of at most `chunksize` rows) of a Parquet file, streamed: each
+    batch converted as pandas.read_parquet converts the whole file (its stored schema)."""
+    from ..data.frame import read_table
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        read_table(path)   # its error: reading Parquet needs pyarrow
+        raise
+    try:
+        reader = pq.ParquetFile(path)
+        schema = reader.schema_arrow
+    except Exception as e:  # pyarrow raises many types for a corrupt file (as read_table)
+        raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+    names = [str(c) for c in pa.Table.from_batches([], schema=schema).to_pandas().columns]
+
+    def frames() -> Iterator[pd.DataFrame]:
+        batches = reader.iter_batches(batch_size=chunksize)
+        while True:
+            try:
+                batch = next(batches, None)
+                if batch is None:
+                    return
+                frame = pa.Table.from_batches([batch], schema=schema).to_pandas()
+            except Exception as e:
+                raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+            yield frame
+    return names, frames()
 
 
 def _offset_rows(error: InputError, source: str, offset: int) -> InputError:
@@ -114,14 +150,19 @@ class Unseen:
     source: str
     counts: dict[str, int] = field(default_factory=dict)
     values: dict[str, set[str]] = field(default_factory=dict)
+    order: dict[str, int] = field(default_factory=dict)   # the schema's column order
 
     def add(self, data: Dataset) -> "Unseen":
         """Count `data`'s unseen values in (Dataset.unseen_counts, Dataset.unseen_values)."""
-        for name, n in data.unseen_counts().items():
+        self.order = {a: i for i, a in enumerate(data.schema.names)}
+        return self.merge(data.unseen_counts(), data.unseen_values)
+
+    def merge(self, counts: dict[str, int], values: dict[str, Any]) -> "Unseen":
+        """Count in another chunk's unseen `counts` and `values` (as gathered by add)."""
+        for name, n in counts.items():
             self.counts[name] = self.counts.get(name, 0) + n
-            self.values.setdefault(name, set()).update(data.unseen_values.get(name, ()))
-        order = {a: i for i, a in enumerate(data.schema.names)}
-        self.counts = dict(sorted(self.counts.items(), key=lambda kv: order[kv[0]]))
+            self.values.setdefault(name, set()).update(values.get(name, ()))
+        self.counts = dict(sorted(self.counts.items(), key=lambda kv: self.order.get(kv[0], 0)))
         return self
 
     def check(self, strict: bool) -> None:
@@ -143,6 +184,42 @@ class Unseen:
             shown = ", ".join(map(repr, values[:_SHOWN])) + (", ..." if len(values) > _SHOWN else "")
             parts.append(f"{name} {_rows(n)} ({shown})")
         return f"c45rules: note: {self.source}: values not seen in training: {'; '.join(parts)}"
+
+
+def _escaped(values: list[np.ndarray], escaped: dict[str, str]) -> list[np.ndarray]:
+    """predict's added `values` with the class column (the first) escaped as `escaped` says."""
+    if escaped:
+        values[0] = pd.Series(values[0], dtype=object).replace(escaped).to_numpy(dtype=object)
+    return values
+
+
+@dataclass
+class _Scored:
+    """A plain CSV chunk scored (predict_file's `scored`, maybe in a worker process): its rows,
+    their text with the decisions, what Unseen gathered and the unknown tokens read; or the
+    error met: (row in the chunk, column, cell) of a bad cell, or an InputError's text."""
+
+    n: int
+    text: bytes
+    counts: dict[str, int] = field(default_factory=dict)
+    values: dict[str, set[str]] = field(default_factory=dict)
+    tokens: dict[str, dict[str, int]] = field(default_factory=dict)
+    error: tuple[int, str, object] | str | None = None
+
+    def write(self, out: BinaryIO, rows: int, unseen: Unseen, strict: bool,
+              unknown_tokens: dict[str, dict[str, int]] | None) -> int:
+        """Write the chunk after `rows` rows, as predict_file's loop does a chunk: its error
+        raised with the row counted in the file, its unseen values added to `unseen` (checked
+        with `strict`), its tokens to `unknown_tokens`; the rows written."""
+        if isinstance(self.error, tuple):
+            raise bad_cell_error(unseen.source, self.error[0] + rows, self.error[1], self.error[2])
+        if self.error is not None:
+            raise _offset_rows(InputError(self.error), unseen.source, rows)
+        unseen.merge(self.counts, self.values).check(strict)
+        if unknown_tokens is not None:
+            add_counts(unknown_tokens, self.tokens)
+        out.write(self.text)
+        return self.n
 
 
 _SHOWN = 5   # distinct unseen values a note shows per column
@@ -174,7 +251,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                  unknown_tokens: dict[str, dict[str, int]] | None = None, fmt: str = "csv",
                  strict: bool = False, confidence_column: str | None = None,
                  explain_column: str | None = None, bad_cells: str = "error",
-                 csv_safe: bool = True) -> tuple[int, Unseen]:
+                 csv_safe: bool = True, jobs: int = 1) -> tuple[int, Unseen]:
     """Score `data` into `output` (None or '-': stdout) as CSV or Parquet: all input columns, then
     the class and the rule id (0: the default class), and when named the decision's confidence
     and the deciding rule in words; (rows written, values not seen in training).
@@ -185,7 +262,8 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
     neither unknown nor a number (data/numbers.py) is an InputError naming its row, counted
     from 1 after the header, and column ("error"), or is read as unknown and counted in
     `unknown_tokens` ("unknown"). `csv_safe`: CSV output's class column escapes a class a
-    spreadsheet would run as a formula (data/spreadsheet.py).
+    spreadsheet would run as a formula (data/spreadsheet.py). `jobs` (-1: one per core): worker
+    processes that score a plain CSV's chunks (_copies_lines), written in order: the same output.
     """
     source = str(data)
     to_stdout = output is None or str(output) == "-"
@@ -214,7 +292,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
     names = [name for name, _ in added]
     escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
     used = ruleset.used_attributes()
-    unseen = Unseen(source)
+    unseen = Unseen(source, order={a: i for i, a in enumerate(ruleset.schema.names)})
     rows = 0
     plain = None
     if to_stdout:
@@ -230,8 +308,30 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             csv.writer(out, lineterminator="\n").writerow([*header, *names])
             if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None):
                 out.flush()   # the header, before the lines go to the bytes underneath
-                chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
+                if _scans(read, header, used):
+                    plan = _ScanPlan.of(header, ruleset.schema)
+
+                    def scored(lines: tuple[Any, int]) -> _Scored:
+                        try:
+                            chunk = _scan_block(data, *lines, plan)
+                            encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
+                        except BadCell as e:
+                            return _Scored(0, b"", error=(e.row, e.column, e.cell))
+                        except InputError as e:
+                            return _Scored(0, b"", error=str(e))
+                        seen = Unseen(source).add(encoded)
+                        return _Scored(chunk.n, chunk.text(names, _escaped(score(encoded), escaped)),
+                                       seen.counts, seen.values, encoded.unknown_tokens)
+                    blocks = _line_blocks(data, chunksize)
+                    if jobs != 1:   # sent to the workers: bytes, not views
+                        blocks = ((bytes(view), n) for view, n in blocks)
+                    chunks = fork_imap(scored, blocks, jobs)
+                else:
+                    chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
         for chunk in chunks:
+            if isinstance(chunk, _Scored):
+                rows += chunk.write(out.buffer, rows, unseen, strict, unknown_tokens)
+                continue
             if isinstance(chunk, _PlainChunk):
                 plain, chunk = chunk, chunk.frame
             try:
@@ -244,9 +344,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             unseen.add(encoded).check(strict)
             if unknown_tokens is not None:
                 add_counts(unknown_tokens, encoded.unknown_tokens)
-            values = score(encoded)
-            if escaped:   # the class column is the first added
-                values[0] = pd.Series(values[0], dtype=object).replace(escaped).to_numpy(dtype=object)
+            values = _escaped(score(encoded), escaped)
             if plain is not None:
                 rows += plain.write(out.buffer, names, values)
                 plain = None
@@ -286,23 +384,30 @@ class _PlainChunk:
     lines: list[bytes]
 
     def write(self, out: BinaryIO, names: list[str], values: list[np.ndarray]) -> int:
-        """Write each line followed by its added cells as pandas' to_csv writes them; the rows.
-
-        A row's added cells follow from its rule column (one rule, or each trial's, decides
-        the class and confidence): pandas formats each distinct decision once."""
-        codes, _ = pd.factorize(values[1])
-        first = np.unique(codes, return_index=True)[1]
-        decided = [v[first] for v in values]
-        if not all(_same(v, d[codes]) for v, d in zip(values, decided)):
-            codes, decided = np.arange(len(self.lines)), values
-        added = pd.DataFrame(dict(zip(names, decided))).to_csv(
-            header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        cells = added.encode("utf-8").split(b"\n")
-        if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
-            raise AssertionError("an added column's text holds a line break")
-        cells.pop()
-        out.write(b"".join(map(_line, self.lines, np.array(cells, dtype=object)[codes].tolist())))
+        """Write each line followed by its added cells as pandas' to_csv writes them; the rows."""
+        which, cells = added_cells(names, values)
+        out.write(b"".join(map(_line, self.lines, np.array(cells, dtype=object)[which].tolist())))
         return len(self.lines)
+
+
+def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray, list[bytes]]:
+    """(each row's index into the cells, the distinct added cells as CSV text, no line end):
+    predict's added columns `values` written as pandas' to_csv writes them.
+
+    A row's added cells follow from its rule column (one rule, or each trial's, decides the
+    class and confidence): pandas formats each distinct decision once."""
+    codes, _ = pd.factorize(values[1])
+    first = np.unique(codes, return_index=True)[1]
+    decided = [v[first] for v in values]
+    if not all(_same(v, d[codes]) for v, d in zip(values, decided)):
+        codes, decided = np.arange(len(values[1])), values
+    added = pd.DataFrame(dict(zip(names, decided))).to_csv(
+        header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    cells = added.encode("utf-8").split(b"\n")
+    if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
+        raise AssertionError("an added column's text holds a line break")
+    cells.pop()
+    return codes.astype(np.int64, copy=False), cells
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -376,6 +481,185 @@ def _plain_csv_chunks(data: str | os.PathLike, header: list[str], schema: Schema
             yield _PlainChunk(frame, text)
 
 
+def _scans(read: ReadOptions | None, header: list[str], used: tuple[str, ...]) -> bool:
+    """Whether the compiled scanner (data/_plaincsv.c) can read a plain CSV's cells as the
+    encoder would: it is built, the `header` holds every `used` column (else encode_frame
+    names the one missing), numbers have a decimal point, and no unknown token is itself a
+    plain number (such a cell is unknown, which the scanner cannot tell)."""
+    read = read or DEFAULT_READ
+    return (_plaincsv is not None and read.decimal == "." and set(used) <= set(header)
+            and not any(_plaincsv.number(t.encode("utf-8", "surrogatepass")) is not None for t in read.tokens))
+
+
+_SCAN_BLOCK = 1 << 24   # bytes read at a time by _line_blocks
+_KEPT_TEXTS = 1 << 16   # _ScanPlan.encoded keeps at most this many texts
+
+
+@dataclass
+class _ScannedChunk:
+    """Rows of a plain CSV cut by the compiled scanner: the block of lines and each line's
+    (start, end) in it; the attributes' cells by name: a continuous one's as numbers (NaN where
+    a cell is not a plain number, `flagged` naming those rows), a discrete one's as (codes,
+    distinct texts); `plan`, what was read (_ScanPlan)."""
+
+    n: int
+    block: Any
+    bounds: np.ndarray
+    cells: dict[str, Any]
+    flagged: dict[str, np.ndarray]
+    plan: "_ScanPlan"
+
+    def encode(self, schema: Schema, used: tuple[str, ...], source: str, read: ReadOptions | None,
+               bad_cells: str) -> Dataset:
+        """The cases as encode_frame encodes the rows' texts (a BadCell's row counted in the
+        chunk): a cell that is not a plain number is read from its line's text, and each
+        distinct text of a discrete column once."""
+        rows = np.unique(np.concatenate(list(self.flagged.values()))) if self.flagged else np.zeros(0, np.intp)
+        unknown: dict[str, dict[str, int]] = {}
+        if len(rows):
+            fields = self.plan.fields
+            split = [bytes(self.block[self.bounds[2 * r]:self.bounds[2 * r + 1]]).decode("utf-8").split(",")
+                     for r in rows.tolist()]
+            texts = pd.DataFrame({name: pd.Series([cells[f] for cells in split], dtype=object)
+                                  for name, f in fields.items()})
+            try:
+                part = encode_frame(texts, schema, require=list(fields), source=source, read=read,
+                                    bad_cells=bad_cells)
+            except BadCell as e:
+                raise BadCell(source, int(rows[e.row - 1]) + 1, e.column, e.cell) from None
+            for name in fields:
+                self.cells[name][rows] = part.columns[schema.index(name)]
+            unknown.update(part.unknown_tokens)
+        columns: list[np.ndarray] = []
+        unseen: dict[str, tuple[str, ...]] = {}
+        for a in schema.attributes:
+            cells = self.cells.get(a.name)
+            if cells is None:   # not in the file (and not needed: _scans)
+                columns.append(np.full(self.n, np.nan) if a.is_continuous else np.full(self.n, -1, dtype=np.int32))
+            elif a.is_continuous or a.kind == "ignore":
+                columns.append(cells)
+            else:
+                codes, distinct = cells
+                value_codes, unseen_texts, tokens = self.plan.texts_of(a.name, distinct, schema, source, read,
+                                                                       bad_cells)
+                columns.append(value_codes[codes])
+                if unseen_texts:
+                    unseen[a.name] = unseen_texts
+                if tokens:   # counted once per distinct text: count the rows
+                    seen = np.bincount(codes, minlength=len(distinct))
+                    unknown[a.name] = {distinct[i]: int(seen[i]) for i in tokens}
+        order = {name: i for i, name in enumerate(schema.names)}
+        return Dataset(schema, columns, None, source, unseen_values=unseen,
+                       unknown_tokens=dict(sorted(unknown.items(), key=lambda kv: order[kv[0]])))
+
+    def text(self, names: list[str], values: list[np.ndarray]) -> bytes:
+        """Each line followed by its added cells (added_cells) and a line feed."""
+        which, cells = added_cells(names, values)
+        return _plaincsv.join(self.block, self.bounds, len(which), which, cells)
+
+
+def _line_blocks(data: str | os.PathLike, chunksize: int) -> Iterator[tuple[memoryview, int]]:
+    """A plain CSV's lines after the header, `chunksize` whole lines at a time (the last one
+    may lack its line feed): (a view of the lines, their number), what _scan_block reads.
+    The file is read in large blocks, each line copied once, into its block."""
+    with open(data, "rb", buffering=0) as f:
+        f.readline()   # the header, read by csv_layout
+        left, final = b"", False
+        while not final:
+            block = bytearray(len(left) + max(_SCAN_BLOCK, 2 * len(left)))
+            block[:len(left)] = left
+            got = len(left)
+            while got < len(block):   # a raw read may return less than asked
+                read = f.readinto(memoryview(block)[got:])
+                if not read:
+                    final = True
+                    break
+                got += read
+            view, pos = memoryview(block)[:got], 0
+            while pos < got:
+                n, used = _plaincsv.cut(view[pos:], chunksize, final)
+                if n < chunksize and not final:
+                    break   # the block ends within the chunk: read more
+                yield view[pos:pos + used], n
+                pos += used
+            left = bytes(view[pos:])
+
+
+@dataclass(frozen=True)
+class _ScanPlan:
+    """What _scan_block reads of each line of a file with `header` for a model's `schema`."""
+
+    nfields: int
+    columns: tuple[int, ...]      # field positions read, ascending
+    kinds: bytes                  # b"c" (continuous) or b"d" (discrete) per position
+    continuous: tuple[str, ...]
+    discrete: tuple[str, ...]
+    ignored: tuple[str, ...]
+    fields: dict[str, int]        # each continuous attribute's field position
+    # (attribute, text) -> what encode_frame makes of a discrete cell: (value code, whether it
+    # is a counted unknown token, whether it is unseen), kept for the next chunks
+    encoded: dict[tuple[str, str], tuple[int, bool, bool]] = field(default_factory=dict, compare=False)
+
+    def texts_of(self, name: str, distinct: list[str], schema: Schema, source: str, read: ReadOptions | None,
+                 bad_cells: str) -> tuple[np.ndarray, tuple[str, ...], list[int]]:
+        """Discrete attribute `name`'s `distinct` texts as encode_frame reads them: (their value
+        codes, the unseen ones sorted, the positions of the unknown tokens it counts, in the
+        order it counts them). encode_frame reads each text on its own, so each is read once."""
+        if len(self.encoded) > _KEPT_TEXTS:   # bounded: a column of ids would keep every text
+            self.encoded.clear()
+        new = [t for t in dict.fromkeys(distinct) if (name, t) not in self.encoded]
+        if new:
+            one = encode_frame(pd.DataFrame({name: pd.Series(new, dtype=object)}), schema, require=[name],
+                               source=source, read=read, bad_cells=bad_cells)
+            tokens, unseen = one.unknown_tokens.get(name, {}), set(one.unseen_values.get(name, ()))
+            for t, code in zip(new, one.columns[schema.index(name)].tolist()):
+                self.encoded[(name, t)] = (code, t in tokens, t in unseen)
+        known = [self.encoded[(name, t)] for t in distinct]
+        unseen_texts = tuple(sorted(t for t, (_, _, u) in zip(distinct, known) if u))
+        # _mask_tokens counts the tokens in the order of their texts
+        tokens = sorted((i for i, (_, k, _) in enumerate(known) if k), key=lambda i: distinct[i])
+        return np.array([c for c, _, _ in known], dtype=np.int32), unseen_texts, tokens
+
+    @staticmethod
+    def of(header: list[str], schema: Schema) -> "_ScanPlan":
+        """The plan for a file with `header` and a model's `schema`."""
+        at = {name: i for i, name in enumerate(header)}
+        read = sorted((a for a in schema.attributes if a.name in at and a.kind != "ignore"), key=lambda a: at[a.name])
+        return _ScanPlan(len(header), tuple(at[a.name] for a in read),
+                         b"".join(b"c" if a.is_continuous else b"d" for a in read),
+                         tuple(a.name for a in read if a.is_continuous),
+                         tuple(a.name for a in read if not a.is_continuous),
+                         tuple(a.name for a in schema.attributes if a.name in at and a.kind == "ignore"),
+                         {a.name: at[a.name] for a in read if a.is_continuous})
+
+
+def _scan_block(data: str | os.PathLike, block: Any, rows: int, plan: _ScanPlan) -> _ScannedChunk:
+    """The `rows` rows of `block` (whole lines of a plain CSV, _line_blocks) cut by the
+    compiled scanner."""
+    bounds = np.empty(2 * rows, dtype=np.int64)
+    numbers = np.empty((len(plan.continuous), rows), dtype=np.float64)
+    flags = np.empty((len(plan.continuous), rows), dtype=np.uint8)
+    codes = np.empty((len(plan.discrete), rows), dtype=np.int32)
+    try:
+        n, _, distinct = _plaincsv.scan(block, plan.nfields, rows, True, bounds, plan.columns, plan.kinds,
+                                        numbers, flags, codes)
+    except ValueError as e:
+        raise InputError(f"{data}: a line has another number of fields than the header"
+                         " (the file changed while read?)") from e
+    cells, flagged = {}, {}
+    for i, name in enumerate(plan.continuous):
+        bad = np.flatnonzero(flags[i])
+        if len(bad):
+            numbers[i, bad] = np.nan
+            flagged[name] = bad
+        cells[name] = numbers[i]
+    for i, name in enumerate(plan.discrete):
+        cells[name] = (codes[i], [t.decode("utf-8") for t in distinct[i]])
+    for name in plan.ignored:
+        cells[name] = np.zeros(n, dtype=np.int8)
+    return _ScannedChunk(n, block, bounds, cells, flagged, plan)
+
+
 def _categorical(cells: Any) -> pd.Categorical:
     """A dictionary-encoded Arrow column as a pandas Categorical: the encoder reads each
     distinct text once (to_pandas would make each category a pandas str first, slowly)."""
@@ -447,10 +731,25 @@ def trial_rule_text(ids: np.ndarray) -> np.ndarray:
     """Each row of (cases, trials) rule ids as "1:12 2:0 3:5" (trial:rule id)."""
     if not len(ids):
         return np.full(0, "", dtype=object)
-    ids, rows = np.unique(ids, axis=0, return_inverse=True)   # each distinct vote spelled once
+    if ids.min() >= 0:   # each row one number, column by column: 1-d uniques, not a sort of rows
+        key, most = np.zeros(len(ids), dtype=np.int64), 0
+        for t in range(ids.shape[1]):
+            base = int(ids[:, t].max()) + 1
+            if (most + 1) * base >= 2 ** 62:   # renumber the rows' keys 0.. before they overflow
+                _, key = np.unique(key, return_inverse=True)
+                most = int(key.max())
+            key = key * base + ids[:, t]
+            most = most * base + base - 1
+        _, first, rows = np.unique(key, return_index=True, return_inverse=True)   # each distinct vote once
+        ids = ids[first]
+    else:
+        ids, rows = np.unique(ids, axis=0, return_inverse=True)
     out = np.full(len(ids), "", dtype=object)
     for t in range(ids.shape[1]):
-        out = out + (f"{t + 1}:" if t == 0 else f" {t + 1}:") + ids[:, t].astype(str).astype(object)
+        # each trial's rule ids spelled once ("1:12"), not each row's
+        spelled, at = np.unique(ids[:, t], return_inverse=True)
+        words = np.array([f"{t + 1}:{i}" if t == 0 else f" {t + 1}:{i}" for i in spelled.tolist()], dtype=object)
+        out = out + words[at.reshape(-1)]
     return out[rows.reshape(-1)]
 
 

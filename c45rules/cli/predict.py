@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from ..data.reading import BAD_CELLS
 from ..errors import InputError
 from .io import check_output, is_stdout, load_model, note_unknown, progress
-from .options import positive_int, read_options, reading_options, scoring_options
+from .options import jobs, positive_int, read_options, reading_options, scoring_options
 
 HELP = "score a CSV (or Parquet, or C4.5 .data/.test) file with a model"
 EXAMPLE = ("c45rules predict model.yaml new_cases.csv -o scored.csv\n"
@@ -49,6 +49,10 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="with --engine spark: the Spark master (default local[2]; e.g. spark://host:7077)")
     p.add_argument("--chunksize", type=positive_int, default=50_000, metavar="N",
                    help="rows read and scored at a time (default 50000; bounds the memory used)")
+    p.add_argument("-j", "--jobs", type=jobs, default=1, metavar="N",
+                   help="with the default engine: worker processes that score a plain CSV's chunks (no quote,"
+                        " UTF-8, commas), written in order, so the output does not depend on it (default 1;"
+                        " -1: one per core); other inputs are scored in this process")
     p.add_argument("--prediction-column", default="predicted_class", metavar="NAME",
                    help="name of the output class column (default predicted_class)")
     p.add_argument("--rule-column", default="rule_id", metavar="NAME",
@@ -81,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
                              fmt=output_format(args.output, args.format), strict=args.strict,
                              confidence_column=args.confidence_column if args.confidence else None,
                              explain_column=args.explain_column if args.explain else None,
-                             bad_cells=args.bad_cells, csv_safe=args.csv_safe)
+                             bad_cells=args.bad_cells, csv_safe=args.csv_safe, jobs=args.jobs)
     note_unknown(args, args.data, unknown)
     if unseen.note():
         print(unseen.note(), file=sys.stderr)

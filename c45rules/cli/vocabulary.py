@@ -98,7 +98,7 @@ OPTIONS: tuple[Option, ...] = (
     # growing the tree
     _o("--grower", "tree grower: c45, cart, id3, j48, chaid, quest", "c45", LEARN, "grower"),
     _o("--seed", "seed of the random draws (annealing, cross-validation folds)", "0", LEARN, "random_state"),
-    _o("-j --jobs", "worker threads/processes (-1: one per core); results do not depend on it", "1", LEARN,
+    _o("-j --jobs", "worker threads/processes (-1: one per core); results do not depend on it", "1", LEARN + ("predict",),
        "n_jobs"),
     _o("-c --cf", "pruning confidence level in percent (c4.5 -c; J48 -C; Python: a fraction)", "25", LEARN, "cf"),
     _o("-m --min-objs", "at least two branches must hold N cases (c4.5 -m; J48 -M)", "2", LEARN, "min_objs"),

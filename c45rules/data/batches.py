@@ -33,8 +33,8 @@ from .frame import (_check_dtype, _column_text, _decimal_comma_warning, _dates_w
                     _mask_tokens, _numeric, _sorted_values, _stray_warning, case_variants, check_csv_layout,
                     class_variants, csv_frames, dates_of, decimal_commas, encode_frame, fold_labels, misread,
                     refuse_read_options, stray_texts, training_columns)
-from .names import _cases_from_cells, _encode_cells, _encode_class_cells, _texts, _unknown, chunk_cells, \
-    line_chunks, read_names
+from .names import _cases_from_cells, _encode_cells, _encode_class_cells, _texts, _unknown, coded_chunks, \
+    read_names
 from .reading import C45_UNKNOWN, DEFAULT_READ, ReadOptions, is_table, to_pandas
 from .schema import Attribute, Dataset, Schema, check_single_precision, fingerprint_of
 from .spreadsheet import warn_formula_values
@@ -573,16 +573,7 @@ def _stem_source(spec: str, batch_rows: int) -> BatchSource:
     stamped = stamp()
 
     def chunks() -> Iterator[list]:
-        lines = at = 0
-        for k, chunk in enumerate(line_chunks(path)):
-            size = len(chunk)
-            if k == 0:
-                chunk = chunk.removeprefix(b"\xef\xbb\xbf")   # a byte order mark (as _read_text)
-            cells = chunk_cells(path, chunk, ncols, lines, at + size - len(chunk))
-            lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
-            at += size
-            if len(cells[0][0]):
-                yield cells
+        return coded_chunks(path, ncols)
 
     collect = {j: {} for j, a in enumerate(pending.attributes)
                if a.is_discrete and a.values[:1] == ("\0discrete",)}

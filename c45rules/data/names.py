@@ -407,6 +407,21 @@ def chunk_cells(path: Path, chunk: bytes, ncols: int, lines: int = 0, at: int = 
     return [_coded(frame.pop(j)) for j in range(ncols)]
 
 
+def coded_chunks(path: Path, ncols: int) -> Iterator[list[Coded]]:
+    """C4.5 data file `path` streamed: the cells of each piece of whole lines (line_chunks)
+    holding a case, as chunk_cells codes them (errors name the line and byte in the file)."""
+    lines = at = 0
+    for k, chunk in enumerate(line_chunks(path)):
+        size = len(chunk)
+        if k == 0:
+            chunk = chunk.removeprefix(b"\xef\xbb\xbf")   # a byte order mark (as _read_text)
+        cells = chunk_cells(path, chunk, ncols, lines, at + size - len(chunk))
+        lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+        at += size
+        if len(cells[0][0]):
+            yield cells
+
+
 def _joined_column(pieces: list[tuple[bytes, int, list[bytes]]]) -> tuple[np.ndarray, list[bytes]]:
     """One column's codes and distinct texts over the parts' cutter.column results, numbered
     by first appearance over the whole file as one cutter numbers them."""

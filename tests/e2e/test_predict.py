@@ -278,3 +278,196 @@ def test_a_boosted_models_decisions_in_one_pass_equal_its_three_methods():
     assert confidences.tolist() == model.predict_confidence(df).tolist()
     text = cases.trial_rule_text(rules)
     assert text.tolist() == [" ".join(f"{t + 1}:{r}" for t, r in enumerate(row)) for row in rules.tolist()]
+
+
+# --- issue 52: the compiled scanner (data/_plaincsv.c), streamed .data and Parquet, -j ----------------
+# The scanner reads a plain CSV's cells itself; whatever it cannot read as a plain number goes
+# through encode_frame from its text. Each test holds it to the pandas path: the same bytes,
+# the same unknown-token counts (in order), the same unseen values, the same errors.
+
+from c45rules.data.numbers import number_or_none  # noqa: E402
+from c45rules.model.ruleset import Condition, Rule, RuleSet  # noqa: E402
+from c45rules.data.schema import Attribute, Schema  # noqa: E402
+
+
+needs_scanner = pytest.mark.skipif(cases._plaincsv is None, reason="data/_plaincsv.c is not built"
+                                   " (python setup.py build_ext --inplace)")
+
+
+@needs_scanner
+def test_the_scanner_reads_a_number_exactly_as_number_or_none():
+    """Random texts over the grammar's characters and the spellings of random doubles: the
+    scanner's number is number_or_none's, bit for bit (sign of zero too), or it declines a
+    cell with surrounding space (read by encode_frame from its text)."""
+    import math
+    import random
+    rnd = random.Random(52)
+    texts = ["".join(rnd.choice("0123456789+-.eE x_") for _ in range(rnd.randint(0, 22))) for _ in range(60_000)]
+    for _ in range(30_000):
+        x = rnd.random() * 10 ** rnd.randint(-30, 30) * rnd.choice([1, -1])
+        texts += [repr(x), f"{x:.4f}", f"{x:.17g}", f"{x:.25f}", f"{x:e}", f"{rnd.randint(-10**25, 10**25)}"]
+    texts += ["-0", "+.5", "5.", ".", "1e999", "1e-999", "-0.0e0", "9007199254740993", "0.1e23", "1_0"]
+    for t in texts:
+        got, want = cases._plaincsv.number(t.encode()), number_or_none(t)
+        if got is None and want is not None:
+            assert t != t.strip(" \t\n\v\f\r"), t
+            continue
+        assert (got is None) == (want is None), t
+        if got is not None:
+            assert got == want and math.copysign(1, got) == math.copysign(1, want), t
+
+
+def _mixed_model(tmp_path: Path) -> Path:
+    """A model with continuous and discrete attributes, an ignored one and a rule on each kind."""
+    schema = Schema((Attribute("a", "continuous"), Attribute("b", "discrete", ("x", "y", "NA")),
+                     Attribute("c", "continuous"), Attribute("skip", "ignore")), ("n", "p", "=q"))
+    rules = (Rule(1, (Condition("a", "<=", 2.5), Condition("b", "=", "x")), "p", 4, 1, 0.3, 1.2),
+             Rule(2, (Condition("c", ">", 0.0),), "=q", 3, 0, 0.2, 1.5),
+             Rule(3, (Condition("b", "=", "NA"),), "p", 2, 0, 0.3, 1.1))
+    model = tmp_path / "mixed.yaml"
+    write_yaml(RuleSet(schema, rules, "n", (3, 3, 3), (1, 1, 1)), model)
+    return model
+
+
+def _scored(monkeypatch, model: Path, data: Path, tmp_path: Path, scanner: bool, **options):
+    """(output bytes, unknown tokens, unseen note) of predict_file, by the scanner or by pandas;
+    the InputError's text when it fails."""
+    monkeypatch.setattr(cases, "_copies_lines", COPIES_LINES if scanner else (lambda *a, **k: False))
+    spent = []
+    real = cases._scan_block
+    monkeypatch.setattr(cases, "_scan_block", lambda *a: spent.append(1) or real(*a))
+    tokens: dict = {}
+    out = tmp_path / ("scanned.csv" if scanner else "pandas.csv")
+    try:
+        _, unseen = cases.predict_file(load_yaml(model), data, out, unknown_tokens=tokens, **options)
+    except InputError as e:
+        return str(e), bool(spent)
+    return (out.read_bytes(), list(tokens.items()), unseen.note()), bool(spent)
+
+
+HOSTILE_CELLS = [
+    "a,b,c,skip\n1,x,-1,k\n2.5,y,3,k\n?,NA,,k\n 4 ,x,1e3,k\n+.5,z,-0,k\n3.,x,\t7,k\n",
+    "skip,c,b,a\nq,1e-999,x,0.1e23\nq,-1.5E+2,x,.25\nq,NA,x,2\nq,nan,w,1\n",
+    "a,b,c,skip\r\n1,x,2,k\r\n?,?,?,k\r\n1.0000000000000000001,x,-2,k\r\n",
+    "a,b,c,skip\n1,x,inf,k\n2,x,3,k\n",
+    "a,b,c,skip\n1,x,3,k\n2,x,1_000,k\n5,y,1e999,k",
+    "\ufeffa,b,c,skip\n1,x,3,k\n2,é,null,k\n7,null,2,k\n8,null,NA,k\n9,NA,2,k\n",
+    "a,b,c,skip\n" + "".join(f"{i * 0.37:.3f},{'xyz'[i % 3]},{'?' if i % 7 == 0 else i - 40},k\n" for i in range(90)),
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_CELLS, ids=[f"cells{i}" for i in range(len(HOSTILE_CELLS))])
+@pytest.mark.parametrize("options", [{}, {"bad_cells": "unknown", "confidence_column": "confidence"},
+                                     {"chunksize": 2, "bad_cells": "unknown"}, {"chunksize": 3, "strict": True}],
+                         ids=["default", "bad-unknown", "chunks of 2", "strict, chunks of 3"])
+def test_the_scanner_agrees_with_pandas_on_hostile_cells(monkeypatch, tmp_path, text, options):
+    model = _mixed_model(tmp_path)
+    data = tmp_path / "in.csv"
+    data.write_text(text, encoding="utf-8", newline="")
+    scanned, used = _scored(monkeypatch, model, data, tmp_path, True, **options)
+    assert used == (cases._plaincsv is not None)   # the scanner read it, when it is built
+    assert scanned == _scored(monkeypatch, model, data, tmp_path, False, **options)[0]
+
+
+def test_a_numeric_unknown_token_leaves_the_scanner_out(monkeypatch, tmp_path):
+    """--na-values -1: a cell '-1' is unknown, which the scanner (reading it as a number) cannot
+    tell, so pyarrow cuts the lines; the output is the pandas path's."""
+    from c45rules.data.reading import ReadOptions
+    model = _mixed_model(tmp_path)
+    data = tmp_path / "in.csv"
+    data.write_text("a,b,c,skip\n1,x,-1,k\n2,y,3,k\n", encoding="utf-8")
+    read = ReadOptions(na_values=("-1",))
+    scanned, used = _scored(monkeypatch, model, data, tmp_path, True, read=read)
+    assert not used
+    assert scanned == _scored(monkeypatch, model, data, tmp_path, False, read=read)[0]
+
+
+@needs_scanner
+def test_a_plain_csv_is_cut_without_pyarrow(crx_model, monkeypatch, tmp_path):
+    """The scanner cuts the lines and reads the cells (base: pyarrow's CSV reader parsed every
+    attribute column, then the encoder read each distinct text: 5 of 7 CPU s at 1M rows)."""
+    import pyarrow.csv as pacsv
+    slow = tmp_path / "slow.csv"
+    monkeypatch.setattr(cases, "_copies_lines", lambda *a, **k: False)
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, slow, confidence_column="confidence")
+    monkeypatch.setattr(cases, "_copies_lines", COPIES_LINES)
+
+    def refused(*a, **k):
+        raise AssertionError("pyarrow's CSV reader was used")
+    monkeypatch.setattr(pacsv, "read_csv", refused)
+    fast = tmp_path / "fast.csv"
+    monkeypatch.setattr(cases, "_SCAN_BLOCK", 100)   # lines across the blocks read
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, fast, confidence_column="confidence", chunksize=37)
+    assert fast.read_bytes() == slow.read_bytes()
+
+
+@pytest.mark.parametrize("suffix", [".data", ".parquet"])
+def test_data_and_parquet_files_are_streamed_in_chunks(crx_model, tmp_path, suffix):
+    """A C4.5 .data file and a Parquet file come in frames of at most `chunksize` rows (base:
+    each was read whole, one frame), and predict's output is what the whole read gives."""
+    rs = load_yaml(crx_model)
+    if suffix == ".data":
+        data = DATA / "crx" / "crx.test"
+    else:
+        data = tmp_path / "crx.parquet"
+        pd.read_csv(CRX_TEST_CSV, dtype=str, keep_default_na=False).to_parquet(data)
+    _, frames = cases.read_text_chunks(data, rs.schema, 16)
+    sizes = [len(f) for f in frames]
+    assert max(sizes) <= 16 and len(sizes) >= 12
+    out_small = tmp_path / f"small{suffix}.csv"
+    out_whole = tmp_path / f"whole{suffix}.csv"
+    cases.predict_file(rs, data, out_small, chunksize=16, confidence_column="confidence")
+    cases.predict_file(rs, data, out_whole, chunksize=10**6, confidence_column="confidence")
+    assert out_small.read_bytes() == out_whole.read_bytes()
+    assert out_small.read_bytes().count(b"\n") == sum(sizes) + 1
+
+
+def test_predict_jobs_gives_the_same_output_and_errors(crx_model, tmp_path):
+    """`predict -j 2` scores a plain CSV's chunks in two worker processes and writes them in
+    order: the same bytes, the same notes, the same first bad cell (base: no -j option)."""
+    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+    a = ok("predict", crx_model, CRX_TEST_CSV, "-o", one, "--chunksize", "17", "--confidence")
+    b = ok("predict", crx_model, CRX_TEST_CSV, "-o", two, "--chunksize", "17", "--confidence", "-j", "2")
+    assert one.read_bytes() == two.read_bytes() and a.stderr == b.stderr
+    lines = CRX_TEST_CSV.read_text().splitlines()
+    cells = lines[150].split(",")
+    column = lines[0].split(",")[1]   # A2: continuous
+    cells[1] = "1_000"
+    lines[150] = ",".join(cells)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    errors = [fails("predict", crx_model, bad, "-o", tmp_path / "x.csv", "--chunksize", "17", *j)
+              for j in ([], ["-j", "2"])]
+    assert errors[0] == errors[1] and "row 150" in errors[0] and repr(column) in errors[0]
+    assert not (tmp_path / "x.csv").exists()
+
+
+LAYOUTS = [*FILES.values(), "a,b\n1,2\n\n3,4\n", "a,b\r\n1,2\r\n\r\n", "a,b\n1,2\r3,4\n", "a;b\n1;2\n3;4",
+           "a,b\n1,2,3\n", "a,b\n", "a,b\n1\n", "a,b\n1,2\n" + "x" * 200 + ",y\n", "a,b\n1,\0\n", "\ufeffa,b\nя,2\n"]
+
+
+@pytest.mark.parametrize("text", LAYOUTS, ids=[f"layout{i}" for i in range(len(LAYOUTS))])
+def test_the_compiled_layout_test_agrees_with_numpy(monkeypatch, tmp_path, text):
+    """frame._plain_csv_records in one compiled pass (data/_plaincsv.c layout) gives numpy's
+    answer: the records and blank lines of a plain file, None for any other."""
+    from c45rules.data import frame
+    path = tmp_path / "in.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    monkeypatch.setattr(csv, "field_size_limit", lambda: 100)   # the 200-byte line is too long
+    sep = ";" if ";" in text else ","
+    nfields = text.lstrip("\ufeff").split("\n")[0].count(sep) + 1
+    compiled = frame._plain_csv_records(path, sep, nfields)
+    monkeypatch.setattr(frame, "_plaincsv", None)
+    assert compiled == frame._plain_csv_records(path, sep, nfields)
+
+
+def test_the_scanners_kept_texts_may_be_dropped(monkeypatch, tmp_path):
+    """The discrete texts the scanner keeps between chunks are bounded (_KEPT_TEXTS): dropped
+    every chunk, the output is the same."""
+    monkeypatch.setattr(cases, "_KEPT_TEXTS", 1)
+    model = _mixed_model(tmp_path)
+    data = tmp_path / "in.csv"
+    data.write_text(HOSTILE_CELLS[-1].replace(",x,", ",NA,", 5), encoding="utf-8")
+    scanned, used = _scored(monkeypatch, model, data, tmp_path, True, chunksize=7, bad_cells="unknown")
+    assert used == (cases._plaincsv is not None)
+    assert scanned == _scored(monkeypatch, model, data, tmp_path, False, chunksize=7, bad_cells="unknown")[0]
