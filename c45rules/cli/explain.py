@@ -83,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(ruleset, BoostedRuleSet):
             raise InputError("--ensemble goes with rules made by 'c45rules import MODEL --data', not a boosted model")
         ensemble = load_explained(args.ensemble, ruleset)
-    explanation = (ruleset.explain(case, read=read) if ensemble is None
-                   else ruleset.explain(case, read=read, ensemble=ensemble))
+    if ensemble is None:
+        explanation = ruleset.explain(case, read=read)
+    else:
+        from ..imports.fidelity import explain_case
+        explanation = explain_case(ruleset, case, ensemble, read=read)
     print(json.dumps(explanation.as_dict(), ensure_ascii=False) if args.json else str(explanation))
     return 0

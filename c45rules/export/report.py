@@ -1169,8 +1169,11 @@ def render_report(ruleset: RuleSet | BoostedRuleSet, tree: Any = None, data: Dat
           else [_rules_section(ruleset, evaluation, source), _default_section(ruleset)]),
     ]
     if case is not None:
-        explanation = ruleset.explain(case, read=read) if ensemble is None else ruleset.explain(
-            case, read=read, ensemble=ensemble)
+        if ensemble is None:
+            explanation = ruleset.explain(case, read=read)
+        else:
+            from ..imports.fidelity import explain_case
+            explanation = explain_case(ruleset, case, ensemble, read=read)
         parts.append(_vote_section(ruleset, explanation, case) if boosted
                      else _explained_section(ruleset, explanation))
     if data is not None:

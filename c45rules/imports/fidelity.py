@@ -6,7 +6,7 @@ so an agreement is never measured against another model by mistake.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,7 +16,7 @@ from ..errors import InputError
 
 if TYPE_CHECKING:
     from ..data.schema import Dataset
-    from ..model.ruleset import RuleSet
+    from ..model.ruleset import Explanation, RuleSet
 
 
 def check_explains(ruleset: "RuleSet", model: Any) -> None:
@@ -48,6 +48,37 @@ def ensemble_decisions(ruleset: "RuleSet", model: Any, data: "Dataset") -> np.nd
         return np.asarray(_decisions(model, frame, class_names(model)), dtype=object)
     except ValueError as e:   # the library's word on values it refuses (infinity)
         raise InputError(f"the {type(model).__name__} cannot decide the rows: {e}") from None
+
+
+def explain_case(ruleset: "RuleSet", case: Any, model: Any, *, read: Any = None) -> "Explanation":
+    """`ruleset.explain(case)` that also says whether `model`, the ensemble the rules explain
+    (checked against the fingerprint they record), decides the case the same way.
+
+    Parameters
+    ----------
+    ruleset : RuleSet
+        Rules made by `from_ensemble` / `c45rules import --data`.
+    case : mapping or pandas.Series
+        One case: attribute name -> value (left out: unknown).
+    model : fitted tree ensemble
+        The ensemble the rules explain.
+    read : ReadOptions or None, default=None
+        How texts are read (which are unknown); None: the defaults.
+
+    Returns
+    -------
+    Explanation
+        With `ensemble` set to the ensemble's class (`agrees` compares it).
+
+    Raises
+    ------
+    InputError
+        When `model` is not the ensemble the rules explain, or `case` is not one case.
+    """
+    from ..data.frame import encode_frame
+    explanation = ruleset.explain(case, read=read)   # checks that `case` is one case
+    ds = encode_frame(pd.DataFrame([dict(case)]), ruleset.schema, require=(), read=read)
+    return replace(explanation, ensemble=str(ensemble_decisions(ruleset, model, ds)[0]))
 
 
 @dataclass(frozen=True)

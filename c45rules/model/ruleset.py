@@ -308,8 +308,9 @@ class Explanation:
     bands : tuple of ((str, float), float, float), default=()
         The kept tree's soft bands (fit -p --keep-tree): ((attribute, cut), lower, upper).
     ensemble : str or None, default=None
-        For rules explaining a tree ensemble (`from_ensemble`), when `explain` was given it:
-        the ensemble's own class for the case (`agrees` compares it with `prediction`).
+        For rules explaining a tree ensemble (`from_ensemble`), when explained with it
+        (imports.fidelity.explain_case): the ensemble's own class for the case (`agrees`
+        compares it with `prediction`).
 
     Examples
     --------
@@ -879,7 +880,7 @@ class RuleSet:
             table[k, c] = r.confidence if C > 1 else 1.0
         return table[pos]
 
-    def explain(self, case: Mapping[str, Any], *, read: Any = None, ensemble: Any = None) -> Explanation:
+    def explain(self, case: Mapping[str, Any], *, read: Any = None) -> Explanation:
         """Which rule fired for one case and why (or why the default applied).
 
         Attributes the case does not mention are unknown; `read` (data.reading.ReadOptions)
@@ -891,9 +892,6 @@ class RuleSet:
             One case: attribute name -> value.
         read : ReadOptions or None, default=None
             How texts are read (which are unknown); None: the defaults.
-        ensemble : fitted tree ensemble or None, default=None
-            For rules made by `from_ensemble`: the ensemble they explain (checked against the
-            fingerprint they record); the explanation then says whether it decides the same.
 
         Returns
         -------
@@ -902,8 +900,7 @@ class RuleSet:
         Raises
         ------
         InputError
-            When `case` is not one case (a mapping or a Series), or `ensemble` is not the
-            model the rules explain.
+            When `case` is not one case (a mapping or a Series).
 
         Examples
         --------
@@ -936,14 +933,10 @@ class RuleSet:
 
         bands = tuple(((self.schema.attributes[n.attribute].name, n.cut), n.soft[0], n.soft[1])
                       for n in (self.tree.walk() if self.tree is not None else ()) if n.soft is not None)
-        decided = None
-        if ensemble is not None:
-            from ..imports.fidelity import ensemble_decisions
-            decided = str(ensemble_decisions(self, ensemble, ds)[0])
         if k:
             rule = self.rules[k - 1]
             checks = tuple((c, value(c.attribute), True) for c in rule.conditions)
-            return Explanation(rule.prediction, rule, checks, (), bands, decided)
+            return Explanation(rule.prediction, rule, checks, (), bands)
         misses = []
         for rule in self.rules:
             for c in rule.conditions:
@@ -953,7 +946,7 @@ class RuleSet:
             else:
                 if not rule.fires:
                     misses.append((rule.id, None, None))
-        return Explanation(self.default_class, None, (), tuple(misses), bands, decided)
+        return Explanation(self.default_class, None, (), tuple(misses), bands)
 
     @property
     def options_dict(self) -> dict[str, Any]:

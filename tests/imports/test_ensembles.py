@@ -17,6 +17,7 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier  # noq
 from c45rules import InputError  # noqa: E402
 from c45rules.export.yaml import dump_yaml, load_yaml  # noqa: E402
 from c45rules.imports.ensemble import fingerprint, from_ensemble  # noqa: E402
+from c45rules.imports.fidelity import explain_case  # noqa: E402
 from test_sklearn import continuous_frame, python_classes, run_cli, sql_classes, with_nan  # noqa: E402
 
 
@@ -331,7 +332,7 @@ def test_explain_says_whether_the_ensemble_agrees():
     theirs = model.predict(X_test).astype(str)
     ours = rs.predict(X_test)
     for i in [int(np.flatnonzero(ours == theirs)[0]), int(np.flatnonzero(ours != theirs)[0])]:
-        e = rs.explain(X_test.iloc[i], ensemble=model)
+        e = explain_case(rs, X_test.iloc[i], model)
         assert e.prediction == ours[i] and e.ensemble == theirs[i] and e.agrees == (ours[i] == theirs[i])
         assert e.as_dict()["ensemble"] == {"class": theirs[i], "agrees": bool(ours[i] == theirs[i])}
         last = str(e).splitlines()[-1]
@@ -339,7 +340,7 @@ def test_explain_says_whether_the_ensemble_agrees():
     assert "ensemble" not in rs.explain(X_test.iloc[0]).as_dict()
     other = RandomForestClassifier(n_estimators=20, max_depth=5, random_state=1).fit(X, split("crx")[1])
     with pytest.raises(InputError, match="different model from the one the rules explain"):
-        rs.explain(X_test.iloc[0], ensemble=other)
+        explain_case(rs, X_test.iloc[0], other)
 
 
 def test_agreement_counts_by_class_and_rule():
