@@ -22,7 +22,7 @@ from ..model.ruleset import Condition
 from ..rules.regression import rules_from_tree
 from ..tree.model_tree import Columns, fit_and_prune, grow_model_tree, smoothed_leaf_models
 
-DEFAULTS = {"committees": 1, "neighbors": 0, "max_rules": 500, "extrapolation": 0.05, "min_cases": 2}
+DEFAULTS = {"committees": 1, "neighbors": 0, "max_rules": 500, "extrapolation": 0.05, "min_cases": 5}
 
 
 # ---- data -------------------------------------------------------------------------------
@@ -186,7 +186,7 @@ def fit_regression(ds: Dataset, y: np.ndarray, **options: Any) -> RegressionMode
     """Learn a RegressionModel from encoded attributes `ds` and float targets `y`.
 
     Options: committees (1), neighbors (0), max_rules (500), extrapolation (0.05),
-    min_cases (2: the fewest cases a split may leave in a branch)."""
+    min_cases (5: the fewest cases a split may leave in a branch)."""
     opts = check_options(options)
     y = np.asarray(y, dtype=float)
     if y.shape != (ds.n,):

@@ -113,10 +113,14 @@ class RegressionRule:
     upper: float
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, target: str = "value") -> str:
+        """The rule as Cubist prints it, the model's value named `target`."""
         head = (f"Rule {self.id}: [{self.cases} cases, mean {self.mean:.6g}, range {self.low:.6g} to"
                 f" {self.high:.6g}, est err {self.error:.6g}]")
         conds = [f"\t{c}" for c in self.conditions] or ["\t(every case)"]
-        return "\n".join([head, "    if", *conds, "    then", f"\tvalue = {self.model}"])
+        return "\n".join([head, "    if", *conds, "    then", f"\t{target} = {self.model}"])
 
 
 @dataclass(frozen=True)
@@ -379,7 +383,7 @@ class RegressionModel:
             if len(self.committees) > 1:
                 out.append(f"Model {k + 1}:\n")
             for rule in committee.rules:
-                out.append(str(rule) + "\n")
+                out.append(rule.text(self.target) + "\n")
             out.append(f"Default: {self.target} = {committee.default}\n")
         out.append(f"Predictions are bounded to [{self.floor:.6g}, {self.ceiling:.6g}]"
                    f" (extrapolation {self.extrapolation:g})"

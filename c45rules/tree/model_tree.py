@@ -20,8 +20,11 @@ Steps, and where Quinlan's description left a choice to us:
    candidates are all continuous attributes (M5 takes those tested in the subtree); the
    elimination keeps what pays for itself, and Cubist's printed rules use attributes that no
    condition tests.
-3. Pruning (`prune`): bottom up, a subtree becomes a leaf when its node's model's estimated
-   error is not above the case-weighted estimated error of its branches.
+3. Pruning (`fit_and_prune`): bottom up, a subtree becomes a leaf when its node's model's
+   estimated error is not above the subtree's: the subtree's mean absolute error on the
+   node's cases times (n + v) / (n - v), v counting the parameters of all its leaves' models
+   (a choice: weighting the branches' own estimates pruned too little once every node may
+   use every attribute).
 4. Smoothing (`smoothed_leaf_models`): each leaf's model is blended with its ancestors' up to
    the root, p' = (n p + k q) / (n + k) with k = 15 (Quinlan 1992); the blend of linear models
    is itself one, so each leaf keeps a single model.
@@ -249,18 +252,22 @@ def goes_left(cols: Columns, a: int, cut: float, left: frozenset, rows: np.ndarr
     return np.isin(codes, np.fromiter(left, dtype=codes.dtype, count=len(left))), codes < 0
 
 
-def fit_and_prune(node: MNode, cols: Columns, y: np.ndarray) -> float:
-    """Fit every node's model bottom up and prune (steps 2 and 3); the subtree's estimated error."""
-    candidates = np.arange(cols.n_cont)
-    node.model = fit_linear(cols.xf[node.rows], y[node.rows], candidates)
+def fit_and_prune(node: MNode, cols: Columns, y: np.ndarray) -> tuple[float, int]:
+    """Fit every node's model bottom up and prune (steps 2 and 3).
+
+    Returns the subtree's summed absolute error on its cases and its parameter count (its
+    leaves' models' parameters); the subtree's estimate is Quinlan's, with v that count."""
+    node.model = fit_linear(cols.xf[node.rows], y[node.rows], np.arange(cols.n_cont))
+    own = (node.model.error * node.n, node.model.columns.size + 1)
     if node.is_leaf:
-        return node.model.estimate
-    below = sum(fit_and_prune(c, cols, y) * c.n for c in node.children) / node.n
-    if node.model.estimate <= below:
+        return own
+    parts = [fit_and_prune(c, cols, y) for c in node.children]
+    total, params = sum(p[0] for p in parts), sum(p[1] for p in parts)
+    if node.model.estimate <= estimated_error(total / node.n, node.n, params):
         node.children = []
         node.attribute = -1
-        return node.model.estimate
-    return below
+        return own
+    return total, params
 
 
 def smoothed_leaf_models(root: MNode, n_cont: int) -> dict[int, tuple[float, np.ndarray]]:
