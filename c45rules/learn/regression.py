@@ -192,7 +192,7 @@ def fit_regression(ds: Dataset, y: np.ndarray, **options: Any) -> RegressionMode
     if y.shape != (ds.n,):
         raise InputError(f"{ds.n} cases but {y.size} target values")
     if ds.n < 2:
-        raise InputError(f"{ds.source}: a regression model needs at least 2 cases")
+        raise InputError(f"{ds.source}: a regression model needs at least 2 cases, got {ds.n} sample(s)")
     cols, means = _columns(ds)
     low, high = float(y.min()), float(y.max())
     e = opts["extrapolation"]

@@ -60,7 +60,9 @@ class Fitted:
     def values(self, xf: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """The model on the (imputed) continuous matrix, all rows or `rows`."""
         x = xf if rows is None else xf[rows]
-        return self.intercept + (x[:, self.columns] @ self.coefs if self.columns.size else 0.0)
+        if not self.columns.size:
+            return np.full(x.shape[0], float(self.intercept))
+        return self.intercept + x[:, self.columns] @ self.coefs
 
 
 def fit_linear(xf: np.ndarray, y: np.ndarray, candidates: np.ndarray) -> Fitted:
