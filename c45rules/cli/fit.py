@@ -20,7 +20,7 @@ EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
            "  c45rules fit examples/crx/crx -t 10 -o model.yaml   (the composite ruleset of 10 windowing trials)\n"
            "  c45rules fit examples/crx/crx -b -o model.yaml      (boosted: 10 trials' rulesets voting)")
 PARENTS = (data_options, tree_options, rule_options, grid_options, window_options, soft_options, boost_options,
-           stream_options, regression_options)
+           stream_options, lambda: regression_options(shown=False))
 
 
 def configure(p: argparse.ArgumentParser) -> None:

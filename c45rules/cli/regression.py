@@ -18,14 +18,14 @@ from .vocabulary import flags
 CLASS_LIKE_LIMIT = 50   # more distinct integers than this in a target column: a number, not classes
 
 
-def regression_options() -> argparse.ArgumentParser:
-    """--committees and --neighbors (regression rules only)."""
+def regression_options(shown: bool = True) -> argparse.ArgumentParser:
+    """--committees and --neighbors (regression rules only); `shown`: listed in --help (fit's
+    help keeps under 200 lines: there docs/options.md lists them)."""
     p = argparse.ArgumentParser(add_help=False)
-    g = p.add_argument_group("regression rules (a numeric target)")
-    g.add_argument(*flags("--committees"), type=int, default=None, metavar="N",
-                   help="committee members (1-100): each next one learns the previous one's errors (default 1)")
-    g.add_argument(*flags("--neighbors"), type=int, default=None, metavar="K",
-                   help="correct each prediction by the K nearest training cases (0-9; default 0)")
+    p.add_argument(*flags("--committees"), type=int, default=None, metavar="N",
+                   help="numeric target: committee members, 1-100 (default 1)" if shown else argparse.SUPPRESS)
+    p.add_argument(*flags("--neighbors"), type=int, default=None, metavar="K",
+                   help="numeric target: nearest cases correcting it, 0-9 (default 0)" if shown else argparse.SUPPRESS)
     return p
 
 
