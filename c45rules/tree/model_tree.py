@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 SMOOTHING_K = 15.0        # Quinlan 1992's smoothing constant
+ALL_CANDIDATES = False    # experiment switch: every node's model may use every continuous attribute
 SD_STOP_SHARE = 0.05      # a node whose targets' sd is within this share of the root's is a leaf
 
 
@@ -254,22 +255,28 @@ def goes_left(cols: Columns, a: int, cut: float, left: frozenset, rows: np.ndarr
     return np.isin(codes, np.fromiter(left, dtype=codes.dtype, count=len(left))), codes < 0
 
 
-def fit_and_prune(node: MNode, cols: Columns, y: np.ndarray) -> tuple[float, int]:
+def fit_and_prune(node: MNode, cols: Columns, y: np.ndarray) -> tuple[float, int, frozenset]:
     """Fit every node's model bottom up and prune (steps 2 and 3).
 
-    Returns the subtree's summed absolute error on its cases and its parameter count (its
-    leaves' models' parameters); the subtree's estimate is Quinlan's, with v that count."""
-    node.model = fit_linear(cols.xf[node.rows], y[node.rows], np.arange(cols.n_cont))
-    own = (node.model.error * node.n, node.model.columns.size + 1)
+    Returns the subtree's summed absolute error on its cases, its parameter count (its
+    leaves' models' parameters) and the continuous columns its tests and models use (the
+    candidates of the model above, M5's rule)."""
     if node.is_leaf:
-        return own
+        node.model = fit_linear(cols.xf[node.rows], y[node.rows],
+                                np.arange(cols.n_cont) if ALL_CANDIDATES else np.zeros(0, dtype=np.intp))
+        return node.model.error * node.n, 1, frozenset()
     parts = [fit_and_prune(c, cols, y) for c in node.children]
+    used = frozenset().union(*(p[2] for p in parts), *(c.model.columns.tolist() for c in node.children))
+    if node.attribute < cols.n_cont:
+        used |= {node.attribute}
+    node.model = fit_linear(cols.xf[node.rows], y[node.rows],
+                            np.arange(cols.n_cont) if ALL_CANDIDATES else np.array(sorted(used), dtype=np.intp))
     total, params = sum(p[0] for p in parts), sum(p[1] for p in parts)
     if node.model.estimate <= estimated_error(total / node.n, node.n, params):
         node.children = []
         node.attribute = -1
-        return own
-    return total, params
+        return node.model.error * node.n, node.model.columns.size + 1, frozenset(node.model.columns.tolist())
+    return total, params, used
 
 
 def smoothed_leaf_models(root: MNode, n_cont: int) -> dict[int, tuple[float, np.ndarray]]:
