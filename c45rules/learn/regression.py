@@ -17,7 +17,7 @@ import numpy as np
 from ..data.schema import Attribute, Dataset
 from ..errors import InputError
 from ..model.regression import (Committee, Instances, LinearModel, RegressionModel, RegressionRule,
-                                regression_schema)
+                                regression_schema, rule_bounds)
 from ..model.ruleset import Condition
 from ..rules.regression import rules_from_tree
 from ..tree.model_tree import Columns, fit_and_prune, grow_model_tree, smoothed_leaf_models
@@ -148,8 +148,11 @@ def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: flo
     root = grow_model_tree(cols, t, rows, opts["min_cases"])
     fit_and_prune(root, cols, t)
     smoothed = smoothed_leaf_models(root, cols.n_cont)
-    drafts = rules_from_tree(root, smoothed, cols, t, opts["max_rules"])
     e = opts["extrapolation"]
+    m = root.model
+    default = m.values(cols.xf).clip(floor, ceiling)
+    drafts = rules_from_tree(root, smoothed, cols, t, opts["max_rules"],
+                             lambda low, high: rule_bounds(low, high, e, floor, ceiling), default)
     rules = []
     for k, d in enumerate(drafts, 1):
         cover = t[d.covered]
@@ -158,8 +161,7 @@ def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: flo
             k, tuple(_condition(cols, ds, test) for test in d.tests),
             _linear(cols, ds, d.model.intercept, d.model.columns, d.model.coefs),
             int(d.covered.sum()), float(cover.mean()), low, high, float(d.estimate),
-            max(floor, low - e * (high - low)), min(ceiling, high + e * (high - low))))
-    m = root.model
+            *rule_bounds(low, high, e, floor, ceiling)))
     return Committee(tuple(rules), _linear(cols, ds, m.intercept, m.columns, m.coefs))
 
 

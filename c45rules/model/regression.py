@@ -391,6 +391,13 @@ class RegressionModel:
         return "\n".join(out) + "\n"
 
 
+def rule_bounds(low: float, high: float, extrapolation: float, floor: float, ceiling: float) -> tuple[float, float]:
+    """A rule's output bounds: its cases' range widened by `extrapolation` of its width on each
+    side, within the model's [floor, ceiling] (Cubist's rule limits)."""
+    widen = extrapolation * (high - low)
+    return max(floor, low - widen), min(ceiling, high + widen)
+
+
 def _rows(ds: Dataset, mask: np.ndarray) -> Dataset:
     """The cases of `ds` that `mask` selects."""
     return Dataset(ds.schema, [c[mask] for c in ds.columns], None, ds.source)
