@@ -46,18 +46,34 @@ def is_regression(args: argparse.Namespace) -> bool:
 
 
 def _numeric_column(path: str, target: str) -> bool:
-    from ..data.frame import read_table
+    """Whether the column holds numbers that are not class labels; read in chunks, stopping at
+    the first text (classes) or the first proof of a number (memory stays bounded on a big
+    table, which the class learner may stream)."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from ..data.frame import csv_frames, read_table
     from ..data.numbers import parse_number_texts
     from ..data.reading import DEFAULT_READ
-    df = read_table(path)
-    if target not in df.columns:
-        return False
-    texts = df[target].astype(object)
-    known = texts.notna() & ~texts.astype(str).isin(DEFAULT_READ.tokens)
-    y = parse_number_texts(texts[known].astype(str).to_numpy())[0]
-    if y.size == 0 or np.isnan(y).any():
-        return False
-    return bool((y != np.round(y)).any() or np.unique(y).size > CLASS_LIKE_LIMIT)
+    p = Path(path)
+    if p.suffix.lower() in (".parquet", ".pq"):
+        chunks = iter([read_table(p)])
+    else:
+        chunks = csv_frames(p, DEFAULT_READ, DEFAULT_READ.separator(p), chunksize=1 << 16)
+    distinct: set[float] = set()
+    for chunk in chunks:
+        if target not in chunk.columns:
+            return False
+        texts = chunk[target].astype(object)
+        known = texts.notna() & ~texts.astype(str).isin(DEFAULT_READ.tokens)
+        y = parse_number_texts(texts[known].astype(str).to_numpy())[0] if known.any() else np.zeros(0)
+        if np.isnan(y).any() or pd.api.types.is_bool_dtype(chunk[target]):
+            return False
+        distinct.update(np.unique(y).tolist())
+        if (y != np.round(y)).any() or len(distinct) > CLASS_LIKE_LIMIT:
+            return True
+    return False
 
 
 def _options(args: argparse.Namespace) -> dict:
