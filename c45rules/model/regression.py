@@ -305,6 +305,7 @@ class RegressionModel:
         Returns
         -------
         numpy.ndarray of float
+            One number per case, within [floor, ceiling].
 
         Raises
         ------
