@@ -12,12 +12,13 @@ _WHERE = {**dict.fromkeys(("Attribute", "Dataset", "Schema"), ".data.schema"),
           **dict.fromkeys(("fit", "fit_dataset", "learn_rules", "learn_tree"), ".learn.pipeline"),
           **dict.fromkeys(("C45", "CART", "ID3", "J48", "CHAID", "QUEST"), ".learn.growers"),
           **dict.fromkeys(("export_text", "rules_frame"), ".model.views"),
-          "C45Rules": ".learn.classifier", "BoostedRuleSet": ".model.boosted", "from_sklearn": ".imports.sklearn",
+          "C45Rules": ".learn.classifier", "CubistRules": ".learn.regressor",
+          "RegressionModel": ".model.regression", "BoostedRuleSet": ".model.boosted", "from_sklearn": ".imports.sklearn",
           "from_ensemble": ".imports.ensemble"}
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = ["C45RulesError", "InputError", "ModelError", "Attribute", "Dataset", "Schema",
-           "Condition", "Explanation", "Rule", "RuleSet", "BoostedRuleSet", "C45Rules",
+           "Condition", "Explanation", "Rule", "RuleSet", "BoostedRuleSet", "C45Rules", "CubistRules", "RegressionModel",
            "C45", "CART", "ID3", "J48", "CHAID", "QUEST", "export_text", "rules_frame", "fit", "fit_dataset",
            "learn_rules", "learn_tree", "from_sklearn", "from_ensemble", "__version__"]
 

@@ -7,6 +7,7 @@ import sys
 
 from ..errors import InputError
 from .io import data_stem, is_table, learner_progress, load_training, progress
+from .regression import regression_options
 from .options import (boost_options, boost_trials, cv_folds_option, data_options, grid_options,
                       learning_rule_options, positive_int, rule_options, tree_options, tuning_grid)
 
@@ -16,7 +17,7 @@ EXAMPLE = ("c45rules cv examples/crx/crx --cv-folds 10 --seed 1\n"
            "  c45rules cv examples/crx/crx --compare c50 ../shared/anchors/c5.0\n"
            "  c45rules cv examples/crx/crx -b --compare c50 ../shared/anchors/c5.0   (boosted, beside c5.0 -b -r)")
 PARENTS = (lambda: data_options(test=False), lambda: tree_options(old_folds=False), rule_options,
-           lambda: grid_options("cv"), boost_options)
+           lambda: grid_options("cv"), boost_options, regression_options)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -39,6 +40,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Cross-validate and print a table of the folds (or JSON)."""
     from ..learn.crossval import CVResult, FoldResult, cross_validate, fold_splits
+    from .regression import is_regression, run_cv
+    if is_regression(args):
+        return run_cv(args)
     if args.grid and not args.tune:
         raise InputError("--grid applies with --tune")
     c50 = None

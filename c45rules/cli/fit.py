@@ -10,6 +10,7 @@ from ..errors import InputError
 from .io import check_output, is_stdout, write_text
 from .options import (boost_options, boost_trials, data_options, grid_options, rule_options, soft_options,
                       stream_options, tree_options, window_options)
+from .regression import regression_options
 from .rules import learn, rules_text, stream_json
 
 HELP = "learn C4.5 rules and write the model as YAML"
@@ -19,7 +20,7 @@ EXAMPLE = ("c45rules fit examples/crx/crx -o model.yaml\n"
            "  c45rules fit examples/crx/crx -t 10 -o model.yaml   (the composite ruleset of 10 windowing trials)\n"
            "  c45rules fit examples/crx/crx -b -o model.yaml      (boosted: 10 trials' rulesets voting)")
 PARENTS = (data_options, tree_options, rule_options, grid_options, window_options, soft_options, boost_options,
-           stream_options)
+           stream_options, lambda: regression_options(shown=False))
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -41,6 +42,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the model, then print its rules and evaluation unless the model went to stdout."""
     from ..export.yaml import dump_yaml
+    from .regression import is_regression, run_fit
+    if is_regression(args):
+        return run_fit(args)
     if args.json and is_stdout(args.output):
         raise InputError("--json and -o - both write to stdout: give -o a file")
     check_output(args, args.output)

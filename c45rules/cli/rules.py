@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ..errors import InputError
 from .io import data_stem, learner_progress, load_training, progress, streamed_training
+from .regression import regression_options
 from .options import (boost_options, boost_trials, data_options, learning_rule_options, rule_options, stream_options,
                       tree_options, tuning_grid, window_options, window_settings)
 
@@ -15,7 +16,8 @@ HELP = "learn C4.5 rules; print them and their evaluation like c4.5rules"
 EXAMPLE = ("c45rules rules examples/crx/crx -u\n  c45rules rules examples/crx/crx --json\n"
            "  c45rules rules examples/crx/crx -u -t 10   (a ruleset per windowing trial, then the composite)\n"
            "  c45rules rules examples/crx/crx -u -b      (10 boosting trials, then the vote's evaluation)")
-PARENTS = (data_options, tree_options, rule_options, window_options, boost_options, stream_options)
+PARENTS = (data_options, tree_options, rule_options, window_options, boost_options, stream_options,
+           regression_options)
 WINDOWING_COSTS = ("-t/-w/-i (windowing) do not go with misclassification costs (--costs FILE, or the stem's STEM.costs: give --costs none)")
 
 
@@ -153,6 +155,9 @@ def rules_text(ruleset, train, test) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the rules and their evaluation (or their counts as JSON)."""
+    from .regression import is_regression, run_rules
+    if is_regression(args):
+        return run_rules(args)
     windowing = window_settings(args)
     if windowing is not None:
         return _run_windowed(args, windowing)

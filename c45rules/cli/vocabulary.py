@@ -148,6 +148,11 @@ OPTIONS: tuple[Option, ...] = (
     _o("-a --annealing", "c4.5rules -a: simulated annealing for the rule subset", "off", RULES, "annealing"),
     _o("--winnow", "screen out unhelpful attributes first (C5.0's -w)", "off", RULES, "winnow"),
     _o("--trials", "boosting trials (C5.0's -t N)", "1", BOOST, "trials"),
+    # regression rules (a numeric target; issue 54)
+    _o("--committees", "regression rules: committee members, each learning the previous one's errors", "1",
+       BOOST, "n_committees"),
+    _o("--neighbors", "regression rules: nearest training cases that correct each prediction", "0", BOOST,
+       "neighbors"),
     _o("-b --boost", "boost with 10 trials (C5.0's -b)", "off", BOOST),
     # cross-validation and tuning
     _o("--cv-folds", "folds of the cross-validation (cv; tune and fit --tune: scoring each grid point)", "10",

@@ -63,6 +63,8 @@ from ..data.costs import cost_matrix
 from ..data.schema import Attribute, Schema
 from ..errors import C45RulesError, InputError, ModelError, shown
 from ..model.boosted import BoostedRuleSet
+from ..model.regression import (REGRESSION_FORMAT, Committee, Instances, LinearModel, RegressionModel,
+                                RegressionRule)
 from ..model.ruleset import EVIDENCE_DIGITS, Condition, Rule, RuleSet
 from ..tree.node import Node
 from ._atomic import atomic_write_text
@@ -315,6 +317,8 @@ def dump_yaml(model: RuleSet | BoostedRuleSet) -> str:
     """
     from .. import __version__
 
+    if isinstance(model, RegressionModel):
+        return "\n".join(_regression_lines(model)) + "\n"
     boosted = isinstance(model, BoostedRuleSet)
     lines = [
         f"format: {_quote(BOOSTED_FORMAT if boosted else FORMAT, 'format')}",
@@ -1022,6 +1026,8 @@ def model_from_dict(doc: Any) -> RuleSet | BoostedRuleSet:
     """A parsed model document as the model its format names (ruleset or boosted)."""
     if isinstance(doc, dict) and doc.get("format") == BOOSTED_FORMAT:
         return boosted_from_dict(doc)
+    if isinstance(doc, dict) and doc.get("format") == REGRESSION_FORMAT:
+        return regression_from_dict(doc)
     return ruleset_from_dict(doc)
 
 
@@ -1127,3 +1133,119 @@ def load_yaml(text_or_path: str | bytes | os.PathLike,
         if name:
             raise ModelError(f"{name}: {e}") from None
         raise
+
+
+# ---- regression models (issue 54) ---------------------------------------------------------
+# format "c45rules-regression": the same header and schema as a ruleset (the schema's one
+# class is the target's name), then the target's range, extrapolation, the attributes'
+# training means, neighbors, `committees` (each a default model and rules: conditions as a
+# ruleset's, a model {intercept, coefficients: [[name, coef], ...]}, evidence and bounds),
+# `instances` when neighbors > 0, options and fingerprint.
+_REGRESSION_TOP = ("format", "format_version", "library_version", "schema", "target_range", "extrapolation",
+                   "means", "neighbors", "committees", "options", "fingerprint")
+
+
+def _linear_flow(m: LinearModel, where: str) -> str:
+    coefs = ", ".join(f"[{_quote(n, f'{where}.coefficients[{i}]')}, {_float(c)}]"
+                      for i, (n, c) in enumerate(m.coefficients))
+    return _flow([("intercept", _float(m.intercept)), ("coefficients", f"[{coefs}]")])
+
+
+def _regression_lines(model: RegressionModel) -> list[str]:
+    from .. import __version__
+    lines = [f"format: {_quote(REGRESSION_FORMAT, 'format')}", f"format_version: {FORMAT_VERSION}",
+             f"library_version: {_quote(__version__, 'library_version')}", *_schema_lines(model.schema),
+             f"target_range: [{_float(model.target_low)}, {_float(model.target_high)}]",
+             f"extrapolation: {_float(model.extrapolation)}",
+             "means:" if model.means else "means: {}"]
+    lines += [f"  {_quote(n, 'means')}: {_float(v)}" for n, v in model.means]
+    lines += [f"neighbors: {_int(model.neighbors, 'neighbors')}", "committees:"]
+    for k, c in enumerate(model.committees):
+        at = f"committees[{k}]"
+        lines.append(f"  - default: {_linear_flow(c.default, f'{at}.default')}")
+        lines.append("    rules:" if c.rules else "    rules: []")
+        for i, r in enumerate(c.rules):
+            where = f"{at}.rules[{i}]"
+            lines.append(f"      - id: {_int(r.id, f'{where}.id')}")
+            lines.append("        conditions:" if r.conditions else "        conditions: []")
+            for j, cond in enumerate(r.conditions):
+                lines.append(f"          - {_flow([('attribute', _quote(cond.attribute, f'{where}.attribute')), ('op', _quote(cond.op, f'{where}.op')), ('value', _scalar(cond.value, f'{where}.conditions[{j}]'))])}")
+            lines.append(f"        model: {_linear_flow(r.model, f'{where}.model')}")
+            lines.append(f"        evidence: {_flow([('cases', _int(r.cases, where)), ('mean', _float(r.mean)), ('low', _float(r.low)), ('high', _float(r.high)), ('error', _float(r.error))])}")
+            lines.append(f"        bounds: [{_float(r.lower)}, {_float(r.upper)}]")
+    if model.instances is not None:
+        lines.append("instances:")
+        lines.append(f"  targets: [{', '.join(_float(v) for v in model.instances.targets)}]")
+        lines.append("  rows:")
+        lines += [f"    - {_scalar(list(row), 'instances.rows')}" for row in model.instances.rows]
+    lines.append("options:" if model.options else "options: {}")
+    lines += [f"  {_key(k, 'options')}: {_scalar(v, f'options.{k}')}" for k, v in model.options]
+    lines.append(f"fingerprint: {_quote(model.fingerprint, 'fingerprint')}")
+    return lines
+
+
+def _linear_model(obj: Any, path: str, schema: Schema) -> LinearModel:
+    m = _mapping(obj, path, ("intercept", "coefficients"))
+    pairs = []
+    for i, p in enumerate(_list(m["coefficients"], f"{path}.coefficients")):
+        where = f"{path}.coefficients[{i}]"
+        p = _list(p, where)
+        if len(p) != 2:
+            raise _fail(where, "expected [attribute, coefficient]")
+        pairs.append((_string(p[0], f"{where}[0]"), _number(p[1], f"{where}[1]")))
+    return LinearModel(_number(m["intercept"], f"{path}.intercept"), tuple(pairs))
+
+
+def regression_from_dict(doc: Any) -> RegressionModel:
+    """A parsed `c45rules-regression` document as a RegressionModel; ModelError naming the field."""
+    _header(doc, REGRESSION_FORMAT)
+    d = _mapping(doc, "", _REGRESSION_TOP, ("instances",))
+    schema = _schema(d["schema"], "schema")
+    attributes = {a.name: (a, frozenset(a.values)) for a in schema.attributes}
+    rng = _list(d["target_range"], "target_range")
+    if len(rng) != 2:
+        raise _fail("target_range", "expected [low, high]")
+    means_doc = d["means"]
+    if not isinstance(means_doc, dict):
+        raise _fail("means", f"expected a mapping, found {_type_name(means_doc)}")
+    means = tuple((_string(n, "means"), _number(v, f"means.{n}")) for n, v in means_doc.items())
+    committees = []
+    for k, c in enumerate(_list(d["committees"], "committees")):
+        at = f"committees[{k}]"
+        cm = _mapping(c, at, ("default", "rules"))
+        rules = []
+        for i, r in enumerate(_list(cm["rules"], f"{at}.rules")):
+            where = f"{at}.rules[{i}]"
+            rm = _mapping(r, where, ("id", "conditions", "model", "evidence", "bounds"))
+            conds = tuple(_condition(x, f"{where}.conditions[{j}]", attributes)
+                          for j, x in enumerate(_list(rm["conditions"], f"{where}.conditions")))
+            ev = _mapping(rm["evidence"], f"{where}.evidence", ("cases", "mean", "low", "high", "error"))
+            bounds = _list(rm["bounds"], f"{where}.bounds")
+            if len(bounds) != 2:
+                raise _fail(f"{where}.bounds", "expected [lower, upper]")
+            rules.append(RegressionRule(
+                _integer(rm["id"], f"{where}.id", 1), conds, _linear_model(rm["model"], f"{where}.model", schema),
+                _integer(ev["cases"], f"{where}.evidence.cases"),
+                *(_number(ev[key], f"{where}.evidence.{key}") for key in ("mean", "low", "high", "error")),
+                _number(bounds[0], f"{where}.bounds[0]"), _number(bounds[1], f"{where}.bounds[1]")))
+        committees.append(Committee(tuple(rules), _linear_model(cm["default"], f"{at}.default", schema)))
+    instances = None
+    if "instances" in d:
+        im = _mapping(d["instances"], "instances", ("targets", "rows"))
+        targets = tuple(_number(v, f"instances.targets[{i}]") for i, v in enumerate(_list(im["targets"], "instances.targets")))
+        rows = tuple(tuple(_list(row, f"instances.rows[{i}]")) for i, row in enumerate(_list(im["rows"], "instances.rows")))
+        if len(rows) != len(targets) or any(len(row) != len(schema.attributes) for row in rows):
+            raise _fail("instances", "expected one row per target, each with one value per attribute")
+        instances = Instances(rows, targets)
+    options = d["options"]
+    if not isinstance(options, dict):
+        raise _fail("options", f"expected a mapping, found {_type_name(options)}")
+    version = d["library_version"] if isinstance(d["library_version"], str) else ""
+    try:
+        return RegressionModel(schema, tuple(committees), _number(rng[0], "target_range[0]"),
+                               _number(rng[1], "target_range[1]"), _number(d["extrapolation"], "extrapolation"),
+                               means, _integer(d["neighbors"], "neighbors"), instances,
+                               tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())),
+                               _string(d["fingerprint"], "fingerprint"), version=version)
+    except InputError as e:
+        raise ModelError(str(e)) from None

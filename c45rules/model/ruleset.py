@@ -234,6 +234,20 @@ def checked_condition(cond: Condition, schema: Schema, where: str) -> tuple["Att
     return attr, values
 
 
+def condition_operand(cond: Condition, schema: Schema, where: str) -> tuple[int, Any, Any]:
+    """(column, numpy test, operand) that evaluates `cond` on a Dataset's encoded columns:
+    `test(columns[column], operand)` is the mask of the cases satisfying it (unknown never
+    does, unless `or_unknown`). Every model kind matches its conditions through this."""
+    attr, values = checked_condition(cond, schema, where)
+    a = schema.index(cond.attribute)
+    if cond.op == "<=":
+        return a, _or_unknown(np.less_equal) if cond.or_unknown else np.less_equal, float(cond.value)
+    if cond.op == ">":
+        return a, _or_unknown(np.greater) if cond.or_unknown else np.greater, float(cond.value)
+    codes = [attr.values.index(v) for v in values]
+    return (a, np.equal, codes[0]) if cond.op == "=" else (a, np.isin, np.array(codes))
+
+
 def _or_unknown(test: Any) -> Any:
     """`test`, also satisfied by an unknown (NaN) value: a condition with or_unknown."""
     return lambda column, operand: test(column, operand) | np.isnan(column)
@@ -551,14 +565,7 @@ class RuleSet:
 
     def _operand(self, cond: Condition, where: str) -> tuple[int, Any, Any]:
         """(column, numpy test, operand) that evaluates `cond` on encoded columns."""
-        attr, values = checked_condition(cond, self.schema, where)
-        a = self.schema.index(cond.attribute)
-        if cond.op == "<=":
-            return a, _or_unknown(np.less_equal) if cond.or_unknown else np.less_equal, float(cond.value)
-        if cond.op == ">":
-            return a, _or_unknown(np.greater) if cond.or_unknown else np.greater, float(cond.value)
-        codes = [attr.values.index(v) for v in values]
-        return (a, np.equal, codes[0]) if cond.op == "=" else (a, np.isin, np.array(codes))
+        return condition_operand(cond, self.schema, where)
 
     def used_attributes(self) -> tuple[str, ...]:
         """Names of the attributes the rules test, in schema order.

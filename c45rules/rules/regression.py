@@ -1,0 +1,232 @@
+"""Regression rules from a pruned model tree (tree/model_tree.py), as Cubist forms them.
+
+1. Each leaf's path becomes a rule: its tests, merged per attribute (the tightest `<=` and
+   `>` of a continuous attribute; the intersection of a discrete one's value sets), and the
+   leaf's smoothed linear model.
+2. Conditions are dropped greedily: each round drops the condition whose removal gives the
+   lowest estimated error of the rule's model on the cases it would then cover (mean absolute
+   error times (n + v) / (n - v)), while that is not above the current estimate. Choice: the
+   model stays the leaf's smoothed one during this search.
+3. Each rule's model is then refit on the cases it covers (fit_linear, with elimination)
+   when that lowers its estimated error: dropping conditions widened its cases.
+4. Rules with the same conditions are merged (the first kept).
+5. Rules are dropped while the committee's estimated error on the training cases does not
+   grow (`select_rules`; a choice, in the spirit of c4.5rules' subset selection: Cubist says
+   only that rules are pruned or combined). It brought the rule counts near Cubist's (boston
+   54 -> 12, friedman1 216 -> 27) and the folds' RMSE down on four of six sets.
+6. At most `max_rules` are kept, those covering most cases; they are ordered by their mean
+   target, as Cubist's printed models run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..tree.model_tree import Columns, Fitted, MNode, estimated_error, fit_linear
+
+# a path test: (attribute position in Columns, "<=" | ">" | "in", threshold or frozenset of codes)
+Test = tuple[int, str, object]
+
+
+@dataclass
+class DraftRule:
+    """A rule under construction: its tests, its model, the cases it covers and their evidence."""
+
+    tests: list[Test]
+    model: Fitted
+    covered: np.ndarray
+    estimate: float
+
+
+def path_tests(root: MNode, cols: Columns) -> list[tuple[MNode, list[Test]]]:
+    """Each leaf with its path's tests, merged per attribute (step 1)."""
+    out = []
+    stack: list[tuple[MNode, list[Test]]] = [(root, [])]
+    while stack:
+        node, tests = stack.pop()
+        if node.is_leaf:
+            out.append((node, _merged(tests)))
+            continue
+        a = node.attribute
+        if a < cols.n_cont:
+            left, right = (a, "<=", node.cut), (a, ">", node.cut)
+        else:
+            everything = frozenset(range(cols.disc_sizes[a - cols.n_cont]))
+            left, right = (a, "in", node.left_values), (a, "in", everything - node.left_values)
+        stack.append((node.children[1], tests + [right]))
+        stack.append((node.children[0], tests + [left]))
+    return out
+
+
+def _merged(tests: list[Test]) -> list[Test]:
+    upper: dict[int, float] = {}
+    lower: dict[int, float] = {}
+    sets: dict[int, frozenset] = {}
+    order: list[tuple[int, str]] = []
+    for a, op, v in tests:
+        if (a, op) not in order:
+            order.append((a, op))
+        if op == "<=":
+            upper[a] = min(upper.get(a, np.inf), v)
+        elif op == ">":
+            lower[a] = max(lower.get(a, -np.inf), v)
+        else:
+            sets[a] = sets.get(a, v) & v
+    return [(a, op, upper[a] if op == "<=" else lower[a] if op == ">" else sets[a]) for a, op in order]
+
+
+def test_mask(cols: Columns, test: Test) -> np.ndarray:
+    """Which training cases satisfy a test (an unknown value never does)."""
+    a, op, v = test
+    if op == "<=":
+        return cols.cont[:, a] <= v
+    if op == ">":
+        return cols.cont[:, a] > v
+    codes = cols.disc[:, a - cols.n_cont]
+    return np.isin(codes, np.fromiter(v, dtype=codes.dtype, count=len(v)))
+
+
+def _estimate(pred: np.ndarray, y: np.ndarray, mask: np.ndarray, v: int) -> float:
+    n = int(mask.sum())
+    if n == 0:
+        return np.inf
+    return estimated_error(float(np.abs(y[mask] - pred[mask]).mean()), n, v)
+
+
+def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray) -> DraftRule:
+    """Drop conditions while the estimated error does not grow (step 2), then refit (step 3).
+
+    Each case's count of failed conditions is kept; dropping condition i adds the cases that
+    fail it alone, so a trial costs those cases only."""
+    pred = model.values(cols.xf)
+    v = model.columns.size + 1
+    masks = [test_mask(cols, t) for t in tests]
+    fails = np.zeros(y.size, dtype=np.int16)
+    for m in masks:
+        fails += ~m
+    covered = fails == 0
+    n = int(covered.sum())
+    abs_sum = float(np.abs(y[covered] - pred[covered]).sum())
+    current = estimated_error(abs_sum / n, n, v) if n else np.inf
+    while masks:
+        one = np.flatnonzero(fails == 1)
+        best, best_i, best_add = np.inf, -1, 0.0
+        for i, m in enumerate(masks):
+            added = one[~m[one]]
+            k = n + added.size
+            if not k:
+                continue
+            add = float(np.abs(y[added] - pred[added]).sum())
+            e = estimated_error((abs_sum + add) / k, k, v)
+            if e < best:
+                best, best_i, best_add = e, i, add
+        if best_i < 0 or best > current:
+            break
+        fails -= ~masks[best_i]
+        covered = fails == 0
+        n = int(covered.sum())
+        abs_sum += best_add
+        current = best
+        del masks[best_i]
+        del tests[best_i]
+    refit = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
+    if refit.estimate < current:
+        return DraftRule(tests, refit, covered, refit.estimate)
+    return DraftRule(tests, Fitted(model.intercept, model.columns, model.coefs, abs_sum / max(n, 1), current),
+                     covered, current)
+
+
+def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, default: np.ndarray) -> list[DraftRule]:
+    """Drop rules while the whole committee's estimated error does not grow (step 5).
+
+    The committee's value on the training cases is the average of the covering rules' bounded
+    values (the default where none covers); its estimate is the mean absolute error times
+    (N + V) / (N - V), V the parameters of all the kept rules' models. Each round drops the
+    rule whose removal gives the lowest estimate; a removal only changes the cases the rule
+    covers, so each trial costs those cases alone."""
+    n = y.size
+
+    def estimated_error(error: Any, cases: float, v: Any) -> Any:
+        # Quinlan's estimate (numpy arrays too), kept finite and growing past v = n, so that a
+        # committee with more parameters than cases still sheds rules
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(cases > v, error * (cases + v) / (cases - v), error * (cases + v) * (2 + v - cases))
+
+    values = []
+    for d in drafts:
+        lo, hi = bounds(float(y[d.covered].min()), float(y[d.covered].max()))
+        values.append(np.clip(d.model.values(cols.xf, np.flatnonzero(d.covered)), lo, hi))
+    rows = [np.flatnonzero(d.covered) for d in drafts]
+    params = np.array([d.model.columns.size + 1 for d in drafts], dtype=float)
+    total, count = np.zeros(n), np.zeros(n)
+    for r, v in zip(rows, values):
+        total[r] += v
+        count[r] += 1
+    pred = np.where(count > 0, total / np.maximum(count, 1), default)
+    # which rules cover each case, as (case, rule) pairs sorted by case: after a removal only
+    # the rules sharing a case with the removed one need their trial recomputed
+    pair_rule = np.repeat(np.arange(len(drafts)), [r.size for r in rows])
+    pair_case = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
+
+    def delta(k: int) -> float:
+        r = rows[k]
+        c = count[r] - 1
+        new = np.where(c > 0, (total[r] - values[k]) / np.maximum(c, 1), default[r])
+        return float(np.abs(y[r] - new).sum() - np.abs(y[r] - pred[r]).sum())
+
+    deltas = np.array([delta(k) for k in range(len(drafts))])
+    alive = np.ones(len(drafts), dtype=bool)
+    abs_sum = float(np.abs(y - pred).sum())
+    v_sum = float(params.sum())
+    current = float(estimated_error(abs_sum / n, n, v_sum))
+    while alive.sum() > 1:
+        live = np.flatnonzero(alive)
+        trials = estimated_error((abs_sum + deltas[live]) / n, n, v_sum - params[live])
+        j = int(np.argmin(trials))
+        if not trials[j] <= current:
+            break
+        k = int(live[j])
+        r = rows[k]
+        total[r] -= values[k]
+        count[r] -= 1
+        pred[r] = np.where(count[r] > 0, total[r] / np.maximum(count[r], 1), default[r])
+        abs_sum += deltas[k]
+        v_sum -= params[k]
+        current = float(trials[j])
+        alive[k] = False
+        hit = np.zeros(n, dtype=bool)
+        hit[r] = True
+        for other in np.unique(pair_rule[hit[pair_case]]):
+            if alive[other]:
+                deltas[other] = delta(int(other))
+    kept = np.flatnonzero(alive).tolist()
+    return [drafts[k] for k in kept]
+
+
+def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], cols: Columns,
+                    y: np.ndarray, max_rules: int | None, bounds=None, default: np.ndarray | None = None
+                    ) -> list[DraftRule]:
+    """The rules of a pruned, smoothed model tree (steps 1 to 5 of the module docstring);
+    `bounds(low, high)` gives a rule's output bounds, `default` the committee's default value
+    per case (both for step 5, which is skipped without them)."""
+    drafts = []
+    for leaf, tests in path_tests(root, cols):
+        b0, dense = smoothed[id(leaf)]
+        used = np.flatnonzero(dense)
+        model = Fitted(b0, used, dense[used], 0.0, 0.0)
+        drafts.append(simplify(list(tests), model, cols, y))
+    seen: set = set()
+    unique = []
+    for d in drafts:
+        key = frozenset((a, op, v) for a, op, v in d.tests)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    if bounds is not None and default is not None and len(unique) > 1:
+        unique = select_rules(unique, cols, y, bounds, default)
+    if max_rules is not None and len(unique) > max_rules:
+        unique = sorted(unique, key=lambda d: -int(d.covered.sum()))[:max_rules]
+    return sorted(unique, key=lambda d: float(y[d.covered].mean()))
+
