@@ -69,6 +69,8 @@ OPTIONS: tuple[Option, ...] = (
        ("tree", "rules", "fit", "evaluate", "export", "report", "rescore", "cv", "tune", "import"), "target"),
     _o("--max-rules", "import --data: keep the first N rules of the forest's explanation", "all", ("import",),
        "max_rules"),
+    _o("--synthetic", "import --data: also judge the rules on N times as many rows made near the training rows,"
+       " labelled by the ensemble", "0", ("import",), "synthetic"),
     _o("--names", "take a CSV's attributes and classes from a C4.5 .names file", "none", LEARN, "names"),
     _o("--discrete", "CSV columns read as discrete (comma-separated, repeatable)", "inferred", LEARN, "discrete"),
     _o("--continuous", "CSV columns read as continuous (comma-separated, repeatable)", "inferred", LEARN,
@@ -226,6 +228,12 @@ OPTIONS: tuple[Option, ...] = (
     _o("--rule", "audit: only this rule id's decisions", "all", ("audit",)),
     _o("--limit", "audit: at most N decisions", "all", ("audit",)),
     _o("--replay", "audit: decide every record again and report differences", "off", ("audit",)),
+    _o("--compare", "audit: where the shadow challengers decide otherwise than the served models (as diff --data)",
+       "off", ("audit",)),
+    _o("--shadow", "serve: NAME=FILE, a challenger decided beside model NAME and logged, never answering "
+       "(repeatable)", "none", ("serve",)),
+    _o("--ensemble", "explain/report: the tree ensemble the rules explain; say where it agrees", "none",
+       ("explain", "report")),
 )
 
 
