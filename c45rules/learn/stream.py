@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from ..data.costs import with_costs
+from ..data.passes import reduce_batches
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..tree.grow_passes import size_text
@@ -108,6 +109,20 @@ class _Counted:
             k += 1
             yield with_costs(batch, self.costs)
         self.passes, self.batches = self.passes + 1, k
+
+    def reduce(self, zero: Callable[[], Any], count: Callable[[Any, Dataset], Any],
+               merge: Callable[[Any, Any], Any]) -> Any:
+        """One pass through the source's own executor when it has one (data/passes.py), else here."""
+        run = getattr(self.source, "reduce", None)
+        if run is None:
+            return reduce_batches(lambda: self(), zero, count, merge)   # a lambda: no reduce, read here
+        costs = self.costs
+
+        def counted(table: Any, batch: Dataset) -> Any:
+            return count(table, with_costs(batch, costs))
+        table = run(zero, counted, merge)
+        self.passes, self.batches = self.passes + 1, getattr(self.source, "last_batches", 0)
+        return table
 
 
 @dataclass
