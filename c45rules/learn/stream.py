@@ -139,10 +139,13 @@ class StreamFacts:
     passes_per_level: list[int] = field(default_factory=list)
     table_bytes: int = 0
     table_budget: int = 0
+    driver_bytes: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        """The facts as `fit --json` prints them under "stream"."""
-        return {"passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
+        """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
+        pass sent the driver, learn/spark.py)."""
+        spark = {"driver_bytes_per_pass": self.driver_bytes} if self.driver_bytes else {}
+        return {**spark, "passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
                 "table_budget": self.table_budget}
