@@ -11,8 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import sys
 
 import pandas as pd
 import pytest
@@ -33,21 +31,6 @@ SLOW = ["glass", "monk1", "monk2", "monk3", "vote", "diabetes", "credit-g", "son
         "segment", "breast-cancer", "vote_weka", "hypo", "shuttle", "income", "letter", "spambase", "synth_10k"]
 
 
-@pytest.fixture(scope="module")
-def learning_spark(spark_ready):
-    """A local[2] session whose Python tasks run this Python (with the package's dependencies)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-    session = (SparkSession.builder.master("local[2]").appName("c45rules learning tests")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    try:
-        yield session
-    finally:
-        session.stop()
-
-
 def csv_of(name: str):
     path = DATA / name / f"{name}.csv"
     return path, pd.read_csv(path, nrows=0).columns[-1]
@@ -60,9 +43,9 @@ def text_frame(spark, path, parts: int = 3):
 
 
 @pytest.mark.parametrize("name", QUICK + [pytest.param(n, marks=pytest.mark.slow) for n in SLOW])
-def test_spark_fit_is_the_in_memory_model(learning_spark, name):
+def test_spark_fit_is_the_in_memory_model(spark, name):
     path, target = csv_of(name)
-    frame = text_frame(learning_spark, path)
+    frame = text_frame(spark, path)
     source = open_spark(frame, target, text=True, batch_rows=97, source=str(path))
     ruleset, _, facts = fit_batches(source)
     assert dump_yaml(ruleset) == dump_yaml(c45rules.fit(path, target=target))
@@ -77,7 +60,7 @@ def cli(*args) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-def test_cli_parquet_table_and_python_dataframe(learning_spark, tmp_path):
+def test_cli_parquet_table_and_python_dataframe(spark, tmp_path):
     path, target = csv_of("crx")
     pq = tmp_path / "crx.parquet"
     pd.read_csv(path).to_parquet(pq, row_group_size=100)
@@ -90,20 +73,20 @@ def test_cli_parquet_table_and_python_dataframe(learning_spark, tmp_path):
     # a job per pass (the schema pass's: two or three); the fingerprint's: 8 bytes a row
     assert len(sent) > stream["passes"] and 8 * stream["rows"] in sent
     # a table of the catalog
-    learning_spark.read.parquet(str(pq)).repartition(3).createOrReplaceTempView("crx_view")
+    spark.read.parquet(str(pq)).repartition(3).createOrReplaceTempView("crx_view")
     code, _ = cli("fit", "crx_view", "--table", "--target", target, "--engine", "spark", "-o", tmp_path / "b.yaml",
                   "-q")
     assert code == 0 and (tmp_path / "b.yaml").read_text() == plain
     # a DataFrame in Python
-    assert dump_yaml(c45rules.fit(learning_spark.table("crx_view"), target=target)) == plain
+    assert dump_yaml(c45rules.fit(spark.table("crx_view"), target=target)) == plain
 
 
-def test_driver_receives_tables_not_rows(learning_spark):
+def test_driver_receives_tables_not_rows(spark):
     """Eight times the rows (the same distinct values): the schema pass's jobs, the root's count
     and the root level's tables send the driver about the same bytes; the fingerprint's sends 8
     bytes a row; no pass sends a quarter of the rows' encoded bytes (16 columns of 8 bytes)."""
     path, target = csv_of("crx")
-    once = text_frame(learning_spark, path)
+    once = text_frame(spark, path)
     eight = once
     for _ in range(3):
         eight = eight.unionByName(eight)
@@ -120,9 +103,9 @@ def test_driver_receives_tables_not_rows(learning_spark):
     assert max(b for b in big if b != 8 * 8 * 490) < 8 * 490 * 16 * 8 / 4, big
 
 
-def test_bad_input_named(learning_spark, tmp_path):
+def test_bad_input_named(spark, tmp_path):
     path, target = csv_of("iris")
-    frame = text_frame(learning_spark, path, 2)
+    frame = text_frame(spark, path, 2)
     with pytest.raises(InputError, match="target column 'nope' not found"):
         open_spark(frame, "nope", text=True)
     with pytest.raises(InputError, match="weights"):
