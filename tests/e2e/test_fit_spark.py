@@ -103,7 +103,6 @@ def test_driver_receives_tables_not_rows(spark):
     for a, b in zip(small[:4], big[:4]):
         assert b <= 1.25 * a + 64, (small, big)
     assert max(b for b in big if b != 8 * 8 * 490) < 8 * 490 * 16 * 8 / 4, big
-    assert sum(small) + sum(big) < 8 * 490 * 16 * 8
 
 
 def test_bad_input_named(spark, tmp_path):
