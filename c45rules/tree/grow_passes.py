@@ -144,6 +144,10 @@ class _SparseSums:
         for run in other.runs:
             self.push(run)
 
+    def __getstate__(self) -> dict:
+        # one merged run: what a Spark executor sends the driver (learn/spark.py)
+        return {"runs": [self.merged()] if self.runs else []}
+
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
         """All runs merged into one: (keys, sums)."""
         while len(self.runs) > 1:
