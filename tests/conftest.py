@@ -28,8 +28,12 @@ def spark_ready() -> None:
 
 @pytest.fixture(scope="module")
 def spark(spark_ready):
-    """A local[2] SparkSession for one test module (no UI, two shuffle partitions)."""
+    """A local[2] SparkSession for one test module (no UI, two shuffle partitions), whose Python
+    tasks (learning on Spark) run this Python, with the package's dependencies."""
+    import sys
     from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
     session = (SparkSession.builder.master("local[2]").appName("c45rules tests")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")

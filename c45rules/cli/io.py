@@ -70,6 +70,8 @@ def streamed_training(args: argparse.Namespace):
     from ..data.frame import load_test
     from ..learn.stream import needs_rows, open_for_passes
     stream, memory = getattr(args, "stream", False), getattr(args, "memory", None)
+    if getattr(args, "engine", "default") == "spark" or getattr(args, "table", False):
+        return spark_training(args)
     if not (stream or memory is not None or args.query is not None or str(args.data).startswith("duckdb:")):
         return None
     if args.names:
@@ -111,6 +113,45 @@ def with_weights(args: argparse.Namespace, train, tst):
             tst, _ = split_weights(tst, column)
     return weighted(train, w, None if classes is None else parse_class_weights(classes),
                     name=column or "sample_weight"), tst
+
+
+def spark_training(args: argparse.Namespace):
+    """streamed_training's answer for --engine spark: DATA (a CSV/Parquet path, or with --table a
+    catalog table) as a Spark DataFrame on --master, learnt in passes as Spark jobs (learn/spark.py)."""
+    from ..learn.spark import open_spark
+    from ..learn.stream import needs_rows, parse_memory
+    from .spark import _read, _session
+    flag = "--engine spark"
+    if args.engine != "spark":
+        raise InputError("--table names a table of Spark's catalog: add --engine spark")
+    if args.query is not None or args.names:
+        raise InputError(f"{'--query' if args.query is not None else '--names'} does not apply to {flag}")
+    if args.weights is not None or args.class_weights is not None:
+        raise needs_rows("case and class weights", flag)
+    for option, what in (("tune", "--tune"), ("keep_tree", "--keep-tree (the pruned tree)"),
+                         ("window_trials", "windowing (-t)"), ("window", "windowing (-w)"), ("increment", "windowing (-i)"),
+                         ("unseen", "-u"), ("test", "--test")):
+        if getattr(args, option, None):
+            raise needs_rows(what, flag)
+    budget = None if args.memory is None else parse_memory(args.memory)
+    read = read_options(args)
+    spark, _ = _session(args.master)
+    text = False
+    if args.table:
+        try:
+            frame = spark.table(str(args.data))
+        except Exception as e:   # no such table: Spark's AnalysisException
+            raise InputError(f"{args.data}: not a table Spark knows ({str(e).strip().splitlines()[0]})") from None
+    else:
+        path = Path(args.data)
+        if not path.exists():
+            raise InputError(f"{path}: file not found")
+        frame, _ = _read(spark, path, read)
+        text = path.suffix.lower() not in (".parquet", ".pq")
+    source = open_spark(frame, args.target, read=read, batch_rows=args.batch_rows, text=text, source=str(args.data),
+                        **kinds(args))
+    note_unknown(args, source.source, source.unknown_tokens)
+    return source, None, budget, flag
 
 
 def note_unknown(args: argparse.Namespace, source: str, counts: dict[str, dict[str, int]]) -> None:

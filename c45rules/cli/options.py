@@ -515,6 +515,14 @@ def stream_options() -> argparse.ArgumentParser:
                    help="rows per batch when learning in passes (speed and memory only; default 100000)")
     g.add_argument("--query", metavar="SQL",
                    help="the SQL run on a duckdb:FILE.db input (always learnt in passes)")
+    g.add_argument("--engine", choices=("default", "spark"), default="default",
+                   help="spark: learn in passes as Spark jobs over DATA's partitions, the rows never leaving"
+                        " Spark (docs/spark-learning.md); DATA a CSV/Parquet path Spark reads, or with"
+                        " --table a table of Spark's catalog")
+    g.add_argument("--master", default="local[2]", metavar="URL",
+                   help="with --engine spark: the Spark master (default local[2]; e.g. spark://host:7077)")
+    g.add_argument("--table", action="store_true",
+                   help="with --engine spark: DATA names a table of Spark's catalog (db.tbl), not a file")
     return p
 
 

@@ -27,6 +27,7 @@ import contextlib
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,9 @@ def _session(master: str) -> tuple[Any, bool]:
     if active is not None:
         return active, False
     try:
-        session = (SparkSession.builder.master(master).appName("c45rules predict")
+        # Python tasks (learning: learn/spark.py) run this Python unless PYSPARK_PYTHON names another
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        session = (SparkSession.builder.master(master).appName("c45rules")
                    .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                    .getOrCreate())
     except Exception as e:   # no Java, a master that does not answer

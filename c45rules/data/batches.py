@@ -431,7 +431,16 @@ def _table_source(source: str, frames: Callable[[], Iterator[Any]], target: str,
         return texts
 
     schema, variants, strays, unknown_tokens = summary.schema(continuous, more_texts)
+    encode = table_encoder(schema, variants, strays, target, read, source)
+    return BatchSource(source, chunks, encode, schema, summary.n, unknown_tokens, batch_rows, stamp, stamped)
 
+
+def table_encoder(schema: Schema, variants: dict[str, str], strays: dict[str, list[str]], target: str,
+                  read: ReadOptions, source: str) -> Callable[[Any, int], Dataset]:
+    """`encode(chunk, rows)`: a table chunk (pandas, the columns named as the schema pass named
+    them) as a Dataset of `schema`, as `_Summary.schema` decided (class label merges, stray
+    texts of a column declared continuous read as unknown); InputError for a value the schema
+    pass did not see."""
     def encode(df: Any, rows: int) -> Dataset:
         for name, texts in strays.items():   # declared continuous: its stray texts are unknown
             df[name] = df[name].where(~df[name].isin(texts).to_numpy(dtype=bool, na_value=False))
@@ -442,8 +451,7 @@ def _table_source(source: str, frames: Callable[[], Iterator[Any]], target: str,
             name, texts = next(iter(ds.unseen_values.items()))
             raise InputError(f"column {name!r} holds {texts[0]!r}, not one of its values")
         return Dataset(schema, ds.columns, ds.y, source)
-
-    return BatchSource(source, chunks, encode, schema, summary.n, unknown_tokens, batch_rows, stamp, stamped)
+    return encode
 
 
 def _csv_frames(path: Path, read: ReadOptions) -> tuple[Callable[[], Iterator[Any]], int]:

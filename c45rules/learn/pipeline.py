@@ -416,7 +416,8 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     group["bytes"] = group.get("entries", 0) * AVC_ENTRY_BYTES
     # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)
     facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
-                        group, info["passes_per_level"], info["table_bytes"], info["memory"])
+                        group, info["passes_per_level"], info["table_bytes"], info["memory"],
+                        list(getattr(source, "pass_bytes", [])))
     return rs, tree, facts
 
 
@@ -562,6 +563,14 @@ def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ign
     rule 1: if a <= 2 then n [87.1%]
     """
     read = read_options(na_values, keep_na_tokens, sep, decimal, encoding, fold_case, strict)
+    from .spark import is_spark_frame, open_spark
+    if is_spark_frame(data):
+        from .stream import needs_rows, parse_memory
+        if sample_weight is not None or class_weight is not None:
+            raise needs_rows("case and class weights", "a Spark DataFrame")
+        source = open_spark(data, target, read=read, batch_rows=batch_rows, **_kinds(discrete, continuous, ignore))
+        return fit_batches(source, flag="a Spark DataFrame", memory=None if memory is None else parse_memory(memory),
+                           **options)[0]
     if stream or memory is not None or query is not None or str(data).startswith("duckdb:"):
         from .stream import open_for_passes
         streamed = open_for_passes(data, target, read=read, stream=stream, memory=memory, batch_rows=batch_rows,

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from ..data.costs import with_costs
+from ..data.passes import reduce_batches
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..tree.grow_passes import size_text
@@ -109,6 +110,20 @@ class _Counted:
             yield with_costs(batch, self.costs)
         self.passes, self.batches = self.passes + 1, k
 
+    def reduce(self, zero: Callable[[], Any], count: Callable[[Any, Dataset], Any],
+               merge: Callable[[Any, Any], Any]) -> Any:
+        """One pass through the source's own executor when it has one (data/passes.py), else here."""
+        run = getattr(self.source, "reduce", None)
+        if run is None:
+            return reduce_batches(lambda: self(), zero, count, merge)   # a lambda: no reduce, read here
+        costs = self.costs
+
+        def counted(table: Any, batch: Dataset) -> Any:
+            return count(table, with_costs(batch, costs))
+        table = run(zero, counted, merge)
+        self.passes, self.batches = self.passes + 1, getattr(self.source, "last_batches", 0)
+        return table
+
 
 @dataclass
 class StreamFacts:
@@ -124,10 +139,13 @@ class StreamFacts:
     passes_per_level: list[int] = field(default_factory=list)
     table_bytes: int = 0
     table_budget: int = 0
+    driver_bytes: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        """The facts as `fit --json` prints them under "stream"."""
-        return {"passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
+        """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
+        pass sent the driver, learn/spark.py)."""
+        spark = {"driver_bytes_per_pass": self.driver_bytes} if self.driver_bytes else {}
+        return {**spark, "passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
                 "table_budget": self.table_budget}

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from ..data.distinct import count_distinct, sorted_distinct
+from ..data.passes import reduce_batches
 from ..data.schema import Dataset
 from ..errors import InputError
 from ..tree.node import FlatTree, Node
@@ -81,6 +82,18 @@ class _Tallies:
                 here = sorted_distinct(col[known])
                 before = self.distinct.get(a)
                 self.distinct[a] = here if before is None else sorted_distinct(np.concatenate([before, here]))
+
+    def merge(self, other: "_Tallies") -> None:
+        """Add another part's tallies."""
+        self.n += other.n
+        self.class_n += other.class_n
+        for a, counts in other.values.items():
+            self.values[a] = self.values.get(a, 0) + counts
+        for a, here in other.distinct.items():
+            before = self.distinct.get(a)
+            self.distinct[a] = here if before is None else sorted_distinct(np.concatenate([before, here]))
+        for a, unknown in other.unknown.items():
+            self.unknown[a] = self.unknown.get(a, False) or unknown
 
     def branch_bits(self, schema: Any) -> np.ndarray:
         """coding.branch_bits of all the cases tallied."""
@@ -251,14 +264,11 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     satisfying all but d). Also tallies the cases into `tallies` when given."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
-    t0 = np.zeros(k, dtype=np.int64)
-    e0 = np.zeros(k, dtype=np.int64)
-    td = np.zeros((k, width), dtype=np.int64)
-    ed = np.zeros((k, width), dtype=np.int64)
     # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
     row, flat, ptr = _rule_rows(conds, [levels[r] for r in rules])
     everyone_at = int(row[conds.count])
     groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    klass = None
     if _native is not None:
         klass = targets[np.asarray(rules, dtype=np.int64)].astype(np.int32)
     else:
@@ -268,10 +278,17 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
             idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
             groups.append((at, idx, targets[np.asarray(rules)[at]]))
-    for batch in batches():
+    tally = tallies is not None
+
+    def zero() -> list:
+        return [np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64), np.zeros((k, width), dtype=np.int64),
+                np.zeros((k, width), dtype=np.int64), _Tallies(np.zeros(n_classes, dtype=np.int64)) if tally else None]
+
+    def count(table: list, batch: Dataset) -> list:
+        t0, e0, td, ed, tallied = table
         _checked(batch, schema)
-        if tallies is not None:
-            tallies.add(batch)
+        if tallied is not None:
+            tallied.add(batch)
         order = conds.leaf_order(batch)
         if order is not None:
             batch = batch.subset(order)
@@ -283,6 +300,18 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
                 _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, t0, e0, td, ed)
             else:
                 _count_numpy(bits, wrong, groups, everyone_at, t0, e0, td, ed)
+        return table
+
+    def merge(a: list, b: list) -> list:
+        for mine, theirs in zip(a[:4], b[:4]):
+            mine += theirs
+        if a[4] is not None:
+            a[4].merge(b[4])
+        return a
+
+    t0, e0, td, ed, tallied = reduce_batches(batches, zero, count, merge)
+    if tallies is not None:
+        tallies.merge(tallied)
     return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist()
 
 
@@ -405,23 +434,23 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
     k = len(live)
     row, flat, ptr = _rule_rows(conds, [rule_conds[r] for r in live])
     if _native is not None:
-        lists = _Lists()
-        for batch in batches():
+        def fire(lists: _Lists, batch: Dataset) -> _Lists:
             _checked(batch, schema)
             for lo, hi in _slices(batch, int(row.max()) + 1):
                 at = np.empty(hi - lo + 1, dtype=np.int64)
                 ids = _native.fire_lists(conds.truth(batch, lo, hi, row), hi - lo, flat, ptr,
                                          batch.y[lo:hi].astype(np.int32), at)
                 lists.add(at, np.frombuffer(ids, dtype=np.int32), np.ones(hi - lo, dtype=np.int64))
-        return lists.merged()
+            return lists
+        return reduce_batches(batches, _Lists, fire, _Lists.absorb).merged()
     nbytes = -(-k // 8)
     width = max((len(rule_conds[r]) for r in live), default=1)
     idx = np.full((k, width), conds.count, dtype=np.int64)
     for i, r in enumerate(live):
         idx[i, :len(rule_conds[r])] = rule_conds[r]
     idx = row[idx]
-    table = _Groups(nbytes + 2)
-    for batch in batches():
+
+    def add_rows(table: _Groups, batch: Dataset) -> _Groups:
         _checked(batch, schema)
         # the slice's firing as bytes, rules x cases, within the bits' budget too
         for lo, hi in _slices(batch, max(int(row.max()) + 1, 8 * k)):
@@ -437,7 +466,9 @@ def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int
             klass = batch.y[lo:hi].astype(np.uint16)
             case[:, 0], case[:, 1] = klass >> 8, klass & 255
             table.add(case, np.ones(hi - lo, dtype=np.int64))
-    keys, counts = table.merged()
+        return table
+
+    keys, counts = reduce_batches(batches, lambda: _Groups(nbytes + 2), add_rows, _Groups.absorb).merged()
     # as lists: per group an entry for its class, then one per set bit, ordered by group
     group, rule = np.nonzero(np.unpackbits(keys[:, 2:], axis=1, bitorder="little", count=k).astype(bool))
     groups = np.concatenate([np.arange(len(keys)), group])
@@ -508,6 +539,19 @@ class _Lists:
             self._grow(cap, max(len(self.keys) * (2 if need > len(self.keys) else 1), need))
             at, ids, counts = at[taken:] - at[taken], ids[at[taken]:], counts[taken:]
 
+    def absorb(self, other: "_Lists") -> "_Lists":
+        """Add another part's lists and counts."""
+        self.add(*other.merged())
+        return self
+
+    def __getstate__(self) -> tuple:
+        # the lists alone, not their room (sent from a Spark executor: learn/spark.py)
+        return tuple(a.copy() for a in self.merged())
+
+    def __setstate__(self, state: tuple) -> None:
+        self.__init__()
+        self.add(*state)
+
     def merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinct lists (key_at, keys) in the order first seen, and each one's summed count."""
         return self.key_at[:self.used + 1], self.keys[:self.key_at[self.used]], self.sums[:self.used]
@@ -538,6 +582,11 @@ class _Groups:
         keys, inverse = np.unique(as_void, return_inverse=True)
         self.counts = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(keys)).astype(np.int64)
         self.keys = keys.view(np.uint8).reshape(len(keys), self.width)
+
+    def absorb(self, other: "_Groups") -> "_Groups":
+        """Add another part's rows and counts."""
+        self.add(*other.merged())
+        return self
 
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct rows, ascending, and each one's summed count."""

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..data.costs import cheapest_class
 from ..data.distinct import hash_codes, sorted_distinct
+from ..data.passes import reduce_batches
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..workers import give_back_memory
@@ -138,6 +139,15 @@ class _SparseSums:
             top = self.runs.pop()
             self.runs[-1] = _merge_runs(self.runs[-1], top)
 
+    def absorb(self, other: "_SparseSums") -> None:
+        """Add another part's sums."""
+        for run in other.runs:
+            self.push(run)
+
+    def __getstate__(self) -> dict:
+        # one merged run: what a Spark executor sends the driver (learn/spark.py)
+        return {"runs": [self.merged()] if self.runs else []}
+
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
         """All runs merged into one: (keys, sums)."""
         while len(self.runs) > 1:
@@ -238,6 +248,15 @@ class _ContinuousAVC:
             return
         self.table.add((ids * (self.m + 1) + _ranks(self.values, col)) * self.C + y, w, unit)
 
+    def absorb(self, other: "_ContinuousAVC") -> None:
+        """Add another part's sums (over the same nodes and values)."""
+        if self.values is None:
+            self.unknown += other.unknown
+            for mine, theirs in zip(self.by_class, other.by_class):
+                mine.absorb(theirs)
+        else:
+            self.table.absorb(other.table)
+
     def root_values(self) -> np.ndarray:
         """The root's distinct known values, ascending (after its pass)."""
         keys = np.unique(np.concatenate([t.merged()[0] for t in self.by_class]))
@@ -286,6 +305,72 @@ def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
     return codes
 
 
+class _LevelScan:
+    """One growth pass's count tables (what _PassGrower.scan reads), counted batch by batch
+    and merged part by part (data/passes.reduce_batches): the tree's routes so far and the
+    pass's nodes and attributes, no rows. A table: [class weights (S x C, fixed point), cases
+    per node, discrete AVC groups, continuous ones, whether no case weighed more than 1]."""
+
+    def __init__(self, schema: Schema, routes: list[_Route], members: np.ndarray, disc: list[int], cont: list[int],
+                 dsel: list[int], csel: list[int], values: list[np.ndarray | None], S: int, C: int, V: int):
+        self.schema, self.routes, self.members, self.disc, self.cont = schema, routes, members, disc, cont
+        self.dsel, self.csel, self.values, self.S, self.C, self.V = dsel, csel, values, S, C, V
+        self.every = bool(members.all())
+
+    def zero(self) -> list:
+        """Empty tables."""
+        S, C = self.S, self.C
+        # sparse: at a deep level most of the S x V x C cells of a discrete attribute are empty
+        return [np.zeros(S * C, dtype=np.int64), np.zeros(S, dtype=np.int64), {j: _SparseSums() for j in self.dsel},
+                {k: _ContinuousAVC(S, C, self.values[k]) for k in self.csel}, True]
+
+    def count(self, table: list, batch: Dataset) -> list:
+        """Add one batch's cases at the pass's nodes (a batch's columns read where needed: no
+        matrix of all its columns)."""
+        C, V = self.C, self.V
+        dist, count, disc, cont, _ = table
+        if batch.schema != self.schema:
+            raise InputError(f"batch {batch.source!r} has another schema than the first")
+        if batch.y is None:
+            raise InputError(f"batch {batch.source!r} has no class column: growing a tree needs labelled cases")
+        if batch.n == 0:
+            return table
+        w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
+        if batch.weights is not None and (w > 1).any():
+            table[4] = False
+        rows, ids, w = _route(self.routes, batch.columns, w)
+        if not self.every:
+            keep = self.members[ids]
+            rows, ids, w = rows[keep], ids[keep], w[keep]
+        if not len(rows):
+            return table
+        y = batch.y[rows].astype(np.int64)
+        wf = _fixed(w)
+        unit = bool((wf == wf[0]).all())
+        dist += _sums(ids * C + y, wf, self.S * C, unit)
+        count += np.bincount(ids, minlength=self.S)
+        for j, sums in disc.items():
+            codes = batch.columns[self.disc[j]][rows]
+            if codes.dtype.kind == "f":
+                codes = np.where(np.isnan(codes), -1, codes)
+            codes = np.maximum(codes.astype(np.int64) + 1, 0)        # 0: unknown
+            sums.add((ids * V + codes) * C + y, wf, unit)
+        for k, avc in cont.items():
+            avc.add(ids, np.asarray(batch.columns[self.cont[k]], dtype=np.float64)[rows], y, wf, unit)
+        return table
+
+    def merge(self, a: list, b: list) -> list:
+        """The tables of two parts of the cases as one (into `a`)."""
+        a[0] += b[0]
+        a[1] += b[1]
+        for j, sums in a[2].items():
+            sums.absorb(b[2][j])
+        for k, avc in a[3].items():
+            avc.absorb(b[3][k])
+        a[4] = a[4] and b[4]
+        return a
+
+
 SPARSE_BYTES = 32  # an AVC entry: an int64 key and an int64 sum, twice while a batch's runs wait to merge
 DENSE_BYTES = 8    # a cell of a group's dense discrete table (node, attribute, value, class), while gains are computed
 
@@ -310,16 +395,23 @@ def root_counts(batches: Batches, schema: Schema, budget: int) -> tuple[int, dic
     may exceed `budget` (SPARSE_BYTES x min(cases, (distinct + 1) x classes)), as soon as it does."""
     C = len(schema.classes)
     cont = [i for i, a in enumerate(schema.attributes) if a.is_continuous]
-    seen = {a: np.empty(0) for a in cont}
-    rows = 0
-    for batch in batches():
-        rows += batch.n
+
+    def checked(rows: int, seen: dict[int, np.ndarray]) -> tuple[int, dict[int, np.ndarray]]:
         for a in cont:
-            col = np.asarray(batch.columns[a], dtype=np.float64)
-            seen[a] = np.union1d(seen[a], sorted_distinct(col[~np.isnan(col)]))
             need = SPARSE_BYTES * min(rows, (len(seen[a]) + 1) * C)
             if need > budget:
                 raise too_big(schema.attributes[a].name, "at the tree's root", need, budget)
+        return rows, seen
+
+    def count(table: tuple[int, dict[int, np.ndarray]], batch: Dataset) -> tuple[int, dict[int, np.ndarray]]:
+        seen = table[1]
+        for a in cont:
+            col = np.asarray(batch.columns[a], dtype=np.float64)
+            seen[a] = np.union1d(seen[a], sorted_distinct(col[~np.isnan(col)]))
+        return checked(table[0] + batch.n, seen)
+
+    rows, seen = reduce_batches(batches, lambda: (0, {a: np.empty(0) for a in cont}), count,
+                                lambda x, y: checked(x[0] + y[0], {a: np.union1d(x[1][a], y[1][a]) for a in cont}))
     return rows, {a: len(v) for a, v in seen.items()}
 
 
@@ -440,44 +532,13 @@ class _PassGrower:
         with their discrete AVC groups (keyed (node, value code + 1, class)) and continuous ones
         for the attributes dsel/csel. A batch's columns are read where needed: no matrix of
         all its columns."""
-        C, V = self.C, self.V
-        dist = np.zeros(S * C, dtype=np.int64)
-        count = np.zeros(S, dtype=np.int64)
-        # sparse: at a deep level most of the S x V x C cells of a discrete attribute are empty
-        disc = {j: _SparseSums() for j in dsel}
-        cont = {k: _ContinuousAVC(S, C, self.values[self.cont[k]][0] if self.routes else None) for k in csel}
-        every = bool(members.all())
+        scan = _LevelScan(self.schema, self.routes, members, self.disc, self.cont, dsel, csel,
+                          [self.values[self.cont[k]][0] if self.routes else None for k in range(len(self.cont))],
+                          S, self.C, self.V)
         self.passes += 1
-        for batch in self.batches():
-            if batch.schema != self.schema:
-                raise InputError(f"batch {batch.source!r} has another schema than the first")
-            if batch.y is None:
-                raise InputError(f"batch {batch.source!r} has no class column: growing a tree needs labelled cases")
-            if batch.n == 0:
-                continue
-            w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
-            if self.light and batch.weights is not None and (w > 1).any():
-                self.light = False
-            rows, ids, w = _route(self.routes, batch.columns, w)
-            if not every:
-                keep = members[ids]
-                rows, ids, w = rows[keep], ids[keep], w[keep]
-            if not len(rows):
-                continue
-            y = batch.y[rows].astype(np.int64)
-            wf = _fixed(w)
-            unit = bool((wf == wf[0]).all())
-            dist += _sums(ids * C + y, wf, S * C, unit)
-            count += np.bincount(ids, minlength=S)
-            for j, table in disc.items():
-                codes = batch.columns[self.disc[j]][rows]
-                if codes.dtype.kind == "f":
-                    codes = np.where(np.isnan(codes), -1, codes)
-                codes = np.maximum(codes.astype(np.int64) + 1, 0)        # 0: unknown
-                table.add((ids * V + codes) * C + y, wf, unit)
-            for k, avc in cont.items():
-                avc.add(ids, np.asarray(batch.columns[self.cont[k]], dtype=np.float64)[rows], y, wf, unit)
-        return dist.reshape(S, C), count, disc, cont
+        dist, count, disc, cont, light = reduce_batches(self.batches, scan.zero, scan.count, scan.merge)
+        self.light = self.light and light
+        return dist.reshape(S, self.C), count, disc, cont
 
     def active_tables(self, disc: dict[int, _SparseSums], act: np.ndarray, S: int) -> np.ndarray:
         """The discrete AVC groups of the active nodes as one dense table (act, len(disc), V, C)."""

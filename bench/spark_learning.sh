@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Learning on Spark (issue 51, BENCHMARKS.md "Learning on Spark"): one CSV learnt in memory, then
+# with --engine spark on local[2], then on a standalone cluster (a master and two 1-core workers
+# started from pyspark's jars), each under /usr/bin/time -v (the driver's wall, CPU and peak RSS),
+# the model files compared, the --json's bytes per pass kept. Usage: bench/spark_learning.sh DATA.csv TARGET OUTDIR
+set -euo pipefail
+data=$1 target=$2 out=$3
+mkdir -p "$out"
+py=${PYTHON:-python}
+fit() { /usr/bin/time -v -o "$out/$1.time" "$py" -m c45rules fit "$data" --target "$target" -o "$out/$1.yaml" --json "${@:2}" > "$out/$1.json"; }
+fit memory
+fit local --engine spark --master 'local[2]'
+home=$("$py" -c 'import pyspark, os; print(os.path.dirname(pyspark.__file__))')
+export SPARK_HOME=$home SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1 PYSPARK_PYTHON=$(command -v "$py") SPARK_WORKER_DIR=$out/work
+port=$(( 20000 + RANDOM % 20000 )); ui=$((port + 1))
+java -Xmx256m -cp "$home/jars/*" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port $port --webui-port $ui > "$out/master.log" 2>&1 & pids=($!)
+for k in 0 1; do
+  java -Xmx256m -cp "$home/jars/*" org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --webui-port $((ui + 1 + k)) --cores 1 --memory 2g spark://127.0.0.1:$port > "$out/worker$k.log" 2>&1 & pids+=($!)
+done
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+until curl -s "http://127.0.0.1:$ui/json/" | grep -q '"aliveworkers" : 2'; do sleep 1; done
+fit cluster --engine spark --master spark://127.0.0.1:$port
+for run in memory local cluster; do
+  printf '%s wall=%s cpu_user=%s cpu_sys=%s peak_rss_kb=%s same_model=%s\n' "$run" \
+    "$(grep 'Elapsed (wall' "$out/$run.time" | awk '{print $NF}')" "$(grep 'User time' "$out/$run.time" | awk '{print $NF}')" \
+    "$(grep 'System time' "$out/$run.time" | awk '{print $NF}')" "$(grep 'Maximum resident' "$out/$run.time" | awk '{print $NF}')" \
+    "$(cmp -s "$out/memory.yaml" "$out/$run.yaml" && echo yes || echo no)"
+done

@@ -1,0 +1,301 @@
+"""Learning on Spark (issue 51): the learner in passes with a Spark DataFrame's partitions as its batches.
+
+`open_spark(frame, target)` is a batch source (data/batches.py's contract) whose rows stay in
+Spark. Each pass of the learner is one reduction (data/passes.reduce_batches): the count
+function travels to the executors with the state it reads (the tree grown so far, the rules'
+conditions), each partition's rows are read there as pandas chunks (Arrow), encoded with the
+driver's Schema into the same Dataset batches as a file read in passes, counted into one
+table per partition, and the tables (pickled) come back to the driver, which merges them in
+partition order. The driver holds the tables, never the rows: `pass_bytes` records the bytes
+each pass sent it.
+
+The schema pass is such a job too: each partition sums data/batches.py's per-column summary
+(`_Summary`, its row numbers offset by the rows of the partitions before it), and the driver
+merges them in partition order, so the same Schema, warnings and errors follow as from the
+file read in memory. The fingerprint's pass sends 8 bytes a row (the sorted row hashes the
+model's fingerprint digests), by ranges of hash values, one range at a time: the one pass whose
+traffic grows with the rows.
+
+A CSV read by Spark as text (every column a string) is read as the default engine reads it:
+an empty cell is "" (Spark's null), so the same tokens are unknown.
+"""
+from __future__ import annotations
+
+import pickle
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from .._lazy import LazyModule
+from ..data.batches import TEXT_CAP, _add, _check_rows, _column_text, _cut, _mask_tokens, _Summary, _text_counts, \
+    table_encoder
+from ..data.frame import training_columns
+from ..data.reading import DEFAULT_READ, ReadOptions
+from ..data.schema import Dataset, Schema
+from ..errors import InputError, ModelError
+
+pd = LazyModule("pandas")
+
+_BLOB = "part int, blob binary"
+# the fingerprint's row hashes are sorted by ranges of their top bits: 2^_HASH_BITS ranges
+_HASH_BITS = 4
+
+
+def is_spark_frame(data: Any) -> bool:
+    """Whether `data` is a pyspark DataFrame (without importing pyspark)."""
+    return type(data).__module__.startswith("pyspark.sql") and hasattr(data, "mapInPandas")
+
+
+def _part() -> int:
+    from pyspark import TaskContext
+    return TaskContext.get().partitionId()
+
+
+def _chunks(frames: Iterator[Any], cols: list[str], text: bool) -> Iterator[Any]:
+    """A partition's pandas chunks with the schema pass's column names; Spark's null "" in a CSV read as text."""
+    for df in frames:
+        if len(df):
+            df = df.set_axis(cols, axis=1)
+            yield df.fillna("") if text else df
+
+
+def _blob(part: int, table: Any) -> Any:
+    return pd.DataFrame({"part": [part], "blob": [pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)]})
+
+
+def _run(frame: Any, job: Callable[[Iterator[Any], int], Any]) -> tuple[list[tuple[int, Any]], int]:
+    """([(partition, its table)] in partition order, bytes sent to the driver): `job(frames,
+    partition)` on the pandas chunks of every partition of `frame`; an InputError or ModelError
+    raised in a partition is raised here (the first partition's first)."""
+    def task(frames: Iterator[Any]) -> Iterator[Any]:
+        part = _part()
+        try:
+            table = job(frames, part)
+        except (InputError, ModelError) as e:
+            table = _Failed(e)
+        yield _blob(part, table)
+    try:
+        rows = frame.mapInPandas(task, _BLOB).collect()
+    except Exception as e:   # a failed Spark job: a Java exception, one line of it
+        raise _spark_failed(e) from None
+    rows = sorted(rows, key=lambda r: r.part)
+    tables = [(r.part, pickle.loads(r.blob)) for r in rows]
+    for _, t in tables:
+        if isinstance(t, _Failed):
+            raise t.error
+    return tables, sum(len(r.blob) for r in rows)
+
+
+class _Failed:
+    """An error raised in a partition, sent to the driver as its table."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+class SparkBatches:
+    """A batch source (data/batches.py) over a Spark DataFrame's rows, which stay in Spark.
+
+    Each pass is a Spark job through `reduce` (data/passes.reduce_batches); called, it yields
+    one empty batch of the schema (what the learner reads of a first batch: its schema), never
+    rows. `pass_bytes`: per pass run (the schema pass's jobs first), the bytes sent to the driver.
+
+    Attributes
+    ----------
+    schema : Schema
+    n : int
+        Rows (cases).
+    source : str
+        The data, for messages.
+    unknown_tokens : dict
+        Per column, the cells read as unknown by a token.
+    batch_rows : int
+        Cases per batch at most, within a partition.
+    """
+
+    def __init__(self, frame: Any, cols: list[str], text: bool, encode: Callable[[Any, int], Dataset], schema: Schema,
+                 n: int, unknown_tokens: dict[str, dict[str, int]], source: str, batch_rows: int,
+                 pass_bytes: list[int]) -> None:
+        self.frame, self.cols, self.text, self.encode = frame, cols, text, encode
+        self.schema, self.n, self.unknown_tokens, self.source = schema, n, unknown_tokens, source
+        self.batch_rows, self.pass_bytes, self.last_batches = batch_rows, pass_bytes, 0
+
+    def __call__(self) -> Iterator[Dataset]:
+        """The schema's empty batch (the rows are counted in Spark, by `reduce`)."""
+        yield Dataset(self.schema, [np.zeros(0, np.float64 if a.is_continuous else np.int32)
+                                    for a in self.schema.attributes], np.zeros(0, np.int32), self.source)
+
+    def _batches(self) -> Callable[[Iterator[Any]], Iterator[Dataset]]:
+        """A partition's chunks -> its Dataset batches: a function holding the encoding, not the source."""
+        cols, text, encode, batch_rows = self.cols, self.text, self.encode, self.batch_rows
+
+        def batches(frames: Iterator[Any]) -> Iterator[Dataset]:
+            for df in _chunks(frames, cols, text):
+                yield from _cut(encode(df, 0), batch_rows)
+        return batches
+
+    def reduce(self, zero: Callable[[], Any], count: Callable[[Any, Dataset], Any],
+               merge: Callable[[Any, Any], Any]) -> Any:
+        """One pass as a Spark job: each partition's batches counted into `zero()` by `count`,
+        the partitions' tables merged on the driver by `merge`, in partition order."""
+        batches = self._batches()
+
+        def job(frames: Iterator[Any], part: int) -> Any:
+            table, k = zero(), 0
+            for batch in batches(frames):
+                table, k = count(table, batch), k + 1
+            return table, k
+        parts, sent = _run(self.frame, job)
+        self.pass_bytes.append(sent)
+        self.last_batches = sum(k for _, (_, k) in parts)
+        table = zero()
+        for _, (part, _) in parts:
+            table = merge(table, part)
+        return table
+
+    def fingerprint(self) -> str:
+        """Dataset.fingerprint of all the rows: their hashes sorted in Spark by ranges of their top
+        bits, each range's sorted hashes sent to the driver in turn and digested."""
+        import hashlib
+        batches = self._batches()
+        ranges = 1 << _HASH_BITS
+
+        def hashes(frames: Iterator[Any]) -> Iterator[Any]:
+            import pandas   # not the module's lazy `pd`: this function is pickled by value
+            got = [b.row_hashes() for b in batches(frames)]
+            rows = np.concatenate(got) if got else np.zeros(0, dtype=np.uint64)
+            top = (rows >> np.uint64(64 - _HASH_BITS)).astype(np.int64)
+            for r in np.unique(top).tolist():
+                yield pandas.DataFrame({"part": [r], "blob": [rows[top == r].tobytes()]})
+
+        def sort(pairs: Iterator[tuple[int, Any]]) -> Iterator[bytes]:
+            for _, blobs in pairs:
+                yield np.sort(np.concatenate([np.frombuffer(b, dtype=np.uint64) for b in blobs])).tobytes()
+        h = hashlib.sha256()
+        h.update(repr(self.schema).encode("utf-8"))
+        sent = 0
+        try:
+            by_range = (self.frame.mapInPandas(hashes, _BLOB).rdd.map(lambda r: (r.part, bytes(r.blob)))
+                        .groupByKey(ranges, partitionFunc=lambda r: r).mapPartitions(sort))
+            for part in by_range.toLocalIterator():
+                h.update(part)
+                sent += len(part)
+        except Exception as e:
+            raise _spark_failed(e) from None
+        self.pass_bytes.append(sent)
+        return "sha256:" + h.hexdigest()
+
+
+def _spark_failed(error: Exception) -> InputError:
+    """A failed Spark job (a Java exception) as one line."""
+    text = str(error).strip()
+    return InputError(f"Spark failed: {text.splitlines()[0] if text else type(error).__name__}")
+
+
+def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = None, batch_rows: int = 100_000,
+               discrete: Any = (), continuous: Any = (), ignore: Any = (), text: bool = False,
+               source: str = "<Spark DataFrame>") -> SparkBatches:
+    """A batch source over a Spark DataFrame, its schema built as `from_frame` builds it from the
+    same table in pandas (same kinds, value and class orders, warnings and errors), by Spark jobs
+    that send the driver per-column summaries, never rows.
+
+    Parameters
+    ----------
+    frame : pyspark.sql.DataFrame
+    target : str
+        The class column.
+    read : ReadOptions, optional
+        How cells are read (unknown tokens, decimal comma ...).
+    batch_rows : int, default=100000
+        Cases per batch at most, within a partition (memory on the executors only).
+    discrete, continuous, ignore : iterable of str
+        Column kinds as `from_frame` takes them.
+    text : bool, default=False
+        Every column is a CSV's text (Spark's CSV reader without inferSchema): Spark's null
+        (an empty cell) is read as "", as the default engine reads it.
+    source : str
+        The data's name, for messages.
+
+    Returns
+    -------
+    SparkBatches
+
+    Raises
+    ------
+    InputError
+        What `fit` raises for the same table in pandas; a failed Spark job, in one line.
+    """
+    _check_rows(batch_rows)
+    read = read or DEFAULT_READ
+    if target is None:
+        raise InputError(f"{source}: a Spark table needs target=COLUMN", params=("target",))
+    kinds = tuple(set(map(str, k)) for k in (discrete, continuous, ignore))
+    cols, target, (discrete, continuous, ignore) = training_columns(pd.DataFrame(columns=list(frame.columns)),
+                                                                     target, kinds, source)
+    pass_bytes: list[int] = []
+    # each partition's row numbers (in messages) follow those of the partitions before it
+    sizes, sent = _run(frame, lambda frames, part: sum(len(df) for df in frames))
+    pass_bytes.append(sent)
+    offsets, n = {}, 0
+    for part, rows in sizes:
+        offsets[part], n = n, n + rows
+    if n == 0:
+        raise InputError(f"{source}: no rows")
+
+    def summarise(frames: Iterator[Any], part: int) -> _Summary:
+        summary = _Summary(cols, target, discrete, ignore, read, source)
+        summary.n = offsets.get(part, 0)
+        for df in _chunks(frames, cols, text):
+            summary.add(df)
+        return summary
+    parts, sent = _run(frame, summarise)
+    pass_bytes.append(sent)
+    summary = parts[0][1]
+    for _, other in parts[1:]:
+        _absorb(summary, other)
+    summary.n = n
+
+    def more_texts(names: list[str]) -> dict[str, dict[str, int]]:
+        def gather(frames: Iterator[Any], part: int) -> dict[str, dict[str, int]]:
+            texts: dict[str, dict[str, int]] = {name: {} for name in names}
+            for df in _chunks(frames, cols, text):
+                for name in names:
+                    s, _ = _mask_tokens(df[name], read.tokens)
+                    _add(texts[name], *_text_counts(_column_text(s, name, source)))
+            return texts
+        got, sent = _run(frame, gather)
+        pass_bytes.append(sent)
+        texts = got[0][1]
+        for _, more in got[1:]:
+            for name, counts in more.items():
+                _add(texts[name], counts, counts.values())
+        return texts
+
+    schema, variants, strays, unknown_tokens = summary.schema(continuous, more_texts)
+    encode = table_encoder(schema, variants, strays, target, read, source)
+    return SparkBatches(frame, cols, text, encode, schema, n, unknown_tokens, source, batch_rows, pass_bytes)
+
+
+def _absorb(into: _Summary, other: _Summary) -> None:
+    """The schema pass's summary of the rows after `into`'s added to it (`into`'s first
+    findings stay first)."""
+    into.yunknown += other.yunknown
+    into.first_yunknown = into.first_yunknown or other.first_yunknown
+    _add(into.labels, other.labels, other.labels.values())
+    for name, st in into.columns.items():
+        o = other.columns[name]
+        _add(st.tokens, o.tokens, o.tokens.values())
+        st.known += o.known
+        st.numeric = st.numeric and o.numeric
+        # kept while the column was all numbers: it matters only if it still is
+        st.beyond = st.beyond or o.beyond
+        st.nbad += o.nbad
+        st.first_bad = st.first_bad or o.first_bad
+        if st.bad is not None and o.bad is not None:
+            _add(st.bad, o.bad, o.bad.values())
+        st.bad = None if st.bad is None or o.bad is None or len(st.bad) > 3 else st.bad
+        if st.texts is not None and o.texts is not None:
+            _add(st.texts, o.texts, o.texts.values())
+        # as the one-pass summary: a column all numbers keeps at most TEXT_CAP texts
+        if st.texts is None or o.texts is None or (st.numeric and not st.keep and len(st.texts) > TEXT_CAP):
+            st.texts = None
