@@ -19,6 +19,7 @@ see tests/tree/test_grow_passes.py for the sets where the trees agree.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Iterable
 
 import numpy as np
@@ -209,6 +210,47 @@ def _route(routes: list[_Route], columns: list[np.ndarray], w: np.ndarray
     return rows, ids, w
 
 
+class _Flat:
+    """The routes of every grown level as one tree in level order, for the compiled routing
+    (_grow.route_cases): per node its tested attribute (int32, -1 closed or open), threshold
+    flag, float32 cut and range of branches; per branch its child's node (-1: no cases) and
+    factor. The open level's nodes come last, from `open_from` on."""
+
+    def __init__(self, routes: list[_Route]):
+        sizes = [len(r.attr) for r in routes]
+        offsets = np.cumsum([0] + sizes)
+        self.open_from = int(offsets[-1])
+        n_open = int((routes[-1].child >= 0).sum())
+        self.attr = np.concatenate([r.attr.astype(np.int32) for r in routes] + [np.full(n_open, -1, np.int32)])
+        self.threshold = np.concatenate([r.threshold for r in routes] + [np.zeros(n_open, bool)]).view(np.uint8)
+        self.cut32 = np.concatenate([r.cut32 for r in routes] + [np.zeros(n_open, np.float32)])
+        widths = np.concatenate([np.full(len(r.attr), r.child.shape[1]) for r in routes] + [np.zeros(n_open, int)])
+        self.first = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+        self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1).ravel()
+                                     for k, r in enumerate(routes)]).astype(np.int64)
+        self.factor = np.concatenate([r.factor.ravel() for r in routes]).astype(np.float32)
+        self.used = sorted({a for r in routes for a in r.used})
+        self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
+
+    def route(self, columns: list[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As _route, in one compiled walk per case (the outputs in another order)."""
+        cols: list[np.ndarray | None] = [None] * len(columns)
+        for a in self.used:
+            col = columns[a]
+            if col.dtype.kind == "f" and a in self.discrete:
+                col = np.where(np.isnan(col), -1, col)
+            cols[a] = np.ascontiguousarray(col, dtype=np.int32 if a in self.discrete else np.float64)
+        w = np.ascontiguousarray(w, dtype=np.float32)
+        cap = len(w) + len(w) // 8 + 16
+        while True:
+            rows, ids, out = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.float32)
+            n = _native.route_cases(self.attr, self.threshold, self.cut32, self.first, self.child, self.factor,
+                                    self.open_from, cols, w, rows, ids, out)
+            if n >= 0:
+                return rows[:n], ids[:n], out[:n]
+            cap *= 2
+
+
 class _ContinuousAVC:
     """One continuous attribute's AVC groups over a level's nodes, as sparse fixed-point sums
     keyed (node, value rank, class): key = (node * (m + 1) + rank) * C + class, rank m for an
@@ -357,6 +399,7 @@ class _PassGrower:
         self.nvals = np.array([len(attrs[i].values) for i in self.disc], dtype=np.int64)
         self.V = int(self.nvals.max()) + 1 if self.disc else 1
         self.routes: list[_Route] = []
+        self.flat: _Flat | None = None            # the routes for the compiled routing
         self.values: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # the root's distinct values
         self.largest = {"attribute": None, "level": 0, "node": 0, "entries": 0}
         self.passes, self.per_level, self.peak = 0, [], 0
@@ -458,7 +501,8 @@ class _PassGrower:
             w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
             if self.light and batch.weights is not None and (w > 1).any():
                 self.light = False
-            rows, ids, w = _route(self.routes, batch.columns, w)
+            rows, ids, w = (self.flat.route if self.flat is not None else partial(_route, self.routes))(
+                batch.columns, w)
             if not every:
                 keep = members[ids]
                 rows, ids, w = rows[keep], ids[keep], w[keep]
@@ -696,6 +740,7 @@ class _PassGrower:
                     branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
                 node.branches.append(branch)
         self.routes.append(_Route(chosen, threshold, cut32, child, factor))
+        self.flat = _Flat(self.routes) if _native is not None else None
         self.rows = np.array(rows, dtype=np.int64)
         parent = np.array(parents, dtype=np.int64)
         next_tested = tested[parent]

@@ -210,3 +210,31 @@ def test_memory_budget_refuses_an_attribute_that_cannot_fit():
     with pytest.raises(InputError, match="attribute 'zip': its AVC group at a node of tree level 0 may need 15.7 kB,"
                                          " beyond the memory budget of 7.81 kB: round or bin zip"):
         grow_in_passes(batches(many, 50), schema, memory=8000)
+
+
+@pytest.mark.parametrize("name", ["soybean", "crx", "vehicle"])
+def test_compiled_routing_equals_numpy(name):
+    # route_cases walks each case down the tree grown so far: the same (case, node, weight)
+    # triples as the level-by-level numpy _route, unknowns split with the same float32 factors
+    from c45rules.tree import grow_passes as G
+    if G._native is None:
+        pytest.skip("_grow is not built")
+    ds = load(name)
+    grower = G._PassGrower(batches(ds, 97), ds.schema, 2.0, True, None, None)
+    grower.run()
+    assert len(grower.routes) >= 3
+    w = np.random.default_rng(3).random(ds.n).astype(np.float32) + np.float32(0.5)
+    for k in range(1, len(grower.routes) + 1):
+        got = G._Flat(grower.routes[:k]).route(ds.columns, w)
+        want = G._route(grower.routes[:k], ds.columns, w)
+        assert len(got[0]) == len(want[0]) and (len(got[0]) > 0 or k == len(grower.routes))
+        order_got, order_want = np.lexsort(got[:2]), np.lexsort(want[:2])
+        for a, b in zip(got, want):
+            assert a[order_got].tobytes() == b[order_want].tobytes()
+    a = int(grower.routes[0].attr[0])
+    if ds.schema.attributes[a].is_discrete:
+        # a value code beyond the node's branches is refused, not read out of bounds
+        columns = list(ds.columns)
+        columns[a] = np.full(ds.n, 10**6, np.int32)
+        with pytest.raises(ValueError, match="beyond its node's branches"):
+            G._Flat(grower.routes[:1]).route(columns, w)
