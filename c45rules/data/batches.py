@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import functools
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -43,6 +45,7 @@ from .weights import all_zero, split_weights, weight_errors
 pd = LazyModule("pandas")
 
 Batches = Callable[[], Iterable[Dataset]]
+T = TypeVar("T")
 # a column all numbers so far keeps at most this many distinct texts (it needs them only if a
 # later cell is not a number; then one more pass gathers them)
 TEXT_CAP = 1 << 12
@@ -50,6 +53,10 @@ TEXT_CAP = 1 << 12
 # Python strings bound the memory (synth_100k's 31 columns: 48 MB over the imports at 16384
 # rows, 25 MB at 4096), and fewer rows cost more pandas calls per row
 READ_ROWS = 1 << 12
+# rows read at once from Parquet or DuckDB, whose texts arrive as Arrow dictionaries or
+# deduplicated strings: up to a batch, as each chunk costs a pandas conversion and an encoding
+# per column (4,096-row chunks spent most of a growth pass's time there at a million rows)
+ARROW_ROWS = 1 << 17
 DUCKDB_PREFIX = "duckdb:"
 
 
@@ -277,7 +284,11 @@ class BatchSource:
         self._stamped = stamped   # as the first pass began: a change during it counts too
 
     def __call__(self) -> Iterator[Dataset]:
-        """One pass: the encoded batches in order (InputError when the input changed since the first pass)."""
+        """One pass: the encoded batches in order (InputError when the input changed since the
+        first pass), read and encoded one batch ahead in a thread (read_ahead)."""
+        return read_ahead(self._pass)
+
+    def _pass(self) -> Iterator[Dataset]:
         self._check()
         rows = 0
         for part in self._frames():
@@ -307,6 +318,48 @@ class BatchSource:
         so that the row order does not matter): the one per-row cost of a streamed read.
         """
         return fingerprint_of(self.schema, [b.row_hashes() for b in self()])
+
+
+def read_ahead(make: Callable[[], Iterator[T]], ahead: int = 1) -> Iterator[T]:
+    """The items of `make()` in order, produced by a thread `ahead` items before they are
+    asked for: the next batch is parsed (pyarrow and numpy let go of the GIL) while the
+    caller counts the current one, on another core. An exception of `make()` is raised
+    where its item would have come; leaving the loop early stops the thread."""
+    done = object()
+    box: queue.Queue = queue.Queue(maxsize=ahead)
+    stop = threading.Event()
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in make():
+                if not put((item, None)):
+                    return
+            put((done, None))
+        except BaseException as e:  # handed to the consumer, raised there
+            put((done, e))
+
+    worker = threading.Thread(target=produce, name="c45rules-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, error = box.get()
+            if error is not None:
+                raise error
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def _file_stamp(path: Path) -> Callable[[], object]:
@@ -392,7 +445,7 @@ def _open(data: str | os.PathLike, target: str | None, read: ReadOptions | None,
     if target is None:
         raise InputError(f"{spec}: a CSV/Parquet file needs target=COLUMN", params=("target",))
     if path.suffix.lower() in (".parquet", ".pq"):
-        frames, n = _parquet_frames(path), None
+        frames, n = _parquet_frames(path, _arrow_rows(batch_rows)), None
     else:
         frames, n = _csv_frames(path, read)
     return _table_source(spec, frames, target, read, batch_rows, discrete, continuous, ignore,
@@ -460,8 +513,13 @@ def _csv_frames(path: Path, read: ReadOptions) -> tuple[Callable[[], Iterator[An
     return frames, records
 
 
-def _parquet_frames(path: Path) -> Callable[[], Iterator[Any]]:
-    """Chunks of a Parquet file, as pandas' read_parquet converts the whole file."""
+def _arrow_rows(batch_rows: int) -> int:
+    """Rows per chunk read from Parquet or DuckDB: a batch, within READ_ROWS..ARROW_ROWS."""
+    return max(READ_ROWS, min(batch_rows, ARROW_ROWS))
+
+
+def _parquet_frames(path: Path, rows: int) -> Callable[[], Iterator[Any]]:
+    """Chunks of `rows` rows of a Parquet file, as pandas' read_parquet converts the whole file."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -472,7 +530,7 @@ def _parquet_frames(path: Path) -> Callable[[], Iterator[Any]]:
         try:
             f = pq.ParquetFile(path)
             schema = f.schema_arrow
-            for batch in f.iter_batches(batch_size=READ_ROWS):
+            for batch in f.iter_batches(batch_size=rows):
                 yield pa.Table.from_batches([batch], schema=schema).to_pandas()
         except InputError:
             raise
@@ -505,7 +563,7 @@ def _duckdb_source(where: str, target: str | None, query: str | None, read: Read
                              config={"preserve_insertion_order": True})
         try:
             try:
-                reader = con.sql(query).to_arrow_reader(READ_ROWS)
+                reader = con.sql(query).to_arrow_reader(_arrow_rows(batch_rows))
             except duckdb.Error as e:
                 raise InputError(f"{source}: the query failed ({str(e).splitlines()[0]})") from None
             for batch in reader:

@@ -258,3 +258,39 @@ def test_stem_in_small_chunks_mixes_plain_and_general_lines(tmp_path, monkeypatc
     with pytest.raises(InputError) as streamed:
         open_batches(stem, batch_rows=3)
     assert str(streamed.value) == str(whole.value)
+
+
+def test_read_ahead_order_errors_and_early_exit():
+    import threading
+
+    from c45rules.data.batches import read_ahead
+
+    def items(fail_at=None):
+        for i in range(50):
+            if i == fail_at:
+                raise InputError(f"bad item {i}")
+            yield i
+    assert list(read_ahead(items)) == list(range(50))
+    got = []
+    with pytest.raises(InputError, match="bad item 7"):
+        for i in read_ahead(lambda: items(7)):
+            got.append(i)
+    assert got == list(range(7))           # every item before the error, in order
+    before = threading.active_count()
+    it = read_ahead(items)
+    assert next(it) == 0
+    it.close()                              # leaving a pass early stops its reader thread
+    assert threading.active_count() == before
+
+
+def test_parquet_reads_a_batch_at_once(tmp_path):
+    # a Parquet pass reads whole batches (up to ARROW_ROWS rows), not 4,096-row pieces
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    n = 10_000
+    df = pd.DataFrame({"x": np.arange(n, dtype=float), "c": np.where(np.arange(n) % 3, "a", "b")})
+    df.to_parquet(tmp_path / "t.parquet")
+    source = open_batches(tmp_path / "t.parquet", "c", batch_rows=n)
+    assert [b.n for b in source()] == [n]
+    sizes = [b.n for b in open_batches(tmp_path / "t.parquet", "c", batch_rows=3000)()]
+    assert max(sizes) == 3000 and sum(sizes) == n
