@@ -2340,6 +2340,50 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(key_runs_doc,
+"key_runs(keys, scratch, out_keys, out_counts) -> count\n\n"
+"The distinct int64 keys (each >= 0) ascending with how many times each occurs, written to\n"
+"out_keys and out_counts (int64, room for all keys), returns how many: np.unique(keys,\n"
+"return_counts=True) by a radix sort (keys is sorted in place; scratch: room for all keys).\n"
+"The per-batch reduction of an AVC group's keys in grow_passes.py.");
+
+static PyObject *py_key_runs(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[4];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "w*w*w*w*", &v[0], &v[1], &v[2], &v[3]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = v[0].len / 8;
+    size_t *count = NULL;
+    if (!(view_ok(&v[1], n, 8, "scratch") && view_ok(&v[2], n, 8, "out_keys") && view_ok(&v[3], n, 8, "out_counts")))
+        goto done;
+    int64_t *keys = v[0].buf, *ok = v[2].buf, *oc = v[3].buf;
+    int64_t top = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (keys[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "key_runs: a key is negative");
+            goto done;
+        }
+        if (keys[i] > top) top = keys[i];
+    }
+    count = malloc(BUCKETS * sizeof(size_t));
+    if (!count) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    sort_keys((uint64_t *)keys, (uint64_t *)v[1].buf, n, (uint64_t)top, count);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (m && ok[m - 1] == keys[i]) oc[m - 1]++;
+        else { ok[m] = keys[i]; oc[m++] = 1; }
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromSsize_t(m);
+done:
+    free(count);
+    release(v, 4);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"replay_group", py_replay_group, METH_VARARGS, replay_group_doc},
     {"replay_sort", py_replay_sort, METH_VARARGS, replay_sort_doc},
@@ -2353,6 +2397,7 @@ static PyMethodDef methods[] = {
     {"entry_cuts", py_entry_cuts, METH_VARARGS, entry_cuts_doc},
     {"merge_sums", py_merge_sums, METH_VARARGS, merge_sums_doc},
     {"route_cases", py_route_cases, METH_VARARGS, route_cases_doc},
+    {"key_runs", py_key_runs, METH_VARARGS, key_runs_doc},
     {"cut_bounds", py_cut_bounds, METH_O, cut_bounds_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},

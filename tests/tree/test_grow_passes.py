@@ -238,3 +238,29 @@ def test_compiled_routing_equals_numpy(name):
         columns[a] = np.full(ds.n, 10**6, np.int32)
         with pytest.raises(ValueError, match="beyond its node's branches"):
             G._Flat(grower.routes[:1]).route(columns, w)
+
+
+def test_compiled_key_runs_equal_numpy(monkeypatch):
+    # key_runs (a radix sort) reduces a batch's keys as numpy's sort did: same runs, same sums
+    from c45rules.tree import grow_passes as G
+    if G._native is None:
+        pytest.skip("_grow is not built")
+    rng = np.random.default_rng(11)
+    for n, top in [(0, 1), (1, 0), (40, 5), (5000, 3), (5000, 10**6), (20000, 2**50)]:
+        keys = rng.integers(0, top + 1, n).astype(np.int64)
+        k, scratch, runs, counts = keys.copy(), np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+        m = G._native.key_runs(k, scratch, runs, counts)
+        want_keys, want_counts = np.unique(keys, return_counts=True)
+        assert runs[:m].tolist() == want_keys.tolist() and counts[:m].tolist() == want_counts.tolist()
+    with pytest.raises(ValueError, match="negative"):
+        G._native.key_runs(np.array([3, -1]), *(np.empty(2, np.int64) for _ in range(3)))
+    keys = rng.integers(0, 10**9, 30000)
+    w = np.full(30000, 1 << 32, np.int64)
+    merged = []
+    for native in (G._native, None):
+        monkeypatch.setattr(G, "_native", native)
+        table = G._SparseSums()
+        for i in range(0, 30000, 1000):
+            table.add(keys[i:i + 1000], w[i:i + 1000], True)
+        merged.append([a.tolist() for a in table.merged()])
+    assert merged[0] == merged[1]
