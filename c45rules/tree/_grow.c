@@ -2342,9 +2342,9 @@ done:
 
 PyDoc_STRVAR(key_runs_doc,
 "key_runs(keys, scratch, out_keys, out_counts) -> count\n\n"
-"The distinct int64 keys (each >= 0) ascending with how many times each occurs, written to\n"
+"The distinct int64 keys ascending with how many times each occurs, written to\n"
 "out_keys and out_counts (int64, room for all keys), returns how many: np.unique(keys,\n"
-"return_counts=True) by a radix sort (keys is sorted in place; scratch: room for all keys).\n"
+"return_counts=True) by a radix sort (keys is overwritten; scratch: room for all keys).\n"
 "The per-batch reduction of an AVC group's keys in grow_passes.py.");
 
 static PyObject *py_key_runs(PyObject *self, PyObject *args) {
@@ -2359,22 +2359,24 @@ static PyObject *py_key_runs(PyObject *self, PyObject *args) {
     if (!(view_ok(&v[1], n, 8, "scratch") && view_ok(&v[2], n, 8, "out_keys") && view_ok(&v[3], n, 8, "out_counts")))
         goto done;
     int64_t *keys = v[0].buf, *ok = v[2].buf, *oc = v[3].buf;
-    int64_t top = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (keys[i] < 0) {
-            PyErr_SetString(PyExc_ValueError, "key_runs: a key is negative");
-            goto done;
-        }
-        if (keys[i] > top) top = keys[i];
-    }
     count = malloc(BUCKETS * sizeof(size_t));
     if (!count) { PyErr_NoMemory(); goto done; }
     Py_ssize_t m = 0;
     Py_BEGIN_ALLOW_THREADS
-    sort_keys((uint64_t *)keys, (uint64_t *)v[1].buf, n, (uint64_t)top, count);
+    /* sorted as offsets from the least key: unsigned, wrapping, so any int64 keys sort */
+    int64_t low = n ? keys[0] : 0;
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (keys[i] < low) low = keys[i];
+    uint64_t *u = (uint64_t *)keys, top = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (m && ok[m - 1] == keys[i]) oc[m - 1]++;
-        else { ok[m] = keys[i]; oc[m++] = 1; }
+        u[i] = (uint64_t)keys[i] - (uint64_t)low;
+        if (u[i] > top) top = u[i];
+    }
+    sort_keys(u, (uint64_t *)v[1].buf, n, top, count);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t k = (int64_t)(u[i] + (uint64_t)low);
+        if (m && ok[m - 1] == k) oc[m - 1]++;
+        else { ok[m] = k; oc[m++] = 1; }
     }
     Py_END_ALLOW_THREADS
     result = PyLong_FromSsize_t(m);

@@ -38,6 +38,7 @@ Batches = Callable[[], Iterable[Dataset]]
 _SCALE = float(1 << 32)        # fixed point: weights are held as multiples of 2^-32
 _MAX_WEIGHT = float(1 << 30)   # total weight below this keeps every fixed-point sum in int64
 _CELLS = 1 << 20               # discrete table cells (nodes x attributes x values x classes) at a time
+_RADIX_RANGE = 1 << 44   # keys spanning less: 4 radix passes of 11 bits, faster than numpy's sort
 _CHUNK = 1 << 21               # float64 sums of this many 32-bit halves are exact (< 2^53)
 
 try:
@@ -116,14 +117,14 @@ class _SparseSums:
         if not len(keys):
             return
         if unit:
-            low = int(keys.min())
-            if int(keys.max()) - low <= 2 * len(keys):
+            low, high = int(keys.min()), int(keys.max())
+            if high - low <= 2 * len(keys):
                 # few possible keys: count them in a dense table, no sort
                 counts = np.bincount(keys - low)
                 present = np.flatnonzero(counts)
                 self.push((present + low, counts[present] * w[0]))
                 return
-            if _native is not None:
+            if _native is not None and high - low < _RADIX_RANGE:
                 # a radix sort: most of a pass's time went to numpy's sort of these keys
                 k, runs, counts = keys.astype(np.int64), np.empty_like(keys, np.int64), np.empty_like(keys, np.int64)
                 n = _native.key_runs(k, np.empty_like(k), runs, counts)
