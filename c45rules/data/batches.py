@@ -99,6 +99,19 @@ def _cut(ds: Dataset, batch_rows: int) -> Iterator[Dataset]:
         yield ds.subset(slice(i, i + batch_rows))
 
 
+def _joined(parts: list[Dataset]) -> Dataset:
+    """Consecutive batches of one source as one (the first's schema, source, weight record, costs)."""
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    weights = None
+    if any(p.weights is not None for p in parts):
+        weights = np.concatenate([np.ones(p.n) if p.weights is None else p.weights for p in parts])
+    return Dataset(first.schema, [np.concatenate(c) for c in zip(*(p.columns for p in parts))],
+                   None if first.y is None else np.concatenate([p.y for p in parts]), first.source,
+                   weights=weights, weight_record=first.weight_record, costs=first.costs)
+
+
 class _Column:
     """What the schema pass keeps of one table column (the module docstring)."""
 
@@ -290,7 +303,8 @@ class BatchSource:
 
     def _pass(self) -> Iterator[Dataset]:
         self._check()
-        rows = 0
+        rows = held = 0
+        pending: list[Dataset] = []
         for part in self._frames():
             try:
                 ds = self._encode(part, rows)
@@ -299,7 +313,17 @@ class BatchSource:
             rows += ds.n
             if rows > self.n:
                 raise self._changed(f"more than its {self.n} rows")
-            yield from _cut(ds, self.batch_rows)
+            # pieces joined into whole batches: each batch costs the growth a fixed overhead
+            pending.append(ds)
+            held += ds.n
+            if held >= self.batch_rows:
+                joined = _joined(pending)
+                whole = held - held % self.batch_rows
+                yield from _cut(joined.subset(slice(0, whole)), self.batch_rows)
+                pending = [joined.subset(slice(whole, held))] if whole < held else []
+                held -= whole
+        if held:
+            yield _joined(pending)
         if rows != self.n:
             raise self._changed(f"{rows} rows where the first pass read {self.n}")
         self._check()

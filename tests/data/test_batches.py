@@ -283,8 +283,9 @@ def test_read_ahead_order_errors_and_early_exit():
     assert threading.active_count() == before
 
 
-def test_parquet_reads_a_batch_at_once(tmp_path):
-    # a Parquet pass reads whole batches (up to ARROW_ROWS rows), not 4,096-row pieces
+def test_batches_are_whole_not_pieces(tmp_path):
+    # a Parquet pass reads whole batches (up to ARROW_ROWS rows), and a CSV's 4,096-row pieces
+    # are joined into batches: every batch but the last holds batch_rows cases
     pd = pytest.importorskip("pandas")
     pytest.importorskip("pyarrow")
     n = 10_000
@@ -292,5 +293,11 @@ def test_parquet_reads_a_batch_at_once(tmp_path):
     df.to_parquet(tmp_path / "t.parquet")
     source = open_batches(tmp_path / "t.parquet", "c", batch_rows=n)
     assert [b.n for b in source()] == [n]
-    sizes = [b.n for b in open_batches(tmp_path / "t.parquet", "c", batch_rows=3000)()]
-    assert max(sizes) == 3000 and sum(sizes) == n
+    assert [b.n for b in open_batches(tmp_path / "t.parquet", "c", batch_rows=3000)()] == [3000, 3000, 3000, 1000]
+    df.to_csv(tmp_path / "t.csv", index=False)
+    csv = open_batches(tmp_path / "t.csv", "c", batch_rows=6000)
+    parts = list(csv())
+    assert [b.n for b in parts] == [6000, 4000]
+    whole = load_data(tmp_path / "t.csv", target="c")[0]
+    assert np.array_equal(np.concatenate([b.columns[0] for b in parts]), whole.columns[0])
+    assert np.array_equal(np.concatenate([b.y for b in parts]), whole.y)
