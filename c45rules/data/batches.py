@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import os
 import queue
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -295,14 +297,45 @@ class BatchSource:
         self.unknown_tokens = unknown_tokens
         self._frames, self._encode, self._stamp = frames, encode, stamp
         self._stamped = stamped   # as the first pass began: a change during it counts too
+        self.spill = True         # the first whole pass spills its batches (_Spill)
+        self._spill: _Spill | None = None
 
     def __call__(self) -> Iterator[Dataset]:
         """One pass: the encoded batches in order (InputError when the input changed since the
-        first pass), read and encoded one batch ahead in a thread (read_ahead)."""
+        first pass), read and encoded one batch ahead in a thread (read_ahead). The first
+        whole pass also spills the encoded batches to a temporary file (_Spill) when the disk
+        has room; later passes read them back instead of parsing the input again."""
         return read_ahead(self._pass)
 
     def _pass(self) -> Iterator[Dataset]:
         self._check()
+        spill = self._spill
+        if spill is not None and spill.complete:
+            yield from spill.read()
+            self._check()
+            return
+        spill = _Spill.open(self.n) if self.spill else None
+        try:
+            for batch in self._parse():
+                if spill is not None and not spill.write(batch):
+                    spill.close()
+                    spill = None
+                yield batch
+        except BaseException:
+            if spill is not None:
+                spill.close()
+            raise
+        if spill is not None:
+            spill.complete = True
+            self._spill = spill
+
+    def forget(self) -> None:
+        """Drop the spilled batches (the next pass parses the input again, and spills anew)."""
+        spill, self._spill = self._spill, None
+        if spill is not None:
+            spill.close()
+
+    def _parse(self) -> Iterator[Dataset]:
         rows = held = 0
         pending: list[Dataset] = []
         for part in self._frames():
@@ -342,6 +375,69 @@ class BatchSource:
         so that the row order does not matter): the one per-row cost of a streamed read.
         """
         return fingerprint_of(self.schema, [b.row_hashes() for b in self()])
+
+
+# spill the encoded batches only while the disk keeps this many times their bytes free
+SPILL_ROOM = 2
+
+
+class _Spill:
+    """A pass's encoded batches in an anonymous temporary file (deleted when closed or when
+    the process ends): later passes read the arrays back, one batch at a time, instead of
+    parsing the input again (what a Parquet or CSV pass spent most of its time on). Memory
+    stays one batch; the disk holds the encoded table (8 bytes a continuous cell, 4 a discrete
+    one), and a pass that finds less than SPILL_ROOM times that free goes on without it."""
+
+    def __init__(self, rows: int) -> None:
+        self.rows, self.file = rows, tempfile.TemporaryFile(prefix="c45rules-spill-")
+        self.at, self.complete = 0, False
+        self.index: list[tuple[int, list[tuple[np.dtype, int]], Dataset]] = []
+
+    @classmethod
+    def open(cls, rows: int) -> "_Spill | None":
+        try:
+            return cls(rows)
+        except OSError:
+            return None
+
+    def write(self, batch: Dataset) -> bool:
+        """Append one batch; False (the spill is given up) when the disk lacks room or fails."""
+        arrays = list(batch.columns) + [batch.y] + ([] if batch.weights is None else [batch.weights])
+        if any(a is None for a in arrays):
+            return False
+        try:
+            if not self.index:
+                need = sum(a.nbytes for a in arrays) * max(1, self.rows) // max(1, batch.n)
+                if shutil.disk_usage(tempfile.gettempdir()).free < SPILL_ROOM * need:
+                    return False
+            start = self.at
+            for a in arrays:
+                view = memoryview(np.ascontiguousarray(a)).cast("B")
+                while len(view):
+                    done = os.pwrite(self.file.fileno(), view, self.at)
+                    self.at, view = self.at + done, view[done:]
+        except (OSError, TypeError, ValueError):
+            return False
+        shell = Dataset(batch.schema, [], None, batch.source, weight_record=batch.weight_record)
+        self.index.append((start, [(a.dtype, len(a)) for a in arrays], shell))
+        return True
+
+    def read(self) -> Iterator[Dataset]:
+        """The spilled batches, in order, each read back into fresh arrays."""
+        for start, layout, shell in self.index:
+            arrays, at = [], start
+            for dtype, n in layout:
+                a = np.empty(n, dtype)
+                if os.preadv(self.file.fileno(), [a], at) != a.nbytes:
+                    raise InputError("the spilled batches were cut short (the temporary file changed)")
+                arrays.append(a)
+                at += a.nbytes
+            k = len(shell.schema.attributes)
+            yield Dataset(shell.schema, arrays[:k], arrays[k], shell.source,
+                          weights=arrays[k + 1] if len(arrays) > k + 1 else None, weight_record=shell.weight_record)
+
+    def close(self) -> None:
+        self.file.close()
 
 
 def read_ahead(make: Callable[[], Iterator[T]], ahead: int = 1) -> Iterator[T]:
@@ -620,6 +716,7 @@ def _with_weights(source: BatchSource, column: str) -> BatchSource:
     for error in errors:
         if error is not None:
             raise error
+    source.forget()    # the weighted source below spills its own batches
     if rows and not kept:
         raise all_zero(column)
     inner = source._encode

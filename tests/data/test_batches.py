@@ -301,3 +301,34 @@ def test_batches_are_whole_not_pieces(tmp_path):
     whole = load_data(tmp_path / "t.csv", target="c")[0]
     assert np.array_equal(np.concatenate([b.columns[0] for b in parts]), whole.columns[0])
     assert np.array_equal(np.concatenate([b.y for b in parts]), whole.y)
+
+
+def test_later_passes_read_the_spilled_batches(tmp_path, monkeypatch):
+    # the first whole pass spills the encoded batches; later passes read them back, the same
+    # arrays, without parsing the file again; no room on the disk: every pass parses
+    import c45rules.data.batches as B
+    n = 5000
+    rng = np.random.default_rng(2)
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"x": rng.random(n), "k": rng.choice(["u", "v", "?"], n), "c": rng.choice(["a", "b"], n)})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    for room, parses in [(B.SPILL_ROOM, 1), (10**12, 3)]:
+        monkeypatch.setattr(B, "SPILL_ROOM", room)
+        source = open_batches(tmp_path / "t.csv", "c", batch_rows=999)
+        first = next(iter(source()))               # a pass left early spills nothing
+        assert source._spill is None and first.n == 999
+        calls = []
+        parse = source._parse
+        monkeypatch.setattr(source, "_parse", lambda: (calls.append(1), parse())[1])
+        passes = [list(source()) for _ in range(3)]
+        assert len(calls) == parses
+        for later in passes[1:]:
+            assert [b.n for b in later] == [b.n for b in passes[0]]
+            for a, b in zip(passes[0], later):
+                assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.columns + [a.y], b.columns + [b.y]))
+        whole = load_data(tmp_path / "t.csv", target="c")[0]
+        assert np.array_equal(np.concatenate([b.columns[1] for b in passes[2]]), whole.columns[1])
+        (tmp_path / "t.csv").touch()
+        with pytest.raises(InputError, match="changed since its schema was read"):
+            list(source())                      # a spilled pass still checks the file
+        os.utime(tmp_path / "t.csv")
