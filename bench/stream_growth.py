@@ -16,20 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _kb(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return 0
+sys.path.insert(0, str(ROOT / "bench"))
+from stream_memory import _kb, run_variants  # noqa: E402  (the process's VmHWM; a variant in a fresh process)
 
 
 def child(variant: str, data: str, target: str, batch_rows: int) -> dict:
@@ -78,21 +71,12 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.data, args.target, args.batch_rows)))
         return
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    print(f"{args.data}, batch_rows={args.batch_rows}, load average {os.getloadavg()[0]:.2f}")
-    print("| variant | rows | nodes | read wall / CPU s | growth wall / CPU s | peak RSS MB | passes | rows/s a pass |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for _ in range(args.repeat):
-        for variant in args.variants.split(","):
-            out = subprocess.run([sys.executable, __file__, "--child", variant, "--data", args.data,
-                                  "--target", args.target, "--batch-rows", str(args.batch_rows)],
-                                 env=env, capture_output=True, text=True, check=True)
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"| {r['variant']} | {r['rows']:,} | {r['nodes']} | {r['read_wall']:.1f} / {r['read_cpu']:.1f} |"
-                  f" {r['grow_wall']:.1f} / {r['grow_cpu']:.1f} | {r['peak_mb']:.0f} | {r['passes'] or '-'} |"
-                  f" {r['rows_s_pass']:,.0f} |", flush=True)
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
-
+    run_variants(__file__, args, args.variants.split(","),
+                 "| variant | rows | nodes | read wall / CPU s | growth wall / CPU s | peak RSS MB | passes"
+                 " | rows/s a pass |\n|---|---:|---:|---:|---:|---:|---:|---:|",
+                 lambda r: f"| {r['variant']} | {r['rows']:,} | {r['nodes']} | {r['read_wall']:.1f} / {r['read_cpu']:.1f}"
+                           f" | {r['grow_wall']:.1f} / {r['grow_cpu']:.1f} | {r['peak_mb']:.0f} | {r['passes'] or '-'}"
+                           f" | {r['rows_s_pass']:,.0f} |")
 
 if __name__ == "__main__":
     main()
