@@ -25,6 +25,7 @@ import queue
 import shutil
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -392,6 +393,8 @@ class _Spill:
         self.rows, self.file = rows, tempfile.TemporaryFile(prefix="c45rules-spill-")
         self.at, self.complete = 0, False
         self.index: list[tuple[int, list[tuple[np.dtype, int]], Dataset]] = []
+        # closed (its space freed) when the spill is dropped with its source
+        self._closer = weakref.finalize(self, self.file.close)
 
     @classmethod
     def open(cls, rows: int) -> "_Spill | None":
@@ -437,7 +440,8 @@ class _Spill:
                           weights=arrays[k + 1] if len(arrays) > k + 1 else None, weight_record=shell.weight_record)
 
     def close(self) -> None:
-        self.file.close()
+        """Close the file (its space is freed)."""
+        self._closer()
 
 
 def read_ahead(make: Callable[[], Iterator[T]], ahead: int = 1) -> Iterator[T]:
