@@ -735,10 +735,11 @@ class _PassGrower:
             filled = weights != 0
             # c4.5's factor: the branch's known weight over the node's, in float (grow.grow)
             known_total = F32(cases[s]) - _f32(unknown)
+            shares = _f32(weights) / known_total
             for v in range(len(weights)):
                 if filled[v]:
                     child[s, v] = len(next_nodes)
-                    factor[s, v] = _f32(weights[v]) / known_total
+                    factor[s, v] = shares[v]
                     next_nodes.append(Node(0, 0.0, 0.0, node.class_dist))
                     parents.append(s)
                     rows.append(int(weights[v] + unknown) >> 32 if whole[s] else int(count[s]))
