@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable, Iterable
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("C45RULES_SHARED", "/work/shared"))
@@ -48,6 +49,27 @@ def child(variant: str, data: str, target: str, batch_rows: int) -> dict:
             "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0}
 
 
+def run_child(script: str, variant: str, args: argparse.Namespace) -> dict:
+    """`script --child VARIANT` (its data, target and batch rows from `args`) run in a fresh
+    process on this checkout: the JSON it prints last."""
+    out = subprocess.run([sys.executable, script, "--child", variant, "--data", args.data, "--target", args.target,
+                          "--batch-rows", str(args.batch_rows)],
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_variants(script: str, args: argparse.Namespace, variants: Iterable[str], header: str,
+                 row: Callable[[dict], str]) -> None:
+    """Print the input and load average, `header`, then `row` of each variant run in a fresh
+    process (run_child), alternating, `args.repeat` rounds, then the load average after."""
+    print(f"{args.data}, batch_rows={args.batch_rows}, load average {os.getloadavg()[0]:.2f}")
+    print(header)
+    for _ in range(args.repeat):
+        for variant in variants:
+            print(row(run_child(script, variant, args)), flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(SHARED / "data" / "synth_100k" / "synth_100k.csv"))
@@ -59,19 +81,10 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.data, args.target, args.batch_rows)))
         return
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    print(f"{args.data}, batch_rows={args.batch_rows}, load average {os.getloadavg()[0]:.2f}")
-    print("| variant | rows | peak RSS MB | RSS before read MB | wall s | CPU s |")
-    print("|---|---|---|---|---|---|")
-    for _ in range(args.repeat):
-        for variant in ("in-memory", "streamed"):
-            out = subprocess.run([sys.executable, __file__, "--child", variant, "--data", args.data,
-                                  "--target", args.target, "--batch-rows", str(args.batch_rows)],
-                                 env=env, capture_output=True, text=True, check=True)
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"| {r['variant']} | {r['rows']} | {r['peak_mb']:.0f} | {r['base_mb']:.0f} |"
-                  f" {r['wall_s']:.2f} | {r['cpu_s']:.2f} |")
-
+    run_variants(__file__, args, ("in-memory", "streamed"),
+                 "| variant | rows | peak RSS MB | RSS before read MB | wall s | CPU s |\n|---|---|---|---|---|---|",
+                 lambda r: f"| {r['variant']} | {r['rows']} | {r['peak_mb']:.0f} | {r['base_mb']:.0f} |"
+                           f" {r['wall_s']:.2f} | {r['cpu_s']:.2f} |")
 
 if __name__ == "__main__":
     main()

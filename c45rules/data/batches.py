@@ -21,9 +21,14 @@ from __future__ import annotations
 
 import functools
 import os
+import queue
+import shutil
+import tempfile
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -43,6 +48,7 @@ from .weights import all_zero, split_weights, weight_errors
 pd = LazyModule("pandas")
 
 Batches = Callable[[], Iterable[Dataset]]
+T = TypeVar("T")
 # a column all numbers so far keeps at most this many distinct texts (it needs them only if a
 # later cell is not a number; then one more pass gathers them)
 TEXT_CAP = 1 << 12
@@ -50,6 +56,10 @@ TEXT_CAP = 1 << 12
 # Python strings bound the memory (synth_100k's 31 columns: 48 MB over the imports at 16384
 # rows, 25 MB at 4096), and fewer rows cost more pandas calls per row
 READ_ROWS = 1 << 12
+# rows read at once from Parquet or DuckDB, whose texts arrive as Arrow dictionaries or
+# deduplicated strings: up to a batch, as each chunk costs a pandas conversion and an encoding
+# per column (4,096-row chunks spent most of a growth pass's time there at a million rows)
+ARROW_ROWS = 1 << 17
 DUCKDB_PREFIX = "duckdb:"
 
 
@@ -90,6 +100,19 @@ def _cut(ds: Dataset, batch_rows: int) -> Iterator[Dataset]:
         return
     for i in range(0, ds.n, batch_rows):
         yield ds.subset(slice(i, i + batch_rows))
+
+
+def _joined(parts: list[Dataset]) -> Dataset:
+    """Consecutive batches of one source as one (the first's schema, source, weight record, costs)."""
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    weights = None
+    if any(p.weights is not None for p in parts):
+        weights = np.concatenate([np.ones(p.n) if p.weights is None else p.weights for p in parts])
+    return Dataset(first.schema, [np.concatenate(c) for c in zip(*(p.columns for p in parts))],
+                   None if first.y is None else np.concatenate([p.y for p in parts]), first.source,
+                   weights=weights, weight_record=first.weight_record, costs=first.costs)
 
 
 class _Column:
@@ -275,11 +298,47 @@ class BatchSource:
         self.unknown_tokens = unknown_tokens
         self._frames, self._encode, self._stamp = frames, encode, stamp
         self._stamped = stamped   # as the first pass began: a change during it counts too
+        self.spill = True         # the first whole pass spills its batches (_Spill)
+        self._spill: _Spill | None = None
 
     def __call__(self) -> Iterator[Dataset]:
-        """One pass: the encoded batches in order (InputError when the input changed since the first pass)."""
+        """One pass: the encoded batches in order (InputError when the input changed since the
+        first pass), read and encoded one batch ahead in a thread (read_ahead). The first
+        whole pass also spills the encoded batches to a temporary file (_Spill) when the disk
+        has room; later passes read them back instead of parsing the input again."""
+        return read_ahead(self._pass)
+
+    def _pass(self) -> Iterator[Dataset]:
         self._check()
-        rows = 0
+        spill = self._spill
+        if spill is not None and spill.complete:
+            yield from spill.read()
+            self._check()
+            return
+        spill = _Spill.open(self.n) if self.spill else None
+        try:
+            for batch in self._parse():
+                if spill is not None and not spill.write(batch):
+                    spill.close()
+                    spill = None
+                yield batch
+        except BaseException:
+            if spill is not None:
+                spill.close()
+            raise
+        if spill is not None:
+            spill.complete = True
+            self._spill = spill
+
+    def forget(self) -> None:
+        """Drop the spilled batches (the next pass parses the input again, and spills anew)."""
+        spill, self._spill = self._spill, None
+        if spill is not None:
+            spill.close()
+
+    def _parse(self) -> Iterator[Dataset]:
+        rows = held = 0
+        pending: list[Dataset] = []
         for part in self._frames():
             try:
                 ds = self._encode(part, rows)
@@ -288,7 +347,17 @@ class BatchSource:
             rows += ds.n
             if rows > self.n:
                 raise self._changed(f"more than its {self.n} rows")
-            yield from _cut(ds, self.batch_rows)
+            # pieces joined into whole batches: each batch costs the growth a fixed overhead
+            pending.append(ds)
+            held += ds.n
+            if held >= self.batch_rows:
+                joined = _joined(pending)
+                whole = held - held % self.batch_rows
+                yield from _cut(joined.subset(slice(0, whole)), self.batch_rows)
+                pending = [joined.subset(slice(whole, held))] if whole < held else []
+                held -= whole
+        if held:
+            yield _joined(pending)
         if rows != self.n:
             raise self._changed(f"{rows} rows where the first pass read {self.n}")
         self._check()
@@ -307,6 +376,114 @@ class BatchSource:
         so that the row order does not matter): the one per-row cost of a streamed read.
         """
         return fingerprint_of(self.schema, [b.row_hashes() for b in self()])
+
+
+# spill the encoded batches only while the disk keeps this many times their bytes free
+SPILL_ROOM = 2
+
+
+class _Spill:
+    """A pass's encoded batches in an anonymous temporary file (deleted when closed or when
+    the process ends): later passes read the arrays back, one batch at a time, instead of
+    parsing the input again (what a Parquet or CSV pass spent most of its time on). Memory
+    stays one batch; the disk holds the encoded table (8 bytes a continuous cell, 4 a discrete
+    one), and a pass that finds less than SPILL_ROOM times that free goes on without it."""
+
+    def __init__(self, rows: int) -> None:
+        self.rows, self.file = rows, tempfile.TemporaryFile(prefix="c45rules-spill-")
+        self.at, self.complete = 0, False
+        self.index: list[tuple[int, list[tuple[np.dtype, int]], Dataset]] = []
+        # closed (its space freed) when the spill is dropped with its source
+        self._closer = weakref.finalize(self, self.file.close)
+
+    @classmethod
+    def open(cls, rows: int) -> "_Spill | None":
+        try:
+            return cls(rows)
+        except OSError:
+            return None
+
+    def write(self, batch: Dataset) -> bool:
+        """Append one batch; False (the spill is given up) when the disk lacks room or fails."""
+        arrays = list(batch.columns) + [batch.y] + ([] if batch.weights is None else [batch.weights])
+        if any(a is None for a in arrays):
+            return False
+        try:
+            if not self.index:
+                need = sum(a.nbytes for a in arrays) * max(1, self.rows) // max(1, batch.n)
+                if shutil.disk_usage(tempfile.gettempdir()).free < SPILL_ROOM * need:
+                    return False
+            start = self.at
+            for a in arrays:
+                view = memoryview(np.ascontiguousarray(a)).cast("B")
+                while len(view):
+                    done = os.pwrite(self.file.fileno(), view, self.at)
+                    self.at, view = self.at + done, view[done:]
+        except (OSError, TypeError, ValueError):
+            return False
+        shell = Dataset(batch.schema, [], None, batch.source, weight_record=batch.weight_record)
+        self.index.append((start, [(a.dtype, len(a)) for a in arrays], shell))
+        return True
+
+    def read(self) -> Iterator[Dataset]:
+        """The spilled batches, in order, each read back into fresh arrays."""
+        for start, layout, shell in self.index:
+            arrays, at = [], start
+            for dtype, n in layout:
+                a = np.empty(n, dtype)
+                if os.preadv(self.file.fileno(), [a], at) != a.nbytes:
+                    raise InputError("the spilled batches were cut short (the temporary file changed)")
+                arrays.append(a)
+                at += a.nbytes
+            k = len(shell.schema.attributes)
+            yield Dataset(shell.schema, arrays[:k], arrays[k], shell.source,
+                          weights=arrays[k + 1] if len(arrays) > k + 1 else None, weight_record=shell.weight_record)
+
+    def close(self) -> None:
+        """Close the file (its space is freed)."""
+        self._closer()
+
+
+def read_ahead(make: Callable[[], Iterator[T]], ahead: int = 1) -> Iterator[T]:
+    """The items of `make()` in order, produced by a thread `ahead` items before they are
+    asked for: the next batch is parsed (pyarrow and numpy let go of the GIL) while the
+    caller counts the current one, on another core. An exception of `make()` is raised
+    where its item would have come; leaving the loop early stops the thread."""
+    done = object()
+    box: queue.Queue = queue.Queue(maxsize=ahead)
+    stop = threading.Event()
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in make():
+                if not put((item, None)):
+                    return
+            put((done, None))
+        except BaseException as e:  # handed to the consumer, raised there
+            put((done, e))
+
+    worker = threading.Thread(target=produce, name="c45rules-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, error = box.get()
+            if error is not None:
+                raise error
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def _file_stamp(path: Path) -> Callable[[], object]:
@@ -392,7 +569,7 @@ def _open(data: str | os.PathLike, target: str | None, read: ReadOptions | None,
     if target is None:
         raise InputError(f"{spec}: a CSV/Parquet file needs target=COLUMN", params=("target",))
     if path.suffix.lower() in (".parquet", ".pq"):
-        frames, n = _parquet_frames(path), None
+        frames, n = _parquet_frames(path, _arrow_rows(batch_rows)), None
     else:
         frames, n = _csv_frames(path, read)
     return _table_source(spec, frames, target, read, batch_rows, discrete, continuous, ignore,
@@ -468,8 +645,13 @@ def _csv_frames(path: Path, read: ReadOptions) -> tuple[Callable[[], Iterator[An
     return frames, records
 
 
-def _parquet_frames(path: Path) -> Callable[[], Iterator[Any]]:
-    """Chunks of a Parquet file, as pandas' read_parquet converts the whole file."""
+def _arrow_rows(batch_rows: int) -> int:
+    """Rows per chunk read from Parquet or DuckDB: a batch, within READ_ROWS..ARROW_ROWS."""
+    return max(READ_ROWS, min(batch_rows, ARROW_ROWS))
+
+
+def _parquet_frames(path: Path, rows: int) -> Callable[[], Iterator[Any]]:
+    """Chunks of `rows` rows of a Parquet file, as pandas' read_parquet converts the whole file."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -480,7 +662,7 @@ def _parquet_frames(path: Path) -> Callable[[], Iterator[Any]]:
         try:
             f = pq.ParquetFile(path)
             schema = f.schema_arrow
-            for batch in f.iter_batches(batch_size=READ_ROWS):
+            for batch in f.iter_batches(batch_size=rows):
                 yield pa.Table.from_batches([batch], schema=schema).to_pandas()
         except InputError:
             raise
@@ -513,7 +695,7 @@ def _duckdb_source(where: str, target: str | None, query: str | None, read: Read
                              config={"preserve_insertion_order": True})
         try:
             try:
-                reader = con.sql(query).to_arrow_reader(READ_ROWS)
+                reader = con.sql(query).to_arrow_reader(_arrow_rows(batch_rows))
             except duckdb.Error as e:
                 raise InputError(f"{source}: the query failed ({str(e).splitlines()[0]})") from None
             for batch in reader:
@@ -546,6 +728,7 @@ def _with_weights(source: BatchSource, column: str) -> BatchSource:
     for error in errors:
         if error is not None:
             raise error
+    source.forget()    # the weighted source below spills its own batches
     if rows and not kept:
         raise all_zero(column)
     inner = source._encode

@@ -2205,6 +2205,187 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(route_cases_doc,
+"route_cases(attr, threshold, cut32, first, child, factor, open_from, columns, w, rows, ids, wout) -> count\n\n"
+"A batch's cases routed through the tree grown so far to the open nodes of its next level\n"
+"(grow_passes.py's _route, compiled): the tree's N nodes in level order, those from open_from\n"
+"on the open level's. Node g tests attribute attr[g] (int32; -1 closed: its cases stop),\n"
+"by threshold (threshold[g] != 0: branch 1 when the value as float32 > cut32[g], else 0)\n"
+"or by value code (branch = the code); its branches are first[g]..first[g+1] (int64, N + 1),\n"
+"each with its child's node (child, int64; -1 no cases there: a case stops) and the float32\n"
+"share of the known weight (factor). columns (a sequence of A items) holds the batch's\n"
+"column of each tested attribute: float64 (NaN unknown) for a threshold, int32 (< 0 unknown)\n"
+"for a discrete one; w (float32) the cases' weights. A case whose value is unknown goes down\n"
+"every branch with a child, its float32 weight times the branch's factor. Writes each\n"
+"(case, open node - open_from, weight) reached to rows, ids (int64) and wout (float32) and\n"
+"returns how many, or -1 when they have no room for all (the caller retries with more).");
+
+static PyObject *py_route_cases(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { ATTR, THR, CUT, FIRST, CHILD, FACTOR, W, ROWS, IDS, WOUT, NV };
+    Py_buffer v[NV];
+    memset(v, 0, sizeof(v));
+    Py_ssize_t open_from;
+    PyObject *columns;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*nOy*w*w*w*", &v[ATTR], &v[THR], &v[CUT], &v[FIRST], &v[CHILD],
+                          &v[FACTOR], &open_from, &columns, &v[W], &v[ROWS], &v[IDS], &v[WOUT]))
+        return NULL;
+    PyObject *result = NULL, *seq = NULL;
+    Py_buffer *cols = NULL;
+    int64_t *stack_g = NULL;
+    float *stack_w = NULL;
+    Py_ssize_t A = 0;
+    Py_ssize_t N = v[ATTR].len / 4, B = v[CHILD].len / 8, n = v[W].len / 4, cap = v[ROWS].len / 8;
+    if (!(view_ok(&v[THR], N, 1, "threshold") && view_ok(&v[CUT], N, 4, "cut32")
+          && view_ok(&v[FIRST], N + 1, 8, "first") && view_ok(&v[FACTOR], B, 4, "factor")
+          && view_ok(&v[IDS], cap, 8, "ids") && view_ok(&v[WOUT], cap, 4, "wout")))
+        goto done;
+    seq = PySequence_Fast(columns, "route_cases: columns must be a sequence");
+    if (!seq) goto done;
+    A = PySequence_Fast_GET_SIZE(seq);
+    cols = calloc((size_t)A + 1, sizeof(Py_buffer));
+    if (!cols) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t a = 0; a < A; a++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, a);
+        if (item != Py_None && PyObject_GetBuffer(item, &cols[a], PyBUF_SIMPLE) < 0) goto done;
+    }
+    const int32_t *attr = v[ATTR].buf;
+    const uint8_t *thr = v[THR].buf;
+    const float *cut = v[CUT].buf, *factor = v[FACTOR].buf, *w = v[W].buf;
+    const int64_t *first = v[FIRST].buf, *child = v[CHILD].buf;
+    if (open_from < 0 || open_from > N || first[0] != 0 || first[N] != B) {
+        PyErr_SetString(PyExc_ValueError, "route_cases: open_from or first out of range");
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < open_from; g++) {
+        if (first[g + 1] < first[g]) {
+            PyErr_SetString(PyExc_ValueError, "route_cases: first must not decrease");
+            goto done;
+        }
+        for (int64_t b = first[g]; b < first[g + 1]; b++)
+            if (child[b] < -1 || child[b] >= N || (child[b] >= 0 && child[b] <= g)) {
+                PyErr_SetString(PyExc_ValueError, "route_cases: a child out of range");
+                goto done;
+            }
+        if (attr[g] < 0) continue;
+        if (attr[g] >= A || !cols[attr[g]].obj || cols[attr[g]].len != n * (thr[g] ? 8 : 4)
+            || (thr[g] && first[g + 1] - first[g] < 2)) {
+            PyErr_Format(PyExc_ValueError, "route_cases: node %zd's column or branches do not fit", g);
+            goto done;
+        }
+    }
+    /* depth first, every branch of an unknown value pushed: at most all branches at once */
+    stack_g = malloc(((size_t)B + 1) * sizeof(int64_t));
+    stack_w = malloc(((size_t)B + 1) * sizeof(float));
+    if (!stack_g || !stack_w) { PyErr_NoMemory(); goto done; }
+    int64_t *rows = v[ROWS].buf, *ids = v[IDS].buf;
+    float *wout = v[WOUT].buf;
+    Py_ssize_t count = 0, bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n && bad < 0 && count >= 0; i++) {
+        Py_ssize_t top = 0;
+        stack_g[0] = 0;
+        stack_w[0] = w[i];
+        top = 1;
+        while (top > 0) {
+            top--;
+            int64_t g = stack_g[top];
+            float wt = stack_w[top];
+            if (g >= open_from) {
+                if (count >= cap) { count = -1; break; }
+                rows[count] = i;
+                ids[count] = g - open_from;
+                wout[count++] = wt;
+                continue;
+            }
+            int32_t a = attr[g];
+            if (a < 0) continue;
+            int64_t branch;
+            if (thr[g]) {
+                float x = (float)((const double *)cols[a].buf)[i];
+                branch = isnan(x) ? -1 : (x > cut[g] ? 1 : 0);
+            } else {
+                int32_t code = ((const int32_t *)cols[a].buf)[i];
+                branch = code < 0 ? -1 : code;
+                if (branch >= first[g + 1] - first[g]) { bad = i; break; }
+            }
+            if (branch >= 0) {
+                int64_t c = child[first[g] + branch];
+                if (c >= 0) { stack_g[top] = c; stack_w[top++] = wt; }
+                continue;
+            }
+            for (int64_t b = first[g]; b < first[g + 1]; b++)
+                if (child[b] >= 0) {
+                    stack_g[top] = child[b];
+                    stack_w[top++] = wt * factor[b];
+                }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError, "route_cases: case %zd has a value code beyond its node's branches", bad);
+        goto done;
+    }
+    result = PyLong_FromSsize_t(count);
+done:
+    if (cols) {
+        for (Py_ssize_t a = 0; a < A; a++)
+            if (cols[a].obj) PyBuffer_Release(&cols[a]);
+        free(cols);
+    }
+    free(stack_g);
+    free(stack_w);
+    Py_XDECREF(seq);
+    release(v, NV);
+    return result;
+}
+
+PyDoc_STRVAR(key_runs_doc,
+"key_runs(keys, scratch, out_keys, out_counts) -> count\n\n"
+"The distinct int64 keys ascending with how many times each occurs, written to\n"
+"out_keys and out_counts (int64, room for all keys), returns how many: np.unique(keys,\n"
+"return_counts=True) by a radix sort (keys is overwritten; scratch: room for all keys).\n"
+"The per-batch reduction of an AVC group's keys in grow_passes.py.");
+
+static PyObject *py_key_runs(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[4];
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "w*w*w*w*", &v[0], &v[1], &v[2], &v[3]))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = v[0].len / 8;
+    size_t *count = NULL;
+    if (!(view_ok(&v[1], n, 8, "scratch") && view_ok(&v[2], n, 8, "out_keys") && view_ok(&v[3], n, 8, "out_counts")))
+        goto done;
+    int64_t *keys = v[0].buf, *ok = v[2].buf, *oc = v[3].buf;
+    count = malloc(BUCKETS * sizeof(size_t));
+    if (!count) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* sorted as offsets from the least key: unsigned, wrapping, so any int64 keys sort */
+    int64_t low = n ? keys[0] : 0;
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (keys[i] < low) low = keys[i];
+    uint64_t *u = (uint64_t *)keys, top = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        u[i] = (uint64_t)keys[i] - (uint64_t)low;
+        if (u[i] > top) top = u[i];
+    }
+    sort_keys(u, (uint64_t *)v[1].buf, n, top, count);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t k = (int64_t)(u[i] + (uint64_t)low);
+        if (m && ok[m - 1] == k) oc[m - 1]++;
+        else { ok[m] = k; oc[m++] = 1; }
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromSsize_t(m);
+done:
+    free(count);
+    release(v, 4);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"replay_group", py_replay_group, METH_VARARGS, replay_group_doc},
     {"replay_sort", py_replay_sort, METH_VARARGS, replay_sort_doc},
@@ -2217,6 +2398,8 @@ static PyMethodDef methods[] = {
     {"node_cuts", py_node_cuts, METH_VARARGS, node_cuts_doc},
     {"entry_cuts", py_entry_cuts, METH_VARARGS, entry_cuts_doc},
     {"merge_sums", py_merge_sums, METH_VARARGS, merge_sums_doc},
+    {"route_cases", py_route_cases, METH_VARARGS, route_cases_doc},
+    {"key_runs", py_key_runs, METH_VARARGS, key_runs_doc},
     {"cut_bounds", py_cut_bounds, METH_O, cut_bounds_doc},
     {"node_discrete", py_node_discrete, METH_VARARGS, node_discrete_doc},
     {"node_counts", py_node_counts, METH_VARARGS, node_counts_doc},

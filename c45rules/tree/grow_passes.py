@@ -19,6 +19,7 @@ see tests/tree/test_grow_passes.py for the sets where the trees agree.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Iterable
 
 import numpy as np
@@ -38,6 +39,7 @@ Batches = Callable[[], Iterable[Dataset]]
 _SCALE = float(1 << 32)        # fixed point: weights are held as multiples of 2^-32
 _MAX_WEIGHT = float(1 << 30)   # total weight below this keeps every fixed-point sum in int64
 _CELLS = 1 << 20               # discrete table cells (nodes x attributes x values x classes) at a time
+_RADIX_RANGE = 1 << 44   # keys spanning less: 4 radix passes of 11 bits, faster than numpy's sort
 _CHUNK = 1 << 21               # float64 sums of this many 32-bit halves are exact (< 2^53)
 
 try:
@@ -116,12 +118,18 @@ class _SparseSums:
         if not len(keys):
             return
         if unit:
-            low = int(keys.min())
-            if int(keys.max()) - low <= 2 * len(keys):
+            low, high = int(keys.min()), int(keys.max())
+            if high - low <= 2 * len(keys):
                 # few possible keys: count them in a dense table, no sort
                 counts = np.bincount(keys - low)
                 present = np.flatnonzero(counts)
                 self.push((present + low, counts[present] * w[0]))
+                return
+            if _native is not None and high - low < _RADIX_RANGE:
+                # a radix sort: most of a pass's time went to numpy's sort of these keys
+                k, runs, counts = keys.astype(np.int64), np.empty_like(keys, np.int64), np.empty_like(keys, np.int64)
+                n = _native.key_runs(k, np.empty_like(k), runs, counts)
+                self.push((runs[:n].copy(), counts[:n] * w[0]))
                 return
             k = np.sort(keys)
             at = _firsts(k)
@@ -219,6 +227,47 @@ def _route(routes: list[_Route], columns: list[np.ndarray], w: np.ndarray
     return rows, ids, w
 
 
+class _Flat:
+    """The routes of every grown level as one tree in level order, for the compiled routing
+    (_grow.route_cases): per node its tested attribute (int32, -1 closed or open), threshold
+    flag, float32 cut and range of branches; per branch its child's node (-1: no cases) and
+    factor. The open level's nodes come last, from `open_from` on."""
+
+    def __init__(self, routes: list[_Route]):
+        sizes = [len(r.attr) for r in routes]
+        offsets = np.cumsum([0] + sizes)
+        self.open_from = int(offsets[-1])
+        n_open = int((routes[-1].child >= 0).sum())
+        self.attr = np.concatenate([r.attr.astype(np.int32) for r in routes] + [np.full(n_open, -1, np.int32)])
+        self.threshold = np.concatenate([r.threshold for r in routes] + [np.zeros(n_open, bool)]).view(np.uint8)
+        self.cut32 = np.concatenate([r.cut32 for r in routes] + [np.zeros(n_open, np.float32)])
+        widths = np.concatenate([np.full(len(r.attr), r.child.shape[1]) for r in routes] + [np.zeros(n_open, int)])
+        self.first = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+        self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1).ravel()
+                                     for k, r in enumerate(routes)]).astype(np.int64)
+        self.factor = np.concatenate([r.factor.ravel() for r in routes]).astype(np.float32)
+        self.used = sorted({a for r in routes for a in r.used})
+        self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
+
+    def route(self, columns: list[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As _route, in one compiled walk per case (the outputs in another order)."""
+        cols: list[np.ndarray | None] = [None] * len(columns)
+        for a in self.used:
+            col = columns[a]
+            if col.dtype.kind == "f" and a in self.discrete:
+                col = np.where(np.isnan(col), -1, col)
+            cols[a] = np.ascontiguousarray(col, dtype=np.int32 if a in self.discrete else np.float64)
+        w = np.ascontiguousarray(w, dtype=np.float32)
+        cap = len(w) + len(w) // 8 + 16
+        while True:
+            rows, ids, out = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.float32)
+            n = _native.route_cases(self.attr, self.threshold, self.cut32, self.first, self.child, self.factor,
+                                    self.open_from, cols, w, rows, ids, out)
+            if n >= 0:
+                return rows[:n], ids[:n], out[:n]
+            cap *= 2
+
+
 class _ContinuousAVC:
     """One continuous attribute's AVC groups over a level's nodes, as sparse fixed-point sums
     keyed (node, value rank, class): key = (node * (m + 1) + rank) * C + class, rank m for an
@@ -311,9 +360,11 @@ class _LevelScan:
     pass's nodes and attributes, no rows. A table: [class weights (S x C, fixed point), cases
     per node, discrete AVC groups, continuous ones, whether no case weighed more than 1]."""
 
-    def __init__(self, schema: Schema, routes: list[_Route], members: np.ndarray, disc: list[int], cont: list[int],
-                 dsel: list[int], csel: list[int], values: list[np.ndarray | None], S: int, C: int, V: int):
-        self.schema, self.routes, self.members, self.disc, self.cont = schema, routes, members, disc, cont
+    def __init__(self, schema: Schema, routes: list[_Route], flat: "_Flat | None", members: np.ndarray,
+                 disc: list[int], cont: list[int], dsel: list[int], csel: list[int], values: list[np.ndarray | None],
+                 S: int, C: int, V: int):
+        # flat: the same routes for the compiled walk (None: numpy's level-by-level _route)
+        self.schema, self.routes, self.flat, self.members, self.disc, self.cont = schema, routes, flat, members, disc, cont
         self.dsel, self.csel, self.values, self.S, self.C, self.V = dsel, csel, values, S, C, V
         self.every = bool(members.all())
 
@@ -338,7 +389,8 @@ class _LevelScan:
         w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
         if batch.weights is not None and (w > 1).any():
             table[4] = False
-        rows, ids, w = _route(self.routes, batch.columns, w)
+        rows, ids, w = (self.flat.route(batch.columns, w) if self.flat is not None
+                        else _route(self.routes, batch.columns, w))
         if not self.every:
             keep = self.members[ids]
             rows, ids, w = rows[keep], ids[keep], w[keep]
@@ -449,6 +501,7 @@ class _PassGrower:
         self.nvals = np.array([len(attrs[i].values) for i in self.disc], dtype=np.int64)
         self.V = int(self.nvals.max()) + 1 if self.disc else 1
         self.routes: list[_Route] = []
+        self.flat: _Flat | None = None            # the routes for the compiled routing
         self.values: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # the root's distinct values
         self.largest = {"attribute": None, "level": 0, "node": 0, "entries": 0}
         self.passes, self.per_level, self.peak = 0, [], 0
@@ -532,7 +585,7 @@ class _PassGrower:
         with their discrete AVC groups (keyed (node, value code + 1, class)) and continuous ones
         for the attributes dsel/csel. A batch's columns are read where needed: no matrix of
         all its columns."""
-        scan = _LevelScan(self.schema, self.routes, members, self.disc, self.cont, dsel, csel,
+        scan = _LevelScan(self.schema, self.routes, self.flat, members, self.disc, self.cont, dsel, csel,
                           [self.values[self.cont[k]][0] if self.routes else None for k in range(len(self.cont))],
                           S, self.C, self.V)
         self.passes += 1
@@ -745,10 +798,11 @@ class _PassGrower:
             filled = weights != 0
             # c4.5's factor: the branch's known weight over the node's, in float (grow.grow)
             known_total = F32(cases[s]) - _f32(unknown)
+            shares = _f32(weights) / known_total
             for v in range(len(weights)):
                 if filled[v]:
                     child[s, v] = len(next_nodes)
-                    factor[s, v] = _f32(weights[v]) / known_total
+                    factor[s, v] = shares[v]
                     next_nodes.append(Node(0, 0.0, 0.0, node.class_dist))
                     parents.append(s)
                     rows.append(int(weights[v] + unknown) >> 32 if whole[s] else int(count[s]))
@@ -757,6 +811,7 @@ class _PassGrower:
                     branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
                 node.branches.append(branch)
         self.routes.append(_Route(chosen, threshold, cut32, child, factor))
+        self.flat = _Flat(self.routes) if _native is not None else None
         self.rows = np.array(rows, dtype=np.int64)
         parent = np.array(parents, dtype=np.int64)
         next_tested = tested[parent]

@@ -258,3 +258,77 @@ def test_stem_in_small_chunks_mixes_plain_and_general_lines(tmp_path, monkeypatc
     with pytest.raises(InputError) as streamed:
         open_batches(stem, batch_rows=3)
     assert str(streamed.value) == str(whole.value)
+
+
+def test_read_ahead_order_errors_and_early_exit():
+    import threading
+
+    from c45rules.data.batches import read_ahead
+
+    def items(fail_at=None):
+        for i in range(50):
+            if i == fail_at:
+                raise InputError(f"bad item {i}")
+            yield i
+    assert list(read_ahead(items)) == list(range(50))
+    got = []
+    with pytest.raises(InputError, match="bad item 7"):
+        for i in read_ahead(lambda: items(7)):
+            got.append(i)
+    assert got == list(range(7))           # every item before the error, in order
+    before = threading.active_count()
+    it = read_ahead(items)
+    assert next(it) == 0
+    it.close()                              # leaving a pass early stops its reader thread
+    assert threading.active_count() == before
+
+
+def test_batches_are_whole_not_pieces(tmp_path):
+    # a Parquet pass reads whole batches (up to ARROW_ROWS rows), and a CSV's 4,096-row pieces
+    # are joined into batches: every batch but the last holds batch_rows cases
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    n = 10_000
+    df = pd.DataFrame({"x": np.arange(n, dtype=float), "c": np.where(np.arange(n) % 3, "a", "b")})
+    df.to_parquet(tmp_path / "t.parquet")
+    source = open_batches(tmp_path / "t.parquet", "c", batch_rows=n)
+    assert [b.n for b in source()] == [n]
+    assert [b.n for b in open_batches(tmp_path / "t.parquet", "c", batch_rows=3000)()] == [3000, 3000, 3000, 1000]
+    df.to_csv(tmp_path / "t.csv", index=False)
+    csv = open_batches(tmp_path / "t.csv", "c", batch_rows=6000)
+    parts = list(csv())
+    assert [b.n for b in parts] == [6000, 4000]
+    whole = load_data(tmp_path / "t.csv", target="c")[0]
+    assert np.array_equal(np.concatenate([b.columns[0] for b in parts]), whole.columns[0])
+    assert np.array_equal(np.concatenate([b.y for b in parts]), whole.y)
+
+
+def test_later_passes_read_the_spilled_batches(tmp_path, monkeypatch):
+    # the first whole pass spills the encoded batches; later passes read them back, the same
+    # arrays, without parsing the file again; no room on the disk: every pass parses
+    import c45rules.data.batches as B
+    n = 5000
+    rng = np.random.default_rng(2)
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"x": rng.random(n), "k": rng.choice(["u", "v", "?"], n), "c": rng.choice(["a", "b"], n)})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    for room, parses in [(B.SPILL_ROOM, 1), (10**12, 3)]:
+        monkeypatch.setattr(B, "SPILL_ROOM", room)
+        source = open_batches(tmp_path / "t.csv", "c", batch_rows=999)
+        first = next(iter(source()))               # a pass left early spills nothing
+        assert source._spill is None and first.n == 999
+        calls = []
+        parse = source._parse
+        monkeypatch.setattr(source, "_parse", lambda: (calls.append(1), parse())[1])
+        passes = [list(source()) for _ in range(3)]
+        assert len(calls) == parses
+        for later in passes[1:]:
+            assert [b.n for b in later] == [b.n for b in passes[0]]
+            for a, b in zip(passes[0], later):
+                assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.columns + [a.y], b.columns + [b.y]))
+        whole = load_data(tmp_path / "t.csv", target="c")[0]
+        assert np.array_equal(np.concatenate([b.columns[1] for b in passes[2]]), whole.columns[1])
+        (tmp_path / "t.csv").touch()
+        with pytest.raises(InputError, match="changed since its schema was read"):
+            list(source())                      # a spilled pass still checks the file
+        os.utime(tmp_path / "t.csv")

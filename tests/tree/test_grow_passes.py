@@ -210,3 +210,56 @@ def test_memory_budget_refuses_an_attribute_that_cannot_fit():
     with pytest.raises(InputError, match="attribute 'zip': its AVC group at a node of tree level 0 may need 15.7 kB,"
                                          " beyond the memory budget of 7.81 kB: round or bin zip"):
         grow_in_passes(batches(many, 50), schema, memory=8000)
+
+
+@pytest.mark.parametrize("name", ["soybean", "crx", "vehicle"])
+def test_compiled_routing_equals_numpy(name):
+    # route_cases walks each case down the tree grown so far: the same (case, node, weight)
+    # triples as the level-by-level numpy _route, unknowns split with the same float32 factors
+    from c45rules.tree import grow_passes as G
+    if G._native is None:
+        pytest.skip("_grow is not built")
+    ds = load(name)
+    grower = G._PassGrower(batches(ds, 97), ds.schema, 2.0, True, None, None)
+    grower.run()
+    assert len(grower.routes) >= 3
+    w = np.random.default_rng(3).random(ds.n).astype(np.float32) + np.float32(0.5)
+    for k in range(1, len(grower.routes) + 1):
+        got = G._Flat(grower.routes[:k]).route(ds.columns, w)
+        want = G._route(grower.routes[:k], ds.columns, w)
+        assert len(got[0]) == len(want[0]) and (len(got[0]) > 0 or k == len(grower.routes))
+        order_got, order_want = np.lexsort(got[:2]), np.lexsort(want[:2])
+        for a, b in zip(got, want):
+            assert a[order_got].tobytes() == b[order_want].tobytes()
+    a = int(grower.routes[0].attr[0])
+    if ds.schema.attributes[a].is_discrete:
+        # a value code beyond the node's branches is refused, not read out of bounds
+        columns = list(ds.columns)
+        columns[a] = np.full(ds.n, 10**6, np.int32)
+        with pytest.raises(ValueError, match="beyond its node's branches"):
+            G._Flat(grower.routes[:1]).route(columns, w)
+
+
+def test_compiled_key_runs_equal_numpy(monkeypatch):
+    # key_runs (a radix sort) reduces a batch's keys as numpy's sort did: same runs, same sums
+    from c45rules.tree import grow_passes as G
+    if G._native is None:
+        pytest.skip("_grow is not built")
+    rng = np.random.default_rng(11)
+    for n, low, top in [(0, 0, 1), (1, 0, 0), (40, -3, 5), (5000, 0, 3), (5000, -10**6, 10**6), (20000, 0, 2**50),
+                        (20000, -2**62, 2**62)]:
+        keys = rng.integers(low, top + 1, n).astype(np.int64)
+        k, scratch, runs, counts = keys.copy(), np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+        m = G._native.key_runs(k, scratch, runs, counts)
+        want_keys, want_counts = np.unique(keys, return_counts=True)
+        assert runs[:m].tolist() == want_keys.tolist() and counts[:m].tolist() == want_counts.tolist()
+    keys = rng.integers(0, 10**9, 30000)
+    w = np.full(30000, 1 << 32, np.int64)
+    merged = []
+    for native in (G._native, None):
+        monkeypatch.setattr(G, "_native", native)
+        table = G._SparseSums()
+        for i in range(0, 30000, 1000):
+            table.add(keys[i:i + 1000], w[i:i + 1000], True)
+        merged.append([a.tolist() for a in table.merged()])
+    assert merged[0] == merged[1]
