@@ -19,7 +19,6 @@ see tests/tree/test_grow_passes.py for the sets where the trees agree.
 """
 from __future__ import annotations
 
-from functools import partial
 from typing import Callable, Iterable
 
 import numpy as np
