@@ -392,7 +392,8 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     memory : int or None
         The budget in bytes (DEFAULT_TABLE_MEMORY if None) that bounds the growth's AVC tables:
         a level's nodes are grown in as many passes as keep each pass's tables within it, and
-        an attribute whose AVC group at one node may exceed it is refused before it is built.
+        an attribute whose AVC group at one node may exceed it is refused before it is built;
+        it bounds the rules stages' grouped tables too (rules/passes.py tables_in_passes).
     **options
         The pipeline's options (pipeline.DEFAULTS); those needing the rows are refused.
 
@@ -427,18 +428,20 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     first = next(iter(batches()), None)
     if first is None:
         raise InputError(f"{source.source}: no cases")
+    budget = DEFAULT_TABLE_MEMORY if memory is None else memory
     tree, info = grow_in_passes(batches, schema, min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
-                                costs=first.costs, memory=DEFAULT_TABLE_MEMORY if memory is None else memory)
+                                costs=first.costs, memory=budget)
     require_classes(tree.class_dist, schema, int(source.n), source.source)
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
+    rules_report = PassReport()
     rs, _ = learn_rules_in_passes(tree, batches, fingerprint=source.fingerprint(), cf=rules_cf, fisher=o["fisher"],
                                   redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"], options=o,
-                                  jobs=o["jobs"], report=PassReport())
+                                  jobs=o["jobs"], report=rules_report, memory=budget)
     group = dict(info["largest_group"])
     group["bytes"] = group.get("entries", 0) * AVC_ENTRY_BYTES
     # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)
     facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
-                        group, info["passes_per_level"], info["table_bytes"], info["memory"])
+                        group, info["passes_per_level"], info["table_bytes"], info["memory"], rules_report.as_dict())
     return rs, tree, facts
 
 

@@ -477,9 +477,8 @@ def _table_bytes(table: "_Lists | _Groups") -> int:
 
 def too_large(stage: str, size: int, budget: int, rows: int) -> InputError:
     """The refusal of a rule stage's table beyond the budget, with the remedy."""
-    return InputError(f"the rules' {stage} table needs {size_text(size)} after {rows} rows, beyond the memory budget"
-                      f" of {size_text(budget)}: give a larger budget (--memory), or learn with fewer rules"
-                      " (e.g. a larger -m)")
+    return InputError(f"the rules' {stage} needs {size_text(size)} after {rows} rows, beyond the memory budget"
+                      f" of {size_text(budget)}: give a larger budget (--memory)")
 
 
 def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict[Any, tuple[list[int], Callable]],
@@ -509,15 +508,17 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
                 y = batch.y[lo:hi]
                 for key, table in tables.items():
                     counters[key].add(table, bits, hi - lo, sets[key][1](y))
-            rows += batch.n
-            sizes = {key: _table_bytes(t) for key, t in tables.items()}
-            report.table_bytes = max(report.table_bytes, sum(sizes.values()))
-            while budget is not None and sum(sizes.values()) > budget:
-                largest = max(sizes, key=sizes.__getitem__)
-                if len(tables) == 1:
-                    raise too_large(f"{stage} ({largest})" if len(sets) > 1 else stage, sizes[largest], budget, rows)
-                later.append(largest)
-                del tables[largest], sizes[largest]
+                rows += hi - lo
+                # checked each slice: a table never grows past the budget by more than a slice's groups
+                sizes = {key: _table_bytes(t) for key, t in tables.items()}
+                while budget is not None and sum(sizes.values()) > budget:
+                    largest = max(sizes, key=sizes.__getitem__)
+                    if len(tables) == 1:
+                        raise too_large(f"{stage} table of class {largest!r}" if len(sets) > 1 else f"{stage} table",
+                                        sizes[largest], budget, rows)
+                    later.append(largest)
+                    del tables[largest], sizes[largest]
+                report.table_bytes = max(report.table_bytes, sum(sizes.values()))
         report.passes += 1
         done.update((key, counters[key].lists(t)) for key, t in tables.items())
         waiting = later
@@ -558,7 +559,7 @@ class _Lists:
         self.key_at = np.zeros(1, dtype=np.int64)
         self.keys = np.zeros(0, dtype=np.int32)
         self.sums = np.zeros(0, dtype=np.int64)
-        self._grow(1 << 12, 1 << 16)
+        self._grow(1 << 6, 1 << 10)       # small: a table of few groups stays small (doubled as needed)
 
     def _grow(self, cap: int, room: int) -> None:
         used, key_at, keys, sums = self.used, self.key_at[:self.used + 1], self.keys, self.sums[:self.used]

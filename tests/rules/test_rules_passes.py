@@ -219,3 +219,54 @@ def test_packed_covers_are_the_groups_of_each_rule():
     covers = passes._covers(at, ids, 21)
     assert [c.unpack(np.int64).tolist() for c in covers] == [np.flatnonzero(f).tolist() for f in fire.T]
     assert len({id(c.data) for c in covers}) == 1      # one buffer: the subset search reads it in place
+
+
+# ---- the grouped tables the selection and the ordering read, within a memory budget ----
+
+def test_tables_within_a_budget_take_more_passes_same_rules():
+    # the selection's per-class tables together exceed the budget: the largest are counted in
+    # later passes, each pass's tables within it, and the rules do not change
+    ds, _ = load_stem(R.stem("vehicle"))
+    tree = learn_tree(ds)
+    memory, _ = learn_rules(tree, ds)
+    free = PassReport()
+    learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), report=free)
+    assert free.table_bytes > 0 and free.passes == free.rounds + 2
+    budget = free.table_bytes * 2 // 3
+    bounded = PassReport()
+    streamed, _ = learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(),
+                                        report=bounded, memory=budget)
+    assert dump_yaml(streamed) == dump_yaml(memory)
+    assert bounded.passes > free.passes and 0 < bounded.table_bytes <= budget
+    assert (bounded.patterns, bounded.selected_patterns) == (free.patterns, free.selected_patterns)
+
+
+def test_selection_groups_by_class_not_by_all_candidates():
+    # a class's table groups the cases by that class's candidates only: fewer groups than
+    # the distinct firing of all the candidates (the base's one table), and no more than 2
+    # per distinct pattern of its own rules
+    from c45rules.rules import passes
+    ds, _ = load_stem(R.stem("vehicle"))
+    tree = learn_tree(ds)
+    report = PassReport()
+    cands, totals, stages = passes.cases_in_passes(tree.unpruned_flat, batches(ds, 97), report=report)
+    tables = stages.class_tables()
+    fire = np.stack([np.logical_and.reduce([t.holds(ds.columns[t.attribute]) for t in r.conditions] or
+                                           [np.ones(ds.n, dtype=bool)]) for r in cands], axis=1)
+    live = np.array([passes.fires(r) for r in cands])
+    every = {(int(y),) + tuple(f[live]) for y, f in zip(ds.y, fire)}
+    for c, (positive, counts) in tables.items():
+        mine = live & np.array([r.klass == c for r in cands])
+        own = {(bool(y == c),) + tuple(f[mine]) for y, f in zip(ds.y, fire)}
+        assert len(counts) == len(own) and counts.sum() == ds.n
+        assert positive[counts > 0].sum() <= len(own)
+        assert len(own) < len(every)
+        assert counts[positive].sum() == (ds.y == c).sum()
+
+
+def test_a_table_beyond_the_budget_is_refused_by_stage():
+    ds, _ = load_stem(R.stem("vehicle"))
+    tree = learn_tree(ds)
+    with pytest.raises(InputError, match=r"the rules' selection table of class '\w+' needs [\d.]+ kB after \d+ rows,"
+                                         r" beyond the memory budget of 2 kB: give a larger budget \(--memory\)"):
+        learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), memory=2048)
