@@ -2100,6 +2100,96 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(round_pairs_doc,
+"round_pairs(bits, n, wrong, conds, ptr, klass, tp, ep)\n\n"
+"The next generalisation round's counts, whichever condition this round drops (passes.py\n"
+"_round_counts): per rule i and pair d < e of its conditions, the cases of one slice satisfying\n"
+"all its conditions but d and e, and those of them of another class, added into tp and ep\n"
+"(int64, width x width per rule: [d, e] at (i * width + d) * width + e). The arguments but tp,\n"
+"ep as round_tables has them. Words where three of a rule's conditions hold for no case have no\n"
+"such case and are skipped.");
+
+static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[8];
+    Py_ssize_t n;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]))
+        return NULL;
+    PyObject *out = NULL;
+    uint8_t *zero = NULL;
+    uint64_t *pre = NULL, *suf = NULL;
+    int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1;
+    int64_t n_rows = W ? v[0].len / 8 / W : 0, n_classes = W ? v[1].len / 8 / W : 0, width = 0;
+    while (k > 0 && (width + 1) * (width + 1) * k * 8 <= v[5].len) width++;
+    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[1].len != n_classes * W * 8 || v[4].len != k * 4
+        || v[5].len != k * width * width * 8 || v[6].len != v[5].len) {
+        PyErr_SetString(PyExc_ValueError, "round_pairs: array sizes do not agree");
+        goto done;
+    }
+    const int32_t *conds = v[2].buf, *klass = v[4].buf;
+    const int64_t *ptr = v[3].buf;
+    int64_t longest = check_rule_rows(conds, v[2].len / 4, ptr, k, n_rows, "round_pairs");
+    if (longest < 0) goto done;
+    if (longest > width) {
+        PyErr_SetString(PyExc_ValueError, "round_pairs: tp and ep are narrower than a rule");
+        goto done;
+    }
+    for (int64_t i = 0; i < k; i++)
+        if (klass[i] < 0 || klass[i] >= n_classes) {
+            PyErr_SetString(PyExc_ValueError, "round_pairs: a rule's class has no row of wrong cases");
+            goto done;
+        }
+    zero = malloc((size_t)(n_rows * W) + 1);
+    pre = malloc((size_t)(longest + 1) * 8);
+    suf = malloc((size_t)(longest + 2) * 8);
+    if (!zero || !pre || !suf) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const uint64_t *bits = v[0].buf, *wrong = v[1].buf;
+    int64_t *tp = v[5].buf, *ep = v[6].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t j = 0; j < n_rows * W; j++) zero[j] = bits[j] == 0;
+    for (int64_t i = 0; i < k; i++) {
+        const int32_t *mine = conds + ptr[i];
+        int64_t m = ptr[i + 1] - ptr[i];
+        if (m < 2) continue;
+        const uint64_t *bad = wrong + (int64_t)klass[i] * W;
+        int64_t *tpi = tp + i * width * width, *epi = ep + i * width * width;
+        for (int64_t w = 0; w < W; w++) {
+            int z = 0;
+            for (int64_t d = 0; d < m && z <= 2; d++) z += zero[(int64_t)mine[d] * W + w];
+            if (z > 2) continue;
+            pre[0] = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL;
+            for (int64_t d = 0; d < m; d++) pre[d + 1] = pre[d] & bits[(int64_t)mine[d] * W + w];
+            suf[m] = ~0ULL;
+            for (int64_t d = m - 1; d >= 0; d--) suf[d] = suf[d + 1] & bits[(int64_t)mine[d] * W + w];
+            uint64_t bw = bad[w];
+            for (int64_t d = 0; d + 1 < m; d++) {
+                /* the conditions before d, then those between d and e as e moves on */
+                uint64_t mid = pre[d];
+                for (int64_t e = d + 1; e < m && mid; e++) {
+                    uint64_t x = mid & suf[e + 1];
+                    if (x) {
+                        tpi[d * width + e] += __builtin_popcountll(x);
+                        epi[d * width + e] += __builtin_popcountll(x & bw);
+                    }
+                    mid &= bits[(int64_t)mine[e] * W + w];
+                }
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_NewRef(Py_None);
+done:
+    free(zero);
+    free(pre);
+    free(suf);
+    release_views(v, 8);
+    return out;
+}
+
 PyDoc_STRVAR(fire_lists_doc,
 "fire_lists(bits, n, conds, ptr, klass, at) -> ids\n\n"
 "Which rules fire on each of a slice's n cases, as lists: bits, conds and ptr as round_tables\n"
@@ -2281,6 +2371,7 @@ static PyMethodDef methods[] = {
     {"weight_grains", py_weight_grains, METH_VARARGS, weight_grains_doc},
     {"weight_sums", py_weight_sums, METH_VARARGS, weight_sums_doc},
     {"round_tables", py_round_tables, METH_VARARGS, round_tables_doc},
+    {"round_pairs", py_round_pairs, METH_VARARGS, round_pairs_doc},
     {"fire_lists", py_fire_lists, METH_VARARGS, fire_lists_doc},
     {"group_lists", py_group_lists, METH_VARARGS, group_lists_doc},
     {"value_rows", py_value_rows, METH_VARARGS, value_rows_doc},

@@ -48,6 +48,7 @@ class PassReport:
 
     passes: int = 0
     rounds: int = 0
+    round_passes: int = 0      # passes of the generalisation (two rounds a pass when they fit)
     candidates: int = 0
     patterns: int = 0          # the selection's groups, all classes' tables
     selected: int = 0          # rules selected
@@ -58,7 +59,8 @@ class PassReport:
 
     def as_dict(self) -> dict[str, int]:
         """The report as `fit --json` prints it under stream.rules."""
-        return {"passes": self.passes, "rounds": self.rounds, "candidates": self.candidates,
+        return {"passes": self.passes, "rounds": self.rounds, "round_passes": self.round_passes,
+                "candidates": self.candidates,
                 "selection_groups": self.patterns, "selected": self.selected,
                 "selected_groups": self.selected_patterns, "round_table_bytes": self.round_bytes,
                 "peak_table_bytes": self.table_bytes}
@@ -252,17 +254,23 @@ def _checked(batch: Dataset, schema: Any) -> None:
 
 
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
-                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any
-                  ) -> tuple[list[int], list[int], list[list[int]], list[list[int]]]:
+                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pairs: bool = False
+                  ) -> tuple[list[int], list[int], list[list[int]], list[list[int]], np.ndarray | None, np.ndarray | None]:
     """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
-    satisfying all but d). Also tallies the cases into `tallies` when given."""
+    satisfying all but d); with `pairs` (compiled only), also per pair d < e the cases satisfying
+    all but d and e, and those of another class (Tp, Ep: rules x width x width, else None): the
+    next round's counts whichever condition this one drops. Also tallies the cases into
+    `tallies` when given."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
     t0 = np.zeros(k, dtype=np.int64)
     e0 = np.zeros(k, dtype=np.int64)
     td = np.zeros((k, width), dtype=np.int64)
     ed = np.zeros((k, width), dtype=np.int64)
+    pairs = pairs and _native is not None
+    tp = np.zeros((k, width, width), dtype=np.int64) if pairs else None
+    ep = np.zeros((k, width, width), dtype=np.int64) if pairs else None
     # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
     row, flat, ptr = _rule_rows(conds, [levels[r] for r in rules])
     everyone_at = int(row[conds.count])
@@ -289,9 +297,11 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
             if _native is not None:
                 _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, t0, e0, td, ed)
+                if pairs:
+                    _native.round_pairs(bits, hi - lo, wrong, flat, ptr, klass, tp, ep)
             else:
                 _count_numpy(bits, wrong, groups, everyone_at, t0, e0, td, ed)
-    return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist()
+    return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist(), tp, ep
 
 
 def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
@@ -343,10 +353,12 @@ def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndar
 
 
 def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *, cf: float = 0.25,
-                         fisher: float | None = None, report: PassReport | None = None
+                         fisher: float | None = None, report: PassReport | None = None, memory: int | None = None
                          ) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
     """generalise_rules over the batches: the candidate rules (without covers) in the same order,
-    numbered alike; their conditions' numbers; and the first pass's tallies."""
+    numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, a pass
+    also counts the rules' cases failing two conditions, which gives the next round's counts
+    whichever condition a round drops: two rounds a pass while those tables fit `memory` / 4."""
     report = report if report is not None else PassReport()
     conds = _Conditions(tree)
     p = conds.paths
@@ -361,18 +373,24 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     active = list(range(n_leaves))
     rates = default_errors = None
     while active or report.rounds == 0:     # a pass even for a tree of one leaf: the tallies
-        t0, e0, td, ed = _round_counts(conds, batches, active, current, targets, len(schema.classes),
-                                       tallies if report.rounds == 0 else None, schema)
+        width = max((len(levels[r]) for r in active), default=0)
+        # two rounds a pass (the pair counts) when their tables fit a quarter of the budget
+        pairs = width > 1 and (memory is None or 16 * len(active) * width * width <= memory // 4)
+        t0, e0, td, ed, tp, ep = _round_counts(conds, batches, active, current, targets, len(schema.classes),
+                                               tallies if report.rounds == 0 else None, schema, pairs)
         report.passes += 1
+        report.round_passes += 1
         report.rounds += 1
-        # T0, E0 and Td, Ed per condition of every rule counted, int64
-        report.round_bytes = max(report.round_bytes, 8 * len(t0) * (2 + 2 * max(map(len, td), default=0)))
+        # T0, E0 and Td, Ed per condition of every rule counted, int64, and the pairs' Tp, Ep
+        report.round_bytes = max(report.round_bytes, 8 * len(t0) * (2 + 2 * width)
+                                 + (0 if tp is None else tp.nbytes + ep.nbytes))
         if rates is None:
             if tallies.n == 0:
                 raise InputError("the batches hold no cases")
             default_errors = _default_errors(tallies.class_n, tallies.n)
             rates = _Rates(cf, tallies.n)
         still = []
+        second = False
         for i, r in enumerate(active):
             m = len(levels[r])
             best, p0 = drop_choice(t0[i], e0[i], td[i][:m], ed[i][:m], default_errors[targets[r]], rates, fisher)
@@ -380,8 +398,23 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 final[r] = (t0[i], e0[i], p0)
                 continue
             del levels[r][best], current[r][best]
-            if levels[r]:
-                still.append(r)
+            if not levels[r]:
+                continue
+            if tp is not None:
+                # the next round at once: all but `best` is T0, E0; all but best and e, Td, Ed
+                second = True
+                first, rest = best, [e for e in range(m) if e != best]
+                ti = [int(tp[i, min(first, e), max(first, e)]) for e in rest]
+                ei = [int(ep[i, min(first, e), max(first, e)]) for e in rest]
+                best, p0 = drop_choice(td[i][first], ed[i][first], ti, ei, default_errors[targets[r]], rates, fisher)
+                if best is None:
+                    final[r] = (td[i][first], ed[i][first], p0)
+                    continue
+                del levels[r][best], current[r][best]
+                if not levels[r]:
+                    continue
+            still.append(r)
+        report.rounds += second
         active = still
     found: dict[tuple, CandidateRule] = {}
     tests = [conds.condition(c) for c in range(conds.count)]     # each condition's one CondTest
@@ -684,7 +717,7 @@ def cases_in_passes(tree: Node | FlatTree, batches: Batches, *, cf: float = 0.25
     schema = first.schema
     _check_costs(first.costs)
     cands, conds, rule_conds, tallies = generalise_in_passes(tree, batches, schema, cf=cf, fisher=fisher,
-                                                             report=report)
+                                                             report=report, memory=memory)
     report.rows = tallies.n
     totals = dict(schema=schema, costs=first.costs, class_n=tallies.class_n, total_weight=float(tallies.n),
                   branch_bits=tallies.branch_bits(schema), weight_record=first.weight_record)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import reference as R
+from c45rules.rules import passes
 from c45rules.data import load_stem
 from c45rules.errors import InputError
 from c45rules.export.yaml import dump_yaml
@@ -44,7 +45,9 @@ def test_streamed_rules_equal_in_memory(name):
     # every case is in one group of each table; the generalisation took a pass per round, the
     # selection's tables (all classes at once) one more, the selected rules' table one more
     assert report.rows == ds.n
-    assert report.passes == report.rounds + (report.candidates > 0) + (report.selected > 0)
+    assert report.passes == report.round_passes + (report.candidates > 0) + (report.selected > 0)
+    # compiled, a pass counts two rounds (the pair counts): half as many passes
+    assert report.round_passes == (-(-report.rounds // 2) if passes._native is not None else report.rounds)
     assert report.selected == len(trace2.final) and report.selected_patterns <= ds.n
 
 
@@ -231,7 +234,7 @@ def test_tables_within_a_budget_take_more_passes_same_rules():
     memory, _ = learn_rules(tree, ds)
     free = PassReport()
     learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), report=free)
-    assert free.table_bytes > 0 and free.passes == free.rounds + 2
+    assert free.table_bytes > 0 and free.passes == free.round_passes + 2
     budget = free.table_bytes * 2 // 3
     bounded = PassReport()
     streamed, _ = learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(),
@@ -270,3 +273,33 @@ def test_a_table_beyond_the_budget_is_refused_by_stage():
     with pytest.raises(InputError, match=r"the rules' selection table of class '\w+' needs [\d.]+ kB after \d+ rows,"
                                          r" beyond the memory budget of 2 kB: give a larger budget \(--memory\)"):
         learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), memory=2048)
+
+
+def test_round_pairs_equal_numpy_counts():
+    # per rule and pair d < e of its conditions: the cases failing at most d and e, and those of
+    # another class (the next round's counts whichever condition this round drops)
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(11)
+    n, n_rows, n_classes = 1000, 12, 3        # n not a multiple of 64: the padding bits
+    truth = rng.random((n_rows, n)) < rng.choice([0.0, 0.02, 0.5, 0.95], size=(n_rows, 1))
+    truth[-1] = True
+    bits = passes._bits(truth)
+    y = rng.integers(0, n_classes, n)
+    wrong = passes._bits(np.arange(n_classes)[:, None] != y[None, :])
+    rules = [list(rng.choice(n_rows - 1, size=m, replace=False)) for m in (1, 2, 3, 5, 8, 2, 4, 11)]
+    klass = rng.integers(0, n_classes, len(rules))
+    flat, ptr = rule_lists(rules)
+    tp, ep = np.zeros((len(rules), 11, 11), dtype=np.int64), np.zeros((len(rules), 11, 11), dtype=np.int64)
+    passes._native.round_pairs(bits, n, wrong, flat, ptr, klass.astype(np.int32), tp, ep)
+    for i, rule in enumerate(rules):
+        bad = y != klass[i]
+        for d in range(len(rule)):
+            for e in range(d + 1, len(rule)):
+                rest = [c for j, c in enumerate(rule) if j not in (d, e)]
+                held = truth[rest].all(axis=0) if rest else np.ones(n, dtype=bool)
+                assert (tp[i, d, e], ep[i, d, e]) == (held.sum(), (held & bad).sum())
+    assert not tp[:, np.tril_indices(11)[0], np.tril_indices(11)[1]].any()
+    with pytest.raises(ValueError, match="narrower"):
+        passes._native.round_pairs(bits, n, wrong, flat, ptr, klass.astype(np.int32), tp[:, :5, :5].copy(),
+                                   ep[:, :5, :5].copy())
