@@ -2001,6 +2001,25 @@ bad:
     return -1;
 }
 
+/* check_rule_rows, and that every rule fits the count tables' width and its class has a row of
+   wrong cases: a round kernel's checks (-1 with the error set) */
+static int64_t check_round_rules(const int32_t *conds, Py_ssize_t n_conds, const int64_t *ptr, int64_t k,
+                                 int64_t n_rows, const int32_t *klass, int64_t n_classes, int64_t width,
+                                 const char *who, const char *tables) {
+    int64_t longest = check_rule_rows(conds, n_conds, ptr, k, n_rows, who);
+    if (longest < 0) return -1;
+    if (longest > width) {
+        PyErr_Format(PyExc_ValueError, "%s: %s are narrower than a rule", who, tables);
+        return -1;
+    }
+    for (int64_t i = 0; i < k; i++)
+        if (klass[i] < 0 || klass[i] >= n_classes) {
+            PyErr_Format(PyExc_ValueError, "%s: a rule's class has no row of wrong cases", who);
+            return -1;
+        }
+    return longest;
+}
+
 PyDoc_STRVAR(round_tables_doc,
 "round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)\n\n"
 "A generalisation round's counts over one slice of n cases (passes.py _round_counts), added\n"
@@ -2031,17 +2050,9 @@ static PyObject *py_round_tables(PyObject *self, PyObject *args) {
     }
     const int32_t *conds = v[2].buf, *klass = v[4].buf;
     const int64_t *ptr = v[3].buf;
-    int64_t longest = check_rule_rows(conds, v[2].len / 4, ptr, k, n_rows, "round_tables");
+    int64_t longest = check_round_rules(conds, v[2].len / 4, ptr, k, n_rows, klass, n_classes, width, "round_tables",
+                                        "td and ed");
     if (longest < 0) goto done;
-    if (longest > width) {
-        PyErr_SetString(PyExc_ValueError, "round_tables: td and ed are narrower than a rule");
-        goto done;
-    }
-    for (int64_t i = 0; i < k; i++)
-        if (klass[i] < 0 || klass[i] >= n_classes) {
-            PyErr_SetString(PyExc_ValueError, "round_tables: a rule's class has no row of wrong cases");
-            goto done;
-        }
     if (!W) {
         out = Py_NewRef(Py_None);
         goto done;
@@ -2129,17 +2140,9 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     }
     const int32_t *conds = v[2].buf, *klass = v[4].buf;
     const int64_t *ptr = v[3].buf;
-    int64_t longest = check_rule_rows(conds, v[2].len / 4, ptr, k, n_rows, "round_pairs");
+    int64_t longest = check_round_rules(conds, v[2].len / 4, ptr, k, n_rows, klass, n_classes, width, "round_pairs",
+                                        "tp and ep");
     if (longest < 0) goto done;
-    if (longest > width) {
-        PyErr_SetString(PyExc_ValueError, "round_pairs: tp and ep are narrower than a rule");
-        goto done;
-    }
-    for (int64_t i = 0; i < k; i++)
-        if (klass[i] < 0 || klass[i] >= n_classes) {
-            PyErr_SetString(PyExc_ValueError, "round_pairs: a rule's class has no row of wrong cases");
-            goto done;
-        }
     zero = malloc((size_t)(n_rows * W) + 1);
     pre = malloc((size_t)(longest + 1) * 8);
     suf = malloc((size_t)(longest + 2) * 8);
