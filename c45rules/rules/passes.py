@@ -2,13 +2,18 @@
 count tables instead of the rows.
 
 Generalisation (spec 7.3-7.5) needs, per round and per rule still being generalised, the class
-counts of the cases satisfying all its conditions and all but each one: one pass per round
-counts them for every such rule at once, from each batch's condition truth as bits (64 cases a
-word). The first pass also tallies what the coding costs read (classes, values per attribute).
-Subset selection, ordering, the default class and sifting (7.6-7.9) read only which candidate
-rules fire on a case and its class: one more pass groups the cases by (firing pattern, class),
-and those stages run on the groups as cases weighing their number of cases (whole weights: the
-same counts, sums and doubles as on the cases one by one).
+counts of the cases satisfying all its conditions and all but each one: one pass counts them for
+every such rule at once, from each batch's condition truth as bits (64 cases a word). Compiled,
+the same pass counts the cases satisfying all but each pair of conditions, which are the next
+round's counts whichever condition this round drops: two rounds a pass. The first pass also
+tallies what the coding costs read (classes, values per attribute).
+Subset selection (7.6) reads, class by class, whether a case is of the class and which of the
+class's candidates fire on it: one pass groups the cases into a table per class. Ordering, the
+default class and sifting (7.7-7.9) read the class and which selected rules fire: one more pass,
+one table. The stages run on the groups as cases weighing their number of cases (whole weights:
+the same counts, sums and doubles as on the cases one by one). Each pass is "count one slice into
+a table" and "merge two tables" (_FireCounter.add, _Lists.merge); the tables are held within a
+memory budget (tables_in_passes).
 
 Counts are whole numbers (unweighted cases): they add up exactly over any split into batches.
 """
@@ -38,6 +43,8 @@ Batches = Callable[[], Iterable[Dataset]]
 _WORDS = 1 << 22
 # (condition, case) truth bits held at once (32 MB): a large batch is counted a slice at a time
 _CELLS = 1 << 28
+# without a budget, the pair counts (two generalisation rounds a pass) take at most a quarter of this
+_PAIRS_MEMORY = 1 << 30
 
 
 @dataclass
@@ -375,7 +382,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     while active or report.rounds == 0:     # a pass even for a tree of one leaf: the tallies
         width = max((len(levels[r]) for r in active), default=0)
         # two rounds a pass (the pair counts) when their tables fit a quarter of the budget
-        pairs = width > 1 and (memory is None or 16 * len(active) * width * width <= memory // 4)
+        pairs = width > 1 and 16 * len(active) * width * width <= (_PAIRS_MEMORY if memory is None else memory) // 4
         t0, e0, td, ed, tp, ep = _round_counts(conds, batches, active, current, targets, len(schema.classes),
                                                tallies if report.rounds == 0 else None, schema, pairs)
         report.passes += 1
