@@ -2113,13 +2113,12 @@ done:
 
 PyDoc_STRVAR(round_pairs_doc,
 "round_pairs(bits, n, wrong, conds, ptr, klass, tp, ep)\n\n"
-"The next generalisation round's counts, whichever condition this round drops (passes.py\n"
-"_round_counts): per rule i and pair d < e of its conditions, the cases of one slice satisfying\n"
-"all its conditions but d and e, and those of them of another class, added into tp and ep\n"
-"(int64, width x width per rule: [d, e] at (i * width + d) * width + e). The arguments but tp,\n"
-"ep as round_tables has them. Words where three of a rule's conditions hold for no case have no\n"
-"such case and are skipped.");
-
+"What the next generalisation round needs beyond this one's counts, whichever condition this one\n"
+"drops (passes.py _round_counts): per rule i and pair d < e of its conditions, the cases of one\n"
+"slice failing exactly d and e, and those of them of another class, added into tp and ep (int64,\n"
+"width x width per rule: [d, e] at (i * width + d) * width + e). The arguments but tp, ep as\n"
+"round_tables has them. Words where three of a rule's conditions hold for no case have no such\n"
+"case and are skipped.");
 static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[8];
@@ -2129,7 +2128,6 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *out = NULL;
     uint8_t *zero = NULL;
-    uint64_t *pre = NULL, *suf = NULL;
     int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1;
     int64_t n_rows = W ? v[0].len / 8 / W : 0, n_classes = W ? v[1].len / 8 / W : 0, width = 0;
     while (k > 0 && (width + 1) * (width + 1) * k * 8 <= v[5].len) width++;
@@ -2144,9 +2142,7 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
                                         "tp and ep");
     if (longest < 0) goto done;
     zero = malloc((size_t)(n_rows * W) + 1);
-    pre = malloc((size_t)(longest + 1) * 8);
-    suf = malloc((size_t)(longest + 2) * 8);
-    if (!zero || !pre || !suf) {
+    if (!zero) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2164,22 +2160,22 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
             int z = 0;
             for (int64_t d = 0; d < m && z <= 2; d++) z += zero[(int64_t)mine[d] * W + w];
             if (z > 2) continue;
-            pre[0] = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL;
-            for (int64_t d = 0; d < m; d++) pre[d + 1] = pre[d] & bits[(int64_t)mine[d] * W + w];
-            suf[m] = ~0ULL;
-            for (int64_t d = m - 1; d >= 0; d--) suf[d] = suf[d + 1] & bits[(int64_t)mine[d] * W + w];
-            uint64_t bw = bad[w];
-            for (int64_t d = 0; d + 1 < m; d++) {
-                /* the conditions before d, then those between d and e as e moves on */
-                uint64_t mid = pre[d];
-                for (int64_t e = d + 1; e < m && mid; e++) {
-                    uint64_t x = mid & suf[e + 1];
-                    if (x) {
-                        tpi[d * width + e] += __builtin_popcountll(x);
-                        epi[d * width + e] += __builtin_popcountll(x & bw);
-                    }
-                    mid &= bits[(int64_t)mine[e] * W + w];
-                }
+            /* bit-sliced: the cases failing at least one, two, three of the conditions */
+            uint64_t valid = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL, one = 0, two = 0, three = 0;
+            for (int64_t d = 0; d < m; d++) {
+                uint64_t f = ~bits[(int64_t)mine[d] * W + w] & valid;
+                three |= two & f;
+                two |= one & f;
+                one |= f;
+            }
+            for (uint64_t x = two & ~three; x; x &= x - 1) {
+                uint64_t b = x & -x;
+                int64_t d = 0, e;
+                while (bits[(int64_t)mine[d] * W + w] & b) d++;
+                for (e = d + 1; bits[(int64_t)mine[e] * W + w] & b; e++)
+                    ;
+                tpi[d * width + e]++;
+                epi[d * width + e] += (bad[w] & b) != 0;
             }
         }
     }
@@ -2187,8 +2183,6 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     out = Py_NewRef(Py_None);
 done:
     free(zero);
-    free(pre);
-    free(suf);
     release_views(v, 8);
     return out;
 }

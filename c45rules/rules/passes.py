@@ -4,8 +4,8 @@ count tables instead of the rows.
 Generalisation (spec 7.3-7.5) needs, per round and per rule still being generalised, the class
 counts of the cases satisfying all its conditions and all but each one: one pass counts them for
 every such rule at once, from each batch's condition truth as bits (64 cases a word). Compiled,
-the same pass counts the cases satisfying all but each pair of conditions, which are the next
-round's counts whichever condition this round drops: two rounds a pass. The first pass also
+the same pass counts the cases failing exactly each pair of conditions, from which the next
+round's counts follow whichever condition this round drops: two rounds a pass. The first pass also
 tallies what the coding costs read (classes, values per attribute).
 Subset selection (7.6) reads, class by class, whether a case is of the class and which of the
 class's candidates fire on it: one pass groups the cases into a table per class. Ordering, the
@@ -265,10 +265,10 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
                   ) -> tuple[list[int], list[int], list[list[int]], list[list[int]], np.ndarray | None, np.ndarray | None]:
     """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
-    satisfying all but d); with `pairs` (compiled only), also per pair d < e the cases satisfying
-    all but d and e, and those of another class (Tp, Ep: rules x width x width, else None): the
-    next round's counts whichever condition this one drops. Also tallies the cases into
-    `tallies` when given."""
+    satisfying all but d); with `pairs` (compiled only), also per pair d < e the cases failing
+    exactly d and e, and those of another class (Tp, Ep: rules x width x width, else None), from
+    which the next round's counts follow whichever condition this one drops. Also tallies the
+    cases into `tallies` when given."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
     t0 = np.zeros(k, dtype=np.int64)
@@ -410,9 +410,10 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
             if tp is not None:
                 # the next round at once: all but `best` is T0, E0; all but best and e, Td, Ed
                 second = True
+                # (all but first and e: those failing none, first only, e only, or exactly both)
                 first, rest = best, [e for e in range(m) if e != best]
-                ti = [int(tp[i, min(first, e), max(first, e)]) for e in rest]
-                ei = [int(ep[i, min(first, e), max(first, e)]) for e in rest]
+                ti = [td[i][first] + td[i][e] - t0[i] + int(tp[i, min(first, e), max(first, e)]) for e in rest]
+                ei = [ed[i][first] + ed[i][e] - e0[i] + int(ep[i, min(first, e), max(first, e)]) for e in rest]
                 best, p0 = drop_choice(td[i][first], ed[i][first], ti, ei, default_errors[targets[r]], rates, fisher)
                 if best is None:
                     final[r] = (td[i][first], ed[i][first], p0)
