@@ -2127,7 +2127,7 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]))
         return NULL;
     PyObject *out = NULL;
-    uint8_t *zero = NULL;
+    uint8_t *zero = NULL, *zero_block = NULL;
     int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1;
     int64_t n_rows = W ? v[0].len / 8 / W : 0, n_classes = W ? v[1].len / 8 / W : 0, width = 0;
     while (k > 0 && (width + 1) * (width + 1) * k * 8 <= v[5].len) width++;
@@ -2141,8 +2141,10 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     int64_t longest = check_round_rules(conds, v[2].len / 4, ptr, k, n_rows, klass, n_classes, width, "round_pairs",
                                         "tp and ep");
     if (longest < 0) goto done;
+    int64_t blocks = (W + 63) / 64;
     zero = malloc((size_t)(n_rows * W) + 1);
-    if (!zero) {
+    zero_block = malloc((size_t)(n_rows * blocks) + 1);
+    if (!zero || !zero_block) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2150,6 +2152,13 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     int64_t *tp = v[5].buf, *ep = v[6].buf;
     Py_BEGIN_ALLOW_THREADS
     for (int64_t j = 0; j < n_rows * W; j++) zero[j] = bits[j] == 0;
+    /* per row and run of 64 words, whether no case holds in any: a rule with three such rows skips the run */
+    for (int64_t r = 0; r < n_rows; r++)
+        for (int64_t b = 0; b < blocks; b++) {
+            uint8_t all = 1;
+            for (int64_t w = b * 64; w < W && w < b * 64 + 64 && all; w++) all = zero[r * W + w];
+            zero_block[r * blocks + b] = all;
+        }
     for (int64_t i = 0; i < k; i++) {
         const int32_t *mine = conds + ptr[i];
         int64_t m = ptr[i + 1] - ptr[i];
@@ -2158,6 +2167,14 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
         int64_t *tpi = tp + i * width * width, *epi = ep + i * width * width;
         for (int64_t w = 0; w < W; w++) {
             int z = 0;
+            if (w % 64 == 0) {
+                for (int64_t d = 0; d < m && z <= 2; d++) z += zero_block[(int64_t)mine[d] * blocks + w / 64];
+                if (z > 2) {
+                    w += 63;
+                    continue;
+                }
+                z = 0;
+            }
             for (int64_t d = 0; d < m && z <= 2; d++) z += zero[(int64_t)mine[d] * W + w];
             if (z > 2) continue;
             /* bit-sliced: the cases failing at least one, two, three of the conditions */
@@ -2183,6 +2200,7 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     out = Py_NewRef(Py_None);
 done:
     free(zero);
+    free(zero_block);
     release_views(v, 8);
     return out;
 }

@@ -281,8 +281,9 @@ def test_round_pairs_equal_numpy_counts():
     if passes._native is None:
         pytest.skip("no compiled module")
     rng = np.random.default_rng(11)
-    n, n_rows, n_classes = 1000, 12, 3        # n not a multiple of 64: the padding bits
+    n, n_rows, n_classes = 9000, 12, 3        # n not a multiple of 64: the padding bits; 3 runs of 64 words
     truth = rng.random((n_rows, n)) < rng.choice([0.0, 0.02, 0.5, 0.95], size=(n_rows, 1))
+    truth[:, 4096:8192] &= rng.random((n_rows, 1)) < 0.5     # runs of words where rows hold for no case
     truth[-1] = True
     bits = passes._bits(truth)
     y = rng.integers(0, n_classes, n)
