@@ -2119,6 +2119,7 @@ PyDoc_STRVAR(round_pairs_doc,
 "width x width per rule: [d, e] at (i * width + d) * width + e). The arguments but tp, ep as\n"
 "round_tables has them. Words where three of a rule's conditions hold for no case have no such\n"
 "case and are skipped.");
+
 static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[8];
