@@ -305,18 +305,18 @@ def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundan
 def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy: float = 1.0,
                      annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
                      jobs: int = 1, rng: Any = None, progress: Progress | None = None,
-                     max_rules: int | None = None) -> tuple[RuleSet, RulesTrace]:
-    """rules_from_candidates over `cases`, whose numbering the candidates' covers use."""
+                     max_rules: int | None = None, selected: list[CandidateRule] | None = None
+                     ) -> tuple[RuleSet, RulesTrace]:
+    """rules_from_candidates over `cases`, whose numbering the candidates' covers use.
+    `selected`: the rules the subset selection chose already (learnt in passes, class by class
+    over other groupings of the cases); `cases` then need only their firing."""
     y = cases.y
     w = cases.weights        # None: every count is a number of cases
     schema = cases.schema
     C = len(schema.classes)
-    bb = cases.branch_bits
-    att_bits = attribute_test_bits(bb)
-    nvals = [len(a.values) for a in schema.attributes]
-    bits = {r.number: rule_bits(r.conditions, bb, att_bits, nvals, redundancy) for r in cands}
-    selected = select_rules(cands, bits, y, C, annealing=annealing, seed=seed, jobs=jobs, weights=w, rng=rng,
-                            progress=progress)
+    if selected is None:
+        selected = select_rules(cands, candidate_bits(cands, schema, cases.branch_bits, redundancy), y, C,
+                                annealing=annealing, seed=seed, jobs=jobs, weights=w, rng=rng, progress=progress)
     for r in selected:
         # unpacked once: ordering, the default class and sifting read each cover many times
         # (order_rules once per class and round: 10k unpackings for letter's 26 classes)
@@ -342,19 +342,41 @@ def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy
     return rs, RulesTrace(cands, ordered, dropped, default)
 
 
+def candidate_bits(cands: list[CandidateRule], schema: Any, branch_bits_: np.ndarray,
+                   redundancy: float) -> dict[int, float]:
+    """Each candidate's coding cost in bits (spec 7.6's theory part), by rule number."""
+    att_bits = attribute_test_bits(branch_bits_)
+    nvals = [len(a.values) for a in schema.attributes]
+    return {r.number: rule_bits(r.conditions, branch_bits_, att_bits, nvals, redundancy) for r in cands}
+
+
 def learn_rules_in_passes(tree: Node | FlatTree, batches: Any, *, fingerprint: str, cf: float = 0.25,
                           fisher: float | None = None, redundancy: float = 1.0, annealing: bool = False,
                           seed: int | None = None, options: dict[str, Any] | None = None, jobs: int = 1,
-                          report: Any = None) -> tuple[RuleSet, RulesTrace]:
+                          report: Any = None, memory: int | None = None) -> tuple[RuleSet, RulesTrace]:
     """learn_rules(tree, data) over `batches` (data/batches.py: each call a fresh pass over the
     data's cases, in Dataset batches sharing one Schema), unweighted cases only: the same RuleSet
     and trace, from count tables (rules/passes.py) instead of the rows. `fingerprint`: the data's
-    (Dataset.fingerprint); `report`: a rules.passes.PassReport, filled with passes and table sizes."""
+    (Dataset.fingerprint); `report`: a rules.passes.PassReport, filled with passes and table sizes;
+    `memory`: the bytes the grouped tables of the selection and the ordering may hold (None: no
+    bound; beyond it an InputError names the stage)."""
     from ..rules.passes import cases_in_passes
-    cands, cases = cases_in_passes(tree, batches, cf=cf, fisher=None if fisher is None else fisher / 100,
-                                   report=report)
-    return rules_from_cases(cands, RuleCases(fingerprint=fingerprint, **cases), redundancy=redundancy,
-                            annealing=annealing, seed=seed, options=options, jobs=jobs)
+    from ..rules.random import GlibcRandom
+    cands, totals, stages = cases_in_passes(tree, batches, cf=cf, fisher=None if fisher is None else fisher / 100,
+                                            report=report, memory=memory)
+    schema = totals["schema"]
+    bits = candidate_bits(cands, schema, totals["branch_bits"], redundancy)
+    # class by class as select_rules goes, each over its own table, drawing from one stream
+    rng = GlibcRandom(1 if seed is None else seed)
+    selected: list[CandidateRule] = []
+    for c, (positive, counts) in stages.class_tables().items():
+        mine = [r for r in cands if r.klass == c]
+        selected += select_rules(mine, bits, np.where(positive, c, -1), len(schema.classes), annealing=annealing,
+                                 jobs=jobs, weights=counts.astype(np.float64), rng=rng)
+    y, counts = stages.selected_table(selected)
+    return rules_from_cases(cands, RuleCases(y=y, weights=counts.astype(np.float64), fingerprint=fingerprint,
+                                             **totals), redundancy=redundancy, options=options, jobs=jobs,
+                            selected=selected)
 
 
 def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = None,
@@ -370,7 +392,8 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     memory : int or None
         The budget in bytes (DEFAULT_TABLE_MEMORY if None) that bounds the growth's AVC tables:
         a level's nodes are grown in as many passes as keep each pass's tables within it, and
-        an attribute whose AVC group at one node may exceed it is refused before it is built.
+        an attribute whose AVC group at one node may exceed it is refused before it is built;
+        it bounds the rules stages' grouped tables too (rules/passes.py tables_in_passes).
     **options
         The pipeline's options (pipeline.DEFAULTS); those needing the rows are refused.
 
@@ -405,19 +428,21 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     first = next(iter(batches()), None)
     if first is None:
         raise InputError(f"{source.source}: no cases")
+    budget = DEFAULT_TABLE_MEMORY if memory is None else memory
     tree, info = grow_in_passes(batches, schema, min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
-                                costs=first.costs, memory=DEFAULT_TABLE_MEMORY if memory is None else memory)
+                                costs=first.costs, memory=budget)
     require_classes(tree.class_dist, schema, int(source.n), source.source)
     rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
+    rules_report = PassReport()
     rs, _ = learn_rules_in_passes(tree, batches, fingerprint=source.fingerprint(), cf=rules_cf, fisher=o["fisher"],
                                   redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"], options=o,
-                                  jobs=o["jobs"], report=PassReport())
+                                  jobs=o["jobs"], report=rules_report, memory=budget)
     group = dict(info["largest_group"])
     group["bytes"] = group.get("entries", 0) * AVC_ENTRY_BYTES
     # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)
     facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
                         group, info["passes_per_level"], info["table_bytes"], info["memory"],
-                        list(getattr(source, "pass_bytes", [])))
+                        list(getattr(source, "pass_bytes", [])), rules_report.as_dict())
     return rs, tree, facts
 
 

@@ -129,7 +129,8 @@ class _Counted:
 class StreamFacts:
     """How a streamed fit went: passes over the data (the schema pass included), batches per
     pass, the largest AVC group the growth held (attribute, tree level, entries, bytes), the
-    growth's passes per tree level, the most bytes of tables one pass held and their budget."""
+    growth's passes per tree level, the most bytes of tables one pass held and their budget,
+    and the rules stages' passes and tables (rules.passes.PassReport.as_dict)."""
 
     passes: int = 0
     batches: int = 0
@@ -140,6 +141,7 @@ class StreamFacts:
     table_bytes: int = 0
     table_budget: int = 0
     driver_bytes: list[int] = field(default_factory=list)
+    rules: dict[str, int] = field(default_factory=dict)   # rules.passes.PassReport.as_dict
 
     def as_dict(self) -> dict[str, Any]:
         """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
@@ -148,7 +150,7 @@ class StreamFacts:
         return {**spark, "passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
-                "table_budget": self.table_budget}
+                "table_budget": self.table_budget, "rules": self.rules}
 
 
 def open_for_passes(data: Any, target: str | None, *, read: Any, stream: bool, memory: str | int | None,

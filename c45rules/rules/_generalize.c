@@ -2001,6 +2001,25 @@ bad:
     return -1;
 }
 
+/* check_rule_rows, and that every rule fits the count tables' width and its class has a row of
+   wrong cases: a round kernel's checks (-1 with the error set) */
+static int64_t check_round_rules(const int32_t *conds, Py_ssize_t n_conds, const int64_t *ptr, int64_t k,
+                                 int64_t n_rows, const int32_t *klass, int64_t n_classes, int64_t width,
+                                 const char *who, const char *tables) {
+    int64_t longest = check_rule_rows(conds, n_conds, ptr, k, n_rows, who);
+    if (longest < 0) return -1;
+    if (longest > width) {
+        PyErr_Format(PyExc_ValueError, "%s: %s are narrower than a rule", who, tables);
+        return -1;
+    }
+    for (int64_t i = 0; i < k; i++)
+        if (klass[i] < 0 || klass[i] >= n_classes) {
+            PyErr_Format(PyExc_ValueError, "%s: a rule's class has no row of wrong cases", who);
+            return -1;
+        }
+    return longest;
+}
+
 PyDoc_STRVAR(round_tables_doc,
 "round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)\n\n"
 "A generalisation round's counts over one slice of n cases (passes.py _round_counts), added\n"
@@ -2031,17 +2050,9 @@ static PyObject *py_round_tables(PyObject *self, PyObject *args) {
     }
     const int32_t *conds = v[2].buf, *klass = v[4].buf;
     const int64_t *ptr = v[3].buf;
-    int64_t longest = check_rule_rows(conds, v[2].len / 4, ptr, k, n_rows, "round_tables");
+    int64_t longest = check_round_rules(conds, v[2].len / 4, ptr, k, n_rows, klass, n_classes, width, "round_tables",
+                                        "td and ed");
     if (longest < 0) goto done;
-    if (longest > width) {
-        PyErr_SetString(PyExc_ValueError, "round_tables: td and ed are narrower than a rule");
-        goto done;
-    }
-    for (int64_t i = 0; i < k; i++)
-        if (klass[i] < 0 || klass[i] >= n_classes) {
-            PyErr_SetString(PyExc_ValueError, "round_tables: a rule's class has no row of wrong cases");
-            goto done;
-        }
     if (!W) {
         out = Py_NewRef(Py_None);
         goto done;
@@ -2097,6 +2108,101 @@ done:
     free(g.empty); free(g.row_key); free(g.levels); free(g.td); free(g.ed);
     free((void *)g.rows); free((void *)g.empties); free(g.at); free(g.covered);
     release_views(v, 10);
+    return out;
+}
+
+PyDoc_STRVAR(round_pairs_doc,
+"round_pairs(bits, n, wrong, conds, ptr, klass, tp, ep)\n\n"
+"What the next generalisation round needs beyond this one's counts, whichever condition this one\n"
+"drops (passes.py _round_counts): per rule i and pair d < e of its conditions, the cases of one\n"
+"slice failing exactly d and e, and those of them of another class, added into tp and ep (int64,\n"
+"width x width per rule: [d, e] at (i * width + d) * width + e). The arguments but tp, ep as\n"
+"round_tables has them. Words where three of a rule's conditions hold for no case have no such\n"
+"case and are skipped.");
+
+static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[8];
+    Py_ssize_t n;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]))
+        return NULL;
+    PyObject *out = NULL;
+    uint8_t *zero = NULL, *zero_block = NULL;
+    int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1;
+    int64_t n_rows = W ? v[0].len / 8 / W : 0, n_classes = W ? v[1].len / 8 / W : 0, width = 0;
+    while (k > 0 && (width + 1) * (width + 1) * k * 8 <= v[5].len) width++;
+    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[1].len != n_classes * W * 8 || v[4].len != k * 4
+        || v[5].len != k * width * width * 8 || v[6].len != v[5].len) {
+        PyErr_SetString(PyExc_ValueError, "round_pairs: array sizes do not agree");
+        goto done;
+    }
+    const int32_t *conds = v[2].buf, *klass = v[4].buf;
+    const int64_t *ptr = v[3].buf;
+    int64_t longest = check_round_rules(conds, v[2].len / 4, ptr, k, n_rows, klass, n_classes, width, "round_pairs",
+                                        "tp and ep");
+    if (longest < 0) goto done;
+    int64_t blocks = (W + 63) / 64;
+    zero = malloc((size_t)(n_rows * W) + 1);
+    zero_block = malloc((size_t)(n_rows * blocks) + 1);
+    if (!zero || !zero_block) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const uint64_t *bits = v[0].buf, *wrong = v[1].buf;
+    int64_t *tp = v[5].buf, *ep = v[6].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t j = 0; j < n_rows * W; j++) zero[j] = bits[j] == 0;
+    /* per row and run of 64 words, whether no case holds in any: a rule with three such rows skips the run */
+    for (int64_t r = 0; r < n_rows; r++)
+        for (int64_t b = 0; b < blocks; b++) {
+            uint8_t all = 1;
+            for (int64_t w = b * 64; w < W && w < b * 64 + 64 && all; w++) all = zero[r * W + w];
+            zero_block[r * blocks + b] = all;
+        }
+    for (int64_t i = 0; i < k; i++) {
+        const int32_t *mine = conds + ptr[i];
+        int64_t m = ptr[i + 1] - ptr[i];
+        if (m < 2) continue;
+        const uint64_t *bad = wrong + (int64_t)klass[i] * W;
+        int64_t *tpi = tp + i * width * width, *epi = ep + i * width * width;
+        for (int64_t w = 0; w < W; w++) {
+            int z = 0;
+            if (w % 64 == 0) {
+                for (int64_t d = 0; d < m && z <= 2; d++) z += zero_block[(int64_t)mine[d] * blocks + w / 64];
+                if (z > 2) {
+                    w += 63;
+                    continue;
+                }
+                z = 0;
+            }
+            for (int64_t d = 0; d < m && z <= 2; d++) z += zero[(int64_t)mine[d] * W + w];
+            if (z > 2) continue;
+            /* bit-sliced: the cases failing at least one, two, three of the conditions */
+            uint64_t valid = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL, one = 0, two = 0, three = 0;
+            for (int64_t d = 0; d < m; d++) {
+                uint64_t f = ~bits[(int64_t)mine[d] * W + w] & valid;
+                three |= two & f;
+                two |= one & f;
+                one |= f;
+            }
+            for (uint64_t x = two & ~three; x; x &= x - 1) {
+                uint64_t b = x & -x;
+                int64_t d = 0, e;
+                while (bits[(int64_t)mine[d] * W + w] & b) d++;
+                for (e = d + 1; bits[(int64_t)mine[e] * W + w] & b; e++)
+                    ;
+                tpi[d * width + e]++;
+                epi[d * width + e] += (bad[w] & b) != 0;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_NewRef(Py_None);
+done:
+    free(zero);
+    free(zero_block);
+    release_views(v, 8);
     return out;
 }
 
@@ -2281,6 +2387,7 @@ static PyMethodDef methods[] = {
     {"weight_grains", py_weight_grains, METH_VARARGS, weight_grains_doc},
     {"weight_sums", py_weight_sums, METH_VARARGS, weight_sums_doc},
     {"round_tables", py_round_tables, METH_VARARGS, round_tables_doc},
+    {"round_pairs", py_round_pairs, METH_VARARGS, round_pairs_doc},
     {"fire_lists", py_fire_lists, METH_VARARGS, fire_lists_doc},
     {"group_lists", py_group_lists, METH_VARARGS, group_lists_doc},
     {"value_rows", py_value_rows, METH_VARARGS, value_rows_doc},

@@ -2,13 +2,18 @@
 count tables instead of the rows.
 
 Generalisation (spec 7.3-7.5) needs, per round and per rule still being generalised, the class
-counts of the cases satisfying all its conditions and all but each one: one pass per round
-counts them for every such rule at once, from each batch's condition truth as bits (64 cases a
-word). The first pass also tallies what the coding costs read (classes, values per attribute).
-Subset selection, ordering, the default class and sifting (7.6-7.9) read only which candidate
-rules fire on a case and its class: one more pass groups the cases by (firing pattern, class),
-and those stages run on the groups as cases weighing their number of cases (whole weights: the
-same counts, sums and doubles as on the cases one by one).
+counts of the cases satisfying all its conditions and all but each one: one pass counts them for
+every such rule at once, from each batch's condition truth as bits (64 cases a word). Compiled,
+the same pass counts the cases failing exactly each pair of conditions, from which the next
+round's counts follow whichever condition this round drops: two rounds a pass. The first pass also
+tallies what the coding costs read (classes, values per attribute).
+Subset selection (7.6) reads, class by class, whether a case is of the class and which of the
+class's candidates fire on it: one pass groups the cases into a table per class. Ordering, the
+default class and sifting (7.7-7.9) read the class and which selected rules fire: one more pass,
+one table. The stages run on the groups as cases weighing their number of cases (whole weights:
+the same counts, sums and doubles as on the cases one by one). Each pass is "count one slice into
+a table" and "merge two tables" (_FireCounter.add, _Lists.merge); the tables are held within a
+memory budget (tables_in_passes).
 
 Counts are whole numbers (unweighted cases): they add up exactly over any split into batches.
 """
@@ -24,6 +29,7 @@ from ..data.distinct import count_distinct, sorted_distinct
 from ..data.passes import reduce_batches
 from ..data.schema import Dataset
 from ..errors import InputError
+from ..tree.grow_passes import size_text
 from ..tree.node import FlatTree, Node
 from .cases import PackedCases, pack_gaps
 from .coding import branch_bits_of
@@ -38,23 +44,34 @@ Batches = Callable[[], Iterable[Dataset]]
 _WORDS = 1 << 22
 # (condition, case) truth bits held at once (32 MB): a large batch is counted a slice at a time
 _CELLS = 1 << 28
+# without a budget, the pair counts (two generalisation rounds a pass) take at most a quarter of this
+_PAIRS_MEMORY = 1 << 30
 
 
 @dataclass
 class PassReport:
     """How the streamed rule stages went: passes over the batches, generalisation rounds, and
-    the grouped table the later stages read (its firing patterns, and candidate rules x patterns)."""
+    the grouped tables the later stages read: the selection's (per class: whether a case is of
+    it, which of its candidates fire) and the ordering's (class, which selected rules fire)."""
 
     passes: int = 0
     rounds: int = 0
+    round_passes: int = 0      # passes of the generalisation (two rounds a pass when they fit)
     candidates: int = 0
-    patterns: int = 0
+    patterns: int = 0          # the selection's groups, all classes' tables
+    selected: int = 0          # rules selected
+    selected_patterns: int = 0
     rows: int = 0
+    table_bytes: int = 0       # the most one pass's firing tables held (_table_bytes)
+    round_bytes: int = 0       # the most a generalisation round's counts held
 
-    @property
-    def table_cells(self) -> int:
-        """The size of the grouped table: candidate rules x distinct (firing pattern, class)."""
-        return self.candidates * self.patterns
+    def as_dict(self) -> dict[str, int]:
+        """The report as `fit --json` prints it under stream.rules."""
+        return {"passes": self.passes, "rounds": self.rounds, "round_passes": self.round_passes,
+                "candidates": self.candidates,
+                "selection_groups": self.patterns, "selected": self.selected,
+                "selected_groups": self.selected_patterns, "round_table_bytes": self.round_bytes,
+                "peak_table_bytes": self.table_bytes}
 
 
 @dataclass
@@ -257,13 +274,17 @@ def _checked(batch: Dataset, schema: Any) -> None:
 
 
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
-                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any
-                  ) -> tuple[list[int], list[int], list[list[int]], list[list[int]]]:
+                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pairs: bool = False
+                  ) -> tuple[list[int], list[int], list[list[int]], list[list[int]], np.ndarray | None, np.ndarray | None]:
     """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
-    satisfying all but d). Also tallies the cases into `tallies` when given."""
+    satisfying all but d); with `pairs` (compiled only), also per pair d < e the cases failing
+    exactly d and e, and those of another class (Tp, Ep: rules x width x width, else None), from
+    which the next round's counts follow whichever condition this one drops. Also tallies the
+    cases into `tallies` when given."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
+    pairs = pairs and _native is not None
     # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
     row, flat, ptr = _rule_rows(conds, [levels[r] for r in rules])
     everyone_at = int(row[conds.count])
@@ -282,10 +303,12 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
 
     def zero() -> list:
         return [np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64), np.zeros((k, width), dtype=np.int64),
-                np.zeros((k, width), dtype=np.int64), _Tallies(np.zeros(n_classes, dtype=np.int64)) if tally else None]
+                np.zeros((k, width), dtype=np.int64), _Tallies(np.zeros(n_classes, dtype=np.int64)) if tally else None,
+                np.zeros((k, width, width), dtype=np.int64) if pairs else None,
+                np.zeros((k, width, width), dtype=np.int64) if pairs else None]
 
     def count(table: list, batch: Dataset) -> list:
-        t0, e0, td, ed, tallied = table
+        t0, e0, td, ed, tallied, tp, ep = table
         _checked(batch, schema)
         if tallied is not None:
             tallied.add(batch)
@@ -298,21 +321,24 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
             if _native is not None:
                 _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, t0, e0, td, ed)
+                if pairs:
+                    _native.round_pairs(bits, hi - lo, wrong, flat, ptr, klass, tp, ep)
             else:
                 _count_numpy(bits, wrong, groups, everyone_at, t0, e0, td, ed)
         return table
 
     def merge(a: list, b: list) -> list:
-        for mine, theirs in zip(a[:4], b[:4]):
-            mine += theirs
+        for mine, theirs in zip(a[:4] + a[5:], b[:4] + b[5:]):
+            if mine is not None:
+                mine += theirs
         if a[4] is not None:
             a[4].merge(b[4])
         return a
 
-    t0, e0, td, ed, tallied = reduce_batches(batches, zero, count, merge)
+    t0, e0, td, ed, tallied, tp, ep = reduce_batches(batches, zero, count, merge)
     if tallies is not None:
         tallies.merge(tallied)
-    return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist()
+    return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist(), tp, ep
 
 
 def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
@@ -364,10 +390,12 @@ def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndar
 
 
 def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *, cf: float = 0.25,
-                         fisher: float | None = None, report: PassReport | None = None
+                         fisher: float | None = None, report: PassReport | None = None, memory: int | None = None
                          ) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
     """generalise_rules over the batches: the candidate rules (without covers) in the same order,
-    numbered alike; their conditions' numbers; and the first pass's tallies."""
+    numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, a pass
+    also counts the rules' cases failing two conditions, which gives the next round's counts
+    whichever condition a round drops: two rounds a pass while those tables fit `memory` / 4."""
     report = report if report is not None else PassReport()
     conds = _Conditions(tree)
     p = conds.paths
@@ -382,16 +410,24 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     active = list(range(n_leaves))
     rates = default_errors = None
     while active or report.rounds == 0:     # a pass even for a tree of one leaf: the tallies
-        t0, e0, td, ed = _round_counts(conds, batches, active, current, targets, len(schema.classes),
-                                       tallies if report.rounds == 0 else None, schema)
+        width = max((len(levels[r]) for r in active), default=0)
+        # two rounds a pass (the pair counts) when their tables fit a quarter of the budget
+        pairs = width > 1 and 16 * len(active) * width * width <= (_PAIRS_MEMORY if memory is None else memory) // 4
+        t0, e0, td, ed, tp, ep = _round_counts(conds, batches, active, current, targets, len(schema.classes),
+                                               tallies if report.rounds == 0 else None, schema, pairs)
         report.passes += 1
+        report.round_passes += 1
         report.rounds += 1
+        # T0, E0 and Td, Ed per condition of every rule counted, int64, and the pairs' Tp, Ep
+        report.round_bytes = max(report.round_bytes, 8 * len(t0) * (2 + 2 * width)
+                                 + (0 if tp is None else tp.nbytes + ep.nbytes))
         if rates is None:
             if tallies.n == 0:
                 raise InputError("the batches hold no cases")
             default_errors = _default_errors(tallies.class_n, tallies.n)
             rates = _Rates(cf, tallies.n)
         still = []
+        second = False
         for i, r in enumerate(active):
             m = len(levels[r])
             best, p0 = drop_choice(t0[i], e0[i], td[i][:m], ed[i][:m], default_errors[targets[r]], rates, fisher)
@@ -399,8 +435,24 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 final[r] = (t0[i], e0[i], p0)
                 continue
             del levels[r][best], current[r][best]
-            if levels[r]:
-                still.append(r)
+            if not levels[r]:
+                continue
+            if tp is not None:
+                # the next round at once: all but `best` is T0, E0; all but best and e, Td, Ed
+                second = True
+                # (all but first and e: those failing none, first only, e only, or exactly both)
+                first, rest = best, [e for e in range(m) if e != best]
+                ti = [td[i][first] + td[i][e] - t0[i] + int(tp[i, min(first, e), max(first, e)]) for e in rest]
+                ei = [ed[i][first] + ed[i][e] - e0[i] + int(ep[i, min(first, e), max(first, e)]) for e in rest]
+                best, p0 = drop_choice(td[i][first], ed[i][first], ti, ei, default_errors[targets[r]], rates, fisher)
+                if best is None:
+                    final[r] = (td[i][first], ed[i][first], p0)
+                    continue
+                del levels[r][best], current[r][best]
+                if not levels[r]:
+                    continue
+            still.append(r)
+        report.rounds += second
         active = still
     found: dict[tuple, CandidateRule] = {}
     tests = [conds.condition(c) for c in range(conds.count)]     # each condition's one CondTest
@@ -425,58 +477,147 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     return rules, conds, rule_conds, tallies
 
 
-def firing_table(conds: _Conditions, rule_conds: list[list[int]], live: list[int], batches: Batches,
-                 n_classes: int, schema: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One pass: the cases grouped by (class, which of the rules `live` fire on them). Returns
-    (at, ids, counts): group g's class and then its firing rules (i: rule live[i]), ascending,
-    are ids[at[g]:at[g + 1]]; counts[g] its number of cases. Compiled, the groups come in the
-    order they are first seen (the later stages read sums of whole counts, alike in any order)."""
-    k = len(live)
-    row, flat, ptr = _rule_rows(conds, [rule_conds[r] for r in live])
-    if _native is not None:
-        def fire(lists: _Lists, batch: Dataset) -> _Lists:
+class _FireCounter:
+    """Which of a set of rules fire on a slice's cases, grouped into a table of (label, firing
+    rules) -> cases: `add` counts one slice into a table, `table.absorb` joins two tables (the
+    map and the merge of a pass). `row`: the truth rows (rows_of) of the slices it reads, made
+    for several counters at once."""
+
+    def __init__(self, row: np.ndarray, rules: list[list[int]], count: int):
+        self.k = k = len(rules)
+        self.ptr = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in rules], out=self.ptr[1:])
+        flat = np.fromiter(chain.from_iterable(rules), dtype=np.int64, count=int(self.ptr[-1]))
+        self.flat = row[flat].astype(np.int32)
+        # numpy: each rule's rows, padded with the all-cases row
+        width = max((len(r) for r in rules), default=1)
+        self.idx = np.full((k, width), row[count], dtype=np.int64)
+        for i, r in enumerate(rules):
+            self.idx[i, :len(r)] = row[r]
+
+    def table(self) -> "_Lists | _Groups":
+        """An empty table."""
+        return _Lists() if _native is not None else _Groups(-(-self.k // 8) + 2)
+
+    def add(self, table: "_Lists | _Groups", bits: np.ndarray, n: int, labels: np.ndarray) -> None:
+        """Count a slice's n cases (their truth rows `bits`, their labels) into `table`."""
+        if _native is not None:
+            at = np.empty(n + 1, dtype=np.int64)
+            ids = _native.fire_lists(bits, n, self.flat, self.ptr, labels.astype(np.int32), at)
+            table.add(at, np.frombuffer(ids, dtype=np.int32), np.ones(n, dtype=np.int64))
+            return
+        k, width = self.k, self.idx.shape[1]
+        cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
+        step = max(1, _WORDS // max(1, width * bits.shape[1]))
+        for a in range(0, k, step):
+            cover[a:a + step] = np.bitwise_and.reduce(bits[self.idx[a:a + step]], axis=1)
+        fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :n].astype(bool)
+        # a row per case: its label (2 bytes, big-endian: sorts as numbers), then its pattern's bytes
+        case = np.zeros((n, -(-k // 8) + 2), dtype=np.uint8)
+        case[:, 2:] = np.packbits(fire.T, axis=1, bitorder="little")
+        label = labels.astype(np.uint16)
+        case[:, 0], case[:, 1] = label >> 8, label & 255
+        table.add(case, np.ones(n, dtype=np.int64))
+
+    def lists(self, table: "_Lists | _Groups") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(at, ids, counts): group g's label and then its firing rules (i: the i-th rule),
+        ascending, are ids[at[g]:at[g + 1]]; counts[g] its number of cases. Compiled, the groups
+        come in the order first seen (the later stages read sums of whole counts, alike in any order)."""
+        if isinstance(table, _Lists):
+            return table.merged()
+        keys, counts = table.merged()
+        # as lists: per group an entry for its label, then one per set bit, ordered by group
+        group, rule = np.nonzero(np.unpackbits(keys[:, 2:], axis=1, bitorder="little", count=self.k).astype(bool))
+        groups = np.concatenate([np.arange(len(keys)), group])
+        ids = np.concatenate([keys[:, 0].astype(np.int64) * 256 + keys[:, 1], rule])
+        first = np.concatenate([np.zeros(len(keys), dtype=np.int64), np.ones(len(rule), dtype=np.int64)])
+        ids = ids[np.lexsort((ids, first, groups))].astype(np.int32)
+        at = np.concatenate([[0], np.cumsum(np.bincount(groups, minlength=len(keys)))])
+        return at, ids, counts
+
+
+# bytes a table's list entry (one id) costs while its groups become covers (_covers' int64
+# arrays over all the ids): counted against the budget with the table itself
+_COVER_BYTES_PER_ID = 40
+
+
+def _table_bytes(table: "_Lists | _Groups") -> int:
+    """What a table holds, with what making its covers will take (_COVER_BYTES_PER_ID)."""
+    return table.nbytes + _COVER_BYTES_PER_ID * table.ids
+
+
+def too_large(stage: str, size: int, budget: int, rows: int) -> InputError:
+    """The refusal of a rule stage's table beyond the budget, with the remedy."""
+    return InputError(f"the rules' {stage} needs {size_text(size)} after {rows} rows, beyond the memory budget"
+                      f" of {size_text(budget)}: give a larger budget (--memory)")
+
+
+def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict[Any, tuple[list[int], Callable]],
+                     batches: Batches, schema: Any, *, budget: int | None = None, stage: str = "firing",
+                     report: PassReport | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The firing tables of several rule sets, in as few passes as the budget allows.
+
+    `sets[key] = (rules, labels)`: a table groups the cases by (labels(y), which of `rules` (indices
+    into rule_conds) fire), as _FireCounter.lists gives it. One pass counts every table at once;
+    when the tables together exceed `budget` bytes (_table_bytes), the largest is left to a
+    later pass (its counts so far dropped); a table alone beyond it is an InputError naming
+    `stage`. `report`: its passes and largest table (bytes) are updated."""
+    report = report if report is not None else PassReport()
+    done: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    waiting = list(sets)
+    while waiting:
+        row = conds.rows_of(np.fromiter(chain.from_iterable(rule_conds[r] for key in waiting for r in sets[key][0]),
+                                        dtype=np.int64))
+        counters = {key: _FireCounter(row, [rule_conds[r] for r in sets[key][0]], conds.count) for key in waiting}
+        step = max(int(row[conds.count]) + 1, 8 * max(c.k for c in counters.values()))
+
+        def within_budget(part: dict) -> None:
+            # a table never grows past the budget by more than a slice's groups
+            tables = part["tables"]
+            sizes = {key: _table_bytes(t) for key, t in tables.items()}
+            while budget is not None and sum(sizes.values()) > budget:
+                largest = max(sizes, key=sizes.__getitem__)
+                if len(tables) == 1:
+                    raise too_large(f"{stage} table of class {largest!r}" if len(sets) > 1 else f"{stage} table",
+                                    sizes[largest], budget, part["rows"])
+                part["later"].append(largest)
+                del tables[largest], sizes[largest]
+            part["peak"] = max(part["peak"], sum(sizes.values()))
+
+        def zero() -> dict:
+            return {"tables": {key: counters[key].table() for key in waiting}, "later": [], "rows": 0, "peak": 0}
+
+        def count(part: dict, batch: Dataset) -> dict:
             _checked(batch, schema)
-            for lo, hi in _slices(batch, int(row.max()) + 1):
-                at = np.empty(hi - lo + 1, dtype=np.int64)
-                ids = _native.fire_lists(conds.truth(batch, lo, hi, row), hi - lo, flat, ptr,
-                                         batch.y[lo:hi].astype(np.int32), at)
-                lists.add(at, np.frombuffer(ids, dtype=np.int32), np.ones(hi - lo, dtype=np.int64))
-            return lists
-        return reduce_batches(batches, _Lists, fire, _Lists.absorb).merged()
-    nbytes = -(-k // 8)
-    width = max((len(rule_conds[r]) for r in live), default=1)
-    idx = np.full((k, width), conds.count, dtype=np.int64)
-    for i, r in enumerate(live):
-        idx[i, :len(rule_conds[r])] = rule_conds[r]
-    idx = row[idx]
+            for lo, hi in _slices(batch, step):
+                bits = conds.truth(batch, lo, hi, row)
+                y = batch.y[lo:hi]
+                for key, table in part["tables"].items():
+                    counters[key].add(table, bits, hi - lo, sets[key][1](y))
+                part["rows"] += hi - lo
+                within_budget(part)
+            return part
 
-    def add_rows(table: _Groups, batch: Dataset) -> _Groups:
-        _checked(batch, schema)
-        # the slice's firing as bytes, rules x cases, within the bits' budget too
-        for lo, hi in _slices(batch, max(int(row.max()) + 1, 8 * k)):
-            bits = conds.truth(batch, lo, hi, row)
-            cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
-            step = max(1, _WORDS // max(1, width * bits.shape[1]))
-            for a in range(0, k, step):
-                cover[a:a + step] = np.bitwise_and.reduce(bits[idx[a:a + step]], axis=1)
-            fire = np.unpackbits(cover.view(np.uint8), axis=1, bitorder="little")[:, :hi - lo].astype(bool)
-            # a row per case: its class (2 bytes, big-endian: sorts as numbers), then its pattern's bytes
-            case = np.zeros((hi - lo, nbytes + 2), dtype=np.uint8)
-            case[:, 2:] = np.packbits(fire.T, axis=1, bitorder="little")
-            klass = batch.y[lo:hi].astype(np.uint16)
-            case[:, 0], case[:, 1] = klass >> 8, klass & 255
-            table.add(case, np.ones(hi - lo, dtype=np.int64))
-        return table
+        def merge(a: dict, b: dict) -> dict:
+            # a table one part left for later is left by both
+            a["later"] += [key for key in b["later"] if key not in a["later"]]
+            for key in a["later"]:
+                a["tables"].pop(key, None)
+            for key, table in b["tables"].items():
+                if key in a["tables"]:
+                    a["tables"][key].absorb(table)
+            a["rows"] += b["rows"]
+            a["peak"] = max(a["peak"], b["peak"])
+            within_budget(a)
+            return a
 
-    keys, counts = reduce_batches(batches, lambda: _Groups(nbytes + 2), add_rows, _Groups.absorb).merged()
-    # as lists: per group an entry for its class, then one per set bit, ordered by group
-    group, rule = np.nonzero(np.unpackbits(keys[:, 2:], axis=1, bitorder="little", count=k).astype(bool))
-    groups = np.concatenate([np.arange(len(keys)), group])
-    ids = np.concatenate([keys[:, 0].astype(np.int64) * 256 + keys[:, 1], rule])
-    first = np.concatenate([np.zeros(len(keys), dtype=np.int64), np.ones(len(rule), dtype=np.int64)])
-    ids = ids[np.lexsort((ids, first, groups))].astype(np.int32)
-    at = np.concatenate([[0], np.cumsum(np.bincount(groups, minlength=len(keys)))])
-    return at, ids, counts
+        part = reduce_batches(batches, zero, count, merge)
+        later = part["later"]
+        report.table_bytes = max(report.table_bytes, part["peak"])
+        report.passes += 1
+        done.update((key, counters[key].lists(t)) for key, t in part["tables"].items())
+        waiting = later
+    return done
 
 
 def _covers(at: np.ndarray, ids: np.ndarray, k: int) -> list[PackedCases]:
@@ -513,7 +654,7 @@ class _Lists:
         self.key_at = np.zeros(1, dtype=np.int64)
         self.keys = np.zeros(0, dtype=np.int32)
         self.sums = np.zeros(0, dtype=np.int64)
-        self._grow(1 << 12, 1 << 16)
+        self._grow(1 << 6, 1 << 10)       # small: a table of few groups stays small (doubled as needed)
 
     def _grow(self, cap: int, room: int) -> None:
         used, key_at, keys, sums = self.used, self.key_at[:self.used + 1], self.keys, self.sums[:self.used]
@@ -556,6 +697,16 @@ class _Lists:
         """The distinct lists (key_at, keys) in the order first seen, and each one's summed count."""
         return self.key_at[:self.used + 1], self.keys[:self.key_at[self.used]], self.sums[:self.used]
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes the table's arrays hold."""
+        return self.key_at.nbytes + self.keys.nbytes + self.sums.nbytes + self.slots.nbytes
+
+    @property
+    def ids(self) -> int:
+        """The entries of its distinct lists."""
+        return int(self.key_at[self.used])
+
 
 class _Groups:
     """Rows of bytes -> summed counts, without the compiled module: rows pile up and are merged
@@ -594,6 +745,16 @@ class _Groups:
             self._merge()
         return self.keys, self.counts
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes the table's arrays hold, its rows waiting to be merged included."""
+        return self.keys.nbytes + self.counts.nbytes + sum(r.nbytes + c.nbytes for r, c in self.pending)
+
+    @property
+    def ids(self) -> int:
+        """The entries its rows become as lists (bounded by the rows' bits)."""
+        return (len(self.keys) + self.waiting) * (self.width - 1)
+
 
 # costs in whole multiples of 2^-16: any sum of them over up to 2^30 cases is exact in float64
 _COST_GRAIN = 2.0**16
@@ -613,13 +774,14 @@ def _check_costs(costs: np.ndarray | None) -> None:
 
 
 def cases_in_passes(tree: Node | FlatTree, batches: Batches, *, cf: float = 0.25, fisher: float | None = None,
-                    report: PassReport | None = None) -> tuple[list[CandidateRule], dict[str, Any]]:
+                    report: PassReport | None = None, memory: int | None = None
+                    ) -> tuple[list[CandidateRule], dict[str, Any], "RuleStages"]:
     """The generalised candidates of `tree`'s leaves over `batches` (each call a fresh pass over
-    the data's cases, in Dataset batches sharing one Schema; unweighted cases only) and what the
-    later stages read of the cases, grouped by (firing candidates, class): the keyword arguments
-    of learn.pipeline.RuleCases but the fingerprint (learn.pipeline.learn_rules_in_passes joins
-    them). Each live candidate's `cases` are its groups. `fisher` is a fraction, as
-    generalise_rules takes it; `report`: filled with passes and table sizes."""
+    the data's cases, in Dataset batches sharing one Schema; unweighted cases only), the totals
+    the later stages read (learn.pipeline.RuleCases' fields but the cases and the fingerprint)
+    and the passes that give those stages their grouped cases (RuleStages). `fisher` is a
+    fraction, as generalise_rules takes it; `report`: filled with passes and table sizes;
+    `memory`: the bytes the grouped tables may hold (None: no bound)."""
     report = report if report is not None else PassReport()
     first = next(iter(batches()), None)
     if first is None:
@@ -627,18 +789,77 @@ def cases_in_passes(tree: Node | FlatTree, batches: Batches, *, cf: float = 0.25
     schema = first.schema
     _check_costs(first.costs)
     cands, conds, rule_conds, tallies = generalise_in_passes(tree, batches, schema, cf=cf, fisher=fisher,
-                                                             report=report)
-    # rules that never fire (error above 0.7) cover nothing any later stage reads
-    live = [i for i, r in enumerate(cands) if fires(r)]
-    at, ids, counts = firing_table(conds, rule_conds, live, batches, len(schema.classes), schema)
-    classes = ids[at[:-1]].astype(np.int64)
-    report.passes += 1
-    report.patterns = len(counts)
-    report.rows = int(counts.sum())
-    for i, cover in enumerate(_covers(at, ids, len(live))):
-        cands[live[i]].cases = cover
-    return cands, dict(schema=schema, y=classes, weights=counts.astype(np.float64), costs=first.costs,
-                       class_n=tallies.class_n, total_weight=float(tallies.n),
-                       branch_bits=tallies.branch_bits(schema), weight_record=first.weight_record)
+                                                             report=report, memory=memory)
+    report.rows = tallies.n
+    totals = dict(schema=schema, costs=first.costs, class_n=tallies.class_n, total_weight=float(tallies.n),
+                  branch_bits=tallies.branch_bits(schema), weight_record=first.weight_record)
+    return cands, totals, RuleStages(conds, rule_conds, cands, batches, schema, tallies, memory, report)
 
 
+@dataclass
+class RuleStages:
+    """The cases the stages after generalisation read, grouped, one pass per table set.
+
+    The subset selection of class c (spec 7.6) sums, over the cases, whether each is of class c
+    and which of c's candidates fire on it (Fires, FP, FN, each rule's Right and Wrong): so its
+    cases group by (is of c, c's candidates firing), one table per class (the candidates of
+    the other classes do not split them). Ordering, the default class and sifting (7.7-7.9)
+    read only the selected rules' firing and the class: one more table over those rules. Each
+    group is a case weighing its number of cases (whole counts: the same sums as case by case)."""
+
+    conds: _Conditions
+    rule_conds: list[list[int]]
+    cands: list[CandidateRule]
+    batches: Batches
+    schema: Any
+    tallies: _Tallies
+    memory: int | None
+    report: PassReport
+
+    def class_tables(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Per class with candidates, in class order: (positive, counts) of its groups (whether
+        they are of the class, their number of cases); its firing candidates' `cases` become
+        their groups there (the rest cover nothing any stage reads)."""
+        names = self.schema.classes
+        live: dict[int, list[int]] = {}
+        for i, r in enumerate(self.cands):
+            live.setdefault(r.klass, [])
+            # rules that never fire (error above 0.7) cover nothing any later stage reads
+            if fires(r):
+                live[r.klass].append(i)
+        if not any(live.values()):
+            # nothing fires: per class, its cases and the others, with no pass
+            n, class_n = self.tallies.n, self.tallies.class_n
+            return {c: (np.array([True, False]), np.array([class_n[c], n - class_n[c]], dtype=np.int64))
+                    for c in sorted(live)}
+        sets = {names[c]: (rules, lambda y, c=c: y == c) for c, rules in sorted(live.items())}
+        tables = tables_in_passes(self.conds, self.rule_conds, sets, self.batches, self.schema, budget=self.memory,
+                                  stage="selection", report=self.report)
+        out = {}
+        for c, rules in sorted(live.items()):
+            at, ids, counts = tables[names[c]]
+            for i, cover in enumerate(_covers(at, ids, len(rules))):
+                self.cands[rules[i]].cases = cover
+            out[c] = (ids[at[:-1]] == 1, counts)
+            self.report.patterns += len(counts)
+        self.report.rows = int(counts.sum())
+        return out
+
+    def selected_table(self, selected: list[CandidateRule]) -> tuple[np.ndarray, np.ndarray]:
+        """(classes, counts) of the groups of the cases by (class, which of `selected` fire):
+        the selected rules' `cases` become their groups."""
+        self.report.selected = len(selected)
+        if not selected:
+            class_n = self.tallies.class_n
+            has = np.flatnonzero(class_n > 0)
+            self.report.selected_patterns = len(has)
+            return has.astype(np.int64), class_n[has].astype(np.int64)
+        rules = [r.number - 1 for r in selected]        # generalise_in_passes numbers them from 1
+        at, ids, counts = tables_in_passes(self.conds, self.rule_conds, {"ordering": (rules, lambda y: y)},
+                                           self.batches, self.schema, budget=self.memory, stage="ordering",
+                                           report=self.report)["ordering"]
+        for r, cover in zip(selected, _covers(at, ids, len(rules))):
+            r.cases = cover
+        self.report.selected_patterns = len(counts)
+        self.report.rows = int(counts.sum())
+        return ids[at[:-1]].astype(np.int64), counts

@@ -4,6 +4,7 @@ from CSV, C4.5 stems, Parquet and DuckDB; what needs the rows in memory is refus
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from c45rules.tree.grow import grow_tree
 from c45rules.data.frame import load_data
 from c45rules.tree.report import format_tree
 
-from .conftest import DATA, ok, run
+from .conftest import DATA, fails, ok, run
 
 # every shared set without unknown values or weights, and crx and labor-neg (whose unknowns
 # grow alike); batch sizes that cross many boundaries yet keep the file fast
@@ -171,3 +172,22 @@ def test_memory_budget_bounds_the_growth_tables(tmp_path):
     assert (tmp_path / "a.yaml").read_bytes() == (tmp_path / "b.yaml").read_bytes()
     assert j["table_budget"] == 51200 >= j["peak_table_bytes"] > 0
     assert j["growth_passes_per_level"][0] > 1 and sum(j["growth_passes_per_level"]) > len(j["growth_passes_per_level"])
+
+
+def test_json_reports_the_rule_stages_tables(tmp_path):
+    out = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "m.yaml", "--json", "--stream", "--batch-rows", "50").stdout)
+    rules = out["stream"]["rules"]
+    assert set(rules) == {"passes", "rounds", "round_passes", "candidates", "selection_groups", "selected", "selected_groups",
+                          "round_table_bytes", "peak_table_bytes"}
+    # a pass per generalisation round, one for the selection's tables, one for the selected rules'
+    assert rules["passes"] == rules["round_passes"] + 2 and rules["round_passes"] < rules["rounds"]
+    assert 0 < rules["selected"] < rules["candidates"] and 0 < rules["selected_groups"] <= 490
+    assert 0 < rules["round_table_bytes"] and 0 < rules["peak_table_bytes"] <= out["stream"]["table_budget"]
+
+
+def test_rule_tables_beyond_the_budget_fail_by_name(tmp_path):
+    # the growth's tables fit 40 kB; the selection's grouped cases do not, and no model is written
+    msg = fails("fit", stem("crx"), "-o", tmp_path / "m.yaml", "--memory", "40kB", "--batch-rows", "50")
+    assert not (tmp_path / "m.yaml").exists()
+    assert re.search(r"the rules' selection table of class '[+-]' needs [\d.]+ kB after \d+ rows, beyond the memory"
+                     r" budget of 40 kB: give a larger budget \(--memory\)", msg), msg

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import reference as R
+from c45rules.rules import passes
 from c45rules.data import load_stem
 from c45rules.errors import InputError
 from c45rules.export.yaml import dump_yaml
@@ -41,10 +42,13 @@ def test_streamed_rules_equal_in_memory(name):
         [(r.number, r.conditions, r.klass, r.error, r.covered, r.errors) for r in trace.candidates]
     assert [r.number for r in trace2.final] == [r.number for r in trace.final]
     assert trace2.dropped == trace.dropped
-    # every case is in one group; the generalisation took a pass per round, the groups one more
+    # every case is in one group of each table; the generalisation took a pass per round, the
+    # selection's tables (all classes at once) one more, the selected rules' table one more
     assert report.rows == ds.n
-    assert report.passes == report.rounds + 1
-    assert report.patterns <= ds.n
+    assert report.passes == report.round_passes + (report.candidates > 0) + (report.selected > 0)
+    # compiled, a pass counts two rounds (the pair counts): half as many passes
+    assert report.round_passes == (-(-report.rounds // 2) if passes._native is not None else report.rounds)
+    assert report.selected == len(trace2.final) and report.selected_patterns <= ds.n
 
 
 @pytest.mark.parametrize("k", [1, 2, 64, 10_000])
@@ -110,7 +114,7 @@ def test_one_leaf_tree_and_empty_batches():
     streamed, _ = learn_rules_in_passes(tree.unpruned_flat, lambda: (ds.subset(p) for p in parts),
                                         fingerprint=ds.fingerprint(), report=report)
     assert dump_yaml(streamed) == dump_yaml(memory)
-    assert (report.passes, report.candidates, report.rows) == (2, 0, 6)
+    assert (report.passes, report.candidates, report.rows) == (1, 0, 6)
 
 
 # ---- the compiled kernels (round_tables, fire_rows, group_rows) against the numpy ones ----
@@ -218,3 +222,86 @@ def test_packed_covers_are_the_groups_of_each_rule():
     covers = passes._covers(at, ids, 21)
     assert [c.unpack(np.int64).tolist() for c in covers] == [np.flatnonzero(f).tolist() for f in fire.T]
     assert len({id(c.data) for c in covers}) == 1      # one buffer: the subset search reads it in place
+
+
+# ---- the grouped tables the selection and the ordering read, within a memory budget ----
+
+def test_tables_within_a_budget_take_more_passes_same_rules():
+    # the selection's per-class tables together exceed the budget: the largest are counted in
+    # later passes, each pass's tables within it, and the rules do not change
+    ds, _ = load_stem(R.stem("vehicle"))
+    tree = learn_tree(ds)
+    memory, _ = learn_rules(tree, ds)
+    free = PassReport()
+    learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), report=free)
+    assert free.table_bytes > 0 and free.passes == free.round_passes + 2
+    budget = free.table_bytes * 2 // 3
+    bounded = PassReport()
+    streamed, _ = learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(),
+                                        report=bounded, memory=budget)
+    assert dump_yaml(streamed) == dump_yaml(memory)
+    assert bounded.passes > free.passes and 0 < bounded.table_bytes <= budget
+    assert (bounded.patterns, bounded.selected_patterns) == (free.patterns, free.selected_patterns)
+
+
+def test_selection_groups_by_class_not_by_all_candidates():
+    # a class's table groups the cases by that class's candidates only: fewer groups than
+    # the distinct firing of all the candidates (the base's one table), and no more than 2
+    # per distinct pattern of its own rules
+    from c45rules.rules import passes
+    ds, _ = load_stem(R.stem("vehicle"))
+    tree = learn_tree(ds)
+    report = PassReport()
+    cands, totals, stages = passes.cases_in_passes(tree.unpruned_flat, batches(ds, 97), report=report)
+    tables = stages.class_tables()
+    fire = np.stack([np.logical_and.reduce([t.holds(ds.columns[t.attribute]) for t in r.conditions] or
+                                           [np.ones(ds.n, dtype=bool)]) for r in cands], axis=1)
+    live = np.array([passes.fires(r) for r in cands])
+    every = {(int(y),) + tuple(f[live]) for y, f in zip(ds.y, fire)}
+    for c, (positive, counts) in tables.items():
+        mine = live & np.array([r.klass == c for r in cands])
+        own = {(bool(y == c),) + tuple(f[mine]) for y, f in zip(ds.y, fire)}
+        assert len(counts) == len(own) and counts.sum() == ds.n
+        assert positive[counts > 0].sum() <= len(own)
+        assert len(own) < len(every)
+        assert counts[positive].sum() == (ds.y == c).sum()
+
+
+def test_a_table_beyond_the_budget_is_refused_by_stage():
+    ds, _ = load_stem(R.stem("vehicle"))
+    tree = learn_tree(ds)
+    with pytest.raises(InputError, match=r"the rules' selection table of class '\w+' needs [\d.]+ kB after \d+ rows,"
+                                         r" beyond the memory budget of 2 kB: give a larger budget \(--memory\)"):
+        learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), memory=2048)
+
+
+def test_round_pairs_equal_numpy_counts():
+    # per rule and pair d < e of its conditions: the cases failing exactly d and e, and those of
+    # another class (with this round's counts, the next round's whichever condition it drops)
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(11)
+    n, n_rows, n_classes = 9000, 12, 3        # n not a multiple of 64: the padding bits; 3 runs of 64 words
+    truth = rng.random((n_rows, n)) < rng.choice([0.0, 0.02, 0.5, 0.95], size=(n_rows, 1))
+    truth[:, 4096:8192] &= rng.random((n_rows, 1)) < 0.5     # runs of words where rows hold for no case
+    truth[-1] = True
+    bits = passes._bits(truth)
+    y = rng.integers(0, n_classes, n)
+    wrong = passes._bits(np.arange(n_classes)[:, None] != y[None, :])
+    rules = [list(rng.choice(n_rows - 1, size=m, replace=False)) for m in (1, 2, 3, 5, 8, 2, 4, 11)]
+    klass = rng.integers(0, n_classes, len(rules))
+    flat, ptr = rule_lists(rules)
+    tp, ep = np.zeros((len(rules), 11, 11), dtype=np.int64), np.zeros((len(rules), 11, 11), dtype=np.int64)
+    passes._native.round_pairs(bits, n, wrong, flat, ptr, klass.astype(np.int32), tp, ep)
+    for i, rule in enumerate(rules):
+        bad = y != klass[i]
+        for d in range(len(rule)):
+            for e in range(d + 1, len(rule)):
+                rest = [c for j, c in enumerate(rule) if j not in (d, e)]
+                held = truth[rest].all(axis=0) if rest else np.ones(n, dtype=bool)
+                both = held & ~truth[rule[d]] & ~truth[rule[e]]
+                assert (tp[i, d, e], ep[i, d, e]) == (both.sum(), (both & bad).sum())
+    assert not tp[:, np.tril_indices(11)[0], np.tril_indices(11)[1]].any()
+    with pytest.raises(ValueError, match="narrower"):
+        passes._native.round_pairs(bits, n, wrong, flat, ptr, klass.astype(np.int32), tp[:, :5, :5].copy(),
+                                   ep[:, :5, :5].copy())
