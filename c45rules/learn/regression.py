@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.schema import Attribute, Dataset
+from ..data.schema import Dataset
 from ..errors import InputError
 from ..model.regression import (Committee, Instances, LinearModel, RegressionModel, RegressionRule,
                                 regression_schema, rule_bounds)
