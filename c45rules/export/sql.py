@@ -619,9 +619,11 @@ class _Converted:
     scalar subquery over the conversions that output reads (`wrap`), so a column is converted once per
     output rather than once per reference. Only `t.*` and the outputs are selected, never `n`'s columns."""
 
-    def __init__(self, models: Sequence[RuleSet], dialect: str, table_alias: str, taken: Sequence[str]):
+    def __init__(self, models: Sequence[RuleSet], dialect: str, table_alias: str, taken: Sequence[str],
+                 names: Sequence[str] | None = None):
         self.dialect, self.table_alias = dialect, table_alias
-        self.names = _tested_continuous(models)
+        # `names`: the columns to convert when not only conditions read them (regression models)
+        self.names = list(names) if names is not None else _tested_continuous(models)
         folded = {n.casefold() for n in taken} | {table_alias.casefold()}
         alias = "n"
         while alias.casefold() in folded:   # a name no column nor the source's alias has
