@@ -27,6 +27,7 @@ from ..data.reading import pandas_na_tokens
 from ..data.spreadsheet import escapes
 from ..errors import ModelError
 from ..model.boosted import BoostedRuleSet
+from ..model.regression import RegressionModel
 from ..model.ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
 from ._comment import comment_text, note_lines
@@ -591,6 +592,9 @@ def to_python(ruleset: RuleSet | BoostedRuleSet) -> str:
     >>> namespace["predict"]({"a": 3}), namespace["predict_rule"]({"a": 3}), namespace["predict_rule"]({})
     ('y', 2, 0)
     """
+    if isinstance(ruleset, RegressionModel):
+        from .regression_python import to_regression_python
+        return to_regression_python(ruleset)
     if isinstance(ruleset, BoostedRuleSet):
         return _boosted_python(ruleset)
     out = _header(ruleset, _describe(ruleset), [
