@@ -1,0 +1,122 @@
+"""`c45rules export` of a regression model (issue 54): sql, python, pmml, yaml and dbt agree with predict;
+what a number has no form in is refused in one line."""
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sqlite3
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from regression_cases import close, fold_scored, hand_model
+
+from c45rules.cli import main
+from c45rules.export import dump_yaml, load_yaml
+from c45rules.export.dbt import dbt_model_sql
+from c45rules.model.regression import Instances, RegressionModel
+
+
+@pytest.fixture
+def model_file(tmp_path):
+    s = fold_scored("auto")
+    path = tmp_path / "auto.yaml"
+    path.write_text(dump_yaml(s.model))
+    return s, path
+
+
+def test_export_sql_python_pmml_yaml(model_file, tmp_path, capsys):
+    s, path = model_file
+    assert main(["export", str(path), "--to", "sql", "--table", "cases", "-o", str(tmp_path / "m.sql"),
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["dialect"] == "sqlite" and summary["warnings"] == []
+    con = sqlite3.connect(":memory:")
+    s.frame.to_sql("cases", con, index=False)
+    got = [r[-1] for r in con.execute((tmp_path / "m.sql").read_text().rstrip().rstrip(";"))]
+    assert close(got, s.want)
+    assert main(["export", str(path), "--to", "sql", "--case-only", "--dialect", "duckdb",
+                 "-o", str(tmp_path / "e.sql")]) == 0
+    assert "NULLIF" in (tmp_path / "e.sql").read_text()
+    assert main(["export", str(path), "--to", "python", "-o", str(tmp_path / "m.py")]) == 0
+    predict = runpy.run_path(str(tmp_path / "m.py"))["predict"]
+    records = [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+               for r in s.frame.to_dict("records")]
+    assert close([predict(r) for r in records], s.want)
+    assert main(["export", str(path), "--to", "pmml", "-o", str(tmp_path / "m.pmml")]) == 0
+    assert 'multipleModelMethod="average"' in (tmp_path / "m.pmml").read_text()
+    assert main(["export", str(path), "--to", "yaml", "-o", str(tmp_path / "back.yaml")]) == 0
+    assert load_yaml(tmp_path / "back.yaml") == s.model
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run([sys.executable, "-m", "c45rules", *args], capture_output=True, text=True, env=env)
+
+
+def test_refusals_are_one_line(model_file, tmp_path):
+    _, path = model_file
+    for extra in (["--to", "dmn"], ["--to", "dot"], ["--to", "sql", "--confidence"],
+                  ["--to", "sql", "--form", "nested"]):
+        out = _cli("export", str(path), *extra)
+        assert out.returncode == 2 and "Traceback" not in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    m = hand_model()
+    knn = RegressionModel(m.schema, m.committees, 0.0, 100.0, 0.05, m.means, 1, Instances(((1.0, 0.0, "red"),), (3.0,)))
+    (tmp_path / "knn.yaml").write_text(dump_yaml(knn))
+    for to in ("sql", "python", "pmml"):
+        out = _cli("export", str(tmp_path / "knn.yaml"), "--to", to, "-o", str(tmp_path / f"knn.{to}"))
+        assert out.returncode == 2 and "instances (neighbors = 1)" in out.stderr, out.stderr
+        assert not (tmp_path / f"knn.{to}").exists()
+
+
+def test_dbt_files_of_a_regression_model(tmp_path):
+    jinja2 = pytest.importorskip("jinja2")
+    m = hand_model()
+    text = dbt_model_sql(m, ("raw", "cases"), "duckdb")
+    rendered = jinja2.Environment().from_string(text).render(config=lambda **kw: "",
+                                                             source=lambda schema, table: "SRC")
+    assert '"predicted_value"' in rendered and "NULLIF" in rendered
+    path = tmp_path / "m.yaml"
+    path.write_text(dump_yaml(m))
+    assert main(["export", str(path), "--to", "dbt", str(tmp_path / "p"), "--source", "raw.cases",
+                 "--name", "scored"]) == 0
+    schema = yaml.safe_load((tmp_path / "p" / "models" / "schema.yml").read_text())
+    column = schema["models"][0]["columns"][-1]
+    assert column["name"] == "predicted_value" and column["data_tests"] == ["not_null"]
+
+
+@pytest.mark.slow
+def test_dbt_run_builds_predict(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    dbt = os.path.join(os.path.dirname(sys.executable), "dbt")
+    if not os.path.exists(dbt):
+        pytest.skip("dbt is not installed (pip install '.[test]')")
+    s = fold_scored("auto")
+    database = tmp_path / "warehouse.duckdb"
+    frame = s.frame.copy()
+    frame.insert(0, "row", np.arange(len(frame)))
+    with duckdb.connect(str(database)) as con:
+        con.register("f", frame)
+        con.execute('CREATE TABLE main."auto cases" AS SELECT * FROM f')
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "dbt_project.yml").write_text(
+        "name: c45rules_check\nversion: '1.0'\nprofile: c45rules_check\nmodel-paths: [models]\n")
+    (tmp_path / "profiles.yml").write_text(yaml.safe_dump({"c45rules_check": {
+        "target": "dev", "outputs": {"dev": {"type": "duckdb", "path": str(database), "threads": 1}}}}))
+    (tmp_path / "auto.yaml").write_text(dump_yaml(s.model))
+    assert main(["export", str(tmp_path / "auto.yaml"), "--to", "dbt", str(project), "--source", "main.auto cases",
+                 "--name", "auto_scored"]) == 0
+    env = {**os.environ, "DBT_PROFILES_DIR": str(tmp_path), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+           "DBT_LOG_PATH": str(tmp_path / "logs"), "DBT_TARGET_PATH": str(tmp_path / "target"), "DO_NOT_TRACK": "1"}
+    for command in ("run", "test"):
+        p = subprocess.run([dbt, command, "--project-dir", str(project)], capture_output=True, text=True, env=env,
+                           timeout=180, stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    with duckdb.connect(str(database), read_only=True) as con:
+        built = con.execute('SELECT * FROM main.auto_scored ORDER BY "row"').df()
+    assert close(built["predicted_value"].tolist(), s.want)
