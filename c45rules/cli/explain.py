@@ -31,7 +31,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                         ' default class decides (rule_id 0), each rule\'s first failed condition (a rule'
                         ' whose conditions hold but which never fires, error above 70%%: attribute null);'
                         ' for a boosted model {"class", "confidence", "votes": [{"trial", "vote", and the'
-                        ' above for that trial}], "totals": {class: total vote}}')
+                        ' above for that trial}], "totals": {class: total vote}}; for a regression model'
+                        ' {"value", "average", "corrected", "bounds", "committees": [{"rules": [{"rule",'
+                        ' "conditions", "model", "raw", "value"}], "default", "value"}]}')
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
         raise e if args.row is not None else _offset_rows(e, source, args.row_number - 1) from None
     report_unseen(encoded, source, args.strict)
     case = {name: row.get(name) for name in ruleset.schema.names}  # left out = unknown
-    explanation = ruleset.explain(case, read=read)
+    from ..model.regression import RegressionModel
+    if isinstance(ruleset, RegressionModel):   # a number: the rules that apply, their models, the average
+        from ..model.regression_explain import explain_regression
+        explanation = explain_regression(ruleset, encoded)
+    else:
+        explanation = ruleset.explain(case, read=read)
     print(json.dumps(explanation.as_dict(), ensure_ascii=False) if args.json else str(explanation))
     return 0

@@ -120,3 +120,23 @@ def test_dbt_run_builds_predict(tmp_path):
     with duckdb.connect(str(database), read_only=True) as con:
         built = con.execute('SELECT * FROM main.auto_scored ORDER BY "row"').df()
     assert close(built["predicted_value"].tolist(), s.want)
+
+
+def test_explain_names_the_rules_their_models_values_and_averages(tmp_path, capsys):
+    m = hand_model()
+    path = tmp_path / "m.yaml"
+    path.write_text(dump_yaml(m))
+    assert main(["explain", str(path), "--row", '{"x": 5, "z": 0, "colour": "red"}', "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    first, second = got["committees"]
+    assert [(r["rule"], r["value"]) for r in first["rules"]] == [(1, 11.0), (2, 100.0)] and first["value"] == 55.5
+    assert second["rules"][0]["model"] == "20 + 1.5 x" and second["value"] == 27.5
+    assert got["average"] == got["value"] == 41.5 == float(m.predict({"x": 5, "z": 0, "colour": "red"})[0])
+    # a model value beyond the rule's bounds is shown cut; no rule: the default model
+    assert main(["explain", str(path), "--row", '{"x": 6, "z": 200, "colour": "blue"}']) == 0
+    text = capsys.readouterr().out
+    assert "-> 14 (model 113, bounded)" in text and "average of 2 committees" in text
+    one = tmp_path / "one.yaml"
+    one.write_text(dump_yaml(hand_model(committees=1)))
+    assert main(["explain", str(one), "--row", '{"x": null, "z": 3, "colour": "red"}']) == 0
+    assert "no rule applies: the default y = 50 + 1 z -> 53" in capsys.readouterr().out
