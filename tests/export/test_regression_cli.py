@@ -13,12 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from regression_cases import close, fold_scored, hand_model
+from regression_cases import DATA, close, fold_scored, hand_model
 
 from c45rules.cli import main
 from c45rules.export import dump_yaml, load_yaml
 from c45rules.export.dbt import dbt_model_sql
 from c45rules.model.regression import Instances, RegressionModel
+
+DATA_AUTO = DATA / "auto" / "auto.csv"
 
 
 @pytest.fixture
@@ -140,3 +142,22 @@ def test_explain_names_the_rules_their_models_values_and_averages(tmp_path, caps
     one.write_text(dump_yaml(hand_model(committees=1)))
     assert main(["explain", str(one), "--row", '{"x": null, "z": 3, "colour": "red"}']) == 0
     assert "no rule applies: the default y = 50 + 1 z -> 53" in capsys.readouterr().out
+
+
+def test_report_shows_each_rule_with_its_model_evidence_and_the_data(model_file, tmp_path):
+    s, path = model_file
+    data = tmp_path / "cases.csv"
+    pd.read_csv(DATA_AUTO).head(60).to_csv(data, index=False)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "--data", str(data), "--row-number", "2", "-o", str(out)]) == 0
+    page = out.read_text()
+    for k, committee in enumerate(s.model.committees, 1):
+        for r in committee.rules:
+            assert f'id="rule-{k}-{r.id}"' in page and f"{r.cases}</td>" in page
+            assert str(r.model).split(" ")[0] in page
+    cases = pd.read_csv(DATA_AUTO).head(60)
+    rmse = float(np.sqrt(np.mean((s.model.predict(cases) - cases["mpg"].to_numpy()) ** 2)))
+    assert f'id="rmse">{rmse:.6g}<' in page
+    assert 'id="explanation">' in page and "mpg = " in page
+    refused = _cli("report", str(path), "--compare", str(path), "-o", str(out))
+    assert refused.returncode == 2 and "--compare" in refused.stderr and "Traceback" not in refused.stderr
