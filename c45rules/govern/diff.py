@@ -131,7 +131,12 @@ def _trials(model: RuleSet | BoostedRuleSet) -> tuple[RuleSet, ...]:
 
 def diff_models(old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet, data_old: Any = None,
                 data_new: Any = None) -> RuleDiff | BoostedDiff:
-    """diff_rulesets of two rulesets; a BoostedDiff, trial by trial, when either model is boosted."""
+    """diff_rulesets of two rulesets; a BoostedDiff, trial by trial, when either model is boosted;
+    a RegressionDiff of two regression models (govern/regression_diff.py)."""
+    from ..model.regression import RegressionModel
+    if isinstance(old, RegressionModel) or isinstance(new, RegressionModel):
+        from .regression_diff import diff_regression
+        return diff_regression(old, new, data_old, data_new)
     if not isinstance(old, BoostedRuleSet) and not isinstance(new, BoostedRuleSet):
         return diff_rulesets(old, new, data_old, data_new)
     olds, news = _trials(old), _trials(new)
@@ -146,7 +151,11 @@ def diff_models(old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet, da
 
 def describe_models(d: RuleDiff | BoostedDiff, old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet,
                     data: str | None = None) -> str:
-    """describe, or for a BoostedDiff each trial's rule changes and then the vote's decisions."""
+    """describe, or for a BoostedDiff each trial's rule changes and then the vote's decisions (a
+    RegressionDiff: each committee's rule changes and the predictions' changes)."""
+    from .regression_diff import RegressionDiff, describe_regression
+    if isinstance(d, RegressionDiff):
+        return describe_regression(d, old, new, data)
     if isinstance(d, RuleDiff):
         return describe(d, old, new, data)
     olds, news = _trials(old), _trials(new)

@@ -161,3 +161,32 @@ def test_report_shows_each_rule_with_its_model_evidence_and_the_data(model_file,
     assert 'id="explanation">' in page and "mpg = " in page
     refused = _cli("report", str(path), "--compare", str(path), "-o", str(out))
     assert refused.returncode == 2 and "--compare" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_diff_pairs_rules_per_committee_and_measures_the_predictions(tmp_path, capsys):
+    from c45rules.govern.diff import diff_models
+    from c45rules.model.regression import Committee, LinearModel, RegressionRule
+    from c45rules.model.ruleset import Condition
+    old = hand_model()
+    c1 = old.committees[0]
+    moved = RegressionRule(1, (Condition("x", "<=", 7.0),), c1.rules[0].model, 10, 7.0, 1.0, 13.0, 0.5, 0.0, 14.0)
+    extra = RegressionRule(3, (Condition("colour", "=", "blue"),), LinearModel(30.0), 4, 30.0, 28.0, 32.0, 1.0,
+                           27.0, 33.0)
+    new = RegressionModel(old.schema, (Committee((moved, c1.rules[1], extra), LinearModel(40.0)),), 0.0, 100.0,
+                          0.05, old.means)
+    d = diff_models(old, new)
+    first, second = d.committees
+    assert (first.added, first.removed, first.changed, first.unchanged) == ((3,), (), ((1, 1),), ((2, 2),))
+    assert second.removed == (1,) and d.old_committees == 2 and d.new_committees == 1
+    (tmp_path / "old.yaml").write_text(dump_yaml(old))
+    (tmp_path / "new.yaml").write_text(dump_yaml(new))
+    (tmp_path / "cases.csv").write_text("x,z,colour\n6.5,0,blue\n1,1,red\n")
+    assert main(["diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"), "--data",
+                 str(tmp_path / "cases.csv"), "--json"]) == 0
+    values = json.loads(capsys.readouterr().out)["values"]
+    frame = pd.DataFrame({"x": [6.5, 1.0], "z": [0.0, 1.0], "colour": ["blue", "red"]})
+    change = new.predict(frame) - old.predict(frame)
+    assert values["rows"] == 2 and values["changed"] == 2 and values["max_change"] == pytest.approx(abs(change).max())
+    assert main(["diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]) == 0
+    text = capsys.readouterr().out
+    assert "changed  rule 1: if x <= 6 then y = 1 + 2 x + 0.5 z" in text and "Default: y = 50 + 1 z -> y = 40" in text
