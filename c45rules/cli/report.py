@@ -73,7 +73,6 @@ def run(args: argparse.Namespace) -> int:
 def _regression(args: argparse.Namespace, model) -> int:
     """A regression model's report: its rules and models, with --data the evidence on labelled data."""
     from ..export.regression_report import write_regression_report
-    from ..learn.regression import read_regression
     if args.train or args.compare:
         raise InputError("--train and --compare are for class rules; a regression model's report shows its"
                          " committees' rules and models (and with --data their evidence)")
@@ -81,13 +80,8 @@ def _regression(args: argparse.Namespace, model) -> int:
         raise InputError("--row-number needs --data FILE: the case is the N-th row of it")
     data = y = case = None
     if args.data:
-        data, y = read_regression(args.data, args.target or model.target)
-        missing = [a for a in model.used_attributes() if a not in data.schema.names]
-        if missing:
-            raise InputError(f"{args.data}: no column {missing[0]!r}, which the model uses")
-        from ..model.ruleset import encode_cases
-        frame = _frame(data)
-        data = encode_cases(frame, model.schema, model.used_attributes())
+        from .regression_io import load_regression_labelled
+        data, y = load_regression_labelled(args.data, model, args.target)
     if args.row_number is not None:
         from .cases import case_from_file
         row = case_from_file(args.data, model.schema, args.row_number, read_options(args))
@@ -97,14 +91,3 @@ def _regression(args: argparse.Namespace, model) -> int:
         print(f"Report written to {args.output}")
     return 0
 
-
-def _frame(ds):
-    """A Dataset's cells as a DataFrame of values (to encode under another schema)."""
-    import pandas as pd
-    out = {}
-    for a, col in zip(ds.schema.attributes, ds.columns):
-        if a.is_continuous:
-            out[a.name] = col
-        elif a.is_discrete:
-            out[a.name] = [a.values[c] if c >= 0 else None for c in col.astype(int)]
-    return pd.DataFrame(out)

@@ -190,3 +190,25 @@ def test_diff_pairs_rules_per_committee_and_measures_the_predictions(tmp_path, c
     assert main(["diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]) == 0
     text = capsys.readouterr().out
     assert "changed  rule 1: if x <= 6 then y = 1 + 2 x + 0.5 z" in text and "Default: y = 50 + 1 z -> y = 40" in text
+
+
+def test_rescore_measures_each_rule_and_keeps_the_predictions(tmp_path, capsys):
+    m = hand_model()
+    (tmp_path / "m.yaml").write_text(dump_yaml(m))
+    # rule 1 of committee 1 (x <= 6) covers rows 1-3; rule 2 (x > 4, red or green) covers row 3 and 4
+    (tmp_path / "cases.csv").write_text("y,x,z,colour\n10,1,0,blue\n14,3,0,red\n90,5,2,red\n100,9,4,green\n"
+                                        "50,,1,blue\n")
+    assert main(["rescore", str(tmp_path / "m.yaml"), "--data", str(tmp_path / "cases.csv"), "-o",
+                 str(tmp_path / "new.yaml"), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    r1, r2, r3 = got["rules"]
+    assert (r1["cases"], r1["mean"], r1["low"], r1["high"]) == (3, 38.0, 10.0, 90.0)
+    # 3 cases and 3 parameters: no estimate (infinite); committee 2's 20 + 1.5 x on all five rows (x unknown:
+    # its mean 5) gives 21.5, 24.5, 27.5, 33.5, 27.5: MAE 34.7, times (5 + 2) / (5 - 2)
+    assert r1["error"] == float("inf")
+    assert got["rules"][2]["error"] == pytest.approx(34.7 * 7 / 3)
+    assert (r2["cases"], r2["mean"]) == (2, 95.0) and (r3["committee"], r3["cases"]) == (2, 5)
+    new = load_yaml(tmp_path / "new.yaml")
+    frame = pd.DataFrame({"x": [1.0, 5.0, None], "z": [0.0, 2.0, 1.0], "colour": ["blue", "red", "blue"]})
+    assert new.predict(frame).tolist() == m.predict(frame).tolist()
+    assert [r.cases for r in new.rules] == [3, 2, 5]
