@@ -171,6 +171,9 @@ _UNKNOWN_TEXT = (
 )
 
 
+# the generated module's imports (what _RUNTIME and the CSV scorer use)
+IMPORTS = ("import numbers", "import os", "import sys", "from collections.abc import Mapping", "")
+
 _RUNTIME = '''
 _UNKNOWN = ("", "?")
 _NAN = float("nan")
@@ -498,11 +501,7 @@ def _header(model: RuleSet | BoostedRuleSet, describe: str, constants: list[str]
         "from __future__ import annotations",
         "",
         *(f"# {line}" for line in note_lines(model)),
-        "import numbers",
-        "import os",
-        "import sys",
-        "from collections.abc import Mapping",
-        "",
+        *IMPORTS,
         f"TARGET = {_literal(s.target)}",
         f"CLASSES = {_literal(s.classes)}",
         *constants,

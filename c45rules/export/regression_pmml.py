@@ -92,26 +92,10 @@ def _committee(model: RegressionModel, k: int, known: dict[str, str]) -> list[st
 
 
 def to_regression_pmml(model: RegressionModel) -> str:
-    """The model as a PMML 4.4 document (the module docstring gives its layout).
-
-    Parameters
-    ----------
-    model : RegressionModel
-        A model without instances.
-
-    Returns
-    -------
-    str
-        The PMML document; its output field `predicted_value` (a '_' appended while it names a
-        field) is the predicted number.
-
-    Raises
-    ------
-    InputError
-        A model with instances.
-    ModelError
-        A text XML cannot hold, or a condition that does not fit the schema, naming where.
-    """
+    """`model` (without instances) as a PMML 4.4 document laid out as the module docstring says;
+    its output field `predicted_value` ('_' appended while that names a field) is the number.
+    InputError for a model with instances; ModelError naming a text XML cannot hold or a
+    condition that does not fit the schema."""
     check_no_instances(model, "PMML")
     taken = {*model.schema.names, model.target}
     used = sorted({n for c in model.committees for lm in [c.default, *(r.model for r in c.rules)]

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..data.reading import pandas_na_tokens
 from ..model.regression import LinearModel, RegressionModel
 from ._atomic import atomic_write_text
-from .python import _MAIN, _RUNTIME, _docstring, _float, _literal, _spelled_values, _test
+from .python import IMPORTS, _MAIN, _RUNTIME, _docstring, _float, _literal, _spelled_values, _test
 from .regression_sql import check_no_instances
 
 _API = '''
@@ -103,24 +103,9 @@ def _describe(model: RegressionModel) -> str:
 
 
 def to_regression_python(model: RegressionModel) -> str:
-    """The source of a standalone module that predicts exactly as `model` does.
-
-    Parameters
-    ----------
-    model : RegressionModel
-        A model without instances.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    InputError
-        A model with instances.
-    ModelError
-        A condition that does not fit the model's schema.
-    """
+    """The source of a standalone module (standard library only) that predicts exactly as
+    `model`, a RegressionModel without instances, does: InputError for one with instances,
+    ModelError naming a condition that does not fit the schema."""
     check_no_instances(model, "the standalone Python module")
     s = model.schema
     used = set(model.used_attributes())
@@ -128,11 +113,7 @@ def to_regression_python(model: RegressionModel) -> str:
         _docstring(_describe(model)),
         "from __future__ import annotations",
         "",
-        "import numbers",
-        "import os",
-        "import sys",
-        "from collections.abc import Mapping",
-        "",
+        *IMPORTS,
         f"TARGET = {_literal(s.target)}",
         f"FINGERPRINT = {_literal(model.fingerprint)}",
         f"FLOOR, CEILING = {_float(model.floor)}, {_float(model.ceiling)}",

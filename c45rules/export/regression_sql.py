@@ -136,36 +136,14 @@ def _used_continuous(model: RegressionModel) -> list[str]:
 def regression_select(model: RegressionModel, table: str | Sequence[str] | exp.Expression, dialect: str = "sqlite",
                       *, prediction_column: str = PREDICTION_COLUMN, table_alias: str = "t", pretty: bool = True,
                       typed: bool = False) -> str:
-    """`SELECT t.*, <the predicted number> AS predicted_value FROM table AS t`.
+    """`SELECT t.*, <the predicted number> AS predicted_value FROM table AS t` in `dialect`.
 
-    Each continuous column the model reads is converted to a number once per row (as the class
-    rules' SELECT does, export/sql.py `_Converted`); `typed=True` reads them as they are.
-
-    Parameters
-    ----------
-    model : RegressionModel
-        A model without instances (neighbors = 0).
-    table : str, tuple of str or sqlglot.exp.Expression
-        The table (or query) the cases are in.
-    dialect : str, default="sqlite"
-        A dialect of SQL_DIALECTS.
-    prediction_column : str, default="predicted_value"
-        The name of the output column.
-    table_alias : str, default="t"
-    pretty : bool, default=True
-    typed : bool, default=False
-        True when every continuous column is already a number type.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    InputError
-        An unknown dialect, a model with instances, or an output column that collides with an input.
-    ModelError
-        A condition or linear model that does not fit the model's schema.
+    `table` is a name, a tuple of name parts or a sqlglot query, as for the class rules'
+    `to_sql_select`; the output column is `prediction_column`. Each continuous column the model
+    reads is converted to a number once per row (export/sql.py `_Converted`); `typed=True` reads
+    them as they are (already DOUBLE). InputError for an unknown dialect, a model with instances
+    or an output name that collides with an input; ModelError naming a condition or model that
+    does not fit the schema.
     """
     _check_dialect(dialect)
     check_no_instances(model, "SQL")

@@ -104,12 +104,12 @@ def test_dbt_run_builds_predict(tmp_path):
     with duckdb.connect(str(database)) as con:
         con.register("f", frame)
         con.execute('CREATE TABLE main."auto cases" AS SELECT * FROM f')
-    project = tmp_path / "project"
+    project, profile = tmp_path / "project", "c45rules_regression"
     project.mkdir()
-    (project / "dbt_project.yml").write_text(
-        "name: c45rules_check\nversion: '1.0'\nprofile: c45rules_check\nmodel-paths: [models]\n")
-    (tmp_path / "profiles.yml").write_text(yaml.safe_dump({"c45rules_check": {
-        "target": "dev", "outputs": {"dev": {"type": "duckdb", "path": str(database), "threads": 1}}}}))
+    dev = {"type": "duckdb", "path": str(database), "threads": 1}
+    (project / "dbt_project.yml").write_text(yaml.safe_dump({"name": profile, "version": "1.0", "profile": profile,
+                                                             "model-paths": ["models"]}))
+    (tmp_path / "profiles.yml").write_text(yaml.safe_dump({profile: {"target": "dev", "outputs": {"dev": dev}}}))
     (tmp_path / "auto.yaml").write_text(dump_yaml(s.model))
     assert main(["export", str(tmp_path / "auto.yaml"), "--to", "dbt", str(project), "--source", "main.auto cases",
                  "--name", "auto_scored"]) == 0
