@@ -138,9 +138,9 @@ def _condition(cols: Columns, ds: Dataset, test: tuple) -> Condition:
 
 
 def _linear(cols: Columns, ds: Dataset, intercept: float, columns: np.ndarray, coefs: np.ndarray) -> LinearModel:
-    pairs = sorted(((ds.schema.attributes[cols.cont_at[int(j)]].name, float(c)) for j, c in zip(columns, coefs)
-                    if c != 0.0), key=lambda p: -abs(p[1]) * 0)  # stable: column order
-    return LinearModel(float(intercept), tuple(pairs))
+    pairs = tuple((ds.schema.attributes[cols.cont_at[int(j)]].name, float(c)) for j, c in zip(columns, coefs)
+                  if c != 0.0)
+    return LinearModel(float(intercept), pairs)
 
 
 def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: float, ceiling: float) -> Committee:

@@ -396,7 +396,9 @@ def rule_bounds(low: float, high: float, extrapolation: float, floor: float, cei
     """A rule's output bounds: its cases' range widened by `extrapolation` of its width on each
     side, within the model's [floor, ceiling] (Cubist's rule limits)."""
     widen = extrapolation * (high - low)
-    return max(floor, low - widen), min(ceiling, high + widen)
+    # a later committee member's adjusted targets may lie beyond the model's range: its
+    # rule is then held at the nearer end rather than given an empty interval
+    return min(max(floor, low - widen), ceiling), max(min(ceiling, high + widen), floor)
 
 
 def _rows(ds: Dataset, mask: np.ndarray) -> Dataset:

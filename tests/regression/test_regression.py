@@ -151,3 +151,19 @@ def test_check_estimator():
     failed = [r["check_name"] for r in check_estimator(CubistRules(), on_fail=None)
               if r["status"] == "failed"]
     assert failed == []
+
+
+def test_rule_bounds_stay_an_interval_beyond_the_model_range():
+    from c45rules.model.regression import rule_bounds
+    assert rule_bounds(2.0, 12.0, 0.05, 0.0, 10.0) == (1.5, 10.0)
+    # adjusted targets of a later committee member, wholly above the ceiling
+    assert rule_bounds(11.0, 13.0, 0.05, 0.0, 10.0) == (10.0, 10.0)
+    assert rule_bounds(-5.0, -3.0, 0.05, 0.0, 10.0) == (0.0, 0.0)
+
+
+@needs_data
+def test_ten_committees_fit_cpus():
+    ds, y = read_regression(DATA / "cpus" / "cpus")
+    model = fit_regression(ds, y, committees=10)
+    assert len(model.committees) == 10
+    assert np.sqrt(np.mean((model.predict(ds) - y) ** 2)) < 60
