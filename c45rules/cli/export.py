@@ -107,8 +107,14 @@ def run(args: argparse.Namespace) -> int:
                                         confidence_column="confidence" if args.confidence else None)
         text = text.rstrip("\n") + ("\n" if args.case_only else ";\n")
         summary = _limits(args, ruleset, text)
+    elif args.to == "python" and isinstance(ruleset, RegressionModel):
+        from ..export.regression_python import to_regression_python
+        text = to_regression_python(ruleset)
     elif args.to == "python":
         text = export.to_python(ruleset)
+    elif args.to == "pmml" and isinstance(ruleset, RegressionModel):
+        from ..export.regression_pmml import to_regression_pmml
+        text = to_regression_pmml(ruleset)
     elif args.to == "pmml":
         text = export.to_pmml(ruleset)
     else:

@@ -22,6 +22,7 @@ from ..model.boosted import BoostedRuleSet
 from ..model.regression import RegressionModel
 from ..model.ruleset import RuleSet
 from ._atomic import atomic_write_text
+from .regression_sql import PREDICTION_COLUMN, regression_select
 from .sql import _check_dialect, _identifier, _string, to_sql_select
 
 _PLACEHOLDER = "c45rules_dbt_source"
@@ -78,8 +79,11 @@ def dbt_model_sql(ruleset: RuleSet | BoostedRuleSet, source: tuple[str, str], di
     """The text of models/NAME.sql: a table of every source row with its class and rule id."""
     placeholder = _PLACEHOLDER
     while True:   # a placeholder that nothing else in the SQL spells
-        sql = to_sql_select(ruleset, placeholder, dialect, prediction_column=prediction_column,
-                            rule_column=rule_column)
+        if isinstance(ruleset, RegressionModel):   # a number: the column predicted_value
+            sql = regression_select(ruleset, placeholder, dialect)
+        else:
+            sql = to_sql_select(ruleset, placeholder, dialect, prediction_column=prediction_column,
+                                rule_column=rule_column)
         quoted = _identifier(placeholder).sql(dialect=dialect)
         if sql.count(quoted) == 1:
             break
@@ -101,9 +105,7 @@ def dbt_schema_yml(ruleset: RuleSet | BoostedRuleSet, name: str, dialect: str = 
                                 else "discrete attribute tested by the rules")}
                for a in ruleset.schema.attributes if a.name in used]
     if isinstance(ruleset, RegressionModel):
-        from .regression_sql import PREDICTION_COLUMN
-        columns.append({"name": _yaml_value(PREDICTION_COLUMN if prediction_column == "predicted_class"
-                                            else prediction_column), "quote": True,
+        columns.append({"name": _yaml_value(PREDICTION_COLUMN), "quote": True,
                         "description": f"the number the regression rules give, within [{ruleset.floor!r},"
                                        f" {ruleset.ceiling!r}]",
                         "data_tests": ["not_null"]})

@@ -44,11 +44,12 @@ from pathlib import Path
 
 from ..data.costs import vote_cost_terms
 from ..data.schema import Schema
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..model.boosted import BoostedRuleSet
 from ..model.regression import RegressionModel
 from ..model.ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
+from .choices import REGRESSION_HINT
 from .graph import _NOT_XML
 
 PMML_NAMESPACE = "http://www.dmg.org/PMML-4_4"
@@ -249,8 +250,7 @@ def to_pmml(ruleset: RuleSet | BoostedRuleSet) -> str:
     True
     """
     if isinstance(ruleset, RegressionModel):
-        from .regression_pmml import to_regression_pmml
-        return to_regression_pmml(ruleset)
+        raise InputError(REGRESSION_HINT.format(what="PMML", where="regression_pmml.to_regression_pmml"))
     if isinstance(ruleset, BoostedRuleSet):
         return "\n".join(_head(ruleset.schema) + _boosted_model(ruleset) + ["</PMML>"]) + "\n"
     confidences = [default_confidence(ruleset)] + [r.confidence for r in ruleset.rules]

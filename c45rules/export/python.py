@@ -25,12 +25,13 @@ from ..data.costs import vote_cost_terms
 from ..data.frame import unique_spellings
 from ..data.reading import pandas_na_tokens
 from ..data.spreadsheet import escapes
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..model.boosted import BoostedRuleSet
 from ..model.regression import RegressionModel
 from ..model.ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
 from ._comment import comment_text, note_lines
+from .choices import REGRESSION_HINT
 
 
 def _docstring(text: str) -> str:
@@ -592,8 +593,7 @@ def to_python(ruleset: RuleSet | BoostedRuleSet) -> str:
     ('y', 2, 0)
     """
     if isinstance(ruleset, RegressionModel):
-        from .regression_python import to_regression_python
-        return to_regression_python(ruleset)
+        raise InputError(REGRESSION_HINT.format(what="module", where="regression_python.to_regression_python"))
     if isinstance(ruleset, BoostedRuleSet):
         return _boosted_python(ruleset)
     out = _header(ruleset, _describe(ruleset), [

@@ -71,7 +71,7 @@ from ..model.boosted import BoostedRuleSet
 from ..model.regression import RegressionModel
 from ..model.ruleset import Condition, Rule, RuleSet, checked_condition
 from ._comment import note_lines
-from .choices import FORMS
+from .choices import FORMS, REGRESSION_HINT
 
 UNKNOWN_VALUES = ("", "?")   # unknown in data (spec 1), so a test on them is never satisfied
 
@@ -776,14 +776,8 @@ def to_sql_select(ruleset: RuleSet | BoostedRuleSet, table: str | Sequence[str] 
     """
     _check_dialect(dialect)
     _check_form(form)
-    if isinstance(ruleset, RegressionModel):   # a number, not a class: the regression SELECT
-        from .regression_sql import regression_select
-        if rule_column not in (None, "rule_id") or confidence_column is not None or form != "flat":
-            raise InputError("a regression model's SELECT gives the predicted number only: rule_column,"
-                             " confidence_column and form do not apply")
-        return regression_select(ruleset, table, dialect, table_alias=table_alias, pretty=pretty, typed=typed,
-                                 **({} if prediction_column == "predicted_class" else
-                                    {"prediction_column": prediction_column}))
+    if isinstance(ruleset, RegressionModel):
+        raise InputError(REGRESSION_HINT.format(what="SQL", where="regression_sql.regression_select"))
     if isinstance(ruleset, BoostedRuleSet):
         return _boosted_select(ruleset, table, dialect, prediction_column, rule_column, table_alias, pretty,
                                confidence_column, form, votes_column, typed)

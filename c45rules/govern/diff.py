@@ -132,11 +132,11 @@ def _trials(model: RuleSet | BoostedRuleSet) -> tuple[RuleSet, ...]:
 def diff_models(old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet, data_old: Any = None,
                 data_new: Any = None) -> RuleDiff | BoostedDiff:
     """diff_rulesets of two rulesets; a BoostedDiff, trial by trial, when either model is boosted;
-    a RegressionDiff of two regression models (govern/regression_diff.py)."""
+    regression models are compared by govern/regression_diff.py (InputError here)."""
+    from ..errors import InputError
     from ..model.regression import RegressionModel
     if isinstance(old, RegressionModel) or isinstance(new, RegressionModel):
-        from .regression_diff import diff_regression
-        return diff_regression(old, new, data_old, data_new)
+        raise InputError("regression models are compared by c45rules.govern.regression_diff.diff_regression")
     if not isinstance(old, BoostedRuleSet) and not isinstance(new, BoostedRuleSet):
         return diff_rulesets(old, new, data_old, data_new)
     olds, news = _trials(old), _trials(new)
@@ -151,11 +151,7 @@ def diff_models(old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet, da
 
 def describe_models(d: RuleDiff | BoostedDiff, old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet,
                     data: str | None = None) -> str:
-    """describe, or for a BoostedDiff each trial's rule changes and then the vote's decisions (a
-    RegressionDiff: each committee's rule changes and the predictions' changes)."""
-    from .regression_diff import RegressionDiff, describe_regression
-    if isinstance(d, RegressionDiff):
-        return describe_regression(d, old, new, data)
+    """describe, or for a BoostedDiff each trial's rule changes and then the vote's decisions."""
     if isinstance(d, RuleDiff):
         return describe(d, old, new, data)
     olds, news = _trials(old), _trials(new)

@@ -164,7 +164,7 @@ def test_report_shows_each_rule_with_its_model_evidence_and_the_data(model_file,
 
 
 def test_diff_pairs_rules_per_committee_and_measures_the_predictions(tmp_path, capsys):
-    from c45rules.govern.diff import diff_models
+    from c45rules.govern.regression_diff import diff_regression
     from c45rules.model.regression import Committee, LinearModel, RegressionRule
     from c45rules.model.ruleset import Condition
     old = hand_model()
@@ -174,7 +174,7 @@ def test_diff_pairs_rules_per_committee_and_measures_the_predictions(tmp_path, c
                            27.0, 33.0)
     new = RegressionModel(old.schema, (Committee((moved, c1.rules[1], extra), LinearModel(40.0)),), 0.0, 100.0,
                           0.05, old.means)
-    d = diff_models(old, new)
+    d = diff_regression(old, new)
     first, second = d.committees
     assert (first.added, first.removed, first.changed, first.unchanged) == ((3,), (), ((1, 1),), ((2, 2),))
     assert second.removed == (1,) and d.old_committees == 2 and d.new_committees == 1

@@ -11,6 +11,7 @@ from regression_cases import NINE, close, fold_scored, hand_model, hand_rows
 
 from c45rules.errors import InputError
 from c45rules.export import to_pmml
+from c45rules.export.regression_pmml import to_regression_pmml
 from c45rules.model.regression import Instances, RegressionModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -24,7 +25,7 @@ def _rows(frame: pd.DataFrame) -> list[dict]:
 
 def _both(model, rows: list[dict], want) -> None:
     require_evaluators()
-    text = to_pmml(model)
+    text = to_regression_pmml(model)
     fields = [a.name for a in model.schema.attributes]
     assert close(jpmml(text, rows, fields)["predicted_value"].tolist(), want), "JPMML"
     assert close(pmml4s(text, rows, fields)["predicted_value"].tolist(), want), "PMML4S"
@@ -47,9 +48,11 @@ def test_unknowns_unseen_categories_and_bounds():
 
 
 def test_layout_and_refusal():
-    text = to_pmml(hand_model())
+    text = to_regression_pmml(hand_model())
+    with pytest.raises(InputError, match="to_regression_pmml"):
+        to_pmml(hand_model())
     assert text.count('multipleModelMethod="selectFirst"') == 2 and '<Target field="y" min="-5.0" max="105.0"/>' in text
     m = hand_model()
     knn = RegressionModel(m.schema, m.committees, 0.0, 100.0, 0.05, m.means, 1, Instances(((1.0, 0.0, "red"),), (3.0,)))
     with pytest.raises(InputError, match="PMML cannot express"):
-        to_pmml(knn)
+        to_regression_pmml(knn)

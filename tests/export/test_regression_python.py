@@ -54,7 +54,9 @@ def test_unknowns_bounds_and_fired_rules():
 def test_csv_scorer(tmp_path):
     model = hand_model()
     path = tmp_path / "model.py"
-    path.write_text(to_python(model))   # to_python dispatches on the model kind
+    path.write_text(to_regression_python(model))
+    with pytest.raises(InputError, match="to_regression_python"):
+        to_python(model)
     (tmp_path / "in.csv").write_text("x,z,colour\n5,0,red\n,,blue\n")
     out = subprocess.run([sys.executable, str(path), str(tmp_path / "in.csv")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

@@ -129,8 +129,9 @@ def test_every_dialect_parses_back(dialect):
     assert sqlglot.parse_one(to_regression_sql(hand_model(), dialect), read=dialect) is not None
 
 
-def test_to_sql_select_takes_a_regression_model():
-    assert to_sql_select(hand_model(), "cases", "duckdb") == regression_select(hand_model(), "cases", "duckdb")
+def test_the_class_rules_select_points_to_the_regression_one():
+    with pytest.raises(InputError, match="regression_sql.regression_select"):
+        to_sql_select(hand_model(), "cases", "duckdb")
 
 
 def test_instances_are_refused_by_name():
