@@ -7,6 +7,8 @@ to the model's range) when the count is 0:
     COALESCE((CASE WHEN <rule 1> THEN LEAST(GREATEST(<model 1>, lower), upper) ELSE 0.0 END + ..)
              / NULLIF(CASE WHEN <rule 1> THEN 1 ELSE 0 END + .., 0), <default>)
 
+(the sums added as balanced trees, so hundreds of rules stay within the engines' expression depth)
+
 The committees' values are averaged and the average is bounded to [floor, ceiling]. Conditions
 are the class rules' SQL tests (export/sql.py `_condition`: a NULL, a bad text or NaN satisfies
 no threshold test); a continuous column is read once per row through `sql_as_number`, and in a
@@ -37,6 +39,18 @@ def check_no_instances(model: RegressionModel, what: str) -> None:
         raise InputError(f"{what} cannot express a regression model with instances (neighbors = {model.neighbors}):"
                          " the correction searches the training cases for each case's nearest neighbours;"
                          " fit with --neighbors 0 for this export")
+
+
+def _balanced_sum(terms: list[exp.Expression]) -> exp.Expression:
+    """t1 + t2 + ... as a balanced tree of additions: a left-to-right chain of hundreds of rules
+    passes SQLite's expression depth limit (1000) and the SQL generator's recursion. The order
+    differs from numpy's running sum by rounding only (far below 6 significant digits)."""
+    while len(terms) > 1:
+        # parenthesised: the engine's parser would read `a + b + c + d` as a chain again
+        pairs = [exp.paren(exp.Add(this=terms[i], expression=terms[i + 1]), copy=False)
+                 for i in range(0, len(terms) - 1, 2)]
+        terms = pairs + ([terms[-1]] if len(terms) % 2 else [])
+    return terms[0]
 
 
 def _clamp(value: exp.Expression, low: float, high: float, dialect: str) -> exp.Expression:
@@ -116,8 +130,8 @@ def regression_expression(model: RegressionModel, dialect: str = "sqlite", *, ta
         if not totals:
             values.append(default)
             continue
-        average = exp.Div(this=exp.paren(_left_sum(totals), copy=False),
-                          expression=exp.Nullif(this=exp.paren(_left_sum(counts), copy=False),
+        average = exp.Div(this=exp.paren(_balanced_sum(totals), copy=False),
+                          expression=exp.Nullif(this=exp.paren(_balanced_sum(counts), copy=False),
                                                 expression=exp.Literal.number(0)))
         values.append(exp.Coalesce(this=average, expressions=[default]))
     mean = values[0] if len(values) == 1 else exp.Div(this=exp.paren(_left_sum(values), copy=False),

@@ -143,3 +143,21 @@ def test_instances_are_refused_by_name():
         regression_select(knn, "cases")
     with pytest.raises(InputError, match="collides"):
         regression_select(model, "cases", prediction_column="X")
+
+
+def test_five_hundred_rules_stay_within_sqlites_expression_depth():
+    """The learner's default max_rules is 500: a left-to-right sum of 500 rules' values passes
+    SQLite's depth limit of 1000 ("Expression tree is too large"); the balanced sums do not."""
+    from c45rules.data.schema import Attribute
+    from c45rules.model.regression import Committee, LinearModel, RegressionModel, RegressionRule, regression_schema
+    from c45rules.model.ruleset import Condition
+    n = 500
+    schema = regression_schema((Attribute("x", "continuous"), Attribute("z", "continuous")), "y")
+    rules = tuple(RegressionRule(i + 1, (Condition("x", ">", float(i)), Condition("z", "<=", float(n - i))),
+                                 LinearModel(float(i), (("x", 0.5), ("z", 0.25))), 5, 1.0, 0.0, 100.0, 1.0, 0.0, 100.0)
+                  for i in range(n))
+    model = RegressionModel(schema, (Committee(rules, LinearModel(3.0)),), 0.0, 100.0, 0.05, (("x", 1.0), ("z", 2.0)))
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, n, 100), "z": rng.uniform(0, n, 100)})
+    frame.loc[::7, "x"] = np.nan
+    assert close(run_sqlite(model, frame), model.predict(frame))
