@@ -29,8 +29,12 @@ def configure(p: argparse.ArgumentParser) -> None:
 def compare(args: argparse.Namespace, old, new, path: str | None):
     """The RuleDiff of two loaded models, with the decisions on the rows of `path` when given."""
     from ..govern.diff import diff_models
+    from ..govern.regression_diff import diff_regression
+    from ..model.regression import RegressionModel
+    regression = isinstance(old, RegressionModel) or isinstance(new, RegressionModel)
+    differ = diff_regression if regression else diff_models   # a number's rules: per committee
     if not path:
-        return diff_models(old, new)
+        return differ(old, new)
     import pandas as pd
 
     from ..data.frame import encode_frame
@@ -43,17 +47,19 @@ def compare(args: argparse.Namespace, old, new, path: str | None):
     # the same rows for each model, encoded against its own schema
     old_cases, new_cases = (encode_frame(frame, m.schema, require=m.used_attributes(), source=path,
                                          read=read) for m in (old, new))
-    return diff_models(old, new, old_cases, new_cases)
+    return differ(old, new, old_cases, new_cases)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the difference (exit 0 whatever it is)."""
     from ..govern.diff import describe_models
+    from ..govern.regression_diff import RegressionDiff, describe_regression
     old = load_model(args.old)
     new = load_model(args.new)
     d = compare(args, old, new, args.data)
+    describe = describe_regression if isinstance(d, RegressionDiff) else describe_models
     if args.json:
         print(json.dumps(d.as_json()))
     else:
-        sys.stdout.write(describe_models(d, old, new, args.data))
+        sys.stdout.write(describe(d, old, new, args.data))
     return 0

@@ -36,7 +36,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                         ' whose conditions hold but which never fires, error above 70%%: attribute null);'
                         ' for a boosted model {"class", "confidence", "votes": [{"trial", "vote", and the'
                         ' above for that trial}], "totals": {class: total vote}}; with --ensemble also'
-                        ' "ensemble": {"class", "agrees"}')
+                        ' "ensemble": {"class", "agrees"}; for a regression model'
+                        ' {"value", "average", "corrected", "bounds", "committees": [{"rules": [{"rule",'
+                        ' "conditions", "model", "raw", "value"}], "default", "value"}]}')
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,14 +78,19 @@ def run(args: argparse.Namespace) -> int:
         raise e if args.row is not None else _offset_rows(e, source, args.row_number - 1) from None
     report_unseen(encoded, source, args.strict)
     case = {name: row.get(name) for name in ruleset.schema.names}  # left out = unknown
+    from ..model.regression import RegressionModel
     ensemble = None
     if args.ensemble is not None:
         from .import_ import load_explained
         from ..model.boosted import BoostedRuleSet
-        if isinstance(ruleset, BoostedRuleSet):
-            raise InputError("--ensemble goes with rules made by 'c45rules import MODEL --data', not a boosted model")
+        if isinstance(ruleset, (BoostedRuleSet, RegressionModel)):
+            raise InputError("--ensemble goes with rules made by 'c45rules import MODEL --data', not a boosted"
+                             " or regression model")
         ensemble = load_explained(args.ensemble, ruleset)
-    if ensemble is None:
+    if isinstance(ruleset, RegressionModel):   # a number: the rules that apply, their models, the average
+        from ..model.regression_explain import explain_regression
+        explanation = explain_regression(ruleset, encoded)
+    elif ensemble is None:
         explanation = ruleset.explain(case, read=read)
     else:
         from ..imports.fidelity import explain_case

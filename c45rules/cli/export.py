@@ -64,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
     from .. import export
     from ..model.boosted import BoostedRuleSet   # numpy: not for --help
     check_output(args, args.output)
+    from ..model.regression import RegressionModel
     ruleset = load_model(args.model)
+    if isinstance(ruleset, RegressionModel):
+        _check_regression(args)
     if isinstance(ruleset, BoostedRuleSet):
         _check_boosted(args)
     if args.to != "sql" and (args.json or args.form != "flat"):
@@ -94,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
     if args.confidence and (args.to != "sql" or args.case_only):
         raise InputError("--confidence adds a column to the SQL SELECT (--to sql without --case-only);"
                          " the Python module has predict_confidence() already")
-    if args.to == "sql":
+    if args.to == "sql" and isinstance(ruleset, RegressionModel):
+        text, summary = _regression_sql(args, ruleset)
+    elif args.to == "sql":
         if args.case_only:
             text = export.to_sql_case(ruleset, args.dialect, form=args.form)
         else:
@@ -102,8 +107,14 @@ def run(args: argparse.Namespace) -> int:
                                         confidence_column="confidence" if args.confidence else None)
         text = text.rstrip("\n") + ("\n" if args.case_only else ";\n")
         summary = _limits(args, ruleset, text)
+    elif args.to == "python" and isinstance(ruleset, RegressionModel):
+        from ..export.regression_python import to_regression_python
+        text = to_regression_python(ruleset)
     elif args.to == "python":
         text = export.to_python(ruleset)
+    elif args.to == "pmml" and isinstance(ruleset, RegressionModel):
+        from ..export.regression_pmml import to_regression_pmml
+        text = to_regression_pmml(ruleset)
     elif args.to == "pmml":
         text = export.to_pmml(ruleset)
     else:
@@ -122,6 +133,34 @@ def _check_boosted(args: argparse.Namespace) -> None:
     if args.case_only:
         raise InputError("--case-only: a boosted model's class is the vote of its trials, which one CASE"
                          " expression cannot hold; export the SELECT (without --case-only)")
+
+
+def _check_regression(args: argparse.Namespace) -> None:
+    """Refuse, before anything is written, what a regression model (a number) has no form in."""
+    if args.to in ("dmn", "dot", "graphml"):
+        raise InputError(f"--to {args.to}: a regression model exports to sql, python, pmml, yaml or dbt")
+    if args.confidence or args.form != "flat":
+        raise InputError("--confidence and --form are for class rules; a regression model's SQL gives its"
+                         " number (one flat expression)")
+
+
+def _regression_sql(args: argparse.Namespace, model) -> tuple[str, dict]:
+    """A regression model's SELECT (or, --case-only, its expression) and the --json summary."""
+    import warnings
+
+    from ..errors import DataWarning
+    from ..export.regression_sql import regression_expression, regression_select
+    from ..export.sql import _render, case_nesting, sql_limit_warnings
+    expression = regression_expression(model, args.dialect)
+    if args.case_only:
+        text = _render(expression, args.dialect, True) + "\n"
+    else:
+        text = regression_select(model, args.table, args.dialect) + ";\n"
+    nesting = case_nesting(expression)
+    found = sql_limit_warnings(text, args.dialect, nesting)
+    for message in found:
+        warnings.warn(message, DataWarning, stacklevel=2)
+    return text, {"dialect": args.dialect, "characters": len(text), "nesting": nesting, "warnings": found}
 
 
 def _limits(args: argparse.Namespace, ruleset, text: str) -> dict:

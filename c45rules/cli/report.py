@@ -41,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     from .cases import report_unseen
     check_output(args, args.output)
     ruleset = load_model(args.model)
+    from ..model.regression import RegressionModel
+    if isinstance(ruleset, RegressionModel):
+        return _regression(args, ruleset)
     if isinstance(ruleset, BoostedRuleSet) and (args.train or args.compare):
         raise InputError("--train and --compare are for a single ruleset: a boosted model's report shows each"
                          " trial's rules, not a tree, and boosted models are not compared rule by rule")
@@ -76,3 +79,26 @@ def run(args: argparse.Namespace) -> int:
     if not is_stdout(args.output):
         print(f"Report written to {args.output}")
     return 0
+
+
+def _regression(args: argparse.Namespace, model) -> int:
+    """A regression model's report: its rules and models, with --data the evidence on labelled data."""
+    from ..export.regression_report import write_regression_report
+    if args.train or args.compare:
+        raise InputError("--train and --compare are for class rules; a regression model's report shows its"
+                         " committees' rules and models (and with --data their evidence)")
+    if args.row_number is not None and not args.data:
+        raise InputError("--row-number needs --data FILE: the case is the N-th row of it")
+    data = y = case = None
+    if args.data:
+        from .regression_io import load_regression_labelled
+        data, y = load_regression_labelled(args.data, model, args.target)
+    if args.row_number is not None:
+        from .cases import case_from_file
+        row = case_from_file(args.data, model.schema, args.row_number, read_options(args))
+        case = {name: row.get(name) for name in model.schema.names}   # left out = unknown
+    write_regression_report(model, args.output, data=data, y=y, case=case)
+    if not is_stdout(args.output):
+        print(f"Report written to {args.output}")
+    return 0
+

@@ -61,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
     check_output(args, args.output)
     # a rule written by hand may leave out its evidence: it is measured here
     ruleset = load_model(args.model, args.data, with_unmeasured_evidence)
+    from ..model.regression import RegressionModel
+    if isinstance(ruleset, RegressionModel):
+        return _rescore_regression(args, ruleset)
     progress(args, f"reading {args.data}")
     data = load_labelled(args.data, ruleset, args.target, args)
     scored = rescore(ruleset, data)
@@ -76,4 +79,32 @@ def run(args: argparse.Namespace) -> int:
     elif not is_stdout(args.output):
         sys.stdout.write(format_evaluation(scored, data, args.data))
         print(f"\nModel written to {args.output}")
+    return 0
+
+
+def _rescore_regression(args: argparse.Namespace, model) -> int:
+    """A regression model's rules measured on the data (govern/regression_rescore.py); the JSON
+    summary {rules: [{committee, id, cases, mean, low, high, error}], rmse}, else the RMSE."""
+    import math
+
+    import numpy as np
+
+    from ..export.yaml import dump_yaml
+    from ..govern.regression_rescore import rescore_regression
+    from .regression_io import load_regression_labelled
+    progress(args, f"reading {args.data}")
+    data, y = load_regression_labelled(args.data, model, args.target)
+    scored = rescore_regression(model, data, y)
+    write_text(args.output, dump_yaml(scored))
+    rmse = float(np.sqrt(np.mean((scored.predict(data) - y) ** 2)))
+    if args.json:
+        def number(v: float) -> float | None:
+            return None if math.isnan(v) else v
+        print(json.dumps({"rules": [{"committee": k, "id": r.id, "cases": r.cases, "mean": number(r.mean),
+                                     "low": number(r.low), "high": number(r.high), "error": number(r.error)}
+                                    for k, c in enumerate(scored.committees, 1) for r in c.rules],
+                          "rmse": rmse}))
+    elif not is_stdout(args.output):
+        print(f"{len(scored.rules)} rules measured on {data.n} cases of {args.data}: RMSE {rmse:.6g}")
+        print(f"Model written to {args.output}")
     return 0

@@ -19,8 +19,10 @@ import yaml
 
 from ..errors import InputError
 from ..model.boosted import BoostedRuleSet
+from ..model.regression import RegressionModel
 from ..model.ruleset import RuleSet
 from ._atomic import atomic_write_text
+from .regression_sql import PREDICTION_COLUMN, regression_select
 from .sql import _check_dialect, _identifier, _string, to_sql_select
 
 _PLACEHOLDER = "c45rules_dbt_source"
@@ -77,8 +79,11 @@ def dbt_model_sql(ruleset: RuleSet | BoostedRuleSet, source: tuple[str, str], di
     """The text of models/NAME.sql: a table of every source row with its class and rule id."""
     placeholder = _PLACEHOLDER
     while True:   # a placeholder that nothing else in the SQL spells
-        sql = to_sql_select(ruleset, placeholder, dialect, prediction_column=prediction_column,
-                            rule_column=rule_column)
+        if isinstance(ruleset, RegressionModel):   # a number: the column predicted_value
+            sql = regression_select(ruleset, placeholder, dialect)
+        else:
+            sql = to_sql_select(ruleset, placeholder, dialect, prediction_column=prediction_column,
+                                rule_column=rule_column)
         quoted = _identifier(placeholder).sql(dialect=dialect)
         if sql.count(quoted) == 1:
             break
@@ -92,12 +97,21 @@ def dbt_model_sql(ruleset: RuleSet | BoostedRuleSet, source: tuple[str, str], di
 def dbt_schema_yml(ruleset: RuleSet | BoostedRuleSet, name: str, dialect: str = "duckdb", *,
                    prediction_column: str = "predicted_class", rule_column: str = "rule_id") -> str:
     """The text of models/schema.yml: the model's columns, the tested attributes described, and
-    the tests: the class not null and one of the model's classes, the rule id not null."""
+    the tests: the class not null and one of the model's classes, the rule id not null (a
+    regression model: its number, not null)."""
     used = ruleset.used_attributes()
     columns = [{"name": _yaml_value(a.name), "quote": True,
                 "description": ("continuous attribute tested by the rules" if a.is_continuous
                                 else "discrete attribute tested by the rules")}
                for a in ruleset.schema.attributes if a.name in used]
+    if isinstance(ruleset, RegressionModel):
+        columns.append({"name": _yaml_value(PREDICTION_COLUMN), "quote": True,
+                        "description": f"the number the regression rules give, within [{ruleset.floor!r},"
+                                       f" {ruleset.ceiling!r}]",
+                        "data_tests": ["not_null"]})
+        return yaml.safe_dump({"version": 2, "models": [{
+            "name": name, "description": "Every row of the source with the number the regression rules give it",
+            "columns": columns}]}, sort_keys=False, allow_unicode=True, width=1000)
     # dbt renders a test's arguments as Jinja (natively: '01' would become the number 1) and
     # pastes each value into '...' unescaped: so each class is given as the SQL literal of
     # the dialect (quote: false), inside one Jinja string expression that prints it unchanged

@@ -44,10 +44,12 @@ from pathlib import Path
 
 from ..data.costs import vote_cost_terms
 from ..data.schema import Schema
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..model.boosted import BoostedRuleSet
+from ..model.regression import RegressionModel
 from ..model.ruleset import Condition, RuleSet, checked_condition
 from ._atomic import atomic_write_text
+from .choices import REGRESSION_HINT
 from .graph import _NOT_XML
 
 PMML_NAMESPACE = "http://www.dmg.org/PMML-4_4"
@@ -125,8 +127,9 @@ def _condition(cond: Condition, ruleset: RuleSet, where: str, indent: str) -> li
     return lines
 
 
-def _head(schema: Schema) -> list[str]:
-    """The document's start: the PMML element, the Header and the DataDictionary."""
+def _head(schema: Schema, number: bool = False) -> list[str]:
+    """The document's start: the PMML element, the Header and the DataDictionary (`number`: the
+    target is a continuous double, a regression model's)."""
     from .. import __version__
 
     target = xml_attribute(schema.target, "schema.target")
@@ -151,6 +154,9 @@ def _head(schema: Schema) -> list[str]:
         lines.append(f'    <DataField name={name} optype="categorical" dataType="string">')
         lines += [f'      <Value value={xml_attribute(v, f"{where}.values[{j}]")}/>' for j, v in enumerate(a.values)]
         lines.append("    </DataField>")
+    if number:
+        lines += [f'    <DataField name={target} optype="continuous" dataType="double"/>', "  </DataDictionary>"]
+        return lines
     lines.append(f'    <DataField name={target} optype="categorical" dataType="string">')
     lines += [f'      <Value value={xml_attribute(c, f"schema.classes[{j}]")}/>' for j, c in enumerate(schema.classes)]
     lines += ["    </DataField>", "  </DataDictionary>"]
@@ -243,6 +249,8 @@ def to_pmml(ruleset: RuleSet | BoostedRuleSet) -> str:
     >>> 'criterion="firstHit"' in doc
     True
     """
+    if isinstance(ruleset, RegressionModel):
+        raise InputError(REGRESSION_HINT.format(what="PMML", where="regression_pmml.to_regression_pmml"))
     if isinstance(ruleset, BoostedRuleSet):
         return "\n".join(_head(ruleset.schema) + _boosted_model(ruleset) + ["</PMML>"]) + "\n"
     confidences = [default_confidence(ruleset)] + [r.confidence for r in ruleset.rules]

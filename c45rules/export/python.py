@@ -25,11 +25,13 @@ from ..data.costs import vote_cost_terms
 from ..data.frame import unique_spellings
 from ..data.reading import pandas_na_tokens
 from ..data.spreadsheet import escapes
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..model.boosted import BoostedRuleSet
+from ..model.regression import RegressionModel
 from ..model.ruleset import Condition, RuleSet, checked_condition, conjunction
 from ._atomic import atomic_write_text
 from ._comment import comment_text, note_lines
+from .choices import REGRESSION_HINT
 
 
 def _docstring(text: str) -> str:
@@ -169,6 +171,9 @@ _UNKNOWN_TEXT = (
         "numbers (anything else raises ValueError naming the field).",
 )
 
+
+# the generated module's imports (what _RUNTIME and the CSV scorer use)
+IMPORTS = ("import numbers", "import os", "import sys", "from collections.abc import Mapping", "")
 
 _RUNTIME = '''
 _UNKNOWN = ("", "?")
@@ -497,11 +502,7 @@ def _header(model: RuleSet | BoostedRuleSet, describe: str, constants: list[str]
         "from __future__ import annotations",
         "",
         *(f"# {line}" for line in note_lines(model)),
-        "import numbers",
-        "import os",
-        "import sys",
-        "from collections.abc import Mapping",
-        "",
+        *IMPORTS,
         f"TARGET = {_literal(s.target)}",
         f"CLASSES = {_literal(s.classes)}",
         *constants,
@@ -591,6 +592,8 @@ def to_python(ruleset: RuleSet | BoostedRuleSet) -> str:
     >>> namespace["predict"]({"a": 3}), namespace["predict_rule"]({"a": 3}), namespace["predict_rule"]({})
     ('y', 2, 0)
     """
+    if isinstance(ruleset, RegressionModel):
+        raise InputError(REGRESSION_HINT.format(what="module", where="regression_python.to_regression_python"))
     if isinstance(ruleset, BoostedRuleSet):
         return _boosted_python(ruleset)
     out = _header(ruleset, _describe(ruleset), [

@@ -68,9 +68,10 @@ from ..data.costs import vote_cost_terms
 from ..data.numbers import NUMBER_CORE, NUMBER_REGEX, NUMBER_SPACE
 from ..errors import InputError, ModelError
 from ..model.boosted import BoostedRuleSet
+from ..model.regression import RegressionModel
 from ..model.ruleset import Condition, Rule, RuleSet, checked_condition
 from ._comment import note_lines
-from .choices import FORMS
+from .choices import FORMS, REGRESSION_HINT
 
 UNKNOWN_VALUES = ("", "?")   # unknown in data (spec 1), so a test on them is never satisfied
 
@@ -619,9 +620,11 @@ class _Converted:
     scalar subquery over the conversions that output reads (`wrap`), so a column is converted once per
     output rather than once per reference. Only `t.*` and the outputs are selected, never `n`'s columns."""
 
-    def __init__(self, models: Sequence[RuleSet], dialect: str, table_alias: str, taken: Sequence[str]):
+    def __init__(self, models: Sequence[RuleSet], dialect: str, table_alias: str, taken: Sequence[str],
+                 names: Sequence[str] | None = None):
         self.dialect, self.table_alias = dialect, table_alias
-        self.names = _tested_continuous(models)
+        # `names`: the columns to convert when not only conditions read them (regression models)
+        self.names = list(names) if names is not None else _tested_continuous(models)
         folded = {n.casefold() for n in taken} | {table_alias.casefold()}
         alias = "n"
         while alias.casefold() in folded:   # a name no column nor the source's alias has
@@ -773,6 +776,8 @@ def to_sql_select(ruleset: RuleSet | BoostedRuleSet, table: str | Sequence[str] 
     """
     _check_dialect(dialect)
     _check_form(form)
+    if isinstance(ruleset, RegressionModel):
+        raise InputError(REGRESSION_HINT.format(what="SQL", where="regression_sql.regression_select"))
     if isinstance(ruleset, BoostedRuleSet):
         return _boosted_select(ruleset, table, dialect, prediction_column, rule_column, table_alias, pretty,
                                confidence_column, form, votes_column, typed)

@@ -157,7 +157,12 @@ def _trials(model: RuleSet | BoostedRuleSet) -> tuple[RuleSet, ...]:
 
 def diff_models(old: RuleSet | BoostedRuleSet, new: RuleSet | BoostedRuleSet, data_old: Any = None,
                 data_new: Any = None) -> RuleDiff | BoostedDiff:
-    """diff_rulesets of two rulesets; a BoostedDiff, trial by trial, when either model is boosted."""
+    """diff_rulesets of two rulesets; a BoostedDiff, trial by trial, when either model is boosted;
+    regression models are compared by govern/regression_diff.py (InputError here)."""
+    from ..errors import InputError
+    from ..model.regression import RegressionModel
+    if isinstance(old, RegressionModel) or isinstance(new, RegressionModel):
+        raise InputError("regression models are compared by c45rules.govern.regression_diff.diff_regression")
     if not isinstance(old, BoostedRuleSet) and not isinstance(new, BoostedRuleSet):
         return diff_rulesets(old, new, data_old, data_new)
     olds, news = _trials(old), _trials(new)
