@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
     from ..rules.report import format_evaluation, format_vote_evaluation
     from .cases import report_unseen
     ruleset = load_model(args.model, args.data)
+    from ..model.regression import RegressionModel
+    if isinstance(ruleset, RegressionModel):
+        return _evaluate_regression(args, ruleset)
     progress(args, f"reading {args.data}")
     data = load_labelled(args.data, ruleset, args.target, args, scoring=True)
     unseen = report_unseen(data, data_path(args.data), args.strict)
@@ -52,4 +55,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         show = format_vote_evaluation if boosted else format_evaluation
         sys.stdout.write(show(ruleset, data, data_path(args.data), ev))
+    return 0
+
+
+def _evaluate_regression(args: argparse.Namespace, model) -> int:
+    """A regression model on labelled data: cases, RMSE and mean absolute error (text or --json)."""
+    import numpy as np
+
+    from .regression_io import load_regression_labelled
+    progress(args, f"reading {args.data}")
+    data, y = load_regression_labelled(args.data, model, args.target)
+    err = model.predict(data) - y
+    rmse = float(np.sqrt(np.mean(err ** 2))) if len(y) else float("nan")
+    mae = float(np.mean(np.abs(err))) if len(y) else float("nan")
+    if args.json:
+        sys.stdout.write(json.dumps({"data": args.data, "cases": int(len(y)), "rmse": rmse, "mae": mae}) + "\n")
+    else:
+        sys.stdout.write(f"Evaluation on {args.data} ({len(y)} cases):\n\n    RMSE              {rmse:.6g}\n"
+                         f"    Average |error|   {mae:.6g}\n")
     return 0

@@ -73,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     from .cases import output_format, predict_file
     check_output(args, args.output)
     ruleset = load_model(args.model, args.data)
+    from ..model.regression import RegressionModel
+    if isinstance(ruleset, RegressionModel):
+        return _run_regression(args, ruleset)
     if args.engine == "duckdb":
         return _run_duckdb(args, ruleset)
     if args.engine == "spark":
@@ -91,6 +94,44 @@ def run(args: argparse.Namespace) -> int:
         print(unseen.note(), file=sys.stderr)
     if not is_stdout(args.output):   # the scored rows alone on stdout
         print(f"{n} rows scored, written to {args.output}")
+    return 0
+
+
+def _run_regression(args: argparse.Namespace, model) -> int:
+    """Score DATA (a CSV) with a regression model: each input row as read, then its number in
+    column predicted_value (or `--prediction-column`); what only class rules have (rule ids, confidences, other engines) is
+    refused by name."""
+    import csv
+    import io
+
+    import pandas as pd
+    for flag, given in (("--engine " + str(args.engine), args.engine != "default"), ("--confidence", args.confidence),
+                        ("--explain", args.explain), ("-j", (args.jobs or 1) > 1)):
+        if given:
+            raise InputError(f"{flag} is not available for a regression model (predict writes each row's number)")
+    if not str(args.data).lower().endswith(".csv"):
+        raise InputError(f"{args.data}: predict scores a regression model on a CSV file"
+                         " (Python: RegressionModel.predict takes any table)")
+    progress(args, f"scoring {args.data}")
+    try:
+        cells = pd.read_csv(args.data, dtype=str, keep_default_na=False, na_filter=False)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{args.data}: cannot be read as a CSV file ({e})") from None
+    # the number's column: predicted_value unless --prediction-column names another
+    column = "predicted_value" if args.prediction_column == "predicted_class" else args.prediction_column
+    if column in cells.columns:
+        raise InputError(f"{args.data}: already has a column {column!r}: give --prediction-column")
+    values = model.predict(cells.replace({"": None, "?": None}), bad_cells=args.bad_cells)
+    out = cells.copy()
+    out[column] = [repr(float(v)) for v in values]
+    text = io.StringIO()
+    out.to_csv(text, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+    if is_stdout(args.output):
+        sys.stdout.write(text.getvalue())
+        return 0
+    from ..export._atomic import atomic_write_text
+    atomic_write_text(args.output, text.getvalue())
+    print(f"{len(out)} rows scored, written to {args.output}")
     return 0
 
 

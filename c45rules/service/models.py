@@ -64,6 +64,10 @@ def load_version(name: str, data: bytes) -> ServedModel:
     from ..model.boosted import BoostedRuleSet
     if isinstance(ruleset, BoostedRuleSet):    # its decisions are votes, not one rule's
         raise ModelError("a boosted model (trials voting): the decision service serves single rulesets")
+    from ..model.regression import RegressionModel
+    if isinstance(ruleset, RegressionModel):   # answers and audit rows are a class and one rule
+        raise ModelError("a regression model (rules for a number): the decision service serves class rules;"
+                         " score numbers with its exports (export --to python|sql|pmml)")
     return ServedModel(name, model_fingerprint(data), ruleset, RecordDecider(ruleset), text)
 
 

@@ -167,3 +167,32 @@ def test_ten_committees_fit_cpus():
     model = fit_regression(ds, y, committees=10)
     assert len(model.committees) == 10
     assert np.sqrt(np.mean((model.predict(ds) - y) ** 2)) < 60
+
+
+def test_predict_evaluate_and_serve_on_a_regression_model(tmp_path):
+    """predict writes each CSV row with its number (RegressionModel.predict's), evaluate prints
+    RMSE/MAE, what only class rules have is refused in one line, and serve refuses the model by name."""
+    from c45rules.cli import main
+    from c45rules.export.yaml import load_yaml
+    from c45rules.service.models import load_version
+    csv_path = DATA / "cpus" / "cpus.csv"
+    model_path = tmp_path / "m.yaml"
+    assert main(["fit", str(DATA / "cpus" / "cpus"), "-o", str(model_path), "-q"]) == 0
+    model = load_yaml(model_path.read_text())
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model_path), str(csv_path), "-o", str(out)]) == 0
+    scored, cases = pd.read_csv(out), pd.read_csv(csv_path)
+    assert list(scored.columns) == list(cases.columns) + ["predicted_value"]
+    assert np.array_equal(scored["predicted_value"].to_numpy(), model.predict(cases))
+    assert main(["predict", str(model_path), str(csv_path), "-o", str(tmp_path / "q.csv"), "--confidence"]) == 2
+    assert not (tmp_path / "q.csv").exists()
+    import contextlib
+    import io
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        assert main(["evaluate", str(model_path), str(csv_path), "--json"]) == 0
+    got = json.loads(text.getvalue())
+    err = model.predict(cases) - cases["perf"].to_numpy()
+    assert got["cases"] == 209 and got["rmse"] == pytest.approx(float(np.sqrt(np.mean(err ** 2))))
+    with pytest.raises(ModelError, match="regression model"):
+        load_version("m", model_path.read_bytes())
