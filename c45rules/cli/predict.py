@@ -117,8 +117,8 @@ def _run_spark(args: argparse.Namespace, ruleset, fmt: str) -> int:
             raise InputError(f"{flag} is not available with --engine spark (use --engine default)")
     progress(args, f"scoring {args.data} in Spark ({args.master})")
     with _bad_cells_located(args, ruleset):
-        n = predict_spark(ruleset, args.data, args.output, master=local_master(args.master, _jobs(args)), fmt=fmt,
-                          prediction_column=args.prediction_column, rule_column=args.rule_column,
+        n = predict_spark(ruleset, args.data, args.output, master=local_master(args.master, _jobs(args)),
+                          fmt=fmt, prediction_column=args.prediction_column, rule_column=args.rule_column,
                           confidence_column=args.confidence_column if args.confidence else None,
                           read=read_options(args), bad_cells=args.bad_cells, csv_safe=args.csv_safe)
     print(f"{n} rows scored, written to {args.output}")
