@@ -149,25 +149,34 @@ def _run_duckdb(args: argparse.Namespace, ruleset) -> int:
                        prediction_column=args.prediction_column, rule_column=args.rule_column,
                        confidence_column=args.confidence_column if args.confidence else None,
                        read=read_options(args), strict=args.strict, bad_cells=args.bad_cells,
-                       csv_safe=args.csv_safe)
+                       csv_safe=args.csv_safe, threads=_jobs(args))
     print(f"{n} rows scored, written to {args.output}")
     return 0
 
 
 def _run_spark(args: argparse.Namespace, ruleset, fmt: str) -> int:
     """Score with --engine spark: the options it cannot honour are refused, not ignored."""
-    from .spark import predict_spark
+    from .spark import local_master, predict_spark
     for flag, given in (("--explain", args.explain), ("--strict", args.strict)):
         if given:
             raise InputError(f"{flag} is not available with --engine spark (use --engine default)")
     progress(args, f"scoring {args.data} in Spark ({args.master})")
     with _bad_cells_located(args, ruleset):
-        n = predict_spark(ruleset, args.data, args.output, master=args.master, fmt=fmt,
-                          prediction_column=args.prediction_column, rule_column=args.rule_column,
+        n = predict_spark(ruleset, args.data, args.output, master=local_master(args.master, _jobs(args)),
+                          fmt=fmt, prediction_column=args.prediction_column, rule_column=args.rule_column,
                           confidence_column=args.confidence_column if args.confidence else None,
                           read=read_options(args), bad_cells=args.bad_cells, csv_safe=args.csv_safe)
     print(f"{n} rows scored, written to {args.output}")
     return 0
+
+
+def _jobs(args: argparse.Namespace) -> int | None:
+    """-j N for DuckDB and Spark: N threads (-1: every core); None (the engine's own count: DuckDB
+    every core, Spark --master's) when not given or 1, -j's default, which keeps those engines as
+    they were."""
+    from ..workers import resolve_jobs
+    jobs = getattr(args, "jobs", None)
+    return None if jobs in (None, 1) else resolve_jobs(jobs)
 
 
 @contextlib.contextmanager

@@ -40,7 +40,7 @@ from ..data.reading import DEFAULT_READ, ReadOptions, data_file
 from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
-from ..export.sql import sql_as_number, sql_case_expression, sql_of_rule
+from ..export.sql import decision_values, shared_tests, sql_as_number
 from ..model.ruleset import RuleSet
 from .lines import plain_lines
 
@@ -181,14 +181,15 @@ def _in(cell: exp.Expression, texts: frozenset[str] | tuple[str, ...]) -> exp.Ex
     return exp.In(this=cell.copy(), expressions=[_literal(t) for t in sorted(texts)])
 
 
-def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str, raw: str
+def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str, raw: str, fast: bool
             ) -> tuple[exp.Expression | None, exp.Expression, exp.Expression | None]:
     """(the number of a text cell, to be computed once as column `raw`, or None; the column as
     DOUBLE, NULL when unknown; the test of a cell that is not a number, or None).
 
     A text cell is read by the exported SQL's own reading (export.sql.sql_as_number, which
-    follows data/numbers.py); with `bad_cells` "unknown" any other text that is not an unknown
-    token is NULL too.
+    follows data/numbers.py), or with `fast` by `_fast_number`, which this DuckDB has been
+    found to read the same (`_fast_agrees`); with `bad_cells` "unknown" any other text that is
+    not an unknown token is NULL too.
     """
     cell = _column(name, None)
     if _is_number(kind):
@@ -201,17 +202,15 @@ def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str
                          " or text")
     text = cell if read.decimal == "." else exp.Anonymous(
         this="translate", expressions=[cell, _literal(",."), _literal(".,")])
-    number = sql_as_number(text, DIALECT)   # NULL for any text that is not a number
+    number = _fast_number(text) if fast else sql_as_number(text, DIALECT)   # NULL for any text not a number
     value = _column(raw, None)
     is_null = exp.Is(this=value.copy(), expression=exp.null())
     # the unknown tokens are tested only where they can matter: on a number, the (rare) tokens
     # that read as one; on any other cell, all of them (a CASE tests a WHEN on the rows left)
     numeric = frozenset(t for t in read.tokens if number_or_none(t.translate(_SWAP) if read.decimal == "," else t)
                         is not None)
-    ifs = [exp.If(this=is_null, true=exp.null())]
-    if numeric:
-        ifs.append(exp.If(this=_in(cell, numeric), true=exp.null()))
-    read_as = exp.Case(ifs=ifs, default=value.copy())
+    read_as = exp.Case(ifs=[exp.If(this=_in(cell, numeric), true=exp.null())], default=value.copy()) if numeric \
+        else value.copy()
     if bad_cells == "unknown":
         return number, read_as, None
     unknown = exp.or_(exp.Is(this=cell.copy(), expression=exp.null()), _in(cell, read.tokens))
@@ -220,6 +219,41 @@ def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str
     # decided, so the check runs in its own, always evaluated, place (see scoring_query)
     head, tail = engine_bad_cell(source, name)
     return number, read_as, exp.If(this=bad, true=_error([_literal(head), cell.copy(), _literal(tail)]))
+
+
+def _fast_number(text: exp.Expression) -> exp.Expression:
+    """A VARCHAR cell as DOUBLE by DuckDB's own cast, which reads every text of data/numbers.py's
+    grammar as float() does (white space around, the correctly rounded double), and beyond it
+    (DuckDB 2.0, all texts of up to 5 characters tried) only 'inf', 'nan', 'infinity' (not
+    finite: refused here), digits grouped by `_` and a sign `+-` (refused here): a third of the
+    regular expression's cost (sql_as_number). Used only where `_fast_agrees` finds it so in
+    the running DuckDB."""
+    value = exp.TryCast(this=text.copy(), to=exp.DataType.build("DOUBLE"))
+    plain = exp.and_(exp.Anonymous(this="isfinite", expressions=[value]),
+                     *(exp.not_(exp.Anonymous(this="contains", expressions=[text.copy(), _literal(bad)]))
+                       for bad in ("_", "+-")))
+    return exp.Case(ifs=[exp.If(this=plain, true=value.copy())])
+
+
+# texts at the edges of the grammar and of DuckDB's reading (sign, point, exponent, white space,
+# words, digit grouping, other bases, other scripts' digits and spaces, range), probed at every run
+_PROBES = ("0", "1", "-1", "+1", "1.", ".5", "+.5", "-.5", ".", "-", "+", "", " ", "1e5", "1E+05", "1e-5",
+           "1e", "1e+", "e5", ".e5", "1.e5", "1.5e", "1e1.5", "1.2.3", "++1", "-+1", "+-1", " +-1", "+-.5e1", "1e+-5", "1-", "1+1",
+           " 1", "1 ", "\t1\n", "\v1\f", "\r1", "1 2", "1,5", "1_000", "_1", "1_", "1__0",
+           "1e1_0", "0x10", "0X1A", "0b1", "0o7", "1d", "1f", "1L", "1j", "inf", "-inf", "+inf", "Inf",
+           "infinity", "-Infinity", "nan", "NaN", "-nan", "1e308", "1.8e308", "1e999", "-1e999", "1e-400",
+           "2.2250738585072014e-308", "4.9e-324", "0.1", "00012.500", "9007199254740993",
+           "0.30000000000000004", "\u0661", "\uff11", "1\u00a0", "\u20001", "\u30001", "1\u2028")
+
+
+def _fast_agrees(con) -> bool:
+    """Whether `_fast_number` reads each of _PROBES as sql_as_number does in this DuckDB."""
+    cell = exp.column("p")
+    differ = exp.select(exp.func("count", exp.Star())).from_(exp.Table(this=exp.Anonymous(
+        this="unnest", expressions=[exp.Array(expressions=[_literal(p) for p in _PROBES])]), alias=exp.TableAlias(
+        this=exp.to_identifier("probes"), columns=[exp.to_identifier("p")]))).where(
+        exp.NullSafeNEQ(this=_fast_number(cell), expression=sql_as_number(cell, DIALECT)))
+    return con.execute(differ.sql(dialect=DIALECT)).fetchone()[0] == 0
 
 
 _SWAP = str.maketrans(",.", ".,")
@@ -237,9 +271,16 @@ def _unseen(name: str, values: tuple[str, ...], read: ReadOptions, source: str) 
 
 def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str], *, source_name: str,
                   prediction_column: str, rule_column: str, confidence_column: str | None = None,
-                  read: ReadOptions = DEFAULT_READ, strict: bool = False, bad_cells: str = "error") -> exp.Select:
+                  read: ReadOptions = DEFAULT_READ, strict: bool = False, bad_cells: str = "error",
+                  fast: bool = False) -> exp.Select:
     """SELECT every input column, the class, the rule id and (if named) the confidence from `source`,
-    whose columns and their DuckDB types are `kinds`."""
+    whose columns and their DuckDB types are `kinds`; `fast`: text cells read by `_fast_number`.
+
+    Four steps, each a SELECT over the one before: each text cell's number once; the tested
+    columns as DOUBLE; each distinct rule test once (export.sql.shared_tests: many rules share
+    a test); the first rule whose tests all hold, as its position in the rule list, from which
+    the outputs are read as list elements (no CASE over the rule ids).
+    """
     used = ruleset.used_attributes()
     missing = [a.name for a in ruleset.schema.attributes if a.name in used and a.name not in kinds]
     if missing:
@@ -258,7 +299,7 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
             if name == other:
                 raise InputError(f"{other_flag} and {flag} are both {name!r}", params=(other_flag, flag))
     typed: list[exp.Expression] = [exp.Star()]
-    renamed: dict[str, str] = {}
+    renamed: dict[str, exp.Expression] = {}
     checks: list[exp.If] = []
     numbers: list[exp.Expression] = []   # each text cell's number, computed once
     taken = set(kinds)
@@ -269,14 +310,14 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
             continue
         if a.is_continuous:
             raw = _fresh(f"__c45rules_n{len(numbers)}", taken)
-            number, read_as, bad = _number(a.name, kinds[a.name], read, source_name, bad_cells, raw)
+            number, read_as, bad = _number(a.name, kinds[a.name], read, source_name, bad_cells, raw, fast)
             if number is not None:
                 numbers.append(exp.alias_(number, raw, quoted=True))
             if bad is not None:
                 checks.append(bad)
             if a.name in used:
-                renamed[a.name] = _fresh(f"__c45rules_{len(renamed)}", taken)
-                typed.append(exp.alias_(read_as, renamed[a.name], quoted=True))
+                renamed[a.name] = _column(_fresh(f"__c45rules_{len(renamed)}", taken), None)
+                typed.append(exp.alias_(read_as, renamed[a.name].name, quoted=True))
         elif not _is_text(kinds[a.name]):
             raise InputError(f"{source_name}: column {a.name!r} has type {kinds[a.name]}: the DuckDB engine"
                              " compares discrete attributes as text (cast the column to text, or use the"
@@ -285,25 +326,33 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
             checks.append(_unseen(a.name, a.values, read, source_name))
 
     # the tested continuous columns are DOUBLE already (`_number`, by data/numbers.py's rule)
-    rule = sql_case_expression(ruleset, DIALECT, table_alias=_ALIAS, output="rule", typed=True).transform(
-        lambda node: _column(renamed[node.name]) if isinstance(node, exp.Column) and node.name in renamed else node)
+    tests, rules, catch_all = shared_tests(ruleset, DIALECT, typed=renamed)
+    names = [_fresh(f"__c45rules_t{i}", taken) for i in range(len(tests))]
+    tested = [exp.Star(), *(exp.alias_(test, name, quoted=True) for test, name in zip(tests, names))]
+    position = exp.Case(ifs=[exp.If(this=exp.and_(*(_column(names[i], None) for i in positions)),
+                                    true=exp.Literal.number(k + 1)) for k, (positions, _) in enumerate(rules)],
+                        default=exp.Literal.number(0)) if rules else exp.Literal.number(0)
     # the first WHEN of a CASE is tested on every row, so every check runs on every row
-    checked = exp.Case(ifs=[c.copy() for c in checks], default=rule) if checks else rule
-    # the conditions are tested once, for the rule id; the class and confidence follow from it
-    rule_name = _fresh("__c45rules_rule", taken)
-    decided = exp.select(exp.Star(), exp.alias_(exp.cast(checked, "BIGINT"), rule_name, quoted=True)).from_(
-        exp.Subquery(this=exp.select(*typed).from_(exp.select(exp.Star(), *numbers).from_(source).subquery(
-            "__c45rules_numbers", copy=False) if numbers else source), alias=exp.TableAlias(
-            this=exp.to_identifier(_ALIAS, quoted=True))))
-    rule_id = _column(rule_name)
-    columns: list[exp.Expression] = [_column(name) for name in kinds]
-    columns.append(exp.alias_(sql_of_rule(ruleset, rule_id, DIALECT, "class"), prediction_column, quoted=True))
-    columns.append(exp.alias_(rule_id.copy(), rule_column, quoted=True))
+    checked = exp.Case(ifs=[c.copy() for c in checks], default=position) if checks else position
+    position_name = _fresh("__c45rules_rule", taken)
+    stage = source
+    for step in ([exp.Star(), *numbers] if numbers else None, typed, tested,
+                 [exp.Star(), exp.alias_(checked, position_name, quoted=True)]):
+        if step is not None:
+            stage = exp.Subquery(this=exp.select(*step).from_(stage), alias=exp.TableAlias(
+                this=exp.to_identifier(_fresh("__c45rules_step", taken), quoted=True)))
+    at = exp.Add(this=_column(position_name, None), expression=exp.Literal.number(1))   # lists count from 1
+
+    def of_rule(output: str) -> exp.Expression:
+        values = decision_values(ruleset, [rule for _, rule in rules], catch_all, DIALECT, output)
+        return exp.Anonymous(this="list_extract", expressions=[exp.Array(expressions=values), at.copy()])
+
+    columns: list[exp.Expression] = [_column(name, None) for name in kinds]
+    columns.append(exp.alias_(of_rule("class"), prediction_column, quoted=True))
+    columns.append(exp.alias_(exp.cast(of_rule("rule"), "BIGINT"), rule_column, quoted=True))
     if confidence_column is not None:
-        columns.append(exp.alias_(exp.cast(sql_of_rule(ruleset, rule_id, DIALECT, "confidence"), "DOUBLE"),
-                                  confidence_column, quoted=True))
-    return exp.select(*columns).from_(exp.Subquery(this=decided, alias=exp.TableAlias(
-        this=exp.to_identifier(_ALIAS, quoted=True))))
+        columns.append(exp.alias_(exp.cast(of_rule("confidence"), "DOUBLE"), confidence_column, quoted=True))
+    return exp.select(*columns).from_(stage)
 
 
 def _outputs(query: exp.Select) -> list[str]:
@@ -361,7 +410,7 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
         query = scoring_query(ruleset, source, kinds, source_name=str(path),
                               prediction_column=prediction_column, rule_column=rule_column,
                               confidence_column=confidence_column, read=read, strict=strict,
-                              bad_cells=bad_cells)
+                              bad_cells=bad_cells, fast=_fast_agrees(con))
         escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
         if escaped:   # the class column replaced in place, the others as they are
             safe = escaped_sql(_column(prediction_column, None), escaped)

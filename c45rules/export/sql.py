@@ -303,12 +303,12 @@ def _condition(cond: Condition, ruleset: RuleSet, dialect: str, table: str | Non
     return [exp.In(this=col, expressions=[_string(v, dialect) for v in values])]
 
 
-def _decisions(ruleset: RuleSet, dialect: str, table: str | None, typed: Numbers = False
-               ) -> tuple[list[tuple[exp.Expression, Rule]], Rule | None]:
-    """(predicate, rule) for each rule that can fire, in order, and the rule (if any) with
+def _rule_tests(ruleset: RuleSet, dialect: str, table: str | None, typed: Numbers = False
+                ) -> tuple[list[tuple[list[exp.Expression], Rule]], Rule | None]:
+    """(the ANDed tests, rule) for each rule that can fire, in order, and the rule (if any) with
     no conditions that catches every case left (it replaces the default)."""
     _check_case_folding(ruleset)
-    out: list[tuple[exp.Expression, Rule]] = []
+    out: list[tuple[list[exp.Expression], Rule]] = []
     for i, rule in enumerate(ruleset.rules):
         if not rule.fires:
             continue
@@ -319,47 +319,78 @@ def _decisions(ruleset: RuleSet, dialect: str, table: str | None, typed: Numbers
         flat = [t for ts in tests for t in ts]
         if not flat:
             return out, rule
-        out.append((exp.and_(*flat) if len(flat) > 1 else flat[0], rule))
+        out.append((flat, rule))
     return out, None
 
 
-def _case(decisions: list[tuple[exp.Expression, Rule]], then: Callable[[Rule], exp.Expression],
+def _decisions(ruleset: RuleSet, dialect: str, table: str | None, typed: Numbers = False
+               ) -> tuple[list[tuple[exp.Expression, Rule]], Rule | None]:
+    """(predicate, rule) for each rule that can fire, in order, and the catch-all rule (_rule_tests)."""
+    tested, catch_all = _rule_tests(ruleset, dialect, table, typed)
+    return [(exp.and_(*flat) if len(flat) > 1 else flat[0], rule) for flat, rule in tested], catch_all
+
+
+def shared_tests(ruleset: RuleSet, dialect: str, typed: Numbers = True
+                 ) -> tuple[list[exp.Expression], list[tuple[list[int], Rule]], Rule | None]:
+    """The rules' tests with each distinct one once: (the distinct tests, for each rule that can
+    fire in order the positions of its ANDed tests in that list, the catch-all rule or None).
+
+    For an engine that evaluates each test once a row (many rules share `x8 <= 0.167`) and
+    then each rule as an AND of booleans; the tests are `sql_case_expression`'s own.
+    """
+    _check_dialect(dialect)
+    tested, catch_all = _rule_tests(ruleset, dialect, None, typed)
+    distinct: dict[exp.Expression, int] = {}   # sqlglot expressions hash and compare by structure
+    tests: list[exp.Expression] = []
+    rules: list[tuple[list[int], Rule]] = []
+    for flat, rule in tested:
+        positions = []
+        for test in flat:
+            key = test
+            if key not in distinct:
+                distinct[key] = len(tests)
+                tests.append(test)
+            positions.append(distinct[key])
+        rules.append((positions, rule))
+    return tests, rules, catch_all
+
+
+def _case(decisions: list[tuple[exp.Expression, Rule]], then: list[exp.Expression],
           default: exp.Expression, form: str = "flat") -> exp.Expression:
-    """flat: one CASE with a WHEN per rule; nested: CASE WHEN <rule 1> THEN .. ELSE CASE WHEN
-    <rule 2> .. END END, one CASE level per rule (built from the last rule outwards)."""
+    """flat: one CASE with a WHEN per rule (`then`: each rule's value); nested: CASE WHEN <rule 1>
+    THEN .. ELSE CASE WHEN <rule 2> .. END END, one CASE level per rule (built from the last rule outwards)."""
     if not decisions:
         return default
     if form == "flat":
-        return exp.Case(ifs=[exp.If(this=pred.copy(), true=then(rule)) for pred, rule in decisions],
+        return exp.Case(ifs=[exp.If(this=pred.copy(), true=value) for (pred, _), value in zip(decisions, then)],
                         default=default)
-    for pred, rule in reversed(decisions):
-        default = exp.Case(ifs=[exp.If(this=pred.copy(), true=then(rule))], default=default)
+    for (pred, _), value in zip(reversed(decisions), reversed(then)):
+        default = exp.Case(ifs=[exp.If(this=pred.copy(), true=value)], default=default)
     return default
 
 
-def _class_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
-                typed: Numbers = False) -> exp.Expression:
-    decisions, catch_all = _decisions(ruleset, dialect, table, typed)
-    default = catch_all.prediction if catch_all is not None else ruleset.default_class
-    return _case(decisions, lambda r: _string(r.prediction, dialect), _string(default, dialect), form)
-
-
-def _rule_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
-               typed: Numbers = False) -> exp.Expression:
-    decisions, catch_all = _decisions(ruleset, dialect, table, typed)
-    # 0 = the default class decided (rule ids start at 1), the convention of every output
-    default = exp.Literal.number(0 if catch_all is None else int(catch_all.id))
-    return _case(decisions, lambda r: exp.Literal.number(int(r.id)), default, form)
-
-
-def _confidence_case(ruleset: RuleSet, dialect: str, table: str | None, form: str = "flat",
-                     typed: Numbers = False) -> exp.Expression:
-    decisions, catch_all = _decisions(ruleset, dialect, table, typed)
+def decision_values(ruleset: RuleSet, rules: Sequence[Rule], catch_all: Rule | None, dialect: str,
+                    output: str) -> list[exp.Expression]:
+    """The `output` ('class', 'rule' id or 'confidence') of the default decision (the catch-all
+    rule's when there is one), then of each of `rules`, as SQL literals."""
+    if output == "class":
+        return [_string(catch_all.prediction if catch_all is not None else ruleset.default_class, dialect),
+                *(_string(r.prediction, dialect) for r in rules)]
+    if output == "rule":
+        # 0 = the default class decided (rule ids start at 1), the convention of every output
+        return [exp.Literal.number(0 if catch_all is None else int(catch_all.id)),
+                *(exp.Literal.number(int(r.id)) for r in rules)]
     # the confidences of every output (RuleSet.decision_confidences), to 6 significant digits
     by_id = dict(zip(ruleset.rule_ids().tolist(), ruleset.decision_confidences().tolist()))
-    default = by_id[0 if catch_all is None else int(catch_all.id)]
-    return _case(decisions, lambda r: exp.Literal.number(repr(by_id[int(r.id)])), exp.Literal.number(repr(default)),
-                 form)
+    return [exp.Literal.number(repr(by_id[0 if catch_all is None else int(catch_all.id)])),
+            *(exp.Literal.number(repr(by_id[int(r.id)])) for r in rules)]
+
+
+def _output_case(ruleset: RuleSet, dialect: str, table: str | None, output: str, form: str = "flat",
+                 typed: Numbers = False) -> exp.Expression:
+    decisions, catch_all = _decisions(ruleset, dialect, table, typed)
+    values = decision_values(ruleset, [rule for _, rule in decisions], catch_all, dialect, output)
+    return _case(decisions, values[1:], values[0], form)
 
 
 def sql_of_rule(ruleset: RuleSet, rule: exp.Expression, dialect: str, output: str = "class") -> exp.Expression:
@@ -453,10 +484,9 @@ def sql_case_expression(ruleset: RuleSet, dialect: str = "sqlite", *,
     if isinstance(ruleset, BoostedRuleSet):
         raise InputError("a boosted model decides by the vote of its trials, which one CASE expression"
                          " cannot hold: use the SELECT (to_sql_select)")
-    cases = {"class": _class_case, "rule": _rule_case, "confidence": _confidence_case}
-    if output not in cases:
+    if output not in ("class", "rule", "confidence"):
         raise InputError(f"output must be 'class', 'rule' or 'confidence', not {output!r}")
-    return cases[output](ruleset, dialect, table_alias, form, typed)
+    return _output_case(ruleset, dialect, table_alias, output, form, typed)
 
 
 def case_nesting(expression: exp.Expression) -> int:
@@ -786,11 +816,10 @@ def to_sql_select(ruleset: RuleSet | BoostedRuleSet, table: str | Sequence[str] 
     converted = _Converted([ruleset], dialect, table_alias, _all_names(ruleset, outputs))
     numbers: Numbers = True if typed else converted.refs
     columns: list[exp.Expression] = [exp.Column(this=exp.Star(), table=_identifier(table_alias))]
-    for name, case in ((prediction_column, _class_case), (rule_column, _rule_case),
-                       (confidence_column, _confidence_case)):
+    for name, output in ((prediction_column, "class"), (rule_column, "rule"), (confidence_column, "confidence")):
         if name is not None:
-            columns.append(exp.alias_(converted.wrap(case(ruleset, dialect, table_alias, form, numbers)), name,
-                                      quoted=True))
+            columns.append(exp.alias_(converted.wrap(_output_case(ruleset, dialect, table_alias, output, form,
+                                                                  numbers)), name, quoted=True))
     query = _from(exp.Select(expressions=columns), table, table_alias, None if typed else converted)
     notes = "".join(f"-- {line}\n" for line in note_lines(ruleset))
     return notes + _render(query, dialect, pretty)
@@ -910,7 +939,7 @@ def _boosted_select(model: BoostedRuleSet, table: str | Sequence[str] | exp.Expr
                                                                votes_alias]))
     numbers: Numbers = True if typed else converted.refs
     first = exp.Select(expressions=[exp.Column(this=exp.Star(), table=_identifier(table_alias))] + [
-        exp.alias_(converted.wrap(_rule_case(rs, dialect, table_alias, form, numbers)), name, quoted=True)
+        exp.alias_(converted.wrap(_output_case(rs, dialect, table_alias, "rule", form, numbers)), name, quoted=True)
         for rs, name in zip(model.trials, rules)])
     first = _fenced(_from(first, table, table_alias, None if typed else converted), dialect)
     ballots = [(_ballot(rs, dialect), _column(name, trials_alias)) for rs, name in zip(model.trials, rules)]

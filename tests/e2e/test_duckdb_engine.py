@@ -254,3 +254,41 @@ def test_an_unknown_token_that_reads_as_a_number_is_unknown(crx_model, tmp_path)
     plain = _text(tmp_path / "duckdb.csv")   # _both's output before the next run overwrites it
     _both(crx_model, data, tmp_path, "--confidence")
     assert (plain["rule_id"] != _text(tmp_path / "duckdb.csv")["rule_id"]).sum() > 0
+
+
+def test_each_distinct_rule_test_is_evaluated_once_and_outputs_are_list_elements(crx_model):
+    """Issue 52: a threshold test that many rules share is one column of the query, computed once
+    a row; the first firing rule is a position, and the class, rule id and confidence are
+    elements of constant lists (no CASE over the rule ids)."""
+    from sqlglot import exp
+
+    from c45rules.engines import duckdb as engine
+    ruleset = load_yaml(crx_model)
+    kinds = {a.name: "VARCHAR" for a in ruleset.schema.attributes}
+    query = engine.scoring_query(ruleset, exp.to_table("cases"), kinds, source_name="cases",
+                                 prediction_column="p", rule_column="r", confidence_column="c")
+    thresholds = [(c.attribute, c.op, c.value) for r in ruleset.rules if r.fires for c in r.conditions
+                  if c.op in ("<=", ">")]
+    assert len(set(thresholds)) < len(thresholds)   # rules share thresholds in this model
+    assert len(list(query.find_all(exp.LTE, exp.GT))) == len(set(thresholds))
+    assert not [c for c in query.find_all(exp.Case) if c.this is not None]   # no `CASE rule WHEN id`
+    assert sum(1 for f in query.find_all(exp.Anonymous) if f.name.lower() == "list_extract") == 3
+
+
+def test_texts_at_the_edge_of_duckdbs_number_cast_read_as_the_default_engine(crx_model, tmp_path):
+    """Issue 52: DuckDB's own cast (the fast reading) reads `+-1`, `1_000` and `infinity` as
+    numbers, data/numbers.py does not; the run's probe finds where the cast agrees, and the
+    engine reads those texts as the default engine does (a bad cell, here unknown)."""
+    import duckdb
+
+    from c45rules.engines import duckdb as engine
+    assert engine._fast_agrees(duckdb.connect())   # the fast reading is the one in use here
+    frame = _text(DATA / "crx" / "crx_test.csv")
+    edge = ["+-1", "1_000", "1e1_0", "infinity", "-nan", " 12 ", "+.5", "1e999", "1.e1", "\t3\t", "0x10", "+-.5e1"]
+    for j, column in enumerate(("A2", "A3", "A8", "A11", "A14", "A15")):
+        rows = frame.index[j::5][:len(edge)]
+        frame.loc[rows, column] = edge[:len(rows)]
+    data = tmp_path / "edge.csv"
+    frame.to_csv(data, index=False)
+    a, b = _both(crx_model, data, tmp_path, "--bad-cells", "unknown", "--confidence")
+    pd.testing.assert_frame_equal(b, a)

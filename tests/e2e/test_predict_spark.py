@@ -152,3 +152,41 @@ def test_a_csv_of_plain_lines_is_read_in_parallel_pieces_and_joined_in_order(spa
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
     assert sorted(f.name for f in tmp_path.iterdir()) == ["default.csv", "lf.csv", "quoted.csv", "spark.csv"]
+
+
+def test_a_number_in_a_discrete_parquet_column_decides_as_the_default_engine(spark, tmp_path):
+    """Issue 52: Spark's decisions are the default engine's own code (encode_frame, the rule
+    lookup) run on Arrow batches, so a discrete attribute stored as numbers (1.0 for the value
+    '1') matches as there; Spark SQL's text of 1.0 is '1.0', which matched no value."""
+    stem = tmp_path / "ab"
+    stem.with_suffix(".names").write_text("yes, no.\n\na: 1, 2, 3.\nx: continuous.\n")
+    rows = [(1 + i % 3, i % 10 / 10) for i in range(90)]
+    stem.with_suffix(".data").write_text("".join(f"{a},{x},{'yes' if a == 1 or x > 0.7 else 'no'}\n"
+                                                 for a, x in rows))
+    model = tmp_path / "ab.yaml"
+    ok("fit", stem, "-o", model)
+    data = tmp_path / "ab.parquet"
+    pd.DataFrame({"a": [float(a) for a, _ in rows], "x": [x for _, x in rows]}).to_parquet(data)
+    outs = {engine: tmp_path / f"{engine}.parquet" for engine in ("default", "spark")}
+    for engine, out in outs.items():
+        code, _, err = cli_err(["predict", str(model), str(data), "--engine", engine, "-o", str(out)])
+        assert code == 0, err
+    want, got = pd.read_parquet(outs["default"]), pd.read_parquet(outs["spark"])
+    assert got["rule_id"].tolist() == want["rule_id"].tolist()
+    assert got["predicted_class"].tolist() == want["predicted_class"].tolist()
+    assert (want["predicted_class"] == "yes").sum() > 30   # the discrete test fired
+
+
+def test_jobs_give_a_local_master_its_cores():
+    """Issue 52: predict -j N runs a local Spark master on N cores (-1: every core); 1, -j's
+    default, and a cluster's master keep the master as given."""
+    import argparse
+
+    from c45rules.cli.predict import _jobs
+    from c45rules.cli.spark import local_master
+    from c45rules.workers import available_cores
+    assert [local_master(m, 3) for m in ("local[2]", "local", "local[*]", "spark://h:7077")] == [
+        "local[3]", "local[3]", "local[3]", "spark://h:7077"]
+    assert local_master("local[2]", None) == "local[2]"
+    assert [_jobs(argparse.Namespace(**kw)) for kw in ({}, {"jobs": 1}, {"jobs": 4}, {"jobs": -1})] == [
+        None, None, 4, available_cores()]
