@@ -117,6 +117,12 @@ def _read(spark: Any, path: Path, read: ReadOptions) -> tuple[Any, bool]:
     frame = spark.read.csv(str(path), header=True, inferSchema=False, sep=read.separator(path),
                            quote='"', escape='"', multiLine=not split, mode="FAILFAST",
                            encoding=read.encoding)
+    import pandas as pd
+    header = list(pd.read_csv(path, nrows=0, sep=read.separator(path), encoding=read.encoding).columns)
+    if list(frame.columns) != header:   # Spark renames names alike but for case (vehicle's Sc.Var.Maxis/maxis)
+        renamed = [f"{a!r} as {b!r}" for a, b in zip(header, frame.columns) if a != b]
+        raise InputError(f"{path}: Spark reads the column {renamed[0] if renamed else 'names'} (names that differ"
+                         " only in case, or repeat, are renamed): rename those columns, or use another engine")
     return frame, split
 
 

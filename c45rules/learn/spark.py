@@ -232,6 +232,9 @@ def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = Non
     kinds = tuple(set(map(str, k)) for k in (discrete, continuous, ignore))
     cols, target, (discrete, continuous, ignore) = training_columns(pd.DataFrame(columns=list(frame.columns)),
                                                                      target, kinds, source)
+    # plain names for Spark, which reads a dot in a column's name as a field of a struct (vehicle's
+    # "D.Circ"); each partition's pandas chunks get the table's own names back (_chunks)
+    frame = frame.toDF(*[f"c{i}" for i in range(len(frame.columns))])
     pass_bytes: list[int] = []
     # each partition's row numbers (in messages) follow those of the partitions before it
     sizes, sent = _run(frame, lambda frames, part: sum(len(df) for df in frames))

@@ -27,8 +27,10 @@ from .conftest import DATA
 # the streamed fit's sets (test_stream_fit.SETS, with unknowns: labor, breast-cancer, vote_weka,
 # hypo, income); the quick ones by default, the rest marked slow
 QUICK = ["golf", "iris", "crx", "labor-neg", "labor"]
-SLOW = ["glass", "monk1", "monk2", "monk3", "vote", "diabetes", "credit-g", "sonar", "ionosphere", "vehicle",
+SLOW = ["glass", "monk1", "monk2", "monk3", "vote", "diabetes", "credit-g", "sonar", "ionosphere",
         "segment", "breast-cancer", "vote_weka", "hypo", "shuttle", "income", "letter", "spambase", "synth_10k"]
+# vehicle is left out: two of its columns' names differ only in case, which Spark renames on
+# reading (the CLI refuses such a file by name: test_bad_input_named)
 
 
 def csv_of(name: str):
@@ -85,8 +87,8 @@ def test_driver_receives_tables_not_rows(spark):
     """Eight times the rows (the same distinct values; one partition: a table per partition, so
     the traffic bound is partitions x table size): the schema pass's jobs, the root's count and
     the root level's tables send the driver no more bytes than for the rows once in 3
-    partitions; the fingerprint's sends 8 bytes a row; no pass sends a quarter of the rows'
-    encoded bytes (16 columns of 8 bytes)."""
+    partitions; the fingerprint's sends 8 bytes a row; no other pass sends more than the
+    largest of the rows once."""
     path, target = csv_of("crx")
     once = text_frame(spark, path)
     eight = once
@@ -102,7 +104,9 @@ def test_driver_receives_tables_not_rows(spark):
     assert small.index(8 * 490) > 4 and big.index(8 * 8 * 490) > 4
     for a, b in zip(small[:4], big[:4]):
         assert b <= 1.25 * a + 64, (small, big)
-    assert max(b for b in big if b != 8 * 8 * 490) < 8 * 490 * 16 * 8 / 4, big
+    # no pass grows with the rows: the 8x table's largest (the fingerprint's aside) is no larger
+    # than the 1x table's (the generalisation's pair tables, rules x conditions^2, are the largest)
+    assert max(b for b in big if b != 8 * 8 * 490) <= 1.25 * max(a for a in small if a != 8 * 490), (small, big)
 
 
 def test_bad_input_named(spark, tmp_path):
@@ -116,3 +120,8 @@ def test_bad_input_named(spark, tmp_path):
         c45rules.fit(frame, target=target, trials=3)
     code, _ = cli("fit", DATA / "iris" / "iris.csv", "--target", target, "--table", "-o", tmp_path / "m.yaml")
     assert code == 2
+    alike = tmp_path / "alike.csv"      # names that differ only in case: Spark renames one on reading
+    alike.write_text("Width,width,class\n1,2,a\n3,4,b\n")
+    code, _ = cli("fit", alike, "--target", "class", "--engine", "spark", "--master", "local[1]", "-o",
+                  tmp_path / "alike.yaml")
+    assert code == 2 and not (tmp_path / "alike.yaml").exists()
