@@ -15,6 +15,9 @@ from .options import kinds, read_options
 DATA_SUFFIXES = (*TABLE_SUFFIXES, ".data", ".test", ".names")
 MODEL_SUFFIXES = (".yaml", ".yml")
 
+# DATA naming a table of Spark's catalog (fit/rules --engine spark), as duckdb:FILE.db names a database
+SPARK_TABLE = "spark:"
+
 
 def progress(args: argparse.Namespace, message: str) -> None:
     """A step of the command on the progress line (cli/progress.py: drawn only for a person
@@ -70,7 +73,7 @@ def streamed_training(args: argparse.Namespace):
     from ..data.frame import load_test
     from ..learn.stream import needs_rows, open_for_passes
     stream, memory = getattr(args, "stream", False), getattr(args, "memory", None)
-    if getattr(args, "engine", "default") == "spark" or getattr(args, "table", False):
+    if getattr(args, "engine", "default") == "spark" or str(args.data).startswith(SPARK_TABLE):
         return spark_training(args)
     if not (stream or memory is not None or args.query is not None or str(args.data).startswith("duckdb:")):
         return None
@@ -116,14 +119,14 @@ def with_weights(args: argparse.Namespace, train, tst):
 
 
 def spark_training(args: argparse.Namespace):
-    """streamed_training's answer for --engine spark: DATA (a CSV/Parquet path, or with --table a
+    """streamed_training's answer for --engine spark: DATA (a CSV/Parquet path, or spark:db.tbl a
     catalog table) as a Spark DataFrame on --master, learnt in passes as Spark jobs (learn/spark.py)."""
     from ..learn.spark import open_spark
     from ..learn.stream import needs_rows, parse_memory
     from .spark import _read, _session
     flag = "--engine spark"
     if args.engine != "spark":
-        raise InputError("--table names a table of Spark's catalog: add --engine spark")
+        raise InputError(f"{args.data}: names a table of Spark's catalog: add --engine spark")
     if args.query is not None or args.names:
         raise InputError(f"{'--query' if args.query is not None else '--names'} does not apply to {flag}")
     if args.weights is not None or args.class_weights is not None:
@@ -137,9 +140,9 @@ def spark_training(args: argparse.Namespace):
     read = read_options(args)
     spark, _ = _session(args.master)
     text = False
-    if args.table:
+    if str(args.data).startswith(SPARK_TABLE):
         try:
-            frame = spark.table(str(args.data))
+            frame = spark.table(str(args.data)[len(SPARK_TABLE):])
         except Exception as e:   # no such table: Spark's AnalysisException
             raise InputError(f"{args.data}: not a table Spark knows ({str(e).strip().splitlines()[0]})") from None
     else:

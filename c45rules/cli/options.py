@@ -504,25 +504,18 @@ def stream_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("larger than memory", STREAM_HELP)
     g.add_argument("--stream", action="store_true",
-                   help="always learn in passes over batches of rows (boosting, windowing, winnowing, other"
-                        " growers, -s, -p, --tune, --keep-tree, weights, costs and tree's pruning need the"
-                        " rows in memory and are refused)")
+                   help="always learn in passes (what needs the rows is refused)")
     g.add_argument("--memory", metavar="SIZE",
-                   help="memory budget, e.g. 2GB: learn in passes when the in-memory fit's estimated peak"
-                        " (rows x columns x 32 bytes, from the measured 17-32 bytes a cell) exceeds it, and"
-                        " refuse an attribute whose AVC group (distinct values x classes x 8 bytes) would")
+                   help="e.g. 2GB: learn in passes beyond it; it bounds their tables")
     g.add_argument("--batch-rows", type=positive_int, default=100_000, metavar="N",
-                   help="rows per batch when learning in passes (speed and memory only; default 100000)")
+                   help="rows per batch in passes (default 100000)")
     g.add_argument("--query", metavar="SQL",
-                   help="the SQL run on a duckdb:FILE.db input (always learnt in passes)")
+                   help="SQL run on a duckdb:FILE.db input")
     g.add_argument("--engine", choices=("default", "spark"), default="default",
-                   help="spark: learn in passes as Spark jobs over DATA's partitions, the rows never leaving"
-                        " Spark (docs/spark-learning.md); DATA a CSV/Parquet path Spark reads, or with"
-                        " --table a table of Spark's catalog")
+                   help="spark: the passes as Spark jobs (docs/spark-learning.md); DATA a CSV/Parquet path,"
+                        " or spark:db.tbl a catalog table")
     g.add_argument("--master", default="local[2]", metavar="URL",
-                   help="with --engine spark: the Spark master (default local[2]; e.g. spark://host:7077)")
-    g.add_argument("--table", action="store_true",
-                   help="with --engine spark: DATA names a table of Spark's catalog (db.tbl), not a file")
+                   help="with --engine spark: the Spark master (default local[2])")
     return p
 
 

@@ -180,11 +180,12 @@ OPTIONS: tuple[Option, ...] = (
     _o("--fold-case", "merge class labels that differ only in case or surrounding spaces (the most"
        " frequent spelling wins)", "off", LEARN, "fold_case"),
     _o("--format", "predict: output format csv or parquet", "from OUT's suffix", ("predict",), "fmt"),
-    _o("--engine", "predict: where the rows are scored (default, duckdb, spark)", "default", ("predict",)),
+    _o("--engine", "where the rows are scored (predict: default, duckdb, spark) or learnt from (fit, rules: default,"
+       " spark)", "default", ("predict", "fit", "rules", "tree")),
     _o("--bad-cells", "predict: a non-number in a continuous column: error or unknown", "error", ("predict",)),
     _o("--csv-safe --no-csv-safe", "predict: quote classes a spreadsheet would run as formulas", "on",
        ("predict",)),
-    _o("--master", "predict --engine spark: the Spark master", "local[2]", ("predict",)),
+    _o("--master", "--engine spark: the Spark master", "local[2]", ("predict", "fit", "rules", "tree")),
     _o("--chunksize", "predict: rows read and scored at a time", "50000", ("predict",)),
     _o("--prediction-column", "predict: name of the class column", "predicted_class", ("predict",),
        "prediction_column"),

@@ -76,7 +76,7 @@ def test_cli_parquet_table_and_python_dataframe(spark, tmp_path):
     assert len(sent) > stream["passes"] and 8 * stream["rows"] in sent
     # a table of the catalog
     spark.read.parquet(str(pq)).repartition(3).createOrReplaceTempView("crx_view")
-    code, _ = cli("fit", "crx_view", "--table", "--target", target, "--engine", "spark", "-o", tmp_path / "b.yaml",
+    code, _ = cli("fit", "spark:crx_view", "--target", target, "--engine", "spark", "-o", tmp_path / "b.yaml",
                   "-q")
     assert code == 0 and (tmp_path / "b.yaml").read_text() == plain
     # a DataFrame in Python
@@ -118,7 +118,7 @@ def test_bad_input_named(spark, tmp_path):
         c45rules.fit(frame, target=target, sample_weight=[1.0] * 150)
     with pytest.raises(InputError, match="boosting"):
         c45rules.fit(frame, target=target, trials=3)
-    code, _ = cli("fit", DATA / "iris" / "iris.csv", "--target", target, "--table", "-o", tmp_path / "m.yaml")
+    code, _ = cli("fit", "spark:iris_view", "--target", target, "-o", tmp_path / "m.yaml")
     assert code == 2
     alike = tmp_path / "alike.csv"      # names that differ only in case: Spark renames one on reading
     alike.write_text("Width,width,class\n1,2,a\n3,4,b\n")
