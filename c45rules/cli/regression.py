@@ -10,8 +10,6 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
 from ..errors import InputError
 from .vocabulary import flags
 
@@ -49,6 +47,7 @@ def _numeric_column(path: str, target: str) -> bool:
     """Whether the column holds numbers that are not class labels; read in chunks, stopping at
     the first text (classes) or the first proof of a number (memory stays bounded on a big
     table, which the class learner may stream)."""
+    import numpy as np   # here, not at import: the CLI's parser stays light (tests/e2e/test_cli.py)
     from pathlib import Path
 
     import pandas as pd
@@ -81,6 +80,7 @@ def _options(args: argparse.Namespace) -> dict:
 
 
 def _errors(model, ds, y) -> tuple[float, float]:
+    import numpy as np
     err = model.predict(ds) - y
     return float(np.sqrt(np.mean(err ** 2))), float(np.mean(np.abs(err)))
 
@@ -124,6 +124,7 @@ def run_fit(args: argparse.Namespace) -> int:
 
 def run_cv(args: argparse.Namespace) -> int:
     """`cv`: RMSE and MAE per fold (random folds seeded by --seed), and their means."""
+    import numpy as np   # here, not at import: the CLI's parser stays light (tests/e2e/test_cli.py)
     from ..data.schema import Dataset
     from ..learn.regression import fit_regression, read_regression
     ds, y = read_regression(args.data, getattr(args, "target", None))
