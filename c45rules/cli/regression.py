@@ -37,16 +37,17 @@ def is_regression(args: argparse.Namespace) -> bool:
     elif getattr(args, "names", None) or not getattr(args, "target", None):
         numeric = False
     else:
-        numeric = _numeric_column(data, args.target)
+        numeric = _numeric_column(data, args.target, args)
     if not numeric and (args.committees is not None or args.neighbors is not None):
         raise InputError("--committees and --neighbors apply to a numeric target (regression rules)")
     return numeric
 
 
-def _numeric_column(path: str, target: str) -> bool:
-    """Whether the column holds numbers that are not class labels; read in chunks, stopping at
-    the first text (classes) or the first proof of a number (memory stays bounded on a big
-    table, which the class learner may stream)."""
+def _numeric_column(path: str, target: str, args: argparse.Namespace) -> bool:
+    """Whether the column holds numbers that are not class labels; read in chunks (with the
+    command's reading options: --encoding, --sep, the unknown tokens), stopping at the first text
+    (classes) or the first proof of a number (memory stays bounded on a big table, which the
+    class learner may stream)."""
     import numpy as np   # here, not at import: the CLI's parser stays light (tests/e2e/test_cli.py)
     from pathlib import Path
 
@@ -54,18 +55,19 @@ def _numeric_column(path: str, target: str) -> bool:
 
     from ..data.frame import csv_frames, read_table
     from ..data.numbers import parse_number_texts
-    from ..data.reading import DEFAULT_READ
+    from .options import read_options
+    read = read_options(args)
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq"):
         chunks = iter([read_table(p)])
     else:
-        chunks = csv_frames(p, DEFAULT_READ, DEFAULT_READ.separator(p), chunksize=1 << 16)
+        chunks = csv_frames(p, read, read.separator(p), chunksize=1 << 16)
     distinct: set[float] = set()
     for chunk in chunks:
         if target not in chunk.columns:
             return False
         texts = chunk[target].astype(object)
-        known = texts.notna() & ~texts.astype(str).isin(DEFAULT_READ.tokens)
+        known = texts.notna() & ~texts.astype(str).isin(read.tokens)
         y = parse_number_texts(texts[known].astype(str).to_numpy())[0] if known.any() else np.zeros(0)
         if np.isnan(y).any() or pd.api.types.is_bool_dtype(chunk[target]):
             return False
