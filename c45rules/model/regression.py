@@ -189,7 +189,9 @@ class RegressionModel:
 
     Examples
     --------
+    >>> from c45rules import Condition
     >>> from c45rules.data.schema import Attribute, Schema
+    >>> from c45rules.model.regression import Committee, LinearModel, RegressionModel, RegressionRule
     >>> schema = Schema((Attribute("x", "continuous"),), ("y",), "y")
     >>> low = RegressionRule(1, (Condition("x", "<=", 5.0),), LinearModel(0.0, (("x", 2.0),)),
     ...                      10, 5.0, 0.0, 10.0, 0.5, -0.5, 10.5)
