@@ -113,15 +113,17 @@ def _run_regression(args: argparse.Namespace, model) -> int:
         raise InputError(f"{args.data}: predict scores a regression model on a CSV file"
                          " (Python: RegressionModel.predict takes any table)")
     progress(args, f"scoring {args.data}")
+    read = read_options(args)      # the command's --encoding, --sep and unknown tokens, as for class rules
     try:
-        cells = pd.read_csv(args.data, dtype=str, keep_default_na=False, na_filter=False)
+        cells = pd.read_csv(args.data, dtype=str, keep_default_na=False, na_filter=False,
+                            sep=read.separator(args.data), encoding=read.encoding)
     except (OSError, ValueError) as e:
         raise InputError(f"{args.data}: cannot be read as a CSV file ({e})") from None
     # the number's column: predicted_value unless --prediction-column names another
     column = "predicted_value" if args.prediction_column == "predicted_class" else args.prediction_column
     if column in cells.columns:
         raise InputError(f"{args.data}: already has a column {column!r}: give --prediction-column")
-    values = model.predict(cells.replace({"": None, "?": None}), bad_cells=args.bad_cells)
+    values = model.predict(cells.where(~cells.isin(list(read.tokens)), None), bad_cells=args.bad_cells)
     out = cells.copy()
     out[column] = [repr(float(v)) for v in values]
     text = io.StringIO()

@@ -621,7 +621,7 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
 
 
 def _covers(at: np.ndarray, ids: np.ndarray, k: int) -> list[PackedCases]:
-    """Per rule i < k, the groups it fires on (firing_table's lists), ascending; packed (cases.py)
+    """Per rule i < k, the groups it fires on (_FireCounter.lists' lists), ascending; packed (cases.py)
     one rule after another in one buffer, as the compiled generalisation hands its covers to
     the subset search."""
     if not k:
