@@ -205,7 +205,7 @@ def _library(model: Any) -> str:
 
 
 def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float = _CF,
-                  synthetic: int = 0, seed: int = 0) -> RuleSet:
+                  synthetic: int = 0, check: int = 0, seed: int = 0) -> RuleSet:
     """An ordered RuleSet that explains a fitted tree ensemble's decisions (module docstring).
 
     Parameters
@@ -264,21 +264,24 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
                                   or max_rules < 1):
         raise InputError(f"max_rules must be a whole number >= 1, not {max_rules!r}")
-    if isinstance(synthetic, bool) or not isinstance(synthetic, (int, np.integer)) or synthetic < 0:
-        raise InputError(f"synthetic must be a whole number >= 0, not {synthetic!r}")
+    for name, v in (("synthetic", synthetic), ("check", check)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise InputError(f"{name} must be a whole number >= 0, not {v!r}")
     # read the trees first: a split no rule can express (categorical) is refused before any work
     paths = _path_trees(model)
     names, frame = _features(model, X)
     if len(frame) == 0:
         raise InputError("X has no rows")
-    if synthetic:
-        extra = near_rows(frame.to_numpy(dtype=np.float64), int(synthetic), seed=seed)
-        frame = pd.concat([frame, pd.DataFrame(extra, columns=frame.columns)], ignore_index=True)
+    # one seeded stream: the rows judged on first, then those the list is checked on
+    extra = near_rows(frame.to_numpy(dtype=np.float64), int(synthetic) + int(check), seed=seed)
+    judged = len(frame) * (1 + int(synthetic))
+    frame = pd.concat([frame, pd.DataFrame(extra, columns=frame.columns)], ignore_index=True)
     classes = class_names(model)
     try:
-        decided = _decisions(model, frame, classes)
+        every = _decisions(model, frame, classes)
     except ValueError as e:   # the library's word on NaN or non-numbers it refuses
         raise InputError(f"the {type(model).__name__} cannot decide X's rows: {e}") from None
+    checked, decided, frame = frame.iloc[judged:], every[:judged], frame.iloc[:judged]
     target = _target_name(names)
     table = frame.copy()
     table[target] = decided
@@ -292,9 +295,31 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     if max_rules is not None:
         options["max_rules"] = int(max_rules)
     if synthetic:
-        options["synthetic"], options["seed"] = int(synthetic), int(seed)
-    rs, _ = rules_from_candidates(pooled(per_tree), ds, options=options, max_rules=max_rules)
+        options["synthetic"] = int(synthetic)
+    refine = None
+    if check:
+        options["check"] = int(check)
+        refine = _pruning(checked.to_numpy(dtype=np.float64), every[judged:], values, codes, index, cf)
+    if synthetic or check:
+        options["seed"] = int(seed)
+    rs, _ = rules_from_candidates(pooled(per_tree), ds, options=options, max_rules=max_rules, refine=refine)
     return rs
+
+
+def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: np.ndarray,
+             index: dict[str, int], cf: float):
+    """rules_from_candidates' `refine`: the sifted list pruned against the ensemble's
+    decisions on the check rows `values` (refine.py), covers recounted on the training rows."""
+    from .refine import prune_against, recount
+    # a class the ensemble gives only to check rows cannot be a rule's: those rows count as missed
+    check_codes = np.array([index.get(c, -1) for c in decided], dtype=np.int64)
+
+    def refine(kept: list, default: int) -> list:
+        pruned = prune_against(kept, values, check_codes, default)
+        before = {r.number: r for r in kept}
+        return [r if r.conditions == before[r.number].conditions else recount(r, train, codes, cf) for r in pruned]
+    return refine
+
 
 
 def near_rows(values: np.ndarray, factor: int, *, swap: float = _SWAP, seed: int = 0) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -292,24 +292,30 @@ class RuleCases:
 def rules_from_candidates(cands: list[CandidateRule], data: Dataset, *, redundancy: float = 1.0,
                           annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
                           jobs: int = 1, rng: Any = None, progress: Progress | None = None,
-                          max_rules: int | None = None) -> tuple[RuleSet, RulesTrace]:
+                          max_rules: int | None = None,
+                          refine: Callable[[list[CandidateRule], int], list[CandidateRule]] | None = None
+                          ) -> tuple[RuleSet, RulesTrace]:
     """c4.5rules from the generalised rules on: select, order, default, sift (spec 7.6-7.9).
     `rng`: the random() stream to continue (several trees, spec 7.10); `progress`: told of the
     selection (c45rules/progress.py). `max_rules`: keep the first N rules of the sifted list, the
     default class then chosen again by spec 7.8 over the cases none of them covers (not sifted
-    again: a shorter list for a little accuracy)."""
+    again: a shorter list for a little accuracy); `refine`: rules_from_cases'."""
     return rules_from_cases(cands, RuleCases.of(data), redundancy=redundancy, annealing=annealing, seed=seed,
-                            options=options, jobs=jobs, rng=rng, progress=progress, max_rules=max_rules)
+                            options=options, jobs=jobs, rng=rng, progress=progress, max_rules=max_rules,
+                            refine=refine)
 
 
 def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy: float = 1.0,
                      annealing: bool = False, seed: int | None = None, options: dict[str, Any] | None = None,
                      jobs: int = 1, rng: Any = None, progress: Progress | None = None,
-                     max_rules: int | None = None, selected: list[CandidateRule] | None = None
+                     max_rules: int | None = None, selected: list[CandidateRule] | None = None,
+                     refine: Callable[[list[CandidateRule], int], list[CandidateRule]] | None = None
                      ) -> tuple[RuleSet, RulesTrace]:
     """rules_from_candidates over `cases`, whose numbering the candidates' covers use.
     `selected`: the rules the subset selection chose already (learnt in passes, class by class
-    over other groupings of the cases); `cases` then need only their firing."""
+    over other groupings of the cases); `cases` then need only their firing. `refine`: given
+    the sifted list and its default class, the list to keep instead (rules left out or with
+    conditions dropped, covers recounted: from_ensemble's pruning), before `max_rules`."""
     y = cases.y
     w = cases.weights        # None: every count is a number of cases
     schema = cases.schema
@@ -324,6 +330,13 @@ def rules_from_cases(cands: list[CandidateRule], cases: RuleCases, *, redundancy
     ordered = order_rules(selected, y, C, w, cases.costs)
     default = default_class(ordered, y, C, w, cases.costs)
     kept, dropped, use = sift_rules(ordered, y, default, w, cases.costs)
+    if refine is not None:
+        refined = refine(kept, default)
+        left = {r.number for r in refined}
+        dropped = dropped + [r.number for r in kept if r.number not in left]
+        kept = refined
+        default = default_class(kept, y, C, w, cases.costs)
+        use = candidate_use(kept, y, default, w)
     if max_rules is not None and len(kept) > max_rules:
         dropped = dropped + [r.number for r in kept[max_rules:]]
         kept = kept[:max_rules]
