@@ -6,7 +6,8 @@ Usage: python bench/ensembles.py [--model rf|gb|hgb|xgb|lgbm] [--trees 100] [--d
 Prints a markdown table, one row per set: the forest's test accuracy, the rules' fidelity to
 the forest on the test rows (and on the training rows), the number of rules, the rules' test
 accuracy against the true labels, and the seconds (wall and CPU) of fitting the forest and of
-extracting the rules. Discrete columns are one-hot encoded (0/1 columns named COL=VALUE);
+extracting the rules (--synthetic N, --validate N: from_ensemble's options). Discrete columns are
+one-hot encoded (0/1 columns named COL=VALUE);
 unknown continuous values stay NaN (scikit-learn's forests route them). Test rows: the set's
 .test file where it has one, else a seeded third of the data. hypo: negative vs the rest.
 
@@ -99,7 +100,8 @@ def ensemble(kind: str, trees: int, depth: int):
     return xgboost.XGBClassifier(n_estimators=trees, max_depth=depth, n_jobs=1, random_state=0)
 
 
-def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None, synthetic: int = 0) -> list[str]:
+def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None, synthetic: int = 0,
+        validate: int = 0) -> list[str]:
     Xtr, ytr, Xte, yte = load(name)
     if kind in ("xgb", "lgbm"):   # XGBoost refuses [ ] < in names, LightGBM rewrites spaces: plain names
         plain = [re.sub(r"[^0-9A-Za-z_]", "_", c) + f"_{i}" for i, c in enumerate(Xtr.columns)]
@@ -110,7 +112,8 @@ def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None, syn
         labels, ytr = np.unique(ytr, return_inverse=True)
         yte = np.searchsorted(labels, yte).astype(str)
     rf, fit_w, fit_c = timed(lambda: ensemble(kind, trees, depth).fit(Xtr, ytr))
-    rs, ex_w, ex_c = timed(lambda: from_ensemble(rf, Xtr, max_rules=max_rules, synthetic=synthetic))
+    rs, ex_w, ex_c = timed(lambda: from_ensemble(rf, Xtr, max_rules=max_rules, synthetic=synthetic,
+                                                         validate=validate))
     forest_te = rf.predict(Xte).astype(str)
     rules_te = rs.predict(Xte)
     fid_te = (rules_te == forest_te).mean()
@@ -180,7 +183,7 @@ def anchor_rows(model, Xtr: pd.DataFrame, Xte: pd.DataFrame, yte: np.ndarray, bi
 
 
 def compared(name: str, kind: str, trees: int, depth: int, synthetic: int, timeout: float, multi: bool,
-             sample: int | None) -> tuple[list[str], list[tuple]]:
+             sample: int | None, validate: int = 0) -> tuple[list[str], list[tuple]]:
     """One set's row of the anchors table, and each method's (name, fidelity, size, accuracy, failed)."""
     Xtr, ytr, Xte, yte = load(name, multi=multi)
     note = ""
@@ -197,7 +200,7 @@ def compared(name: str, kind: str, trees: int, depth: int, synthetic: int, timeo
     yte = yte.astype(str)
     model, fit_w, fit_c = timed(lambda: ensemble(kind, trees, depth).fit(Xtr, codes))
     theirs = labels[model.predict(Xte).astype(int)].astype(str)
-    rs, ex_w, ex_c = timed(lambda: from_ensemble(model, Xtr, synthetic=synthetic))
+    rs, ex_w, ex_c = timed(lambda: from_ensemble(model, Xtr, synthetic=synthetic, validate=validate))
     index = {str(i): str(c) for i, c in enumerate(labels)}
     methods = [("ours", np.array([index[v] for v in rs.predict(Xte)], dtype=object), len(rs.rules), ex_w)]
     for method, pred, size, secs in anchor_rows(model, Xtr, Xte, yte, len(labels) == 2 and kind in ("rf", "xgb"),
@@ -224,7 +227,8 @@ def anchors_table(args: argparse.Namespace) -> None:
     methods = ["ours", "distilled tree"] + ([] if args.multi else ["TE2Rules", "RuleFit", "BoostedRules", "SkopeRules"])
     head = ["set", "train/test rows", "ensemble test acc", "ensemble fit s wall (cpu)", "ours extract s wall (cpu)"]
     head += [f"{m} fidelity (size)" for m in methods]
-    print(f"{args.model} {args.trees} trees, depth {args.depth}, synthetic {args.synthetic}, TE2Rules timeout"
+    print(f"{args.model} {args.trees} trees, depth {args.depth}, synthetic {args.synthetic}, validate"
+          f" {args.validate}, TE2Rules timeout"
           f" {args.timeout:.0f} s; load average {os.getloadavg()[0]:.2f}\n")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -232,7 +236,7 @@ def anchors_table(args: argparse.Namespace) -> None:
     every: dict[str, list[tuple]] = {m: [] for m in methods}
     for name in names:
         cells, scores = compared(name, args.model, args.trees, args.depth, args.synthetic, args.timeout, args.multi,
-                                 args.sample if name in ("income", "letter") else None)
+                                 args.sample if name in ("income", "letter") else None, args.validate)
         print("| " + " | ".join(cells + ["-"] * (len(head) - len(cells))) + " |", flush=True)
         for s in scores:
             every.setdefault(s[0], []).append(s)
@@ -256,6 +260,7 @@ def main() -> int:
     ap.add_argument("--depth", type=int, default=6)
     ap.add_argument("--max-rules", type=int, default=None)
     ap.add_argument("--synthetic", type=int, default=0)
+    ap.add_argument("--validate", type=int, default=0)
     ap.add_argument("--anchors", action="store_true")
     ap.add_argument("--multi", action="store_true")
     ap.add_argument("--sample", type=int, default=None)
@@ -267,13 +272,14 @@ def main() -> int:
     args.names = args.names or list(SETS)
     head = ["set", "train/test rows", "forest test acc", "fidelity test", "fidelity train", "rules",
             "rules test acc", "forest fit s wall (cpu)", "extract s wall (cpu)"]
-    print(f"{args.model} {args.trees} trees, depth {args.depth}, max_rules {args.max_rules}, synthetic {args.synthetic};"
+    print(f"{args.model} {args.trees} trees, depth {args.depth}, max_rules {args.max_rules}, synthetic {args.synthetic},"
+          f" validate {args.validate};"
           f" load average {os.getloadavg()[0]:.2f}\n")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     fids, sizes = [], []
     for name in args.names:
-        r = row(name, args.model, args.trees, args.depth, args.max_rules, args.synthetic)
+        r = row(name, args.model, args.trees, args.depth, args.max_rules, args.synthetic, args.validate)
         fids.append(float(r[3].rstrip("%")))
         sizes.append(int(r[5]))
         print("| " + " | ".join(r) + " |", flush=True)

@@ -15,7 +15,8 @@ tree is labelled by those decisions on the rows reaching it (`labelled_nodes`), 
 labels a leaf by its cases: a forest's own leaf classes (its bootstrap sample's labels) say
 less about the forest's vote (measured: FIDELITY.md, "Rules from tree ensembles"). With
 `synthetic=N` the table gets N times as many rows near its own (`near_rows`), labelled by the
-ensemble, so the rules are judged on more of its decision surface.
+ensemble, so the rules are judged on more of its decision surface; with `validate=N` the
+sifted list is then pruned against N times as many other such rows (refine.py).
 
 Unknown values (NaN): the target is what the ensemble decides for such rows (scikit-learn
 >= 1.4 forests route NaN by their learnt `missing_go_to_left`); a model that refuses NaN makes
@@ -205,7 +206,7 @@ def _library(model: Any) -> str:
 
 
 def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float = _CF,
-                  synthetic: int = 0, check: int = 0, seed: int = 0) -> RuleSet:
+                  synthetic: int = 0, validate: int = 0, seed: int = 0) -> RuleSet:
     """An ordered RuleSet that explains a fitted tree ensemble's decisions (module docstring).
 
     Parameters
@@ -230,6 +231,12 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         a row of X with about half its features taken from another row), labelled by the
         ensemble: more of its decisions seen, usually more fidelity and more rules
         (FIDELITY.md, "Rules from tree ensembles").
+    validate : int, default=0
+        Then prune the sifted list against `validate` times as many other rows near X's,
+        labelled by the ensemble (refine.py): a rule is deleted where that loses no agreement
+        with the ensemble there, a condition dropped where that gains some; fewer rules,
+        usually more fidelity on unseen rows (FIDELITY.md, "Rules from tree ensembles";
+        ``synthetic=4, validate=4`` measured best). Before `max_rules`.
     seed : int, default=0
         The seed of those rows (the same rules for the same arguments).
 
@@ -244,7 +251,7 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     InputError
         Not a fitted ensemble of those kinds, or one with a split no rule on numbers
         expresses (categorical; LightGBM's zero-as-missing); X without the model's columns or rows; NaN in
-        X that the model refuses; `max_rules` not a positive whole number, `synthetic` negative.
+        X that the model refuses; `max_rules` not a positive whole number, `synthetic` or `validate` negative.
 
     Examples
     --------
@@ -264,7 +271,7 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
                                   or max_rules < 1):
         raise InputError(f"max_rules must be a whole number >= 1, not {max_rules!r}")
-    for name, v in (("synthetic", synthetic), ("check", check)):
+    for name, v in (("synthetic", synthetic), ("validate", validate)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise InputError(f"{name} must be a whole number >= 0, not {v!r}")
     # read the trees first: a split no rule can express (categorical) is refused before any work
@@ -272,8 +279,8 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     names, frame = _features(model, X)
     if len(frame) == 0:
         raise InputError("X has no rows")
-    # one seeded stream: the rows judged on first, then those the list is checked on
-    extra = near_rows(frame.to_numpy(dtype=np.float64), int(synthetic) + int(check), seed=seed)
+    # one seeded stream: the rows the rules are judged on first, then those they are pruned against
+    extra = near_rows(frame.to_numpy(dtype=np.float64), int(synthetic) + int(validate), seed=seed)
     judged = len(frame) * (1 + int(synthetic))
     frame = pd.concat([frame, pd.DataFrame(extra, columns=frame.columns)], ignore_index=True)
     classes = class_names(model)
@@ -297,10 +304,10 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     if synthetic:
         options["synthetic"] = int(synthetic)
     refine = None
-    if check:
-        options["check"] = int(check)
+    if validate:
+        options["validate"] = int(validate)
         refine = _pruning(checked.to_numpy(dtype=np.float64), every[judged:], values, codes, index, cf)
-    if synthetic or check:
+    if synthetic or validate:
         options["seed"] = int(seed)
     rs, _ = rules_from_candidates(pooled(per_tree), ds, options=options, max_rules=max_rules, refine=refine)
     return rs

@@ -1,5 +1,5 @@
 """Reduced-error pruning of an ordered rule list against an ensemble's decisions on rows the
-list was not chosen on (`from_ensemble(..., check=N)`).
+list was not chosen on (`from_ensemble(..., validate=N)`).
 
 c4.5rules chooses, orders and sifts its rules on the training rows. Labelled by an ensemble,
 those rows are where it is most sure of itself (a forest's trees saw most of them): a list

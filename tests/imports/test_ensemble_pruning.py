@@ -1,0 +1,113 @@
+"""from_ensemble's pruning against fresh rows labelled by the ensemble (validate=N, refine.py).
+
+The stage deletes a rule where that loses no agreement with the ensemble on the check rows and
+drops a condition where that gains some; it must never lose agreement there, must recount the
+rules it changes on the training rows, must stay deterministic and honour max_rules.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("sklearn")
+from sklearn.ensemble import RandomForestClassifier  # noqa: E402
+
+from c45rules import InputError  # noqa: E402
+from c45rules.export.yaml import load_yaml  # noqa: E402
+from c45rules.imports.ensemble import from_ensemble, near_rows  # noqa: E402
+from c45rules.imports.refine import condition_mask, prune_against, recount  # noqa: E402
+from c45rules.rules.extract import THRESHOLD, CondTest  # noqa: E402
+from c45rules.rules.generalize import CandidateRule  # noqa: E402
+from test_ensembles import split  # noqa: E402
+from test_sklearn import run_cli  # noqa: E402
+
+
+def _rule(number: int, klass: int, *tests: tuple[int, int, float]) -> CandidateRule:
+    conds = tuple(CondTest(a, THRESHOLD, outcome, cut) for a, outcome, cut in tests)
+    return CandidateRule(number, conds, klass, 0.1, 0.0, 0.0, np.zeros(0, dtype=np.int32))
+
+
+def _agreement(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int) -> float:
+    out = np.full(len(values), default)
+    done = np.zeros(len(values), dtype=bool)
+    for r in rules:
+        hit = np.logical_and.reduce([condition_mask(c, values) for c in r.conditions]) & ~done
+        out[hit], done = r.klass, done | hit
+    return float((out == decided).mean())
+
+
+def test_pruning_deletes_a_useless_rule_and_drops_an_over_specific_condition():
+    rng = np.random.default_rng(0)
+    values = rng.random((400, 2))
+    decided = (values[:, 0] > 0.5).astype(np.int64)   # the "ensemble": class 1 iff x0 > 0.5
+    rules = [_rule(1, 1, (0, 1, 0.5), (1, 1, 0.3)),     # x0 > 0.5 and x1 > 0.3 -> 1: x1's test is too much
+             _rule(2, 0, (0, 0, 0.5), (1, 0, 0.9)),     # x0 <= 0.5 and x1 <= 0.9 -> 0: the default's rows anyway
+             _rule(3, 1, (1, 1, 0.95))]                 # x1 > 0.95 -> 1: wrong on x0 <= 0.5
+    before = _agreement(rules, values, decided, 0)
+    pruned = prune_against(rules, values, decided, 0)
+    after = _agreement(pruned, values, decided, 0)
+    assert after >= before and after == 1.0
+    assert [r.number for r in pruned] == [1]
+    assert pruned[0].conditions == (rules[0].conditions[0],)
+    # the changed rule's cover and counts are those of its conditions on the training rows
+    y = (values[:, 0] > 0.6).astype(np.int64)
+    counted = recount(pruned[0], values, y, 0.25)
+    assert np.array_equal(counted.cover, np.flatnonzero(values[:, 0] > 0.5))
+    assert counted.covered == (values[:, 0] > 0.5).sum() and counted.errors == ((values[:, 0] > 0.5) & (y == 0)).sum()
+    assert 0 < counted.error < 1
+    # an unknown value satisfies no condition
+    assert not condition_mask(CondTest(0, THRESHOLD, 0, 0.5), np.array([[np.nan]])).any()
+    assert not condition_mask(CondTest(0, THRESHOLD, 1, 0.5), np.array([[np.nan]])).any()
+
+
+def test_pruning_never_loses_agreement_on_the_rows_it_is_judged_on():
+    rng = np.random.default_rng(1)
+    values = rng.random((300, 3))
+    decided = ((values[:, 0] + values[:, 1]) > 1).astype(np.int64)   # oblique: no list is exact
+    rules = [_rule(i + 1, int(rng.integers(0, 2)), *[(int(rng.integers(0, 3)), int(rng.integers(0, 2)),
+                                                       float(rng.random())) for _ in range(3)])
+             for i in range(12)]
+    before = _agreement(rules, values, decided, 1)
+    pruned = prune_against(rules, values, decided, 1)
+    assert _agreement(pruned, values, decided, 1) >= before
+    assert len(pruned) <= len(rules)
+
+
+def test_validate_prunes_against_the_ensemble_deterministically(tmp_path):
+    X, y, X_test = split("crx", nan=True)
+    model = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0).fit(X, y)
+    plain = from_ensemble(model, X, synthetic=1, seed=3)
+    rs = from_ensemble(model, X, synthetic=1, validate=2, seed=3)
+    assert rs == from_ensemble(model, X, synthetic=1, validate=2, seed=3)
+    assert dict(rs.options)["validate"] == 2 and dict(rs.options)["seed"] == 3
+    assert sum(rs.class_counts) == 2 * len(X)       # the check rows are not judged on
+    assert len(rs.rules) <= len(plain.rules) and rs.rules != plain.rules
+    # every rule's counts are those of its conditions on the rows it was judged on
+    near = near_rows(X.to_numpy(dtype=float), 1, seed=3)
+    table = pd.concat([X, pd.DataFrame(near, columns=X.columns)], ignore_index=True)
+    for r in rs.rules:
+        hit = np.ones(len(table), dtype=bool)
+        for c in r.conditions:
+            x = table[c.attribute].to_numpy()
+            hit &= (x <= c.value) if c.op == "<=" else (x > c.value)
+        assert r.covered == hit.sum(), r
+    # agreement on the held-out rows: no worse than the list before pruning (here: better)
+    want = model.predict(X_test).astype(str)
+    assert (rs.predict(X_test) == want).mean() >= (plain.predict(X_test) == want).mean()
+    # max_rules applies to the pruned list
+    short = from_ensemble(model, X, synthetic=1, validate=2, seed=3, max_rules=2)
+    assert [(r.conditions, r.prediction) for r in short.rules] == [(r.conditions, r.prediction) for r in rs.rules[:2]]
+    with pytest.raises(InputError, match="validate must be a whole number >= 0"):
+        from_ensemble(model, X, validate=-1)
+    # the command line: --validate N, the same rules
+    import joblib
+    src, table_csv, out = tmp_path / "m.pkl", tmp_path / "train.csv", tmp_path / "rules.yaml"
+    joblib.dump(model, src)
+    X.assign(label=y).to_csv(table_csv, index=False)
+    code, _, err = run_cli(["import", str(src), "--data", str(table_csv), "--target", "label", "--validate", "2",
+                            "-o", str(out)])
+    assert (code, err) == (0, ""), err
+    assert load_yaml(out).rules == from_ensemble(model, X, validate=2).rules
+    code, _, err = run_cli(["import", str(src), "--validate", "2", "-o", str(tmp_path / "no.yaml")])
+    assert code == 2 and "--validate go with --data" in err
