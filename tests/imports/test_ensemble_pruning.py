@@ -111,3 +111,20 @@ def test_validate_prunes_against_the_ensemble_deterministically(tmp_path):
     assert load_yaml(out).rules == from_ensemble(model, X, validate=2).rules
     code, _, err = run_cli(["import", str(src), "--validate", "2", "-o", str(tmp_path / "no.yaml")])
     assert code == 2 and "--validate go with --data" in err
+
+
+def test_many_classes_pool_c45s_own_tree_on_the_ensembles_decisions():
+    # glass: 6 classes. Each boosted tree scores one class: its paths alone explained the
+    # ensemble worse than a tree distilled on its decisions with as many leaves as rules
+    xgboost = pytest.importorskip("xgboost")
+    X, y, X_test = split("glass")
+    model = xgboost.XGBClassifier(n_estimators=20, max_depth=3, n_jobs=1).fit(X, np.unique(y, return_inverse=True)[1])
+    rs = from_ensemble(model, X)
+    assert dict(rs.options)["explains"].endswith("(120 trees)")   # 20 rounds x 6 classes: the grown tree not counted
+    want = model.predict(X_test).astype(str)
+    fidelity = float((rs.predict(X_test) == want).mean())
+    from sklearn.tree import DecisionTreeClassifier
+    med = X.median()
+    tree = DecisionTreeClassifier(max_leaf_nodes=len(rs.rules), random_state=0).fit(X.fillna(med),
+                                                                                   model.predict(X).astype(str))
+    assert fidelity >= float((tree.predict(X_test.fillna(med)) == want).mean())
