@@ -30,7 +30,7 @@ The RuleSet's options record the ensemble it explains: `explains` (the model's c
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,9 @@ from ..errors import InputError
 from ..model.ruleset import RuleSet
 from .boosted import PathTree, gb_trees, hgb_trees, labelled_nodes, lgbm_trees, trees_fingerprint, xgb_trees
 from .sklearn import _CF, _check_tree, _class_names, _feature_names, _target_name
+
+if TYPE_CHECKING:
+    from ..rules.generalize import CandidateRule
 
 _SWAP = 0.5
 _FOREST_CLASSES = ("RandomForestClassifier", "ExtraTreesClassifier")
@@ -236,8 +239,9 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         Then prune the sifted list against `validate` times as many other rows near X's,
         labelled by the ensemble (refine.py): a rule is deleted where that loses no agreement
         with the ensemble there, a condition dropped where that gains some; fewer rules,
-        usually more fidelity on unseen rows (FIDELITY.md, "Rules from tree ensembles";
-        ``synthetic=4, validate=4`` measured best). Before `max_rules`.
+        usually more fidelity on unseen rows (FIDELITY.md, "Rules from tree ensembles":
+        ``synthetic=4`` with ``validate=4`` for a forest, ``validate=8`` for XGBoost, measured
+        best on two classes; with many it loses fidelity). Before `max_rules`.
     seed : int, default=0
         The seed of those rows (the same rules for the same arguments).
 
@@ -323,14 +327,14 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
 
 
 def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: np.ndarray,
-             index: dict[str, int], cf: float):
+             index: dict[str, int], cf: float) -> Callable[[list[CandidateRule], int], list[CandidateRule]]:
     """rules_from_candidates' `refine`: the sifted list pruned against the ensemble's
     decisions on the check rows `values` (refine.py), covers recounted on the training rows."""
     from .refine import prune_against, recount
     # a class the ensemble gives only to check rows cannot be a rule's: those rows count as missed
     check_codes = np.array([index.get(c, -1) for c in decided], dtype=np.int64)
 
-    def refine(kept: list, default: int) -> list:
+    def refine(kept: list[CandidateRule], default: int) -> list[CandidateRule]:
         pruned = prune_against(kept, values, check_codes, default)
         before = {r.number: r for r in kept}
         return [r if r.conditions == before[r.number].conditions else recount(r, train, codes, cf) for r in pruned]
