@@ -115,10 +115,10 @@ def _parquet_chunks(path: Path, chunksize: int, batches: bool = False) -> tuple[
     names = [str(c) for c in pa.Table.from_batches([], schema=schema).to_pandas().columns]
 
     def frames() -> Iterator[pd.DataFrame]:
-        batches = reader.iter_batches(batch_size=chunksize)
+        read = reader.iter_batches(batch_size=chunksize)
         while True:
             try:
-                batch = next(batches, None)
+                batch = next(read, None)
                 if batch is None:
                     return
                 frame = batch if batches else pa.Table.from_batches([batch], schema=schema).to_pandas()
