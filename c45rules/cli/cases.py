@@ -38,7 +38,7 @@ from ..data.schema import Dataset, Schema
 from ..data.spreadsheet import escapes
 from ..errors import InputError, shown
 from ..export._atomic import atomic_open, checked_target
-from ..model.boosted import BoostedRuleSet
+from ..model.boosted import BoostedRuleSet, distinct_rows
 from ..model.ruleset import RuleSet
 from ..workers import fork_imap
 
@@ -561,11 +561,12 @@ def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray,
     predict's added columns `values` written as pandas' to_csv writes them.
 
     A row's added cells follow from its rule column (one rule, or each trial's, decides the
-    class and confidence): pandas formats each distinct decision once."""
-    codes, _ = pd.factorize(values[1])
-    first = np.unique(codes, return_index=True)[1]
+    class and confidence; _Decided's codes say so): pandas formats each distinct decision once."""
+    known = getattr(values, "codes", None)
+    codes = known if known is not None else pd.factorize(values[1])[0]
+    _, first, codes = np.unique(codes, return_index=True, return_inverse=True)
     decided = [v[first] for v in values]
-    if not all(_same(v, d[codes]) for v, d in zip(values, decided)):
+    if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
         codes, decided = np.arange(len(values[1])), values
     added = pd.DataFrame(dict(zip(names, decided))).to_csv(
         header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
@@ -872,6 +873,16 @@ def locate_bad_cell(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, 
     return bad
 
 
+class _Decided(list):
+    """predict's added columns' values (decision_columns), one array per column, and `codes`:
+    a number per row that decides all of them (the deciding rule, or the trials' rules), so
+    added_cells spells each distinct decision once without comparing the rows' values."""
+
+    def __init__(self, values: list[np.ndarray], codes: np.ndarray) -> None:
+        super().__init__(values)
+        self.codes = codes
+
+
 def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, rule_column: str,
                      confidence_column: str | None, explain_column: str | None,
                      ) -> tuple[list[tuple[str, str]], Callable[[Dataset], list[np.ndarray]]]:
@@ -888,8 +899,9 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
             added.append((confidence_column, "--confidence-column"))
 
         def voted(enc: Dataset) -> list[np.ndarray]:
-            classes, rules, confidences = model.decisions(enc)   # the trials' rules matched once
-            return [classes, trial_rule_text(rules), confidences][:len(added)]
+            # the trials' rules matched once; each distinct vote spelled once
+            rows, classes, rules, confidences = model._distinct_decisions(enc, "error")
+            return _Decided([v[rows] for v in (classes, _spelled(rules), confidences)][:len(added)], rows)
         return added, voted
     columns = [(prediction_column, "--prediction-column",
                 np.array([model.default_class] + [r.prediction for r in model.rules], dtype=object)),
@@ -901,7 +913,7 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
 
     def looked_up(enc: Dataset) -> list[np.ndarray]:
         pos = model.rule_index(enc)     # once per chunk, whatever the number of columns
-        return [values[pos] for _, _, values in columns]
+        return _Decided([values[pos] for _, _, values in columns], pos)
     return [(n, f) for n, f, _ in columns], looked_up
 
 
@@ -909,26 +921,19 @@ def trial_rule_text(ids: np.ndarray) -> np.ndarray:
     """Each row of (cases, trials) rule ids as "1:12 2:0 3:5" (trial:rule id)."""
     if not len(ids):
         return np.full(0, "", dtype=object)
-    if ids.min() >= 0:   # each row one number, column by column: 1-d uniques, not a sort of rows
-        key, most = np.zeros(len(ids), dtype=np.int64), 0
-        for t in range(ids.shape[1]):
-            base = int(ids[:, t].max()) + 1
-            if (most + 1) * base >= 2 ** 62:   # renumber the rows' keys 0.. before they overflow
-                _, key = np.unique(key, return_inverse=True)
-                most = int(key.max())
-            key = key * base + ids[:, t]
-            most = most * base + base - 1
-        _, first, rows = np.unique(key, return_index=True, return_inverse=True)   # each distinct vote once
-        ids = ids[first]
-    else:
-        ids, rows = np.unique(ids, axis=0, return_inverse=True)
+    first, rows = distinct_rows(ids)   # each distinct vote once
+    return _spelled(ids[first])[rows]
+
+
+def _spelled(ids: np.ndarray) -> np.ndarray:
+    """Each row of (votes, trials) rule ids as trial_rule_text spells it."""
     out = np.full(len(ids), "", dtype=object)
     for t in range(ids.shape[1]):
         # each trial's rule ids spelled once ("1:12"), not each row's
         spelled, at = np.unique(ids[:, t], return_inverse=True)
         words = np.array([f"{t + 1}:{i}" if t == 0 else f" {t + 1}:{i}" for i in spelled.tolist()], dtype=object)
         out = out + words[at.reshape(-1)]
-    return out[rows.reshape(-1)]
+    return out
 
 
 def case_from_file(path: str | os.PathLike, schema: Schema, number: int,
