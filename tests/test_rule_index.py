@@ -204,3 +204,35 @@ def test_first_two_reaches_past_an_unconditional_rule_but_not_past_two():
     # the case x = -1 is first matched by rule 3 (no conditions), then by rule 4; NaN by rules 3 and 5
     assert first.tolist() == [0, 2, 2, 0]
     assert second.tolist() == [2, 3, 4, 2]
+
+
+# ---- issue 52: the compiled match (model/_match.c) and a boosted model's shared masks ------------
+
+@settings(max_examples=150, deadline=None)
+@given(rulesets_and_data(), st.sampled_from([1, 64, 1 << 18]))
+def test_random_rules_match_the_reference_without_the_compiled_match(case, block):
+    """numpy's loop over the rules (the fallback when model/_match.c is not built) and the
+    compiled one give the reference's positions."""
+    rs, ds = case
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ruleset_module, "_BLOCK", block)
+        compiled = rs.rule_index(ds)
+        mp.setattr(ruleset_module, "_match", None)
+        got = rs.rule_index(ds)
+    assert np.array_equal(got, reference_rule_index(rs, ds)) and np.array_equal(compiled, got)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(rulesets_and_data(), min_size=1, max_size=4), st.sampled_from([1, 64, 1 << 18]))
+def test_trials_matched_on_shared_masks_match_each_alone(cases, block):
+    """A boosted model's trials matched on one table of their tests (ruleset.trial_plans, one
+    mask evaluation per block for all) give each trial's own positions (base: each trial
+    evaluated its tests and matched alone)."""
+    rulesets = [rs for rs, _ in cases]
+    ds = cases[0][1]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ruleset_module, "_BLOCK", block)
+        got = ruleset_module.match_positions(ruleset_module.trial_plans(rulesets), ds)
+    assert got.shape == (ds.n, len(rulesets))
+    for t, rs in enumerate(rulesets):
+        assert np.array_equal(got[:, t], reference_rule_index(rs, ds))

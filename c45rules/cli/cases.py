@@ -38,7 +38,7 @@ from ..data.schema import Dataset, Schema
 from ..data.spreadsheet import escapes
 from ..errors import InputError, shown
 from ..export._atomic import atomic_open, checked_target
-from ..model.boosted import BoostedRuleSet
+from ..model.boosted import BoostedRuleSet, distinct_rows
 from ..model.ruleset import RuleSet
 from ..workers import fork_imap
 
@@ -96,9 +96,10 @@ def read_text_chunks(path: str | os.PathLike, schema: Schema, chunksize: int,
     return names, cases()
 
 
-def _parquet_chunks(path: Path, chunksize: int) -> tuple[list[str], Iterator[pd.DataFrame]]:
+def _parquet_chunks(path: Path, chunksize: int, batches: bool = False) -> tuple[list[str], Iterator[Any]]:
     """(column names, frames of at most `chunksize` rows) of a Parquet file, streamed: each
-    batch converted as pandas.read_parquet converts the whole file (its stored schema)."""
+    batch converted as pandas.read_parquet converts the whole file (its stored schema); with
+    `batches`, the Arrow record batches themselves (_ArrowBatches.frame converts one)."""
     from ..data.frame import read_table
     try:
         import pyarrow as pa
@@ -114,17 +115,166 @@ def _parquet_chunks(path: Path, chunksize: int) -> tuple[list[str], Iterator[pd.
     names = [str(c) for c in pa.Table.from_batches([], schema=schema).to_pandas().columns]
 
     def frames() -> Iterator[pd.DataFrame]:
-        batches = reader.iter_batches(batch_size=chunksize)
+        read = reader.iter_batches(batch_size=chunksize)
         while True:
             try:
-                batch = next(batches, None)
+                batch = next(read, None)
                 if batch is None:
                     return
-                frame = pa.Table.from_batches([batch], schema=schema).to_pandas()
+                frame = batch if batches else pa.Table.from_batches([batch], schema=schema).to_pandas()
             except Exception as e:
                 raise InputError(f"{path}: not a readable Parquet file ({e})") from None
             yield frame
     return names, frames()
+
+
+# Arrow types that pandas converts and converts back as they are (_ArrowBatches.direct: floats
+# without NaN, integers and booleans without nulls)
+_ARROW_KINDS = ("string", "large_string", "double", "float", "int8", "int16", "int32", "int64",
+                "uint8", "uint16", "uint32", "uint64", "bool")
+
+
+@dataclass
+class _ArrowBatches:
+    """A Parquet input scored into Parquet without pandas (issue 52): each record batch decided
+    on its Arrow columns (numbers as they are, texts once each) and written with its decision
+    columns appended, the same table as the pandas round trip makes (to_pandas, then
+    from_pandas cast to the writer's schema, taken from the first batch). The first batch goes
+    through pandas, and the direct way is taken only if it gives that batch the same cases
+    and table (`ok`); a batch that pandas would change (a float NaN written back as null, an
+    integer or boolean column with nulls read as floats or objects) goes through pandas."""
+
+    schema: Schema
+    arrow: Any                  # the file's Arrow schema
+    plan: _ScanPlan
+    at: dict[str, int]          # each column's position
+    ok: bool = False
+
+    @staticmethod
+    def of(data: str | os.PathLike, header: list[str], schema: Schema,
+           used: tuple[str, ...]) -> "_ArrowBatches | None":
+        """The direct way for the Parquet file `data`, or None when its columns are not all
+        kinds in _ARROW_KINDS, named as pandas names them, with every attribute `used`."""
+        path = Path(data)
+        if path.suffix.lower() not in PARQUET_SUFFIXES:
+            return None
+        import pyarrow.parquet as pq
+        try:
+            arrow = pq.ParquetFile(path).schema_arrow
+        except Exception:   # read_text_chunks has read it: a file changed since goes the pandas way
+            return None
+        names = list(arrow.names)
+        if (names != header or len(set(names)) != len(names) or any(str(t) not in _ARROW_KINDS for t in arrow.types)
+                or not set(used) <= set(names)):
+            return None
+        return _ArrowBatches(schema, arrow, _ScanPlan.of(header, schema), {n: i for i, n in enumerate(names)})
+
+    @staticmethod
+    def frame(batch: Any) -> pd.DataFrame:
+        """`batch` as pandas.read_parquet converts it (the file's stored schema)."""
+        import pyarrow as pa
+        return pa.Table.from_batches([batch]).to_pandas()
+
+    def direct(self, batch: Any) -> bool:
+        """Whether `batch` may be scored and written the direct way: checked on the first batch,
+        and holding no cell the pandas round trip would change."""
+        import pyarrow.compute as pc
+        if not self.ok:
+            return False
+        for column in batch.columns:
+            t = str(column.type)
+            if t in ("double", "float"):
+                if column.null_count < len(column) and pc.any(pc.is_nan(column)).as_py():
+                    return False
+            elif t not in ("string", "large_string") and column.null_count:
+                return False
+        return True
+
+    def encode(self, batch: Any, source: str, read: ReadOptions | None, bad_cells: str) -> Dataset:
+        """The batch's cases as encode_frame encodes its pandas frame: typed numbers as floats,
+        each distinct text once; a column holding what only pandas reads as encode_frame does
+        (nulls in a text column, unknown tokens or bad cells in a number column, booleans)
+        through the batch's frame."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        schema, n = self.schema, batch.num_rows
+        columns: list[np.ndarray] = []
+        unseen: dict[str, tuple[str, ...]] = {}
+        unknown: dict[str, dict[str, int]] = {}
+        frame: list[pd.DataFrame] = []
+
+        def through_pandas(name: str) -> np.ndarray:
+            if not frame:
+                frame.append(self.frame(batch))
+            one = encode_frame(frame[0][[name]], schema, require=[name], source=source, read=read,
+                               bad_cells=bad_cells)
+            unseen.update(one.unseen_values)
+            unknown.update(one.unknown_tokens)
+            return one.columns[schema.index(name)]
+
+        for a in schema.attributes:
+            i = self.at.get(a.name)
+            if i is None:   # not in the file (and not used: `of`)
+                columns.append(np.full(n, np.nan) if a.is_continuous else np.full(n, -1, dtype=np.int32))
+                continue
+            cells = batch.column(i)
+            text = pa.types.is_string(cells.type) or pa.types.is_large_string(cells.type)
+            if a.is_continuous:
+                if pa.types.is_integer(cells.type) or pa.types.is_floating(cells.type):
+                    columns.append(pc.cast(cells, pa.float64(), safe=False).to_numpy(zero_copy_only=False))
+                    continue
+                if text and not cells.null_count:
+                    coded = pc.dictionary_encode(cells)
+                    distinct = coded.dictionary.to_numpy(zero_copy_only=False)
+                    try:
+                        one = encode_frame(pd.DataFrame({a.name: pd.Series(distinct, dtype=object)}), schema,
+                                           require=[a.name], source=source, read=read, bad_cells=bad_cells)
+                    except BadCell:   # found again, at its row, through pandas
+                        one = None
+                    if one is not None and not one.unknown_tokens:   # tokens are counted by rows there
+                        columns.append(one.columns[schema.index(a.name)][coded.indices.to_numpy(zero_copy_only=False)])
+                        continue
+                columns.append(through_pandas(a.name))
+            elif a.is_discrete:
+                if text and not cells.null_count:
+                    coded = pc.dictionary_encode(cells)
+                    columns.append(self.plan.discrete_cells(a.name, coded.indices.to_numpy(zero_copy_only=False),
+                                                      coded.dictionary.to_pylist(), schema, source, read,
+                                                      bad_cells, unseen, unknown))
+                else:
+                    columns.append(through_pandas(a.name))
+            else:
+                columns.append(np.zeros(n, dtype=np.int8))
+        return _dataset(schema, columns, source, unseen, unknown)
+
+    def table(self, batch: Any, values: list[np.ndarray], schema: Any) -> Any:
+        """`batch` with the decision columns `values` appended, as the table of the writer's `schema`."""
+        import pyarrow as pa
+        width = batch.num_columns
+        columns = [c if c.type == f.type else c.cast(f.type) for c, f in zip(batch.columns, schema)]
+        for v, f in zip(values, list(schema)[width:]):
+            cells = pa.array(v, from_pandas=True)   # NaN is null, as from_pandas makes it
+            columns.append(cells if cells.type == f.type else cells.cast(f.type))
+        return pa.Table.from_arrays(columns, schema=schema)
+
+    def check(self, batch: Any, values: list[np.ndarray], table: Any, encoded: Dataset, source: str,
+              read: ReadOptions | None, bad_cells: str) -> None:
+        """Take the direct way (`ok`) if the first `batch` gives the same cases as `encoded` and
+        the same `table` (with the decision `values`) as through pandas."""
+        self.ok = True
+        try:
+            same = (self.direct(batch) and self.table(batch, values, table.schema).equals(table, check_metadata=True)
+                    and _same_cases(self.encode(batch, source, read, bad_cells), encoded))
+        except Exception:   # anything the direct way cannot do, pandas does
+            same = False
+        self.ok = same
+
+
+def _same_cases(a: Dataset, b: Dataset) -> bool:
+    """Whether two encodings of the same rows are equal: columns, unseen values, unknown tokens."""
+    return (all(_same(x, y) for x, y in zip(a.columns, b.columns)) and len(a.columns) == len(b.columns)
+            and list(a.unseen_values.items()) == list(b.unseen_values.items())
+            and list(a.unknown_tokens.items()) == list(b.unknown_tokens.items()))
 
 
 def _offset_rows(error: InputError, source: str, offset: int) -> InputError:
@@ -279,6 +429,9 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
     elif fmt != "csv":
         raise InputError(f"--format must be csv or parquet, not {fmt!r}")
     header, chunks = read_text_chunks(data, ruleset.schema, chunksize, read)
+    arrow = _ArrowBatches.of(data, header, ruleset.schema, ruleset.used_attributes()) if fmt == "parquet" else None
+    if arrow is not None:
+        _, chunks = _parquet_chunks(data_file(data), chunksize, batches=True)
     added, score = decision_columns(ruleset, prediction_column, rule_column, confidence_column, explain_column)
     for i, (name, flag) in enumerate(added):
         if not name:
@@ -332,11 +485,18 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             if isinstance(chunk, _Scored):
                 rows += chunk.write(out.buffer, rows, unseen, strict, unknown_tokens)
                 continue
+            batch = None
+            if arrow is not None:   # a Parquet batch: as it is, or through pandas (_ArrowBatches)
+                batch = chunk
+                chunk = None if writer is not None and arrow.direct(batch) else arrow.frame(batch)
             if isinstance(chunk, _PlainChunk):
                 plain, chunk = chunk, chunk.frame
             try:
-                encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read,
-                                       bad_cells=bad_cells)
+                if chunk is None:
+                    encoded = arrow.encode(batch, source, read, bad_cells)
+                else:
+                    encoded = encode_frame(chunk, ruleset.schema, require=used, source=source, read=read,
+                                           bad_cells=bad_cells)
             except BadCell as e:
                 raise bad_cell_error(source, e.row + rows, e.column, e.cell) from None
             except InputError as e:
@@ -349,11 +509,17 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                 rows += plain.write(out.buffer, names, values)
                 plain = None
                 continue
+            if chunk is None:
+                writer.write_table(arrow.table(batch, values, writer.schema))
+                rows += batch.num_rows
+                continue
             chunk = chunk.assign(**dict(zip(names, values)))
             if fmt == "parquet":
                 table = pa.Table.from_pandas(chunk, preserve_index=False)
                 if writer is None:
                     writer = pq.ParquetWriter(out, table.schema)
+                    if arrow is not None:
+                        arrow.check(batch, values, table.cast(writer.schema), encoded, source, read, bad_cells)
                 writer.write_table(table.cast(writer.schema))
             else:
                 # a lone CR in a field must be quoted, which the "\n"-terminated writer does not do
@@ -395,11 +561,12 @@ def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray,
     predict's added columns `values` written as pandas' to_csv writes them.
 
     A row's added cells follow from its rule column (one rule, or each trial's, decides the
-    class and confidence): pandas formats each distinct decision once."""
-    codes, _ = pd.factorize(values[1])
-    first = np.unique(codes, return_index=True)[1]
+    class and confidence; _Decided's codes say so): pandas formats each distinct decision once."""
+    known = getattr(values, "codes", None)
+    codes = known if known is not None else pd.factorize(values[1])[0]
+    _, first, codes = np.unique(codes, return_index=True, return_inverse=True)
     decided = [v[first] for v in values]
-    if not all(_same(v, d[codes]) for v, d in zip(values, decided)):
+    if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
         codes, decided = np.arange(len(values[1])), values
     added = pd.DataFrame(dict(zip(names, decided))).to_csv(
         header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
@@ -539,18 +706,8 @@ class _ScannedChunk:
             elif a.is_continuous or a.kind == "ignore":
                 columns.append(cells)
             else:
-                codes, distinct = cells
-                value_codes, unseen_texts, tokens = self.plan.texts_of(a.name, distinct, schema, source, read,
-                                                                       bad_cells)
-                columns.append(value_codes[codes])
-                if unseen_texts:
-                    unseen[a.name] = unseen_texts
-                if tokens:   # counted once per distinct text: count the rows
-                    seen = np.bincount(codes, minlength=len(distinct))
-                    unknown[a.name] = {distinct[i]: int(seen[i]) for i in tokens}
-        order = {name: i for i, name in enumerate(schema.names)}
-        return Dataset(schema, columns, None, source, unseen_values=unseen,
-                       unknown_tokens=dict(sorted(unknown.items(), key=lambda kv: order[kv[0]])))
+                columns.append(self.plan.discrete_cells(a.name, *cells, schema, source, read, bad_cells, unseen, unknown))
+        return _dataset(schema, columns, source, unseen, unknown)
 
     def text(self, names: list[str], values: list[np.ndarray]) -> bytes:
         """Each line followed by its added cells (added_cells) and a line feed."""
@@ -620,6 +777,20 @@ class _ScanPlan:
         tokens = sorted((i for i, (_, k, _) in enumerate(known) if k), key=lambda i: distinct[i])
         return np.array([c for c, _, _ in known], dtype=np.int32), unseen_texts, tokens
 
+    def discrete_cells(self, name: str, codes: np.ndarray, distinct: list[str], schema: Schema, source: str,
+                 read: ReadOptions | None, bad_cells: str, unseen: dict[str, tuple[str, ...]],
+                 unknown: dict[str, dict[str, int]]) -> np.ndarray:
+        """Discrete attribute `name`'s cells, given as `codes` into their `distinct` texts, as
+        encode_frame encodes them: their value codes; the unseen texts and the unknown tokens
+        read (with their rows) go into `unseen` and `unknown`."""
+        value_codes, unseen_texts, tokens = self.texts_of(name, distinct, schema, source, read, bad_cells)
+        if unseen_texts:
+            unseen[name] = unseen_texts
+        if tokens:   # counted once per distinct text: count the rows
+            seen = np.bincount(codes, minlength=len(distinct))
+            unknown[name] = {distinct[i]: int(seen[i]) for i in tokens}
+        return value_codes[codes]
+
     @staticmethod
     def of(header: list[str], schema: Schema) -> "_ScanPlan":
         """The plan for a file with `header` and a model's `schema`."""
@@ -631,6 +802,14 @@ class _ScanPlan:
                          tuple(a.name for a in read if not a.is_continuous),
                          tuple(a.name for a in schema.attributes if a.name in at and a.kind == "ignore"),
                          {a.name: at[a.name] for a in read if a.is_continuous})
+
+
+def _dataset(schema: Schema, columns: list[np.ndarray], source: str, unseen: dict[str, tuple[str, ...]],
+             unknown: dict[str, dict[str, int]]) -> Dataset:
+    """The encoded cases, their unknown tokens in the schema's order (as encode_frame gives them)."""
+    order = {name: i for i, name in enumerate(schema.names)}
+    return Dataset(schema, columns, None, source, unseen_values=unseen,
+                   unknown_tokens=dict(sorted(unknown.items(), key=lambda kv: order[kv[0]])))
 
 
 def _scan_block(data: str | os.PathLike, block: Any, rows: int, plan: _ScanPlan) -> _ScannedChunk:
@@ -694,6 +873,16 @@ def locate_bad_cell(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, 
     return bad
 
 
+class _Decided(list):
+    """predict's added columns' values (decision_columns), one array per column, and `codes`:
+    a number per row that decides all of them (the deciding rule, or the trials' rules), so
+    added_cells spells each distinct decision once without comparing the rows' values."""
+
+    def __init__(self, values: list[np.ndarray], codes: np.ndarray) -> None:
+        super().__init__(values)
+        self.codes = codes
+
+
 def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, rule_column: str,
                      confidence_column: str | None, explain_column: str | None,
                      ) -> tuple[list[tuple[str, str]], Callable[[Dataset], list[np.ndarray]]]:
@@ -710,8 +899,9 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
             added.append((confidence_column, "--confidence-column"))
 
         def voted(enc: Dataset) -> list[np.ndarray]:
-            classes, rules, confidences = model.decisions(enc)   # the trials' rules matched once
-            return [classes, trial_rule_text(rules), confidences][:len(added)]
+            # the trials' rules matched once; each distinct vote spelled once
+            rows, classes, rules, confidences = model._distinct_decisions(enc, "error")
+            return _Decided([v[rows] for v in (classes, _spelled(rules), confidences)][:len(added)], rows)
         return added, voted
     columns = [(prediction_column, "--prediction-column",
                 np.array([model.default_class] + [r.prediction for r in model.rules], dtype=object)),
@@ -723,7 +913,7 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
 
     def looked_up(enc: Dataset) -> list[np.ndarray]:
         pos = model.rule_index(enc)     # once per chunk, whatever the number of columns
-        return [values[pos] for _, _, values in columns]
+        return _Decided([values[pos] for _, _, values in columns], pos)
     return [(n, f) for n, f, _ in columns], looked_up
 
 
@@ -731,26 +921,19 @@ def trial_rule_text(ids: np.ndarray) -> np.ndarray:
     """Each row of (cases, trials) rule ids as "1:12 2:0 3:5" (trial:rule id)."""
     if not len(ids):
         return np.full(0, "", dtype=object)
-    if ids.min() >= 0:   # each row one number, column by column: 1-d uniques, not a sort of rows
-        key, most = np.zeros(len(ids), dtype=np.int64), 0
-        for t in range(ids.shape[1]):
-            base = int(ids[:, t].max()) + 1
-            if (most + 1) * base >= 2 ** 62:   # renumber the rows' keys 0.. before they overflow
-                _, key = np.unique(key, return_inverse=True)
-                most = int(key.max())
-            key = key * base + ids[:, t]
-            most = most * base + base - 1
-        _, first, rows = np.unique(key, return_index=True, return_inverse=True)   # each distinct vote once
-        ids = ids[first]
-    else:
-        ids, rows = np.unique(ids, axis=0, return_inverse=True)
+    first, rows = distinct_rows(ids)   # each distinct vote once
+    return _spelled(ids[first])[rows]
+
+
+def _spelled(ids: np.ndarray) -> np.ndarray:
+    """Each row of (votes, trials) rule ids as trial_rule_text spells it."""
     out = np.full(len(ids), "", dtype=object)
     for t in range(ids.shape[1]):
         # each trial's rule ids spelled once ("1:12"), not each row's
         spelled, at = np.unique(ids[:, t], return_inverse=True)
         words = np.array([f"{t + 1}:{i}" if t == 0 else f" {t + 1}:{i}" for i in spelled.tolist()], dtype=object)
         out = out + words[at.reshape(-1)]
-    return out[rows.reshape(-1)]
+    return out
 
 
 def case_from_file(path: str | os.PathLike, schema: Schema, number: int,

@@ -23,6 +23,7 @@ shares. Without costs (or with all-1 costs, which are none) the decision is the 
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +33,7 @@ import numpy as np
 from ..data.costs import cost_matrix, vote_costs
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
-from .ruleset import Explanation, RuleSet, encode_cases, readable
+from .ruleset import Explanation, RuleSet, encode_cases, match_positions, readable, trial_plans
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,24 @@ class BoostedExplanation:
         if self.costs is not None:
             out["expected_costs"] = {c: t for c, t in self.costs}
         return out
+
+
+def distinct_rows(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the first row of each distinct row of `ids` (cases, columns), each row's distinct row
+    number): the rows read as one number each, column by column (1-d uniques, not a sort of rows)."""
+    if not len(ids) or ids.min() < 0:
+        _, first, rows = np.unique(ids, axis=0, return_index=True, return_inverse=True)
+        return first, rows.reshape(-1)
+    key, most = np.zeros(len(ids), dtype=np.int64), 0
+    for t in range(ids.shape[1]):
+        base = int(ids[:, t].max()) + 1
+        if (most + 1) * base >= 2 ** 62:   # renumber the rows' keys 0.. before they overflow
+            _, key = np.unique(key, return_inverse=True)
+            most = int(key.max())
+        key = key * base + ids[:, t]
+        most = most * base + base - 1
+    _, first, rows = np.unique(key, return_index=True, return_inverse=True)
+    return first, rows.reshape(-1)
 
 
 @dataclass(frozen=True)
@@ -259,8 +278,12 @@ class BoostedRuleSet:
         [[1, 1, 0], [2, 0, 0]]
         """
         ds = self._encode(data, bad_cells)
-        return np.stack([rs.rule_index(ds) for rs in self.trials], axis=1) if ds.n else \
-            np.zeros((0, len(self.trials)), dtype=np.int64)
+        return match_positions(self._plans, ds)
+
+    @functools.cached_property
+    def _plans(self) -> tuple[Any, ...]:
+        """The trials' rules compiled on one table of their tests (ruleset.trial_plans)."""
+        return trial_plans(self.trials)
 
     def trial_rules(self, data: Any, *, bad_cells: str = "error") -> np.ndarray:
         """(cases, trials): the id of each trial's deciding rule, 0 where its default class decided.
@@ -383,13 +406,22 @@ class BoostedRuleSet:
 
         `data` and `bad_cells` as in predict; for a single mapping too, arrays of one case.
         """
+        rows, classes, rules, confidences = self._distinct_decisions(data, bad_cells)
+        return classes[rows], rules[rows], confidences[rows]
+
+    def _distinct_decisions(self, data: Any, bad_cells: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(each case's row in the others, then decisions' three values for each distinct row of
+        the trials' deciding rules): the vote follows from those rules, so it is tallied, and a
+        scorer spells it, once per distinct row."""
         pos = self.trial_index(data, bad_cells=bad_cells)
         if not len(pos):
-            return np.array([], dtype=object), pos, np.zeros(0)
+            return np.zeros(0, dtype=np.intp), np.array([], dtype=object), pos, np.zeros(0)
+        first, rows = distinct_rows(pos)
+        pos = pos[first]
         totals, everything = self._tally(pos)
         winners = self._winners(totals)
         rules = np.stack([rs.rule_ids()[pos[:, t]] for t, rs in enumerate(self.trials)], axis=1)
-        return (np.array(self.schema.classes, dtype=object)[winners], rules,
+        return (rows, np.array(self.schema.classes, dtype=object)[winners], rules,
                 totals[np.arange(len(totals)), winners] / everything)
 
     def _winners(self, totals: np.ndarray) -> np.ndarray:

@@ -20,6 +20,11 @@ import numpy as np
 from ..data.schema import UNSEEN_CODE, Attribute, Dataset, Schema
 from ..errors import InputError
 
+try:
+    from . import _match
+except ImportError:   # not built: numpy tries the rules (_MatchPlan.match_block)
+    _match = None
+
 if TYPE_CHECKING:
     from ..tree.node import Node
 
@@ -990,6 +995,25 @@ def format_rules(ruleset: RuleSet) -> str:
     return "\n".join(out) + "\n\n"
 
 
+def trial_plans(rulesets: Sequence["RuleSet"]) -> tuple["_MatchPlan", ...]:
+    """The rulesets' match plans on one table of their tests (_MatchPlan.build_all), for
+    match_positions: a boosted model's trials."""
+    return _MatchPlan.build_all([rs.rules for rs in rulesets], rulesets[0].schema)
+
+
+def match_positions(plans: Sequence["_MatchPlan"], data: Dataset) -> np.ndarray:
+    """(cases, plans) int64: each plan's rule_index positions for the encoded cases `data`,
+    the plans made together (trial_plans): each block's test masks evaluated once for all."""
+    out = np.zeros((len(plans), data.n), dtype=np.int64)
+    block = min(_BLOCK, max(1 << 12, _MASK_BYTES * 8 // max(1, plans[0].size if plans else 0)))
+    for lo in range(0, data.n, block):
+        hi = min(data.n, lo + block)
+        masks = plans[0].masks([c[lo:hi] for c in data.columns], hi - lo)
+        for t, plan in enumerate(plans):
+            plan.match_masks(masks, out[t, lo:hi])
+    return np.ascontiguousarray(out.T)
+
+
 @dataclass(frozen=True, eq=False)
 class _ContinuousTests:
     """The distinct thresholds the rules test on one continuous column, and their mask rows."""
@@ -1055,8 +1079,26 @@ class _MatchPlan:
     def build(rules: Sequence[Rule], schema: Schema, second: bool = False) -> "_MatchPlan":
         """Plan for `rules` (ModelError on a condition that does not fit `schema`); `second`:
         for first_two_block, up to the second rule without conditions (not the first)."""
+        return _MatchPlan.build_all([rules], schema, second)[0]
+
+    @staticmethod
+    def build_all(rule_lists: Sequence[Sequence[Rule]], schema: Schema,
+                  second: bool = False) -> tuple["_MatchPlan", ...]:
+        """A plan per list of `rule_lists` (build), all on one table of the tests of every
+        list: a boosted model's trials share the masks of a block (BoostedRuleSet.trial_index),
+        each distinct test evaluated once for all of them."""
         thresholds: dict[int, dict[float, set[str]]] = {}
         value_sets: dict[int, dict[frozenset[int], None]] = {}
+        every: list[list[tuple[int, list[tuple[int, str, Any]]]]] = []
+        for rules in rule_lists:
+            every.append(_MatchPlan._reachable(rules, schema, second, thresholds, value_sets))
+        return _MatchPlan._tables(thresholds, value_sets, every)
+
+    @staticmethod
+    def _reachable(rules: Sequence[Rule], schema: Schema, second: bool, thresholds: dict[int, dict[float, set[str]]],
+                   value_sets: dict[int, dict[frozenset[int], None]]) -> list[tuple[int, list[tuple[int, str, Any]]]]:
+        """(1-based position, tests) of the rules that can fire, up to the first (with `second`,
+        the second) without conditions; their tests gathered into `thresholds` and `value_sets`."""
         reachable: list[tuple[int, list[tuple[int, str, Any]]]] = []
         for k, rule in enumerate(rules, 1):
             tests = []
@@ -1079,6 +1121,12 @@ class _MatchPlan:
             if not tests:   # fires for every case still undecided, so no later rule decides one
                 if not second or any(not t for _, t in reachable[:-1]):
                     break   # (nor is second for one, past a second such rule)
+        return reachable
+
+    @staticmethod
+    def _tables(thresholds: dict[int, dict[float, set[str]]], value_sets: dict[int, dict[frozenset[int], None]],
+                every: list[list[tuple[int, list[tuple[int, str, Any]]]]]) -> tuple["_MatchPlan", ...]:
+        """The plans of build_all: the tests' mask rows, then each list's rules as rows."""
         row: dict[tuple[int, str, Any], int] = {}
         continuous, discrete = [], []
         size = 0
@@ -1103,8 +1151,20 @@ class _MatchPlan:
                                            tuple(np.array([codes.index(v) for v in sorted(c)], dtype=np.intp)
                                                  for c in unions)))
             size += len(codes) + len(unions)
-        plan_rules = tuple((k, np.array(sorted({row[t] for t in tests}), dtype=np.intp)) for k, tests in reachable)
-        return _MatchPlan(tuple(continuous), tuple(discrete), plan_rules, size)
+        return tuple(_MatchPlan(tuple(continuous), tuple(discrete),
+                                tuple((k, np.array(sorted({row[t] for t in tests}), dtype=np.intp))
+                                      for k, tests in reachable), size)
+                     for reachable in every)
+
+    @functools.cached_property
+    def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rules for the compiled match (model/_match.c): their mask rows end to end, where
+        each rule's start, and their positions."""
+        rows = [r for _, r in self.rules]
+        starts = np.zeros(len(rows) + 1, dtype=np.intp)
+        np.cumsum([len(r) for r in rows], out=starts[1:])
+        return (np.concatenate(rows).astype(np.intp) if rows else np.zeros(0, dtype=np.intp), starts,
+                np.array([k for k, _ in self.rules], dtype=np.int64))
 
     def masks(self, columns: Sequence[np.ndarray], n: int) -> np.ndarray:
         """(tests, words) uint64: bit i of row r (in memory order) says whether case i passes test r."""
@@ -1170,7 +1230,17 @@ class _MatchPlan:
         n = len(out)
         if n == 0 or not self.rules:
             return
-        masks = self.masks(columns, n)
+        self.match_masks(self.masks(columns, n), out)
+
+    def match_masks(self, masks: np.ndarray, out: np.ndarray) -> None:
+        """Write into `out` (zeros) the position of the first firing rule of each case, from the
+        block's test `masks` (those of this plan's tests, or of a plan build_all made with it)."""
+        n = len(out)
+        if n == 0 or not self.rules:
+            return
+        if _match is not None:
+            _match.first(masks, masks.shape[1], *self.flat, out)
+            return
         undecided = _every_case(masks.shape[1], n)
         for k, rows in self.rules:
             hit = undecided.copy()

@@ -471,3 +471,71 @@ def test_the_scanners_kept_texts_may_be_dropped(monkeypatch, tmp_path):
     scanned, used = _scored(monkeypatch, model, data, tmp_path, True, chunksize=7, bad_cells="unknown")
     assert used == (cases._plaincsv is not None)
     assert scanned == _scored(monkeypatch, model, data, tmp_path, False, chunksize=7, bad_cells="unknown")[0]
+
+
+# --- issue 52: Parquet to Parquet without the pandas round trip (cli/cases.py _ArrowBatches) -------
+# After the first batch each batch is decided on its Arrow columns and written as it is with the
+# decision columns appended; every case is held to the pandas route: the same file, byte for
+# byte, the same unknown tokens (in order), the same unseen note, the same errors.
+
+def _arrow_table(kind: str):
+    """A table of 11 rows for _mixed_model in Arrow types: the cells a batch may hold."""
+    import pyarrow as pa
+    nan = float("nan")
+    a = {"double": pa.array([1.0, 2.5, None, 4.0, -0.0, 3.0, 2.0, 1.5, 0.5, 9.0, 2.0]),
+         "nan": pa.array([1.0, 2.5, None, 4.0, nan, 3.0, 2.0, 1.5, 0.5, 9.0, nan]),
+         "int": pa.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], pa.int64()),
+         "int nulls": pa.array([1, 2, 3, 4, None, 6, 7, 8, 9, 10, None], pa.int32()),
+         "text": pa.array(["1", "2.5", "?", " 4 ", "+.5", "3.", "1e-999", "NA", "2", "x", "1_000"]),
+         "text nulls": pa.array(["1", None, "2", "3", "4", "5", "6", "7", "8", None, "0.1"], pa.large_string()),
+         "bool": pa.array([True, False] * 5 + [None]),
+         }[kind]
+    b = pa.array(["x", "y", "NA", "x", "z", "?", "x", "", "y", "w", "x"])
+    c = pa.array(["-1", "3", "", "1e3", "-0", "2", "?", "5", "-2", "4", "inf"])
+    return pa.table({"a": a, "b": b, "c": c, "skip": pa.array([1.5] * 11), "other": pa.array(["k"] * 11)})
+
+
+def _parquet_scored(monkeypatch, model: Path, data: Path, tmp_path: Path, direct: bool, **options):
+    """(output bytes, unknown tokens, unseen note) of predict_file into Parquet, the direct way
+    or through pandas; the InputError's text when it fails; and whether a batch went directly."""
+    real_of, real_table = cases._ArrowBatches.of, cases._ArrowBatches.table
+    spent = []
+    monkeypatch.setattr(cases._ArrowBatches, "of", staticmethod(real_of if direct else (lambda *a: None)))
+    monkeypatch.setattr(cases._ArrowBatches, "table", lambda self, *a: spent.append(1) or real_table(self, *a))
+    tokens: dict = {}
+    out = tmp_path / ("direct.parquet" if direct else "pandas.parquet")
+    try:
+        _, unseen = cases.predict_file(load_yaml(model), data, out, fmt="parquet", unknown_tokens=tokens, **options)
+    except InputError as e:
+        return str(e), len(spent) > 1   # check() builds the first batch's table once
+    return (out.read_bytes(), list(tokens.items()), unseen.note()), len(spent) > 1
+
+
+@pytest.mark.parametrize("kind", ["double", "nan", "int", "int nulls", "text", "text nulls", "bool"])
+@pytest.mark.parametrize("options", [{"chunksize": 2, "bad_cells": "unknown", "confidence_column": "confidence"},
+                                     {"chunksize": 3}, {"chunksize": 4, "strict": True},
+                                     {"chunksize": 5, "bad_cells": "unknown", "explain_column": "why"}],
+                         ids=["chunks of 2", "chunks of 3, bad cells stop", "strict", "explain"])
+def test_parquet_batches_decided_directly_agree_with_pandas(monkeypatch, tmp_path, kind, options):
+    """Typed and text numbers, NaN and nulls (which pandas changes: such a batch goes through
+    it), tokens, bad cells, unseen values: the direct way writes the pandas route's file (base:
+    every batch went through pandas, to_pandas then from_pandas)."""
+    import pyarrow.parquet as pq
+    model = _mixed_model(tmp_path)
+    data = tmp_path / "in.parquet"
+    pq.write_table(_arrow_table(kind), data)
+    direct, used = _parquet_scored(monkeypatch, model, data, tmp_path, True, **options)
+    assert direct == _parquet_scored(monkeypatch, model, data, tmp_path, False, **options)[0]
+    if kind in ("double", "int") and options["chunksize"] == 2:
+        assert used   # batches after the first went the direct way
+
+
+def test_a_parquet_file_written_by_pandas_is_scored_directly(crx_model, monkeypatch, tmp_path):
+    """crx's test rows written by pandas (its metadata, text columns): the direct way, the same
+    file as through pandas; a boosted model's rule column (text) too."""
+    data = tmp_path / "crx.parquet"
+    pd.read_csv(CRX_TEST_CSV, dtype=str, keep_default_na=False).to_parquet(data)
+    direct, used = _parquet_scored(monkeypatch, crx_model, data, tmp_path, True, chunksize=30,
+                                   confidence_column="confidence")
+    assert used and direct == _parquet_scored(monkeypatch, crx_model, data, tmp_path, False, chunksize=30,
+                                              confidence_column="confidence")[0]
