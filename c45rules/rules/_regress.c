@@ -100,6 +100,30 @@ static void test_fails(const Tests *T, int t, uint8_t *fail) {
     else for (Py_ssize_t r = 0; r < n; r++) fail[r] = !(x[r] > thr);
 }
 
+/* Per-case scratch, kept from call to call: a fit calls simplify once per leaf, thousands of
+ * times, and fresh pages for each call cost as much as the search (the GIL is held throughout,
+ * so no two calls share it) */
+static struct {
+    Py_ssize_t cap;
+    uint8_t *nfail, *fail;
+    int32_t *sum;
+    double *buf;
+} scratch;
+
+static int scratch_for(Py_ssize_t n) {
+    if (n <= scratch.cap) return 0;
+    free(scratch.nfail); free(scratch.fail); free(scratch.sum); free(scratch.buf);
+    scratch.nfail = malloc((size_t)n);
+    scratch.fail = malloc((size_t)n);
+    scratch.sum = malloc(sizeof(int32_t) * (size_t)n);
+    scratch.buf = malloc(sizeof(double) * (size_t)n);
+    scratch.cap = n;
+    if (scratch.nfail && scratch.fail && scratch.sum && scratch.buf) return 0;
+    free(scratch.nfail); free(scratch.fail); free(scratch.sum); free(scratch.buf);
+    memset(&scratch, 0, sizeof scratch);
+    return -1;
+}
+
 /* Step 2 of regression.py: each case's count of failed tests and the sum of their numbers
  * (the one test itself when it fails one); one[t]: the cases failing t alone, summed in case
  * order. Dropping a test reads that test over all cases once. */
@@ -121,10 +145,10 @@ static PyObject *simplify(PyObject *self, PyObject *args) {
     Tests T = {n, cont.buf, disc.buf, kind.buf, col.buf, thr.buf, lut_at.buf, lut.buf};
     const double *yy = y.buf, *pp = pred.buf;
     uint8_t *cov = covered.buf;
-    nfail = calloc((size_t)(n ? n : 1), 1);
-    fail = malloc((size_t)(n ? n : 1));
-    sum = calloc((size_t)(n ? n : 1), sizeof(int32_t));
-    buf = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (scratch_for(n) < 0) goto nomem;
+    nfail = scratch.nfail; fail = scratch.fail; sum = scratch.sum; buf = scratch.buf;
+    memset(nfail, 0, (size_t)n);
+    memset(sum, 0, sizeof(int32_t) * (size_t)n);
     one = calloc((size_t)nt + 1, sizeof(Cases));
     add = calloc((size_t)nt + 1, sizeof(double));
     alive = malloc((size_t)nt + 1);
@@ -203,7 +227,7 @@ nomem:
     PyErr_NoMemory();
 done:
     for (int t = 0; one && t < nt; t++) free(one[t].at);
-    free(nfail); free(fail); free(sum); free(buf); free(one); free(add); free(alive); free(dirty);
+    free(one); free(add); free(alive); free(dirty);
     PyBuffer_Release(&cont); PyBuffer_Release(&disc); PyBuffer_Release(&kind); PyBuffer_Release(&col);
     PyBuffer_Release(&thr); PyBuffer_Release(&lut_at); PyBuffer_Release(&lut); PyBuffer_Release(&y);
     PyBuffer_Release(&pred); PyBuffer_Release(&covered);
