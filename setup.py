@@ -6,7 +6,7 @@ def _step(path: str) -> Extension:
     return Extension(
         path.replace("/", "."),
         [f"{path}.c"],
-        depends=["c45rules/rules/_varint.h", "c45rules/rules/_pages.h", "c45rules/data/_mix.h"],
+        depends=["c45rules/rules/_varint.h", "c45rules/rules/_pages.h", "c45rules/rules/_pairwise.h", "c45rules/data/_mix.h"],
         # optional: without a compiler the install goes on and numpy does the step
         optional=True,
         # no fused multiply-add: the compiled steps must round exactly as numpy does

@@ -20,26 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double pairwise_sum(const double *a, Py_ssize_t n) {
-    if (n < 8) {
-        double res = 0.;
-        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
-        return res;
-    }
-    if (n <= 128) {
-        double r[8];
-        Py_ssize_t i;
-        for (int j = 0; j < 8; j++) r[j] = a[j];
-        for (i = 8; i < n - (n % 8); i += 8)
-            for (int j = 0; j < 8; j++) r[j] += a[i + j];
-        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) res += a[i];
-        return res;
-    }
-    Py_ssize_t n2 = n / 2;
-    n2 -= n2 % 8;
-    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
+#include "_pairwise.h"
 
 /* numpy's float(np.sum(a)) for a contiguous float64 array a of n values */
 static double np_sum(const double *a, Py_ssize_t n) { return 0.0 + pairwise_sum(a, n); }
