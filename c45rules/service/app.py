@@ -16,6 +16,7 @@ RecordDecider, which decides as `predict` does. Every error is JSON {"error", "f
 only once its audit row has committed; if the store fails the answer is a 503 and no
 decision is returned. A model with a challenger (`serve --shadow`, service/shadow.py) has the
 challenger decide the same records, its decisions committed beside the row, never answered.
+A regression model is answered with its number and the rules that fired (service/numbers.py).
 
 The decide route is the hot one: DecideRoute answers it ahead of FastAPI (which still documents
 it) with the same statuses and errors, and the answer is put together from JSON fragments made
@@ -354,6 +355,39 @@ class ManyDecisions(BaseModel):
     decisions: list[DecisionFields]
 
 
+class FiredRule(BaseModel):
+    """A rule of a regression model whose conditions held: its id and its model's bounded value."""
+
+    committee: int | None = Field(None, description="its committee (from 1), when the model has several")
+    id: int
+    value: float
+
+
+class NumberFields(BaseModel):
+    """One record's number, as the decide route answers it for a regression model."""
+
+    value: float = Field(description="the number predict gives the record")
+    rules: list[FiredRule] = Field(description="the rules that fired (none: the default model's value)")
+    explanation: str | None = Field(None, description="why, in words (with ?explain=true only)")
+
+
+class OneNumber(NumberFields):
+    """A regression model's answer to one record."""
+
+    model: str
+    fingerprint: str
+    request_id: str
+
+
+class ManyNumbers(BaseModel):
+    """A regression model's answer to a list of records: one number each, in order."""
+
+    model: str
+    fingerprint: str
+    request_id: str
+    decisions: list[NumberFields]
+
+
 def _settle(future: asyncio.Future, error: BaseException | None) -> None:
     if not future.done():
         future.set_result(error)
@@ -578,9 +612,11 @@ def create_app(config: ServiceConfig | None = None) -> Any:
         return _json(200, _rules_json(served(name)))
 
     @app.post("/v1/models/{name}/decide", openapi_extra=_DECIDE_BODY,
-              responses={200: {"model": OneDecision | ManyDecisions, "description": "the decisions"}})
+              responses={200: {"model": OneDecision | ManyDecisions | OneNumber | ManyNumbers,
+                                   "description": "the decisions (a regression model's: numbers)"}})
     async def decide(name: str, request: Request, explain: bool = False) -> Response:
-        """Decide one record (an object) or many (a list): class, rule_id (0: the default), confidence."""
+        """Decide one record (an object) or many (a list): class, rule_id (0: the default), confidence;
+        for a regression model, value and the rules that fired (service/numbers.py)."""
         # served by DecideRoute, which answers before FastAPI; this route documents it, and the
         # tests check that both give the same answers
         model = served(name)
