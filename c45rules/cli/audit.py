@@ -21,11 +21,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", metavar="NAME", help="only the decisions of this model name")
     p.add_argument("--since", metavar="TIME", help="only decisions at or after this ISO 8601 date or"
                    " time (no zone: UTC), e.g. 2026-03-01 or 2026-03-01T14:30:00Z")
-    p.add_argument("--rule", type=whole, metavar="ID", help="only decisions of this rule id (0: the default class)")
+    p.add_argument("--rule", type=whole, metavar="ID", help="only decisions of this rule id (0: the default class;"
+                   " a regression model's decisions where rule ID fired)")
     p.add_argument("--limit", type=positive_int, metavar="N", help="at most N decisions (the oldest first)")
     p.add_argument("--json", action="store_true",
                    help='one JSON object a line, in ASCII: {"time", "request_id", "seq", "model", "fingerprint",'
-                        ' "record", "class", "rule_id", "confidence"}; every stored value comes out, a'
+                        ' "record", "class", "rule_id", "confidence"} (for a regression model "value" and "rules" in place'
+                        ' of the last three); every stored value comes out, a'
                         ' character beyond ASCII as a \\uXXXX escape (a lone surrogate as \\udXXX, a'
                         ' stored byte that is not UTF-8 as \\udcXX)')
     p.add_argument("--replay", action="store_true",
@@ -64,12 +66,37 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 out.write(d.json_line() + "\n")
             else:
-                out.write(f"{t(d.time)}  {t(d.model)}  {t(d.fingerprint[:19])}  {t(d.request_id)}/{d.seq}"
-                          f"  class {t(d.klass)}  rule {d.rule_id}  {d.confidence:g}  {t(d.record)}\n")
+                head = f"{t(d.time)}  {t(d.model)}  {t(d.fingerprint[:19])}  {t(d.request_id)}/{d.seq}"
+                if d.value is not None:   # a regression model's number, and the rules that fired
+                    several = any(k > 1 for k, _, _ in d.rules)   # committee:rule when there are committees
+                    fired = ",".join(f"{k}:{r}" if several else str(r) for k, r, _ in d.rules) or "none"
+                    out.write(f"{head}  value {d.value:.6g}  rules {fired}  {t(d.record)}\n")
+                else:
+                    out.write(f"{head}  class {t(d.klass)}  rule {d.rule_id}  {d.confidence:g}  {t(d.record)}\n")
         return 0
     finally:
         del rows   # its cursors close before their connections
         store.close()
+
+
+def _replayed(version, d) -> str | None:
+    """How a logged decision differs when its record is decided again by `version` (None: it does not)."""
+    from ..errors import C45RulesError
+    try:
+        record = json.loads(d.record)
+        if version.decides_numbers:   # a regression model: the number and the rules fired, exactly
+            values, fired = version.decider.decide_many([record])
+            if (values[0], tuple(fired[0])) == (d.value, d.rules):
+                return None
+            return f"logged value {d.value!r} (rules {list(d.rules)}), now {values[0]!r} (rules {fired[0]})"
+        k = version.decider.position(record)
+    except (C45RulesError, ValueError) as e:
+        return f"the record no longer decides: {e}"
+    now = (version.decider.classes[k], int(version.decider.rule_ids[k]), float(version.decider.confidences[k]))
+    logged = (d.klass, d.rule_id, d.confidence)
+    return None if now == logged else (f"logged class {logged[0]} rule {logged[1]} confidence"
+                                       f" {logged[2]:g}, now class {now[0]} rule {now[1]}"
+                                       f" confidence {now[2]:g}")
 
 
 def _replay(store, rows, args: argparse.Namespace) -> int:
@@ -92,15 +119,7 @@ def _replay(store, rows, args: argparse.Namespace) -> int:
             why = "not in the store" if version is None else f"does not load ({version})"
             problem = f"model version {d.fingerprint} {why}"
         else:
-            try:
-                k = version.decider.position(json.loads(d.record))
-                now = (version.decider.classes[k], int(version.decider.rule_ids[k]), float(version.decider.confidences[k]))
-                logged = (d.klass, d.rule_id, d.confidence)
-                problem = None if now == logged else (f"logged class {logged[0]} rule {logged[1]} confidence"
-                                                      f" {logged[2]:g}, now class {now[0]} rule {now[1]}"
-                                                      f" confidence {now[2]:g}")
-            except (C45RulesError, ValueError) as e:
-                problem = f"the record no longer decides: {e}"
+            problem = _replayed(version, d)
         if problem is not None:
             differ += 1
             if args.json:
@@ -122,8 +141,10 @@ def _compare(store, args: argparse.Namespace, since: str | None) -> int:
     from ..govern.diff import decision_changes, describe, diff_rulesets
     from ..service.audit import export_text as t
     from ..service.models import load_version
+    from ..service.numbers import compare_numbers
     from ..service.shadow import count_pairs
-    pairs = count_pairs(store.shadowed(args.model, since))
+    numbers: dict = {}
+    pairs = count_pairs(store.shadowed(args.model, since), numbers)
 
     def version(name: str, fingerprint: str):
         text = store.model_text(fingerprint)
@@ -138,7 +159,17 @@ def _compare(store, args: argparse.Namespace, since: str | None) -> int:
         else:
             print(f"Model {t(name)}: champion {champion} -> challenger {challenger}")
             sys.stdout.write(describe(d, old, new, "the logged records"))
-    if not pairs:
+    for (name, champion, challenger), values in sorted(numbers.items()):
+        # numbers (regression models): how many records disagree, and by how much
+        summary = compare_numbers(values)
+        if args.json:
+            print(json.dumps({"model": name, "champion": champion, "challenger": challenger, **summary}))
+        else:
+            print(f"Model {t(name)}: champion {champion} -> challenger {challenger}\n"
+                  f"  {summary['records']} logged records, {summary['disagree']} decided differently"
+                  f" ({summary['disagreement']}); largest difference {summary['largest_difference']:.6g},"
+                  f" mean difference (challenger - champion) {summary['mean_difference'] or 0:.6g}")
+    if not pairs and not numbers:
         print("c45rules: no decisions of a shadow model in the store (serve --shadow NAME=FILE logs them)",
               file=sys.stderr)
     return 0

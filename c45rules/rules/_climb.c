@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "_pages.h"
+#include "_pairwise.h"
 #include "_varint.h"
 
 typedef __int128 wide;
@@ -708,29 +709,6 @@ typedef struct {
 /* A rule's sums are re-added from its last checkpoint before its first changed case: the
  * sums up to there are the same doubles (the same weights added in the same order). */
 #define CHECK_EVERY 32
-
-/* numpy's np.sum of a[0..n) (float64, contiguous): its pairwise sum, 8 running sums in
- * blocks of at most 128, halves cut at a multiple of 8. */
-static double pairwise_sum(const double *a, int64_t n) {
-    if (n < 8) {
-        double res = 0.;
-        for (int64_t i = 0; i < n; i++) res += a[i];
-        return res;
-    }
-    if (n <= 128) {
-        double r[8];
-        int64_t i;
-        for (int j = 0; j < 8; j++) r[j] = a[j];
-        for (i = 8; i < n - (n % 8); i += 8)
-            for (int j = 0; j < 8; j++) r[j] += a[i + j];
-        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) res += a[i];
-        return res;
-    }
-    int64_t n2 = n / 2;
-    n2 -= n2 % 8;
-    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
 
 /* Fires and FP as numpy summed them: the weights of the fired (and negative) cases. */
 static void fired_sums(WClimb *s) {

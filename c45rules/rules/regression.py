@@ -26,6 +26,13 @@ import numpy as np
 
 from ..tree.model_tree import Columns, Fitted, MNode, estimated_error, fit_linear
 
+try:
+    # the compiled searches (setup.py builds them when a C compiler is there): the same
+    # steps on the same doubles as the numpy ones below, which run without it
+    from . import _regress as _native
+except ImportError:     # pragma: no cover - depends on the install
+    _native = None
+
 # a path test: (attribute position in Columns, "<=" | ">" | "in", threshold or frozenset of codes)
 Test = tuple[int, str, object]
 
@@ -96,12 +103,26 @@ def _estimate(pred: np.ndarray, y: np.ndarray, mask: np.ndarray, v: int) -> floa
 
 
 def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray) -> DraftRule:
-    """Drop conditions while the estimated error does not grow (step 2), then refit (step 3).
+    """Drop conditions while the estimated error does not grow (step 2), then refit (step 3)."""
+    pred = model.values(cols.xf)
+    v = model.columns.size + 1
+    # the compiled search counts a case's failed tests in a byte
+    drop = _drop_conditions_native if _native is not None and len(tests) < 256 else _drop_conditions
+    tests, covered, n, abs_sum, current = drop(tests, cols, y, pred, v)
+    refit = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
+    if refit.estimate < current:
+        return DraftRule(tests, refit, covered, refit.estimate)
+    return DraftRule(tests, Fitted(model.intercept, model.columns, model.coefs, abs_sum / max(n, 1), current),
+                     covered, current)
+
+
+def _drop_conditions(tests: list[Test], cols: Columns, y: np.ndarray, pred: np.ndarray,
+                     v: int) -> tuple[list[Test], np.ndarray, int, float, float]:
+    """Step 2 in numpy: (the tests kept, the cases they cover, how many, the summed absolute
+    error of `pred` on them, its estimate).
 
     Each case's count of failed conditions is kept; dropping condition i adds the cases that
     fail it alone, so a trial costs those cases only."""
-    pred = model.values(cols.xf)
-    v = model.columns.size + 1
     masks = [test_mask(cols, t) for t in tests]
     fails = np.zeros(y.size, dtype=np.int16)
     for m in masks:
@@ -131,11 +152,28 @@ def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray) -> 
         current = best
         del masks[best_i]
         del tests[best_i]
-    refit = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
-    if refit.estimate < current:
-        return DraftRule(tests, refit, covered, refit.estimate)
-    return DraftRule(tests, Fitted(model.intercept, model.columns, model.coefs, abs_sum / max(n, 1), current),
-                     covered, current)
+    return tests, covered, n, abs_sum, current
+
+
+def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, pred: np.ndarray,
+                            v: int) -> tuple[list[Test], np.ndarray, int, float, float]:
+    """`_drop_conditions` in the compiled module (same steps, same doubles)."""
+    kind = np.array([0 if op == "<=" else 1 if op == ">" else 2 for _, op, _ in tests], dtype=np.int8)
+    col = np.array([a if a < cols.n_cont else a - cols.n_cont for a, _, _ in tests], dtype=np.int32)
+    thr = np.array([val if op != "in" else 0.0 for _, op, val in tests], dtype=np.float64)
+    tables = [np.zeros(cols.disc_sizes[a - cols.n_cont] if op == "in" else 0, dtype=np.uint8) for a, op, _ in tests]
+    for table, (_, op, val) in zip(tables, tests):
+        if op == "in":
+            table[list(val)] = 1
+    lut_at = np.cumsum([0] + [t.size for t in tables[:-1]], dtype=np.int64)
+    lut = np.concatenate(tables) if tables else np.zeros(0, dtype=np.uint8)
+    covered = np.zeros(y.size, dtype=np.bool_)
+    cont, disc = cols.column_major
+    dropped, n, abs_sum, current = _native.simplify(
+        y.size, cont, disc, kind, col, thr, lut_at, lut, np.ascontiguousarray(y, dtype=np.float64),
+        np.ascontiguousarray(pred, dtype=np.float64), covered.view(np.uint8), v)
+    gone = set(dropped)
+    return [t for i, t in enumerate(tests) if i not in gone], covered, n, abs_sum, current
 
 
 def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, default: np.ndarray) -> list[DraftRule]:
@@ -176,11 +214,22 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, 
         new = np.where(c > 0, (total[r] - values[k]) / np.maximum(c, 1), default[r])
         return float(np.abs(y[r] - new).sum() - np.abs(y[r] - pred[r]).sum())
 
-    deltas = np.array([delta(k) for k in range(len(drafts))])
-    alive = np.ones(len(drafts), dtype=bool)
     abs_sum = float(np.abs(y - pred).sum())
     v_sum = float(params.sum())
     current = float(estimated_error(abs_sum / n, n, v_sum))
+    if _native is not None:
+        # the same loop compiled (same doubles); it reads a case's rules from the pairs by case
+        by_case = np.argsort(pair_case, kind="stable")
+        alive8 = np.ones(len(drafts), dtype=np.uint8)
+        _native.select_rules(
+            np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(default, dtype=np.float64),
+            pred, total, count, np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64),
+            pair_case.astype(np.int32), np.concatenate(values).astype(np.float64), params,
+            np.concatenate([[0], np.cumsum(np.bincount(pair_case, minlength=n))]).astype(np.int64),
+            pair_rule[by_case].astype(np.int32), alive8, abs_sum, v_sum, current)
+        return [drafts[k] for k in np.flatnonzero(alive8).tolist()]
+    deltas = np.array([delta(k) for k in range(len(drafts))])
+    alive = np.ones(len(drafts), dtype=bool)
     while alive.sum() > 1:
         live = np.flatnonzero(alive)
         trials = estimated_error((abs_sum + deltas[live]) / n, n, v_sum - params[live])

@@ -16,6 +16,7 @@ RecordDecider, which decides as `predict` does. Every error is JSON {"error", "f
 only once its audit row has committed; if the store fails the answer is a 503 and no
 decision is returned. A model with a challenger (`serve --shadow`, service/shadow.py) has the
 challenger decide the same records, its decisions committed beside the row, never answered.
+A regression model is answered with its number and the rules that fired (service/numbers.py).
 
 The decide route is the hot one: DecideRoute answers it ahead of FastAPI (which still documents
 it) with the same statuses and errors, and the answer is put together from JSON fragments made
@@ -297,6 +298,15 @@ def answers(model: ServedModel) -> Answers:
 
 def _rules_json(model: ServedModel) -> dict[str, Any]:
     rs = model.ruleset
+    if model.decides_numbers:
+        return {**model.summary(),
+                "attributes": [{"name": a.name, "kind": a.kind, "values": list(a.values)} for a in rs.schema.attributes],
+                "committees": [{"rules": [{"id": r.id, "conditions": [{"attribute": c.attribute, "op": c.op,
+                                                                      "value": list(c.value) if c.op == "in" else c.value}
+                                                                     for c in r.conditions],
+                                           "model": str(r.model), "cases": r.cases, "mean": r.mean,
+                                           "range": [r.low, r.high], "error": r.error, "bounds": [r.lower, r.upper]}
+                                          for r in c.rules], "default": str(c.default)} for c in rs.committees]}
     conf = model.decider.confidences
     return {**model.summary(),
             "attributes": [{"name": a.name, "kind": a.kind, "values": list(a.values)} for a in rs.schema.attributes],
@@ -343,6 +353,39 @@ class ManyDecisions(BaseModel):
     fingerprint: str
     request_id: str
     decisions: list[DecisionFields]
+
+
+class FiredRule(BaseModel):
+    """A rule of a regression model whose conditions held: its id and its model's bounded value."""
+
+    committee: int | None = Field(None, description="its committee (from 1), when the model has several")
+    id: int
+    value: float
+
+
+class NumberFields(BaseModel):
+    """One record's number, as the decide route answers it for a regression model."""
+
+    value: float = Field(description="the number predict gives the record")
+    rules: list[FiredRule] = Field(description="the rules that fired (none: the default model's value)")
+    explanation: str | None = Field(None, description="why, in words (with ?explain=true only)")
+
+
+class OneNumber(NumberFields):
+    """A regression model's answer to one record."""
+
+    model: str
+    fingerprint: str
+    request_id: str
+
+
+class ManyNumbers(BaseModel):
+    """A regression model's answer to a list of records: one number each, in order."""
+
+    model: str
+    fingerprint: str
+    request_id: str
+    decisions: list[NumberFields]
 
 
 def _settle(future: asyncio.Future, error: BaseException | None) -> None:
@@ -433,6 +476,8 @@ def create_app(config: ServiceConfig | None = None) -> Any:
         except (ValueError, RecursionError) as e:
             raise ClientError(400, f"malformed JSON: {e}", "body") from None
         records, single = _records(payload, model)
+        if model.decides_numbers:
+            return await decided_numbers(model, body, records, single, explain, info)
         try:
             if single:
                 position, names = model.decider.decide(records[0])
@@ -450,26 +495,58 @@ def create_app(config: ServiceConfig | None = None) -> Any:
             if single:
                 info["rule_id"] = int(model.decider.rule_ids[positions[0]])
         row = request_row(request_id, now(), model.name, model.fingerprint, body, positions, made.outcomes)
+        if not await committed(model, request_id, row, records, single):
+            return 503, _NOT_RECORDED, None
+        made.counts.count(positions)
+        return 200, made.body(request_id, positions, single, explain, unseen), request_id
+
+    async def committed(model: ServedModel, request_id: str, row: tuple, records: list[dict], single: bool,
+                        champion: list[float] | None = None) -> bool:
+        """Submit a request's audit row, with its challenger's beside it when the model has one;
+        True once committed, False (logged) when the store failed. `champion`: a regression
+        model's numbers, which its challenger's are counted against (metrics)."""
         shadows = ()
         challenger = state["challengers"].get(model.name)
         if challenger is not None:
             try:
-                shadows = (challenger.row(request_id, records, single),)
+                shadows = (challenger.row(request_id, records, single, champion),)
             except InputError as e:   # the answer is the champion's whatever the challenger makes of it
                 log.warning("challenger of %s did not decide request %s: %s", model.name, request_id, e)
         loop = asyncio.get_running_loop()
-        committed = loop.create_future()
+        done_future = loop.create_future()
 
         def done(error: BaseException | None) -> None:
-            loop.call_soon_threadsafe(_settle, committed, error)
+            loop.call_soon_threadsafe(_settle, done_future, error)
         state["writer"].submit([row], done, shadows)
-        error = await committed
+        error = await done_future
         if error is not None:
-            log.error("audit store failed; %d decision(s) not answered: %s", len(positions), error)
-            return 503, _dumps({"error": "the audit store could not record the decision; nothing was decided",
-                                "field": None}).encode(), None
-        made.counts.count(positions)
-        return 200, made.body(request_id, positions, single, explain, unseen), request_id
+            log.error("audit store failed; %d decision(s) not answered: %s", row[4], error)
+            return False
+        return True
+
+    async def decided_numbers(model: ServedModel, body: bytes, records: list[dict], single: bool, explain: bool,
+                              info: dict[str, Any] | None) -> tuple[int, bytes, str | None]:
+        """`decided` for a regression model (service/numbers.py): each record's number and fired rules."""
+        decider = model.decider
+        try:
+            values, fired = decider.decide_many(records)
+            texts = [decider.explanation(r) for r in records] if explain else None
+        except InputError as e:
+            record = 0 if single else getattr(e, "record", None)
+            raise ClientError(422, str(e), getattr(e, "field", None), record) from None
+        request_id = f"{ids.getrandbits(128):032x}"
+        if info is not None:
+            info.update(audit_id=request_id, records=len(values))
+        row = request_row(request_id, now(), model.name, model.fingerprint, body, range(len(values)),
+                          decider.entries(values, fired))
+        if not await committed(model, request_id, row, records, single, values):
+            return 503, _NOT_RECORDED, None
+        metrics.NUMBERS.labels(model.name, model.fingerprint).inc(len(values))
+        fields = [decider.answer_fields(v, f) for v, f in zip(values, fired)]
+        if texts is not None:
+            fields = [{**f, "explanation": t} for f, t in zip(fields, texts)]
+        head = {"model": model.name, "fingerprint": model.fingerprint, "request_id": request_id}
+        return 200, _dumps({**head, **fields[0]} if single else {**head, "decisions": fields}).encode(), request_id
 
     async def decide_route(scope: dict, receive: Any, send: Any, name: str) -> None:
         """POST /v1/models/{name}/decide as a plain ASGI handler (see DecideRoute)."""
@@ -535,9 +612,11 @@ def create_app(config: ServiceConfig | None = None) -> Any:
         return _json(200, _rules_json(served(name)))
 
     @app.post("/v1/models/{name}/decide", openapi_extra=_DECIDE_BODY,
-              responses={200: {"model": OneDecision | ManyDecisions, "description": "the decisions"}})
+              responses={200: {"model": OneDecision | ManyDecisions | OneNumber | ManyNumbers,
+                                   "description": "the decisions (a regression model's: numbers)"}})
     async def decide(name: str, request: Request, explain: bool = False) -> Response:
-        """Decide one record (an object) or many (a list): class, rule_id (0: the default), confidence."""
+        """Decide one record (an object) or many (a list): class, rule_id (0: the default), confidence;
+        for a regression model, value and the rules that fired (service/numbers.py)."""
         # served by DecideRoute, which answers before FastAPI; this route documents it, and the
         # tests check that both give the same answers
         model = served(name)
@@ -554,6 +633,8 @@ def create_app(config: ServiceConfig | None = None) -> Any:
     return outer
 
 
+_NOT_RECORDED = _dumps({"error": "the audit store could not record the decision; nothing was decided",
+                        "field": None}).encode()
 _INFO = "c45rules"   # the scope key of what a request's log line and metrics name (Observed)
 READY_SECONDS = 5.0  # /readyz waits this long for the audit store's answer
 _REQUEST_ID_LIMIT = 128

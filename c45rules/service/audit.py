@@ -9,7 +9,9 @@ In SQLite (`sqlite:PATH`, the default) or PostgreSQL (`postgresql://...`), schem
                         body as received, zlib-compressed: one JSON object or a list of them),
                         outcomes (JSON [[class, rule_id, confidence], ...], the request's distinct
                         decisions) and picks (for each record in order, its outcome's index:
-                        little-endian uint32, zlib-compressed)
+                        little-endian uint32, zlib-compressed); a regression model's outcome
+                        is the object {"value", "rules": [[committee, rule_id, value], ...]}
+                        (service/numbers.py), one per record
     c45rules_shadow     one row per request a challenger model also decided (`serve --shadow`):
                         request_id (the c45rules_requests row it shadows), fingerprint (the
                         challenger's version), outcomes and picks (as in c45rules_requests: the
@@ -137,20 +139,26 @@ class Decision:
     model: str
     fingerprint: str
     record: str
-    klass: str
+    klass: str | None
     rule_id: int
-    confidence: float
+    confidence: float | None
+    value: float | None = None   # a regression model's number (klass and confidence None, rule_id 0)
+    rules: tuple = ()            # and its fired rules: (committee, rule id, value) each
 
     def as_dict(self) -> dict[str, Any]:
         """The row as JSON takes it (the record parsed back; a version 1 record that is not
-        JSON, which only a damaged store holds, stays its text)."""
+        JSON, which only a damaged store holds, stays its text); a number's decision has
+        "value" and "rules" ([[committee, rule_id, value], ...]) in place of class, rule_id
+        and confidence."""
         try:
             record = json.loads(self.record)
         except ValueError:
             record = self.record
-        return {"time": self.time, "request_id": self.request_id, "seq": self.seq, "model": self.model,
-                "fingerprint": self.fingerprint, "record": record, "class": self.klass,
-                "rule_id": self.rule_id, "confidence": self.confidence}
+        head = {"time": self.time, "request_id": self.request_id, "seq": self.seq, "model": self.model,
+                "fingerprint": self.fingerprint, "record": record}
+        if self.value is not None:
+            return {**head, "value": self.value, "rules": [list(r) for r in self.rules]}
+        return {**head, "class": self.klass, "rule_id": self.rule_id, "confidence": self.confidence}
 
     def json_line(self) -> str:
         """The row as one line of JSON in ASCII, whatever it holds (see export_text)."""
@@ -210,10 +218,25 @@ def _expand(row: Sequence[Any]) -> list[Decision]:
         chosen = picks_of(picks).tolist()
         if not (isinstance(listed, list) and len(listed) == len(chosen) == n):
             raise ValueError(f"{n} records announced, {len(listed)} stored, {len(chosen)} decisions")
-        return [Decision(time, request_id, seq, model, fingerprint, record_json(record), *legend[k])
+        return [Decision(time, request_id, seq, model, fingerprint, record_json(record), *_outcome(legend[k]))
                 for seq, (record, k) in enumerate(zip(listed, chosen))]
-    except (ValueError, TypeError, IndexError, zlib.error) as e:
+    except (ValueError, TypeError, IndexError, KeyError, zlib.error) as e:
         raise InputError(f"audit store: the row of request {request_id} is damaged ({e})") from None
+
+
+def _outcome(entry: Any) -> tuple:
+    """A stored outcome entry as Decision's fields from klass on: a class's [class, rule_id,
+    confidence], or a number's {"value", "rules"}."""
+    if isinstance(entry, dict):
+        return None, 0, None, float(entry["value"]), tuple(tuple(r) for r in entry["rules"])
+    return tuple(entry)
+
+
+def _decided_by(d: Decision, rule: int) -> bool:
+    """Whether rule `rule` decided it (a class rule's id; any committee's fired rule for a number)."""
+    if d.value is not None:
+        return any(r == rule for _, r, _ in d.rules)
+    return d.rule_id == rule
 
 
 def _order(d: Decision) -> tuple[str, str, int]:
@@ -392,7 +415,7 @@ class AuditStore:
             text += (" WHERE " + " AND ".join(where)) if where else ""
             rows = self._rows(text + " ORDER BY time, request_id", args)
             expanded = (d for row in rows for d in _expand(row))
-            streams.append(expanded if rule is None else (d for d in expanded if d.rule_id == rule))
+            streams.append(expanded if rule is None else (d for d in expanded if _decided_by(d, rule)))
         if self._v1:
             where1, args1 = list(where), list(args)
             if rule is not None:

@@ -6,6 +6,9 @@ memory-mapped files there, and a scrape answered by any worker sums them all. Wi
 app made in-process, as tests do) the counts are this process's alone.
 
     c45rules_decisions_total{model,fingerprint,rule_id,class}   decisions made (records)
+    c45rules_number_decisions_total{model,fingerprint}           numbers decided (a regression model's records)
+    c45rules_shadow_disagreements_total{model}                   a regression model's records whose challenger's
+                                                                 number differs (service/numbers.py numbers_differ)
     c45rules_request_seconds{route}                              request latency (histogram)
     c45rules_errors_total{status}                                answers of status >= 400
     c45rules_audit_commit_seconds                                audit commit latency (histogram)
@@ -26,6 +29,10 @@ _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5
 
 DECISIONS = Counter("c45rules_decisions", "decisions made, by model version, deciding rule and class",
                     ["model", "fingerprint", "rule_id", "class"])
+NUMBERS = Counter("c45rules_number_decisions", "numbers decided (records of regression models), by model version",
+                  ["model", "fingerprint"])
+SHADOW_DISAGREEMENTS = Counter("c45rules_shadow_disagreements", "records whose challenger's number disagrees with"
+                               " the champion's (relative difference > 1e-6), by model", ["model"])
 REQUEST_SECONDS = Histogram("c45rules_request_seconds", "request latency, by route", ["route"],
                             buckets=_LATENCY_BUCKETS)
 ERRORS = Counter("c45rules_errors", "answers with an error status, by status", ["status"])

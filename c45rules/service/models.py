@@ -27,8 +27,10 @@ from typing import Any
 from ..errors import C45RulesError
 from ..export.yaml import load_yaml, read_model_bytes
 from ..model.records import RecordDecider
+from ..model.regression import RegressionModel
 from ..model.ruleset import RuleSet
 from .audit import AuditStore, model_fingerprint
+from .numbers import NumberDecider
 
 log = logging.getLogger("c45rules.service")
 SUFFIXES = (".yaml", ".yml")
@@ -41,13 +43,23 @@ class ServedModel:
 
     name: str
     fingerprint: str
-    ruleset: RuleSet
-    decider: RecordDecider
+    ruleset: RuleSet | RegressionModel
+    decider: RecordDecider | NumberDecider
     text: str
+
+    @property
+    def decides_numbers(self) -> bool:
+        """Whether it is a regression model (its decisions are numbers: service/numbers.py)."""
+        return isinstance(self.decider, NumberDecider)
 
     def summary(self) -> dict[str, Any]:
         """What GET /v1/models lists for it."""
         rs = self.ruleset
+        if self.decides_numbers:
+            return {"name": self.name, "fingerprint": self.fingerprint, "kind": "regression",
+                    "target": rs.target, "rules": len(rs.rules), "committees": len(rs.committees),
+                    "bounds": [rs.floor, rs.ceiling], "trained_on": rs.fingerprint or None,
+                    "library_version": rs.version or None}
         return {"name": self.name, "fingerprint": self.fingerprint, "classes": list(rs.schema.classes),
                 "target": rs.schema.target, "rules": len(rs.rules), "default_class": rs.default_class,
                 "trained_on": rs.fingerprint or None, "library_version": rs.version or None}
@@ -64,10 +76,8 @@ def load_version(name: str, data: bytes) -> ServedModel:
     from ..model.boosted import BoostedRuleSet
     if isinstance(ruleset, BoostedRuleSet):    # its decisions are votes, not one rule's
         raise ModelError("a boosted model (trials voting): the decision service serves single rulesets")
-    from ..model.regression import RegressionModel
-    if isinstance(ruleset, RegressionModel):   # answers and audit rows are a class and one rule
-        raise ModelError("a regression model (rules for a number): the decision service serves class rules;"
-                         " score numbers with its exports (export --to python|sql|pmml)")
+    if isinstance(ruleset, RegressionModel):   # its decisions are numbers (service/numbers.py)
+        return ServedModel(name, model_fingerprint(data), ruleset, NumberDecider(ruleset), text)
     return ServedModel(name, model_fingerprint(data), ruleset, RecordDecider(ruleset), text)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import C45RulesError, InputError
 from .audit import outcome_texts, picks_of, shadow_row
 from .models import ServedModel, load_version
+from .numbers import is_number_entry, numbers_differ
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,10 +30,23 @@ class Challenger:
     model: ServedModel
     outcomes: list[str]
 
-    def row(self, request_id: str, records: Sequence[Mapping[str, Any]], single: bool) -> tuple:
+    def row(self, request_id: str, records: Sequence[Mapping[str, Any]], single: bool,
+            champion: Sequence[float] | None = None) -> tuple:
         """The shadow_row of the challenger's decisions of a request's records (InputError
-        for a record it cannot read)."""
+        for a record it cannot read, or when it and the champion decide different kinds of
+        thing). `champion`: a regression champion's numbers; the records where the
+        challenger's differ are counted (metrics.SHADOW_DISAGREEMENTS)."""
         decider = self.model.decider
+        if self.model.decides_numbers != (champion is not None):
+            kinds = ("numbers", "classes") if self.model.decides_numbers else ("classes", "numbers")
+            raise InputError(f"the challenger decides {kinds[0]} and the served model {kinds[1]}")
+        if champion is not None:
+            values, fired = decider.decide_many(records)
+            differ = sum(numbers_differ(a, b) for a, b in zip(champion, values))
+            if differ:
+                from . import metrics   # prometheus_client: the service's, not `audit --compare`'s
+                metrics.SHADOW_DISAGREEMENTS.labels(self.model.name).inc(differ)
+            return shadow_row(request_id, self.model.fingerprint, range(len(values)), decider.entries(values, fired))
         positions = [decider.position(records[0])] if single else decider.positions(records)
         return shadow_row(request_id, self.model.fingerprint, positions, self.outcomes)
 
@@ -55,16 +69,19 @@ def load_challenger(name: str, path: str | Path) -> Challenger:
     except C45RulesError as e:
         raise InputError(f"--shadow {name}={path}: {' '.join(str(e).split())}") from None
     d = version.decider
+    if version.decides_numbers:   # a number's entries are made per record (service/numbers.py)
+        return Challenger(version, [])
     return Challenger(version, outcome_texts(d.classes, d.rule_ids, d.confidences))
 
 
 PairCounts = dict[tuple[str, str, str], Counter]
 
 
-def count_pairs(rows: Iterable[tuple]) -> PairCounts:
+def count_pairs(rows: Iterable[tuple], numbers: dict | None = None) -> PairCounts:
     """(model, champion fingerprint, challenger fingerprint) -> Counter of (champion class,
     champion rule id, challenger class, challenger rule id) -> records, over the rows of
-    AuditStore.shadowed."""
+    AuditStore.shadowed. The rows of regression models go to `numbers` instead, when given:
+    the same key -> [(champion's number, challenger's number), ...] (else they are refused)."""
     out: PairCounts = {}
     for model, champion, c_outcomes, c_picks, challenger, s_outcomes, s_picks in rows:
         mine, theirs = json.loads(c_outcomes), json.loads(s_outcomes)
@@ -72,6 +89,12 @@ def count_pairs(rows: Iterable[tuple]) -> PairCounts:
         if len(a) != len(b):
             raise InputError(f"audit store: a shadowed request of {model} holds {len(a)} champion and"
                              f" {len(b)} challenger decisions")
+        if any(is_number_entry(e) for e in mine + theirs):
+            if numbers is None or not all(is_number_entry(e) for e in mine + theirs):
+                raise InputError(f"audit store: a shadowed request of {model} holds numbers where classes are read")
+            numbers.setdefault((model, champion, challenger), []).extend(
+                (float(mine[i]["value"]), float(theirs[j]["value"])) for i, j in zip(a.tolist(), b.tolist()))
+            continue
         # one pass over the records: each (champion outcome, challenger outcome) pair as one number
         pairs, counts = np.unique((a << np.uint64(32)) | b, return_counts=True)
         tally = out.setdefault((model, champion, challenger), Counter())

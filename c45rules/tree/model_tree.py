@@ -34,6 +34,7 @@ Steps, and where Quinlan's description left a choice to us:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -165,6 +166,13 @@ class Columns:
     @property
     def n_cont(self) -> int:
         return len(self.cont_at)
+
+    @cached_property
+    def column_major(self) -> tuple[np.ndarray, np.ndarray]:
+        """(`cont` as float64, `disc` as int32), each column contiguous: the compiled rule
+        searches (rules/_regress.c) read one attribute of every case at a time."""
+        return (np.ascontiguousarray(self.cont.T, dtype=np.float64),
+                np.ascontiguousarray(self.disc.T, dtype=np.int32))
 
 
 def _best_cut(values: np.ndarray, y: np.ndarray, n_all: int, min_cases: int) -> tuple[float, float]:

@@ -1,0 +1,339 @@
+/* The two searches of regression rules (rules/regression.py simplify and select_rules), compiled.
+ *
+ * Both are loops of small numpy steps over all training cases, run once per leaf (simplify)
+ * or once per dropped rule (select_rules): on diamonds (4.5k leaves) the calls, not the work,
+ * took most of the fit's 30 s (issue 54). These are the same steps on the same doubles, so a
+ * model learnt with or without this module is the same to the last bit:
+ *   - every sum of absolute errors is numpy's own pairwise summation (pairwise_sum below,
+ *     numpy's algorithm for a contiguous float64 array: 8 accumulators in blocks of at most
+ *     128, halves at multiples of 8 above), added to 0.0 as numpy's reduction does;
+ *   - the values summed are gathered in case order, as numpy's fancy indexing gathers them;
+ *   - every other operation is one IEEE operation in the order the Python expression makes it.
+ * Built with -ffp-contract=off: no fused multiply-add may change a rounding.
+ * regression.py falls back to its numpy steps when this module is missing, and the tests check
+ * both give the same rules.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_pairwise.h"
+
+/* numpy's float(np.sum(a)) for a contiguous float64 array a of n values */
+static double np_sum(const double *a, Py_ssize_t n) { return 0.0 + pairwise_sum(a, n); }
+
+/* Quinlan's estimate as model_tree.estimated_error computes it (ints n, v; float error) */
+static double m5_estimate(double error, Py_ssize_t n, Py_ssize_t v) {
+    return n > v ? error * (double)(n + v) / (double)(n - v) : INFINITY;
+}
+
+/* ---- simplify -------------------------------------------------------------------------- */
+typedef struct {
+    Py_ssize_t n;
+    const double *cont;      /* continuous columns, one after another (column-major), NaN unknown */
+    const int32_t *disc;     /* discrete codes, column-major, -1 unknown */
+    const int8_t *kind;      /* per test: 0 "<=", 1 ">", 2 "in" */
+    const int32_t *col;      /* per test: its column in cont or disc */
+    const double *thr;       /* per test: the threshold ("<=", ">") */
+    const int64_t *lut_at;   /* per test: where its value table starts in lut ("in") */
+    const uint8_t *lut;      /* value tables: lut[lut_at[t] + code] is 1 when code is in the set */
+} Tests;
+
+/* a growable list of case numbers */
+typedef struct {
+    int32_t *at;
+    Py_ssize_t n, cap;
+} Cases;
+
+static int push(Cases *c, int32_t r) {
+    if (c->n == c->cap) {
+        Py_ssize_t cap = c->cap ? 2 * c->cap : 16;
+        int32_t *at = realloc(c->at, sizeof(int32_t) * (size_t)cap);
+        if (!at) return -1;
+        c->at = at;
+        c->cap = cap;
+    }
+    c->at[c->n++] = r;
+    return 0;
+}
+
+static int by_number(const void *x, const void *y) {
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* fail[r] = 1 when case r fails test t, for every case: one test over all cases at a time,
+ * without branches (which case fails is no pattern a branch predictor learns) */
+static void test_fails(const Tests *T, int t, uint8_t *fail) {
+    const Py_ssize_t n = T->n;
+    if (T->kind[t] == 2) {
+        const int32_t *c = T->disc + (Py_ssize_t)T->col[t] * n;
+        const uint8_t *lut = T->lut + T->lut_at[t];
+        for (Py_ssize_t r = 0; r < n; r++) fail[r] = c[r] < 0 ? 1 : !lut[c[r]];
+        return;
+    }
+    const double *x = T->cont + (Py_ssize_t)T->col[t] * n, thr = T->thr[t];
+    /* an unknown (NaN) passes neither: both comparisons are false */
+    if (T->kind[t] == 0) for (Py_ssize_t r = 0; r < n; r++) fail[r] = !(x[r] <= thr);
+    else for (Py_ssize_t r = 0; r < n; r++) fail[r] = !(x[r] > thr);
+}
+
+/* Per-case scratch, kept from call to call: a fit calls simplify once per leaf, thousands of
+ * times, and fresh pages for each call cost as much as the search (the GIL is held throughout,
+ * so no two calls share it) */
+static struct {
+    Py_ssize_t cap;
+    uint8_t *nfail, *fail;
+    int32_t *sum;
+    double *buf;
+} scratch;
+
+static int scratch_for(Py_ssize_t n) {
+    if (n <= scratch.cap) return 0;
+    free(scratch.nfail); free(scratch.fail); free(scratch.sum); free(scratch.buf);
+    scratch.nfail = malloc((size_t)n);
+    scratch.fail = malloc((size_t)n);
+    scratch.sum = malloc(sizeof(int32_t) * (size_t)n);
+    scratch.buf = malloc(sizeof(double) * (size_t)n);
+    scratch.cap = n;
+    if (scratch.nfail && scratch.fail && scratch.sum && scratch.buf) return 0;
+    free(scratch.nfail); free(scratch.fail); free(scratch.sum); free(scratch.buf);
+    memset(&scratch, 0, sizeof scratch);
+    return -1;
+}
+
+/* Step 2 of regression.py: each case's count of failed tests and the sum of their numbers
+ * (the one test itself when it fails one); one[t]: the cases failing t alone, summed in case
+ * order. Dropping a test reads that test over all cases once. */
+static PyObject *simplify(PyObject *self, PyObject *args) {
+    Py_buffer cont = {0}, disc = {0}, kind = {0}, col = {0}, thr = {0}, lut_at = {0}, lut = {0};
+    Py_buffer y = {0}, pred = {0}, covered = {0};
+    Py_ssize_t n, v;
+    PyObject *out = NULL;
+    uint8_t *nfail = NULL, *fail = NULL;
+    int32_t *sum = NULL;
+    Cases *one = NULL;
+    double *buf = NULL, *add = NULL;
+    uint8_t *alive = NULL, *dirty = NULL;
+    int nt = 0;
+    if (!PyArg_ParseTuple(args, "ny*y*y*y*y*y*y*y*y*w*n", &n, &cont, &disc, &kind, &col, &thr, &lut_at,
+                          &lut, &y, &pred, &covered, &v))
+        return NULL;
+    nt = (int)kind.len;
+    Tests T = {n, cont.buf, disc.buf, kind.buf, col.buf, thr.buf, lut_at.buf, lut.buf};
+    const double *yy = y.buf, *pp = pred.buf;
+    uint8_t *cov = covered.buf;
+    if (scratch_for(n) < 0) goto nomem;
+    nfail = scratch.nfail; fail = scratch.fail; sum = scratch.sum; buf = scratch.buf;
+    memset(nfail, 0, (size_t)n);
+    memset(sum, 0, sizeof(int32_t) * (size_t)n);
+    one = calloc((size_t)nt + 1, sizeof(Cases));
+    add = calloc((size_t)nt + 1, sizeof(double));
+    alive = malloc((size_t)nt + 1);
+    dirty = calloc((size_t)nt + 1, 1);
+    if (!nfail || !fail || !sum || !buf || !one || !add || !alive || !dirty) goto nomem;
+    /* at most 255 tests a path: a deeper one is counted wrongly, so it is refused */
+    if (nt > 255) { PyErr_SetString(PyExc_ValueError, "more than 255 tests"); goto done; }
+    for (int t = 0; t < nt; t++) {
+        alive[t] = 1;
+        test_fails(&T, t, fail);
+        for (Py_ssize_t r = 0; r < n; r++) {
+            nfail[r] += fail[r];
+            sum[r] += fail[r] * t;
+        }
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        if (!nfail[r]) buf[m++] = fabs(yy[r] - pp[r]);
+        else if (nfail[r] == 1 && push(&one[sum[r]], (int32_t)r) < 0) goto nomem;
+    }
+    Py_ssize_t covered_n = m;
+    double abs_sum = np_sum(buf, m);
+    double current = covered_n ? m5_estimate(abs_sum / (double)covered_n, covered_n, v) : INFINITY;
+    for (int t = 0; t < nt; t++) dirty[t] = 1;
+    out = PyList_New(0);
+    if (!out) goto done;
+    for (int left = nt; left > 0;) {
+        double best = INFINITY, best_add = 0.0;
+        int best_i = -1;
+        for (int t = 0; t < nt; t++) {
+            if (!alive[t]) continue;
+            if (dirty[t]) {
+                /* the sum numpy makes: the cases' absolute errors gathered in case order */
+                Py_ssize_t i = 1;
+                while (i < one[t].n && one[t].at[i - 1] < one[t].at[i]) i++;
+                if (i < one[t].n) qsort(one[t].at, (size_t)one[t].n, sizeof(int32_t), by_number);
+                for (i = 0; i < one[t].n; i++) buf[i] = fabs(yy[one[t].at[i]] - pp[one[t].at[i]]);
+                add[t] = np_sum(buf, one[t].n);
+                dirty[t] = 0;
+            }
+            Py_ssize_t k = covered_n + one[t].n;
+            if (!k) continue;
+            double e = m5_estimate((abs_sum + add[t]) / (double)k, k, v);
+            if (e < best) { best = e; best_i = t; best_add = add[t]; }
+        }
+        if (best_i < 0 || best > current) break;
+        const int d = best_i;
+        alive[d] = 0;
+        covered_n += one[d].n;
+        test_fails(&T, d, fail);
+        for (Py_ssize_t r = 0; r < n; r++) {
+            nfail[r] -= fail[r];
+            sum[r] -= fail[r] * d;
+            /* a case now failing one test alone joins that test's list */
+            if (fail[r] & (nfail[r] == 1)) {
+                if (push(&one[sum[r]], (int32_t)r) < 0) goto nomem;
+                dirty[sum[r]] = 1;
+            }
+        }
+        abs_sum += best_add;
+        current = best;
+        left--;
+        PyObject *i = PyLong_FromLong(best_i);
+        if (!i || PyList_Append(out, i) < 0) { Py_XDECREF(i); Py_CLEAR(out); goto done; }
+        Py_DECREF(i);
+    }
+    for (Py_ssize_t r = 0; r < n; r++) cov[r] = nfail[r] == 0;
+    {
+        PyObject *res = Py_BuildValue("(Ondd)", out, covered_n, abs_sum, current);
+        Py_DECREF(out);
+        out = res;
+    }
+    goto done;
+nomem:
+    Py_CLEAR(out);
+    PyErr_NoMemory();
+done:
+    for (int t = 0; one && t < nt; t++) free(one[t].at);
+    free(one); free(add); free(alive); free(dirty);
+    PyBuffer_Release(&cont); PyBuffer_Release(&disc); PyBuffer_Release(&kind); PyBuffer_Release(&col);
+    PyBuffer_Release(&thr); PyBuffer_Release(&lut_at); PyBuffer_Release(&lut); PyBuffer_Release(&y);
+    PyBuffer_Release(&pred); PyBuffer_Release(&covered);
+    return out;
+}
+
+/* ---- select_rules ---------------------------------------------------------------------- */
+typedef struct {
+    Py_ssize_t n;
+    const double *y, *deflt, *vals;
+    double *pred, *total, *count;
+    const int64_t *r_ptr;       /* rule k's cases: cases[r_ptr[k]:r_ptr[k + 1]], ascending */
+    const int32_t *cases;
+    double *buf_a, *buf_b;
+} Committee;
+
+/* select_rules' delta(k): the change of the summed absolute error if rule k went */
+static double drop_delta(const Committee *C, Py_ssize_t k) {
+    Py_ssize_t lo = C->r_ptr[k], m = C->r_ptr[k + 1] - lo;
+    const int32_t *r = C->cases + lo;
+    const double *val = C->vals + lo;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        int32_t c = r[i];
+        double left = C->count[c] - 1;
+        double now = left > 0 ? (C->total[c] - val[i]) / (left > 1 ? left : 1.0) : C->deflt[c];
+        C->buf_a[i] = fabs(C->y[c] - now);
+        C->buf_b[i] = fabs(C->y[c] - C->pred[c]);
+    }
+    return np_sum(C->buf_a, m) - np_sum(C->buf_b, m);
+}
+
+/* select_rules' estimate, kept finite and growing past v = n */
+static double committee_estimate(double error, Py_ssize_t n, double v) {
+    double cases = (double)n;
+    return cases > v ? error * (cases + v) / (cases - v) : error * (cases + v) * ((2 + v) - cases);
+}
+
+static PyObject *select_rules(PyObject *self, PyObject *args) {
+    Py_buffer y = {0}, deflt = {0}, pred = {0}, total = {0}, count = {0}, r_ptr = {0}, cases = {0};
+    Py_buffer vals = {0}, params = {0}, c_ptr = {0}, c_rules = {0}, alive_b = {0};
+    double abs_sum, v_sum, current;
+    PyObject *out = NULL;
+    double *deltas = NULL, *buf_a = NULL, *buf_b = NULL;
+    uint8_t *mark = NULL;
+    int32_t *touched = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*w*w*w*y*y*y*y*y*y*w*ddd", &y, &deflt, &pred, &total, &count, &r_ptr,
+                          &cases, &vals, &params, &c_ptr, &c_rules, &alive_b, &abs_sum, &v_sum, &current))
+        return NULL;
+    const Py_ssize_t n = y.len / (Py_ssize_t)sizeof(double);
+    const Py_ssize_t nr = alive_b.len;
+    const int64_t *rp = r_ptr.buf, *cp = c_ptr.buf;
+    const int32_t *cr = c_rules.buf;
+    const double *par = params.buf;
+    uint8_t *alive = alive_b.buf;
+    Py_ssize_t widest = 1;
+    for (Py_ssize_t k = 0; k < nr; k++)
+        if (rp[k + 1] - rp[k] > widest) widest = rp[k + 1] - rp[k];
+    deltas = malloc(sizeof(double) * (size_t)(nr ? nr : 1));
+    buf_a = malloc(sizeof(double) * (size_t)widest);
+    buf_b = malloc(sizeof(double) * (size_t)widest);
+    mark = calloc((size_t)(nr ? nr : 1), 1);
+    touched = malloc(sizeof(int32_t) * (size_t)(nr ? nr : 1));
+    if (!deltas || !buf_a || !buf_b || !mark || !touched) { PyErr_NoMemory(); goto done; }
+    Committee C = {n, y.buf, deflt.buf, vals.buf, pred.buf, total.buf, count.buf, rp, cases.buf, buf_a, buf_b};
+    Py_ssize_t live = 0;
+    for (Py_ssize_t k = 0; k < nr; k++) {
+        deltas[k] = drop_delta(&C, k);
+        live += alive[k] != 0;
+    }
+    while (live > 1) {
+        /* np.argmin over the live rules' trials: the first least, or the first NaN */
+        Py_ssize_t j = -1;
+        double best = 0.0;
+        for (Py_ssize_t k = 0; k < nr; k++) {
+            if (!alive[k]) continue;
+            double t = committee_estimate((abs_sum + deltas[k]) / (double)n, n, v_sum - par[k]);
+            if (j < 0 || (!isnan(best) && (isnan(t) || t < best))) { j = k; best = t; }
+        }
+        if (!(best <= current)) break;
+        const int32_t *r = C.cases + rp[j];
+        const double *val = C.vals + rp[j];
+        for (Py_ssize_t i = 0, m = rp[j + 1] - rp[j]; i < m; i++) {
+            int32_t c = r[i];
+            C.total[c] -= val[i];
+            C.count[c] -= 1;
+            C.pred[c] = C.count[c] > 0 ? C.total[c] / (C.count[c] > 1 ? C.count[c] : 1.0) : C.deflt[c];
+        }
+        abs_sum += deltas[j];
+        v_sum -= par[j];
+        current = best;
+        alive[j] = 0;
+        live--;
+        /* only the rules sharing a case with the dropped one have a new delta */
+        Py_ssize_t nt = 0;
+        for (Py_ssize_t i = 0, m = rp[j + 1] - rp[j]; i < m; i++) {
+            int32_t c = r[i];
+            for (int64_t p = cp[c]; p < cp[c + 1]; p++) {
+                int32_t o = cr[p];
+                if (alive[o] && !mark[o]) { mark[o] = 1; touched[nt++] = o; }
+            }
+        }
+        for (Py_ssize_t i = 0; i < nt; i++) {
+            deltas[touched[i]] = drop_delta(&C, touched[i]);
+            mark[touched[i]] = 0;
+        }
+    }
+    out = Py_BuildValue("(ddd)", abs_sum, v_sum, current);
+done:
+    free(deltas); free(buf_a); free(buf_b); free(mark); free(touched);
+    PyBuffer_Release(&y); PyBuffer_Release(&deflt); PyBuffer_Release(&pred); PyBuffer_Release(&total);
+    PyBuffer_Release(&count); PyBuffer_Release(&r_ptr); PyBuffer_Release(&cases); PyBuffer_Release(&vals);
+    PyBuffer_Release(&params); PyBuffer_Release(&c_ptr); PyBuffer_Release(&c_rules); PyBuffer_Release(&alive_b);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"simplify", simplify, METH_VARARGS,
+     "simplify(n, cont, disc, kind, col, thr, lut_at, lut, y, pred, covered_out, v) -> "
+     "(dropped tests in order, covered count, summed absolute error, estimate)"},
+    {"select_rules", select_rules, METH_VARARGS,
+     "select_rules(y, default, pred, total, count, r_ptr, cases, vals, params, c_ptr, c_rules, alive, "
+     "abs_sum, v_sum, current) -> (abs_sum, v_sum, current); alive, pred, total, count updated"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_regress",
+                                    "The regression rules' condition and rule searches, compiled.", -1, methods};
+
+PyMODINIT_FUNC PyInit__regress(void) { return PyModule_Create(&module); }

@@ -1,0 +1,49 @@
+"""The compiled searches of regression rules (rules/_regress.c, issue 54 point 3) learn exactly
+the rules the numpy steps learn: same conditions, same models, same evidence, to the last bit."""
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import c45rules.rules.regression as steps
+from c45rules.export.yaml import dump_yaml
+from c45rules.learn.regression import fit_regression, read_regression, regression_frame
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(os.environ.get("C45RULES_SHARED", REPO.parent / "shared")) / "data-regression"
+
+
+def both_ways(monkeypatch, ds, y, **options) -> tuple[str, str]:
+    """The YAML of the model learnt with the compiled searches, and with the numpy ones."""
+    assert steps._native is not None, "the compiled module rules/_regress is not built"
+    compiled = dump_yaml(fit_regression(ds, y, **options))
+    monkeypatch.setattr(steps, "_native", None)
+    return compiled, dump_yaml(fit_regression(ds, y, **options))
+
+
+def mixed_frame(n: int = 800, seed: int = 3) -> pd.DataFrame:
+    """Continuous and discrete attributes, both with unknowns, and a target with steps in it."""
+    rng = np.random.default_rng(seed)
+    a, b, c = rng.uniform(0, 10, n), rng.normal(size=n), rng.uniform(-1, 1, n)
+    colour = rng.choice(np.array(["red", "green", "blue", "grey"]), n)
+    y = np.where(a > 5, 3 * b, 10 - b) + np.where(colour == "red", 4.0, 0.0) + 2 * c + rng.normal(size=n)
+    a[rng.random(n) < 0.05] = np.nan
+    colour = np.where(rng.random(n) < 0.05, None, colour)
+    return pd.DataFrame({"a": a, "b": b, "c": c, "colour": colour, "y": y})
+
+
+def test_compiled_searches_learn_the_numpy_model_on_mixed_data_with_unknowns(monkeypatch):
+    ds, y = regression_frame(mixed_frame(), "y")
+    compiled, numpy_steps = both_ways(monkeypatch, ds, y, committees=2)
+    assert compiled == numpy_steps
+    assert compiled.count("rule") > 3
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="shared regression data not found")
+@pytest.mark.parametrize("name", ["airquality", "auto", "boston"])
+def test_compiled_searches_learn_the_numpy_model_on_the_shared_sets(monkeypatch, name):
+    ds, y = read_regression(DATA / name / name)
+    compiled, numpy_steps = both_ways(monkeypatch, ds, y, committees=2)
+    assert compiled == numpy_steps
