@@ -49,3 +49,25 @@ def test_smoothing_weight_minimises_the_blend_variance():
     assert smoothing_weight(e, e) == 1.0
     # the weight stays a share
     assert 0.0 <= smoothing_weight(e, e + 0.01 * f) <= 1.0
+
+
+def test_max_rules_drops_the_least_useful_rule_not_the_smallest():
+    from c45rules.rules.regression import DraftRule, select_rules
+    # 100 cases: y = 0 (60 cases), 1 (30), 10 (10); the default model says 5
+    y = np.r_[np.zeros(60), np.ones(30), np.full(10, 10.0)]
+    x = np.zeros((100, 1))
+    cols = Columns(x, [0], np.zeros((100, 0), dtype=np.int32), [], [], x)
+
+    def rule(value: float, covered: np.ndarray) -> DraftRule:
+        return DraftRule([], Fitted(value, np.array([], dtype=np.intp), np.zeros(0), 0.0, 0.0), covered, 0.0)
+
+    every = rule(0.0, np.ones(100, dtype=bool))
+    few = rule(10.0, np.arange(100) >= 90)                  # 10 cases, halves a large error
+    many = rule(1.0, (np.arange(100) >= 60) & (np.arange(100) < 90))   # 30 cases, a small one
+    drafts = [every, few, many]
+    wide = (lambda low, high: (-1e9, 1e9))
+    default = np.full(100, 5.0)
+    # all three pay for themselves
+    assert select_rules(drafts, cols, y, wide, default) == drafts
+    # with room for two, the rule whose loss costs least goes, not the one covering fewest cases
+    assert select_rules(drafts, cols, y, wide, default, max_rules=2) == [every, few]
