@@ -4,7 +4,8 @@ For each set: the fixed 10 folds (NAME.folds), mean RMSE and MAE over the folds,
 count, next to the reference results (reference/cubist/results.json) for the default model
 and for 10 committees; then a timed fit of all rows (CPU and wall seconds, peak memory).
 
-    python bench/cubist.py [--committees N] [--neighbors K] [--full-fit] [NAME ...]
+    python bench/cubist.py [--committees 1 10] [--neighbors K] [--folds 0,1] [--full-fit]
+                           [--markdown OUT.md] [NAME ...]
 
 Needs C45RULES_SHARED (or ../shared) for the data and the reference.
 """
@@ -37,14 +38,16 @@ def subset(ds, rows):
     return Dataset(ds.schema, [c[rows] for c in ds.columns], None, ds.source)
 
 
-def run_folds(name: str, **options) -> dict:
-    """Mean RMSE, MAE and rule count over the fixed folds of one set."""
+def run_folds(name: str, folds_wanted: list[int] | None = None, **options) -> dict:
+    """Per-fold RMSE, MAE and rule count over the fixed folds of one set (all ten, or those
+    in `folds_wanted`), with their means."""
     from c45rules.learn.regression import fit_regression, read_regression
     stem = shared() / "data-regression" / name / name
     ds, y = read_regression(stem)
     folds = np.loadtxt(f"{stem}.folds", dtype=int)
+    chosen = list(range(10)) if folds_wanted is None else folds_wanted
     rmse, mae, rules = [], [], []
-    for k in range(10):
+    for k in chosen:
         test = folds == k
         model = fit_regression(subset(ds, ~test), y[~test], **options)
         pred = model.predict(subset(ds, test))
@@ -52,7 +55,17 @@ def run_folds(name: str, **options) -> dict:
         rmse.append(float(np.sqrt(np.mean(err ** 2))))
         mae.append(float(np.mean(np.abs(err))))
         rules.append(len(model.rules))
-    return {"rmse": float(np.mean(rmse)), "mae": float(np.mean(mae)), "rules": float(np.mean(rules))}
+    return {"folds": chosen, "rmse": float(np.mean(rmse)), "mae": float(np.mean(mae)),
+            "rules": float(np.mean(rules))}
+
+
+def reference_on(r: dict, folds: list[int]) -> dict:
+    """Cubist's mean RMSE, MAE and rule count on the same folds as ours."""
+    by = {f["fold"]: f for f in r.get("folds", [])}
+    if not all(k in by for k in folds):
+        return {"rmse": float("nan"), "mae": float("nan"), "rules": float("nan")}
+    return {key: float(np.mean([by[k][field] for k in folds]))
+            for key, field in (("rmse", "rmse"), ("mae", "mae"), ("rules", "size"))}
 
 
 def full_fit(name: str, **options) -> dict:
@@ -65,35 +78,52 @@ def full_fit(name: str, **options) -> dict:
             "rules": len(model.rules), "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+METHODS = {(1, 0): "cubist_default", (10, 0): "cubist_c10", (10, 5): "cubist_c10_n5"}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", default=list(SETS))
-    ap.add_argument("--committees", type=int, default=1)
+    ap.add_argument("--committees", type=int, nargs="+", default=[1],
+                    help="one run per count, side by side (e.g. --committees 1 10)")
     ap.add_argument("--neighbors", type=int, default=0)
+    ap.add_argument("--folds", help="only these folds, e.g. 0,1,2 (Cubist's figures on the same folds)")
     ap.add_argument("--full-fit", action="store_true", help="also time one fit on all rows")
+    ap.add_argument("--markdown", help="also write the table to this file (for FIDELITY.md)")
     args = ap.parse_args(argv)
     ref = reference()
-    method = {(1, 0): "cubist_default", (10, 0): "cubist_c10", (10, 5): "cubist_c10_n5"}.get(
-        (args.committees, args.neighbors))
-    print(f"load average {os.getloadavg()[0]:.2f}; committees {args.committees}, neighbors {args.neighbors}")
-    print(f"| dataset | RMSE ours | RMSE Cubist ({method}) | ratio | MAE ours | MAE Cubist | rules ours | rules Cubist |"
-          + (" fit CPU s | fit wall s | peak MB |" if args.full_fit else ""))
-    print("|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if args.full_fit else ""))
-    better = within = 0
+    chosen = [int(k) for k in args.folds.split(",")] if args.folds else None
+    head = f"load average {os.getloadavg()[0]:.2f}; neighbors {args.neighbors}" + (
+        f"; folds {args.folds}" if args.folds else "; all 10 folds")
+    cells = ["dataset"]
+    for c in args.committees:
+        cells += [f"RMSE ours c{c}", f"RMSE Cubist c{c}", "ratio", f"rules ours c{c}", f"rules Cubist c{c}"]
+    cells += ["fit CPU s", "fit wall s", "peak MB"] if args.full_fit else []
+    lines = [head, "", "| " + " | ".join(cells) + " |", "|---|" + "---:|" * (len(cells) - 1)]
+    print("\n".join(lines), flush=True)
+    tally = {c: [0, 0] for c in args.committees}
     for name in args.names:
-        got = run_folds(name, committees=args.committees, neighbors=args.neighbors)
-        r = ref.get((name, method), {})
-        cub = r.get("mean_rmse", float("nan"))
-        ratio = got["rmse"] / cub
-        better += ratio <= 1
-        within += ratio <= 1.05
-        line = (f"| {name} | {got['rmse']:.4g} | {cub:.4g} | {ratio:.3f} | {got['mae']:.4g} |"
-                f" {r.get('mean_mae', float('nan')):.4g} | {got['rules']:.1f} | {r.get('mean_size', float('nan')):.1f} |")
+        row = [name]
+        for c in args.committees:
+            got = run_folds(name, chosen, committees=c, neighbors=args.neighbors)
+            cub = reference_on(ref.get((name, METHODS.get((c, args.neighbors), "")), {}), got["folds"])
+            ratio = got["rmse"] / cub["rmse"]
+            tally[c][0] += ratio <= 1
+            tally[c][1] += ratio <= 1.05
+            row += [f"{got['rmse']:.4g}", f"{cub['rmse']:.4g}", f"{ratio:.3f}", f"{got['rules']:.1f}",
+                    f"{cub['rules']:.1f}"]
         if args.full_fit:
-            f = full_fit(name, committees=args.committees, neighbors=args.neighbors)
-            line += f" {f['cpu_s']:.2f} | {f['wall_s']:.2f} | {f['peak_mb']:.0f} |"
-        print(line, flush=True)
-    print(f"RMSE <= Cubist on {better} of {len(args.names)}; within 5% on {within} of {len(args.names)}")
+            f = full_fit(name, committees=args.committees[0], neighbors=args.neighbors)
+            row += [f"{f['cpu_s']:.2f}", f"{f['wall_s']:.2f}", f"{f['peak_mb']:.0f}"]
+        lines.append("| " + " | ".join(row) + " |")
+        print(lines[-1], flush=True)
+    lines.append("")
+    for c, (better, within) in tally.items():
+        lines.append(f"- {c} committee(s): RMSE <= Cubist on {better} of {len(args.names)}; within 5% on "
+                     f"{within} of {len(args.names)}")
+    print("\n".join(lines[-len(tally):]))
+    if args.markdown:
+        Path(args.markdown).write_text("\n".join(lines) + "\n")
     return 0
 
 

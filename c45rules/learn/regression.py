@@ -147,7 +147,7 @@ def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: flo
     rows = np.arange(t.size)
     root = grow_model_tree(cols, t, rows, opts["min_cases"])
     fit_and_prune(root, cols, t)
-    smoothed = smoothed_leaf_models(root, cols.n_cont)
+    smoothed = smoothed_leaf_models(root, cols.n_cont, cols, t)
     e = opts["extrapolation"]
     m = root.model
     default = m.values(cols.xf).clip(floor, ceiling)

@@ -14,8 +14,10 @@
    grow (`select_rules`; a choice, in the spirit of c4.5rules' subset selection: Cubist says
    only that rules are pruned or combined). It brought the rule counts near Cubist's (boston
    54 -> 12, friedman1 216 -> 27) and the folds' RMSE down on four of six sets.
-6. At most `max_rules` are kept, those covering most cases; they are ordered by their mean
-   target, as Cubist's printed models run.
+6. At most `max_rules` are kept: step 5 goes on dropping the rule whose removal raises the
+   estimate least until no more remain (before, the rules covering fewest cases were cut,
+   which on diamonds left cases to the default model: fold 0's RMSE was 892, Cubist's 602).
+   They are ordered by their mean target, as Cubist's printed models run.
 """
 from __future__ import annotations
 
@@ -176,8 +178,10 @@ def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, pre
     return [t for i, t in enumerate(tests) if i not in gone], covered, n, abs_sum, current
 
 
-def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, default: np.ndarray) -> list[DraftRule]:
-    """Drop rules while the whole committee's estimated error does not grow (step 5).
+def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, default: np.ndarray,
+                 max_rules: int | None = None) -> list[DraftRule]:
+    """Drop rules while the whole committee's estimated error does not grow (step 5), and
+    beyond that, the least harmful first, while more than `max_rules` remain (step 6).
 
     The committee's value on the training cases is the average of the covering rules' bounded
     values (the default where none covers); its estimate is the mean absolute error times
@@ -234,7 +238,7 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, 
         live = np.flatnonzero(alive)
         trials = estimated_error((abs_sum + deltas[live]) / n, n, v_sum - params[live])
         j = int(np.argmin(trials))
-        if not trials[j] <= current:
+        if not trials[j] <= current and (max_rules is None or alive.sum() <= max_rules):
             break
         k = int(live[j])
         r = rows[k]
@@ -274,7 +278,7 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
             seen.add(key)
             unique.append(d)
     if bounds is not None and default is not None and len(unique) > 1:
-        unique = select_rules(unique, cols, y, bounds, default)
+        unique = select_rules(unique, cols, y, bounds, default, max_rules)
     if max_rules is not None and len(unique) > max_rules:
         unique = sorted(unique, key=lambda d: -int(d.covered.sum()))[:max_rules]
     return sorted(unique, key=lambda d: float(y[d.covered].mean()))
