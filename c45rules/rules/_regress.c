@@ -250,12 +250,14 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
     Py_buffer y = {0}, deflt = {0}, pred = {0}, total = {0}, count = {0}, r_ptr = {0}, cases = {0};
     Py_buffer vals = {0}, params = {0}, c_ptr = {0}, c_rules = {0}, alive_b = {0};
     double abs_sum, v_sum, current;
+    Py_ssize_t max_rules;   /* past the estimate's stop, drop on while more remain; < 0: no bound */
     PyObject *out = NULL;
     double *deltas = NULL, *buf_a = NULL, *buf_b = NULL;
     uint8_t *mark = NULL;
     int32_t *touched = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*w*w*w*y*y*y*y*y*y*w*ddd", &y, &deflt, &pred, &total, &count, &r_ptr,
-                          &cases, &vals, &params, &c_ptr, &c_rules, &alive_b, &abs_sum, &v_sum, &current))
+    if (!PyArg_ParseTuple(args, "y*y*w*w*w*y*y*y*y*y*y*w*dddn", &y, &deflt, &pred, &total, &count, &r_ptr,
+                          &cases, &vals, &params, &c_ptr, &c_rules, &alive_b, &abs_sum, &v_sum, &current,
+                          &max_rules))
         return NULL;
     const Py_ssize_t n = y.len / (Py_ssize_t)sizeof(double);
     const Py_ssize_t nr = alive_b.len;
@@ -287,7 +289,7 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
             double t = committee_estimate((abs_sum + deltas[k]) / (double)n, n, v_sum - par[k]);
             if (j < 0 || (!isnan(best) && (isnan(t) || t < best))) { j = k; best = t; }
         }
-        if (!(best <= current)) break;
+        if (!(best <= current) && (max_rules < 0 || live <= max_rules)) break;
         const int32_t *r = C.cases + rp[j];
         const double *val = C.vals + rp[j];
         for (Py_ssize_t i = 0, m = rp[j + 1] - rp[j]; i < m; i++) {
@@ -330,7 +332,7 @@ static PyMethodDef methods[] = {
      "(dropped tests in order, covered count, summed absolute error, estimate)"},
     {"select_rules", select_rules, METH_VARARGS,
      "select_rules(y, default, pred, total, count, r_ptr, cases, vals, params, c_ptr, c_rules, alive, "
-     "abs_sum, v_sum, current) -> (abs_sum, v_sum, current); alive, pred, total, count updated"},
+     "abs_sum, v_sum, current, max_rules) -> (abs_sum, v_sum, current); alive, pred, total, count updated"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_regress",

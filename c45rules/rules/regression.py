@@ -230,7 +230,8 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, 
             pred, total, count, np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64),
             pair_case.astype(np.int32), np.concatenate(values).astype(np.float64), params,
             np.concatenate([[0], np.cumsum(np.bincount(pair_case, minlength=n))]).astype(np.int64),
-            pair_rule[by_case].astype(np.int32), alive8, abs_sum, v_sum, current)
+            pair_rule[by_case].astype(np.int32), alive8, abs_sum, v_sum, current,
+            -1 if max_rules is None else int(max_rules))
         return [drafts[k] for k in np.flatnonzero(alive8).tolist()]
     deltas = np.array([delta(k) for k in range(len(drafts))])
     alive = np.ones(len(drafts), dtype=bool)
