@@ -208,3 +208,20 @@ def test_rule_tables_beyond_the_budget_fail_by_name(tmp_path):
     assert not (tmp_path / "m.yaml").exists()
     assert re.search(r"the rules' selection table of class '[+-]' needs [\d.]+ kB after \d+ rows, beyond the memory"
                      r" budget of 40 kB: give a larger budget \(--memory\)", msg), msg
+
+
+def test_parquet_target_check_reads_a_chunk_not_the_table(tmp_path, monkeypatch, capsys):
+    # whether a Parquet table's target is numeric (regression) is read from its first chunks, as
+    # a CSV's: the whole table in pandas took 10.6 GB at 20M rows before the streamed fit began
+    import pandas as pd
+    from c45rules.cli import main
+    from c45rules.data import frame
+    pq = tmp_path / "crx.parquet"
+    pd.read_csv(DATA / "crx" / "crx.csv").to_parquet(pq, row_group_size=50)
+
+    def whole(*args, **kwargs):
+        raise AssertionError("read the whole table")
+    monkeypatch.setattr(frame, "read_table", whole)
+    assert main(["fit", str(pq), "--target", "class", "-o", str(tmp_path / "m.yaml"), "--stream", "-q"]) == 0
+    ok("fit", DATA / "crx" / "crx.csv", "--target", "class", "-o", tmp_path / "plain.yaml")
+    assert (tmp_path / "m.yaml").read_bytes() == (tmp_path / "plain.yaml").read_bytes()
