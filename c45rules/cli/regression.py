@@ -53,13 +53,17 @@ def _numeric_column(path: str, target: str, args: argparse.Namespace) -> bool:
 
     import pandas as pd
 
-    from ..data.frame import csv_frames, read_table
+    from ..data.batches import _parquet_frames
+    from ..data.frame import csv_frames
     from ..data.numbers import parse_number_texts
     from .options import read_options
     read = read_options(args)
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq"):
-        chunks = iter([read_table(p)])
+        if not p.exists():
+            raise InputError(f"{p}: file not found")
+        # a chunk at a time, as a CSV: the whole file in pandas took 10.6 GB at 20M rows
+        chunks = _parquet_frames(p, 1 << 16)()
     else:
         chunks = csv_frames(p, read, read.separator(p), chunksize=1 << 16)
     distinct: set[float] = set()

@@ -130,7 +130,8 @@ class StreamFacts:
     """How a streamed fit went: passes over the data (the schema pass included), batches per
     pass, the largest AVC group the growth held (attribute, tree level, entries, bytes), the
     growth's passes per tree level, the most bytes of tables one pass held and their budget,
-    and the rules stages' passes and tables (rules.passes.PassReport.as_dict)."""
+    the rules stages' passes and tables (rules.passes.PassReport.as_dict), and the tree levels
+    whose fractional weights were summed exactly, not in c4.5's order (docs/large-data.md)."""
 
     passes: int = 0
     batches: int = 0
@@ -142,15 +143,17 @@ class StreamFacts:
     table_budget: int = 0
     driver_bytes: list[int] = field(default_factory=list)
     rules: dict[str, int] = field(default_factory=dict)   # rules.passes.PassReport.as_dict
+    exact_sum_levels: list[int] = field(default_factory=list)   # grow_passes.grow_in_passes
 
     def as_dict(self) -> dict[str, Any]:
         """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
-        pass sent the driver, learn/spark.py)."""
-        spark = {"driver_bytes_per_pass": self.driver_bytes} if self.driver_bytes else {}
+        pass sent the driver, learn/spark.py, and that the fractional weights of cases with an
+        unknown tested value were summed in the partitions' order, docs/large-data.md "Sums")."""
+        spark = {"driver_bytes_per_pass": self.driver_bytes, "case_order": "partitions"} if self.driver_bytes else {}
         return {**spark, "passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
-                "table_budget": self.table_budget, "rules": self.rules}
+                "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels, "rules": self.rules}
 
 
 def open_for_passes(data: Any, target: str | None, *, read: Any, stream: bool, memory: str | int | None,

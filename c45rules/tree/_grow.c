@@ -2314,10 +2314,16 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
                 if (c >= 0) { stack_g[top] = c; stack_w[top++] = wt; }
                 continue;
             }
+            /* c4.5 multiplies the weight by a branch's factor, grows the branch, then divides
+               it back, which need not restore it exactly, before the next branch (grow_passes.
+               _shared_weights) */
+            float x = wt;
             for (int64_t b = first[g]; b < first[g + 1]; b++)
                 if (child[b] >= 0) {
+                    float share = x * factor[b];
                     stack_g[top] = child[b];
-                    stack_w[top++] = wt * factor[b];
+                    stack_w[top++] = share;
+                    x = share / factor[b];
                 }
         }
     }

@@ -13,9 +13,14 @@ the rows.
 Sums do not depend on batch boundaries: weights are added as int64 fixed point (multiples of
 2^-32, each case's float32 weight rounded once to that grid), exact and associative, and each
 sum is rounded once to float32. With unit weights and no unknowns the sums are the exact
-integer counts, so the tree equals grow_tree's node for node. With unknowns, c4.5 adds float32
-fractional weights one case at a time in its own order, which a level-wise pass cannot replay:
-see tests/tree/test_grow_passes.py for the sets where the trees agree.
+integer counts, so the tree equals grow_tree's node for node. With unknowns (and no case
+weights), c4.5 adds float32 fractional weights one case at a time in its own order: a pass keeps
+the visits of fractional weight whole with their case numbers (_Fractions) and replays that
+order (_Replay), the other visits weighing 1 each; a case's shares of its weight are c4.5's
+multiply-then-divide over the branches (_shared_weights). Not replayed: when its value is
+unknown again inside an earlier branch's subtree, c4.5 brings the weight back from there off
+by the subtree's own multiply-then-divide, which only a node-by-node (depth-first) growth
+knows: some deeper sums may differ in the last bit (tests/tree/test_grow_passes.py).
 """
 from __future__ import annotations
 
@@ -29,9 +34,9 @@ from ..data.passes import reduce_batches
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..workers import give_back_memory
-from .grow import choose_tests, collapse, snap_cut
+from .grow import choose_tests, class_sums, collapse, snap_cut
 from .node import Node
-from .split import F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, forget_tables
+from .split import F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, forget_tables, seq_sum
 
 Batches = Callable[[], Iterable[Dataset]]
 
@@ -199,21 +204,38 @@ def _branches(route: _Route, ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     return branch
 
 
+def _shared_weights(w: np.ndarray, factor: np.ndarray, filled: np.ndarray) -> np.ndarray:
+    """The float32 weight each case of unknown value takes down each branch (cases x branches):
+    c4.5 (and grow.grow) multiplies the case's weight by a branch's factor, grows the branch,
+    then divides it back, which need not restore it exactly, before the next branch."""
+    out = np.zeros(factor.shape, dtype=np.float32)
+    x = w.astype(np.float32)
+    for b in range(factor.shape[1]):
+        on = filled[:, b]
+        out[on, b] = x[on] * factor[on, b]
+        x[on] = out[on, b] / factor[on, b]
+    return out
+
+
 def _route(routes: list[_Route], columns: list[np.ndarray], w: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Cases of a batch (its columns, weights w) at the open nodes of the level after `routes`:
-    (row, node, float32 weight), a case once per node it reaches."""
+    (row, node, float32 weight, known), a case once per node it reaches; bit j of `known` is
+    set where the case's value of the level-j test above its node is known (ORDER_LEVELS
+    levels at most: deeper bits are dropped)."""
     rows = np.arange(len(w))
     ids = np.zeros(len(w), dtype=np.int64)
-    for route in routes:
+    known_bits = np.zeros(len(w), dtype=np.int64)
+    for level, route in enumerate(routes):
         attr = route.attr[ids]
         open_ = attr >= 0
-        rows, ids, w, attr = rows[open_], ids[open_], w[open_], attr[open_]
+        rows, ids, w, attr, known_bits = rows[open_], ids[open_], w[open_], attr[open_], known_bits[open_]
         branch = _branches(route, ids, _tested_values(route, columns, rows, attr))
         known = branch >= 0
         child = np.where(known, route.child[ids, np.maximum(branch, 0)], -1)
         go = known & (child >= 0)
-        new_rows, new_ids, new_w = [rows[go]], [child[go]], [w[go]]
+        bit = np.int64(1 << level) if level < ORDER_LEVELS else np.int64(0)
+        new_rows, new_ids, new_w, new_bits = [rows[go]], [child[go]], [w[go]], [known_bits[go] | bit]
         if not known.all():
             # an unknown value: down every branch that has cases, with the branch's share
             u = np.flatnonzero(~known)
@@ -221,9 +243,10 @@ def _route(routes: list[_Route], columns: list[np.ndarray], w: np.ndarray
             at, b = np.nonzero(to >= 0)
             new_rows.append(rows[u[at]])
             new_ids.append(to[at, b])
-            new_w.append(w[u[at]] * route.factor[ids[u[at]], b])
-        rows, ids, w = (np.concatenate(a) for a in (new_rows, new_ids, new_w))
-    return rows, ids, w
+            new_w.append(_shared_weights(w[u], route.factor[ids[u]], to >= 0)[at, b])
+            new_bits.append(known_bits[u[at]])
+        rows, ids, w, known_bits = (np.concatenate(a) for a in (new_rows, new_ids, new_w, new_bits))
+    return rows, ids, w, known_bits
 
 
 class _Flat:
@@ -353,65 +376,200 @@ def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
     return codes
 
 
+ORDER_LEVELS = 62   # tree levels whose known/unknown bits order the fractional visits (an int64)
+FRACTION_SHARE = 2  # a pass's fractional visits may hold 1/FRACTION_SHARE of the budget (_LevelScan.fold)
+
+
+class _Fractions:
+    """A pass's fractional visits: a case at a node below a test of which its value is unknown
+    weighs a fraction (its branch's share), and c4.5 adds such weights one at a time in its
+    own order: at a node, the cases whose value of the deepest test above was unknown first,
+    within each part those of the next test above likewise, and so on, then by case order
+    (tree/grow.py's `grow` passes a node's unknowns first to every branch). Those visits are
+    kept whole (case number, known bits, node, weight, class, the pass's attributes' values),
+    so the node's sums can be replayed in that order; the cases known at every test above
+    weigh 1 and are counted in the tables. `rows` counts the cases seen, so that a part's
+    case numbers follow the parts merged before it (reduce_batches merges in case order)."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.parts: list[tuple[np.ndarray, ...]] = []
+        self.folded = False     # summed exactly into the tables instead (_LevelScan.fold)
+
+    def add(self, offset: int, rows: np.ndarray, bits: np.ndarray, ids: np.ndarray, w: np.ndarray, y: np.ndarray,
+            codes: np.ndarray, values: np.ndarray) -> None:
+        """Keep one batch's fractional visits (`rows` within the batch, which starts at case `offset`)."""
+        if len(rows):
+            self.parts.append((rows + offset, bits, ids, w, y, codes, values))
+
+    def absorb(self, other: "_Fractions") -> None:
+        """Add a later part's visits."""
+        for rows, *rest in other.parts:
+            self.parts.append((rows + self.rows, *rest))
+        self.rows += other.rows
+        self.folded = self.folded or other.folded
+
+    def nbytes(self) -> int:
+        """Bytes held."""
+        return sum(a.nbytes for part in self.parts for a in part)
+
+    def ordered(self) -> tuple[np.ndarray, ...]:
+        """All visits, by node, then c4.5's order: (node, weight, class, codes, values)."""
+        if not self.parts:
+            return (np.empty(0, np.int64), np.empty(0, np.float32), np.empty(0, np.int64), None, None)
+        rows, bits, ids, w, y, codes, values = (np.concatenate(a) for a in zip(*self.parts))
+        order = np.lexsort((rows, bits, ids))
+        return ids[order], w[order], y[order], codes[order], values[order]
+
+
+class _Replay:
+    """c4.5's float sums at the nodes of a pass that have fractional visits (_Fractions): each
+    sum the in-memory growth makes (tree/grow.py, evaluate and grow) is made over the node's
+    cases in its order: the fractional visits as kept, then the cases known at every test above,
+    each weighing 1, which the tables count (so their order among themselves does not matter).
+    The cases are laid out one attribute at a time, never as rows: at most a node's visits."""
+
+    def __init__(self, fractions: _Fractions, whole: np.ndarray, C: int):
+        ids, self.w, self.y, self.codes, self.values = fractions.ordered()
+        self.whole, self.C = whole, C          # whole: (S x C) fixed-point sums, 2^32 a case
+        nodes, starts = np.unique(ids, return_index=True)
+        ends = np.append(starts[1:], len(ids)).astype(np.int64)
+        self.at = {int(n): slice(int(a), int(b)) for n, a, b in zip(nodes, starts, ends)}
+        self._sums: dict[int, tuple[np.float32, np.ndarray]] | None = None
+
+    def sequence(self, s: int, mine: np.ndarray, cell: np.ndarray, klass: np.ndarray, counts: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Node s's cases in c4.5's order as (value, class, weight): its fractional visits (their
+        values `mine`), then counts[i] cases of value cell[i] and class klass[i] weighing 1."""
+        at = self.at[s]
+        return (np.concatenate([mine, np.repeat(cell, counts)]), np.concatenate([self.y[at], np.repeat(klass, counts)]),
+                np.concatenate([self.w[at], np.ones(int(counts.sum()), dtype=np.float32)]))
+
+    def node_sums(self) -> dict[int, tuple[np.float32, np.ndarray]]:
+        """Per node with fractional visits: (its cases, its class weights), as grow.node_counts."""
+        if self._sums is None:
+            self._sums = {}
+            C = self.C
+            for s, at in self.at.items():
+                _, y, w = self.sequence(s, np.zeros(at.stop - at.start, np.int64), np.zeros(C, np.int64), np.arange(C),
+                                        self.whole[s] >> 32)
+                self._sums[s] = (seq_sum(w), class_sums(y, w, C))
+        return self._sums
+
+
 class _LevelScan:
     """One growth pass's count tables (what _PassGrower.scan reads), counted batch by batch
     and merged part by part (data/passes.reduce_batches): the tree's routes so far and the
     pass's nodes and attributes, no rows. A table: [class weights (S x C, fixed point), cases
-    per node, discrete AVC groups, continuous ones, whether no case weighed more than 1]."""
+    per node, discrete AVC groups, continuous ones, whether no case weighed more than 1, the
+    fractional visits (_Fractions)]. Where the cases have no weights, a visit whose value of a
+    test above its node was unknown is kept in the last instead of the sums (see _Fractions)."""
 
     def __init__(self, schema: Schema, routes: list[_Route], flat: "_Flat | None", members: np.ndarray,
                  disc: list[int], cont: list[int], dsel: list[int], csel: list[int], values: list[np.ndarray | None],
-                 S: int, C: int, V: int):
-        # flat: the same routes for the compiled walk (None: numpy's level-by-level _route)
+                 S: int, C: int, V: int, cap: int | None = None):
+        # flat: the same routes for the compiled walk (None: numpy's level-by-level _route);
+        # cap: bytes of fractional visits beyond which they are folded into the sums (fold)
         self.schema, self.routes, self.flat, self.members, self.disc, self.cont = schema, routes, flat, members, disc, cont
         self.dsel, self.csel, self.values, self.S, self.C, self.V = dsel, csel, values, S, C, V
         self.every = bool(members.all())
+        self.cap = cap
 
     def zero(self) -> list:
         """Empty tables."""
         S, C = self.S, self.C
         # sparse: at a deep level most of the S x V x C cells of a discrete attribute are empty
         return [np.zeros(S * C, dtype=np.int64), np.zeros(S, dtype=np.int64), {j: _SparseSums() for j in self.dsel},
-                {k: _ContinuousAVC(S, C, self.values[k]) for k in self.csel}, True]
+                {k: _ContinuousAVC(S, C, self.values[k]) for k in self.csel}, True, _Fractions()]
 
     def count(self, table: list, batch: Dataset) -> list:
         """Add one batch's cases at the pass's nodes (a batch's columns read where needed: no
         matrix of all its columns)."""
-        C, V = self.C, self.V
-        dist, count, disc, cont, _ = table
+        count, fractions = table[1], table[5]
         if batch.schema != self.schema:
             raise InputError(f"batch {batch.source!r} has another schema than the first")
         if batch.y is None:
             raise InputError(f"batch {batch.source!r} has no class column: growing a tree needs labelled cases")
+        offset = fractions.rows
+        fractions.rows += batch.n
         if batch.n == 0:
             return table
         w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
         if batch.weights is not None and (w > 1).any():
             table[4] = False
-        rows, ids, w = (self.flat.route(batch.columns, w) if self.flat is not None
-                        else _route(self.routes, batch.columns, w))
+        # c4.5's order matters only for the visits of cases with an unknown tested value
+        ordered = batch.weights is None and not fractions.folded and self.unknown_tested(batch)
+        if self.flat is not None and not ordered:
+            rows, ids, w = self.flat.route(batch.columns, w)
+            bits = None
+        else:
+            rows, ids, w, bits = _route(self.routes, batch.columns, w)
         if not self.every:
             keep = self.members[ids]
             rows, ids, w = rows[keep], ids[keep], w[keep]
-        if not len(rows):
-            return table
-        y = batch.y[rows].astype(np.int64)
+            bits = None if bits is None else bits[keep]
+        count += np.bincount(ids, minlength=self.S)
+        if ordered:
+            part = (bits != (1 << min(len(self.routes), ORDER_LEVELS)) - 1) | (w != 1)
+            at = np.flatnonzero(part)
+            r = rows[at]
+            codes = np.stack([self.codes(batch, self.disc[j], r) for j in self.dsel], axis=1) if self.dsel else \
+                np.zeros((len(at), 0), np.int64)
+            values = np.stack([np.asarray(batch.columns[self.cont[k]], dtype=np.float64)[r] for k in self.csel],
+                              axis=1) if self.csel else np.zeros((len(at), 0))
+            fractions.add(offset, r, bits[at], ids[at], w[at], batch.y[r].astype(np.int64), codes, values)
+            rows, ids, w = rows[~part], ids[~part], w[~part]
+            if self.cap is not None and fractions.nbytes() > self.cap:
+                self.fold(table, fractions)
+        if len(rows):
+            self.tally(table, ids, batch.y[rows].astype(np.int64), w,
+                       lambda i: self.codes(batch, self.disc[self.dsel[i]], rows),
+                       lambda i: np.asarray(batch.columns[self.cont[self.csel[i]]], dtype=np.float64)[rows])
+        return table
+
+    def tally(self, table: list, ids: np.ndarray, y: np.ndarray, w: np.ndarray, code_of: Callable[[int], np.ndarray],
+              value_of: Callable[[int], np.ndarray]) -> None:
+        """Add visits (node, class, float32 weight) to the sums, with the pass's i-th discrete
+        attribute's codes + 1 code_of(i) and i-th continuous attribute's values value_of(i)."""
+        C, V = self.C, self.V
+        dist, _, disc, cont = table[:4]
         wf = _fixed(w)
         unit = bool((wf == wf[0]).all())
         dist += _sums(ids * C + y, wf, self.S * C, unit)
-        count += np.bincount(ids, minlength=self.S)
-        for j, sums in disc.items():
-            codes = batch.columns[self.disc[j]][rows]
-            if codes.dtype.kind == "f":
-                codes = np.where(np.isnan(codes), -1, codes)
-            codes = np.maximum(codes.astype(np.int64) + 1, 0)        # 0: unknown
-            sums.add((ids * V + codes) * C + y, wf, unit)
-        for k, avc in cont.items():
-            avc.add(ids, np.asarray(batch.columns[self.cont[k]], dtype=np.float64)[rows], y, wf, unit)
-        return table
+        for i, j in enumerate(self.dsel):
+            disc[j].add((ids * V + code_of(i)) * C + y, wf, unit)
+        for i, k in enumerate(self.csel):
+            cont[k].add(ids, value_of(i), y, wf, unit)
+
+    def fold(self, table: list, fractions: _Fractions) -> None:
+        """The fractional visits into the sums (exact, not in c4.5's order), and the pass's
+        later ones straight there: they outgrew their share of the budget."""
+        for _, _, ids, w, y, codes, values in fractions.parts:
+            self.tally(table, ids, y, w, lambda i: codes[:, i], lambda i: values[:, i])
+        fractions.parts, fractions.folded = [], True
+
+    @staticmethod
+    def codes(batch: Dataset, a: int, rows: np.ndarray) -> np.ndarray:
+        """Discrete attribute a's value codes + 1 at `rows` (0: unknown)."""
+        codes = batch.columns[a][rows]
+        if codes.dtype.kind == "f":
+            codes = np.where(np.isnan(codes), -1, codes)
+        return np.maximum(codes.astype(np.int64) + 1, 0)
+
+    def unknown_tested(self, batch: Dataset) -> bool:
+        """Whether a case of the batch has an unknown value of an attribute tested so far."""
+        for a in sorted({a for r in self.routes for a in r.used}):
+            col = batch.columns[a]
+            if (np.isnan(col).any() if col.dtype.kind == "f" else (col < 0).any()):
+                return True
+        return False
 
     def merge(self, a: list, b: list) -> list:
-        """The tables of two parts of the cases as one (into `a`)."""
+        """The tables of two parts of the cases as one (into `a`); if either part's fractional
+        visits were folded into its sums, both parts' are."""
+        if a[5].folded or b[5].folded:
+            self.fold(a, a[5])
+            self.fold(a, b[5])
         a[0] += b[0]
         a[1] += b[1]
         for j, sums in a[2].items():
@@ -419,6 +577,7 @@ class _LevelScan:
         for k, avc in a[3].items():
             avc.absorb(b[3][k])
         a[4] = a[4] and b[4]
+        a[5].absorb(b[5])
         return a
 
 
@@ -477,8 +636,13 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     are bounded within the budget, one pass per group (RainForest); a node whose tables alone
     exceed it has its attributes split over passes. The tree does not change.
 
+    Where the cases have unknown values, each pass keeps the visits of fractional weight (their
+    case had an unknown value of a test above) to sum them in c4.5's order; beyond half the
+    `memory` budget a pass folds them into its exact sums instead, which may differ from the
+    in-memory sums in the last bit (the levels where that happened: exact_sum_levels).
+
     Returns the tree and an info dict: passes, levels, passes_per_level, table_bytes (the
-    largest tables one pass held, bytes), memory (the budget or None) and the largest AVC
+    largest tables one pass held, bytes), memory (the budget or None), exact_sum_levels and the largest AVC
     group (attribute, level, node within the level, entries: the node's distinct values x
     classes for a continuous attribute, (values + 1) x classes for a discrete one).
 
@@ -507,6 +671,12 @@ class _PassGrower:
         self.distinct: dict[int, int] = {}
         self.rows = np.zeros(1, dtype=np.int64)   # at most this many cases reach each open node
         self.light = True                         # no case weighs more than 1
+        self.fraction_bytes = 0                   # held by the last pass's fractional visits
+        self.folded: list[int] = []               # levels whose fractional visits were folded (fold)
+        # per node of the level with fractional visits: its cases and class weights summed in
+        # c4.5's order, and per (node, attribute) its candidate test's branch and unknown sums
+        self.node_sums: dict[int, tuple[np.float32, np.ndarray]] = {}
+        self.branch_sums: dict[tuple[int, int], tuple[np.ndarray, np.float32]] = {}
 
     def run(self) -> tuple[Node, dict]:
         root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
@@ -523,7 +693,8 @@ class _PassGrower:
             forget_tables()
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
-                      "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest)}
+                      "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest),
+                      "exact_sum_levels": list(self.folded)}
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
@@ -579,18 +750,21 @@ class _PassGrower:
         return groups
 
     def scan(self, S: int, members: np.ndarray, dsel: list[int], csel: list[int]
-             ) -> tuple[np.ndarray, np.ndarray, dict[int, _SparseSums], dict[int, _ContinuousAVC]]:
+             ) -> tuple[np.ndarray, np.ndarray, dict[int, _SparseSums], dict[int, _ContinuousAVC], _Fractions]:
         """One pass: class weights (S x C, fixed point) and cases of the nodes in `members`,
         with their discrete AVC groups (keyed (node, value code + 1, class)) and continuous ones
-        for the attributes dsel/csel. A batch's columns are read where needed: no matrix of
+        for the attributes dsel/csel, and the visits of fractional weight (not in those sums). A batch's columns are read where needed: no matrix of
         all its columns."""
         scan = _LevelScan(self.schema, self.routes, self.flat, members, self.disc, self.cont, dsel, csel,
                           [self.values[self.cont[k]][0] if self.routes else None for k in range(len(self.cont))],
-                          S, self.C, self.V)
+                          S, self.C, self.V, None if self.memory is None else self.memory // FRACTION_SHARE)
         self.passes += 1
-        dist, count, disc, cont, light = reduce_batches(self.batches, scan.zero, scan.count, scan.merge)
+        dist, count, disc, cont, light, fractions = reduce_batches(self.batches, scan.zero, scan.count, scan.merge)
         self.light = self.light and light
-        return dist.reshape(S, self.C), count, disc, cont
+        if fractions.folded and len(self.routes) not in self.folded:
+            self.folded.append(len(self.routes))
+        self.fraction_bytes = fractions.nbytes()
+        return dist.reshape(S, self.C), count, disc, cont, fractions
 
     def active_tables(self, disc: dict[int, _SparseSums], act: np.ndarray, S: int) -> np.ndarray:
         """The discrete AVC groups of the active nodes as one dense table (act, len(disc), V, C)."""
@@ -613,7 +787,7 @@ class _PassGrower:
         runs = [t.runs for t in disc.values()]
         for avc in cont.values():
             runs += [t.runs for t in avc.by_class] if avc.values is None else [avc.table.runs]
-        return 16 * sum(len(r[0]) for rs in runs for r in rs) + 8 * S * (self.C + 1)
+        return 16 * sum(len(r[0]) for rs in runs for r in rs) + 8 * S * (self.C + 1) + self.fraction_bytes
 
     # ---- one level --------------------------------------------------------------------------
     def level(self, nodes: list[Node], tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
@@ -630,26 +804,33 @@ class _PassGrower:
         self.ccut = np.zeros((S, K))
         groups = self.plan(S)
         self.per_level.append(len(groups))
+        self.node_sums, self.branch_sums = {}, {}
         for members, dsel, csel in groups:
-            gdist, gcount, disc, cont = self.scan(S, members, dsel, csel)
+            gdist, gcount, disc, cont, fractions = self.scan(S, members, dsel, csel)
             at = np.flatnonzero(members)
             fdist[at], count[at] = gdist[at], gcount[at]
             held = self.held(S, disc, cont)
             if not self.routes:
                 self.first_level(gdist, cont)
             dist, cases = _f32(gdist), _f32(gdist.sum(axis=1))
+            replay = _Replay(fractions, gdist, self.C)
+            for s, (n, d) in replay.node_sums().items():
+                cases[s], dist[s] = n, d
+            self.node_sums.update(replay.node_sums())
             # spec 2.1
             act = np.flatnonzero(members & ~((dist.max(axis=1) == cases) | (cases < 2 * self.min_objs)))
             fdisc = self.active_tables(disc, act, S)
             self.peak = max(self.peak, held + fdisc.nbytes)
             if act.size and dsel:
                 self.discrete(act, cases, fdisc, dsel, tested, gain, split)
-            del fdisc
             if csel:
                 self.cuts(act, cases, cont, gain, split, below, above)
-            del disc, cont
+            self.replayed(replay, act, cases, fdisc, dsel, cont, tested, gain, split)
+            del fdisc, disc, cont
         dist = _f32(fdist)
         cases = _f32(fdist.sum(axis=1))
+        for s, (n, d) in self.node_sums.items():
+            cases[s], dist[s] = n, d
         best_class = np.asarray(cheapest_class(dist, self.costs)).reshape(S)
         errors = cases - dist[np.arange(S), best_class]
         for node, klass, items, errs, row in zip(nodes, best_class.tolist(), cases.tolist(), errors.tolist(), dist):
@@ -663,6 +844,50 @@ class _PassGrower:
         # a node all of whose cases weigh 1 passes exactly its branch's cases (and its unknowns) on
         whole = self.light & (fdist.sum(axis=1) == count << 32)
         return self.divide(nodes, chosen, best_class, cases, count, whole, tested)
+
+    def replayed(self, replay: _Replay, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int],
+                 cont: dict[int, _ContinuousAVC], tested: np.ndarray, gain: np.ndarray, split: np.ndarray) -> None:
+        """The active nodes with fractional visits: the gains, split information, cuts and
+        branch sums of the pass's attributes again, from their cases in c4.5's order (_Replay)
+        by the in-memory growth's functions (discrete_gains, best_cuts, snap_cut)."""
+        C, V = self.C, self.V
+        entries = {k: avc.entries() for k, avc in cont.items()} if replay.at else {}
+        tables, where = [], []          # the discrete attributes' tables, their gains in one call
+        for pos, s in enumerate(act.tolist()):
+            if s not in replay.at:
+                continue
+            at = replay.at[s]
+            for i, j in enumerate(dsel):
+                a = self.disc[j]
+                code, y, w = replay.sequence(s, replay.codes[at, i], np.repeat(np.arange(V), C), np.tile(np.arange(C), V),
+                                             fdisc[pos, i].ravel() >> 32)
+                tables.append(class_sums(code * C + y, w, V * C).reshape(V, C))
+                where.append((s, a))
+                sums = class_sums(code, w, V)
+                self.branch_sums[s, a] = sums[1:self.nvals[j] + 1], sums[0]
+            for i, k in enumerate(cont):
+                a = self.cont[k]
+                vals, vals32 = self.values[a]
+                node, rank, cls, fixed = entries[k]
+                mine = node == s
+                value = np.append(vals, np.nan)[rank[mine]]            # rank len(vals): unknown
+                v, y, w = replay.sequence(s, replay.values[at, i], value, cls[mine], fixed[mine] >> 32)
+                order = np.argsort(v, kind="stable")
+                g, sp, cut_at = best_cuts(v[order, None], w[order, None], y[order, None], C, cases[s], self.min_objs)
+                gain[s, a], split[s, a] = g[0], sp[0]
+                if cut_at[0] < 0:
+                    continue
+                lo, hi = v[order[cut_at[:1]]], v[order[cut_at[:1] + 1]]
+                self.ccut[s, k] = snap_cut(vals, vals32, lo, hi)[0]
+                with np.errstate(invalid="ignore"):
+                    side = np.where(np.isnan(v), 2, (v.astype(np.float32) > np.float32(self.ccut[s, k])).astype(np.int64))
+                sums = class_sums(side, w, 3)
+                self.branch_sums[s, a] = sums[:2], sums[2]
+        if tables:
+            nodes, attrs = (np.array(x) for x in zip(*where))
+            g, sp = discrete_gains(np.stack(tables), cases[nodes], self.min_objs)
+            done = tested[nodes, attrs]
+            gain[nodes, attrs], split[nodes, attrs] = np.where(done, NO_GAIN, g), np.where(done, F32(0), sp)
 
     def discrete(self, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int], tested: np.ndarray,
                  gain: np.ndarray, split: np.ndarray) -> None:
@@ -793,11 +1018,12 @@ class _PassGrower:
                 j = self.disc.index(a)
                 t = self.dw[s, j, :self.nvals[j] + 1]
                 weights, unknown = t[1:], t[0]
+            # c4.5's factor: the branch's known weight over the node's, in float (grow.grow),
+            # its sums in c4.5's order where the node had fractional visits
+            w32, u32 = self.branch_sums.get((s, a), (_f32(weights), _f32(unknown)))
             # sums of non-negative weights: a branch has cases where its sum is not 0
-            filled = weights != 0
-            # c4.5's factor: the branch's known weight over the node's, in float (grow.grow)
-            known_total = F32(cases[s]) - _f32(unknown)
-            shares = _f32(weights) / known_total
+            filled = w32 != 0
+            shares = w32 / (F32(cases[s]) - u32)
             for v in range(len(weights)):
                 if filled[v]:
                     child[s, v] = len(next_nodes)

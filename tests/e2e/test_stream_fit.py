@@ -16,6 +16,7 @@ from c45rules.export.yaml import dump_yaml
 from c45rules.learn.pipeline import fit_batches
 from c45rules.learn.stream import parse_memory
 from c45rules.tree.grow import grow_tree
+from c45rules.tree.grow_passes import grow_in_passes
 from c45rules.data.frame import load_data
 from c45rules.tree.report import format_tree
 
@@ -97,15 +98,31 @@ def test_streamed_tree_prints_as_grown_in_memory():
     assert format_tree(tree, ds.schema) == format_tree(grow_tree(ds), ds.schema)
 
 
-# sets with unknown values where growth sums fractional weights exactly, not in c4.5's order
-UNKNOWNS = ["labor", "breast-cancer", "vote_weka", "hypo", "soybean"]
+# every shared set with unknown values: the fractional weights of the cases whose tested value is
+# unknown are summed in c4.5's order (grow_passes._Replay), so the model is the in-memory one;
+# batches small enough to cross many boundaries (hypo's 2,514 cases in batches of 7 take 19 s)
+UNKNOWNS = [("labor", 7), ("breast-cancer", 7), ("vote_weka", 7), ("soybean", 7), ("hypo", 251),
+            pytest.param("income", 997, marks=pytest.mark.slow)]    # 9 s
 
 
-@pytest.mark.parametrize("name", UNKNOWNS)
-def test_unknowns_do_not_depend_on_the_batch_size(name):
-    small = 97 if name == "hypo" else 7    # hypo's 2,514 cases in batches of 7: 19 s
-    models = {dump_yaml(fit_batches(open_batches(stem(name), batch_rows=k))[0]) for k in (small, 1000, 10 ** 6)}
-    assert len(models) == 1
+@pytest.mark.parametrize("name,k", UNKNOWNS)
+def test_unknowns_give_the_in_memory_model(name, k):
+    assert dump_yaml(fit_batches(open_batches(stem(name), batch_rows=k))[0]) == dump_yaml(c45rules.fit(stem(name)))
+
+
+def test_unknowns_sums_in_c45_order():
+    # soybean's root tests an attribute with unknown values: the cases with an unknown value go down
+    # every branch weighing its share, and come first in its sums, the others add 1 each in float32
+    # (branch 0 weighs 58.151928; the exact sum rounded once is 58.15192); branch 1 takes the
+    # share of weights that c4.5's multiply-then-divide over branch 0 left a bit off. (Deeper
+    # nodes may still differ in the last bit where such a case's value was unknown again inside
+    # an earlier branch: docs/large-data.md, "Sums".)
+    ds, _ = load_data(stem("soybean"), test=False)
+    plain = grow_tree(ds)
+    streamed, _ = grow_in_passes(open_batches(stem("soybean"), batch_rows=7), ds.schema)
+    for a, b in [(plain, streamed), (plain.branches[0], streamed.branches[0]), (plain.branches[1], streamed.branches[1])]:
+        assert (a.attribute, a.items) == (b.attribute, b.items)
+        assert a.class_dist.tobytes() == np.asarray(b.class_dist, np.float32).tobytes()
 
 
 @pytest.mark.parametrize("args,words", [
@@ -191,3 +208,20 @@ def test_rule_tables_beyond_the_budget_fail_by_name(tmp_path):
     assert not (tmp_path / "m.yaml").exists()
     assert re.search(r"the rules' selection table of class '[+-]' needs [\d.]+ kB after \d+ rows, beyond the memory"
                      r" budget of 40 kB: give a larger budget \(--memory\)", msg), msg
+
+
+def test_parquet_target_check_reads_a_chunk_not_the_table(tmp_path, monkeypatch, capsys):
+    # whether a Parquet table's target is numeric (regression) is read from its first chunks, as
+    # a CSV's: the whole table in pandas took 10.6 GB at 20M rows before the streamed fit began
+    import pandas as pd
+    from c45rules.cli import main
+    from c45rules.data import frame
+    pq = tmp_path / "crx.parquet"
+    pd.read_csv(DATA / "crx" / "crx.csv").to_parquet(pq, row_group_size=50)
+
+    def whole(*args, **kwargs):
+        raise AssertionError("read the whole table")
+    monkeypatch.setattr(frame, "read_table", whole)
+    assert main(["fit", str(pq), "--target", "class", "-o", str(tmp_path / "m.yaml"), "--stream", "-q"]) == 0
+    ok("fit", DATA / "crx" / "crx.csv", "--target", "class", "-o", tmp_path / "plain.yaml")
+    assert (tmp_path / "m.yaml").read_bytes() == (tmp_path / "plain.yaml").read_bytes()

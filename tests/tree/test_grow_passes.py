@@ -3,9 +3,11 @@
 Every shared set without unknown values or weights, at batch sizes small enough that every
 level's AVC tables merge across many batches: the unpruned tree (kind, attribute, cut bits,
 class, items, errors, class counts), the pruned tree and the `tree` printout are equal.
-With unknown values the sums must not depend on batch boundaries; on crx and labor-neg the
-trees also equal the in-memory ones (elsewhere c4.5's float32 order of fractional weights
-differs in the last bits: see c45rules/tree/grow_passes.py).
+With unknown values the sums must not depend on batch boundaries; on crx, labor-neg,
+breast-cancer and hypo the trees also equal the in-memory ones, sum for sum (c4.5's order of
+fractional weights is replayed; on labor, vote_weka and soybean a few deeper sums differ in the
+last bit, where a case's weight came back from an earlier branch's subtree slightly off: see
+c45rules/tree/grow_passes.py; their model files are equal, tests/e2e/test_stream_fit.py).
 """
 import warnings
 
@@ -64,17 +66,17 @@ def test_other_options_same_tree():
         assert differences(grown, streamed) is None
 
 
-@pytest.mark.parametrize("name", ["crx", "labor-neg"])
-def test_unknowns_same_tree_where_orders_agree(name):
+@pytest.mark.parametrize("name,k", [("crx", 7), ("labor-neg", 7), ("breast-cancer", 7), ("hypo", 251)])
+def test_unknowns_same_tree_where_orders_agree(name, k):
     ds = load(name)
-    streamed, _ = grow_in_passes(batches(ds, 7), ds.schema)
+    streamed, _ = grow_in_passes(batches(ds, k), ds.schema)
     assert differences(grow_tree(ds), streamed) is None
 
 
-@pytest.mark.parametrize("name,sizes", [("labor", (1, 7)), ("breast-cancer", (1, 7)), ("vote_weka", (3, 50)),
+@pytest.mark.parametrize("name,sizes", [("labor", (1, 7)), ("breast-cancer", (1, 7)), ("vote_weka", (7, 50)),
                                         ("soybean", (7, 60)), ("hypo", (97, 500))])
 def test_unknowns_sums_do_not_depend_on_batches(name, sizes):
-    # fractional weights are summed in fixed point: any batch size gives the same bits
+    # fractional weights are summed in c4.5's order, whatever the batches: the same bits
     ds = load(name)
     assert any(np.isnan(c).any() if a.is_continuous else (c < 0).any()
                for a, c in zip(ds.schema.attributes, ds.columns))
@@ -263,3 +265,50 @@ def test_compiled_key_runs_equal_numpy(monkeypatch):
             table.add(keys[i:i + 1000], w[i:i + 1000], True)
         merged.append([a.tolist() for a in table.merged()])
     assert merged[0] == merged[1]
+
+
+class _Parts:
+    """A batch source run as Spark runs a pass (learn/spark.py): each part's batches counted
+    from zero, the parts' tables merged in order."""
+
+    def __init__(self, ds: Dataset, k: int, parts: int):
+        self.ds, self.k, self.parts = ds, k, parts
+
+    def __call__(self):
+        return batches(self.ds, self.k)()
+
+    def reduce(self, zero, count, merge):
+        edges = np.linspace(0, self.ds.n, self.parts + 1).astype(int)
+        table = zero()
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            part = zero()
+            for i in range(lo, hi, self.k):
+                part = count(part, self.ds.subset(np.arange(i, min(i + self.k, hi))))
+            table = merge(table, part)
+        return table
+
+
+@pytest.mark.parametrize("name", ["breast-cancer", "soybean"])
+def test_parts_merged_in_order_sum_in_case_order(name):
+    # each part numbers its cases from 0; merged in order, they are renumbered after the parts
+    # before: the fractional visits keep c4.5's order, the tree is the one-part tree
+    ds = load(name)
+    one, _ = grow_in_passes(batches(ds, 50), ds.schema)
+    assert differences(one, grow_in_passes(_Parts(ds, 50, 3), ds.schema)[0]) is None
+    if name == "breast-cancer":
+        assert differences(grow_tree(ds), one) is None
+
+
+def test_fractional_visits_beyond_their_share_are_summed_exactly(monkeypatch):
+    # a budget whose share for fractional visits is tiny: every level's are folded into the
+    # fixed-point sums (exact, in no order): the trees at any batch size and part split agree
+    from c45rules.tree import grow_passes as G
+    monkeypatch.setattr(G, "FRACTION_SHARE", 10 ** 9)
+    ds = load("soybean")
+    a, info = grow_in_passes(batches(ds, 50), ds.schema, memory=10 ** 8)
+    assert info["exact_sum_levels"] and info["exact_sum_levels"][0] == 1
+    for source in (batches(ds, 97), _Parts(ds, 31, 3)):
+        assert differences(a, grow_in_passes(source, ds.schema, memory=10 ** 8)[0]) is None
+    monkeypatch.setattr(G, "FRACTION_SHARE", 2)
+    b, info = grow_in_passes(batches(ds, 50), ds.schema, memory=10 ** 8)
+    assert info["exact_sum_levels"] == [] and differences(a, b) is not None
