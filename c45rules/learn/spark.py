@@ -13,8 +13,9 @@ The schema pass is such a job too: each partition sums data/batches.py's per-col
 (`_Summary`, its row numbers offset by the rows of the partitions before it), and the driver
 merges them in partition order, so the same Schema, warnings and errors follow as from the
 file read in memory. The fingerprint's pass sends 8 bytes a row (the sorted row hashes the
-model's fingerprint digests), by ranges of hash values, one range at a time: the one pass whose
-traffic grows with the rows.
+model's fingerprint digests), by ranges of hash values, one range at a time (about 2^17
+hashes, 1 MB, a range): the one pass whose traffic grows with the rows, though not what the
+driver holds at once.
 
 A CSV read by Spark as text (every column a string) is read as the default engine reads it:
 an empty cell is "" (Spark's null), so the same tokens are unknown.
@@ -37,8 +38,10 @@ from ..errors import InputError, ModelError
 pd = LazyModule("pandas")
 
 _BLOB = "part int, blob binary"
-# the fingerprint's row hashes are sorted by ranges of their top bits: 2^_HASH_BITS ranges
+# the fingerprint's row hashes are sorted by ranges of their top bits: at least 2^_HASH_BITS
+# ranges, more for more rows, so that a range the driver receives holds about _RANGE_ROWS hashes
 _HASH_BITS = 4
+_RANGE_ROWS = 1 << 17
 
 
 def is_spark_frame(data: Any) -> bool:
@@ -63,10 +66,13 @@ def _blob(part: int, table: Any) -> Any:
     return pd.DataFrame({"part": [part], "blob": [pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)]})
 
 
-def _run(frame: Any, job: Callable[[Iterator[Any], int], Any]) -> tuple[list[tuple[int, Any]], int]:
+def _run(frame: Any, job: Callable[[Iterator[Any], int], Any],
+         combine: Callable[[list[tuple[int, Any]]], Any] | None = None) -> tuple[list[tuple[int, Any]], int]:
     """([(partition, its table)] in partition order, bytes sent to the driver): `job(frames,
-    partition)` on the pandas chunks of every partition of `frame`; an InputError or ModelError
-    raised in a partition is raised here (the first partition's first)."""
+    partition)` on the pandas chunks of every partition of `frame`; with `combine`, the
+    partitions' tables (in partition order) are combined into one in one more Spark task (after
+    a shuffle), which alone sends its table to the driver: [(0, the combined table)]. An
+    InputError or ModelError raised in a partition is raised here (the first partition's first)."""
     def task(frames: Iterator[Any]) -> Iterator[Any]:
         part = _part()
         try:
@@ -74,8 +80,22 @@ def _run(frame: Any, job: Callable[[Iterator[Any], int], Any]) -> tuple[list[tup
         except (InputError, ModelError) as e:
             table = _Failed(e)
         yield _blob(part, table)
+
+    def together(frames: Iterator[Any]) -> Iterator[Any]:
+        rows = sorted((int(p), b) for df in frames for p, b in zip(df["part"], df["blob"]))
+        parts = []
+        for p, b in rows:
+            table = pickle.loads(b)
+            if isinstance(table, _Failed):
+                yield _blob(p, table)
+                return
+            parts.append((p, table))
+        yield _blob(0, combine(parts))   # type: ignore[misc]
     try:
-        rows = frame.mapInPandas(task, _BLOB).collect()
+        counted = frame.mapInPandas(task, _BLOB)
+        if combine is not None:
+            counted = counted.repartition(1).mapInPandas(together, _BLOB)
+        rows = counted.collect()
     except Exception as e:   # a failed Spark job: a Java exception, one line of it
         raise _spark_failed(e) from None
     rows = sorted(rows, key=lambda r: r.part)
@@ -119,25 +139,56 @@ class SparkBatches:
         self.frame, self.cols, self.text, self.encode = frame, cols, text, encode
         self.schema, self.n, self.unknown_tokens, self.source = schema, n, unknown_tokens, source
         self.batch_rows, self.pass_bytes, self.last_batches = batch_rows, pass_bytes, 0
+        self.partitions, self._cache = frame.rdd.getNumPartitions(), None
 
     def __call__(self) -> Iterator[Dataset]:
         """The schema's empty batch (the rows are counted in Spark, by `reduce`)."""
         yield Dataset(self.schema, [np.zeros(0, np.float64 if a.is_continuous else np.int32)
                                     for a in self.schema.attributes], np.zeros(0, np.int32), self.source)
 
+    def _encoded(self) -> Any:
+        """The rows encoded once (the first pass that reads them fills the cache): a DataFrame
+        of the same partitions, one row per batch, its column arrays pickled; every later pass
+        reads these codes instead of parsing and encoding the table again."""
+        if self._cache is None:
+            cols, text, encode, batch_rows = self.cols, self.text, self.encode, self.batch_rows
+
+            def task(frames: Iterator[Any]) -> Iterator[Any]:
+                part = _part()
+                try:
+                    for df in _chunks(frames, cols, text):
+                        for b in _cut(encode(df, 0), batch_rows):
+                            yield _blob(part, (b.columns, b.y))
+                except (InputError, ModelError) as e:
+                    yield _blob(part, _Failed(e))
+            from pyspark import StorageLevel
+            self._cache = self.frame.mapInPandas(task, _BLOB).persist(StorageLevel.MEMORY_AND_DISK)
+        return self._cache
+
+    def release(self) -> None:
+        """Drop the cached codes (the learning is over)."""
+        if self._cache is not None:
+            self._cache.unpersist()
+            self._cache = None
+
     def _batches(self) -> Callable[[Iterator[Any]], Iterator[Dataset]]:
-        """A partition's chunks -> its Dataset batches: a function holding the encoding, not the source."""
-        cols, text, encode, batch_rows = self.cols, self.text, self.encode, self.batch_rows
+        """A partition's cached blobs -> its Dataset batches: a function holding the schema, not the source."""
+        schema, source = self.schema, self.source
 
         def batches(frames: Iterator[Any]) -> Iterator[Dataset]:
-            for df in _chunks(frames, cols, text):
-                yield from _cut(encode(df, 0), batch_rows)
+            for df in frames:
+                for blob in df["blob"]:
+                    got = pickle.loads(blob)
+                    if isinstance(got, _Failed):
+                        raise got.error
+                    yield Dataset(schema, *got, source)
         return batches
 
     def reduce(self, zero: Callable[[], Any], count: Callable[[Any, Dataset], Any],
                merge: Callable[[Any, Any], Any]) -> Any:
-        """One pass as a Spark job: each partition's batches counted into `zero()` by `count`,
-        the partitions' tables merged on the driver by `merge`, in partition order."""
+        """One pass as a Spark job: each partition's batches counted into `zero()` by `count`;
+        the partitions' tables merged by `merge`, in partition order, in one more Spark task
+        when there are several, so that the driver receives one table, not one per partition."""
         batches = self._batches()
 
         def job(frames: Iterator[Any], part: int) -> Any:
@@ -145,12 +196,15 @@ class SparkBatches:
             for batch in batches(frames):
                 table, k = count(table, batch), k + 1
             return table, k
-        parts, sent = _run(self.frame, job)
+
+        def combine(parts: list[tuple[int, Any]]) -> Any:
+            table, k = zero(), 0
+            for _, (one, n) in parts:
+                table, k = merge(table, one), k + n
+            return table, k
+        parts, sent = _run(self._encoded(), job, combine if self.partitions > 1 else None)
         self.pass_bytes.append(sent)
-        self.last_batches = sum(k for _, (_, k) in parts)
-        table = zero()
-        for _, (part, _) in parts:
-            table = merge(table, part)
+        (_, (table, self.last_batches)), = parts
         return table
 
     def fingerprint(self) -> str:
@@ -158,13 +212,14 @@ class SparkBatches:
         bits, each range's sorted hashes sent to the driver in turn and digested."""
         import hashlib
         batches = self._batches()
-        ranges = 1 << _HASH_BITS
+        bits = max(_HASH_BITS, int(self.n - 1).bit_length() - _RANGE_ROWS.bit_length() + 1)
+        ranges = 1 << bits
 
         def hashes(frames: Iterator[Any]) -> Iterator[Any]:
             import pandas   # not the module's lazy `pd`: this function is pickled by value
             got = [b.row_hashes() for b in batches(frames)]
             rows = np.concatenate(got) if got else np.zeros(0, dtype=np.uint64)
-            top = (rows >> np.uint64(64 - _HASH_BITS)).astype(np.int64)
+            top = (rows >> np.uint64(64 - bits)).astype(np.int64)
             for r in np.unique(top).tolist():
                 yield pandas.DataFrame({"part": [r], "blob": [rows[top == r].tobytes()]})
 
@@ -175,7 +230,7 @@ class SparkBatches:
         h.update(repr(self.schema).encode("utf-8"))
         sent = 0
         try:
-            by_range = (self.frame.mapInPandas(hashes, _BLOB).rdd.map(lambda r: (r.part, bytes(r.blob)))
+            by_range = (self._encoded().mapInPandas(hashes, _BLOB).rdd.map(lambda r: (r.part, bytes(r.blob)))
                         .groupByKey(ranges, partitionFunc=lambda r: r).mapPartitions(sort))
             for part in by_range.toLocalIterator():
                 h.update(part)
