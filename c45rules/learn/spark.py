@@ -42,6 +42,8 @@ _BLOB = "part int, blob binary"
 # ranges, more for more rows, so that a range the driver receives holds about _RANGE_ROWS hashes
 _HASH_BITS = 4
 _RANGE_ROWS = 1 << 17
+# rows from which a table in too few partitions is spread over the cores (one shuffle of the rows)
+_SPREAD_ROWS = 50_000
 
 
 def is_spark_frame(data: Any) -> bool:
@@ -96,8 +98,12 @@ def _run(frame: Any, job: Callable[[Iterator[Any], int], Any],
         if combine is not None:
             counted = counted.repartition(1).mapInPandas(together, _BLOB)
         rows = counted.collect()
+        parts = 1 if combine is not None else frame.rdd.getNumPartitions()
     except Exception as e:   # a failed Spark job: a Java exception, one line of it
         raise _spark_failed(e) from None
+    if len(rows) != parts:   # the JVM lost the results (out of memory, logged on stderr) but raised nothing
+        raise InputError(f"Spark failed: {len(rows)} of the job's {parts} results reached the driver (out of"
+                         " memory? give the driver more: spark.driver.memory)")
     rows = sorted(rows, key=lambda r: r.part)
     tables = [(r.part, pickle.loads(r.blob)) for r in rows]
     for _, t in tables:
@@ -306,11 +312,15 @@ def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = Non
         for df in _chunks(frames, cols, text):
             summary.add(df)
         return summary
-    parts, sent = _run(frame, summarise)
+    def absorbed(parts: list[tuple[int, _Summary]]) -> _Summary:
+        summary = parts[0][1]
+        for _, other in parts[1:]:
+            _absorb(summary, other)
+        return summary
+    spread = frame.rdd.getNumPartitions() > 1
+    parts, sent = _run(frame, summarise, absorbed if spread else None)
     pass_bytes.append(sent)
     summary = parts[0][1]
-    for _, other in parts[1:]:
-        _absorb(summary, other)
     summary.n = n
 
     def more_texts(names: list[str]) -> dict[str, dict[str, int]]:
@@ -321,16 +331,23 @@ def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = Non
                     s, _ = _mask_tokens(df[name], read.tokens)
                     _add(texts[name], *_text_counts(_column_text(s, name, source)))
             return texts
-        got, sent = _run(frame, gather)
+        def joined(got: list[tuple[int, dict[str, dict[str, int]]]]) -> dict[str, dict[str, int]]:
+            texts = got[0][1]
+            for _, more in got[1:]:
+                for name, counts in more.items():
+                    _add(texts[name], counts, counts.values())
+            return texts
+        got, sent = _run(frame, gather, joined if spread else None)
         pass_bytes.append(sent)
-        texts = got[0][1]
-        for _, more in got[1:]:
-            for name, counts in more.items():
-                _add(texts[name], counts, counts.values())
-        return texts
+        return got[0][1]
 
     schema, variants, strays, unknown_tokens = summary.schema(continuous, more_texts)
     encode = table_encoder(schema, variants, strays, target, read, source)
+    # rows in fewer partitions than Spark runs tasks at once (a Parquet file of one row group is
+    # read by one task): spread over the cores before they are encoded, so that every pass uses them
+    spread = frame.sparkSession.sparkContext.defaultParallelism
+    if n >= _SPREAD_ROWS and sum(1 for _, rows in sizes if rows) < spread:
+        frame = frame.repartition(spread)
     return SparkBatches(frame, cols, text, encode, schema, n, unknown_tokens, source, batch_rows, pass_bytes)
 
 

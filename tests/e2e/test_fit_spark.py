@@ -13,6 +13,7 @@ import io
 import json
 import os
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -128,3 +129,58 @@ def test_bad_input_named(spark, tmp_path):
     code, _ = cli("fit", alike, "--target", "class", "--engine", "spark", "--master", "local[1]", "-o",
                   tmp_path / "alike.yaml")
     assert code == 2 and not (tmp_path / "alike.yaml").exists()
+
+
+def concept_table(path, n: int) -> None:
+    """n rows of a clean concept with few distinct values (class yes iff a >= 5 and b is not r;
+    c and d noise), as Parquet: the same tree from 100k rows as from 1M."""
+    rng = np.random.default_rng(n)
+    a, c = rng.integers(0, 10, n), rng.integers(0, 5, n)
+    b, d = rng.choice(np.array(["p", "q", "r"]), n), rng.choice(np.array(["u", "v"]), n)
+    pd.DataFrame({"a": a, "b": b, "c": c, "d": d,
+                  "class": np.where((a >= 5) & (b != "r"), "yes", "no")}).to_parquet(path)
+
+
+def _status(field: str) -> int:
+    """A field of /proc/self/status in bytes (VmRSS: the resident memory; VmHWM: its peak)."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith(field + ":"))
+
+
+def driver_growth(fit) -> int:
+    """The driver's (this Python's) peak resident memory during fit(), above its memory before."""
+    with open("/proc/self/clear_refs", "w") as f:   # the peak (VmHWM) from here on
+        f.write("5")
+    before = _status("VmRSS")
+    fit()
+    return _status("VmHWM") - before
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="reads the driver's memory from Linux's /proc")
+def test_driver_memory_flat(spark, tmp_path):
+    """From 100k rows in 2 partitions to 1M in 8 (the same tree), the driver's peak memory
+    stays within 16 MB (the 1M rows' codes alone are 40 MB, their table several times that)
+    and no pass sends it more bytes (its own accounting, `pass_bytes`), but the first (a row
+    count per partition) and the fingerprint's, which streams 8 bytes a row range by range: the
+    driver never collects the rows, and the partitions' tables reach it as one table."""
+    sent, grew = [], []
+    for n, parts in ((100_000, 2), (1_000_000, 8)):
+        path = tmp_path / f"concept_{n}.parquet"
+        concept_table(path, n)
+        frame = spark.read.parquet(str(path)).repartition(parts).cache()
+        source = open_spark(frame, "class")
+        got = {}
+        grew.append(driver_growth(lambda: got.setdefault("fit", fit_batches(source))))
+        sent.append(source.pass_bytes)
+        if n == 100_000:   # the in-memory model
+            assert dump_yaml(got["fit"][0]) == dump_yaml(c45rules.fit(path, target="class"))
+        frame.unpersist()
+    (small, big), (hundred_k, million) = sent, (100_000, 1_000_000)
+    assert len(small) == len(big) and small.count(8 * hundred_k) == 1 and big.count(8 * million) == 1, (small, big)
+    # the first job sends each partition's row count (about 17 bytes a partition)
+    assert big[0] <= 32 * 8, big
+    for a, b in zip(small[1:], big[1:]):
+        if b != 8 * million:
+            assert b <= 1.25 * a + 256, (small, big)
+    assert grew[1] <= grew[0] + 16 * 2 ** 20, grew
