@@ -1,18 +1,20 @@
 """Learning on Spark (issue 51): the learner in passes with a Spark DataFrame's partitions as its batches.
 
 `open_spark(frame, target)` is a batch source (data/batches.py's contract) whose rows stay in
-Spark. Each pass of the learner is one reduction (data/passes.reduce_batches): the count
-function travels to the executors with the state it reads (the tree grown so far, the rules'
-conditions), each partition's rows are read there as pandas chunks (Arrow), encoded with the
-driver's Schema into the same Dataset batches as a file read in passes, counted into one
-table per partition, and the tables (pickled) come back to the driver, which merges them in
-partition order. The driver holds the tables, never the rows: `pass_bytes` records the bytes
-each pass sent it.
+Spark. The first pass that reads them encodes each partition's rows (pandas chunks, Arrow) with
+the driver's Schema into the same Dataset batches as a file read in passes, and keeps their
+codes in a persisted DataFrame (a row of pickled column arrays per batch, the table's
+partitions): every later pass reads the codes, not the table. Each pass of the learner is one
+reduction (data/passes.reduce_batches): the count function travels to the executors with the
+state it reads (the tree grown so far, the rules' conditions), each partition's batches are
+counted into one table, and, with several partitions, one more Spark task merges the tables in
+partition order, so that one table (pickled) reaches the driver. The driver holds tables,
+never the rows: `pass_bytes` records the bytes each pass sent it.
 
 The schema pass is such a job too: each partition sums data/batches.py's per-column summary
-(`_Summary`, its row numbers offset by the rows of the partitions before it), and the driver
-merges them in partition order, so the same Schema, warnings and errors follow as from the
-file read in memory. The fingerprint's pass sends 8 bytes a row (the sorted row hashes the
+(`_Summary`, its row numbers offset by the rows of the partitions before it), merged in
+partition order as a pass's tables are, so the same Schema, warnings and errors follow as from
+the file read in memory. The fingerprint's pass sends 8 bytes a row (the sorted row hashes the
 model's fingerprint digests), by ranges of hash values, one range at a time (about 2^17
 hashes, 1 MB, a range): the one pass whose traffic grows with the rows, though not what the
 driver holds at once.
