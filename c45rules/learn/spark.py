@@ -25,6 +25,7 @@ an empty cell is "" (Spark's null), so the same tokens are unknown.
 from __future__ import annotations
 
 import pickle
+from itertools import chain
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -40,6 +41,8 @@ from ..errors import InputError, ModelError
 pd = LazyModule("pandas")
 
 _BLOB = "part int, blob binary"
+_PIECES = "part int, piece int, blob binary"
+_PIECE_BYTES = 16 << 20   # a pass's table reaches the driver in rows of this many bytes at most
 # the fingerprint's row hashes are sorted by ranges of their top bits: at least 2^_HASH_BITS
 # ranges, more for more rows, so that a range the driver receives holds about _RANGE_ROWS hashes
 _HASH_BITS = 4
@@ -70,48 +73,66 @@ def _blob(part: int, table: Any) -> Any:
     return pd.DataFrame({"part": [part], "blob": [pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)]})
 
 
+def _pieces(part: int, table: Any, size: int) -> Any:
+    """A partition's table pickled, in rows of at most `size` bytes (a whole table in one row is
+    copied several times over by the JVM on its way to Python: _run)."""
+    data = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
+    n = max(1, -(-len(data) // size))
+    return pd.DataFrame({"part": [part] * n, "piece": list(range(n)),
+                         "blob": [data[i * size:(i + 1) * size] for i in range(n)]})
+
+
+def _tables(parts: Any, pieces: Any, blobs: Any) -> list[tuple[int, Any]]:
+    """[(partition, its table)] in partition order, from the rows of _pieces in any order."""
+    got: dict[int, list[tuple[int, bytes]]] = {}
+    for part, piece, blob in zip(parts, pieces, blobs):
+        got.setdefault(int(part), []).append((int(piece), blob))
+    return [(part, pickle.loads(b"".join(b for _, b in sorted(got[part])))) for part in sorted(got)]
+
+
 def _run(frame: Any, job: Callable[[Iterator[Any], int], Any],
          combine: Callable[[list[tuple[int, Any]]], Any] | None = None) -> tuple[list[tuple[int, Any]], int]:
     """([(partition, its table)] in partition order, bytes sent to the driver): `job(frames,
     partition)` on the pandas chunks of every partition of `frame`; with `combine`, the
     partitions' tables (in partition order) are combined into one in one more Spark task (after
     a shuffle), which alone sends its table to the driver: [(0, the combined table)]. An
-    InputError or ModelError raised in a partition is raised here (the first partition's first)."""
+    InputError or ModelError raised in a partition is raised here (the first partition's first).
+    The tables travel as Arrow (DataFrame.toArrow) in pieces of _PIECE_BYTES: a binary cell
+    collected as rows is pickled by the JVM through a UTF-16 string, 4-5 times its size at once."""
+    size = _PIECE_BYTES
+
     def task(frames: Iterator[Any]) -> Iterator[Any]:
         part = _part()
         try:
             table = job(frames, part)
         except (InputError, ModelError) as e:
             table = _Failed(e)
-        yield _blob(part, table)
+        yield _pieces(part, table, size)
 
     def together(frames: Iterator[Any]) -> Iterator[Any]:
-        rows = sorted((int(p), b) for df in frames for p, b in zip(df["part"], df["blob"]))
-        parts = []
-        for p, b in rows:
-            table = pickle.loads(b)
-            if isinstance(table, _Failed):
-                yield _blob(p, table)
-                return
-            parts.append((p, table))
-        yield _blob(0, combine(parts))   # type: ignore[misc]
+        got = [df for df in frames]
+        parts = _tables(*(list(chain.from_iterable(df[c] for df in got)) for c in ("part", "piece", "blob")))
+        failed = [(p, t) for p, t in parts if isinstance(t, _Failed)]
+        yield _pieces(0, failed[0][1] if failed else combine(parts), size)   # type: ignore[misc]
     try:
-        counted = frame.mapInPandas(task, _BLOB)
+        counted = frame.mapInPandas(task, _PIECES)
         if combine is not None:
-            counted = counted.repartition(1).mapInPandas(together, _BLOB)
-        rows = counted.collect()
+            counted = counted.repartition(1).mapInPandas(together, _PIECES)
+        got = counted.toArrow()
         parts = 1 if combine is not None else frame.rdd.getNumPartitions()
     except Exception as e:   # a failed Spark job: a Java exception, one line of it
         raise _spark_failed(e) from None
-    if len(rows) != parts:   # the JVM lost the results (out of memory, logged on stderr) but raised nothing
-        raise InputError(f"Spark failed: {len(rows)} of the job's {parts} results reached the driver (out of"
+    blobs = got.column("blob").to_pylist()
+    sent = sum(len(b) for b in blobs)
+    tables = _tables(got.column("part").to_pylist(), got.column("piece").to_pylist(), blobs)
+    del got, blobs
+    if len(tables) != parts:   # the JVM lost the results (out of memory, logged on stderr) but raised nothing
+        raise InputError(f"Spark failed: {len(tables)} of the job's {parts} results reached the driver (out of"
                          " memory? give the driver more: spark.driver.memory)")
-    rows = sorted(rows, key=lambda r: r.part)
-    tables = [(r.part, pickle.loads(r.blob)) for r in rows]
     for _, t in tables:
         if isinstance(t, _Failed):
             raise t.error
-    return tables, sum(len(r.blob) for r in rows)
+    return tables, sent
 
 
 class _Failed:
