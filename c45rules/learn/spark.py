@@ -98,7 +98,7 @@ def _run(frame: Any, job: Callable[[Iterator[Any], int], Any],
     a shuffle), which alone sends its table to the driver: [(0, the combined table)]. An
     InputError or ModelError raised in a partition is raised here (the first partition's first).
     The tables travel as Arrow (DataFrame.toArrow) in pieces of _PIECE_BYTES: a binary cell
-    collected as rows is pickled by the JVM through a UTF-16 string, 4-5 times its size at once."""
+    collected as rows is pickled by the JVM through a UTF-16 string, several times its size at once."""
     size = _PIECE_BYTES
 
     def task(frames: Iterator[Any]) -> Iterator[Any]:
@@ -110,7 +110,7 @@ def _run(frame: Any, job: Callable[[Iterator[Any], int], Any],
         yield _pieces(part, table, size)
 
     def together(frames: Iterator[Any]) -> Iterator[Any]:
-        got = [df for df in frames]
+        got = list(frames)
         parts = _tables(*(list(chain.from_iterable(df[c] for df in got)) for c in ("part", "piece", "blob")))
         failed = [(p, t) for p, t in parts if isinstance(t, _Failed)]
         yield _pieces(0, failed[0][1] if failed else combine(parts), size)   # type: ignore[misc]
