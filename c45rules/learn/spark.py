@@ -25,6 +25,7 @@ an empty cell is "" (Spark's null), so the same tokens are unknown.
 from __future__ import annotations
 
 import pickle
+import re
 from itertools import chain
 from typing import Any, Callable, Iterator
 
@@ -271,9 +272,17 @@ class SparkBatches:
 
 
 def _spark_failed(error: Exception) -> InputError:
-    """A failed Spark job (a Java exception) as one line."""
-    text = str(error).strip()
-    return InputError(f"Spark failed: {text.splitlines()[0] if text else type(error).__name__}")
+    """A failed Spark job (a Java exception) as one line: its first, and the Python error of a
+    failed Python task (the last line of its traceback, e.g. MemoryError), which the first does
+    not name."""
+    lines = str(error).strip().splitlines()
+    first = lines[0] if lines else type(error).__name__
+    causes = [line for line in lines[1:] if _PYTHON_ERROR.match(line) and "PythonException" not in line]
+    return InputError(f"Spark failed: {first}" + (f" ({causes[-1].strip()})" if causes else ""))
+
+
+# the last line of a Python traceback: an exception's name (and its message)
+_PYTHON_ERROR = re.compile(r"[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b(:.*)?$")
 
 
 def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = None, batch_rows: int = 100_000,

@@ -198,3 +198,16 @@ def test_tables_in_pieces(spark, monkeypatch):
     assert dump_yaml(ruleset) == dump_yaml(c45rules.fit(path, target=target))
     assert max(source.pass_bytes) > 10 * 1000     # the largest table came in more than 10 pieces
     frame.unpersist()
+
+
+def test_failed_python_task_named():
+    """A Spark job whose Python task failed: the one-line error names the Python error (Spark's
+    first line does not), not a Java frame."""
+    from c45rules.learn.spark import _spark_failed
+    text = ("An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+            '  File "x.py", line 3, in together\nMemoryError: cannot allocate 2 GB\n'
+            "\tat org.apache.spark.api.python.BasePythonRunner.read(PythonRunner.scala:1)\n"
+            "org.apache.spark.api.python.PythonException: [PYTHON_EXCEPTION] more")
+    assert str(_spark_failed(RuntimeError(text))) == ("Spark failed: An exception was thrown from the Python worker:"
+                                                      " (MemoryError: cannot allocate 2 GB)")
+    assert str(_spark_failed(RuntimeError("Job aborted\n\tat x.y(Z.scala:1)"))) == "Spark failed: Job aborted"
