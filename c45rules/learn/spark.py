@@ -113,8 +113,12 @@ def _run(frame: Any, job: Callable[[Iterator[Any], int], Any],
     def together(frames: Iterator[Any]) -> Iterator[Any]:
         got = list(frames)
         parts = _tables(*(list(chain.from_iterable(df[c] for df in got)) for c in ("part", "piece", "blob")))
-        failed = [(p, t) for p, t in parts if isinstance(t, _Failed)]
-        yield _pieces(0, failed[0][1] if failed else combine(parts), size)   # type: ignore[misc]
+        failed = [t for _, t in parts if isinstance(t, _Failed)]
+        try:
+            table = failed[0] if failed else combine(parts)   # type: ignore[misc]
+        except (InputError, ModelError) as e:   # a merged table beyond the memory budget
+            table = _Failed(e)
+        yield _pieces(0, table, size)
     try:
         counted = frame.mapInPandas(task, _PIECES)
         if combine is not None:
