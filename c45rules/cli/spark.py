@@ -72,12 +72,19 @@ def _session(master: str) -> tuple[Any, bool]:
                    .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                    # the decisions' Arrow batches (_Decide): fewer, larger calls into the library
                    .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(_BATCH_ROWS)))
+        if master.startswith("local") and not os.environ.get("PYSPARK_SUBMIT_ARGS"):
+            # local: the executors are the driver's JVM, which holds the cached codes of a fit's
+            # rows and each pass's table (learn/spark.py): Spark's default 1 GB is short of 1M rows
+            builder = builder.config("spark.driver.memory", _LOCAL_MEMORY)
         session = builder.getOrCreate()
     except Exception as e:   # no Java, a master that does not answer
         raise InputError(f"--engine spark: cannot start a Spark session on {master!r}: {_first_line(e)}") from None
     # a failed task is logged with its stack trace; the failure is reported once, as our error
     session.sparkContext.setLogLevel("OFF")
     return _local_workers(session), True
+
+
+_LOCAL_MEMORY = "2g"   # the JVM's heap with a local master
 
 
 def _local_workers(session: Any) -> Any:

@@ -437,19 +437,25 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
         # labels them by the parent's count, grow_in_passes by its least cost), so the rules do
         raise needs_rows("misclassification costs (option costs, --costs)", flag)
     o = grower_options(checked)
-    batches = _Counted(source, o.get("costs"))
-    first = next(iter(batches()), None)
-    if first is None:
-        raise InputError(f"{source.source}: no cases")
-    budget = DEFAULT_TABLE_MEMORY if memory is None else memory
-    tree, info = grow_in_passes(batches, schema, min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
-                                costs=first.costs, memory=budget)
-    require_classes(tree.class_dist, schema, int(source.n), source.source)
-    rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
-    rules_report = PassReport()
-    rs, _ = learn_rules_in_passes(tree, batches, fingerprint=source.fingerprint(), cf=rules_cf, fisher=o["fisher"],
-                                  redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"], options=o,
-                                  jobs=o["jobs"], report=rules_report, memory=budget)
+    try:
+        batches = _Counted(source, o.get("costs"))
+        first = next(iter(batches()), None)
+        if first is None:
+            raise InputError(f"{source.source}: no cases")
+        budget = DEFAULT_TABLE_MEMORY if memory is None else memory
+        tree, info = grow_in_passes(batches, schema, min_objs=o["min_objs"], gain_ratio=o["gain_ratio"],
+                                    costs=first.costs, memory=budget)
+        require_classes(tree.class_dist, schema, int(source.n), source.source)
+        rules_cf = o["rules_cf"] if o["rules_cf"] is not None else o["cf"]
+        rules_report = PassReport()
+        rs, _ = learn_rules_in_passes(tree, batches, fingerprint=source.fingerprint(), cf=rules_cf, fisher=o["fisher"],
+                                      redundancy=o["redundancy"], annealing=o["annealing"], seed=o["seed"], options=o,
+                                      jobs=o["jobs"], report=rules_report, memory=budget)
+    finally:
+        # a Spark source's rows encoded once, cached in Spark for the passes (learn/spark.py)
+        release = getattr(source, "release", None)
+        if release is not None:
+            release()
     group = dict(info["largest_group"])
     group["bytes"] = group.get("entries", 0) * AVC_ENTRY_BYTES
     # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)

@@ -1,20 +1,23 @@
 """Learning on Spark (issue 51): the learner in passes with a Spark DataFrame's partitions as its batches.
 
 `open_spark(frame, target)` is a batch source (data/batches.py's contract) whose rows stay in
-Spark. Each pass of the learner is one reduction (data/passes.reduce_batches): the count
-function travels to the executors with the state it reads (the tree grown so far, the rules'
-conditions), each partition's rows are read there as pandas chunks (Arrow), encoded with the
-driver's Schema into the same Dataset batches as a file read in passes, counted into one
-table per partition, and the tables (pickled) come back to the driver, which merges them in
-partition order. The driver holds the tables, never the rows: `pass_bytes` records the bytes
-each pass sent it.
+Spark. The first pass that reads them encodes each partition's rows (pandas chunks, Arrow) with
+the driver's Schema into the same Dataset batches as a file read in passes, and keeps their
+codes in a persisted DataFrame (a row of pickled column arrays per batch, the table's
+partitions): every later pass reads the codes, not the table. Each pass of the learner is one
+reduction (data/passes.reduce_batches): the count function travels to the executors with the
+state it reads (the tree grown so far, the rules' conditions), each partition's batches are
+counted into one table, and, with several partitions, one more Spark task merges the tables in
+partition order, so that one table (pickled) reaches the driver. The driver holds tables,
+never the rows: `pass_bytes` records the bytes each pass sent it.
 
 The schema pass is such a job too: each partition sums data/batches.py's per-column summary
-(`_Summary`, its row numbers offset by the rows of the partitions before it), and the driver
-merges them in partition order, so the same Schema, warnings and errors follow as from the
-file read in memory. The fingerprint's pass sends 8 bytes a row (the sorted row hashes the
-model's fingerprint digests), by ranges of hash values, one range at a time: the one pass whose
-traffic grows with the rows.
+(`_Summary`, its row numbers offset by the rows of the partitions before it), merged in
+partition order as a pass's tables are, so the same Schema, warnings and errors follow as from
+the file read in memory. The fingerprint's pass sends 8 bytes a row (the sorted row hashes the
+model's fingerprint digests), by ranges of hash values, one range at a time (about 2^17
+hashes, 1 MB, a range): the one pass whose traffic grows with the rows, though not what the
+driver holds at once.
 
 A CSV read by Spark as text (every column a string) is read as the default engine reads it:
 an empty cell is "" (Spark's null), so the same tokens are unknown.
@@ -22,6 +25,8 @@ an empty cell is "" (Spark's null), so the same tokens are unknown.
 from __future__ import annotations
 
 import pickle
+import re
+from itertools import chain
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -37,8 +42,14 @@ from ..errors import InputError, ModelError
 pd = LazyModule("pandas")
 
 _BLOB = "part int, blob binary"
-# the fingerprint's row hashes are sorted by ranges of their top bits: 2^_HASH_BITS ranges
+_PIECES = "part int, piece int, blob binary"
+_PIECE_BYTES = 16 << 20   # a pass's table reaches the driver in rows of this many bytes at most
+# the fingerprint's row hashes are sorted by ranges of their top bits: at least 2^_HASH_BITS
+# ranges, more for more rows, so that a range the driver receives holds about _RANGE_ROWS hashes
 _HASH_BITS = 4
+_RANGE_ROWS = 1 << 17
+# rows from which a table in too few partitions is spread over the cores (one shuffle of the rows)
+_SPREAD_ROWS = 50_000
 
 
 def is_spark_frame(data: Any) -> bool:
@@ -63,27 +74,70 @@ def _blob(part: int, table: Any) -> Any:
     return pd.DataFrame({"part": [part], "blob": [pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)]})
 
 
-def _run(frame: Any, job: Callable[[Iterator[Any], int], Any]) -> tuple[list[tuple[int, Any]], int]:
+def _pieces(part: int, table: Any, size: int) -> Any:
+    """A partition's table pickled, in rows of at most `size` bytes (a whole table in one row is
+    copied several times over by the JVM on its way to Python: _run)."""
+    data = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
+    n = max(1, -(-len(data) // size))
+    return pd.DataFrame({"part": [part] * n, "piece": list(range(n)),
+                         "blob": [data[i * size:(i + 1) * size] for i in range(n)]})
+
+
+def _tables(parts: Any, pieces: Any, blobs: Any) -> list[tuple[int, Any]]:
+    """[(partition, its table)] in partition order, from the rows of _pieces in any order."""
+    got: dict[int, list[tuple[int, bytes]]] = {}
+    for part, piece, blob in zip(parts, pieces, blobs):
+        got.setdefault(int(part), []).append((int(piece), blob))
+    return [(part, pickle.loads(b"".join(b for _, b in sorted(got[part])))) for part in sorted(got)]
+
+
+def _run(frame: Any, job: Callable[[Iterator[Any], int], Any],
+         combine: Callable[[list[tuple[int, Any]]], Any] | None = None) -> tuple[list[tuple[int, Any]], int]:
     """([(partition, its table)] in partition order, bytes sent to the driver): `job(frames,
-    partition)` on the pandas chunks of every partition of `frame`; an InputError or ModelError
-    raised in a partition is raised here (the first partition's first)."""
+    partition)` on the pandas chunks of every partition of `frame`; with `combine`, the
+    partitions' tables (in partition order) are combined into one in one more Spark task (after
+    a shuffle), which alone sends its table to the driver: [(0, the combined table)]. An
+    InputError or ModelError raised in a partition is raised here (the first partition's first).
+    The tables travel as Arrow (DataFrame.toArrow) in pieces of _PIECE_BYTES: a binary cell
+    collected as rows is pickled by the JVM through a UTF-16 string, several times its size at once."""
+    size = _PIECE_BYTES
+
     def task(frames: Iterator[Any]) -> Iterator[Any]:
         part = _part()
         try:
             table = job(frames, part)
         except (InputError, ModelError) as e:
             table = _Failed(e)
-        yield _blob(part, table)
+        yield _pieces(part, table, size)
+
+    def together(frames: Iterator[Any]) -> Iterator[Any]:
+        got = list(frames)
+        parts = _tables(*(list(chain.from_iterable(df[c] for df in got)) for c in ("part", "piece", "blob")))
+        failed = [t for _, t in parts if isinstance(t, _Failed)]
+        try:
+            table = failed[0] if failed else combine(parts)   # type: ignore[misc]
+        except (InputError, ModelError) as e:   # a merged table beyond the memory budget
+            table = _Failed(e)
+        yield _pieces(0, table, size)
     try:
-        rows = frame.mapInPandas(task, _BLOB).collect()
+        counted = frame.mapInPandas(task, _PIECES)
+        if combine is not None:
+            counted = counted.repartition(1).mapInPandas(together, _PIECES)
+        got = counted.toArrow()
+        parts = 1 if combine is not None else frame.rdd.getNumPartitions()
     except Exception as e:   # a failed Spark job: a Java exception, one line of it
         raise _spark_failed(e) from None
-    rows = sorted(rows, key=lambda r: r.part)
-    tables = [(r.part, pickle.loads(r.blob)) for r in rows]
+    blobs = got.column("blob").to_pylist()
+    sent = sum(len(b) for b in blobs)
+    tables = _tables(got.column("part").to_pylist(), got.column("piece").to_pylist(), blobs)
+    del got, blobs
+    if len(tables) != parts:   # the JVM lost the results (out of memory, logged on stderr) but raised nothing
+        raise InputError(f"Spark failed: {len(tables)} of the job's {parts} results reached the driver (out of"
+                         " memory? give the driver more: spark.driver.memory)")
     for _, t in tables:
         if isinstance(t, _Failed):
             raise t.error
-    return tables, sum(len(r.blob) for r in rows)
+    return tables, sent
 
 
 class _Failed:
@@ -119,25 +173,56 @@ class SparkBatches:
         self.frame, self.cols, self.text, self.encode = frame, cols, text, encode
         self.schema, self.n, self.unknown_tokens, self.source = schema, n, unknown_tokens, source
         self.batch_rows, self.pass_bytes, self.last_batches = batch_rows, pass_bytes, 0
+        self.partitions, self._cache = frame.rdd.getNumPartitions(), None
 
     def __call__(self) -> Iterator[Dataset]:
         """The schema's empty batch (the rows are counted in Spark, by `reduce`)."""
         yield Dataset(self.schema, [np.zeros(0, np.float64 if a.is_continuous else np.int32)
                                     for a in self.schema.attributes], np.zeros(0, np.int32), self.source)
 
+    def _encoded(self) -> Any:
+        """The rows encoded once (the first pass that reads them fills the cache): a DataFrame
+        of the same partitions, one row per batch, its column arrays pickled; every later pass
+        reads these codes instead of parsing and encoding the table again."""
+        if self._cache is None:
+            cols, text, encode, batch_rows = self.cols, self.text, self.encode, self.batch_rows
+
+            def task(frames: Iterator[Any]) -> Iterator[Any]:
+                part = _part()
+                try:
+                    for df in _chunks(frames, cols, text):
+                        for b in _cut(encode(df, 0), batch_rows):
+                            yield _blob(part, (b.columns, b.y))
+                except (InputError, ModelError) as e:
+                    yield _blob(part, _Failed(e))
+            from pyspark import StorageLevel
+            self._cache = self.frame.mapInPandas(task, _BLOB).persist(StorageLevel.MEMORY_AND_DISK)
+        return self._cache
+
+    def release(self) -> None:
+        """Drop the cached codes (the learning is over)."""
+        if self._cache is not None:
+            self._cache.unpersist()
+            self._cache = None
+
     def _batches(self) -> Callable[[Iterator[Any]], Iterator[Dataset]]:
-        """A partition's chunks -> its Dataset batches: a function holding the encoding, not the source."""
-        cols, text, encode, batch_rows = self.cols, self.text, self.encode, self.batch_rows
+        """A partition's cached blobs -> its Dataset batches: a function holding the schema, not the source."""
+        schema, source = self.schema, self.source
 
         def batches(frames: Iterator[Any]) -> Iterator[Dataset]:
-            for df in _chunks(frames, cols, text):
-                yield from _cut(encode(df, 0), batch_rows)
+            for df in frames:
+                for blob in df["blob"]:
+                    got = pickle.loads(blob)
+                    if isinstance(got, _Failed):
+                        raise got.error
+                    yield Dataset(schema, *got, source)
         return batches
 
     def reduce(self, zero: Callable[[], Any], count: Callable[[Any, Dataset], Any],
                merge: Callable[[Any, Any], Any]) -> Any:
-        """One pass as a Spark job: each partition's batches counted into `zero()` by `count`,
-        the partitions' tables merged on the driver by `merge`, in partition order."""
+        """One pass as a Spark job: each partition's batches counted into `zero()` by `count`;
+        the partitions' tables merged by `merge`, in partition order, in one more Spark task
+        when there are several, so that the driver receives one table, not one per partition."""
         batches = self._batches()
 
         def job(frames: Iterator[Any], part: int) -> Any:
@@ -145,12 +230,15 @@ class SparkBatches:
             for batch in batches(frames):
                 table, k = count(table, batch), k + 1
             return table, k
-        parts, sent = _run(self.frame, job)
+
+        def combine(parts: list[tuple[int, Any]]) -> Any:
+            table, k = zero(), 0
+            for _, (one, n) in parts:
+                table, k = merge(table, one), k + n
+            return table, k
+        parts, sent = _run(self._encoded(), job, combine if self.partitions > 1 else None)
         self.pass_bytes.append(sent)
-        self.last_batches = sum(k for _, (_, k) in parts)
-        table = zero()
-        for _, (part, _) in parts:
-            table = merge(table, part)
+        (_, (table, self.last_batches)), = parts
         return table
 
     def fingerprint(self) -> str:
@@ -158,13 +246,14 @@ class SparkBatches:
         bits, each range's sorted hashes sent to the driver in turn and digested."""
         import hashlib
         batches = self._batches()
-        ranges = 1 << _HASH_BITS
+        bits = max(_HASH_BITS, int(self.n - 1).bit_length() - _RANGE_ROWS.bit_length() + 1)
+        ranges = 1 << bits
 
         def hashes(frames: Iterator[Any]) -> Iterator[Any]:
             import pandas   # not the module's lazy `pd`: this function is pickled by value
             got = [b.row_hashes() for b in batches(frames)]
             rows = np.concatenate(got) if got else np.zeros(0, dtype=np.uint64)
-            top = (rows >> np.uint64(64 - _HASH_BITS)).astype(np.int64)
+            top = (rows >> np.uint64(64 - bits)).astype(np.int64)
             for r in np.unique(top).tolist():
                 yield pandas.DataFrame({"part": [r], "blob": [rows[top == r].tobytes()]})
 
@@ -175,7 +264,7 @@ class SparkBatches:
         h.update(repr(self.schema).encode("utf-8"))
         sent = 0
         try:
-            by_range = (self.frame.mapInPandas(hashes, _BLOB).rdd.map(lambda r: (r.part, bytes(r.blob)))
+            by_range = (self._encoded().mapInPandas(hashes, _BLOB).rdd.map(lambda r: (r.part, bytes(r.blob)))
                         .groupByKey(ranges, partitionFunc=lambda r: r).mapPartitions(sort))
             for part in by_range.toLocalIterator():
                 h.update(part)
@@ -187,9 +276,17 @@ class SparkBatches:
 
 
 def _spark_failed(error: Exception) -> InputError:
-    """A failed Spark job (a Java exception) as one line."""
-    text = str(error).strip()
-    return InputError(f"Spark failed: {text.splitlines()[0] if text else type(error).__name__}")
+    """A failed Spark job (a Java exception) as one line: its first, and the Python error of a
+    failed Python task (the last line of its traceback, e.g. MemoryError), which the first does
+    not name."""
+    lines = str(error).strip().splitlines()
+    first = lines[0] if lines else type(error).__name__
+    causes = [line for line in lines[1:] if _PYTHON_ERROR.match(line) and "PythonException" not in line]
+    return InputError(f"Spark failed: {first}" + (f" ({causes[-1].strip()})" if causes else ""))
+
+
+# the last line of a Python traceback: an exception's name (and its message)
+_PYTHON_ERROR = re.compile(r"[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b(:.*)?$")
 
 
 def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = None, batch_rows: int = 100_000,
@@ -251,11 +348,15 @@ def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = Non
         for df in _chunks(frames, cols, text):
             summary.add(df)
         return summary
-    parts, sent = _run(frame, summarise)
+    def absorbed(parts: list[tuple[int, _Summary]]) -> _Summary:
+        summary = parts[0][1]
+        for _, other in parts[1:]:
+            _absorb(summary, other)
+        return summary
+    spread = frame.rdd.getNumPartitions() > 1
+    parts, sent = _run(frame, summarise, absorbed if spread else None)
     pass_bytes.append(sent)
     summary = parts[0][1]
-    for _, other in parts[1:]:
-        _absorb(summary, other)
     summary.n = n
 
     def more_texts(names: list[str]) -> dict[str, dict[str, int]]:
@@ -266,16 +367,23 @@ def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = Non
                     s, _ = _mask_tokens(df[name], read.tokens)
                     _add(texts[name], *_text_counts(_column_text(s, name, source)))
             return texts
-        got, sent = _run(frame, gather)
+        def joined(got: list[tuple[int, dict[str, dict[str, int]]]]) -> dict[str, dict[str, int]]:
+            texts = got[0][1]
+            for _, more in got[1:]:
+                for name, counts in more.items():
+                    _add(texts[name], counts, counts.values())
+            return texts
+        got, sent = _run(frame, gather, joined if spread else None)
         pass_bytes.append(sent)
-        texts = got[0][1]
-        for _, more in got[1:]:
-            for name, counts in more.items():
-                _add(texts[name], counts, counts.values())
-        return texts
+        return got[0][1]
 
     schema, variants, strays, unknown_tokens = summary.schema(continuous, more_texts)
     encode = table_encoder(schema, variants, strays, target, read, source)
+    # rows in fewer partitions than Spark runs tasks at once (a Parquet file of one row group is
+    # read by one task): spread over the cores before they are encoded, so that every pass uses them
+    spread = frame.sparkSession.sparkContext.defaultParallelism
+    if n >= _SPREAD_ROWS and sum(1 for _, rows in sizes if rows) < spread:
+        frame = frame.repartition(spread)
     return SparkBatches(frame, cols, text, encode, schema, n, unknown_tokens, source, batch_rows, pass_bytes)
 
 

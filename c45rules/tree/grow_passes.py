@@ -108,6 +108,31 @@ def _merge_runs(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarra
     return keys[at], np.add.reduceat(sums, at)
 
 
+def _pack(keys: np.ndarray, sums: np.ndarray) -> tuple[int, np.ndarray, int, np.ndarray]:
+    """A run of sorted distinct keys with their sums in fewer bytes: the first key and the gaps
+    between keys, the sums shifted right by their common zero low bits (a count of unit weights
+    is a multiple of 2^32), each in the smallest integer type that holds it (often 2-4 bytes an
+    entry where the run takes 16)."""
+    first = int(keys[0]) if len(keys) else 0
+    # as unsigned: a root's keys (_sortable values) may span more than int64 holds; the sums
+    # in _unpack wrap back alike
+    gaps = np.diff(keys).view(np.uint64)
+    shift = 32 if len(sums) and not (sums & 0xFFFFFFFF).any() else 0
+    small = sums >> shift
+    return (first, gaps.astype(np.min_scalar_type(int(gaps.max())) if len(gaps) else np.uint8), shift,
+            small.astype(np.min_scalar_type(int(small.max())) if len(small) and small.min() >= 0 else np.int64))
+
+
+def _unpack(first: int, gaps: np.ndarray, shift: int, small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """_pack's run back: (keys, sums) as int64."""
+    keys = np.empty(len(small), np.int64)
+    if len(keys):
+        keys[0] = first
+        np.cumsum(gaps.astype(np.int64), out=keys[1:])
+        keys[1:] += first
+    return keys, small.astype(np.int64) << shift
+
+
 class _SparseSums:
     """Exact int64 sums per distinct int64 key, for keys too many for a dense table. Each
     batch is reduced to a sorted run on arrival; a run is merged with the one before it while
@@ -157,8 +182,11 @@ class _SparseSums:
             self.push(run)
 
     def __getstate__(self) -> dict:
-        # one merged run: what a Spark executor sends the driver (learn/spark.py)
-        return {"runs": [self.merged()] if self.runs else []}
+        # one merged run, packed: what a Spark executor sends (learn/spark.py)
+        return {"packed": _pack(*self.merged()) if self.runs else None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.runs = [] if state["packed"] is None else [_unpack(*state["packed"])]
 
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
         """All runs merged into one: (keys, sums)."""

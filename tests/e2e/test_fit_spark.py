@@ -13,6 +13,7 @@ import io
 import json
 import os
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -91,11 +92,10 @@ def test_cli_parquet_table_and_python_dataframe(spark, tmp_path):
 
 
 def test_driver_receives_tables_not_rows(spark):
-    """Eight times the rows (the same distinct values; one partition: a table per partition, so
-    the traffic bound is partitions x table size): the schema pass's jobs, the root's count and
-    the root level's tables send the driver no more bytes than for the rows once in 3
-    partitions; the fingerprint's sends 8 bytes a row; no other pass sends more than the
-    largest of the rows once."""
+    """Eight times the rows (the same distinct values) in one partition against the rows once in
+    3: the schema pass's jobs, the root's count and the root level's tables send the driver no
+    more bytes (the partitions' tables are combined in Spark: one table reaches the driver); the
+    fingerprint's sends 8 bytes a row. test_driver_memory_flat checks every pass at 10x the rows."""
     path, target = csv_of("crx")
     once = text_frame(spark, path)
     eight = once
@@ -111,9 +111,6 @@ def test_driver_receives_tables_not_rows(spark):
     assert small.index(8 * 490) > 4 and big.index(8 * 8 * 490) > 4
     for a, b in zip(small[:4], big[:4]):
         assert b <= 1.25 * a + 64, (small, big)
-    # no pass grows with the rows: the 8x table's largest (the fingerprint's aside) is no larger
-    # than the 1x table's (the generalisation's pair tables, rules x conditions^2, are the largest)
-    assert max(b for b in big if b != 8 * 8 * 490) <= 1.25 * max(a for a in small if a != 8 * 490), (small, big)
 
 
 def test_bad_input_named(spark, tmp_path):
@@ -132,3 +129,85 @@ def test_bad_input_named(spark, tmp_path):
     code, _ = cli("fit", alike, "--target", "class", "--engine", "spark", "--master", "local[1]", "-o",
                   tmp_path / "alike.yaml")
     assert code == 2 and not (tmp_path / "alike.yaml").exists()
+
+
+def concept_table(path, n: int) -> None:
+    """n rows of a clean concept with few distinct values (class yes iff a >= 5 and b is not r;
+    c and d noise), as Parquet: the same tree from 100k rows as from 1M."""
+    rng = np.random.default_rng(n)
+    a, c = rng.integers(0, 10, n), rng.integers(0, 5, n)
+    b, d = rng.choice(np.array(["p", "q", "r"]), n), rng.choice(np.array(["u", "v"]), n)
+    pd.DataFrame({"a": a, "b": b, "c": c, "d": d,
+                  "class": np.where((a >= 5) & (b != "r"), "yes", "no")}).to_parquet(path)
+
+
+def _status(field: str) -> int:
+    """A field of /proc/self/status in bytes (VmRSS: the resident memory; VmHWM: its peak)."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith(field + ":"))
+
+
+def driver_growth(fit) -> int:
+    """The driver's (this Python's) peak resident memory during fit(), above its memory before."""
+    with open("/proc/self/clear_refs", "w") as f:   # the peak (VmHWM) from here on
+        f.write("5")
+    before = _status("VmRSS")
+    fit()
+    return _status("VmHWM") - before
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="reads the driver's memory from Linux's /proc")
+def test_driver_memory_flat(spark, tmp_path):
+    """From 100k rows in 2 partitions to 1M in 4 (the same tree), the driver's peak memory
+    stays within 16 MB (the 1M rows' codes alone are 40 MB, their table several times that)
+    and no pass sends it more bytes (its own accounting, `pass_bytes`), but the first (a row
+    count per partition) and the fingerprint's, which streams 8 bytes a row range by range: the
+    driver never collects the rows, and the partitions' tables reach it as one table."""
+    sent, grew = [], []
+    for n, parts in ((100_000, 2), (1_000_000, 4)):
+        path = tmp_path / f"concept_{n}.parquet"
+        concept_table(path, n)
+        frame = spark.read.parquet(str(path)).repartition(parts).cache()
+        source = open_spark(frame, "class")
+        got = {}
+        grew.append(driver_growth(lambda: got.setdefault("fit", fit_batches(source))))
+        sent.append(source.pass_bytes)
+        if n == 100_000:   # the in-memory model
+            assert dump_yaml(got["fit"][0]) == dump_yaml(c45rules.fit(path, target="class"))
+        frame.unpersist()
+    (small, big), (hundred_k, million) = sent, (100_000, 1_000_000)
+    assert len(small) == len(big) and small.count(8 * hundred_k) == 1 and big.count(8 * million) == 1, (small, big)
+    # the first job sends each partition's row count (about 17 bytes a partition)
+    assert big[0] <= 32 * 4, big
+    for a, b in zip(small[1:], big[1:]):
+        if b != 8 * million:
+            assert b <= 1.25 * a + 256, (small, big)
+    assert grew[1] <= grew[0] + 16 * 2 ** 20, grew
+
+
+def test_tables_in_pieces(spark, monkeypatch):
+    """A pass's table reaches the driver (and the merging task) in rows of at most _PIECE_BYTES,
+    put together again in order: a table in many pieces gives the in-memory model."""
+    import c45rules.learn.spark as spark_learning
+    monkeypatch.setattr(spark_learning, "_PIECE_BYTES", 1000)
+    path, target = csv_of("crx")
+    frame = text_frame(spark, path)
+    source = open_spark(frame, target, text=True, source=str(path))
+    ruleset, _, _ = fit_batches(source)
+    assert dump_yaml(ruleset) == dump_yaml(c45rules.fit(path, target=target))
+    assert max(source.pass_bytes) > 10 * 1000     # the largest table came in more than 10 pieces
+    frame.unpersist()
+
+
+def test_failed_python_task_named():
+    """A Spark job whose Python task failed: the one-line error names the Python error (Spark's
+    first line does not), not a Java frame."""
+    from c45rules.learn.spark import _spark_failed
+    text = ("An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+            '  File "x.py", line 3, in together\nMemoryError: cannot allocate 2 GB\n'
+            "\tat org.apache.spark.api.python.BasePythonRunner.read(PythonRunner.scala:1)\n"
+            "org.apache.spark.api.python.PythonException: [PYTHON_EXCEPTION] more")
+    assert str(_spark_failed(RuntimeError(text))) == ("Spark failed: An exception was thrown from the Python worker:"
+                                                      " (MemoryError: cannot allocate 2 GB)")
+    assert str(_spark_failed(RuntimeError("Job aborted\n\tat x.y(Z.scala:1)"))) == "Spark failed: Job aborted"

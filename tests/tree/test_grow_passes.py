@@ -312,3 +312,25 @@ def test_fractional_visits_beyond_their_share_are_summed_exactly(monkeypatch):
     monkeypatch.setattr(G, "FRACTION_SHARE", 2)
     b, info = grow_in_passes(batches(ds, 50), ds.schema, memory=10 ** 8)
     assert info["exact_sum_levels"] == [] and differences(a, b) is not None
+
+
+def test_sparse_sums_pickle_packed():
+    """A sparse run travels (pickled, to a Spark driver) as key gaps and shifted counts in small
+    integer types, and comes back exactly, keys spanning all of int64 (a root's float keys) too."""
+    import pickle
+
+    from c45rules.tree.grow_passes import _SparseSums, _sortable
+    dense = _SparseSums()
+    dense.runs = [(np.arange(0, 30000, 3, dtype=np.int64), np.arange(1, 10001, dtype=np.int64) << 32)]
+    wide = _SparseSums()
+    keys = np.unique(_sortable(np.array([-np.inf, -1e300, -1.5, 0.0, 2.5, 1e300, np.inf])))
+    wide.runs = [(keys, np.array([1, 3, 5, 7, 9, 11, 2 ** 40], dtype=np.int64))]
+    for sums in (dense, wide, _SparseSums()):
+        data = pickle.dumps(sums)
+        back = pickle.loads(data)
+        if sums.runs:
+            for a, b in zip(sums.merged(), back.merged()):
+                assert a.dtype == b.dtype == np.int64 and np.array_equal(a, b)
+        else:
+            assert back.runs == []
+    assert len(pickle.dumps(dense)) < 4 * 10000          # 16 bytes an entry unpacked
