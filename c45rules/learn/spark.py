@@ -383,8 +383,20 @@ def open_spark(frame: Any, target: str | None, *, read: ReadOptions | None = Non
     # read by one task): spread over the cores before they are encoded, so that every pass uses them
     spread = frame.sparkSession.sparkContext.defaultParallelism
     if n >= _SPREAD_ROWS and sum(1 for _, rows in sizes if rows) < spread:
-        frame = frame.repartition(spread)
+        frame = spread_in_order(frame, spread)
     return SparkBatches(frame, cols, text, encode, schema, n, unknown_tokens, source, batch_rows, pass_bytes)
+
+
+def spread_in_order(frame: Any, parts: int) -> Any:
+    """`frame`'s rows over `parts` partitions, each a run of consecutive rows, in order.
+
+    Spark's plain repartition deals the rows round-robin, which would change the order the
+    passes sum fractional weights in (the in-memory fit's case order, docs/large-data.md
+    "Sums"); a range split on each row's position keeps it."""
+    from pyspark.sql import functions as F
+    at = "__c45rules_position"
+    return (frame.withColumn(at, F.monotonically_increasing_id()).repartitionByRange(parts, at)
+            .sortWithinPartitions(at).drop(at))
 
 
 def _absorb(into: _Summary, other: _Summary) -> None:

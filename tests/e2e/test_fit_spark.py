@@ -211,3 +211,14 @@ def test_failed_python_task_named():
     assert str(_spark_failed(RuntimeError(text))) == ("Spark failed: An exception was thrown from the Python worker:"
                                                       " (MemoryError: cannot allocate 2 GB)")
     assert str(_spark_failed(RuntimeError("Job aborted\n\tat x.y(Z.scala:1)"))) == "Spark failed: Job aborted"
+
+
+def test_spread_keeps_the_rows_in_order(spark):
+    # a table read by one task is spread over the cores before encoding: each partition a run
+    # of consecutive rows, so that the passes sum fractional weights in the file's case order
+    from c45rules.learn.spark import spread_in_order
+    frame = spark.range(0, 60000, numPartitions=1).withColumnRenamed("id", "i")
+    spread = spread_in_order(frame, 3)
+    parts = spread.rdd.glom().map(lambda rows: [r.i for r in rows]).collect()
+    assert sum(1 for p in parts if p) > 1
+    assert [i for p in parts for i in p] == list(range(60000))
