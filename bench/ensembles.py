@@ -6,7 +6,7 @@ Usage: python bench/ensembles.py [--model rf|gb|hgb|xgb|lgbm] [--trees 100] [--d
 Prints a markdown table, one row per set: the forest's test accuracy, the rules' fidelity to
 the forest on the test rows (and on the training rows), the number of rules, the rules' test
 accuracy against the true labels, and the seconds (wall and CPU) of fitting the forest and of
-extracting the rules (--synthetic N, --validate N: from_ensemble's options). Discrete columns are
+extracting the rules (--synthetic N, --validate N: from_ensemble's options; left out, its defaults). Discrete columns are
 one-hot encoded (0/1 columns named COL=VALUE);
 unknown continuous values stay NaN (scikit-learn's forests route them). Test rows: the set's
 .test file where it has one, else a seeded third of the data. hypo: negative vs the rest.
@@ -100,8 +100,8 @@ def ensemble(kind: str, trees: int, depth: int):
     return xgboost.XGBClassifier(n_estimators=trees, max_depth=depth, n_jobs=1, random_state=0)
 
 
-def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None, synthetic: int = 0,
-        validate: int = 0) -> list[str]:
+def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None, synthetic: int | None = None,
+        validate: int | None = None) -> list[str]:
     Xtr, ytr, Xte, yte = load(name)
     if kind in ("xgb", "lgbm"):   # XGBoost refuses [ ] < in names, LightGBM rewrites spaces: plain names
         plain = [re.sub(r"[^0-9A-Za-z_]", "_", c) + f"_{i}" for i, c in enumerate(Xtr.columns)]
@@ -182,8 +182,8 @@ def anchor_rows(model, Xtr: pd.DataFrame, Xte: pd.DataFrame, yte: np.ndarray, bi
     return out
 
 
-def compared(name: str, kind: str, trees: int, depth: int, synthetic: int, timeout: float, multi: bool,
-             sample: int | None, validate: int = 0) -> tuple[list[str], list[tuple]]:
+def compared(name: str, kind: str, trees: int, depth: int, synthetic: int | None, timeout: float, multi: bool,
+             sample: int | None, validate: int | None = None) -> tuple[list[str], list[tuple]]:
     """One set's row of the anchors table, and each method's (name, fidelity, size, accuracy, failed)."""
     Xtr, ytr, Xte, yte = load(name, multi=multi)
     note = ""
@@ -259,8 +259,9 @@ def main() -> int:
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--depth", type=int, default=6)
     ap.add_argument("--max-rules", type=int, default=None)
-    ap.add_argument("--synthetic", type=int, default=0)
-    ap.add_argument("--validate", type=int, default=0)
+    # None: from_ensemble's own default (4 and 8 for two classes, 0 for more)
+    ap.add_argument("--synthetic", type=int, default=None)
+    ap.add_argument("--validate", type=int, default=None)
     ap.add_argument("--anchors", action="store_true")
     ap.add_argument("--multi", action="store_true")
     ap.add_argument("--sample", type=int, default=None)

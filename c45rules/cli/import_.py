@@ -44,14 +44,14 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-rules", type=int, metavar="N",
                    help="--data: keep the first N rules; the default class is then the forest's most frequent"
                         " decision on the rows none of them covers")
-    p.add_argument("--synthetic", type=int, default=0, metavar="N",
+    p.add_argument("--synthetic", type=int, default=None, metavar="N",
                    help="--data: also judge the rules on N times as many rows near the table's (each a row"
-                        " with about half its features from another row, seeded), labelled by the ensemble:"
-                        " usually more fidelity for a few more rules")
-    p.add_argument("--validate", type=int, default=0, metavar="N",
+                        " with about half its features from another row, seeded), labelled by the ensemble"
+                        " (default: 4 for two classes, 0 for more)")
+    p.add_argument("--validate", type=int, default=None, metavar="N",
                    help="--data: then prune the rules against N times as many other such rows: a rule is"
                         " deleted where that loses no agreement with the ensemble, a condition dropped where"
-                        " that gains some (--synthetic 4 --validate 4: more fidelity, fewer rules)")
+                        " that gains some (default: 8 for two classes, 0 for more; 0: off)")
 
 
 def _is_joblib(path: str, raw: bytes) -> bool:
@@ -161,8 +161,8 @@ def run(args: argparse.Namespace) -> int:
                          " PMML: c45rules export MODEL.yaml --to pmml)")
     check_output(args, args.output)
     raw = read_model_bytes(args.model, "a PMML or joblib file")
-    if args.data is None and (args.target is not None or args.max_rules is not None or args.synthetic
-                              or args.validate):
+    if args.data is None and (args.target is not None or args.max_rules is not None or args.synthetic is not None
+                              or args.validate is not None):
         raise InputError("--target, --max-rules, --synthetic and --validate go with --data (an ensemble's"
                          " training table)")
     if args.data is not None:

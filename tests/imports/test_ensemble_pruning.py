@@ -128,3 +128,37 @@ def test_many_classes_pool_c45s_own_tree_on_the_ensembles_decisions():
     tree = DecisionTreeClassifier(max_leaf_nodes=len(rs.rules), random_state=0).fit(X.fillna(med),
                                                                                    model.predict(X).astype(str))
     assert fidelity >= float((tree.predict(X_test.fillna(med)) == want).mean())
+
+
+def test_two_classes_are_judged_and_pruned_on_fresh_rows_by_default(tmp_path):
+    # two classes: synthetic=4, validate=8 unless told otherwise (FIDELITY.md: the binary sets'
+    # held-out fidelity); more classes: neither (rows mixed from two classes' rows lost there)
+    X, y, _ = split("crx")
+    model = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
+    rs = from_ensemble(model, X)
+    assert rs == from_ensemble(model, X, synthetic=4, validate=8, seed=0)
+    opts = dict(rs.options)
+    assert (opts["synthetic"], opts["validate"], opts["seed"]) == (4, 8, 0)
+    assert sum(rs.class_counts) == 5 * len(X)       # judged on the table and 4x near rows
+    off = from_ensemble(model, X, synthetic=0, validate=0)
+    assert not {"synthetic", "validate", "seed"} & set(dict(off.options)) and sum(off.class_counts) == len(X)
+    # one of the two left out: that one's default
+    assert from_ensemble(model, X, validate=0) == from_ensemble(model, X, synthetic=4, validate=0)
+    Xi, yi, _ = split("iris")
+    many = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(Xi, yi)
+    plain = from_ensemble(many, Xi)
+    assert not {"synthetic", "validate"} & set(dict(plain.options))
+    assert plain == from_ensemble(many, Xi, synthetic=0, validate=0)
+    # the command line: the same defaults, and --synthetic 0 --validate 0 turns them off
+    import joblib
+    src, table_csv = tmp_path / "m.pkl", tmp_path / "train.csv"
+    joblib.dump(model, src)
+    X.assign(label=y).to_csv(table_csv, index=False)
+    for extra, want in (([], rs), (["--synthetic", "0", "--validate", "0"], off)):
+        out = tmp_path / f"rules{len(extra)}.yaml"
+        code, _, err = run_cli(["import", str(src), "--data", str(table_csv), "--target", "label", *extra,
+                                "-o", str(out)])
+        assert (code, err) == (0, ""), err
+        assert load_yaml(out).rules == want.rules
+    code, _, err = run_cli(["import", str(src), "--synthetic", "0", "-o", str(tmp_path / "no.yaml")])
+    assert code == 2 and "go with --data" in err
