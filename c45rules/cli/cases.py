@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from .._lazy import LazyModule
-from ..data.frame import BadCell, encode_frame, refuse_read_options
+from ..data.frame import BadCell, encode_frame, encode_texts, refuse_read_options
 from ..data.names import _texts, coded_chunks
 from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
 from ..data.schema import Dataset, Schema
@@ -239,8 +239,8 @@ class _ArrowBatches:
                 if text and not cells.null_count:
                     coded = pc.dictionary_encode(cells)
                     columns.append(self.plan.discrete_cells(a.name, coded.indices.to_numpy(zero_copy_only=False),
-                                                      coded.dictionary.to_pylist(), schema, source, read,
-                                                      bad_cells, unseen, unknown))
+                                                            coded.dictionary.to_pylist(), schema, read,
+                                                            unseen, unknown))
                 else:
                     columns.append(through_pandas(a.name))
             else:
@@ -459,9 +459,10 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
         writer = None
         if fmt == "csv":
             csv.writer(out, lineterminator="\n").writerow([*header, *names])
-            if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None):
+            scans = _scans(read, header, used)
+            if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None, scans):
                 out.flush()   # the header, before the lines go to the bytes underneath
-                if _scans(read, header, used):
+                if scans:
                     plan = _ScanPlan.of(header, ruleset.schema)
 
                     def scored(lines: tuple[Any, int]) -> _Scored:
@@ -568,13 +569,38 @@ def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray,
     decided = [v[first] for v in values]
     if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
         codes, decided = np.arange(len(values[1])), values
-    added = pd.DataFrame(dict(zip(names, decided))).to_csv(
-        header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    cells = added.encode("utf-8").split(b"\n")
+    cells = _csv_lines(names, decided).encode("utf-8").split(b"\n")
     if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
         raise AssertionError("an added column's text holds a line break")
     cells.pop()
     return codes.astype(np.int64, copy=False), cells
+
+
+def _csv_lines(names: list[str], columns: list[np.ndarray]) -> str:
+    """The rows of `columns` as pandas' to_csv writes them (no header or index, QUOTE_MINIMAL,
+    "\n" after each row), without importing pandas where the columns are numbers or text."""
+    texts = [_csv_texts(c) for c in columns]
+    if any(t is None for t in texts):
+        return pd.DataFrame(dict(zip(names, columns))).to_csv(
+            header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    out = io.StringIO()
+    # the writer pandas' to_csv hands its cells to, with the options it gives it
+    csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(zip(*texts))
+    return out.getvalue()
+
+
+def _csv_texts(column: np.ndarray) -> list[str] | None:
+    """A column's cells as pandas spells them for CSV with QUOTE_MINIMAL (numpy's text of
+    each number, NaN empty), or None for an object column holding anything but text."""
+    kind = column.dtype.kind
+    if kind == "f":
+        text = column.astype(str).astype(object)
+        text[np.isnan(column)] = ""
+        return text.tolist()
+    if kind in "iub":
+        return column.astype(str).tolist()
+    cells = column.tolist()
+    return cells if kind == "O" and all(type(c) is str for c in cells) else None
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -589,10 +615,11 @@ def _line(text: bytes, added: bytes) -> bytes:
 
 
 def _copies_lines(model: RuleSet | BoostedRuleSet, data: str | os.PathLike, header: list[str], out: Any,
-                  read: ReadOptions | None, escaped: dict[str, str], explain: bool) -> bool:
+                  read: ReadOptions | None, escaped: dict[str, str], explain: bool, scans: bool = False) -> bool:
     """True when predict may copy each input line as it is and add its decision: a plain
     UTF-8 CSV of commas (data/frame.py csv_layout) of two columns or more, written as UTF-8,
-    whose added text holds no line break; else False (the rows are read and written by pandas).
+    whose added text holds no line break, and either the compiled scanner reads its cells
+    (`scans`: _scans) or pyarrow does; else False (the rows are read and written by pandas).
 
     pandas writes a plain file's cells back as they were: a cell with no quote, separator or
     line break is written unquoted, so the line is the cells joined by commas."""
@@ -603,10 +630,11 @@ def _copies_lines(model: RuleSet | BoostedRuleSet, data: str | os.PathLike, head
             or codecs.lookup(getattr(out, "encoding", None) or "ascii").name != "utf-8"
             or getattr(out, "errors", "strict") != "strict"):
         return False
-    try:
-        import pyarrow.csv  # noqa: F401
-    except ImportError:
-        return False
+    if not scans:   # pyarrow cuts the lines (_plain_csv_chunks); imported only then, it is slow to import
+        try:
+            import pyarrow.csv  # noqa: F401
+        except ImportError:
+            return False
     texts = [*model.schema.classes, *escaped.values()]
     if explain:
         texts.extend(model.decision_texts())
@@ -687,6 +715,11 @@ class _ScannedChunk:
             fields = self.plan.fields
             split = [bytes(self.block[self.bounds[2 * r]:self.bounds[2 * r + 1]]).decode("utf-8").split(",")
                      for r in rows.tolist()]
+            counted = self._tokens_only(dict(zip(rows.tolist(), split)), schema, read)
+            if counted is not None:   # each such cell is NaN already
+                unknown.update(counted)
+                rows = rows[:0]
+        if len(rows):
             texts = pd.DataFrame({name: pd.Series([cells[f] for cells in split], dtype=object)
                                   for name, f in fields.items()})
             try:
@@ -706,8 +739,30 @@ class _ScannedChunk:
             elif a.is_continuous or a.kind == "ignore":
                 columns.append(cells)
             else:
-                columns.append(self.plan.discrete_cells(a.name, *cells, schema, source, read, bad_cells, unseen, unknown))
+                columns.append(self.plan.discrete_cells(a.name, *cells, schema, read, unseen, unknown))
         return _dataset(schema, columns, source, unseen, unknown)
+
+    def _tokens_only(self, split: dict[int, list[str]], schema: Schema,
+                     read: ReadOptions | None) -> dict[str, dict[str, int]] | None:
+        """The unknown tokens encode_frame counts in the continuous columns, when every cell the
+        scanner flagged (`split`: its row's fields by row) is an unknown token; else None
+        (encode_frame reads those rows: numbers with spaces, bad cells). Without pandas."""
+        tokens = (read or DEFAULT_READ).tokens
+        counts: dict[str, dict[str, int]] = {}
+        for name, rows in self.flagged.items():
+            at = self.plan.fields[name]
+            seen: dict[str, int] = {}
+            for r in rows.tolist():
+                text = split[r][at]
+                seen[text] = seen.get(text, 0) + 1
+            coded = encode_texts(seen, schema.attributes[schema.index(name)], tokens)
+            if any(unseen for _, _, unseen in coded):   # not a token: a number to read, or a bad cell
+                return None
+            # _mask_tokens counts them in the order of their texts
+            found = sorted((t, n) for (t, n), (_, token, _) in zip(seen.items(), coded) if token)
+            if found:
+                counts[name] = dict(found)
+        return counts
 
     def text(self, names: list[str], values: list[np.ndarray]) -> bytes:
         """Each line followed by its added cells (added_cells) and a line feed."""
@@ -757,33 +812,31 @@ class _ScanPlan:
     # is a counted unknown token, whether it is unseen), kept for the next chunks
     encoded: dict[tuple[str, str], tuple[int, bool, bool]] = field(default_factory=dict, compare=False)
 
-    def texts_of(self, name: str, distinct: list[str], schema: Schema, source: str, read: ReadOptions | None,
-                 bad_cells: str) -> tuple[np.ndarray, tuple[str, ...], list[int]]:
+    def texts_of(self, name: str, distinct: list[str], schema: Schema, read: ReadOptions | None,
+                 ) -> tuple[np.ndarray, tuple[str, ...], list[int]]:
         """Discrete attribute `name`'s `distinct` texts as encode_frame reads them: (their value
         codes, the unseen ones sorted, the positions of the unknown tokens it counts, in the
         order it counts them). encode_frame reads each text on its own, so each is read once."""
         if len(self.encoded) > _KEPT_TEXTS:   # bounded: a column of ids would keep every text
             self.encoded.clear()
         new = [t for t in dict.fromkeys(distinct) if (name, t) not in self.encoded]
-        if new:
-            one = encode_frame(pd.DataFrame({name: pd.Series(new, dtype=object)}), schema, require=[name],
-                               source=source, read=read, bad_cells=bad_cells)
-            tokens, unseen = one.unknown_tokens.get(name, {}), set(one.unseen_values.get(name, ()))
-            for t, code in zip(new, one.columns[schema.index(name)].tolist()):
-                self.encoded[(name, t)] = (code, t in tokens, t in unseen)
+        if new:   # as encode_frame would read them, without pandas
+            tokens = (read or DEFAULT_READ).tokens
+            for t, coded in zip(new, encode_texts(new, schema.attributes[schema.index(name)], tokens)):
+                self.encoded[(name, t)] = coded
         known = [self.encoded[(name, t)] for t in distinct]
         unseen_texts = tuple(sorted(t for t, (_, _, u) in zip(distinct, known) if u))
         # _mask_tokens counts the tokens in the order of their texts
         tokens = sorted((i for i, (_, k, _) in enumerate(known) if k), key=lambda i: distinct[i])
         return np.array([c for c, _, _ in known], dtype=np.int32), unseen_texts, tokens
 
-    def discrete_cells(self, name: str, codes: np.ndarray, distinct: list[str], schema: Schema, source: str,
-                 read: ReadOptions | None, bad_cells: str, unseen: dict[str, tuple[str, ...]],
-                 unknown: dict[str, dict[str, int]]) -> np.ndarray:
+    def discrete_cells(self, name: str, codes: np.ndarray, distinct: list[str], schema: Schema,
+                       read: ReadOptions | None, unseen: dict[str, tuple[str, ...]],
+                       unknown: dict[str, dict[str, int]]) -> np.ndarray:
         """Discrete attribute `name`'s cells, given as `codes` into their `distinct` texts, as
         encode_frame encodes them: their value codes; the unseen texts and the unknown tokens
         read (with their rows) go into `unseen` and `unknown`."""
-        value_codes, unseen_texts, tokens = self.texts_of(name, distinct, schema, source, read, bad_cells)
+        value_codes, unseen_texts, tokens = self.texts_of(name, distinct, schema, read)
         if unseen_texts:
             unseen[name] = unseen_texts
         if tokens:   # counted once per distinct text: count the rows

@@ -42,7 +42,7 @@ from .names import (cases_from_frame, encode_classes, encode_column, line_chunks
                     read_names)
 from .numbers import parse_number_texts
 from .reading import BAD_CELLS, C45_UNKNOWN, DEFAULT_READ, ReadOptions, is_table, to_pandas
-from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
+from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 from .spreadsheet import warn_formula_values
 
 pd = LazyModule("pandas")
@@ -657,6 +657,23 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
         y = encode_classes(_typed_matches(s, _column_text(s, tname, source), schema.classes),
                            schema.classes, f"{source}: row", "is not one of the model's classes")
     return Dataset(schema, columns, y, source, unknown_tokens=unknown_tokens, unseen_values=unseen)
+
+
+def encode_texts(texts: Iterable[str], a: Attribute, tokens: frozenset[str]) -> list[tuple[int, bool, bool]]:
+    """Each text cell of discrete attribute `a` as encode_frame reads it, without pandas:
+    (value code, whether it is an unknown token encode_frame counts, whether it is unseen).
+
+    A token that is one of the values is that value; C4.5's '' and '?' are unknown, uncounted."""
+    lookup = {v: i for i, v in enumerate(a.values)}
+    masked = tokens.difference(a.values)
+    out = []
+    for t in texts:
+        if t in masked or t in C45_UNKNOWN:
+            out.append((UNKNOWN_CODE, t in masked and t not in C45_UNKNOWN, False))
+        else:
+            code = lookup.get(t, UNSEEN_CODE)
+            out.append((code, False, code == UNSEEN_CODE))
+    return out
 
 
 def _typed_matches(s: pd.Series, txt: pd.Series, values: tuple[str, ...]) -> pd.Series:
