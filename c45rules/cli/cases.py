@@ -24,6 +24,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -465,9 +466,9 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                 if scans:
                     plan = _ScanPlan.of(header, ruleset.schema)
 
-                    def scored(lines: tuple[Any, int]) -> _Scored:
+                    def scored(lines: tuple[Any, int] | Future) -> _Scored:
                         try:
-                            chunk = _scan_block(data, *lines, plan)
+                            chunk = lines.result() if isinstance(lines, Future) else _scan_block(data, *lines, plan)
                             encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
                         except BadCell as e:
                             return _Scored(0, b"", error=(e.row, e.column, e.cell))
@@ -478,8 +479,9 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                                        seen.counts, seen.values, encoded.unknown_tokens)
                     blocks = _line_blocks(data, chunksize)
                     if jobs != 1:   # sent to the workers: bytes, not views
-                        blocks = ((bytes(view), n) for view, n in blocks)
-                    chunks = fork_imap(scored, blocks, jobs)
+                        chunks = fork_imap(scored, ((bytes(view), n) for view, n in blocks), jobs)
+                    else:
+                        chunks = map(scored, _scanned_ahead(lambda lines: _scan_block(data, *lines, plan), blocks))
                 else:
                     chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
         for chunk in chunks:
@@ -565,7 +567,7 @@ def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray,
     class and confidence; _Decided's codes say so): pandas formats each distinct decision once."""
     known = getattr(values, "codes", None)
     codes = known if known is not None else pd.factorize(values[1])[0]
-    _, first, codes = np.unique(codes, return_index=True, return_inverse=True)
+    first, codes = _distinct_codes(np.asarray(codes))
     decided = [v[first] for v in values]
     if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
         codes, decided = np.arange(len(values[1])), values
@@ -574,6 +576,20 @@ def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray,
         raise AssertionError("an added column's text holds a line break")
     cells.pop()
     return codes.astype(np.int64, copy=False), cells
+
+
+def _distinct_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(a row holding each distinct code, each row's index into them): rule positions and
+    factorized codes are small, so a table indexed by code replaces np.unique's sort."""
+    if not len(codes) or codes.min() < 0 or codes.max() >= 4 * len(codes) + 1024:
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        return first, inverse
+    row = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
+    row[codes] = np.arange(len(codes))   # some row of each code: added_cells needs any one
+    present = np.flatnonzero(row >= 0)
+    at = np.zeros(len(row), dtype=np.int64)
+    at[present] = np.arange(len(present))
+    return row[present], at[codes]
 
 
 def _csv_lines(names: list[str], columns: list[np.ndarray]) -> str:
@@ -768,6 +784,29 @@ class _ScannedChunk:
         """Each line followed by its added cells (added_cells) and a line feed."""
         which, cells = added_cells(names, values)
         return _plaincsv.join(self.block, self.bounds, len(which), which, cells)
+
+
+def _scanned_ahead(scan: Callable[[tuple[Any, int]], "_ScannedChunk"],
+                   blocks: Iterator[tuple[Any, int]]) -> Iterator[Future]:
+    """scan(block) of each block, in order, as a Future: the next block is read and scanned in
+    a thread (the compiled scan and the reads run without the GIL) while the caller decides
+    and writes this one, as pyarrow's copy reads in threads; its error is raised by result()."""
+    end = object()
+
+    def step() -> Any:
+        block = next(blocks, end)
+        return end if block is end else scan(block)
+    with ThreadPoolExecutor(1, thread_name_prefix="c45rules-scan") as pool:
+        future = pool.submit(step)
+        while True:
+            following = pool.submit(step)   # begun before this one is used
+            try:
+                if future.result() is end:
+                    return
+            except Exception:   # raised by result() in the caller, in its place
+                pass
+            yield future
+            future = following
 
 
 def _line_blocks(data: str | os.PathLike, chunksize: int) -> Iterator[tuple[memoryview, int]]:

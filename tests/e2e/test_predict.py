@@ -593,3 +593,32 @@ def test_added_cells_are_spelled_as_pandas_to_csv_writes_them():
         want = pd.DataFrame(dict(zip(names[:cut], columns[:cut]))).to_csv(
             header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         assert cases._csv_lines(names[:cut], columns[:cut]) == want, cut
+
+
+@needs_scanner
+def test_the_next_block_is_scanned_in_a_thread(crx_model, monkeypatch, tmp_path):
+    """predict reads and scans the next block of lines in a thread (the compiled scan runs
+    without the GIL) while this one is decided and written (base: one thread did it all, and
+    the copy's threads made pyarrow 2x faster in wall time); the bytes are those of one thread."""
+    import threading
+    threads = []
+    real = cases._scan_block
+    monkeypatch.setattr(cases, "_scan_block", lambda *a: threads.append(threading.current_thread()) or real(*a))
+    monkeypatch.setattr(cases, "_SCAN_BLOCK", 100)   # lines across the blocks read
+    ahead, alone = tmp_path / "ahead.csv", tmp_path / "alone.csv"
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, ahead, confidence_column="confidence", chunksize=7)
+    assert len(threads) >= 28 and threading.main_thread() not in threads
+    monkeypatch.setattr(cases, "_scanned_ahead", lambda scan, blocks: blocks)   # each block in the caller
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, alone, confidence_column="confidence", chunksize=7)
+    assert threading.main_thread() in threads
+    assert ahead.read_bytes() == alone.read_bytes()
+
+
+def test_distinct_codes_give_each_row_its_own_decision():
+    """added_cells' table of distinct codes (no sort) maps each row to a row of its code."""
+    rng = np.random.default_rng(52)
+    for codes in (rng.integers(0, 9, 1000), rng.integers(0, 10**9, 50), np.array([3]), np.zeros(0, np.int64),
+                  np.array([-1, 2, 2, -1])):
+        first, inverse = cases._distinct_codes(codes)
+        assert np.array_equal(codes[first][inverse], codes)
+        assert len(first) == len(set(codes.tolist()))
