@@ -622,3 +622,25 @@ def test_distinct_codes_give_each_row_its_own_decision():
         first, inverse = cases._distinct_codes(codes)
         assert np.array_equal(codes[first][inverse], codes)
         assert len(first) == len(set(codes.tolist()))
+
+
+def test_the_layout_pass_runs_while_the_model_loads(crx_model, monkeypatch, tmp_path):
+    """predict begins a CSV's layout pass (csv_layout, its first read of the file) in a thread
+    before loading the model, and predict_file finds it done (base: it began after the model
+    loaded); the output is the same."""
+    import shutil
+    import threading
+    from c45rules.data import frame
+    data = tmp_path / "in.csv"
+    shutil.copy(CRX_TEST_CSV, data)
+    names = []
+    real = frame.csv_layout
+    monkeypatch.setattr(frame, "csv_layout", lambda *a: names.append(threading.current_thread().name) or real(*a))
+    before = frame._csv_layout.cache_info().misses
+    out = tmp_path / "out.csv"
+    assert cli(["predict", "-q", str(crx_model), str(data), "-o", str(out)])[0] == 0
+    assert names[0] == "c45rules-layout" and threading.main_thread().name in names[1:]
+    assert frame._csv_layout.cache_info().misses == before + 1   # the file read once for its layout
+    want = tmp_path / "want.csv"
+    cases.predict_file(load_yaml(crx_model), data, want)
+    assert out.read_bytes() == want.read_bytes()
