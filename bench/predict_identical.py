@@ -100,10 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         model, data, variant, suffix = run
         out = args.work / f"{model.stem}.{data.name}.{len(variant)}{suffix}"
         return compare(args.base, new, model, data, variant, out)
+    problems = []
     with ThreadPoolExecutor(args.jobs) as pool:
-        problems = [p for p in pool.map(one, runs) if p]
-    for p in problems:
-        print(p)
+        for problem in pool.map(one, runs):
+            if problem:
+                problems.append(problem)
+                print(problem, flush=True)
     print(f"{len(runs)} runs, {len(problems)} differ")
     return 1 if problems else 0
 
