@@ -388,7 +388,8 @@ static PyObject *cut(PyObject *self, PyObject *args) {
 }
 
 /* layout(chunk, sep, nfields, skip_first, limit): data/frame.py _plain_csv_records' test of a
- * chunk of whole lines (ending in a line feed), in one pass: (records, whether one is blank)
+ * chunk of whole lines (ending in a line feed), in one pass: (records, whether one is blank,
+ * whether every byte is ASCII)
  * when no line holds a quote, a NUL or a CR other than before its line feed, each line has
  * nfields - 1 separators or is blank (empty, or a lone CR), and none is `limit` bytes or
  * longer (its CR counted); else None. `skip_first`: the first line (the header) is not counted. */
@@ -400,10 +401,12 @@ static PyObject *layout(PyObject *self, PyObject *args) {
     const unsigned char *p = chunk.buf, *end = p + chunk.len;
     Py_ssize_t records = 0, seps = 0;
     int blanks = 0, plain = 1;
+    unsigned char high = 0;
     const unsigned char *start = p;
     Py_BEGIN_ALLOW_THREADS
     for (; p < end; p++) {
         unsigned char c = *p;
+        high |= c;
         if (c == (unsigned char)sep) { seps++; continue; }
         if (c > '"') continue;
         if (c == '"' || c == 0 || (c == '\r' && (p + 1 >= end || p[1] != '\n'))) { plain = 0; break; }
@@ -423,7 +426,7 @@ static PyObject *layout(PyObject *self, PyObject *args) {
     if (plain && start != end) plain = 0;   /* the chunk must end with a line feed */
     PyBuffer_Release(&chunk);
     if (!plain) Py_RETURN_NONE;
-    return Py_BuildValue("nO", records, blanks ? Py_True : Py_False);
+    return Py_BuildValue("nOO", records, blanks ? Py_True : Py_False, high & 0x80 ? Py_False : Py_True);
 }
 
 /* number(text): the float the plain-number cell `text` (bytes) spells, else None (tests). */

@@ -644,3 +644,27 @@ def test_the_layout_pass_runs_while_the_model_loads(crx_model, monkeypatch, tmp_
     want = tmp_path / "want.csv"
     cases.predict_file(load_yaml(crx_model), data, want)
     assert out.read_bytes() == want.read_bytes()
+
+
+@needs_scanner
+@pytest.mark.parametrize("size", [1, 3, 64])
+def test_the_layout_pass_reads_into_one_buffer_as_line_chunks_cut(monkeypatch, tmp_path, size):
+    """frame._line_views (the layout pass's reading, no copy of the file: base copied each 4 MB
+    piece twice) gives line_chunks' pieces' bytes, lines longer than its buffer too, and the
+    compiled layout test on them numpy's answer."""
+    from c45rules.data import frame
+    from c45rules.data.names import line_chunks
+    for i, text in enumerate(LAYOUTS):
+        path = tmp_path / f"in{i}.csv"
+        path.write_text(text, encoding="utf-8", newline="")
+        views = [bytes(v) for v in frame._line_views(path, size)]
+        assert all(v.endswith(b"\n") for v in views)
+        assert b"".join(views) == b"".join(line_chunks(path))
+        sep = ";" if ";" in text else ","
+        nfields = text.lstrip("\ufeff").split("\n")[0].count(sep) + 1
+        real = frame._line_views
+        monkeypatch.setattr(frame, "_line_views", lambda p: real(p, size))
+        compiled = frame._plain_csv_records(path, sep, nfields)
+        monkeypatch.setattr(frame, "_plaincsv", None)
+        assert compiled == frame._plain_csv_records(path, sep, nfields), text
+        monkeypatch.undo()
