@@ -24,6 +24,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -31,7 +32,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from .._lazy import LazyModule
-from ..data.frame import BadCell, encode_frame, refuse_read_options
+from ..data.frame import BadCell, encode_frame, encode_texts, refuse_read_options
 from ..data.names import _texts, coded_chunks
 from ..data.reading import DEFAULT_READ, ReadOptions, add_counts, data_file
 from ..data.schema import Dataset, Schema
@@ -239,8 +240,8 @@ class _ArrowBatches:
                 if text and not cells.null_count:
                     coded = pc.dictionary_encode(cells)
                     columns.append(self.plan.discrete_cells(a.name, coded.indices.to_numpy(zero_copy_only=False),
-                                                      coded.dictionary.to_pylist(), schema, source, read,
-                                                      bad_cells, unseen, unknown))
+                                                            coded.dictionary.to_pylist(), schema, read,
+                                                            unseen, unknown))
                 else:
                     columns.append(through_pandas(a.name))
             else:
@@ -459,14 +460,15 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
         writer = None
         if fmt == "csv":
             csv.writer(out, lineterminator="\n").writerow([*header, *names])
-            if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None):
+            scans = _scans(read, header, used)
+            if _copies_lines(ruleset, data, header, out, read, escaped, explain_column is not None, scans):
                 out.flush()   # the header, before the lines go to the bytes underneath
-                if _scans(read, header, used):
+                if scans:
                     plan = _ScanPlan.of(header, ruleset.schema)
 
-                    def scored(lines: tuple[Any, int]) -> _Scored:
+                    def scored(lines: tuple[Any, int] | Future) -> _Scored:
                         try:
-                            chunk = _scan_block(data, *lines, plan)
+                            chunk = lines.result() if isinstance(lines, Future) else _scan_block(data, *lines, plan)
                             encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
                         except BadCell as e:
                             return _Scored(0, b"", error=(e.row, e.column, e.cell))
@@ -477,8 +479,9 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                                        seen.counts, seen.values, encoded.unknown_tokens)
                     blocks = _line_blocks(data, chunksize)
                     if jobs != 1:   # sent to the workers: bytes, not views
-                        blocks = ((bytes(view), n) for view, n in blocks)
-                    chunks = fork_imap(scored, blocks, jobs)
+                        chunks = fork_imap(scored, ((bytes(view), n) for view, n in blocks), jobs)
+                    else:
+                        chunks = map(scored, _scanned_ahead(lambda lines: _scan_block(data, *lines, plan), blocks))
                 else:
                     chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
         for chunk in chunks:
@@ -564,17 +567,56 @@ def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray,
     class and confidence; _Decided's codes say so): pandas formats each distinct decision once."""
     known = getattr(values, "codes", None)
     codes = known if known is not None else pd.factorize(values[1])[0]
-    _, first, codes = np.unique(codes, return_index=True, return_inverse=True)
+    first, codes = _distinct_codes(np.asarray(codes))
     decided = [v[first] for v in values]
     if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
         codes, decided = np.arange(len(values[1])), values
-    added = pd.DataFrame(dict(zip(names, decided))).to_csv(
-        header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    cells = added.encode("utf-8").split(b"\n")
+    cells = _csv_lines(names, decided).encode("utf-8").split(b"\n")
     if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
         raise AssertionError("an added column's text holds a line break")
     cells.pop()
     return codes.astype(np.int64, copy=False), cells
+
+
+def _distinct_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(a row holding each distinct code, each row's index into them): rule positions and
+    factorized codes are small, so a table indexed by code replaces np.unique's sort."""
+    if not len(codes) or codes.min() < 0 or codes.max() >= 4 * len(codes) + 1024:
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        return first, inverse
+    row = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
+    row[codes] = np.arange(len(codes))   # some row of each code: added_cells needs any one
+    present = np.flatnonzero(row >= 0)
+    at = np.zeros(len(row), dtype=np.int64)
+    at[present] = np.arange(len(present))
+    return row[present], at[codes]
+
+
+def _csv_lines(names: list[str], columns: list[np.ndarray]) -> str:
+    """The rows of `columns` as pandas' to_csv writes them (no header or index, QUOTE_MINIMAL,
+    "\n" after each row), without importing pandas where the columns are numbers or text."""
+    texts = [_csv_texts(c) for c in columns]
+    if any(t is None for t in texts):
+        return pd.DataFrame(dict(zip(names, columns))).to_csv(
+            header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    out = io.StringIO()
+    # the writer pandas' to_csv hands its cells to, with the options it gives it
+    csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(zip(*texts))
+    return out.getvalue()
+
+
+def _csv_texts(column: np.ndarray) -> list[str] | None:
+    """A column's cells as pandas spells them for CSV with QUOTE_MINIMAL (numpy's text of
+    each number, NaN empty), or None for an object column holding anything but text."""
+    kind = column.dtype.kind
+    if kind == "f":
+        text = column.astype(str).astype(object)
+        text[np.isnan(column)] = ""
+        return text.tolist()
+    if kind in "iub":
+        return column.astype(str).tolist()
+    cells = column.tolist()
+    return cells if kind == "O" and all(type(c) is str for c in cells) else None
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -589,10 +631,11 @@ def _line(text: bytes, added: bytes) -> bytes:
 
 
 def _copies_lines(model: RuleSet | BoostedRuleSet, data: str | os.PathLike, header: list[str], out: Any,
-                  read: ReadOptions | None, escaped: dict[str, str], explain: bool) -> bool:
+                  read: ReadOptions | None, escaped: dict[str, str], explain: bool, scans: bool = False) -> bool:
     """True when predict may copy each input line as it is and add its decision: a plain
     UTF-8 CSV of commas (data/frame.py csv_layout) of two columns or more, written as UTF-8,
-    whose added text holds no line break; else False (the rows are read and written by pandas).
+    whose added text holds no line break, and either the compiled scanner reads its cells
+    (`scans`: _scans) or pyarrow does; else False (the rows are read and written by pandas).
 
     pandas writes a plain file's cells back as they were: a cell with no quote, separator or
     line break is written unquoted, so the line is the cells joined by commas."""
@@ -603,10 +646,11 @@ def _copies_lines(model: RuleSet | BoostedRuleSet, data: str | os.PathLike, head
             or codecs.lookup(getattr(out, "encoding", None) or "ascii").name != "utf-8"
             or getattr(out, "errors", "strict") != "strict"):
         return False
-    try:
-        import pyarrow.csv  # noqa: F401
-    except ImportError:
-        return False
+    if not scans:   # pyarrow cuts the lines (_plain_csv_chunks); imported only then, it is slow to import
+        try:
+            import pyarrow.csv  # noqa: F401
+        except ImportError:
+            return False
     texts = [*model.schema.classes, *escaped.values()]
     if explain:
         texts.extend(model.decision_texts())
@@ -687,6 +731,11 @@ class _ScannedChunk:
             fields = self.plan.fields
             split = [bytes(self.block[self.bounds[2 * r]:self.bounds[2 * r + 1]]).decode("utf-8").split(",")
                      for r in rows.tolist()]
+            counted = self._tokens_only(dict(zip(rows.tolist(), split)), schema, read)
+            if counted is not None:   # each such cell is NaN already
+                unknown.update(counted)
+                rows = rows[:0]
+        if len(rows):
             texts = pd.DataFrame({name: pd.Series([cells[f] for cells in split], dtype=object)
                                   for name, f in fields.items()})
             try:
@@ -706,13 +755,58 @@ class _ScannedChunk:
             elif a.is_continuous or a.kind == "ignore":
                 columns.append(cells)
             else:
-                columns.append(self.plan.discrete_cells(a.name, *cells, schema, source, read, bad_cells, unseen, unknown))
+                columns.append(self.plan.discrete_cells(a.name, *cells, schema, read, unseen, unknown))
         return _dataset(schema, columns, source, unseen, unknown)
+
+    def _tokens_only(self, split: dict[int, list[str]], schema: Schema,
+                     read: ReadOptions | None) -> dict[str, dict[str, int]] | None:
+        """The unknown tokens encode_frame counts in the continuous columns, when every cell the
+        scanner flagged (`split`: its row's fields by row) is an unknown token; else None
+        (encode_frame reads those rows: numbers with spaces, bad cells). Without pandas."""
+        tokens = (read or DEFAULT_READ).tokens
+        counts: dict[str, dict[str, int]] = {}
+        for name, rows in self.flagged.items():
+            at = self.plan.fields[name]
+            seen: dict[str, int] = {}
+            for r in rows.tolist():
+                text = split[r][at]
+                seen[text] = seen.get(text, 0) + 1
+            coded = encode_texts(seen, schema.attributes[schema.index(name)], tokens)
+            if any(unseen for _, _, unseen in coded):   # not a token: a number to read, or a bad cell
+                return None
+            # _mask_tokens counts them in the order of their texts
+            found = sorted((t, n) for (t, n), (_, token, _) in zip(seen.items(), coded) if token)
+            if found:
+                counts[name] = dict(found)
+        return counts
 
     def text(self, names: list[str], values: list[np.ndarray]) -> bytes:
         """Each line followed by its added cells (added_cells) and a line feed."""
         which, cells = added_cells(names, values)
         return _plaincsv.join(self.block, self.bounds, len(which), which, cells)
+
+
+def _scanned_ahead(scan: Callable[[tuple[Any, int]], "_ScannedChunk"],
+                   blocks: Iterator[tuple[Any, int]]) -> Iterator[Future]:
+    """scan(block) of each block, in order, as a Future: the next block is read and scanned in
+    a thread (the compiled scan and the reads run without the GIL) while the caller decides
+    and writes this one, as pyarrow's copy reads in threads; its error is raised by result()."""
+    end = object()
+
+    def step() -> Any:
+        block = next(blocks, end)
+        return end if block is end else scan(block)
+    with ThreadPoolExecutor(1, thread_name_prefix="c45rules-scan") as pool:
+        future = pool.submit(step)
+        while True:
+            following = pool.submit(step)   # begun before this one is used
+            try:
+                if future.result() is end:
+                    return
+            except Exception:   # raised by result() in the caller, in its place
+                pass
+            yield future
+            future = following
 
 
 def _line_blocks(data: str | os.PathLike, chunksize: int) -> Iterator[tuple[memoryview, int]]:
@@ -757,33 +851,31 @@ class _ScanPlan:
     # is a counted unknown token, whether it is unseen), kept for the next chunks
     encoded: dict[tuple[str, str], tuple[int, bool, bool]] = field(default_factory=dict, compare=False)
 
-    def texts_of(self, name: str, distinct: list[str], schema: Schema, source: str, read: ReadOptions | None,
-                 bad_cells: str) -> tuple[np.ndarray, tuple[str, ...], list[int]]:
+    def texts_of(self, name: str, distinct: list[str], schema: Schema, read: ReadOptions | None,
+                 ) -> tuple[np.ndarray, tuple[str, ...], list[int]]:
         """Discrete attribute `name`'s `distinct` texts as encode_frame reads them: (their value
         codes, the unseen ones sorted, the positions of the unknown tokens it counts, in the
         order it counts them). encode_frame reads each text on its own, so each is read once."""
         if len(self.encoded) > _KEPT_TEXTS:   # bounded: a column of ids would keep every text
             self.encoded.clear()
         new = [t for t in dict.fromkeys(distinct) if (name, t) not in self.encoded]
-        if new:
-            one = encode_frame(pd.DataFrame({name: pd.Series(new, dtype=object)}), schema, require=[name],
-                               source=source, read=read, bad_cells=bad_cells)
-            tokens, unseen = one.unknown_tokens.get(name, {}), set(one.unseen_values.get(name, ()))
-            for t, code in zip(new, one.columns[schema.index(name)].tolist()):
-                self.encoded[(name, t)] = (code, t in tokens, t in unseen)
+        if new:   # as encode_frame would read them, without pandas
+            tokens = (read or DEFAULT_READ).tokens
+            for t, coded in zip(new, encode_texts(new, schema.attributes[schema.index(name)], tokens)):
+                self.encoded[(name, t)] = coded
         known = [self.encoded[(name, t)] for t in distinct]
         unseen_texts = tuple(sorted(t for t, (_, _, u) in zip(distinct, known) if u))
         # _mask_tokens counts the tokens in the order of their texts
         tokens = sorted((i for i, (_, k, _) in enumerate(known) if k), key=lambda i: distinct[i])
         return np.array([c for c, _, _ in known], dtype=np.int32), unseen_texts, tokens
 
-    def discrete_cells(self, name: str, codes: np.ndarray, distinct: list[str], schema: Schema, source: str,
-                 read: ReadOptions | None, bad_cells: str, unseen: dict[str, tuple[str, ...]],
-                 unknown: dict[str, dict[str, int]]) -> np.ndarray:
+    def discrete_cells(self, name: str, codes: np.ndarray, distinct: list[str], schema: Schema,
+                       read: ReadOptions | None, unseen: dict[str, tuple[str, ...]],
+                       unknown: dict[str, dict[str, int]]) -> np.ndarray:
         """Discrete attribute `name`'s cells, given as `codes` into their `distinct` texts, as
         encode_frame encodes them: their value codes; the unseen texts and the unknown tokens
         read (with their rows) go into `unseen` and `unknown`."""
-        value_codes, unseen_texts, tokens = self.texts_of(name, distinct, schema, source, read, bad_cells)
+        value_codes, unseen_texts, tokens = self.texts_of(name, distinct, schema, read)
         if unseen_texts:
             unseen[name] = unseen_texts
         if tokens:   # counted once per distinct text: count the rows

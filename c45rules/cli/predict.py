@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 from ..data.reading import BAD_CELLS
 from ..errors import InputError
@@ -72,7 +74,10 @@ def run(args: argparse.Namespace) -> int:
     """Score DATA into the output file or stdout."""
     from .cases import output_format, predict_file
     check_output(args, args.output)
+    ahead = _layout_ahead(args)
     ruleset = load_model(args.model, args.data)
+    if ahead is not None:
+        ahead.join()
     from ..model.regression import RegressionModel
     if isinstance(ruleset, RegressionModel):
         return _run_regression(args, ruleset)
@@ -95,6 +100,26 @@ def run(args: argparse.Namespace) -> int:
     if not is_stdout(args.output):   # the scored rows alone on stdout
         print(f"{n} rows scored, written to {args.output}")
     return 0
+
+
+def _layout_ahead(args: argparse.Namespace) -> threading.Thread | None:
+    """A CSV's layout pass (data/frame.py csv_layout, which predict_file reads first; it is
+    kept for the file as it is) begun in a thread while the model loads: it reads the file
+    in its compiled pass without the GIL. Its errors are left to predict_file to raise."""
+    from .cases import CSV_SUFFIXES
+    if args.engine != "default" or Path(args.data).suffix.lower() not in CSV_SUFFIXES:
+        return None
+
+    def layout() -> None:
+        from ..data.frame import csv_layout
+        try:
+            read = read_options(args)
+            csv_layout(args.data, read.separator(args.data), read.encoding)
+        except Exception:   # noqa: BLE001  (predict_file reads it again and says what is wrong)
+            pass
+    thread = threading.Thread(target=layout, name="c45rules-layout", daemon=True)
+    thread.start()
+    return thread
 
 
 def _run_regression(args: argparse.Namespace, model) -> int:

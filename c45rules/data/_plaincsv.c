@@ -106,7 +106,8 @@ typedef struct {
 typedef struct {
     Slot *slot;
     int64_t size, count;
-    PyObject *texts;     /* list of bytes, first-seen order */
+    Slot *order;         /* the texts in first-seen order (count of them): code k is order[k] */
+    int64_t order_size;
 } Table;
 
 /* A text's key: its zero-padded bytes when at most 8 (equal keys and lengths are equal texts,
@@ -126,9 +127,11 @@ static inline uint64_t hash_text(const char *p, Py_ssize_t len) {
     return h;
 }
 
+/* The tables are made and grown without the GIL (scan reads a block while Python runs on):
+ * the raw allocator, no Python object until the block is read. */
 static int grow(Table *t) {
     int64_t size = t->size ? t->size * 2 : 1024;
-    Slot *slot = PyMem_Calloc((size_t)size, sizeof(Slot));
+    Slot *slot = PyMem_RawCalloc((size_t)size, sizeof(Slot));
     if (!slot) return -1;
     for (int64_t i = 0; i < t->size; i++) {
         Slot s = t->slot[i];
@@ -137,7 +140,7 @@ static int grow(Table *t) {
         while (slot[j].code1) j = (j + 1) & (size - 1);
         slot[j] = s;
     }
-    PyMem_Free(t->slot);
+    PyMem_RawFree(t->slot);
     t->slot = slot;
     t->size = size;
     return 0;
@@ -152,14 +155,19 @@ static int32_t code_of(Table *t, const char *p, Py_ssize_t len) {
         if (!s->code1) break;
         if (s->key == key && s->len == len && (len <= 8 || memcmp(s->text, p, (size_t)len) == 0)) return s->code1 - 1;
     }
-    PyObject *text = PyBytes_FromStringAndSize(p, len);
-    if (!text || PyList_Append(t->texts, text) < 0) { Py_XDECREF(text); return -1; }
-    Py_DECREF(text);
+    if (t->count == t->order_size) {
+        int64_t size = t->order_size ? 2 * t->order_size : 256;
+        Slot *order = PyMem_RawRealloc(t->order, (size_t)size * sizeof(Slot));
+        if (!order) return -1;
+        t->order = order;
+        t->order_size = size;
+    }
     Slot *s = &t->slot[j];
     s->key = key;
     s->len = (int32_t)len;
     s->text = p;
     s->code1 = (int32_t)++t->count;
+    t->order[t->count - 1] = *s;
     return s->code1 - 1;
 }
 
@@ -206,21 +214,19 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     is_cont = PyMem_Calloc((size_t)nfields + 1, 1);
     tables = PyMem_Calloc((size_t)ndisc + 1, sizeof(Table));
-    texts = PyList_New(ndisc);
-    if (!is_cont || !tables || !texts) { PyErr_NoMemory(); goto done; }
+    if (!is_cont || !tables) { PyErr_NoMemory(); goto done; }
+    ntables = ndisc;
     for (Py_ssize_t i = 0; i < ncols; i++) is_cont[PyLong_AsSsize_t(PyTuple_GET_ITEM(columns, i))] = kinds[i] == 'c';
-    for (; ntables < ndisc; ntables++) {
-        tables[ntables].texts = PyList_New(0);
-        if (!tables[ntables].texts) goto done;
-        Py_INCREF(tables[ntables].texts);
-        PyList_SET_ITEM(texts, ntables, tables[ntables].texts);
-    }
     const char *buf = block.buf, *end = buf + block.len, *p = buf;
     int64_t *bound = bounds.buf;
     double *number = numbers.buf;
     uint8_t *flag = flags.buf;
     int32_t *code = codes.buf;
     Py_ssize_t rows = 0;
+    int failed = 0;   /* 1: out of memory, 2: a line of another number of fields (row `rows`) */
+    /* the block is read without the GIL: predict scans the next block while Python decides
+     * this one (cli/cases.py _scanned_ahead); only a number the fast path declines takes it */
+    Py_BEGIN_ALLOW_THREADS
     while (rows < max_rows && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl && !final) break;
@@ -237,13 +243,18 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 if (s >= 0) {
                     if (is_cont[f]) {
                         double v = 0;
-                        int got = number_cell(cell, cell_end - cell, &v);
-                        if (got == -2) { PyErr_NoMemory(); goto done; }
+                        int got = parse_number(cell, cell_end - cell, &v);
+                        if (got < 0) {
+                            Py_BLOCK_THREADS
+                            got = parse_slow(cell, cell_end - cell, &v);
+                            Py_UNBLOCK_THREADS
+                        }
+                        if (got == -2) { failed = 1; break; }
                         number[s * max_rows + rows] = got ? v : 0.0;
                         flag[s * max_rows + rows] = !got;
                     } else {
                         int32_t c = code_of(&tables[s], cell, cell_end - cell);
-                        if (c < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+                        if (c < 0) { failed = 1; break; }
                         code[s * max_rows + rows] = c;
                     }
                 }
@@ -252,18 +263,37 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             if (!comma) break;
             cell = comma + 1;
         }
+        if (failed) break;
         if (f != nfields) {
-            PyErr_Format(PyExc_ValueError, "%zd", rows);
-            goto done;
+            failed = 2;
+            break;
         }
         bound[2 * rows] = p - buf;
         bound[2 * rows + 1] = line_end - buf;
         rows++;
         p = nl ? nl + 1 : end;
     }
+    Py_END_ALLOW_THREADS
+    if (failed == 1) { PyErr_NoMemory(); goto done; }
+    if (failed == 2) { PyErr_Format(PyExc_ValueError, "%zd", rows); goto done; }
+    texts = PyList_New(ndisc);
+    if (!texts) goto done;
+    for (Py_ssize_t d = 0; d < ndisc; d++) {
+        PyObject *list = PyList_New((Py_ssize_t)tables[d].count);
+        if (!list) goto done;
+        PyList_SET_ITEM(texts, d, list);
+        for (int64_t k = 0; k < tables[d].count; k++) {
+            PyObject *text = PyBytes_FromStringAndSize(tables[d].order[k].text, tables[d].order[k].len);
+            if (!text) goto done;
+            PyList_SET_ITEM(list, k, text);
+        }
+    }
     result = Py_BuildValue("nnO", rows, (Py_ssize_t)(p - buf), texts);
 done:
-    for (Py_ssize_t d = 0; d < ntables; d++) PyMem_Free(tables[d].slot);
+    for (Py_ssize_t d = 0; d < ntables; d++) {
+        PyMem_RawFree(tables[d].slot);
+        PyMem_RawFree(tables[d].order);
+    }
     PyMem_Free(tables);
     PyMem_Free(is_cont);
     PyMem_Free(slot_of);
@@ -302,17 +332,33 @@ static PyObject *join(PyObject *self, PyObject *args) {
     if (!out) goto done;
     char *w = PyBytes_AS_STRING(out);
     const char *buf = block.buf;
+    const char **cell = PyMem_Malloc(sizeof(char *) * (size_t)(ncells + 1));
+    Py_ssize_t *cell_len = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(ncells + 1));
+    if (!cell || !cell_len) {
+        PyMem_Free(cell);
+        PyMem_Free(cell_len);
+        Py_CLEAR(out);
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < ncells; i++) {
+        cell[i] = PyBytes_AS_STRING(PyList_GET_ITEM(cells, i));
+        cell_len[i] = PyBytes_GET_SIZE(PyList_GET_ITEM(cells, i));
+    }
+    Py_BEGIN_ALLOW_THREADS   /* the copy, while the next block is scanned */
     for (Py_ssize_t r = 0; r < rows; r++) {
         size_t n = (size_t)(bound[2 * r + 1] - bound[2 * r]);
         memcpy(w, buf + bound[2 * r], n);
         w += n;
         *w++ = ',';
-        PyObject *c = PyList_GET_ITEM(cells, pick[r]);
-        n = (size_t)PyBytes_GET_SIZE(c);
-        memcpy(w, PyBytes_AS_STRING(c), n);
+        n = (size_t)cell_len[pick[r]];
+        memcpy(w, cell[pick[r]], n);
         w += n;
         *w++ = '\n';
     }
+    Py_END_ALLOW_THREADS
+    PyMem_Free(cell);
+    PyMem_Free(cell_len);
 done:
     PyBuffer_Release(&block);
     PyBuffer_Release(&bounds);
@@ -329,18 +375,21 @@ static PyObject *cut(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*np", &block, &max_rows, &final)) return NULL;
     const char *buf = block.buf, *end = buf + block.len, *p = buf;
     Py_ssize_t rows = 0;
+    Py_BEGIN_ALLOW_THREADS
     while (rows < max_rows && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl && !final) break;
         p = nl ? nl + 1 : end;
         rows++;
     }
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&block);
     return Py_BuildValue("nn", rows, (Py_ssize_t)(p - buf));
 }
 
 /* layout(chunk, sep, nfields, skip_first, limit): data/frame.py _plain_csv_records' test of a
- * chunk of whole lines (ending in a line feed), in one pass: (records, whether one is blank)
+ * chunk of whole lines (ending in a line feed), in one pass: (records, whether one is blank,
+ * whether every byte is ASCII)
  * when no line holds a quote, a NUL or a CR other than before its line feed, each line has
  * nfields - 1 separators or is blank (empty, or a lone CR), and none is `limit` bytes or
  * longer (its CR counted); else None. `skip_first`: the first line (the header) is not counted. */
@@ -352,9 +401,12 @@ static PyObject *layout(PyObject *self, PyObject *args) {
     const unsigned char *p = chunk.buf, *end = p + chunk.len;
     Py_ssize_t records = 0, seps = 0;
     int blanks = 0, plain = 1;
+    unsigned char high = 0;
     const unsigned char *start = p;
+    Py_BEGIN_ALLOW_THREADS
     for (; p < end; p++) {
         unsigned char c = *p;
+        high |= c;
         if (c == (unsigned char)sep) { seps++; continue; }
         if (c > '"') continue;
         if (c == '"' || c == 0 || (c == '\r' && (p + 1 >= end || p[1] != '\n'))) { plain = 0; break; }
@@ -370,10 +422,11 @@ static PyObject *layout(PyObject *self, PyObject *args) {
         seps = 0;
         start = p + 1;
     }
+    Py_END_ALLOW_THREADS
     if (plain && start != end) plain = 0;   /* the chunk must end with a line feed */
     PyBuffer_Release(&chunk);
     if (!plain) Py_RETURN_NONE;
-    return Py_BuildValue("nO", records, blanks ? Py_True : Py_False);
+    return Py_BuildValue("nOO", records, blanks ? Py_True : Py_False, high & 0x80 ? Py_False : Py_True);
 }
 
 /* number(text): the float the plain-number cell `text` (bytes) spells, else None (tests). */

@@ -42,7 +42,7 @@ from .names import (cases_from_frame, encode_classes, encode_column, line_chunks
                     read_names)
 from .numbers import parse_number_texts
 from .reading import BAD_CELLS, C45_UNKNOWN, DEFAULT_READ, ReadOptions, is_table, to_pandas
-from .schema import UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
+from .schema import UNKNOWN_CODE, UNSEEN_CODE, Attribute, Dataset, Schema, check_single_precision
 from .spreadsheet import warn_formula_values
 
 pd = LazyModule("pandas")
@@ -659,6 +659,23 @@ def encode_frame(df: pd.DataFrame, schema: Schema, *, require: Iterable[str] | N
     return Dataset(schema, columns, y, source, unknown_tokens=unknown_tokens, unseen_values=unseen)
 
 
+def encode_texts(texts: Iterable[str], a: Attribute, tokens: frozenset[str]) -> list[tuple[int, bool, bool]]:
+    """Each text cell of discrete attribute `a` as encode_frame reads it, without pandas:
+    (value code, whether it is an unknown token encode_frame counts, whether it is unseen).
+
+    A token that is one of the values is that value; C4.5's '' and '?' are unknown, uncounted."""
+    lookup = {v: i for i, v in enumerate(a.values)}
+    masked = tokens.difference(a.values)
+    out = []
+    for t in texts:
+        if t in masked or t in C45_UNKNOWN:
+            out.append((UNKNOWN_CODE, t in masked and t not in C45_UNKNOWN, False))
+        else:
+            code = lookup.get(t, UNSEEN_CODE)
+            out.append((code, False, code == UNSEEN_CODE))
+    return out
+
+
 def _typed_matches(s: pd.Series, txt: pd.Series, values: tuple[str, ...]) -> pd.Series:
     """`txt` with each bool or number cell that misses `values` renamed to the one value spelling it.
 
@@ -853,6 +870,31 @@ def _decodes(chunk: bytes, encoding: str) -> bool:
     return True
 
 
+def _line_views(path: Path, size: int = 1 << 22) -> Iterator[memoryview]:
+    """line_chunks' pieces of whole lines (the last given its missing line feed) as views of
+    one buffer the file is read into: the layout pass copies no byte of a large file. Each
+    view is valid until the next is asked for."""
+    buf, kept = bytearray(size), 0
+    try:
+        with open(path, "rb", buffering=0) as f:
+            while True:
+                if kept == len(buf):   # a line longer than the buffer: a larger one
+                    buf = buf + bytearray(len(buf))
+                got = f.readinto(memoryview(buf)[kept:])
+                if not got:
+                    if kept:
+                        yield memoryview(bytes(buf[:kept]) + b"\n")
+                    return
+                end = kept + got
+                cut = buf.rfind(b"\n", 0, end) + 1
+                if cut:
+                    yield memoryview(buf)[:cut]
+                    buf[:end - cut] = buf[cut:end]   # the same size: the views stay valid
+                kept = end - cut if cut else end
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+
+
 def _plain_csv_records(path: Path, sep: str, nfields: int,
                        encoding: str = "utf-8-sig") -> tuple[int, bool] | None:
     """(records after the header, whether one is a blank line) when no line needs csv's rules
@@ -865,10 +907,10 @@ def _plain_csv_records(path: Path, sep: str, nfields: int,
     blanks = False
     header_done = False
     compiled = _plaincsv is not None and len(sep) == 1 and sep.isascii()
-    for chunk in line_chunks(path):
+    for chunk in (_line_views(path) if compiled else line_chunks(path)):
         if compiled:   # the same test in one pass (data/_plaincsv.c layout)
             counted = _plaincsv.layout(chunk, sep, nfields, not header_done, csv.field_size_limit())
-            if counted is None or not (chunk.isascii() or _decodes(chunk, encoding)):
+            if counted is None or not (counted[2] or _decodes(bytes(chunk), encoding)):
                 return None
             records += counted[0]
             blanks = blanks or counted[1]

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import functools
 import io
 import os
 import sys
@@ -45,12 +44,17 @@ def is_table(path: str | os.PathLike) -> bool:
     return Path(path).suffix.lower() in TABLE_SUFFIXES
 
 
-@functools.cache
+# pandas' default missing-value list (read_csv's documented `na_values` defaults), kept here so
+# that reading a CSV without pandas (the compiled scanner) need not import it for the list;
+# tests/test_reading.py holds it equal to pandas' own
+PANDAS_NA_TOKENS = frozenset({
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+    "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+
+
 def pandas_na_tokens() -> frozenset[str]:
-    """The texts pandas reads as missing by default, read on first use."""
-    # pandas exposes its default missing-value list only here (read_csv's documented defaults)
-    from pandas._libs.parsers import STR_NA_VALUES
-    return frozenset(STR_NA_VALUES)
+    """The texts pandas reads as missing by default (PANDAS_NA_TOKENS)."""
+    return PANDAS_NA_TOKENS
 
 
 C45_UNKNOWN = frozenset({"", "?"})

@@ -27,6 +27,14 @@ def penguins_yaml(**kw) -> str:
 
 
 # ---- 1. missing-value tokens -------------------------------------------------------------------
+def test_our_na_token_list_is_pandas_own():
+    """reading.PANDAS_NA_TOKENS is kept in the code so that reading a CSV need not import
+    pandas (issue 52); it must stay pandas' read_csv default list."""
+    from pandas._libs.parsers import STR_NA_VALUES
+    from c45rules.data.reading import PANDAS_NA_TOKENS
+    assert PANDAS_NA_TOKENS == frozenset(STR_NA_VALUES) == pandas_na_tokens()
+
+
 def test_na_in_a_numeric_column_keeps_it_continuous_and_the_rules_test_thresholds():
     train, _ = load_data(PENGUINS, target="species")
     kinds = {a.name: a.kind for a in train.schema.attributes}

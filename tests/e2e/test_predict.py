@@ -199,8 +199,9 @@ def test_copied_lines_equal_the_pandas_output_on_the_shared_sets(shared_models, 
 
 
 def test_a_plain_file_is_copied_not_rewritten_by_pandas(crx_model, monkeypatch, tmp_path):
-    """The input columns are not re-written cell by cell: pandas' to_csv only formats the
-    decision columns (base: every input column went through it, 7-30x the file's copy time)."""
+    """The input columns are not re-written cell by cell, nor the decision columns by pandas'
+    to_csv (base: every input column went through it, 7-30x the file's copy time; then the
+    decision columns alone; now the csv module spells them as to_csv would: added_cells)."""
     written = []
     real = pd.DataFrame.to_csv
 
@@ -210,7 +211,7 @@ def test_a_plain_file_is_copied_not_rewritten_by_pandas(crx_model, monkeypatch, 
     monkeypatch.setattr(pd.DataFrame, "to_csv", spy)
     out = tmp_path / "out.csv"
     cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, out, confidence_column="confidence")
-    assert written == [["predicted_class", "rule_id", "confidence"]]
+    assert written == []
     monkeypatch.setattr(pd.DataFrame, "to_csv", real)
     inp = CRX_TEST_CSV.read_bytes().splitlines()
     assert all(o.startswith(i + b",") for i, o in zip(inp, out.read_bytes().splitlines()))
@@ -539,3 +540,131 @@ def test_a_parquet_file_written_by_pandas_is_scored_directly(crx_model, monkeypa
                                    confidence_column="confidence")
     assert used and direct == _parquet_scored(monkeypatch, crx_model, data, tmp_path, False, chunksize=30,
                                               confidence_column="confidence")[0]
+
+
+# --- issue 52: predict's fixed start: a plain CSV scored without importing pandas -----------------
+
+def test_predict_on_a_plain_csv_does_not_import_pandas(crx_model, tmp_path):
+    """The compiled scanner reads the file, the NA tokens are our own list, the discrete texts
+    and the added cells are spelled without pandas (base: pandas imported for its NA list and
+    the added cells, about 0.4 s of a 2-row file's 0.67 s)."""
+    out = tmp_path / "out.csv"
+    probe = ("import sys, runpy\n"
+             "sys.argv = ['c45rules', 'predict', '-q', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('c45rules', run_name='__main__')\n"
+             "except SystemExit as e:\n    assert not e.code, e.code\n"
+             "print(sorted(m for m in ('pandas', 'pyarrow') if m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", probe, str(crx_model), str(CRX_TEST_CSV), "-o", str(out),
+                        "--confidence"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "[]"
+    want = tmp_path / "want.csv"
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, want, confidence_column="confidence",
+                       chunksize=50_000)
+    assert out.read_bytes() == want.read_bytes()
+
+
+def test_discrete_texts_are_encoded_as_encode_frame_encodes_them():
+    """encode_texts (the scanner's and the Parquet batches' discrete cells, without pandas)
+    gives each text encode_frame's code, counted token and unseen flag: values, a token that
+    is a value ('NA'), other tokens, C4.5's '' and '?', unseen texts, spaces, case."""
+    from c45rules.data.frame import encode_frame, encode_texts
+    from c45rules.data.reading import ReadOptions
+    schema = Schema((Attribute("b", "discrete", ("x", "y", "NA", "1")),), ("n", "p"))
+    texts = ["x", "y", "NA", "1", "1.0", "", "?", "null", "N/A", "nan", " x", "X", "z", "None", "#N/A", "-1"]
+    for read in (ReadOptions(), ReadOptions(na_values=("z", "x")), ReadOptions(keep_na_tokens=True)):
+        one = encode_frame(pd.DataFrame({"b": pd.Series(texts, dtype=object)}), schema, read=read)
+        counted, unseen = one.unknown_tokens.get("b", {}), set(one.unseen_values.get("b", ()))
+        want = [(c, t in counted, t in unseen) for t, c in zip(texts, one.columns[0].tolist())]
+        assert encode_texts(texts, schema.attributes[0], read.tokens) == want, read
+
+
+def test_added_cells_are_spelled_as_pandas_to_csv_writes_them():
+    """predict's added columns as CSV text without pandas (cases._csv_lines) equal pandas'
+    to_csv: numbers of each kind (NaN empty), text needing quotes, and an object column of
+    other values (left to pandas)."""
+    columns = [np.array(["p", "a,b", 'say "hi"', "", "x\ty"], dtype=object),
+               np.array([0, 12, -3, 2**40, 7], dtype=np.int64),
+               np.array([0.5, float("nan"), 1e-7, 0.948276, 1e16]),
+               np.array([True, False, True, True, False]),
+               np.array([1, "a", None, 2.5, "b"], dtype=object)]
+    names = ["c0", "c1", "c2", "c3", "c4"]
+    for cut in (2, 3, 4, 5):
+        want = pd.DataFrame(dict(zip(names[:cut], columns[:cut]))).to_csv(
+            header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        assert cases._csv_lines(names[:cut], columns[:cut]) == want, cut
+
+
+@needs_scanner
+def test_the_next_block_is_scanned_in_a_thread(crx_model, monkeypatch, tmp_path):
+    """predict reads and scans the next block of lines in a thread (the compiled scan runs
+    without the GIL) while this one is decided and written (base: one thread did it all, and
+    the copy's threads made pyarrow 2x faster in wall time); the bytes are those of one thread."""
+    import threading
+    threads = []
+    real = cases._scan_block
+    monkeypatch.setattr(cases, "_scan_block", lambda *a: threads.append(threading.current_thread()) or real(*a))
+    monkeypatch.setattr(cases, "_SCAN_BLOCK", 100)   # lines across the blocks read
+    ahead, alone = tmp_path / "ahead.csv", tmp_path / "alone.csv"
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, ahead, confidence_column="confidence", chunksize=7)
+    assert len(threads) >= 28 and threading.main_thread() not in threads
+    monkeypatch.setattr(cases, "_scanned_ahead", lambda scan, blocks: blocks)   # each block in the caller
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, alone, confidence_column="confidence", chunksize=7)
+    assert threading.main_thread() in threads
+    assert ahead.read_bytes() == alone.read_bytes()
+
+
+def test_distinct_codes_give_each_row_its_own_decision():
+    """added_cells' table of distinct codes (no sort) maps each row to a row of its code."""
+    rng = np.random.default_rng(52)
+    for codes in (rng.integers(0, 9, 1000), rng.integers(0, 10**9, 50), np.array([3]), np.zeros(0, np.int64),
+                  np.array([-1, 2, 2, -1])):
+        first, inverse = cases._distinct_codes(codes)
+        assert np.array_equal(codes[first][inverse], codes)
+        assert len(first) == len(set(codes.tolist()))
+
+
+def test_the_layout_pass_runs_while_the_model_loads(crx_model, monkeypatch, tmp_path):
+    """predict begins a CSV's layout pass (csv_layout, its first read of the file) in a thread
+    before loading the model, and predict_file finds it done (base: it began after the model
+    loaded); the output is the same."""
+    import shutil
+    import threading
+    from c45rules.data import frame
+    data = tmp_path / "in.csv"
+    shutil.copy(CRX_TEST_CSV, data)
+    names = []
+    real = frame.csv_layout
+    monkeypatch.setattr(frame, "csv_layout", lambda *a: names.append(threading.current_thread().name) or real(*a))
+    before = frame._csv_layout.cache_info().misses
+    out = tmp_path / "out.csv"
+    assert cli(["predict", "-q", str(crx_model), str(data), "-o", str(out)])[0] == 0
+    assert names[0] == "c45rules-layout" and threading.main_thread().name in names[1:]
+    assert frame._csv_layout.cache_info().misses == before + 1   # the file read once for its layout
+    want = tmp_path / "want.csv"
+    cases.predict_file(load_yaml(crx_model), data, want)
+    assert out.read_bytes() == want.read_bytes()
+
+
+@needs_scanner
+@pytest.mark.parametrize("size", [1, 3, 64])
+def test_the_layout_pass_reads_into_one_buffer_as_line_chunks_cut(monkeypatch, tmp_path, size):
+    """frame._line_views (the layout pass's reading, no copy of the file: base copied each 4 MB
+    piece twice) gives line_chunks' pieces' bytes, lines longer than its buffer too, and the
+    compiled layout test on them numpy's answer."""
+    from c45rules.data import frame
+    from c45rules.data.names import line_chunks
+    for i, text in enumerate(LAYOUTS):
+        path = tmp_path / f"in{i}.csv"
+        path.write_text(text, encoding="utf-8", newline="")
+        views = [bytes(v) for v in frame._line_views(path, size)]
+        assert all(v.endswith(b"\n") for v in views)
+        assert b"".join(views) == b"".join(line_chunks(path))
+        sep = ";" if ";" in text else ","
+        nfields = text.lstrip("\ufeff").split("\n")[0].count(sep) + 1
+        real = frame._line_views
+        monkeypatch.setattr(frame, "_line_views", lambda p: real(p, size))
+        compiled = frame._plain_csv_records(path, sep, nfields)
+        monkeypatch.setattr(frame, "_plaincsv", None)
+        assert compiled == frame._plain_csv_records(path, sep, nfields), text
+        monkeypatch.undo()
