@@ -74,6 +74,60 @@ def test_pruning_never_loses_agreement_on_the_rows_it_is_judged_on():
     assert len(pruned) <= len(rules)
 
 
+def _pruned_by_recounting(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray,
+                          default: int) -> list[tuple[int, tuple]]:
+    """The greedy search of refine.py done the plain way: each step recomputes every rule's
+    firing and every change's gain from scratch (prune_against updates them where a change
+    reaches, and must choose exactly the same changes)."""
+    conds = [tuple(r.conditions) for r in rules]
+    numbers = [r.number for r in rules]
+    klass = [r.klass for r in rules]
+
+    def agreement(cs: list[tuple]) -> int:
+        return round(_agreement([_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc])
+                                 for k, cc in zip(klass, cs)], values, decided, default) * len(values))
+    while conds:
+        now = agreement(conds)
+        best, gain = None, -1
+        for i in range(len(conds) - 1, -1, -1):      # deletions: no loss, the later on a tie
+            g = round(_agreement([_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc])
+                                  for n, (k, cc) in enumerate(zip(klass, conds)) if n != i],
+                                 values, decided, default) * len(values)) - now
+            if g >= 0 and g > gain:
+                best, gain = (i, -1), g
+        for i, cs in enumerate(conds):               # drops: a gain, the earlier on a tie
+            for j in range(len(cs) if len(cs) >= 2 else 0):
+                g = agreement(conds[:i] + [cs[:j] + cs[j + 1:]] + conds[i + 1:]) - now
+                if g > 0 and g > gain:
+                    best, gain = (i, j), g
+        if best is None:
+            break
+        i, j = best
+        if j < 0:
+            del conds[i], numbers[i], klass[i]
+        else:
+            conds[i] = conds[i][:j] + conds[i][j + 1:]
+    return list(zip(numbers, conds))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pruning_makes_the_changes_a_full_recount_makes(seed):
+    # prune_against keeps each row's first two firing rules and each condition's gain and
+    # updates them only where a change reaches: it must choose what recounting everything
+    # after every step chooses (ties, unknown values, many classes, rules left with one test)
+    rng = np.random.default_rng(seed)
+    values = rng.random((250, 3))
+    values[rng.random(values.shape) < 0.05] = np.nan
+    decided = np.minimum(np.nan_to_num(values[:, 0] * 2 + values[:, 1]).astype(np.int64), 2)   # 3 classes
+    decided[np.isnan(values[:, :2]).any(axis=1)] = -1        # a class no rule has
+    rules = [_rule(i + 1, int(rng.integers(0, 3)),
+                   *[(int(rng.integers(0, 3)), int(rng.integers(0, 2)), float(np.round(rng.random(), 1)))
+                     for _ in range(int(rng.integers(1, 5)))]) for i in range(14)]
+    got = prune_against(rules, values, decided, seed % 3)
+    assert [(r.number, r.conditions) for r in got] == _pruned_by_recounting(rules, values, decided, seed % 3)
+    assert prune_against([], values, decided, 0) == []
+
+
 def test_validate_prunes_against_the_ensemble_deterministically(tmp_path):
     X, y, X_test = split("crx", nan=True)
     model = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0).fit(X, y)
