@@ -186,7 +186,7 @@ def test_many_classes_pool_c45s_own_tree_on_the_ensembles_decisions():
 
 def test_two_classes_are_judged_and_pruned_on_fresh_rows_by_default(tmp_path):
     # two classes: synthetic=4, validate=8 unless told otherwise (FIDELITY.md: the binary sets'
-    # held-out fidelity); more classes: validate=4 only, against rows mixed within a class
+    # held-out fidelity); more classes, a forest: validate=4 only, against rows mixed within a class
     X, y, _ = split("crx")
     model = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
     rs = from_ensemble(model, X)
@@ -219,7 +219,7 @@ def test_two_classes_are_judged_and_pruned_on_fresh_rows_by_default(tmp_path):
 
 
 def test_many_classes_are_pruned_against_rows_mixed_within_one_class_by_default():
-    # more than two classes: pruned against 4x rows whose features are swapped only between
+    # more than two classes, a forest: pruned against 4x rows whose features are swapped only between
     # rows the ensemble decides alike (a row mixed from two letters is no letter; FIDELITY.md:
     # letter, RF, 77.2% with partners of any class, 83.5% with these, the tree 82.6%)
     rng = np.random.default_rng(0)
@@ -238,3 +238,7 @@ def test_many_classes_are_pruned_against_rows_mixed_within_one_class_by_default(
     assert (dict(rs.options)["validate"], dict(rs.options)["seed"]) == (4, 0)
     assert sum(rs.class_counts) == len(Xi)            # judged on the table only, pruned on 4x made rows
     assert len(rs.rules) <= len(from_ensemble(many, Xi, validate=0).rules)
+    # a boosted ensemble's list is not pruned by default: there it lost fidelity (XGBoost letter)
+    from sklearn.ensemble import GradientBoostingClassifier
+    boosted = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0).fit(Xi, yi)
+    assert "validate" not in dict(from_ensemble(boosted, Xi).options)
