@@ -14,8 +14,9 @@ gains most agreement there is made, until none gains:
 
 Each change's gain is found for every rule and condition at once from the first and second
 firing rule of each row (as sifting counts better and worse, spec 7.9), not by re-running the
-list. The default class stays fixed while pruning; `from_ensemble` chooses it again after
-(spec 7.8). Conditions are thresholds on numbers (the only kind `from_ensemble` makes).
+list, and after a change is redone only for the rows whose deciding rule it moved (`_Pruning`).
+The default class stays fixed while pruning; `from_ensemble` chooses it again after (spec 7.8).
+Conditions are thresholds on numbers (the only kind `from_ensemble` makes).
 """
 from __future__ import annotations
 
@@ -112,7 +113,8 @@ class _Pruning:
         rule, row = rules[ri], rows[ci]
         w = (self.klass[rule] == self.decided[row]).astype(np.int64) - self.right[row]
         at = rule * self.width + self.where[rule, row]
-        self.gain += sign * np.bincount(at, weights=w, minlength=self.gain.size).astype(np.int64).reshape(self.gain.shape)
+        counted = np.bincount(at, weights=w, minlength=self.gain.size).astype(np.int64)
+        self.gain += sign * counted.reshape(self.gain.shape)
 
     def best(self) -> tuple[int, int]:
         """(rule, condition or -1 for the whole rule) of the change that gains most, (-1, -1) if
