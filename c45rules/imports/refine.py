@@ -86,7 +86,8 @@ class _Pruning:
         self.first, self.second = _first_two(self.fires)
         self.right = self._decides(np.arange(n)) == decided
         self.gain = np.zeros((R, self.width), dtype=np.int64)
-        self._add_gains(np.arange(n), np.arange(R), 1)
+        for lo in range(0, R, 64):   # a block of rules at a time: the rules x rows temporaries stay small
+            self._add_gains(np.arange(n), np.arange(lo, min(R, lo + 64)), 1)
 
     def _tally(self, i: int) -> None:
         self.failing[i] = 0
