@@ -376,6 +376,8 @@ def near_rows(values: np.ndarray, factor: int, *, swap: float = _SWAP, seed: int
     n, d = values.shape
     out = [np.empty((0, d))]
     if alike is not None:
+        if len(alike) != n:
+            raise InputError(f"alike has {len(alike)} labels for {n} rows")
         order = np.argsort(alike, kind="stable")
         ranked = np.asarray(alike)[order]
         start = np.searchsorted(ranked, alike, side="left")

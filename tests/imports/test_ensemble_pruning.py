@@ -232,6 +232,8 @@ def test_many_classes_are_pruned_against_rows_mixed_within_one_class_by_default(
     mixed = np.tile(values, (3, 1))
     assert (near != mixed).any()                      # features were swapped, within the class
     assert not np.array_equal(near_rows(values, 3, seed=1), near)   # any partner: another class's
+    with pytest.raises(InputError, match="alike has 59 labels for 60 rows"):
+        near_rows(values, 1, alike=labels[1:])
     Xi, yi, _ = split("iris")
     many = RandomForestClassifier(n_estimators=10, max_depth=3, random_state=0).fit(Xi, yi)
     rs = from_ensemble(many, Xi)
