@@ -47,9 +47,12 @@ if TYPE_CHECKING:
 _SWAP = 0.5
 # with two classes, by default: judged on 4x and pruned against 8x rows near the training rows
 # (8 binary sets, mean over three seeds: RF 92.8% -> 94.6%, XGBoost 88.8% -> 90.2% held-out
-# fidelity, fewer rules; FIDELITY.md). Not with more classes: rows mixed from two letters are no
-# letter, and pruning against them lost fidelity there (letter, RF: 83.7% -> 77.2%)
+# fidelity, fewer rules; FIDELITY.md). With more classes a forest's list is pruned only, against
+# 4x rows mixed within one class (a row mixed from two letters is no letter: pruning against
+# those lost on letter, RF: 83.7% -> 77.2%; within a class, a third to two thirds fewer rules);
+# a boosted ensemble's is not pruned (XGBoost letter: 77.0% -> 72.5-73.6%, below the tree's 75.4%)
 TWO_CLASS_SYNTHETIC, TWO_CLASS_VALIDATE = 4, 8
+MANY_CLASS_VALIDATE = 4
 _FOREST_CLASSES = ("RandomForestClassifier", "ExtraTreesClassifier")
 _BOOSTED_CLASSES = ("GradientBoostingClassifier", "HistGradientBoostingClassifier")
 _XGB_OBJECTIVES = ("binary:logistic", "binary:logitraw", "binary:hinge", "multi:softprob", "multi:softmax")
@@ -243,9 +246,10 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     validate : int or None, default=None
         Then prune the sifted list against `validate` times as many other rows near X's,
         labelled by the ensemble (refine.py): a rule is deleted where that loses no agreement
-        with the ensemble there, a condition dropped where that gains some; fewer rules,
-        more fidelity on unseen rows on two classes, less on many (FIDELITY.md). None: 8
-        for two classes, 0 for more; 0 turns it off. Before `max_rules`.
+        with the ensemble there, a condition dropped where that gains some: fewer rules
+        (FIDELITY.md). With more than two classes the made rows mix only rows the ensemble
+        decides alike. None: 8 for two classes, for more 4 with a forest (RandomForest,
+        ExtraTrees) and 0 with a boosted ensemble; 0 turns it off. Before `max_rules`.
     seed : int, default=0
         The seed of those rows (the same rules for the same arguments).
 
@@ -291,15 +295,20 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     classes = class_names(model)
     two = len(classes) == 2
     synthetic = (TWO_CLASS_SYNTHETIC if two else 0) if synthetic is None else int(synthetic)
-    validate = (TWO_CLASS_VALIDATE if two else 0) if validate is None else int(validate)
+    if validate is None:
+        forest = type(model).__name__ in _FOREST_CLASSES
+        validate = TWO_CLASS_VALIDATE if two else MANY_CLASS_VALIDATE if forest else 0
+    validate = int(validate)
     own = _decided(model, frame, classes)
     every = list(own)
     if synthetic or validate:
         # one seeded stream: the rows the rules are judged on first, then those they are pruned
         # against. Partners of any class: rows between the classes are where the lists differ
         # (partners the ensemble decides alike: 2.8 points less on the binary sets)
-        extra = pd.DataFrame(near_rows(frame.to_numpy(dtype=np.float64), synthetic + validate, seed=seed),
-                             columns=frame.columns)
+        # more classes: partners the ensemble decides alike, so a made row stays in one class's
+        # region (a row mixed from two letters is no letter: pruning against those lost on letter)
+        extra = pd.DataFrame(near_rows(frame.to_numpy(dtype=np.float64), synthetic + validate, seed=seed,
+                                       alike=None if two else np.asarray(own)), columns=frame.columns)
         every += _decided(model, extra, classes)
         frame = pd.concat([frame, extra], ignore_index=True)
     judged = len(own) * (1 + synthetic)
@@ -356,15 +365,27 @@ def _decided(model: Any, frame: pd.DataFrame, classes: tuple[str, ...]) -> list[
         raise InputError(f"the {type(model).__name__} cannot decide X's rows: {e}") from None
 
 
-def near_rows(values: np.ndarray, factor: int, *, swap: float = _SWAP, seed: int = 0) -> np.ndarray:
+def near_rows(values: np.ndarray, factor: int, *, swap: float = _SWAP, seed: int = 0,
+              alike: np.ndarray | None = None) -> np.ndarray:
     """`factor` times as many rows as `values`, each near one of them: a copy of row i whose
     features are, each with probability `swap`, the values of a partner row drawn at random
-    (seeded: the same rows for the same arguments). Rows the ensemble was never shown, in the
-    region its training rows span, for the rules to be judged on more of its decisions."""
+    (seeded: the same rows for the same arguments); with `alike` (a label per row), drawn among
+    the rows of row i's label only. Rows the ensemble was never shown, in the region its
+    training rows span, for the rules to be judged on more of its decisions."""
     rng = np.random.default_rng(seed)
     n, d = values.shape
     out = [np.empty((0, d))]
+    if alike is not None:
+        if len(alike) != n:
+            raise InputError(f"alike has {len(alike)} labels for {n} rows")
+        order = np.argsort(alike, kind="stable")
+        ranked = np.asarray(alike)[order]
+        start = np.searchsorted(ranked, alike, side="left")
+        count = np.searchsorted(ranked, alike, side="right") - start
     for _ in range(factor):
-        mate = rng.integers(0, n, size=n)
+        if alike is None:
+            mate = rng.integers(0, n, size=n)
+        else:
+            mate = order[start + np.minimum((rng.random(n) * count).astype(np.int64), count - 1)]
         out.append(np.where(rng.random((n, d)) < swap, values[mate], values))
     return np.concatenate(out)

@@ -14,8 +14,9 @@ gains most agreement there is made, until none gains:
 
 Each change's gain is found for every rule and condition at once from the first and second
 firing rule of each row (as sifting counts better and worse, spec 7.9), not by re-running the
-list. The default class stays fixed while pruning; `from_ensemble` chooses it again after
-(spec 7.8). Conditions are thresholds on numbers (the only kind `from_ensemble` makes).
+list, and after a change is redone only for the rows whose deciding rule it moved (`_Pruning`).
+The default class stays fixed while pruning; `from_ensemble` chooses it again after (spec 7.8).
+Conditions are thresholds on numbers (the only kind `from_ensemble` makes).
 """
 from __future__ import annotations
 
@@ -46,15 +47,135 @@ def _fires(rule: tuple[CondTest, ...], values: np.ndarray) -> np.ndarray:
 
 
 def _first_two(fires: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, the position of the first and of the second rule that fires (-1: none)."""
-    R, n = fires.shape
-    first = np.full(n, -1, dtype=np.int64)
-    second = np.full(n, -1, dtype=np.int64)
-    for i in range(R):
-        f = fires[i]
-        second[f & (first >= 0) & (second < 0)] = i
-        first[f & (first < 0)] = i
-    return first, second
+    """Per column of `fires` (rules x rows), the position of the first and of the second rule
+    that fires (-1: none)."""
+    n = fires.shape[1]
+    if fires.shape[0] == 0:
+        return np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+    cols = np.arange(n)
+    first = np.argmax(fires, axis=0)
+    hit = fires[first, cols]
+    rest = fires.copy()
+    rest[first, cols] = False
+    second = np.argmax(rest, axis=0)
+    second = np.where(rest[second, cols], second, -1)
+    return np.where(hit, first, -1), second
+
+
+class _Pruning:
+    """The state of prune_against's greedy search, updated where a change reaches, not rebuilt:
+    per rule and check row, how many of the rule's conditions fail and the sum of their
+    positions (with one failing, its position: the condition whose dropping makes the rule fire
+    there); per row its first and second firing rule; per rule and condition the agreement that
+    dropping the condition gains. Deleting a rule or dropping a condition changes the decision
+    of the rows the rule took or now takes only, so only their share of the gains is redone."""
+
+    def __init__(self, conds: list[tuple[CondTest, ...]], klass: np.ndarray, values: np.ndarray,
+                 decided: np.ndarray, default: int) -> None:
+        # column-major: a condition reads one attribute's column
+        self.conds, self.klass, self.values = conds, klass, np.asfortranarray(values)
+        self.decided, self.default = decided, default
+        R, n = len(conds), len(values)
+        self.alive = np.ones(R, dtype=bool)
+        self.width = max((len(c) for c in conds), default=1)
+        self.failing = np.zeros((R, n), dtype=np.int32)
+        self.where = np.zeros((R, n), dtype=np.int32)
+        for i in range(R):
+            self._tally(i)
+        self.fires = self.failing == 0
+        self.first, self.second = _first_two(self.fires)
+        self.right = self._decides(np.arange(n)) == decided
+        self.gain = np.zeros((R, self.width), dtype=np.int64)
+        for lo in range(0, R, 64):   # a block of rules at a time: the rules x rows temporaries stay small
+            self._add_gains(np.arange(n), np.arange(lo, min(R, lo + 64)), 1)
+
+    def _tally(self, i: int) -> None:
+        self.failing[i] = 0
+        self.where[i] = 0
+        for j, c in enumerate(self.conds[i]):
+            miss = ~condition_mask(c, self.values)
+            self.failing[i] += miss
+            self.where[i] += j * miss
+
+    def _decides(self, rows: np.ndarray) -> np.ndarray:
+        f = self.first[rows]
+        return np.where(f >= 0, self.klass[np.maximum(f, 0)], self.default)
+
+    def _add_gains(self, rows: np.ndarray, rules: np.ndarray, sign: int) -> None:
+        """Add (sign 1) or take away (-1) the share of `rows` in the condition-dropping gains
+        of `rules`: a row counts for rule i's condition j when j is the one condition of i it
+        fails and no earlier rule fires on it; it gains when i's class is the ensemble's there
+        and the present decision is not, and loses in the opposite case."""
+        if len(rows) == 0 or len(rules) == 0:
+            return
+        f = self.first[rows]
+        open_ = (self.failing[np.ix_(rules, rows)] == 1) & ((f < 0) | (f > rules[:, None]))
+        ri, ci = np.nonzero(open_)
+        rule, row = rules[ri], rows[ci]
+        w = (self.klass[rule] == self.decided[row]).astype(np.int64) - self.right[row]
+        at = rule * self.width + self.where[rule, row]
+        counted = np.bincount(at, weights=w, minlength=self.gain.size).astype(np.int64)
+        self.gain += sign * counted.reshape(self.gain.shape)
+
+    def best(self) -> tuple[int, int]:
+        """(rule, condition or -1 for the whole rule) of the change that gains most, (-1, -1) if
+        none: a deletion that loses nothing, the later rule on a tie; else a condition whose
+        dropping gains, the earliest on a tie, taken only when it gains more than any deletion."""
+        R = len(self.conds)
+        decided, first = self.decided, self.first
+        instead = np.where(self.second >= 0, self.klass[np.maximum(self.second, 0)], self.default)
+        change = (instead == decided).astype(np.int64) - self.right
+        took = first >= 0
+        delete = np.bincount(first[took], weights=change[took], minlength=R)
+        delete = np.where(self.alive, delete, -np.inf)
+        rule, cond, top = -1, -1, -1.0
+        if self.alive.any() and delete.max() >= 0:
+            top = float(delete.max())
+            rule = int(np.flatnonzero(delete == top)[-1])
+        sizes = np.array([len(c) for c in self.conds])
+        usable = (self.alive & (sizes >= 2))[:, None] & (np.arange(self.width) < sizes[:, None])
+        drop = np.where(usable, self.gain, -1)
+        k = int(np.argmax(drop))
+        if drop.flat[k] > 0 and drop.flat[k] > top:
+            rule, cond = divmod(k, self.width)
+        return rule, cond
+
+    def _reset(self, rows: np.ndarray) -> None:
+        self.right[rows] = self._decides(rows) == self.decided[rows]
+
+    def delete(self, i: int) -> None:
+        """Rule i leaves the list: its rows go to their next firing rule."""
+        took = np.flatnonzero(self.first == i)
+        moved = np.union1d(took, np.flatnonzero(self.second == i))
+        everyone = np.flatnonzero(self.alive)
+        self._add_gains(took, everyone, -1)
+        self.alive[i] = False
+        self.fires[i] = False
+        self.failing[i] = -1
+        self.first[moved], self.second[moved] = _first_two(self.fires[:, moved])
+        self._reset(took)
+        self._add_gains(took, np.flatnonzero(self.alive), 1)
+
+    def drop(self, i: int, j: int) -> None:
+        """Condition j of rule i goes: the rule fires on more rows, taking those no earlier rule takes."""
+        self.conds[i] = self.conds[i][:j] + self.conds[i][j + 1:]
+        self._tally(i)
+        fires = self.failing[i] == 0
+        new = np.flatnonzero(fires & ~self.fires[i])
+        f = self.first[new]
+        taken = (f < 0) | (f > i)
+        took, behind = new[taken], new[~taken]
+        others = np.flatnonzero(self.alive)
+        self._add_gains(took, others, -1)
+        self.second[took] = self.first[took]
+        self.first[took] = i
+        s = self.second[behind]
+        self.second[behind] = np.where((s < 0) | (s > i), i, s)
+        self.fires[i] = fires
+        self._reset(took)
+        self._add_gains(took, others, 1)
+        self.gain[i] = 0
+        self._add_gains(np.arange(len(self.values)), np.array([i]), 1)
 
 
 def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int,
@@ -63,50 +184,21 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
     agreement with `decided` (class codes) on the rows of `values`; `default` is the class of
     a row no rule fires on. The rules keep their numbers, covers and counts: a rule whose
     conditions changed needs them computed again (`recount`)."""
-    conds = [tuple(r.conditions) for r in rules]
-    klass = np.array([r.klass for r in rules], dtype=np.int64)
-    masks = [[condition_mask(c, values) for c in cs] for cs in conds]
+    rules = list(rules)
+    if not rules:
+        return rules
+    state = _Pruning([tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
+                     values, np.asarray(decided, dtype=np.int64), default)
     for _ in range(max_steps):
-        R = len(conds)
-        if R == 0:
-            break
-        fires = np.array([np.logical_and.reduce(m) if m else np.ones(len(values), dtype=bool) for m in masks])
-        first, second = _first_two(fires)
-        decides = np.where(first >= 0, klass[np.maximum(first, 0)], default)
-        instead = np.where(second >= 0, klass[np.maximum(second, 0)], default)
-        right = decides == decided
-        # deleting rule i: its rows go to their second rule (or the default)
-        change = (instead == decided).astype(np.int64) - right
-        delete_gain = np.bincount(first[first >= 0], weights=change[first >= 0], minlength=R)
-        best = (-1, -1, -1.0)   # (rule, condition or -1 for the whole rule, gain)
-        for i in range(R - 1, -1, -1):   # ties: the later rule, the least used
-            if delete_gain[i] >= 0 and delete_gain[i] > best[2]:
-                best = (i, -1, float(delete_gain[i]))
-        # dropping condition j of rule i: rows it newly fires on, no earlier rule taking them
-        later = (first > np.arange(R)[:, None]) | (first < 0)
-        for i in range(R):
-            m = masks[i]
-            if len(m) < 2:
-                continue   # a rule keeps one condition at least: with none it is a default
-            gained_right = (klass[i] == decided).astype(np.int64) - right
-            open_rows = later[i] & ~fires[i]
-            for j in range(len(m)):
-                rest = np.logical_and.reduce([m[k] for k in range(len(m)) if k != j])
-                g = float(gained_right[rest & open_rows].sum())
-                if g > 0 and g > best[2]:
-                    best = (i, j, g)
-        i, j, _ = best
+        i, j = state.best()
         if i < 0:
             break
         if j < 0:
-            del conds[i], masks[i]
-            klass = np.delete(klass, i)
-            rules = rules[:i] + rules[i + 1:]
+            state.delete(i)
         else:
-            conds[i] = conds[i][:j] + conds[i][j + 1:]
-            masks[i] = masks[i][:j] + masks[i][j + 1:]
-            rules = rules[:i] + [replace(rules[i], conditions=conds[i])] + rules[i + 1:]
-    return rules
+            state.drop(i, j)
+            rules[i] = replace(rules[i], conditions=state.conds[i])
+    return [r for r, keep in zip(rules, state.alive) if keep]
 
 
 def recount(rule: CandidateRule, values: np.ndarray, y: np.ndarray, cf: float) -> CandidateRule:
