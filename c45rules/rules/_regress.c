@@ -1,8 +1,11 @@
-/* The two searches of regression rules (rules/regression.py simplify and select_rules), compiled.
+/* The two searches of regression rules (rules/regression.py simplify and select_rules), compiled,
+ * and the walk of the model tree (scope) that gives simplify the only cases it needs to read.
  *
- * Both are loops of small numpy steps over all training cases, run once per leaf (simplify)
- * or once per dropped rule (select_rules): on diamonds (4.5k leaves) the calls, not the work,
- * took most of the fit's 30 s (issue 54). These are the same steps on the same doubles, so a
+ * Both are loops of small numpy steps, run once per leaf (simplify) or once per dropped rule
+ * (select_rules): on diamonds (4.5k leaves) the calls, not the work, took most of the fit's
+ * 30 s (issue 54). A leaf's search over every training case made a fit's cost grow with the
+ * square of its size (a leaf per few cases); scope lists the cases that may fail at most one
+ * of the rule's tests, the others being no part of any sum. These are the same steps on the same doubles, so a
  * model learnt with or without this module is the same to the last bit:
  *   - every sum of absolute errors is numpy's own pairwise summation (pairwise_sum below,
  *     numpy's algorithm for a contiguous float64 array: 8 accumulators in blocks of at most

@@ -49,7 +49,7 @@ def test_compiled_searches_learn_the_numpy_model_on_the_shared_sets(monkeypatch,
     assert compiled == numpy_steps
 
 
-def grid_frame(n: int = 12000, seed: int = 0) -> pd.DataFrame:
+def grid_frame(n: int = 6000, seed: int = 0) -> pd.DataFrame:
     """A target that steps over a 5 x 5 x 5 grid of three attributes, plus a slope in a fourth:
     each rule keeps tests on three attributes, so few cases fail at most one of them."""
     rng = np.random.default_rng(seed)
