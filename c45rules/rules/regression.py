@@ -49,6 +49,11 @@ class DraftRule:
     covered: np.ndarray
     estimate: float
 
+    def __post_init__(self) -> None:
+        # a mask over the training cases is taken too (as before), kept as the numbers
+        if self.covered.dtype == np.bool_:
+            self.covered = np.flatnonzero(self.covered)
+
 
 # cases read by the compiled condition search, summed over the fits of this process: the
 # bench and tests/regression/test_regression_speed.py read it (a work count, not a time)
