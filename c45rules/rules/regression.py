@@ -58,6 +58,11 @@ class DraftRule:
 # cases read by the compiled condition search, summed over the fits of this process: the
 # bench and tests/regression/test_regression_speed.py read it (a work count, not a time)
 WORK = {"searches": 0, "searched_cases": 0}
+# the fewest training cases for which the searches read only the cases near each rule (Scope):
+# below it a branch-free pass over every case costs less than the tree walk and the re-runs
+# (friedman1, same run: 20,000 rows 16.3 CPU s with the walk against 10.7 without; 50,000
+# about even; 100,000 see BENCHMARKS.md); the two learn the same rules
+SCOPE_FROM_ROWS = 60_000
 
 
 class Scope:
@@ -372,7 +377,7 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
     `bounds(low, high)` gives a rule's output bounds, `default` the committee's default value
     per case (both for step 5, which is skipped without them)."""
     drafts = []
-    scope = Scope(root, cols, y.size) if _native is not None else None
+    scope = Scope(root, cols, y.size) if _native is not None and y.size >= SCOPE_FROM_ROWS else None
     for leaf, tests in path_tests(root, cols):
         b0, dense = smoothed[id(leaf)]
         used = np.flatnonzero(dense)

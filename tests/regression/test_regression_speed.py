@@ -34,7 +34,11 @@ def mixed_frame(n: int = 800, seed: int = 3) -> pd.DataFrame:
     return pd.DataFrame({"a": a, "b": b, "c": c, "colour": colour, "y": y})
 
 
-def test_compiled_searches_learn_the_numpy_model_on_mixed_data_with_unknowns(monkeypatch):
+@pytest.mark.parametrize("scope_from", [0, 10 ** 9])
+def test_compiled_searches_learn_the_numpy_model_on_mixed_data_with_unknowns(monkeypatch, scope_from):
+    # scope_from 0: the condition search reads only the cases the tree walk gives (discrete
+    # splits, unknowns sent down by the nearer mean); 10 ** 9: every case
+    monkeypatch.setattr(steps, "SCOPE_FROM_ROWS", scope_from)
     ds, y = regression_frame(mixed_frame(), "y")
     compiled, numpy_steps = both_ways(monkeypatch, ds, y, committees=2)
     assert compiled == numpy_steps
@@ -65,6 +69,8 @@ def test_condition_search_reads_the_rules_neighbourhood_not_every_case(monkeypat
     # the cases the tree says may fail at most one test, and learns the same model
     ds, y = regression_frame(grid_frame(), "y")
     monkeypatch.setattr(steps, "WORK", {"searches": 0, "searched_cases": 0})
+    # the walk pays from tens of thousands of rows; here it is asked for at a few thousand
+    monkeypatch.setattr(steps, "SCOPE_FROM_ROWS", 0)
     compiled, numpy_steps = both_ways(monkeypatch, ds, y)
     assert compiled == numpy_steps
     work = steps.WORK
