@@ -160,7 +160,7 @@ def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: flo
         rules.append(RegressionRule(
             k, tuple(_condition(cols, ds, test) for test in d.tests),
             _linear(cols, ds, d.model.intercept, d.model.columns, d.model.coefs),
-            int(d.covered.sum()), float(cover.mean()), low, high, float(d.estimate),
+            int(d.covered.size), float(cover.mean()), low, high, float(d.estimate),
             *rule_bounds(low, high, e, floor, ceiling)))
     return Committee(tuple(rules), _linear(cols, ds, m.intercept, m.columns, m.coefs))
 

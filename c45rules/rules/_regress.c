@@ -1,8 +1,11 @@
-/* The two searches of regression rules (rules/regression.py simplify and select_rules), compiled.
+/* The two searches of regression rules (rules/regression.py simplify and select_rules), compiled,
+ * and the walk of the model tree (scope) that gives simplify the only cases it needs to read.
  *
- * Both are loops of small numpy steps over all training cases, run once per leaf (simplify)
- * or once per dropped rule (select_rules): on diamonds (4.5k leaves) the calls, not the work,
- * took most of the fit's 30 s (issue 54). These are the same steps on the same doubles, so a
+ * Both are loops of small numpy steps, run once per leaf (simplify) or once per dropped rule
+ * (select_rules): on diamonds (4.5k leaves) the calls, not the work, took most of the fit's
+ * 30 s (issue 54). A leaf's search over every training case made a fit's cost grow with the
+ * square of its size (a leaf per few cases); scope lists the cases that may fail at most one
+ * of the rule's tests, the others being no part of any sum. These are the same steps on the same doubles, so a
  * model learnt with or without this module is the same to the last bit:
  *   - every sum of absolute errors is numpy's own pairwise summation (pairwise_sum below,
  *     numpy's algorithm for a contiguous float64 array: 8 accumulators in blocks of at most
@@ -32,7 +35,9 @@ static double m5_estimate(double error, Py_ssize_t n, Py_ssize_t v) {
 
 /* ---- simplify -------------------------------------------------------------------------- */
 typedef struct {
-    Py_ssize_t n;
+    Py_ssize_t n;            /* cases searched: rows[0..n) */
+    Py_ssize_t stride;       /* all training cases: the length of one column */
+    const int64_t *rows;     /* the searched cases' numbers, ascending */
     const double *cont;      /* continuous columns, one after another (column-major), NaN unknown */
     const int32_t *disc;     /* discrete codes, column-major, -1 unknown */
     const int8_t *kind;      /* per test: 0 "<=", 1 ">", 2 "in" */
@@ -65,20 +70,24 @@ static int by_number(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
-/* fail[r] = 1 when case r fails test t, for every case: one test over all cases at a time,
+/* fail[i] = 1 when searched case i fails test t: one test over the searched cases at a time,
  * without branches (which case fails is no pattern a branch predictor learns) */
 static void test_fails(const Tests *T, int t, uint8_t *fail) {
     const Py_ssize_t n = T->n;
+    const int64_t *rows = T->rows;
     if (T->kind[t] == 2) {
-        const int32_t *c = T->disc + (Py_ssize_t)T->col[t] * n;
+        const int32_t *c = T->disc + (Py_ssize_t)T->col[t] * T->stride;
         const uint8_t *lut = T->lut + T->lut_at[t];
-        for (Py_ssize_t r = 0; r < n; r++) fail[r] = c[r] < 0 ? 1 : !lut[c[r]];
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int32_t code = c[rows[i]];
+            fail[i] = code < 0 ? 1 : !lut[code];
+        }
         return;
     }
-    const double *x = T->cont + (Py_ssize_t)T->col[t] * n, thr = T->thr[t];
+    const double *x = T->cont + (Py_ssize_t)T->col[t] * T->stride, thr = T->thr[t];
     /* an unknown (NaN) passes neither: both comparisons are false */
-    if (T->kind[t] == 0) for (Py_ssize_t r = 0; r < n; r++) fail[r] = !(x[r] <= thr);
-    else for (Py_ssize_t r = 0; r < n; r++) fail[r] = !(x[r] > thr);
+    if (T->kind[t] == 0) for (Py_ssize_t i = 0; i < n; i++) fail[i] = !(x[rows[i]] <= thr);
+    else for (Py_ssize_t i = 0; i < n; i++) fail[i] = !(x[rows[i]] > thr);
 }
 
 /* Per-case scratch, kept from call to call: a fit calls simplify once per leaf, thousands of
@@ -107,11 +116,14 @@ static int scratch_for(Py_ssize_t n) {
 
 /* Step 2 of regression.py: each case's count of failed tests and the sum of their numbers
  * (the one test itself when it fails one); one[t]: the cases failing t alone, summed in case
- * order. Dropping a test reads that test over all cases once. */
+ * order. Dropping a test reads that test over the searched cases once. The searched cases
+ * (`rows`, ascending; y and pred hold their values) are every case that fails at most one
+ * test at some round (regression.py's Scope finds them), so the sums are the ones a search
+ * of all cases makes: the others can never join a one-list nor the covered cases. */
 static PyObject *simplify(PyObject *self, PyObject *args) {
     Py_buffer cont = {0}, disc = {0}, kind = {0}, col = {0}, thr = {0}, lut_at = {0}, lut = {0};
-    Py_buffer y = {0}, pred = {0}, covered = {0};
-    Py_ssize_t n, v;
+    Py_buffer y = {0}, pred = {0}, covered = {0}, rows = {0};
+    Py_ssize_t n, v, stride;
     PyObject *out = NULL;
     uint8_t *nfail = NULL, *fail = NULL;
     int32_t *sum = NULL;
@@ -119,11 +131,12 @@ static PyObject *simplify(PyObject *self, PyObject *args) {
     double *buf = NULL, *add = NULL;
     uint8_t *alive = NULL, *dirty = NULL;
     int nt = 0;
-    if (!PyArg_ParseTuple(args, "ny*y*y*y*y*y*y*y*y*w*n", &n, &cont, &disc, &kind, &col, &thr, &lut_at,
-                          &lut, &y, &pred, &covered, &v))
+    if (!PyArg_ParseTuple(args, "ny*y*y*y*y*y*y*y*y*y*w*n", &stride, &rows, &cont, &disc, &kind, &col, &thr,
+                          &lut_at, &lut, &y, &pred, &covered, &v))
         return NULL;
     nt = (int)kind.len;
-    Tests T = {n, cont.buf, disc.buf, kind.buf, col.buf, thr.buf, lut_at.buf, lut.buf};
+    n = rows.len / (Py_ssize_t)sizeof(int64_t);
+    Tests T = {n, stride, rows.buf, cont.buf, disc.buf, kind.buf, col.buf, thr.buf, lut_at.buf, lut.buf};
     const double *yy = y.buf, *pp = pred.buf;
     uint8_t *cov = covered.buf;
     if (scratch_for(n) < 0) goto nomem;
@@ -211,8 +224,133 @@ done:
     free(one); free(add); free(alive); free(dirty);
     PyBuffer_Release(&cont); PyBuffer_Release(&disc); PyBuffer_Release(&kind); PyBuffer_Release(&col);
     PyBuffer_Release(&thr); PyBuffer_Release(&lut_at); PyBuffer_Release(&lut); PyBuffer_Release(&y);
-    PyBuffer_Release(&pred); PyBuffer_Release(&covered);
+    PyBuffer_Release(&pred); PyBuffer_Release(&covered); PyBuffer_Release(&rows);
     return out;
+}
+
+/* ---- scope: the cases that may fail at most one test ----------------------------------- */
+typedef struct {
+    const int32_t *attr;     /* per node: the split's attribute in Columns order; -1 a leaf */
+    const double *cut;       /* continuous split: left is <= cut */
+    const int32_t *child;    /* per node: left child at 2 i, right at 2 i + 1 */
+    const int64_t *set_at;   /* discrete split: where its left set starts in sets (1 = left) */
+    const uint8_t *sets;
+    const int32_t *leaf;     /* per node: its leaf number, -1 inside */
+    const int32_t *sizes;    /* per discrete column: its number of values */
+    Py_ssize_t n_cont;
+    const Tests *T;
+    const uint8_t *alive;    /* per test: still in the rule */
+    int nt;
+    int16_t *failed_at;      /* per test: the depth whose edge fails it, -1 none */
+    int *head, *next;        /* the alive tests of attribute a: head[a], next[head[a]], ... (-1 ends) */
+    const int64_t *cat, *at; /* leaf k's cases: cat[at[k]:at[k + 1]], ascending */
+    const double *rcont;     /* the cases' continuous values in cat's order, a case's together */
+    const int32_t *rdisc;    /* their discrete codes, likewise */
+    Py_ssize_t n_disc;
+    const uint8_t *mark;     /* cases already searched: not listed again */
+    int64_t *out;            /* the cases failing at most one alive test */
+    Py_ssize_t found;
+} Scope;
+
+/* whether the case at position i of cat fails test t (an unknown value passes no test) */
+static int case_fails(const Scope *S, int t, int64_t i) {
+    const Tests *T = S->T;
+    if (T->kind[t] == 2) {
+        int32_t code = S->rdisc[i * S->n_disc + T->col[t]];
+        return code < 0 || !T->lut[T->lut_at[t] + code];
+    }
+    double x = S->rcont[i * S->n_cont + T->col[t]];
+    return T->kind[t] == 0 ? !(x <= T->thr[t]) : !(x > T->thr[t]);
+}
+
+/* whether every known value on edge (node's split, side) fails test t; an unknown value
+ * fails every test, so then every case below the edge does */
+static int edge_fails(const Scope *S, int32_t node, int right, int t) {
+    const Tests *T = S->T;
+    int32_t a = S->attr[node];
+    if (a < S->n_cont) {
+        if (T->kind[t] == 2 || T->col[t] != a) return 0;
+        double c = S->cut[node], thr = T->thr[t];
+        /* left: v <= c fails v > thr when c <= thr; right: v > c fails v <= thr when c >= thr */
+        return right ? (T->kind[t] == 0 && c >= thr) : (T->kind[t] == 1 && c <= thr);
+    }
+    int32_t d = a - (int32_t)S->n_cont;
+    if (T->kind[t] != 2 || T->col[t] != d) return 0;
+    const uint8_t *side = S->sets + S->set_at[node], *want = T->lut + T->lut_at[t];
+    for (int32_t code = 0; code < S->sizes[d]; code++)
+        if (want[code] && (side[code] != 0) != right) return 0;
+    return 1;
+}
+
+static void scope_walk(Scope *S, int32_t node, int depth, int nfailed) {
+    if (S->attr[node] < 0) {
+        int32_t k = S->leaf[node];
+        for (int64_t i = S->at[k]; i < S->at[k + 1]; i++) {
+            int64_t r = S->cat[i];
+            if (S->mark[r]) continue;
+            int fails = nfailed;   /* the tests its path fails, then the others one by one */
+            for (int t = 0; t < S->nt && fails <= 1; t++)
+                if (S->alive[t] && S->failed_at[t] < 0) fails += case_fails(S, t, i);
+            if (fails <= 1) S->out[S->found++] = r;
+        }
+        return;
+    }
+    const int first = S->head[S->attr[node]];
+    for (int right = 0; right < 2; right++) {
+        int more = nfailed;
+        for (int t = first; t >= 0 && more <= 1; t = S->next[t])
+            if (S->failed_at[t] < 0 && edge_fails(S, node, right, t)) {
+                S->failed_at[t] = (int16_t)depth;
+                more++;
+            }
+        if (more <= 1) scope_walk(S, S->child[2 * node + right], depth + 1, more);
+        for (int t = first; t >= 0; t = S->next[t])
+            if (S->failed_at[t] == depth) S->failed_at[t] = -1;
+    }
+}
+
+/* the cases failing at most one of the alive tests (in leaf order): the walk skips a subtree
+ * whose path's splits make two of them fail for every case below, then counts case by case */
+static PyObject *scope(PyObject *self, PyObject *args) {
+    Py_buffer attr = {0}, cut = {0}, child = {0}, set_at = {0}, sets = {0}, leaf = {0}, sizes = {0};
+    Py_buffer kind = {0}, col = {0}, thr = {0}, lut_at = {0}, lut = {0}, alive = {0}, out = {0};
+    Py_buffer cat = {0}, at = {0}, rcont = {0}, rdisc = {0}, mark = {0};
+    Py_ssize_t n_cont, n_disc;
+    PyObject *res = NULL;
+    int16_t *failed_at = NULL;
+    int *head = NULL, *next = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*ny*y*y*y*y*y*y*w*", &attr, &cut, &child, &set_at,
+                          &sets, &leaf, &sizes, &n_cont, &cat, &at, &rcont, &rdisc, &n_disc, &mark, &kind, &col,
+                          &thr, &lut_at, &lut, &alive, &out))
+        return NULL;
+    int nt = (int)kind.len;
+    Tests T = {0, 0, NULL, NULL, NULL, kind.buf, col.buf, thr.buf, lut_at.buf, lut.buf};
+    const Py_ssize_t n_attr = n_cont + n_disc;
+    failed_at = malloc(sizeof(int16_t) * (size_t)(nt ? nt : 1));
+    head = malloc(sizeof(int) * (size_t)(n_attr ? n_attr : 1));
+    next = malloc(sizeof(int) * (size_t)(nt ? nt : 1));
+    if (!failed_at || !head || !next) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t a = 0; a < n_attr; a++) head[a] = -1;
+    const uint8_t *live = alive.buf;
+    for (int t = nt - 1; t >= 0; t--) {
+        failed_at[t] = -1;
+        if (!live[t]) continue;
+        Py_ssize_t a = T.kind[t] == 2 ? n_cont + T.col[t] : T.col[t];
+        next[t] = head[a];
+        head[a] = t;
+    }
+    Scope S = {attr.buf, cut.buf, child.buf, set_at.buf, sets.buf, leaf.buf, sizes.buf, n_cont, &T,
+               alive.buf, nt, failed_at, head, next, cat.buf, at.buf, rcont.buf, rdisc.buf, n_disc, mark.buf, out.buf, 0};
+    scope_walk(&S, 0, 0, 0);
+    res = PyLong_FromSsize_t(S.found);
+done:
+    free(failed_at); free(head); free(next);
+    PyBuffer_Release(&attr); PyBuffer_Release(&cut); PyBuffer_Release(&child); PyBuffer_Release(&set_at);
+    PyBuffer_Release(&sets); PyBuffer_Release(&leaf); PyBuffer_Release(&sizes); PyBuffer_Release(&kind);
+    PyBuffer_Release(&col); PyBuffer_Release(&thr); PyBuffer_Release(&lut_at); PyBuffer_Release(&lut);
+    PyBuffer_Release(&alive); PyBuffer_Release(&out); PyBuffer_Release(&cat); PyBuffer_Release(&at);
+    PyBuffer_Release(&rcont); PyBuffer_Release(&rdisc); PyBuffer_Release(&mark);
+    return res;
 }
 
 /* ---- select_rules ---------------------------------------------------------------------- */
@@ -328,8 +466,11 @@ done:
 
 static PyMethodDef methods[] = {
     {"simplify", simplify, METH_VARARGS,
-     "simplify(n, cont, disc, kind, col, thr, lut_at, lut, y, pred, covered_out, v) -> "
+     "simplify(n_all, rows, cont, disc, kind, col, thr, lut_at, lut, y, pred, covered_out, v) -> "
      "(dropped tests in order, covered count, summed absolute error, estimate)"},
+    {"scope", scope, METH_VARARGS,
+     "scope(attr, cut, child, set_at, sets, leaf, sizes, n_cont, cat, at, rcont, rdisc, n_disc, mark, kind, col, "
+     "thr, lut_at, lut, alive, out) -> number of unmarked cases written to out"},
     {"select_rules", select_rules, METH_VARARGS,
      "select_rules(y, default, pred, total, count, r_ptr, cases, vals, params, c_ptr, c_rules, alive, "
      "abs_sum, v_sum, current, max_rules) -> (abs_sum, v_sum, current); alive, pred, total, count updated"},

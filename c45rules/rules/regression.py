@@ -41,12 +41,97 @@ Test = tuple[int, str, object]
 
 @dataclass
 class DraftRule:
-    """A rule under construction: its tests, its model, the cases it covers and their evidence."""
+    """A rule under construction: its tests, its model, the cases it covers (their numbers,
+    ascending) and their evidence."""
 
     tests: list[Test]
     model: Fitted
     covered: np.ndarray
     estimate: float
+
+    def __post_init__(self) -> None:
+        # a mask over the training cases is taken too (as before), kept as the numbers
+        if self.covered.dtype == np.bool_:
+            self.covered = np.flatnonzero(self.covered)
+
+
+# cases read by the compiled condition search, summed over the fits of this process: the
+# bench and tests/regression/test_regression_speed.py read it (a work count, not a time)
+WORK = {"searches": 0, "searched_cases": 0}
+# the fewest training cases for which the searches read only the cases near each rule (Scope):
+# below it a branch-free pass over every case costs less than the tree walk and the re-runs
+# (friedman1, same run: 20,000 rows 16.3 CPU s with the walk against 10.7 without; 50,000
+# about even; 100,000 see BENCHMARKS.md); the two learn the same rules
+SCOPE_FROM_ROWS = 60_000
+
+
+class Scope:
+    """The pruned model tree's leaves as the cases a rule's condition search must read.
+
+    A case can join a rule's covered cases, or fail only one of its tests, only if no two of
+    the tests fail every case of its leaf; the splits on the leaf's path say which tests do
+    (rules/_regress.c scope). Searching those leaves' cases rather than all cases keeps the
+    search's cost near the size of the rule's neighbourhood: with a leaf per few cases, a
+    search of every case per leaf grew with the square of the training set (issue 54)."""
+
+    def __init__(self, root: MNode, cols: Columns, n: int):
+        attr, cut, child, set_at, leaf = [], [], [], [], []
+        sets: list[np.ndarray] = []
+        self.rows: list[np.ndarray] = []
+        at = 0
+        stack = [(root, 0)]
+        nodes = [root]
+        while stack:
+            node, i = stack.pop()
+            # each node's slot is filled in order of numbering, children numbered as met
+            while len(attr) <= i:
+                attr.append(-1); cut.append(0.0); child.extend((0, 0)); set_at.append(0); leaf.append(-1)
+            if node.is_leaf:
+                leaf[i] = len(self.rows)
+                self.rows.append(node.rows)
+                continue
+            attr[i], cut[i] = node.attribute, float(node.cut)
+            if node.attribute >= cols.n_cont:
+                table = np.zeros(cols.disc_sizes[node.attribute - cols.n_cont], dtype=np.uint8)
+                table[list(node.left_values)] = 1
+                set_at[i] = at
+                sets.append(table)
+                at += table.size
+            for side, c in enumerate(node.children):
+                child[2 * i + side] = len(nodes)
+                stack.append((c, len(nodes)))
+                nodes.append(c)
+        self.attr = np.array(attr, dtype=np.int32)
+        self.cut = np.array(cut, dtype=np.float64)
+        self.child = np.array(child, dtype=np.int32)
+        self.set_at = np.array(set_at, dtype=np.int64)
+        self.sets = np.concatenate(sets) if sets else np.zeros(0, dtype=np.uint8)
+        self.leaf = np.array(leaf, dtype=np.int32)
+        self.sizes = np.array(cols.disc_sizes, dtype=np.int32)
+        self.n_cont = cols.n_cont
+        self.cat = np.concatenate(self.rows).astype(np.int64)
+        self.at = np.concatenate([[0], np.cumsum([r.size for r in self.rows])]).astype(np.int64)
+        # each case's values together, the leaves' cases one after another: the walk reads
+        # a leaf's cases from one stretch of memory
+        self.rcont = np.ascontiguousarray(cols.cont[self.cat], dtype=np.float64)
+        self.rdisc = np.ascontiguousarray(cols.disc[self.cat], dtype=np.int32)
+        self.mark = np.zeros(n, dtype=np.uint8)
+        self._out = np.zeros(n, dtype=np.int64)
+
+    def cases(self, encoded: tuple, alive: np.ndarray) -> np.ndarray:
+        """The cases failing at most one of the `alive` tests and not marked, ascending;
+        they are marked (`unmark` clears the marks)."""
+        kind, col, thr, lut_at, lut = encoded
+        found = _native.scope(self.attr, self.cut, self.child, self.set_at, self.sets, self.leaf, self.sizes,
+                              self.n_cont, self.cat, self.at, self.rcont, self.rdisc, self.rdisc.shape[1],
+                              self.mark, kind, col, thr, lut_at, lut, alive, self._out)
+        new = np.sort(self._out[:found])
+        self.mark[new] = 1
+        return new
+
+    def unmark(self, rows: np.ndarray) -> None:
+        """Clear the marks of `rows` (the cases a search read)."""
+        self.mark[rows] = 0
 
 
 def path_tests(root: MNode, cols: Columns) -> list[tuple[MNode, list[Test]]]:
@@ -104,13 +189,17 @@ def _estimate(pred: np.ndarray, y: np.ndarray, mask: np.ndarray, v: int) -> floa
     return estimated_error(float(np.abs(y[mask] - pred[mask]).mean()), n, v)
 
 
-def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray) -> DraftRule:
-    """Drop conditions while the estimated error does not grow (step 2), then refit (step 3)."""
-    pred = model.values(cols.xf)
+def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
+             scope: Scope | None = None) -> DraftRule:
+    """Drop conditions while the estimated error does not grow (step 2), then refit (step 3);
+    `scope` (the tree the tests come from) limits the compiled search to the cases it may meet."""
     v = model.columns.size + 1
     # the compiled search counts a case's failed tests in a byte
-    drop = _drop_conditions_native if _native is not None and len(tests) < 256 else _drop_conditions
-    tests, covered, n, abs_sum, current = drop(tests, cols, y, pred, v)
+    if _native is not None and len(tests) < 256:
+        tests, covered, n, abs_sum, current = _drop_conditions_native(tests, cols, y, model, v, scope)
+    else:
+        tests, mask, n, abs_sum, current = _drop_conditions(tests, cols, y, model.values(cols.xf), v)
+        covered = np.flatnonzero(mask)
     refit = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
     if refit.estimate < current:
         return DraftRule(tests, refit, covered, refit.estimate)
@@ -157,9 +246,15 @@ def _drop_conditions(tests: list[Test], cols: Columns, y: np.ndarray, pred: np.n
     return tests, covered, n, abs_sum, current
 
 
-def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, pred: np.ndarray,
-                            v: int) -> tuple[list[Test], np.ndarray, int, float, float]:
-    """`_drop_conditions` in the compiled module (same steps, same doubles)."""
+def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, model: Fitted, v: int,
+                            scope: Scope | None) -> tuple[list[Test], np.ndarray, int, float, float]:
+    """`_drop_conditions` in the compiled module (same steps, same doubles), reading only the
+    cases of the scope's leaves that may fail at most one test, the covered ones as numbers.
+
+    Which cases those are depends on the tests still in the rule, known at the end: the search
+    runs on those failing at most one of the first tests, and again on more when one failing
+    at most one of the tests it kept was not read (a case fails no fewer of the kept tests
+    than of those of any earlier round, so once none is missing, none was at any round)."""
     kind = np.array([0 if op == "<=" else 1 if op == ">" else 2 for _, op, _ in tests], dtype=np.int8)
     col = np.array([a if a < cols.n_cont else a - cols.n_cont for a, _, _ in tests], dtype=np.int32)
     thr = np.array([val if op != "in" else 0.0 for _, op, val in tests], dtype=np.float64)
@@ -169,13 +264,29 @@ def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, pre
             table[list(val)] = 1
     lut_at = np.cumsum([0] + [t.size for t in tables[:-1]], dtype=np.int64)
     lut = np.concatenate(tables) if tables else np.zeros(0, dtype=np.uint8)
-    covered = np.zeros(y.size, dtype=np.bool_)
     cont, disc = cols.column_major
-    dropped, n, abs_sum, current = _native.simplify(
-        y.size, cont, disc, kind, col, thr, lut_at, lut, np.ascontiguousarray(y, dtype=np.float64),
-        np.ascontiguousarray(pred, dtype=np.float64), covered.view(np.uint8), v)
+    encoded = (kind, col, thr, lut_at, lut)
+    alive = np.ones(len(tests), dtype=np.uint8)
+    WORK["searches"] += 1
+    rows = np.arange(y.size, dtype=np.int64) if scope is None else scope.cases(encoded, alive)
+    while True:
+        covered = np.zeros(rows.size, dtype=np.bool_)
+        WORK["searched_cases"] += int(rows.size)
+        dropped, n, abs_sum, current = _native.simplify(
+            y.size, rows, cont, disc, kind, col, thr, lut_at, lut, np.ascontiguousarray(y[rows], dtype=np.float64),
+            np.ascontiguousarray(model.values(cols.xf, rows), dtype=np.float64), covered.view(np.uint8), v)
+        if scope is None or not dropped:
+            break
+        alive[:] = 1
+        alive[list(dropped)] = 0
+        more = scope.cases(encoded, alive)
+        if not more.size:
+            break
+        rows = np.sort(np.concatenate([rows, more]))
+    if scope is not None:
+        scope.unmark(rows)
     gone = set(dropped)
-    return [t for i, t in enumerate(tests) if i not in gone], covered, n, abs_sum, current
+    return [t for i, t in enumerate(tests) if i not in gone], rows[covered], n, abs_sum, current
 
 
 def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, default: np.ndarray,
@@ -199,8 +310,8 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, 
     values = []
     for d in drafts:
         lo, hi = bounds(float(y[d.covered].min()), float(y[d.covered].max()))
-        values.append(np.clip(d.model.values(cols.xf, np.flatnonzero(d.covered)), lo, hi))
-    rows = [np.flatnonzero(d.covered) for d in drafts]
+        values.append(np.clip(d.model.values(cols.xf, d.covered), lo, hi))
+    rows = [d.covered for d in drafts]
     params = np.array([d.model.columns.size + 1 for d in drafts], dtype=float)
     total, count = np.zeros(n), np.zeros(n)
     for r, v in zip(rows, values):
@@ -266,11 +377,12 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
     `bounds(low, high)` gives a rule's output bounds, `default` the committee's default value
     per case (both for step 5, which is skipped without them)."""
     drafts = []
+    scope = Scope(root, cols, y.size) if _native is not None and y.size >= SCOPE_FROM_ROWS else None
     for leaf, tests in path_tests(root, cols):
         b0, dense = smoothed[id(leaf)]
         used = np.flatnonzero(dense)
         model = Fitted(b0, used, dense[used], 0.0, 0.0)
-        drafts.append(simplify(list(tests), model, cols, y))
+        drafts.append(simplify(list(tests), model, cols, y, scope))
     seen: set = set()
     unique = []
     for d in drafts:
@@ -281,6 +393,6 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
     if bounds is not None and default is not None and len(unique) > 1:
         unique = select_rules(unique, cols, y, bounds, default, max_rules)
     if max_rules is not None and len(unique) > max_rules:
-        unique = sorted(unique, key=lambda d: -int(d.covered.sum()))[:max_rules]
+        unique = sorted(unique, key=lambda d: -int(d.covered.size))[:max_rules]
     return sorted(unique, key=lambda d: float(y[d.covered].mean()))
 

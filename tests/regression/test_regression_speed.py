@@ -34,7 +34,11 @@ def mixed_frame(n: int = 800, seed: int = 3) -> pd.DataFrame:
     return pd.DataFrame({"a": a, "b": b, "c": c, "colour": colour, "y": y})
 
 
-def test_compiled_searches_learn_the_numpy_model_on_mixed_data_with_unknowns(monkeypatch):
+@pytest.mark.parametrize("scope_from", [0, 10 ** 9])
+def test_compiled_searches_learn_the_numpy_model_on_mixed_data_with_unknowns(monkeypatch, scope_from):
+    # scope_from 0: the condition search reads only the cases the tree walk gives (discrete
+    # splits, unknowns sent down by the nearer mean); 10 ** 9: every case
+    monkeypatch.setattr(steps, "SCOPE_FROM_ROWS", scope_from)
     ds, y = regression_frame(mixed_frame(), "y")
     compiled, numpy_steps = both_ways(monkeypatch, ds, y, committees=2)
     assert compiled == numpy_steps
@@ -47,3 +51,29 @@ def test_compiled_searches_learn_the_numpy_model_on_the_shared_sets(monkeypatch,
     ds, y = read_regression(DATA / name / name)
     compiled, numpy_steps = both_ways(monkeypatch, ds, y, committees=2)
     assert compiled == numpy_steps
+
+
+def grid_frame(n: int = 6000, seed: int = 0) -> pd.DataFrame:
+    """A target that steps over a 5 x 5 x 5 grid of three attributes, plus a slope in a fourth:
+    each rule keeps tests on three attributes, so few cases fail at most one of them."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 1, (n, 4))
+    cell = np.floor(x[:, 0] * 5) * 25 + np.floor(x[:, 1] * 5) * 5 + np.floor(x[:, 2] * 5)
+    y = (cell * 7919 % 101) + x[:, 3] + rng.normal(0, 0.1, n)
+    return pd.DataFrame(x, columns=["a", "b", "c", "d"]).assign(y=y)
+
+
+def test_condition_search_reads_the_rules_neighbourhood_not_every_case(monkeypatch):
+    # issue 54: the compiled condition search read every training case once per leaf (and a
+    # leaf holds a few cases), so a fit's cost grew with the square of its size; it now reads
+    # the cases the tree says may fail at most one test, and learns the same model
+    ds, y = regression_frame(grid_frame(), "y")
+    monkeypatch.setattr(steps, "WORK", {"searches": 0, "searched_cases": 0})
+    # the walk pays from tens of thousands of rows; here it is asked for at a few thousand
+    monkeypatch.setattr(steps, "SCOPE_FROM_ROWS", 0)
+    compiled, numpy_steps = both_ways(monkeypatch, ds, y)
+    assert compiled == numpy_steps
+    work = steps.WORK
+    assert work["searches"] > 100
+    # every case per search was 100%; these rules' neighbourhoods hold about a tenth
+    assert work["searched_cases"] < 0.25 * work["searches"] * ds.n
