@@ -12,8 +12,16 @@
 4. Rules with the same conditions are merged (the first kept).
 5. Rules are dropped while the committee's estimated error on the training cases does not
    grow (`select_rules`; a choice, in the spirit of c4.5rules' subset selection: Cubist says
-   only that rules are pruned or combined). It brought the rule counts near Cubist's (boston
-   54 -> 12, friedman1 216 -> 27) and the folds' RMSE down on four of six sets.
+   only that rules are pruned or combined). The estimate inflates each case's error by the
+   M5 factor (n + v) / (n - v) of the rules covering it, each with its own cases n and
+   parameters v (their mean where several cover it; the default model's where none does):
+   Quinlan's estimate of a model's error on the cases it was fit on. Before, one factor
+   (N + V) / (N - V) over all N cases and all rules' V parameters charged a rule of ten cases
+   almost nothing for its parameters and kept rules that fit their few cases and no others;
+   the per-rule factor keeps more, larger, overlapping rules whose average generalises
+   better: over the fixed folds of the seven small shared sets the geometric mean of our RMSE
+   over Cubist's fell from 0.993 to 0.944 (friedman1 1.123 -> 1.033, boston 1.033 -> 0.938,
+   concrete 0.979 -> 0.892; diabetes 1.026 -> 1.011), with 2-5 times Cubist's rule counts.
 6. At most `max_rules` are kept: step 5 goes on dropping the rule whose removal raises the
    estimate least until no more remain (before, the rules covering fewest cases were cut,
    which on diamonds left cases to the default model: fold 0's RMSE was 892, Cubist's 602).
