@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..model.regression import (Committee, Instances, LinearModel, RegressionModel, RegressionRule,
                                 regression_schema, rule_bounds)
 from ..model.ruleset import Condition
-from ..rules.regression import rules_from_tree
+from ..rules.regression import rule_factor, rules_from_tree
 from ..tree.model_tree import Columns, fit_and_prune, grow_model_tree, smoothed_leaf_models
 
 DEFAULTS = {"committees": 1, "neighbors": 0, "max_rules": 500, "extrapolation": 0.05, "min_cases": 5}
@@ -152,7 +152,8 @@ def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: flo
     m = root.model
     default = m.values(cols.xf).clip(floor, ceiling)
     drafts = rules_from_tree(root, smoothed, cols, t, opts["max_rules"],
-                             lambda low, high: rule_bounds(low, high, e, floor, ceiling), default)
+                             lambda low, high: rule_bounds(low, high, e, floor, ceiling), default,
+                             rule_factor(t.size, m.columns.size + 1))
     rules = []
     for k, d in enumerate(drafts, 1):
         cover = t[d.covered]

@@ -361,47 +361,45 @@ typedef struct {
     const int64_t *r_ptr;       /* rule k's cases: cases[r_ptr[k]:r_ptr[k + 1]], ascending */
     const int32_t *cases;
     double *buf_a, *buf_b;
+    const double *fac;          /* per rule: its M5 factor (rule_factor) */
+    double *ftot, dfac;         /* per case: its covering rules' summed factors; the default's */
 } Committee;
 
-/* select_rules' delta(k): the change of the summed absolute error if rule k went */
+/* select_rules' delta(k): the change of the summed weighted absolute error if rule k went */
 static double drop_delta(const Committee *C, Py_ssize_t k) {
     Py_ssize_t lo = C->r_ptr[k], m = C->r_ptr[k + 1] - lo;
     const int32_t *r = C->cases + lo;
     const double *val = C->vals + lo;
     for (Py_ssize_t i = 0; i < m; i++) {
         int32_t c = r[i];
-        double left = C->count[c] - 1;
+        double left = C->count[c] - 1, had = C->count[c];
         double now = left > 0 ? (C->total[c] - val[i]) / (left > 1 ? left : 1.0) : C->deflt[c];
-        C->buf_a[i] = fabs(C->y[c] - now);
-        C->buf_b[i] = fabs(C->y[c] - C->pred[c]);
+        double w_now = left > 0 ? (C->ftot[c] - C->fac[k]) / (left > 1 ? left : 1.0) : C->dfac;
+        double w_had = had > 0 ? C->ftot[c] / (had > 1 ? had : 1.0) : C->dfac;
+        C->buf_a[i] = fabs(C->y[c] - now) * w_now;
+        C->buf_b[i] = fabs(C->y[c] - C->pred[c]) * w_had;
     }
     return np_sum(C->buf_a, m) - np_sum(C->buf_b, m);
 }
 
-/* select_rules' estimate, kept finite and growing past v = n */
-static double committee_estimate(double error, Py_ssize_t n, double v) {
-    double cases = (double)n;
-    return cases > v ? error * (cases + v) / (cases - v) : error * (cases + v) * ((2 + v) - cases);
-}
-
 static PyObject *select_rules(PyObject *self, PyObject *args) {
     Py_buffer y = {0}, deflt = {0}, pred = {0}, total = {0}, count = {0}, r_ptr = {0}, cases = {0};
-    Py_buffer vals = {0}, params = {0}, c_ptr = {0}, c_rules = {0}, alive_b = {0};
-    double abs_sum, v_sum, current;
+    Py_buffer vals = {0}, factors = {0}, c_ptr = {0}, c_rules = {0}, alive_b = {0}, ftot = {0};
+    double abs_sum, current, dfac;
     Py_ssize_t max_rules;   /* past the estimate's stop, drop on while more remain; < 0: no bound */
     PyObject *out = NULL;
     double *deltas = NULL, *buf_a = NULL, *buf_b = NULL;
     uint8_t *mark = NULL;
     int32_t *touched = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*w*w*w*y*y*y*y*y*y*w*dddn", &y, &deflt, &pred, &total, &count, &r_ptr,
-                          &cases, &vals, &params, &c_ptr, &c_rules, &alive_b, &abs_sum, &v_sum, &current,
-                          &max_rules))
+    if (!PyArg_ParseTuple(args, "y*y*w*w*w*y*y*y*y*y*y*w*ddnw*d", &y, &deflt, &pred, &total, &count, &r_ptr,
+                          &cases, &vals, &factors, &c_ptr, &c_rules, &alive_b, &abs_sum, &current,
+                          &max_rules, &ftot, &dfac))
         return NULL;
     const Py_ssize_t n = y.len / (Py_ssize_t)sizeof(double);
     const Py_ssize_t nr = alive_b.len;
     const int64_t *rp = r_ptr.buf, *cp = c_ptr.buf;
     const int32_t *cr = c_rules.buf;
-    const double *par = params.buf;
+    const double *fac = factors.buf;
     uint8_t *alive = alive_b.buf;
     Py_ssize_t widest = 1;
     for (Py_ssize_t k = 0; k < nr; k++)
@@ -412,7 +410,8 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
     mark = calloc((size_t)(nr ? nr : 1), 1);
     touched = malloc(sizeof(int32_t) * (size_t)(nr ? nr : 1));
     if (!deltas || !buf_a || !buf_b || !mark || !touched) { PyErr_NoMemory(); goto done; }
-    Committee C = {n, y.buf, deflt.buf, vals.buf, pred.buf, total.buf, count.buf, rp, cases.buf, buf_a, buf_b};
+    Committee C = {n, y.buf, deflt.buf, vals.buf, pred.buf, total.buf, count.buf, rp, cases.buf, buf_a, buf_b,
+                   fac, ftot.buf, dfac};
     Py_ssize_t live = 0;
     for (Py_ssize_t k = 0; k < nr; k++) {
         deltas[k] = drop_delta(&C, k);
@@ -424,7 +423,7 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
         double best = 0.0;
         for (Py_ssize_t k = 0; k < nr; k++) {
             if (!alive[k]) continue;
-            double t = committee_estimate((abs_sum + deltas[k]) / (double)n, n, v_sum - par[k]);
+            double t = (abs_sum + deltas[k]) / (double)n;
             if (j < 0 || (!isnan(best) && (isnan(t) || t < best))) { j = k; best = t; }
         }
         if (!(best <= current) && (max_rules < 0 || live <= max_rules)) break;
@@ -434,10 +433,10 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
             int32_t c = r[i];
             C.total[c] -= val[i];
             C.count[c] -= 1;
+            C.ftot[c] -= fac[j];
             C.pred[c] = C.count[c] > 0 ? C.total[c] / (C.count[c] > 1 ? C.count[c] : 1.0) : C.deflt[c];
         }
         abs_sum += deltas[j];
-        v_sum -= par[j];
         current = best;
         alive[j] = 0;
         live--;
@@ -455,12 +454,13 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
             mark[touched[i]] = 0;
         }
     }
-    out = Py_BuildValue("(ddd)", abs_sum, v_sum, current);
+    out = Py_BuildValue("(dd)", abs_sum, current);
 done:
     free(deltas); free(buf_a); free(buf_b); free(mark); free(touched);
     PyBuffer_Release(&y); PyBuffer_Release(&deflt); PyBuffer_Release(&pred); PyBuffer_Release(&total);
     PyBuffer_Release(&count); PyBuffer_Release(&r_ptr); PyBuffer_Release(&cases); PyBuffer_Release(&vals);
-    PyBuffer_Release(&params); PyBuffer_Release(&c_ptr); PyBuffer_Release(&c_rules); PyBuffer_Release(&alive_b);
+    PyBuffer_Release(&factors); PyBuffer_Release(&c_ptr); PyBuffer_Release(&c_rules); PyBuffer_Release(&alive_b);
+    PyBuffer_Release(&ftot);
     return out;
 }
 
@@ -472,8 +472,9 @@ static PyMethodDef methods[] = {
      "scope(attr, cut, child, set_at, sets, leaf, sizes, n_cont, cat, at, rcont, rdisc, n_disc, mark, kind, col, "
      "thr, lut_at, lut, alive, out) -> number of unmarked cases written to out"},
     {"select_rules", select_rules, METH_VARARGS,
-     "select_rules(y, default, pred, total, count, r_ptr, cases, vals, params, c_ptr, c_rules, alive, "
-     "abs_sum, v_sum, current, max_rules) -> (abs_sum, v_sum, current); alive, pred, total, count updated"},
+     "select_rules(y, default, pred, total, count, r_ptr, cases, vals, factors, c_ptr, c_rules, alive, "
+     "abs_sum, current, max_rules, factor_total, default_factor) -> (abs_sum, current); alive, pred, total, "
+     "count, factor_total updated"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_regress",

@@ -12,8 +12,16 @@
 4. Rules with the same conditions are merged (the first kept).
 5. Rules are dropped while the committee's estimated error on the training cases does not
    grow (`select_rules`; a choice, in the spirit of c4.5rules' subset selection: Cubist says
-   only that rules are pruned or combined). It brought the rule counts near Cubist's (boston
-   54 -> 12, friedman1 216 -> 27) and the folds' RMSE down on four of six sets.
+   only that rules are pruned or combined). The estimate inflates each case's error by the
+   M5 factor (n + v) / (n - v) of the rules covering it, each with its own cases n and
+   parameters v (their mean where several cover it; the default model's where none does):
+   Quinlan's estimate of a model's error on the cases it was fit on. Before, one factor
+   (N + V) / (N - V) over all N cases and all rules' V parameters charged a rule of ten cases
+   almost nothing for its parameters and kept rules that fit their few cases and no others;
+   the per-rule factor keeps more, larger, overlapping rules whose average generalises
+   better: over the fixed folds of the seven small shared sets the geometric mean of our RMSE
+   over Cubist's fell from 0.993 to 0.944 (friedman1 1.123 -> 1.033, boston 1.033 -> 0.938,
+   concrete 0.979 -> 0.892; diabetes 1.026 -> 1.011), with 2-5 times Cubist's rule counts.
 6. At most `max_rules` are kept: step 5 goes on dropping the rule whose removal raises the
    estimate least until no more remain (before, the rules covering fewest cases were cut,
    which on diamonds left cases to the default model: fold 0's RMSE was 892, Cubist's 602).
@@ -22,8 +30,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
 from ..tree.model_tree import Columns, Fitted, MNode, estimated_error, fit_linear
@@ -289,49 +295,56 @@ def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, mod
     return [t for i, t in enumerate(tests) if i not in gone], rows[covered], n, abs_sum, current
 
 
+def rule_factor(n: float, v: float) -> float:
+    """Quinlan's inflation (n + v) / (n - v) of a model's error on its n cases, v parameters;
+    kept finite and growing past v = n, so a rule with more parameters than cases still counts
+    (and is shed first) instead of making every sum infinite."""
+    return (n + v) / (n - v) if n > v else (n + v) * (2 + v - n)
+
+
 def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, default: np.ndarray,
-                 max_rules: int | None = None) -> list[DraftRule]:
+                 max_rules: int | None = None, default_factor: float = 1.0) -> list[DraftRule]:
     """Drop rules while the whole committee's estimated error does not grow (step 5), and
     beyond that, the least harmful first, while more than `max_rules` remain (step 6).
 
     The committee's value on the training cases is the average of the covering rules' bounded
-    values (the default where none covers); its estimate is the mean absolute error times
-    (N + V) / (N - V), V the parameters of all the kept rules' models. Each round drops the
-    rule whose removal gives the lowest estimate; a removal only changes the cases the rule
-    covers, so each trial costs those cases alone."""
+    values (the default where none covers). Its estimated error is the mean, over the training
+    cases, of each case's absolute error times its covering rules' mean `rule_factor` (each
+    rule's own M5 inflation, from its own cases and parameters: the estimate Quinlan applies to
+    a model on the cases it was fit on), or `default_factor` (the default model's) where none
+    covers. Each round drops the rule whose removal gives the lowest estimate; a removal only
+    changes the cases the rule covers, so each trial costs those cases alone."""
     n = y.size
-
-    def estimated_error(error: Any, cases: float, v: Any) -> Any:
-        # Quinlan's estimate (numpy arrays too), kept finite and growing past v = n, so that a
-        # committee with more parameters than cases still sheds rules
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(cases > v, error * (cases + v) / (cases - v), error * (cases + v) * (2 + v - cases))
-
     values = []
     for d in drafts:
         lo, hi = bounds(float(y[d.covered].min()), float(y[d.covered].max()))
         values.append(np.clip(d.model.values(cols.xf, d.covered), lo, hi))
     rows = [d.covered for d in drafts]
-    params = np.array([d.model.columns.size + 1 for d in drafts], dtype=float)
-    total, count = np.zeros(n), np.zeros(n)
-    for r, v in zip(rows, values):
+    factors = np.array([rule_factor(r.size, d.model.columns.size + 1) for r, d in zip(rows, drafts)], dtype=float)
+    total, count, factor_total = np.zeros(n), np.zeros(n), np.zeros(n)
+    for r, v, f in zip(rows, values, factors):
         total[r] += v
         count[r] += 1
+        factor_total[r] += f
     pred = np.where(count > 0, total / np.maximum(count, 1), default)
     # which rules cover each case, as (case, rule) pairs sorted by case: after a removal only
     # the rules sharing a case with the removed one need their trial recomputed
     pair_rule = np.repeat(np.arange(len(drafts)), [r.size for r in rows])
     pair_case = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
 
+    def weighted(error: np.ndarray, factor_sum: np.ndarray, c: np.ndarray) -> float:
+        # the summed errors, each times its case's mean factor (the default's when uncovered)
+        return float((error * np.where(c > 0, factor_sum / np.maximum(c, 1), default_factor)).sum())
+
     def delta(k: int) -> float:
         r = rows[k]
         c = count[r] - 1
         new = np.where(c > 0, (total[r] - values[k]) / np.maximum(c, 1), default[r])
-        return float(np.abs(y[r] - new).sum() - np.abs(y[r] - pred[r]).sum())
+        return (weighted(np.abs(y[r] - new), factor_total[r] - factors[k], c)
+                - weighted(np.abs(y[r] - pred[r]), factor_total[r], count[r]))
 
-    abs_sum = float(np.abs(y - pred).sum())
-    v_sum = float(params.sum())
-    current = float(estimated_error(abs_sum / n, n, v_sum))
+    abs_sum = weighted(np.abs(y - pred), factor_total, count)
+    current = abs_sum / n
     if _native is not None:
         # the same loop compiled (same doubles); it reads a case's rules from the pairs by case
         by_case = np.argsort(pair_case, kind="stable")
@@ -339,16 +352,16 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, 
         _native.select_rules(
             np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(default, dtype=np.float64),
             pred, total, count, np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64),
-            pair_case.astype(np.int32), np.concatenate(values).astype(np.float64), params,
+            pair_case.astype(np.int32), np.concatenate(values).astype(np.float64), factors,
             np.concatenate([[0], np.cumsum(np.bincount(pair_case, minlength=n))]).astype(np.int64),
-            pair_rule[by_case].astype(np.int32), alive8, abs_sum, v_sum, current,
-            -1 if max_rules is None else int(max_rules))
+            pair_rule[by_case].astype(np.int32), alive8, abs_sum, current,
+            -1 if max_rules is None else int(max_rules), factor_total, float(default_factor))
         return [drafts[k] for k in np.flatnonzero(alive8).tolist()]
     deltas = np.array([delta(k) for k in range(len(drafts))])
     alive = np.ones(len(drafts), dtype=bool)
     while alive.sum() > 1:
         live = np.flatnonzero(alive)
-        trials = estimated_error((abs_sum + deltas[live]) / n, n, v_sum - params[live])
+        trials = (abs_sum + deltas[live]) / n
         j = int(np.argmin(trials))
         if not trials[j] <= current and (max_rules is None or alive.sum() <= max_rules):
             break
@@ -356,9 +369,9 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, 
         r = rows[k]
         total[r] -= values[k]
         count[r] -= 1
+        factor_total[r] -= factors[k]
         pred[r] = np.where(count[r] > 0, total[r] / np.maximum(count[r], 1), default[r])
         abs_sum += deltas[k]
-        v_sum -= params[k]
         current = float(trials[j])
         alive[k] = False
         hit = np.zeros(n, dtype=bool)
@@ -371,11 +384,12 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, 
 
 
 def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], cols: Columns,
-                    y: np.ndarray, max_rules: int | None, bounds=None, default: np.ndarray | None = None
-                    ) -> list[DraftRule]:
+                    y: np.ndarray, max_rules: int | None, bounds=None, default: np.ndarray | None = None,
+                    default_factor: float = 1.0) -> list[DraftRule]:
     """The rules of a pruned, smoothed model tree (steps 1 to 5 of the module docstring);
     `bounds(low, high)` gives a rule's output bounds, `default` the committee's default value
-    per case (both for step 5, which is skipped without them)."""
+    per case (both for step 5, which is skipped without them), `default_factor` the default
+    model's M5 inflation (`select_rules`)."""
     drafts = []
     scope = Scope(root, cols, y.size) if _native is not None and y.size >= SCOPE_FROM_ROWS else None
     for leaf, tests in path_tests(root, cols):
@@ -391,7 +405,7 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
             seen.add(key)
             unique.append(d)
     if bounds is not None and default is not None and len(unique) > 1:
-        unique = select_rules(unique, cols, y, bounds, default, max_rules)
+        unique = select_rules(unique, cols, y, bounds, default, max_rules, default_factor)
     if max_rules is not None and len(unique) > max_rules:
         unique = sorted(unique, key=lambda d: -int(d.covered.size))[:max_rules]
     return sorted(unique, key=lambda d: float(y[d.covered].mean()))
