@@ -213,6 +213,21 @@ def test_failed_python_task_named():
     assert str(_spark_failed(RuntimeError("Job aborted\n\tat x.y(Z.scala:1)"))) == "Spark failed: Job aborted"
 
 
+def test_java_error_named():
+    """A Spark job that failed in the JVM (py4j's error): the one-line error names the Java
+    exception and its root cause, not only py4j's call (synth_1m's fifth run said no more than
+    "An error occurred while calling o1410.getResult.")."""
+    from c45rules.learn.spark import _spark_failed
+    text = ("An error occurred while calling o1410.getResult.\n"
+            ": org.apache.spark.SparkException: Exception thrown in awaitResult: \n"
+            "\tat org.apache.spark.util.SparkThreadUtils$.awaitResult(SparkThreadUtils.scala:56)\n"
+            "Caused by: org.apache.spark.SparkException: Job aborted\n\tat x.y(Z.scala:1)\n"
+            "Caused by: java.lang.OutOfMemoryError: Java heap space\n\tat x.y(Z.scala:2)")
+    assert str(_spark_failed(RuntimeError(text))) == (
+        "Spark failed: An error occurred while calling o1410.getResult. (org.apache.spark.SparkException:"
+        " Exception thrown in awaitResult:; caused by java.lang.OutOfMemoryError: Java heap space)")
+
+
 def test_spread_keeps_the_rows_in_order(spark):
     # a table read by one task is spread over the cores before encoding: each partition a run
     # of consecutive rows, so that the passes sum fractional weights in the file's case order
