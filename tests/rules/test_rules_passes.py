@@ -331,8 +331,10 @@ class _Sent:
         data = pickle.dumps(table)
         if isinstance(table, list):         # a generalisation round's count arrays
             arrays = [a for a in table if isinstance(a, np.ndarray)]
-        else:                               # the rules' firing tables, as lists
+        elif isinstance(table, dict):       # the rules' firing tables, as lists
             arrays = [a for t in table["tables"].values() for a in t.merged()]
+        else:
+            arrays = []
         self.sent.append(len(data))
         self.held.append(sum(a.nbytes for a in arrays))
         return pickle.loads(data)
@@ -376,3 +378,24 @@ def test_packed_counts_and_groups_round_trip():
     back = pickle.loads(data)
     assert all(np.array_equal(a, b) for a, b in zip(groups.merged(), back.merged()))
     assert len(data) < 64 * 3 + 64 * 8            # 64 rows: 3 bytes each and a count in 1-2 bytes, not 8
+
+
+def test_evaluation_counted_where_the_batches_are():
+    """A source whose batches stay in its parts (Spark's: called, it yields one empty batch) is
+    evaluated by a pass there: `fit --engine spark`'s train errors and each rule's use are the
+    in-memory ones (they were 0: the empty batch was evaluated)."""
+    from c45rules.rules.evaluate import evaluate
+
+    class Remote(_Sent):
+        def __call__(self):
+            yield self.ds.subset(np.arange(0))
+
+    ds, _ = load_stem(R.stem("crx"))
+    ruleset, _ = learn_rules(learn_tree(ds), ds)
+    here, there = evaluate(ruleset, ds), evaluate(ruleset, Remote(ds, 97))
+    assert there.errors == here.errors > 0 and there.cases == ds.n
+    for k in ("used", "wrong", "better", "worse", "confusion"):
+        assert np.array_equal(getattr(there, k), getattr(here, k)), k
+    assert (there.default_used, there.default_wrong) == (here.default_used, here.default_wrong)
+    with pytest.raises(InputError, match="hold none"):
+        evaluate(ruleset, lambda: iter(()))
