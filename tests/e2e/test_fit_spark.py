@@ -79,6 +79,10 @@ def test_cli_parquet_table_and_python_dataframe(spark, tmp_path):
     code, out = cli("fit", pq, "--target", target, "--engine", "spark", "-o", tmp_path / "a.yaml", "--json")
     assert code == 0 and (tmp_path / "a.yaml").read_text() == plain
     stream = json.loads(out)["stream"]
+    # the train errors and each rule's use: counted by a pass in Spark, the in-memory ones
+    _, plain_out = cli("fit", pq, "--target", target, "-o", tmp_path / "p.yaml", "--json")
+    for key in ("train_errors", "rule_list"):
+        assert json.loads(out)[key] == json.loads(plain_out)[key], key
     sent = stream["driver_bytes_per_pass"]
     # a job per pass (the schema pass's: two or three); the fingerprint's: 8 bytes a row
     assert len(sent) > stream["passes"] and 8 * stream["rows"] in sent
