@@ -282,7 +282,13 @@ def _spark_failed(error: Exception) -> InputError:
     lines = str(error).strip().splitlines()
     first = lines[0] if lines else type(error).__name__
     causes = [line for line in lines[1:] if _PYTHON_ERROR.match(line) and "PythonException" not in line]
-    return InputError(f"Spark failed: {first}" + (f" ({causes[-1].strip()})" if causes else ""))
+    if not causes:
+        # py4j's first line names only the call ("An error occurred while calling o1410.getResult."):
+        # the Java exception follows as ": NAME: message", its root as the last "Caused by: ..."
+        causes = [line[2:] for line in lines[1:2] if line.startswith(": ")]
+        causes += [line[len("Caused by: "):] for line in lines[1:] if line.startswith("Caused by: ")][-1:]
+    return InputError(f"Spark failed: {first}" + (f" ({'; caused by '.join(c.strip()[:300] for c in causes[-2:])})"
+                                                  if causes else ""))
 
 
 # the last line of a Python traceback: an exception's name (and its message)

@@ -49,6 +49,39 @@ def unpack_cases(packed, dtype=np.int32) -> np.ndarray:
     return np.cumsum(gaps).astype(dtype)
 
 
+def pack_values(values: np.ndarray) -> np.ndarray:
+    """Integers (counts, gaps) in few bytes for sending: as varint bytes (a uint8 array; most counts
+    take one or two of the 8 an int64 takes) when all lie in [0, 2^32), else as they are (int64)."""
+    v = np.asarray(values, dtype=np.int64)
+    if len(v) and (v.min() < 0 or v.max() >= 2**32):
+        return v
+    return pack_gaps(v.astype(np.uint64))
+
+
+def unpack_values(packed: np.ndarray) -> np.ndarray:
+    """pack_values' integers back, as int64."""
+    if packed.dtype == np.int64:
+        return packed
+    # unpack_cases sums the numbers as gaps: their differences are the numbers themselves
+    return np.diff(unpack_cases(packed, np.int64), prepend=np.int64(0))
+
+
+def pack_counts(counts: np.ndarray) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+    """An integer array of any shape, mostly zeros (a pass's count tables), in few bytes: its shape,
+    where its nonzero entries lie (pack_cases' bytes of their flat positions) and their values
+    (pack_values)."""
+    flat = np.ascontiguousarray(counts).reshape(-1)
+    at = np.flatnonzero(flat)
+    return counts.shape, pack_gaps(np.diff(at, prepend=0).astype(np.uint64)), pack_values(flat[at])
+
+
+def unpack_counts(shape: tuple[int, ...], at: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """pack_counts' array back (int64)."""
+    out = np.zeros(int(np.prod(shape)), dtype=np.int64)
+    out[unpack_cases(at, np.int64)] = unpack_values(values)
+    return out.reshape(shape)
+
+
 class PackedCases:
     """`count` ascending numbers packed in data[lo:hi] (data: a uint8 array, often shared by
     a whole class's rules, one after another) standing for cases: number i is case labels[i],

@@ -1,12 +1,13 @@
 """Evaluating a RuleSet on labelled cases: errors, confusion matrix, per-rule use (spec 7.9)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 import numpy as np
 
 from ..data.costs import cost_matrix, total_cost
+from ..data.passes import reduce_batches
 from ..data.schema import Dataset
 from ..errors import InputError
 from ..model.boosted import BoostedRuleSet
@@ -35,14 +36,13 @@ def evaluate(ruleset: RuleSet, data: Dataset | Callable[[], Iterable[Dataset]]) 
     batch source (data/batches.py), evaluated in one pass: every figure is a count that adds up
     over the batches."""
     if not isinstance(data, Dataset):
-        parts = [evaluate(ruleset, b) for b in data()]
-        if not parts:
+        # a pass (reduce_batches): a source that counts in its parts (Spark: learn/spark.py, whose
+        # batches stay there) evaluates there, and the parts' counts are added
+        total = reduce_batches(data, lambda: None, lambda t, batch: _added(t, evaluate(ruleset, batch)), _added)
+        if total is None:
             raise InputError("evaluating needs cases: the batches hold none")
-        conf = sum(p.confusion for p in parts)
         costs = model_costs(ruleset)
-        return RuleEvaluation(*(sum(getattr(p, k) for p in parts) for k in (
-            "cases", "errors", "used", "wrong", "better", "worse", "default_used", "default_wrong")), conf,
-            None if costs is None else total_cost(conf, costs))
+        return replace(total, cost=None if costs is None else total_cost(total.confusion, costs))
     if data.y is None:
         raise InputError(f"{data.source}: evaluating needs the class of every case")
     schema = ruleset.schema
@@ -60,6 +60,14 @@ def evaluate(ruleset: RuleSet, data: Dataset | Callable[[], Iterable[Dataset]]) 
                           use.better, use.worse, int(at_default.sum()),
                           int((at_default & (data.y != default)).sum()), conf,
                           None if costs is None else total_cost(conf, costs))
+
+
+def _added(a: RuleEvaluation | None, b: RuleEvaluation | None) -> RuleEvaluation | None:
+    """Two evaluations of disjoint cases as one (None: no cases yet); its cost is left to the caller."""
+    if a is None or b is None:
+        return b if a is None else a
+    return RuleEvaluation(*(getattr(a, k) + getattr(b, k) for k in (
+        "cases", "errors", "used", "wrong", "better", "worse", "default_used", "default_wrong", "confusion")))
 
 
 def model_costs(ruleset: RuleSet) -> np.ndarray | None:

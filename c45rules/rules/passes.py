@@ -31,7 +31,7 @@ from ..data.schema import Dataset
 from ..errors import InputError
 from ..tree.grow_passes import size_text
 from ..tree.node import FlatTree, Node
-from .cases import PackedCases, pack_gaps
+from .cases import PackedCases, pack_counts, pack_gaps, pack_values, unpack_counts, unpack_values
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
@@ -273,6 +273,20 @@ def _checked(batch: Dataset, schema: Any) -> None:
         raise InputError(f"{batch.source}: weighted cases cannot be learnt in passes yet")
 
 
+class _RoundTable(list):
+    """A round pass's tables [T0, E0, Td, Ed, tallies, Tp, Ep] (_round_counts): pickled, as a Spark
+    executor sends it to the driver (learn/spark.py), with its count arrays packed (pack_counts):
+    mostly zeros (rules shorter than the widest, pairs d >= e) and small counts."""
+
+    def __reduce__(self) -> tuple:
+        return _round_table, ([pack_counts(x) if isinstance(x, np.ndarray) else x for x in self],)
+
+
+def _round_table(items: list) -> _RoundTable:
+    """_RoundTable.__reduce__'s items back."""
+    return _RoundTable(unpack_counts(*x) if isinstance(x, tuple) else x for x in items)
+
+
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
                   targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pairs: bool = False
                   ) -> tuple[list[int], list[int], list[list[int]], list[list[int]], np.ndarray | None, np.ndarray | None]:
@@ -302,10 +316,11 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     tally = tallies is not None
 
     def zero() -> list:
-        return [np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64), np.zeros((k, width), dtype=np.int64),
-                np.zeros((k, width), dtype=np.int64), _Tallies(np.zeros(n_classes, dtype=np.int64)) if tally else None,
-                np.zeros((k, width, width), dtype=np.int64) if pairs else None,
-                np.zeros((k, width, width), dtype=np.int64) if pairs else None]
+        return _RoundTable([np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64),
+                            np.zeros((k, width), dtype=np.int64), np.zeros((k, width), dtype=np.int64),
+                            _Tallies(np.zeros(n_classes, dtype=np.int64)) if tally else None,
+                            np.zeros((k, width, width), dtype=np.int64) if pairs else None,
+                            np.zeros((k, width, width), dtype=np.int64) if pairs else None])
 
     def count(table: list, batch: Dataset) -> list:
         t0, e0, td, ed, tallied, tp, ep = table
@@ -686,12 +701,30 @@ class _Lists:
         return self
 
     def __getstate__(self) -> tuple:
-        # the lists alone, not their room (sent from a Spark executor: learn/spark.py)
-        return tuple(a.copy() for a in self.merged())
+        # the lists alone, not their room, packed (sent from a Spark executor: learn/spark.py):
+        # their lengths, their ids as gaps (a list's label and its first rule as themselves, then
+        # each rule less the one before: rules ascend, the gaps are small) and their counts
+        key_at, keys, sums = self.merged()
+        gaps = np.diff(keys.astype(np.int64), prepend=np.int64(0))
+        lens = np.diff(key_at)
+        starts = key_at[:-1][lens > 0]
+        gaps[starts] = keys[starts]
+        seconds = key_at[:-1][lens > 1] + 1
+        gaps[seconds] = keys[seconds]
+        return pack_values(lens), pack_values(gaps), pack_values(sums)
 
     def __setstate__(self, state: tuple) -> None:
+        lens, gaps, sums = (unpack_values(x) for x in state)
+        key_at = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        # the gaps summed within each run that starts from itself (a label; a list's rules)
+        starts = np.zeros(len(gaps), dtype=bool)
+        starts[key_at[:-1][lens > 0]] = True
+        starts[key_at[:-1][lens > 1] + 1] = True
+        total = np.cumsum(gaps)
+        before = np.concatenate([[0], total])[np.flatnonzero(starts)]
+        keys = (total - np.repeat(before, np.diff(np.append(np.flatnonzero(starts), len(gaps))))).astype(np.int32)
         self.__init__()
-        self.add(*state)
+        self.add(key_at, keys, sums)
 
     def merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinct lists (key_at, keys) in the order first seen, and each one's summed count."""
@@ -733,6 +766,16 @@ class _Groups:
         keys, inverse = np.unique(as_void, return_inverse=True)
         self.counts = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(keys)).astype(np.int64)
         self.keys = keys.view(np.uint8).reshape(len(keys), self.width)
+
+    def __getstate__(self) -> tuple:
+        # merged, the counts packed (sent from a Spark executor: learn/spark.py)
+        keys, counts = self.merged()
+        return self.width, keys, pack_values(counts)
+
+    def __setstate__(self, state: tuple) -> None:
+        width, keys, counts = state
+        self.__init__(width)
+        self.keys, self.counts = keys, unpack_values(counts)
 
     def absorb(self, other: "_Groups") -> "_Groups":
         """Add another part's rows and counts."""

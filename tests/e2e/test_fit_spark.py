@@ -79,6 +79,10 @@ def test_cli_parquet_table_and_python_dataframe(spark, tmp_path):
     code, out = cli("fit", pq, "--target", target, "--engine", "spark", "-o", tmp_path / "a.yaml", "--json")
     assert code == 0 and (tmp_path / "a.yaml").read_text() == plain
     stream = json.loads(out)["stream"]
+    # the train errors and each rule's use: counted by a pass in Spark, the in-memory ones
+    _, plain_out = cli("fit", pq, "--target", target, "-o", tmp_path / "p.yaml", "--json")
+    for key in ("train_errors", "rule_list"):
+        assert json.loads(out)[key] == json.loads(plain_out)[key], key
     sent = stream["driver_bytes_per_pass"]
     # a job per pass (the schema pass's: two or three); the fingerprint's: 8 bytes a row
     assert len(sent) > stream["passes"] and 8 * stream["rows"] in sent
@@ -211,6 +215,21 @@ def test_failed_python_task_named():
     assert str(_spark_failed(RuntimeError(text))) == ("Spark failed: An exception was thrown from the Python worker:"
                                                       " (MemoryError: cannot allocate 2 GB)")
     assert str(_spark_failed(RuntimeError("Job aborted\n\tat x.y(Z.scala:1)"))) == "Spark failed: Job aborted"
+
+
+def test_java_error_named():
+    """A Spark job that failed in the JVM (py4j's error): the one-line error names the Java
+    exception and its root cause, not only py4j's call (synth_1m's fifth run said no more than
+    "An error occurred while calling o1410.getResult.")."""
+    from c45rules.learn.spark import _spark_failed
+    text = ("An error occurred while calling o1410.getResult.\n"
+            ": org.apache.spark.SparkException: Exception thrown in awaitResult: \n"
+            "\tat org.apache.spark.util.SparkThreadUtils$.awaitResult(SparkThreadUtils.scala:56)\n"
+            "Caused by: org.apache.spark.SparkException: Job aborted\n\tat x.y(Z.scala:1)\n"
+            "Caused by: java.lang.OutOfMemoryError: Java heap space\n\tat x.y(Z.scala:2)")
+    assert str(_spark_failed(RuntimeError(text))) == (
+        "Spark failed: An error occurred while calling o1410.getResult. (org.apache.spark.SparkException:"
+        " Exception thrown in awaitResult:; caused by java.lang.OutOfMemoryError: Java heap space)")
 
 
 def test_spread_keeps_the_rows_in_order(spark):

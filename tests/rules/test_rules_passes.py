@@ -305,3 +305,97 @@ def test_round_pairs_equal_numpy_counts():
     with pytest.raises(ValueError, match="narrower"):
         passes._native.round_pairs(bits, n, wrong, flat, ptr, klass.astype(np.int32), tp[:, :5, :5].copy(),
                                    ep[:, :5, :5].copy())
+
+
+class _Sent:
+    """A batch source whose passes are reduced as a Spark job reduces them (learn/spark.py): each
+    of two parts' tables and their merge pickled, as an executor sends them; the bytes kept per
+    pass beside what the tables' arrays hold unpacked."""
+
+    def __init__(self, ds, k):
+        self.ds, self.k, self.sent, self.held = ds, k, [], []
+
+    def __call__(self):
+        return batches(self.ds, self.k)()
+
+    def reduce(self, zero, count, merge):
+        import pickle
+        half = self.ds.n // 2
+        parts = []
+        for lo, hi in ((0, half), (half, self.ds.n)):
+            table = zero()
+            for i in range(lo, hi, self.k):
+                table = count(table, self.ds.subset(np.arange(i, min(i + self.k, hi))))
+            parts.append(pickle.loads(pickle.dumps(table)))
+        table = merge(merge(zero(), parts[0]), parts[1])
+        data = pickle.dumps(table)
+        if isinstance(table, list):         # a generalisation round's count arrays
+            arrays = [a for a in table if isinstance(a, np.ndarray)]
+        elif isinstance(table, dict):       # the rules' firing tables, as lists
+            arrays = [a for t in table["tables"].values() for a in t.merged()]
+        else:
+            arrays = []
+        self.sent.append(len(data))
+        self.held.append(sum(a.nbytes for a in arrays))
+        return pickle.loads(data)
+
+
+def test_rules_tables_sent_packed():
+    """The rules passes' tables (the round counts, the firing tables) travel packed to a Spark
+    driver, in under a third of their arrays' bytes, and come back exactly: the same rules."""
+    ds, _ = load_stem(R.stem("letter"))
+    tree = learn_tree(ds)
+    memory, _ = learn_rules(tree, ds)
+    source = _Sent(ds, 997)
+    streamed, _ = learn_rules_in_passes(tree.unpruned_flat, source, fingerprint=ds.fingerprint())
+    assert dump_yaml(streamed) == dump_yaml(memory)
+    assert len(source.sent) >= 3
+    assert sum(source.sent) < sum(source.held) / 3, (source.sent, source.held)
+    # each large table alone shrinks too
+    for sent, held in zip(source.sent, source.held):
+        assert held < 100_000 or sent < held / 2, (sent, held)
+
+
+def test_packed_counts_and_groups_round_trip():
+    """pack_values/pack_counts give back every integer exactly, those beyond varints too, and the
+    numpy fallback's firing table (_Groups) travels with its counts packed."""
+    import pickle
+
+    from c45rules.rules.cases import pack_counts, pack_values, unpack_counts, unpack_values
+    for values in (np.zeros(0, np.int64), np.array([0, 1, 127, 128, 2**32 - 1]), np.array([5, -1, 2**40])):
+        back = unpack_values(pack_values(values))
+        assert back.dtype == np.int64 and back.tolist() == values.tolist()
+    assert pack_values(np.arange(100)).nbytes == 100
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 3000, size=(40, 6, 6)) * (rng.random((40, 6, 6)) < 0.2)
+    for a in (counts, np.zeros((3, 0), np.int64), np.array([2**40, 0, 7])):
+        back = unpack_counts(*pack_counts(a))
+        assert back.shape == a.shape and np.array_equal(back, a)
+    assert len(pickle.dumps(pack_counts(counts))) < counts.nbytes / 4
+    groups = passes._Groups(3)
+    groups.add(rng.integers(0, 4, size=(5000, 3)).astype(np.uint8), np.ones(5000, dtype=np.int64))
+    data = pickle.dumps(groups)
+    back = pickle.loads(data)
+    assert all(np.array_equal(a, b) for a, b in zip(groups.merged(), back.merged()))
+    assert len(data) < 64 * 3 + 64 * 8            # 64 rows: 3 bytes each and a count in 1-2 bytes, not 8
+
+
+def test_evaluation_counted_where_the_batches_are():
+    """A source whose batches stay in its parts (Spark's: called, it yields one empty batch) is
+    evaluated by a pass there: `fit --engine spark`'s train errors and each rule's use are the
+    in-memory ones (they were 0: the empty batch was evaluated)."""
+    from c45rules.rules.evaluate import evaluate
+
+    class Remote(_Sent):
+        def __call__(self):
+            yield self.ds.subset(np.arange(0))
+
+    ds, _ = load_stem(R.stem("crx"))
+    ruleset, _ = learn_rules(learn_tree(ds), ds)
+    here, there = evaluate(ruleset, ds), evaluate(ruleset, Remote(ds, 97))
+    assert there.errors == here.errors > 0 and there.cases == ds.n
+    for k in ("used", "wrong", "better", "worse", "confusion"):
+        assert np.array_equal(getattr(there, k), getattr(here, k)), k
+    assert (there.default_used, there.default_wrong) == (here.default_used, here.default_wrong)
+    with pytest.raises(InputError, match="hold none"):
+        evaluate(ruleset, lambda: iter(()))
