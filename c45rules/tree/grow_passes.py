@@ -280,8 +280,8 @@ def _route(routes: list[_Route], columns: list[np.ndarray], w: np.ndarray
 class _Flat:
     """The routes of every grown level as one tree in level order, for the compiled routing
     (_grow.route_cases): per node its tested attribute (int32, -1 closed or open), threshold
-    flag, float32 cut and range of branches; per branch its child's node (-1: no cases) and
-    factor. The open level's nodes come last, from `open_from` on."""
+    flag, float32 cut, range of branches and tree level; per branch its child's node (-1: no
+    cases) and factor. The open level's nodes come last, from `open_from` on."""
 
     def __init__(self, routes: list[_Route]):
         sizes = [len(r.attr) for r in routes]
@@ -291,6 +291,7 @@ class _Flat:
         self.attr = np.concatenate([r.attr.astype(np.int32) for r in routes] + [np.full(n_open, -1, np.int32)])
         self.threshold = np.concatenate([r.threshold for r in routes] + [np.zeros(n_open, bool)]).view(np.uint8)
         self.cut32 = np.concatenate([r.cut32 for r in routes] + [np.zeros(n_open, np.float32)])
+        self.level = np.concatenate([np.full(n, k, np.int32) for k, n in enumerate(sizes + [n_open])])
         widths = np.concatenate([np.full(len(r.attr), r.child.shape[1]) for r in routes] + [np.zeros(n_open, int)])
         self.first = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
         self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1).ravel()
@@ -299,8 +300,9 @@ class _Flat:
         self.used = sorted({a for r in routes for a in r.used})
         self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
 
-    def route(self, columns: list[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """As _route, in one compiled walk per case (the outputs in another order)."""
+    def route(self, columns: list[np.ndarray], w: np.ndarray, known: bool = False) -> tuple[np.ndarray, ...]:
+        """As _route, in one compiled walk per case (the outputs in another order): (row, node,
+        weight), and with `known` the known bits too."""
         cols: list[np.ndarray | None] = [None] * len(columns)
         for a in self.used:
             col = columns[a]
@@ -311,10 +313,11 @@ class _Flat:
         cap = len(w) + len(w) // 8 + 16
         while True:
             rows, ids, out = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.float32)
+            bits = (self.level, np.empty(cap, np.int64)) if known else ()
             n = _native.route_cases(self.attr, self.threshold, self.cut32, self.first, self.child, self.factor,
-                                    self.open_from, cols, w, rows, ids, out)
+                                    self.open_from, cols, w, rows, ids, out, *bits)
             if n >= 0:
-                return rows[:n], ids[:n], out[:n]
+                return (rows[:n], ids[:n], out[:n]) + tuple(b[:n] for b in bits[1:])
             cap *= 2
 
 
@@ -542,6 +545,8 @@ class _LevelScan:
         if self.flat is not None and not ordered:
             rows, ids, w = self.flat.route(batch.columns, w)
             bits = None
+        elif self.flat is not None:
+            rows, ids, w, bits = self.flat.route(batch.columns, w, known=True)
         else:
             rows, ids, w, bits = _route(self.routes, batch.columns, w)
         if not self.every:

@@ -216,8 +216,8 @@ def test_memory_budget_refuses_an_attribute_that_cannot_fit():
 
 @pytest.mark.parametrize("name", ["soybean", "crx", "vehicle"])
 def test_compiled_routing_equals_numpy(name):
-    # route_cases walks each case down the tree grown so far: the same (case, node, weight)
-    # triples as the level-by-level numpy _route, unknowns split with the same float32 factors
+    # route_cases walks each case down the tree grown so far: the same (case, node, weight,
+    # known bits) as the level-by-level numpy _route, unknowns split with the same float32 factors
     from c45rules.tree import grow_passes as G
     if G._native is None:
         pytest.skip("_grow is not built")
@@ -227,8 +227,9 @@ def test_compiled_routing_equals_numpy(name):
     assert len(grower.routes) >= 3
     w = np.random.default_rng(3).random(ds.n).astype(np.float32) + np.float32(0.5)
     for k in range(1, len(grower.routes) + 1):
-        got = G._Flat(grower.routes[:k]).route(ds.columns, w)
+        got = G._Flat(grower.routes[:k]).route(ds.columns, w, known=True)
         want = G._route(grower.routes[:k], ds.columns, w)
+        assert len(got) == len(want) == 4
         assert len(got[0]) == len(want[0]) and (len(got[0]) > 0 or k == len(grower.routes))
         order_got, order_want = np.lexsort(got[:2]), np.lexsort(want[:2])
         for a, b in zip(got, want):
