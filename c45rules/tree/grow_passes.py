@@ -34,9 +34,9 @@ from ..data.passes import reduce_batches
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..workers import give_back_memory
-from .grow import choose_tests, class_sums, collapse, snap_cut
+from .grow import choose_tests, collapse, snap_cut
 from .node import Node
-from .split import F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, forget_tables, seq_sum
+from .split import F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, forget_tables
 
 Batches = Callable[[], Iterable[Dataset]]
 
