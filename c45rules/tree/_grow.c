@@ -2206,7 +2206,8 @@ done:
 }
 
 PyDoc_STRVAR(route_cases_doc,
-"route_cases(attr, threshold, cut32, first, child, factor, open_from, columns, w, rows, ids, wout) -> count\n\n"
+"route_cases(attr, threshold, cut32, first, child, factor, open_from, columns, w, rows, ids, wout[, level, bits])\n"
+"-> count\n\n"
 "A batch's cases routed through the tree grown so far to the open nodes of its next level\n"
 "(grow_passes.py's _route, compiled): the tree's N nodes in level order, those from open_from\n"
 "on the open level's. Node g tests attribute attr[g] (int32; -1 closed: its cases stop),\n"
@@ -2218,27 +2219,37 @@ PyDoc_STRVAR(route_cases_doc,
 "for a discrete one; w (float32) the cases' weights. A case whose value is unknown goes down\n"
 "every branch with a child, its float32 weight times the branch's factor. Writes each\n"
 "(case, open node - open_from, weight) reached to rows, ids (int64) and wout (float32) and\n"
-"returns how many, or -1 when they have no room for all (the caller retries with more).");
+"returns how many, or -1 when they have no room for all (the caller retries with more).\n"
+"With level (int32, each node's tree level) and bits (int64, as rows): bit j of bits[i] is set\n"
+"where the case's value of the level-j test above its node is known (levels from 62 on are\n"
+"not kept), as _route's `known` (the order of the fractional visits).");
 
 static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     (void)self;
-    enum { ATTR, THR, CUT, FIRST, CHILD, FACTOR, W, ROWS, IDS, WOUT, NV };
+    enum { ATTR, THR, CUT, FIRST, CHILD, FACTOR, W, ROWS, IDS, WOUT, LEVEL, BITS, NV };
     Py_buffer v[NV];
     memset(v, 0, sizeof(v));
     Py_ssize_t open_from;
     PyObject *columns;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*nOy*w*w*w*", &v[ATTR], &v[THR], &v[CUT], &v[FIRST], &v[CHILD],
-                          &v[FACTOR], &open_from, &columns, &v[W], &v[ROWS], &v[IDS], &v[WOUT]))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*nOy*w*w*w*|y*w*", &v[ATTR], &v[THR], &v[CUT], &v[FIRST], &v[CHILD],
+                          &v[FACTOR], &open_from, &columns, &v[W], &v[ROWS], &v[IDS], &v[WOUT], &v[LEVEL], &v[BITS]))
         return NULL;
     PyObject *result = NULL, *seq = NULL;
     Py_buffer *cols = NULL;
-    int64_t *stack_g = NULL;
+    int64_t *stack_g = NULL, *stack_k = NULL;
     float *stack_w = NULL;
     Py_ssize_t A = 0;
     Py_ssize_t N = v[ATTR].len / 4, B = v[CHILD].len / 8, n = v[W].len / 4, cap = v[ROWS].len / 8;
     if (!(view_ok(&v[THR], N, 1, "threshold") && view_ok(&v[CUT], N, 4, "cut32")
           && view_ok(&v[FIRST], N + 1, 8, "first") && view_ok(&v[FACTOR], B, 4, "factor")
           && view_ok(&v[IDS], cap, 8, "ids") && view_ok(&v[WOUT], cap, 4, "wout")))
+        goto done;
+    const int keep_bits = v[BITS].obj != NULL;
+    if (keep_bits != (v[LEVEL].obj != NULL)) {
+        PyErr_SetString(PyExc_TypeError, "route_cases: level and bits go together");
+        goto done;
+    }
+    if (keep_bits && !(view_ok(&v[LEVEL], N, 4, "level") && view_ok(&v[BITS], cap, 8, "bits")))
         goto done;
     seq = PySequence_Fast(columns, "route_cases: columns must be a sequence");
     if (!seq) goto done;
@@ -2277,8 +2288,10 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     /* depth first, every branch of an unknown value pushed: at most all branches at once */
     stack_g = malloc(((size_t)B + 1) * sizeof(int64_t));
     stack_w = malloc(((size_t)B + 1) * sizeof(float));
-    if (!stack_g || !stack_w) { PyErr_NoMemory(); goto done; }
-    int64_t *rows = v[ROWS].buf, *ids = v[IDS].buf;
+    stack_k = malloc(((size_t)B + 1) * sizeof(int64_t));
+    if (!stack_g || !stack_w || !stack_k) { PyErr_NoMemory(); goto done; }
+    int64_t *rows = v[ROWS].buf, *ids = v[IDS].buf, *bits = keep_bits ? v[BITS].buf : NULL;
+    const int32_t *level = keep_bits ? v[LEVEL].buf : NULL;
     float *wout = v[WOUT].buf;
     Py_ssize_t count = 0, bad = -1;
     Py_BEGIN_ALLOW_THREADS
@@ -2286,13 +2299,15 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
         Py_ssize_t top = 0;
         stack_g[0] = 0;
         stack_w[0] = w[i];
+        stack_k[0] = 0;
         top = 1;
         while (top > 0) {
             top--;
-            int64_t g = stack_g[top];
+            int64_t g = stack_g[top], known = stack_k[top];
             float wt = stack_w[top];
             if (g >= open_from) {
                 if (count >= cap) { count = -1; break; }
+                if (bits) bits[count] = known;
                 rows[count] = i;
                 ids[count] = g - open_from;
                 wout[count++] = wt;
@@ -2311,7 +2326,11 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
             }
             if (branch >= 0) {
                 int64_t c = child[first[g] + branch];
-                if (c >= 0) { stack_g[top] = c; stack_w[top++] = wt; }
+                if (c >= 0) {
+                    stack_g[top] = c;
+                    stack_k[top] = level && level[g] >= 0 && level[g] < 62 ? known | ((int64_t)1 << level[g]) : known;
+                    stack_w[top++] = wt;
+                }
                 continue;
             }
             /* c4.5 multiplies the weight by a branch's factor, grows the branch, then divides
@@ -2322,6 +2341,7 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
                 if (child[b] >= 0) {
                     float share = x * factor[b];
                     stack_g[top] = child[b];
+                    stack_k[top] = known;
                     stack_w[top++] = share;
                     x = share / factor[b];
                 }
@@ -2341,6 +2361,7 @@ done:
     }
     free(stack_g);
     free(stack_w);
+    free(stack_k);
     Py_XDECREF(seq);
     release(v, NV);
     return result;

@@ -34,9 +34,9 @@ from ..data.passes import reduce_batches
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..workers import give_back_memory
-from .grow import choose_tests, class_sums, collapse, snap_cut
+from .grow import choose_tests, collapse, snap_cut
 from .node import Node
-from .split import F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, forget_tables, seq_sum
+from .split import F32, MANY_VALUES, NO_GAIN, best_cuts, discrete_gains, forget_tables
 
 Batches = Callable[[], Iterable[Dataset]]
 
@@ -280,8 +280,8 @@ def _route(routes: list[_Route], columns: list[np.ndarray], w: np.ndarray
 class _Flat:
     """The routes of every grown level as one tree in level order, for the compiled routing
     (_grow.route_cases): per node its tested attribute (int32, -1 closed or open), threshold
-    flag, float32 cut and range of branches; per branch its child's node (-1: no cases) and
-    factor. The open level's nodes come last, from `open_from` on."""
+    flag, float32 cut, range of branches and tree level; per branch its child's node (-1: no
+    cases) and factor. The open level's nodes come last, from `open_from` on."""
 
     def __init__(self, routes: list[_Route]):
         sizes = [len(r.attr) for r in routes]
@@ -291,6 +291,7 @@ class _Flat:
         self.attr = np.concatenate([r.attr.astype(np.int32) for r in routes] + [np.full(n_open, -1, np.int32)])
         self.threshold = np.concatenate([r.threshold for r in routes] + [np.zeros(n_open, bool)]).view(np.uint8)
         self.cut32 = np.concatenate([r.cut32 for r in routes] + [np.zeros(n_open, np.float32)])
+        self.level = np.concatenate([np.full(n, k, np.int32) for k, n in enumerate(sizes + [n_open])])
         widths = np.concatenate([np.full(len(r.attr), r.child.shape[1]) for r in routes] + [np.zeros(n_open, int)])
         self.first = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
         self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1).ravel()
@@ -299,8 +300,9 @@ class _Flat:
         self.used = sorted({a for r in routes for a in r.used})
         self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
 
-    def route(self, columns: list[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """As _route, in one compiled walk per case (the outputs in another order)."""
+    def route(self, columns: list[np.ndarray], w: np.ndarray, known: bool = False) -> tuple[np.ndarray, ...]:
+        """As _route, in one compiled walk per case (the outputs in another order): (row, node,
+        weight), and with `known` the known bits too."""
         cols: list[np.ndarray | None] = [None] * len(columns)
         for a in self.used:
             col = columns[a]
@@ -311,10 +313,11 @@ class _Flat:
         cap = len(w) + len(w) // 8 + 16
         while True:
             rows, ids, out = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.float32)
+            bits = (self.level, np.empty(cap, np.int64)) if known else ()
             n = _native.route_cases(self.attr, self.threshold, self.cut32, self.first, self.child, self.factor,
-                                    self.open_from, cols, w, rows, ids, out)
+                                    self.open_from, cols, w, rows, ids, out, *bits)
             if n >= 0:
-                return rows[:n], ids[:n], out[:n]
+                return (rows[:n], ids[:n], out[:n]) + tuple(b[:n] for b in bits[1:])
             cap *= 2
 
 
@@ -450,38 +453,50 @@ class _Fractions:
         return ids[order], w[order], y[order], codes[order], values[order]
 
 
+def _in_order(keys: np.ndarray, w: np.ndarray, unit_keys: np.ndarray, unit_counts: np.ndarray, size: int
+              ) -> np.ndarray:
+    """float32 sums per key in [0, size) made as c4.5 makes them, one case at a time: first the
+    weights `w` (keys `keys`) in their order, then unit_counts[i] cases of key unit_keys[i]
+    weighing 1 each (np.add.at adds in the order given; the cases weighing 1 come after the
+    fractional ones at each key, and their order among themselves does not change a sum)."""
+    out = np.zeros(size, dtype=np.float32)
+    np.add.at(out, keys, w.astype(np.float32, copy=False))
+    np.add.at(out, np.repeat(unit_keys, unit_counts), F32(1))
+    return out
+
+
 class _Replay:
     """c4.5's float sums at the nodes of a pass that have fractional visits (_Fractions): each
     sum the in-memory growth makes (tree/grow.py, evaluate and grow) is made over the node's
     cases in its order: the fractional visits as kept, then the cases known at every test above,
     each weighing 1, which the tables count (so their order among themselves does not matter).
-    The cases are laid out one attribute at a time, never as rows: at most a node's visits."""
+    All the nodes' sums at once, one attribute at a time (never per node: a level may have
+    thousands of such nodes), never as rows."""
 
     def __init__(self, fractions: _Fractions, whole: np.ndarray, C: int):
-        ids, self.w, self.y, self.codes, self.values = fractions.ordered()
+        self.ids, self.w, self.y, self.codes, self.values = fractions.ordered()
         self.whole, self.C = whole, C          # whole: (S x C) fixed-point sums, 2^32 a case
-        nodes, starts = np.unique(ids, return_index=True)
-        ends = np.append(starts[1:], len(ids)).astype(np.int64)
-        self.at = {int(n): slice(int(a), int(b)) for n, a, b in zip(nodes, starts, ends)}
+        self.nodes = np.unique(self.ids)       # ascending, as the visits are ordered
         self._sums: dict[int, tuple[np.float32, np.ndarray]] | None = None
 
-    def sequence(self, s: int, mine: np.ndarray, cell: np.ndarray, klass: np.ndarray, counts: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Node s's cases in c4.5's order as (value, class, weight): its fractional visits (their
-        values `mine`), then counts[i] cases of value cell[i] and class klass[i] weighing 1."""
-        at = self.at[s]
-        return (np.concatenate([mine, np.repeat(cell, counts)]), np.concatenate([self.y[at], np.repeat(klass, counts)]),
-                np.concatenate([self.w[at], np.ones(int(counts.sum()), dtype=np.float32)]))
+    def among(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Those of the ascending `nodes` that have fractional visits, and their numbers 0, 1,
+        ... indexed by node (-1 for every other node of the pass)."""
+        mine = nodes[np.isin(nodes, self.nodes)]
+        number = np.full(len(self.whole), -1, dtype=np.int64)
+        number[mine] = np.arange(len(mine))
+        return mine, number
 
     def node_sums(self) -> dict[int, tuple[np.float32, np.ndarray]]:
         """Per node with fractional visits: (its cases, its class weights), as grow.node_counts."""
         if self._sums is None:
-            self._sums = {}
-            C = self.C
-            for s, at in self.at.items():
-                _, y, w = self.sequence(s, np.zeros(at.stop - at.start, np.int64), np.zeros(C, np.int64), np.arange(C),
-                                        self.whole[s] >> 32)
-                self._sums[s] = (seq_sum(w), class_sums(y, w, C))
+            C, R = self.C, len(self.nodes)
+            nodes, number = self.among(self.nodes)
+            q = number[self.ids]
+            units = self.whole[nodes] >> 32
+            cases = _in_order(q, self.w, np.arange(R), units.sum(axis=1), R)
+            dist = _in_order(q * C + self.y, self.w, np.arange(R * C), units.ravel(), R * C).reshape(R, C)
+            self._sums = {s: (cases[i], dist[i]) for i, s in enumerate(nodes.tolist())}
         return self._sums
 
 
@@ -530,6 +545,8 @@ class _LevelScan:
         if self.flat is not None and not ordered:
             rows, ids, w = self.flat.route(batch.columns, w)
             bits = None
+        elif self.flat is not None:
+            rows, ids, w, bits = self.flat.route(batch.columns, w, known=True)
         else:
             rows, ids, w, bits = _route(self.routes, batch.columns, w)
         if not self.every:
@@ -877,45 +894,72 @@ class _PassGrower:
                  cont: dict[int, _ContinuousAVC], tested: np.ndarray, gain: np.ndarray, split: np.ndarray) -> None:
         """The active nodes with fractional visits: the gains, split information, cuts and
         branch sums of the pass's attributes again, from their cases in c4.5's order (_Replay)
-        by the in-memory growth's functions (discrete_gains, best_cuts, snap_cut)."""
+        by the in-memory growth's functions (discrete_gains, the compiled cut scan or
+        best_cuts, snap_cut): all such nodes of the pass at once, one attribute at a time."""
         C, V = self.C, self.V
-        entries = {k: avc.entries() for k, avc in cont.items()} if replay.at else {}
-        tables, where = [], []          # the discrete attributes' tables, their gains in one call
-        for pos, s in enumerate(act.tolist()):
-            if s not in replay.at:
+        nodes, number = replay.among(act)
+        Q = len(nodes)
+        if not Q:
+            return
+        which = np.flatnonzero(number[replay.ids] >= 0)
+        q, y, w = number[replay.ids[which]], replay.y[which], replay.w[which]
+        pos = np.searchsorted(act, nodes)             # the nodes' rows in fdisc
+        for i, j in enumerate(dsel):
+            a = self.disc[j]
+            code, units = replay.codes[which, i], fdisc[pos, i] >> 32        # units: (Q, V, C) cases weighing 1
+            table = _in_order((q * V + code) * C + y, w, np.arange(Q * V * C), units.ravel(), Q * V * C)
+            sums = _in_order(q * V + code, w, np.arange(Q * V), units.sum(axis=2).ravel(), Q * V).reshape(Q, V)
+            for r, s in enumerate(nodes.tolist()):
+                self.branch_sums[s, a] = sums[r, 1:self.nvals[j] + 1], sums[r, 0]
+            g, sp = discrete_gains(table.reshape(Q, V, C), cases[nodes], self.min_objs)
+            done = tested[nodes, a]
+            gain[nodes, a], split[nodes, a] = np.where(done, NO_GAIN, g), np.where(done, F32(0), sp)
+        cases32 = np.ascontiguousarray(cases[nodes], dtype=np.float32)
+        for i, k in enumerate(cont):
+            a = self.cont[k]
+            vals, vals32 = self.values[a]
+            m = len(vals)
+            node, rank, cls, fixed = cont[k].entries()
+            eq = number[node]
+            keep = np.flatnonzero(eq >= 0)
+            eq, rank, cls, counts = eq[keep], rank[keep], cls[keep], fixed[keep] >> 32
+            rf = _ranks(vals, replay.values[which, i])             # rank m: unknown
+            # each node's cases sorted by value (unknowns last), stably: its fractional visits
+            # in c4.5's order before the cases weighing 1 of the same value, as grow.py sorts them
+            key = np.concatenate([q * (m + 1) + rf, np.repeat(eq * (m + 1) + rank, counts)])
+            order = np.argsort(key, kind="stable")
+            key = key[order]
+            ranks = (key % (m + 1)).astype(np.int32)
+            ys = np.concatenate([y, np.repeat(cls, counts)])[order]
+            ws = np.concatenate([w, np.ones(int(counts.sum()), dtype=np.float32)])[order]
+            starts = np.searchsorted(key, np.arange(Q + 1) * (m + 1))
+            g, sp = np.full(Q, NO_GAIN, dtype=np.float32), np.zeros(Q, dtype=np.float32)
+            lo, hi = np.full(Q, np.nan), np.full(Q, np.nan)
+            if _native is not None:
+                _native.entry_cuts(starts, ranks, ws, ys, C, vals, vals32, cases32, np.ones(Q, np.uint8),
+                                   float(self.min_objs), g, sp, lo, hi)
+            else:
+                every = np.append(vals, np.nan)
+                for r in range(Q):
+                    part = slice(starts[r], starts[r + 1])
+                    v = every[ranks[part]][:, None]
+                    gs, ss, at = best_cuts(v, ws[part, None], ys[part, None], C, cases32[r], self.min_objs)
+                    g[r], sp[r] = gs[0], ss[0]
+                    if at[0] >= 0:
+                        lo[r], hi[r] = v[at[0], 0], v[at[0] + 1, 0]
+            gain[nodes, a], split[nodes, a] = g, sp
+            has = np.flatnonzero(~np.isnan(lo))
+            if not has.size:
                 continue
-            at = replay.at[s]
-            for i, j in enumerate(dsel):
-                a = self.disc[j]
-                code, y, w = replay.sequence(s, replay.codes[at, i], np.repeat(np.arange(V), C), np.tile(np.arange(C), V),
-                                             fdisc[pos, i].ravel() >> 32)
-                tables.append(class_sums(code * C + y, w, V * C).reshape(V, C))
-                where.append((s, a))
-                sums = class_sums(code, w, V)
-                self.branch_sums[s, a] = sums[1:self.nvals[j] + 1], sums[0]
-            for i, k in enumerate(cont):
-                a = self.cont[k]
-                vals, vals32 = self.values[a]
-                node, rank, cls, fixed = entries[k]
-                mine = node == s
-                value = np.append(vals, np.nan)[rank[mine]]            # rank len(vals): unknown
-                v, y, w = replay.sequence(s, replay.values[at, i], value, cls[mine], fixed[mine] >> 32)
-                order = np.argsort(v, kind="stable")
-                g, sp, cut_at = best_cuts(v[order, None], w[order, None], y[order, None], C, cases[s], self.min_objs)
-                gain[s, a], split[s, a] = g[0], sp[0]
-                if cut_at[0] < 0:
-                    continue
-                lo, hi = v[order[cut_at[:1]]], v[order[cut_at[:1] + 1]]
-                self.ccut[s, k] = snap_cut(vals, vals32, lo, hi)[0]
-                with np.errstate(invalid="ignore"):
-                    side = np.where(np.isnan(v), 2, (v.astype(np.float32) > np.float32(self.ccut[s, k])).astype(np.int64))
-                sums = class_sums(side, w, 3)
-                self.branch_sums[s, a] = sums[:2], sums[2]
-        if tables:
-            nodes, attrs = (np.array(x) for x in zip(*where))
-            g, sp = discrete_gains(np.stack(tables), cases[nodes], self.min_objs)
-            done = tested[nodes, attrs]
-            gain[nodes, attrs], split[nodes, attrs] = np.where(done, NO_GAIN, g), np.where(done, F32(0), sp)
+            self.ccut[nodes[has], k] = snap_cut(vals, vals32, lo[has], hi[has])
+            cut32 = np.full(Q, np.nan, dtype=np.float32)
+            cut32[has] = self.ccut[nodes[has], k].astype(np.float32)
+            with np.errstate(invalid="ignore"):
+                side_f = np.where(rf < m, vals32[np.minimum(rf, m - 1)] > cut32[q], 2)
+                side_u = np.where(rank < m, vals32[np.minimum(rank, m - 1)] > cut32[eq], 2)
+            sums = _in_order(q * 3 + side_f, w, eq * 3 + side_u, counts, Q * 3).reshape(Q, 3)
+            for r in has.tolist():
+                self.branch_sums[int(nodes[r]), a] = sums[r, :2], sums[r, 2]
 
     def discrete(self, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int], tested: np.ndarray,
                  gain: np.ndarray, split: np.ndarray) -> None:

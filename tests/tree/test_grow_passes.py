@@ -216,8 +216,8 @@ def test_memory_budget_refuses_an_attribute_that_cannot_fit():
 
 @pytest.mark.parametrize("name", ["soybean", "crx", "vehicle"])
 def test_compiled_routing_equals_numpy(name):
-    # route_cases walks each case down the tree grown so far: the same (case, node, weight)
-    # triples as the level-by-level numpy _route, unknowns split with the same float32 factors
+    # route_cases walks each case down the tree grown so far: the same (case, node, weight,
+    # known bits) as the level-by-level numpy _route, unknowns split with the same float32 factors
     from c45rules.tree import grow_passes as G
     if G._native is None:
         pytest.skip("_grow is not built")
@@ -227,8 +227,9 @@ def test_compiled_routing_equals_numpy(name):
     assert len(grower.routes) >= 3
     w = np.random.default_rng(3).random(ds.n).astype(np.float32) + np.float32(0.5)
     for k in range(1, len(grower.routes) + 1):
-        got = G._Flat(grower.routes[:k]).route(ds.columns, w)
+        got = G._Flat(grower.routes[:k]).route(ds.columns, w, known=True)
         want = G._route(grower.routes[:k], ds.columns, w)
+        assert len(got) == len(want) == 4
         assert len(got[0]) == len(want[0]) and (len(got[0]) > 0 or k == len(grower.routes))
         order_got, order_want = np.lexsort(got[:2]), np.lexsort(want[:2])
         for a, b in zip(got, want):
@@ -334,3 +335,59 @@ def test_sparse_sums_pickle_packed():
         else:
             assert back.runs == []
     assert len(pickle.dumps(dense)) < 4 * 10000          # 16 bytes an entry unpacked
+
+
+class _Counting:
+    """The compiled module with a count of the calls of each of its functions."""
+
+    def __init__(self, native):
+        self.native, self.calls = native, {}
+
+    def __getattr__(self, name):
+        fn = getattr(self.native, name)
+
+        def counted(*args):
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return fn(*args)
+        return counted
+
+
+def test_replay_work_does_not_grow_with_the_nodes(monkeypatch):
+    # with unknowns most nodes below the root have fractional visits: their sums are replayed in
+    # c4.5's order for all of a pass's nodes at once, one cut scan per attribute and pass, never
+    # one per node (the per-node scans took 35+ CPU minutes on 1M rows with 5% unknowns)
+    from c45rules.tree import grow_passes as G
+    if G._native is None:
+        pytest.skip("_grow is not built")
+    rng = np.random.default_rng(50)
+    n, K = 3000, 4
+    x = rng.random((K, n))
+    y = ((x[0] + x[1] > 1) ^ (rng.random(n) < 0.2)).astype(np.int32)
+    x[rng.random((K, n)) < 0.1] = np.nan
+    d = rng.integers(0, 5, n).astype(np.int32)
+    d[rng.random(n) < 0.1] = -1
+    schema = Schema(tuple(Attribute(f"x{k}", "continuous") for k in range(K))
+                    + (Attribute("d", "discrete", tuple("abcde")),), ("no", "yes"))
+    ds = Dataset(schema, [*x, d], y)
+    native, cut_scans, replayed = _Counting(G._native), [0], []
+    monkeypatch.setattr(G, "_native", native)
+    real_best_cuts, real_ordered = G.best_cuts, G._Fractions.ordered
+
+    def best_cuts(*args, **kwargs):
+        cut_scans[0] += 1
+        return real_best_cuts(*args, **kwargs)
+
+    def ordered(self):
+        visits = real_ordered(self)
+        replayed.append(len(np.unique(visits[0])))
+        return visits
+    monkeypatch.setattr(G, "best_cuts", best_cuts)
+    monkeypatch.setattr(G._Fractions, "ordered", ordered)
+    tree, info = grow_in_passes(batches(ds, 500), schema)
+    assert sum(replayed) >= 50                   # nodes whose sums were replayed
+    assert cut_scans[0] == 0
+    assert native.calls["entry_cuts"] <= 2 * K * info["passes"]
+    # the numpy fallback scans node by node (best_cuts): the same tree
+    monkeypatch.setattr(G, "_native", None)
+    assert differences(tree, grow_in_passes(batches(ds, 500), schema)[0]) is None
+    assert cut_scans[0] >= sum(replayed)
