@@ -178,8 +178,6 @@ def test_pruning_keeps_nothing_behind():
 def test_a_small_tree_is_not_followed_by_a_full_collection(monkeypatch):
     # a full collection walks the whole heap, not the tree: 0.2 s a fit in a process holding
     # a million small objects (a notebook, cv's folds, the test suite), for a 40-case table
-    import gc
-
     import pandas as pd
 
     import c45rules
