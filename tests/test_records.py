@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent / "export"))
 from export_cases import FIT_DATASETS, fit_scored, hostile_ruleset, probe_rows, random_rows  # noqa: E402
 
 from c45rules.data.frame import encode_frame  # noqa: E402
-from c45rules.data.reading import pandas_na_tokens  # noqa: E402
+from c45rules.data.reading import PANDAS_NA_TOKENS  # noqa: E402
 from c45rules.errors import InputError  # noqa: E402
 from c45rules.model.records import FieldError, RecordDecider  # noqa: E402
 
@@ -64,7 +64,7 @@ def _cells(attr_values: tuple[str, ...]):
     """Any JSON-like cell for an attribute: values, numbers and their texts, tokens, junk."""
     numbers = st.floats(allow_nan=True, allow_infinity=True) | st.integers(-2 ** 70, 2 ** 70)
     number_texts = numbers.map(repr) | numbers.map(lambda x: f"+{x!r}") | numbers.map(lambda x: f" {x!r} ")
-    tokens = st.sampled_from(sorted(pandas_na_tokens() | {"", "?"}))
+    tokens = st.sampled_from(sorted(PANDAS_NA_TOKENS | {"", "?"}))
     cells = (st.none() | st.booleans() | numbers | number_texts | tokens
              | st.text(max_size=6) | st.sampled_from(["True", "false", "1.0", "01", "inf", "-0", "1e+5", "0x1A", "1_000",
                                       # pandas reads these a last digit off float(): its own reading counts

@@ -46,15 +46,10 @@ def is_table(path: str | os.PathLike) -> bool:
 
 # pandas' default missing-value list (read_csv's documented `na_values` defaults), kept here so
 # that reading a CSV without pandas (the compiled scanner) need not import it for the list;
-# tests/test_reading.py holds it equal to pandas' own
+# tests/data/test_messy_tables.py::test_our_na_token_list_is_pandas_own holds it equal to pandas' own
 PANDAS_NA_TOKENS = frozenset({
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
     "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
-
-
-def pandas_na_tokens() -> frozenset[str]:
-    """The texts pandas reads as missing by default (PANDAS_NA_TOKENS)."""
-    return PANDAS_NA_TOKENS
 
 
 C45_UNKNOWN = frozenset({"", "?"})
@@ -114,7 +109,7 @@ class ReadOptions:
     @property
     def tokens(self) -> frozenset[str]:
         """Cell texts read as unknown."""
-        base = C45_UNKNOWN if self.keep_na_tokens else pandas_na_tokens() | C45_UNKNOWN
+        base = C45_UNKNOWN if self.keep_na_tokens else PANDAS_NA_TOKENS | C45_UNKNOWN
         return base | frozenset(self.na_values)
 
     @property

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..data.costs import vote_cost_terms
 from ..data.frame import unique_spellings
-from ..data.reading import pandas_na_tokens
+from ..data.reading import PANDAS_NA_TOKENS
 from ..data.spreadsheet import escapes
 from ..errors import InputError, ModelError
 from ..model.boosted import BoostedRuleSet
@@ -514,7 +514,7 @@ def _header(model: RuleSet | BoostedRuleSet, describe: str, constants: list[str]
         "# per tested discrete field: what a bool or number may spell -> the one value spelling it",
         f"SPELLED = {_spelled_values(model)}",
         "# texts a continuous field reads as unknown, as the library reads tables (pandas' tokens)",
-        f"NA_TOKENS = frozenset({_literal(sorted(pandas_na_tokens()))})",
+        f"NA_TOKENS = frozenset({_literal(sorted(PANDAS_NA_TOKENS))})",
         "# classes a spreadsheet would run as a formula, and how the CSV scorer writes them",
         "# (--csv-safe, the default), as `c45rules predict` does",
         f"CSV_SAFE = {{{', '.join(f'{_literal(k)}: {_literal(v)}' for k, v in escapes(s.classes).items())}}}",

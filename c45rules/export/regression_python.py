@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..data.reading import pandas_na_tokens
+from ..data.reading import PANDAS_NA_TOKENS
 from ..model.regression import LinearModel, RegressionModel
 from ._atomic import atomic_write_text
 from .python import IMPORTS, _MAIN, _RUNTIME, _docstring, _float, _literal, _spelled_values, _test
@@ -123,7 +123,7 @@ def to_regression_python(model: RegressionModel) -> str:
         f"DISCRETE = {_literal(a.name for a in s.attributes if a.is_discrete)}",
         f"REQUIRED = {_literal(n for n in s.names if n in used)}",
         f"SPELLED = {_spelled_values(model)}",
-        f"NA_TOKENS = frozenset({_literal(sorted(pandas_na_tokens()))})",
+        f"NA_TOKENS = frozenset({_literal(sorted(PANDAS_NA_TOKENS))})",
         "CSV_SAFE = {}   # a number never reads as a spreadsheet formula",
         _RUNTIME,
     ]

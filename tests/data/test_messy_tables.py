@@ -13,7 +13,7 @@ import pytest
 import c45rules
 from c45rules import InputError
 from c45rules.data.frame import encode_frame, from_frame, load_data, read_table
-from c45rules.data.reading import pandas_na_tokens, ReadOptions, sniff_separator
+from c45rules.data.reading import PANDAS_NA_TOKENS, ReadOptions, sniff_separator
 from c45rules.errors import DataWarning
 from c45rules.export import dump_yaml
 
@@ -31,8 +31,7 @@ def test_our_na_token_list_is_pandas_own():
     """reading.PANDAS_NA_TOKENS is kept in the code so that reading a CSV need not import
     pandas (issue 52); it must stay pandas' read_csv default list."""
     from pandas._libs.parsers import STR_NA_VALUES
-    from c45rules.data.reading import PANDAS_NA_TOKENS
-    assert PANDAS_NA_TOKENS == frozenset(STR_NA_VALUES) == pandas_na_tokens()
+    assert PANDAS_NA_TOKENS == frozenset(STR_NA_VALUES)
 
 
 def test_na_in_a_numeric_column_keeps_it_continuous_and_the_rules_test_thresholds():
@@ -53,7 +52,7 @@ def test_na_in_a_numeric_column_keeps_it_continuous_and_the_rules_test_threshold
 
 
 def test_every_pandas_token_and_the_c45_question_mark_are_unknown():
-    tokens = sorted(pandas_na_tokens() | {"?"})
+    tokens = sorted(PANDAS_NA_TOKENS | {"?"})
     assert {"NA", "N/A", "NULL", "NaN", "nan", "n/a", "-NaN", "#N/A", "<NA>", "None", ""} <= set(tokens)
     numbers = [str(i) for i in range(len(tokens))]
     df = pd.DataFrame({"x": tokens + numbers, "y": ["p", "q"] * len(tokens)})

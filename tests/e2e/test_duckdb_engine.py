@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from c45rules.data.reading import pandas_na_tokens
+from c45rules.data.reading import PANDAS_NA_TOKENS
 from c45rules.errors import InputError
 from c45rules.export import load_yaml
 
@@ -64,7 +64,7 @@ def _messy_crx(path) -> None:
     rows = list(csv.reader(open(DATA / "crx" / "crx_test.csv", newline="")))
     header, body = rows[0], rows[1:]
     continuous = {header.index(c) for c in ("A2", "A3", "A8", "A11", "A14", "A15")}
-    tokens = sorted(pandas_na_tokens() | {"?"})
+    tokens = sorted(PANDAS_NA_TOKENS | {"?"})
     rng = random.Random(7)
     for row in body:
         for j in range(len(row) - 1):

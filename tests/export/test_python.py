@@ -405,11 +405,11 @@ def test_typed_cells_match_values_spelled_alike_as_in_the_library(tmp_path):
 def test_continuous_na_texts_are_unknown_as_the_library_reads_them():
     import pandas as pd
 
-    from c45rules.data.reading import pandas_na_tokens
+    from c45rules.data.reading import PANDAS_NA_TOKENS
     rs = golf_ruleset()
     namespace: dict = {"__name__": "exported"}
     exec(compile(to_python(rs), "<exported>", "exec"), namespace)
-    tokens = sorted(pandas_na_tokens())
+    tokens = sorted(PANDAS_NA_TOKENS)
     assert {"NA", "N/A", "NULL", "nan", "None", "#N/A", "<NA>"} <= set(tokens)
     rows = [{"outlook": "sunny", "temperature": "70", "humidity": t, "windy": "true"} for t in tokens]
     frame = pd.DataFrame(rows, dtype=str)
