@@ -66,16 +66,16 @@ def unpack_values(packed: np.ndarray) -> np.ndarray:
     return np.diff(unpack_cases(packed, np.int64), prepend=np.int64(0))
 
 
-def pack_counts(counts: np.ndarray) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+def pack_counts(counts: np.ndarray) -> tuple[tuple[int, ...], bytes, np.ndarray]:
     """An integer array of any shape, mostly zeros (a pass's count tables), in few bytes: its shape,
-    where its nonzero entries lie (pack_cases' bytes of their flat positions) and their values
+    where its nonzero entries lie (pack_cases of their flat positions) and their values
     (pack_values)."""
     flat = np.ascontiguousarray(counts).reshape(-1)
     at = np.flatnonzero(flat)
-    return counts.shape, pack_gaps(np.diff(at, prepend=0).astype(np.uint64)), pack_values(flat[at])
+    return counts.shape, pack_cases(at), pack_values(flat[at])
 
 
-def unpack_counts(shape: tuple[int, ...], at: np.ndarray, values: np.ndarray) -> np.ndarray:
+def unpack_counts(shape: tuple[int, ...], at: bytes, values: np.ndarray) -> np.ndarray:
     """pack_counts' array back (int64)."""
     out = np.zeros(int(np.prod(shape)), dtype=np.int64)
     out[unpack_cases(at, np.int64)] = unpack_values(values)
