@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import InputError
-from .pmml import float32_bound
-from .sklearn import _bound
+from .pmml import float32_bounds
+from .sklearn import _bounds
 
 if TYPE_CHECKING:
-    from ..tree.node import Node
+    from ..tree.node import FlatTree, Node
 
 _MAX = sys.float_info.max
 
@@ -67,7 +67,7 @@ def gb_trees(model: Any) -> list[PathTree]:
     for est in np.asarray(model.estimators_).ravel():
         t = est.tree_
         nan_left = getattr(t, "missing_go_to_left", np.zeros(t.node_count, dtype=bool))
-        bound = [_bound(float(v)) if l != -1 else 0.0 for v, l in zip(t.threshold, t.children_left)]
+        bound = np.where(t.children_left != -1, _bounds(t.threshold), 0.0)
         out.append(_tree(t.children_left, t.children_right, t.feature, bound, nan_left, t.value[:, 0, 0]))
     return out
 
@@ -110,8 +110,8 @@ def xgb_trees(doc: dict[str, Any]) -> list[PathTree]:
         if any(int(v) != 0 for v in t.get("split_type", ())):
             raise InputError("the XGBoost model has a categorical split, which a rule on numbers cannot express")
         left = np.asarray(t["left_children"], dtype=np.int64)
-        bound = [float32_bound(float(np.float32(c)), "<")[1] if l != -1 else 0.0
-                 for c, l in zip(t["split_conditions"], left)]
+        conditions = np.asarray(t["split_conditions"], dtype=np.float32).astype(np.float64)
+        bound = np.where(left != -1, float32_bounds(conditions, "<")[1], 0.0)
         out.append(_tree(left, t["right_children"], t["split_indices"], bound, t["default_left"],
                          t.get("base_weights", t["split_conditions"])))
     return out
@@ -152,28 +152,44 @@ def labelled_nodes(tree: PathTree, X: np.ndarray, codes: np.ndarray, n_classes: 
     """The tree as our Node tree, each node's class distribution the count of the decisions
     `codes` of the rows of X that reach it (routed as the ensemble routes them); a node no row
     reaches takes its parent's class."""
-    from ..tree.node import Node
-    C = n_classes
+    return labelled_flat(tree, X, codes, n_classes).rebuilt()
 
-    def node(rows: np.ndarray, parent: int) -> Node:
-        dist = np.bincount(codes[rows], minlength=C).astype(np.float64)
-        k = int(np.argmax(dist)) if len(rows) else parent
-        return Node(k, float(len(rows)), float(len(rows) - dist.max()), dist)
 
-    everyone = np.arange(len(X))
-    root = node(everyone, 0)
-    stack = [(0, everyone, root)]
+def labelled_flat(tree: PathTree, X: np.ndarray, codes: np.ndarray, n_classes: int) -> "FlatTree":
+    """labelled_nodes' tree as a FlatTree (depth first, the `<=` branch first), made without a
+    node: the rows are routed a level at a time, all at once (a node at a time cost numpy's
+    per-call time at every node: 900 boosted trees' nodes were a third of their extraction)."""
+    from ..rules.extract import THRESHOLD
+    from ..tree.node import FlatTree
+    C, m = n_classes, len(tree.left)
+    counts = np.zeros(m * C, dtype=np.float64)
+    at, rows = np.zeros(len(X), dtype=np.int64), np.arange(len(X))
+    while len(at):
+        counts += np.bincount(at * C + codes[rows], minlength=m * C)
+        inner = tree.left[at] != -1
+        at, rows = at[inner], rows[inner]
+        x = X[rows, tree.feature[at]]
+        go_left = np.where(np.isnan(x), tree.nan_left[at], x <= tree.bound[at])
+        at = np.where(go_left, tree.left[at], tree.right[at])
+    dist = counts.reshape(m, C)
+    items, klass = dist.sum(axis=1), np.argmax(dist, axis=1)
+    # depth first, each node after its parent: a node no row reaches takes its parent's class
+    order: list[int] = []
+    left, right, reached = tree.left.tolist(), tree.right.tolist(), (items > 0).tolist()
+    stack = [0]
     while stack:   # not recursive: a deep tree would pass Python's frame limit
-        i, rows, made = stack.pop()
-        if tree.left[i] == -1:
-            continue
-        x = X[rows, tree.feature[i]]
-        go_left = np.where(np.isnan(x), tree.nan_left[i], x <= tree.bound[i])
-        made.kind, made.attribute, made.cut = "threshold", int(tree.feature[i]), float(tree.bound[i])
-        kids = [(int(tree.left[i]), rows[go_left]), (int(tree.right[i]), rows[~go_left])]
-        made.branches = [node(r, made.klass) for _, r in kids]
-        stack += [(j, r, m) for (j, r), m in zip(kids, made.branches)]
-    return root
+        i = stack.pop()
+        order.append(i)
+        if left[i] != -1:
+            for kid in (left[i], right[i]):
+                if not reached[kid]:
+                    klass[kid] = klass[i]
+            stack += [right[i], left[i]]
+    at = np.array(order, dtype=np.int64)
+    inner = tree.left[at] != -1
+    return FlatTree.of_arrays(klass[at], items[at], (items - dist.max(axis=1))[at], np.where(inner, THRESHOLD, 0),
+                              np.where(inner, tree.feature[at], -1), np.where(inner, tree.bound[at], 0.0),
+                              np.where(inner, 2, 0), dist[at])
 
 
 def trees_fingerprint(kind: str, classes: Any, names: Any, trees: list[PathTree]) -> str:

@@ -12,7 +12,7 @@ default class and sifted (7.6-7.9), as the composite ruleset of several trees is
 
 The labels all of this is judged against are the ensemble's decisions on the training table
 (`model.predict(X)`), not the true labels: the rules describe the model. Each node of each
-tree is labelled by those decisions on the rows reaching it (`labelled_nodes`), as c4.5
+tree is labelled by those decisions on the rows reaching it (`labelled_flat`), as c4.5
 labels a leaf by its cases: a forest's own leaf classes (its bootstrap sample's labels) say
 less about the forest's vote (measured: FIDELITY.md, "Rules from tree ensembles"). With
 `synthetic=N` the table gets N times as many rows near its own (`near_rows`), labelled by the
@@ -38,7 +38,7 @@ import pandas as pd
 from ..data.frame import from_frame
 from ..errors import InputError
 from ..model.ruleset import RuleSet
-from .boosted import PathTree, gb_trees, hgb_trees, labelled_nodes, lgbm_trees, trees_fingerprint, xgb_trees
+from .boosted import PathTree, gb_trees, hgb_trees, labelled_flat, lgbm_trees, trees_fingerprint, xgb_trees
 from .sklearn import _CF, _check_tree, _class_names, _feature_names, _target_name
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def check_forest(model: Any) -> list[Any]:
         return [booster]
     if _is_xgb(model):
         booster = model if kind == "Booster" else _xgb_booster(model)
-        objective = _xgb_doc(booster)["learner"]["objective"]["name"]
+        objective = _xgb_config(booster)["learner"]["objective"]["name"]
         if objective not in _XGB_OBJECTIVES:
             raise InputError(f"the XGBoost model's objective is {objective!r}; a RuleSet explains a classifier"
                              f" ({', '.join(_XGB_OBJECTIVES)})")
@@ -116,6 +116,13 @@ def _xgb_doc(booster: Any) -> dict[str, Any]:
     return xgb_booster_json(booster)
 
 
+def _xgb_config(booster: Any) -> dict[str, Any]:
+    # the learner's parameters without its trees: the objective and the classes read from it,
+    # not from the whole model (read once per extraction: 0.2 s a time for 900 trees)
+    import json
+    return json.loads(booster.save_config())
+
+
 def _path_trees(model: Any) -> list[PathTree]:
     """A boosted ensemble's trees as PathTrees (boosted.py)."""
     kind = type(model).__name__
@@ -132,7 +139,14 @@ def fingerprint(model: Any) -> str:
     thresholds and leaf values: the same for the same fitted model, different for any change
     that can change a decision."""
     if type(model).__name__ not in _FOREST_CLASSES:
-        return trees_fingerprint(type(model).__name__, class_names(model), feature_names(model), _path_trees(model))
+        return _fingerprint(model, _path_trees(model))
+    return _fingerprint(model, [])
+
+
+def _fingerprint(model: Any, paths: list[PathTree]) -> str:
+    """fingerprint, a boosted ensemble's trees read already (`paths`)."""
+    if type(model).__name__ not in _FOREST_CLASSES:
+        return trees_fingerprint(type(model).__name__, class_names(model), feature_names(model), paths)
     h = hashlib.sha256()
     h.update(type(model).__name__.encode())
     h.update(repr([str(c) for c in model.classes_]).encode())
@@ -162,7 +176,7 @@ def class_names(model: Any) -> tuple[str, ...]:
     if _is_lgbm(model) and type(model).__name__ == "Booster":
         return tuple(str(i) for i in range(max(int(model.dump_model(num_iteration=0)["num_class"]), 2)))
     if _is_xgb(model) and type(model).__name__ == "Booster":
-        k = int(_xgb_doc(model)["learner"]["learner_model_param"]["num_class"])
+        k = int(_xgb_config(model)["learner"]["learner_model_param"]["num_class"])
         return tuple(str(i) for i in range(max(k, 2)))
     return _class_names(model, None)
 
@@ -171,7 +185,7 @@ def _decisions(model: Any, frame: pd.DataFrame, classes: tuple[str, ...]) -> lis
     """The ensemble's decision for each row of `frame`, as one of `classes`."""
     if _is_xgb(model) and type(model).__name__ == "Booster":
         import xgboost
-        objective = _xgb_doc(model)["learner"]["objective"]["name"]
+        objective = _xgb_config(model)["learner"]["objective"]["name"]
         p = np.asarray(model.predict(xgboost.DMatrix(frame.to_numpy(dtype=np.float64), missing=np.nan,
                                                      feature_names=model.feature_names)))
         # as XGBClassifier.predict decides on each objective's output
@@ -278,7 +292,6 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     (['rule 2: if a > 2.5 then y [98.6%]'], 'n')
     """
     from ..learn.pipeline import learn_tree, rules_from_candidates
-    from ..rules.composite import pooled
     from ..rules.generalize import generalise_rules
     check_forest(model)
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
@@ -320,14 +333,16 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     index = {c: i for i, c in enumerate(ds.schema.classes)}
     codes = np.array([index[c] for c in decided], dtype=np.int64)
     values = frame.to_numpy(dtype=np.float64)
-    per_tree = [generalise_rules(labelled_nodes(t, values, codes, len(index)), ds, cf=cf) for t in paths]
+    trees = [labelled_flat(t, values, codes, len(index)) for t in paths]
     if len(classes) > 2:
         # c4.5's own tree on the ensemble's decisions: one partition of every class at once,
         # where each boosted tree scores one class and a forest's shallow trees split few
         # (income: 85.1% -> 88.7% held-out fidelity; binary sets: no gain, FIDELITY.md)
-        per_tree.append(generalise_rules(learn_tree(ds, cf=cf).unpruned_flat, ds, cf=cf))
+        trees.append(learn_tree(ds, cf=cf).unpruned_flat)
+    # every tree's leaves in one pass, repeats dropped as composite.pooled drops them
+    candidates = generalise_rules(trees, ds, cf=cf)
     options: dict[str, Any] = {"explains": f"{_library(model)} {type(model).__name__} ({len(paths)} trees)",
-                               "ensemble_sha256": fingerprint(model)}
+                               "ensemble_sha256": _fingerprint(model, paths)}
     if max_rules is not None:
         options["max_rules"] = int(max_rules)
     if synthetic:
@@ -338,7 +353,7 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         refine = _pruning(checked.to_numpy(dtype=np.float64), every[judged:], values, codes, index, cf)
     if synthetic or validate:
         options["seed"] = int(seed)
-    rs, _ = rules_from_candidates(pooled(per_tree), ds, options=options, max_rules=max_rules, refine=refine)
+    rs, _ = rules_from_candidates(candidates, ds, options=options, max_rules=max_rules, refine=refine)
     return rs
 
 

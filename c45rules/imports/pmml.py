@@ -102,17 +102,22 @@ class _Context:
 def float32_bound(t: float, op: str) -> tuple[str, float]:
     """(op, double bound) with `x op bound` true for a double x exactly when PMML's `float(x) op float(t)`
     is, op being <=, >, < or >=."""
-    t32 = np.float32(t)
-    if op in ("<", ">="):   # float(x) < T  <=>  float(x) <= the float below T
-        t32 = np.nextafter(t32, np.float32(-np.inf))
-        op = "<=" if op == "<" else ">"
-    if np.isinf(t32):
-        return op, float(t32)
-    up = np.nextafter(t32, np.float32(np.inf))
-    mid = (float(t32) + float(up)) / 2         # exact: a float's neighbours' midpoint fits a double
-    # the largest double whose float rounding is <= T: the midpoint itself when it rounds down to T
-    bound = mid if np.float32(mid) == t32 else math.nextafter(mid, -math.inf)
-    return op, bound
+    op, bound = float32_bounds(np.array([t], dtype=np.float64), op)
+    return op, float(bound[0])
+
+
+def float32_bounds(t: np.ndarray, op: str) -> tuple[str, np.ndarray]:
+    """float32_bound of each of the doubles `t` (one op), as an array."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        t32 = np.asarray(t, dtype=np.float64).astype(np.float32)
+        if op in ("<", ">="):   # float(x) < T  <=>  float(x) <= the float below T
+            t32 = np.nextafter(t32, np.float32(-np.inf))
+            op = "<=" if op == "<" else ">"
+        up = np.nextafter(t32, np.float32(np.inf))
+        mid = (t32.astype(np.float64) + up.astype(np.float64)) / 2   # exact: a float's neighbours' midpoint fits a double
+        # the largest double whose float rounding is <= T: the midpoint itself when it rounds down to T
+        bound = np.where(mid.astype(np.float32) == t32, mid, np.nextafter(mid, -np.inf))
+    return op, np.where(np.isinf(t32), t32.astype(np.float64), bound)
 
 
 def _threshold(f: _Field, op: str, value: str, where: str) -> Condition:

@@ -44,7 +44,7 @@ from ..data.schema import Attribute, Schema
 from ..errors import InputError
 from ..estimate import pessimistic_rate
 from ..model.ruleset import EVIDENCE_DIGITS, NEVER_FIRES_ABOVE, Condition, Rule, RuleSet, evidence_rate
-from .pmml import float32_bound
+from .pmml import float32_bounds
 
 if TYPE_CHECKING:
     from ..tree.node import Node
@@ -106,11 +106,17 @@ def _class_names(clf: Any, given: Sequence[Any] | None) -> tuple[str, ...]:
 
 def _bound(threshold: float) -> float:
     """The largest double b with `x <= b` exactly when scikit-learn's `float32(x) <= threshold`."""
-    t32 = np.float32(threshold)
-    if float(t32) > threshold:   # the largest float32 not above the threshold
-        t32 = np.nextafter(t32, np.float32(-np.inf))
-    _, bound = float32_bound(float(t32), "<=")
-    return min(bound, sys.float_info.max)
+    return float(_bounds(np.array([threshold], dtype=np.float64))[0])
+
+
+def _bounds(thresholds: np.ndarray) -> np.ndarray:
+    """_bound of each threshold, as an array."""
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        t32 = thresholds.astype(np.float32)
+    # the largest float32 not above the threshold
+    t32 = np.where(t32.astype(np.float64) > thresholds, np.nextafter(t32, np.float32(-np.inf)), t32)
+    return np.minimum(float32_bounds(t32.astype(np.float64), "<=")[1], sys.float_info.max)
 
 
 def _target_name(features: tuple[str, ...]) -> str:

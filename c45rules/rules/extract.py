@@ -45,10 +45,11 @@ class CondTest:
         return np.isin(col, np.fromiter(self.values, dtype=np.int64))
 
 
-def leaf_paths(tree: Node) -> Iterator[tuple[tuple[CondTest, ...], Node]]:
-    """(conditions from the root, leaf) for every leaf with >= 1 case, depth first."""
+def leaf_paths(tree: Node, start: int = 0) -> Iterator[tuple[tuple[CondTest, ...], Node]]:
+    """(conditions from the root, leaf) for every leaf with >= 1 case, depth first; the root's
+    number is `start` (a later tree of several: forest_table's numbering)."""
     stack: list[tuple[Node, tuple[CondTest, ...]]] = [(tree, ())]
-    number = -1             # nodes leave the stack depth first: this is the node's number
+    number = start - 1      # nodes leave the stack depth first: this is the node's number
     while stack:
         node, path = stack.pop()
         number += 1
@@ -142,3 +143,44 @@ def path_table(tree: Node | FlatTree) -> PathTable:
         np.where(c_kind == THRESHOLD, flat.cut[tested], 0.0), tested, values,
         np.concatenate([[0], np.cumsum(depth[leaves])]).astype(np.int64), leaf_cond.astype(np.int32).reshape(-1),
         flat.klass[leaves].astype(np.int32))
+
+
+
+def forest_table(trees: list[Node | FlatTree]) -> PathTable:
+    """The paths of several trees' leaves in turn (each as path_table gives them) as one
+    PathTable: conditions numbered on through the trees, and tested nodes numbered depth
+    first through the trees in turn (as leaf_paths' `start` does), so that a node's number
+    stays its identity (a subset test is the same only within one tree, spec 7.5). A path
+    repeated (the same conditions in the same order to the same class: boosted trees repeat
+    each other's) is kept once, where it first comes: it generalises to the same rule, which
+    the duplicate check would drop."""
+    flats = [t if isinstance(t, FlatTree) else FlatTree(t) for t in trees]
+    tables = [path_table(t) for t in flats]
+    nodes = np.cumsum([0] + [len(t) for t in flats])
+    conds = np.cumsum([0] + [len(t.kind) for t in tables])
+    leaves = np.cumsum([0] + [int(t.leaf_ptr[-1]) for t in tables])
+    joined = lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)  # noqa: E731
+    kind, attribute, outcome = (joined([getattr(t, f) for t in tables], np.int32) for f in ("kind", "attribute", "outcome"))
+    cut, node = joined([t.cut for t in tables], np.float64), joined([t.node + nodes[i] for i, t in enumerate(tables)], np.int64)
+    leaf_ptr = joined([np.zeros(1)] + [t.leaf_ptr[1:] + leaves[i] for i, t in enumerate(tables)], np.int64)
+    leaf_cond = joined([t.leaf_cond + conds[i] for i, t in enumerate(tables)], np.int32)
+    leaf_class = joined([t.leaf_class for t in tables], np.int32)
+    # a condition's identity: what it tests (a subset test: at which node, too)
+    same = np.stack([kind, attribute, outcome, (cut + 0.0).view(np.int64), np.where(kind == SUBSET, node, -1)], axis=1)
+    ident = (np.unique(same, axis=0, return_inverse=True)[1].reshape(-1) if len(same) else same[:, 0]).tolist()
+    seen: set[tuple] = set()
+    keep = []
+    path = leaf_cond.tolist()
+    for r, (a, b, k) in enumerate(zip(leaf_ptr[:-1].tolist(), leaf_ptr[1:].tolist(), leaf_class.tolist())):
+        key = (k, *(ident[c] for c in path[a:b]))
+        if key not in seen:
+            seen.add(key)
+            keep.append(r)
+    kept = np.zeros(len(leaf_class), dtype=bool)
+    kept[keep] = True
+    lengths = np.diff(leaf_ptr)
+    return PathTable(kind, attribute, outcome, cut, node,
+                     {c + int(conds[i]): v for i, t in enumerate(tables) for c, v in t.values.items()},
+                     np.concatenate([[0], np.cumsum(lengths[kept])]).astype(np.int64),
+                     leaf_cond[np.repeat(kept, lengths)], leaf_class[kept])
+
