@@ -2,7 +2,7 @@
 """Rules explaining a tree ensemble (c45rules.imports.ensemble.from_ensemble) on the shared binary sets.
 
 Usage: python bench/ensembles.py [--model rf|gb|hgb|xgb|lgbm] [--trees 100] [--depth 6] [--max-rules N]
-                                 [--synthetic N] [--anchors] [--multi] [--sample N] [NAME ...]
+                                 [--synthetic N] [--anchors] [--multi] [--sample N] [--seed N] [NAME ...]
 Prints a markdown table, one row per set: the forest's test accuracy, the rules' fidelity to
 the forest on the test rows (and on the training rows), the number of rules, the rules' test
 accuracy against the true labels, and the seconds (wall and CPU) of fitting the forest and of
@@ -183,7 +183,7 @@ def anchor_rows(model, Xtr: pd.DataFrame, Xte: pd.DataFrame, yte: np.ndarray, bi
 
 
 def compared(name: str, kind: str, trees: int, depth: int, synthetic: int | None, timeout: float, multi: bool,
-             sample: int | None, validate: int | None = None) -> tuple[list[str], list[tuple]]:
+             sample: int | None, validate: int | None = None, seed: int = 0) -> tuple[list[str], list[tuple]]:
     """One set's row of the anchors table, and each method's (name, fidelity, size, accuracy, failed)."""
     Xtr, ytr, Xte, yte = load(name, multi=multi)
     note = ""
@@ -200,7 +200,7 @@ def compared(name: str, kind: str, trees: int, depth: int, synthetic: int | None
     yte = yte.astype(str)
     model, fit_w, fit_c = timed(lambda: ensemble(kind, trees, depth).fit(Xtr, codes))
     theirs = labels[model.predict(Xte).astype(int)].astype(str)
-    rs, ex_w, ex_c = timed(lambda: from_ensemble(model, Xtr, synthetic=synthetic, validate=validate))
+    rs, ex_w, ex_c = timed(lambda: from_ensemble(model, Xtr, synthetic=synthetic, validate=validate, seed=seed))
     index = {str(i): str(c) for i, c in enumerate(labels)}
     methods = [("ours", np.array([index[v] for v in rs.predict(Xte)], dtype=object), len(rs.rules), ex_w)]
     for method, pred, size, secs in anchor_rows(model, Xtr, Xte, yte, len(labels) == 2 and kind in ("rf", "xgb"),
@@ -228,7 +228,7 @@ def anchors_table(args: argparse.Namespace) -> None:
     head = ["set", "train/test rows", "ensemble test acc", "ensemble fit s wall (cpu)", "ours extract s wall (cpu)"]
     head += [f"{m} fidelity (size)" for m in methods]
     print(f"{args.model} {args.trees} trees, depth {args.depth}, synthetic {args.synthetic}, validate"
-          f" {args.validate}, TE2Rules timeout"
+          f" {args.validate}, seed {args.seed}, TE2Rules timeout"
           f" {args.timeout:.0f} s; load average {os.getloadavg()[0]:.2f}\n")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -236,7 +236,7 @@ def anchors_table(args: argparse.Namespace) -> None:
     every: dict[str, list[tuple]] = {m: [] for m in methods}
     for name in names:
         cells, scores = compared(name, args.model, args.trees, args.depth, args.synthetic, args.timeout, args.multi,
-                                 args.sample if name in ("income", "letter") else None, args.validate)
+                                 args.sample if name in ("income", "letter") else None, args.validate, args.seed)
         print("| " + " | ".join(cells + ["-"] * (len(head) - len(cells))) + " |", flush=True)
         for s in scores:
             every.setdefault(s[0], []).append(s)
@@ -266,6 +266,8 @@ def main() -> int:
     ap.add_argument("--multi", action="store_true")
     ap.add_argument("--sample", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=TIMEOUT)
+    # the seed of from_ensemble's made rows (--anchors / --multi tables): how stable a figure is
+    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if args.anchors or args.multi:
         anchors_table(args)

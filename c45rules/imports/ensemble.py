@@ -42,6 +42,7 @@ from .boosted import PathTree, gb_trees, hgb_trees, labelled_flat, lgbm_trees, t
 from .sklearn import _CF, _check_tree, _class_names, _feature_names, _target_name
 
 if TYPE_CHECKING:
+    from ..data.schema import Dataset
     from ..rules.generalize import CandidateRule
 
 _SWAP = 0.5
@@ -350,7 +351,7 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     refine = None
     if validate:
         options["validate"] = validate
-        refine = _pruning(checked.to_numpy(dtype=np.float64), every[judged:], values, codes, index, cf)
+        refine = _pruning(checked.to_numpy(dtype=np.float64), every[judged:], values, codes, index, cf, ds)
     if synthetic or validate:
         options["seed"] = int(seed)
     rs, _ = rules_from_candidates(candidates, ds, options=options, max_rules=max_rules, refine=refine)
@@ -358,15 +359,26 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
 
 
 def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: np.ndarray,
-             index: dict[str, int], cf: float) -> Callable[[list[CandidateRule], int], list[CandidateRule]]:
+             index: dict[str, int], cf: float, ds: Dataset) -> Callable[[list[CandidateRule], int], list[CandidateRule]]:
     """rules_from_candidates' `refine`: the sifted list pruned against the ensemble's
-    decisions on the check rows `values` (refine.py), covers recounted on the training rows."""
+    decisions on the check rows `values` (refine.py), covers recounted on the training rows
+    `train` (of `ds`); with more than two classes, rules that do not pay for their bits deleted."""
     from .refine import prune_against, recount
     # a class the ensemble gives only to check rows cannot be a rule's: those rows count as missed
     check_codes = np.array([index.get(c, -1) for c in decided], dtype=np.int64)
 
+
     def refine(kept: list[CandidateRule], default: int) -> list[CandidateRule]:
-        pruned = prune_against(kept, values, check_codes, default)
+        bits = None
+        if len(index) > 2:
+            # the theory bits the subset selection charges each rule (spec 7.6, half weight).
+            # Not with two classes: their lists are short already (12 rules a set on the 8
+            # binary sets), and it was not measured there
+            from ..learn.pipeline import candidate_bits
+            from ..rules.coding import CODE_WEIGHT, branch_bits
+            got = candidate_bits(kept, ds.schema, branch_bits(ds), 1.0)
+            bits = CODE_WEIGHT * np.array([got[r.number] for r in kept])
+        pruned = prune_against(kept, values, check_codes, default, bits=bits, n_classes=len(index))
         before = {r.number: r for r in kept}
         return [r if r.conditions == before[r.number].conditions else recount(r, train, codes, cf) for r in pruned]
     return refine

@@ -244,3 +244,49 @@ def test_many_classes_are_pruned_against_rows_mixed_within_one_class_by_default(
     from sklearn.ensemble import GradientBoostingClassifier
     boosted = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0).fit(Xi, yi)
     assert "validate" not in dict(from_ensemble(boosted, Xi).options)
+
+
+def test_with_many_classes_a_rule_that_does_not_pay_for_its_bits_is_deleted():
+    # three classes; rule 2 rightly decides 2 of 3,000 check rows (class 2 where x1 > 0.9993)
+    # for 40 bits: 2 rows wrong more cost log2 C(3000, wrong + 2) - log2 C(3000, wrong) + 2 bits,
+    # under 40: the description is shorter without it. Rule 1 decides a third of the rows rightly
+    from c45rules.imports.refine import _which
+    rng = np.random.default_rng(2)
+    values = rng.random((3000, 2))
+    decided = np.where(values[:, 0] > 0.66, 1, 0)
+    decided[values[:, 1] > 0.9993] = 2
+    rules = [_rule(1, 1, (0, 1, 0.66)), _rule(2, 2, (1, 1, 0.9993))]
+    assert prune_against(rules, values, decided, 0, n_classes=3) == rules   # it gains 2 rows: kept
+    pruned = prune_against(rules, values, decided, 0, bits=np.array([40.0, 40.0]), n_classes=3)
+    assert [r.number for r in pruned] == [1]
+    wrong = int((decided == 2).sum())
+    assert _which(3000, wrong) + 2 * 1.0 < 40   # what deleting rule 2 cost in exceptions, against its bits
+    # a rule that pays (1,000 rows rightly) is kept whatever its bits
+    assert prune_against(rules[:1], values, decided, 0, bits=np.array([200.0]), n_classes=3) == rules[:1]
+
+
+def test_many_classes_delete_rules_that_do_not_shorten_the_description_by_default(monkeypatch):
+    # a forest's list of more than two classes: after the pruning that loses nothing, no rule is
+    # left whose deletion would shorten the description on the check rows (the bits are the
+    # subset selection's, spec 7.6)
+    import c45rules.imports.refine as refine
+    got = {}
+    was = refine.prune_against
+
+    def kept(rules, values, decided, default, **kw):
+        got.update(kw, rules=rules, values=values, decided=decided, default=default)
+        out = was(rules, values, decided, default, **kw)
+        got["out"] = out
+        return out
+    monkeypatch.setattr(refine, "prune_against", kept)
+    X, y, _ = split("vehicle")
+    model = RandomForestClassifier(n_estimators=20, max_depth=5, random_state=0).fit(X, y)
+    rs = from_ensemble(model, X)
+    assert got["n_classes"] == len(rs.schema.classes) > 2 and len(got["bits"]) == len(got["rules"])
+    bits = dict(zip([r.number for r in got["rules"]], got["bits"]))
+    out = got["out"]
+    assert len(out) < len(was(got["rules"], got["values"], got["decided"], got["default"], n_classes=got["n_classes"]))
+    state = refine._Pruning([tuple(r.conditions) for r in out], np.array([r.klass for r in out]), got["values"],
+                            np.asarray(got["decided"]), got["default"], np.array([bits[r.number] for r in out]),
+                            got["n_classes"])
+    assert state.best() == (-1, -1)
