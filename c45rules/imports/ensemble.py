@@ -4,10 +4,10 @@ ordered RuleSet that explains its decisions.
 c4.5rules' own steps in a new setting: the candidates are the root-to-leaf paths of every
 tree of the ensemble (read as `PathTree`s, boosted.py, that route a row as the library does,
 thresholds as float32-exact bounds where the library compares float32); each path's
-conditions are dropped by pessimistic error (spec 7.3-7.4) tree by tree (with more than two
-classes, also the paths of c4.5's own tree grown on the rows labelled by the ensemble), the
-rules of all trees pooled through the duplicate check of 7.5 (identical paths, and paths that
-generalise to the same rule, become one), then selected per class by description length, ordered, given a
+conditions are dropped by pessimistic error (spec 7.3-7.4), every tree's paths in one pass
+(with more than two classes, also the paths of c4.5's own tree grown on the rows labelled by
+the ensemble), the rules of all trees pooled through the duplicate check of 7.5 (identical
+paths, and paths that generalise to the same rule, become one), then selected per class by description length, ordered, given a
 default class and sifted (7.6-7.9), as the composite ruleset of several trees is (7.10).
 
 The labels all of this is judged against are the ensemble's decisions on the training table
@@ -263,7 +263,8 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         labelled by the ensemble (refine.py): a rule is deleted where that loses no agreement
         with the ensemble there, a condition dropped where that gains some: fewer rules
         (FIDELITY.md). With more than two classes the made rows mix only rows the ensemble
-        decides alike. None: 8 for two classes, for more 4 with a forest (RandomForest,
+        decides alike, and rules are then also deleted while that shortens the list's
+        description on them (refine.py). None: 8 for two classes, for more 4 with a forest (RandomForest,
         ExtraTrees) and 0 with a boosted ensemble; 0 turns it off. Before `max_rules`.
     seed : int, default=0
         The seed of those rows (the same rules for the same arguments).
