@@ -7,8 +7,9 @@ thresholds as float32-exact bounds where the library compares float32); each pat
 conditions are dropped by pessimistic error (spec 7.3-7.4), every tree's paths in one pass
 (with more than two classes, also the paths of c4.5's own tree grown on the rows labelled by
 the ensemble), the rules of all trees pooled through the duplicate check of 7.5 (identical
-paths, and paths that generalise to the same rule, become one), then selected per class by description length, ordered, given a
-default class and sifted (7.6-7.9), as the composite ruleset of several trees is (7.10).
+paths, and paths that generalise to the same rule, become one), then selected per class by
+description length, ordered, given a default class and sifted (7.6-7.9), as the composite
+ruleset of several trees is (7.10).
 
 The labels all of this is judged against are the ensemble's decisions on the training table
 (`model.predict(X)`), not the true labels: the rules describe the model. Each node of each
@@ -360,7 +361,8 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
 
 
 def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: np.ndarray,
-             index: dict[str, int], cf: float, ds: Dataset) -> Callable[[list[CandidateRule], int], list[CandidateRule]]:
+             index: dict[str, int], cf: float, ds: Dataset
+             ) -> Callable[[list[CandidateRule], int], list[CandidateRule]]:
     """rules_from_candidates' `refine`: the sifted list pruned against the ensemble's
     decisions on the check rows `values` (refine.py), covers recounted on the training rows
     `train` (of `ds`); with more than two classes, rules that do not pay for their bits deleted."""

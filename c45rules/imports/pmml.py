@@ -114,7 +114,8 @@ def float32_bounds(t: np.ndarray, op: str) -> tuple[str, np.ndarray]:
             t32 = np.nextafter(t32, np.float32(-np.inf))
             op = "<=" if op == "<" else ">"
         up = np.nextafter(t32, np.float32(np.inf))
-        mid = (t32.astype(np.float64) + up.astype(np.float64)) / 2   # exact: a float's neighbours' midpoint fits a double
+        # exact: a float's neighbours' midpoint fits a double
+        mid = (t32.astype(np.float64) + up.astype(np.float64)) / 2
         # the largest double whose float rounding is <= T: the midpoint itself when it rounds down to T
         bound = np.where(mid.astype(np.float32) == t32, mid, np.nextafter(mid, -np.inf))
     return op, np.where(np.isinf(t32), t32.astype(np.float64), bound)

@@ -160,8 +160,10 @@ def forest_table(trees: list[Node | FlatTree]) -> PathTable:
     conds = np.cumsum([0] + [len(t.kind) for t in tables])
     leaves = np.cumsum([0] + [int(t.leaf_ptr[-1]) for t in tables])
     joined = lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)  # noqa: E731
-    kind, attribute, outcome = (joined([getattr(t, f) for t in tables], np.int32) for f in ("kind", "attribute", "outcome"))
-    cut, node = joined([t.cut for t in tables], np.float64), joined([t.node + nodes[i] for i, t in enumerate(tables)], np.int64)
+    kind, attribute, outcome = (joined([getattr(t, f) for t in tables], np.int32)
+                                for f in ("kind", "attribute", "outcome"))
+    cut = joined([t.cut for t in tables], np.float64)
+    node = joined([t.node + nodes[i] for i, t in enumerate(tables)], np.int64)
     leaf_ptr = joined([np.zeros(1)] + [t.leaf_ptr[1:] + leaves[i] for i, t in enumerate(tables)], np.int64)
     leaf_cond = joined([t.leaf_cond + conds[i] for i, t in enumerate(tables)], np.int32)
     leaf_class = joined([t.leaf_class for t in tables], np.int32)

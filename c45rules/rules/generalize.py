@@ -527,7 +527,8 @@ def generalise_rules(tree: Node | FlatTree | list[Node | FlatTree], data: Datase
     return rules
 
 
-def _generalise_all(tree: Node | FlatTree | list[Node | FlatTree], data: Dataset, cf: float, fisher: float | None, jobs: int) -> list[CandidateRule]:
+def _generalise_all(tree: Node | FlatTree | list[Node | FlatTree], data: Dataset, cf: float, fisher: float | None,
+                    jobs: int) -> list[CandidateRule]:
     y = data.y
     n = data.n
     class_n = data.class_weights() if data.weights is not None else np.bincount(y, minlength=len(data.schema.classes))
