@@ -140,9 +140,7 @@ def fingerprint(model: Any) -> str:
     """SHA-256 (hex) of the ensemble's kind, classes, feature names and every tree's structure,
     thresholds and leaf values: the same for the same fitted model, different for any change
     that can change a decision."""
-    if type(model).__name__ not in _FOREST_CLASSES:
-        return _fingerprint(model, _path_trees(model))
-    return _fingerprint(model, [])
+    return _fingerprint(model, [] if type(model).__name__ in _FOREST_CLASSES else _path_trees(model))
 
 
 def _fingerprint(model: Any, paths: list[PathTree]) -> str:
@@ -265,8 +263,9 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         with the ensemble there, a condition dropped where that gains some: fewer rules
         (FIDELITY.md). With more than two classes the made rows mix only rows the ensemble
         decides alike, and rules are then also deleted while that shortens the list's
-        description on them (refine.py). None: 8 for two classes, for more 4 with a forest (RandomForest,
-        ExtraTrees) and 0 with a boosted ensemble; 0 turns it off. Before `max_rules`.
+        description on them (refine.py). None: 8 for two classes, for more 4 with a forest
+        (RandomForest, ExtraTrees) and 0 with a boosted ensemble; 0 turns it off. Before
+        `max_rules`.
     seed : int, default=0
         The seed of those rows (the same rules for the same arguments).
 
