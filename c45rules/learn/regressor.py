@@ -36,7 +36,8 @@ class CubistRules(RegressorMixin, BaseEstimator):
     extrapolation : float, default=0.05
         The share of the training targets' range a prediction may go beyond it.
     min_cases : int, default=5
-        The fewest training cases a split of the model tree may leave in a branch.
+        The fewest training cases a split of the model tree may leave in a branch (raised to
+        one case in 2,500 on large training sets).
 
     Attributes
     ----------

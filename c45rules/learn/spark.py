@@ -32,8 +32,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from .._lazy import LazyModule
-from ..data.batches import TEXT_CAP, _add, _check_rows, _column_text, _cut, _mask_tokens, _Summary, _text_counts, \
-    table_encoder
+from ..data.batches import TEXT_CAP, _add, _check_rows, _column_text, _cut, _joined, _mask_tokens, _Summary, \
+    _text_counts, table_encoder
 from ..data.frame import training_columns
 from ..data.reading import DEFAULT_READ, ReadOptions
 from ..data.schema import Dataset, Schema
@@ -44,6 +44,10 @@ pd = LazyModule("pandas")
 _BLOB = "part int, blob binary"
 _PIECES = "part int, piece int, blob binary"
 _PIECE_BYTES = 16 << 20   # a pass's table reaches the driver in rows of this many bytes at most
+# A cached row of codes holds at most this many bytes. A batch of 100,000 rows in one row (25 MB
+# for synth's 31 columns) is copied whole several times by the JVM as it caches it, each copy one
+# contiguous object: a 1 GB executor ran out of heap on 5M rows (1.2 GB of codes) that way.
+_BLOB_BYTES = 1 << 20
 # the fingerprint's row hashes are sorted by ranges of their top bits: at least 2^_HASH_BITS
 # ranges, more for more rows, so that a range the driver receives holds about _RANGE_ROWS hashes
 _HASH_BITS = 4
@@ -68,6 +72,12 @@ def _chunks(frames: Iterator[Any], cols: list[str], text: bool) -> Iterator[Any]
         if len(df):
             df = df.set_axis(cols, axis=1)
             yield df.fillna("") if text else df
+
+
+def _blob_rows(ds: Dataset, size: int) -> int:
+    """Rows of `ds` in one cached row of at most `size` bytes of codes (at least one)."""
+    width = sum(c.dtype.itemsize for c in ds.columns) + (0 if ds.y is None else ds.y.dtype.itemsize)
+    return max(1, size // max(1, width))
 
 
 def _blob(part: int, table: Any) -> Any:
@@ -185,13 +195,14 @@ class SparkBatches:
         of the same partitions, one row per batch, its column arrays pickled; every later pass
         reads these codes instead of parsing and encoding the table again."""
         if self._cache is None:
-            cols, text, encode, batch_rows = self.cols, self.text, self.encode, self.batch_rows
+            cols, text, encode, batch_rows, size = self.cols, self.text, self.encode, self.batch_rows, _BLOB_BYTES
 
             def task(frames: Iterator[Any]) -> Iterator[Any]:
                 part = _part()
                 try:
                     for df in _chunks(frames, cols, text):
-                        for b in _cut(encode(df, 0), batch_rows):
+                        ds = encode(df, 0)
+                        for b in _cut(ds, min(batch_rows, _blob_rows(ds, size))):
                             yield _blob(part, (b.columns, b.y))
                 except (InputError, ModelError) as e:
                     yield _blob(part, _Failed(e))
@@ -201,21 +212,33 @@ class SparkBatches:
 
     def release(self) -> None:
         """Drop the cached codes (the learning is over)."""
-        if self._cache is not None:
-            self._cache.unpersist()
-            self._cache = None
+        cache, self._cache = self._cache, None
+        if cache is not None:
+            try:
+                cache.unpersist()
+            except Exception:   # noqa: BLE001 - the JVM has stopped (the error on its way says why): nothing left to free
+                pass
 
     def _batches(self) -> Callable[[Iterator[Any]], Iterator[Dataset]]:
         """A partition's cached blobs -> its Dataset batches: a function holding the schema, not the source."""
-        schema, source = self.schema, self.source
+        schema, source, batch_rows = self.schema, self.source, self.batch_rows
 
         def batches(frames: Iterator[Any]) -> Iterator[Dataset]:
+            # the cached rows, small (_BLOB_BYTES), joined again into batches of batch_rows
+            parts: list[Dataset] = []
+            rows = 0
             for df in frames:
                 for blob in df["blob"]:
                     got = pickle.loads(blob)
                     if isinstance(got, _Failed):
                         raise got.error
-                    yield Dataset(schema, *got, source)
+                    parts.append(Dataset(schema, *got, source))
+                    rows += parts[-1].n
+                    if rows >= batch_rows:
+                        yield _joined(parts)
+                        parts, rows = [], 0
+            if parts:
+                yield _joined(parts)
         return batches
 
     def reduce(self, zero: Callable[[], Any], count: Callable[[Any, Dataset], Any],
@@ -281,6 +304,10 @@ def _spark_failed(error: Exception) -> InputError:
     not name."""
     lines = str(error).strip().splitlines()
     first = lines[0] if lines else type(error).__name__
+    if isinstance(error, ConnectionError) or type(error).__name__ == "Py4JNetworkError":
+        # the JVM is gone: a task out of heap ends the executor, in local mode the driver's JVM
+        return InputError(f"Spark failed: its JVM stopped ({first}); out of memory? give it more:"
+                          " spark.driver.memory with a local master, spark.executor.memory on a cluster")
     causes = [line for line in lines[1:] if _PYTHON_ERROR.match(line) and "PythonException" not in line]
     if not causes:
         # py4j's first line names only the call ("An error occurred while calling o1410.getResult."):

@@ -8,7 +8,8 @@ case is scored (`RegressionModel.predict`), step by step:
    bounded to the rule's own `[lower, upper]` (its training cases' range widened by the
    extrapolation share, Cubist's rule limits). The committee's value is the plain average of
    those values; when no rule holds, the committee's `default` model (bounded to the model's
-   range) gives it.
+   range) gives it: the learner makes it the constant training mean, as Cubist does
+   (learn/regression.py); a model read from YAML may carry any linear default.
 2. The committees' values are averaged (unweighted).
 3. With instances (`neighbors` > 0), the value is corrected by the nearest training cases
    (Quinlan 1993): each neighbour i gives ``y_i + (value(x) - value(x_i))`` and they are
@@ -16,7 +17,8 @@ case is scored (`RegressionModel.predict`), step by step:
    ``|a - b| / range`` (continuous) or 0/1 (discrete, equal or not); an unknown on either side
    counts 1.
 4. The result is bounded to ``[floor, ceiling]``: the training targets' range widened by
-   `extrapolation` times its width on each side (Cubist's default extrapolation is 5%).
+   `extrapolation` times its width on each side (Cubist's default extrapolation is 5%), the
+   floor not below 0 when no training target is negative (as Cubist's model files bound it).
 
 Unknown values: a condition on an unknown value does not hold (the policy of class rules,
 ruleset.py); in a linear model an unknown value counts as the attribute's training mean
@@ -225,12 +227,12 @@ class RegressionModel:
     @property
     def floor(self) -> float:
         """The lowest value a prediction can take."""
-        return self.target_low - self.extrapolation * (self.target_high - self.target_low)
+        return prediction_range(self.target_low, self.target_high, self.extrapolation)[0]
 
     @property
     def ceiling(self) -> float:
         """The highest value a prediction can take."""
-        return self.target_high + self.extrapolation * (self.target_high - self.target_low)
+        return prediction_range(self.target_low, self.target_high, self.extrapolation)[1]
 
     @property
     def rules(self) -> tuple[RegressionRule, ...]:
@@ -392,6 +394,15 @@ class RegressionModel:
                    f" (extrapolation {self.extrapolation:g})"
                    + (f"; corrected by the {self.neighbors} nearest training cases" if self.neighbors else ""))
         return "\n".join(out) + "\n"
+
+
+def prediction_range(low: float, high: float, extrapolation: float) -> tuple[float, float]:
+    """(floor, ceiling) of a model's predictions: the training targets' range [low, high]
+    widened by `extrapolation` of its width on each side, the floor held at 0 when no target is
+    negative (Cubist's model files: cpus, targets 6 to 1150, floor 0 rather than -51.2)."""
+    widen = extrapolation * (high - low)
+    floor = low - widen
+    return (max(floor, 0.0) if low >= 0 else floor), high + widen
 
 
 def rule_bounds(low: float, high: float, extrapolation: float, floor: float, ceiling: float) -> tuple[float, float]:

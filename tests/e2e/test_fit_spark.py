@@ -204,6 +204,40 @@ def test_tables_in_pieces(spark, monkeypatch):
     frame.unpersist()
 
 
+def test_codes_cached_in_small_rows(spark, monkeypatch):
+    """The encoded codes are cached in rows of at most _BLOB_BYTES (a 100,000-row batch in one
+    row was copied whole by the JVM as it cached it: 5M rows ran a 1 GB executor out of heap),
+    and joined again into batches of batch_rows for the passes: the in-memory model."""
+    import c45rules.learn.spark as spark_learning
+    monkeypatch.setattr(spark_learning, "_BLOB_BYTES", 2000)
+    path, target = csv_of("crx")
+    frame = text_frame(spark, path)
+    source = open_spark(frame, target, text=True, source=str(path))
+    ruleset, _, _ = fit_batches(source)
+    assert dump_yaml(ruleset) == dump_yaml(c45rules.fit(path, target=target))
+    sizes = [len(b) for b in source._encoded().toPandas()["blob"]]
+    assert len(sizes) >= 20 and max(sizes) < 2000 + 1000    # 690 rows: codes of at most 2000 bytes a row, and the pickle
+    assert source.last_batches == 3     # one batch a partition, joined again
+    frame.unpersist()
+
+
+def test_stopped_jvm_named():
+    """A JVM that stopped (a task out of heap ends it) is named with the remedy, and releasing
+    the cached codes afterwards does not replace that error with its own ConnectionRefusedError."""
+    from c45rules.learn.spark import SparkBatches, _spark_failed
+    message = str(_spark_failed(ConnectionRefusedError(111, "Connection refused")))
+    assert message.startswith("Spark failed: its JVM stopped ([Errno 111] Connection refused)")
+    assert "spark.driver.memory" in message and "spark.executor.memory" in message
+
+    class Gone:
+        def unpersist(self):
+            raise ConnectionRefusedError(111, "Connection refused")
+    source = object.__new__(SparkBatches)
+    source._cache = Gone()
+    source.release()
+    assert source._cache is None
+
+
 def test_failed_python_task_named():
     """A Spark job whose Python task failed: the one-line error names the Python error (Spark's
     first line does not), not a Java frame."""

@@ -96,3 +96,73 @@ def test_rule_selection_charges_each_rule_its_own_parameters(monkeypatch, compil
     # the same rule with one parameter (11 / 9) pays for itself
     cheap = DraftRule([], Fitted(0.6, np.array([], dtype=np.intp), np.zeros(0), 0.0, 0.0), small.covered, 0.0)
     assert select_rules([every, cheap], cols, y, wide, default) == [every, cheap]
+
+
+def test_default_model_is_the_training_mean():
+    # no rule applies: Cubist gives the training mean (its model file's `globalmean`), not the
+    # root's linear model, which extrapolates furthest on the unusual cases no rule covers
+    from c45rules.learn.regression import regression_frame, fit_regression
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 10, 300)
+    y = 3 * x + rng.normal(0, 0.5, 300)
+    ds, t = regression_frame(pd.DataFrame({"x": x, "y": y}), "y")
+    model = fit_regression(ds, t, committees=2)
+    first, second = model.committees
+    assert first.default.coefficients == ()
+    assert first.default.intercept == pytest.approx(y.mean())
+    # the next member's default: the mean of its adjusted targets 2 y - p
+    assert second.default.coefficients == ()
+    one = type(model)(model.schema, (first,), model.target_low, model.target_high, model.extrapolation, model.means)
+    assert second.default.intercept == pytest.approx((2 * y - one.committee_values(ds)[0]).mean())
+
+
+def test_large_sets_grow_leaves_of_at_least_one_case_in_leaf_share(monkeypatch):
+    # a leaf keeps at least n / LEAF_SHARE_CASES cases (diamonds: 19 of 48,546, as Cubist's
+    # smallest rules cover 20), and never fewer than min_cases
+    import c45rules.learn.regression as learn
+    import pandas as pd
+    monkeypatch.setattr(mt, "LEAF_SHARE_CASES", 50, raising=False)
+    grown = []
+
+    def grow(cols, y, rows, min_cases):
+        root = mt.grow_model_tree(cols, y, rows, min_cases)
+        grown.append((min_cases, root))
+        return root
+
+    monkeypatch.setattr(learn, "grow_model_tree", grow)
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 100, 1000)
+    y = np.sin(x) * 10 + rng.normal(0, 0.1, 1000)      # many small steps: leaves of 5 without the floor
+    ds, t = learn.regression_frame(pd.DataFrame({"x": x, "y": y}), "y")
+    learn.fit_regression(ds, t)
+    (floor, root), = grown
+    assert floor == 1000 // 50
+    leaves, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.is_leaf:
+            leaves.append(node.n)
+    assert len(leaves) > 10 and min(leaves) >= 20
+    assert mt.leaf_minimum(1000, 30) == 30
+
+
+def test_nonnegative_targets_are_never_predicted_below_zero():
+    # Cubist's model files hold the floor at 0 when no target is negative (cpus: targets 6 to
+    # 1150, floor 0, not 6 - 5% of the range)
+    from c45rules.learn.regression import regression_frame, fit_regression
+    import pandas as pd
+    x = np.linspace(0, 10, 200)
+    y = 1 + 100 * x                                     # 1 to 1001, a line
+    ds, t = regression_frame(pd.DataFrame({"x": x, "y": y}), "y")
+    model = fit_regression(ds, t)
+    assert model.floor == 0.0
+    assert model.ceiling == pytest.approx(1001 + 50)
+    # far below the training range the line says less than 0 (and its rule's bounds, its
+    # cases' range widened by 5%, go below 0 too); the prediction stops at 0
+    assert model.predict(pd.DataFrame({"x": [-5.0]})).tolist() == [0.0]
+    # a negative target keeps the widened range
+    from c45rules.model.regression import prediction_range
+    assert prediction_range(-1.0, 9.0, 0.05) == (-1.5, 9.5)
+    assert prediction_range(1.0, 11.0, 0.05) == (0.5, 11.5)
