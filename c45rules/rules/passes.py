@@ -37,6 +37,7 @@ from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
                          sort_conditions, worth_keeping)
 from .order import fires
+from .select import _native as _climb
 
 Batches = Callable[[], Iterable[Dataset]]
 
@@ -551,9 +552,10 @@ class _FireCounter:
         return at, ids, counts
 
 
-# bytes a table's list entry (one id) costs while its groups become covers (_covers' int64
-# arrays over all the ids): counted against the budget with the table itself
-_COVER_BYTES_PER_ID = 40
+# bytes a table's list entry (one id) costs while its groups become covers: compiled, its
+# cover's varint (at most 5 bytes) and its place in the subset search's case -> rules index (2);
+# in numpy, _covers' int64 arrays over all the ids. Counted against the budget with the table.
+_COVER_BYTES_PER_ID = 8 if _climb is not None else 40
 
 
 def _table_bytes(table: "_Lists | _Groups") -> int:
@@ -641,6 +643,12 @@ def _covers(at: np.ndarray, ids: np.ndarray, k: int) -> list[PackedCases]:
     the subset search."""
     if not k:
         return []
+    if _climb is not None:
+        # compiled: packed straight from the lists, no (rule, group) pair arrays (at 1M rows
+        # those were int64 arrays over 59M pairs, the selection's peak)
+        lo, hi, data, count = (np.frombuffer(b, dtype=t) for b, t in
+                               zip(_climb.group_covers(at, ids, k), (np.int64, np.int64, np.uint8, np.int64)))
+        return [PackedCases(data, int(lo[i]), int(hi[i]), int(count[i])) for i in range(k)]
     lens = np.diff(at)
     group = np.repeat(np.arange(len(lens)), lens)
     fired = np.ones(len(ids), dtype=bool)
@@ -880,10 +888,13 @@ class RuleStages:
                                   stage="selection", report=self.report)
         out = {}
         for c, rules in sorted(live.items()):
-            at, ids, counts = tables[names[c]]
+            # each table let go once its covers are made: the lists (4 bytes a firing rule)
+            # are not held beside the covers through the search
+            at, ids, counts = tables.pop(names[c])
             for i, cover in enumerate(_covers(at, ids, len(rules))):
                 self.cands[rules[i]].cases = cover
             out[c] = (ids[at[:-1]] == 1, counts)
+            del at, ids
             self.report.patterns += len(counts)
         self.report.rows = int(counts.sum())
         return out
