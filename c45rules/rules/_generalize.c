@@ -2128,7 +2128,8 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]))
         return NULL;
     PyObject *out = NULL;
-    uint64_t *empty = NULL;
+    uint64_t *empty = NULL, *fail = NULL;
+    const uint64_t **rows = NULL, **empties = NULL;
     int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1;
     int64_t n_rows = W ? v[0].len / 8 / W : 0, n_classes = W ? v[1].len / 8 / W : 0, width = 0;
     while (k > 0 && (width + 1) * (width + 1) * k * 8 <= v[5].len) width++;
@@ -2143,9 +2144,13 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
                                         "tp and ep");
     if (longest < 0) goto done;
     int64_t blocks = (W + 63) / 64;
-    /* per row and run of 64 words, a bit per word where no case holds (empty_words) */
+    /* per row and run of 64 words, a bit per word where no case holds (empty_words); per
+       condition of the rule at hand, its truth row, its empty words and a word's failing cases */
     empty = malloc((size_t)(n_rows * blocks) * 8 + 8);
-    if (!empty) {
+    rows = malloc(((size_t)longest + 1) * sizeof(*rows));
+    empties = malloc(((size_t)longest + 1) * sizeof(*empties));
+    fail = malloc(((size_t)longest + 1) * 8);
+    if (!empty || !rows || !empties || !fail) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2163,12 +2168,16 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
         if (m < 2) continue;
         const uint64_t *bad = wrong + (int64_t)klass[i] * W;
         int64_t *tpi = tp + i * width * width, *epi = ep + i * width * width;
+        for (int64_t d = 0; d < m; d++) {
+            rows[d] = bits + (int64_t)mine[d] * W;
+            empties[d] = empty + (int64_t)mine[d] * blocks;
+        }
         for (int64_t b = 0; b < blocks; b++) {
             /* 64 words at once: those where three conditions hold for no case have no case
                failing exactly two, and are not read */
             uint64_t some = 0, two = 0, three = 0;
             for (int64_t d = 0; d < m; d++) {
-                uint64_t e = empty[(int64_t)mine[d] * blocks + b];
+                uint64_t e = empties[d][b];
                 three |= two & e;
                 two |= some & e;
                 some |= e;
@@ -2179,7 +2188,8 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
                 /* bit-sliced: the cases failing at least one, two, three of the conditions */
                 uint64_t valid = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL, one = 0, twos = 0, threes = 0;
                 for (int64_t d = 0; d < m; d++) {
-                    uint64_t f = ~bits[(int64_t)mine[d] * W + w] & valid;
+                    uint64_t f = ~rows[d][w] & valid;
+                    fail[d] = f;
                     threes |= twos & f;
                     twos |= one & f;
                     one |= f;
@@ -2187,8 +2197,8 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
                 for (uint64_t x = twos & ~threes; x; x &= x - 1) {
                     uint64_t bit = x & -x;
                     int64_t d = 0, e;
-                    while (bits[(int64_t)mine[d] * W + w] & bit) d++;
-                    for (e = d + 1; bits[(int64_t)mine[e] * W + w] & bit; e++)
+                    while (!(fail[d] & bit)) d++;
+                    for (e = d + 1; !(fail[e] & bit); e++)
                         ;
                     tpi[d * width + e]++;
                     epi[d * width + e] += (bad[w] & bit) != 0;
@@ -2200,6 +2210,9 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     out = Py_NewRef(Py_None);
 done:
     free(empty);
+    free((void *)rows);
+    free((void *)empties);
+    free(fail);
     release_views(v, 8);
     return out;
 }
