@@ -254,9 +254,9 @@ class _ClassSearch:
         self.pos = positive
         # counts: case i stands for counts[i] alike cases (a group of learning in passes), n
         # their sum; the compiled climb reads them, the numpy steps climb them as weights (hill_climb)
-        self.counts = None if counts is None else np.ascontiguousarray(counts, dtype=np.int32)
+        self.counts = None if counts is None else np.asarray(counts, dtype=np.int64)
         self.n_pos = int(positive.sum()) if counts is None else int(counts[positive].sum())
-        self._native_extra = () if counts is None else (self.counts,)
+        self._native_extra = () if counts is None else (self.counts.astype(np.int32),)   # n < 2^31 there
         self.firing = firing = [fires(r) for r in rules]
         r_ptr = np.concatenate([[0], np.cumsum([len(r.cases) if f else 0 for r, f in zip(rules, firing)])])
         self.r_ptr = r_ptr.astype(np.int64)
@@ -276,7 +276,7 @@ class _ClassSearch:
             # the climb's cases are the packed numbers (number i is case packed_labels[i])
             self.packed_labels = labels
             if self.counts is not None and labels is not None:
-                self._native_extra = (np.ascontiguousarray(self.counts[labels]),)
+                self._native_extra = (self.counts[labels].astype(np.int32),)
             give_back_memory()      # the index's scratch (48 MB at 1M cases), before the climbs
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
