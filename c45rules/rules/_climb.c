@@ -1372,8 +1372,8 @@ PyDoc_STRVAR(group_covers_doc,
 "g's list keys[key_at[g]:key_at[g + 1]] (int32; key_at int64) is its label and then its firing\n"
 "rules, ascending, below k. Rule r's groups, ascending, packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]\n"
 "(r_lo, r_hi: k int64 offsets as bytes; r_data: bytes; r_count: k int64, its groups), the rules\n"
-"one after another: the\n"
-"covers as the subset search reads them, made without a (rule, group) pair array.\n"
+"one after another: the covers as the subset search reads them, made without a (rule, group)\n"
+"pair array.\n"
 "ValueError unless each list's rules ascend below k.");
 
 static PyObject *py_group_covers(PyObject *self, PyObject *args) {
