@@ -385,7 +385,7 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Any, *, fingerprint: s
     for c, (positive, counts) in stages.class_tables().items():
         mine = [r for r in cands if r.klass == c]
         selected += select_rules(mine, bits, np.where(positive, c, -1), len(schema.classes), annealing=annealing,
-                                 jobs=jobs, weights=counts.astype(np.float64), rng=rng)
+                                 jobs=jobs, counts=counts, rng=rng)
     y, counts = stages.selected_table(selected)
     return rules_from_cases(cands, RuleCases(y=y, weights=counts.astype(np.float64), fingerprint=fingerprint,
                                              **totals), redundancy=redundancy, options=options, jobs=jobs,

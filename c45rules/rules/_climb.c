@@ -63,6 +63,8 @@ typedef struct {
     const uint16_t *c_data;
     const int32_t *rule_at;        /* [side * k + rank] -> rule */
     const uint8_t *pos;
+    const int32_t *counts;         /* per case, the cases it stands for (a group of alike
+                                      cases, passes.py); NULL: one each */
     const double *bits, *lg, *tlg, *log_fact, *log2i;
     double log2_n;
     /* state */
@@ -279,12 +281,19 @@ static void touch(Climb *s, int32_t r) {
     }
 }
 
+/* log2(twice / 2), 0 at 0: ExceptionCoder's table, or without one (its 24 bytes a case
+ * would grow with the rows of a grouped search) the same double from the same log2. */
+static inline double lg_at(const Climb *s, int64_t twice) {
+    if (s->lg) return s->lg[twice];
+    return twice ? log2((double)twice / 2) : 0.0;
+}
+
 /* B(total, e, x), x = twice_x / 2 (coding.py ExceptionCoder.bits_one). */
 static double b_bits(const Climb *s, int64_t total, int64_t e, int64_t twice_x) {
     if (twice_x == 0) return e == 0 ? 0.0 : 1e6;
     if (twice_x == 2 * total) return e == total ? 0.0 : 1e6;
-    return (double)total * s->lg[2 * total] - (double)e * s->lg[twice_x]
-           - (double)(total - e) * s->lg[2 * total - twice_x];
+    return (double)total * lg_at(s, 2 * total) - (double)e * lg_at(s, twice_x)
+           - (double)(total - e) * lg_at(s, 2 * total - twice_x);
 }
 
 static double exception_bits(const Climb *s, int64_t f, int64_t fp, int64_t fn) {
@@ -320,15 +329,16 @@ static void toggle(Climb *s, int32_t r) {
         int32_t crossing = cross(&p->count, &p->rules_xor, r, adding);
         if (crossing > 1) continue;
         int negative = !s->pos[c];
+        int64_t by = s->counts ? step * s->counts[c] : step;
         if (crossing == 0) {
-            s->fires -= step;
-            if (negative) s->fp -= step;
+            s->fires -= by;
+            if (negative) s->fp -= by;
         }
         if (crossing == 1) {
             /* the one other selected rule: the xor without r */
             uint32_t o = p->rules_xor ^ (adding ? (uint32_t)r : 0);
-            s->alone[o] += step;
-            if (negative) s->wrong[o] += step;
+            s->alone[o] += by;
+            if (negative) s->wrong[o] += by;
             touch(s, (int32_t)o);
             continue;
         }
@@ -337,8 +347,8 @@ static void toggle(Climb *s, int32_t r) {
         for (uint32_t o = 0; on < last;) {
             o += gap16_next(&on);
             if ((int32_t)o == r || s->inside[o]) continue;
-            s->alone[o] += step;
-            if (negative) s->wrong[o] += step;
+            s->alone[o] += by;
+            if (negative) s->wrong[o] += by;
             touch(s, o);
         }
     }
@@ -514,12 +524,14 @@ static int cases_ok(const Climb *s, Py_ssize_t m, Py_ssize_t size) {
 
 PyDoc_STRVAR(climb_doc,
 "climb(r_lo, r_hi, r_data, c_ptr, c_data, pos, bits, rule_at, inside, lg, tlg, log_fact, log2i,\n"
-"      n, n_pos, log2_n, best_cost) -> (best_cost, best subset as bytes or None, steps)\n\n"
+"      n, n_pos, log2_n, best_cost, counts=None) -> (best_cost, best subset as bytes or None, steps)\n\n"
 "Hill-climb from `inside` (one byte per rule) as select.py's hill_climb does; the best\n"
 "subset is returned only when one costs less than `best_cost`. Rule r's cases are packed\n"
 "(_varint.h) at r_data[r_lo[r]:r_hi[r]], case c's rules (16-bit gaps) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
 "(c_ptr: m + 1 offsets, uint32 or int64)\n"
-"as case_rules made them (whose check of the cases this trusts). None when the theory\n"
+"as case_rules made them (whose check of the cases this trusts); lg and tlg (ExceptionCoder's\n"
+"tables) may both be empty: log2 is then computed. `counts` (int32 per case,\n"
+"summing to n): each case stands for that many alike cases (a group, passes.py). None when the theory\n"
 "bits cannot be summed exactly in 128 bits (the caller then climbs in numpy).");
 
 /* (best_cost, best subset as bytes or None, steps), or NULL (out of memory) when steps < 0. */
@@ -572,27 +584,47 @@ static int bind_climb(Climb *s, Py_buffer *v, Py_buffer *log_fact, Py_buffer *lo
 
 static PyObject *py_climb(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[13];
+    Py_buffer v[14];
     Py_ssize_t n, n_pos;
     double log2_n, best_cost;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*nndd", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &n, &n_pos, &log2_n, &best_cost))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*nndd|y*", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &n, &n_pos, &log2_n, &best_cost,
+                          &v[13]))
         return NULL;
     PyObject *out = NULL;
     Climb s;
     memset(&s, 0, sizeof(s));
     uint8_t *best = NULL;
     int bound = bind_climb(&s, v, &v[11], &v[12]);
-    if (bound < 0 || !(view_ok(&v[9], 2 * n + 1, 8, "lg") && view_ok(&v[10], n + 1, 8, "tlg")))
+    /* lg and tlg empty: no tables, log2 computed (lg_at) */
+    int tables = v[9].len || v[10].len;
+    if (bound < 0 || (tables && !(view_ok(&v[9], 2 * n + 1, 8, "lg") && view_ok(&v[10], n + 1, 8, "tlg"))))
         goto done;
+    if (v[13].obj) {
+        /* the cases' counts sum to n (the tables' size), none negative */
+        if (!view_ok(&v[13], s.m, 4, "counts")) goto done;
+        const int32_t *counts = v[13].buf;
+        int64_t total = 0;
+        int negative = 0;
+        for (int64_t c = 0; c < s.m; c++) {
+            negative |= counts[c] < 0;
+            total += counts[c];
+        }
+        if (negative || total != n) {
+            PyErr_SetString(PyExc_ValueError, "climb: the counts do not sum to n");
+            goto done;
+        }
+        s.counts = counts;
+    }
     if (bound > 0) {
         out = Py_NewRef(Py_None);
         goto done;
     }
     int64_t k = s.k, m = s.m;
     s.n = n; s.n_pos = n_pos; s.log2_n = log2_n;
-    s.lg = v[9].buf; s.tlg = v[10].buf;
+    s.lg = tables ? v[9].buf : NULL;
+    s.tlg = tables ? v[10].buf : NULL;
     size_t K = (size_t)k + 1;
     s.alone = calloc(K, sizeof(int64_t)); s.wrong = calloc(K, sizeof(int64_t));
     s.cell_of = malloc(K * sizeof(int32_t)); s.cell_at = malloc(2 * K * sizeof(int32_t));
@@ -634,20 +666,20 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
         }
         s.picks[c].count = count;
         s.picks[c].rules_xor = only;
-        int negative = !s.pos[c];
+        int64_t by = s.counts ? s.counts[c] : 1, bad = !s.pos[c] ? by : 0;
         if (count == 1) {
-            s.alone[only]++;
-            s.wrong[only] += negative;
+            s.alone[only] += by;
+            s.wrong[only] += bad;
         }
         if (count > 0) {
-            s.fires++;
-            s.fp += negative;
+            s.fires += by;
+            s.fp += bad;
             continue;
         }
         for (uint32_t o = 0; first < last;) {
             o += gap16_next(&first);
-            s.alone[o]++;
-            s.wrong[o] += negative;
+            s.alone[o] += by;
+            s.wrong[o] += bad;
         }
     }
     for (int64_t r = 0; r < k; r++) s.touched[s.n_touched++] = (int32_t)r;
@@ -657,7 +689,7 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
 done:
     free(best);
     release(&s);
-    for (int i = 0; i < 13; i++)
+    for (int i = 0; i < 14; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
     return out;
 }
@@ -1334,9 +1366,92 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(group_covers_doc,
+"group_covers(key_at, keys, k) -> (r_lo, r_hi, r_data, r_count)\n\n"
+"Per rule, the groups it fires on, from a firing table's lists (passes.py _Lists.merged): group\n"
+"g's list keys[key_at[g]:key_at[g + 1]] (int32; key_at int64) is its label and then its firing\n"
+"rules, ascending, below k. Rule r's groups, ascending, packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]\n"
+"(r_lo, r_hi: k int64 offsets as bytes; r_data: bytes; r_count: k int64, its groups), the rules\n"
+"one after another: the covers as the subset search reads them, made without a (rule, group)\n"
+"pair array.\n"
+"ValueError unless each list's rules ascend below k.");
+
+static PyObject *py_group_covers(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[2];
+    Py_ssize_t k;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*y*n", &v[0], &v[1], &k)) return NULL;
+    PyObject *out = NULL, *lo_b = NULL, *hi_b = NULL, *data_b = NULL, *count_b = NULL;
+    int64_t g_n = v[0].len / 8 - 1, n_keys = v[1].len / 4;
+    const int64_t *key_at = v[0].buf;
+    const int32_t *keys = v[1].buf;
+    int64_t *last = NULL;
+    int bad = k < 0 || g_n < 0 || v[0].len % 8 || key_at[0] != 0 || key_at[g_n] != n_keys;
+    for (int64_t g = 0; g < g_n && !bad; g++) {
+        bad = key_at[g + 1] <= key_at[g];
+        for (int64_t i = key_at[g] + 2; i < key_at[g + 1] && !bad; i++) bad = keys[i] <= keys[i - 1];
+        for (int64_t i = key_at[g] + 1; i < key_at[g + 1] && !bad; i++) bad = keys[i] < 0 || keys[i] >= k;
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "group_covers: the lists are not a label and ascending rules below k");
+        goto done;
+    }
+    lo_b = PyBytes_FromStringAndSize(NULL, k * 8);
+    hi_b = PyBytes_FromStringAndSize(NULL, k * 8);
+    count_b = PyBytes_FromStringAndSize(NULL, k * 8);
+    last = malloc(((size_t)k + 1) * 8);
+    if (!lo_b || !hi_b || !count_b || !last) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *lo = (int64_t *)PyBytes_AS_STRING(lo_b), *hi = (int64_t *)PyBytes_AS_STRING(hi_b), size = 0;
+    int64_t *count = (int64_t *)PyBytes_AS_STRING(count_b);
+    /* first pass: each rule's bytes (a gap from its previous group, the first group as itself) */
+    for (Py_ssize_t r = 0; r < k; r++) {
+        hi[r] = 0;
+        last[r] = 0;
+        count[r] = 0;
+    }
+    uint8_t scratch[5];
+    for (int64_t g = 0; g < g_n; g++)
+        for (int64_t i = key_at[g] + 1; i < key_at[g + 1]; i++) {
+            int32_t r = keys[i];
+            hi[r] += varint_put((uint32_t)(g - last[r]), scratch);
+            last[r] = g;
+            count[r]++;
+        }
+    for (Py_ssize_t r = 0; r < k; r++) {
+        lo[r] = size;
+        size += hi[r];
+        hi[r] = lo[r];      /* where the next byte goes */
+        last[r] = 0;
+    }
+    data_b = PyBytes_FromStringAndSize(NULL, size);
+    if (!data_b) goto done;
+    uint8_t *data = (uint8_t *)PyBytes_AS_STRING(data_b);
+    for (int64_t g = 0; g < g_n; g++)
+        for (int64_t i = key_at[g] + 1; i < key_at[g + 1]; i++) {
+            int32_t r = keys[i];
+            hi[r] += varint_put((uint32_t)(g - last[r]), data + hi[r]);
+            last[r] = g;
+        }
+    out = PyTuple_Pack(4, lo_b, hi_b, data_b, count_b);
+done:
+    Py_XDECREF(count_b);
+    Py_XDECREF(lo_b);
+    Py_XDECREF(hi_b);
+    Py_XDECREF(data_b);
+    free(last);
+    for (int i = 0; i < 2; i++)
+        if (v[i].obj) PyBuffer_Release(&v[i]);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"climb", py_climb, METH_VARARGS, climb_doc},
     {"case_rules", py_case_rules, METH_VARARGS, case_rules_doc},
+    {"group_covers", py_group_covers, METH_VARARGS, group_covers_doc},
     {"wclimb", py_wclimb, METH_VARARGS, wclimb_doc},
     {"in_case_order", py_in_case_order, METH_VARARGS, in_case_order_doc},
     {"pairwise_sum", py_pairwise_sum, METH_O, "numpy's np.sum of float64 values (bytes-like): the weighted climb's sum."},

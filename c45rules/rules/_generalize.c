@@ -2128,7 +2128,8 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]))
         return NULL;
     PyObject *out = NULL;
-    uint8_t *zero = NULL, *zero_block = NULL;
+    uint64_t *empty = NULL, *fail = NULL;
+    const uint64_t **rows = NULL, **empties = NULL;
     int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1;
     int64_t n_rows = W ? v[0].len / 8 / W : 0, n_classes = W ? v[1].len / 8 / W : 0, width = 0;
     while (k > 0 && (width + 1) * (width + 1) * k * 8 <= v[5].len) width++;
@@ -2143,65 +2144,75 @@ static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
                                         "tp and ep");
     if (longest < 0) goto done;
     int64_t blocks = (W + 63) / 64;
-    zero = malloc((size_t)(n_rows * W) + 1);
-    zero_block = malloc((size_t)(n_rows * blocks) + 1);
-    if (!zero || !zero_block) {
+    /* per row and run of 64 words, a bit per word where no case holds (empty_words); per
+       condition of the rule at hand, its truth row, its empty words and a word's failing cases */
+    empty = malloc((size_t)(n_rows * blocks) * 8 + 8);
+    rows = malloc(((size_t)longest + 1) * sizeof(*rows));
+    empties = malloc(((size_t)longest + 1) * sizeof(*empties));
+    fail = malloc(((size_t)longest + 1) * 8);
+    if (!empty || !rows || !empties || !fail) {
         PyErr_NoMemory();
         goto done;
     }
     const uint64_t *bits = v[0].buf, *wrong = v[1].buf;
     int64_t *tp = v[5].buf, *ep = v[6].buf;
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t j = 0; j < n_rows * W; j++) zero[j] = bits[j] == 0;
-    /* per row and run of 64 words, whether no case holds in any: a rule with three such rows skips the run */
-    for (int64_t r = 0; r < n_rows; r++)
-        for (int64_t b = 0; b < blocks; b++) {
-            uint8_t all = 1;
-            for (int64_t w = b * 64; w < W && w < b * 64 + 64 && all; w++) all = zero[r * W + w];
-            zero_block[r * blocks + b] = all;
-        }
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    g.words = W;
+    g.blocks = blocks;
+    for (int64_t r = 0; r < n_rows; r++) empty_words(&g, bits + r * W, empty + r * blocks);
     for (int64_t i = 0; i < k; i++) {
         const int32_t *mine = conds + ptr[i];
         int64_t m = ptr[i + 1] - ptr[i];
         if (m < 2) continue;
         const uint64_t *bad = wrong + (int64_t)klass[i] * W;
         int64_t *tpi = tp + i * width * width, *epi = ep + i * width * width;
-        for (int64_t w = 0; w < W; w++) {
-            int z = 0;
-            if (w % 64 == 0) {
-                for (int64_t d = 0; d < m && z <= 2; d++) z += zero_block[(int64_t)mine[d] * blocks + w / 64];
-                if (z > 2) {
-                    w += 63;
-                    continue;
-                }
-                z = 0;
-            }
-            for (int64_t d = 0; d < m && z <= 2; d++) z += zero[(int64_t)mine[d] * W + w];
-            if (z > 2) continue;
-            /* bit-sliced: the cases failing at least one, two, three of the conditions */
-            uint64_t valid = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL, one = 0, two = 0, three = 0;
+        for (int64_t d = 0; d < m; d++) {
+            rows[d] = bits + (int64_t)mine[d] * W;
+            empties[d] = empty + (int64_t)mine[d] * blocks;
+        }
+        for (int64_t b = 0; b < blocks; b++) {
+            /* 64 words at once: those where three conditions hold for no case have no case
+               failing exactly two, and are not read */
+            uint64_t some = 0, two = 0, three = 0;
             for (int64_t d = 0; d < m; d++) {
-                uint64_t f = ~bits[(int64_t)mine[d] * W + w] & valid;
-                three |= two & f;
-                two |= one & f;
-                one |= f;
+                uint64_t e = empties[d][b];
+                three |= two & e;
+                two |= some & e;
+                some |= e;
             }
-            for (uint64_t x = two & ~three; x; x &= x - 1) {
-                uint64_t b = x & -x;
-                int64_t d = 0, e;
-                while (bits[(int64_t)mine[d] * W + w] & b) d++;
-                for (e = d + 1; bits[(int64_t)mine[e] * W + w] & b; e++)
-                    ;
-                tpi[d * width + e]++;
-                epi[d * width + e] += (bad[w] & b) != 0;
+            for (uint64_t look = ~three; look; look &= look - 1) {
+                int64_t w = b * 64 + __builtin_ctzll(look);
+                if (w >= W) break;
+                /* bit-sliced: the cases failing at least one, two, three of the conditions */
+                uint64_t valid = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL, one = 0, twos = 0, threes = 0;
+                for (int64_t d = 0; d < m; d++) {
+                    uint64_t f = ~rows[d][w] & valid;
+                    fail[d] = f;
+                    threes |= twos & f;
+                    twos |= one & f;
+                    one |= f;
+                }
+                for (uint64_t x = twos & ~threes; x; x &= x - 1) {
+                    uint64_t bit = x & -x;
+                    int64_t d = 0, e;
+                    while (!(fail[d] & bit)) d++;
+                    for (e = d + 1; !(fail[e] & bit); e++)
+                        ;
+                    tpi[d * width + e]++;
+                    epi[d * width + e] += (bad[w] & bit) != 0;
+                }
             }
         }
     }
     Py_END_ALLOW_THREADS
     out = Py_NewRef(Py_None);
 done:
-    free(zero);
-    free(zero_block);
+    free(empty);
+    free((void *)rows);
+    free((void *)empties);
+    free(fail);
     release_views(v, 8);
     return out;
 }

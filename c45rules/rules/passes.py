@@ -37,6 +37,7 @@ from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
                          sort_conditions, worth_keeping)
 from .order import fires
+from .select import _native as _climb
 
 Batches = Callable[[], Iterable[Dataset]]
 
@@ -289,7 +290,7 @@ def _round_table(items: list) -> _RoundTable:
 
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
                   targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pairs: bool = False
-                  ) -> tuple[list[int], list[int], list[list[int]], list[list[int]], np.ndarray | None, np.ndarray | None]:
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
     satisfying all but d); with `pairs` (compiled only), also per pair d < e the cases failing
@@ -353,7 +354,23 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     t0, e0, td, ed, tallied, tp, ep = reduce_batches(batches, zero, count, merge)
     if tallies is not None:
         tallies.merge(tallied)
-    return t0.tolist(), e0.tolist(), td.tolist(), ed.tolist(), tp, ep
+    return t0, e0, td, ed, tp, ep
+
+
+def _second_round(seconds: np.ndarray, t0: np.ndarray, e0: np.ndarray, td: np.ndarray, ed: np.ndarray,
+                  tp: np.ndarray, ep: np.ndarray) -> tuple[list[list[int]], list[list[int]]]:
+    """Per (place i, condition d) of `seconds` (a rule of a round pass and the condition its first
+    round dropped), the second round's Td and Ed for every condition e (as lists; the entry e = d
+    and those past the rule's conditions mean nothing): the cases satisfying all but d and e are
+    those failing none, d only, e only or exactly both, Td[d] + Td[e] - T0 + Tp[d, e]."""
+    i, d = seconds[:, 0], seconds[:, 1]
+    e = np.arange(td.shape[1])
+    lower = e[None, :] < d[:, None]
+    # Tp[min(d, e), max(d, e)]
+    rows = (i[:, None], np.where(lower, e[None, :], d[:, None]), np.where(lower, d[:, None], e[None, :]))
+    ti = td[i, d][:, None] + td[i] - t0[i][:, None] + tp[rows]
+    ei = ed[i, d][:, None] + ed[i] - e0[i][:, None] + ep[rows]
+    return ti.tolist(), ei.tolist()
 
 
 def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
@@ -428,8 +445,10 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         width = max((len(levels[r]) for r in active), default=0)
         # two rounds a pass (the pair counts) when their tables fit a quarter of the budget
         pairs = width > 1 and 16 * len(active) * width * width <= (_PAIRS_MEMORY if memory is None else memory) // 4
-        t0, e0, td, ed, tp, ep = _round_counts(conds, batches, active, current, targets, len(schema.classes),
-                                               tallies if report.rounds == 0 else None, schema, pairs)
+        t0_a, e0_a, td_a, ed_a, tp, ep = _round_counts(conds, batches, active, current, targets, len(schema.classes),
+                                                       tallies if report.rounds == 0 else None, schema, pairs)
+        # Python ints rule by rule (drop_choice's lists), the arrays for the second round
+        t0, e0, td, ed = t0_a.tolist(), e0_a.tolist(), td_a.tolist(), ed_a.tolist()
         report.passes += 1
         report.round_passes += 1
         report.rounds += 1
@@ -441,8 +460,9 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 raise InputError("the batches hold no cases")
             default_errors = _default_errors(tallies.class_n, tallies.n)
             rates = _Rates(cf, tallies.n)
-        still = []
-        second = False
+        # the first round of this pass, rule by rule; with the pair counts the second round's
+        # counts follow for each rule from the condition the first drops, all rules at once
+        seconds: list[tuple[int, int]] = []         # (place, condition dropped) of those rules
         for i, r in enumerate(active):
             m = len(levels[r])
             best, p0 = drop_choice(t0[i], e0[i], td[i][:m], ed[i][:m], default_errors[targets[r]], rates, fisher)
@@ -450,15 +470,22 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 final[r] = (t0[i], e0[i], p0)
                 continue
             del levels[r][best], current[r][best]
-            if not levels[r]:
+            if levels[r] and tp is not None:
+                seconds.append((i, best))
+        second = bool(seconds)
+        if second:
+            ti_rows, ei_rows = _second_round(np.array(seconds, dtype=np.int64), t0_a, e0_a, td_a, ed_a, tp, ep)
+        still = []
+        at = 0
+        for i, r in enumerate(active):
+            if final[r] is not None or not levels[r]:
                 continue
             if tp is not None:
-                # the next round at once: all but `best` is T0, E0; all but best and e, Td, Ed
-                second = True
-                # (all but first and e: those failing none, first only, e only, or exactly both)
-                first, rest = best, [e for e in range(m) if e != best]
-                ti = [td[i][first] + td[i][e] - t0[i] + int(tp[i, min(first, e), max(first, e)]) for e in rest]
-                ei = [ed[i][first] + ed[i][e] - e0[i] + int(ep[i, min(first, e), max(first, e)]) for e in rest]
+                first = seconds[at][1]
+                # all but `first` is T0, E0; all but first and e, Td, Ed (its own entry dropped)
+                ti, ei = ti_rows[at][:len(levels[r]) + 1], ei_rows[at][:len(levels[r]) + 1]
+                del ti[first], ei[first]
+                at += 1
                 best, p0 = drop_choice(td[i][first], ed[i][first], ti, ei, default_errors[targets[r]], rates, fisher)
                 if best is None:
                     final[r] = (td[i][first], ed[i][first], p0)
@@ -551,9 +578,10 @@ class _FireCounter:
         return at, ids, counts
 
 
-# bytes a table's list entry (one id) costs while its groups become covers (_covers' int64
-# arrays over all the ids): counted against the budget with the table itself
-_COVER_BYTES_PER_ID = 40
+# bytes a table's list entry (one id) costs while its groups become covers: compiled, its
+# cover's varint (at most 5 bytes) and its place in the subset search's case -> rules index (2);
+# in numpy, _covers' int64 arrays over all the ids. Counted against the budget with the table.
+_COVER_BYTES_PER_ID = 8 if _climb is not None else 40
 
 
 def _table_bytes(table: "_Lists | _Groups") -> int:
@@ -641,6 +669,12 @@ def _covers(at: np.ndarray, ids: np.ndarray, k: int) -> list[PackedCases]:
     the subset search."""
     if not k:
         return []
+    if _climb is not None:
+        # compiled: packed straight from the lists, no (rule, group) pair arrays (at 1M rows
+        # those were int64 arrays over 59M pairs, the selection's peak)
+        lo, hi, data, count = (np.frombuffer(b, dtype=t) for b, t in
+                               zip(_climb.group_covers(at, ids, k), (np.int64, np.int64, np.uint8, np.int64)))
+        return [PackedCases(data, int(lo[i]), int(hi[i]), int(count[i])) for i in range(k)]
     lens = np.diff(at)
     group = np.repeat(np.arange(len(lens)), lens)
     fired = np.ones(len(ids), dtype=bool)
@@ -880,10 +914,13 @@ class RuleStages:
                                   stage="selection", report=self.report)
         out = {}
         for c, rules in sorted(live.items()):
-            at, ids, counts = tables[names[c]]
+            # each table let go once its covers are made: the lists (4 bytes a firing rule)
+            # are not held beside the covers through the search
+            at, ids, counts = tables.pop(names[c])
             for i, cover in enumerate(_covers(at, ids, len(rules))):
                 self.cands[rules[i]].cases = cover
             out[c] = (ids[at[:-1]] == 1, counts)
+            del at, ids
             self.report.patterns += len(counts)
         self.report.rows = int(counts.sum())
         return out

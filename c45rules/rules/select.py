@@ -37,6 +37,7 @@ _GRAIN = 1074               # 2^-1074: the least positive double
 _ONE = 1 << _GRAIN
 _PAIRS = 1 << 22             # (rule, case) pairs handled at once in the search's pair-wide steps
 _FORK_PAIRS = 1 << 20        # fewer (rule, case) pairs: a class's trials run in this process
+_NO_TABLE = np.zeros(0)      # the compiled climb computes log2 instead of reading a table
 
 
 class _Cells:
@@ -246,12 +247,16 @@ class _ClassSearch:
     """
 
     def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, n: int,
-                 coder: ExceptionCoder | None = None):
+                 coder: ExceptionCoder | None = None, counts: np.ndarray | None = None):
         self.rules = rules
         self.bits = bits
         self.n = n
-        self.n_pos = int(positive.sum())
         self.pos = positive
+        # counts: case i stands for counts[i] alike cases (a group of learning in passes), n
+        # their sum; the compiled climb reads them, the numpy steps climb them as weights (hill_climb)
+        self.counts = None if counts is None else np.asarray(counts, dtype=np.int64)
+        self.n_pos = int(positive.sum()) if counts is None else int(counts[positive].sum())
+        self._native_extra = () if counts is None else (self.counts.astype(np.int32),)   # n < 2^31 there
         self.firing = firing = [fires(r) for r in rules]
         r_ptr = np.concatenate([[0], np.cumsum([len(r.cases) if f else 0 for r, f in zip(rules, firing)])])
         self.r_ptr = r_ptr.astype(np.int64)
@@ -265,11 +270,13 @@ class _ClassSearch:
             # (rule, case) pairs took 160 MB as int32 each way; 41 MB as the rules' varints
             # (their cases in leaf order) and 80 MB as the cases' 16-bit gaps
             r_lo, r_hi, data, labels = packed_pairs(rules, firing)
-            c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, n)
-            wide = np.int64 if len(c_ptr) == 8 * (n + 1) else np.uint32
+            c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, len(positive))
+            wide = np.int64 if len(c_ptr) == 8 * (len(positive) + 1) else np.uint32
             self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), np.frombuffer(c_data, dtype=np.uint16))
             # the climb's cases are the packed numbers (number i is case packed_labels[i])
             self.packed_labels = labels
+            if self.counts is not None and labels is not None:
+                self._native_extra = (self.counts[labels].astype(np.int32),)
             give_back_memory()      # the index's scratch (48 MB at 1M cases), before the climbs
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
@@ -278,6 +285,7 @@ class _ClassSearch:
         self.cells = _Cells(self.bits)
         self._grains: list[int] | None = None
         self._native_args: tuple | None = None
+        self._as_weights: _WeightedSearch | None = None
 
     @property
     def grains(self) -> list[int]:
@@ -510,9 +518,22 @@ class _ClassSearch:
                 best, gain = r, change
         return best, gain
 
+    _native_extra: tuple = ()      # the compiled climb's arguments after best_cost (the counts)
+
     def hill_climb(self, inside: np.ndarray) -> None:
         """Toggle the best rule from `inside` while that saves bits; best/best_cost keep the least seen."""
         if self.packed is not None and self._climb_native(inside):
+            return
+        if self.counts is not None:
+            # the numpy steps count each case once: cases standing for several climb as weights
+            # (whole: the same search)
+            if self._as_weights is None:
+                self._as_weights = _WeightedSearch(self.rules, self.bits, self.pos, self.counts.astype(np.float64),
+                                                   WeightedExceptionCoder(float(self.n)), exact=True)
+            other = self._as_weights
+            other.best_cost, other.best = self.best_cost, self.best
+            other.hill_climb(inside)
+            self.best_cost, self.best = other.best_cost, other.best
             return
         self.start(inside)
         while True:
@@ -536,7 +557,8 @@ class _ClassSearch:
         """A compiled climb from `inside`: (least cost, its subset if below best_cost), None if
         it declines. It changes nothing here, so trials can climb in threads."""
         head, tail = self._native_call()
-        got = getattr(_native, self._native_name)(*head, inside.astype(np.uint8), *tail, best_cost)
+        got = getattr(_native, self._native_name)(*head, inside.astype(np.uint8), *tail, best_cost,
+                                                  *self._native_extra)
         if got is None:
             return None
         cost, best, _ = got
@@ -554,7 +576,7 @@ class _ClassSearch:
                 np.ascontiguousarray(self.bits, dtype=np.float64),
                 self.cells.rule_at.astype(np.int32).reshape(-1),
             ), (
-                self.coder.log2_half, self.coder.total_log2,
+                *((self.coder.log2_half, self.coder.total_log2) if self.counts is None else (_NO_TABLE, _NO_TABLE)),
                 np.array([log_fact(s) for s in range(k + 1)]),
                 np.array([log2_or_zero(s) for s in range(k + 2)]),
                 self.n, self.n_pos, self.coder.log2_n,
@@ -747,6 +769,8 @@ class _WeightedSearch:
         self.inside[r] = not self.inside[r]
 
     _native_name = "wclimb"
+    _native_extra = _ClassSearch._native_extra
+    counts = None       # its weights are the cases' own (hill_climb)
 
     def _native_call(self) -> tuple:
         """The compiled weighted climb's arguments but the start and the bound (made once)."""
@@ -792,15 +816,22 @@ class _WeightedSearch:
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,
                  *, annealing: bool = False, seed: int | None = None, jobs: int = 1,
                  weights: np.ndarray | None = None, rng: GlibcRandom | None = None,
-                 progress: Progress | None = None) -> list[CandidateRule]:
+                 progress: Progress | None = None, counts: np.ndarray | None = None) -> list[CandidateRule]:
     """The rules chosen for each class, class by class (spec 7.6); `weights`: each case's weight;
-    `rng`: a random() stream to continue (c4.5rules draws from one stream for all the trees of a
-    -t run, spec 7.10); `progress` hears of each class (stage select, c45rules/progress.py)."""
+    `counts` (instead of weights): case i stands for counts[i] alike cases (the groups of learning
+    in passes): the same search as over the cases one by one; `rng`: a random() stream to continue
+    (c4.5rules draws from one stream for all the trees of a -t run, spec 7.10); `progress` hears
+    of each class (stage select, c45rules/progress.py)."""
     if rng is None:
         rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
     # the same tables for every class
-    coder = ExceptionCoder(len(y)) if weights is None else WeightedExceptionCoder(math.fsum(weights.tolist()))
+    total = len(y) if counts is None else int(counts.sum())
+    if counts is not None:
+        # no log2 tables (24 bytes a case of the whole data, not of the groups): computed alike
+        coder = WeightedExceptionCoder(float(total))
+    else:
+        coder = ExceptionCoder(total) if weights is None else WeightedExceptionCoder(math.fsum(weights.tolist()))
     exact = weights is not None and sums_are_exact(weights)
     for c in range(n_classes):
         report(progress, "select", c, n_classes)
@@ -809,11 +840,15 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
             continue
         search = None       # the last class's search is freed before this one is built
         give_back_memory()
-        if weights is None:
-            search = _ClassSearch(mine, np.array([bits[r.number] for r in mine]), y == c, len(y), coder)
+        class_bits = np.array([bits[r.number] for r in mine], dtype=np.float64)
+        greedy = not annealing and len(mine) > EXHAUSTIVE_LIMIT
+        if counts is not None and not (greedy and _native is not None):
+            # the numpy steps count each case once: the counts searched as whole weights
+            search = _WeightedSearch(mine, class_bits, y == c, counts.astype(np.float64), coder, True)
+        elif weights is None:
+            search = _ClassSearch(mine, class_bits, y == c, total, coder, counts)
         else:
-            search = _WeightedSearch(mine, np.array([bits[r.number] for r in mine], dtype=np.float64), y == c,
-                                     weights, coder, exact)
+            search = _WeightedSearch(mine, class_bits, y == c, weights, coder, exact)
         if len(mine) <= EXHAUSTIVE_LIMIT:
             search.exhaustive()
         elif annealing:

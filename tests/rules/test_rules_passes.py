@@ -399,3 +399,104 @@ def test_evaluation_counted_where_the_batches_are():
     assert (there.default_used, there.default_wrong) == (here.default_used, here.default_wrong)
     with pytest.raises(InputError, match="hold none"):
         evaluate(ruleset, lambda: iter(()))
+
+
+# ---- the selection's groups as the subset search reads them (issue 50, h50r) ----
+
+def _grouped(rules, y, c, counts_of):
+    """The cases of `rules` (covers over cases, ascending) grouped as a class table groups them
+    (is of c, which of the rules fire), each group standing for its cases (counts_of: per case
+    the alike cases it stands for itself); the rules copied with covers over the groups."""
+    from c45rules.rules.generalize import CandidateRule
+    fire = np.zeros((len(y), len(rules)), dtype=bool)
+    for i, r in enumerate(rules):
+        fire[r.cover, i] = True
+    keys, group = np.unique(np.column_stack([y == c, fire]), axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    counts = np.bincount(group, weights=counts_of, minlength=len(keys)).astype(np.int64)
+    grouped = [CandidateRule(r.number, r.conditions, r.klass, r.error, r.covered, r.errors,
+                             np.flatnonzero(keys[:, 1 + i]).astype(np.int64)) for i, r in enumerate(rules)]
+    return grouped, np.where(keys[:, 0], c, -1), counts
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("name", ["crx", "vehicle"])
+def test_grouped_search_chooses_the_case_by_case_rules(name, compiled, monkeypatch):
+    # the streamed selection searches each class's groups with their counts: the same rules
+    # as the in-memory search over the cases one by one (compiled: the counted climb; without
+    # it, the counts as whole weights), every class drawing from one stream
+    from c45rules.rules import select
+    from .test_select_speed import _inputs
+    if compiled and select._native is None:
+        pytest.skip("no compiled module")
+    if not compiled:
+        monkeypatch.setattr(select, "_native", None)
+    cands, bits, y, n_classes = _inputs(name)
+    by_cases, grouped, rng_a, rng_b = [], [], select.GlibcRandom(1), select.GlibcRandom(1)
+    for c in range(n_classes):
+        mine = [r for r in cands if r.klass == c]
+        if not mine:
+            continue
+        by_cases += select.select_rules(mine, bits, np.where(y == c, c, -1), n_classes, rng=rng_a)
+        rules, labels, counts = _grouped(mine, y, c, np.ones(len(y)))
+        assert len(counts) < len(y)
+        grouped += select.select_rules(rules, bits, labels, n_classes, counts=counts, rng=rng_b)
+    assert [r.number for r in grouped] == [r.number for r in by_cases]
+    assert len(by_cases) > 0
+
+
+def test_counted_climb_equals_the_repeated_cases():
+    # a case standing for several alike ones climbs as they do, to the same cost, bit for bit
+    from c45rules.rules import select
+    from c45rules.rules.generalize import CandidateRule
+    if select._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(4)
+    for trial in range(25):
+        n, k = int(rng.integers(5, 300)), int(rng.integers(11, 40))
+        y = rng.integers(0, 3, n)
+        counts = rng.integers(1, 6, n)
+        rules, cover_all = [], []
+        for i in range(k):
+            cover = np.flatnonzero(rng.random(n) < rng.choice([0.02, 0.1, 0.4]))
+            rules.append(CandidateRule(i + 1, (), 0, float(rng.choice([0.05, 0.3, 0.69])), len(cover), 0, cover))
+            cover_all.append(np.flatnonzero(np.isin(np.repeat(np.arange(n), counts), cover)))
+        bits = rng.choice([0.5, 1.0, 2.0, 3.5, 7.25], k) + rng.integers(0, 20, k)
+        repeated = [CandidateRule(r.number, (), 0, r.error, len(c), 0, c) for r, c in zip(rules, cover_all)]
+        for start in (np.zeros(k, dtype=bool), rng.random(k) < 0.5):
+            grouped = select._ClassSearch(rules, bits, y == 0, int(counts.sum()),
+                                          select.WeightedExceptionCoder(float(counts.sum())), counts)
+            one_by_one = select._ClassSearch(repeated, bits, np.repeat(y, counts) == 0, int(counts.sum()))
+            (cost_a, best_a), (cost_b, best_b) = (s._native_trial(start, np.inf) for s in (grouped, one_by_one))
+            assert cost_a == cost_b and np.array_equal(best_a, best_b), trial
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_covers_made_without_pair_arrays(compiled, monkeypatch):
+    # a class table's lists become the rules' packed covers (ascending groups, one buffer)
+    # holding about their packed bytes: the base made int64 arrays over every (rule, group)
+    # pair, 40 bytes an entry, the selection's peak at 1M rows (2.66 GB)
+    import tracemalloc
+    from c45rules.rules import passes
+    if compiled and passes._climb is None:
+        pytest.skip("no compiled module")
+    if not compiled:
+        monkeypatch.setattr(passes, "_climb", None)
+    rng = np.random.default_rng(3)
+    k, g = 300, 20_000
+    fire = rng.random((g, k)) < rng.uniform(0.0, 0.2, k)
+    at = np.concatenate([[0], np.cumsum(1 + fire.sum(axis=1))]).astype(np.int64)
+    ids = np.concatenate([[int(x)] + np.flatnonzero(f).tolist() for x, f in zip(rng.integers(0, 2, g), fire)]
+                         ).astype(np.int32)
+    tracemalloc.start()
+    covers = passes._covers(at, ids, k)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [c.unpack(np.int64).tolist() for c in covers] == [np.flatnonzero(f).tolist() for f in fire.T]
+    assert len({id(c.data) for c in covers}) == 1
+    packed = len(covers[0].data)
+    if compiled:
+        # the packed bytes, their offsets and the PackedCases: within 3 bytes an entry
+        assert peak <= packed + 200 * k + 1_000_000 and peak < 3 * len(ids), (peak, len(ids))
+    else:
+        assert peak > 20 * len(ids)     # what the compiled covers avoid
