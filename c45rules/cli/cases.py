@@ -466,22 +466,31 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                 if scans:
                     plan = _ScanPlan.of(header, ruleset.schema)
 
+                    # a boosted model's trials are matched in the scan thread too (the compiled
+                    # masks and match run without the GIL) while this thread tallies and writes
+                    # the block before: matching ten trials costs more than the scan
+                    match = ruleset.trial_index if isinstance(ruleset, BoostedRuleSet) else None
+
+                    def prepared(lines: tuple[Any, int]) -> tuple[_ScannedChunk, Dataset, np.ndarray | None]:
+                        chunk = _scan_block(data, *lines, plan)
+                        encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
+                        return chunk, encoded, match(encoded) if match is not None else None
+
                     def scored(lines: tuple[Any, int] | Future) -> _Scored:
                         try:
-                            chunk = lines.result() if isinstance(lines, Future) else _scan_block(data, *lines, plan)
-                            encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
+                            chunk, encoded, matched = lines.result() if isinstance(lines, Future) else prepared(lines)
                         except BadCell as e:
                             return _Scored(0, b"", error=(e.row, e.column, e.cell))
                         except InputError as e:
                             return _Scored(0, b"", error=str(e))
                         seen = Unseen(source).add(encoded)
-                        return _Scored(chunk.n, chunk.text(names, _escaped(score(encoded), escaped)),
+                        return _Scored(chunk.n, chunk.text(names, _escaped(score(encoded, matched), escaped)),
                                        seen.counts, seen.values, encoded.unknown_tokens)
                     blocks = _line_blocks(data, chunksize)
                     if jobs != 1:   # sent to the workers: bytes, not views
                         chunks = fork_imap(scored, ((bytes(view), n) for view, n in blocks), jobs)
                     else:
-                        chunks = map(scored, _scanned_ahead(lambda lines: _scan_block(data, *lines, plan), blocks))
+                        chunks = map(scored, _scanned_ahead(prepared, blocks))
                 else:
                     chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
         for chunk in chunks:
@@ -566,11 +575,14 @@ def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray,
     A row's added cells follow from its rule column (one rule, or each trial's, decides the
     class and confidence; _Decided's codes say so): pandas formats each distinct decision once."""
     known = getattr(values, "codes", None)
-    codes = known if known is not None else pd.factorize(values[1])[0]
-    first, codes = _distinct_codes(np.asarray(codes))
-    decided = [v[first] for v in values]
-    if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
-        codes, decided = np.arange(len(values[1])), values
+    if getattr(values, "distinct", None) is not None:   # each distinct decision known already
+        codes, decided = np.asarray(known), values.distinct
+    else:
+        codes = known if known is not None else pd.factorize(values[1])[0]
+        first, codes = _distinct_codes(np.asarray(codes))
+        decided = [v[first] for v in values]
+        if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
+            codes, decided = np.arange(len(values[1])), values
     cells = _csv_lines(names, decided).encode("utf-8").split(b"\n")
     if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
         raise AssertionError("an added column's text holds a line break")
@@ -599,6 +611,9 @@ def _csv_lines(names: list[str], columns: list[np.ndarray]) -> str:
     if any(t is None for t in texts):
         return pd.DataFrame(dict(zip(names, columns))).to_csv(
             header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    if len(texts) > 1 and texts[0] and not any(c in text for text in map("\0".join, texts) for c in ',"\r\n'):
+        # nothing to quote (a lone empty cell is quoted only on a row of one): the writer's lines
+        return "\n".join(map(",".join, zip(*texts))) + "\n"
     out = io.StringIO()
     # the writer pandas' to_csv hands its cells to, with the options it gives it
     csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(zip(*texts))
@@ -616,7 +631,7 @@ def _csv_texts(column: np.ndarray) -> list[str] | None:
     if kind in "iub":
         return column.astype(str).tolist()
     cells = column.tolist()
-    return cells if kind == "O" and all(type(c) is str for c in cells) else None
+    return cells if kind == "O" and set(map(type, cells)) <= {str} else None
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -786,7 +801,7 @@ class _ScannedChunk:
         return _plaincsv.join(self.block, self.bounds, len(which), which, cells)
 
 
-def _scanned_ahead(scan: Callable[[tuple[Any, int]], "_ScannedChunk"],
+def _scanned_ahead(scan: Callable[[tuple[Any, int]], Any],
                    blocks: Iterator[tuple[Any, int]]) -> Iterator[Future]:
     """scan(block) of each block, in order, as a Future: the next block is read and scanned in
     a thread (the compiled scan and the reads run without the GIL) while the caller decides
@@ -970,15 +985,18 @@ class _Decided(list):
     a number per row that decides all of them (the deciding rule, or the trials' rules), so
     added_cells spells each distinct decision once without comparing the rows' values."""
 
-    def __init__(self, values: list[np.ndarray], codes: np.ndarray) -> None:
+    def __init__(self, values: list[np.ndarray], codes: np.ndarray, distinct: list[np.ndarray] | None = None) -> None:
         super().__init__(values)
         self.codes = codes
+        # with `distinct`, each code is a row of those values, and every row is some row's code
+        self.distinct = distinct
 
 
 def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, rule_column: str,
                      confidence_column: str | None, explain_column: str | None,
-                     ) -> tuple[list[tuple[str, str]], Callable[[Dataset], list[np.ndarray]]]:
-    """predict's added columns, as ([(column name, the option naming it)], encoded cases -> the
+                     ) -> tuple[list[tuple[str, str]], Callable[..., list[np.ndarray]]]:
+    """predict's added columns, as ([(column name, the option naming it)], (encoded cases, and
+    optionally their rule_index, or a boosted model's trial_index, when matched already) -> the
     columns' values). A single ruleset's values are looked up by the deciding rule; a boosted
     model's class and confidence are the vote's, its rule column each trial's deciding rule id as
     text, "1:12 2:0 3:5" (trial:rule, 0 = that trial's default class)."""
@@ -990,10 +1008,12 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
         if confidence_column is not None:
             added.append((confidence_column, "--confidence-column"))
 
-        def voted(enc: Dataset) -> list[np.ndarray]:
-            # the trials' rules matched once; each distinct vote spelled once
-            rows, classes, rules, confidences = model._distinct_decisions(enc, "error")
-            return _Decided([v[rows] for v in (classes, _spelled(rules), confidences)][:len(added)], rows)
+        def voted(enc: Dataset, matched: np.ndarray | None = None) -> list[np.ndarray]:
+            # the trials' rules matched once (`matched`: their trial_index, when matched
+            # already); each distinct vote spelled once
+            rows, classes, rules, confidences = model._distinct_decisions(enc, "error", matched)
+            distinct = [classes, _spelled(rules), confidences][:len(added)]
+            return _Decided([v[rows] for v in distinct], rows, distinct)
         return added, voted
     columns = [(prediction_column, "--prediction-column",
                 np.array([model.default_class] + [r.prediction for r in model.rules], dtype=object)),
@@ -1003,8 +1023,9 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
     if explain_column is not None:
         columns.append((explain_column, "--explain-column", model.decision_texts()))
 
-    def looked_up(enc: Dataset) -> list[np.ndarray]:
-        pos = model.rule_index(enc)     # once per chunk, whatever the number of columns
+    def looked_up(enc: Dataset, matched: np.ndarray | None = None) -> list[np.ndarray]:
+        # once per chunk, whatever the number of columns (`matched`: its rule_index, when known)
+        pos = model.rule_index(enc) if matched is None else matched
         return _Decided([values[pos] for _, _, values in columns], pos)
     return [(n, f) for n, f, _ in columns], looked_up
 
@@ -1019,12 +1040,13 @@ def trial_rule_text(ids: np.ndarray) -> np.ndarray:
 
 def _spelled(ids: np.ndarray) -> np.ndarray:
     """Each row of (votes, trials) rule ids as trial_rule_text spells it."""
-    out = np.full(len(ids), "", dtype=object)
+    words = []
     for t in range(ids.shape[1]):
         # each trial's rule ids spelled once ("1:12"), not each row's
-        spelled, at = np.unique(ids[:, t], return_inverse=True)
-        words = np.array([f"{t + 1}:{i}" if t == 0 else f" {t + 1}:{i}" for i in spelled.tolist()], dtype=object)
-        out = out + words[at.reshape(-1)]
+        first, at = _distinct_codes(ids[:, t])
+        words.append(np.array([f"{t + 1}:{i}" for i in ids[first, t].tolist()], dtype=object)[at].tolist())
+    out = np.empty(len(ids), dtype=object)
+    out[:] = list(map(" ".join, zip(*words))) if words else [""] * len(ids)
     return out
 
 
