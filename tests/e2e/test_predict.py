@@ -549,19 +549,40 @@ def test_predict_on_a_plain_csv_does_not_import_pandas(crx_model, tmp_path):
     and the added cells are spelled without pandas (base: pandas imported for its NA list and
     the added cells, about 0.4 s of a 2-row file's 0.67 s)."""
     out = tmp_path / "out.csv"
+    assert _imported_by_predict(crx_model, CRX_TEST_CSV, "-o", out, "--confidence") == "[]"
+    want = tmp_path / "want.csv"
+    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, want, confidence_column="confidence",
+                       chunksize=50_000)
+    assert out.read_bytes() == want.read_bytes()
+
+
+def _imported_by_predict(*args: object) -> str:
+    """Which of pandas and pyarrow a `predict -q ARGS` process imported, as a printed list."""
     probe = ("import sys, runpy\n"
              "sys.argv = ['c45rules', 'predict', '-q', *sys.argv[1:]]\n"
              "try:\n    runpy.run_module('c45rules', run_name='__main__')\n"
              "except SystemExit as e:\n    assert not e.code, e.code\n"
              "print(sorted(m for m in ('pandas', 'pyarrow') if m in sys.modules))\n")
-    p = subprocess.run([sys.executable, "-c", probe, str(crx_model), str(CRX_TEST_CSV), "-o", str(out),
-                        "--confidence"], capture_output=True, text=True, timeout=120)
+    p = subprocess.run([sys.executable, "-c", probe, *map(str, args)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip().splitlines()[-1] == "[]"
-    want = tmp_path / "want.csv"
-    cases.predict_file(load_yaml(crx_model), CRX_TEST_CSV, want, confidence_column="confidence",
-                       chunksize=50_000)
-    assert out.read_bytes() == want.read_bytes()
+    return p.stdout.strip().splitlines()[-1]
+
+
+def test_predict_from_parquet_to_parquet_does_not_import_pandas(monkeypatch, tmp_path):
+    """A Parquet file of plain kinds scored into Parquet: its batches read and decided by pyarrow
+    and written with the schema from_pandas would give (_ArrowBatches.written), so pandas is not
+    imported (base: the first batch went through pandas, 0.2 s to import); the file is the
+    pandas route's, byte for byte."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    model = _mixed_model(tmp_path)
+    data = tmp_path / "in.parquet"
+    table = _arrow_table("double")   # its number columns typed, its text column discrete
+    pq.write_table(table.set_column(2, "c", pa.array([-1.0, 3, None, 1e3, -0.0, 2, 7, 5, -2, 4, 0.5])), data)
+    assert _imported_by_predict(model, data, "-o", tmp_path / "probe.parquet", "--confidence") == "['pyarrow']"
+    direct, _ = _parquet_scored(monkeypatch, model, data, tmp_path, True, confidence_column="confidence")
+    assert direct[0] == (tmp_path / "probe.parquet").read_bytes()
+    assert direct == _parquet_scored(monkeypatch, model, data, tmp_path, False, confidence_column="confidence")[0]
 
 
 def test_discrete_texts_are_encoded_as_encode_frame_encodes_them():
