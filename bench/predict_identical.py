@@ -7,8 +7,8 @@ Usage:
 
 For each shared dataset (bench/reference.py's DATA): a model fitted once by the base tree on
 its C4.5 stem (crx and hypo also boosted, 10 trials); then every CSV, .test and .data file of
-the set is scored by both trees, as CSV (plain, and with --confidence --chunksize 97) and as
-Parquet (CSV in; and the test CSV written as Parquet of text columns, in). `--big FILE MODEL`
+the set is scored by both trees, as CSV and as Parquet (each plain, and with --confidence
+--chunksize 97; the last CSV also written as Parquet, of text columns and typed, in). `--big FILE MODEL`
 adds one large file (e.g. the 1M-row synth CSV). Prints each difference; exit status 1 if any.
 """
 from __future__ import annotations
@@ -36,16 +36,22 @@ def c45rules(tree: Path, *args: str | os.PathLike) -> subprocess.CompletedProces
 
 
 def inputs(name: str, work: Path) -> list[Path]:
-    """The set's CSV, .test and .data files, and its first CSV as Parquet of text columns."""
+    """The set's CSV, .test and .data files, and its last CSV as Parquet: of text columns
+    written by pandas, and typed as pyarrow infers them, written by pyarrow (no pandas
+    metadata: predict's direct way from the first batch)."""
     folder = R.DATA / name
     found = sorted(p for p in folder.iterdir() if p.suffix in (".csv", ".test", ".data"))
     csvs = [p for p in found if p.suffix == ".csv"]
     if csvs:
         import pandas as pd
-        pq = work / f"{name}.parquet"
+        import pyarrow.csv as pacsv
+        import pyarrow.parquet as papq
+        pq, typed = work / f"{name}.parquet", work / f"{name}.typed.parquet"
         if not pq.exists():
             pd.read_csv(csvs[-1], dtype=str, keep_default_na=False).to_parquet(pq)
-        found.append(pq)
+        if not typed.exists():
+            papq.write_table(pacsv.read_csv(csvs[-1]), typed)
+        found += [pq, typed]
     return found
 
 
@@ -92,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             for data in inputs(name, args.work):
                 for variant in VARIANTS:
                     runs.append((model, data, variant, ".csv"))
-                runs.append((model, data, [], ".parquet"))
+                runs += [(model, data, variant, ".parquet") for variant in VARIANTS]
     if args.big:
         runs += [(args.big[1], args.big[0], variant, ".csv") for variant in VARIANTS]
 

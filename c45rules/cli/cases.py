@@ -113,7 +113,11 @@ def _parquet_chunks(path: Path, chunksize: int, batches: bool = False) -> tuple[
         schema = reader.schema_arrow
     except Exception as e:  # pyarrow raises many types for a corrupt file (as read_table)
         raise InputError(f"{path}: not a readable Parquet file ({e})") from None
-    names = [str(c) for c in pa.Table.from_batches([], schema=schema).to_pandas().columns]
+    # pandas names the columns by the file's own names unless its metadata says otherwise
+    # (an index stored as columns): only then is pandas asked (issue 52: predict on Parquet
+    # does not import pandas)
+    names = [str(c) for c in (pa.Table.from_batches([], schema=schema).to_pandas().columns
+                              if schema.metadata and b"pandas" in schema.metadata else schema.names)]
 
     def frames() -> Iterator[pd.DataFrame]:
         read = reader.iter_batches(batch_size=chunksize)
@@ -140,16 +144,18 @@ class _ArrowBatches:
     """A Parquet input scored into Parquet without pandas (issue 52): each record batch decided
     on its Arrow columns (numbers as they are, texts once each) and written with its decision
     columns appended, the same table as the pandas round trip makes (to_pandas, then
-    from_pandas cast to the writer's schema, taken from the first batch). The first batch goes
-    through pandas, and the direct way is taken only if it gives that batch the same cases
-    and table (`ok`); a batch that pandas would change (a float NaN written back as null, an
-    integer or boolean column with nulls read as floats or objects) goes through pandas."""
+    from_pandas cast to the writer's schema). A batch that pandas would change (a float NaN
+    written back as null, an integer or boolean column with nulls read as floats or objects)
+    goes through pandas. When the first batch may go the direct way, the writer's schema is
+    the one from_pandas would give it (`written`), so pandas is not imported; when it goes
+    through pandas, the writer's schema is from_pandas's, and the direct way is taken for the
+    next batches only if it gives that batch the same cases and table (`check` sets `ok`)."""
 
     schema: Schema
     arrow: Any                  # the file's Arrow schema
     plan: _ScanPlan
     at: dict[str, int]          # each column's position
-    ok: bool = False
+    ok: bool = True
 
     @staticmethod
     def of(data: str | os.PathLike, header: list[str], schema: Schema,
@@ -168,7 +174,10 @@ class _ArrowBatches:
         if (names != header or len(set(names)) != len(names) or any(str(t) not in _ARROW_KINDS for t in arrow.types)
                 or not set(used) <= set(names)):
             return None
-        return _ArrowBatches(schema, arrow, _ScanPlan.of(header, schema), {n: i for i, n in enumerate(names)})
+        # a file with pandas' metadata (dtypes or an index pandas restores): its first batch
+        # goes through pandas and is checked
+        return _ArrowBatches(schema, arrow, _ScanPlan.of(header, schema), {n: i for i, n in enumerate(names)},
+                             ok=not (arrow.metadata and b"pandas" in arrow.metadata))
 
     @staticmethod
     def frame(batch: Any) -> pd.DataFrame:
@@ -177,8 +186,9 @@ class _ArrowBatches:
         return pa.Table.from_batches([batch]).to_pandas()
 
     def direct(self, batch: Any) -> bool:
-        """Whether `batch` may be scored and written the direct way: checked on the first batch,
-        and holding no cell the pandas round trip would change."""
+        """Whether `batch` may be scored and written the direct way: `ok` (the file's first batch
+        through pandas checked, when it went that way), and holding no cell the pandas round
+        trip would change."""
         import pyarrow.compute as pc
         if not self.ok:
             return False
@@ -222,7 +232,7 @@ class _ArrowBatches:
             text = pa.types.is_string(cells.type) or pa.types.is_large_string(cells.type)
             if a.is_continuous:
                 if pa.types.is_integer(cells.type) or pa.types.is_floating(cells.type):
-                    columns.append(pc.cast(cells, pa.float64(), safe=False).to_numpy(zero_copy_only=False))
+                    columns.append(_numpy_of(pc.cast(cells, pa.float64(), safe=False)))
                     continue
                 if text and not cells.null_count:
                     coded = pc.dictionary_encode(cells)
@@ -239,7 +249,7 @@ class _ArrowBatches:
             elif a.is_discrete:
                 if text and not cells.null_count:
                     coded = pc.dictionary_encode(cells)
-                    columns.append(self.plan.discrete_cells(a.name, coded.indices.to_numpy(zero_copy_only=False),
+                    columns.append(self.plan.discrete_cells(a.name, _numpy_of(coded.indices),
                                                             coded.dictionary.to_pylist(), schema, read,
                                                             unseen, unknown))
                 else:
@@ -248,13 +258,39 @@ class _ArrowBatches:
                 columns.append(np.zeros(n, dtype=np.int8))
         return _dataset(schema, columns, source, unseen, unknown)
 
+    def written(self, names: list[str], values: list[np.ndarray]) -> Any:
+        """The writer's schema for the input's columns then the added columns `names` (their
+        `values`' dtypes: texts, int64 or float64), as from_pandas gives it for a batch the
+        direct way takes: texts large_string (pandas' str), the other kinds as they are, and
+        from_pandas' metadata (pandas' version read from its installed files, not imported)."""
+        import json
+        from importlib import metadata
+
+        import pyarrow as pa
+        fields, described = [], []
+        for name, kind in [*zip(self.arrow.names, self.arrow.types),
+                           *((n, pa.from_numpy_dtype(v.dtype) if v.dtype.kind in "if" else pa.string())
+                             for n, v in zip(names, values))]:
+            text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            fields.append(pa.field(name, pa.large_string() if text else kind))
+            numpy_type = "str" if text else kind.to_pandas_dtype().__name__
+            described.append({"name": name, "field_name": name, "pandas_type": "object" if text else numpy_type,
+                              "numpy_type": numpy_type, "metadata": None})
+        try:
+            version = metadata.version("pandas")
+        except metadata.PackageNotFoundError:
+            version = ""
+        described_all = {"index_columns": [], "column_indexes": [], "columns": described, "attributes": {},
+                         "creator": {"library": "pyarrow", "version": pa.__version__}, "pandas_version": version}
+        return pa.schema(fields, metadata={b"pandas": json.dumps(described_all).encode()})
+
     def table(self, batch: Any, values: list[np.ndarray], schema: Any) -> Any:
         """`batch` with the decision columns `values` appended, as the table of the writer's `schema`."""
         import pyarrow as pa
         width = batch.num_columns
         columns = [c if c.type == f.type else c.cast(f.type) for c, f in zip(batch.columns, schema)]
         for v, f in zip(values, list(schema)[width:]):
-            cells = pa.array(v, from_pandas=True)   # NaN is null, as from_pandas makes it
+            cells = _arrow_of(v)
             columns.append(cells if cells.type == f.type else cells.cast(f.type))
         return pa.Table.from_arrays(columns, schema=schema)
 
@@ -269,6 +305,39 @@ class _ArrowBatches:
         except Exception:   # anything the direct way cannot do, pandas does
             same = False
         self.ok = same
+
+
+# pyarrow imports pandas (0.2 s) the first time it converts to or from numpy arrays: the direct
+# way's columns pass through their buffers instead, where they have no nulls (or NaN)
+def _numpy_of(cells: Any) -> np.ndarray:
+    """An Arrow column of numbers as to_numpy gives it, read from its buffers: integers without
+    nulls, floats with nulls as NaN."""
+    import pyarrow as pa
+    floats = pa.types.is_floating(cells.type)
+    if not (pa.types.is_integer(cells.type) and not cells.null_count or floats):
+        return cells.to_numpy(zero_copy_only=False)
+    kind = np.dtype(cells.type.to_pandas_dtype())
+    values = np.frombuffer(cells.buffers()[1], kind, len(cells), cells.offset * kind.itemsize)
+    if cells.null_count:
+        valid = np.unpackbits(np.frombuffer(cells.buffers()[0], np.uint8), bitorder="little")
+        values = np.where(valid[cells.offset:cells.offset + len(cells)].astype(bool), values, np.nan)
+    return values
+
+
+def _arrow_of(values: np.ndarray) -> Any:
+    """Added column `values` (texts, or numbers) as pa.array(values, from_pandas=True) makes it
+    (NaN as null), a text column as large_string; from buffers where there is no NaN or None."""
+    import pyarrow as pa
+    if values.dtype.kind in "iuf" and not (values.dtype.kind == "f" and np.isnan(values).any()):
+        return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
+                                     [None, pa.py_buffer(np.ascontiguousarray(values))])
+    cells = values.tolist()
+    if values.dtype.kind != "O" or not set(map(type, cells)) <= {str}:
+        return pa.array(values, from_pandas=True)
+    data = [c.encode("utf-8") for c in cells]
+    ends = np.zeros(len(data) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, data), np.int64, len(data)), out=ends[1:])
+    return pa.Array.from_buffers(pa.large_string(), len(data), [None, pa.py_buffer(ends), pa.py_buffer(b"".join(data))])
 
 
 def _same_cases(a: Dataset, b: Dataset) -> bool:
@@ -431,8 +500,9 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
         raise InputError(f"--format must be csv or parquet, not {fmt!r}")
     header, chunks = read_text_chunks(data, ruleset.schema, chunksize, read)
     arrow = _ArrowBatches.of(data, header, ruleset.schema, ruleset.used_attributes()) if fmt == "parquet" else None
-    if arrow is not None:
-        _, chunks = _parquet_chunks(data_file(data), chunksize, batches=True)
+    if arrow is not None:   # the next batch read in a thread (pyarrow reads without the GIL)
+        _, batches = _parquet_chunks(data_file(data), chunksize, batches=True)
+        chunks = (read.result() for read in _scanned_ahead(lambda batch: batch, batches))
     added, score = decision_columns(ruleset, prediction_column, rule_column, confidence_column, explain_column)
     for i, (name, flag) in enumerate(added):
         if not name:
@@ -453,7 +523,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
         sink = contextlib.nullcontext(sys.stdout.buffer if fmt == "parquet" else sys.stdout)
     else:
         sink = atomic_output(output, binary=fmt == "parquet")
-    with sink as out, contextlib.ExitStack() as on_failure:
+    with sink as out, contextlib.ExitStack() as on_failure, _Behind() as behind:
         # a failed run leaves the Parquet writer unclosed (no footer: the output is not a valid
         # file, and the temp file goes); without this its finaliser writes to the closed file
         on_failure.callback(lambda: writer is not None and setattr(writer, "is_open", False))
@@ -466,22 +536,31 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                 if scans:
                     plan = _ScanPlan.of(header, ruleset.schema)
 
+                    # a boosted model's trials are matched in the scan thread too (the compiled
+                    # masks and match run without the GIL) while this thread tallies and writes
+                    # the block before: matching ten trials costs more than the scan
+                    match = ruleset.trial_index if isinstance(ruleset, BoostedRuleSet) else None
+
+                    def prepared(lines: tuple[Any, int]) -> tuple[_ScannedChunk, Dataset, np.ndarray | None]:
+                        chunk = _scan_block(data, *lines, plan)
+                        encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
+                        return chunk, encoded, match(encoded) if match is not None else None
+
                     def scored(lines: tuple[Any, int] | Future) -> _Scored:
                         try:
-                            chunk = lines.result() if isinstance(lines, Future) else _scan_block(data, *lines, plan)
-                            encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
+                            chunk, encoded, matched = lines.result() if isinstance(lines, Future) else prepared(lines)
                         except BadCell as e:
                             return _Scored(0, b"", error=(e.row, e.column, e.cell))
                         except InputError as e:
                             return _Scored(0, b"", error=str(e))
                         seen = Unseen(source).add(encoded)
-                        return _Scored(chunk.n, chunk.text(names, _escaped(score(encoded), escaped)),
+                        return _Scored(chunk.n, chunk.text(names, _escaped(score(encoded, matched), escaped)),
                                        seen.counts, seen.values, encoded.unknown_tokens)
                     blocks = _line_blocks(data, chunksize)
                     if jobs != 1:   # sent to the workers: bytes, not views
                         chunks = fork_imap(scored, ((bytes(view), n) for view, n in blocks), jobs)
                     else:
-                        chunks = map(scored, _scanned_ahead(lambda lines: _scan_block(data, *lines, plan), blocks))
+                        chunks = map(scored, _scanned_ahead(prepared, blocks))
                 else:
                     chunks = _plain_csv_chunks(data, header, ruleset.schema, chunksize)
         for chunk in chunks:
@@ -491,7 +570,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
             batch = None
             if arrow is not None:   # a Parquet batch: as it is, or through pandas (_ArrowBatches)
                 batch = chunk
-                chunk = None if writer is not None and arrow.direct(batch) else arrow.frame(batch)
+                chunk = None if arrow.direct(batch) else arrow.frame(batch)
             if isinstance(chunk, _PlainChunk):
                 plain, chunk = chunk, chunk.frame
             try:
@@ -513,7 +592,9 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                 plain = None
                 continue
             if chunk is None:
-                writer.write_table(arrow.table(batch, values, writer.schema))
+                if writer is None:
+                    writer = pq.ParquetWriter(out, arrow.written(names, values))
+                behind.do(writer.write_table, arrow.table(batch, values, writer.schema))
                 rows += batch.num_rows
                 continue
             chunk = chunk.assign(**dict(zip(names, values)))
@@ -523,7 +604,7 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                     writer = pq.ParquetWriter(out, table.schema)
                     if arrow is not None:
                         arrow.check(batch, values, table.cast(writer.schema), encoded, source, read, bad_cells)
-                writer.write_table(table.cast(writer.schema))
+                behind.do(writer.write_table, table.cast(writer.schema))
             else:
                 # a lone CR in a field must be quoted, which the "\n"-terminated writer does not do
                 # (before Python 3.12): a chunk holding one is written with every field quoted
@@ -539,10 +620,39 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                     kinds[rule_column] = pa.int64()
                 writer = pq.ParquetWriter(out, pa.schema([(n, kinds.get(n, pa.string()))
                                                           for n in [*header, *names]]))
+            behind.wait()
             writer.close()
         on_failure.pop_all()
         out.flush()
     return rows, unseen
+
+
+class _Behind:
+    """Calls run in order in one thread, one at a time, while the caller goes on (predict writes
+    a Parquet row group, which pyarrow encodes without the GIL, while it decides the next).
+    `do` first waits for the call before, so at most one is pending and its error is raised in
+    the caller; leaving the block waits for the last, so no write outlives its file."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="c45rules-write")
+        self._pending: Future | None = None
+
+    def do(self, call: Callable[..., Any], *args: Any) -> None:
+        """Wait for the call before (raising its error), then begin `call(*args)` in the thread."""
+        self.wait()
+        self._pending = self._pool.submit(call, *args)
+
+    def wait(self) -> None:
+        """Wait for the pending call, raising its error."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def __enter__(self) -> "_Behind":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True)
 
 
 @dataclass
@@ -566,11 +676,14 @@ def added_cells(names: list[str], values: list[np.ndarray]) -> tuple[np.ndarray,
     A row's added cells follow from its rule column (one rule, or each trial's, decides the
     class and confidence; _Decided's codes say so): pandas formats each distinct decision once."""
     known = getattr(values, "codes", None)
-    codes = known if known is not None else pd.factorize(values[1])[0]
-    first, codes = _distinct_codes(np.asarray(codes))
-    decided = [v[first] for v in values]
-    if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
-        codes, decided = np.arange(len(values[1])), values
+    if getattr(values, "distinct", None) is not None:   # each distinct decision known already
+        codes, decided = np.asarray(known), values.distinct
+    else:
+        codes = known if known is not None else pd.factorize(values[1])[0]
+        first, codes = _distinct_codes(np.asarray(codes))
+        decided = [v[first] for v in values]
+        if known is None and not all(_same(v, d[codes]) for v, d in zip(values, decided)):
+            codes, decided = np.arange(len(values[1])), values
     cells = _csv_lines(names, decided).encode("utf-8").split(b"\n")
     if len(cells) != len(decided[0]) + 1:   # _copies_lines refuses added text with a line break
         raise AssertionError("an added column's text holds a line break")
@@ -599,6 +712,9 @@ def _csv_lines(names: list[str], columns: list[np.ndarray]) -> str:
     if any(t is None for t in texts):
         return pd.DataFrame(dict(zip(names, columns))).to_csv(
             header=False, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    if len(texts) > 1 and texts[0] and not any(c in text for text in map("\0".join, texts) for c in ',"\r\n'):
+        # nothing to quote (a lone empty cell is quoted only on a row of one): the writer's lines
+        return "\n".join(map(",".join, zip(*texts))) + "\n"
     out = io.StringIO()
     # the writer pandas' to_csv hands its cells to, with the options it gives it
     csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(zip(*texts))
@@ -616,7 +732,7 @@ def _csv_texts(column: np.ndarray) -> list[str] | None:
     if kind in "iub":
         return column.astype(str).tolist()
     cells = column.tolist()
-    return cells if kind == "O" and all(type(c) is str for c in cells) else None
+    return cells if kind == "O" and set(map(type, cells)) <= {str} else None
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -786,8 +902,7 @@ class _ScannedChunk:
         return _plaincsv.join(self.block, self.bounds, len(which), which, cells)
 
 
-def _scanned_ahead(scan: Callable[[tuple[Any, int]], "_ScannedChunk"],
-                   blocks: Iterator[tuple[Any, int]]) -> Iterator[Future]:
+def _scanned_ahead(scan: Callable[[Any], Any], blocks: Iterator[Any]) -> Iterator[Future]:
     """scan(block) of each block, in order, as a Future: the next block is read and scanned in
     a thread (the compiled scan and the reads run without the GIL) while the caller decides
     and writes this one, as pyarrow's copy reads in threads; its error is raised by result()."""
@@ -970,15 +1085,18 @@ class _Decided(list):
     a number per row that decides all of them (the deciding rule, or the trials' rules), so
     added_cells spells each distinct decision once without comparing the rows' values."""
 
-    def __init__(self, values: list[np.ndarray], codes: np.ndarray) -> None:
+    def __init__(self, values: list[np.ndarray], codes: np.ndarray, distinct: list[np.ndarray] | None = None) -> None:
         super().__init__(values)
         self.codes = codes
+        # with `distinct`, each code is a row of those values, and every row is some row's code
+        self.distinct = distinct
 
 
 def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, rule_column: str,
                      confidence_column: str | None, explain_column: str | None,
-                     ) -> tuple[list[tuple[str, str]], Callable[[Dataset], list[np.ndarray]]]:
-    """predict's added columns, as ([(column name, the option naming it)], encoded cases -> the
+                     ) -> tuple[list[tuple[str, str]], Callable[..., list[np.ndarray]]]:
+    """predict's added columns, as ([(column name, the option naming it)], (encoded cases, and
+    optionally their rule_index, or a boosted model's trial_index, when matched already) -> the
     columns' values). A single ruleset's values are looked up by the deciding rule; a boosted
     model's class and confidence are the vote's, its rule column each trial's deciding rule id as
     text, "1:12 2:0 3:5" (trial:rule, 0 = that trial's default class)."""
@@ -990,10 +1108,12 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
         if confidence_column is not None:
             added.append((confidence_column, "--confidence-column"))
 
-        def voted(enc: Dataset) -> list[np.ndarray]:
-            # the trials' rules matched once; each distinct vote spelled once
-            rows, classes, rules, confidences = model._distinct_decisions(enc, "error")
-            return _Decided([v[rows] for v in (classes, _spelled(rules), confidences)][:len(added)], rows)
+        def voted(enc: Dataset, matched: np.ndarray | None = None) -> list[np.ndarray]:
+            # the trials' rules matched once (`matched`: their trial_index, when matched
+            # already); each distinct vote spelled once
+            rows, classes, rules, confidences = model._distinct_decisions(enc, "error", matched)
+            distinct = [classes, _spelled(rules), confidences][:len(added)]
+            return _Decided([v[rows] for v in distinct], rows, distinct)
         return added, voted
     columns = [(prediction_column, "--prediction-column",
                 np.array([model.default_class] + [r.prediction for r in model.rules], dtype=object)),
@@ -1003,8 +1123,9 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
     if explain_column is not None:
         columns.append((explain_column, "--explain-column", model.decision_texts()))
 
-    def looked_up(enc: Dataset) -> list[np.ndarray]:
-        pos = model.rule_index(enc)     # once per chunk, whatever the number of columns
+    def looked_up(enc: Dataset, matched: np.ndarray | None = None) -> list[np.ndarray]:
+        # once per chunk, whatever the number of columns (`matched`: its rule_index, when known)
+        pos = model.rule_index(enc) if matched is None else matched
         return _Decided([values[pos] for _, _, values in columns], pos)
     return [(n, f) for n, f, _ in columns], looked_up
 
@@ -1019,12 +1140,13 @@ def trial_rule_text(ids: np.ndarray) -> np.ndarray:
 
 def _spelled(ids: np.ndarray) -> np.ndarray:
     """Each row of (votes, trials) rule ids as trial_rule_text spells it."""
-    out = np.full(len(ids), "", dtype=object)
+    words = []
     for t in range(ids.shape[1]):
         # each trial's rule ids spelled once ("1:12"), not each row's
-        spelled, at = np.unique(ids[:, t], return_inverse=True)
-        words = np.array([f"{t + 1}:{i}" if t == 0 else f" {t + 1}:{i}" for i in spelled.tolist()], dtype=object)
-        out = out + words[at.reshape(-1)]
+        first, at = _distinct_codes(ids[:, t])
+        words.append(np.array([f"{t + 1}:{i}" for i in ids[first, t].tolist()], dtype=object)[at].tolist())
+    out = np.empty(len(ids), dtype=object)
+    out[:] = list(map(" ".join, zip(*words))) if words else [""] * len(ids)
     return out
 
 

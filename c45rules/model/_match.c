@@ -10,6 +10,9 @@
  * first(masks, words, rows, starts, ks, out): masks is (tests, words) uint64, bit i of row r
  * telling whether case i passes test r; rule j tests rows[starts[j]:starts[j + 1]] (intp)
  * and is at position ks[j]; out (int64, one per case, zeros) receives each case's position.
+ *
+ * It runs without the GIL: predict matches a boosted model's trials on a block in its scan
+ * thread while the main thread tallies and writes the block before (cli/cases.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -52,6 +55,7 @@ static PyObject *first(PyObject *self, PyObject *args) {
         undecided[w] = left >= 64 ? ~(uint64_t)0 : left > 0 ? (((uint64_t)1 << left) - 1) : 0;
     }
     Py_ssize_t open = words;   /* words with an undecided case */
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t j = 0; j < nrules && open; j++) {
         const Py_ssize_t *r = row + start[j], *end = row + start[j + 1];
         for (Py_ssize_t w = 0; w < words; w++) {
@@ -66,6 +70,7 @@ static PyObject *first(PyObject *self, PyObject *args) {
             } while (hit);
         }
     }
+    Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:

@@ -319,16 +319,21 @@ class BoostedRuleSet:
         return np.stack([rs.rule_ids()[pos[:, t]] for t, rs in enumerate(self.trials)], axis=1) \
             if len(pos) else pos
 
+    @functools.cached_property
+    def _ballot_tables(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """Per trial, (class code, vote weight) of each rule_index position: made once, as
+        predict tallies a block at a time."""
+        classes = self.schema.classes
+        return tuple((np.array([classes.index(rs.default_class)] + [classes.index(r.prediction) for r in rs.rules],
+                               dtype=np.int64), rs.decision_confidences()) for rs in self.trials)
+
     def _ballots(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(class code, vote weight) per case and trial, for rule_index positions `pos`."""
-        classes = self.schema.classes
         codes = np.empty(pos.shape, dtype=np.int64)
         weights = np.empty(pos.shape, dtype=float)
-        for t, rs in enumerate(self.trials):
-            decided = np.array([classes.index(rs.default_class)] + [classes.index(r.prediction) for r in rs.rules],
-                               dtype=np.int64)
+        for t, (decided, confidences) in enumerate(self._ballot_tables):
             codes[:, t] = decided[pos[:, t]]
-            weights[:, t] = rs.decision_confidences()[pos[:, t]]
+            weights[:, t] = confidences[pos[:, t]]
         return codes, weights
 
     def _tally(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -409,11 +414,13 @@ class BoostedRuleSet:
         rows, classes, rules, confidences = self._distinct_decisions(data, bad_cells)
         return classes[rows], rules[rows], confidences[rows]
 
-    def _distinct_decisions(self, data: Any, bad_cells: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _distinct_decisions(self, data: Any, bad_cells: str, pos: np.ndarray | None = None,
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(each case's row in the others, then decisions' three values for each distinct row of
         the trials' deciding rules): the vote follows from those rules, so it is tallied, and a
-        scorer spells it, once per distinct row."""
-        pos = self.trial_index(data, bad_cells=bad_cells)
+        scorer spells it, once per distinct row. `pos`: the cases' trial_index when known (predict
+        matches a block in its scan thread, cli/cases.py)."""
+        pos = self.trial_index(data, bad_cells=bad_cells) if pos is None else pos
         if not len(pos):
             return np.zeros(0, dtype=np.intp), np.array([], dtype=object), pos, np.zeros(0)
         first, rows = distinct_rows(pos)
