@@ -42,7 +42,8 @@ else:
     # the package adds a column named y of its own (reference/cubist/README.md)
     x = df.drop(columns=[target]).rename(columns={"y": "y_"})
     model = Cubist().fit(x, df[target])
-    rules = int(getattr(model, "n_rules_", -1) or -1)
+    # one row of coefficients per rule (of every committee)
+    rules = len(model.coeffs_) if getattr(model, "coeffs_", None) is not None else -1
 wall = time.perf_counter() - wall
 after = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"cpu_s": after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
