@@ -105,11 +105,7 @@ class Fitted:
         x = xf if rows is None else xf[rows]
         if not self.columns.size:
             return np.full(x.shape[0], float(self.intercept))
-        if not (self.columns.size == x.shape[1] and x.flags.c_contiguous
-                and (self.columns == np.arange(x.shape[1])).all()):
-            # every column in order is the matrix itself: no copy (the product is the same)
-            x = x[:, self.columns]
-        return self.intercept + x @ self.coefs
+        return self.intercept + x[:, self.columns] @ self.coefs
 
 
 def fit_linear(xf: np.ndarray, y: np.ndarray, candidates: np.ndarray) -> Fitted:
