@@ -42,7 +42,8 @@ else:
     # the package adds a column named y of its own (reference/cubist/README.md)
     x = df.drop(columns=[target]).rename(columns={"y": "y_"})
     model = Cubist().fit(x, df[target])
-    rules = int(getattr(model, "n_rules_", -1) or -1)
+    # one row of coefficients per rule (of every committee)
+    rules = len(model.coeffs_) if getattr(model, "coeffs_", None) is not None else -1
 wall = time.perf_counter() - wall
 after = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"cpu_s": after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
@@ -55,12 +56,11 @@ def shared() -> Path:
 
 
 def has_cubist() -> bool:
-    try:
-        # the class, not the module: this script's folder holds a bench/cubist.py of ours
-        from cubist import Cubist  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the `cubist` package is importable where the fits run: asked in a fresh process
+    (as the fits are), since this script's own folder holds a bench/cubist.py of ours that an
+    import here would find first (the check said "not installed" when it was)."""
+    probe = subprocess.run([sys.executable, "-c", "from cubist import Cubist"], capture_output=True)
+    return probe.returncode == 0
 
 
 def one_fit(who: str, data: str, rows: int) -> dict:

@@ -278,9 +278,14 @@ def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, mod
     while True:
         covered = np.zeros(rows.size, dtype=np.bool_)
         WORK["searched_cases"] += int(rows.size)
+        # every case searched: the values on all rows without copying them first (the same
+        # matrix, so the same bits as the model's values on rows 0..n-1)
+        every = rows.size == y.size
         dropped, n, abs_sum, current = _native.simplify(
-            y.size, rows, cont, disc, kind, col, thr, lut_at, lut, np.ascontiguousarray(y[rows], dtype=np.float64),
-            np.ascontiguousarray(model.values(cols.xf, rows), dtype=np.float64), covered.view(np.uint8), v)
+            y.size, rows, cont, disc, kind, col, thr, lut_at, lut,
+            np.ascontiguousarray(y if every else y[rows], dtype=np.float64),
+            np.ascontiguousarray(model.values(cols.xf, None if every else rows), dtype=np.float64),
+            covered.view(np.uint8), v)
         if scope is None or not dropped:
             break
         alive[:] = 1

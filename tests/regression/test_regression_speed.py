@@ -77,3 +77,36 @@ def test_condition_search_reads_the_rules_neighbourhood_not_every_case(monkeypat
     assert work["searches"] > 100
     # every case per search was 100%; these rules' neighbourhoods hold about a tenth
     assert work["searched_cases"] < 0.25 * work["searches"] * ds.n
+
+
+
+def _nodes(root) -> list:
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node.children)
+    return out
+
+
+def test_each_node_of_the_model_tree_is_fit_once(monkeypatch):
+    # issue 54: growing fits a linear model at each node it tries to split (the split is on
+    # its residuals) and fit_and_prune fitted the same model on the same cases again; it now
+    # takes growing's, so growing and pruning make one fit per node (a work count, not a time)
+    import c45rules.tree.model_tree as mt
+    from c45rules.learn.regression import _columns
+
+    ds, y = regression_frame(grid_frame(3000), "y")
+    cols, _ = _columns(ds)
+    real, calls = mt.fit_linear, []
+    monkeypatch.setattr(mt, "fit_linear", lambda *a: calls.append(a[1].size) or real(*a))
+    root = mt.grow_model_tree(cols, y, np.arange(y.size), 5)
+    grown, nodes = len(calls), len(_nodes(root))
+    assert grown > 50 and nodes > 2 * grown
+    mt.fit_and_prune(root, cols, y)
+    assert len(calls) == nodes        # was nodes + grown
+    # each kept model is the one a fit on the node's cases gives, to the bit
+    for node in _nodes(root):
+        again = real(cols.xf[node.rows], y[node.rows], np.arange(cols.n_cont))
+        assert node.model.intercept == again.intercept and node.model.error == again.error
+        assert np.array_equal(node.model.columns, again.columns) and np.array_equal(node.model.coefs, again.coefs)
