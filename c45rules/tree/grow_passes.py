@@ -283,10 +283,12 @@ class _Flat:
     flag, float32 cut, range of branches and tree level; per branch its child's node (-1: no
     cases) and factor. The open level's nodes come last, from `open_from` on."""
 
-    def __init__(self, routes: list[_Route]):
+    def __init__(self, routes: list[_Route], prior: "tuple[_Flat, np.ndarray] | None" = None):
+        # prior: the whole tree of the growth before (as a _Flat) and each open node's node
+        # there (-1: none), whose subtree the exact walk goes on in (with_ghosts)
         sizes = [len(r.attr) for r in routes]
         offsets = np.cumsum([0] + sizes)
-        self.open_from = int(offsets[-1])
+        self.open_from, self.depth = int(offsets[-1]), len(routes)
         n_open = int((routes[-1].child >= 0).sum())
         self.attr = np.concatenate([r.attr.astype(np.int32) for r in routes] + [np.full(n_open, -1, np.int32)])
         self.threshold = np.concatenate([r.threshold for r in routes] + [np.zeros(n_open, bool)]).view(np.uint8)
@@ -299,6 +301,32 @@ class _Flat:
         self.factor = np.concatenate([r.factor.ravel() for r in routes]).astype(np.float32)
         self.used = sorted({a for r in routes for a in r.used})
         self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
+        self.ghost = np.full(n_open, -1, dtype=np.int64)
+        if prior is not None:
+            self.with_ghosts(*prior)
+
+    def with_ghosts(self, before: "_Flat", at: np.ndarray) -> None:
+        """Append the nodes of the tree grown before from the open level on (a ghost tree, in
+        level order) and link each open node to its node there (`at`, within the level; -1:
+        none), so that the exact walk makes the round trips of the subtrees below the open level."""
+        start = int(np.searchsorted(before.level, self.depth))      # its open level's first node
+        if start >= len(before.attr):
+            return
+        N, shift = len(self.attr), len(self.attr) - start
+        self.ghost = np.where(at >= 0, at + N, -1).astype(np.int64)
+        nb = int(self.first[-1])
+        tail = slice(start, len(before.attr))
+        self.attr = np.concatenate([self.attr, before.attr[tail]])
+        self.threshold = np.concatenate([self.threshold, before.threshold[tail]])
+        self.cut32 = np.concatenate([self.cut32, before.cut32[tail]])
+        self.level = np.concatenate([self.level, before.level[tail]])
+        b0 = int(before.first[start])
+        self.first = np.concatenate([self.first, before.first[start + 1:] - b0 + nb])
+        kids = before.child[b0:]
+        self.child = np.concatenate([self.child, np.where(kids >= 0, kids + shift, -1)])
+        self.factor = np.concatenate([self.factor, before.factor[b0:]])
+        self.used = sorted(set(self.used) | set(before.used))
+        self.discrete = self.discrete | before.discrete
 
     def route(self, columns: list[np.ndarray], w: np.ndarray, known: bool = False) -> tuple[np.ndarray, ...]:
         """As _route, in one compiled walk per case (the outputs in another order): (row, node,
@@ -313,11 +341,12 @@ class _Flat:
         cap = len(w) + len(w) // 8 + 16
         while True:
             rows, ids, out = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.float32)
-            bits = (self.level, np.empty(cap, np.int64)) if known else ()
+            # with the known bits, the exact walk (c4.5's round trips, the ghost tree's included)
+            bits = (self.level, np.empty(cap, np.int64), self.ghost) if known else ()
             n = _native.route_cases(self.attr, self.threshold, self.cut32, self.first, self.child, self.factor,
                                     self.open_from, cols, w, rows, ids, out, *bits)
             if n >= 0:
-                return (rows[:n], ids[:n], out[:n]) + tuple(b[:n] for b in bits[1:])
+                return (rows[:n], ids[:n], out[:n]) + tuple(b[:n] for b in bits[1:2])
             cap *= 2
 
 
@@ -408,6 +437,7 @@ def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
 
 
 ORDER_LEVELS = 62   # tree levels whose known/unknown bits order the fractional visits (an int64)
+GROWTH_ROUNDS = 8   # growths again with the tree before as the ghost tree, at most (_PassGrower.run)
 FRACTION_SHARE = 2  # a pass's fractional visits may hold 1/FRACTION_SHARE of the budget (_LevelScan.fold)
 
 
@@ -715,6 +745,11 @@ class _PassGrower:
         self.passes, self.per_level, self.peak = 0, [], 0
         self.distinct: dict[int, int] = {}
         self.rows = np.zeros(1, dtype=np.int64)   # at most this many cases reach each open node
+        self.root_rows = 0                        # the cases, when a budget's first pass counted them
+        self.fractional = False                   # a pass of this growth had fractional visits
+        self.prior: list[_Route] | None = None    # the growth before's routes, their _Flat and each open
+        self.prior_flat: _Flat | None = None      # node's node there (prior_at)
+        self.prior_at = np.zeros(1, dtype=np.int64)
         self.light = True                         # no case weighs more than 1
         self.fraction_bytes = 0                   # held by the last pass's fractional visits
         self.folded: list[int] = []               # levels whose fractional visits were folded (fold)
@@ -724,22 +759,51 @@ class _PassGrower:
         self.branch_sums: dict[tuple[int, int], tuple[np.ndarray, np.float32]] = {}
 
     def run(self) -> tuple[Node, dict]:
-        root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
-        nodes, tested = [root], np.zeros((1, self.A), dtype=bool)
+        """Grow the tree; where a pass had fractional visits, grow it again with the tree before
+        as the ghost tree (_Flat.with_ghosts) until a growth remakes the tree before exactly
+        (every test, cut, branch and factor): then each visit's weight was c4.5's (each node's
+        weights depend only on the factors of the nodes before it in depth-first order, all
+        of which the walk took from this very tree), so are its sums, and so is the tree."""
         if self.memory is not None:
-            self.rows[0], self.distinct = root_counts(self.batches, self.schema, self.memory)
+            self.root_rows, self.distinct = root_counts(self.batches, self.schema, self.memory)
             self.passes += 1
+        prior: list[_Route] | None = None
+        rounds, exact = 0, True
         try:
-            while nodes:
-                nodes, tested = self.level(nodes, tested)
-                # the level's tables are freed: glibc would keep their pages under the next one's
-                give_back_memory()
+            while True:
+                root = self.grow(prior)
+                if not self.fractional or self.folded:
+                    # nothing to replay, or sums no longer in c4.5's order (exact_sum_levels)
+                    exact = not self.folded
+                    break
+                if prior is not None and _same_routes(prior, self.routes):
+                    break
+                if rounds == GROWTH_ROUNDS:
+                    exact = False
+                    break
+                prior, rounds = self.routes, rounds + 1
         finally:
             forget_tables()
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
                       "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest),
-                      "exact_sum_levels": list(self.folded)}
+                      "exact_sum_levels": list(self.folded), "growths": rounds + 1, "exact_weights": exact}
+
+    def grow(self, prior: list[_Route] | None) -> Node:
+        """One growth, level by level; `prior`: the routes of the growth before (the ghost tree)."""
+        root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
+        nodes, tested = [root], np.zeros((1, self.A), dtype=bool)
+        self.routes, self.flat, self.per_level, self.folded = [], None, [], []
+        self.rows = np.array([self.root_rows], dtype=np.int64)
+        self.light, self.fractional = True, False
+        self.prior = prior
+        self.prior_flat = _Flat(prior) if prior is not None and _native is not None else None
+        self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
+        while nodes:
+            nodes, tested = self.level(nodes, tested)
+            # the level's tables are freed: glibc would keep their pages under the next one's
+            give_back_memory()
+        return root
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
@@ -806,6 +870,7 @@ class _PassGrower:
         self.passes += 1
         dist, count, disc, cont, light, fractions = reduce_batches(self.batches, scan.zero, scan.count, scan.merge)
         self.light = self.light and light
+        self.fractional = self.fractional or bool(fractions.parts) or fractions.folded
         if fractions.folded and len(self.routes) not in self.folded:
             self.folded.append(len(self.routes))
         self.fraction_bytes = fractions.nbytes()
@@ -1075,6 +1140,7 @@ class _PassGrower:
         threshold = np.zeros(S, dtype=bool)
         next_nodes: list[Node] = []
         parents: list[int] = []
+        branch_at: list[int] = []
         rows: list[int] = []
         for s in np.flatnonzero(chosen >= 0).tolist():
             a, node = int(chosen[s]), nodes[s]
@@ -1102,15 +1168,43 @@ class _PassGrower:
                     factor[s, v] = shares[v]
                     next_nodes.append(Node(0, 0.0, 0.0, node.class_dist))
                     parents.append(s)
+                    branch_at.append(v)
                     rows.append(int(weights[v] + unknown) >> 32 if whole[s] else int(count[s]))
                     branch = next_nodes[-1]
                 else:
                     branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
                 node.branches.append(branch)
-        self.routes.append(_Route(chosen, threshold, cut32, child, factor))
-        self.flat = _Flat(self.routes) if _native is not None else None
-        self.rows = np.array(rows, dtype=np.int64)
         parent = np.array(parents, dtype=np.int64)
+        self.prior_at = self.prior_children(parent, np.array(branch_at, dtype=np.int64), chosen, threshold, cut32)
+        self.routes.append(_Route(chosen, threshold, cut32, child, factor))
+        ghosts = None if self.prior_flat is None else (self.prior_flat, self.prior_at)
+        self.flat = _Flat(self.routes, ghosts) if _native is not None else None
+        self.rows = np.array(rows, dtype=np.int64)
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True
         return next_nodes, next_tested
+
+    def prior_children(self, parent: np.ndarray, branch: np.ndarray, chosen: np.ndarray, threshold: np.ndarray,
+                       cut32: np.ndarray) -> np.ndarray:
+        """Each new child's node in the prior tree's next level (-1: none): the prior node's
+        child down the same branch where the prior node had the same test and cut."""
+        out = np.full(len(parent), -1, dtype=np.int64)
+        L = len(self.routes)
+        if self.prior is None or L >= len(self.prior) or not len(parent):
+            return out
+        before = self.prior[L]
+        at = self.prior_at[parent]
+        p = np.maximum(at, 0)
+        same = ((at >= 0) & (before.attr[p] == chosen[parent]) & (before.threshold[p] == threshold[parent])
+                & (before.cut32[p].view(np.uint32) == cut32[parent].view(np.uint32))
+                & (branch < before.child.shape[1]))
+        out[same] = before.child[p[same], branch[same]]
+        return out
+
+
+def _same_routes(a: list[_Route], b: list[_Route]) -> bool:
+    """Whether two growths' routes are the same bit for bit: tests, cuts, children, factors."""
+    return len(a) == len(b) and all(
+        np.array_equal(x.attr, y.attr) and np.array_equal(x.threshold, y.threshold)
+        and np.array_equal(x.cut32.view(np.uint32), y.cut32.view(np.uint32)) and np.array_equal(x.child, y.child)
+        and np.array_equal(x.factor.view(np.uint32), y.factor.view(np.uint32)) for x, y in zip(a, b))
