@@ -2217,7 +2217,7 @@ typedef struct {
     Py_ssize_t open_from, open_to, cap, count, i;
     int64_t *rows, *ids, *bits;
     float *wout;
-    int bad;
+    int through, bad;
 } exact_walk;
 
 static void walk_exact(exact_walk *e, int64_t g, int64_t known, float *x) {
@@ -2229,9 +2229,11 @@ static void walk_exact(exact_walk *e, int64_t g, int64_t known, float *x) {
             e->rows[e->count] = e->i;
             e->ids[e->count] = g - e->open_from;
             e->wout[e->count++] = *x;
-            g = e->ghost[g - e->open_from];
-            if (g < 0) return;
-            continue;
+            if (!e->through) {
+                g = e->ghost[g - e->open_from];
+                if (g < 0) return;
+                continue;
+            }
         }
         int32_t a = e->attr[g];
         if (a < 0) return;
@@ -2247,7 +2249,7 @@ static void walk_exact(exact_walk *e, int64_t g, int64_t known, float *x) {
         if (branch >= 0) {
             int64_t c = e->child[e->first[g] + branch];
             if (c < 0) return;
-            if (g < e->open_from && e->level[g] >= 0 && e->level[g] < 62) known |= (int64_t)1 << e->level[g];
+            if (e->level[g] >= 0 && e->level[g] < 62) known |= (int64_t)1 << e->level[g];
             g = c;
             continue;
         }
@@ -2285,7 +2287,9 @@ PyDoc_STRVAR(route_cases_doc,
 "divided back (which need not restore it) before the next branch, so a weight entering a\n"
 "branch carries the round trips of the earlier branches' whole subtrees. Below open node k\n"
 "the walk goes on at node ghost[k] (-1: none), the subtree grown there before, whose round\n"
-"trips count but whose nodes are not written.");
+"trips count but whose nodes are not written. With through (an int, nonzero) as well, the\n"
+"walk goes on through each open node as through any other (its test and branches): with\n"
+"open_from 0 and a ghost per node (all -1), every node each case reaches is written.");
 
 static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     (void)self;
@@ -2294,9 +2298,10 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     memset(v, 0, sizeof(v));
     Py_ssize_t open_from;
     PyObject *columns;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*nOy*w*w*w*|y*w*y*", &v[ATTR], &v[THR], &v[CUT], &v[FIRST], &v[CHILD],
+    int through = 0;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*nOy*w*w*w*|y*w*y*p", &v[ATTR], &v[THR], &v[CUT], &v[FIRST], &v[CHILD],
                           &v[FACTOR], &open_from, &columns, &v[W], &v[ROWS], &v[IDS], &v[WOUT], &v[LEVEL], &v[BITS],
-                          &v[GHOST]))
+                          &v[GHOST], &through))
         return NULL;
     PyObject *result = NULL, *seq = NULL;
     Py_buffer *cols = NULL;
@@ -2342,7 +2347,7 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
             goto done;
         }
     for (Py_ssize_t g = 0; g < N; g++) {
-        if (g == open_from) g = open_to;
+        if (g == open_from && !through) g = open_to;
         if (g >= N) break;
         if (first[g + 1] < first[g]) {
             PyErr_SetString(PyExc_ValueError, "route_cases: first must not decrease");
@@ -2372,7 +2377,7 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     if (ghost) {
         exact_walk e = {attr, thr, cut, factor, first, child, ghost, level, cols, open_from, open_to, cap, 0, 0,
-                        rows, ids, bits, wout, 0};
+                        rows, ids, bits, wout, through, 0};
         for (Py_ssize_t i = 0; i < n && !e.bad && e.count >= 0; i++) {
             float x = w[i];
             e.i = i;

@@ -16,11 +16,13 @@ sum is rounded once to float32. With unit weights and no unknowns the sums are t
 integer counts, so the tree equals grow_tree's node for node. With unknowns (and no case
 weights), c4.5 adds float32 fractional weights one case at a time in its own order: a pass keeps
 the visits of fractional weight whole with their case numbers (_Fractions) and replays that
-order (_Replay), the other visits weighing 1 each; a case's shares of its weight are c4.5's
-multiply-then-divide over the branches (_shared_weights). Not replayed: when its value is
-unknown again inside an earlier branch's subtree, c4.5 brings the weight back from there off
-by the subtree's own multiply-then-divide, which only a node-by-node (depth-first) growth
-knows: some deeper sums may differ in the last bit (tests/tree/test_grow_passes.py).
+order (_Replay), the other visits weighing 1 each. A case's weight down each branch is c4.5's:
+multiplied by the branch's factor, the branch's whole subtree walked (where the case's value is
+unknown again there, its weight makes the same round trips), then divided back, which need not
+restore it, before the next branch. The compiled walk (_Flat.route) makes those round trips
+through the levels grown so far and, below the open level, through the tree of the growth
+before (a ghost tree); the growth is repeated until it remakes that tree bit for bit, and then
+every weight, so every sum, is c4.5's (_PassGrower.run; tests/tree/test_grow_passes.py).
 """
 from __future__ import annotations
 
@@ -302,8 +304,18 @@ class _Flat:
         self.used = sorted({a for r in routes for a in r.used})
         self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
         self.ghost = np.full(n_open, -1, dtype=np.int64)
+        self.through = False
         if prior is not None:
             self.with_ghosts(*prior)
+
+    @classmethod
+    def whole(cls, routes: list[_Route]) -> "_Flat":
+        """A grown tree (its last level all closed) whose every node the exact walk writes
+        (route's ids: the node in level order, self.level its level), for checking its weights."""
+        flat = cls(routes)
+        flat.open_from, flat.through = 0, True
+        flat.ghost = np.full(len(flat.attr), -1, dtype=np.int64)
+        return flat
 
     def with_ghosts(self, before: "_Flat", at: np.ndarray) -> None:
         """Append the nodes of the tree grown before from the open level on (a ghost tree, in
@@ -342,7 +354,7 @@ class _Flat:
         while True:
             rows, ids, out = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.float32)
             # with the known bits, the exact walk (c4.5's round trips, the ghost tree's included)
-            bits = (self.level, np.empty(cap, np.int64), self.ghost) if known else ()
+            bits = (self.level, np.empty(cap, np.int64), self.ghost, self.through) if known else ()
             n = _native.route_cases(self.attr, self.threshold, self.cut32, self.first, self.child, self.factor,
                                     self.open_from, cols, w, rows, ids, out, *bits)
             if n >= 0:
@@ -434,6 +446,41 @@ def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
         raise InputError("a batch holds a value the first pass did not: the batches changed between passes")
     codes[unknown] = m
     return codes
+
+
+def _unknown_in(batch: Dataset, attrs: Iterable[int]) -> bool:
+    """Whether a case of the batch has an unknown value of one of the attributes `attrs`."""
+    for a in attrs:
+        col = batch.columns[a]
+        if (np.isnan(col).any() if col.dtype.kind == "f" else (col < 0).any()):
+            return True
+    return False
+
+
+def _digest(rows: np.ndarray, ids: np.ndarray, w: np.ndarray, group: np.ndarray, G: int) -> np.ndarray:
+    """Per group in [0, G): a digest of its visits (case number `rows`, node `ids` within its
+    level, float32 weight), the same for the same visits in any order or batches: (visits,
+    sum of m, sum of m x (row + 1)), uint64 sums modulo 2^64, m a splitmix64 mix of the node
+    and the weight's bits. A weight off in one bit, or moved to another case, changes it."""
+    with np.errstate(over="ignore"):
+        x = (ids.astype(np.uint64) << np.uint64(32)) | np.asarray(w, np.float32).view(np.uint32).astype(np.uint64)
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+        out = np.zeros((G, 3), dtype=np.uint64)
+        np.add.at(out[:, 0], group, np.uint64(1))
+        np.add.at(out[:, 1], group, x)
+        np.add.at(out[:, 2], group, x * (rows.astype(np.uint64) + np.uint64(1)))
+    return out
+
+
+def _shifted(digest: np.ndarray, offset: int) -> np.ndarray:
+    """_digest's of visits whose case numbers move up by `offset` (a later part of the cases)."""
+    out = digest.copy()
+    with np.errstate(over="ignore"):
+        out[:, 2] += np.uint64(offset) * digest[:, 1]
+    return out
 
 
 ORDER_LEVELS = 62   # tree levels whose known/unknown bits order the fractional visits (an int64)
@@ -570,9 +617,11 @@ class _LevelScan:
         w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
         if batch.weights is not None and (w > 1).any():
             table[4] = False
-        # c4.5's order matters only for the visits of cases with an unknown tested value
-        ordered = batch.weights is None and not fractions.folded and self.unknown_tested(batch)
-        if self.flat is not None and not ordered:
+        # c4.5's order matters only for the visits of cases with an unknown tested value, and
+        # their weights are c4.5's walk's (folded or not: batch boundaries must not matter)
+        unknown = batch.weights is None and self.unknown_tested(batch)
+        ordered = unknown and not fractions.folded
+        if self.flat is not None and not unknown:
             rows, ids, w = self.flat.route(batch.columns, w)
             bits = None
         elif self.flat is not None:
@@ -633,11 +682,7 @@ class _LevelScan:
 
     def unknown_tested(self, batch: Dataset) -> bool:
         """Whether a case of the batch has an unknown value of an attribute tested so far."""
-        for a in sorted({a for r in self.routes for a in r.used}):
-            col = batch.columns[a]
-            if (np.isnan(col).any() if col.dtype.kind == "f" else (col < 0).any()):
-                return True
-        return False
+        return _unknown_in(batch, sorted({a for r in self.routes for a in r.used}))
 
     def merge(self, a: list, b: list) -> list:
         """The tables of two parts of the cases as one (into `a`); if either part's fractional
@@ -714,10 +759,16 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     Where the cases have unknown values, each pass keeps the visits of fractional weight (their
     case had an unknown value of a test above) to sum them in c4.5's order; beyond half the
     `memory` budget a pass folds them into its exact sums instead, which may differ from the
-    in-memory sums in the last bit (the levels where that happened: exact_sum_levels).
+    in-memory sums in the last bit (the levels where that happened: exact_sum_levels). A
+    case's weight below an earlier branch's subtree carries that subtree's round trips, known
+    only once it is grown: where a pass had fractional visits, the tree is grown again with
+    the one before as the ghost tree (_Flat.with_ghosts) until a growth remakes it, at most
+    GROWTH_ROUNDS times more.
 
-    Returns the tree and an info dict: passes, levels, passes_per_level, table_bytes (the
-    largest tables one pass held, bytes), memory (the budget or None), exact_sum_levels and the largest AVC
+    Returns the tree and an info dict: passes (all growths'), levels, passes_per_level (the last
+    growth's), table_bytes (the largest tables one pass held, bytes), memory (the budget or
+    None), exact_sum_levels, growths, exact_weights (False where the growths stopped at their
+    limit or sums were folded: a sum may then differ from c4.5's in its last bit), the largest AVC
     group (attribute, level, node within the level, entries: the node's distinct values x
     classes for a continuous attribute, (values + 1) x classes for a discrete one).
 
@@ -759,11 +810,10 @@ class _PassGrower:
         self.branch_sums: dict[tuple[int, int], tuple[np.ndarray, np.float32]] = {}
 
     def run(self) -> tuple[Node, dict]:
-        """Grow the tree; where a pass had fractional visits, grow it again with the tree before
-        as the ghost tree (_Flat.with_ghosts) until a growth remakes the tree before exactly
-        (every test, cut, branch and factor): then each visit's weight was c4.5's (each node's
-        weights depend only on the factors of the nodes before it in depth-first order, all
-        of which the walk took from this very tree), so are its sums, and so is the tree."""
+        """Grow the tree; where a pass had fractional visits, check in one more pass that each
+        weight it summed is c4.5's walk's over the grown tree (check), else grow it again with
+        that tree as the ghost tree (_Flat.with_ghosts), and so on. A growth that passes is
+        c4.5's: its sums were made of c4.5's weights in c4.5's order, its tests chosen from them."""
         if self.memory is not None:
             self.root_rows, self.distinct = root_counts(self.batches, self.schema, self.memory)
             self.passes += 1
@@ -772,11 +822,12 @@ class _PassGrower:
         try:
             while True:
                 root = self.grow(prior)
-                if not self.fractional or self.folded:
-                    # nothing to replay, or sums no longer in c4.5's order (exact_sum_levels)
-                    exact = not self.folded
+                if not self.fractional or self.folded or _native is None:
+                    # nothing to replay, sums no longer in c4.5's order (exact_sum_levels), or
+                    # no compiled walk (numpy's _route makes each node's own round trips only)
+                    exact = not self.fractional
                     break
-                if prior is not None and _same_routes(prior, self.routes):
+                if self.check():
                     break
                 if rounds == GROWTH_ROUNDS:
                     exact = False
@@ -796,6 +847,7 @@ class _PassGrower:
         self.routes, self.flat, self.per_level, self.folded = [], None, [], []
         self.rows = np.array([self.root_rows], dtype=np.int64)
         self.light, self.fractional = True, False
+        self.digests: dict[int, np.ndarray] = {}        # per level, its fractional visits' _digest
         self.prior = prior
         self.prior_flat = _Flat(prior) if prior is not None and _native is not None else None
         self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
@@ -804,6 +856,39 @@ class _PassGrower:
             # the level's tables are freed: glibc would keep their pages under the next one's
             give_back_memory()
         return root
+
+    def check(self) -> bool:
+        """One pass: every case with an unknown tested value walked through the whole grown
+        tree as c4.5 walks it (_Flat.whole), its fractional visits digested per level as the
+        growth's were (_digest); whether all the levels' digests are the growth's."""
+        flat = _Flat.whole(self.routes)
+        L = len(self.routes)
+        starts = np.searchsorted(flat.level, np.arange(L))
+        used = flat.used
+        self.passes += 1
+
+        def count(table: list, batch: Dataset) -> list:
+            offset = table[0]
+            table[0] += batch.n
+            if batch.n == 0 or not _unknown_in(batch, used):
+                return table
+            rows, ids, w, bits = flat.route(batch.columns, np.ones(batch.n, dtype=np.float32), known=True)
+            level = flat.level[ids].astype(np.int64)
+            part = np.flatnonzero((bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1))
+            lv = level[part]
+            table[1] += _digest(rows[part] + offset, ids[part] - starts[lv], w[part], lv, L)
+            return table
+
+        def merge(a: list, b: list) -> list:
+            a[1] += _shifted(b[1], a[0])
+            a[0] += b[0]
+            return a
+
+        _, got = reduce_batches(self.batches, lambda: [0, np.zeros((L, 3), dtype=np.uint64)], count, merge)
+        want = np.zeros((L, 3), dtype=np.uint64)
+        for level, d in self.digests.items():
+            want[level] = d
+        return bool(np.array_equal(got, want))
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
@@ -871,6 +956,10 @@ class _PassGrower:
         dist, count, disc, cont, light, fractions = reduce_batches(self.batches, scan.zero, scan.count, scan.merge)
         self.light = self.light and light
         self.fractional = self.fractional or bool(fractions.parts) or fractions.folded
+        if fractions.parts:
+            rows, ids, w = (np.concatenate([part[k] for part in fractions.parts]) for k in (0, 2, 3))
+            level = len(self.routes)
+            self.digests[level] = self.digests.get(level, 0) + _digest(rows, ids, w, np.zeros(len(rows), np.int64), 1)[0]
         if fractions.folded and len(self.routes) not in self.folded:
             self.folded.append(len(self.routes))
         self.fraction_bytes = fractions.nbytes()
@@ -1200,11 +1289,3 @@ class _PassGrower:
                 & (branch < before.child.shape[1]))
         out[same] = before.child[p[same], branch[same]]
         return out
-
-
-def _same_routes(a: list[_Route], b: list[_Route]) -> bool:
-    """Whether two growths' routes are the same bit for bit: tests, cuts, children, factors."""
-    return len(a) == len(b) and all(
-        np.array_equal(x.attr, y.attr) and np.array_equal(x.threshold, y.threshold)
-        and np.array_equal(x.cut32.view(np.uint32), y.cut32.view(np.uint32)) and np.array_equal(x.child, y.child)
-        and np.array_equal(x.factor.view(np.uint32), y.factor.view(np.uint32)) for x, y in zip(a, b))
