@@ -818,20 +818,23 @@ class _PassGrower:
             self.root_rows, self.distinct = root_counts(self.batches, self.schema, self.memory)
             self.passes += 1
         prior: list[_Route] | None = None
-        rounds, exact = 0, True
+        rounds, exact, start = 0, True, 0
         try:
             while True:
-                root = self.grow(prior)
+                root = self.grow(prior, start)
                 if not self.fractional or self.folded or _native is None:
                     # nothing to replay, sums no longer in c4.5's order (exact_sum_levels), or
                     # no compiled walk (numpy's _route makes each node's own round trips only)
                     exact = not self.fractional
                     break
-                if self.check():
+                start = self.check()
+                if start is None:
                     break
                 if rounds == GROWTH_ROUNDS:
                     exact = False
                     break
+                # the levels above `start` had c4.5's weights given the tree below: grown again
+                # with this tree as the ghost tree, they would come out the same
                 prior, rounds = self.routes, rounds + 1
         finally:
             forget_tables()
@@ -840,27 +843,53 @@ class _PassGrower:
                       "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest),
                       "exact_sum_levels": list(self.folded), "growths": rounds + 1, "exact_weights": exact}
 
-    def grow(self, prior: list[_Route] | None) -> Node:
-        """One growth, level by level; `prior`: the routes of the growth before (the ghost tree)."""
-        root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
-        nodes, tested = [root], np.zeros((1, self.A), dtype=bool)
-        self.routes, self.flat, self.per_level, self.folded = [], None, [], []
-        self.rows = np.array([self.root_rows], dtype=np.int64)
-        self.light, self.fractional = True, False
-        self.digests: dict[int, np.ndarray] = {}        # per level, its fractional visits' _digest
+    def grow(self, prior: list[_Route] | None, start: int = 0) -> Node:
+        """One growth, level by level; `prior`: the routes of the growth before (the ghost
+        tree). From level `start` > 0 on only: the levels above are the growth before's, whose
+        weights checked (check), so growing them again would remake them bit for bit."""
+        if start:
+            nodes, tested = self.resume(start)
+        else:
+            self.root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
+            nodes, tested = [self.root], np.zeros((1, self.A), dtype=bool)
+            self.routes, self.flat, self.per_level, self.folded = [], None, [], []
+            self.rows = np.array([self.root_rows], dtype=np.int64)
+            self.light, self.fractional = True, False
+            self.digests: dict[int, np.ndarray] = {}        # per level, its fractional visits' _digest
+            # per level: its nodes, their tested attributes, case bounds and `light` as it stood,
+            # and how they hang from the level above (parent, branch): where a growth resumes
+            self.levels: list[tuple[list[Node], np.ndarray, np.ndarray, bool]] = []
+            self.links: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+            self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
         self.prior = prior
         self.prior_flat = _Flat(prior) if prior is not None and _native is not None else None
-        self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
+        if start and self.prior_flat is not None:
+            self.flat = _Flat(self.routes, (self.prior_flat, self.prior_at))
         while nodes:
+            self.levels.append((nodes, tested, self.rows, self.light))
             nodes, tested = self.level(nodes, tested)
             # the level's tables are freed: glibc would keep their pages under the next one's
             give_back_memory()
-        return root
+        return self.root
 
-    def check(self) -> bool:
+    def resume(self, start: int) -> tuple[list[Node], np.ndarray]:
+        """Keep the levels above `start` as grown, and fresh nodes at level `start` in place of
+        the last growth's (each level-`start` node's own node in that tree: prior_at)."""
+        above = self.levels[start - 1][0]
+        parent, branch = self.links[start]
+        nodes = [Node(0, 0.0, 0.0, above[p].class_dist) for p in parent.tolist()]
+        for node, p, b in zip(nodes, parent.tolist(), branch.tolist()):
+            above[p].branches[b] = node
+        _, tested, self.rows, self.light = self.levels[start]
+        self.levels, self.routes, self.per_level = self.levels[:start], self.routes[:start], self.per_level[:start]
+        self.digests = {k: d for k, d in self.digests.items() if k < start}
+        self.prior_at = np.arange(len(nodes), dtype=np.int64)
+        return nodes, tested
+
+    def check(self) -> int | None:
         """One pass: every case with an unknown tested value walked through the whole grown
         tree as c4.5 walks it (_Flat.whole), its fractional visits digested per level as the
-        growth's were (_digest); whether all the levels' digests are the growth's."""
+        growth's were (_digest); the first level whose digest is not the growth's (None: none)."""
         flat = _Flat.whole(self.routes)
         L = len(self.routes)
         starts = np.searchsorted(flat.level, np.arange(L))
@@ -888,7 +917,8 @@ class _PassGrower:
         want = np.zeros((L, 3), dtype=np.uint64)
         for level, d in self.digests.items():
             want[level] = d
-        return bool(np.array_equal(got, want))
+        off = np.flatnonzero((got != want).any(axis=1))
+        return int(off[0]) if off.size else None
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
@@ -1264,6 +1294,7 @@ class _PassGrower:
                     branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
                 node.branches.append(branch)
         parent = np.array(parents, dtype=np.int64)
+        self.links[len(self.routes) + 1] = (parent, np.array(branch_at, dtype=np.int64))
         self.prior_at = self.prior_children(parent, np.array(branch_at, dtype=np.int64), chosen, threshold, cut32)
         self.routes.append(_Route(chosen, threshold, cut32, child, factor))
         ghosts = None if self.prior_flat is None else (self.prior_flat, self.prior_at)
