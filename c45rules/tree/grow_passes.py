@@ -484,6 +484,7 @@ def _shifted(digest: np.ndarray, offset: int) -> np.ndarray:
 
 
 ORDER_LEVELS = 62   # tree levels whose known/unknown bits order the fractional visits (an int64)
+SETTLE_BYTES = 64   # a visit held while settling (node, known bits, case, side; sorted: twice), _PassGrower.settle
 GROWTH_ROUNDS = 8   # growths again with the tree before as the ghost tree, at most (_PassGrower.run)
 FRACTION_SHARE = 2  # a pass's fractional visits may hold 1/FRACTION_SHARE of the budget (_LevelScan.fold)
 
@@ -798,6 +799,7 @@ class _PassGrower:
         self.rows = np.zeros(1, dtype=np.int64)   # at most this many cases reach each open node
         self.root_rows = 0                        # the cases, when a budget's first pass counted them
         self.fractional = False                   # a pass of this growth had fractional visits
+        self.visits = 0                           # fractional visits the last check walked
         self.prior: list[_Route] | None = None    # the growth before's routes, their _Flat and each open
         self.prior_flat: _Flat | None = None      # node's node there (prior_at)
         self.prior_at = np.zeros(1, dtype=np.int64)
@@ -818,7 +820,7 @@ class _PassGrower:
             self.root_rows, self.distinct = root_counts(self.batches, self.schema, self.memory)
             self.passes += 1
         prior: list[_Route] | None = None
-        rounds, exact, start = 0, True, 0
+        rounds, exact, start, settled = 0, True, 0, 0
         try:
             while True:
                 root = self.grow(prior, start)
@@ -833,6 +835,9 @@ class _PassGrower:
                 if rounds == GROWTH_ROUNDS:
                     exact = False
                     break
+                if self.memory is None or self.visits * SETTLE_BYTES <= self.memory:
+                    self.settle()
+                    settled += 1
                 # the levels above `start` had c4.5's weights given the tree below: grown again
                 # with this tree as the ghost tree, they would come out the same
                 prior, rounds = self.routes, rounds + 1
@@ -841,7 +846,8 @@ class _PassGrower:
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
                       "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest),
-                      "exact_sum_levels": list(self.folded), "growths": rounds + 1, "exact_weights": exact}
+                      "exact_sum_levels": list(self.folded), "growths": rounds + 1, "settled": settled,
+                      "exact_weights": exact}
 
     def grow(self, prior: list[_Route] | None, start: int = 0) -> Node:
         """One growth, level by level; `prior`: the routes of the growth before (the ghost
@@ -917,8 +923,85 @@ class _PassGrower:
         want = np.zeros((L, 3), dtype=np.uint64)
         for level, d in self.digests.items():
             want[level] = d
+        self.visits = int(got[:, 0].sum())
         off = np.flatnonzero((got != want).any(axis=1))
         return int(off[0]) if off.size else None
+
+    def settle(self) -> None:
+        """The factors c4.5 makes with the grown tree's tests: one pass collects each node's
+        visits (the cases weighing 1 at every test above and known at the node as counts per
+        branch, the others whole: case number, known bits, branch or unknown), then c4.5's
+        depth-first growth is replayed on them with the tests held (as tree/grow.py's `grow`:
+        a node's cases and branch sums in c4.5's order, each factor from them, the unknown
+        cases' weights multiplied by it, the branch walked, divided back), and the routes
+        take its factors. The next growth's ghost tree is then c4.5's wherever its tests
+        stay, so the growths needed do not grow with the chains of round trips."""
+        flat = _Flat.whole(self.routes)
+        N, first, child = len(flat.attr), flat.first, flat.child
+        U = int(np.diff(first).max())                 # a node's side for its unknowns
+        tests = _Route(flat.attr, flat.threshold.view(bool), flat.cut32, np.zeros((N, 0)), np.zeros((N, 0)))
+        self.passes += 1
+
+        def count(table: list, batch: Dataset) -> list:
+            offset = table[0]
+            table[0] += batch.n
+            if batch.n == 0:
+                return table
+            rows, ids, w, bits = flat.route(batch.columns, np.ones(batch.n, dtype=np.float32), known=True)
+            inner = flat.attr[ids] >= 0
+            rows, ids, w, bits = rows[inner], ids[inner], w[inner], bits[inner]
+            side = _branches(tests, ids, _tested_values(tests, batch.columns, rows, flat.attr[ids]))
+            side[side < 0] = U
+            level = flat.level[ids].astype(np.int64)
+            # whole: the fractional visits and those whose weight the node shares out
+            whole = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1) | (side == U)
+            table[1] += np.bincount(ids[~whole] * (U + 1) + side[~whole], minlength=N * (U + 1))
+            table[2].append((ids[whole], bits[whole], rows[whole] + offset, side[whole]))
+            return table
+
+        def merge(a: list, b: list) -> list:
+            a[1] += b[1]
+            a[2] += [(i, k, r + a[0], sd) for i, k, r, sd in b[2]]
+            a[0] += b[0]
+            return a
+
+        n, units, parts = reduce_batches(self.batches, lambda: [0, np.zeros(N * (U + 1), dtype=np.int64), []],
+                                         count, merge)
+        ids, bits, rows, side = (np.concatenate([p[k] for p in parts]) if parts else np.empty(0, np.int64)
+                                 for k in range(4))
+        order = np.lexsort((rows, bits, ids))          # c4.5's order at each node (_Fractions.ordered)
+        ids, rows, side = ids[order], rows[order], side[order]
+        del bits, order, parts
+        starts = np.searchsorted(ids, np.arange(N + 1))
+        units = units.reshape(N, U + 1)
+        sides = np.arange(U + 1)
+        x = np.ones(n, dtype=np.float32)               # each case's weight as c4.5's walk leaves it
+        factor = flat.factor.copy()
+
+        def grow(g: int) -> None:
+            if flat.attr[g] < 0:
+                return
+            r, sd = rows[starts[g]:starts[g + 1]], side[starts[g]:starts[g + 1]]
+            w = x[r]
+            # the node's visits in c4.5's order, then those weighing 1 (_in_order)
+            sums = _in_order(sd, w, sides, units[g], U + 1)
+            cases = _in_order(np.zeros(len(w), np.int64), w, np.zeros(1, np.int64), units[g].sum(keepdims=True), 1)[0]
+            unknown = r[sd == U]
+            for b in range(int(first[g]), int(first[g + 1])):
+                if child[b] < 0:
+                    continue
+                f = sums[b - first[g]] / (cases - sums[U])
+                factor[b] = f
+                if unknown.size:
+                    x[unknown] = x[unknown] * f
+                grow(int(child[b]))
+                if unknown.size:
+                    x[unknown] = x[unknown] / f
+
+        grow(0)
+        for k, route in enumerate(self.routes):
+            lo = int(first[np.searchsorted(flat.level, k)])
+            route.factor[...] = factor[lo:lo + route.factor.size].reshape(route.factor.shape)
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
