@@ -145,8 +145,9 @@ class StreamFacts:
     driver_bytes: list[int] = field(default_factory=list)
     rules: dict[str, int] = field(default_factory=dict)   # rules.passes.PassReport.as_dict
     exact_sum_levels: list[int] = field(default_factory=list)   # grow_passes.grow_in_passes
-    growths: int = 1            # the growth's rounds (grow_in_passes: more where cases have unknown values)
-    exact_weights: bool = True  # False: the rounds stopped at their limit, or sums were folded
+    growths: int = 1            # grow_in_passes' growths (more where a growth's weights did not check)
+    settled: int = 0            # and its passes settling the factors between them
+    exact_weights: bool = True  # False: the growths stopped at their limit, or sums were folded
 
     def as_dict(self) -> dict[str, Any]:
         """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
@@ -157,7 +158,8 @@ class StreamFacts:
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
                 "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels,
-                "growths": self.growths, "exact_weights": self.exact_weights, "rules": self.rules}
+                "growths": self.growths, "settled": self.settled, "exact_weights": self.exact_weights,
+                "rules": self.rules}
 
 
 def open_for_passes(data: Any, target: str | None, *, read: Any, stream: bool, memory: str | int | None,

@@ -191,6 +191,18 @@ def test_memory_budget_bounds_the_growth_tables(tmp_path):
     assert j["growth_passes_per_level"][0] > 1 and sum(j["growth_passes_per_level"]) > len(j["growth_passes_per_level"])
 
 
+def test_json_reports_the_growths(tmp_path):
+    # labor: a case's weight comes back from an earlier branch's subtree off in its last bit, so
+    # the first growth's weights do not check: its factors are settled, it grows again, checks
+    ok("fit", stem("labor"), "-o", tmp_path / "a.yaml")
+    j = json.loads(ok("fit", stem("labor"), "-o", tmp_path / "b.yaml", "--json", "--stream", "--batch-rows", "7").stdout)
+    assert (tmp_path / "a.yaml").read_bytes() == (tmp_path / "b.yaml").read_bytes()
+    assert (j["stream"]["growths"], j["stream"]["settled"], j["stream"]["exact_weights"]) == (2, 1, True)
+    # crx: the first growth's weights check
+    j = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "c.yaml", "--json", "--stream").stdout)["stream"]
+    assert (j["growths"], j["settled"], j["exact_weights"]) == (1, 0, True)
+
+
 def test_json_reports_the_rule_stages_tables(tmp_path):
     out = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "m.yaml", "--json", "--stream", "--batch-rows", "50").stdout)
     rules = out["stream"]["rules"]
