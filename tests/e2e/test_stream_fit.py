@@ -114,9 +114,9 @@ def test_unknowns_sums_in_c45_order():
     # soybean's root tests an attribute with unknown values: the cases with an unknown value go down
     # every branch weighing its share, and come first in its sums, the others add 1 each in float32
     # (branch 0 weighs 58.151928; the exact sum rounded once is 58.15192); branch 1 takes the
-    # share of weights that c4.5's multiply-then-divide over branch 0 left a bit off. (Deeper
-    # nodes may still differ in the last bit where such a case's value was unknown again inside
-    # an earlier branch: docs/large-data.md, "Sums".)
+    # share of weights that c4.5's multiply-then-divide over branch 0 left a bit off (deeper
+    # nodes too, where such a case's value is unknown again inside an earlier branch:
+    # tests/tree/test_grow_passes.py::test_unknowns_every_sum_as_in_memory)
     ds, _ = load_data(stem("soybean"), test=False)
     plain = grow_tree(ds)
     streamed, _ = grow_in_passes(open_batches(stem("soybean"), batch_rows=7), ds.schema)
