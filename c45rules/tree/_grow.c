@@ -2220,7 +2220,10 @@ typedef struct {
     int through, bad;
 } exact_walk;
 
-static void walk_exact(exact_walk *e, int64_t g, int64_t known, float *x) {
+/* later: whether the case may reach an open node after this subtree (a later branch of an
+   unknown value above): if not, the weight this subtree leaves matters no more, and the ghost
+   tree below an open node is not walked */
+static void walk_exact(exact_walk *e, int64_t g, int64_t known, float *x, int later) {
     for (;;) {
         if (e->bad || e->count < 0) return;
         if (g >= e->open_from && g < e->open_to) {
@@ -2230,7 +2233,7 @@ static void walk_exact(exact_walk *e, int64_t g, int64_t known, float *x) {
             e->ids[e->count] = g - e->open_from;
             e->wout[e->count++] = *x;
             if (!e->through) {
-                g = e->ghost[g - e->open_from];
+                g = later ? e->ghost[g - e->open_from] : -1;
                 if (g < 0) return;
                 continue;
             }
@@ -2253,10 +2256,13 @@ static void walk_exact(exact_walk *e, int64_t g, int64_t known, float *x) {
             g = c;
             continue;
         }
+        int64_t last = -1;
+        for (int64_t b = e->first[g]; b < e->first[g + 1]; b++)
+            if (e->child[b] >= 0) last = b;
         for (int64_t b = e->first[g]; b < e->first[g + 1]; b++)
             if (e->child[b] >= 0) {
                 *x = *x * e->factor[b];
-                walk_exact(e, e->child[b], known, x);
+                walk_exact(e, e->child[b], known, x, later || b < last);
                 *x = *x / e->factor[b];
             }
         return;
@@ -2381,7 +2387,7 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
         for (Py_ssize_t i = 0; i < n && !e.bad && e.count >= 0; i++) {
             float x = w[i];
             e.i = i;
-            walk_exact(&e, 0, 0, &x);
+            walk_exact(&e, 0, 0, &x, 0);
         }
         count = e.count;
         if (e.bad) bad = e.i;
