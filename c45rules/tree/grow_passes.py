@@ -342,7 +342,8 @@ class _Flat:
 
     def route(self, columns: list[np.ndarray], w: np.ndarray, known: bool = False) -> tuple[np.ndarray, ...]:
         """As _route, in one compiled walk per case (the outputs in another order): (row, node,
-        weight), and with `known` the known bits too."""
+        weight); with `known` the known bits too, and each weight c4.5's depth-first walk's
+        (its round trips through earlier branches' subtrees, the ghost tree's included)."""
         cols: list[np.ndarray | None] = [None] * len(columns)
         for a in self.used:
             col = columns[a]
