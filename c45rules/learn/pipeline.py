@@ -461,7 +461,8 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     # + the schema pass and the fingerprint's (source.fingerprint reads the source itself)
     facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
                         group, info["passes_per_level"], info["table_bytes"], info["memory"],
-                        list(getattr(source, "pass_bytes", [])), rules_report.as_dict(), info["exact_sum_levels"])
+                        list(getattr(source, "pass_bytes", [])), rules_report.as_dict(), info["exact_sum_levels"],
+                        growths=info["growths"], settled=info["settled"], exact_weights=info["exact_weights"])
     return rs, tree, facts
 
 

@@ -130,8 +130,9 @@ class StreamFacts:
     """How a streamed fit went: passes over the data (the schema pass included), batches per
     pass, the largest AVC group the growth held (attribute, tree level, entries, bytes), the
     growth's passes per tree level, the most bytes of tables one pass held and their budget,
-    the rules stages' passes and tables (rules.passes.PassReport.as_dict), and the tree levels
-    whose fractional weights were summed exactly, not in c4.5's order (docs/large-data.md)."""
+    the rules stages' passes and tables (rules.passes.PassReport.as_dict), the tree levels
+    whose fractional weights were summed exactly, not in c4.5's order, the growths and whether
+    every fractional weight was c4.5's (docs/large-data.md, "Sums")."""
 
     passes: int = 0
     batches: int = 0
@@ -144,6 +145,9 @@ class StreamFacts:
     driver_bytes: list[int] = field(default_factory=list)
     rules: dict[str, int] = field(default_factory=dict)   # rules.passes.PassReport.as_dict
     exact_sum_levels: list[int] = field(default_factory=list)   # grow_passes.grow_in_passes
+    growths: int = 1            # grow_in_passes' growths (more where a growth's weights did not check)
+    settled: int = 0            # and its passes settling the factors between them
+    exact_weights: bool = True  # False: the growths stopped at their limit, or sums were folded
 
     def as_dict(self) -> dict[str, Any]:
         """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
@@ -153,7 +157,9 @@ class StreamFacts:
         return {**spark, "passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
-                "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels, "rules": self.rules}
+                "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels,
+                "growths": self.growths, "settled": self.settled, "exact_weights": self.exact_weights,
+                "rules": self.rules}
 
 
 def open_for_passes(data: Any, target: str | None, *, read: Any, stream: bool, memory: str | int | None,

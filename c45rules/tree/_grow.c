@@ -2205,6 +2205,70 @@ done:
     return result;
 }
 
+/* route_cases' exact walk (with a ghost tree): one case at a time, its weight *x shared by
+   the whole walk as c4.5's weights array is by its recursion */
+typedef struct {
+    const int32_t *attr;
+    const uint8_t *thr;
+    const float *cut, *factor;
+    const int64_t *first, *child, *ghost;
+    const int32_t *level;
+    const Py_buffer *cols;
+    Py_ssize_t open_from, open_to, cap, count, i;
+    int64_t *rows, *ids, *bits;
+    float *wout;
+    int through, bad;
+} exact_walk;
+
+/* later: whether the case may reach an open node after this subtree (a later branch of an
+   unknown value above): if not, the weight this subtree leaves matters no more, and the ghost
+   tree below an open node is not walked */
+static void walk_exact(exact_walk *e, int64_t g, int64_t known, float *x, int later) {
+    for (;;) {
+        if (e->bad || e->count < 0) return;
+        if (g >= e->open_from && g < e->open_to) {
+            if (e->count >= e->cap) { e->count = -1; return; }
+            e->bits[e->count] = known;
+            e->rows[e->count] = e->i;
+            e->ids[e->count] = g - e->open_from;
+            e->wout[e->count++] = *x;
+            if (!e->through) {
+                g = later ? e->ghost[g - e->open_from] : -1;
+                if (g < 0) return;
+                continue;
+            }
+        }
+        int32_t a = e->attr[g];
+        if (a < 0) return;
+        int64_t branch;
+        if (e->thr[g]) {
+            float v = (float)((const double *)e->cols[a].buf)[e->i];
+            branch = isnan(v) ? -1 : (v > e->cut[g] ? 1 : 0);
+        } else {
+            int32_t code = ((const int32_t *)e->cols[a].buf)[e->i];
+            branch = code < 0 ? -1 : code;
+            if (branch >= e->first[g + 1] - e->first[g]) { e->bad = 1; return; }
+        }
+        if (branch >= 0) {
+            int64_t c = e->child[e->first[g] + branch];
+            if (c < 0) return;
+            if (e->level[g] >= 0 && e->level[g] < 62) known |= (int64_t)1 << e->level[g];
+            g = c;
+            continue;
+        }
+        int64_t last = -1;
+        for (int64_t b = e->first[g]; b < e->first[g + 1]; b++)
+            if (e->child[b] >= 0) last = b;
+        for (int64_t b = e->first[g]; b < e->first[g + 1]; b++)
+            if (e->child[b] >= 0) {
+                *x = *x * e->factor[b];
+                walk_exact(e, e->child[b], known, x, later || b < last);
+                *x = *x / e->factor[b];
+            }
+        return;
+    }
+}
+
 PyDoc_STRVAR(route_cases_doc,
 "route_cases(attr, threshold, cut32, first, child, factor, open_from, columns, w, rows, ids, wout[, level, bits])\n"
 "-> count\n\n"
@@ -2222,17 +2286,28 @@ PyDoc_STRVAR(route_cases_doc,
 "returns how many, or -1 when they have no room for all (the caller retries with more).\n"
 "With level (int32, each node's tree level) and bits (int64, as rows): bit j of bits[i] is set\n"
 "where the case's value of the level-j test above its node is known (levels from 62 on are\n"
-"not kept), as _route's `known` (the order of the fractional visits).");
+"not kept), as _route's `known` (the order of the fractional visits).\n"
+"With ghost too (int64, one per open node: the open nodes are open_from..open_from +\n"
+"len(ghost), the nodes after them a ghost tree, in level order): c4.5's walk exactly, depth\n"
+"first with one weight per case, multiplied by a branch's factor, the branch walked, then\n"
+"divided back (which need not restore it) before the next branch, so a weight entering a\n"
+"branch carries the round trips of the earlier branches' whole subtrees. Below open node k\n"
+"the walk goes on at node ghost[k] (-1: none), the subtree grown there before, whose round\n"
+"trips count but whose nodes are not written. With through (an int, nonzero) as well, the\n"
+"walk goes on through each open node as through any other (its test and branches): with\n"
+"open_from 0 and a ghost per node (all -1), every node each case reaches is written.");
 
 static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     (void)self;
-    enum { ATTR, THR, CUT, FIRST, CHILD, FACTOR, W, ROWS, IDS, WOUT, LEVEL, BITS, NV };
+    enum { ATTR, THR, CUT, FIRST, CHILD, FACTOR, W, ROWS, IDS, WOUT, LEVEL, BITS, GHOST, NV };
     Py_buffer v[NV];
     memset(v, 0, sizeof(v));
     Py_ssize_t open_from;
     PyObject *columns;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*nOy*w*w*w*|y*w*", &v[ATTR], &v[THR], &v[CUT], &v[FIRST], &v[CHILD],
-                          &v[FACTOR], &open_from, &columns, &v[W], &v[ROWS], &v[IDS], &v[WOUT], &v[LEVEL], &v[BITS]))
+    int through = 0;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*nOy*w*w*w*|y*w*y*p", &v[ATTR], &v[THR], &v[CUT], &v[FIRST], &v[CHILD],
+                          &v[FACTOR], &open_from, &columns, &v[W], &v[ROWS], &v[IDS], &v[WOUT], &v[LEVEL], &v[BITS],
+                          &v[GHOST], &through))
         return NULL;
     PyObject *result = NULL, *seq = NULL;
     Py_buffer *cols = NULL;
@@ -2251,6 +2326,9 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     }
     if (keep_bits && !(view_ok(&v[LEVEL], N, 4, "level") && view_ok(&v[BITS], cap, 8, "bits")))
         goto done;
+    /* with a ghost tree, the open nodes end at open_to and the ghost nodes are walked (and checked) too */
+    const int64_t *ghost = v[GHOST].obj ? v[GHOST].buf : NULL;
+    Py_ssize_t open_to = ghost ? open_from + v[GHOST].len / 8 : N;
     seq = PySequence_Fast(columns, "route_cases: columns must be a sequence");
     if (!seq) goto done;
     A = PySequence_Fast_GET_SIZE(seq);
@@ -2264,11 +2342,19 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     const uint8_t *thr = v[THR].buf;
     const float *cut = v[CUT].buf, *factor = v[FACTOR].buf, *w = v[W].buf;
     const int64_t *first = v[FIRST].buf, *child = v[CHILD].buf;
-    if (open_from < 0 || open_from > N || first[0] != 0 || first[N] != B) {
-        PyErr_SetString(PyExc_ValueError, "route_cases: open_from or first out of range");
+    if (open_from < 0 || open_to > N || open_from > open_to || first[0] != 0 || first[N] != B
+        || (ghost && !keep_bits)) {
+        PyErr_SetString(PyExc_ValueError, "route_cases: open_from, first or ghost out of range");
         goto done;
     }
-    for (Py_ssize_t g = 0; g < open_from; g++) {
+    for (Py_ssize_t k = 0; ghost && k < open_to - open_from; k++)
+        if (ghost[k] < -1 || (ghost[k] >= 0 && (ghost[k] < open_to || ghost[k] >= N))) {
+            PyErr_SetString(PyExc_ValueError, "route_cases: a ghost out of range");
+            goto done;
+        }
+    for (Py_ssize_t g = 0; g < N; g++) {
+        if (g == open_from && !through) g = open_to;
+        if (g >= N) break;
         if (first[g + 1] < first[g]) {
             PyErr_SetString(PyExc_ValueError, "route_cases: first must not decrease");
             goto done;
@@ -2295,6 +2381,18 @@ static PyObject *py_route_cases(PyObject *self, PyObject *args) {
     float *wout = v[WOUT].buf;
     Py_ssize_t count = 0, bad = -1;
     Py_BEGIN_ALLOW_THREADS
+    if (ghost) {
+        exact_walk e = {attr, thr, cut, factor, first, child, ghost, level, cols, open_from, open_to, cap, 0, 0,
+                        rows, ids, bits, wout, through, 0};
+        for (Py_ssize_t i = 0; i < n && !e.bad && e.count >= 0; i++) {
+            float x = w[i];
+            e.i = i;
+            walk_exact(&e, 0, 0, &x, 0);
+        }
+        count = e.count;
+        if (e.bad) bad = e.i;
+        n = 0;      /* done: the stack walk below does nothing */
+    }
     for (Py_ssize_t i = 0; i < n && bad < 0 && count >= 0; i++) {
         Py_ssize_t top = 0;
         stack_g[0] = 0;

@@ -16,11 +16,13 @@ sum is rounded once to float32. With unit weights and no unknowns the sums are t
 integer counts, so the tree equals grow_tree's node for node. With unknowns (and no case
 weights), c4.5 adds float32 fractional weights one case at a time in its own order: a pass keeps
 the visits of fractional weight whole with their case numbers (_Fractions) and replays that
-order (_Replay), the other visits weighing 1 each; a case's shares of its weight are c4.5's
-multiply-then-divide over the branches (_shared_weights). Not replayed: when its value is
-unknown again inside an earlier branch's subtree, c4.5 brings the weight back from there off
-by the subtree's own multiply-then-divide, which only a node-by-node (depth-first) growth
-knows: some deeper sums may differ in the last bit (tests/tree/test_grow_passes.py).
+order (_Replay), the other visits weighing 1 each. A case's weight down each branch is c4.5's:
+multiplied by the branch's factor, the branch's whole subtree walked (where the case's value is
+unknown again there, its weight makes the same round trips), then divided back, which need not
+restore it, before the next branch. The compiled walk (_Flat.route) makes those round trips
+through the levels grown so far and, below the open level, through the tree of the growth
+before (a ghost tree); the growth is repeated until it remakes that tree bit for bit, and then
+every weight, so every sum, is c4.5's (_PassGrower.run; tests/tree/test_grow_passes.py).
 """
 from __future__ import annotations
 
@@ -283,10 +285,12 @@ class _Flat:
     flag, float32 cut, range of branches and tree level; per branch its child's node (-1: no
     cases) and factor. The open level's nodes come last, from `open_from` on."""
 
-    def __init__(self, routes: list[_Route]):
+    def __init__(self, routes: list[_Route], prior: "tuple[_Flat, np.ndarray] | None" = None):
+        # prior: the whole tree of the growth before (as a _Flat) and each open node's node
+        # there (-1: none), whose subtree the exact walk goes on in (with_ghosts)
         sizes = [len(r.attr) for r in routes]
         offsets = np.cumsum([0] + sizes)
-        self.open_from = int(offsets[-1])
+        self.open_from, self.depth = int(offsets[-1]), len(routes)
         n_open = int((routes[-1].child >= 0).sum())
         self.attr = np.concatenate([r.attr.astype(np.int32) for r in routes] + [np.full(n_open, -1, np.int32)])
         self.threshold = np.concatenate([r.threshold for r in routes] + [np.zeros(n_open, bool)]).view(np.uint8)
@@ -299,10 +303,47 @@ class _Flat:
         self.factor = np.concatenate([r.factor.ravel() for r in routes]).astype(np.float32)
         self.used = sorted({a for r in routes for a in r.used})
         self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
+        self.ghost = np.full(n_open, -1, dtype=np.int64)
+        self.through = False
+        if prior is not None:
+            self.with_ghosts(*prior)
+
+    @classmethod
+    def whole(cls, routes: list[_Route]) -> "_Flat":
+        """A grown tree (its last level all closed) whose every node the exact walk writes
+        (route's ids: the node in level order, self.level its level), for checking its weights."""
+        flat = cls(routes)
+        flat.open_from, flat.through = 0, True
+        flat.ghost = np.full(len(flat.attr), -1, dtype=np.int64)
+        return flat
+
+    def with_ghosts(self, before: "_Flat", at: np.ndarray) -> None:
+        """Append the nodes of the tree grown before from the open level on (a ghost tree, in
+        level order) and link each open node to its node there (`at`, within the level; -1:
+        none), so that the exact walk makes the round trips of the subtrees below the open level."""
+        start = int(np.searchsorted(before.level, self.depth))      # its open level's first node
+        if start >= len(before.attr):
+            return
+        N, shift = len(self.attr), len(self.attr) - start
+        self.ghost = np.where(at >= 0, at + N, -1).astype(np.int64)
+        nb = int(self.first[-1])
+        tail = slice(start, len(before.attr))
+        self.attr = np.concatenate([self.attr, before.attr[tail]])
+        self.threshold = np.concatenate([self.threshold, before.threshold[tail]])
+        self.cut32 = np.concatenate([self.cut32, before.cut32[tail]])
+        self.level = np.concatenate([self.level, before.level[tail]])
+        b0 = int(before.first[start])
+        self.first = np.concatenate([self.first, before.first[start + 1:] - b0 + nb])
+        kids = before.child[b0:]
+        self.child = np.concatenate([self.child, np.where(kids >= 0, kids + shift, -1)])
+        self.factor = np.concatenate([self.factor, before.factor[b0:]])
+        self.used = sorted(set(self.used) | set(before.used))
+        self.discrete = self.discrete | before.discrete
 
     def route(self, columns: list[np.ndarray], w: np.ndarray, known: bool = False) -> tuple[np.ndarray, ...]:
         """As _route, in one compiled walk per case (the outputs in another order): (row, node,
-        weight), and with `known` the known bits too."""
+        weight); with `known` the known bits too, and each weight c4.5's depth-first walk's
+        (its round trips through earlier branches' subtrees, the ghost tree's included)."""
         cols: list[np.ndarray | None] = [None] * len(columns)
         for a in self.used:
             col = columns[a]
@@ -313,11 +354,12 @@ class _Flat:
         cap = len(w) + len(w) // 8 + 16
         while True:
             rows, ids, out = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.float32)
-            bits = (self.level, np.empty(cap, np.int64)) if known else ()
+            # with the known bits, the exact walk (c4.5's round trips, the ghost tree's included)
+            bits = (self.level, np.empty(cap, np.int64), self.ghost, self.through) if known else ()
             n = _native.route_cases(self.attr, self.threshold, self.cut32, self.first, self.child, self.factor,
                                     self.open_from, cols, w, rows, ids, out, *bits)
             if n >= 0:
-                return (rows[:n], ids[:n], out[:n]) + tuple(b[:n] for b in bits[1:])
+                return (rows[:n], ids[:n], out[:n]) + tuple(b[:n] for b in bits[1:2])
             cap *= 2
 
 
@@ -407,7 +449,44 @@ def _ranks(values: np.ndarray, col: np.ndarray) -> np.ndarray:
     return codes
 
 
+def _unknown_in(batch: Dataset, attrs: Iterable[int]) -> bool:
+    """Whether a case of the batch has an unknown value of one of the attributes `attrs`."""
+    for a in attrs:
+        col = batch.columns[a]
+        if (np.isnan(col).any() if col.dtype.kind == "f" else (col < 0).any()):
+            return True
+    return False
+
+
+def _digest(rows: np.ndarray, ids: np.ndarray, w: np.ndarray, group: np.ndarray, G: int) -> np.ndarray:
+    """Per group in [0, G): a digest of its visits (case number `rows`, node `ids` within its
+    level, float32 weight), the same for the same visits in any order or batches: (visits,
+    sum of m, sum of m x (row + 1)), uint64 sums modulo 2^64, m a splitmix64 mix of the node
+    and the weight's bits. A weight off in one bit, or moved to another case, changes it."""
+    with np.errstate(over="ignore"):
+        x = (ids.astype(np.uint64) << np.uint64(32)) | np.asarray(w, np.float32).view(np.uint32).astype(np.uint64)
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+        out = np.zeros((G, 3), dtype=np.uint64)
+        np.add.at(out[:, 0], group, np.uint64(1))
+        np.add.at(out[:, 1], group, x)
+        np.add.at(out[:, 2], group, x * (rows.astype(np.uint64) + np.uint64(1)))
+    return out
+
+
+def _shifted(digest: np.ndarray, offset: int) -> np.ndarray:
+    """_digest's of visits whose case numbers move up by `offset` (a later part of the cases)."""
+    out = digest.copy()
+    with np.errstate(over="ignore"):
+        out[:, 2] += np.uint64(offset) * digest[:, 1]
+    return out
+
+
 ORDER_LEVELS = 62   # tree levels whose known/unknown bits order the fractional visits (an int64)
+SETTLE_BYTES = 64   # a visit held while settling (node, known bits, case, side; sorted: twice), _PassGrower.settle
+GROWTH_ROUNDS = 8   # growths again with the tree before as the ghost tree, at most (_PassGrower.run)
 FRACTION_SHARE = 2  # a pass's fractional visits may hold 1/FRACTION_SHARE of the budget (_LevelScan.fold)
 
 
@@ -540,9 +619,11 @@ class _LevelScan:
         w = np.ones(batch.n, dtype=np.float32) if batch.weights is None else batch.weights.astype(np.float32)
         if batch.weights is not None and (w > 1).any():
             table[4] = False
-        # c4.5's order matters only for the visits of cases with an unknown tested value
-        ordered = batch.weights is None and not fractions.folded and self.unknown_tested(batch)
-        if self.flat is not None and not ordered:
+        # c4.5's order matters only for the visits of cases with an unknown tested value, and
+        # their weights are c4.5's walk's (folded or not: batch boundaries must not matter)
+        unknown = batch.weights is None and self.unknown_tested(batch)
+        ordered = unknown and not fractions.folded
+        if self.flat is not None and not unknown:
             rows, ids, w = self.flat.route(batch.columns, w)
             bits = None
         elif self.flat is not None:
@@ -603,11 +684,7 @@ class _LevelScan:
 
     def unknown_tested(self, batch: Dataset) -> bool:
         """Whether a case of the batch has an unknown value of an attribute tested so far."""
-        for a in sorted({a for r in self.routes for a in r.used}):
-            col = batch.columns[a]
-            if (np.isnan(col).any() if col.dtype.kind == "f" else (col < 0).any()):
-                return True
-        return False
+        return _unknown_in(batch, sorted({a for r in self.routes for a in r.used}))
 
     def merge(self, a: list, b: list) -> list:
         """The tables of two parts of the cases as one (into `a`); if either part's fractional
@@ -684,10 +761,16 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     Where the cases have unknown values, each pass keeps the visits of fractional weight (their
     case had an unknown value of a test above) to sum them in c4.5's order; beyond half the
     `memory` budget a pass folds them into its exact sums instead, which may differ from the
-    in-memory sums in the last bit (the levels where that happened: exact_sum_levels).
+    in-memory sums in the last bit (the levels where that happened: exact_sum_levels). A
+    case's weight below an earlier branch's subtree carries that subtree's round trips, known
+    only once it is grown: where a pass had fractional visits, the tree is grown again with
+    the one before as the ghost tree (_Flat.with_ghosts) until a growth remakes it, at most
+    GROWTH_ROUNDS times more.
 
-    Returns the tree and an info dict: passes, levels, passes_per_level, table_bytes (the
-    largest tables one pass held, bytes), memory (the budget or None), exact_sum_levels and the largest AVC
+    Returns the tree and an info dict: passes (all growths'), levels, passes_per_level (the last
+    growth's), table_bytes (the largest tables one pass held, bytes), memory (the budget or
+    None), exact_sum_levels, growths, exact_weights (False where the growths stopped at their
+    limit or sums were folded: a sum may then differ from c4.5's in its last bit), the largest AVC
     group (attribute, level, node within the level, entries: the node's distinct values x
     classes for a continuous attribute, (values + 1) x classes for a discrete one).
 
@@ -715,6 +798,12 @@ class _PassGrower:
         self.passes, self.per_level, self.peak = 0, [], 0
         self.distinct: dict[int, int] = {}
         self.rows = np.zeros(1, dtype=np.int64)   # at most this many cases reach each open node
+        self.root_rows = 0                        # the cases, when a budget's first pass counted them
+        self.fractional = False                   # a pass of this growth had fractional visits
+        self.visits = 0                           # fractional visits the last check walked
+        self.prior: list[_Route] | None = None    # the growth before's routes, their _Flat and each open
+        self.prior_flat: _Flat | None = None      # node's node there (prior_at)
+        self.prior_at = np.zeros(1, dtype=np.int64)
         self.light = True                         # no case weighs more than 1
         self.fraction_bytes = 0                   # held by the last pass's fractional visits
         self.folded: list[int] = []               # levels whose fractional visits were folded (fold)
@@ -724,22 +813,196 @@ class _PassGrower:
         self.branch_sums: dict[tuple[int, int], tuple[np.ndarray, np.float32]] = {}
 
     def run(self) -> tuple[Node, dict]:
-        root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
-        nodes, tested = [root], np.zeros((1, self.A), dtype=bool)
+        """Grow the tree; where a pass had fractional visits, check in one more pass that each
+        weight it summed is c4.5's walk's over the grown tree (check), else grow it again with
+        that tree as the ghost tree (_Flat.with_ghosts), and so on. A growth that passes is
+        c4.5's: its sums were made of c4.5's weights in c4.5's order, its tests chosen from them."""
         if self.memory is not None:
-            self.rows[0], self.distinct = root_counts(self.batches, self.schema, self.memory)
+            self.root_rows, self.distinct = root_counts(self.batches, self.schema, self.memory)
             self.passes += 1
+        prior: list[_Route] | None = None
+        rounds, exact, start, settled = 0, True, 0, 0
         try:
-            while nodes:
-                nodes, tested = self.level(nodes, tested)
-                # the level's tables are freed: glibc would keep their pages under the next one's
-                give_back_memory()
+            while True:
+                root = self.grow(prior, start)
+                if not self.fractional or self.folded or _native is None:
+                    # nothing to replay, sums no longer in c4.5's order (exact_sum_levels), or
+                    # no compiled walk (numpy's _route makes each node's own round trips only)
+                    exact = not self.fractional
+                    break
+                start = self.check()
+                if start is None:
+                    break
+                if rounds == GROWTH_ROUNDS:
+                    exact = False
+                    break
+                if self.memory is None or self.visits * SETTLE_BYTES <= self.memory:
+                    self.settle()
+                    settled += 1
+                # the levels above `start` had c4.5's weights given the tree below: grown again
+                # with this tree as the ghost tree, they would come out the same
+                prior, rounds = self.routes, rounds + 1
         finally:
             forget_tables()
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
                       "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest),
-                      "exact_sum_levels": list(self.folded)}
+                      "exact_sum_levels": list(self.folded), "growths": rounds + 1, "settled": settled,
+                      "exact_weights": exact}
+
+    def grow(self, prior: list[_Route] | None, start: int = 0) -> Node:
+        """One growth, level by level; `prior`: the routes of the growth before (the ghost
+        tree). From level `start` > 0 on only: the levels above are the growth before's, whose
+        weights checked (check), so growing them again would remake them bit for bit."""
+        if start:
+            nodes, tested = self.resume(start)
+        else:
+            self.root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
+            nodes, tested = [self.root], np.zeros((1, self.A), dtype=bool)
+            self.routes, self.flat, self.per_level, self.folded = [], None, [], []
+            self.rows = np.array([self.root_rows], dtype=np.int64)
+            self.light, self.fractional = True, False
+            self.digests: dict[int, np.ndarray] = {}        # per level, its fractional visits' _digest
+            # per level: its nodes, their tested attributes, case bounds and `light` as it stood,
+            # and how they hang from the level above (parent, branch): where a growth resumes
+            self.levels: list[tuple[list[Node], np.ndarray, np.ndarray, bool]] = []
+            self.links: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+            self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
+        self.prior = prior
+        self.prior_flat = _Flat(prior) if prior is not None and _native is not None else None
+        if start and self.prior_flat is not None:
+            self.flat = _Flat(self.routes, (self.prior_flat, self.prior_at))
+        while nodes:
+            self.levels.append((nodes, tested, self.rows, self.light))
+            nodes, tested = self.level(nodes, tested)
+            # the level's tables are freed: glibc would keep their pages under the next one's
+            give_back_memory()
+        return self.root
+
+    def resume(self, start: int) -> tuple[list[Node], np.ndarray]:
+        """Keep the levels above `start` as grown, and fresh nodes at level `start` in place of
+        the last growth's (each level-`start` node's own node in that tree: prior_at)."""
+        above = self.levels[start - 1][0]
+        parent, branch = self.links[start]
+        nodes = [Node(0, 0.0, 0.0, above[p].class_dist) for p in parent.tolist()]
+        for node, p, b in zip(nodes, parent.tolist(), branch.tolist()):
+            above[p].branches[b] = node
+        _, tested, self.rows, self.light = self.levels[start]
+        self.levels, self.routes, self.per_level = self.levels[:start], self.routes[:start], self.per_level[:start]
+        self.digests = {k: d for k, d in self.digests.items() if k < start}
+        self.prior_at = np.arange(len(nodes), dtype=np.int64)
+        return nodes, tested
+
+    def check(self) -> int | None:
+        """One pass: every case with an unknown tested value walked through the whole grown
+        tree as c4.5 walks it (_Flat.whole), its fractional visits digested per level as the
+        growth's were (_digest); the first level whose digest is not the growth's (None: none)."""
+        flat = _Flat.whole(self.routes)
+        L = len(self.routes)
+        starts = np.searchsorted(flat.level, np.arange(L))
+        used = flat.used
+        self.passes += 1
+
+        def count(table: list, batch: Dataset) -> list:
+            offset = table[0]
+            table[0] += batch.n
+            if batch.n == 0 or not _unknown_in(batch, used):
+                return table
+            rows, ids, w, bits = flat.route(batch.columns, np.ones(batch.n, dtype=np.float32), known=True)
+            level = flat.level[ids].astype(np.int64)
+            part = np.flatnonzero((bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1))
+            lv = level[part]
+            table[1] += _digest(rows[part] + offset, ids[part] - starts[lv], w[part], lv, L)
+            return table
+
+        def merge(a: list, b: list) -> list:
+            a[1] += _shifted(b[1], a[0])
+            a[0] += b[0]
+            return a
+
+        _, got = reduce_batches(self.batches, lambda: [0, np.zeros((L, 3), dtype=np.uint64)], count, merge)
+        want = np.zeros((L, 3), dtype=np.uint64)
+        for level, d in self.digests.items():
+            want[level] = d
+        self.visits = int(got[:, 0].sum())
+        off = np.flatnonzero((got != want).any(axis=1))
+        return int(off[0]) if off.size else None
+
+    def settle(self) -> None:
+        """The factors c4.5 makes with the grown tree's tests: one pass collects each node's
+        visits (the cases weighing 1 at every test above and known at the node as counts per
+        branch, the others whole: case number, known bits, branch or unknown), then c4.5's
+        depth-first growth is replayed on them with the tests held (as tree/grow.py's `grow`:
+        a node's cases and branch sums in c4.5's order, each factor from them, the unknown
+        cases' weights multiplied by it, the branch walked, divided back), and the routes
+        take its factors. The next growth's ghost tree is then c4.5's wherever its tests
+        stay, so the growths needed do not grow with the chains of round trips."""
+        flat = _Flat.whole(self.routes)
+        N, first, child = len(flat.attr), flat.first, flat.child
+        U = int(np.diff(first).max())                 # a node's side for its unknowns
+        tests = _Route(flat.attr, flat.threshold.view(bool), flat.cut32, np.zeros((N, 0)), np.zeros((N, 0)))
+        self.passes += 1
+
+        def count(table: list, batch: Dataset) -> list:
+            offset = table[0]
+            table[0] += batch.n
+            if batch.n == 0:
+                return table
+            rows, ids, w, bits = flat.route(batch.columns, np.ones(batch.n, dtype=np.float32), known=True)
+            inner = flat.attr[ids] >= 0
+            rows, ids, w, bits = rows[inner], ids[inner], w[inner], bits[inner]
+            side = _branches(tests, ids, _tested_values(tests, batch.columns, rows, flat.attr[ids]))
+            side[side < 0] = U
+            level = flat.level[ids].astype(np.int64)
+            # whole: the fractional visits and those whose weight the node shares out
+            whole = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1) | (side == U)
+            table[1] += np.bincount(ids[~whole] * (U + 1) + side[~whole], minlength=N * (U + 1))
+            table[2].append((ids[whole], bits[whole], rows[whole] + offset, side[whole]))
+            return table
+
+        def merge(a: list, b: list) -> list:
+            a[1] += b[1]
+            a[2] += [(i, k, r + a[0], sd) for i, k, r, sd in b[2]]
+            a[0] += b[0]
+            return a
+
+        n, units, parts = reduce_batches(self.batches, lambda: [0, np.zeros(N * (U + 1), dtype=np.int64), []],
+                                         count, merge)
+        ids, bits, rows, side = (np.concatenate([p[k] for p in parts]) if parts else np.empty(0, np.int64)
+                                 for k in range(4))
+        order = np.lexsort((rows, bits, ids))          # c4.5's order at each node (_Fractions.ordered)
+        ids, rows, side = ids[order], rows[order], side[order]
+        del bits, order, parts
+        starts = np.searchsorted(ids, np.arange(N + 1))
+        units = units.reshape(N, U + 1)
+        sides = np.arange(U + 1)
+        x = np.ones(n, dtype=np.float32)               # each case's weight as c4.5's walk leaves it
+        factor = flat.factor.copy()
+
+        def grow(g: int) -> None:
+            if flat.attr[g] < 0:
+                return
+            r, sd = rows[starts[g]:starts[g + 1]], side[starts[g]:starts[g + 1]]
+            w = x[r]
+            # the node's visits in c4.5's order, then those weighing 1 (_in_order)
+            sums = _in_order(sd, w, sides, units[g], U + 1)
+            cases = _in_order(np.zeros(len(w), np.int64), w, np.zeros(1, np.int64), units[g].sum(keepdims=True), 1)[0]
+            unknown = r[sd == U]
+            for b in range(int(first[g]), int(first[g + 1])):
+                if child[b] < 0:
+                    continue
+                f = sums[b - first[g]] / (cases - sums[U])
+                factor[b] = f
+                if unknown.size:
+                    x[unknown] = x[unknown] * f
+                grow(int(child[b]))
+                if unknown.size:
+                    x[unknown] = x[unknown] / f
+
+        grow(0)
+        for k, route in enumerate(self.routes):
+            lo = int(first[np.searchsorted(flat.level, k)])
+            route.factor[...] = factor[lo:lo + route.factor.size].reshape(route.factor.shape)
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
@@ -806,6 +1069,11 @@ class _PassGrower:
         self.passes += 1
         dist, count, disc, cont, light, fractions = reduce_batches(self.batches, scan.zero, scan.count, scan.merge)
         self.light = self.light and light
+        self.fractional = self.fractional or bool(fractions.parts) or fractions.folded
+        if fractions.parts:
+            rows, ids, w = (np.concatenate([part[k] for part in fractions.parts]) for k in (0, 2, 3))
+            level = len(self.routes)
+            self.digests[level] = self.digests.get(level, 0) + _digest(rows, ids, w, np.zeros(len(rows), np.int64), 1)[0]
         if fractions.folded and len(self.routes) not in self.folded:
             self.folded.append(len(self.routes))
         self.fraction_bytes = fractions.nbytes()
@@ -1075,6 +1343,7 @@ class _PassGrower:
         threshold = np.zeros(S, dtype=bool)
         next_nodes: list[Node] = []
         parents: list[int] = []
+        branch_at: list[int] = []
         rows: list[int] = []
         for s in np.flatnonzero(chosen >= 0).tolist():
             a, node = int(chosen[s]), nodes[s]
@@ -1102,15 +1371,36 @@ class _PassGrower:
                     factor[s, v] = shares[v]
                     next_nodes.append(Node(0, 0.0, 0.0, node.class_dist))
                     parents.append(s)
+                    branch_at.append(v)
                     rows.append(int(weights[v] + unknown) >> 32 if whole[s] else int(count[s]))
                     branch = next_nodes[-1]
                 else:
                     branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
                 node.branches.append(branch)
-        self.routes.append(_Route(chosen, threshold, cut32, child, factor))
-        self.flat = _Flat(self.routes) if _native is not None else None
-        self.rows = np.array(rows, dtype=np.int64)
         parent = np.array(parents, dtype=np.int64)
+        self.links[len(self.routes) + 1] = (parent, np.array(branch_at, dtype=np.int64))
+        self.prior_at = self.prior_children(parent, np.array(branch_at, dtype=np.int64), chosen, threshold, cut32)
+        self.routes.append(_Route(chosen, threshold, cut32, child, factor))
+        ghosts = None if self.prior_flat is None else (self.prior_flat, self.prior_at)
+        self.flat = _Flat(self.routes, ghosts) if _native is not None else None
+        self.rows = np.array(rows, dtype=np.int64)
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True
         return next_nodes, next_tested
+
+    def prior_children(self, parent: np.ndarray, branch: np.ndarray, chosen: np.ndarray, threshold: np.ndarray,
+                       cut32: np.ndarray) -> np.ndarray:
+        """Each new child's node in the prior tree's next level (-1: none): the prior node's
+        child down the same branch where the prior node had the same test and cut."""
+        out = np.full(len(parent), -1, dtype=np.int64)
+        L = len(self.routes)
+        if self.prior is None or L >= len(self.prior) or not len(parent):
+            return out
+        before = self.prior[L]
+        at = self.prior_at[parent]
+        p = np.maximum(at, 0)
+        same = ((at >= 0) & (before.attr[p] == chosen[parent]) & (before.threshold[p] == threshold[parent])
+                & (before.cut32[p].view(np.uint32) == cut32[parent].view(np.uint32))
+                & (branch < before.child.shape[1]))
+        out[same] = before.child[p[same], branch[same]]
+        return out

@@ -114,9 +114,9 @@ def test_unknowns_sums_in_c45_order():
     # soybean's root tests an attribute with unknown values: the cases with an unknown value go down
     # every branch weighing its share, and come first in its sums, the others add 1 each in float32
     # (branch 0 weighs 58.151928; the exact sum rounded once is 58.15192); branch 1 takes the
-    # share of weights that c4.5's multiply-then-divide over branch 0 left a bit off. (Deeper
-    # nodes may still differ in the last bit where such a case's value was unknown again inside
-    # an earlier branch: docs/large-data.md, "Sums".)
+    # share of weights that c4.5's multiply-then-divide over branch 0 left a bit off (deeper
+    # nodes too, where such a case's value is unknown again inside an earlier branch:
+    # tests/tree/test_grow_passes.py::test_unknowns_every_sum_as_in_memory)
     ds, _ = load_data(stem("soybean"), test=False)
     plain = grow_tree(ds)
     streamed, _ = grow_in_passes(open_batches(stem("soybean"), batch_rows=7), ds.schema)
@@ -189,6 +189,18 @@ def test_memory_budget_bounds_the_growth_tables(tmp_path):
     assert (tmp_path / "a.yaml").read_bytes() == (tmp_path / "b.yaml").read_bytes()
     assert j["table_budget"] == 51200 >= j["peak_table_bytes"] > 0
     assert j["growth_passes_per_level"][0] > 1 and sum(j["growth_passes_per_level"]) > len(j["growth_passes_per_level"])
+
+
+def test_json_reports_the_growths(tmp_path):
+    # labor: a case's weight comes back from an earlier branch's subtree off in its last bit, so
+    # the first growth's weights do not check: its factors are settled, it grows again, checks
+    ok("fit", stem("labor"), "-o", tmp_path / "a.yaml")
+    j = json.loads(ok("fit", stem("labor"), "-o", tmp_path / "b.yaml", "--json", "--stream", "--batch-rows", "7").stdout)
+    assert (tmp_path / "a.yaml").read_bytes() == (tmp_path / "b.yaml").read_bytes()
+    assert (j["stream"]["growths"], j["stream"]["settled"], j["stream"]["exact_weights"]) == (2, 1, True)
+    # crx: the first growth's weights check
+    j = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "c.yaml", "--json", "--stream").stdout)["stream"]
+    assert (j["growths"], j["settled"], j["exact_weights"]) == (1, 0, True)
 
 
 def test_json_reports_the_rule_stages_tables(tmp_path):
