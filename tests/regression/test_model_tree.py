@@ -146,23 +146,3 @@ def test_large_sets_grow_leaves_of_at_least_one_case_in_leaf_share(monkeypatch):
             leaves.append(node.n)
     assert len(leaves) > 10 and min(leaves) >= 20
     assert mt.leaf_minimum(1000, 30) == 30
-
-
-def test_nonnegative_targets_are_never_predicted_below_zero():
-    # Cubist's model files hold the floor at 0 when no target is negative (cpus: targets 6 to
-    # 1150, floor 0, not 6 - 5% of the range)
-    from c45rules.learn.regression import regression_frame, fit_regression
-    import pandas as pd
-    x = np.linspace(0, 10, 200)
-    y = 1 + 100 * x                                     # 1 to 1001, a line
-    ds, t = regression_frame(pd.DataFrame({"x": x, "y": y}), "y")
-    model = fit_regression(ds, t)
-    assert model.floor == 0.0
-    assert model.ceiling == pytest.approx(1001 + 50)
-    # far below the training range the line says less than 0 (and its rule's bounds, its
-    # cases' range widened by 5%, go below 0 too); the prediction stops at 0
-    assert model.predict(pd.DataFrame({"x": [-5.0]})).tolist() == [0.0]
-    # a negative target keeps the widened range
-    from c45rules.model.regression import prediction_range
-    assert prediction_range(-1.0, 9.0, 0.05) == (-1.5, 9.5)
-    assert prediction_range(1.0, 11.0, 0.05) == (0.5, 11.5)
