@@ -218,6 +218,9 @@ def test_codes_cached_in_small_rows(spark, monkeypatch):
     sizes = [len(b) for b in source._encoded().toPandas()["blob"]]
     assert len(sizes) >= 20 and max(sizes) < 2000 + 1000    # 690 rows: codes of at most 2000 bytes a row, and the pickle
     assert source.last_batches == 3     # one batch a partition, joined again
+    # cached on disk: the JVM's heap is left to the passes (5M rows' codes ran it out of heap)
+    level = source._encoded().storageLevel
+    assert level.useDisk and not level.useMemory
     frame.unpersist()
 
 
