@@ -190,16 +190,22 @@ def test_driver_memory_flat(spark, tmp_path):
     assert grew[1] <= grew[0] + 16 * 2 ** 20, grew
 
 
-def test_tables_in_pieces(spark, monkeypatch):
-    """A pass's table reaches the driver (and the merging task) in rows of at most _PIECE_BYTES,
-    put together again in order: a table in many pieces gives the in-memory model."""
-    import c45rules.learn.spark as spark_learning
-    monkeypatch.setattr(spark_learning, "_PIECE_BYTES", 1000)
+def crx_on_spark(spark):
+    """(crx's cached frame, its Spark source) after a fit on Spark that gave the in-memory model."""
     path, target = csv_of("crx")
     frame = text_frame(spark, path)
     source = open_spark(frame, target, text=True, source=str(path))
     ruleset, _, _ = fit_batches(source)
     assert dump_yaml(ruleset) == dump_yaml(c45rules.fit(path, target=target))
+    return frame, source
+
+
+def test_tables_in_pieces(spark, monkeypatch):
+    """A pass's table reaches the driver (and the merging task) in rows of at most _PIECE_BYTES,
+    put together again in order: a table in many pieces gives the in-memory model."""
+    import c45rules.learn.spark as spark_learning
+    monkeypatch.setattr(spark_learning, "_PIECE_BYTES", 1000)
+    frame, source = crx_on_spark(spark)
     assert max(source.pass_bytes) > 10 * 1000     # the largest table came in more than 10 pieces
     frame.unpersist()
 
@@ -210,11 +216,7 @@ def test_codes_cached_in_small_rows(spark, monkeypatch):
     and joined again into batches of batch_rows for the passes: the in-memory model."""
     import c45rules.learn.spark as spark_learning
     monkeypatch.setattr(spark_learning, "_BLOB_BYTES", 2000)
-    path, target = csv_of("crx")
-    frame = text_frame(spark, path)
-    source = open_spark(frame, target, text=True, source=str(path))
-    ruleset, _, _ = fit_batches(source)
-    assert dump_yaml(ruleset) == dump_yaml(c45rules.fit(path, target=target))
+    frame, source = crx_on_spark(spark)
     sizes = [len(b) for b in source._encoded().toPandas()["blob"]]
     assert len(sizes) >= 20 and max(sizes) < 2000 + 1000    # 690 rows: codes of at most 2000 bytes a row, and the pickle
     assert source.last_batches == 3     # one batch a partition, joined again
