@@ -33,6 +33,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..estimate import pessimistic_rate
+from ..rules.coding import log_fact
 from ..rules.extract import THRESHOLD, CondTest
 from ..rules.generalize import CandidateRule
 
@@ -202,7 +203,7 @@ class _Pruning:
 
 def _which(n: int, k: int) -> float:
     """log2 C(n, k): the bits that say which k of n rows."""
-    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(2)
+    return log_fact(n) - log_fact(k) - log_fact(n - k)
 
 
 def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int,

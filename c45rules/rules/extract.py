@@ -145,7 +145,6 @@ def path_table(tree: Node | FlatTree) -> PathTable:
         flat.klass[leaves].astype(np.int32))
 
 
-
 def forest_table(trees: list[Node | FlatTree]) -> PathTable:
     """The paths of several trees' leaves in turn (each as path_table gives them) as one
     PathTable: conditions numbered on through the trees, and tested nodes numbered depth
@@ -185,4 +184,3 @@ def forest_table(trees: list[Node | FlatTree]) -> PathTable:
                      {c + int(conds[i]): v for i, t in enumerate(tables) for c, v in t.values.items()},
                      np.concatenate([[0], np.cumsum(lengths[kept])]).astype(np.int64),
                      leaf_cond[np.repeat(kept, lengths)], leaf_class[kept])
-
