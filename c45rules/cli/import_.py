@@ -12,7 +12,8 @@ from ..errors import InputError
 from .io import MODEL_SUFFIXES, check_output, write_text
 
 HELP = ("read a PMML RuleSetModel or TreeModel, or a fitted scikit-learn tree saved with joblib, into a"
-        " model file that decides as it does; or explain a scikit-learn random forest by rules (--data)")
+        " model file that decides as it does; or explain a tree ensemble (scikit-learn, XGBoost, LightGBM)"
+        " by rules (--data)")
 EXAMPLE = ("c45rules import tree.pmml -o model.yaml\n"
            "  c45rules import tree.joblib -o model.yaml   (joblib.dump(DecisionTreeClassifier().fit(X, y), ...))\n"
            "  c45rules rescore model.yaml --data train.csv --target y -o measured.yaml\n"
@@ -28,10 +29,11 @@ _PICKLE_STARTS = (b"\x80", b"\x78", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x5d\x00
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The import command's arguments."""
-    p.add_argument("model", metavar="MODEL.pmml|MODEL.joblib",
+    p.add_argument("model", metavar="MODEL",
                    help="a PMML file, or a fitted scikit-learn DecisionTreeClassifier/ExtraTreeClassifier"
                         " saved with joblib.dump (.joblib, .pkl, .pickle; loading one RUNS CODE stored in"
-                        " it, so import only files you trust)")
+                        " it, so import only files you trust); with --data, a tree ensemble: joblib, or an"
+                        " XGBoost .json/.ubj or LightGBM .txt model file")
     p.add_argument("-o", "--output", required=True, metavar="MODEL.yaml",
                    help="the model file to write ('-': the YAML on stdout)")
     p.add_argument("--data", metavar="TRAIN",
@@ -144,11 +146,19 @@ def _forest_rules(args: argparse.Namespace, model):
     from ..imports.ensemble import check_forest, feature_names, from_ensemble
     check_forest(model)
     names = feature_names(model)
-    train, _ = load_data(args.data, target=args.target, test=False, continuous=list(names))
+    try:
+        train, _ = load_data(args.data, target=args.target, test=False, continuous=list(names))
+    except InputError as e:
+        if e.params != ("continuous",):
+            raise
+        # the table lacks some of the ensemble's features: read it as it is, to name them below
+        # (the user gave no --continuous, so that option must not be named)
+        train, _ = load_data(args.data, target=args.target, test=False)
     have = {a.name: c for a, c in zip(train.schema.attributes, train.columns)}
     missing = [n for n in names if n not in have]
     if missing:
-        raise InputError(f"{args.data}: has no column {missing[0]!r}, which the ensemble was fit on")
+        raise InputError(f"{args.data}: has no column {', '.join(map(repr, missing))}, which the ensemble was"
+                         " fit on")
     return from_ensemble(model, pd.DataFrame({n: have[n] for n in names}), max_rules=args.max_rules,
                          synthetic=args.synthetic, validate=args.validate)
 

@@ -323,6 +323,11 @@ def test_cli_explains_an_xgboost_json_model_file(tmp_path):
     bad.write_text("{}")
     code, _, err = run_cli(["import", str(bad), "--data", str(table), "--target", "label", "-o", str(out) + "2"])
     assert code == 2 and "cannot be read as an XGBoost model" in err
+    # a table without some of the model's features: named in the model's words, no option the user never gave
+    X.drop(columns=["A2", "A14"]).assign(label=labels).to_csv(table, index=False)
+    code, _, err = run_cli(["import", str(src), "--data", str(table), "--target", "label", "-o", str(out) + "3"])
+    assert code == 2 and "has no column 'A2', 'A14', which the ensemble was fit on" in err, err
+    assert "--continuous" not in err and not (tmp_path / "rules.yaml3").exists()
 
 
 def test_cli_explains_a_lightgbm_text_model_file(tmp_path):
