@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model.regression import Committee, RegressionModel, RegressionRule
-from ..model.ruleset import conjunction
+from ..model.ruleset import conjunction, readable
 from .diff import RuleDiff, _exact, _frozen, _key, _pair, _shape
 
 
@@ -82,7 +82,7 @@ def diff_regression(old: RegressionModel, new: RegressionModel, data_old: Any = 
 def describe_regression(d: RegressionDiff, old: RegressionModel, new: RegressionModel, data: str | None = None) -> str:
     """The difference in words (`c45rules diff`'s text)."""
     many = max(d.old_committees, d.new_committees) > 1
-    target = old.target
+    target = readable(old.target)
 
     def one(r: RegressionRule) -> str:
         return (f"rule {r.id}: if {conjunction(r.conditions) or 'every case'} then {target} = {r.model}"

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..data.schema import Dataset, Schema
 from ..errors import InputError, ModelError
-from .ruleset import Condition, condition_operand, conjunction, encode_cases, format_threshold
+from .ruleset import Condition, condition_operand, conjunction, encode_cases, format_threshold, readable
 
 REGRESSION_FORMAT = "c45rules-regression"
 NEIGHBOR_BLOCK_BYTES = 1 << 25   # a block of instance distances stays within this
@@ -76,7 +76,7 @@ class LinearModel:
     def __str__(self) -> str:
         text = format_threshold(self.intercept)
         for name, coef in self.coefficients:
-            text += f" {'-' if coef < 0 else '+'} {format_threshold(abs(coef))} {name}"
+            text += f" {'-' if coef < 0 else '+'} {format_threshold(abs(coef))} {readable(name)}"
         return text
 
 
@@ -121,7 +121,7 @@ class RegressionRule:
         head = (f"Rule {self.id}: [{self.cases} cases, mean {self.mean:.6g}, range {self.low:.6g} to"
                 f" {self.high:.6g}, est err {self.error:.6g}]")
         conds = [f"\t{c}" for c in self.conditions] or ["\t(every case)"]
-        return "\n".join([head, "    if", *conds, "    then", f"\t{target} = {self.model}"])
+        return "\n".join([head, "    if", *conds, "    then", f"\t{readable(target)} = {self.model}"])
 
 
 @dataclass(frozen=True)
@@ -375,10 +375,10 @@ class RegressionModel:
                     v = float(np.clip(rule.model.evaluate(ds, means)[0], rule.lower, rule.upper))
                     values.append(v)
                     lines.append(f"  rule {rule.id} [{conjunction(rule.conditions) or 'every case'}]:"
-                                 f" {self.target} = {rule.model} -> {v:.6g}")
+                                 f" {readable(self.target)} = {rule.model} -> {v:.6g}")
             if not values:
                 lines.append(f"  no rule applies: the default {committee.default}")
-        lines.append(f"{self.target} = {float(self.predict(ds)[0]):.6g}")
+        lines.append(f"{readable(self.target)} = {float(self.predict(ds)[0]):.6g}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -388,7 +388,7 @@ class RegressionModel:
                 out.append(f"Model {k + 1}:\n")
             for rule in committee.rules:
                 out.append(rule.text(self.target) + "\n")
-            out.append(f"Default: {self.target} = {committee.default}\n")
+            out.append(f"Default: {readable(self.target)} = {committee.default}\n")
         out.append(f"Predictions are bounded to [{self.floor:.6g}, {self.ceiling:.6g}]"
                    f" (extrapolation {self.extrapolation:g})"
                    + (f"; corrected by the {self.neighbors} nearest training cases" if self.neighbors else ""))

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .regression import RegressionModel
-from .ruleset import conjunction, encode_cases
+from .ruleset import conjunction, encode_cases, readable
 
 
 @dataclass(frozen=True)
@@ -76,21 +76,22 @@ class RegressionExplanation:
     def __str__(self) -> str:
         lines = []
         many = len(self.committees) > 1
+        target = readable(self.target)
         for k, c in enumerate(self.committees, 1):
             lines.append(f"Committee {k}:" if many else "Rules that apply:")
             for r in c.rules:
                 bounded = "" if r.raw == r.value else f" (model {r.raw:.6g}, bounded)"
-                lines.append(f"  rule {r.id} [{r.conditions or 'every case'}]: {self.target} = {r.model}"
+                lines.append(f"  rule {r.id} [{r.conditions or 'every case'}]: {target} = {r.model}"
                              f" -> {r.value:.6g}{bounded}")
             if c.default is not None:
-                lines.append(f"  no rule applies: the default {self.target} = {c.default} -> {c.value:.6g}")
+                lines.append(f"  no rule applies: the default {target} = {c.default} -> {c.value:.6g}")
             elif len(c.rules) > 1:
                 lines.append(f"  average of {len(c.rules)} rules: {c.value:.6g}")
         if many:
             lines.append(f"average of {len(self.committees)} committees: {self.average:.6g}")
         if self.corrected is not None:
             lines.append(f"corrected by the nearest training cases: {self.corrected:.6g}")
-        lines.append(f"{self.target} = {self.value:.6g}"
+        lines.append(f"{target} = {self.value:.6g}"
                      f" (predictions bounded to [{self.floor:.6g}, {self.ceiling:.6g}])")
         return "\n".join(lines)
 

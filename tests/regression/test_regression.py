@@ -196,3 +196,22 @@ def test_predict_evaluate_and_serve_on_a_regression_model(tmp_path):
     assert got["cases"] == 209 and got["rmse"] == pytest.approx(float(np.sqrt(np.mean(err ** 2))))
     # served as numbers (tests/service/test_numbers.py runs the service)
     assert load_version("m", model_path.read_bytes()).decides_numbers
+
+
+def test_hostile_names_are_quoted_in_every_text_as_in_conditions():
+    from c45rules.govern.regression_diff import describe_regression, diff_regression
+    from c45rules.model.regression_explain import explain_regression
+    schema = regression_schema((Attribute('a"b', "continuous"), Attribute("x y$", "continuous")), "price $")
+    rule = RegressionRule(1, (Condition('a"b', "<=", 6.0),), LinearModel(1.0, (('a"b', 2.0), ("x y$", -1.0))), 10,
+                          7.0, 1.0, 13.0, 0.5, 0.0, 14.0)
+    m = RegressionModel(schema, (Committee((rule,), LinearModel(3.0)),), 0.0, 20.0, 0.05, (('a"b', 5.0),
+                                                                                            ("x y$", 1.0)))
+    # the same spelling as the rule's condition (`"a\"b" <= 6`): a name is never shown bare when it
+    # would not read as one item
+    assert '"price $" = 1 + 2 "a\\"b" - 1 "x y$"' in str(m)
+    assert 'Default: "price $" = 3' in str(m)
+    assert '"price $" = 1 + 2 "a\\"b"' in m.explain({'a"b': 1.0, "x y$": 0.0})
+    assert str(explain_regression(m, {'a"b': 1.0, "x y$": 0.0})).endswith('"price $" = 3 (predictions bounded to'
+                                                                          ' [-1, 21])')
+    other = RegressionModel(schema, (Committee((rule,), LinearModel(4.0)),), 0.0, 20.0, 0.05, m.means)
+    assert 'Default: "price $" = 3 -> "price $" = 4' in describe_regression(diff_regression(m, other), m, other)
