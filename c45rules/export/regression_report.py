@@ -13,6 +13,7 @@ import numpy as np
 
 from ..data.schema import Dataset
 from ..model.regression import RegressionModel
+from ..model.ruleset import readable
 from ..model.regression_explain import explain_regression
 from ._atomic import atomic_write_text
 from .report import _CSS, SEP, _conditions, _e, _options_section, _shown_path
@@ -55,14 +56,14 @@ def _committee_section(model: RegressionModel, k: int, evidence: list[tuple[int,
            '<table class="rules"><tr>', *head, "</tr>"]
     for i, r in enumerate(committee.rules):
         cells = (f'<td class="num">{r.id}</td><td><ul class="conds">{_conditions(r.conditions)}</ul></td>'
-                 f'<td class="mono">{_e(model.target)} = {_e(r.model)}</td><td class="num">{r.cases}</td>'
+                 f'<td class="mono">{_e(readable(model.target))} = {_e(r.model)}</td><td class="num">{r.cases}</td>'
                  f'<td class="num">{_g(r.mean)}</td><td class="num">{_g(r.low)} to {_g(r.high)}</td>'
                  f'<td class="num">{_g(r.error)}</td><td class="num">{_g(r.lower)} to {_g(r.upper)}</td>')
         if evidence is not None:
             n, mean, rmse = evidence[i]
             cells += f'<td class="num">{n}</td><td class="num">{_g(mean)}</td><td class="num">{_g(rmse)}</td>'
         out.append(f'<tr id="rule-{k + 1}-{r.id}">{cells}</tr>')
-    out += ["</table>", f'<p id="default-{k + 1}">When no rule holds: <code>{_e(model.target)} ='
+    out += ["</table>", f'<p id="default-{k + 1}">When no rule holds: <code>{_e(readable(model.target))} ='
             f" {_e(committee.default)}</code>, bounded to [{_g(model.floor)}, {_g(model.ceiling)}].</p>",
             "</section>"]
     return "".join(out)
