@@ -13,8 +13,8 @@ import numpy as np
 
 from ..data.schema import Dataset
 from ..model.regression import RegressionModel
-from ..model.ruleset import readable
 from ..model.regression_explain import explain_regression
+from ..model.ruleset import readable
 from ._atomic import atomic_write_text
 from .report import _CSS, SEP, _conditions, _e, _options_section, _shown_path
 
