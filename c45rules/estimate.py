@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import libm
 
@@ -28,7 +29,7 @@ def z_squared(cf: float) -> float:
     return z * z
 
 
-def add_errors(n, e, cf: float = 0.25):
+def add_errors(n: ArrayLike, e: ArrayLike, cf: float = 0.25) -> np.ndarray:
     """Extra errors above the observed `e` of `n` cases at confidence `cf` (arrays or scalars).
 
     The upper limit of a Wilson-type interval with continuity correction 0.5, with
@@ -94,7 +95,7 @@ def extra_function(cf: float) -> Callable[[float, float], float]:
     return extra
 
 
-def rate_function(cf: float):
+def rate_function(cf: float) -> Callable[[float, float], float]:
     """pessimistic_rate(n, e, cf) for plain numbers as a float, constants worked out once."""
     extra = extra_function(cf)
 
@@ -116,6 +117,6 @@ def _extra(n, e, z2, log_cf, exp, sqrt, where):
     return where(e < 1e-6, e0, where(e < 0.9999, e0 + e * (e1 - e0), large))
 
 
-def pessimistic_rate(n, e, cf: float = 0.25):
+def pessimistic_rate(n: ArrayLike, e: ArrayLike, cf: float = 0.25) -> np.ndarray:
     """(e + AddErrs(n, e)) / n: a rule's pessimistic error rate (spec 7.3)."""
     return (np.asarray(e, dtype=np.float64) + add_errors(n, e, cf)) / n

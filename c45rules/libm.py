@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 try:
     from . import _libm as _native
@@ -53,16 +54,16 @@ def _apply(name: str, x, native: bool | None, out: np.ndarray | None) -> np.ndar
     return out
 
 
-def log(x, native: bool | None = None, out: np.ndarray | None = None) -> np.ndarray:
+def log(x: ArrayLike, native: bool | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Natural log of each element, float64 (-inf at 0, nan below) (into `out` when given, which may be x itself)."""
     return _apply("log", x, native, out)
 
 
-def log2(x, native: bool | None = None, out: np.ndarray | None = None) -> np.ndarray:
+def log2(x: ArrayLike, native: bool | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Base-2 log of each element, float64 (-inf at 0, nan below) (into `out` when given, which may be x itself)."""
     return _apply("log2", x, native, out)
 
 
-def exp(x, native: bool | None = None, out: np.ndarray | None = None) -> np.ndarray:
+def exp(x: ArrayLike, native: bool | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """e to the power of each element, float64 (into `out` when given, which may be x itself)."""
     return _apply("exp", x, native, out)

@@ -17,6 +17,7 @@ import threading
 from typing import Callable, Iterator, TypeVar
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 T = TypeVar("T")
 
@@ -39,7 +40,7 @@ def resolve_jobs(jobs: int) -> int:
     return available_cores() if jobs == -1 else jobs
 
 
-def shared_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
+def shared_empty(shape: tuple[int, ...], dtype: DTypeLike) -> np.ndarray:
     """An uninitialised array in shared memory: what forked workers write, this process sees."""
     count = int(np.prod(shape))
     buf = mmap.mmap(-1, max(1, count * np.dtype(dtype).itemsize))

@@ -4,12 +4,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .io import data_stem, is_table, learner_progress, load_training, progress
 from .regression import regression_options
 from .options import (boost_options, boost_trials, cv_folds_option, data_options, grid_options,
                       learning_rule_options, positive_int, rule_options, tree_options, tuning_grid)
+
+if TYPE_CHECKING:
+    from ..learn.crossval import CVResult
 
 HELP = "cross-validate the rules on stratified folds (optionally tuned, optionally beside C5.0)"
 EXAMPLE = ("c45rules cv examples/crx/crx --cv-folds 10 --seed 1\n"
@@ -83,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def cv_text(ours, theirs=None) -> str:
+def cv_text(ours: CVResult, theirs: CVResult | None = None) -> str:
     """The folds as a table: errors and rules per fold, then the mean and its standard error."""
     import numpy as np
     head = f"{'fold':>8}  {'cases':>6}  {'errors':>14}  {'rules':>5}"

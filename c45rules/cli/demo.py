@@ -12,10 +12,16 @@ import argparse
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .io import progress
 from .rules import rules_text
+
+if TYPE_CHECKING:
+    from ..data.schema import Dataset
+    from ..model.ruleset import RuleSet
+    from ..rules.evaluate import RuleEvaluation
 
 # inside the package (package data), so that an installed wheel has it too
 EXAMPLE_STEM = Path(__file__).resolve().parents[1] / "examples" / "crx" / "crx"
@@ -49,7 +55,7 @@ def _sqlite_rows(test) -> tuple[list[str], list[tuple]]:
     return names, rows
 
 
-def about_data(train, test, bundled: bool) -> str:
+def about_data(train: Dataset, test: Dataset, bundled: bool) -> str:
     """The lines before the rules: what the data is (the bundled crx described), its counts."""
     attributes = [a for a in train.schema.attributes if a.kind != "ignore"]
     continuous = sum(a.is_continuous for a in attributes)
@@ -64,7 +70,7 @@ def about_data(train, test, bundled: bool) -> str:
     return "\n".join(lines)
 
 
-def how_to_read(ruleset, ev) -> str:
+def how_to_read(ruleset: RuleSet, ev: RuleEvaluation) -> str:
     """The lines after the evaluation: a rule and the table's columns explained on the first
     rule that decided a training case."""
     from ..model.ruleset import readable

@@ -4,9 +4,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from .io import data_path, load_model, progress
 from .options import read_options, reading_options
+
+if TYPE_CHECKING:
+    from ..govern.diff import BoostedDiff, RuleDiff
+    from ..govern.regression_diff import RegressionDiff
+    from ..model.boosted import BoostedRuleSet
+    from ..model.regression import RegressionModel
+    from ..model.ruleset import RuleSet
+
+    AnyModel = RuleSet | BoostedRuleSet | RegressionModel
 
 HELP = "compare two models: rules added, removed and changed, and (with --data) the decisions that move"
 EXAMPLE = ("c45rules diff last_quarter.yaml this_quarter.yaml\n"
@@ -26,7 +36,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                         ' "new_trials", "decisions"})')
 
 
-def compare(args: argparse.Namespace, old, new, path: str | None):
+def compare(args: argparse.Namespace, old: AnyModel, new: AnyModel, path: str | None
+            ) -> RuleDiff | BoostedDiff | RegressionDiff:
     """The RuleDiff of two loaded models, with the decisions on the rows of `path` when given."""
     from ..govern.diff import diff_models
     from ..govern.regression_diff import diff_regression

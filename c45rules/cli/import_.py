@@ -6,10 +6,13 @@ import argparse
 import io
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from .io import MODEL_SUFFIXES, check_output, write_text
+
+if TYPE_CHECKING:
+    from ..model.ruleset import RuleSet
 
 HELP = ("read a PMML RuleSetModel or TreeModel, or a fitted scikit-learn tree saved with joblib, into a"
         " model file that decides as it does; or explain a tree ensemble (scikit-learn, XGBoost, LightGBM)"
@@ -62,7 +65,7 @@ def _is_joblib(path: str, raw: bytes) -> bool:
     return Path(path).suffix.lower() in JOBLIB_SUFFIXES or raw.startswith(_PICKLE_STARTS)
 
 
-def load_object(path: str, raw: bytes):
+def load_object(path: str, raw: bytes) -> Any:
     """The object in a joblib/pickle file's bytes, or InputError."""
     try:
         import joblib
@@ -74,7 +77,7 @@ def load_object(path: str, raw: bytes):
         raise InputError(f"{path}: cannot be read as a joblib file ({type(e).__name__}: {e})") from None
 
 
-def load_joblib(path: str, raw: bytes):
+def load_joblib(path: str, raw: bytes) -> RuleSet:
     """The RuleSet of the scikit-learn tree in a joblib file's bytes (from_sklearn), or InputError."""
     from ..imports.sklearn import from_sklearn
     obj = load_object(path, raw)
@@ -88,7 +91,7 @@ def load_joblib(path: str, raw: bytes):
         raise InputError(f"{path}: {e}") from None
 
 
-def load_booster(path: str, library: str):
+def load_booster(path: str, library: str) -> Any:
     """The Booster in an XGBoost (.json/.ubj) or LightGBM (.txt) model file (`save_model`),
     `library` naming which, or InputError."""
     import importlib

@@ -5,12 +5,21 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..data.reading import TABLE_SUFFIXES, is_table
 from ..errors import InputError
 from .options import kinds, read_options
+
+if TYPE_CHECKING:
+    from ..data.schema import Dataset
+    from ..learn.spark import SparkBatches
+    from ..model.boosted import BoostedRuleSet
+    from ..model.ruleset import RuleSet
+    from ..tree.node import Tree
+    from .progress import Reporter
 
 DATA_SUFFIXES = (*TABLE_SUFFIXES, ".data", ".test", ".names")
 MODEL_SUFFIXES = (".yaml", ".yml")
@@ -27,12 +36,12 @@ def progress(args: argparse.Namespace, message: str) -> None:
         reporter.note(message)
 
 
-def learner_progress(args: argparse.Namespace):
+def learner_progress(args: argparse.Namespace) -> Reporter | None:
     """The `progress` callback to give the learners: the command's Reporter, or None."""
     return getattr(args, "reporter", None)
 
 
-def load_training(args: argparse.Namespace):
+def load_training(args: argparse.Namespace) -> tuple[Dataset, Dataset | None]:
     """(train, test or None) for tree/rules/fit from DATA, --test/-u and the kind options."""
     from ..data.frame import load_data
     column_kinds = kinds(args)
@@ -67,7 +76,7 @@ def load_training(args: argparse.Namespace):
     return with_weights(args, train, tst)
 
 
-def streamed_training(args: argparse.Namespace):
+def streamed_training(args: argparse.Namespace) -> tuple[Any, Dataset | None, int | None, str] | None:
     """(batch source, test or None, budget, flag) when DATA is to be learnt in passes (--stream,
     a duckdb: input, or a table beyond --memory: learn/stream.py), else None."""
     from ..data.frame import load_test
@@ -102,7 +111,8 @@ def streamed_training(args: argparse.Namespace):
     return source, test, budget, flag
 
 
-def with_weights(args: argparse.Namespace, train, tst):
+def with_weights(args: argparse.Namespace, train: Dataset, tst: Dataset | None
+                 ) -> tuple[Dataset, Dataset | None]:
     """(train, test) with --weights COL taken out of the attributes and, with --class-weights,
     set as the training cases' weights (data/weights.py)."""
     from ..data.weights import parse_class_weights, split_weights, weighted
@@ -118,7 +128,7 @@ def with_weights(args: argparse.Namespace, train, tst):
                     name=column or "sample_weight"), tst
 
 
-def spark_training(args: argparse.Namespace):
+def spark_training(args: argparse.Namespace) -> tuple[SparkBatches, None, int | None, str]:
     """streamed_training's answer for --engine spark: DATA (a CSV/Parquet path, or spark:db.tbl a
     catalog table) as a Spark DataFrame on --master, learnt in passes as Spark jobs (learn/spark.py)."""
     from ..learn.spark import open_spark
@@ -172,7 +182,8 @@ def note_unknown(args: argparse.Namespace, source: str, counts: dict[str, dict[s
 _SHOWN = 8   # distinct texts a note shows per column (bad cells may be many)
 
 
-def load_model(path: str, data: str | None = None, prepare=None):
+def load_model(path: str, data: str | None = None, prepare: Callable[[Any], Any] | None = None
+               ) -> RuleSet | BoostedRuleSet:
     """The RuleSet in a YAML model file (InputError/ModelError naming the file otherwise).
 
     `data` is the command's data argument, if any: a data file given where the model goes
@@ -204,8 +215,8 @@ def data_path(path: str) -> str:
     return path
 
 
-def load_labelled(path: str, ruleset, target: str | None = None,
-                  args: argparse.Namespace | None = None, *, scoring: bool = False):
+def load_labelled(path: str, ruleset: RuleSet | BoostedRuleSet, target: str | None = None,
+                  args: argparse.Namespace | None = None, *, scoring: bool = False) -> Dataset:
     """Labelled cases encoded against the model's schema (C4.5 file/stem or CSV/Parquet).
 
     With `args`: read with its reading options, and the tokens read as unknown noted.
@@ -223,7 +234,7 @@ def load_labelled(path: str, ruleset, target: str | None = None,
     return data
 
 
-def relearn_tree(args: argparse.Namespace, ruleset, path: str, target: str | None):
+def relearn_tree(args: argparse.Namespace, ruleset: RuleSet, path: str, target: str | None) -> Tree:
     """Re-grow the model's tree from its training data, refusing other data."""
     from ..learn.pipeline import DEFAULTS, grow_with
     if "trials_built" in ruleset.options_dict:

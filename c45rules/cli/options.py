@@ -11,9 +11,13 @@ import argparse
 import os
 import re
 import sys
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..data.reading import ReadOptions
 
 
 def did_you_mean(word: str, choices: list[str]) -> str:
@@ -27,6 +31,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with the one-line error format of the rest of the command and suggestions."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        """Exit 2 with `c45rules: error: MESSAGE`, the nearest choice suggested for a misspelt one."""
         # the choices are quoted in some Python versions' message and not in others
         m = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)$", message)
         if m:
@@ -38,7 +43,8 @@ class Parser(argparse.ArgumentParser):
     intermixed = False
     _mixing = False
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
         """argparse's; for an `intermixed` command, positionals anywhere among the options."""
         if not self.intermixed or self._mixing:
             return super().parse_known_args(args, namespace)
@@ -48,7 +54,8 @@ class Parser(argparse.ArgumentParser):
         finally:
             self._mixing = False
 
-    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
         """argparse's, with the nearest option suggested for each one not recognised."""
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
@@ -318,7 +325,8 @@ class Deprecated(argparse.Action):
         setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
 
 
-def deprecated(g, spelling: str, use: str, dest: str, *, kind=None, flag: bool = False,
+def deprecated(g: argparse._ActionsContainer, spelling: str, use: str, dest: str, *,
+               kind: Callable[[str], Any] | None = None, flag: bool = False,
                default: Any = None) -> None:
     """Add the hidden old `spelling` of option `use` to the group or parser `g`, storing in `dest`
     (a flag: True)."""
@@ -545,7 +553,7 @@ def kinds(args: argparse.Namespace) -> dict[str, list[str]]:
     return out
 
 
-def read_options(args: argparse.Namespace):
+def read_options(args: argparse.Namespace) -> ReadOptions:
     """The ReadOptions the reading options of `args` give (InputError for a bad one)."""
     from ..data.reading import ReadOptions
     tokens = [t for item in getattr(args, "na_values", []) for t in item.split(",")]
@@ -708,7 +716,7 @@ def grid_options(command: str = "fit") -> argparse.ArgumentParser:
     return p
 
 
-def cv_folds_option(g, text: str, old: tuple[str, ...]) -> None:
+def cv_folds_option(g: argparse._ActionsContainer, text: str, old: tuple[str, ...]) -> None:
     """--cv-folds K (default 10) in the group `g`, with the `old` spellings it replaced."""
     g.add_argument("--cv-folds", type=positive_int, default=10, metavar="K", help=text)
     for spelling in old:

@@ -2,12 +2,19 @@
 model's schema, and their target numbers."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import InputError
 
+if TYPE_CHECKING:
+    from ..data.schema import Dataset
+    from ..model.regression import RegressionModel
 
-def load_regression_labelled(path: str, model, target: str | None = None):
+
+def load_regression_labelled(path: str, model: RegressionModel, target: str | None = None
+                             ) -> tuple[Dataset, np.ndarray]:
     """(Dataset encoded for `model`'s schema, float targets) of a C4.5 stem or a CSV/Parquet file
     whose column `target` (default: the model's target) holds the numbers."""
     import pandas as pd

@@ -5,12 +5,21 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .io import data_stem, learner_progress, load_training, progress, streamed_training
 from .regression import regression_options
 from .options import (boost_options, boost_trials, data_options, learning_rule_options, rule_options, stream_options,
                       tree_options, tuning_grid, window_options, window_settings)
+
+if TYPE_CHECKING:
+    from ..data.batches import Batches
+    from ..data.schema import Dataset
+    from ..model.boosted import BoostedRuleSet
+    from ..model.ruleset import RuleSet
+    from ..rules.composite import Composite
+    from ..tree.node import Node, Tree
 
 HELP = "learn C4.5 rules; print them and their evaluation like c4.5rules"
 EXAMPLE = ("c45rules rules examples/crx/crx -u\n  c45rules rules examples/crx/crx --json\n"
@@ -28,7 +37,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " (\"rule_list\": id, conditions, text, class, confidence, covered, errors, ...) as JSON")
 
 
-def learn(args: argparse.Namespace):
+def learn(args: argparse.Namespace
+          ) -> tuple[RuleSet | BoostedRuleSet, Tree | Node, Dataset | Batches, Dataset | None]:
     """(ruleset, tree, train, test) from the data and learning options (rules, fit)."""
     from ..learn.pipeline import fit_dataset
     from ..model.boosted import BoostedRuleSet
@@ -64,7 +74,8 @@ def learn(args: argparse.Namespace):
     return ruleset, tree, train, test
 
 
-def learn_in_passes(args: argparse.Namespace, source, test, budget: int | None, flag: str):
+def learn_in_passes(args: argparse.Namespace, source: Batches, test: Dataset | None, budget: int | None, flag: str
+                    ) -> tuple[RuleSet, Node, Batches, Dataset | None]:
     """(ruleset, unpruned tree, source, test) learnt in passes over `source`'s batches
     (learn/stream.py); the run's facts go to args.stream_facts for --json."""
     from ..learn.pipeline import fit_batches
@@ -80,7 +91,8 @@ def stream_json(args: argparse.Namespace) -> dict:
     return {} if facts is None else {"stream": facts.as_dict()}
 
 
-def windowed_rules(args: argparse.Namespace, train, options: dict, windowing: dict):
+def windowed_rules(args: argparse.Namespace, train: Dataset, options: dict, windowing: dict
+                   ) -> tuple[RuleSet, Tree, Composite]:
     """(composite ruleset, best trial's Tree, Composite) of a -t run (spec 5, 7.10); the model
     records the windowing as options trials, window and increment."""
     from ..learn.pipeline import check_options, grower_options
@@ -114,7 +126,7 @@ def windowed_rules(args: argparse.Namespace, train, options: dict, windowing: di
     return comp.ruleset, Tree(train.schema, best.unpruned, best.pruned, recorded), comp
 
 
-def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict, dict]:
+def tuned_options(args: argparse.Namespace, train: Dataset, options: dict) -> tuple[dict, dict]:
     """The options with the grid's best point (by cross-validation on `train`) in place, and a
     record of the choice: {"grid", "folds", "seed", "best", "mean_error_pct", "limit_pct"}
     (limit_pct: the one-standard-error limit the choice was made by)."""
@@ -130,7 +142,7 @@ def tuned_options(args: argparse.Namespace, train, options: dict) -> tuple[dict,
              "limit_pct": round(res.limit_pct, 4)})
 
 
-def rules_text(ruleset, train, test) -> str:
+def rules_text(ruleset: RuleSet | BoostedRuleSet, train: Dataset | Batches, test: Dataset | None) -> str:
     """Rules, training evaluation and (with test data) test evaluation, as c4.5rules prints them;
     a boosted model: each trial's rules, then the vote's evaluation."""
     from ..model.boosted import BoostedRuleSet
@@ -169,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def rules_json(ruleset, train, test) -> dict:
+def rules_json(ruleset: RuleSet | BoostedRuleSet, train: Dataset | Batches, test: Dataset | None) -> dict:
     """rules --json and fit --json: {"rules" (their count), "conditions", "default_class",
     "train_errors", "test_errors", "rule_list": [Rule.as_dict()]}, with costs "train_cost" and
     "test_cost", winnowed "winnowed"; a boosted model's is boosted_json's."""
@@ -191,7 +203,7 @@ def rules_json(ruleset, train, test) -> dict:
             "rule_list": [r.as_dict() for r in ruleset.rules]}
 
 
-def boosted_json(model, train, test) -> dict:
+def boosted_json(model: BoostedRuleSet, train: Dataset, test: Dataset | None) -> dict:
     """rules --json of a boosted model: {"trials": [{"rules", "train_errors", "rule_list"}], "trials_asked",
     "rules" (all trials'), "train_errors", "test_errors" (the vote's); with costs "train_cost",
     "test_cost" (the vote's) too}."""

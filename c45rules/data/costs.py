@@ -129,7 +129,8 @@ def cost_matrix(costs: Costs | None, classes: tuple[str, ...]) -> np.ndarray | N
     return m
 
 
-def cheapest_class(dist: np.ndarray, costs: np.ndarray | None, keep: np.ndarray | int | None = None):
+def cheapest_class(dist: np.ndarray, costs: np.ndarray | None, keep: np.ndarray | int | None = None
+                   ) -> int | np.ndarray:
     """The class of least expected cost, argmin_k sum_c dist[c] costs[k, c], for one class
     distribution or a row of each; ties go to the lowest class, or stay with `keep` (the current
     class) when given. Without costs, the class of most cases, with the same ties: the choice

@@ -937,14 +937,16 @@ def _plain_csv_records(path: Path, sep: str, nfields: int,
     return records, blanks
 
 
-def read_csv(path: str | os.PathLike, target: str, *, read: ReadOptions | None = None, **kinds) -> Dataset:
+def read_csv(path: str | os.PathLike, target: str, *, read: ReadOptions | None = None,
+             **kinds: Iterable[str]) -> Dataset:
     """Read a CSV/Parquet file with a target column into a Dataset (kinds as `from_frame`)."""
     return from_frame(read_table(path, read), target, source=str(path), read=read, **kinds)
 
 
 def load_data(spec: str | os.PathLike, *, target: str | None = None,
               test: str | os.PathLike | bool | None = None, names: str | os.PathLike | None = None,
-              read: ReadOptions | None = None, jobs: int = 1, **kinds) -> tuple[Dataset, Dataset | None]:
+              read: ReadOptions | None = None, jobs: int = 1, **kinds: Iterable[str]
+              ) -> tuple[Dataset, Dataset | None]:
     """Load training data (C4.5 stem, or CSV/Parquet with `target`) and optional test data.
 
     `test`: a file; None = a stem's STEM.test when it exists; False = none (not read).

@@ -1,7 +1,13 @@
 """Free text (a reviewer's note) made safe for a one-line comment in generated code."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..model.ruleset import visible
+
+if TYPE_CHECKING:
+    from ..model.boosted import BoostedRuleSet
+    from ..model.ruleset import RuleSet
 
 
 def comment_text(text: str) -> str:
@@ -12,7 +18,7 @@ def comment_text(text: str) -> str:
     return visible(text)
 
 
-def note_lines(ruleset) -> list[str]:
+def note_lines(ruleset: RuleSet | BoostedRuleSet) -> list[str]:
     """The model's and the rules' notes as comment texts: 'notes: ...', 'rule 7: ...' (of a
     boosted model: 'trial 2 rule 7: ...')."""
     out = [f"notes: {comment_text(ruleset.notes)}"] if ruleset.notes else []

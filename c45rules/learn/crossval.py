@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -89,7 +89,8 @@ class CVResult:
                 **({"mean_cost_per_case": round(self.mean_cost, 6)} if self.mean_cost is not None else {})}
 
 
-def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1):
+def fold_splits(data: Dataset, k: int, seed: int, repeats: int = 1
+                ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
     """(repeat, fold, train rows, test rows) for every fold of every repeat (repeat r shuffles
     with seed + r)."""
     if data.y is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
@@ -532,7 +532,7 @@ def require_classes(class_counts: np.ndarray, schema: Any, n: int, source: str) 
 
 
 def as_dataset(data: Any, target: str | None = None, *, read: ReadOptions | None = None, jobs: int = 1,
-               **kinds) -> tuple[Dataset, Dataset | None]:
+               **kinds: Iterable[str]) -> tuple[Dataset, Dataset | None]:
     """Training data from a Dataset, DataFrame (pandas, polars, pyarrow), CSV/Parquet path or C4.5 stem
     (`jobs`: threads that may cut a large C4.5 data file)."""
     if isinstance(data, Dataset):
@@ -551,8 +551,9 @@ def _names_duckdb(data: Any) -> bool:
     return isinstance(data, (str, os.PathLike)) and str(data).startswith("duckdb:")
 
 
-def fit(data: Any, target: str | None = None, *, discrete=(), continuous=(), ignore=(),
-        na_values=(), keep_na_tokens: bool = False, sep: str | None = None, decimal: str = ".",
+def fit(data: Any, target: str | None = None, *, discrete: Iterable[str] = (), continuous: Iterable[str] = (),
+        ignore: Iterable[str] = (), na_values: Iterable[str] = (), keep_na_tokens: bool = False,
+        sep: str | None = None, decimal: str = ".",
         encoding: str = "utf-8", fold_case: bool = False, strict: bool = False,
         sample_weight: Any = None, class_weight: Any = None, stream: bool = False, memory: str | int | None = None,
         batch_rows: int = 100_000, query: str | None = None, progress: Progress | None = None,

@@ -9,6 +9,7 @@ write the same bytes (_varint.h).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 
 def pack_cases(cases: np.ndarray) -> bytes:
@@ -35,7 +36,7 @@ def pack_gaps(gaps: np.ndarray) -> np.ndarray:
     return out
 
 
-def unpack_cases(packed, dtype=np.int32) -> np.ndarray:
+def unpack_cases(packed: bytes | np.ndarray, dtype: DTypeLike = np.int32) -> np.ndarray:
     """The numbers pack_cases packed (from bytes or a uint8 array)."""
     b = np.frombuffer(packed, dtype=np.uint8) if not isinstance(packed, np.ndarray) else packed
     last = np.flatnonzero(b < 128)              # each number's last byte
@@ -104,7 +105,7 @@ class PackedCases:
     def __len__(self) -> int:
         return self.count
 
-    def unpack(self, dtype=np.int32) -> np.ndarray:
+    def unpack(self, dtype: DTypeLike = np.int32) -> np.ndarray:
         """The cases as an array, ascending."""
         out = unpack_cases(self.data[self.lo:self.hi], dtype)
         assert len(out) == self.count, "a packed cover's count disagrees with its bytes"

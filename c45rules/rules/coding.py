@@ -5,6 +5,7 @@ import math
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import libm
 from ..data.distinct import count_distinct
@@ -111,7 +112,7 @@ class ExceptionCoder:
         val = np.where(twice_x == 0, np.where(e == 0, 0.0, 1e6), val)
         return np.where((twice_x == t2) & (twice_x > 0), np.where(e == total, 0.0, 1e6), val)
 
-    def bits(self, fires, fp, fn) -> np.ndarray:
+    def bits(self, fires: ArrayLike, fp: ArrayLike, fn: ArrayLike) -> np.ndarray:
         """ExceptionBits for arrays (or scalars) of whole counts."""
         if np.ndim(fires) == 0 and np.ndim(fp) == 0 and np.ndim(fn) == 0:
             return self.bits_one(*(self._COUNT(v).item() for v in (fires, fp, fn)))
@@ -193,6 +194,6 @@ class WeightedExceptionCoder(ExceptionCoder):
         return self.bits(fires, fp, fn)
 
 
-def exception_bits(n: int, fires, fp, fn):
+def exception_bits(n: int, fires: ArrayLike, fp: ArrayLike, fn: ArrayLike) -> np.ndarray:
     """ExceptionBits(F, fp, fn) over n training cases (spec 7.6.3)."""
     return ExceptionCoder(n).bits(fires, fp, fn)

@@ -155,7 +155,7 @@ class FlatTree:
 
 
 def linked(klass: np.ndarray, items: np.ndarray, errors: np.ndarray, kind: np.ndarray, attribute: np.ndarray,
-           cut: np.ndarray, fanout: np.ndarray, dist, subsets: dict) -> list[Node]:
+           cut: np.ndarray, fanout: np.ndarray, dist: np.ndarray | list[np.ndarray], subsets: dict) -> list[Node]:
     """The nodes of a tree held depth first in FlatTree's arrays, each with its branches, in that order."""
     klass, items, errors, kind, attribute, cut, fanout = (
         a.tolist() for a in (klass, items, errors, kind, attribute, cut, fanout))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
@@ -10,6 +10,9 @@ from ..data.schema import Dataset, Schema
 from ..model.ruleset import readable
 from .classify import classify
 from .node import Node
+
+if TYPE_CHECKING:
+    from .window import Cycle, Windowing
 
 TAB = "|   "
 
@@ -120,7 +123,7 @@ def _tag(i: int) -> str:
     return s
 
 
-def format_cycles(cycles) -> str:
+def format_cycles(cycles: list[Cycle]) -> str:
     """c4.5 Iterate's cycle table of one windowing trial (spec 5)."""
     out = ["Cycle   Tree    -----Cases----    -----------------Errors-----------------\n"
            "        size    window   other    window  rate   other  rate   total  rate\n"
@@ -152,7 +155,7 @@ def format_trials(rows: list[TreeEvaluation], best: int, label: str) -> str:
     return "".join(out)
 
 
-def format_windowing(run, train: Dataset, test: Dataset | None) -> str:
+def format_windowing(run: Windowing, train: Dataset, test: Dataset | None) -> str:
     """c4.5 -t's output from the first trial on: each trial's cycles and trees, the best trial,
     and the per-trial evaluation (the confusion matrix is the best pruned tree's on test data)."""
     schema = train.schema

@@ -15,6 +15,7 @@ and outputs are float32, and each step rounds where the C code assigns to a floa
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import libm
 
@@ -26,7 +27,7 @@ F32 = np.float32
 NO_GAIN = F32(-EPSILON)   # c4.5 stores -Epsilon in a float
 
 
-def log2_c(x) -> np.ndarray:
+def log2_c(x: ArrayLike) -> np.ndarray:
     """c4.5's `Log(x)`: log of the float argument, in double (the C library's); 0 for x <= 0."""
     x = np.asarray(x, dtype=np.float32).astype(np.float64)
     out = np.zeros_like(x)

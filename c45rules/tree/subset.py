@@ -57,7 +57,7 @@ class _Evaluator:
         return F32(worth(np.array([gain]), np.array([self.split(freq)]), EPSILON, self.gain_ratio)[0])
 
 
-def subset_test(table, cases, min_objs: float, gain_ratio: bool
+def subset_test(table: np.ndarray, cases: float, min_objs: float, gain_ratio: bool
                 ) -> tuple[np.float32, np.float32, tuple[frozenset[int], ...]] | None:
     """Evaluate a subset test on one attribute at a node (c4.5 EvalSubset, spec 2.4).
 

@@ -42,6 +42,7 @@ import functools
 import heapq
 import sys
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -663,7 +664,7 @@ def _stop_class(root: Node, data: Dataset, usesurrogate: int, cp: float) -> np.n
 
 
 def cross_validated_errors(data: Dataset, table: list[float], folds: int, seed: int | None,
-                           grow_fold, usesurrogate: int = 2) -> np.ndarray:
+                           grow_fold: Callable[[Dataset], Node], usesurrogate: int = 2) -> np.ndarray:
     """Errors per row of the cp `table` (largest first) summed over `folds` held-out folds
     (random by seed), each fold's tree from `grow_fold(train) -> root` with complexities in
     cp units."""
