@@ -33,6 +33,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..estimate import pessimistic_rate
+from ..model.ruleset import NEVER_FIRES_ABOVE
 from ..rules.coding import log_fact
 from ..rules.extract import THRESHOLD, CondTest
 from ..rules.generalize import CandidateRule
@@ -80,8 +81,10 @@ class _Pruning:
     of the rows the rule took or now takes only, so only their share of the gains is redone."""
 
     def __init__(self, conds: list[tuple[CondTest, ...]], klass: np.ndarray, values: np.ndarray,
-                 decided: np.ndarray, default: int, bits: np.ndarray | None = None, n_classes: int = 2) -> None:
-        self.bits = bits
+                 decided: np.ndarray, default: int, bits: np.ndarray | None = None, n_classes: int = 2,
+                 choose_default: bool = False, train: tuple[np.ndarray, np.ndarray, float] | None = None) -> None:
+        self.bits, self.train = bits, train
+        self.n_classes, self.choose_default = n_classes, choose_default
         # a row decided wrongly also says which of the other classes is the ensemble's
         self.class_bits = math.log2(max(n_classes - 1, 1))
         # column-major: a condition reads one attribute's column
@@ -98,8 +101,11 @@ class _Pruning:
         self.first, self.second = _first_two(self.fires)
         self.right = self._decides(np.arange(n)) == decided
         self.gain = np.zeros((R, self.width), dtype=np.int64)
+        # drops found to leave their rule firing on no row (`train`): not made
+        self.banned = np.zeros((R, self.width), dtype=bool)
         for lo in range(0, R, 64):   # a block of rules at a time: the rules x rows temporaries stay small
             self._add_gains(np.arange(n), np.arange(lo, min(R, lo + 64)), 1)
+        self._choose_default()
 
     def _tally(self, i: int) -> None:
         self.failing[i] = 0
@@ -108,6 +114,33 @@ class _Pruning:
             miss = ~condition_mask(c, self.values)
             self.failing[i] += miss
             self.where[i] += j * miss
+
+    def _left(self, rows: np.ndarray) -> np.ndarray:
+        """Per class, how many of `rows` the ensemble gives it (a class no rule has: not counted)."""
+        d = self.decided[rows]
+        return np.bincount(d[d >= 0], minlength=self.n_classes)
+
+    def _default_for(self, left: np.ndarray) -> np.ndarray:
+        """Per row of `left` (class counts of the rows no rule takes), the default class that
+        agrees with most of them: the present one while no other class has more."""
+        best = np.argmax(left, axis=-1)
+        keep = np.take_along_axis(left, best[..., None], -1)[..., 0] == left[..., self.default]
+        return np.where(keep, self.default, best)
+
+    def _choose_default(self) -> None:
+        """With `choose_default`, the default class becomes the one most of the rows no rule
+        takes have (it never loses agreement): the gains of those rows are redone."""
+        if not self.choose_default:
+            return
+        rows = np.flatnonzero(self.first < 0)
+        new = int(self._default_for(self._left(rows)))
+        if new == self.default:
+            return
+        alive = np.flatnonzero(self.alive)
+        self._add_gains(rows, alive, -1)
+        self.default = new
+        self._reset(rows)
+        self._add_gains(rows, alive, 1)
 
     def _decides(self, rows: np.ndarray) -> np.ndarray:
         f = self.first[rows]
@@ -139,6 +172,16 @@ class _Pruning:
         change = (instead == decided).astype(np.int64) - self.right
         took = first >= 0
         delete = np.bincount(first[took], weights=change[took], minlength=R)
+        if self.choose_default:
+            # the rows a deleted rule leaves to no rule get the default chosen after the deletion:
+            # per rule, the class counts of the uncovered rows then; it gains what that default
+            # agrees with beyond the present one
+            C = self.n_classes
+            alone = took & (self.second < 0) & (decided >= 0)
+            moved = np.bincount(first[alone] * C + decided[alone], minlength=R * C).reshape(R, C)
+            after = self._left(np.flatnonzero(first < 0)) + moved
+            chosen = self._default_for(after)
+            delete = delete + after[np.arange(R), chosen] - after[:, self.default]
         delete = np.where(self.alive, delete, -np.inf)
         rule, cond, top = -1, -1, -1.0
         if self.alive.any() and delete.max() >= 0:
@@ -157,11 +200,25 @@ class _Pruning:
                 rule, top = k, float(delete[k])
         sizes = np.array([len(c) for c in self.conds])
         usable = (self.alive & (sizes >= 2))[:, None] & (np.arange(self.width) < sizes[:, None])
-        drop = np.where(usable, self.gain, -1)
-        k = int(np.argmax(drop))
-        if drop.flat[k] > 0 and drop.flat[k] > top:
-            rule, cond = divmod(k, self.width)
-        return rule, cond
+        while True:
+            drop = np.where(usable & ~self.banned, self.gain, -1)
+            k = int(np.argmax(drop))
+            if not (drop.flat[k] > 0 and drop.flat[k] > top):
+                return rule, cond
+            i, j = divmod(k, self.width)
+            if self._fires_after(i, j):
+                return i, j
+            self.banned[i, j] = True
+
+    def _fires_after(self, i: int, j: int) -> bool:
+        """Whether rule i without condition j still fires at all: with `train`, its pessimistic
+        error on those rows must stay within spec 7.6.1's bound (a rule over it never fires,
+        so the agreement the drop gains on the check rows would not be had)."""
+        if self.train is None:
+            return True
+        values, y, cf = self.train
+        conds = self.conds[i][:j] + self.conds[i][j + 1:]
+        return counted(conds, int(self.klass[i]), values, y, cf)[3] <= NEVER_FIRES_ABOVE
 
     def _reset(self, rows: np.ndarray) -> None:
         self.right[rows] = self._decides(rows) == self.decided[rows]
@@ -178,6 +235,7 @@ class _Pruning:
         self.first[moved], self.second[moved] = _first_two(self.fires[:, moved])
         self._reset(took)
         self._add_gains(took, np.flatnonzero(self.alive), 1)
+        self._choose_default()
 
     def drop(self, i: int, j: int) -> None:
         """Condition j of rule i goes: the rule fires on more rows, taking those no earlier rule takes."""
@@ -198,7 +256,9 @@ class _Pruning:
         self._reset(took)
         self._add_gains(took, others, 1)
         self.gain[i] = 0
+        self.banned[i] = False      # its conditions moved up: each is judged again
         self._add_gains(np.arange(len(self.values)), np.array([i]), 1)
+        self._choose_default()
 
 
 def _which(n: int, k: int) -> float:
@@ -207,7 +267,8 @@ def _which(n: int, k: int) -> float:
 
 
 def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int,
-                  *, max_steps: int = 10_000, bits: np.ndarray | None = None, n_classes: int = 2
+                  *, max_steps: int = 10_000, bits: np.ndarray | None = None, n_classes: int = 2,
+                  choose_default: bool = False, train: tuple[np.ndarray, np.ndarray, float] | None = None
                   ) -> list[CandidateRule]:
     """The ordered list after greedy reduced-error pruning (module docstring) judged by
     agreement with `decided` (class codes of `n_classes`) on the rows of `values`; `default`
@@ -220,7 +281,7 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
         return rules
     state = _Pruning([tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
                      values, np.asarray(decided, dtype=np.int64), default,
-                     None if bits is None else np.asarray(bits, dtype=np.float64), n_classes)
+                     None if bits is None else np.asarray(bits, dtype=np.float64), n_classes, choose_default, train)
     for _ in range(max_steps):
         i, j = state.best()
         if i < 0:
@@ -233,11 +294,18 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
     return [r for r, keep in zip(rules, state.alive) if keep]
 
 
+def counted(conditions: tuple[CondTest, ...], klass: int, values: np.ndarray, y: np.ndarray, cf: float
+            ) -> tuple[np.ndarray, int, int, float]:
+    """(cover, covered, errors, pessimistic error rate (spec 7.3)) of a rule of `conditions`
+    and class `klass` on the rows `values` (classes `y`)."""
+    cover = np.flatnonzero(_fires(conditions, values)).astype(np.int32)
+    n = len(cover)
+    errors = int((y[cover] != klass).sum())
+    return cover, n, errors, float(np.float32(pessimistic_rate(n, errors, cf))) if n else 1.0
+
+
 def recount(rule: CandidateRule, values: np.ndarray, y: np.ndarray, cf: float) -> CandidateRule:
     """`rule` with its cover of the training rows `values` (classes `y`), its counts and its
     pessimistic error rate (spec 7.3) computed for its conditions."""
-    cover = np.flatnonzero(_fires(rule.conditions, values)).astype(np.int32)
-    n = len(cover)
-    errors = int((y[cover] != rule.klass).sum())
-    error = float(np.float32(pessimistic_rate(n, errors, cf))) if n else 1.0
+    cover, n, errors, error = counted(rule.conditions, rule.klass, values, y, cf)
     return replace(rule, cases=cover, covered=float(n), errors=float(errors), error=error)

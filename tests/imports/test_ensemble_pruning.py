@@ -240,10 +240,10 @@ def test_many_classes_are_pruned_against_rows_mixed_within_one_class_by_default(
     assert (dict(rs.options)["validate"], dict(rs.options)["seed"]) == (4, 0)
     assert sum(rs.class_counts) == len(Xi)            # judged on the table only, pruned on 4x made rows
     assert len(rs.rules) <= len(from_ensemble(many, Xi, validate=0).rules)
-    # a boosted ensemble's list is not pruned by default: there it lost fidelity (XGBoost letter)
+    # a boosted ensemble's list too, against the made rows and its training rows together
     from sklearn.ensemble import GradientBoostingClassifier
     boosted = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0).fit(Xi, yi)
-    assert "validate" not in dict(from_ensemble(boosted, Xi).options)
+    assert dict(from_ensemble(boosted, Xi).options)["validate"] == 4
 
 
 def test_with_many_classes_a_rule_that_does_not_pay_for_its_bits_is_deleted():
@@ -285,8 +285,9 @@ def test_many_classes_delete_rules_that_do_not_shorten_the_description_by_defaul
     assert got["n_classes"] == len(rs.schema.classes) > 2 and len(got["bits"]) == len(got["rules"])
     bits = dict(zip([r.number for r in got["rules"]], got["bits"]))
     out = got["out"]
-    assert len(out) < len(was(got["rules"], got["values"], got["decided"], got["default"], n_classes=got["n_classes"]))
+    same = {k: got[k] for k in ("n_classes", "choose_default", "train")}
+    assert len(out) < len(was(got["rules"], got["values"], got["decided"], got["default"], **same))
     state = refine._Pruning([tuple(r.conditions) for r in out], np.array([r.klass for r in out]), got["values"],
                             np.asarray(got["decided"]), got["default"], np.array([bits[r.number] for r in out]),
-                            got["n_classes"])
+                            got["n_classes"], got["choose_default"], got["train"])
     assert state.best() == (-1, -1)
