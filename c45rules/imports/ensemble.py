@@ -391,7 +391,7 @@ def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: n
         # default class is chosen again as rules go, as it is after the pruning (spec 7.8), and a
         # condition is not dropped where the rule would then never fire once recounted
         pruned = prune_against(kept, values, check_codes, default, bits=bits, n_classes=len(index),
-                               choose_default=many, train=(train, codes, cf) if many else None)
+                               train=(train, codes, cf) if many else None)
         before = {r.number: r for r in kept}
         return [r if r.conditions == before[r.number].conditions else recount(r, train, codes, cf) for r in pruned]
     return refine

@@ -82,9 +82,8 @@ class _Pruning:
 
     def __init__(self, conds: list[tuple[CondTest, ...]], klass: np.ndarray, values: np.ndarray,
                  decided: np.ndarray, default: int, bits: np.ndarray | None = None, n_classes: int = 2,
-                 choose_default: bool = False, train: tuple[np.ndarray, np.ndarray, float] | None = None) -> None:
-        self.bits, self.train = bits, train
-        self.n_classes, self.choose_default = n_classes, choose_default
+                 train: tuple[np.ndarray, np.ndarray, float] | None = None) -> None:
+        self.bits, self.train, self.n_classes = bits, train, n_classes
         # a row decided wrongly also says which of the other classes is the ensemble's
         self.class_bits = math.log2(max(n_classes - 1, 1))
         # column-major: a condition reads one attribute's column
@@ -105,7 +104,14 @@ class _Pruning:
         self.banned = np.zeros((R, self.width), dtype=bool)
         for lo in range(0, R, 64):   # a block of rules at a time: the rules x rows temporaries stay small
             self._add_gains(np.arange(n), np.arange(lo, min(R, lo + 64)), 1)
-        self._choose_default()
+        if train is not None:
+            # each training row's first and second firing rule: the default class is the one
+            # most of the training rows no rule takes have (spec 7.8), as it is after the pruning
+            t_values, self.t_y = np.asfortranarray(train[0]), np.asarray(train[1], dtype=np.int64)
+            self.t_fires = np.array([_fires(c, t_values) for c in conds], dtype=bool).reshape(R, len(t_values))
+            self.t_first, self.t_second = _first_two(self.t_fires)
+            self.t_total = np.bincount(self.t_y, minlength=n_classes)
+            self._choose_default()
 
     def _tally(self, i: int) -> None:
         self.failing[i] = 0
@@ -115,27 +121,25 @@ class _Pruning:
             self.failing[i] += miss
             self.where[i] += j * miss
 
-    def _left(self, rows: np.ndarray) -> np.ndarray:
-        """Per class, how many of `rows` the ensemble gives it (a class no rule has: not counted)."""
-        d = self.decided[rows]
-        return np.bincount(d[d >= 0], minlength=self.n_classes)
+    def _left(self, codes: np.ndarray) -> np.ndarray:
+        """Per class, how many of `codes` are it (a class no rule has, -1: not counted)."""
+        return np.bincount(codes[codes >= 0], minlength=self.n_classes)
 
     def _default_for(self, left: np.ndarray) -> np.ndarray:
-        """Per row of `left` (class counts of the rows no rule takes), the default class that
-        agrees with most of them: the present one while no other class has more."""
-        best = np.argmax(left, axis=-1)
-        keep = np.take_along_axis(left, best[..., None], -1)[..., 0] == left[..., self.default]
-        return np.where(keep, self.default, best)
+        """Per row of `left` (class counts of the training rows no rule takes), the default
+        class: the most of them, ties to the more overall, then the first (spec 7.8, order.py)."""
+        score = left * (len(self.t_y) + 1) + self.t_total
+        return np.argmax(score, axis=-1)
 
     def _choose_default(self) -> None:
-        """With `choose_default`, the default class becomes the one most of the rows no rule
-        takes have (it never loses agreement): the gains of those rows are redone."""
-        if not self.choose_default:
+        """With `train`, the default class chosen again (_default_for): if it changes, the
+        gains of the check rows no rule takes are redone."""
+        if self.train is None:
             return
-        rows = np.flatnonzero(self.first < 0)
-        new = int(self._default_for(self._left(rows)))
+        new = int(self._default_for(self._left(self.t_y[self.t_first < 0])))
         if new == self.default:
             return
+        rows = np.flatnonzero(self.first < 0)
         alive = np.flatnonzero(self.alive)
         self._add_gains(rows, alive, -1)
         self.default = new
@@ -172,15 +176,13 @@ class _Pruning:
         change = (instead == decided).astype(np.int64) - self.right
         took = first >= 0
         delete = np.bincount(first[took], weights=change[took], minlength=R)
-        if self.choose_default:
-            # the rows a deleted rule leaves to no rule get the default chosen after the deletion:
-            # per rule, the class counts of the uncovered rows then; it gains what that default
-            # agrees with beyond the present one
-            C = self.n_classes
-            alone = took & (self.second < 0) & (decided >= 0)
-            moved = np.bincount(first[alone] * C + decided[alone], minlength=R * C).reshape(R, C)
-            after = self._left(np.flatnonzero(first < 0)) + moved
-            chosen = self._default_for(after)
+        if self.train is not None:
+            # the check rows a deleted rule leaves to no rule get the default chosen after the
+            # deletion on the training rows: per rule, the class counts of the rows (training,
+            # check) it leaves alone; it gains what that default agrees with beyond the present one
+            chosen = self._default_for(self._left(self.t_y[self.t_first < 0])
+                                       + self._alone(self.t_first, self.t_second, self.t_y))
+            after = self._left(decided[first < 0]) + self._alone(first, self.second, decided)
             delete = delete + after[np.arange(R), chosen] - after[:, self.default]
         delete = np.where(self.alive, delete, -np.inf)
         rule, cond, top = -1, -1, -1.0
@@ -210,6 +212,12 @@ class _Pruning:
                 return i, j
             self.banned[i, j] = True
 
+    def _alone(self, first: np.ndarray, second: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Per rule (rows) and class, how many of the rows it takes no other rule fires on."""
+        R, C = len(self.conds), self.n_classes
+        alone = (first >= 0) & (second < 0) & (codes >= 0)
+        return np.bincount(first[alone] * C + codes[alone], minlength=R * C).reshape(R, C)
+
     def _fires_after(self, i: int, j: int) -> bool:
         """Whether rule i without condition j still fires at all: with `train`, its pessimistic
         error on those rows must stay within spec 7.6.1's bound (a rule over it never fires,
@@ -235,7 +243,11 @@ class _Pruning:
         self.first[moved], self.second[moved] = _first_two(self.fires[:, moved])
         self._reset(took)
         self._add_gains(took, np.flatnonzero(self.alive), 1)
-        self._choose_default()
+        if self.train is not None:
+            moved = np.flatnonzero((self.t_first == i) | (self.t_second == i))
+            self.t_fires[i] = False
+            self.t_first[moved], self.t_second[moved] = _first_two(self.t_fires[:, moved])
+            self._choose_default()
 
     def drop(self, i: int, j: int) -> None:
         """Condition j of rule i goes: the rule fires on more rows, taking those no earlier rule takes."""
@@ -258,7 +270,12 @@ class _Pruning:
         self.gain[i] = 0
         self.banned[i] = False      # its conditions moved up: each is judged again
         self._add_gains(np.arange(len(self.values)), np.array([i]), 1)
-        self._choose_default()
+        if self.train is not None:
+            fires = _fires(self.conds[i], self.train[0])
+            moved = np.flatnonzero(fires != self.t_fires[i])
+            self.t_fires[i] = fires
+            self.t_first[moved], self.t_second[moved] = _first_two(self.t_fires[:, moved])
+            self._choose_default()
 
 
 def _which(n: int, k: int) -> float:
@@ -268,8 +285,7 @@ def _which(n: int, k: int) -> float:
 
 def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int,
                   *, max_steps: int = 10_000, bits: np.ndarray | None = None, n_classes: int = 2,
-                  choose_default: bool = False, train: tuple[np.ndarray, np.ndarray, float] | None = None
-                  ) -> list[CandidateRule]:
+                  train: tuple[np.ndarray, np.ndarray, float] | None = None) -> list[CandidateRule]:
     """The ordered list after greedy reduced-error pruning (module docstring) judged by
     agreement with `decided` (class codes of `n_classes`) on the rows of `values`; `default`
     is the class of a row no rule fires on. With `bits` (each rule's coding cost, spec 7.6's
@@ -281,7 +297,7 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
         return rules
     state = _Pruning([tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
                      values, np.asarray(decided, dtype=np.int64), default,
-                     None if bits is None else np.asarray(bits, dtype=np.float64), n_classes, choose_default, train)
+                     None if bits is None else np.asarray(bits, dtype=np.float64), n_classes, train)
     for _ in range(max_steps):
         i, j = state.best()
         if i < 0:

@@ -285,9 +285,9 @@ def test_many_classes_delete_rules_that_do_not_shorten_the_description_by_defaul
     assert got["n_classes"] == len(rs.schema.classes) > 2 and len(got["bits"]) == len(got["rules"])
     bits = dict(zip([r.number for r in got["rules"]], got["bits"]))
     out = got["out"]
-    same = {k: got[k] for k in ("n_classes", "choose_default", "train")}
+    same = {k: got[k] for k in ("n_classes", "train")}
     assert len(out) < len(was(got["rules"], got["values"], got["decided"], got["default"], **same))
     state = refine._Pruning([tuple(r.conditions) for r in out], np.array([r.klass for r in out]), got["values"],
                             np.asarray(got["decided"]), got["default"], np.array([bits[r.number] for r in out]),
-                            got["n_classes"], got["choose_default"], got["train"])
+                            got["n_classes"], got["train"])
     assert state.best() == (-1, -1)
