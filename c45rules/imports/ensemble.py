@@ -263,10 +263,11 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         labelled by the ensemble (refine.py): a rule is deleted where that loses no agreement
         with the ensemble there, a condition dropped where that gains some: fewer rules
         (FIDELITY.md). With more than two classes the made rows mix only rows the ensemble
-        decides alike, and rules are then also deleted while that shortens the list's
-        description on them (refine.py). None: 8 for two classes, for more 4 with a forest
-        (RandomForest, ExtraTrees) and 0 with a boosted ensemble; 0 turns it off. Before
-        `max_rules`.
+        decides alike, rules are then also deleted while that shortens the list's description
+        on them, the default class is chosen again as rules go, and no condition is dropped
+        that would leave its rule firing nowhere (refine.py); a boosted ensemble's list is
+        pruned against its training rows too. None: 8 for two classes, 4 for more; 0 turns
+        it off. Before `max_rules`.
     seed : int, default=0
         The seed of those rows (the same rules for the same arguments).
 
