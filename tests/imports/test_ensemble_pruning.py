@@ -74,31 +74,49 @@ def test_pruning_never_loses_agreement_on_the_rows_it_is_judged_on():
     assert len(pruned) <= len(rules)
 
 
-def _pruned_by_recounting(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray,
-                          default: int) -> list[tuple[int, tuple]]:
+def _pruned_by_recounting(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int,
+                          train: tuple[np.ndarray, np.ndarray] | None = None, n_classes: int = 3
+                          ) -> list[tuple[int, tuple]]:
     """The greedy search of refine.py done the plain way: each step recomputes every rule's
     firing and every change's gain from scratch (prune_against updates them where a change
-    reaches, and must choose exactly the same changes)."""
-    conds = [tuple(r.conditions) for r in rules]
-    numbers = [r.number for r in rules]
-    klass = [r.klass for r in rules]
+    reaches, and must choose exactly the same changes). With `train` (rows, classes): the
+    default is recomputed at every step from the training rows no rule takes (most of them,
+    then most overall, then the first), a deletion's gain is counted with the default chosen
+    after it, a drop's with the present one, and a drop is refused whose rule's error on the
+    training rows would exceed 0.7."""
+    conds, numbers, klass = [tuple(r.conditions) for r in rules], [r.number for r in rules], [r.klass for r in rules]
 
-    def agreement(cs: list[tuple]) -> int:
-        return round(_agreement([_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc])
-                                 for k, cc in zip(klass, cs)], values, decided, default) * len(values))
+    def listed(cs: list[tuple], ks: list[int]) -> list[CandidateRule]:
+        return [_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc]) for k, cc in zip(ks, cs)]
+
+    def chosen(cs: list[tuple], ks: list[int]) -> int:
+        if train is None:
+            return default
+        t_values, y = train
+        hit = np.zeros(len(t_values), dtype=bool)
+        for r in listed(cs, ks):
+            hit |= np.logical_and.reduce([condition_mask(c, t_values) for c in r.conditions])
+        left, total = np.bincount(y[~hit], minlength=n_classes), np.bincount(y, minlength=n_classes)
+        return int(min(range(n_classes), key=lambda c: (-left[c], -total[c], c)))
+
+    def fires(cs: tuple, k: int) -> bool:
+        return train is None or recount(listed([cs], [k])[0], train[0], train[1], 0.25).error <= 0.7
+
+    def agreement(cs: list[tuple], ks: list[int], d: int) -> int:
+        return round(_agreement(listed(cs, ks), values, decided, d) * len(values))
+    d = chosen(conds, klass)
     while conds:
-        now = agreement(conds)
+        now = agreement(conds, klass, d)
         best, gain = None, -1
         for i in range(len(conds) - 1, -1, -1):      # deletions: no loss, the later on a tie
-            g = round(_agreement([_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc])
-                                  for n, (k, cc) in enumerate(zip(klass, conds)) if n != i],
-                                 values, decided, default) * len(values)) - now
+            cs, ks = conds[:i] + conds[i + 1:], klass[:i] + klass[i + 1:]
+            g = agreement(cs, ks, chosen(cs, ks)) - now
             if g >= 0 and g > gain:
                 best, gain = (i, -1), g
         for i, cs in enumerate(conds):               # drops: a gain, the earlier on a tie
             for j in range(len(cs) if len(cs) >= 2 else 0):
-                g = agreement(conds[:i] + [cs[:j] + cs[j + 1:]] + conds[i + 1:]) - now
-                if g > 0 and g > gain:
+                g = agreement(conds[:i] + [cs[:j] + cs[j + 1:]] + conds[i + 1:], klass, d) - now
+                if g > 0 and g > gain and fires(cs[:j] + cs[j + 1:], klass[i]):
                     best, gain = (i, j), g
         if best is None:
             break
@@ -107,6 +125,7 @@ def _pruned_by_recounting(rules: list[CandidateRule], values: np.ndarray, decide
             del conds[i], numbers[i], klass[i]
         else:
             conds[i] = conds[i][:j] + conds[i][j + 1:]
+        d = chosen(conds, klass)
     return list(zip(numbers, conds))
 
 
@@ -337,54 +356,6 @@ def test_with_many_classes_no_condition_is_dropped_that_leaves_its_rule_firing_n
     assert recount(kept[-1], train, y, 0.25).error <= 0.7
 
 
-def _pruned_with_training_rows_by_recounting(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray,
-                                             train: np.ndarray, y: np.ndarray, n_classes: int
-                                             ) -> list[tuple[int, tuple]]:
-    """prune_against(..., train=) done the plain way: every step recomputes the default class
-    from the training rows no rule takes (most of them, then most overall, then the first),
-    every deletion's gain with the default chosen after it, every drop's gain with the present
-    default, and refuses a drop whose rule's error on the training rows would exceed 0.7."""
-    conds, numbers, klass = [tuple(r.conditions) for r in rules], [r.number for r in rules], [r.klass for r in rules]
-    total = np.bincount(y, minlength=n_classes)
-
-    def listed(cs: list[tuple], ks: list[int]) -> list[CandidateRule]:
-        return [_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc]) for k, cc in zip(ks, cs)]
-
-    def default(cs: list[tuple], ks: list[int]) -> int:
-        hit = np.zeros(len(train), dtype=bool)
-        for r in listed(cs, ks):
-            hit |= np.logical_and.reduce([condition_mask(c, train) for c in r.conditions])
-        left = np.bincount(y[~hit], minlength=n_classes)
-        return int(min(range(n_classes), key=lambda c: (-left[c], -total[c], c)))
-
-    def agreement(cs: list[tuple], ks: list[int], d: int) -> int:
-        return round(_agreement(listed(cs, ks), values, decided, d) * len(values))
-    d = default(conds, klass)
-    while conds:
-        now = agreement(conds, klass, d)
-        best, gain = None, -1
-        for i in range(len(conds) - 1, -1, -1):
-            cs, ks = conds[:i] + conds[i + 1:], klass[:i] + klass[i + 1:]
-            g = agreement(cs, ks, default(cs, ks)) - now
-            if g >= 0 and g > gain:
-                best, gain = (i, -1), g
-        for i, cs in enumerate(conds):
-            for j in range(len(cs) if len(cs) >= 2 else 0):
-                g = agreement(conds[:i] + [cs[:j] + cs[j + 1:]] + conds[i + 1:], klass, d) - now
-                if g > 0 and g > gain and recount(listed([cs[:j] + cs[j + 1:]], [klass[i]])[0], train, y,
-                                                  0.25).error <= 0.7:
-                    best, gain = (i, j), g
-        if best is None:
-            break
-        i, j = best
-        if j < 0:
-            del conds[i], numbers[i], klass[i]
-        else:
-            conds[i] = conds[i][:j] + conds[i][j + 1:]
-        d = default(conds, klass)
-    return list(zip(numbers, conds))
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_pruning_with_training_rows_makes_the_changes_a_full_recount_makes(seed):
     # the training rows' first and second firing rules are kept up to date as the check rows'
@@ -402,8 +373,8 @@ def test_pruning_with_training_rows_makes_the_changes_a_full_recount_makes(seed)
                    *[(int(rng.integers(0, 3)), int(rng.integers(0, 2)), float(np.round(rng.random(), 1)))
                      for _ in range(int(rng.integers(1, 5)))]) for i in range(14)]
     got = prune_against(rules, values, decided, seed % 3, n_classes=3, train=(train, y, 0.25))
-    assert [(r.number, r.conditions) for r in got] == _pruned_with_training_rows_by_recounting(
-        rules, values, decided, train, y, 3)
+    assert [(r.number, r.conditions) for r in got] == _pruned_by_recounting(rules, values, decided, seed % 3,
+                                                                           (train, y))
 
 
 def test_many_classes_boosted_or_forest_lists_are_pruned_with_the_training_rows_by_default(monkeypatch):
