@@ -121,8 +121,8 @@ class _Pruning:
         if train is not None:
             # each training row's first and second firing rule: the default class is the one
             # most of the training rows no rule takes have (spec 7.8), as it is after the pruning
-            t_values, self.t_y = np.asfortranarray(train[0]), np.asarray(train[1], dtype=np.int64)
-            self.t_fires = np.array([_fires(c, t_values) for c in conds], dtype=bool).reshape(R, len(t_values))
+            self.t_values, self.t_y = np.asfortranarray(train[0]), np.asarray(train[1], dtype=np.int64)
+            self.t_fires = np.array([_fires(c, self.t_values) for c in conds], dtype=bool).reshape(R, len(self.t_y))
             self.t_first, self.t_second = _first_two(self.t_fires)
             self.t_total = np.bincount(self.t_y, minlength=n_classes)
             self._choose_default()
@@ -238,9 +238,8 @@ class _Pruning:
         so the agreement the drop gains on the check rows would not be had)."""
         if self.train is None:
             return True
-        values, y, cf = self.train
         conds = self.conds[i][:j] + self.conds[i][j + 1:]
-        return counted(conds, int(self.klass[i]), values, y, cf)[3] <= NEVER_FIRES_ABOVE
+        return counted(conds, int(self.klass[i]), self.t_values, self.t_y, self.train[2])[3] <= NEVER_FIRES_ABOVE
 
     def _reset(self, rows: np.ndarray) -> None:
         self.right[rows] = self._decides(rows) == self.decided[rows]
@@ -285,7 +284,7 @@ class _Pruning:
         self.banned[i] = False      # its conditions moved up: each is judged again
         self._add_gains(np.arange(len(self.values)), np.array([i]), 1)
         if self.train is not None:
-            fires = _fires(self.conds[i], self.train[0])
+            fires = _fires(self.conds[i], self.t_values)
             moved = np.flatnonzero(fires != self.t_fires[i])
             self.t_fires[i] = fires
             self.t_first[moved], self.t_second[moved] = _first_two(self.t_fires[:, moved])
