@@ -72,7 +72,7 @@ OPTIONS: tuple[Option, ...] = (
     _o("--synthetic", "import --data: also judge the rules on N times as many rows made near the training rows,"
        " labelled by the ensemble", "4 for two classes, else 0", ("import",), "synthetic"),
     _o("--validate", "import --data: then prune the rules against N times as many other such rows (deleting rules"
-       " and dropping conditions by agreement with the ensemble)", "8 for two classes, else 4 for a forest, 0 boosted", ("import",),
+       " and dropping conditions by agreement with the ensemble)", "8 for two classes, else 4", ("import",),
        "validate"),
     _o("--names", "take a CSV's attributes and classes from a C4.5 .names file", "none", LEARN, "names"),
     _o("--discrete", "CSV columns read as discrete (comma-separated, repeatable)", "inferred", LEARN, "discrete"),

@@ -74,31 +74,49 @@ def test_pruning_never_loses_agreement_on_the_rows_it_is_judged_on():
     assert len(pruned) <= len(rules)
 
 
-def _pruned_by_recounting(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray,
-                          default: int) -> list[tuple[int, tuple]]:
+def _pruned_by_recounting(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int,
+                          train: tuple[np.ndarray, np.ndarray] | None = None, n_classes: int = 3
+                          ) -> list[tuple[int, tuple]]:
     """The greedy search of refine.py done the plain way: each step recomputes every rule's
     firing and every change's gain from scratch (prune_against updates them where a change
-    reaches, and must choose exactly the same changes)."""
-    conds = [tuple(r.conditions) for r in rules]
-    numbers = [r.number for r in rules]
-    klass = [r.klass for r in rules]
+    reaches, and must choose exactly the same changes). With `train` (rows, classes): the
+    default is recomputed at every step from the training rows no rule takes (most of them,
+    then most overall, then the first), a deletion's gain is counted with the default chosen
+    after it, a drop's with the present one, and a drop is refused whose rule's error on the
+    training rows would exceed 0.7."""
+    conds, numbers, klass = [tuple(r.conditions) for r in rules], [r.number for r in rules], [r.klass for r in rules]
 
-    def agreement(cs: list[tuple]) -> int:
-        return round(_agreement([_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc])
-                                 for k, cc in zip(klass, cs)], values, decided, default) * len(values))
+    def listed(cs: list[tuple], ks: list[int]) -> list[CandidateRule]:
+        return [_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc]) for k, cc in zip(ks, cs)]
+
+    def chosen(cs: list[tuple], ks: list[int]) -> int:
+        if train is None:
+            return default
+        t_values, y = train
+        hit = np.zeros(len(t_values), dtype=bool)
+        for r in listed(cs, ks):
+            hit |= np.logical_and.reduce([condition_mask(c, t_values) for c in r.conditions])
+        left, total = np.bincount(y[~hit], minlength=n_classes), np.bincount(y, minlength=n_classes)
+        return int(min(range(n_classes), key=lambda c: (-left[c], -total[c], c)))
+
+    def fires(cs: tuple, k: int) -> bool:
+        return train is None or recount(listed([cs], [k])[0], train[0], train[1], 0.25).error <= 0.7
+
+    def agreement(cs: list[tuple], ks: list[int], d: int) -> int:
+        return round(_agreement(listed(cs, ks), values, decided, d) * len(values))
+    d = chosen(conds, klass)
     while conds:
-        now = agreement(conds)
+        now = agreement(conds, klass, d)
         best, gain = None, -1
         for i in range(len(conds) - 1, -1, -1):      # deletions: no loss, the later on a tie
-            g = round(_agreement([_rule(0, k, *[(c.attribute, c.outcome, c.cut) for c in cc])
-                                  for n, (k, cc) in enumerate(zip(klass, conds)) if n != i],
-                                 values, decided, default) * len(values)) - now
+            cs, ks = conds[:i] + conds[i + 1:], klass[:i] + klass[i + 1:]
+            g = agreement(cs, ks, chosen(cs, ks)) - now
             if g >= 0 and g > gain:
                 best, gain = (i, -1), g
         for i, cs in enumerate(conds):               # drops: a gain, the earlier on a tie
             for j in range(len(cs) if len(cs) >= 2 else 0):
-                g = agreement(conds[:i] + [cs[:j] + cs[j + 1:]] + conds[i + 1:]) - now
-                if g > 0 and g > gain:
+                g = agreement(conds[:i] + [cs[:j] + cs[j + 1:]] + conds[i + 1:], klass, d) - now
+                if g > 0 and g > gain and fires(cs[:j] + cs[j + 1:], klass[i]):
                     best, gain = (i, j), g
         if best is None:
             break
@@ -107,6 +125,7 @@ def _pruned_by_recounting(rules: list[CandidateRule], values: np.ndarray, decide
             del conds[i], numbers[i], klass[i]
         else:
             conds[i] = conds[i][:j] + conds[i][j + 1:]
+        d = chosen(conds, klass)
     return list(zip(numbers, conds))
 
 
@@ -240,10 +259,10 @@ def test_many_classes_are_pruned_against_rows_mixed_within_one_class_by_default(
     assert (dict(rs.options)["validate"], dict(rs.options)["seed"]) == (4, 0)
     assert sum(rs.class_counts) == len(Xi)            # judged on the table only, pruned on 4x made rows
     assert len(rs.rules) <= len(from_ensemble(many, Xi, validate=0).rules)
-    # a boosted ensemble's list is not pruned by default: there it lost fidelity (XGBoost letter)
+    # a boosted ensemble's list too, against the made rows and its training rows together
     from sklearn.ensemble import GradientBoostingClassifier
     boosted = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0).fit(Xi, yi)
-    assert "validate" not in dict(from_ensemble(boosted, Xi).options)
+    assert dict(from_ensemble(boosted, Xi).options)["validate"] == 4
 
 
 def test_with_many_classes_a_rule_that_does_not_pay_for_its_bits_is_deleted():
@@ -285,8 +304,103 @@ def test_many_classes_delete_rules_that_do_not_shorten_the_description_by_defaul
     assert got["n_classes"] == len(rs.schema.classes) > 2 and len(got["bits"]) == len(got["rules"])
     bits = dict(zip([r.number for r in got["rules"]], got["bits"]))
     out = got["out"]
-    assert len(out) < len(was(got["rules"], got["values"], got["decided"], got["default"], n_classes=got["n_classes"]))
+    same = {k: got[k] for k in ("n_classes", "train")}
+    assert len(out) < len(was(got["rules"], got["values"], got["decided"], got["default"], **same))
     state = refine._Pruning([tuple(r.conditions) for r in out], np.array([r.klass for r in out]), got["values"],
                             np.asarray(got["decided"]), got["default"], np.array([bits[r.number] for r in out]),
-                            got["n_classes"])
+                            got["n_classes"], got["train"])
     assert state.best() == (-1, -1)
+
+
+def test_with_many_classes_a_deletion_is_judged_against_the_default_chosen_after_it():
+    # four classes, every check and training row covered by one of three rules: class 0 where
+    # x0 < 0.3, 2 where x0 >= 0.3 and x1 >= 0.9, 1 elsewhere. With the default fixed (3, a class
+    # of rows the sifting saw uncovered and no longer are) no rule can go. With the training rows given, the default is chosen again as
+    # rules go (spec 7.8: the class most of the training rows no rule takes have, ties to the
+    # most overall), and a deletion is judged against the default chosen after it: rule 3's
+    # rows left alone make class 2 the default, which decides them as rule 3 did
+    rng = np.random.default_rng(4)
+    values, train = rng.random((900, 2)), rng.random((300, 2))
+
+    def classes(v: np.ndarray) -> np.ndarray:
+        return np.where(v[:, 0] < 0.3, 0, np.where(v[:, 1] >= 0.9, 2, 1))
+    rules = [_rule(1, 0, (0, 0, 0.3)), _rule(2, 1, (0, 1, 0.3), (1, 0, 0.9)), _rule(3, 2, (0, 1, 0.3), (1, 1, 0.9))]
+    assert prune_against(rules, values, classes(values), 3, n_classes=4) == rules    # the default fixed: kept
+    pruned = prune_against(rules, values, classes(values), 3, n_classes=4, train=(train, classes(train), 0.25))
+    assert [r.number for r in pruned] == [1, 2]
+    for r in pruned:
+        r.cases = np.flatnonzero(np.logical_and.reduce([condition_mask(c, train) for c in r.conditions]))
+    from c45rules.rules.order import default_class
+    assert default_class(pruned, classes(train), 4) == 2           # as from_ensemble then chooses it
+    assert _agreement(pruned, values, classes(values), 2) == 1.0
+    # the description-length deletions see that default too: with bits, the same list
+    assert prune_against(rules, values, classes(values), 3, n_classes=4, bits=np.full(3, 5.0),
+                         train=(train, classes(train), 0.25)) == pruned
+
+
+def test_with_many_classes_no_condition_is_dropped_that_leaves_its_rule_firing_nowhere():
+    # on the check rows class 2 is wherever x0 > 0.5, so dropping rule 2's test on x1 gains;
+    # on the training rows most of x0 > 0.5 is class 1, so without that test the rule's
+    # pessimistic error there is over 0.7 and, recounted, it would never fire (spec 7.6.1):
+    # the agreement the drop gains would be lost, and the rule would only lengthen the list
+    rng = np.random.default_rng(5)
+    values, train = rng.random((1000, 2)), rng.random((400, 2))
+    decided = np.where(values[:, 0] > 0.5, 2, 0)
+    y = np.where(train[:, 0] <= 0.5, 0, np.where(train[:, 1] > 0.85, 2, 1))
+    rules = [_rule(1, 0, (0, 0, 0.5)), _rule(2, 2, (0, 1, 0.5), (1, 1, 0.85))]
+    dropped = prune_against(rules, values, decided, 1, n_classes=3)
+    assert dropped[1].conditions == (rules[1].conditions[0],)
+    assert recount(dropped[1], train, y, 0.25).error > 0.7         # recounted: it would never fire
+    kept = prune_against(rules, values, decided, 1, n_classes=3, train=(train, y, 0.25))
+    assert kept[-1].conditions == rules[1].conditions                # rule 1 may go: its rows' default is 0
+    assert recount(kept[-1], train, y, 0.25).error <= 0.7
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pruning_with_training_rows_makes_the_changes_a_full_recount_makes(seed):
+    # the training rows' first and second firing rules are kept up to date as the check rows'
+    # are: the same changes as recounting everything after every step
+    rng = np.random.default_rng(10 + seed)
+    values, train = rng.random((250, 3)), rng.random((120, 3))
+    values[rng.random(values.shape) < 0.05] = np.nan
+
+    def classes(v: np.ndarray) -> np.ndarray:
+        return np.minimum(np.nan_to_num(v[:, 0] * 2 + v[:, 1]).astype(np.int64), 2)
+    decided, y = classes(values), classes(train)
+    noise = rng.random(len(y)) < 0.2      # the training rows are not the check rows' copy
+    y[noise] = rng.integers(0, 3, size=int(noise.sum()))
+    rules = [_rule(i + 1, int(rng.integers(0, 3)),
+                   *[(int(rng.integers(0, 3)), int(rng.integers(0, 2)), float(np.round(rng.random(), 1)))
+                     for _ in range(int(rng.integers(1, 5)))]) for i in range(14)]
+    got = prune_against(rules, values, decided, seed % 3, n_classes=3, train=(train, y, 0.25))
+    assert [(r.number, r.conditions) for r in got] == _pruned_by_recounting(rules, values, decided, seed % 3,
+                                                                           (train, y))
+
+
+def test_many_classes_boosted_or_forest_lists_are_pruned_with_the_training_rows_by_default(monkeypatch):
+    # more than two classes: a boosted ensemble's list is pruned by default too, against the made
+    # rows and its training rows together (against the made rows alone XGBoost letter fell under
+    # the distilled tree, FIDELITY.md); a forest's against the made rows. Both pass the training
+    # rows, so the default class is chosen again as rules go and no drop kills a rule
+    import c45rules.imports.refine as refine
+    from sklearn.ensemble import GradientBoostingClassifier
+    got = {}
+    was = refine.prune_against
+
+    def kept(rules, values, decided, default, **kw):
+        got.update(kw, values=values)
+        return was(rules, values, decided, default, **kw)
+    monkeypatch.setattr(refine, "prune_against", kept)
+    Xi, yi, _ = split("iris")
+    boosted = GradientBoostingClassifier(n_estimators=5, max_depth=2, random_state=0).fit(Xi, yi)
+    rs = from_ensemble(boosted, Xi)
+    assert dict(rs.options)["validate"] == 4 and len(got["values"]) == 5 * len(Xi)
+    assert np.array_equal(got["values"][4 * len(Xi):], Xi.to_numpy(dtype=float))
+    assert np.array_equal(got["train"][0], Xi.to_numpy(dtype=float)) and got["train"][2] == 0.25
+    got.clear()
+    forest = RandomForestClassifier(n_estimators=20, max_depth=5, random_state=0).fit(Xi, yi)
+    rs = from_ensemble(forest, Xi)
+    assert len(got["values"]) == 4 * len(Xi) and got["train"] is not None
+    # the default chosen as rules go: two rules and the default (three at faf76a7, the third a
+    # rule of the class the default then became)
+    assert len(rs.rules) == 2 and len({r.prediction for r in rs.rules} | {rs.default_class}) == 3
