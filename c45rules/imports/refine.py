@@ -19,6 +19,13 @@ gains most agreement there is made, until none gains:
   rows rightly for many bits goes (RF, `--multi --sample 5000`: hypo 11 -> 9 rules, segment
   16 -> 13, letter 123 -> 110, at as much fidelity, FIDELITY.md).
 
+With a `pool` (from_ensemble, two classes: the generalised rules of every tree), when no change
+is left, the pool rule whose insertion gains most agreement on the check rows is inserted where
+it gains most, if that is at least `POOL_SHARE` of them, and the pruning goes on: the list then
+also follows the ensemble where the sifted list has no rule for its decisions (8 binary sets,
+three seeds, with whole one-hot attributes in the made rows: XGBoost 90.4% -> 91.0% held-out
+fidelity, RF 94.5% -> 94.6%, a rule more; FIDELITY.md).
+
 Each change's gain is found for every rule and condition at once from the first and second
 firing rule of each row (as sifting counts better and worse, spec 7.9), not by re-running the
 list, and after a change is redone only for the rows whose deciding rule it moved (`_Pruning`).
@@ -36,6 +43,10 @@ from ..estimate import pessimistic_rate
 from ..rules.coding import log_fact
 from ..rules.extract import THRESHOLD, CondTest
 from ..rules.generalize import CandidateRule
+
+# the least share of the check rows an inserted pool rule must gain (1 in 200: 1 in 400 added
+# rules that gained on the check rows and lost on held-out rows, FIDELITY.md)
+POOL_SHARE = 0.005
 
 
 def condition_mask(c: CondTest, values: np.ndarray) -> np.ndarray:
@@ -201,36 +212,82 @@ class _Pruning:
         self._add_gains(np.arange(len(self.values)), np.array([i]), 1)
 
 
+    def best_insert(self, fires: np.ndarray, klass: np.ndarray) -> tuple[int, int, int]:
+        """(pool rule, position, gain) of the insertion that gains most agreement, gain 0 if none
+        does: `fires` (pool rules x check rows) says where each pool rule fires, `klass` its
+        class. Inserted before the rule at `position` (len(conds): before the default), a rule
+        decides the rows it fires on that no rule before it takes; only rows the list decides
+        as another class change, gaining where that class is wrong and losing where it is right."""
+        R = len(self.conds)
+        decides = self._decides(np.arange(len(self.values)))
+        at = np.where(self.first >= 0, self.first, R)   # the position of each row's decider
+        best = (-1, -1, 0)
+        for k in np.unique(klass).tolist():
+            rows = np.flatnonzero(decides != k)
+            # bucketed by the decider's position: inserting at p takes the buckets from p on
+            bucket = np.zeros((len(rows), R + 1), dtype=np.float32)
+            bucket[np.arange(len(rows)), at[rows]] = np.where(self.decided[rows] == k, 1.0, -1.0)
+            of = np.flatnonzero(klass == k)
+            for lo in range(0, len(of), 256):   # a block of pool rules at a time: small temporaries
+                gain = fires[of[lo:lo + 256]][:, rows].astype(np.float32) @ bucket
+                gain = np.cumsum(gain[:, ::-1], axis=1)[:, ::-1]
+                gain[:, :R][:, ~self.alive] = -1.0   # before a deleted rule: as before the next one
+                top = int(np.argmax(gain))
+                g = int(round(float(gain.flat[top])))
+                if g > best[2]:
+                    i, p = divmod(top, R + 1)
+                    best = (int(of[lo + i]), p, g)
+        return best
+
+
 def _which(n: int, k: int) -> float:
     """log2 C(n, k): the bits that say which k of n rows."""
     return log_fact(n) - log_fact(k) - log_fact(n - k)
 
 
 def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int,
-                  *, max_steps: int = 10_000, bits: np.ndarray | None = None, n_classes: int = 2
-                  ) -> list[CandidateRule]:
+                  *, max_steps: int = 10_000, bits: np.ndarray | None = None, n_classes: int = 2,
+                  pool: list[CandidateRule] | None = None) -> list[CandidateRule]:
     """The ordered list after greedy reduced-error pruning (module docstring) judged by
     agreement with `decided` (class codes of `n_classes`) on the rows of `values`; `default`
     is the class of a row no rule fires on. With `bits` (each rule's coding cost, spec 7.6's
     theory part), once no change gains or costs nothing, rules are deleted while that
-    shortens the description (module docstring). The rules keep their numbers, covers and
-    counts: a rule whose conditions changed needs them computed again (`recount`)."""
+    shortens the description (module docstring). With `pool` (rules numbered apart from the
+    list's), then a pool rule is inserted where that gains at least `POOL_SHARE` of the rows,
+    and the pruning goes on (module docstring). The rules keep their numbers, covers and
+    counts: a rule whose conditions changed, or inserted from the pool, needs them computed
+    again (`recount`)."""
     rules = list(rules)
     if not rules:
         return rules
-    state = _Pruning([tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
-                     values, np.asarray(decided, dtype=np.int64), default,
-                     None if bits is None else np.asarray(bits, dtype=np.float64), n_classes)
-    for _ in range(max_steps):
-        i, j = state.best()
-        if i < 0:
-            break
-        if j < 0:
-            state.delete(i)
-        else:
-            state.drop(i, j)
-            rules[i] = replace(rules[i], conditions=state.conds[i])
-    return [r for r, keep in zip(rules, state.alive) if keep]
+    inside = {r.number for r in rules}
+    pool = [r for r in pool or () if r.number not in inside and all(c.kind == THRESHOLD for c in r.conditions)]
+    fires = np.array([_fires(r.conditions, values) for r in pool], dtype=bool).reshape(len(pool), len(values))
+    klass = np.array([r.klass for r in pool], dtype=np.int64)
+    steps = 0
+    while True:
+        state = _Pruning([tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
+                         values, np.asarray(decided, dtype=np.int64), default,
+                         None if bits is None else np.asarray(bits, dtype=np.float64), n_classes)
+        while steps < max_steps:
+            i, j = state.best()
+            if i < 0:
+                break
+            steps += 1
+            if j < 0:
+                state.delete(i)
+            else:
+                state.drop(i, j)
+                rules[i] = replace(rules[i], conditions=state.conds[i])
+        rules = [r for r, keep in zip(rules, state.alive) if keep]
+        if not pool or steps >= max_steps:
+            return rules
+        k, at, gain = state.best_insert(fires, klass)
+        if gain < max(POOL_SHARE * len(values), 1):
+            return rules
+        steps += 1
+        rules.insert(int(state.alive[:at].sum()), pool[k])
+        fires[k] = False   # in the list now: never inserted again
 
 
 def recount(rule: CandidateRule, values: np.ndarray, y: np.ndarray, cf: float) -> CandidateRule:
