@@ -136,8 +136,11 @@ def test_validate_prunes_against_the_ensemble_deterministically(tmp_path):
     assert rs == from_ensemble(model, X, synthetic=1, validate=2, seed=3)
     assert dict(rs.options)["validate"] == 2 and dict(rs.options)["seed"] == 3
     assert sum(rs.class_counts) == 2 * len(X)       # the check rows are not judged on
-    # (rules deleted, conditions dropped, and here a rule of the pool inserted: 7 -> 8 rules)
     assert rs.rules != plain.rules
+    # two classes: besides deletions and dropped conditions, rules of the pool are inserted
+    # (numbered as in the pool: not among the sifted list's)
+    sifted = from_ensemble(model, X, synthetic=1, validate=0, seed=3)
+    assert {r.id for r in rs.rules} - {r.id for r in sifted.rules}
     # every rule's counts are those of its conditions on the rows it was judged on
     near = near_rows(X.to_numpy(dtype=float), 1, seed=3)
     table = pd.concat([X, pd.DataFrame(near, columns=X.columns)], ignore_index=True)
@@ -328,3 +331,30 @@ def test_made_rows_keep_one_hot_attributes_whole(monkeypatch):
     # without blocks the stream is the one before: single columns swapped alone
     values = X.to_numpy()
     assert np.array_equal(near_rows(values, 2, seed=1, blocks=np.arange(6)), near_rows(values, 2, seed=1))
+
+
+def test_pruning_inserts_the_pooled_rule_that_gains_most():
+    # the list has no rule for the ensemble's class 1 where x1 > 0.8: the pool's rule for it goes
+    # in where it gains most (the first place among equals), rules that gain nothing stay out
+    rng = np.random.default_rng(1)
+    values = rng.random((400, 2))
+    decided = ((values[:, 0] > 0.5) | (values[:, 1] > 0.8)).astype(np.int64)
+    listed = [_rule(1, 1, (0, 1, 0.5))]
+    pool = [_rule(1, 1, (1, 1, 0.8)),                   # the list's own number: never inserted
+            _rule(7, 0, (0, 0, 0.1)),                   # class 0 where x0 <= 0.1: the default's already
+            _rule(8, 1, (1, 1, 0.8)),                   # the missing region
+            _rule(9, 1, (1, 1, 0.9))]                   # half of it: gains less
+    assert prune_against(listed, values, decided, 0) == listed
+    got = prune_against(listed, values, decided, 0, pool=pool)
+    assert [r.number for r in got] == [8, 1]
+    assert _agreement(got, values, decided, 0) == 1.0 > _agreement(listed, values, decided, 0)
+    # a rule must gain at least 1 in 200 of the check rows (refine.POOL_SHARE): one row of 400 is not enough
+    lone = int(np.flatnonzero(values[:, 0] <= 0.5)[0])
+    decided = (values[:, 0] > 0.5).astype(np.int64)
+    decided[lone] = 1
+    x = values[lone, 0]
+    pool = [_rule(5, 1, (0, 1, x - 1e-9), (0, 0, x))]   # fires on that row only
+    assert prune_against(listed, values, decided, 0, pool=pool) == listed
+    few = np.r_[:100]
+    few = np.union1d(few, [lone])
+    assert [r.number for r in prune_against(listed, values[few], decided[few], 0, pool=pool)] == [5, 1]
