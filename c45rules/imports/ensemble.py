@@ -374,7 +374,8 @@ def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: n
     """rules_from_candidates' `refine`: the sifted list pruned against the ensemble's
     decisions on the check rows `values` (refine.py), covers recounted on the training rows
     `train` (of `ds`); with more than two classes, rules that do not pay for their bits deleted;
-    with a `pool` (the generalised rules), rules from it inserted where they gain enough."""
+    with a `pool` (the generalised rules; two classes), rules from it inserted where they gain
+    enough, and a rule the check rows are indifferent to kept where the training rows need it."""
     from .refine import prune_against, recount
     # a class the ensemble gives only to check rows cannot be a rule's: those rows count as missed
     check_codes = np.array([index.get(c, -1) for c in decided], dtype=np.int64)
@@ -390,7 +391,8 @@ def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: n
             from ..rules.coding import CODE_WEIGHT, branch_bits
             got = candidate_bits(kept, ds.schema, branch_bits(ds), 1.0)
             bits = CODE_WEIGHT * np.array([got[r.number] for r in kept])
-        pruned = prune_against(kept, values, check_codes, default, bits=bits, n_classes=len(index), pool=pool)
+        pruned = prune_against(kept, values, check_codes, default, bits=bits, n_classes=len(index), pool=pool,
+                               judged=None if pool is None else (train, codes))
         before = {r.number: r for r in kept}
         return [r if r.number in before and r.conditions == before[r.number].conditions
                 else recount(r, train, codes, cf) for r in pruned]

@@ -8,7 +8,10 @@ row, so the list is checked on fresh rows (`near_rows`, seeded) and, greedily, t
 gains most agreement there is made, until none gains:
 
 * a rule is deleted when that loses no agreement (the rows it decided fall to the next rule
-  that fires, or the default): a shorter list for nothing;
+  that fires, or the default): a shorter list for nothing; with `judged` (from_ensemble, two
+  classes), not when that changes no check row's decision but loses agreement on the rows the
+  list was chosen on: the check rows have no word on it, those do (8 binary sets, three seeds:
+  RF 94.6% -> 95.1% held-out fidelity with 0.7 rules more, FIDELITY.md);
 * a condition is dropped from a rule when that gains agreement (the rule then also decides
   rows that no earlier rule takes);
 * with `bits` (from_ensemble: more than two classes), when neither is left, a rule is deleted
@@ -140,17 +143,22 @@ class _Pruning:
         counted = np.bincount(at, weights=w, minlength=self.gain.size).astype(np.int64)
         self.gain += sign * counted.reshape(self.gain.shape)
 
-    def best(self) -> tuple[int, int]:
-        """(rule, condition or -1 for the whole rule) of the change that gains most, (-1, -1) if
-        none: a deletion that loses nothing, the later rule on a tie; else a condition whose
-        dropping gains, the earliest on a tie, taken only when it gains more than any deletion."""
-        R = len(self.conds)
-        decided, first = self.decided, self.first
+    def deletion_gains(self) -> np.ndarray:
+        """Per rule, the agreement its deletion gains (negative: loses); -inf for a deleted rule."""
         instead = np.where(self.second >= 0, self.klass[np.maximum(self.second, 0)], self.default)
-        change = (instead == decided).astype(np.int64) - self.right
-        took = first >= 0
-        delete = np.bincount(first[took], weights=change[took], minlength=R)
-        delete = np.where(self.alive, delete, -np.inf)
+        change = (instead == self.decided).astype(np.int64) - self.right
+        took = self.first >= 0
+        delete = np.bincount(self.first[took], weights=change[took], minlength=len(self.conds))
+        return np.where(self.alive, delete, -np.inf)
+
+    def best(self, needed: np.ndarray | None = None) -> tuple[int, int]:
+        """(rule, condition or -1 for the whole rule) of the change that gains most, (-1, -1) if
+        none: a deletion that loses nothing, the later rule on a tie, except of a rule `needed`
+        (a flag per rule) whose deletion changes nothing; else a condition whose dropping
+        gains, the earliest on a tie, taken only when it gains more than any deletion."""
+        delete = self.deletion_gains()
+        if needed is not None:
+            delete = np.where((delete == 0) & needed, -0.5, delete)
         rule, cond, top = -1, -1, -1.0
         if self.alive.any() and delete.max() >= 0:
             top = float(delete.max())
@@ -247,14 +255,17 @@ def _which(n: int, k: int) -> float:
 
 def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.ndarray, default: int,
                   *, max_steps: int = 10_000, bits: np.ndarray | None = None, n_classes: int = 2,
-                  pool: list[CandidateRule] | None = None) -> list[CandidateRule]:
+                  pool: list[CandidateRule] | None = None,
+                  judged: tuple[np.ndarray, np.ndarray] | None = None) -> list[CandidateRule]:
     """The ordered list after greedy reduced-error pruning (module docstring) judged by
     agreement with `decided` (class codes of `n_classes`) on the rows of `values`; `default`
     is the class of a row no rule fires on. With `bits` (each rule's coding cost, spec 7.6's
     theory part), once no change gains or costs nothing, rules are deleted while that
     shortens the description (module docstring). With `pool` (rules numbered apart from the
     list's), then a pool rule is inserted where that gains at least `POOL_SHARE` of the rows,
-    and the pruning goes on (module docstring). The rules keep their numbers, covers and
+    and the pruning goes on (module docstring). With `judged` (the rows the list was chosen
+    on and their classes), a rule whose deletion changes no check row's decision is kept where
+    its deletion loses agreement on those rows. The rules keep their numbers, covers and
     counts: a rule whose conditions changed, or inserted from the pool, needs them computed
     again (`recount`)."""
     rules = list(rules)
@@ -269,15 +280,21 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
         state = _Pruning([tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
                          values, np.asarray(decided, dtype=np.int64), default,
                          None if bits is None else np.asarray(bits, dtype=np.float64), n_classes)
+        # the same list on the rows it was chosen on: the word on a deletion the check rows are indifferent to
+        chosen = None if judged is None else _Pruning(
+            [tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
+            judged[0], np.asarray(judged[1], dtype=np.int64), default, None, n_classes)
         while steps < max_steps:
-            i, j = state.best()
+            i, j = state.best(None if chosen is None else chosen.deletion_gains() < 0)
             if i < 0:
                 break
             steps += 1
-            if j < 0:
-                state.delete(i)
-            else:
-                state.drop(i, j)
+            for st in (state, chosen) if chosen is not None else (state,):
+                if j < 0:
+                    st.delete(i)
+                else:
+                    st.drop(i, j)
+            if j >= 0:
                 rules[i] = replace(rules[i], conditions=state.conds[i])
         rules = [r for r, keep in zip(rules, state.alive) if keep]
         if not pool or steps >= max_steps:
