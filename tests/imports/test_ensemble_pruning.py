@@ -358,3 +358,21 @@ def test_pruning_inserts_the_pooled_rule_that_gains_most():
     few = np.r_[:100]
     few = np.union1d(few, [lone])
     assert [r.number for r in prune_against(listed, values[few], decided[few], 0, pool=pool)] == [5, 1]
+
+
+def test_a_rule_the_check_rows_do_not_judge_is_kept_where_the_training_rows_need_it():
+    # the check rows never reach x0 > 0.9: deleting the rule there changes nothing, and alone
+    # they delete it; the rows the list was chosen on (`judged`) lose by it, so it stays.
+    # A rule they do not need goes as before
+    rng = np.random.default_rng(2)
+    check = rng.random((300, 2)) * [0.8, 1.0]
+    train = rng.random((300, 2))
+    listed = [_rule(1, 1, (0, 1, 0.9)),                 # x0 > 0.9 -> 1: right on the training rows
+              _rule(2, 1, (1, 1, 2.0))]                 # x1 > 2 -> 1: fires nowhere
+    y = (train[:, 0] > 0.9).astype(np.int64)
+    assert prune_against(listed, check, np.zeros(300, dtype=np.int64), 0) == []
+    kept = prune_against(listed, check, np.zeros(300, dtype=np.int64), 0, judged=(train, y))
+    assert [r.number for r in kept] == [1]
+    # where the check rows judge it, they decide: there the rule is wrong and goes
+    wrong = np.zeros(300, dtype=np.int64)
+    assert prune_against(listed, train, wrong, 0, judged=(train, y)) == []
