@@ -360,7 +360,7 @@ def test_pruning_inserts_the_pooled_rule_that_gains_most():
     assert [r.number for r in prune_against(listed, values[few], decided[few], 0, pool=pool)] == [5, 1]
 
 
-def test_a_rule_the_check_rows_do_not_judge_is_kept_where_the_training_rows_need_it():
+def test_a_rule_the_check_rows_are_indifferent_to_is_kept_where_the_training_rows_need_it():
     # the check rows never reach x0 > 0.9: deleting the rule there changes nothing, and alone
     # they delete it; the rows the list was chosen on (`judged`) lose by it, so it stays.
     # A rule they do not need goes as before
