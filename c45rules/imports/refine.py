@@ -8,10 +8,10 @@ row, so the list is checked on fresh rows (`near_rows`, seeded) and, greedily, t
 gains most agreement there is made, until none gains:
 
 * a rule is deleted when that loses no agreement (the rows it decided fall to the next rule
-  that fires, or the default): a shorter list for nothing; with `judged` (from_ensemble: a forest,
-  two classes), not when that neither gains nor loses agreement on the check rows but loses some
-  on the rows the list was chosen on: the check rows are indifferent, those are not (8 binary sets, three seeds:
-  RF 94.6% -> 95.1% held-out fidelity with 0.7 rules more, FIDELITY.md);
+  that fires, or the default): a shorter list for nothing; with `judged` (from_ensemble: a
+  forest, two classes), not when that neither gains nor loses agreement on the check rows but
+  loses some on the rows the list was chosen on: the check rows are indifferent, those are not
+  (8 binary sets, three seeds: RF 94.6% -> 95.1% held-out fidelity, 0.7 rules more, FIDELITY.md);
 * a condition is dropped from a rule when that gains agreement (the rule then also decides
   rows that no earlier rule takes);
 * with `bits` (from_ensemble: more than two classes), when neither is left, a rule is deleted
@@ -219,15 +219,15 @@ class _Pruning:
         self.gain[i] = 0
         self._add_gains(np.arange(len(self.values)), np.array([i]), 1)
 
-
     def best_insert(self, fires: np.ndarray, klass: np.ndarray) -> tuple[int, int, int]:
         """(pool rule, position, gain) of the insertion that gains most agreement, gain 0 if none
-        does: `fires` (pool rules x check rows) says where each pool rule fires, `klass` its
-        class. Inserted before the rule at `position` (len(conds): before the default), a rule
+        does: `fires` (pool rules x check rows, bits packed along the rows: np.packbits) says
+        where each pool rule fires, `klass` its class. Inserted before the rule at `position` (len(conds): before the default), a rule
         decides the rows it fires on that no rule before it takes; only rows the list decides
         as another class change, gaining where that class is wrong and losing where it is right."""
-        R = len(self.conds)
-        decides = self._decides(np.arange(len(self.values)))
+        R, n = len(self.conds), len(self.values)
+        step = max(1, (1 << 24) // max(n, 1))   # pool rules at a time: temporaries of 16M cells
+        decides = self._decides(np.arange(n))
         at = np.where(self.first >= 0, self.first, R)   # the position of each row's decider
         best = (-1, -1, 0)
         for k in np.unique(klass).tolist():
@@ -236,8 +236,9 @@ class _Pruning:
             bucket = np.zeros((len(rows), R + 1), dtype=np.float32)
             bucket[np.arange(len(rows)), at[rows]] = np.where(self.decided[rows] == k, 1.0, -1.0)
             of = np.flatnonzero(klass == k)
-            for lo in range(0, len(of), 256):   # a block of pool rules at a time: small temporaries
-                gain = fires[of[lo:lo + 256]][:, rows].astype(np.float32) @ bucket
+            for lo in range(0, len(of), step):
+                hit = np.unpackbits(fires[of[lo:lo + step]], axis=1, count=n)
+                gain = hit[:, rows].astype(np.float32) @ bucket
                 gain = np.cumsum(gain[:, ::-1], axis=1)[:, ::-1]
                 gain[:, :R][:, ~self.alive] = -1.0   # before a deleted rule: as before the next one
                 top = int(np.argmax(gain))
@@ -265,8 +266,7 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
     list's), then a pool rule is inserted where that gains at least `POOL_SHARE` of the rows,
     and the pruning goes on (module docstring). With `judged` (the rows the list was chosen
     on and their classes), a rule whose deletion neither gains nor loses agreement on the check
-    rows is kept where
-    its deletion loses agreement on those rows. The rules keep their numbers, covers and
+    rows is kept where its deletion loses agreement on those rows. The rules keep their numbers, covers and
     counts: a rule whose conditions changed, or inserted from the pool, needs them computed
     again (`recount`)."""
     rules = list(rules)
@@ -274,7 +274,10 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
         return rules
     inside = {r.number for r in rules}
     pool = [r for r in pool or () if r.number not in inside and all(c.kind == THRESHOLD for c in r.conditions)]
-    fires = np.array([_fires(r.conditions, values) for r in pool], dtype=bool).reshape(len(pool), len(values))
+    # packed: 1 bit per pool rule and check row (a forest's thousands of paths x 8x the rows)
+    fires = np.zeros((len(pool), (len(values) + 7) // 8), dtype=np.uint8)
+    for k, r in enumerate(pool):
+        fires[k] = np.packbits(_fires(r.conditions, values))
     klass = np.array([r.klass for r in pool], dtype=np.int64)
     steps = 0
     while True:
@@ -305,7 +308,7 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
             return rules
         steps += 1
         rules.insert(int(state.alive[:at].sum()), pool[k])
-        fires[k] = False   # in the list now: never inserted again
+        fires[k] = 0   # in the list now: never inserted again
 
 
 def recount(rule: CandidateRule, values: np.ndarray, y: np.ndarray, cf: float) -> CandidateRule:
