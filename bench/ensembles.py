@@ -2,13 +2,16 @@
 """Rules explaining a tree ensemble (c45rules.imports.ensemble.from_ensemble) on the shared binary sets.
 
 Usage: python bench/ensembles.py [--model rf|gb|hgb|xgb|lgbm] [--trees 100] [--depth 6] [--max-rules N]
-                                 [--synthetic N] [--anchors] [--multi] [--sample N] [--seed N] [NAME ...]
+                                 [--synthetic N] [--anchors] [--multi] [--sample N] [--seed N]
+                                 [--seeds S,S,...] [--medians] [NAME ...]
 Prints a markdown table, one row per set: the forest's test accuracy, the rules' fidelity to
 the forest on the test rows (and on the training rows), the number of rules, the rules' test
 accuracy against the true labels, and the seconds (wall and CPU) of fitting the forest and of
 extracting the rules (--synthetic N, --validate N: from_ensemble's options; left out, its defaults). Discrete columns are
 one-hot encoded (0/1 columns named COL=VALUE);
-unknown continuous values stay NaN (scikit-learn's forests route them). Test rows: the set's
+unknown continuous values stay NaN (scikit-learn's forests route them), or with --medians are filled
+with the training medians (the anchors' protocol, below). --seed N: the seed of from_ensemble's
+made rows; --seeds 0,1,2: a table per seed, then the means over the seeds. Test rows: the set's
 .test file where it has one, else a seeded third of the data. hypo: negative vs the rest.
 
 --anchors: the same ensembles explained in the same run by the anchors of issue 53: TE2Rules
@@ -101,19 +104,22 @@ def ensemble(kind: str, trees: int, depth: int):
 
 
 def row(name: str, kind: str, trees: int, depth: int, max_rules: int | None, synthetic: int | None = None,
-        validate: int | None = None) -> list[str]:
+        validate: int | None = None, seed: int = 0, medians: bool = False) -> list[str]:
+    """One set's row of the rows table (module docstring); `seed`: from_ensemble's made rows';
+    `medians`: unknown values filled with the training medians (the anchors' protocol)."""
     Xtr, ytr, Xte, yte = load(name)
     if kind in ("xgb", "lgbm"):   # XGBoost refuses [ ] < in names, LightGBM rewrites spaces: plain names
         plain = [re.sub(r"[^0-9A-Za-z_]", "_", c) + f"_{i}" for i, c in enumerate(Xtr.columns)]
         Xtr, Xte = Xtr.set_axis(plain, axis=1), Xte.set_axis(plain, axis=1)
-    if kind == "gb":   # scikit-learn's GradientBoosting refuses NaN: median imputation
-        Xtr, Xte = Xtr.fillna(Xtr.median()), Xte.fillna(Xtr.median())
+    if kind == "gb" or medians:   # scikit-learn's GradientBoosting refuses NaN: median imputation
+        med = Xtr.median().fillna(0.0)   # a column unknown throughout: 0, as compared() fills it
+        Xtr, Xte = Xtr.fillna(med), Xte.fillna(med)
     if kind == "xgb":  # XGBClassifier wants the labels as 0..K-1
         labels, ytr = np.unique(ytr, return_inverse=True)
         yte = np.searchsorted(labels, yte).astype(str)
     rf, fit_w, fit_c = timed(lambda: ensemble(kind, trees, depth).fit(Xtr, ytr))
     rs, ex_w, ex_c = timed(lambda: from_ensemble(rf, Xtr, max_rules=max_rules, synthetic=synthetic,
-                                                         validate=validate))
+                                                 validate=validate, seed=seed))
     forest_te = rf.predict(Xte).astype(str)
     rules_te = rs.predict(Xte)
     fid_te = (rules_te == forest_te).mean()
@@ -268,6 +274,10 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=TIMEOUT)
     # the seed of from_ensemble's made rows (--anchors / --multi tables): how stable a figure is
     ap.add_argument("--seed", type=int, default=0)
+    # the rows table: several seeds of the made rows (a table each, then the mean over them),
+    # and the anchors' protocol (unknown values filled with the training medians)
+    ap.add_argument("--seeds", type=lambda v: [int(s) for s in v.split(",")], default=None, metavar="S,S,...")
+    ap.add_argument("--medians", action="store_true")
     args = ap.parse_args()
     if args.anchors or args.multi:
         anchors_table(args)
@@ -275,19 +285,27 @@ def main() -> int:
     args.names = args.names or list(SETS)
     head = ["set", "train/test rows", "forest test acc", "fidelity test", "fidelity train", "rules",
             "rules test acc", "forest fit s wall (cpu)", "extract s wall (cpu)"]
-    print(f"{args.model} {args.trees} trees, depth {args.depth}, max_rules {args.max_rules}, synthetic {args.synthetic},"
-          f" validate {args.validate};"
-          f" load average {os.getloadavg()[0]:.2f}\n")
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    fids, sizes = [], []
-    for name in args.names:
-        r = row(name, args.model, args.trees, args.depth, args.max_rules, args.synthetic, args.validate)
-        fids.append(float(r[3].rstrip("%")))
-        sizes.append(int(r[5]))
-        print("| " + " | ".join(r) + " |", flush=True)
-    print(f"\nmean test fidelity {np.mean(fids):.1f}%, mean rules {np.mean(sizes):.1f};"
-          f" load average {os.getloadavg()[0]:.2f}")
+    means = []
+    for seed in args.seeds or [args.seed]:
+        print(f"{args.model} {args.trees} trees, depth {args.depth}, max_rules {args.max_rules}, synthetic"
+              f" {args.synthetic}, validate {args.validate}, seed {seed},"
+              f" unknown values {'filled with medians' if args.medians else 'kept'};"
+              f" load average {os.getloadavg()[0]:.2f}\n")
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        got = []
+        for name in args.names:
+            r = row(name, args.model, args.trees, args.depth, args.max_rules, args.synthetic, args.validate,
+                    seed, args.medians)
+            got.append([float(r[3].rstrip("%")), int(r[5]), float(r[6].rstrip("%"))])
+            print("| " + " | ".join(r) + " |", flush=True)
+        means.append(np.mean(got, axis=0))
+        print(f"\nseed {seed}: mean test fidelity {means[-1][0]:.1f}%, mean rules {means[-1][1]:.1f}, mean rules"
+              f" test accuracy {means[-1][2]:.1f}%; load average {os.getloadavg()[0]:.2f}\n")
+    if len(means) > 1:
+        m = np.mean(means, axis=0)
+        print(f"over seeds {','.join(map(str, args.seeds))}: mean test fidelity {m[0]:.2f}%, mean rules {m[1]:.1f},"
+              f" mean rules test accuracy {m[2]:.1f}%")
     return 0
 
 

@@ -155,7 +155,11 @@ def test_validate_prunes_against_the_ensemble_deterministically(tmp_path):
     assert rs == from_ensemble(model, X, synthetic=1, validate=2, seed=3)
     assert dict(rs.options)["validate"] == 2 and dict(rs.options)["seed"] == 3
     assert sum(rs.class_counts) == 2 * len(X)       # the check rows are not judged on
-    assert len(rs.rules) <= len(plain.rules) and rs.rules != plain.rules
+    assert rs.rules != plain.rules
+    # two classes: besides deletions and dropped conditions, rules of the pool are inserted
+    # (numbered as in the pool: not among the sifted list's)
+    sifted = from_ensemble(model, X, synthetic=1, validate=0, seed=3)
+    assert {r.id for r in rs.rules} - {r.id for r in sifted.rules}
     # every rule's counts are those of its conditions on the rows it was judged on
     near = near_rows(X.to_numpy(dtype=float), 1, seed=3)
     table = pd.concat([X, pd.DataFrame(near, columns=X.columns)], ignore_index=True)
@@ -404,3 +408,85 @@ def test_many_classes_boosted_or_forest_lists_are_pruned_with_the_training_rows_
     # the default chosen as rules go: two rules and the default (three at faf76a7, the third a
     # rule of the class the default then became)
     assert len(rs.rules) == 2 and len({r.prediction for r in rs.rules} | {rs.default_class}) == 3
+
+
+def _one_hot(n: int, seed: int = 0) -> pd.DataFrame:
+    """A frame of a continuous column between two one-hot encoded attributes (3 and 2 values)."""
+    rng = np.random.default_rng(seed)
+    colour, size = rng.integers(0, 3, n), rng.integers(0, 2, n)
+    cols = {f"colour={v}": (colour == k).astype(float) for k, v in enumerate(("red", "green", "blue"))}
+    cols["x"] = rng.random(n)
+    cols.update({f"size={v}": (size == k).astype(float) for k, v in enumerate(("s", "l"))})
+    return pd.DataFrame(cols)
+
+
+def test_made_rows_keep_one_hot_attributes_whole(monkeypatch):
+    # two classes: the made rows swap a one-hot attribute's columns as one, so each made row
+    # holds one value of it, as the training rows do (swapped column by column, a quarter of
+    # them held two values or none: a row no encoder makes, decided anyhow by the ensemble)
+    from c45rules.imports import ensemble as E
+    X = _one_hot(200)
+    assert E.exclusive_blocks(X.to_numpy()).tolist() == [0, 0, 0, 1, 2, 2]
+    assert E.exclusive_blocks(np.zeros((0, 2))).tolist() == [0, 1]
+    # neighbouring 0/1 columns that are both 1 somewhere are separate attributes
+    assert E.exclusive_blocks(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])).tolist() == [0, 1, 1]
+    y = np.where((X["colour=red"] == 1) ^ (X["x"] > 0.5), "a", "b")
+    model = RandomForestClassifier(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+    asked = []
+    was = E._decided
+    monkeypatch.setattr(E, "_decided", lambda m, frame, classes: asked.append(frame) or was(m, frame, classes))
+    rs = from_ensemble(model, X, seed=2)
+    made = pd.concat(asked[1:])
+    assert len(made) == 12 * len(X)                   # 4x judged, 8x checked
+    for group in (["colour=red", "colour=green", "colour=blue"], ["size=s", "size=l"]):
+        assert (made[group].sum(axis=1) == 1).all()
+    assert not np.array_equal(made["x"].to_numpy(), np.tile(X["x"].to_numpy(), 12))   # still swapped
+    assert rs == from_ensemble(model, X, seed=2)
+    # without blocks the stream is the one before: single columns swapped alone
+    values = X.to_numpy()
+    assert np.array_equal(near_rows(values, 2, seed=1, blocks=np.arange(6)), near_rows(values, 2, seed=1))
+
+
+def test_pruning_inserts_the_pooled_rule_that_gains_most():
+    # the list has no rule for the ensemble's class 1 where x1 > 0.8: the pool's rule for it goes
+    # in where it gains most (the first place among equals), rules that gain nothing stay out
+    rng = np.random.default_rng(1)
+    values = rng.random((400, 2))
+    decided = ((values[:, 0] > 0.5) | (values[:, 1] > 0.8)).astype(np.int64)
+    listed = [_rule(1, 1, (0, 1, 0.5))]
+    pool = [_rule(1, 1, (1, 1, 0.8)),                   # the list's own number: never inserted
+            _rule(7, 0, (0, 0, 0.1)),                   # class 0 where x0 <= 0.1: the default's already
+            _rule(8, 1, (1, 1, 0.8)),                   # the missing region
+            _rule(9, 1, (1, 1, 0.9))]                   # half of it: gains less
+    assert prune_against(listed, values, decided, 0) == listed
+    got = prune_against(listed, values, decided, 0, pool=pool)
+    assert [r.number for r in got] == [8, 1]
+    assert _agreement(got, values, decided, 0) == 1.0 > _agreement(listed, values, decided, 0)
+    # a rule must gain at least 1 in 200 of the check rows (refine.POOL_SHARE): one row of 400 is not enough
+    lone = int(np.flatnonzero(values[:, 0] <= 0.5)[0])
+    decided = (values[:, 0] > 0.5).astype(np.int64)
+    decided[lone] = 1
+    x = values[lone, 0]
+    pool = [_rule(5, 1, (0, 1, x - 1e-9), (0, 0, x))]   # fires on that row only
+    assert prune_against(listed, values, decided, 0, pool=pool) == listed
+    few = np.r_[:100]
+    few = np.union1d(few, [lone])
+    assert [r.number for r in prune_against(listed, values[few], decided[few], 0, pool=pool)] == [5, 1]
+
+
+def test_a_rule_the_check_rows_are_indifferent_to_is_kept_where_the_training_rows_need_it():
+    # the check rows never reach x0 > 0.9: deleting the rule there changes nothing, and alone
+    # they delete it; the rows the list was chosen on (`judged`) lose by it, so it stays.
+    # A rule they do not need goes as before
+    rng = np.random.default_rng(2)
+    check = rng.random((300, 2)) * [0.8, 1.0]
+    train = rng.random((300, 2))
+    listed = [_rule(1, 1, (0, 1, 0.9)),                 # x0 > 0.9 -> 1: right on the training rows
+              _rule(2, 1, (1, 1, 2.0))]                 # x1 > 2 -> 1: fires nowhere
+    y = (train[:, 0] > 0.9).astype(np.int64)
+    assert prune_against(listed, check, np.zeros(300, dtype=np.int64), 0) == []
+    kept = prune_against(listed, check, np.zeros(300, dtype=np.int64), 0, judged=(train, y))
+    assert [r.number for r in kept] == [1]
+    # where the check rows judge it, they decide: there the rule is wrong and goes
+    wrong = np.zeros(300, dtype=np.int64)
+    assert prune_against(listed, train, wrong, 0, judged=(train, y)) == []
