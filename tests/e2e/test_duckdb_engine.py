@@ -331,6 +331,9 @@ def test_copy_writes_on_every_thread_duckdb_is_given(crx_model, tmp_path, monkey
     assert int(threads) == 4 and columns == 18
     writers = min(int(threads), int(_bytes(limit) / 4 // (4 * 2 ** 20 * columns)) + 1)
     assert writers == 4
+    # a memory_limit given is kept
+    score_file(load_yaml(crx_model), DATA / "crx" / "crx_test.csv", out, threads=4, memory_limit="600MB")
+    assert round(_bytes(seen[-1][0][0]) / 1e6) == 600
     from c45rules.engines.duckdb import writer_memory_limit
     # at least 512 MB, and never above 80% of the machine's memory
     assert writer_memory_limit(1, 1) == 512 * 2 ** 20
