@@ -20,6 +20,9 @@ Cells are read as the default engine reads them (cli/cases.py, data/frame.py enc
   class) and, when named, the decision's confidence.
 Output rows keep the input's order: `preserve_insertion_order` stays on (with it off,
 DuckDB's parallel CSV reader writes blocks in whichever order its threads finish them).
+COPY then writes through DuckDB's batch writer, which keeps the blocks read ahead of the one
+being written in memory and runs as many threads as its share of `memory_limit` holds
+(`writer_memory_limit`): a fixed 512 MB ran it on one thread for a file of 33 columns.
 """
 from __future__ import annotations
 
@@ -45,7 +48,13 @@ from ..model.ruleset import RuleSet
 from .lines import plain_lines
 
 DIALECT = "duckdb"
-MEMORY_LIMIT = "512MB"
+MEMORY_LIMIT = "512MB"   # the least memory_limit score_file gives DuckDB
+_MIB = 1 << 20
+# DuckDB's batch writer (COPY with the insertion order kept) asks for 4 MiB per output column
+# per thread and is granted at most a quarter of memory_limit; it runs on
+# min(threads, granted // (4 MiB x columns) + 1) threads (physical_batch_copy_to_file.cpp)
+_WRITER_MIB_PER_COLUMN = 4
+_WRITER_SHARE = 4
 CSV_SUFFIXES = (".csv", ".tsv")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 # Python codec name -> DuckDB's read_csv encoding (the ones it reads without an extension)
@@ -367,16 +376,32 @@ def _fresh(name: str, taken: set[str]) -> str:
     return name
 
 
+def writer_memory_limit(columns: int, threads: int) -> int:
+    """The memory_limit, in bytes, with which DuckDB's batch writer runs `threads` threads over
+    rows of `columns` columns (at least MEMORY_LIMIT, at most 80% of this machine's memory, DuckDB's
+    own default). Below it the writer takes fewer threads, and at one the whole query, read and
+    decision included, runs on one core whatever `threads` says."""
+    wanted = _WRITER_SHARE * _WRITER_MIB_PER_COLUMN * _MIB * max(columns, 1) * max(threads, 1)
+    least = int(MEMORY_LIMIT.removesuffix("MB")) * _MIB
+    try:
+        most = int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 0.8)
+    except (AttributeError, ValueError, OSError):
+        most = wanted
+    return max(least, min(wanted, most))
+
+
 def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathLike, *, fmt: str = "csv",
                prediction_column: str = "predicted_class", rule_column: str = "rule_id",
                confidence_column: str | None = None, read: ReadOptions | None = None,
-               strict: bool = False, memory_limit: str = MEMORY_LIMIT, threads: int | None = None,
+               strict: bool = False, memory_limit: str | None = None, threads: int | None = None,
                bad_cells: str = "error", csv_safe: bool = True) -> int:
     """Score CSV/TSV or Parquet file `data` into `output` (CSV or Parquet) inside DuckDB; the rows written.
 
     `bad_cells` as encode_frame's: "error" raises BadCell (its row None: DuckDB does not tell
     it; cli/cases.locate_bad_cell finds it), "unknown" reads such a cell as NULL. `csv_safe`:
     a CSV's class column escapes a class a spreadsheet would run as a formula (data/spreadsheet.py).
+    `memory_limit` (DuckDB's text, such as "2GB"): by default writer_memory_limit of the output's
+    columns and DuckDB's threads, so that COPY writes on every thread.
     """
     try:
         import duckdb
@@ -391,7 +416,7 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
     # DuckDB spills what passes memory_limit to temp_directory, by default '.tmp' in the working
     # directory: a directory of our own instead, removed afterwards
     spill = tempfile.mkdtemp(prefix="c45rules-duckdb-")
-    con = duckdb.connect(config={"memory_limit": memory_limit, "preserve_insertion_order": True,
+    con = duckdb.connect(config={"memory_limit": memory_limit or MEMORY_LIMIT, "preserve_insertion_order": True,
                                  "temp_directory": spill, **({"threads": threads} if threads else {})})
     try:
         suffix = path.suffix.lower()
@@ -417,6 +442,10 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
             query = exp.select(*[exp.alias_(safe, prediction_column, quoted=True) if name == prediction_column
                                  else _column(name, None) for name in [*kinds, *_outputs(query)]]).from_(
                 exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("scored", quoted=True))))
+        if memory_limit is None:   # the output's width is known now
+            workers = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+            limit = writer_memory_limit(len(query.expressions), workers)
+            con.execute(f"SET memory_limit = '{limit // _MIB}MiB'")
         # atomic_path gives a temp file already: DuckDB's own (tmp_NAME, then renamed) is not needed
         options = "USE_TMP_FILE false, " + (
             "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import random
 
 import numpy as np
@@ -292,3 +293,49 @@ def test_texts_at_the_edge_of_duckdbs_number_cast_read_as_the_default_engine(crx
     frame.to_csv(data, index=False)
     a, b = _both(crx_model, data, tmp_path, "--bad-cells", "unknown", "--confidence")
     pd.testing.assert_frame_equal(b, a)
+
+
+def _bytes(setting: str) -> float:
+    """DuckDB's text of a memory size ('1.1 GiB', '488.2 MiB') in bytes."""
+    number, unit = setting.split()
+    return float(number) * 1024 ** ["KiB", "MiB", "GiB", "TiB"].index(unit) * 1024
+
+
+def test_copy_writes_on_every_thread_duckdb_is_given(crx_model, tmp_path, monkeypatch):
+    # DuckDB's batch writer (COPY keeping the input order) runs on
+    # min(threads, (memory_limit / 4) // (4 MiB x output columns) + 1) threads: with the fixed
+    # 512 MB it took 1 of 2 for the synth files' 33 columns, and with it the whole query ran on one core
+    import duckdb
+    from c45rules.engines.duckdb import score_file
+    seen = []
+    connect = duckdb.connect
+
+    class Watched:
+        def __init__(self, *args, **kwargs):
+            self.con = connect(*args, **kwargs)
+
+        def execute(self, sql, *args):
+            if sql.startswith("COPY"):
+                seen.append((self.con.execute("SELECT current_setting('memory_limit'),"
+                                              " current_setting('threads')").fetchone(), sql))
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self.con, name)
+
+    monkeypatch.setattr(duckdb, "connect", Watched)
+    out = tmp_path / "out.csv"
+    assert score_file(load_yaml(crx_model), DATA / "crx" / "crx_test.csv", out, threads=4) == 200
+    [((limit, threads), sql)] = seen
+    columns = len(_text(out).columns)
+    assert int(threads) == 4 and columns == 18
+    writers = min(int(threads), int(_bytes(limit) / 4 // (4 * 2 ** 20 * columns)) + 1)
+    assert writers == 4
+    # a memory_limit given is kept
+    score_file(load_yaml(crx_model), DATA / "crx" / "crx_test.csv", out, threads=4, memory_limit="600MB")
+    assert round(_bytes(seen[-1][0][0]) / 1e6) == 600
+    from c45rules.engines.duckdb import writer_memory_limit
+    # at least 512 MB, and never above 80% of the machine's memory
+    assert writer_memory_limit(1, 1) == 512 * 2 ** 20
+    assert writer_memory_limit(33, 2) == 16 * 33 * 2 * 2 ** 20
+    assert writer_memory_limit(10 ** 6, 64) < os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
