@@ -338,17 +338,26 @@ def goes_left(cols: Columns, a: int, cut: float, left: frozenset, rows: np.ndarr
     return np.isin(codes, np.fromiter(left, dtype=codes.dtype, count=len(left))), codes < 0
 
 
-def fit_and_prune(node: MNode, cols: Columns, y: np.ndarray) -> tuple[float, int, frozenset]:
+def counts_leaf_parameters(n: int, min_cases: int) -> bool:
+    """Whether pruning charges a leaf its model's parameters (M5 as published) rather than
+    one: on large sets, where growing raised the leaf minimum (`leaf_minimum`; step 3 of the
+    module docstring)."""
+    return leaf_minimum(n, min_cases) > int(min_cases)
+
+
+def fit_and_prune(node: MNode, cols: Columns, y: np.ndarray,
+                  leaf_parameters: bool = False) -> tuple[float, int, frozenset]:
     """Fit every node's model bottom up and prune (steps 2 and 3).
 
-    Returns the subtree's summed absolute error on its cases, its parameter count (its
-    leaves' models' parameters) and the continuous columns its tests and models use (the
-    candidates of the model above, M5's rule)."""
+    Returns the subtree's summed absolute error on its cases, its parameter count (each
+    leaf counts 1, or its model's parameters with `leaf_parameters`) and the continuous
+    columns its tests and models use (the candidates of the model above, M5's rule)."""
     if node.is_leaf:
         node.model = _node_fit(node, cols, y,
                                np.arange(cols.n_cont) if ALL_CANDIDATES else np.zeros(0, dtype=np.intp))
-        return node.model.error * node.n, 1, frozenset()
-    parts = [fit_and_prune(c, cols, y) for c in node.children]
+        return (node.model.error * node.n, node.model.columns.size + 1 if leaf_parameters else 1,
+                frozenset())
+    parts = [fit_and_prune(c, cols, y, leaf_parameters) for c in node.children]
     used = frozenset().union(*(p[2] for p in parts), *(c.model.columns.tolist() for c in node.children))
     if node.attribute < cols.n_cont:
         used |= {node.attribute}
