@@ -20,8 +20,8 @@ from ..model.regression import (Committee, Instances, LinearModel, RegressionMod
                                 prediction_range, regression_schema, rule_bounds)
 from ..model.ruleset import Condition
 from ..rules.regression import rule_factor, rules_from_tree
-from ..tree.model_tree import (Columns, fit_and_prune, grow_model_tree, fit_linear, leaf_minimum,
-                               smoothed_leaf_models)
+from ..tree.model_tree import (Columns, counts_leaf_parameters, fit_and_prune, grow_model_tree, fit_linear,
+                               leaf_minimum, smoothed_leaf_models)
 
 DEFAULTS = {"committees": 1, "neighbors": 0, "max_rules": 500, "extrapolation": 0.05, "min_cases": 5}
 
@@ -147,7 +147,7 @@ def _linear(cols: Columns, ds: Dataset, intercept: float, columns: np.ndarray, c
 def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: float, ceiling: float) -> Committee:
     rows = np.arange(t.size)
     root = grow_model_tree(cols, t, rows, leaf_minimum(t.size, opts["min_cases"]))
-    fit_and_prune(root, cols, t)
+    fit_and_prune(root, cols, t, counts_leaf_parameters(t.size, opts["min_cases"]))
     smoothed = smoothed_leaf_models(root, cols.n_cont, cols, t)
     e = opts["extrapolation"]
     # the default (no rule applies) is the training mean, as Cubist's model file keeps it
