@@ -29,7 +29,9 @@
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
 import numpy as np
 
 from ..tree.model_tree import Columns, Fitted, MNode, estimated_error, fit_linear
@@ -307,7 +309,8 @@ def rule_factor(n: float, v: float) -> float:
     return (n + v) / (n - v) if n > v else (n + v) * (2 + v - n)
 
 
-def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, default: np.ndarray,
+def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray,
+                 bounds: Callable[[float, float], tuple[float, float]], default: np.ndarray,
                  max_rules: int | None = None, default_factor: float = 1.0) -> list[DraftRule]:
     """Drop rules while the whole committee's estimated error does not grow (step 5), and
     beyond that, the least harmful first, while more than `max_rules` remain (step 6).
@@ -389,7 +392,9 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray, bounds, 
 
 
 def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], cols: Columns,
-                    y: np.ndarray, max_rules: int | None, bounds=None, default: np.ndarray | None = None,
+                    y: np.ndarray, max_rules: int | None,
+                    bounds: Callable[[float, float], tuple[float, float]] | None = None,
+                    default: np.ndarray | None = None,
                     default_factor: float = 1.0) -> list[DraftRule]:
     """The rules of a pruned, smoothed model tree (steps 1 to 5 of the module docstring);
     `bounds(low, high)` gives a rule's output bounds, `default` the committee's default value

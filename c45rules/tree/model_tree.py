@@ -223,10 +223,12 @@ class MNode:
 
     @property
     def is_leaf(self) -> bool:
+        """Whether the node has no children."""
         return not self.children
 
     @property
     def n(self) -> int:
+        """The training cases at the node."""
         return int(self.rows.size)
 
 
@@ -247,6 +249,7 @@ class Columns:
 
     @property
     def n_cont(self) -> int:
+        """The number of continuous columns."""
         return len(self.cont_at)
 
     @cached_property
