@@ -151,6 +151,11 @@ class _Conditions:
         # per attribute, its threshold conditions of either side (their cuts' rows made at once)
         self.thresholds = {a: np.flatnonzero((paths.attribute == a) & (paths.kind == THRESHOLD))
                            for a in np.unique(paths.attribute).tolist()}
+        self._planned: tuple[np.ndarray, tuple] | None = None    # (row, _plan's answer) of the last rows made
+
+    def __getstate__(self) -> dict:
+        # sent to Spark executors with a pass's closure: the last pass's plan stays here
+        return {**self.__dict__, "_planned": None}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -185,33 +190,45 @@ class _Conditions:
         """Bit rows (uint64 words) on cases lo..hi-1 of `batch` of the conditions `row` (rows_of)
         places, and of all those cases (an empty condition list's truth); padding bits 0.
         Unknown values satisfy no condition."""
-        p = self.paths
         n = hi - lo
         words = -(-n // 64)
         out = np.zeros((int(row[self.count]) + 1, words), dtype=np.uint64)
         out[row[self.count]] = _value_rows(np.zeros(n, dtype=np.int64), 1, words)[0]
-        made: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows
-        for a, kind, side, mine in self.groups:
-            mine = mine[row[mine] >= 0]
-            if not len(mine):
-                continue
+        made: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows' rows
+        cuts_of, plan = self._plan(row)
+        for a, kind, side, mine, start, at in plan:
             col = batch.columns[a][lo:hi]
-            start = row[mine[0]]
             block = out[start:start + len(mine)]
             if kind == THRESHOLD:
                 if a not in made:
-                    made[a] = _at_most_rows(col, np.unique(p.cut[self.thresholds[a][row[self.thresholds[a]] >= 0]]),
-                                            words)
-                cuts, at_most, known = made[a]
-                at = at_most[np.searchsorted(cuts, p.cut[mine])]
+                    made[a] = _at_most_rows(col, cuts_of[a], words)[1:]
+                at_most, known = made[a]
                 # x > cut: the known cases not at most it
-                block[:] = at if side == 0 else ~at & known
+                block[:] = at_most[at] if side == 0 else ~at_most[at] & known
             elif kind == DISCRETE:
-                values = p.outcome[mine]
-                block[:] = _value_rows(col, int(values.max()) + 1, words)[values]
+                block[:] = _value_rows(col, int(at.max()) + 1, words)[at]
             else:
                 block[:] = _bits(np.stack([self.condition(c).holds(col) for c in mine.tolist()]))
         return out
+
+    def _plan(self, row: np.ndarray) -> tuple[dict[int, np.ndarray], list[tuple]]:
+        """What truth makes for the rows `row` places, the same for every slice of a pass (at 1M
+        cases a pass has hundreds of slices, and these look-ups cost as much as the bits): per
+        attribute its cuts (ascending, distinct), and per group of conditions made (attribute,
+        kind, side, the conditions, their first row, and per condition its cut's place among
+        the attribute's cuts or its value)."""
+        if self._planned is not None and self._planned[0] is row:
+            return self._planned[1]
+        p = self.paths
+        cuts_of = {a: np.unique(p.cut[t[row[t] >= 0]]) for a, t in self.thresholds.items()}
+        plan = []
+        for a, kind, side, mine in self.groups:
+            mine = mine[row[mine] >= 0]
+            if len(mine):
+                at = np.searchsorted(cuts_of[a], p.cut[mine]) if kind == THRESHOLD else p.outcome[mine]
+                plan.append((a, kind, side, mine, int(row[mine[0]]), at))
+        self._planned = (row, (cuts_of, plan))
+        return cuts_of, plan
 
 
 def _at_most_rows(col: np.ndarray, cuts: np.ndarray, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
