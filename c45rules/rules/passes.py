@@ -4,9 +4,13 @@ count tables instead of the rows.
 Generalisation (spec 7.3-7.5) needs, per round and per rule still being generalised, the class
 counts of the cases satisfying all its conditions and all but each one: one pass counts them for
 every such rule at once, from each batch's condition truth as bits (64 cases a word). Compiled,
-the same pass counts the cases failing exactly each pair of conditions, from which the next
-round's counts follow whichever condition this round drops: two rounds a pass. The first pass also
-tallies what the coding costs read (classes, values per attribute).
+the first pass also counts the cases failing exactly each pair of conditions, from which the next
+round's counts follow whichever condition the first round drops: two rounds in that pass. A later
+pass counts, beside each rule's tables, its tables without the condition its round is guessed to
+drop (the runner-up of its round before): when the round drops that one, the next round's counts
+are there too (two rounds a pass again, for one more rule's counts instead of the pairs' width x
+width, read from every word where two conditions fail). The first pass also tallies what the
+coding costs read (classes, values per attribute).
 Subset selection (7.6) reads, class by class, whether a case is of the class and which of the
 class's candidates fire on it: one pass groups the cases into a table per class. Ordering, the
 default class and sifting (7.7-7.9) read the class and which selected rules fire: one more pass,
@@ -445,9 +449,11 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                          fisher: float | None = None, report: PassReport | None = None, memory: int | None = None
                          ) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
     """generalise_rules over the batches: the candidate rules (without covers) in the same order,
-    numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, a pass
-    also counts the rules' cases failing two conditions, which gives the next round's counts
-    whichever condition a round drops: two rounds a pass while those tables fit `memory` / 4."""
+    numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, the first
+    pass also counts the rules' cases failing two conditions, which gives the second round's
+    counts whichever condition the first drops (while those tables fit `memory` / 4); a later
+    pass counts each rule's tables without its guessed next condition too (the module's
+    docstring): two rounds a pass for the rules whose guess holds."""
     report = report if report is not None else PassReport()
     conds = _Conditions(tree)
     p = conds.paths
