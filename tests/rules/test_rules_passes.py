@@ -293,7 +293,7 @@ def test_later_rounds_guess_instead_of_pair_counts(compiled, monkeypatch):
         return counts(conds, batches, rules, levels, targets, n_classes, tallies, schema, pairs)
 
     monkeypatch.setattr(passes, "_round_counts", spy)
-    ds, memory, streamed, trace, trace2, report = both("synth_10k")
+    ds, memory, streamed, trace, trace2, report = both("crx")
     assert dump_yaml(streamed) == dump_yaml(memory)
     assert [pairs for _, pairs in seen] == [compiled] + [False] * (len(seen) - 1)
     # the first pass: every leaf's rule, no guess yet
