@@ -340,17 +340,30 @@ def _default_errors(class_n: np.ndarray, n: int) -> np.ndarray:
     return (1.0 - (class_n + 1.0) / (n + 2.0)).astype(F32)
 
 
+def lowest_error(pd: list, skip: int | None = None) -> int:
+    """The position of the lowest pessimistic error in `pd`, ties to the later condition (the
+    condition a round drops), leaving out position `skip`; -1 when none is left."""
+    best = -1
+    for d, p in enumerate(pd):
+        if d != skip and (best < 0 or p <= pd[best]):
+            best = d
+    return best
+
+
 def drop_choice(t0: float, e0: float, td: list, ed: list, default_error: F32, rates: "_Rates",
-                fisher: float | None) -> tuple[int | None, float]:
+                fisher: float | None, errors: list | None = None) -> tuple[int | None, float]:
     """One round of spec 7.3 for a rule whose remaining conditions give T0/E0 (all of them
     hold) and Td/Ed (all but condition d hold): the position of the condition to drop, or
-    None to keep them all; and the rule's pessimistic error P0 as it stands."""
+    None to keep them all; and the rule's pessimistic error P0 as it stands. `errors`, when
+    given, receives each condition's pessimistic error without it (the streamed rounds guess
+    the next round's choice from them)."""
     actual, pess = rates([t0] + td, [e0] + ed, default_error)
     a0, p0 = actual[0], pess[0]
     pd = pess[1:]
+    if errors is not None:
+        errors[:] = pd
     low = min(pd)
-    # best = lowest pessimistic error, ties to the later condition
-    best = len(pd) - 1 - pd[::-1].index(low)
+    best = lowest_error(pd)
     drop = low <= p0 or min(actual[1:]) <= a0
     if fisher is not None and not drop:
         drop = _insignificant(t0, e0, td, ed, fisher)

@@ -4,9 +4,13 @@ count tables instead of the rows.
 Generalisation (spec 7.3-7.5) needs, per round and per rule still being generalised, the class
 counts of the cases satisfying all its conditions and all but each one: one pass counts them for
 every such rule at once, from each batch's condition truth as bits (64 cases a word). Compiled,
-the same pass counts the cases failing exactly each pair of conditions, from which the next
-round's counts follow whichever condition this round drops: two rounds a pass. The first pass also
-tallies what the coding costs read (classes, values per attribute).
+the first pass also counts the cases failing exactly each pair of conditions, from which the next
+round's counts follow whichever condition the first round drops: two rounds in that pass. A later
+pass counts, beside each rule's tables, its tables without the condition its round is guessed to
+drop (the runner-up of its round before): when the round drops that one, the next round's counts
+are there too (two rounds a pass again, for one more rule's counts instead of the pairs' width x
+width, read from every word where two conditions fail). The first pass also tallies what the
+coding costs read (classes, values per attribute).
 Subset selection (7.6) reads, class by class, whether a case is of the class and which of the
 class's candidates fire on it: one pass groups the cases into a table per class. Ordering, the
 default class and sifting (7.7-7.9) read the class and which selected rules fire: one more pass,
@@ -35,7 +39,7 @@ from .cases import PackedCases, pack_counts, pack_gaps, pack_values, unpack_coun
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
-                         sort_conditions, worth_keeping)
+                         lowest_error, sort_conditions, worth_keeping)
 from .order import fires
 from .select import _native as _climb
 
@@ -65,6 +69,9 @@ class PassReport:
     rows: int = 0
     table_bytes: int = 0       # the most one pass's firing tables held (_table_bytes)
     round_bytes: int = 0       # the most a generalisation round's counts held
+    rule_counts: int = 0       # rules' tables counted, all passes (guessed ones included)
+    pair_counts: int = 0       # rules whose pair counts were counted, all passes
+    guessed_right: int = 0     # second rounds from a guessed condition's tables
 
     def as_dict(self) -> dict[str, int]:
         """The report as `fit --json` prints it under stream.rules."""
@@ -148,6 +155,11 @@ class _Conditions:
         # per attribute, its threshold conditions of either side (their cuts' rows made at once)
         self.thresholds = {a: np.flatnonzero((paths.attribute == a) & (paths.kind == THRESHOLD))
                            for a in np.unique(paths.attribute).tolist()}
+        self._planned: tuple[np.ndarray, tuple] | None = None    # (row, _plan's answer) of the last rows made
+
+    def __getstate__(self) -> dict:
+        # sent to Spark executors with a pass's closure: the last pass's plan stays here
+        return {**self.__dict__, "_planned": None}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -182,33 +194,45 @@ class _Conditions:
         """Bit rows (uint64 words) on cases lo..hi-1 of `batch` of the conditions `row` (rows_of)
         places, and of all those cases (an empty condition list's truth); padding bits 0.
         Unknown values satisfy no condition."""
-        p = self.paths
         n = hi - lo
         words = -(-n // 64)
         out = np.zeros((int(row[self.count]) + 1, words), dtype=np.uint64)
         out[row[self.count]] = _value_rows(np.zeros(n, dtype=np.int64), 1, words)[0]
-        made: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows
-        for a, kind, side, mine in self.groups:
-            mine = mine[row[mine] >= 0]
-            if not len(mine):
-                continue
+        made: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows' rows
+        cuts_of, plan = self._plan(row)
+        for a, kind, side, mine, start, at in plan:
             col = batch.columns[a][lo:hi]
-            start = row[mine[0]]
             block = out[start:start + len(mine)]
             if kind == THRESHOLD:
                 if a not in made:
-                    made[a] = _at_most_rows(col, np.unique(p.cut[self.thresholds[a][row[self.thresholds[a]] >= 0]]),
-                                            words)
-                cuts, at_most, known = made[a]
-                at = at_most[np.searchsorted(cuts, p.cut[mine])]
+                    made[a] = _at_most_rows(col, cuts_of[a], words)[1:]
+                at_most, known = made[a]
                 # x > cut: the known cases not at most it
-                block[:] = at if side == 0 else ~at & known
+                block[:] = at_most[at] if side == 0 else ~at_most[at] & known
             elif kind == DISCRETE:
-                values = p.outcome[mine]
-                block[:] = _value_rows(col, int(values.max()) + 1, words)[values]
+                block[:] = _value_rows(col, int(at.max()) + 1, words)[at]
             else:
                 block[:] = _bits(np.stack([self.condition(c).holds(col) for c in mine.tolist()]))
         return out
+
+    def _plan(self, row: np.ndarray) -> tuple[dict[int, np.ndarray], list[tuple]]:
+        """What truth makes for the rows `row` places, the same for every slice of a pass (at 1M
+        cases a pass has hundreds of slices, and these look-ups cost as much as the bits): per
+        attribute its cuts (ascending, distinct), and per group of conditions made (attribute,
+        kind, side, the conditions, their first row, and per condition its cut's place among
+        the attribute's cuts or its value)."""
+        if self._planned is not None and self._planned[0] is row:
+            return self._planned[1]
+        p = self.paths
+        cuts_of = {a: np.unique(p.cut[t[row[t] >= 0]]) for a, t in self.thresholds.items()}
+        plan = []
+        for a, kind, side, mine in self.groups:
+            mine = mine[row[mine] >= 0]
+            if len(mine):
+                at = np.searchsorted(cuts_of[a], p.cut[mine]) if kind == THRESHOLD else p.outcome[mine]
+                plan.append((a, kind, side, mine, int(row[mine[0]]), at))
+        self._planned = (row, (cuts_of, plan))
+        return cuts_of, plan
 
 
 def _at_most_rows(col: np.ndarray, cuts: np.ndarray, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -425,9 +449,11 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                          fisher: float | None = None, report: PassReport | None = None, memory: int | None = None
                          ) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
     """generalise_rules over the batches: the candidate rules (without covers) in the same order,
-    numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, a pass
-    also counts the rules' cases failing two conditions, which gives the next round's counts
-    whichever condition a round drops: two rounds a pass while those tables fit `memory` / 4."""
+    numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, the first
+    pass also counts the rules' cases failing two conditions, which gives the second round's
+    counts whichever condition the first drops (while those tables fit `memory` / 4); a later
+    pass counts each rule's tables without its guessed next condition too (the module's
+    docstring): two rounds a pass for the rules whose guess holds."""
     report = report if report is not None else PassReport()
     conds = _Conditions(tree)
     p = conds.paths
@@ -441,17 +467,31 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     tallies = _Tallies(np.zeros(len(schema.classes), dtype=np.int64))
     active = list(range(n_leaves))
     rates = default_errors = None
+    # per rule, the condition (its number) its next round is guessed to drop: the runner-up of
+    # its round before. A pass counts the rule's tables and, guessed, its tables without that
+    # condition: when the round drops it, those are the next round's (two rounds a pass), at
+    # the cost of one more rule's counts instead of the pair counts' width x width
+    guess: dict[int, int] = {}
+    errors: list[float] = []
     while active or report.rounds == 0:     # a pass even for a tree of one leaf: the tallies
         width = max((len(levels[r]) for r in active), default=0)
-        # two rounds a pass (the pair counts) when their tables fit a quarter of the budget
-        pairs = width > 1 and 16 * len(active) * width * width <= (_PAIRS_MEMORY if memory is None else memory) // 4
-        t0_a, e0_a, td_a, ed_a, tp, ep = _round_counts(conds, batches, active, current, targets, len(schema.classes),
-                                                       tallies if report.rounds == 0 else None, schema, pairs)
+        # the first pass (no round before to guess from) takes two rounds from the pair
+        # counts when their tables fit a quarter of the budget
+        pairs = (report.rounds == 0 and width > 1
+                 and 16 * len(active) * width * width <= (_PAIRS_MEMORY if memory is None else memory) // 4)
+        guessed = [r for r in active if r in guess]
+        lists = [current[r] for r in active] + [[c for c in current[r] if c != guess[r]] for r in guessed]
+        counted = np.concatenate([targets[active], targets[guessed]]).astype(np.int64)
+        t0_a, e0_a, td_a, ed_a, tp, ep = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
+                                                       len(schema.classes), tallies if report.rounds == 0 else None,
+                                                       schema, pairs)
         # Python ints rule by rule (drop_choice's lists), the arrays for the second round
         t0, e0, td, ed = t0_a.tolist(), e0_a.tolist(), td_a.tolist(), ed_a.tolist()
         report.passes += 1
         report.round_passes += 1
         report.rounds += 1
+        report.rule_counts += len(lists)
+        report.pair_counts += len(active) if tp is not None else 0
         # T0, E0 and Td, Ed per condition of every rule counted, int64, and the pairs' Tp, Ep
         report.round_bytes = max(report.round_bytes, 8 * len(t0) * (2 + 2 * width)
                                  + (0 if tp is None else tp.nbytes + ep.nbytes))
@@ -460,42 +500,53 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 raise InputError("the batches hold no cases")
             default_errors = _default_errors(tallies.class_n, tallies.n)
             rates = _Rates(cf, tallies.n)
+        guessed_at = {r: len(active) + j for j, r in enumerate(guessed)}
+        second = False
+
+        def drop(r: int, t0r: int, e0r: int, tdr: list, edr: list) -> int | None:
+            """A round of rule r from its counts: the position of the condition dropped (and
+            its next round's guess made: the runner-up), or None when it keeps them (final)."""
+            best, p0 = drop_choice(t0r, e0r, tdr, edr, default_errors[targets[r]], rates, fisher, errors)
+            if best is None:
+                final[r] = (t0r, e0r, p0)
+                return None
+            guess[r] = current[r][lowest_error(errors, best)]
+            del levels[r][best], current[r][best]
+            return best
+
         # the first round of this pass, rule by rule; with the pair counts the second round's
         # counts follow for each rule from the condition the first drops, all rules at once
         seconds: list[tuple[int, int]] = []         # (place, condition dropped) of those rules
         for i, r in enumerate(active):
+            was = guess.pop(r, None)
             m = len(levels[r])
-            best, p0 = drop_choice(t0[i], e0[i], td[i][:m], ed[i][:m], default_errors[targets[r]], rates, fisher)
-            if best is None:
-                final[r] = (t0[i], e0[i], p0)
-                continue
-            del levels[r][best], current[r][best]
-            if levels[r] and tp is not None:
-                seconds.append((i, best))
-        second = bool(seconds)
-        if second:
-            ti_rows, ei_rows = _second_round(np.array(seconds, dtype=np.int64), t0_a, e0_a, td_a, ed_a, tp, ep)
-        still = []
-        at = 0
-        for i, r in enumerate(active):
-            if final[r] is not None or not levels[r]:
+            was_at = -1 if was is None else current[r].index(was)
+            best = drop(r, t0[i], e0[i], td[i][:m], ed[i][:m])
+            if best is None or not levels[r]:
                 continue
             if tp is not None:
-                first = seconds[at][1]
+                seconds.append((i, best))
+            elif best == was_at:
+                # the round dropped the guessed condition: the next round's counts are there
+                report.guessed_right += 1
+                second = True
+                j = guessed_at[r]
+                drop(r, t0[j], e0[j], td[j][:m - 1], ed[j][:m - 1])
+        if seconds:
+            second = True
+            ti_rows, ei_rows = _second_round(np.array(seconds, dtype=np.int64), t0_a, e0_a, td_a, ed_a, tp, ep)
+            for (i, first), ti, ei in zip(seconds, ti_rows, ei_rows):
+                r = active[i]
                 # all but `first` is T0, E0; all but first and e, Td, Ed (its own entry dropped)
-                ti, ei = ti_rows[at][:len(levels[r]) + 1], ei_rows[at][:len(levels[r]) + 1]
+                ti, ei = ti[:len(levels[r]) + 1], ei[:len(levels[r]) + 1]
                 del ti[first], ei[first]
-                at += 1
-                best, p0 = drop_choice(td[i][first], ed[i][first], ti, ei, default_errors[targets[r]], rates, fisher)
-                if best is None:
-                    final[r] = (td[i][first], ed[i][first], p0)
-                    continue
-                del levels[r][best], current[r][best]
-                if not levels[r]:
-                    continue
-            still.append(r)
+                drop(r, td[i][first], ed[i][first], ti, ei)
+        # a rule of one condition has no next round to guess: dropping it leaves none
+        active = [r for r in active if final[r] is None and levels[r]]
+        for r in active:
+            if len(levels[r]) < 2:
+                guess.pop(r, None)
         report.rounds += second
-        active = still
     found: dict[tuple, CandidateRule] = {}
     tests = [conds.condition(c) for c in range(conds.count)]     # each condition's one CondTest
     for r in range(n_leaves):

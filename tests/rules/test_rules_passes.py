@@ -46,8 +46,8 @@ def test_streamed_rules_equal_in_memory(name):
     # selection's tables (all classes at once) one more, the selected rules' table one more
     assert report.rows == ds.n
     assert report.passes == report.round_passes + (report.candidates > 0) + (report.selected > 0)
-    # compiled, a pass counts two rounds (the pair counts): half as many passes
-    assert report.round_passes == (-(-report.rounds // 2) if passes._native is not None else report.rounds)
+    # a pass counts one round, or two (the first pass's pair counts, a guess that held)
+    assert report.round_passes <= report.rounds <= 2 * report.round_passes
     assert report.selected == len(trace2.final) and report.selected_patterns <= ds.n
 
 
@@ -273,6 +273,33 @@ def test_a_table_beyond_the_budget_is_refused_by_stage():
     with pytest.raises(InputError, match=r"the rules' selection table of class '\w+' needs [\d.]+ kB after \d+ rows,"
                                          r" beyond the memory budget of 2 kB: give a larger budget \(--memory\)"):
         learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), memory=2048)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_later_rounds_guess_instead_of_pair_counts(compiled, monkeypatch):
+    """Only the first pass counts the pair tables (rules x width x width, read from every word
+    where two of a rule's conditions fail); a later pass counts each rule's tables and those
+    without its guessed next condition (the runner-up of its round before): when the round
+    drops that one, two rounds in the pass. Same rules as in memory."""
+    if compiled and passes._native is None:
+        pytest.skip("no compiled module")
+    if not compiled:
+        monkeypatch.setattr(passes, "_native", None)
+    seen = []
+    counts = passes._round_counts
+
+    def spy(conds, batches, rules, levels, targets, n_classes, tallies, schema, pairs=False):
+        seen.append((len(rules), pairs and passes._native is not None))
+        return counts(conds, batches, rules, levels, targets, n_classes, tallies, schema, pairs)
+
+    monkeypatch.setattr(passes, "_round_counts", spy)
+    ds, memory, streamed, trace, trace2, report = both("crx")
+    assert dump_yaml(streamed) == dump_yaml(memory)
+    assert [pairs for _, pairs in seen] == [compiled] + [False] * (len(seen) - 1)
+    # the first pass: every leaf's rule, no guess yet
+    assert report.pair_counts == (seen[0][0] if compiled else 0)
+    assert report.rule_counts == sum(k for k, _ in seen) and 0 < report.guessed_right
+    assert report.round_passes == len(seen) < report.rounds
 
 
 def test_round_pairs_equal_numpy_counts():
