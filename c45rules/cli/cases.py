@@ -47,6 +47,10 @@ try:
     from ..data import _plaincsv
 except ImportError:   # not built: pyarrow cuts the lines (_plain_csv_chunks)
     _plaincsv = None
+try:
+    from ..model import _match
+except ImportError:   # not built: a boosted model's votes are spelled in Python (_spelled)
+    _match = None
 
 pd = LazyModule("pandas")   # for CSV input only: a .data file is read without it
 
@@ -1140,13 +1144,23 @@ def trial_rule_text(ids: np.ndarray) -> np.ndarray:
 
 def _spelled(ids: np.ndarray) -> np.ndarray:
     """Each row of (votes, trials) rule ids as trial_rule_text spells it."""
-    words = []
+    out = np.empty(len(ids), dtype=object)
+    if not len(ids) or not ids.shape[1]:
+        out[:] = [""] * len(ids)
+        return out
+    words: list[str] = []
+    at = np.empty(ids.shape, dtype=np.int64)
     for t in range(ids.shape[1]):
         # each trial's rule ids spelled once ("1:12"), not each row's
-        first, at = _distinct_codes(ids[:, t])
-        words.append(np.array([f"{t + 1}:{i}" for i in ids[first, t].tolist()], dtype=object)[at].tolist())
-    out = np.empty(len(ids), dtype=object)
-    out[:] = list(map(" ".join, zip(*words))) if words else [""] * len(ids)
+        first, at[:, t] = _distinct_codes(ids[:, t])
+        at[:, t] += len(words)
+        words += [f"{t + 1}:{i}" for i in ids[first, t].tolist()]
+    if _match is None:
+        out[:] = list(map(" ".join, np.array(words, dtype=object)[at].tolist()))
+        return out
+    offsets = np.zeros(len(words) + 1, dtype=np.int64)
+    np.cumsum([len(w) for w in words], out=offsets[1:])   # a rule id is a number: ASCII
+    out[:] = _match.spell(at, at.shape[1], offsets, "".join(words).encode("ascii")).decode("ascii").split("\n")
     return out
 
 
