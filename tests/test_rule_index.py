@@ -236,3 +236,35 @@ def test_trials_matched_on_shared_masks_match_each_alone(cases, block):
     assert got.shape == (ds.n, len(rulesets))
     for t, rs in enumerate(rulesets):
         assert np.array_equal(got[:, t], reference_rule_index(rs, ds))
+
+
+# ---- issue 52 (h52b): the test masks by compiled placement ---------------------------------------
+
+either_unknown = st.builds(Condition, st.sampled_from(["x", "y"]), st.sampled_from(["<=", ">"]), thresholds,
+                           st.booleans())
+rule_or_unknown = st.builds(lambda conds, cls: Rule(0, tuple(conds), cls, 1, 0, 0.1, 1.0),
+                            st.lists(condition | either_unknown, max_size=4), st.sampled_from(["A", "B"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(rule_or_unknown, max_size=8), min_size=1, max_size=3), rulesets_and_data())
+def test_masks_are_made_by_compiled_placement_bit_for_bit_as_numpy(trials, case):
+    """The test masks of a block (_MatchPlan.masks) come from model/_match.c's placement of each
+    case among the sorted thresholds (numpy's compare-and-pack is not called), and equal
+    numpy's bit for bit: every `<=`, `>`, `or unknown`, `=` and `in` row, past the last case
+    too (base: numpy made them)."""
+    _, ds = case
+    plans = ruleset_module._MatchPlan.build_all([tuple(Rule(i, r.conditions, r.prediction, 1, 0, 0.1, 1.0)
+                                                       for i, r in enumerate(rules, 1)) for rules in trials], SCHEMA)
+
+    def no_packbits(*args, **kwargs):
+        raise AssertionError("numpy's compare-and-pack made the masks")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ruleset_module.np, "packbits", no_packbits)
+        compiled = plans[0].masks(ds.columns, ds.n) if ds.n else None
+    if compiled is None:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ruleset_module, "_match", None)
+        expected = plans[0].masks(ds.columns, ds.n)
+    assert compiled.dtype == np.uint64 and np.array_equal(compiled, expected)

@@ -1166,9 +1166,38 @@ class _MatchPlan:
         return (np.concatenate(rows).astype(np.intp) if rows else np.zeros(0, dtype=np.intp), starts,
                 np.array([k for k, _ in self.rules], dtype=np.int64))
 
+    @functools.cached_property
+    def _derived(self) -> tuple[np.ndarray, ...]:
+        """Per continuous column, its derived rows for the compiled masks (model/_match.c below):
+        the counts of `>`, `> or unknown` and `<= or unknown` rows, then their thresholds' j."""
+        return tuple(np.concatenate([[len(t.above), len(t.above_or_unknown), len(t.below_or_unknown)],
+                                     t.above, t.above_or_unknown, t.below_or_unknown]).astype(np.intp)
+                     for t in self.continuous)
+
+    @functools.cached_property
+    def _unions(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """Per discrete column, its unions' members end to end and where each begins (_match.equal)."""
+        out = []
+        for d in self.discrete:
+            starts = np.zeros(len(d.unions) + 1, dtype=np.intp)
+            np.cumsum([len(u) for u in d.unions], out=starts[1:])
+            members = np.concatenate(d.unions).astype(np.intp) if d.unions else np.zeros(0, dtype=np.intp)
+            out.append((members, starts))
+        return tuple(out)
+
     def masks(self, columns: Sequence[np.ndarray], n: int) -> np.ndarray:
         """(tests, words) uint64: bit i of row r (in memory order) says whether case i passes test r."""
         words, nbytes = -(-n // 64), -(-n // 8)
+        if _match is not None and n:   # each case placed among the sorted thresholds once
+            # every row is written whole (no zeros first: a block's masks are some 20 MB)
+            out = np.empty((self.size, words), dtype=np.uint64)
+            for t, derived in zip(self.continuous, self._derived):
+                _match.below(np.ascontiguousarray(columns[t.column], dtype=np.float64), t.thresholds, derived,
+                             out, words, t.first)
+            for d, (members, starts) in zip(self.discrete, self._unions):
+                _match.equal(np.ascontiguousarray(columns[d.column], dtype=np.int64), d.codes, members, starts,
+                             out, words, d.first)
+            return out
         out = np.zeros((self.size, words), dtype=np.uint64)
         as_bytes = out.view(np.uint8)
         for t in self.continuous:
