@@ -659,6 +659,51 @@ def test_a_boosted_models_trials_are_matched_in_the_scan_thread(monkeypatch, tmp
     assert ahead.read_bytes() == alone.read_bytes()
 
 
+def test_a_boosted_models_votes_are_told_apart_by_hashing(monkeypatch):
+    """The distinct rows of the trials' deciding rules (the vote is tallied and spelled once per
+    distinct row) are numbered by data/_distinct's hash, without the GIL, not by np.unique's
+    sort (base), also when the rows' keys must be renumbered before they overflow 62 bits."""
+    from c45rules.model import boosted as boosted_module
+    rng = np.random.default_rng(52)
+    for trials, top in ((3, 4), (10, 300), (1, 1)):
+        ids = rng.integers(0, top, (5000, trials))
+        with monkeypatch.context() as mp:
+            mp.setattr(boosted_module.np, "unique", lambda *a, **k: pytest.fail("np.unique's sort"))
+            first, rows = boosted_module.distinct_rows(ids)
+        assert np.array_equal(ids[first][rows], ids)                     # each row's own
+        assert len(first) == len({tuple(r) for r in ids.tolist()})      # each distinct row once
+
+
+def test_a_boosted_models_rule_column_is_spelled_compiled(monkeypatch, tmp_path):
+    """predict spells a boosted model's rule column ("1:12 2:0 3:5") by the compiled
+    model/_match.c spell, which joins the trials' words without the GIL (base: Python joined
+    each vote's words): the bytes the Python join gives."""
+    from c45rules.model import _match
+    model = tmp_path / "boosted.yaml"
+    ok("fit", DATA / "crx" / "crx", "--trials", "4", "-o", model)
+    boosted = load_yaml(model)
+    spelled = []
+
+    class Spy:
+        first, below, equal = _match.first, _match.below, _match.equal
+
+        @staticmethod
+        def spell(*args):
+            spelled.append(args[1])
+            return _match.spell(*args)
+    compiled, python = tmp_path / "compiled.csv", tmp_path / "python.csv"
+    monkeypatch.setattr(cases, "_match", Spy)
+    cases.predict_file(boosted, CRX_TEST_CSV, compiled, confidence_column="confidence", chunksize=7)
+    assert len(spelled) >= 28 and set(spelled) == {4}
+    monkeypatch.setattr(cases, "_match", None)
+    cases.predict_file(boosted, CRX_TEST_CSV, python, confidence_column="confidence", chunksize=7)
+    assert compiled.read_bytes() == python.read_bytes()
+    rules = np.array([[3, 0, 12], [0, 0, 0], [3, 0, 12], [1, 22, 7]])
+    assert cases.trial_rule_text(rules).tolist() == ["1:3 2:0 3:12", "1:0 2:0 3:0", "1:3 2:0 3:12", "1:1 2:22 3:7"]
+    with pytest.raises(ValueError, match="out of range"):
+        _match.spell(np.array([0, 2]), 2, np.array([0, 3, 6]), b"1:3 2:0")
+
+
 def test_added_cells_with_nothing_to_quote_are_joined_as_the_csv_writer_writes_them():
     """_csv_lines joins the added cells itself when none holds a separator, quote or line
     break, and leaves any other to the csv writer: pandas' to_csv bytes either way."""
