@@ -34,7 +34,7 @@ from ..data.costs import cost_matrix, vote_costs
 from ..data.distinct import factorize, first_positions, hash_codes
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
-from .ruleset import Explanation, RuleSet, encode_cases, match_positions, readable, trial_plans
+from .ruleset import Explanation, RuleSet, block_masks, encode_cases, match_positions, readable, trial_plans
 
 
 @dataclass(frozen=True)
@@ -290,6 +290,11 @@ class BoostedRuleSet:
         ds = self._encode(data, bad_cells)
         return match_positions(self._plans, ds)
 
+    def _trial_masks(self, data: Dataset) -> list[np.ndarray]:
+        """The encoded cases' test masks for the trials' rules (ruleset.block_masks), which
+        _distinct_decisions matches: predict makes them in its scan thread."""
+        return block_masks(self._plans, data)
+
     @functools.cached_property
     def _plans(self) -> tuple[Any, ...]:
         """The trials' rules compiled on one table of their tests (ruleset.trial_plans)."""
@@ -424,13 +429,16 @@ class BoostedRuleSet:
         rows, classes, rules, confidences = self._distinct_decisions(data, bad_cells)
         return classes[rows], rules[rows], confidences[rows]
 
-    def _distinct_decisions(self, data: Any, bad_cells: str, pos: np.ndarray | None = None,
+    def _distinct_decisions(self, data: Any, bad_cells: str, masks: list[np.ndarray] | None = None,
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(each case's row in the others, then decisions' three values for each distinct row of
         the trials' deciding rules): the vote follows from those rules, so it is tallied, and a
-        scorer spells it, once per distinct row. `pos`: the cases' trial_index when known (predict
-        matches a block in its scan thread, cli/cases.py)."""
-        pos = self.trial_index(data, bad_cells=bad_cells) if pos is None else pos
+        scorer spells it, once per distinct row. `masks`: those of the encoded cases `data` when
+        made already (_trial_masks: predict makes a block's in its scan thread, cli/cases.py)."""
+        if masks is None:
+            pos = self.trial_index(data, bad_cells=bad_cells)
+        else:   # the compiled match runs without the GIL, while the scan thread reads ahead
+            pos = match_positions(self._plans, data, masks)
         if not len(pos):
             return np.zeros(0, dtype=np.intp), np.array([], dtype=object), pos, np.zeros(0)
         first, rows = distinct_rows(pos)

@@ -1001,17 +1001,33 @@ def trial_plans(rulesets: Sequence["RuleSet"]) -> tuple["_MatchPlan", ...]:
     return _MatchPlan.build_all([rs.rules for rs in rulesets], rulesets[0].schema)
 
 
-def match_positions(plans: Sequence["_MatchPlan"], data: Dataset) -> np.ndarray:
+def match_positions(plans: Sequence["_MatchPlan"], data: Dataset,
+                    masks: Sequence[np.ndarray] | None = None) -> np.ndarray:
     """(cases, plans) int64: each plan's rule_index positions for the encoded cases `data`,
-    the plans made together (trial_plans): each block's test masks evaluated once for all."""
+    the plans made together (trial_plans): each block's test masks evaluated once for all.
+    `masks`: those of `data` made already (block_masks)."""
     out = np.zeros((len(plans), data.n), dtype=np.int64)
-    block = min(_BLOCK, max(1 << 12, _MASK_BYTES * 8 // max(1, plans[0].size if plans else 0)))
-    for lo in range(0, data.n, block):
+    block = _mask_block(plans)
+    for i, lo in enumerate(range(0, data.n, block)):
         hi = min(data.n, lo + block)
-        masks = plans[0].masks([c[lo:hi] for c in data.columns], hi - lo)
+        made = masks[i] if masks is not None else plans[0].masks([c[lo:hi] for c in data.columns], hi - lo)
         for t, plan in enumerate(plans):
-            plan.match_masks(masks, out[t, lo:hi])
+            plan.match_masks(made, out[t, lo:hi])
     return np.ascontiguousarray(out.T)
+
+
+def block_masks(plans: Sequence["_MatchPlan"], data: Dataset) -> list[np.ndarray]:
+    """The test masks of the encoded cases `data` for plans made together (trial_plans), a
+    block of cases at a time as match_positions takes them: made ahead, matched later
+    (predict makes a boosted model's in its scan thread and matches them on the main one)."""
+    block = _mask_block(plans)
+    return [plans[0].masks([c[lo:lo + block] for c in data.columns], min(data.n, lo + block) - lo)
+            for lo in range(0, data.n, block)]
+
+
+def _mask_block(plans: Sequence["_MatchPlan"]) -> int:
+    """The cases whose test masks are made together: within _MASK_BYTES, at most _BLOCK."""
+    return min(_BLOCK, max(1 << 12, _MASK_BYTES * 8 // max(1, plans[0].size if plans else 0)))
 
 
 @dataclass(frozen=True, eq=False)
