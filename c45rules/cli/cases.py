@@ -1159,7 +1159,7 @@ def _spelled(ids: np.ndarray) -> np.ndarray:
         out[:] = list(map(" ".join, np.array(words, dtype=object)[at].tolist()))
         return out
     offsets = np.zeros(len(words) + 1, dtype=np.int64)
-    np.cumsum([len(w) for w in words], out=offsets[1:])   # a rule id is a number: ASCII
+    np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)), out=offsets[1:])   # ASCII: numbers
     out[:] = _match.spell(at, at.shape[1], offsets, "".join(words).encode("ascii")).decode("ascii").split("\n")
     return out
 
