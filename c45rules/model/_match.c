@@ -38,6 +38,26 @@
 #include <stdint.h>
 #include <string.h>
 
+/* starts[0..count] rising within [0, total] (where each of count runs of a flat list begins),
+ * and every idx[0..n) within [0, limit): else a ValueError saying `what` */
+static int starts_fit(const Py_ssize_t *starts, Py_ssize_t count, Py_ssize_t total) {
+    for (Py_ssize_t j = 0; j <= count; j++)
+        if (starts[j] < 0 || starts[j] > total || (j && starts[j] < starts[j - 1])) {
+            PyErr_SetString(PyExc_ValueError, "starts out of range");
+            return 0;
+        }
+    return 1;
+}
+
+static int indices_fit(const Py_ssize_t *idx, Py_ssize_t n, Py_ssize_t limit, const char *what) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (idx[i] < 0 || idx[i] >= limit) {
+            PyErr_SetString(PyExc_ValueError, what);
+            return 0;
+        }
+    return 1;
+}
+
 static PyObject *first(PyObject *self, PyObject *args) {
     Py_buffer masks, rows, starts, ks, out;
     Py_ssize_t words;
@@ -57,16 +77,8 @@ static PyObject *first(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "masks, starts or out do not fit");
         goto done;
     }
-    for (Py_ssize_t j = 0; j <= nrules; j++)
-        if (start[j] < 0 || start[j] > nrows || (j && start[j] < start[j - 1])) {
-            PyErr_SetString(PyExc_ValueError, "starts out of range");
-            goto done;
-        }
-    for (Py_ssize_t i = 0; i < nrows; i++)
-        if (row[i] < 0 || row[i] >= ntests) {
-            PyErr_SetString(PyExc_ValueError, "a rule's test row is out of range");
-            goto done;
-        }
+    if (!starts_fit(start, nrules, nrows) || !indices_fit(row, nrows, ntests, "a rule's test row is out of range"))
+        goto done;
     undecided = PyMem_Malloc(sizeof(uint64_t) * 2 * (size_t)(words ? words : 1));
     if (!undecided) { PyErr_NoMemory(); goto done; }
     uint64_t *hit = undecided + words;
@@ -154,7 +166,7 @@ done:
     return result;
 }
 
-/* rows[r] for r in [lo, hi) of `out`, checked to lie within it */
+/* a column's `count` mask rows from `first` lie within the `nrows` rows of out */
 static int rows_fit(Py_ssize_t first, Py_ssize_t count, Py_ssize_t nrows) {
     if (first < 0 || count < 0 || first + count > nrows) {
         PyErr_SetString(PyExc_ValueError, "the column's mask rows are out of range");
@@ -181,11 +193,7 @@ static PyObject *below(PyObject *self, PyObject *args) {
         goto done;
     }
     if (!rows_fit(first, m + nd - 3, nrows)) goto done;
-    for (Py_ssize_t i = 3; i < nd; i++)
-        if (d[i] < 0 || d[i] >= m) {
-            PyErr_SetString(PyExc_ValueError, "a derived row's threshold is out of range");
-            goto done;
-        }
+    if (!indices_fit(d + 3, nd - 3, m, "a derived row's threshold is out of range")) goto done;
     known = PyMem_Calloc((size_t)(words + m), sizeof(uint64_t));
     if (!known) { PyErr_NoMemory(); goto done; }
     Py_BEGIN_ALLOW_THREADS
@@ -262,16 +270,7 @@ static PyObject *equal(PyObject *self, PyObject *args) {
         goto done;
     }
     if (!rows_fit(first, m + nu, nrows)) goto done;
-    for (Py_ssize_t i = 0; i <= nu; i++)
-        if (st[i] < 0 || st[i] > nm || (i && st[i] < st[i - 1])) {
-            PyErr_SetString(PyExc_ValueError, "starts out of range");
-            goto done;
-        }
-    for (Py_ssize_t i = 0; i < nm; i++)
-        if (mem[i] < 0 || mem[i] >= m) {
-            PyErr_SetString(PyExc_ValueError, "a union's member is out of range");
-            goto done;
-        }
+    if (!starts_fit(st, nu, nm) || !indices_fit(mem, nm, m, "a union's member is out of range")) goto done;
     for (Py_ssize_t j = 0; j < m; j++)
         if (c[j] < 0 || c[j] > (1 << 24) || (j && c[j] <= c[j - 1])) {
             PyErr_SetString(PyExc_ValueError, "codes must be sorted, distinct and small");
