@@ -246,7 +246,7 @@ rule_or_unknown = st.builds(lambda conds, cls: Rule(0, tuple(conds), cls, 1, 0, 
                             st.lists(condition | either_unknown, max_size=4), st.sampled_from(["A", "B"]))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(rule_or_unknown, max_size=8), min_size=1, max_size=3), rulesets_and_data())
 def test_masks_are_made_by_compiled_placement_bit_for_bit_as_numpy(trials, case):
     """The test masks of a block (_MatchPlan.masks) come from model/_match.c's placement of each
@@ -268,3 +268,29 @@ def test_masks_are_made_by_compiled_placement_bit_for_bit_as_numpy(trials, case)
         mp.setattr(ruleset_module, "_match", None)
         expected = plans[0].masks(ds.columns, ds.n)
     assert compiled.dtype == np.uint64 and np.array_equal(compiled, expected)
+
+
+@pytest.mark.parametrize("spread", ["even", "crowded", "wide", "steps"])
+def test_many_thresholds_are_placed_as_numpy_compares(spread):
+    """A column of 8 or more thresholds places each case by buckets of the thresholds' range
+    (model/_match.c below), or by a search where they crowd: either way each `<=`, `>` and
+    `or unknown` row is numpy's, for cases on, next to, between and beyond the thresholds."""
+    rng = np.random.default_rng(len(spread))
+    for m in (8, 9, 33, 200):
+        ts = {"even": rng.uniform(-5, 5, m), "crowded": np.r_[rng.uniform(0, 1e-9, m - 2), -1e6, 1e6],
+              "wide": np.r_[rng.uniform(-1, 1, m - 2), -1e300, 1e300],
+              "steps": np.repeat(rng.uniform(-3, 3, -(-m // 3)), 3)[:m] + np.tile([0, 1e-12, 2e-12], m)[:m]}[spread]
+        ts = np.unique(ts)
+        rules = tuple(Rule(k, (Condition("x", op, float(t), or_unknown=bool(k % 3 == 0)),), "B", 1, 0, 0.1, 1.0)
+                      for k, (op, t) in enumerate(((op, t) for t in ts for op in ("<=", ">")), 1))
+        near = np.r_[ts, np.nextafter(ts, np.inf), np.nextafter(ts, -np.inf)]
+        x = np.r_[near, rng.uniform(ts[0] - 1, ts[-1] + 1, 300), rng.choice(near, 300),
+                  [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e308, -1e308]]
+        rng.shuffle(x)
+        cols = [x, np.zeros(len(x), np.int32), x[::-1].copy(), np.zeros(len(x), np.int32), np.zeros(len(x))]
+        plan = ruleset_module._MatchPlan.build(rules, SCHEMA)
+        compiled = plan.masks(cols, len(x))
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ruleset_module, "_match", None)
+            expected = plan.masks(cols, len(x))
+        assert np.array_equal(compiled, expected), (spread, m)
