@@ -48,6 +48,7 @@ def evidence_rate(error: float) -> float:
 _BLOCK = 1 << 18          # cases rule_index scores together: big, so numpy's cost per call is spread
 _MASK_BYTES = 1 << 24     # ... but small enough that the block's test masks stay within this
 _PASS = 16                # tests compared in one 2-D numpy call: bounds its temporary bool array
+_PLACED_FROM = 32         # thresholds on a column from which each case is placed among them (compiled)
 
 
 @dataclass(frozen=True)
@@ -1204,20 +1205,18 @@ class _MatchPlan:
     def masks(self, columns: Sequence[np.ndarray], n: int) -> np.ndarray:
         """(tests, words) uint64: bit i of row r (in memory order) says whether case i passes test r."""
         words, nbytes = -(-n // 64), -(-n // 8)
-        if _match is not None and n:   # each case placed among the sorted thresholds once
-            # every row is written whole (no zeros first: a block's masks are some 20 MB)
-            out = np.empty((self.size, words), dtype=np.uint64)
-            for t, derived in zip(self.continuous, self._derived):
-                _match.below(np.ascontiguousarray(columns[t.column], dtype=np.float64), t.thresholds, derived,
-                             out, words, t.first)
-            for d, (members, starts) in zip(self.discrete, self._unions):
-                _match.equal(np.ascontiguousarray(columns[d.column], dtype=np.int64), d.codes, members, starts,
-                             out, words, d.first)
-            return out
-        out = np.zeros((self.size, words), dtype=np.uint64)
+        coded = _match is not None and n > 0
+        # a column of many thresholds: each case placed among them once, compiled; of a few,
+        # numpy's compare of every case with each costs less (model/_match.c below)
+        placed = [coded and len(t.thresholds) >= _PLACED_FROM for t in self.continuous]
+        # the compiled code writes its rows whole: no zeros first (a block's masks are some 20 MB)
+        out = (np.empty if coded and all(placed) else np.zeros)((self.size, words), dtype=np.uint64)
         as_bytes = out.view(np.uint8)
-        for t in self.continuous:
+        for t, derived, place in zip(self.continuous, self._derived, placed):
             x = columns[t.column]
+            if place:
+                _match.below(np.ascontiguousarray(x, dtype=np.float64), t.thresholds, derived, out, words, t.first)
+                continue
             m = len(t.thresholds)
             for j in range(0, m, _PASS):
                 below = t.thresholds[j:j + _PASS, None] >= x     # NaN is never <= a threshold
@@ -1234,15 +1233,18 @@ class _MatchPlan:
                 row += len(t.above_or_unknown)
             if t.below_or_unknown.size:
                 out[row:row + len(t.below_or_unknown)] = out[t.first + t.below_or_unknown] | ~known
-        for d in self.discrete:
+        for d, (members, starts) in zip(self.discrete, self._unions):
             x = columns[d.column]
+            if coded:
+                _match.equal(np.ascontiguousarray(x, dtype=np.int64), d.codes, members, starts, out, words, d.first)
+                continue
             m = len(d.codes)
             # unknown and unseen codes are negative: equal to no code of the value list
             for j in range(0, m, _PASS):
                 equal = d.codes[j:j + _PASS, None] == x
                 as_bytes[d.first + j:d.first + j + len(equal), :nbytes] = np.packbits(equal, axis=1, bitorder="little")
-            for i, members in enumerate(d.unions):
-                np.bitwise_or.reduce(out[d.first + members], axis=0, out=out[d.first + m + i])
+            for i, union in enumerate(d.unions):
+                np.bitwise_or.reduce(out[d.first + union], axis=0, out=out[d.first + m + i])
         return out
 
     def first_two_block(self, columns: Sequence[np.ndarray], first: np.ndarray, second: np.ndarray) -> None:
