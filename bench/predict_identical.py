@@ -31,8 +31,10 @@ BOOSTED = ("crx", "hypo")
 def c45rules(tree: Path, *args: str | os.PathLike) -> subprocess.CompletedProcess:
     """`c45rules ARGS` run from the source tree `tree`."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    # run in the tree: `python -m` puts the working directory before PYTHONPATH, so run from
+    # another checkout both sides would import that one
     return subprocess.run([sys.executable, "-m", "c45rules", *map(str, args)], capture_output=True, env=env,
-                          stdin=subprocess.DEVNULL, timeout=1800)
+                          stdin=subprocess.DEVNULL, timeout=1800, cwd=tree)
 
 
 def inputs(name: str, work: Path) -> list[Path]:
@@ -79,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--big", nargs=2, type=Path, metavar=("FILE", "MODEL"))
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
+    args.base, args.work = args.base.resolve(), args.work.resolve()   # each run's directory is its tree
+    if args.big:
+        args.big = [p.resolve() for p in args.big]
     new = BENCH.parent
     args.work.mkdir(parents=True, exist_ok=True)
     names = [s for s in args.sets.split(",") if s] or sorted(

@@ -236,3 +236,70 @@ def test_trials_matched_on_shared_masks_match_each_alone(cases, block):
     assert got.shape == (ds.n, len(rulesets))
     for t, rs in enumerate(rulesets):
         assert np.array_equal(got[:, t], reference_rule_index(rs, ds))
+
+
+# ---- issue 52 (h52b): the test masks by compiled placement ---------------------------------------
+
+either_unknown = st.builds(Condition, st.sampled_from(["x", "y"]), st.sampled_from(["<=", ">"]),
+                           st.sampled_from(CUTS[:-1]) | st.floats(-3, 3), st.just(True))   # a number
+rule_or_unknown = st.builds(lambda conds, cls: Rule(0, tuple(conds), cls, 1, 0, 0.1, 1.0),
+                            st.lists(condition | either_unknown, max_size=4), st.sampled_from(["A", "B"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(rule_or_unknown, max_size=8), min_size=1, max_size=3), rulesets_and_data())
+def test_masks_are_made_by_compiled_placement_bit_for_bit_as_numpy(trials, case):
+    """The test masks of a block (_MatchPlan.masks) come from model/_match.c's placement of each
+    case among the sorted thresholds (numpy's compare-and-pack is not called; here from one
+    threshold on, by default from _PLACED_FROM), and equal numpy's bit for bit: every `<=`,
+    `>`, `or unknown`, `=` and `in` row, past the last case too (base: numpy made them)."""
+    _, ds = case
+    plans = ruleset_module._MatchPlan.build_all([tuple(Rule(i, r.conditions, r.prediction, 1, 0, 0.1, 1.0)
+                                                       for i, r in enumerate(rules, 1)) for rules in trials], SCHEMA)
+
+    def no_packbits(*args, **kwargs):
+        raise AssertionError("numpy's compare-and-pack made the masks")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ruleset_module, "_PLACED_FROM", 1)
+        mp.setattr(ruleset_module.np, "packbits", no_packbits)
+        compiled = plans[0].masks(ds.columns, ds.n) if ds.n else None
+    if compiled is None:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ruleset_module, "_match", None)
+        expected = plans[0].masks(ds.columns, ds.n)
+    assert compiled.dtype == np.uint64 and np.array_equal(compiled, expected)
+
+
+@pytest.mark.parametrize("placed_from", [1, None])
+@pytest.mark.parametrize("spread", ["even", "crowded", "wide", "steps"])
+def test_many_thresholds_are_placed_as_numpy_compares(spread, placed_from, monkeypatch):
+    """A column of 8 or more thresholds places each case by buckets of the thresholds' range
+    (model/_match.c below), or by a search where they crowd or are fewer: either way each
+    `<=`, `>` and `or unknown` row is numpy's, for cases on, next to, between and beyond the
+    thresholds. By default (placed_from None) a column of 32 or more is placed, fewer compared."""
+    if placed_from is not None:
+        monkeypatch.setattr(ruleset_module, "_PLACED_FROM", placed_from)
+    rng = np.random.default_rng(len(spread))
+    for m in (8, 9, 33, 200):
+        ts = {"even": rng.uniform(-5, 5, m), "crowded": np.r_[rng.uniform(0, 1e-9, m - 2), -1e6, 1e6],
+              "wide": np.r_[rng.uniform(-1, 1, m - 2), -1e300, 1e300],
+              "steps": np.repeat(rng.uniform(-3, 3, -(-m // 3)), 3)[:m] + np.tile([0, 1e-12, 2e-12], m)[:m]}[spread]
+        ts = np.unique(ts)
+        rules = tuple(Rule(k, (Condition("x", op, float(t), or_unknown=bool(k % 3 == 0)),), "B", 1, 0, 0.1, 1.0)
+                      for k, (op, t) in enumerate(((op, t) for t in ts for op in ("<=", ">")), 1))
+        near = np.r_[ts, np.nextafter(ts, np.inf), np.nextafter(ts, -np.inf)]
+        x = np.r_[near, rng.uniform(ts[0] - 1, ts[-1] + 1, 300), rng.choice(near, 300),
+                  [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e308, -1e308]]
+        rng.shuffle(x)
+        cols = [x, np.zeros(len(x), np.int32), x[::-1].copy(), np.zeros(len(x), np.int32), np.zeros(len(x))]
+        plan = ruleset_module._MatchPlan.build(rules, SCHEMA)
+        calls, pack = [], np.packbits
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ruleset_module.np, "packbits", lambda *a, **k: calls.append(1) or pack(*a, **k))
+            compiled = plan.masks(cols, len(x))
+        assert bool(calls) == (placed_from is None and len(ts) < 32), (spread, m)   # compared, not placed
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ruleset_module, "_match", None)
+            expected = plan.masks(cols, len(x))
+        assert np.array_equal(compiled, expected), (spread, m)

@@ -47,6 +47,10 @@ try:
     from ..data import _plaincsv
 except ImportError:   # not built: pyarrow cuts the lines (_plain_csv_chunks)
     _plaincsv = None
+try:
+    from ..model import _match
+except ImportError:   # not built: a boosted model's votes are spelled in Python (_spelled)
+    _match = None
 
 pd = LazyModule("pandas")   # for CSV input only: a .data file is read without it
 
@@ -536,12 +540,12 @@ def predict_file(ruleset: RuleSet | BoostedRuleSet, data: str | os.PathLike, out
                 if scans:
                     plan = _ScanPlan.of(header, ruleset.schema)
 
-                    # a boosted model's trials are matched in the scan thread too (the compiled
-                    # masks and match run without the GIL) while this thread tallies and writes
-                    # the block before: matching ten trials costs more than the scan
-                    match = ruleset.trial_index if isinstance(ruleset, BoostedRuleSet) else None
+                    # a boosted model's test masks are made in the scan thread too (compiled,
+                    # without the GIL) while this thread matches, tallies and writes the block
+                    # before: so the two threads' shares are about even (issue 52)
+                    match = ruleset._trial_masks if isinstance(ruleset, BoostedRuleSet) else None
 
-                    def prepared(lines: tuple[Any, int]) -> tuple[_ScannedChunk, Dataset, np.ndarray | None]:
+                    def prepared(lines: tuple[Any, int]) -> tuple[_ScannedChunk, Dataset, list[np.ndarray] | None]:
                         chunk = _scan_block(data, *lines, plan)
                         encoded = chunk.encode(ruleset.schema, used, source, read, bad_cells)
                         return chunk, encoded, match(encoded) if match is not None else None
@@ -1096,7 +1100,7 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
                      confidence_column: str | None, explain_column: str | None,
                      ) -> tuple[list[tuple[str, str]], Callable[..., list[np.ndarray]]]:
     """predict's added columns, as ([(column name, the option naming it)], (encoded cases, and
-    optionally their rule_index, or a boosted model's trial_index, when matched already) -> the
+    optionally their rule_index, or a boosted model's test masks, when made already) -> the
     columns' values). A single ruleset's values are looked up by the deciding rule; a boosted
     model's class and confidence are the vote's, its rule column each trial's deciding rule id as
     text, "1:12 2:0 3:5" (trial:rule, 0 = that trial's default class)."""
@@ -1108,10 +1112,10 @@ def decision_columns(model: RuleSet | BoostedRuleSet, prediction_column: str, ru
         if confidence_column is not None:
             added.append((confidence_column, "--confidence-column"))
 
-        def voted(enc: Dataset, matched: np.ndarray | None = None) -> list[np.ndarray]:
-            # the trials' rules matched once (`matched`: their trial_index, when matched
-            # already); each distinct vote spelled once
-            rows, classes, rules, confidences = model._distinct_decisions(enc, "error", matched)
+        def voted(enc: Dataset, masks: list[np.ndarray] | None = None) -> list[np.ndarray]:
+            # the trials' rules matched once (on `masks`, their test masks when made already:
+            # BoostedRuleSet._trial_masks); each distinct vote spelled once
+            rows, classes, rules, confidences = model._distinct_decisions(enc, "error", masks)
             distinct = [classes, _spelled(rules), confidences][:len(added)]
             return _Decided([v[rows] for v in distinct], rows, distinct)
         return added, voted
@@ -1140,13 +1144,23 @@ def trial_rule_text(ids: np.ndarray) -> np.ndarray:
 
 def _spelled(ids: np.ndarray) -> np.ndarray:
     """Each row of (votes, trials) rule ids as trial_rule_text spells it."""
-    words = []
+    out = np.empty(len(ids), dtype=object)
+    if not len(ids) or not ids.shape[1]:
+        out[:] = [""] * len(ids)
+        return out
+    words: list[str] = []
+    at = np.empty(ids.shape, dtype=np.int64)
     for t in range(ids.shape[1]):
         # each trial's rule ids spelled once ("1:12"), not each row's
-        first, at = _distinct_codes(ids[:, t])
-        words.append(np.array([f"{t + 1}:{i}" for i in ids[first, t].tolist()], dtype=object)[at].tolist())
-    out = np.empty(len(ids), dtype=object)
-    out[:] = list(map(" ".join, zip(*words))) if words else [""] * len(ids)
+        first, at[:, t] = _distinct_codes(ids[:, t])
+        at[:, t] += len(words)
+        words += [f"{t + 1}:{i}" for i in ids[first, t].tolist()]
+    if _match is None:
+        out[:] = list(map(" ".join, np.array(words, dtype=object)[at].tolist()))
+        return out
+    offsets = np.zeros(len(words) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)), out=offsets[1:])   # ASCII: numbers
+    out[:] = _match.spell(at, at.shape[1], offsets, "".join(words).encode("ascii")).decode("ascii").split("\n")
     return out
 
 

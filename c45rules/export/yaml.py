@@ -476,6 +476,9 @@ def _parse(text: str) -> Any:
     nodes and marks cost ~700 bytes each: a 4 MB list of zeros took 1.4 GB that way.
     """
     loader = _Loader(text)
+    # a plain scalar's value follows from its text alone: each distinct text resolved once (a
+    # boosted model repeats its keys and many numbers some 100,000 times: 0.1 s of its load)
+    loader.c45rules_plain = {}
     try:
         loader.get_event()                                    # stream start
         doc = None
@@ -543,6 +546,20 @@ def _yaml_problem(e: yaml.YAMLError) -> str:
 
 def _scalar_value(loader: Any, event: Any, path: str, line: int) -> Any:
     """A plain or tagged scalar as the core YAML 1.1 tags read it; any other tag is refused."""
+    tag, text = event.tag, event.value
+    if tag is None:
+        known = loader.c45rules_plain.get(text, _UNRESOLVED)
+        if known is _UNRESOLVED:
+            known = loader.c45rules_plain[text] = _resolved(loader, event, path, line)
+        return known
+    return _resolved(loader, event, path, line)
+
+
+_UNRESOLVED = object()
+
+
+def _resolved(loader: Any, event: Any, path: str, line: int) -> Any:
+    """_scalar_value's value of a scalar event, resolved from its text and tag."""
     tag, text = event.tag, event.value
     if tag is None and text.isdigit() and text.isascii() and (text[0] != "0" or text == "0") and len(text) <= 18:
         return int(text)   # the common plain count or id, without the resolver's regexes

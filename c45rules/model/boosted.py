@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 
 from ..data.costs import cost_matrix, vote_costs
+from ..data.distinct import factorize, first_positions, hash_codes
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
-from .ruleset import Explanation, RuleSet, encode_cases, match_positions, readable, trial_plans
+from .ruleset import Explanation, RuleSet, block_masks, encode_cases, match_positions, readable, trial_plans
 
 
 @dataclass(frozen=True)
@@ -111,12 +112,21 @@ def distinct_rows(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for t in range(ids.shape[1]):
         base = int(ids[:, t].max()) + 1
         if (most + 1) * base >= 2 ** 62:   # renumber the rows' keys 0.. before they overflow
-            _, key = np.unique(key, return_inverse=True)
+            key = _numbered(key)
             most = int(key.max())
         key = key * base + ids[:, t]
         most = most * base + base - 1
-    _, first, rows = np.unique(key, return_index=True, return_inverse=True)
-    return first, rows.reshape(-1)
+    rows = _numbered(key)
+    return first_positions(rows), rows
+
+
+def _numbered(key: np.ndarray) -> np.ndarray:
+    """The distinct values of `key` (int64) numbered 0, 1, ... by first appearance: hashed
+    without the GIL (data/_distinct.c), which costs a third of np.unique's sort."""
+    codes = hash_codes(key)
+    if codes is None:
+        codes, _ = factorize(key, hashed=False)
+    return codes
 
 
 @dataclass(frozen=True)
@@ -280,6 +290,11 @@ class BoostedRuleSet:
         ds = self._encode(data, bad_cells)
         return match_positions(self._plans, ds)
 
+    def _trial_masks(self, data: Dataset) -> list[np.ndarray]:
+        """The encoded cases' test masks for the trials' rules (ruleset.block_masks), which
+        _distinct_decisions matches: predict makes them in its scan thread."""
+        return block_masks(self._plans, data)
+
     @functools.cached_property
     def _plans(self) -> tuple[Any, ...]:
         """The trials' rules compiled on one table of their tests (ruleset.trial_plans)."""
@@ -414,13 +429,16 @@ class BoostedRuleSet:
         rows, classes, rules, confidences = self._distinct_decisions(data, bad_cells)
         return classes[rows], rules[rows], confidences[rows]
 
-    def _distinct_decisions(self, data: Any, bad_cells: str, pos: np.ndarray | None = None,
+    def _distinct_decisions(self, data: Any, bad_cells: str, masks: list[np.ndarray] | None = None,
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(each case's row in the others, then decisions' three values for each distinct row of
         the trials' deciding rules): the vote follows from those rules, so it is tallied, and a
-        scorer spells it, once per distinct row. `pos`: the cases' trial_index when known (predict
-        matches a block in its scan thread, cli/cases.py)."""
-        pos = self.trial_index(data, bad_cells=bad_cells) if pos is None else pos
+        scorer spells it, once per distinct row. `masks`: those of the encoded cases `data` when
+        made already (_trial_masks: predict makes a block's in its scan thread, cli/cases.py)."""
+        if masks is None:
+            pos = self.trial_index(data, bad_cells=bad_cells)
+        else:   # the compiled match runs without the GIL, while the scan thread reads ahead
+            pos = match_positions(self._plans, data, masks)
         if not len(pos):
             return np.zeros(0, dtype=np.intp), np.array([], dtype=object), pos, np.zeros(0)
         first, rows = distinct_rows(pos)

@@ -48,6 +48,7 @@ def evidence_rate(error: float) -> float:
 _BLOCK = 1 << 18          # cases rule_index scores together: big, so numpy's cost per call is spread
 _MASK_BYTES = 1 << 24     # ... but small enough that the block's test masks stay within this
 _PASS = 16                # tests compared in one 2-D numpy call: bounds its temporary bool array
+_PLACED_FROM = 32         # thresholds on a column from which each case is placed among them (compiled)
 
 
 @dataclass(frozen=True)
@@ -1001,17 +1002,33 @@ def trial_plans(rulesets: Sequence["RuleSet"]) -> tuple["_MatchPlan", ...]:
     return _MatchPlan.build_all([rs.rules for rs in rulesets], rulesets[0].schema)
 
 
-def match_positions(plans: Sequence["_MatchPlan"], data: Dataset) -> np.ndarray:
+def match_positions(plans: Sequence["_MatchPlan"], data: Dataset,
+                    masks: Sequence[np.ndarray] | None = None) -> np.ndarray:
     """(cases, plans) int64: each plan's rule_index positions for the encoded cases `data`,
-    the plans made together (trial_plans): each block's test masks evaluated once for all."""
+    the plans made together (trial_plans): each block's test masks evaluated once for all.
+    `masks`: those of `data` made already (block_masks)."""
     out = np.zeros((len(plans), data.n), dtype=np.int64)
-    block = min(_BLOCK, max(1 << 12, _MASK_BYTES * 8 // max(1, plans[0].size if plans else 0)))
-    for lo in range(0, data.n, block):
+    block = _mask_block(plans)
+    for i, lo in enumerate(range(0, data.n, block)):
         hi = min(data.n, lo + block)
-        masks = plans[0].masks([c[lo:hi] for c in data.columns], hi - lo)
+        made = masks[i] if masks is not None else plans[0].masks([c[lo:hi] for c in data.columns], hi - lo)
         for t, plan in enumerate(plans):
-            plan.match_masks(masks, out[t, lo:hi])
+            plan.match_masks(made, out[t, lo:hi])
     return np.ascontiguousarray(out.T)
+
+
+def block_masks(plans: Sequence["_MatchPlan"], data: Dataset) -> list[np.ndarray]:
+    """The test masks of the encoded cases `data` for plans made together (trial_plans), a
+    block of cases at a time as match_positions takes them: made ahead, matched later
+    (predict makes a boosted model's in its scan thread and matches them on the main one)."""
+    block = _mask_block(plans)
+    return [plans[0].masks([c[lo:lo + block] for c in data.columns], min(data.n, lo + block) - lo)
+            for lo in range(0, data.n, block)]
+
+
+def _mask_block(plans: Sequence["_MatchPlan"]) -> int:
+    """The cases whose test masks are made together: within _MASK_BYTES, at most _BLOCK."""
+    return min(_BLOCK, max(1 << 12, _MASK_BYTES * 8 // max(1, plans[0].size if plans else 0)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -1166,13 +1183,40 @@ class _MatchPlan:
         return (np.concatenate(rows).astype(np.intp) if rows else np.zeros(0, dtype=np.intp), starts,
                 np.array([k for k, _ in self.rules], dtype=np.int64))
 
+    @functools.cached_property
+    def _derived(self) -> tuple[np.ndarray, ...]:
+        """Per continuous column, its derived rows for the compiled masks (model/_match.c below):
+        the counts of `>`, `> or unknown` and `<= or unknown` rows, then their thresholds' j."""
+        return tuple(np.concatenate([[len(t.above), len(t.above_or_unknown), len(t.below_or_unknown)],
+                                     t.above, t.above_or_unknown, t.below_or_unknown]).astype(np.intp)
+                     for t in self.continuous)
+
+    @functools.cached_property
+    def _unions(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """Per discrete column, its unions' members end to end and where each begins (_match.equal)."""
+        out = []
+        for d in self.discrete:
+            starts = np.zeros(len(d.unions) + 1, dtype=np.intp)
+            np.cumsum([len(u) for u in d.unions], out=starts[1:])
+            members = np.concatenate(d.unions).astype(np.intp) if d.unions else np.zeros(0, dtype=np.intp)
+            out.append((members, starts))
+        return tuple(out)
+
     def masks(self, columns: Sequence[np.ndarray], n: int) -> np.ndarray:
         """(tests, words) uint64: bit i of row r (in memory order) says whether case i passes test r."""
         words, nbytes = -(-n // 64), -(-n // 8)
-        out = np.zeros((self.size, words), dtype=np.uint64)
+        coded = _match is not None and n > 0
+        # a column of many thresholds: each case placed among them once, compiled; of a few,
+        # numpy's compare of every case with each costs less (model/_match.c below)
+        placed = [coded and len(t.thresholds) >= _PLACED_FROM for t in self.continuous]
+        # the compiled code writes its rows whole: no zeros first (a block's masks are some 20 MB)
+        out = (np.empty if coded and all(placed) else np.zeros)((self.size, words), dtype=np.uint64)
         as_bytes = out.view(np.uint8)
-        for t in self.continuous:
+        for t, derived, place in zip(self.continuous, self._derived, placed):
             x = columns[t.column]
+            if place:
+                _match.below(np.ascontiguousarray(x, dtype=np.float64), t.thresholds, derived, out, words, t.first)
+                continue
             m = len(t.thresholds)
             for j in range(0, m, _PASS):
                 below = t.thresholds[j:j + _PASS, None] >= x     # NaN is never <= a threshold
@@ -1189,15 +1233,18 @@ class _MatchPlan:
                 row += len(t.above_or_unknown)
             if t.below_or_unknown.size:
                 out[row:row + len(t.below_or_unknown)] = out[t.first + t.below_or_unknown] | ~known
-        for d in self.discrete:
+        for d, (members, starts) in zip(self.discrete, self._unions):
             x = columns[d.column]
+            if coded:
+                _match.equal(np.ascontiguousarray(x, dtype=np.int64), d.codes, members, starts, out, words, d.first)
+                continue
             m = len(d.codes)
             # unknown and unseen codes are negative: equal to no code of the value list
             for j in range(0, m, _PASS):
                 equal = d.codes[j:j + _PASS, None] == x
                 as_bytes[d.first + j:d.first + j + len(equal), :nbytes] = np.packbits(equal, axis=1, bitorder="little")
-            for i, members in enumerate(d.unions):
-                np.bitwise_or.reduce(out[d.first + members], axis=0, out=out[d.first + m + i])
+            for i, union in enumerate(d.unions):
+                np.bitwise_or.reduce(out[d.first + union], axis=0, out=out[d.first + m + i])
         return out
 
     def first_two_block(self, columns: Sequence[np.ndarray], first: np.ndarray, second: np.ndarray) -> None:

@@ -338,3 +338,18 @@ def test_older_files_with_seventeen_digit_confidences_still_load():
     text = GOLF_YAML.replace("confidence: 0.2,", "confidence: 0.19999999999999996,")
     assert text != GOLF_YAML
     assert load_yaml_text(text) == load_yaml_text(GOLF_YAML)
+
+
+def test_each_distinct_plain_scalar_is_resolved_once(monkeypatch):
+    """A model file repeats its keys and many numbers (a boosted model some 100,000 plain
+    scalars): the parser resolves each distinct plain text once (issue 52, the boosted
+    model's load); a quoted or tagged scalar is read as before."""
+    import c45rules.export.yaml as Y
+    calls = []
+    resolve = Y._Loader.resolve
+    monkeypatch.setattr(Y._Loader, "resolve", lambda self, *a: calls.append(a[1]) or resolve(self, *a))
+    text = "items:\n" + "".join(f"- {{value: 0.5, op: '<=', flag: true, n: {i % 3}, t: !!str 2, w: x}}\n"
+                                for i in range(200))
+    doc = Y._parse(text)
+    assert doc["items"][7] == {"value": 0.5, "op": "<=", "flag": True, "n": 1, "t": "2", "w": "x"}
+    assert sorted(calls).count("0.5") == 1 and calls.count("true") == 1 and calls.count("value") == 1
