@@ -44,6 +44,7 @@ from ..data.spreadsheet import escaped_sql, escapes
 from ..errors import InputError
 from ..export._atomic import atomic_path, checked_target
 from ..export.sql import decision_values, shared_tests, sql_as_number
+from ..export.sql_decision import decision_case
 from ..model.ruleset import RuleSet
 from .lines import plain_lines
 
@@ -190,14 +191,15 @@ def _in(cell: exp.Expression, texts: frozenset[str] | tuple[str, ...]) -> exp.Ex
     return exp.In(this=cell.copy(), expressions=[_literal(t) for t in sorted(texts)])
 
 
-def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str, raw: str, fast: bool
-            ) -> tuple[exp.Expression | None, exp.Expression, exp.Expression | None]:
+def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str, raw: str,
+            fast: exp.Expression | None) -> tuple[exp.Expression | None, exp.Expression, exp.Expression | None]:
     """(the number of a text cell, to be computed once as column `raw`, or None; the column as
     DOUBLE, NULL when unknown; the test of a cell that is not a number, or None).
 
     A text cell is read by the exported SQL's own reading (export.sql.sql_as_number, which
-    follows data/numbers.py), or with `fast` by `_fast_number`, which this DuckDB has been
-    found to read the same (`_fast_agrees`); with `bad_cells` "unknown" any other text that is
+    follows data/numbers.py), or, given `fast` (the row's `_odd` flag), by `_fast_number`,
+    which this DuckDB has been found to read the same (`_fast_agrees`); with `bad_cells`
+    "unknown" any other text that is
     not an unknown token is NULL too.
     """
     cell = _column(name, None)
@@ -211,7 +213,7 @@ def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str
                          " or text")
     text = cell if read.decimal == "." else exp.Anonymous(
         this="translate", expressions=[cell, _literal(",."), _literal(".,")])
-    number = _fast_number(text) if fast else sql_as_number(text, DIALECT)   # NULL for any text not a number
+    number = _fast_number(text, fast) if fast is not None else sql_as_number(text, DIALECT)   # NULL if no number
     value = _column(raw, None)
     is_null = exp.Is(this=value.copy(), expression=exp.null())
     # the unknown tokens are tested only where they can matter: on a number, the (rare) tokens
@@ -230,17 +232,29 @@ def _number(name: str, kind: str, read: ReadOptions, source: str, bad_cells: str
     return number, read_as, exp.If(this=bad, true=_error([_literal(head), cell.copy(), _literal(tail)]))
 
 
-def _fast_number(text: exp.Expression) -> exp.Expression:
+_ODD = ("_", "+-")   # what DuckDB's cast reads as part of a number and data/numbers.py does not
+
+
+def _odd(cells: list[exp.Expression]) -> exp.Expression:
+    """Whether any of the text `cells` holds one of _ODD: searched once in the row's cells
+    joined (concat skips NULL), a fifth of the cost of searching each cell. Joining can make a
+    '+-' of two cells ('1+', '-2'), never hide one: a true flag only sends the row's cells to
+    the exact test of each (`_fast_number`)."""
+    joined = exp.Anonymous(this="concat", expressions=[c.copy() for c in cells]) if len(cells) > 1 else cells[0].copy()
+    return exp.or_(*(exp.Anonymous(this="contains", expressions=[joined.copy(), _literal(bad)]) for bad in _ODD))
+
+
+def _fast_number(text: exp.Expression, odd: exp.Expression) -> exp.Expression:
     """A VARCHAR cell as DOUBLE by DuckDB's own cast, which reads every text of data/numbers.py's
     grammar as float() does (white space around, the correctly rounded double), and beyond it
     (DuckDB 2.0, all texts of up to 5 characters tried) only 'inf', 'nan', 'infinity' (not
-    finite: refused here), digits grouped by `_` and a sign `+-` (refused here): a third of the
-    regular expression's cost (sql_as_number). Used only where `_fast_agrees` finds it so in
-    the running DuckDB."""
+    finite: refused here), digits grouped by `_` and a sign `+-` (refused here, tested in the
+    cell only where `odd`, the row's `_odd` flag, holds): a fraction of the regular
+    expression's cost (sql_as_number). Used only where `_fast_agrees` finds it so in the
+    running DuckDB."""
     value = exp.TryCast(this=text.copy(), to=exp.DataType.build("DOUBLE"))
     plain = exp.and_(exp.Anonymous(this="isfinite", expressions=[value]),
-                     *(exp.not_(exp.Anonymous(this="contains", expressions=[text.copy(), _literal(bad)]))
-                       for bad in ("_", "+-")))
+                     exp.not_(exp.and_(odd.copy(), exp.paren(_odd([text]), copy=False))))
     return exp.Case(ifs=[exp.If(this=plain, true=value.copy())])
 
 
@@ -261,7 +275,7 @@ def _fast_agrees(con) -> bool:
     differ = exp.select(exp.func("count", exp.Star())).from_(exp.Table(this=exp.Anonymous(
         this="unnest", expressions=[exp.Array(expressions=[_literal(p) for p in _PROBES])]), alias=exp.TableAlias(
         this=exp.to_identifier("probes"), columns=[exp.to_identifier("p")]))).where(
-        exp.NullSafeNEQ(this=_fast_number(cell), expression=sql_as_number(cell, DIALECT)))
+        exp.NullSafeNEQ(this=_fast_number(cell, _odd([cell])), expression=sql_as_number(cell, DIALECT)))
     return con.execute(differ.sql(dialect=DIALECT)).fetchone()[0] == 0
 
 
@@ -285,10 +299,12 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
     """SELECT every input column, the class, the rule id and (if named) the confidence from `source`,
     whose columns and their DuckDB types are `kinds`; `fast`: text cells read by `_fast_number`.
 
-    Four steps, each a SELECT over the one before: each text cell's number once; the tested
-    columns as DOUBLE; each distinct rule test once (export.sql.shared_tests: many rules share
-    a test); the first rule whose tests all hold, as its position in the rule list, from which
-    the outputs are read as list elements (no CASE over the rule ids).
+    Steps, each a SELECT over the one before: with `fast`, whether the row's number cells hold
+    a text DuckDB reads as a number and data/numbers.py does not (`_odd`); each text cell's
+    number once; the tested columns as DOUBLE; each distinct rule test once (export.sql.shared_tests:
+    many rules share a test); the first rule whose tests all hold, as its
+    position in the rule list (export.sql_decision.decision_case: nested CASEs that split on
+    the tests), from which the outputs are read as list elements (no CASE over the rule ids).
     """
     used = ruleset.used_attributes()
     missing = [a.name for a in ruleset.schema.attributes if a.name in used and a.name not in kinds]
@@ -312,6 +328,9 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
     checks: list[exp.If] = []
     numbers: list[exp.Expression] = []   # each text cell's number, computed once
     taken = set(kinds)
+    read_cells = [_column(a.name, None) for a in ruleset.schema.attributes
+                  if a.is_continuous and a.name in kinds and _is_text(kinds[a.name])]
+    odd = _column(_fresh("__c45rules_odd", taken), None) if fast and read_cells else None
     # every attribute column present is read, tested by the rules or not, as encode_frame reads
     # them: a cell that is not a number stops the run, and so does (--strict) an unseen value
     for a in ruleset.schema.attributes:
@@ -319,7 +338,7 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
             continue
         if a.is_continuous:
             raw = _fresh(f"__c45rules_n{len(numbers)}", taken)
-            number, read_as, bad = _number(a.name, kinds[a.name], read, source_name, bad_cells, raw, fast)
+            number, read_as, bad = _number(a.name, kinds[a.name], read, source_name, bad_cells, raw, odd)
             if number is not None:
                 numbers.append(exp.alias_(number, raw, quoted=True))
             if bad is not None:
@@ -338,14 +357,15 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
     tests, rules, catch_all = shared_tests(ruleset, DIALECT, typed=renamed)
     names = [_fresh(f"__c45rules_t{i}", taken) for i in range(len(tests))]
     tested = [exp.Star(), *(exp.alias_(test, name, quoted=True) for test, name in zip(tests, names))]
-    position = exp.Case(ifs=[exp.If(this=exp.and_(*(_column(names[i], None) for i in positions)),
-                                    true=exp.Literal.number(k + 1)) for k, (positions, _) in enumerate(rules)],
-                        default=exp.Literal.number(0)) if rules else exp.Literal.number(0)
+    # each test computed once a row as a column; the CASEs that split on them read booleans
+    position = decision_case(tests, [positions for positions, _ in rules],
+                             written=[_column(name, None) for name in names]) if rules else exp.Literal.number(0)
     # the first WHEN of a CASE is tested on every row, so every check runs on every row
     checked = exp.Case(ifs=[c.copy() for c in checks], default=position) if checks else position
     position_name = _fresh("__c45rules_rule", taken)
     stage = source
-    for step in ([exp.Star(), *numbers] if numbers else None, typed, tested,
+    for step in ([exp.Star(), exp.alias_(_odd(read_cells), odd.name, quoted=True)] if odd is not None else None,
+                 [exp.Star(), *numbers] if numbers else None, typed, tested,
                  [exp.Star(), exp.alias_(checked, position_name, quoted=True)]):
         if step is not None:
             stage = exp.Subquery(this=exp.select(*step).from_(stage), alias=exp.TableAlias(
