@@ -42,6 +42,11 @@ also follows the ensemble where the sifted list has no rule for its decisions (8
 three seeds, with whole one-hot attributes in the made rows: XGBoost 90.4% -> 91.0% held-out
 fidelity, RF 94.5% -> 94.6%, a rule more; FIDELITY.md).
 
+A pool rule's insertion gain is counted over the rows it fires on only, bucketed by the
+position of their present decider, after a bound (the rows it would put right) has set aside
+the rules that cannot gain enough (one search, `--multi --sample 5000`, seed 0, load 15: XGBoost
+letter's 18,385 pool rules x 25,000 check rows 8.6 -> 1.1 s CPU, RF letter 5.2 -> 0.05 s).
+
 Each change's gain is found for every rule and condition at once from the first and second
 firing rule of each row (as sifting counts better and worse, spec 7.9), not by re-running the
 list, and after a change is redone only for the rows whose deciding rule it moved (`_Pruning`).
@@ -65,6 +70,8 @@ from ..rules.generalize import CandidateRule
 # the least share of the check rows an inserted pool rule must gain (1 in 200: 1 in 400 added
 # rules that gained on the check rows and lost on held-out rows, FIDELITY.md)
 POOL_SHARE = 0.005
+# the number of ones in each byte: how many rows a packed row mask holds
+_POPCOUNT = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(axis=1).astype(np.uint8)
 
 
 def condition_mask(c: CondTest, values: np.ndarray) -> np.ndarray:
@@ -311,9 +318,9 @@ class _Pruning:
             self.t_first[moved], self.t_second[moved] = _first_two(self.t_fires[:, moved])
             self._choose_default()
 
-    def best_insert(self, fires: np.ndarray, klass: np.ndarray) -> tuple[int, int, int]:
-        """(pool rule, position, gain) of the insertion that gains most agreement, gain 0 if none
-        does: `fires` (pool rules x check rows, bits packed along the rows: np.packbits) says
+    def best_insert(self, fires: np.ndarray, klass: np.ndarray, least: int = 1) -> tuple[int, int, int]:
+        """(pool rule, position, gain) of the insertion that gains most agreement, if that is at
+        least `least` (else gain 0): `fires` (pool rules x check rows, bits packed along the rows: np.packbits) says
         where each pool rule fires, `klass` its class. Inserted before the rule at `position` (len(conds): before the default), a rule
         decides the rows it fires on that no rule before it takes; only rows the list decides
         as another class change, gaining where that class is wrong and losing where it is right."""
@@ -323,19 +330,27 @@ class _Pruning:
         at = np.where(self.first >= 0, self.first, R)   # the position of each row's decider
         best = (-1, -1, 0)
         for k in np.unique(klass).tolist():
-            rows = np.flatnonzero(decides != k)
-            # bucketed by the decider's position: inserting at p takes the buckets from p on
-            bucket = np.zeros((len(rows), R + 1), dtype=np.float32)
-            bucket[np.arange(len(rows)), at[rows]] = np.where(self.decided[rows] == k, 1.0, -1.0)
+            # a row decided as k already changes nothing; another gains where k is the ensemble's
+            # class there and loses where the present decision is
+            w = np.where(decides == k, 0, np.where(self.decided == k, 1, -1))
             of = np.flatnonzero(klass == k)
+            # a rule gains at most the rows it fires on that it would put right: the rules that
+            # cannot reach `least` (most of a forest's thousands of paths) are not looked at further
+            can = _POPCOUNT[fires[of] & np.packbits(w > 0)].sum(axis=1, dtype=np.int64)
+            of = of[can >= max(least, best[2] + 1)]
             for lo in range(0, len(of), step):
                 hit = np.unpackbits(fires[of[lo:lo + step]], axis=1, count=n)
-                gain = hit[:, rows].astype(np.float32) @ bucket
-                gain = np.cumsum(gain[:, ::-1], axis=1)[:, ::-1]
+                hit[:, w == 0] = 0
+                # per pool rule, the rows it fires on bucketed by their decider's position
+                # (a rule fires on few rows: counted where it fires, not over every row):
+                # inserting at p takes the buckets from p on
+                ri, ci = np.nonzero(hit)
+                gain = np.bincount(ri * (R + 1) + at[ci], weights=w[ci], minlength=len(hit) * (R + 1))
+                gain = np.cumsum(gain.reshape(len(hit), R + 1)[:, ::-1], axis=1)[:, ::-1]
                 gain[:, :R][:, ~self.alive] = -1.0   # before a deleted rule: as before the next one
                 top = int(np.argmax(gain))
                 g = int(round(float(gain.flat[top])))
-                if g > best[2]:
+                if g > best[2] and g >= least:
                     i, p = divmod(top, R + 1)
                     best = (int(of[lo + i]), p, g)
         return best
@@ -399,8 +414,8 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
         rules = [r for r, keep in zip(rules, state.alive) if keep]
         if not pool or steps >= max_steps:
             return rules
-        k, at, gain = state.best_insert(fires, klass)
-        if gain < max(POOL_SHARE * len(values), 1):
+        k, at, gain = state.best_insert(fires, klass, least=max(math.ceil(POOL_SHARE * len(values)), 1))
+        if gain == 0:
             return rules
         steps += 1
         rules.insert(int(state.alive[:at].sum()), pool[k])
