@@ -47,8 +47,10 @@ def configure(p: argparse.ArgumentParser) -> None:
                         " LGBMClassifier (joblib) or Booster (joblib, or a .txt model file)")
     p.add_argument("--target", metavar="COL", help="--data: the table's class column (left out of the features)")
     p.add_argument("--max-rules", type=int, metavar="N",
-                   help="--data: keep the first N rules; the default class is then the forest's most frequent"
-                        " decision on the rows none of them covers")
+                   help="--data: keep at most N rules (a budget the pruning meets by deleting the rules that"
+                        " lose least agreement; with --validate 0 the first N); the default class is then the"
+                        " forest's most frequent decision on the rows none of them covers (default: all for two"
+                        " classes, half the leaves of c4.5's tree on the ensemble's decisions for more)")
     p.add_argument("--synthetic", type=int, default=None, metavar="N",
                    help="--data: also judge the rules on N times as many rows near the table's (each a row"
                         " with about half its features from another row, seeded), labelled by the ensemble"

@@ -67,7 +67,7 @@ OPTIONS: tuple[Option, ...] = (
        ("explain", "report", "rescore", "diff", "import"), "data"),
     _o("--target", "class column of a CSV/Parquet file", "the model's class, else required for a table",
        ("tree", "rules", "fit", "evaluate", "export", "report", "rescore", "cv", "tune", "import"), "target"),
-    _o("--max-rules", "import --data: keep the first N rules of the forest's explanation", "all", ("import",),
+    _o("--max-rules", "import --data: keep at most N rules of the forest's explanation", "all (2 classes)", ("import",),
        "max_rules"),
     _o("--synthetic", "import --data: also judge the rules on N times as many rows made near the training rows,"
        " labelled by the ensemble", "4 for two classes, else 0", ("import",), "synthetic"),

@@ -18,8 +18,9 @@ labels a leaf by its cases: a forest's own leaf classes (its bootstrap sample's 
 less about the forest's vote (measured: FIDELITY.md, "Rules from tree ensembles"). With
 `synthetic=N` the table gets N times as many rows near its own (`near_rows`), labelled by the
 ensemble, so the rules are judged on more of its decision surface; with `validate=N` the
-sifted list is then pruned against N times as many other such rows (refine.py) and, with two
-classes, given the pooled rules that gain most there.
+sifted list is then pruned against N times as many other such rows (refine.py) and given the
+pooled rules that gain most there, within a budget of rules (`max_rules`; with more than two
+classes by default half the leaves of c4.5's tree on the ensemble's decisions, `rule_budget`).
 
 Unknown values (NaN): the target is what the ensemble decides for such rows (scikit-learn
 >= 1.4 forests route NaN by their learnt `missing_go_to_left`); a model that refuses NaN makes
@@ -250,8 +251,13 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         value. The rules' target is ``model.predict(X)``; each tree's nodes are labelled by
         the ensemble's decisions on the rows reaching them (not by the tree's own leaves).
     max_rules : int or None, default=None
-        Keep only the first N rules of the ordered list; the default class is then the one
-        most frequent among the ensemble's decisions on the rows none of them covers (spec 7.8).
+        Keep at most N rules: with the pruning (`validate`), a budget it meets by deleting, while
+        the list is longer, the rule whose deletion loses least agreement on the check rows, and
+        no pool rule inserted beyond it; without (`validate=0`), the first N rules of the
+        ordered list. The default class is then the one most frequent among the ensemble's
+        decisions on the rows none of them covers (spec 7.8). None: no budget for two classes;
+        for more, `rule_budget` of c4.5's tree grown on the ensemble's decisions on the
+        training rows (half its leaves: the issue's size target; FIDELITY.md, h53z).
     cf : float, default=0.25
         The confidence level of the pessimistic error rates that drop conditions.
     synthetic : int or None, default=None
@@ -265,8 +271,9 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
         Then prune the sifted list against `validate` times as many other rows near X's,
         labelled by the ensemble (refine.py): a rule is deleted where that loses no agreement
         with the ensemble there, a condition dropped where that gains some: fewer rules
-        (FIDELITY.md); with two classes, a generalised path of any tree is also inserted where
-        that gains agreement on at least 1 in 200 of those rows, and a forest's rule whose
+        (FIDELITY.md); a generalised path of any tree is also inserted where that gains
+        agreement on at least 1 in 200 of those rows (with more than two classes since h53z:
+        XGBoost segment seed 2 95.9% -> 97.0%), and, with two classes, a forest's rule whose
         deletion neither gains nor loses agreement there is kept where deleting it loses some on
         the rows the list was chosen on. With more than two classes the made rows mix only rows
         the ensemble decides alike, rules are then also deleted while that shortens the list's
@@ -348,11 +355,19 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     codes = np.array([index[c] for c in decided], dtype=np.int64)
     values = frame.to_numpy(dtype=np.float64)
     trees = [labelled_flat(t, values, codes, len(index)) for t in paths]
+    budget = max_rules
     if len(classes) > 2:
         # c4.5's own tree on the ensemble's decisions: one partition of every class at once,
         # where each boosted tree scores one class and a forest's shallow trees split few
         # (income: 85.1% -> 88.7% held-out fidelity; binary sets: no gain, FIDELITY.md)
-        trees.append(learn_tree(ds, cf=cf).unpruned_flat)
+        own_tree = learn_tree(ds, cf=cf)
+        trees.append(own_tree.unpruned_flat)
+        if budget is None and validate:
+            # the default size: half the leaves of c4.5's tree on the ensemble's decisions on
+            # the training rows (the issue's target: no more rules than half a distilled tree's
+            # leaves), so the pruning goes on deleting where that loses least until within it
+            distilled = learn_tree(ds.subset(np.arange(len(own))), cf=cf) if synthetic else own_tree
+            budget = rule_budget(distilled.pruned.leaves(), len(classes))
     # every tree's leaves in one pass, repeats dropped as composite.pooled drops them
     candidates = generalise_rules(trees, ds, cf=cf)
     options: dict[str, Any] = {"explains": f"{_library(model)} {type(model).__name__} ({len(paths)} trees)",
@@ -365,8 +380,8 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     if validate:
         options["validate"] = validate
         refine = _pruning(checked.to_numpy(dtype=np.float64), every[judged:], values, codes, index, cf, ds,
-                          pool=candidates if two else None, ties=two and forest,
-                          with_training=not forest and not two)
+                          pool=candidates, ties=two and forest,
+                          with_training=not forest and not two, budget=budget)
     if synthetic or validate:
         options["seed"] = int(seed)
     rs, _ = rules_from_candidates(candidates, ds, options=options, max_rules=max_rules, refine=refine)
@@ -375,7 +390,7 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
 
 def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: np.ndarray,
              index: dict[str, int], cf: float, ds: Dataset, *, pool: list[CandidateRule] | None = None,
-             ties: bool = False, with_training: bool = False
+             ties: bool = False, with_training: bool = False, budget: int | None = None
              ) -> Callable[[list[CandidateRule], int], list[CandidateRule]]:
     """rules_from_candidates' `refine`: the sifted list pruned against the ensemble's
     decisions on the check rows `values` (refine.py), covers recounted on the training rows
@@ -402,18 +417,25 @@ def _pruning(values: np.ndarray, decided: list[str], train: np.ndarray, codes: n
             # binary sets), and it was not measured there
             from ..learn.pipeline import candidate_bits
             from ..rules.coding import CODE_WEIGHT, branch_bits
-            got = candidate_bits(kept, ds.schema, branch_bits(ds), 1.0)
-            bits = CODE_WEIGHT * np.array([got[r.number] for r in kept])
+            got = candidate_bits(kept + list(pool or ()), ds.schema, branch_bits(ds), 1.0)
+            bits = {k: CODE_WEIGHT * v for k, v in got.items()}
         # with many classes (not measured with two: their defaults are another study's), the
         # default class is chosen again as rules go, as it is after the pruning (spec 7.8), and a
         # condition is not dropped where the rule would then never fire once recounted
         pruned = prune_against(kept, values, check_codes, default, bits=bits, n_classes=len(index),
                                train=(train, codes, cf) if many else None, pool=pool,
-                               judged=(train, codes) if ties else None)
+                               judged=(train, codes) if ties else None, budget=budget)
         before = {r.number: r for r in kept}
         return [r if r.number in before and r.conditions == before[r.number].conditions
                 else recount(r, train, codes, cf) for r in pruned]
     return refine
+
+
+def rule_budget(leaves: int, n_classes: int) -> int:
+    """The most rules `from_ensemble` keeps by default with more than two classes: half the
+    leaves of c4.5's tree grown on the ensemble's decisions (rounded down), but at least one
+    rule per class but the default's."""
+    return max(n_classes - 1, leaves // 2)
 
 
 def _decided(model: Any, frame: pd.DataFrame, classes: tuple[str, ...]) -> list[str]:

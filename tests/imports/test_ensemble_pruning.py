@@ -172,9 +172,9 @@ def test_validate_prunes_against_the_ensemble_deterministically(tmp_path):
     # agreement on the held-out rows: no worse than the list before pruning (here: better)
     want = model.predict(X_test).astype(str)
     assert (rs.predict(X_test) == want).mean() >= (plain.predict(X_test) == want).mean()
-    # max_rules applies to the pruned list
+    # max_rules is the pruning's budget: at most 2 rules, those whose deletion lost most
     short = from_ensemble(model, X, synthetic=1, validate=2, seed=3, max_rules=2)
-    assert [(r.conditions, r.prediction) for r in short.rules] == [(r.conditions, r.prediction) for r in rs.rules[:2]]
+    assert 1 <= len(short.rules) <= 2 < len(rs.rules) and dict(short.options)["max_rules"] == 2
     with pytest.raises(InputError, match="validate must be a whole number >= 0"):
         from_ensemble(model, X, validate=-1)
     # the command line: --validate N, the same rules
@@ -305,8 +305,9 @@ def test_many_classes_delete_rules_that_do_not_shorten_the_description_by_defaul
     X, y, _ = split("vehicle")
     model = RandomForestClassifier(n_estimators=20, max_depth=5, random_state=0).fit(X, y)
     rs = from_ensemble(model, X)
-    assert got["n_classes"] == len(rs.schema.classes) > 2 and len(got["bits"]) == len(got["rules"])
-    bits = dict(zip([r.number for r in got["rules"]], got["bits"]))
+    # the bits by rule number: the list's and the pool's (rules the pruning may insert)
+    assert got["n_classes"] == len(rs.schema.classes) > 2 and set(got["bits"]) > {r.number for r in got["rules"]}
+    bits = got["bits"]
     out = got["out"]
     same = {k: got[k] for k in ("n_classes", "train")}
     assert len(out) < len(was(got["rules"], got["values"], got["decided"], got["default"], **same))
@@ -490,3 +491,39 @@ def test_a_rule_the_check_rows_are_indifferent_to_is_kept_where_the_training_row
     # where the check rows judge it, they decide: there the rule is wrong and goes
     wrong = np.zeros(300, dtype=np.int64)
     assert prune_against(listed, train, wrong, 0, judged=(train, y)) == []
+
+
+def test_over_the_budget_the_rule_whose_deletion_loses_least_goes():
+    # three rules, each right where it fires; a budget of two deletes the one that decides the
+    # fewest rows (here the first), not the last one in the list
+    rng = np.random.default_rng(3)
+    values = rng.random((600, 2))
+    decided = np.where(values[:, 0] > 0.95, 1, np.where(values[:, 0] < 0.3, 2, np.where(values[:, 1] > 0.5, 3, 0)))
+    listed = [_rule(1, 1, (0, 1, 0.95)),                # ~30 rows
+              _rule(2, 2, (0, 0, 0.3)),                 # ~180 rows
+              _rule(3, 3, (1, 1, 0.5), (0, 1, 0.3))]    # ~190 rows
+    assert [r.number for r in prune_against(listed, values, decided, 0, n_classes=4)] == [1, 2, 3]
+    got = prune_against(listed, values, decided, 0, n_classes=4, budget=2)
+    assert [r.number for r in got] == [2, 3]
+    assert _agreement(got, values, decided, 0) == max(
+        _agreement([r for r in listed if r.number != k], values, decided, 0) for k in (1, 2, 3))
+    assert len(prune_against(listed, values, decided, 0, n_classes=4, budget=1)) == 1
+    # within the budget, nothing more is deleted than without it
+    assert prune_against(listed, values, decided, 0, n_classes=4, budget=3) == listed
+
+
+def test_with_many_classes_the_pooled_rule_that_gains_most_is_inserted_too():
+    # the list has no rule for class 2 where x1 > 0.7: with three classes the pool's rule for it
+    # goes in as with two (from_ensemble: every ensemble's pool, any number of classes), and
+    # the insertions stop at the budget
+    rng = np.random.default_rng(4)
+    values = rng.random((500, 2))
+    decided = np.where(values[:, 0] > 0.6, 1, np.where(values[:, 1] > 0.7, 2, 0))
+    listed = [_rule(1, 1, (0, 1, 0.6))]
+    pool = [_rule(6, 2, (1, 1, 0.7)), _rule(7, 2, (1, 1, 0.85))]
+    bits = {1: 3.0, 6: 3.0, 7: 3.0}
+    assert prune_against(listed, values, decided, 0, n_classes=3, bits=bits) == listed
+    got = prune_against(listed, values, decided, 0, n_classes=3, bits=bits, pool=pool)
+    assert [r.number for r in got] == [1, 6]
+    assert _agreement(got, values, decided, 0) == 1.0
+    assert prune_against(listed, values, decided, 0, n_classes=3, bits=bits, pool=pool, budget=1) == listed

@@ -107,17 +107,55 @@ def test_a_model_that_refuses_nan_is_refused_by_name():
 
 
 def test_max_rules_keeps_the_first_rules_and_chooses_the_default_again():
+    # without the pruning (validate=0), max_rules cuts the ordered list after N rules
     X, y, _ = split("glass")
     model = RandomForestClassifier(n_estimators=20, max_depth=6, random_state=0).fit(X, y)
-    full = from_ensemble(model, X)
+    full = from_ensemble(model, X, validate=0)
     assert len(full.rules) > 3
-    short = from_ensemble(model, X, max_rules=3)
+    short = from_ensemble(model, X, max_rules=3, validate=0)
     assert [r.conditions for r in short.rules] == [r.conditions for r in full.rules[:3]]
     # the default: the forest's most frequent decision on the rows none of the 3 rules covers
     decided = model.predict(X).astype(str)
     left = pd.Series(decided[short.rule_index(X) == 0]).value_counts()
     assert left[short.default_class] == left.max()
     assert dict(short.options)["max_rules"] == 3
+
+
+def test_max_rules_is_a_budget_the_pruning_meets_by_deleting_where_that_loses_least():
+    # with the pruning (the default), the rules over max_rules are not cut from the end: the
+    # pruning deletes, one at a time, the rule whose deletion loses least agreement on its
+    # check rows, so the short list follows the forest there at least as closely as the cut one
+    from c45rules.imports.ensemble import near_rows
+    X, y, _ = split("glass")
+    model = RandomForestClassifier(n_estimators=20, max_depth=6, random_state=0).fit(X, y)
+    cut = from_ensemble(model, X, validate=0)
+    assert len(cut.rules) > 3
+    budgeted = from_ensemble(model, X, max_rules=3)
+    assert 1 <= len(budgeted.rules) <= 3 and dict(budgeted.options)["max_rules"] == 3
+    grid = X.to_numpy(dtype=float)
+    check = pd.DataFrame(near_rows(grid, 4, seed=7, alike=model.predict(X).astype(str)), columns=X.columns)
+    theirs = model.predict(check).astype(str)
+    cut3 = from_ensemble(model, X, validate=0, max_rules=3)
+    assert (budgeted.predict(check) == theirs).mean() >= (cut3.predict(check) == theirs).mean()
+
+
+def test_many_classes_keep_at_most_half_the_leaves_of_c45s_tree_on_the_ensembles_decisions():
+    # the default size with more than two classes: rule_budget of c4.5's tree grown on the
+    # ensemble's decisions on the training rows (the issue's target, half a distilled tree's
+    # leaves); the unbudgeted pruning kept more here
+    from c45rules.data.frame import from_frame
+    from c45rules.imports.ensemble import rule_budget
+    from c45rules.learn.pipeline import learn_tree
+    X, y, _ = split("glass")
+    model = RandomForestClassifier(n_estimators=30, max_depth=8, random_state=1).fit(X, y)
+    table = X.copy()
+    table["class"] = model.predict(X).astype(str)
+    tree = learn_tree(from_frame(table, "class", continuous=list(X.columns)))
+    budget = rule_budget(tree.pruned.leaves(), len(model.classes_))
+    rs = from_ensemble(model, X)
+    assert len(rs.rules) <= budget
+    assert "max_rules" not in dict(rs.options)
+    assert rule_budget(3, 4) == 3 and rule_budget(40, 4) == 20 and rule_budget(41, 3) == 20
 
 
 def test_cli_imports_a_pickled_forest_with_its_training_table(tmp_path):
