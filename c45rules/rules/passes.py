@@ -154,10 +154,11 @@ class _Conditions:
         self.thresholds = {a: np.flatnonzero((paths.attribute == a) & (paths.kind == THRESHOLD))
                            for a in np.unique(paths.attribute).tolist()}
         self._planned: tuple[np.ndarray, tuple] | None = None    # (row, _plan's answer) of the last rows made
+        self._rows = np.zeros(0, dtype=np.uint64)     # truth's words, reused slice after slice
 
     def __getstate__(self) -> dict:
         # sent to Spark executors with a pass's closure: the last pass's plan stays here
-        return {**self.__dict__, "_planned": None}
+        return {**self.__dict__, "_planned": None, "_rows": np.zeros(0, dtype=np.uint64)}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -214,10 +215,15 @@ class _Conditions:
     def truth(self, batch: Dataset, lo: int, hi: int, row: np.ndarray) -> np.ndarray:
         """Bit rows (uint64 words) on cases lo..hi-1 of `batch` of the conditions `row` (rows_of)
         places, and of all those cases (an empty condition list's truth); padding bits 0.
-        Unknown values satisfy no condition."""
+        Unknown values satisfy no condition. The rows are valid until the next call (every row
+        is written, so one buffer serves every slice: a fresh zeroed 32 MB a slice was a tenth
+        of a pass at 1M cases, in page faults)."""
         n = hi - lo
         words = -(-n // 64)
-        out = np.zeros((int(row[self.count]) + 1, words), dtype=np.uint64)
+        size = (int(row[self.count]) + 1) * words
+        if len(self._rows) < size:
+            self._rows = np.empty(size, dtype=np.uint64)
+        out = self._rows[:size].reshape(-1, words)
         out[row[self.count]] = _value_rows(np.zeros(n, dtype=np.int64), 1, words)[0]
         made: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows' rows
         cuts_of, plan = self._plan(row)
@@ -235,6 +241,10 @@ class _Conditions:
             else:
                 block[:] = _bits(np.stack([self.condition(c).holds(col) for c in mine.tolist()]))
         return out
+
+    def let_go(self) -> None:
+        """Drop truth's buffer (at the end of a pass: not held through the stages between)."""
+        self._rows = np.zeros(0, dtype=np.uint64)
 
     def _plan(self, row: np.ndarray) -> tuple[dict[int, np.ndarray], list[tuple]]:
         """What truth makes for the rows `row` places, the same for every slice of a pass (at 1M
@@ -413,6 +423,7 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
         return a
 
     t0, e0, td, ed, tallied = reduce_batches(batches, zero, count, merge)
+    conds.let_go()
     if tallies is not None:
         tallies.merge(tallied)
     return t0, e0, td, ed
@@ -710,6 +721,7 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
             return a
 
         part = reduce_batches(batches, zero, count, merge)
+        conds.let_go()
         later = part["later"]
         report.table_bytes = max(report.table_bytes, part["peak"])
         report.passes += 1
