@@ -405,6 +405,31 @@ static void pool_free(Pool *p) {
     memset(p, 0, sizeof(*p));
 }
 
+/* Pool p from the pool q of the level above: its cases failing at most one condition once
+ * condition c (level j) is added, each with its failed level or -1. */
+static int narrow(const Gen *g, int32_t c, const Pool *q, Pool *p, int64_t j) {
+    if (pool_reserve(p, q->size)) return -1;
+    holds(g, c, q->cand, 0, q->size, 0, g->flags);
+    /* every case written and the next place advanced only for a kept one: whether a
+     * case is kept is a coin toss to the branch predictor; restrict, as the flags
+     * are bytes, which may alias anything */
+    const int32_t *restrict from = q->cand;
+    const int16_t *restrict was = q->failed;
+    const uint8_t *restrict holds_here = g->flags;
+    int32_t *restrict to = p->cand;
+    int16_t *restrict now = p->failed;
+    int64_t out = 0, size = q->size;
+    for (int64_t i = 0; i < size; i++) {
+        int16_t f = was[i];
+        int t = holds_here[i];
+        to[out] = from[i];
+        now[out] = t ? f : (int16_t)j;
+        out += t | (f < 0);
+    }
+    p->size = out;
+    return 0;
+}
+
 /* Make `path` (m condition ids) the current path, narrowing the pools of the new levels. */
 static int follow(Gen *g, const int32_t *path, int64_t m) {
     if (reserve_levels(g, m)) return -1;
@@ -440,27 +465,8 @@ static int follow(Gen *g, const int32_t *path, int64_t m) {
                 p->failed[out++] = (int16_t)(t0[i] ? (t1[i] ? -1 : 1) : 0);
             }
             p->size = out;
-        } else {
-            const Pool *q = &g->pools[j - 1];
-            if (pool_reserve(p, q->size)) return -1;
-            holds(g, c, q->cand, 0, q->size, 0, g->flags);
-            /* every case written and the next place advanced only for a kept one: whether a
-             * case is kept is a coin toss to the branch predictor; restrict, as the flags
-             * are bytes, which may alias anything */
-            const int32_t *restrict from = q->cand;
-            const int16_t *restrict was = q->failed;
-            const uint8_t *restrict holds_here = g->flags;
-            int32_t *restrict to = p->cand;
-            int16_t *restrict now = p->failed;
-            int64_t out = 0, size = q->size;
-            for (int64_t i = 0; i < size; i++) {
-                int16_t f = was[i];
-                int t = holds_here[i];
-                to[out] = from[i];
-                now[out] = t ? f : (int16_t)j;
-                out += t | (f < 0);
-            }
-            p->size = out;
+        } else if (narrow(g, c, &g->pools[j - 1], p, j)) {
+            return -1;
         }
         g->path[j] = c;
     }
@@ -2093,22 +2099,9 @@ static PyObject *py_pool_tables(PyObject *self, PyObject *args) {
                     q->failed[c] = g.flags[c] ? -1 : 0;
                 }
                 q->size = n;
-            } else {
-                const Pool *from = &pools[j - 1];
-                if (pool_reserve(q, from->size)) {
-                    failed = 1;
-                    break;
-                }
-                holds(&g, p[j], from->cand, 0, from->size, 0, g.flags);
-                int64_t kept = 0;
-                for (int64_t c = 0; c < from->size; c++) {
-                    int16_t f = from->failed[c];
-                    int t = g.flags[c];
-                    q->cand[kept] = from->cand[c];
-                    q->failed[kept] = t ? f : (int16_t)j;
-                    kept += t | (f < 0);
-                }
-                q->size = kept;
+            } else if (narrow(&g, p[j], &pools[j - 1], q, j)) {
+                failed = 1;
+                break;
             }
             path[j] = p[j];
         }
