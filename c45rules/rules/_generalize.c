@@ -405,6 +405,31 @@ static void pool_free(Pool *p) {
     memset(p, 0, sizeof(*p));
 }
 
+/* Pool p from the pool q of the level above: its cases failing at most one condition once
+ * condition c (level j) is added, each with its failed level or -1. */
+static int narrow(const Gen *g, int32_t c, const Pool *q, Pool *p, int64_t j) {
+    if (pool_reserve(p, q->size)) return -1;
+    holds(g, c, q->cand, 0, q->size, 0, g->flags);
+    /* every case written and the next place advanced only for a kept one: whether a
+     * case is kept is a coin toss to the branch predictor; restrict, as the flags
+     * are bytes, which may alias anything */
+    const int32_t *restrict from = q->cand;
+    const int16_t *restrict was = q->failed;
+    const uint8_t *restrict holds_here = g->flags;
+    int32_t *restrict to = p->cand;
+    int16_t *restrict now = p->failed;
+    int64_t out = 0, size = q->size;
+    for (int64_t i = 0; i < size; i++) {
+        int16_t f = was[i];
+        int t = holds_here[i];
+        to[out] = from[i];
+        now[out] = t ? f : (int16_t)j;
+        out += t | (f < 0);
+    }
+    p->size = out;
+    return 0;
+}
+
 /* Make `path` (m condition ids) the current path, narrowing the pools of the new levels. */
 static int follow(Gen *g, const int32_t *path, int64_t m) {
     if (reserve_levels(g, m)) return -1;
@@ -440,27 +465,8 @@ static int follow(Gen *g, const int32_t *path, int64_t m) {
                 p->failed[out++] = (int16_t)(t0[i] ? (t1[i] ? -1 : 1) : 0);
             }
             p->size = out;
-        } else {
-            const Pool *q = &g->pools[j - 1];
-            if (pool_reserve(p, q->size)) return -1;
-            holds(g, c, q->cand, 0, q->size, 0, g->flags);
-            /* every case written and the next place advanced only for a kept one: whether a
-             * case is kept is a coin toss to the branch predictor; restrict, as the flags
-             * are bytes, which may alias anything */
-            const int32_t *restrict from = q->cand;
-            const int16_t *restrict was = q->failed;
-            const uint8_t *restrict holds_here = g->flags;
-            int32_t *restrict to = p->cand;
-            int16_t *restrict now = p->failed;
-            int64_t out = 0, size = q->size;
-            for (int64_t i = 0; i < size; i++) {
-                int16_t f = was[i];
-                int t = holds_here[i];
-                to[out] = from[i];
-                now[out] = t ? f : (int16_t)j;
-                out += t | (f < 0);
-            }
-            p->size = out;
+        } else if (narrow(g, c, &g->pools[j - 1], p, j)) {
+            return -1;
         }
         g->path[j] = c;
     }
@@ -2020,6 +2026,122 @@ static int64_t check_round_rules(const int32_t *conds, Py_ssize_t n_conds, const
     return longest;
 }
 
+PyDoc_STRVAR(pool_tables_doc,
+"pool_tables(columns, kind, attr, outcome, cut, node, key, masks, mask_off, mask_len, leaf_ptr,\n"
+"            leaf_cond, n, n_keys, y, klass, t0, e0, td, ed)\n\n"
+"A first generalisation round's counts over a batch of n cases (passes.py _round_counts), added\n"
+"into t0, e0 (int64 per leaf) and td, ed (int64, a row of width td.len / 8 / leaves per leaf):\n"
+"per leaf i (its path, conditions and columns as leaf_order has them; y: the cases' classes,\n"
+"int32; klass[i]: its class, int32) the cases satisfying its whole path and those satisfying\n"
+"all of it but level d. As generalise's first round: each path's pool of the cases failing at\n"
+"most one of its conditions, narrowed a level at a time along the depth-first paths, so no\n"
+"condition's truth over every case is made (what round_tables reads).");
+
+static PyObject *py_pool_tables(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[17];
+    PyObject *columns, *out = NULL;
+    Py_ssize_t n, n_keys;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "O!y*y*y*y*y*y*y*y*y*y*y*nny*y*w*w*w*w*", &PyTuple_Type, &columns, &v[0], &v[1],
+                          &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &n, &n_keys, &v[11],
+                          &v[12], &v[13], &v[14], &v[15], &v[16]))
+        return NULL;
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    Py_buffer *cols = NULL;
+    Pool *pools = NULL;
+    int32_t *path = NULL;
+    int64_t n_leaves = v[9].len / 8 - 1, max_depth = 1, depth = 0, width = 0;
+    if (open_conditions(&g, v, columns, &cols, n, n_keys, "pool_tables")
+        || check_leaves(&g, &v[9], &v[10], "pool_tables"))
+        goto done;
+    if (n_leaves > 0) width = v[15].len / 8 / n_leaves;
+    if (v[11].len != n * 4 || v[12].len != n_leaves * 4 || v[13].len != n_leaves * 8 || v[14].len != n_leaves * 8
+        || v[15].len != n_leaves * width * 8 || v[16].len != v[15].len) {
+        PyErr_SetString(PyExc_ValueError, "pool_tables: array sizes do not agree");
+        goto done;
+    }
+    const int64_t *leaf_ptr = v[9].buf;
+    const int32_t *leaf_cond = v[10].buf, *y = v[11].buf, *klass = v[12].buf;
+    for (int64_t i = 0; i < n_leaves; i++)
+        if (leaf_ptr[i + 1] - leaf_ptr[i] > max_depth) max_depth = leaf_ptr[i + 1] - leaf_ptr[i];
+    if (max_depth > width && n_leaves > 0) {
+        PyErr_SetString(PyExc_ValueError, "pool_tables: td and ed are narrower than a path");
+        goto done;
+    }
+    int64_t *t0 = v[13].buf, *e0 = v[14].buf, *td = v[15].buf, *ed = v[16].buf;
+    pools = calloc((size_t)max_depth, sizeof(Pool));
+    path = malloc((size_t)max_depth * 4);
+    g.flags = malloc((size_t)n + 1);
+    g.td = calloc((size_t)max_depth + 1, 8);      /* per failed level + 1: cases, then errors */
+    g.ed = calloc((size_t)max_depth + 1, 8);
+    if (!pools || !path || !g.flags || !g.td || !g.ed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < n_leaves && !failed; i++) {
+        const int32_t *p = leaf_cond + leaf_ptr[i];
+        int64_t m = leaf_ptr[i + 1] - leaf_ptr[i], keep = 0;
+        while (keep < m && keep < depth && p[keep] == path[keep]) keep++;
+        for (int64_t j = keep; j < m && !failed; j++) {
+            Pool *q = &pools[j];
+            if (j == 0) {
+                if (pool_reserve(q, n)) {
+                    failed = 1;
+                    break;
+                }
+                holds(&g, p[0], NULL, 0, n, 0, g.flags);
+                for (int64_t c = 0; c < n; c++) {
+                    q->cand[c] = (int32_t)c;
+                    q->failed[c] = g.flags[c] ? -1 : 0;
+                }
+                q->size = n;
+            } else if (narrow(&g, p[j], &pools[j - 1], q, j)) {
+                failed = 1;
+                break;
+            }
+            path[j] = p[j];
+        }
+        if (failed) break;
+        depth = m;
+        /* the leaf's pool: cases failing no level (slot 0) or exactly level d (slot d + 1) */
+        const Pool *q = &pools[m - 1];
+        int32_t mine = klass[i];
+        for (int64_t d = 0; d <= m; d++) g.td[d] = g.ed[d] = 0;
+        for (int64_t c = 0; c < q->size; c++) {
+            int64_t slot = q->failed[c] + 1;
+            g.td[slot]++;
+            g.ed[slot] += y[q->cand[c]] != mine;
+        }
+        t0[i] += g.td[0];
+        e0[i] += g.ed[0];
+        for (int64_t d = 0; d < m; d++) {
+            td[i * width + d] += g.td[0] + g.td[d + 1];
+            ed[i * width + d] += g.ed[0] + g.ed[d + 1];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    if (pools)
+        for (int64_t j = 0; j < max_depth; j++) pool_free(&pools[j]);
+    free(pools);
+    free(path);
+    free(g.flags);
+    free(g.td);
+    free(g.ed);
+    close_conditions(&g, cols, PyTuple_GET_SIZE(columns));
+    release_views(v, 17);
+    return out;
+}
+
 PyDoc_STRVAR(round_tables_doc,
 "round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)\n\n"
 "A generalisation round's counts over one slice of n cases (passes.py _round_counts), added\n"
@@ -2108,112 +2230,6 @@ done:
     free(g.empty); free(g.row_key); free(g.levels); free(g.td); free(g.ed);
     free((void *)g.rows); free((void *)g.empties); free(g.at); free(g.covered);
     release_views(v, 10);
-    return out;
-}
-
-PyDoc_STRVAR(round_pairs_doc,
-"round_pairs(bits, n, wrong, conds, ptr, klass, tp, ep)\n\n"
-"What the next generalisation round needs beyond this one's counts, whichever condition this one\n"
-"drops (passes.py _round_counts): per rule i and pair d < e of its conditions, the cases of one\n"
-"slice failing exactly d and e, and those of them of another class, added into tp and ep (int64,\n"
-"width x width per rule: [d, e] at (i * width + d) * width + e). The arguments but tp, ep as\n"
-"round_tables has them. Words where three of a rule's conditions hold for no case have no such\n"
-"case and are skipped.");
-
-static PyObject *py_round_pairs(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer v[8];
-    Py_ssize_t n;
-    memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*ny*y*y*y*w*w*", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]))
-        return NULL;
-    PyObject *out = NULL;
-    uint64_t *empty = NULL, *fail = NULL;
-    const uint64_t **rows = NULL, **empties = NULL;
-    int64_t W = (n + 63) / 64, k = v[3].len / 8 - 1;
-    int64_t n_rows = W ? v[0].len / 8 / W : 0, n_classes = W ? v[1].len / 8 / W : 0, width = 0;
-    while (k > 0 && (width + 1) * (width + 1) * k * 8 <= v[5].len) width++;
-    if (n < 0 || k < 0 || v[0].len != n_rows * W * 8 || v[1].len != n_classes * W * 8 || v[4].len != k * 4
-        || v[5].len != k * width * width * 8 || v[6].len != v[5].len) {
-        PyErr_SetString(PyExc_ValueError, "round_pairs: array sizes do not agree");
-        goto done;
-    }
-    const int32_t *conds = v[2].buf, *klass = v[4].buf;
-    const int64_t *ptr = v[3].buf;
-    int64_t longest = check_round_rules(conds, v[2].len / 4, ptr, k, n_rows, klass, n_classes, width, "round_pairs",
-                                        "tp and ep");
-    if (longest < 0) goto done;
-    int64_t blocks = (W + 63) / 64;
-    /* per row and run of 64 words, a bit per word where no case holds (empty_words); per
-       condition of the rule at hand, its truth row, its empty words and a word's failing cases */
-    empty = malloc((size_t)(n_rows * blocks) * 8 + 8);
-    rows = malloc(((size_t)longest + 1) * sizeof(*rows));
-    empties = malloc(((size_t)longest + 1) * sizeof(*empties));
-    fail = malloc(((size_t)longest + 1) * 8);
-    if (!empty || !rows || !empties || !fail) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    const uint64_t *bits = v[0].buf, *wrong = v[1].buf;
-    int64_t *tp = v[5].buf, *ep = v[6].buf;
-    Py_BEGIN_ALLOW_THREADS
-    Gen g;
-    memset(&g, 0, sizeof(g));
-    g.words = W;
-    g.blocks = blocks;
-    for (int64_t r = 0; r < n_rows; r++) empty_words(&g, bits + r * W, empty + r * blocks);
-    for (int64_t i = 0; i < k; i++) {
-        const int32_t *mine = conds + ptr[i];
-        int64_t m = ptr[i + 1] - ptr[i];
-        if (m < 2) continue;
-        const uint64_t *bad = wrong + (int64_t)klass[i] * W;
-        int64_t *tpi = tp + i * width * width, *epi = ep + i * width * width;
-        for (int64_t d = 0; d < m; d++) {
-            rows[d] = bits + (int64_t)mine[d] * W;
-            empties[d] = empty + (int64_t)mine[d] * blocks;
-        }
-        for (int64_t b = 0; b < blocks; b++) {
-            /* 64 words at once: those where three conditions hold for no case have no case
-               failing exactly two, and are not read */
-            uint64_t some = 0, two = 0, three = 0;
-            for (int64_t d = 0; d < m; d++) {
-                uint64_t e = empties[d][b];
-                three |= two & e;
-                two |= some & e;
-                some |= e;
-            }
-            for (uint64_t look = ~three; look; look &= look - 1) {
-                int64_t w = b * 64 + __builtin_ctzll(look);
-                if (w >= W) break;
-                /* bit-sliced: the cases failing at least one, two, three of the conditions */
-                uint64_t valid = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL, one = 0, twos = 0, threes = 0;
-                for (int64_t d = 0; d < m; d++) {
-                    uint64_t f = ~rows[d][w] & valid;
-                    fail[d] = f;
-                    threes |= twos & f;
-                    twos |= one & f;
-                    one |= f;
-                }
-                for (uint64_t x = twos & ~threes; x; x &= x - 1) {
-                    uint64_t bit = x & -x;
-                    int64_t d = 0, e;
-                    while (!(fail[d] & bit)) d++;
-                    for (e = d + 1; !(fail[e] & bit); e++)
-                        ;
-                    tpi[d * width + e]++;
-                    epi[d * width + e] += (bad[w] & bit) != 0;
-                }
-            }
-        }
-    }
-    Py_END_ALLOW_THREADS
-    out = Py_NewRef(Py_None);
-done:
-    free(empty);
-    free((void *)rows);
-    free((void *)empties);
-    free(fail);
-    release_views(v, 8);
     return out;
 }
 
@@ -2397,8 +2413,8 @@ static PyMethodDef methods[] = {
     {"truth_rows", py_truth_rows, METH_VARARGS, truth_rows_doc},
     {"weight_grains", py_weight_grains, METH_VARARGS, weight_grains_doc},
     {"weight_sums", py_weight_sums, METH_VARARGS, weight_sums_doc},
+    {"pool_tables", py_pool_tables, METH_VARARGS, pool_tables_doc},
     {"round_tables", py_round_tables, METH_VARARGS, round_tables_doc},
-    {"round_pairs", py_round_pairs, METH_VARARGS, round_pairs_doc},
     {"fire_lists", py_fire_lists, METH_VARARGS, fire_lists_doc},
     {"group_lists", py_group_lists, METH_VARARGS, group_lists_doc},
     {"value_rows", py_value_rows, METH_VARARGS, value_rows_doc},

@@ -4,13 +4,13 @@ count tables instead of the rows.
 Generalisation (spec 7.3-7.5) needs, per round and per rule still being generalised, the class
 counts of the cases satisfying all its conditions and all but each one: one pass counts them for
 every such rule at once, from each batch's condition truth as bits (64 cases a word). Compiled,
-the first pass also counts the cases failing exactly each pair of conditions, from which the next
-round's counts follow whichever condition the first round drops: two rounds in that pass. A later
-pass counts, beside each rule's tables, its tables without the condition its round is guessed to
-drop (the runner-up of its round before): when the round drops that one, the next round's counts
-are there too (two rounds a pass again, for one more rule's counts instead of the pairs' width x
-width, read from every word where two conditions fail). The first pass also tallies what the
-coding costs read (classes, values per attribute).
+the first pass (every leaf's whole path) counts each path's pool of the cases failing at most
+one of its conditions instead, narrowed along the depth-first paths as generalise's first round
+is (_Conditions.pool_tables): no truth row over every case. A later pass counts, beside each
+rule's tables, its tables without the condition its round is guessed to drop (the runner-up of
+its round before): when the round drops that one, the next round's counts are there too (two
+rounds a pass). The first pass also tallies what the coding costs read (classes, values per
+attribute).
 Subset selection (7.6) reads, class by class, whether a case is of the class and which of the
 class's candidates fire on it: one pass groups the cases into a table per class. Ordering, the
 default class and sifting (7.7-7.9) read the class and which selected rules fire: one more pass,
@@ -49,8 +49,6 @@ Batches = Callable[[], Iterable[Dataset]]
 _WORDS = 1 << 22
 # (condition, case) truth bits held at once (32 MB): a large batch is counted a slice at a time
 _CELLS = 1 << 28
-# without a budget, the pair counts (two generalisation rounds a pass) take at most a quarter of this
-_PAIRS_MEMORY = 1 << 30
 
 
 @dataclass
@@ -70,7 +68,7 @@ class PassReport:
     table_bytes: int = 0       # the most one pass's firing tables held (_table_bytes)
     round_bytes: int = 0       # the most a generalisation round's counts held
     rule_counts: int = 0       # rules' tables counted, all passes (guessed ones included)
-    pair_counts: int = 0       # rules whose pair counts were counted, all passes
+    pool_counts: int = 0       # rules counted from their paths' pools (the first pass, compiled)
     guessed_right: int = 0     # second rounds from a guessed condition's tables
 
     def as_dict(self) -> dict[str, int]:
@@ -156,10 +154,11 @@ class _Conditions:
         self.thresholds = {a: np.flatnonzero((paths.attribute == a) & (paths.kind == THRESHOLD))
                            for a in np.unique(paths.attribute).tolist()}
         self._planned: tuple[np.ndarray, tuple] | None = None    # (row, _plan's answer) of the last rows made
+        self._rows = np.zeros(0, dtype=np.uint64)     # truth's words, reused slice after slice
 
     def __getstate__(self) -> dict:
         # sent to Spark executors with a pass's closure: the last pass's plan stays here
-        return {**self.__dict__, "_planned": None}
+        return {**self.__dict__, "_planned": None, "_rows": np.zeros(0, dtype=np.uint64)}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -168,13 +167,36 @@ class _Conditions:
         """A batch's cases leaf by leaf (generalize's leaf order), or None without the compiled
         module: cases satisfying most of a rule's conditions then share few words, and the
         words where two of its conditions hold for no case are many."""
+        return self._compiled.leaf_order(batch) if self._ready(batch) else None
+
+    def pool_tables(self, batch: Dataset, lists: "_Pooled", t0: np.ndarray, e0: np.ndarray, td: np.ndarray,
+                    ed: np.ndarray) -> bool:
+        """Add a batch's round counts of the rules `lists` holds (rule i: t0[i], e0[i], td[i],
+        ed[i]) from each rule's pool of the cases failing at most one of its conditions (compiled
+        pool_tables: rules sharing their first conditions share those levels' pools, as
+        generalise's first round shares them along the tree's paths); False, nothing added,
+        without the compiled module. No truth row over the batch is made: at 1M cases a slice
+        of every condition's rows held ~1,300 cases, and every rule read every slice."""
+        if not self._ready(batch):
+            return False
+        c = self._compiled
+        k = len(lists.order)
+        got = [np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64), np.zeros_like(td), np.zeros_like(ed)]
+        _native.pool_tables(c.columns_of(batch), *c.conditions, lists.ptr, lists.cond, batch.n, c.n_keys,
+                            np.ascontiguousarray(batch.y, dtype=np.int32), lists.klass, *got)
+        for into, part in zip((t0, e0, td, ed), got):
+            into[lists.order] += part
+        return True
+
+    def _ready(self, batch: Dataset) -> bool:
+        """Whether the compiled module can take `batch` (made from the first batch seen)."""
         if _native is None or not self.count or batch.n >= 2**31:
-            return None
+            return False
         if self._compiled is None:
             self._compiled = _Compiled(self.tree, batch, np.zeros(len(batch.schema.classes), dtype=np.float32))
             if self._compiled.deepest() > _native.MAX_DEPTH:
                 self._compiled = False
-        return self._compiled.leaf_order(batch) if self._compiled else None
+        return bool(self._compiled)
 
     def rows_of(self, used: np.ndarray) -> np.ndarray:
         """condition -> its row in `truth` of the conditions `used` (-1: not made; a group's
@@ -193,10 +215,15 @@ class _Conditions:
     def truth(self, batch: Dataset, lo: int, hi: int, row: np.ndarray) -> np.ndarray:
         """Bit rows (uint64 words) on cases lo..hi-1 of `batch` of the conditions `row` (rows_of)
         places, and of all those cases (an empty condition list's truth); padding bits 0.
-        Unknown values satisfy no condition."""
+        Unknown values satisfy no condition. The rows are valid until the next call (every row
+        is written, so one buffer serves every slice: a fresh zeroed 32 MB a slice was a tenth
+        of a pass at 1M cases, in page faults)."""
         n = hi - lo
         words = -(-n // 64)
-        out = np.zeros((int(row[self.count]) + 1, words), dtype=np.uint64)
+        size = (int(row[self.count]) + 1) * words
+        if len(self._rows) < size:
+            self._rows = np.empty(size, dtype=np.uint64)
+        out = self._rows[:size].reshape(-1, words)
         out[row[self.count]] = _value_rows(np.zeros(n, dtype=np.int64), 1, words)[0]
         made: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows' rows
         cuts_of, plan = self._plan(row)
@@ -214,6 +241,10 @@ class _Conditions:
             else:
                 block[:] = _bits(np.stack([self.condition(c).holds(col) for c in mine.tolist()]))
         return out
+
+    def let_go(self) -> None:
+        """Drop truth's buffer (at the end of a pass: not held through the stages between)."""
+        self._rows = np.zeros(0, dtype=np.uint64)
 
     def _plan(self, row: np.ndarray) -> tuple[dict[int, np.ndarray], list[tuple]]:
         """What truth makes for the rows `row` places, the same for every slice of a pass (at 1M
@@ -289,6 +320,27 @@ def _rule_rows(conds: _Conditions, rules: list[list[int]]) -> tuple[np.ndarray, 
     return row, row[flat].astype(np.int32), ptr
 
 
+@dataclass
+class _Pooled:
+    """Rules' condition lists as pool_tables reads them: in ascending order of the lists (rules
+    sharing first conditions side by side), `order[j]` the place of the j-th among the rules,
+    its conditions cond[ptr[j]:ptr[j + 1]] (int32; ptr int64) and its class klass[j] (int32)."""
+
+    order: np.ndarray
+    ptr: np.ndarray
+    cond: np.ndarray
+    klass: np.ndarray
+
+    @classmethod
+    def of(cls, lists: list[list[int]], klass: np.ndarray) -> "_Pooled":
+        order = sorted(range(len(lists)), key=lists.__getitem__)
+        ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+        np.cumsum([len(lists[i]) for i in order], out=ptr[1:])
+        cond = np.fromiter(chain.from_iterable(lists[i] for i in order), dtype=np.int32, count=int(ptr[-1]))
+        at = np.asarray(order, dtype=np.int64)
+        return cls(at, ptr, cond, np.ascontiguousarray(klass[at], dtype=np.int32))
+
+
 def _checked(batch: Dataset, schema: Any) -> None:
     if batch.schema != schema:
         raise InputError(f"{batch.source}: a batch's columns differ from the first batch's")
@@ -299,9 +351,9 @@ def _checked(batch: Dataset, schema: Any) -> None:
 
 
 class _RoundTable(list):
-    """A round pass's tables [T0, E0, Td, Ed, tallies, Tp, Ep] (_round_counts): pickled, as a Spark
+    """A round pass's tables [T0, E0, Td, Ed, tallies] (_round_counts): pickled, as a Spark
     executor sends it to the driver (learn/spark.py), with its count arrays packed (pack_counts):
-    mostly zeros (rules shorter than the widest, pairs d >= e) and small counts."""
+    mostly zeros (rules shorter than the widest) and small counts."""
 
     def __reduce__(self) -> tuple:
         return _round_table, ([pack_counts(x) if isinstance(x, np.ndarray) else x for x in self],)
@@ -313,17 +365,14 @@ def _round_table(items: list) -> _RoundTable:
 
 
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
-                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pairs: bool = False
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pools: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
-    satisfying all but d); with `pairs` (compiled only), also per pair d < e the cases failing
-    exactly d and e, and those of another class (Tp, Ep: rules x width x width, else None), from
-    which the next round's counts follow whichever condition this one drops. Also tallies the
-    cases into `tallies` when given."""
+    satisfying all but d). Also tallies the cases into `tallies` when given. `pools`: counted
+    from the rules' pools where compiled (_Conditions.pool_tables), not from truth rows."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
-    pairs = pairs and _native is not None
     # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
     row, flat, ptr = _rule_rows(conds, [levels[r] for r in rules])
     everyone_at = int(row[conds.count])
@@ -339,19 +388,20 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
             groups.append((at, idx, targets[np.asarray(rules)[at]]))
     tally = tallies is not None
+    pooled = _Pooled.of([levels[r] for r in rules], klass) if pools and klass is not None and k else None
 
     def zero() -> list:
         return _RoundTable([np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64),
                             np.zeros((k, width), dtype=np.int64), np.zeros((k, width), dtype=np.int64),
-                            _Tallies(np.zeros(n_classes, dtype=np.int64)) if tally else None,
-                            np.zeros((k, width, width), dtype=np.int64) if pairs else None,
-                            np.zeros((k, width, width), dtype=np.int64) if pairs else None])
+                            _Tallies(np.zeros(n_classes, dtype=np.int64)) if tally else None])
 
     def count(table: list, batch: Dataset) -> list:
-        t0, e0, td, ed, tallied, tp, ep = table
+        t0, e0, td, ed, tallied = table
         _checked(batch, schema)
         if tallied is not None:
             tallied.add(batch)
+        if pooled is not None and conds.pool_tables(batch, pooled, t0, e0, td, ed):
+            return table
         order = conds.leaf_order(batch)
         if order is not None:
             batch = batch.subset(order)
@@ -361,40 +411,22 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
             if _native is not None:
                 _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, t0, e0, td, ed)
-                if pairs:
-                    _native.round_pairs(bits, hi - lo, wrong, flat, ptr, klass, tp, ep)
             else:
                 _count_numpy(bits, wrong, groups, everyone_at, t0, e0, td, ed)
         return table
 
     def merge(a: list, b: list) -> list:
-        for mine, theirs in zip(a[:4] + a[5:], b[:4] + b[5:]):
-            if mine is not None:
-                mine += theirs
+        for mine, theirs in zip(a[:4], b[:4]):
+            mine += theirs
         if a[4] is not None:
             a[4].merge(b[4])
         return a
 
-    t0, e0, td, ed, tallied, tp, ep = reduce_batches(batches, zero, count, merge)
+    t0, e0, td, ed, tallied = reduce_batches(batches, zero, count, merge)
+    conds.let_go()
     if tallies is not None:
         tallies.merge(tallied)
-    return t0, e0, td, ed, tp, ep
-
-
-def _second_round(seconds: np.ndarray, t0: np.ndarray, e0: np.ndarray, td: np.ndarray, ed: np.ndarray,
-                  tp: np.ndarray, ep: np.ndarray) -> tuple[list[list[int]], list[list[int]]]:
-    """Per (place i, condition d) of `seconds` (a rule of a round pass and the condition its first
-    round dropped), the second round's Td and Ed for every condition e (as lists; the entry e = d
-    and those past the rule's conditions mean nothing): the cases satisfying all but d and e are
-    those failing none, d only, e only or exactly both, Td[d] + Td[e] - T0 + Tp[d, e]."""
-    i, d = seconds[:, 0], seconds[:, 1]
-    e = np.arange(td.shape[1])
-    lower = e[None, :] < d[:, None]
-    # Tp[min(d, e), max(d, e)]
-    rows = (i[:, None], np.where(lower, e[None, :], d[:, None]), np.where(lower, d[:, None], e[None, :]))
-    ti = td[i, d][:, None] + td[i] - t0[i][:, None] + tp[rows]
-    ei = ed[i, d][:, None] + ed[i] - e0[i][:, None] + ep[rows]
-    return ti.tolist(), ei.tolist()
+    return t0, e0, td, ed
 
 
 def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
@@ -450,10 +482,10 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                          ) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
     """generalise_rules over the batches: the candidate rules (without covers) in the same order,
     numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, the first
-    pass also counts the rules' cases failing two conditions, which gives the second round's
-    counts whichever condition the first drops (while those tables fit `memory` / 4); a later
-    pass counts each rule's tables without its guessed next condition too (the module's
-    docstring): two rounds a pass for the rules whose guess holds."""
+    pass counts each leaf's path from its pool of the cases failing at most one condition; a
+    later pass counts each rule's tables without its guessed next condition too (the module's
+    docstring): two rounds a pass for the rules whose guess holds. `memory` is not read here:
+    the rounds' tables grow with the rules, not the rows."""
     report = report if report is not None else PassReport()
     conds = _Conditions(tree)
     p = conds.paths
@@ -470,31 +502,27 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     # per rule, the condition (its number) its next round is guessed to drop: the runner-up of
     # its round before. A pass counts the rule's tables and, guessed, its tables without that
     # condition: when the round drops it, those are the next round's (two rounds a pass), at
-    # the cost of one more rule's counts instead of the pair counts' width x width
+    # the cost of one more rule's counts
     guess: dict[int, int] = {}
     errors: list[float] = []
     while active or report.rounds == 0:     # a pass even for a tree of one leaf: the tallies
         width = max((len(levels[r]) for r in active), default=0)
-        # the first pass (no round before to guess from) takes two rounds from the pair
-        # counts when their tables fit a quarter of the budget
-        pairs = (report.rounds == 0 and width > 1
-                 and 16 * len(active) * width * width <= (_PAIRS_MEMORY if memory is None else memory) // 4)
+        # the first pass: every leaf's whole path, none guessed (no round before to guess from)
+        first = report.rounds == 0
         guessed = [r for r in active if r in guess]
         lists = [current[r] for r in active] + [[c for c in current[r] if c != guess[r]] for r in guessed]
         counted = np.concatenate([targets[active], targets[guessed]]).astype(np.int64)
-        t0_a, e0_a, td_a, ed_a, tp, ep = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
-                                                       len(schema.classes), tallies if report.rounds == 0 else None,
-                                                       schema, pairs)
-        # Python ints rule by rule (drop_choice's lists), the arrays for the second round
+        t0_a, e0_a, td_a, ed_a = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
+                                               len(schema.classes), tallies if first else None, schema, pools=first)
+        # Python ints rule by rule (drop_choice's lists)
         t0, e0, td, ed = t0_a.tolist(), e0_a.tolist(), td_a.tolist(), ed_a.tolist()
         report.passes += 1
         report.round_passes += 1
         report.rounds += 1
         report.rule_counts += len(lists)
-        report.pair_counts += len(active) if tp is not None else 0
-        # T0, E0 and Td, Ed per condition of every rule counted, int64, and the pairs' Tp, Ep
-        report.round_bytes = max(report.round_bytes, 8 * len(t0) * (2 + 2 * width)
-                                 + (0 if tp is None else tp.nbytes + ep.nbytes))
+        report.pool_counts += len(lists) if first and _native is not None else 0
+        # T0, E0 and Td, Ed per condition of every rule counted, int64
+        report.round_bytes = max(report.round_bytes, 8 * len(t0) * (2 + 2 * width))
         if rates is None:
             if tallies.n == 0:
                 raise InputError("the batches hold no cases")
@@ -514,9 +542,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
             del levels[r][best], current[r][best]
             return best
 
-        # the first round of this pass, rule by rule; with the pair counts the second round's
-        # counts follow for each rule from the condition the first drops, all rules at once
-        seconds: list[tuple[int, int]] = []         # (place, condition dropped) of those rules
+        # the round of this pass, rule by rule, and the next where the guess held
         for i, r in enumerate(active):
             was = guess.pop(r, None)
             m = len(levels[r])
@@ -524,23 +550,12 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
             best = drop(r, t0[i], e0[i], td[i][:m], ed[i][:m])
             if best is None or not levels[r]:
                 continue
-            if tp is not None:
-                seconds.append((i, best))
-            elif best == was_at:
+            if best == was_at:
                 # the round dropped the guessed condition: the next round's counts are there
                 report.guessed_right += 1
                 second = True
                 j = guessed_at[r]
                 drop(r, t0[j], e0[j], td[j][:m - 1], ed[j][:m - 1])
-        if seconds:
-            second = True
-            ti_rows, ei_rows = _second_round(np.array(seconds, dtype=np.int64), t0_a, e0_a, td_a, ed_a, tp, ep)
-            for (i, first), ti, ei in zip(seconds, ti_rows, ei_rows):
-                r = active[i]
-                # all but `first` is T0, E0; all but first and e, Td, Ed (its own entry dropped)
-                ti, ei = ti[:len(levels[r]) + 1], ei[:len(levels[r]) + 1]
-                del ti[first], ei[first]
-                drop(r, td[i][first], ed[i][first], ti, ei)
         # a rule of one condition has no next round to guess: dropping it leaves none
         active = [r for r in active if final[r] is None and levels[r]]
         for r in active:
@@ -706,6 +721,7 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
             return a
 
         part = reduce_batches(batches, zero, count, merge)
+        conds.let_go()
         later = part["later"]
         report.table_bytes = max(report.table_bytes, part["peak"])
         report.passes += 1

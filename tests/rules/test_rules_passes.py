@@ -46,7 +46,7 @@ def test_streamed_rules_equal_in_memory(name):
     # selection's tables (all classes at once) one more, the selected rules' table one more
     assert report.rows == ds.n
     assert report.passes == report.round_passes + (report.candidates > 0) + (report.selected > 0)
-    # a pass counts one round, or two (the first pass's pair counts, a guess that held)
+    # a pass counts one round, or two (a guess that held)
     assert report.round_passes <= report.rounds <= 2 * report.round_passes
     assert report.selected == len(trace2.final) and report.selected_patterns <= ds.n
 
@@ -276,62 +276,72 @@ def test_a_table_beyond_the_budget_is_refused_by_stage():
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-def test_later_rounds_guess_instead_of_pair_counts(compiled, monkeypatch):
-    """Only the first pass counts the pair tables (rules x width x width, read from every word
-    where two of a rule's conditions fail); a later pass counts each rule's tables and those
-    without its guessed next condition (the runner-up of its round before): when the round
-    drops that one, two rounds in the pass. Same rules as in memory."""
+def test_first_pass_from_pools_later_rounds_guess(compiled, monkeypatch):
+    """Compiled, the first pass counts every leaf's path from its pool of the cases failing at
+    most one condition (no condition truth rows are made in it); a later pass counts each rule's
+    tables and those without its guessed next condition (the runner-up of its round before):
+    when the round drops that one, two rounds in the pass. Same rules as in memory."""
     if compiled and passes._native is None:
         pytest.skip("no compiled module")
     if not compiled:
         monkeypatch.setattr(passes, "_native", None)
     seen = []
     counts = passes._round_counts
+    truth = passes._Conditions.truth
+    made = []
 
-    def spy(conds, batches, rules, levels, targets, n_classes, tallies, schema, pairs=False):
-        seen.append((len(rules), pairs and passes._native is not None))
-        return counts(conds, batches, rules, levels, targets, n_classes, tallies, schema, pairs)
+    def spy(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=False):
+        seen.append((len(rules), pools))
+        made.append(0)
+        return counts(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=pools)
+
+    def counted_truth(self, *args):
+        made[-1] += 1
+        return truth(self, *args)
 
     monkeypatch.setattr(passes, "_round_counts", spy)
+    monkeypatch.setattr(passes._Conditions, "truth", counted_truth)
     ds, memory, streamed, trace, trace2, report = both("crx")
     assert dump_yaml(streamed) == dump_yaml(memory)
-    assert [pairs for _, pairs in seen] == [compiled] + [False] * (len(seen) - 1)
-    # the first pass: every leaf's rule, no guess yet
-    assert report.pair_counts == (seen[0][0] if compiled else 0)
+    assert [pools for _, pools in seen] == [True] + [False] * (len(seen) - 1)
+    # the first pass: every leaf's rule, no guess yet; compiled, from the pools alone
+    assert report.pool_counts == (seen[0][0] if compiled else 0)
+    assert (made[0] == 0) == compiled and all(made[1:])
     assert report.rule_counts == sum(k for k, _ in seen) and 0 < report.guessed_right
     assert report.round_passes == len(seen) < report.rounds
 
 
-def test_round_pairs_equal_numpy_counts():
-    # per rule and pair d < e of its conditions: the cases failing exactly d and e, and those of
-    # another class (with this round's counts, the next round's whichever condition it drops)
+@pytest.mark.parametrize("name, subset", [("crx", False), ("crx", True), ("vehicle", False), ("labor", True)])
+def test_pool_tables_equal_truth_counts(name, subset):
+    # a batch's first-round counts of every leaf's whole path from the paths' pools are the
+    # counts round_tables makes from the conditions' truth rows (unknown values, discrete,
+    # subset and threshold tests; leaves sharing long prefixes, and a batch of a few cases)
     if passes._native is None:
         pytest.skip("no compiled module")
-    rng = np.random.default_rng(11)
-    n, n_rows, n_classes = 9000, 12, 3        # n not a multiple of 64: the padding bits; 3 runs of 64 words
-    truth = rng.random((n_rows, n)) < rng.choice([0.0, 0.02, 0.5, 0.95], size=(n_rows, 1))
-    truth[:, 4096:8192] &= rng.random((n_rows, 1)) < 0.5     # runs of words where rows hold for no case
-    truth[-1] = True
-    bits = passes._bits(truth)
-    y = rng.integers(0, n_classes, n)
-    wrong = passes._bits(np.arange(n_classes)[:, None] != y[None, :])
-    rules = [list(rng.choice(n_rows - 1, size=m, replace=False)) for m in (1, 2, 3, 5, 8, 2, 4, 11)]
-    klass = rng.integers(0, n_classes, len(rules))
-    flat, ptr = rule_lists(rules)
-    tp, ep = np.zeros((len(rules), 11, 11), dtype=np.int64), np.zeros((len(rules), 11, 11), dtype=np.int64)
-    passes._native.round_pairs(bits, n, wrong, flat, ptr, klass.astype(np.int32), tp, ep)
-    for i, rule in enumerate(rules):
-        bad = y != klass[i]
-        for d in range(len(rule)):
-            for e in range(d + 1, len(rule)):
-                rest = [c for j, c in enumerate(rule) if j not in (d, e)]
-                held = truth[rest].all(axis=0) if rest else np.ones(n, dtype=bool)
-                both = held & ~truth[rule[d]] & ~truth[rule[e]]
-                assert (tp[i, d, e], ep[i, d, e]) == (both.sum(), (both & bad).sum())
-    assert not tp[:, np.tril_indices(11)[0], np.tril_indices(11)[1]].any()
+    ds, _ = load_stem(R.stem(name))
+    tree = learn_tree(ds, subset=subset).unpruned_flat
+    rng = np.random.default_rng(3)
+    for k in (ds.n, 5):
+        conds = passes._Conditions(tree)
+        p = conds.paths
+        paths = [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(len(p.leaf_class))]
+        # every path whole (the first pass), and later rounds' lists: some levels dropped, in
+        # no order of the leaves (the pools shared by the lists' common first conditions)
+        kept = [[c for c in path if rng.random() < 0.7] or path[-1:] for path in paths]
+        for levels in (paths, kept[::-1]):
+            targets = rng.integers(0, len(ds.schema.classes), len(levels))
+            args = conds, batches(ds, k), list(range(len(levels))), levels, targets, len(ds.schema.classes), None, \
+                ds.schema
+            pooled, truth = passes._round_counts(*args, pools=True), passes._round_counts(*args)
+            for a, b in zip(pooled, truth):
+                assert a.dtype == b.dtype and np.array_equal(a, b), name
+    klass = p.leaf_class.astype(np.int32)
+    t0, e0 = np.zeros(len(klass), dtype=np.int64), np.zeros(len(klass), dtype=np.int64)
+    td, ed = np.zeros((len(klass), 1), dtype=np.int64), np.zeros((len(klass), 1), dtype=np.int64)
     with pytest.raises(ValueError, match="narrower"):
-        passes._native.round_pairs(bits, n, wrong, flat, ptr, klass.astype(np.int32), tp[:, :5, :5].copy(),
-                                   ep[:, :5, :5].copy())
+        passes._native.pool_tables(conds._compiled.columns_of(ds), *conds._compiled.conditions, p.leaf_ptr,
+                                   p.leaf_cond, ds.n, conds._compiled.n_keys, ds.y.astype(np.int32), klass, t0, e0,
+                                   td, ed)
 
 
 class _Sent:
