@@ -33,6 +33,17 @@ static double m5_estimate(double error, Py_ssize_t n, Py_ssize_t v) {
     return n > v ? error * (double)(n + v) / (double)(n - v) : INFINITY;
 }
 
+/* the same with a fractional parameter count (Python's int + float: the int made a double) */
+static double m5_estimate_d(double error, Py_ssize_t n, double v) {
+    return (double)n > v ? error * ((double)n + v) / ((double)n - v) : INFINITY;
+}
+
+/* a rule's estimate with `tests` conditions left, each counted as `per_test` parameters beside
+ * its model's v (regression.py step 2); per_test 0 is the model's parameters alone */
+static double estimate_with(double error, Py_ssize_t n, Py_ssize_t v, double per_test, int tests) {
+    return per_test == 0.0 ? m5_estimate(error, n, v) : m5_estimate_d(error, n, (double)v + per_test * tests);
+}
+
 /* ---- simplify -------------------------------------------------------------------------- */
 typedef struct {
     Py_ssize_t n;            /* cases searched: rows[0..n) */
@@ -146,14 +157,15 @@ static PyObject *simplify(PyObject *self, PyObject *args) {
     Py_buffer cont = {0}, disc = {0}, kind = {0}, col = {0}, thr = {0}, lut_at = {0}, lut = {0};
     Py_buffer y = {0}, pred = {0}, covered = {0}, rows = {0};
     Py_ssize_t n, v, stride;
+    double per_test = 0.0;
     PyObject *out = NULL;
     uint8_t *nfail = NULL, *fail = NULL, *sum = NULL;
     Cases *one = NULL;
     double *buf = NULL, *add = NULL;
     uint8_t *alive = NULL, *dirty = NULL;
     int nt = 0;
-    if (!PyArg_ParseTuple(args, "ny*y*y*y*y*y*y*y*y*y*w*n", &stride, &rows, &cont, &disc, &kind, &col, &thr,
-                          &lut_at, &lut, &y, &pred, &covered, &v))
+    if (!PyArg_ParseTuple(args, "ny*y*y*y*y*y*y*y*y*y*w*n|d", &stride, &rows, &cont, &disc, &kind, &col, &thr,
+                          &lut_at, &lut, &y, &pred, &covered, &v, &per_test))
         return NULL;
     nt = (int)kind.len;
     n = rows.len / (Py_ssize_t)sizeof(int64_t);
@@ -183,7 +195,7 @@ static PyObject *simplify(PyObject *self, PyObject *args) {
     }
     Py_ssize_t covered_n = m;
     double abs_sum = np_sum(buf, m);
-    double current = covered_n ? m5_estimate(abs_sum / (double)covered_n, covered_n, v) : INFINITY;
+    double current = covered_n ? estimate_with(abs_sum / (double)covered_n, covered_n, v, per_test, nt) : INFINITY;
     for (int t = 0; t < nt; t++) dirty[t] = 1;
     out = PyList_New(0);
     if (!out) goto done;
@@ -203,7 +215,7 @@ static PyObject *simplify(PyObject *self, PyObject *args) {
             }
             Py_ssize_t k = covered_n + one[t].n;
             if (!k) continue;
-            double e = m5_estimate((abs_sum + add[t]) / (double)k, k, v);
+            double e = estimate_with((abs_sum + add[t]) / (double)k, k, v, per_test, left - 1);
             if (e < best) { best = e; best_i = t; best_add = add[t]; }
         }
         if (best_i < 0 || best > current) break;

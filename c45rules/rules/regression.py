@@ -6,7 +6,11 @@
 2. Conditions are dropped greedily: each round drops the condition whose removal gives the
    lowest estimated error of the rule's model on the cases it would then cover (mean absolute
    error times (n + v) / (n - v)), while that is not above the current estimate. Choice: the
-   model stays the leaf's smoothed one during this search.
+   model stays the leaf's smoothed one during this search. Choice (CONDITION_PARAMETERS, fifth
+   round on issue 54): v counts the rule's remaining conditions beside its model's parameters,
+   one each, since each threshold or value set was chosen on these cases as the coefficients
+   were; a condition must now lower the error by more than its own charge to stay, so rules
+   come out more general, as Cubist's are (friedman1: 99.7 rules a fold -> 59; Cubist 20).
 3. Each rule's model is then refit on the cases it covers (fit_linear, with elimination)
    when that lowers its estimated error: dropping conditions widened its cases.
 4. Rules with the same conditions are merged (the first kept).
@@ -22,6 +26,9 @@
    better: over the fixed folds of the seven small shared sets the geometric mean of our RMSE
    over Cubist's fell from 0.993 to 0.944 (friedman1 1.123 -> 1.033, boston 1.033 -> 0.938,
    concrete 0.979 -> 0.892; diabetes 1.026 -> 1.011), with 2-5 times Cubist's rule counts.
+   Each rule's v counts its conditions too, at SELECTION_CONDITION_PARAMETERS each (a half:
+   measured, tree/model_tree.py's docstring, fifth round: a whole one cost cpus' ten
+   committees 1.005 -> 1.072).
 6. At most `max_rules` are kept: step 5 goes on dropping the rule whose removal raises the
    estimate least until no more remain (before, the rules covering fewest cases were cut,
    which on diamonds left cases to the default model: fold 0's RMSE was 892, Cubist's 602).
@@ -71,6 +78,11 @@ WORK = {"searches": 0, "searched_cases": 0}
 # (friedman1, same run: 20,000 rows 16.3 CPU s with the walk against 10.7 without; 50,000
 # about even; 100,000 see BENCHMARKS.md); the two learn the same rules
 SCOPE_FROM_ROWS = 60_000
+# a rule's conditions were chosen on its cases as its model's coefficients were: each counts
+# as this many parameters in the rule's M5 estimate while conditions are dropped (step 2), and
+# in the committee's estimate while rules are selected (step 5); module docstring, step 2
+CONDITION_PARAMETERS = 1.0
+SELECTION_CONDITION_PARAMETERS = 0.5
 
 
 class Scope:
@@ -209,6 +221,10 @@ def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
         tests, mask, n, abs_sum, current = _drop_conditions(tests, cols, y, model.values(cols.xf), v)
         covered = np.flatnonzero(mask)
     refit = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
+    if CONDITION_PARAMETERS:
+        # compared with `current` on the same terms: the conditions counted beside the model
+        refit.estimate = estimated_error(refit.error, covered.size,
+                                         refit.columns.size + 1 + CONDITION_PARAMETERS * len(tests))
     if refit.estimate < current:
         return DraftRule(tests, refit, covered, refit.estimate)
     return DraftRule(tests, Fitted(model.intercept, model.columns, model.coefs, abs_sum / max(n, 1), current),
@@ -229,7 +245,7 @@ def _drop_conditions(tests: list[Test], cols: Columns, y: np.ndarray, pred: np.n
     covered = fails == 0
     n = int(covered.sum())
     abs_sum = float(np.abs(y[covered] - pred[covered]).sum())
-    current = estimated_error(abs_sum / n, n, v) if n else np.inf
+    current = estimated_error(abs_sum / n, n, v + CONDITION_PARAMETERS * len(masks)) if n else np.inf
     while masks:
         one = np.flatnonzero(fails == 1)
         best, best_i, best_add = np.inf, -1, 0.0
@@ -239,7 +255,7 @@ def _drop_conditions(tests: list[Test], cols: Columns, y: np.ndarray, pred: np.n
             if not k:
                 continue
             add = float(np.abs(y[added] - pred[added]).sum())
-            e = estimated_error((abs_sum + add) / k, k, v)
+            e = estimated_error((abs_sum + add) / k, k, v + CONDITION_PARAMETERS * (len(masks) - 1))
             if e < best:
                 best, best_i, best_add = e, i, add
         if best_i < 0 or best > current:
@@ -287,7 +303,7 @@ def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, mod
             y.size, rows, cont, disc, kind, col, thr, lut_at, lut,
             np.ascontiguousarray(y if every else y[rows], dtype=np.float64),
             np.ascontiguousarray(model.values(cols.xf, None if every else rows), dtype=np.float64),
-            covered.view(np.uint8), v)
+            covered.view(np.uint8), v, CONDITION_PARAMETERS)
         if scope is None or not dropped:
             break
         alive[:] = 1
@@ -328,7 +344,8 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray,
         lo, hi = bounds(float(y[d.covered].min()), float(y[d.covered].max()))
         values.append(np.clip(d.model.values(cols.xf, d.covered), lo, hi))
     rows = [d.covered for d in drafts]
-    factors = np.array([rule_factor(r.size, d.model.columns.size + 1) for r, d in zip(rows, drafts)], dtype=float)
+    factors = np.array([rule_factor(r.size, d.model.columns.size + 1 + SELECTION_CONDITION_PARAMETERS * len(d.tests))
+                        for r, d in zip(rows, drafts)], dtype=float)
     total, count, factor_total = np.zeros(n), np.zeros(n), np.zeros(n)
     for r, v, f in zip(rows, values, factors):
         total[r] += v
