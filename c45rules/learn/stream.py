@@ -148,6 +148,7 @@ class StreamFacts:
     growths: int = 1            # grow_in_passes' growths (more where a growth's weights did not check)
     settled: int = 0            # and its passes settling the factors between them
     exact_weights: bool = True  # False: the growths stopped at their limit, or sums were folded
+    planned_bytes: int = 0      # the most bytes the growth's plan gave one pass (grow_passes._PassGrower.plan)
 
     def as_dict(self) -> dict[str, Any]:
         """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
@@ -157,7 +158,7 @@ class StreamFacts:
         return {**spark, "passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
-                "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels,
+                "planned_table_bytes": self.planned_bytes, "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels,
                 "growths": self.growths, "settled": self.settled, "exact_weights": self.exact_weights,
                 "rules": self.rules}
 

@@ -488,6 +488,11 @@ ORDER_LEVELS = 62   # tree levels whose known/unknown bits order the fractional 
 SETTLE_BYTES = 64   # a visit held while settling (node, known bits, case, side; sorted: twice), _PassGrower.settle
 GROWTH_ROUNDS = 8   # growths again with the tree before as the ghost tree, at most (_PassGrower.run)
 FRACTION_SHARE = 2  # a pass's fractional visits may hold 1/FRACTION_SHARE of the budget (_LevelScan.fold)
+FRACTION_BYTES = 36  # a fractional visit kept (_Fractions: case, known bits, node, class: 8 each; weight: 4)
+VALUE_BYTES = 8      # and its value of each of the pass's attributes (a code or a float64)
+ORDER_COPIES = 2     # ordering and replaying a pass's visits holds them about twice (_Fractions.ordered, _Replay)
+REPLAY_BYTES = 80    # a case at a node with fractional visits while a continuous attribute's cases are replayed
+                     # in c4.5's order (_PassGrower.replayed: keys, order, ranks, classes, weights)
 
 
 class _Fractions:
@@ -815,6 +820,7 @@ class _PassGrower:
         self.passes, self.per_level, self.peak = 0, [], 0
         self.distinct: dict[int, int] = {}
         self.rows = np.zeros(1, dtype=np.int64)   # at most this many cases reach each open node
+        self.frac = np.zeros(1, dtype=np.int64)   # and at most this many of them with fractional weight
         self.root_rows = 0                        # the cases, when a budget's first pass counted them
         self.fractional = False                   # a pass of this growth had fractional visits
         self.visits = 0                           # fractional visits the last check walked
@@ -828,6 +834,9 @@ class _PassGrower:
         # c4.5's order, and per (node, attribute) its candidate test's branch and unknown sums
         self.node_sums: dict[int, tuple[np.float32, np.ndarray]] = {}
         self.branch_sums: dict[tuple[int, int], tuple[np.ndarray, np.float32]] = {}
+        # and its visits per branch, its unknowns' visits and its fractional visits per branch
+        self.branch_visits: dict[tuple[int, int], tuple[np.ndarray, int, np.ndarray]] = {}
+        self.planned = 0                          # the most bytes the plan gave one pass (plan)
 
     def run(self) -> tuple[Node, dict]:
         """Grow the tree; where a pass had fractional visits, check in one more pass that each
@@ -863,7 +872,7 @@ class _PassGrower:
             forget_tables()
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
-                      "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest),
+                      "table_bytes": self.peak, "planned_bytes": self.planned, "memory": self.memory, "largest_group": dict(self.largest),
                       "exact_sum_levels": list(self.folded), "growths": rounds + 1, "settled": settled,
                       "exact_weights": exact}
 
@@ -878,11 +887,13 @@ class _PassGrower:
             nodes, tested = [self.root], np.zeros((1, self.A), dtype=bool)
             self.routes, self.flat, self.per_level, self.folded = [], None, [], []
             self.rows = np.array([self.root_rows], dtype=np.int64)
+            self.frac = np.zeros(1, dtype=np.int64)
             self.light, self.fractional = True, False
             self.digests: dict[int, np.ndarray] = {}        # per level, its fractional visits' _digest
-            # per level: its nodes, their tested attributes, case bounds and `light` as it stood,
-            # and how they hang from the level above (parent, branch): where a growth resumes
-            self.levels: list[tuple[list[Node], np.ndarray, np.ndarray, bool]] = []
+            # per level: its nodes, their tested attributes, case and fractional visit bounds and
+            # `light` as it stood, and how they hang from the level above (parent, branch): where a
+            # growth resumes
+            self.levels: list[tuple[list[Node], np.ndarray, np.ndarray, np.ndarray, bool]] = []
             self.links: dict[int, tuple[np.ndarray, np.ndarray]] = {}
             self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
         self.prior = prior
@@ -890,7 +901,7 @@ class _PassGrower:
         if start and self.prior_flat is not None:
             self.flat = _Flat(self.routes, (self.prior_flat, self.prior_at))
         while nodes:
-            self.levels.append((nodes, tested, self.rows, self.light))
+            self.levels.append((nodes, tested, self.rows, self.frac, self.light))
             nodes, tested = self.level(nodes, tested)
             # the level's tables are freed: glibc would keep their pages under the next one's
             give_back_memory()
@@ -904,7 +915,7 @@ class _PassGrower:
         nodes = [Node(0, 0.0, 0.0, above[p].class_dist) for p in parent.tolist()]
         for node, p, b in zip(nodes, parent.tolist(), branch.tolist()):
             above[p].branches[b] = node
-        _, tested, self.rows, self.light = self.levels[start]
+        _, tested, self.rows, self.frac, self.light = self.levels[start]
         self.levels, self.routes, self.per_level = self.levels[:start], self.routes[:start], self.per_level[:start]
         self.digests = {k: d for k, d in self.digests.items() if k < start}
         self.prior_at = np.arange(len(nodes), dtype=np.int64)
@@ -1024,55 +1035,80 @@ class _PassGrower:
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
         """The level's passes: (nodes as a mask, discrete and continuous attributes as indices
-        into self.disc/self.cont), each pass's tables bounded within the budget. A node's bound:
-        per attribute SPARSE_BYTES x min(cases reaching it, (values + 1) x classes), plus
-        DENSE_BYTES x values x classes for a discrete one, plus its class sums."""
-        D, K, C = len(self.disc), len(self.cont), self.C
+        into self.disc/self.cont), each pass's tables and working copies bounded within the
+        budget (plan_bytes). Raises InputError naming what alone exceeds it."""
+        D, K = len(self.disc), len(self.cont)
         if self.memory is None:
             return [(np.ones(S, dtype=bool), list(range(D)), list(range(K)))]
-        rows = self.rows[:, None]
-        dbytes = DENSE_BYTES * self.V * C + SPARSE_BYTES * np.minimum(rows, (self.nvals + 1) * C)
-        if self.routes:
-            m = np.array([len(self.values[a][0]) for a in self.cont], dtype=np.int64)
-        else:
-            m = np.array([self.distinct[a] for a in self.cont], dtype=np.int64)
-        cbytes = SPARSE_BYTES * np.minimum(rows, (m + 1) * C)
-        base = 16 * C
-        need = base + dbytes.reshape(S, D).sum(axis=1) + cbytes.reshape(S, K).sum(axis=1)
+        fixed, dbytes, cbytes, tables = self.plan_bytes(S)
+        need = fixed + dbytes.sum(axis=1) + cbytes.sum(axis=1)
         budget, level = self.memory, len(self.routes)
         groups: list[tuple[np.ndarray, list[int], list[int]]] = []
         members, used = np.zeros(S, dtype=bool), 0
 
-        def close(mask: np.ndarray, d: list[int], c: list[int]) -> None:
+        def close(mask: np.ndarray, d: list[int], c: list[int], planned: int) -> None:
             if mask.any():
                 groups.append((mask, d, c))
+                self.planned = max(self.planned, planned)
         for s in range(S):
             if need[s] <= budget:
                 if used + need[s] > budget:
-                    close(members, list(range(D)), list(range(K)))
+                    close(members, list(range(D)), list(range(K)), used)
                     members, used = np.zeros(S, dtype=bool), 0
                 members[s], used = True, used + int(need[s])
                 continue
             # this node alone exceeds the budget: its attributes over several passes
             one = np.zeros(S, dtype=bool)
             one[s] = True
-            units = [(int(dbytes.reshape(S, D)[s, j]), j, self.disc[j], True) for j in range(D)]
-            units += [(int(cbytes.reshape(S, K)[s, k]), k, self.cont[k], False) for k in range(K)]
+            units = [(int(dbytes[s, j]), j, self.disc[j], True) for j in range(D)]
+            units += [(int(cbytes[s, k]), k, self.cont[k], False) for k in range(K)]
             d: list[int] = []
             c: list[int] = []
+            base = int(fixed[s])
             part = base
             for size, j, a, discrete in sorted(units, key=lambda u: u[2]):
                 if base + size > budget:
-                    raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}", base + size,
-                                  budget)
+                    table = int(tables[s, j if discrete else D + j])
+                    if 16 * self.C + table > budget:
+                        raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}",
+                                      16 * self.C + table, budget)
+                    raise InputError(
+                        f"node {s} of tree level {level}: its {int(self.frac[s])} visits of fractional weight (cases"
+                        f" with an unknown value of a test above it) with attribute {self.schema.attributes[a].name!r}"
+                        f" may need {size_text(base + size)}, beyond the memory budget of {size_text(budget)}: give"
+                        f" a larger budget (--memory), or fill in the unknown values before learning")
                 if part + size > budget:
-                    close(one, d, c)
+                    close(one, d, c, part)
                     d, c, part = [], [], base
                 (d if discrete else c).append(j)
                 part += size
-            close(one, d, c)
-        close(members, list(range(D)), list(range(K)))
+            close(one, d, c, part)
+        close(members, list(range(D)), list(range(K)), used)
         return groups
+
+    def plan_bytes(self, S: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Each open node's bound in bytes (docs/large-data.md, "What bounds memory"): what it
+        needs in any pass (S), and per discrete and continuous attribute in a pass (S x D,
+        S x K), working copies included; and the tables alone (S x (D + K)). Per attribute
+        SPARSE_BYTES x min(cases reaching the node, (values + 1) x classes), plus DENSE_BYTES x
+        values x classes for a discrete one; per node its class sums. Where cases of fractional
+        weight reach it, each is kept with its case number, known bits, node, weight and class
+        (FRACTION_BYTES) and its value of each attribute of the pass (VALUE_BYTES), about twice
+        over while they are put in c4.5's order and replayed (ORDER_COPIES), and while a
+        continuous attribute's sums are replayed every case at the node is spelt out
+        (REPLAY_BYTES)."""
+        D, K, C = len(self.disc), len(self.cont), self.C
+        rows, frac = self.rows[:, None], self.frac[:, None]
+        dtables = DENSE_BYTES * self.V * C + SPARSE_BYTES * np.minimum(rows, (self.nvals + 1) * C)
+        if self.routes:
+            m = np.array([len(self.values[a][0]) for a in self.cont], dtype=np.int64)
+        else:
+            m = np.array([self.distinct[a] for a in self.cont], dtype=np.int64)
+        ctables = SPARSE_BYTES * np.minimum(rows, (m + 1) * C)
+        value = ORDER_COPIES * VALUE_BYTES * frac
+        fixed = 16 * C + ORDER_COPIES * FRACTION_BYTES * self.frac + REPLAY_BYTES * self.rows * (self.frac > 0) * (K > 0)
+        tables = np.concatenate([dtables.reshape(S, D), ctables.reshape(S, K)], axis=1)
+        return fixed, (dtables + value).reshape(S, D), (ctables + value).reshape(S, K), tables
 
     def scan(self, S: int, members: np.ndarray, dsel: list[int], csel: list[int]
              ) -> tuple[np.ndarray, np.ndarray, dict[int, _SparseSums], dict[int, _ContinuousAVC], _Fractions]:
@@ -1087,10 +1123,14 @@ class _PassGrower:
         dist, count, disc, cont, light, fractions = reduce_batches(self.batches, scan.zero, scan.count, scan.merge)
         self.light = self.light and light
         self.fractional = self.fractional or bool(fractions.parts) or fractions.folded
-        if fractions.parts:
-            rows, ids, w = (np.concatenate([part[k] for part in fractions.parts]) for k in (0, 2, 3))
-            level = len(self.routes)
-            self.digests[level] = self.digests.get(level, 0) + _digest(rows, ids, w, np.zeros(len(rows), np.int64), 1)[0]
+        level = len(self.routes)
+        for rows, _, ids, w, *_ in fractions.parts:
+            # part by part (the digest's sums add up modulo 2^64): the visits are not joined once
+            # more; a node whose attributes take several passes has its visits digested once
+            new = ~self.digested[ids]
+            self.digests[level] = self.digests.get(level, 0) + _digest(rows[new], ids[new], w[new],
+                                                                       np.zeros(int(new.sum()), np.int64), 1)[0]
+        self.digested |= members
         if fractions.folded and len(self.routes) not in self.folded:
             self.folded.append(len(self.routes))
         self.fraction_bytes = fractions.nbytes()
@@ -1113,11 +1153,12 @@ class _PassGrower:
 
     def held(self, S: int, disc: dict[int, _SparseSums], cont: dict[int, _ContinuousAVC]) -> int:
         """Bytes of a pass's tables as they stand: 16 per sparse entry (runs not yet merged
-        included), 8 per class sum and case count."""
+        included), 8 per class sum and case count, and its fractional visits as ordering them
+        holds them (ORDER_COPIES times)."""
         runs = [t.runs for t in disc.values()]
         for avc in cont.values():
             runs += [t.runs for t in avc.by_class] if avc.values is None else [avc.table.runs]
-        return 16 * sum(len(r[0]) for rs in runs for r in rs) + 8 * S * (self.C + 1) + self.fraction_bytes
+        return 16 * sum(len(r[0]) for rs in runs for r in rs) + 8 * S * (self.C + 1) + ORDER_COPIES * self.fraction_bytes
 
     # ---- one level --------------------------------------------------------------------------
     def level(self, nodes: list[Node], tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
@@ -1134,7 +1175,8 @@ class _PassGrower:
         self.ccut = np.zeros((S, K))
         groups = self.plan(S)
         self.per_level.append(len(groups))
-        self.node_sums, self.branch_sums = {}, {}
+        self.node_sums, self.branch_sums, self.branch_visits = {}, {}, {}
+        self.digested = np.zeros(S, dtype=bool)      # the nodes whose fractional visits were digested (scan)
         for members, dsel, csel in groups:
             gdist, gcount, disc, cont, fractions = self.scan(S, members, dsel, csel)
             at = np.flatnonzero(members)
@@ -1194,8 +1236,12 @@ class _PassGrower:
             code, units = replay.codes[which, i], fdisc[pos, i] >> 32        # units: (Q, V, C) cases weighing 1
             table = _in_order((q * V + code) * C + y, w, np.arange(Q * V * C), units.ravel(), Q * V * C)
             sums = _in_order(q * V + code, w, np.arange(Q * V), units.sum(axis=2).ravel(), Q * V).reshape(Q, V)
+            # the visits down each branch (code 0: unknown), for the next level's plan
+            fvisits = np.bincount(q * V + code, minlength=Q * V).reshape(Q, V)
+            visits = units.sum(axis=2) + fvisits
             for r, s in enumerate(nodes.tolist()):
                 self.branch_sums[s, a] = sums[r, 1:self.nvals[j] + 1], sums[r, 0]
+                self.branch_visits[s, a] = visits[r, 1:self.nvals[j] + 1], int(visits[r, 0]), fvisits[r, 1:]
             g, sp = discrete_gains(table.reshape(Q, V, C), cases[nodes], self.min_objs)
             done = tested[nodes, a]
             gain[nodes, a], split[nodes, a] = np.where(done, NO_GAIN, g), np.where(done, F32(0), sp)
@@ -1243,8 +1289,12 @@ class _PassGrower:
                 side_f = np.where(rf < m, vals32[np.minimum(rf, m - 1)] > cut32[q], 2)
                 side_u = np.where(rank < m, vals32[np.minimum(rank, m - 1)] > cut32[eq], 2)
             sums = _in_order(q * 3 + side_f, w, eq * 3 + side_u, counts, Q * 3).reshape(Q, 3)
+            fvisits = np.bincount(q * 3 + side_f, minlength=Q * 3).reshape(Q, 3)
+            visits = np.bincount(eq * 3 + side_u, weights=counts, minlength=Q * 3).astype(np.int64).reshape(Q, 3)
+            visits += fvisits
             for r in has.tolist():
                 self.branch_sums[int(nodes[r]), a] = sums[r, :2], sums[r, 2]
+                self.branch_visits[int(nodes[r]), a] = visits[r, :2], int(visits[r, 2]), fvisits[r, :2]
 
     def discrete(self, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int], tested: np.ndarray,
                  gain: np.ndarray, split: np.ndarray) -> None:
@@ -1362,6 +1412,7 @@ class _PassGrower:
         parents: list[int] = []
         branch_at: list[int] = []
         rows: list[int] = []
+        fracs: list[int] = []
         for s in np.flatnonzero(chosen >= 0).tolist():
             a, node = int(chosen[s]), nodes[s]
             node.attribute = a
@@ -1379,6 +1430,10 @@ class _PassGrower:
             # c4.5's factor: the branch's known weight over the node's, in float (grow.grow),
             # its sums in c4.5's order where the node had fractional visits
             w32, u32 = self.branch_sums.get((s, a), (_f32(weights), _f32(unknown)))
+            # the visits reaching each child: its branch's and the node's unknowns' (which weigh
+            # a fraction there); counted where the node had fractional visits, else where every
+            # case weighed 1 from the sums (2^32 a case), else at most the node's
+            seen = self.branch_visits.get((s, a))
             # sums of non-negative weights: a branch has cases where its sum is not 0
             filled = w32 != 0
             shares = w32 / (F32(cases[s]) - u32)
@@ -1389,7 +1444,15 @@ class _PassGrower:
                     next_nodes.append(Node(0, 0.0, 0.0, node.class_dist))
                     parents.append(s)
                     branch_at.append(v)
-                    rows.append(int(weights[v] + unknown) >> 32 if whole[s] else int(count[s]))
+                    if seen is not None:
+                        rows.append(int(seen[0][v]) + seen[1])
+                        fracs.append(int(seen[2][v]) + seen[1])
+                    elif whole[s]:
+                        rows.append(int(weights[v] + unknown) >> 32)
+                        fracs.append(int(unknown) >> 32)
+                    else:
+                        rows.append(int(count[s]))
+                        fracs.append(int(count[s]))
                     branch = next_nodes[-1]
                 else:
                     branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
@@ -1401,6 +1464,7 @@ class _PassGrower:
         ghosts = None if self.prior_flat is None else (self.prior_flat, self.prior_at)
         self.flat = _Flat(self.routes, ghosts) if _native is not None else None
         self.rows = np.array(rows, dtype=np.int64)
+        self.frac = np.array(fracs, dtype=np.int64)
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True
         return next_nodes, next_tested
