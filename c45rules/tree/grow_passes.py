@@ -495,6 +495,19 @@ REPLAY_BYTES = 80    # a case at a node with fractional visits while a continuou
                      # in c4.5's order (_PassGrower.replayed: keys, order, ranks, classes, weights)
 
 
+def _joined(parts: list[tuple[np.ndarray, ...]]) -> list[np.ndarray]:
+    """The parts' arrays joined column by column, `parts` emptied and each part's array let go
+    once joined: held about once over, not twice (parts and joined)."""
+    columns = [list(part) for part in parts]
+    parts.clear()
+    out = []
+    for k in range(len(columns[0])):
+        out.append(np.concatenate([part[k] for part in columns]))
+        for part in columns:
+            part[k] = None
+    return out
+
+
 class _Fractions:
     """A pass's fractional visits: a case at a node below a test of which its value is unknown
     weighs a fraction (its branch's share), and c4.5 adds such weights one at a time in its
@@ -531,19 +544,11 @@ class _Fractions:
     def ordered(self) -> tuple[np.ndarray, ...]:
         """All visits, by node, then c4.5's order: (node, weight, class, codes, values). The
         parts are let go as they are joined, and each joined array as it is put in order: the
-        visits are held about once over, not three times (parts, joined, ordered), while the
-        budget counts them once (BENCHMARKS.md: the streamed fit with unknown values at 5M rows)."""
+        visits are held about once over, not three times (parts, joined, ordered), and one
+        array more while it is ordered: the plan counts them ORDER_COPIES times."""
         if not self.parts:
             return (np.empty(0, np.int64), np.empty(0, np.float32), np.empty(0, np.int64), None, None)
-        parts = [list(part) for part in self.parts]
-        self.parts = []
-        joined = []
-        for k in range(len(parts[0])):
-            joined.append(np.concatenate([part[k] for part in parts]))
-            for part in parts:
-                part[k] = None
-        rows, bits, ids, w, y, codes, values = joined
-        del joined
+        rows, bits, ids, w, y, codes, values = _joined(self.parts)
         order = np.lexsort((rows, bits, ids))
         del rows, bits
         ids = ids[order]
@@ -996,11 +1001,13 @@ class _PassGrower:
 
         n, units, parts = reduce_batches(self.batches, lambda: [0, np.zeros(N * (U + 1), dtype=np.int64), []],
                                          count, merge)
-        ids, bits, rows, side = (np.concatenate([p[k] for p in parts]) if parts else np.empty(0, np.int64)
-                                 for k in range(4))
+        ids, bits, rows, side = _joined(parts) if parts else [np.empty(0, np.int64)] * 4
         order = np.lexsort((rows, bits, ids))          # c4.5's order at each node (_Fractions.ordered)
-        ids, rows, side = ids[order], rows[order], side[order]
-        del bits, order, parts
+        del bits
+        ids = ids[order]
+        rows = rows[order]
+        side = side[order]
+        del order
         starts = np.searchsorted(ids, np.arange(N + 1))
         units = units.reshape(N, U + 1)
         sides = np.arange(U + 1)
