@@ -32,6 +32,7 @@ from ..data.passes import reduce_batches
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..tree.grow_passes import size_text
+from ..workers import give_back_memory
 
 # bytes of the in-memory fit's peak per table cell (rows x columns, the class included):
 # BENCHMARKS.md's synth_1m (31 columns) peaks at 536 MB growing the tree (17 bytes a cell),
@@ -179,6 +180,7 @@ def open_for_passes(data: Any, target: str | None, *, read: Any, stream: bool, m
         return None
     duck = str(data).startswith(DUCKDB_PREFIX)
     source = open_batches(data, target, read=read, batch_rows=batch_rows, query=query, **kinds)
+    give_back_memory()      # the schema pass's reading (data/passes.py)
     if not (stream or duck) and fits_in_memory(source.n, source.schema, budget):
         return None
     flag = flags[0] if stream or duck else (

@@ -54,6 +54,14 @@ except ImportError:     # built only where a C compiler was there: numpy's best_
     _native = None
 
 
+_MAX_COUNT32 = (1 << 31) - 1   # visit counts kept as int32, this one standing for "this or more"
+
+
+def _counts32(counts: np.ndarray) -> np.ndarray:
+    """Visit counts as int32, those beyond it as _MAX_COUNT32 (then bounded otherwise)."""
+    return np.minimum(counts, _MAX_COUNT32).astype(np.int32)
+
+
 def _fixed(w: np.ndarray) -> np.ndarray:
     """float32 weights as int64 multiples of 2^-32 (rounded to nearest)."""
     return np.rint(w.astype(np.float64) * _SCALE).astype(np.int64)
@@ -836,11 +844,8 @@ class _PassGrower:
         self.fraction_bytes = 0                   # held by the last pass's fractional visits
         self.folded: list[int] = []               # levels whose fractional visits were folded (fold)
         # per node of the level with fractional visits: its cases and class weights summed in
-        # c4.5's order, and per (node, attribute) its candidate test's branch and unknown sums
+        # c4.5's order (level() sets the per-level arrays of its candidate tests' branch sums)
         self.node_sums: dict[int, tuple[np.float32, np.ndarray]] = {}
-        self.branch_sums: dict[tuple[int, int], tuple[np.ndarray, np.float32]] = {}
-        # and its visits per branch, its unknowns' visits and its fractional visits per branch
-        self.branch_visits: dict[tuple[int, int], tuple[np.ndarray, int, np.ndarray]] = {}
         self.planned = 0                          # the most bytes the plan gave one pass (plan)
 
     def run(self) -> tuple[Node, dict]:
@@ -1170,21 +1175,30 @@ class _PassGrower:
     # ---- one level --------------------------------------------------------------------------
     def level(self, nodes: list[Node], tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
         """Label, test and split the level's nodes; return the next level's."""
-        S, C, D, K = len(nodes), self.C, len(self.disc), len(self.cont)
+        S, C = len(nodes), self.C
         fdist, count = np.zeros((S, C), dtype=np.int64), np.zeros(S, dtype=np.int64)
         gain = np.full((S, self.A), NO_GAIN, dtype=np.float32)
         split = np.zeros((S, self.A), dtype=np.float32)
-        below, above = np.zeros((S, self.A)), np.zeros((S, self.A))
-        # per node the branch sums of each candidate test, kept from its pass for `divide`:
-        # a discrete attribute's per value (0: unknown), a continuous one's below, above, unknown
-        self.dw = np.zeros((S, D, self.V), dtype=np.int64)
-        self.cw = np.zeros((S, K, 3), dtype=np.int64)
-        self.ccut = np.zeros((S, K))
+        # per node its chosen test's branch sums (keep_chosen): the candidates' are held for one
+        # group of nodes at a time (candidates), a few hundred bytes a node kept, not kilobytes
+        F = max([2] + [len(self.schema.attributes[a].values) for a in self.disc])
+        self.bw = np.zeros((S, F + 1), dtype=np.int64)      # fixed point, per branch, unknown last
+        self.bw32 = np.zeros((S, F + 1), dtype=np.float32)  # in c4.5's order where brep
+        self.bv = np.zeros((S, F + 1), dtype=np.int32)      # visits per branch, unknown last, where brep
+        self.bfv = np.zeros((S, F), dtype=np.int32)         # fractional visits per branch, where brep
+        self.brep = np.zeros(S, dtype=bool)
+        self.bcut = np.zeros(S)
+        chosen = np.full(S, -1, dtype=np.int64)
         groups = self.plan(S)
         self.per_level.append(len(groups))
-        self.node_sums, self.branch_sums, self.branch_visits = {}, {}, {}
+        self.node_sums = {}
         self.digested = np.zeros(S, dtype=bool)      # the nodes whose fractional visits were digested (scan)
+        last, last_act = None, np.empty(0, dtype=np.int64)
         for members, dsel, csel in groups:
+            if last is None or not np.array_equal(members, last):
+                # other nodes (a node's attributes over several passes share its group's arrays)
+                self.keep_chosen(last_act, chosen, gain, split)
+                self.candidates(S)
             gdist, gcount, disc, cont, fractions = self.scan(S, members, dsel, csel)
             at = np.flatnonzero(members)
             fdist[at], count[at] = gdist[at], gcount[at]
@@ -1203,9 +1217,11 @@ class _PassGrower:
             if act.size and dsel:
                 self.discrete(act, cases, fdisc, dsel, tested, gain, split)
             if csel:
-                self.cuts(act, cases, cont, gain, split, below, above)
+                self.cuts(act, cases, cont, gain, split)
             self.replayed(replay, act, cases, fdisc, dsel, cont, tested, gain, split)
             del fdisc, disc, cont
+            last, last_act = members, act
+        self.keep_chosen(last_act, chosen, gain, split)
         dist = _f32(fdist)
         cases = _f32(fdist.sum(axis=1))
         for s, (n, d) in self.node_sums.items():
@@ -1214,15 +1230,64 @@ class _PassGrower:
         errors = cases - dist[np.arange(S), best_class]
         for node, klass, items, errs, row in zip(nodes, best_class.tolist(), cases.tolist(), errors.tolist(), dist):
             node.klass, node.items, node.errors, node.class_dist = klass, items, errs, row.copy()
-        active = ~((dist.max(axis=1) == cases) | (cases < 2 * self.min_objs))
-        act = np.flatnonzero(active)
         self.note_largest(S, len(self.routes))
-        chosen = np.full(S, -1, dtype=np.int64)
-        if act.size:
-            chosen[act] = choose_tests(gain[act], split[act], self.left_out, self.gain_ratio)
         # a node all of whose cases weigh 1 passes exactly its branch's cases (and its unknowns) on
         whole = self.light & (fdist.sum(axis=1) == count << 32)
         return self.divide(nodes, chosen, best_class, cases, count, whole, tested)
+
+    def candidates(self, S: int) -> None:
+        """Fresh arrays of the candidate tests' branch sums, for one group of nodes: per node a
+        discrete attribute's per value (0: unknown) and a continuous one's below, above, unknown
+        and cut; where the node had fractional visits, the same in c4.5's order (rdw, rcw: rc_at)
+        and its fractional visits down each branch (fdv, fcv) and every visit down a continuous
+        one's (cv). Zeros never written are never resident: a group's nodes are consecutive, so
+        only its rows are."""
+        D, K, V = len(self.disc), len(self.cont), self.V
+        self.dw = np.zeros((S, D, V), dtype=np.int64)
+        self.cw = np.zeros((S, K, 3), dtype=np.int64)
+        self.ccut = np.zeros((S, K))
+        self.replayed_at = np.zeros(S, dtype=bool)
+        self.rc_at = np.zeros((S, K), dtype=bool)
+        self.rdw = np.zeros((S, D, V), dtype=np.float32)
+        self.rcw = np.zeros((S, K, 3), dtype=np.float32)
+        self.fdv = np.zeros((S, D, V), dtype=np.int32)
+        self.cv = np.zeros((S, K, 3), dtype=np.int32)
+        self.fcv = np.zeros((S, K, 3), dtype=np.int32)
+
+    def keep_chosen(self, act: np.ndarray, chosen: np.ndarray, gain: np.ndarray, split: np.ndarray) -> None:
+        """Choose the tests of a group's active nodes `act` (spec 2.5: one node per row, so group
+        by group is all at once) and keep the chosen test's branch sums (bw, bw32, bv, bfv, brep,
+        bcut) from the group's candidates for `divide`."""
+        if not act.size:
+            return
+        chosen[act] = choose_tests(gain[act], split[act], self.left_out, self.gain_ratio)
+        F = self.bfv.shape[1]
+        for j, a in enumerate(self.disc):
+            at = act[chosen[act] == a]
+            if not at.size:
+                continue
+            n = int(self.nvals[j])
+            t = self.dw[at, j, :n + 1]
+            self.bw[at, :n], self.bw[at, F] = t[:, 1:], t[:, 0]
+            rep = at[self.replayed_at[at]]
+            self.brep[rep] = True
+            r, f = self.rdw[rep, j, :n + 1], self.fdv[rep, j, :n + 1].astype(np.int64)
+            self.bw32[rep, :n], self.bw32[rep, F] = r[:, 1:], r[:, 0]
+            # dw: the cases weighing 1 (2^32 each) down each branch, beside the fractional ones
+            units = self.dw[rep, j, :n + 1] >> 32
+            self.bv[rep, :n], self.bv[rep, F] = _counts32(units[:, 1:] + f[:, 1:]), _counts32(units[:, 0] + f[:, 0])
+            self.bfv[rep, :n] = f[:, 1:]
+        for k, a in enumerate(self.cont):
+            at = act[chosen[act] == a]
+            if not at.size:
+                continue
+            self.bcut[at] = self.ccut[at, k]
+            self.bw[at, :2], self.bw[at, F] = self.cw[at, k, :2], self.cw[at, k, 2]
+            rep = at[self.rc_at[at, k]]
+            self.brep[rep] = True
+            self.bw32[rep, :2], self.bw32[rep, F] = self.rcw[rep, k, :2], self.rcw[rep, k, 2]
+            self.bv[rep, :2], self.bv[rep, F] = self.cv[rep, k, :2], self.cv[rep, k, 2]
+            self.bfv[rep, :2] = self.fcv[rep, k, :2]
 
     def replayed(self, replay: _Replay, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int],
                  cont: dict[int, _ContinuousAVC], tested: np.ndarray, gain: np.ndarray, split: np.ndarray) -> None:
@@ -1235,6 +1300,7 @@ class _PassGrower:
         Q = len(nodes)
         if not Q:
             return
+        self.replayed_at[nodes] = True
         which = np.flatnonzero(number[replay.ids] >= 0)
         q, y, w = number[replay.ids[which]], replay.y[which], replay.w[which]
         pos = np.searchsorted(act, nodes)             # the nodes' rows in fdisc
@@ -1243,12 +1309,9 @@ class _PassGrower:
             code, units = replay.codes[which, i], fdisc[pos, i] >> 32        # units: (Q, V, C) cases weighing 1
             table = _in_order((q * V + code) * C + y, w, np.arange(Q * V * C), units.ravel(), Q * V * C)
             sums = _in_order(q * V + code, w, np.arange(Q * V), units.sum(axis=2).ravel(), Q * V).reshape(Q, V)
-            # the visits down each branch (code 0: unknown), for the next level's plan
-            fvisits = np.bincount(q * V + code, minlength=Q * V).reshape(Q, V)
-            visits = units.sum(axis=2) + fvisits
-            for r, s in enumerate(nodes.tolist()):
-                self.branch_sums[s, a] = sums[r, 1:self.nvals[j] + 1], sums[r, 0]
-                self.branch_visits[s, a] = visits[r, 1:self.nvals[j] + 1], int(visits[r, 0]), fvisits[r, 1:]
+            self.rdw[nodes, j] = sums
+            # the fractional visits down each branch (code 0: unknown), for the next level's plan
+            self.fdv[nodes, j] = _counts32(np.bincount(q * V + code, minlength=Q * V).reshape(Q, V))
             g, sp = discrete_gains(table.reshape(Q, V, C), cases[nodes], self.min_objs)
             done = tested[nodes, a]
             gain[nodes, a], split[nodes, a] = np.where(done, NO_GAIN, g), np.where(done, F32(0), sp)
@@ -1298,10 +1361,11 @@ class _PassGrower:
             sums = _in_order(q * 3 + side_f, w, eq * 3 + side_u, counts, Q * 3).reshape(Q, 3)
             fvisits = np.bincount(q * 3 + side_f, minlength=Q * 3).reshape(Q, 3)
             visits = np.bincount(eq * 3 + side_u, weights=counts, minlength=Q * 3).astype(np.int64).reshape(Q, 3)
-            visits += fvisits
-            for r in has.tolist():
-                self.branch_sums[int(nodes[r]), a] = sums[r, :2], sums[r, 2]
-                self.branch_visits[int(nodes[r]), a] = visits[r, :2], int(visits[r, 2]), fvisits[r, :2]
+            at = nodes[has]
+            self.rc_at[at, k] = True
+            self.rcw[at, k] = sums[has]
+            self.fcv[at, k] = _counts32(fvisits[has])
+            self.cv[at, k] = _counts32(visits[has] + fvisits[has])
 
     def discrete(self, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int], tested: np.ndarray,
                  gain: np.ndarray, split: np.ndarray) -> None:
@@ -1351,7 +1415,7 @@ class _PassGrower:
             self.largest.update(attribute=self.schema.attributes[a].name, level=level, node=node, entries=entries)
 
     def cuts(self, act: np.ndarray, cases: np.ndarray, cont: dict[int, _ContinuousAVC], gain: np.ndarray,
-             split: np.ndarray, below: np.ndarray, above: np.ndarray) -> None:
+             split: np.ndarray) -> None:
         """Note the largest continuous AVC group, then
         each active node's best cut of each continuous attribute over the node's AVC entries,
         each entry one case weighing its sum (the unknowns' classes last), by the compiled scan
@@ -1393,7 +1457,7 @@ class _PassGrower:
                     g[s], sp[s] = gs[0], ss[0]
                     if at[0] >= 0:
                         lo[s], hi[s] = v[at[0], 0], v[at[0] + 1, 0]
-            gain[act, a], split[act, a], below[act, a], above[act, a] = g[act], sp[act], lo[act], hi[act]
+            gain[act, a], split[act, a] = g[act], sp[act]
             cut_at = act[~np.isnan(lo[act])]
             if cut_at.size:
                 # each cut's branch sums, should the attribute be chosen: below, above, unknown
@@ -1424,23 +1488,24 @@ class _PassGrower:
             a, node = int(chosen[s]), nodes[s]
             node.attribute = a
             if attrs[a].is_continuous:
-                k = self.cont.index(a)
-                cut = float(self.ccut[s, k])
+                cut = float(self.bcut[s])
                 node.kind, node.cut = "threshold", cut
                 threshold[s], cut32[s] = True, np.float32(cut)
-                weights, unknown = self.cw[s, k, :2], self.cw[s, k, 2]
+                n = 2
             else:
                 node.kind = "discrete"
-                j = self.disc.index(a)
-                t = self.dw[s, j, :self.nvals[j] + 1]
-                weights, unknown = t[1:], t[0]
+                n = int(self.nvals[self.disc.index(a)])
+            weights, unknown = self.bw[s, :n], self.bw[s, -1]
             # c4.5's factor: the branch's known weight over the node's, in float (grow.grow),
-            # its sums in c4.5's order where the node had fractional visits
-            w32, u32 = self.branch_sums.get((s, a), (_f32(weights), _f32(unknown)))
-            # the visits reaching each child: its branch's and the node's unknowns' (which weigh
-            # a fraction there); counted where the node had fractional visits, else where every
-            # case weighed 1 from the sums (2^32 a case), else at most the node's
-            seen = self.branch_visits.get((s, a))
+            # its sums in c4.5's order where the node had fractional visits; and the visits
+            # down each branch, its unknowns' and its fractional visits (for the next plan)
+            seen = None
+            if self.brep[s]:
+                w32, u32 = self.bw32[s, :n], self.bw32[s, -1]
+                if max(int(self.bv[s, :n].max()), int(self.bv[s, -1])) < _MAX_COUNT32:
+                    seen = self.bv[s, :n], int(self.bv[s, -1]), self.bfv[s, :n]
+            else:
+                w32, u32 = _f32(weights), _f32(unknown)
             # sums of non-negative weights: a branch has cases where its sum is not 0
             filled = w32 != 0
             shares = w32 / (F32(cases[s]) - u32)
