@@ -444,16 +444,9 @@ def test_replay_work_does_not_grow_with_the_nodes(monkeypatch):
     from c45rules.tree import grow_passes as G
     if G._native is None:
         pytest.skip("_grow is not built")
-    rng = np.random.default_rng(50)
-    n, K = 3000, 4
-    x = rng.random((K, n))
-    y = ((x[0] + x[1] > 1) ^ (rng.random(n) < 0.2)).astype(np.int32)
-    x[rng.random((K, n)) < 0.1] = np.nan
-    d = rng.integers(0, 5, n).astype(np.int32)
-    d[rng.random(n) < 0.1] = -1
-    schema = Schema(tuple(Attribute(f"x{k}", "continuous") for k in range(K))
-                    + (Attribute("d", "discrete", tuple("abcde")),), ("no", "yes"))
-    ds = Dataset(schema, [*x, d], y)
+    K = 4
+    ds = _unknowns_table(K=K)
+    schema = ds.schema
     native, cut_scans, replayed = _Counting(G._native), [0], []
     monkeypatch.setattr(G, "_native", native)
     real_best_cuts, real_ordered = G.best_cuts, G._Fractions.ordered
