@@ -1198,7 +1198,7 @@ class _PassGrower:
             if last is None or not np.array_equal(members, last):
                 # other nodes (a node's attributes over several passes share its group's arrays)
                 self.keep_chosen(last_act, chosen, gain, split)
-                self.candidates(S)
+                self.candidates(S, members)
             gdist, gcount, disc, cont, fractions = self.scan(S, members, dsel, csel)
             at = np.flatnonzero(members)
             fdist[at], count[at] = gdist[at], gcount[at]
@@ -1235,24 +1235,27 @@ class _PassGrower:
         whole = self.light & (fdist.sum(axis=1) == count << 32)
         return self.divide(nodes, chosen, best_class, cases, count, whole, tested)
 
-    def candidates(self, S: int) -> None:
+    def candidates(self, S: int, members: np.ndarray) -> None:
         """Fresh arrays of the candidate tests' branch sums, for one group of nodes: per node a
         discrete attribute's per value (0: unknown) and a continuous one's below, above, unknown
         and cut; where the node had fractional visits, the same in c4.5's order (rdw, rcw: rc_at)
         and its fractional visits down each branch (fdv, fcv) and every visit down a continuous
-        one's (cv). Zeros never written are never resident: a group's nodes are consecutive, so
-        only its rows are."""
+        one's (cv). A row per node of the group (`members`; self.row: a node's row, -1 none), not
+        per node of the level: kilobytes a node, beyond the budget at 100k nodes."""
         D, K, V = len(self.disc), len(self.cont), self.V
-        self.dw = np.zeros((S, D, V), dtype=np.int64)
-        self.cw = np.zeros((S, K, 3), dtype=np.int64)
-        self.ccut = np.zeros((S, K))
-        self.replayed_at = np.zeros(S, dtype=bool)
-        self.rc_at = np.zeros((S, K), dtype=bool)
-        self.rdw = np.zeros((S, D, V), dtype=np.float32)
-        self.rcw = np.zeros((S, K, 3), dtype=np.float32)
-        self.fdv = np.zeros((S, D, V), dtype=np.int32)
-        self.cv = np.zeros((S, K, 3), dtype=np.int32)
-        self.fcv = np.zeros((S, K, 3), dtype=np.int32)
+        self.row = np.full(S, -1, dtype=np.int64)
+        Q = int(members.sum())
+        self.row[members] = np.arange(Q)
+        self.dw = np.zeros((Q, D, V), dtype=np.int64)
+        self.cw = np.zeros((Q, K, 3), dtype=np.int64)
+        self.ccut = np.zeros((Q, K))
+        self.replayed_at = np.zeros(Q, dtype=bool)
+        self.rc_at = np.zeros((Q, K), dtype=bool)
+        self.rdw = np.zeros((Q, D, V), dtype=np.float32)
+        self.rcw = np.zeros((Q, K, 3), dtype=np.float32)
+        self.fdv = np.zeros((Q, D, V), dtype=np.int32)
+        self.cv = np.zeros((Q, K, 3), dtype=np.int32)
+        self.fcv = np.zeros((Q, K, 3), dtype=np.int32)
 
     def keep_chosen(self, act: np.ndarray, chosen: np.ndarray, gain: np.ndarray, split: np.ndarray) -> None:
         """Choose the tests of a group's active nodes `act` (spec 2.5: one node per row, so group
@@ -1267,27 +1270,29 @@ class _PassGrower:
             if not at.size:
                 continue
             n = int(self.nvals[j])
-            t = self.dw[at, j, :n + 1]
+            t = self.dw[self.row[at], j, :n + 1]
             self.bw[at, :n], self.bw[at, F] = t[:, 1:], t[:, 0]
-            rep = at[self.replayed_at[at]]
+            rep = at[self.replayed_at[self.row[at]]]
             self.brep[rep] = True
-            r, f = self.rdw[rep, j, :n + 1], self.fdv[rep, j, :n + 1].astype(np.int64)
+            r, f = self.rdw[self.row[rep], j, :n + 1], self.fdv[self.row[rep], j, :n + 1].astype(np.int64)
             self.bw32[rep, :n], self.bw32[rep, F] = r[:, 1:], r[:, 0]
             # dw: the cases weighing 1 (2^32 each) down each branch, beside the fractional ones
-            units = self.dw[rep, j, :n + 1] >> 32
+            units = self.dw[self.row[rep], j, :n + 1] >> 32
             self.bv[rep, :n], self.bv[rep, F] = _counts32(units[:, 1:] + f[:, 1:]), _counts32(units[:, 0] + f[:, 0])
             self.bfv[rep, :n] = f[:, 1:]
         for k, a in enumerate(self.cont):
             at = act[chosen[act] == a]
             if not at.size:
                 continue
-            self.bcut[at] = self.ccut[at, k]
-            self.bw[at, :2], self.bw[at, F] = self.cw[at, k, :2], self.cw[at, k, 2]
-            rep = at[self.rc_at[at, k]]
+            g = self.row[at]
+            self.bcut[at] = self.ccut[g, k]
+            self.bw[at, :2], self.bw[at, F] = self.cw[g, k, :2], self.cw[g, k, 2]
+            rep = at[self.rc_at[g, k]]
+            g = self.row[rep]
             self.brep[rep] = True
-            self.bw32[rep, :2], self.bw32[rep, F] = self.rcw[rep, k, :2], self.rcw[rep, k, 2]
-            self.bv[rep, :2], self.bv[rep, F] = self.cv[rep, k, :2], self.cv[rep, k, 2]
-            self.bfv[rep, :2] = self.fcv[rep, k, :2]
+            self.bw32[rep, :2], self.bw32[rep, F] = self.rcw[g, k, :2], self.rcw[g, k, 2]
+            self.bv[rep, :2], self.bv[rep, F] = self.cv[g, k, :2], self.cv[g, k, 2]
+            self.bfv[rep, :2] = self.fcv[g, k, :2]
 
     def replayed(self, replay: _Replay, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int],
                  cont: dict[int, _ContinuousAVC], tested: np.ndarray, gain: np.ndarray, split: np.ndarray) -> None:
@@ -1300,7 +1305,7 @@ class _PassGrower:
         Q = len(nodes)
         if not Q:
             return
-        self.replayed_at[nodes] = True
+        self.replayed_at[self.row[nodes]] = True
         which = np.flatnonzero(number[replay.ids] >= 0)
         q, y, w = number[replay.ids[which]], replay.y[which], replay.w[which]
         pos = np.searchsorted(act, nodes)             # the nodes' rows in fdisc
@@ -1309,9 +1314,9 @@ class _PassGrower:
             code, units = replay.codes[which, i], fdisc[pos, i] >> 32        # units: (Q, V, C) cases weighing 1
             table = _in_order((q * V + code) * C + y, w, np.arange(Q * V * C), units.ravel(), Q * V * C)
             sums = _in_order(q * V + code, w, np.arange(Q * V), units.sum(axis=2).ravel(), Q * V).reshape(Q, V)
-            self.rdw[nodes, j] = sums
+            self.rdw[self.row[nodes], j] = sums
             # the fractional visits down each branch (code 0: unknown), for the next level's plan
-            self.fdv[nodes, j] = _counts32(np.bincount(q * V + code, minlength=Q * V).reshape(Q, V))
+            self.fdv[self.row[nodes], j] = _counts32(np.bincount(q * V + code, minlength=Q * V).reshape(Q, V))
             g, sp = discrete_gains(table.reshape(Q, V, C), cases[nodes], self.min_objs)
             done = tested[nodes, a]
             gain[nodes, a], split[nodes, a] = np.where(done, NO_GAIN, g), np.where(done, F32(0), sp)
@@ -1352,16 +1357,16 @@ class _PassGrower:
             has = np.flatnonzero(~np.isnan(lo))
             if not has.size:
                 continue
-            self.ccut[nodes[has], k] = snap_cut(vals, vals32, lo[has], hi[has])
+            self.ccut[self.row[nodes[has]], k] = snap_cut(vals, vals32, lo[has], hi[has])
             cut32 = np.full(Q, np.nan, dtype=np.float32)
-            cut32[has] = self.ccut[nodes[has], k].astype(np.float32)
+            cut32[has] = self.ccut[self.row[nodes[has]], k].astype(np.float32)
             with np.errstate(invalid="ignore"):
                 side_f = np.where(rf < m, vals32[np.minimum(rf, m - 1)] > cut32[q], 2)
                 side_u = np.where(rank < m, vals32[np.minimum(rank, m - 1)] > cut32[eq], 2)
             sums = _in_order(q * 3 + side_f, w, eq * 3 + side_u, counts, Q * 3).reshape(Q, 3)
             fvisits = np.bincount(q * 3 + side_f, minlength=Q * 3).reshape(Q, 3)
             visits = np.bincount(eq * 3 + side_u, weights=counts, minlength=Q * 3).astype(np.int64).reshape(Q, 3)
-            at = nodes[has]
+            at = self.row[nodes[has]]
             self.rc_at[at, k] = True
             self.rcw[at, k] = sums[has]
             self.fcv[at, k] = _counts32(fvisits[has])
@@ -1373,7 +1378,7 @@ class _PassGrower:
         their branch sums (self.dw)."""
         D, C = len(dsel), self.C
         attrs = [self.disc[j] for j in dsel]
-        self.dw[np.ix_(act, dsel)] = fdisc.sum(axis=3)
+        self.dw[np.ix_(self.row[act], dsel)] = fdisc.sum(axis=3)
         # discrete_gains' float64 temporaries are ~10 x its table: a block of nodes at a time
         step = max(1, _CELLS // (D * self.V * C))
         for lo in range(0, act.size, step):
@@ -1461,12 +1466,12 @@ class _PassGrower:
             cut_at = act[~np.isnan(lo[act])]
             if cut_at.size:
                 # each cut's branch sums, should the attribute be chosen: below, above, unknown
-                self.ccut[cut_at, j] = snap_cut(vals, vals32, lo[cut_at], hi[cut_at])
+                self.ccut[self.row[cut_at], j] = snap_cut(vals, vals32, lo[cut_at], hi[cut_at])
                 cut32 = np.full(S, np.nan, dtype=np.float32)
-                cut32[cut_at] = self.ccut[cut_at, j].astype(np.float32)
+                cut32[cut_at] = self.ccut[self.row[cut_at], j].astype(np.float32)
                 on = ~np.isnan(cut32[node])
                 side = np.where(known[on], vals32[np.minimum(rank[on], m - 1)] > cut32[node[on]], 2)
-                self.cw[cut_at, j] = _sums(node[on] * 3 + side, sums[on], S * 3, False).reshape(S, 3)[cut_at]
+                self.cw[self.row[cut_at], j] = _sums(node[on] * 3 + side, sums[on], S * 3, False).reshape(S, 3)[cut_at]
 
     def divide(self, nodes: list[Node], chosen: np.ndarray, best_class: np.ndarray, cases: np.ndarray,
                count: np.ndarray, whole: np.ndarray, tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
