@@ -794,8 +794,10 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     exceed it has its attributes split over passes. The tree does not change.
 
     Where the cases have unknown values, each pass keeps the visits of fractional weight (their
-    case had an unknown value of a test above) to sum them in c4.5's order; beyond half the
-    `memory` budget a pass folds them into its exact sums instead, which may differ from the
+    case had an unknown value of a test above) to sum them in c4.5's order; the plan bounds
+    them per node with their working copies (plan_bytes; a node whose visits cannot fit fails
+    naming it); should they pass half the `memory` budget anyway a pass folds them into its
+    exact sums instead, which may differ from the
     in-memory sums in the last bit (the levels where that happened: exact_sum_levels). A
     case's weight below an earlier branch's subtree carries that subtree's round trips, known
     only once it is grown: where a pass had fractional visits, the tree is grown again with
@@ -803,14 +805,16 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     GROWTH_ROUNDS times more.
 
     Returns the tree and an info dict: passes (all growths'), levels, passes_per_level (the last
-    growth's), table_bytes (the largest tables one pass held, bytes), memory (the budget or
-    None), exact_sum_levels, growths, exact_weights (False where the growths stopped at their
+    growth's), table_bytes (the largest tables one pass held, bytes, its fractional visits
+    counted ORDER_COPIES times), planned_bytes (the most the plan gave one pass), memory (the
+    budget or None), exact_sum_levels, growths, exact_weights (False where the growths stopped at their
     limit or sums were folded: a sum may then differ from c4.5's in its last bit), the largest AVC
     group (attribute, level, node within the level, entries: the node's distinct values x
     classes for a continuous attribute, (values + 1) x classes for a discrete one).
 
     Raises InputError when a batch has another schema, no class, or a total weight of 2^30 or
-    more, or when one attribute's AVC group at one node may exceed `memory` (naming it).
+    more, or when one attribute's AVC group at one node, or one node's fractional visits, may
+    exceed `memory` (naming it).
     """
     return _PassGrower(batches, schema, float(min_objs), gain_ratio, costs, memory).run()
 
