@@ -215,9 +215,16 @@ class _Route:
     weight (for cases with an unknown value)."""
 
     def __init__(self, attr: np.ndarray, threshold: np.ndarray, cut32: np.ndarray, child: np.ndarray,
-                 factor: np.ndarray):
+                 factor: np.ndarray, width: np.ndarray | None = None):
+        # width: each node's branches (2 for a threshold, the values of a discrete attribute, 0
+        # closed): the columns of child and factor that are its, the rest padding (_Flat packs)
         self.attr, self.threshold, self.cut32, self.child, self.factor = attr, threshold, cut32, child, factor
+        self.width = np.full(len(attr), child.shape[1], dtype=np.int64) if width is None else width
         self.used = np.unique(attr[attr >= 0]).tolist()
+
+    def mask(self) -> np.ndarray:
+        """Which cells of child and factor are a node's branches (in row order: _Flat's)."""
+        return np.arange(self.child.shape[1]) < self.width[:, None]
 
 
 def _tested_values(route: _Route, columns: list[np.ndarray], rows: np.ndarray, attr: np.ndarray) -> np.ndarray:
@@ -304,11 +311,12 @@ class _Flat:
         self.threshold = np.concatenate([r.threshold for r in routes] + [np.zeros(n_open, bool)]).view(np.uint8)
         self.cut32 = np.concatenate([r.cut32 for r in routes] + [np.zeros(n_open, np.float32)])
         self.level = np.concatenate([np.full(n, k, np.int32) for k, n in enumerate(sizes + [n_open])])
-        widths = np.concatenate([np.full(len(r.attr), r.child.shape[1]) for r in routes] + [np.zeros(n_open, int)])
+        # each node's own branches only (a leaf none, a binary test two): not the routes' padding
+        widths = np.concatenate([r.width for r in routes] + [np.zeros(n_open, np.int64)])
         self.first = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
-        self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1).ravel()
+        self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1)[r.mask()]
                                      for k, r in enumerate(routes)]).astype(np.int64)
-        self.factor = np.concatenate([r.factor.ravel() for r in routes]).astype(np.float32)
+        self.factor = np.concatenate([r.factor[r.mask()] for r in routes]).astype(np.float32)
         self.used = sorted({a for r in routes for a in r.used})
         self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
         self.ghost = np.full(n_open, -1, dtype=np.int64)
@@ -1046,7 +1054,8 @@ class _PassGrower:
         grow(0)
         for k, route in enumerate(self.routes):
             lo = int(first[np.searchsorted(flat.level, k)])
-            route.factor[...] = factor[lo:lo + route.factor.size].reshape(route.factor.shape)
+            mask = route.mask()
+            route.factor[mask] = factor[lo:lo + int(mask.sum())]
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
@@ -1488,6 +1497,7 @@ class _PassGrower:
         factor = np.zeros((S, F), dtype=np.float32)
         cut32 = np.zeros(S, dtype=np.float32)
         threshold = np.zeros(S, dtype=bool)
+        width = np.zeros(S, dtype=np.int64)
         next_nodes: list[Node] = []
         parents: list[int] = []
         branch_at: list[int] = []
@@ -1505,6 +1515,7 @@ class _PassGrower:
                 node.kind = "discrete"
                 n = int(self.nvals[self.disc.index(a)])
             weights, unknown = self.bw[s, :n], self.bw[s, -1]
+            width[s] = n
             # c4.5's factor: the branch's known weight over the node's, in float (grow.grow),
             # its sums in c4.5's order where the node had fractional visits; and the visits
             # down each branch, its unknowns' and its fractional visits (for the next plan)
@@ -1541,7 +1552,7 @@ class _PassGrower:
         parent = np.array(parents, dtype=np.int64)
         self.links[len(self.routes) + 1] = (parent, np.array(branch_at, dtype=np.int64))
         self.prior_at = self.prior_children(parent, np.array(branch_at, dtype=np.int64), chosen, threshold, cut32)
-        self.routes.append(_Route(chosen, threshold, cut32, child, factor))
+        self.routes.append(_Route(chosen, threshold, cut32, child, factor, width))
         ghosts = None if self.prior_flat is None else (self.prior_flat, self.prior_at)
         self.flat = _Flat(self.routes, ghosts) if _native is not None else None
         self.rows = np.array(rows, dtype=np.int64)
