@@ -13,6 +13,7 @@ import ctypes
 import gc
 import mmap
 import os
+import sys
 import threading
 from typing import Callable, Iterator, TypeVar
 
@@ -143,11 +144,16 @@ _malloc_trim = _find_malloc_trim()
 
 
 def give_back_memory() -> bool:
-    """Return the C heap's free pages to the system; False where that cannot be asked for.
+    """Return the C heap's free pages to the system, and Arrow's pool's where pyarrow is
+    loaded; False where glibc's cannot be asked for.
 
     glibc keeps freed blocks below its mmap threshold (which grows to 32 MB as big arrays
     come and go) mapped in the process, so the temporaries of one step (hundreds of MB in
-    total at 1M cases) stayed resident under the next step's peak."""
+    total at 1M cases) stayed resident under the next step's peak. Arrow's pool (mimalloc)
+    keeps what a pass over a Parquet file freed: 180 MB after the schema pass of 1M rows."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
     if _malloc_trim is None:
         return False
     _malloc_trim(0)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, TypeVar
 
+from ..workers import give_back_memory
 from .schema import Dataset
 
 T = TypeVar("T")
@@ -52,4 +53,7 @@ def reduce_batches(batches: Callable[[], Iterable[Dataset]], zero: Callable[[], 
     table = zero()
     for batch in batches():
         table = count(table, batch)
+    # what the batches held (Arrow's pool, glibc's heap) given back: a pass's reading is not
+    # left resident under the tables that follow (180 MB a pass of 1M Parquet rows)
+    give_back_memory()
     return table

@@ -462,7 +462,8 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
     facts = StreamFacts(batches.passes + 2, batches.batches, int(getattr(source, "batch_rows", 0)), int(source.n),
                         group, info["passes_per_level"], info["table_bytes"], info["memory"],
                         list(getattr(source, "pass_bytes", [])), rules_report.as_dict(), info["exact_sum_levels"],
-                        growths=info["growths"], settled=info["settled"], exact_weights=info["exact_weights"])
+                        growths=info["growths"], settled=info["settled"], exact_weights=info["exact_weights"],
+                        planned_bytes=info["planned_bytes"])
     return rs, tree, facts
 
 

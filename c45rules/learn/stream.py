@@ -32,6 +32,7 @@ from ..data.passes import reduce_batches
 from ..data.schema import Dataset, Schema
 from ..errors import InputError
 from ..tree.grow_passes import size_text
+from ..workers import give_back_memory
 
 # bytes of the in-memory fit's peak per table cell (rows x columns, the class included):
 # BENCHMARKS.md's synth_1m (31 columns) peaks at 536 MB growing the tree (17 bytes a cell),
@@ -148,6 +149,7 @@ class StreamFacts:
     growths: int = 1            # grow_in_passes' growths (more where a growth's weights did not check)
     settled: int = 0            # and its passes settling the factors between them
     exact_weights: bool = True  # False: the growths stopped at their limit, or sums were folded
+    planned_bytes: int = 0      # the most bytes the growth's plan gave one pass (grow_passes._PassGrower.plan)
 
     def as_dict(self) -> dict[str, Any]:
         """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
@@ -157,7 +159,7 @@ class StreamFacts:
         return {**spark, "passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
-                "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels,
+                "planned_table_bytes": self.planned_bytes, "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels,
                 "growths": self.growths, "settled": self.settled, "exact_weights": self.exact_weights,
                 "rules": self.rules}
 
@@ -178,6 +180,7 @@ def open_for_passes(data: Any, target: str | None, *, read: Any, stream: bool, m
         return None
     duck = str(data).startswith(DUCKDB_PREFIX)
     source = open_batches(data, target, read=read, batch_rows=batch_rows, query=query, **kinds)
+    give_back_memory()      # the schema pass's reading (data/passes.py)
     if not (stream or duck) and fits_in_memory(source.n, source.schema, budget):
         return None
     flag = flags[0] if stream or duck else (

@@ -54,6 +54,14 @@ except ImportError:     # built only where a C compiler was there: numpy's best_
     _native = None
 
 
+_MAX_COUNT32 = (1 << 31) - 1   # visit counts kept as int32, this one standing for "this or more"
+
+
+def _counts32(counts: np.ndarray) -> np.ndarray:
+    """Visit counts as int32, those beyond it as _MAX_COUNT32 (then bounded otherwise)."""
+    return np.minimum(counts, _MAX_COUNT32).astype(np.int32)
+
+
 def _fixed(w: np.ndarray) -> np.ndarray:
     """float32 weights as int64 multiples of 2^-32 (rounded to nearest)."""
     return np.rint(w.astype(np.float64) * _SCALE).astype(np.int64)
@@ -207,9 +215,16 @@ class _Route:
     weight (for cases with an unknown value)."""
 
     def __init__(self, attr: np.ndarray, threshold: np.ndarray, cut32: np.ndarray, child: np.ndarray,
-                 factor: np.ndarray):
+                 factor: np.ndarray, width: np.ndarray | None = None):
+        # width: each node's branches (2 for a threshold, the values of a discrete attribute, 0
+        # closed): the columns of child and factor that are its, the rest padding (_Flat packs)
         self.attr, self.threshold, self.cut32, self.child, self.factor = attr, threshold, cut32, child, factor
+        self.width = np.full(len(attr), child.shape[1], dtype=np.int64) if width is None else width
         self.used = np.unique(attr[attr >= 0]).tolist()
+
+    def mask(self) -> np.ndarray:
+        """Which cells of child and factor are a node's branches (in row order: _Flat's)."""
+        return np.arange(self.child.shape[1]) < self.width[:, None]
 
 
 def _tested_values(route: _Route, columns: list[np.ndarray], rows: np.ndarray, attr: np.ndarray) -> np.ndarray:
@@ -296,11 +311,12 @@ class _Flat:
         self.threshold = np.concatenate([r.threshold for r in routes] + [np.zeros(n_open, bool)]).view(np.uint8)
         self.cut32 = np.concatenate([r.cut32 for r in routes] + [np.zeros(n_open, np.float32)])
         self.level = np.concatenate([np.full(n, k, np.int32) for k, n in enumerate(sizes + [n_open])])
-        widths = np.concatenate([np.full(len(r.attr), r.child.shape[1]) for r in routes] + [np.zeros(n_open, int)])
+        # each node's own branches only (a leaf none, a binary test two): not the routes' padding
+        widths = np.concatenate([r.width for r in routes] + [np.zeros(n_open, np.int64)])
         self.first = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
-        self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1).ravel()
+        self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1)[r.mask()]
                                      for k, r in enumerate(routes)]).astype(np.int64)
-        self.factor = np.concatenate([r.factor.ravel() for r in routes]).astype(np.float32)
+        self.factor = np.concatenate([r.factor[r.mask()] for r in routes]).astype(np.float32)
         self.used = sorted({a for r in routes for a in r.used})
         self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
         self.ghost = np.full(n_open, -1, dtype=np.int64)
@@ -488,6 +504,24 @@ ORDER_LEVELS = 62   # tree levels whose known/unknown bits order the fractional 
 SETTLE_BYTES = 64   # a visit held while settling (node, known bits, case, side; sorted: twice), _PassGrower.settle
 GROWTH_ROUNDS = 8   # growths again with the tree before as the ghost tree, at most (_PassGrower.run)
 FRACTION_SHARE = 2  # a pass's fractional visits may hold 1/FRACTION_SHARE of the budget (_LevelScan.fold)
+FRACTION_BYTES = 36  # a fractional visit kept (_Fractions: case, known bits, node, class: 8 each; weight: 4)
+VALUE_BYTES = 8      # and its value of each of the pass's attributes (a code or a float64)
+ORDER_COPIES = 2     # ordering and replaying a pass's visits holds them about twice (_Fractions.ordered, _Replay)
+REPLAY_BYTES = 80    # a case at a node with fractional visits while a continuous attribute's cases are replayed
+                     # in c4.5's order (_PassGrower.replayed: keys, order, ranks, classes, weights)
+
+
+def _joined(parts: list[tuple[np.ndarray, ...]]) -> list[np.ndarray]:
+    """The parts' arrays joined column by column, `parts` emptied and each part's array let go
+    once joined: held about once over, not twice (parts and joined)."""
+    columns = [list(part) for part in parts]
+    parts.clear()
+    out = []
+    for k in range(len(columns[0])):
+        out.append(np.concatenate([part[k] for part in columns]))
+        for part in columns:
+            part[k] = None
+    return out
 
 
 class _Fractions:
@@ -526,19 +560,11 @@ class _Fractions:
     def ordered(self) -> tuple[np.ndarray, ...]:
         """All visits, by node, then c4.5's order: (node, weight, class, codes, values). The
         parts are let go as they are joined, and each joined array as it is put in order: the
-        visits are held about once over, not three times (parts, joined, ordered), while the
-        budget counts them once (BENCHMARKS.md: the streamed fit with unknown values at 5M rows)."""
+        visits are held about once over, not three times (parts, joined, ordered), and one
+        array more while it is ordered: the plan counts them ORDER_COPIES times."""
         if not self.parts:
             return (np.empty(0, np.int64), np.empty(0, np.float32), np.empty(0, np.int64), None, None)
-        parts = [list(part) for part in self.parts]
-        self.parts = []
-        joined = []
-        for k in range(len(parts[0])):
-            joined.append(np.concatenate([part[k] for part in parts]))
-            for part in parts:
-                part[k] = None
-        rows, bits, ids, w, y, codes, values = joined
-        del joined
+        rows, bits, ids, w, y, codes, values = _joined(self.parts)
         order = np.lexsort((rows, bits, ids))
         del rows, bits
         ids = ids[order]
@@ -776,8 +802,10 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     exceed it has its attributes split over passes. The tree does not change.
 
     Where the cases have unknown values, each pass keeps the visits of fractional weight (their
-    case had an unknown value of a test above) to sum them in c4.5's order; beyond half the
-    `memory` budget a pass folds them into its exact sums instead, which may differ from the
+    case had an unknown value of a test above) to sum them in c4.5's order; the plan bounds
+    them per node with their working copies (plan_bytes; a node whose visits cannot fit fails
+    naming it); should they pass half the `memory` budget anyway a pass folds them into its
+    exact sums instead, which may differ from the
     in-memory sums in the last bit (the levels where that happened: exact_sum_levels). A
     case's weight below an earlier branch's subtree carries that subtree's round trips, known
     only once it is grown: where a pass had fractional visits, the tree is grown again with
@@ -785,14 +813,16 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     GROWTH_ROUNDS times more.
 
     Returns the tree and an info dict: passes (all growths'), levels, passes_per_level (the last
-    growth's), table_bytes (the largest tables one pass held, bytes), memory (the budget or
-    None), exact_sum_levels, growths, exact_weights (False where the growths stopped at their
+    growth's), table_bytes (the largest tables one pass held, bytes, its fractional visits
+    counted ORDER_COPIES times), planned_bytes (the most the plan gave one pass), memory (the
+    budget or None), exact_sum_levels, growths, exact_weights (False where the growths stopped at their
     limit or sums were folded: a sum may then differ from c4.5's in its last bit), the largest AVC
     group (attribute, level, node within the level, entries: the node's distinct values x
     classes for a continuous attribute, (values + 1) x classes for a discrete one).
 
     Raises InputError when a batch has another schema, no class, or a total weight of 2^30 or
-    more, or when one attribute's AVC group at one node may exceed `memory` (naming it).
+    more, or when one attribute's AVC group at one node, or one node's fractional visits, may
+    exceed `memory` (naming it).
     """
     return _PassGrower(batches, schema, float(min_objs), gain_ratio, costs, memory).run()
 
@@ -815,6 +845,7 @@ class _PassGrower:
         self.passes, self.per_level, self.peak = 0, [], 0
         self.distinct: dict[int, int] = {}
         self.rows = np.zeros(1, dtype=np.int64)   # at most this many cases reach each open node
+        self.frac = np.zeros(1, dtype=np.int64)   # and at most this many of them with fractional weight
         self.root_rows = 0                        # the cases, when a budget's first pass counted them
         self.fractional = False                   # a pass of this growth had fractional visits
         self.visits = 0                           # fractional visits the last check walked
@@ -825,9 +856,9 @@ class _PassGrower:
         self.fraction_bytes = 0                   # held by the last pass's fractional visits
         self.folded: list[int] = []               # levels whose fractional visits were folded (fold)
         # per node of the level with fractional visits: its cases and class weights summed in
-        # c4.5's order, and per (node, attribute) its candidate test's branch and unknown sums
+        # c4.5's order (level() sets the per-level arrays of its candidate tests' branch sums)
         self.node_sums: dict[int, tuple[np.float32, np.ndarray]] = {}
-        self.branch_sums: dict[tuple[int, int], tuple[np.ndarray, np.float32]] = {}
+        self.planned = 0                          # the most bytes the plan gave one pass (plan)
 
     def run(self) -> tuple[Node, dict]:
         """Grow the tree; where a pass had fractional visits, check in one more pass that each
@@ -863,7 +894,7 @@ class _PassGrower:
             forget_tables()
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
-                      "table_bytes": self.peak, "memory": self.memory, "largest_group": dict(self.largest),
+                      "table_bytes": self.peak, "planned_bytes": self.planned, "memory": self.memory, "largest_group": dict(self.largest),
                       "exact_sum_levels": list(self.folded), "growths": rounds + 1, "settled": settled,
                       "exact_weights": exact}
 
@@ -878,11 +909,13 @@ class _PassGrower:
             nodes, tested = [self.root], np.zeros((1, self.A), dtype=bool)
             self.routes, self.flat, self.per_level, self.folded = [], None, [], []
             self.rows = np.array([self.root_rows], dtype=np.int64)
+            self.frac = np.zeros(1, dtype=np.int64)
             self.light, self.fractional = True, False
             self.digests: dict[int, np.ndarray] = {}        # per level, its fractional visits' _digest
-            # per level: its nodes, their tested attributes, case bounds and `light` as it stood,
-            # and how they hang from the level above (parent, branch): where a growth resumes
-            self.levels: list[tuple[list[Node], np.ndarray, np.ndarray, bool]] = []
+            # per level: its nodes, their tested attributes, case and fractional visit bounds and
+            # `light` as it stood, and how they hang from the level above (parent, branch): where a
+            # growth resumes
+            self.levels: list[tuple[list[Node], np.ndarray, np.ndarray, np.ndarray, bool]] = []
             self.links: dict[int, tuple[np.ndarray, np.ndarray]] = {}
             self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
         self.prior = prior
@@ -890,7 +923,7 @@ class _PassGrower:
         if start and self.prior_flat is not None:
             self.flat = _Flat(self.routes, (self.prior_flat, self.prior_at))
         while nodes:
-            self.levels.append((nodes, tested, self.rows, self.light))
+            self.levels.append((nodes, tested, self.rows, self.frac, self.light))
             nodes, tested = self.level(nodes, tested)
             # the level's tables are freed: glibc would keep their pages under the next one's
             give_back_memory()
@@ -904,7 +937,7 @@ class _PassGrower:
         nodes = [Node(0, 0.0, 0.0, above[p].class_dist) for p in parent.tolist()]
         for node, p, b in zip(nodes, parent.tolist(), branch.tolist()):
             above[p].branches[b] = node
-        _, tested, self.rows, self.light = self.levels[start]
+        _, tested, self.rows, self.frac, self.light = self.levels[start]
         self.levels, self.routes, self.per_level = self.levels[:start], self.routes[:start], self.per_level[:start]
         self.digests = {k: d for k, d in self.digests.items() if k < start}
         self.prior_at = np.arange(len(nodes), dtype=np.int64)
@@ -985,11 +1018,13 @@ class _PassGrower:
 
         n, units, parts = reduce_batches(self.batches, lambda: [0, np.zeros(N * (U + 1), dtype=np.int64), []],
                                          count, merge)
-        ids, bits, rows, side = (np.concatenate([p[k] for p in parts]) if parts else np.empty(0, np.int64)
-                                 for k in range(4))
+        ids, bits, rows, side = _joined(parts) if parts else [np.empty(0, np.int64)] * 4
         order = np.lexsort((rows, bits, ids))          # c4.5's order at each node (_Fractions.ordered)
-        ids, rows, side = ids[order], rows[order], side[order]
-        del bits, order, parts
+        del bits
+        ids = ids[order]
+        rows = rows[order]
+        side = side[order]
+        del order
         starts = np.searchsorted(ids, np.arange(N + 1))
         units = units.reshape(N, U + 1)
         sides = np.arange(U + 1)
@@ -1019,60 +1054,86 @@ class _PassGrower:
         grow(0)
         for k, route in enumerate(self.routes):
             lo = int(first[np.searchsorted(flat.level, k)])
-            route.factor[...] = factor[lo:lo + route.factor.size].reshape(route.factor.shape)
+            mask = route.mask()
+            route.factor[mask] = factor[lo:lo + int(mask.sum())]
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
         """The level's passes: (nodes as a mask, discrete and continuous attributes as indices
-        into self.disc/self.cont), each pass's tables bounded within the budget. A node's bound:
-        per attribute SPARSE_BYTES x min(cases reaching it, (values + 1) x classes), plus
-        DENSE_BYTES x values x classes for a discrete one, plus its class sums."""
-        D, K, C = len(self.disc), len(self.cont), self.C
+        into self.disc/self.cont), each pass's tables and working copies bounded within the
+        budget (plan_bytes). Raises InputError naming what alone exceeds it."""
+        D, K = len(self.disc), len(self.cont)
         if self.memory is None:
             return [(np.ones(S, dtype=bool), list(range(D)), list(range(K)))]
-        rows = self.rows[:, None]
-        dbytes = DENSE_BYTES * self.V * C + SPARSE_BYTES * np.minimum(rows, (self.nvals + 1) * C)
-        if self.routes:
-            m = np.array([len(self.values[a][0]) for a in self.cont], dtype=np.int64)
-        else:
-            m = np.array([self.distinct[a] for a in self.cont], dtype=np.int64)
-        cbytes = SPARSE_BYTES * np.minimum(rows, (m + 1) * C)
-        base = 16 * C
-        need = base + dbytes.reshape(S, D).sum(axis=1) + cbytes.reshape(S, K).sum(axis=1)
+        fixed, dbytes, cbytes, tables = self.plan_bytes(S)
+        need = fixed + dbytes.sum(axis=1) + cbytes.sum(axis=1)
         budget, level = self.memory, len(self.routes)
         groups: list[tuple[np.ndarray, list[int], list[int]]] = []
         members, used = np.zeros(S, dtype=bool), 0
 
-        def close(mask: np.ndarray, d: list[int], c: list[int]) -> None:
+        def close(mask: np.ndarray, d: list[int], c: list[int], planned: int) -> None:
             if mask.any():
                 groups.append((mask, d, c))
+                self.planned = max(self.planned, planned)
         for s in range(S):
             if need[s] <= budget:
                 if used + need[s] > budget:
-                    close(members, list(range(D)), list(range(K)))
+                    close(members, list(range(D)), list(range(K)), used)
                     members, used = np.zeros(S, dtype=bool), 0
                 members[s], used = True, used + int(need[s])
                 continue
             # this node alone exceeds the budget: its attributes over several passes
             one = np.zeros(S, dtype=bool)
             one[s] = True
-            units = [(int(dbytes.reshape(S, D)[s, j]), j, self.disc[j], True) for j in range(D)]
-            units += [(int(cbytes.reshape(S, K)[s, k]), k, self.cont[k], False) for k in range(K)]
+            units = [(int(dbytes[s, j]), j, self.disc[j], True) for j in range(D)]
+            units += [(int(cbytes[s, k]), k, self.cont[k], False) for k in range(K)]
             d: list[int] = []
             c: list[int] = []
+            base = int(fixed[s])
             part = base
             for size, j, a, discrete in sorted(units, key=lambda u: u[2]):
                 if base + size > budget:
-                    raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}", base + size,
-                                  budget)
+                    table = int(tables[s, j if discrete else D + j])
+                    if 16 * self.C + table > budget:
+                        raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}",
+                                      16 * self.C + table, budget)
+                    raise InputError(
+                        f"node {s} of tree level {level}: its {int(self.frac[s])} visits of fractional weight (cases"
+                        f" with an unknown value of a test above it) with attribute {self.schema.attributes[a].name!r}"
+                        f" may need {size_text(base + size)}, beyond the memory budget of {size_text(budget)}: give"
+                        f" a larger budget (--memory), or fill in the unknown values before learning")
                 if part + size > budget:
-                    close(one, d, c)
+                    close(one, d, c, part)
                     d, c, part = [], [], base
                 (d if discrete else c).append(j)
                 part += size
-            close(one, d, c)
-        close(members, list(range(D)), list(range(K)))
+            close(one, d, c, part)
+        close(members, list(range(D)), list(range(K)), used)
         return groups
+
+    def plan_bytes(self, S: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Each open node's bound in bytes (docs/large-data.md, "What bounds memory"): what it
+        needs in any pass (S), and per discrete and continuous attribute in a pass (S x D,
+        S x K), working copies included; and the tables alone (S x (D + K)). Per attribute
+        SPARSE_BYTES x min(cases reaching the node, (values + 1) x classes), plus DENSE_BYTES x
+        values x classes for a discrete one; per node its class sums. Where cases of fractional
+        weight reach it, each is kept with its case number, known bits, node, weight and class
+        (FRACTION_BYTES) and its value of each attribute of the pass (VALUE_BYTES), about twice
+        over while they are put in c4.5's order and replayed (ORDER_COPIES), and while a
+        continuous attribute's sums are replayed every case at the node is spelt out
+        (REPLAY_BYTES)."""
+        D, K, C = len(self.disc), len(self.cont), self.C
+        rows, frac = self.rows[:, None], self.frac[:, None]
+        dtables = DENSE_BYTES * self.V * C + SPARSE_BYTES * np.minimum(rows, (self.nvals + 1) * C)
+        if self.routes:
+            m = np.array([len(self.values[a][0]) for a in self.cont], dtype=np.int64)
+        else:
+            m = np.array([self.distinct[a] for a in self.cont], dtype=np.int64)
+        ctables = SPARSE_BYTES * np.minimum(rows, (m + 1) * C)
+        value = ORDER_COPIES * VALUE_BYTES * frac
+        fixed = 16 * C + ORDER_COPIES * FRACTION_BYTES * self.frac + REPLAY_BYTES * self.rows * (self.frac > 0) * (K > 0)
+        tables = np.concatenate([dtables.reshape(S, D), ctables.reshape(S, K)], axis=1)
+        return fixed, (dtables + value).reshape(S, D), (ctables + value).reshape(S, K), tables
 
     def scan(self, S: int, members: np.ndarray, dsel: list[int], csel: list[int]
              ) -> tuple[np.ndarray, np.ndarray, dict[int, _SparseSums], dict[int, _ContinuousAVC], _Fractions]:
@@ -1087,10 +1148,14 @@ class _PassGrower:
         dist, count, disc, cont, light, fractions = reduce_batches(self.batches, scan.zero, scan.count, scan.merge)
         self.light = self.light and light
         self.fractional = self.fractional or bool(fractions.parts) or fractions.folded
-        if fractions.parts:
-            rows, ids, w = (np.concatenate([part[k] for part in fractions.parts]) for k in (0, 2, 3))
-            level = len(self.routes)
-            self.digests[level] = self.digests.get(level, 0) + _digest(rows, ids, w, np.zeros(len(rows), np.int64), 1)[0]
+        level = len(self.routes)
+        for rows, _, ids, w, *_ in fractions.parts:
+            # part by part (the digest's sums add up modulo 2^64): the visits are not joined once
+            # more; a node whose attributes take several passes has its visits digested once
+            new = ~self.digested[ids]
+            self.digests[level] = self.digests.get(level, 0) + _digest(rows[new], ids[new], w[new],
+                                                                       np.zeros(int(new.sum()), np.int64), 1)[0]
+        self.digested |= members
         if fractions.folded and len(self.routes) not in self.folded:
             self.folded.append(len(self.routes))
         self.fraction_bytes = fractions.nbytes()
@@ -1113,29 +1178,40 @@ class _PassGrower:
 
     def held(self, S: int, disc: dict[int, _SparseSums], cont: dict[int, _ContinuousAVC]) -> int:
         """Bytes of a pass's tables as they stand: 16 per sparse entry (runs not yet merged
-        included), 8 per class sum and case count."""
+        included), 8 per class sum and case count, and its fractional visits as ordering them
+        holds them (ORDER_COPIES times)."""
         runs = [t.runs for t in disc.values()]
         for avc in cont.values():
             runs += [t.runs for t in avc.by_class] if avc.values is None else [avc.table.runs]
-        return 16 * sum(len(r[0]) for rs in runs for r in rs) + 8 * S * (self.C + 1) + self.fraction_bytes
+        return 16 * sum(len(r[0]) for rs in runs for r in rs) + 8 * S * (self.C + 1) + ORDER_COPIES * self.fraction_bytes
 
     # ---- one level --------------------------------------------------------------------------
     def level(self, nodes: list[Node], tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
         """Label, test and split the level's nodes; return the next level's."""
-        S, C, D, K = len(nodes), self.C, len(self.disc), len(self.cont)
+        S, C = len(nodes), self.C
         fdist, count = np.zeros((S, C), dtype=np.int64), np.zeros(S, dtype=np.int64)
         gain = np.full((S, self.A), NO_GAIN, dtype=np.float32)
         split = np.zeros((S, self.A), dtype=np.float32)
-        below, above = np.zeros((S, self.A)), np.zeros((S, self.A))
-        # per node the branch sums of each candidate test, kept from its pass for `divide`:
-        # a discrete attribute's per value (0: unknown), a continuous one's below, above, unknown
-        self.dw = np.zeros((S, D, self.V), dtype=np.int64)
-        self.cw = np.zeros((S, K, 3), dtype=np.int64)
-        self.ccut = np.zeros((S, K))
+        # per node its chosen test's branch sums (keep_chosen): the candidates' are held for one
+        # group of nodes at a time (candidates), a few hundred bytes a node kept, not kilobytes
+        F = max([2] + [len(self.schema.attributes[a].values) for a in self.disc])
+        self.bw = np.zeros((S, F + 1), dtype=np.int64)      # fixed point, per branch, unknown last
+        self.bw32 = np.zeros((S, F + 1), dtype=np.float32)  # in c4.5's order where brep
+        self.bv = np.zeros((S, F + 1), dtype=np.int32)      # visits per branch, unknown last, where brep
+        self.bfv = np.zeros((S, F), dtype=np.int32)         # fractional visits per branch, where brep
+        self.brep = np.zeros(S, dtype=bool)
+        self.bcut = np.zeros(S)
+        chosen = np.full(S, -1, dtype=np.int64)
         groups = self.plan(S)
         self.per_level.append(len(groups))
-        self.node_sums, self.branch_sums = {}, {}
+        self.node_sums = {}
+        self.digested = np.zeros(S, dtype=bool)      # the nodes whose fractional visits were digested (scan)
+        last, last_act = None, np.empty(0, dtype=np.int64)
         for members, dsel, csel in groups:
+            if last is None or not np.array_equal(members, last):
+                # other nodes (a node's attributes over several passes share its group's arrays)
+                self.keep_chosen(last_act, chosen, gain, split)
+                self.candidates(S, members)
             gdist, gcount, disc, cont, fractions = self.scan(S, members, dsel, csel)
             at = np.flatnonzero(members)
             fdist[at], count[at] = gdist[at], gcount[at]
@@ -1154,9 +1230,11 @@ class _PassGrower:
             if act.size and dsel:
                 self.discrete(act, cases, fdisc, dsel, tested, gain, split)
             if csel:
-                self.cuts(act, cases, cont, gain, split, below, above)
+                self.cuts(act, cases, cont, gain, split)
             self.replayed(replay, act, cases, fdisc, dsel, cont, tested, gain, split)
             del fdisc, disc, cont
+            last, last_act = members, act
+        self.keep_chosen(last_act, chosen, gain, split)
         dist = _f32(fdist)
         cases = _f32(fdist.sum(axis=1))
         for s, (n, d) in self.node_sums.items():
@@ -1165,15 +1243,69 @@ class _PassGrower:
         errors = cases - dist[np.arange(S), best_class]
         for node, klass, items, errs, row in zip(nodes, best_class.tolist(), cases.tolist(), errors.tolist(), dist):
             node.klass, node.items, node.errors, node.class_dist = klass, items, errs, row.copy()
-        active = ~((dist.max(axis=1) == cases) | (cases < 2 * self.min_objs))
-        act = np.flatnonzero(active)
         self.note_largest(S, len(self.routes))
-        chosen = np.full(S, -1, dtype=np.int64)
-        if act.size:
-            chosen[act] = choose_tests(gain[act], split[act], self.left_out, self.gain_ratio)
         # a node all of whose cases weigh 1 passes exactly its branch's cases (and its unknowns) on
         whole = self.light & (fdist.sum(axis=1) == count << 32)
         return self.divide(nodes, chosen, best_class, cases, count, whole, tested)
+
+    def candidates(self, S: int, members: np.ndarray) -> None:
+        """Fresh arrays of the candidate tests' branch sums, for one group of nodes: per node a
+        discrete attribute's per value (0: unknown) and a continuous one's below, above, unknown
+        and cut; where the node had fractional visits, the same in c4.5's order (rdw, rcw: rc_at)
+        and its fractional visits down each branch (fdv, fcv) and every visit down a continuous
+        one's (cv). A row per node of the group (`members`; self.row: a node's row, -1 none), not
+        per node of the level: kilobytes a node, beyond the budget at 100k nodes."""
+        D, K, V = len(self.disc), len(self.cont), self.V
+        self.row = np.full(S, -1, dtype=np.int64)
+        Q = int(members.sum())
+        self.row[members] = np.arange(Q)
+        self.dw = np.zeros((Q, D, V), dtype=np.int64)
+        self.cw = np.zeros((Q, K, 3), dtype=np.int64)
+        self.ccut = np.zeros((Q, K))
+        self.replayed_at = np.zeros(Q, dtype=bool)
+        self.rc_at = np.zeros((Q, K), dtype=bool)
+        self.rdw = np.zeros((Q, D, V), dtype=np.float32)
+        self.rcw = np.zeros((Q, K, 3), dtype=np.float32)
+        self.fdv = np.zeros((Q, D, V), dtype=np.int32)
+        self.cv = np.zeros((Q, K, 3), dtype=np.int32)
+        self.fcv = np.zeros((Q, K, 3), dtype=np.int32)
+
+    def keep_chosen(self, act: np.ndarray, chosen: np.ndarray, gain: np.ndarray, split: np.ndarray) -> None:
+        """Choose the tests of a group's active nodes `act` (spec 2.5: one node per row, so group
+        by group is all at once) and keep the chosen test's branch sums (bw, bw32, bv, bfv, brep,
+        bcut) from the group's candidates for `divide`."""
+        if not act.size:
+            return
+        chosen[act] = choose_tests(gain[act], split[act], self.left_out, self.gain_ratio)
+        F = self.bfv.shape[1]
+        for j, a in enumerate(self.disc):
+            at = act[chosen[act] == a]
+            if not at.size:
+                continue
+            n = int(self.nvals[j])
+            t = self.dw[self.row[at], j, :n + 1]
+            self.bw[at, :n], self.bw[at, F] = t[:, 1:], t[:, 0]
+            rep = at[self.replayed_at[self.row[at]]]
+            self.brep[rep] = True
+            r, f = self.rdw[self.row[rep], j, :n + 1], self.fdv[self.row[rep], j, :n + 1].astype(np.int64)
+            self.bw32[rep, :n], self.bw32[rep, F] = r[:, 1:], r[:, 0]
+            # dw: the cases weighing 1 (2^32 each) down each branch, beside the fractional ones
+            units = self.dw[self.row[rep], j, :n + 1] >> 32
+            self.bv[rep, :n], self.bv[rep, F] = _counts32(units[:, 1:] + f[:, 1:]), _counts32(units[:, 0] + f[:, 0])
+            self.bfv[rep, :n] = f[:, 1:]
+        for k, a in enumerate(self.cont):
+            at = act[chosen[act] == a]
+            if not at.size:
+                continue
+            g = self.row[at]
+            self.bcut[at] = self.ccut[g, k]
+            self.bw[at, :2], self.bw[at, F] = self.cw[g, k, :2], self.cw[g, k, 2]
+            rep = at[self.rc_at[g, k]]
+            g = self.row[rep]
+            self.brep[rep] = True
+            self.bw32[rep, :2], self.bw32[rep, F] = self.rcw[g, k, :2], self.rcw[g, k, 2]
+            self.bv[rep, :2], self.bv[rep, F] = self.cv[g, k, :2], self.cv[g, k, 2]
+            self.bfv[rep, :2] = self.fcv[g, k, :2]
 
     def replayed(self, replay: _Replay, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int],
                  cont: dict[int, _ContinuousAVC], tested: np.ndarray, gain: np.ndarray, split: np.ndarray) -> None:
@@ -1186,6 +1318,7 @@ class _PassGrower:
         Q = len(nodes)
         if not Q:
             return
+        self.replayed_at[self.row[nodes]] = True
         which = np.flatnonzero(number[replay.ids] >= 0)
         q, y, w = number[replay.ids[which]], replay.y[which], replay.w[which]
         pos = np.searchsorted(act, nodes)             # the nodes' rows in fdisc
@@ -1194,8 +1327,9 @@ class _PassGrower:
             code, units = replay.codes[which, i], fdisc[pos, i] >> 32        # units: (Q, V, C) cases weighing 1
             table = _in_order((q * V + code) * C + y, w, np.arange(Q * V * C), units.ravel(), Q * V * C)
             sums = _in_order(q * V + code, w, np.arange(Q * V), units.sum(axis=2).ravel(), Q * V).reshape(Q, V)
-            for r, s in enumerate(nodes.tolist()):
-                self.branch_sums[s, a] = sums[r, 1:self.nvals[j] + 1], sums[r, 0]
+            self.rdw[self.row[nodes], j] = sums
+            # the fractional visits down each branch (code 0: unknown), for the next level's plan
+            self.fdv[self.row[nodes], j] = _counts32(np.bincount(q * V + code, minlength=Q * V).reshape(Q, V))
             g, sp = discrete_gains(table.reshape(Q, V, C), cases[nodes], self.min_objs)
             done = tested[nodes, a]
             gain[nodes, a], split[nodes, a] = np.where(done, NO_GAIN, g), np.where(done, F32(0), sp)
@@ -1236,15 +1370,20 @@ class _PassGrower:
             has = np.flatnonzero(~np.isnan(lo))
             if not has.size:
                 continue
-            self.ccut[nodes[has], k] = snap_cut(vals, vals32, lo[has], hi[has])
+            self.ccut[self.row[nodes[has]], k] = snap_cut(vals, vals32, lo[has], hi[has])
             cut32 = np.full(Q, np.nan, dtype=np.float32)
-            cut32[has] = self.ccut[nodes[has], k].astype(np.float32)
+            cut32[has] = self.ccut[self.row[nodes[has]], k].astype(np.float32)
             with np.errstate(invalid="ignore"):
                 side_f = np.where(rf < m, vals32[np.minimum(rf, m - 1)] > cut32[q], 2)
                 side_u = np.where(rank < m, vals32[np.minimum(rank, m - 1)] > cut32[eq], 2)
             sums = _in_order(q * 3 + side_f, w, eq * 3 + side_u, counts, Q * 3).reshape(Q, 3)
-            for r in has.tolist():
-                self.branch_sums[int(nodes[r]), a] = sums[r, :2], sums[r, 2]
+            fvisits = np.bincount(q * 3 + side_f, minlength=Q * 3).reshape(Q, 3)
+            visits = np.bincount(eq * 3 + side_u, weights=counts, minlength=Q * 3).astype(np.int64).reshape(Q, 3)
+            at = self.row[nodes[has]]
+            self.rc_at[at, k] = True
+            self.rcw[at, k] = sums[has]
+            self.fcv[at, k] = _counts32(fvisits[has])
+            self.cv[at, k] = _counts32(visits[has] + fvisits[has])
 
     def discrete(self, act: np.ndarray, cases: np.ndarray, fdisc: np.ndarray, dsel: list[int], tested: np.ndarray,
                  gain: np.ndarray, split: np.ndarray) -> None:
@@ -1252,7 +1391,7 @@ class _PassGrower:
         their branch sums (self.dw)."""
         D, C = len(dsel), self.C
         attrs = [self.disc[j] for j in dsel]
-        self.dw[np.ix_(act, dsel)] = fdisc.sum(axis=3)
+        self.dw[np.ix_(self.row[act], dsel)] = fdisc.sum(axis=3)
         # discrete_gains' float64 temporaries are ~10 x its table: a block of nodes at a time
         step = max(1, _CELLS // (D * self.V * C))
         for lo in range(0, act.size, step):
@@ -1294,7 +1433,7 @@ class _PassGrower:
             self.largest.update(attribute=self.schema.attributes[a].name, level=level, node=node, entries=entries)
 
     def cuts(self, act: np.ndarray, cases: np.ndarray, cont: dict[int, _ContinuousAVC], gain: np.ndarray,
-             split: np.ndarray, below: np.ndarray, above: np.ndarray) -> None:
+             split: np.ndarray) -> None:
         """Note the largest continuous AVC group, then
         each active node's best cut of each continuous attribute over the node's AVC entries,
         each entry one case weighing its sum (the unknowns' classes last), by the compiled scan
@@ -1336,16 +1475,16 @@ class _PassGrower:
                     g[s], sp[s] = gs[0], ss[0]
                     if at[0] >= 0:
                         lo[s], hi[s] = v[at[0], 0], v[at[0] + 1, 0]
-            gain[act, a], split[act, a], below[act, a], above[act, a] = g[act], sp[act], lo[act], hi[act]
+            gain[act, a], split[act, a] = g[act], sp[act]
             cut_at = act[~np.isnan(lo[act])]
             if cut_at.size:
                 # each cut's branch sums, should the attribute be chosen: below, above, unknown
-                self.ccut[cut_at, j] = snap_cut(vals, vals32, lo[cut_at], hi[cut_at])
+                self.ccut[self.row[cut_at], j] = snap_cut(vals, vals32, lo[cut_at], hi[cut_at])
                 cut32 = np.full(S, np.nan, dtype=np.float32)
-                cut32[cut_at] = self.ccut[cut_at, j].astype(np.float32)
+                cut32[cut_at] = self.ccut[self.row[cut_at], j].astype(np.float32)
                 on = ~np.isnan(cut32[node])
                 side = np.where(known[on], vals32[np.minimum(rank[on], m - 1)] > cut32[node[on]], 2)
-                self.cw[cut_at, j] = _sums(node[on] * 3 + side, sums[on], S * 3, False).reshape(S, 3)[cut_at]
+                self.cw[self.row[cut_at], j] = _sums(node[on] * 3 + side, sums[on], S * 3, False).reshape(S, 3)[cut_at]
 
     def divide(self, nodes: list[Node], chosen: np.ndarray, best_class: np.ndarray, cases: np.ndarray,
                count: np.ndarray, whole: np.ndarray, tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
@@ -1358,27 +1497,35 @@ class _PassGrower:
         factor = np.zeros((S, F), dtype=np.float32)
         cut32 = np.zeros(S, dtype=np.float32)
         threshold = np.zeros(S, dtype=bool)
+        width = np.zeros(S, dtype=np.int64)
         next_nodes: list[Node] = []
         parents: list[int] = []
         branch_at: list[int] = []
         rows: list[int] = []
+        fracs: list[int] = []
         for s in np.flatnonzero(chosen >= 0).tolist():
             a, node = int(chosen[s]), nodes[s]
             node.attribute = a
             if attrs[a].is_continuous:
-                k = self.cont.index(a)
-                cut = float(self.ccut[s, k])
+                cut = float(self.bcut[s])
                 node.kind, node.cut = "threshold", cut
                 threshold[s], cut32[s] = True, np.float32(cut)
-                weights, unknown = self.cw[s, k, :2], self.cw[s, k, 2]
+                n = 2
             else:
                 node.kind = "discrete"
-                j = self.disc.index(a)
-                t = self.dw[s, j, :self.nvals[j] + 1]
-                weights, unknown = t[1:], t[0]
+                n = int(self.nvals[self.disc.index(a)])
+            weights, unknown = self.bw[s, :n], self.bw[s, -1]
+            width[s] = n
             # c4.5's factor: the branch's known weight over the node's, in float (grow.grow),
-            # its sums in c4.5's order where the node had fractional visits
-            w32, u32 = self.branch_sums.get((s, a), (_f32(weights), _f32(unknown)))
+            # its sums in c4.5's order where the node had fractional visits; and the visits
+            # down each branch, its unknowns' and its fractional visits (for the next plan)
+            seen = None
+            if self.brep[s]:
+                w32, u32 = self.bw32[s, :n], self.bw32[s, -1]
+                if max(int(self.bv[s, :n].max()), int(self.bv[s, -1])) < _MAX_COUNT32:
+                    seen = self.bv[s, :n], int(self.bv[s, -1]), self.bfv[s, :n]
+            else:
+                w32, u32 = _f32(weights), _f32(unknown)
             # sums of non-negative weights: a branch has cases where its sum is not 0
             filled = w32 != 0
             shares = w32 / (F32(cases[s]) - u32)
@@ -1389,7 +1536,15 @@ class _PassGrower:
                     next_nodes.append(Node(0, 0.0, 0.0, node.class_dist))
                     parents.append(s)
                     branch_at.append(v)
-                    rows.append(int(weights[v] + unknown) >> 32 if whole[s] else int(count[s]))
+                    if seen is not None:
+                        rows.append(int(seen[0][v]) + seen[1])
+                        fracs.append(int(seen[2][v]) + seen[1])
+                    elif whole[s]:
+                        rows.append(int(weights[v] + unknown) >> 32)
+                        fracs.append(int(unknown) >> 32)
+                    else:
+                        rows.append(int(count[s]))
+                        fracs.append(int(count[s]))
                     branch = next_nodes[-1]
                 else:
                     branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
@@ -1397,10 +1552,11 @@ class _PassGrower:
         parent = np.array(parents, dtype=np.int64)
         self.links[len(self.routes) + 1] = (parent, np.array(branch_at, dtype=np.int64))
         self.prior_at = self.prior_children(parent, np.array(branch_at, dtype=np.int64), chosen, threshold, cut32)
-        self.routes.append(_Route(chosen, threshold, cut32, child, factor))
+        self.routes.append(_Route(chosen, threshold, cut32, child, factor, width))
         ghosts = None if self.prior_flat is None else (self.prior_flat, self.prior_at)
         self.flat = _Flat(self.routes, ghosts) if _native is not None else None
         self.rows = np.array(rows, dtype=np.int64)
+        self.frac = np.array(fracs, dtype=np.int64)
         next_tested = tested[parent]
         next_tested[np.arange(len(parent)), chosen[parent]] = True
         return next_nodes, next_tested
