@@ -191,7 +191,8 @@ def run(args: argparse.Namespace) -> int:
         ruleset = load_joblib(args.model, raw) if _is_joblib(args.model, raw) else load_pmml(args.model)
     write_text(args.output, dump_yaml(ruleset))
     if args.output not in (None, "-"):
-        print(f"{len(ruleset.rules)} rules, default class {ruleset.default_class}; written to {args.output}")
+        n = len(ruleset.rules)
+        print(f"{n} rule{'' if n == 1 else 's'}, default class {ruleset.default_class}; written to {args.output}")
         if ruleset.notes:
             print(ruleset.notes)
         if not any(r.covered for r in ruleset.rules):

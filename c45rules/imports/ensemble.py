@@ -313,10 +313,10 @@ def from_ensemble(model: Any, X: Any, *, max_rules: int | None = None, cf: float
     check_forest(model)
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
                                   or max_rules < 1):
-        raise InputError(f"max_rules must be a whole number >= 1, not {max_rules!r}")
+        raise InputError(f"max_rules must be a whole number >= 1, not {max_rules!r}", params=("max_rules",))
     for name, v in (("synthetic", synthetic), ("validate", validate)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0):
-            raise InputError(f"{name} must be a whole number >= 0, not {v!r}")
+            raise InputError(f"{name} must be a whole number >= 0, not {v!r}", params=(name,))
     # read the trees first: a split no rule can express (categorical) is refused before any work
     paths = _path_trees(model)
     names, frame = _features(model, X)

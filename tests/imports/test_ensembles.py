@@ -178,6 +178,26 @@ def test_cli_imports_a_pickled_forest_with_its_training_table(tmp_path):
     assert code == 2 and "go with --data" in err
 
 
+def test_cli_import_names_its_options_and_counts_one_rule_in_the_singular(tmp_path):
+    import joblib
+    X, y, _ = split("crx")
+    model = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
+    src, table = tmp_path / "forest.pkl", tmp_path / "train.csv"
+    joblib.dump(model, src)
+    X.assign(label=y).to_csv(table, index=False)
+    base = ["import", str(src), "--data", str(table), "--target", "label"]
+    # a bad count is said in the command line's words, and nothing is written
+    for flag, value in (("--max-rules", "0"), ("--synthetic", "-1"), ("--validate", "-2")):
+        out = tmp_path / "no.yaml"
+        code, _, err = run_cli(base + [flag, value, "-o", str(out)])
+        assert code == 2 and f"{flag} must be a whole number" in err, err
+        assert not out.exists()
+    out = tmp_path / "one.yaml"
+    code, stdout, err = run_cli(base + ["--max-rules", "1", "-o", str(out)])
+    assert (code, err) == (0, ""), err
+    assert len(load_yaml(out).rules) == 1 and stdout.startswith("1 rule, default class ")
+
+
 def test_cli_import_help_says_pickles_run_code():
     code, stdout, _ = run_cli(["import", "--help"])
     text = " ".join(stdout.split())
