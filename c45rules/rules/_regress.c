@@ -28,20 +28,17 @@
 /* numpy's float(np.sum(a)) for a contiguous float64 array a of n values */
 static double np_sum(const double *a, Py_ssize_t n) { return 0.0 + pairwise_sum(a, n); }
 
-/* Quinlan's estimate as model_tree.estimated_error computes it (ints n, v; float error) */
-static double m5_estimate(double error, Py_ssize_t n, Py_ssize_t v) {
-    return n > v ? error * (double)(n + v) / (double)(n - v) : INFINITY;
-}
-
-/* the same with a fractional parameter count (Python's int + float: the int made a double) */
-static double m5_estimate_d(double error, Py_ssize_t n, double v) {
+/* Quinlan's estimate as model_tree.estimated_error computes it (int n; v a float where the
+ * rule's conditions count beside its model's parameters: Python's int + float, the int made a
+ * double, exact for any count) */
+static double m5_estimate(double error, Py_ssize_t n, double v) {
     return (double)n > v ? error * ((double)n + v) / ((double)n - v) : INFINITY;
 }
 
 /* a rule's estimate with `tests` conditions left, each counted as `per_test` parameters beside
- * its model's v (regression.py step 2); per_test 0 is the model's parameters alone */
+ * its model's v (regression.py step 2) */
 static double estimate_with(double error, Py_ssize_t n, Py_ssize_t v, double per_test, int tests) {
-    return per_test == 0.0 ? m5_estimate(error, n, v) : m5_estimate_d(error, n, (double)v + per_test * tests);
+    return m5_estimate(error, n, (double)v + per_test * tests);
 }
 
 /* ---- simplify -------------------------------------------------------------------------- */
