@@ -7,7 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-_CHUNK = 1 << 24
+try:
+    from ..data import _plaincsv
+except ImportError:   # not built: numpy finds the line feeds
+    _plaincsv = None
+
+# a read the size of a core's cache: the scan's passes over it then cost little beyond the read
+_CHUNK = 1 << 20
 
 
 def plain_lines(path: str | Path) -> tuple[int, bool] | None:
@@ -19,18 +25,30 @@ def plain_lines(path: str | Path) -> tuple[int, bool] | None:
     end to some readers and not to others.
     """
     limit = csv.field_size_limit()
-    newlines, last, final = 0, -1, b""
+    scan = _plaincsv.lines if _plaincsv is not None else _line_feeds
+    newlines, run, final = 0, 0, b""
     with open(path, "rb") as f:
         while chunk := f.read(_CHUNK):
-            if b'"' in chunk or b"\r" in chunk or b"\0" in chunk:
+            found = scan(chunk, run, limit)
+            if found is None:
                 return None
-            ends = np.flatnonzero(np.frombuffer(chunk, np.uint8) == ord("\n")) + (f.tell() - len(chunk))
-            if len(ends) and np.diff(ends, prepend=last).max() > limit:
-                return None
-            last = int(ends[-1]) if len(ends) else last
-            newlines += len(ends)
+            feeds, run = found
+            newlines += feeds
             final = chunk[-1:]
         size = f.tell()
-    if size == 0 or size - 1 - last > limit:
+    if size == 0 or run > limit:
         return None
     return newlines, final == b"\n"
+
+
+def _line_feeds(chunk: bytes, run: int, limit: int) -> tuple[int, int] | None:
+    """data/_plaincsv.c lines, in numpy: (line feeds in `chunk`, the bytes after the last one,
+    counted on from `run`) when it has no quote, CR or NUL and no line of `limit` bytes or more."""
+    if b'"' in chunk or b"\r" in chunk or b"\0" in chunk:
+        return None
+    ends = np.flatnonzero(np.frombuffer(chunk, np.uint8) == ord("\n"))
+    if not len(ends):
+        return 0, run + len(chunk)
+    if np.diff(ends, prepend=-1 - run).max() > limit:   # each line's bytes and its line feed
+        return None
+    return len(ends), len(chunk) - 1 - int(ends[-1])
