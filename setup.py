@@ -14,4 +14,4 @@ def _step(path: str) -> Extension:
     )
 
 
-setup(ext_modules=[_step("c45rules/_libm"), _step("c45rules/data/_distinct"), _step("c45rules/data/_cells"), _step("c45rules/data/_plaincsv"), _step("c45rules/tree/_grow"), _step("c45rules/tree/_subset"), _step("c45rules/rules/_generalize"), _step("c45rules/rules/_climb"), _step("c45rules/rules/_regress"), _step("c45rules/model/_match")])
+setup(ext_modules=[_step("c45rules/_libm"), _step("c45rules/data/_distinct"), _step("c45rules/data/_cells"), _step("c45rules/data/_plaincsv"), _step("c45rules/tree/_grow"), _step("c45rules/tree/_subset"), _step("c45rules/rules/_generalize"), _step("c45rules/rules/_climb"), _step("c45rules/rules/_regress"), _step("c45rules/model/_match"), _step("c45rules/imports/_pool")])

@@ -49,10 +49,16 @@ also follows the ensemble where the sifted list has no rule for its decisions (8
 three seeds, with whole one-hot attributes in the made rows: XGBoost 90.4% -> 91.0% held-out
 fidelity, RF 94.5% -> 94.6%, a rule more; FIDELITY.md).
 
-A pool rule's insertion gain is counted over the rows it fires on only, bucketed by the
-position of their present decider, after a bound (the rows it would put right) has set aside
-the rules that cannot gain enough (one search, `--multi --sample 5000`, seed 0, load 15: XGBoost
-letter's 18,385 pool rules x 25,000 check rows 8.6 -> 1.1 s CPU, RF letter 5.2 -> 0.05 s).
+A pool rule's insertion gain is kept between searches (`_Insertions`): per pool rule and list
+rule, what the pool rule would gain over the rows that rule decides now (the default too), so
+inserted before the rule at position p it gains the sum from p on; after the list changes only
+the rows whose decider or decision moved are counted again, compiled (imports/_pool.c), and an
+inserted rule enters the pruning's state in place (`_Pruning.insert`), not a state rebuilt. A
+row counts 1 where the pool rule's class is the ensemble's and the decision is not, -1 where the
+decision is the ensemble's, 0 else (80d2780 counted a row wrong either way -1: with more than two
+classes a rule righting some rows among others it left wrong was passed by). XGBoost income
+(`--multi --sample 5000`, 8,284 pool rules x 25,000 check rows) at 1 in 5,000 with 80d2780's
+counting: the same 85 insertions and rules, 104-110 -> 5.0-5.4 s CPU (h53, FIDELITY.md).
 
 Each change's gain is found for every rule and condition at once from the first and second
 firing rule of each row (as sifting counts better and worse, spec 7.9), not by re-running the
@@ -74,6 +80,11 @@ from ..model.ruleset import NEVER_FIRES_ABOVE
 from ..rules.coding import log_fact
 from ..rules.extract import THRESHOLD, CondTest
 from ..rules.generalize import CandidateRule
+
+try:   # the insertion search's counts compiled (imports/_pool.c); else numpy counts them
+    from . import _pool
+except ImportError:   # pragma: no cover - built without a C compiler
+    _pool = None
 
 # the least share of the check rows an inserted pool rule must gain (1 in 200: 1 in 400 added
 # rules that gained on the check rows and lost on held-out rows, FIDELITY.md)
@@ -135,8 +146,9 @@ class _Pruning:
         R, n = len(conds), len(values)
         self.alive = np.ones(R, dtype=bool)
         self.width = max((len(c) for c in conds), default=1)
-        self.failing = np.zeros((R, n), dtype=np.int32)
-        self.where = np.zeros((R, n), dtype=np.int32)
+        # int16: a rule has fewer conditions; `where` is read only where one fails (a position)
+        self.failing = np.zeros((R, n), dtype=np.int16)
+        self.where = np.zeros((R, n), dtype=np.int16)
         for i in range(R):
             self._tally(i)
         self.fires = self.failing == 0
@@ -326,42 +338,153 @@ class _Pruning:
             self.t_first[moved], self.t_second[moved] = _first_two(self.t_fires[:, moved])
             self._choose_default()
 
-    def best_insert(self, fires: np.ndarray, klass: np.ndarray, least: int = 1) -> tuple[int, int, int]:
-        """(pool rule, position, gain) of the insertion that gains most agreement, if that is at
-        least `least` (else gain 0): `fires` (pool rules x check rows, bits packed along the rows: np.packbits) says
-        where each pool rule fires, `klass` its class. Inserted before the rule at `position` (len(conds): before the default), a rule
-        decides the rows it fires on that no rule before it takes; only rows the list decides
-        as another class change, gaining where that class is wrong and losing where it is right."""
-        R, n = len(self.conds), len(self.values)
-        step = max(1, (1 << 24) // max(n, 1))   # pool rules at a time: temporaries of 16M cells
-        decides = self._decides(np.arange(n))
-        at = np.where(self.first >= 0, self.first, R)   # the position of each row's decider
-        best = (-1, -1, 0)
-        for k in np.unique(klass).tolist():
-            # a row decided as k already changes nothing; another gains where k is the ensemble's
-            # class there and loses where the present decision is
-            w = np.where(decides == k, 0, np.where(self.decided == k, 1, -1))
-            of = np.flatnonzero(klass == k)
-            # a rule gains at most the rows it fires on that it would put right: the rules that
-            # cannot reach `least` (most of a forest's thousands of paths) are not looked at further
-            can = _POPCOUNT[fires[of] & np.packbits(w > 0)].sum(axis=1, dtype=np.int64)
-            of = of[can >= max(least, best[2] + 1)]
-            for lo in range(0, len(of), step):
-                hit = np.unpackbits(fires[of[lo:lo + step]], axis=1, count=n)
-                hit[:, w == 0] = 0
-                # per pool rule, the rows it fires on bucketed by their decider's position
-                # (a rule fires on few rows: counted where it fires, not over every row):
-                # inserting at p takes the buckets from p on
-                ri, ci = np.nonzero(hit)
-                gain = np.bincount(ri * (R + 1) + at[ci], weights=w[ci], minlength=len(hit) * (R + 1))
-                gain = np.cumsum(gain.reshape(len(hit), R + 1)[:, ::-1], axis=1)[:, ::-1]
-                gain[:, :R][:, ~self.alive] = -1.0   # before a deleted rule: as before the next one
-                top = int(np.argmax(gain))
-                g = int(round(float(gain.flat[top])))
-                if g > best[2] and g >= least:
-                    i, p = divmod(top, R + 1)
-                    best = (int(of[lo + i]), p, g)
-        return best
+    def insert(self, a: int, conds: tuple[CondTest, ...], klass: int, bits: float = 0.0) -> None:
+        """A rule of `conds` and `klass` (and `bits`, with `bits`) enters the list before the
+        rule at position `a` (len(conds): last): the rows it fires on that no earlier rule takes
+        are its, and only their share of the gains is redone, as delete and drop do."""
+        self.conds.insert(a, tuple(conds))
+        self.klass = np.insert(self.klass, a, klass)
+        if self.bits is not None:
+            self.bits = np.insert(self.bits, a, bits)
+        self.alive = np.insert(self.alive, a, True)
+        if len(conds) > self.width:
+            pad = ((0, 0), (0, len(conds) - self.width))
+            self.gain, self.banned = np.pad(self.gain, pad), np.pad(self.banned, pad)
+            self.width = len(conds)
+        self.gain = np.insert(self.gain, a, 0, axis=0)
+        self.banned = np.insert(self.banned, a, False, axis=0)
+        self.failing = np.insert(self.failing, a, 0, axis=0)
+        self.where = np.insert(self.where, a, 0, axis=0)
+        self._tally(a)
+        fires = self.failing[a] == 0
+        self.fires = np.insert(self.fires, a, fires, axis=0)
+        took = _enter(fires, a, self.first, self.second)
+        others = np.flatnonzero(self.alive)
+        others = others[others != a]
+        # took's share was added when the rules after a sat one place higher: the same share
+        self._add_gains(took, others, -1)
+        self.first[took] = a
+        self._reset(took)
+        self._add_gains(took, others, 1)
+        self._add_gains(np.arange(len(self.values)), np.array([a]), 1)
+        if self.train is not None:
+            fires = _fires(conds, self.t_values)
+            self.t_fires = np.insert(self.t_fires, a, fires, axis=0)
+            self.t_first[_enter(fires, a, self.t_first, self.t_second)] = a
+            self._choose_default()
+
+
+def _enter(fires: np.ndarray, a: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """A rule entering a list before position `a` and firing on the rows `fires`: `first` and
+    `second` (each row's first and second firing rule, -1 none; updated in place) moved one
+    place down from `a` on and `second` set where the rule comes second; the rows it comes
+    first on (their `first` is to be set to `a`, after their old share of what depends on it
+    is taken away), whose `second` is now their old first."""
+    for f in (first, second):
+        f[f >= a] += 1
+    hit = np.flatnonzero(fires)
+    f = first[hit]
+    took, behind = hit[(f < 0) | (f > a)], hit[(f >= 0) & (f < a)]
+    second[took] = first[took]
+    s = second[behind]
+    second[behind] = np.where((s < 0) | (s > a), a, s)
+    return took
+
+
+class _Insertions:
+    """The insertion search of prune_against, kept between searches: per pool rule and per
+    rule of the list (by number; a column for the default), the agreement the pool rule would
+    gain over the check rows that rule decides now, were they the pool rule's. Inserted before
+    the list's rule at position p, a pool rule takes the rows decided from p on: its gain
+    there is the sum of those columns. After a change of the list, only the rows whose
+    decider or decision it changed are counted again (their old share taken away, their new
+    one added), not every row for every pool rule."""
+
+    def __init__(self, fires: np.ndarray, klass: np.ndarray, decided: np.ndarray, n: int) -> None:
+        # `fires`: pool rules x check rows, bits packed along the rows (np.packbits)
+        self.fires, self.klass, self.decided, self.n = fires, klass, decided, n
+        # the same bits by row byte (a row's bits for every pool rule side by side): what a
+        # recount of a few rows reads
+        self.by_row = np.ascontiguousarray(fires.T)
+        self.columns: dict[int, int] = {}      # a list rule's number -> its column; the default's is 0
+        self.counts = np.zeros((len(klass), 16), dtype=np.int32)
+        self.who: np.ndarray | None = None     # per row, its decider's column at the last count
+        self.dec: np.ndarray | None = None     # per row, its decision at the last count
+        self.inserted = np.zeros(len(klass), dtype=bool)
+        self.n_classes = int(klass.max(initial=0)) + 1
+
+    def _column(self, numbers: np.ndarray) -> np.ndarray:
+        """The columns of the list rules `numbers`, new ones given one (the counts widened)."""
+        for v in numbers.tolist():
+            if v not in self.columns:
+                self.columns[v] = len(self.columns) + 1
+        if len(self.columns) + 1 > self.counts.shape[1]:
+            wider = max(len(self.columns) + 1, 2 * self.counts.shape[1])
+            self.counts = np.pad(self.counts, ((0, 0), (0, wider - self.counts.shape[1])))
+        return np.array([self.columns[v] for v in numbers.tolist()], dtype=np.int64)
+
+    def _weights(self, rows: np.ndarray, dec: np.ndarray) -> np.ndarray:
+        """Per row of `rows` (decisions `dec`, per row of all) and class k: what the row counts
+        for a pool rule of class k, 1 where k is the ensemble's class and the decision is not,
+        -1 where the decision is the ensemble's and not k, else 0 (the decision is k already, or
+        neither is the ensemble's: with more than two classes a wrong row can stay wrong; 80d2780
+        counted it -1, so a rule putting some rows right among others it left wrong was passed by)."""
+        k = np.arange(self.n_classes)
+        d, e = dec[rows, None], self.decided[rows, None]
+        return np.where(d == k, 0, (e == k).astype(np.int32) - (d == e)).astype(np.int32)
+
+    def _recount(self, rows: np.ndarray, who: np.ndarray, dec: np.ndarray) -> None:
+        """The counts of `rows` moved from the last count's deciders' columns and decisions
+        (none at first) to `who` and `dec` (per row of all): in each pool rule firing on a row,
+        its old weight taken from its old column and its new one added to its new column."""
+        if len(rows) == 0:
+            return
+        new, cnew = self._weights(rows, dec), who[rows]
+        if self.who is None:
+            old, cold = np.zeros_like(new), np.zeros_like(cnew)
+        else:
+            old, cold = self._weights(rows, self.dec), self.who[rows]
+        C = self.counts.shape[1]
+        if _pool is not None:
+            _pool.count(self.by_row, len(self.klass), rows, self.klass, self.n_classes, old, cold, new, cnew,
+                        self.counts, C)
+            return
+        flat = self.counts.reshape(-1)
+        for lo in range(0, len(rows), max(1, (1 << 24) // max(len(self.klass), 1))):
+            part = slice(lo, lo + max(1, (1 << 24) // max(len(self.klass), 1)))
+            r = rows[part]
+            ci, pi = np.nonzero((self.by_row[r >> 3] >> (7 - (r & 7)).astype(np.uint8)[:, None]) & 1)
+            k = self.klass[pi]
+            np.add.at(flat, pi * C + cold[part][ci], -old[part][ci, k])
+            np.add.at(flat, pi * C + cnew[part][ci], new[part][ci, k])
+
+    def best(self, state: _Pruning, numbers: np.ndarray, least: int) -> tuple[int, int, int]:
+        """(pool rule, position, gain) of the insertion into `state`'s list (its rules'
+        numbers `numbers`, by position) that gains most agreement, if that is at least `least`
+        (else gain 0); on a tie the pool rule of the lower class, then the earlier pool rule,
+        then the earlier position. Inserted before the rule at `position` (len(numbers): before
+        the default), a rule decides the rows it fires on that no rule before it takes."""
+        R, n = len(numbers), self.n
+        cols = self._column(numbers)
+        first = state.first
+        who = np.where(first >= 0, cols[np.maximum(first, 0)], 0)
+        dec = state._decides(np.arange(n))
+        self._recount(np.arange(n) if self.who is None else np.flatnonzero((who != self.who) | (dec != self.dec)),
+                      who, dec)
+        self.who, self.dec = who, dec
+        alive = np.flatnonzero(state.alive)
+        # the gain before each live rule and before the default: the columns from there on
+        order = np.append(cols[alive], 0)
+        gain = np.cumsum(self.counts[:, order[::-1]], axis=1, dtype=np.int32)[:, ::-1]
+        gain[self.inserted] = -1
+        top = gain.max(axis=1)
+        g = int(top.max()) if len(top) else 0
+        if g < max(least, 1):
+            return -1, -1, 0
+        tied = np.flatnonzero(top == g)
+        k = int(tied[np.lexsort((tied, self.klass[tied]))[0]])
+        cut = int(np.argmax(gain[k]))
+        return k, int(alive[cut]) if cut < len(alive) else R, g
 
 
 def _which(n: int, k: int) -> float:
@@ -375,7 +498,7 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
                   train: tuple[np.ndarray, np.ndarray, float] | None = None,
                   pool: list[CandidateRule] | None = None,
                   judged: tuple[np.ndarray, np.ndarray] | None = None,
-                  budget: int | None = None) -> list[CandidateRule]:
+                  budget: int | None = None, share: float | None = None) -> list[CandidateRule]:
     """The ordered list after greedy reduced-error pruning (module docstring) judged by
     agreement with `decided` (class codes of `n_classes`) on the rows of `values`; `default`
     is the class of a row no rule fires on. With `bits` (each rule's coding cost, spec 7.6's
@@ -404,15 +527,19 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
     klass = np.array([r.klass for r in pool], dtype=np.int64)
     if bits is not None and not isinstance(bits, Mapping):
         bits = dict(zip([r.number for r in rules], np.asarray(bits, dtype=np.float64).tolist()))
+    state = _Pruning([tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
+                     values, np.asarray(decided, dtype=np.int64), default,
+                     None if bits is None else np.array([bits[r.number] for r in rules]), n_classes, train)
+    # the same list on the rows it was chosen on: the word on a deletion the check rows are indifferent to
+    chosen = None if judged is None else _Pruning(
+        [tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
+        judged[0], np.asarray(judged[1], dtype=np.int64), default, None, n_classes)
+    states = (state,) if chosen is None else (state, chosen)
+    search = _Insertions(fires, klass, np.asarray(decided, dtype=np.int64), len(values)) if pool else None
+    least = max(math.ceil((POOL_SHARE if share is None else share) * len(values)), 1)
+    # `rules` stays in step with the states' positions, deleted rules too, until the end
     steps = 0
     while True:
-        state = _Pruning([tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
-                         values, np.asarray(decided, dtype=np.int64), default,
-                         None if bits is None else np.array([bits[r.number] for r in rules]), n_classes, train)
-        # the same list on the rows it was chosen on: the word on a deletion the check rows are indifferent to
-        chosen = None if judged is None else _Pruning(
-            [tuple(r.conditions) for r in rules], np.array([r.klass for r in rules], dtype=np.int64),
-            judged[0], np.asarray(judged[1], dtype=np.int64), default, None, n_classes)
         while steps < max_steps:
             i, j = state.best(None if chosen is None else chosen.deletion_gains() < 0)
             if i < 0 and budget is not None and int(state.alive.sum()) > budget:
@@ -422,22 +549,24 @@ def prune_against(rules: list[CandidateRule], values: np.ndarray, decided: np.nd
             if i < 0:
                 break
             steps += 1
-            for st in (state, chosen) if chosen is not None else (state,):
+            for st in states:
                 if j < 0:
                     st.delete(i)
                 else:
                     st.drop(i, j)
             if j >= 0:
                 rules[i] = replace(rules[i], conditions=state.conds[i])
-        rules = [r for r, keep in zip(rules, state.alive) if keep]
-        if not pool or steps >= max_steps or (budget is not None and len(rules) >= budget):
-            return rules
-        k, at, gain = state.best_insert(fires, klass, least=max(math.ceil(POOL_SHARE * len(values)), 1))
+        if search is None or steps >= max_steps or (budget is not None and int(state.alive.sum()) >= budget):
+            return [r for r, keep in zip(rules, state.alive) if keep]
+        k, at, gain = search.best(state, np.array([r.number for r in rules], dtype=np.int64), least)
         if gain == 0:
-            return rules
+            return [r for r, keep in zip(rules, state.alive) if keep]
         steps += 1
-        rules.insert(int(state.alive[:at].sum()), pool[k])
-        fires[k] = 0   # in the list now: never inserted again
+        new = pool[k]
+        for st in states:
+            st.insert(at, tuple(new.conditions), new.klass, 0.0 if bits is None else bits[new.number])
+        rules.insert(at, new)
+        search.inserted[k] = True   # in the list now: never inserted again
 
 
 def counted(conditions: tuple[CondTest, ...], klass: int, values: np.ndarray, y: np.ndarray, cf: float
