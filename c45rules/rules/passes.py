@@ -320,11 +320,17 @@ def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
         yield lo, min(lo + step, batch.n)
 
 
+# at most this many threads count a pass's slices: each one beyond the first holds, beside the
+# memory budget, its own truth bits (up to 32 MB) and a copy of a round's counts (79 MB at 1M
+# noisy rows, round_table_bytes)
+_MAX_THREADS = 4
+
+
 def slice_threads() -> int:
-    """The threads that count a batch's slices at once: the cores this process may run on.
-    The counts are whole numbers added up, the same in any order (and the firing tables take
-    the slices' groups in slice order), so the model does not depend on it."""
-    return available_cores()
+    """The threads that count a batch's slices at once: the cores this process may run on, at
+    most _MAX_THREADS. The counts are whole numbers added up, the same in any order (and the
+    firing tables take the slices' groups in slice order), so the model does not depend on it."""
+    return min(available_cores(), _MAX_THREADS)
 
 
 def _sliced(conds: _Conditions, batch: Dataset, width: int, work: Callable[[int, int, int], Any],
