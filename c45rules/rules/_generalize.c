@@ -2397,8 +2397,11 @@ static PyObject *py_value_rows(PyObject *self, PyObject *args) {
     }
     const int64_t *slot = v[0].buf;
     uint64_t *out = v[1].buf;
+    /* the streamed passes make a batch's slices' truth rows on several threads (passes.py _sliced) */
+    Py_BEGIN_ALLOW_THREADS
     for (int64_t i = 0; i < n; i++)
         if (slot[i] >= 0 && slot[i] < n_slots) out[slot[i] * W + (i >> 6)] |= 1ULL << (i & 63);
+    Py_END_ALLOW_THREADS
     release_views(v, 2);
     return Py_NewRef(Py_None);
 }

@@ -16,16 +16,18 @@ class's candidates fire on it: one pass groups the cases into a table per class.
 default class and sifting (7.7-7.9) read the class and which selected rules fire: one more pass,
 one table. The stages run on the groups as cases weighing their number of cases (whole weights:
 the same counts, sums and doubles as on the cases one by one). Each pass is "count one slice into
-a table" and "merge two tables" (_FireCounter.add, _Lists.merge); the tables are held within a
+a table" and "merge two tables" (_FireCounter.fired, _Lists.merge); the tables are held within a
 memory budget (tables_in_passes).
 
 Counts are whole numbers (unweighted cases): they add up exactly over any split into batches.
 """
 from __future__ import annotations
 
+import queue
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -35,6 +37,7 @@ from ..data.schema import Dataset
 from ..errors import InputError
 from ..tree.grow_passes import size_text
 from ..tree.node import FlatTree, Node
+from ..workers import available_cores
 from .cases import PackedCases, pack_counts, pack_gaps, pack_values, unpack_counts, unpack_values
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
@@ -154,11 +157,12 @@ class _Conditions:
         self.thresholds = {a: np.flatnonzero((paths.attribute == a) & (paths.kind == THRESHOLD))
                            for a in np.unique(paths.attribute).tolist()}
         self._planned: tuple[np.ndarray, tuple] | None = None    # (row, _plan's answer) of the last rows made
-        self._rows = np.zeros(0, dtype=np.uint64)     # truth's words, reused slice after slice
+        # truth's words per thread (_sliced's rooms), each reused slice after slice
+        self._rows: list[np.ndarray] = []
 
     def __getstate__(self) -> dict:
         # sent to Spark executors with a pass's closure: the last pass's plan stays here
-        return {**self.__dict__, "_planned": None, "_rows": np.zeros(0, dtype=np.uint64)}
+        return {**self.__dict__, "_planned": None, "_rows": []}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -212,18 +216,20 @@ class _Conditions:
         row[self.count] = at
         return row
 
-    def truth(self, batch: Dataset, lo: int, hi: int, row: np.ndarray) -> np.ndarray:
+    def truth(self, batch: Dataset, lo: int, hi: int, row: np.ndarray, room: int = 0) -> np.ndarray:
         """Bit rows (uint64 words) on cases lo..hi-1 of `batch` of the conditions `row` (rows_of)
         places, and of all those cases (an empty condition list's truth); padding bits 0.
-        Unknown values satisfy no condition. The rows are valid until the next call (every row
-        is written, so one buffer serves every slice: a fresh zeroed 32 MB a slice was a tenth
-        of a pass at 1M cases, in page faults)."""
+        Unknown values satisfy no condition. The rows are valid until the next call with the
+        same `room` (every row is written, so one buffer serves every slice: a fresh zeroed
+        32 MB a slice was a tenth of a pass at 1M cases, in page faults); threads counting
+        slices at once each use their own room (_sliced)."""
         n = hi - lo
         words = -(-n // 64)
         size = (int(row[self.count]) + 1) * words
-        if len(self._rows) < size:
-            self._rows = np.empty(size, dtype=np.uint64)
-        out = self._rows[:size].reshape(-1, words)
+        self.rooms(room + 1)
+        if len(self._rows[room]) < size:
+            self._rows[room] = np.empty(size, dtype=np.uint64)
+        out = self._rows[room][:size].reshape(-1, words)
         out[row[self.count]] = _value_rows(np.zeros(n, dtype=np.int64), 1, words)[0]
         made: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows' rows
         cuts_of, plan = self._plan(row)
@@ -242,9 +248,14 @@ class _Conditions:
                 block[:] = _bits(np.stack([self.condition(c).holds(col) for c in mine.tolist()]))
         return out
 
+    def rooms(self, count: int) -> None:
+        """Make at least `count` truth buffers (made before threads share them: none is added then)."""
+        while len(self._rows) < count:
+            self._rows.append(np.zeros(0, dtype=np.uint64))
+
     def let_go(self) -> None:
-        """Drop truth's buffer (at the end of a pass: not held through the stages between)."""
-        self._rows = np.zeros(0, dtype=np.uint64)
+        """Drop truth's buffers (at the end of a pass: not held through the stages between)."""
+        self._rows = []
 
     def _plan(self, row: np.ndarray) -> tuple[dict[int, np.ndarray], list[tuple]]:
         """What truth makes for the rows `row` places, the same for every slice of a pass (at 1M
@@ -309,6 +320,50 @@ def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
         yield lo, min(lo + step, batch.n)
 
 
+# at most this many threads count a pass's slices: each one beyond the first holds, beside the
+# memory budget, its own truth bits (up to 32 MB) and a copy of a round's counts (79 MB at 1M
+# noisy rows, round_table_bytes)
+_MAX_THREADS = 4
+
+
+def slice_threads() -> int:
+    """The threads that count a batch's slices at once: the cores this process may run on, at
+    most _MAX_THREADS. The counts are whole numbers added up, the same in any order (and the
+    firing tables take the slices' groups in slice order), so the model does not depend on it."""
+    return min(available_cores(), _MAX_THREADS)
+
+
+def _sliced(conds: _Conditions, batch: Dataset, width: int, work: Callable[[int, int, int], Any],
+            threads: int) -> Iterator[Any]:
+    """work(room, lo, hi) for each of the batch's slices (_slices(batch, width)), the results in
+    slice order, on up to `threads` threads: the truth rows and the compiled counts let go of
+    the GIL, so a pass's slices are counted on every core. `room` (0 .. threads - 1): the
+    thread's own truth buffer (_Conditions.truth) and whatever else `work` keeps per thread."""
+    spans = list(_slices(batch, width))
+    threads = max(1, min(threads, len(spans)))
+    conds.rooms(threads)
+    if threads == 1:
+        for lo, hi in spans:
+            yield work(0, lo, hi)
+        return
+    free: queue.SimpleQueue = queue.SimpleQueue()
+    for room in range(threads):
+        free.put(room)
+
+    def run(span: tuple[int, int]) -> Any:
+        room = free.get()
+        try:
+            return work(room, *span)
+        finally:
+            free.put(room)
+    pool = ThreadPoolExecutor(threads)
+    try:
+        yield from pool.map(run, spans)
+    finally:
+        # a refused table (too_large) stops the pass: the slices not begun are not counted
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _rule_rows(conds: _Conditions, rules: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rows (rows_of) of the conditions the rules read, and the compiled module's rule
     lists: each rule's conditions' truth rows one after another (int32), and where each rule
@@ -353,10 +408,31 @@ def _checked(batch: Dataset, schema: Any) -> None:
 class _RoundTable(list):
     """A round pass's tables [T0, E0, Td, Ed, tallies] (_round_counts): pickled, as a Spark
     executor sends it to the driver (learn/spark.py), with its count arrays packed (pack_counts):
-    mostly zeros (rules shorter than the widest) and small counts."""
+    mostly zeros (rules shorter than the widest) and small counts. `rooms`: per thread but the
+    first (_sliced's rooms), its own [T0, E0, Td, Ed] counted so far, added in by `folded`
+    (kept through the pass: made and added once a pass, not once a batch)."""
+
+    rooms: dict[int, tuple[np.ndarray, ...]]
+
+    def room(self, room: int) -> tuple[np.ndarray, ...]:
+        """Thread `room`'s counts (the table's own for room 0). Each thread asks for its own
+        room only, so the dict is never written by two threads at once."""
+        if not room:
+            return tuple(self[:4])
+        rooms = self.__dict__.setdefault("rooms", {})
+        if room not in rooms:
+            rooms[room] = tuple(np.zeros_like(x) for x in self[:4])
+        return rooms[room]
+
+    def folded(self) -> "_RoundTable":
+        """The table with every thread's counts added in (whole numbers: in any order the same)."""
+        for mine in self.__dict__.pop("rooms", {}).values():
+            for into, part in zip(self[:4], mine):
+                into += part
+        return self
 
     def __reduce__(self) -> tuple:
-        return _round_table, ([pack_counts(x) if isinstance(x, np.ndarray) else x for x in self],)
+        return _round_table, ([pack_counts(x) if isinstance(x, np.ndarray) else x for x in self.folded()],)
 
 
 def _round_table(items: list) -> _RoundTable:
@@ -365,12 +441,13 @@ def _round_table(items: list) -> _RoundTable:
 
 
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
-                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pools: bool = False
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pools: bool = False,
+                  threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
     satisfying all but d). Also tallies the cases into `tallies` when given. `pools`: counted
-    from the rules' pools where compiled (_Conditions.pool_tables), not from truth rows."""
+    from the rules' pools where compiled (_Conditions.pool_tables), not from truth rows;
+    `threads`: a batch's slices counted on up to that many threads (_sliced)."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
     # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
@@ -405,24 +482,28 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
         order = conds.leaf_order(batch)
         if order is not None:
             batch = batch.subset(order)
-        for lo, hi in _slices(batch, everyone_at + 1):
-            bits = conds.truth(batch, lo, hi, row)
+
+        def work(room: int, lo: int, hi: int) -> None:
+            # each thread counts into its own room's counts (added in once the pass is done)
+            bits = conds.truth(batch, lo, hi, row, room)
             y = batch.y[lo:hi]
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
             if _native is not None:
-                _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, t0, e0, td, ed)
+                _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, *table.room(room))
             else:
-                _count_numpy(bits, wrong, groups, everyone_at, t0, e0, td, ed)
+                _count_numpy(bits, wrong, groups, everyone_at, *table.room(room))
+        for _ in _sliced(conds, batch, everyone_at + 1, work, threads):
+            pass
         return table
 
-    def merge(a: list, b: list) -> list:
-        for mine, theirs in zip(a[:4], b[:4]):
+    def merge(a: _RoundTable, b: _RoundTable) -> _RoundTable:
+        for mine, theirs in zip(a.folded()[:4], b.folded()[:4]):
             mine += theirs
         if a[4] is not None:
             a[4].merge(b[4])
         return a
 
-    t0, e0, td, ed, tallied = reduce_batches(batches, zero, count, merge)
+    t0, e0, td, ed, tallied = reduce_batches(batches, zero, count, merge).folded()
     conds.let_go()
     if tallies is not None:
         tallies.merge(tallied)
@@ -478,14 +559,15 @@ def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndar
 
 
 def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *, cf: float = 0.25,
-                         fisher: float | None = None, report: PassReport | None = None, memory: int | None = None
-                         ) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
+                         fisher: float | None = None, report: PassReport | None = None, memory: int | None = None,
+                         threads: int = 1) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
     """generalise_rules over the batches: the candidate rules (without covers) in the same order,
     numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, the first
     pass counts each leaf's path from its pool of the cases failing at most one condition; a
     later pass counts each rule's tables without its guessed next condition too (the module's
     docstring): two rounds a pass for the rules whose guess holds. `memory` is not read here:
-    the rounds' tables grow with the rules, not the rows."""
+    the rounds' tables grow with the rules, not the rows. `threads`: a batch's slices counted
+    on up to that many threads (the same counts)."""
     report = report if report is not None else PassReport()
     conds = _Conditions(tree)
     p = conds.paths
@@ -513,7 +595,8 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         lists = [current[r] for r in active] + [[c for c in current[r] if c != guess[r]] for r in guessed]
         counted = np.concatenate([targets[active], targets[guessed]]).astype(np.int64)
         t0_a, e0_a, td_a, ed_a = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
-                                               len(schema.classes), tallies if first else None, schema, pools=first)
+                                               len(schema.classes), tallies if first else None, schema, pools=first,
+                                               threads=threads)
         # Python ints rule by rule (drop_choice's lists)
         t0, e0, td, ed = t0_a.tolist(), e0_a.tolist(), td_a.tolist(), ed_a.tolist()
         report.passes += 1
@@ -587,7 +670,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
 
 class _FireCounter:
     """Which of a set of rules fire on a slice's cases, grouped into a table of (label, firing
-    rules) -> cases: `add` counts one slice into a table, `table.absorb` joins two tables (the
+    rules) -> cases: `table.add(*fired(...))` counts one slice, `table.absorb` joins two tables (the
     map and the merge of a pass). `row`: the truth rows (rows_of) of the slices it reads, made
     for several counters at once."""
 
@@ -607,13 +690,14 @@ class _FireCounter:
         """An empty table."""
         return _Lists() if _native is not None else _Groups(-(-self.k // 8) + 2)
 
-    def add(self, table: "_Lists | _Groups", bits: np.ndarray, n: int, labels: np.ndarray) -> None:
-        """Count a slice's n cases (their truth rows `bits`, their labels) into `table`."""
+    def fired(self, bits: np.ndarray, n: int, labels: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What a table adds (`table.add(*fired)`) to count a slice's n cases (their truth rows
+        `bits`, their labels): the rules firing on each case, with its label; made apart from
+        the table, so that slices are made on several threads and added in slice order."""
         if _native is not None:
             at = np.empty(n + 1, dtype=np.int64)
             ids = _native.fire_lists(bits, n, self.flat, self.ptr, labels.astype(np.int32), at)
-            table.add(at, np.frombuffer(ids, dtype=np.int32), np.ones(n, dtype=np.int64))
-            return
+            return at, np.frombuffer(ids, dtype=np.int32), np.ones(n, dtype=np.int64)
         k, width = self.k, self.idx.shape[1]
         cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
         step = max(1, _WORDS // max(1, width * bits.shape[1]))
@@ -625,7 +709,7 @@ class _FireCounter:
         case[:, 2:] = np.packbits(fire.T, axis=1, bitorder="little")
         label = labels.astype(np.uint16)
         case[:, 0], case[:, 1] = label >> 8, label & 255
-        table.add(case, np.ones(n, dtype=np.int64))
+        return case, np.ones(n, dtype=np.int64)
 
     def lists(self, table: "_Lists | _Groups") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(at, ids, counts): group g's label and then its firing rules (i: the i-th rule),
@@ -663,14 +747,16 @@ def too_large(stage: str, size: int, budget: int, rows: int) -> InputError:
 
 def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict[Any, tuple[list[int], Callable]],
                      batches: Batches, schema: Any, *, budget: int | None = None, stage: str = "firing",
-                     report: PassReport | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                     report: PassReport | None = None, threads: int = 1
+                     ) -> dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The firing tables of several rule sets, in as few passes as the budget allows.
 
     `sets[key] = (rules, labels)`: a table groups the cases by (labels(y), which of `rules` (indices
     into rule_conds) fire), as _FireCounter.lists gives it. One pass counts every table at once;
     when the tables together exceed `budget` bytes (_table_bytes), the largest is left to a
     later pass (its counts so far dropped); a table alone beyond it is an InputError naming
-    `stage`. `report`: its passes and largest table (bytes) are updated."""
+    `stage`. `report`: its passes and largest table (bytes) are updated. `threads`: the slices'
+    firing rules found on up to that many threads, added to the tables in slice order."""
     report = report if report is not None else PassReport()
     done: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     waiting = list(sets)
@@ -698,12 +784,16 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
 
         def count(part: dict, batch: Dataset) -> dict:
             _checked(batch, schema)
-            for lo, hi in _slices(batch, step):
-                bits = conds.truth(batch, lo, hi, row)
+
+            def fired(room: int, lo: int, hi: int) -> tuple[int, dict]:
+                bits = conds.truth(batch, lo, hi, row, room)
                 y = batch.y[lo:hi]
+                # the tables still counted when the slice began (one left for later is not read)
+                return hi - lo, {key: counters[key].fired(bits, hi - lo, sets[key][1](y)) for key in list(part["tables"])}
+            for n, made in _sliced(conds, batch, step, fired, threads):
                 for key, table in part["tables"].items():
-                    counters[key].add(table, bits, hi - lo, sets[key][1](y))
-                part["rows"] += hi - lo
+                    table.add(*made[key])
+                part["rows"] += n
                 within_budget(part)
             return part
 
@@ -918,26 +1008,28 @@ def _check_costs(costs: np.ndarray | None) -> None:
 
 
 def cases_in_passes(tree: Node | FlatTree, batches: Batches, *, cf: float = 0.25, fisher: float | None = None,
-                    report: PassReport | None = None, memory: int | None = None
+                    report: PassReport | None = None, memory: int | None = None, threads: int | None = None
                     ) -> tuple[list[CandidateRule], dict[str, Any], "RuleStages"]:
     """The generalised candidates of `tree`'s leaves over `batches` (each call a fresh pass over
     the data's cases, in Dataset batches sharing one Schema; unweighted cases only), the totals
     the later stages read (learn.pipeline.RuleCases' fields but the cases and the fingerprint)
     and the passes that give those stages their grouped cases (RuleStages). `fisher` is a
     fraction, as generalise_rules takes it; `report`: filled with passes and table sizes;
-    `memory`: the bytes the grouped tables may hold (None: no bound)."""
+    `memory`: the bytes the grouped tables may hold (None: no bound); `threads`: each pass counts
+    a batch's slices on up to that many threads (None: slice_threads(); the model is the same)."""
     report = report if report is not None else PassReport()
+    threads = slice_threads() if threads is None else threads
     first = next(iter(batches()), None)
     if first is None:
         raise InputError("the batches hold no cases")
     schema = first.schema
     _check_costs(first.costs)
     cands, conds, rule_conds, tallies = generalise_in_passes(tree, batches, schema, cf=cf, fisher=fisher,
-                                                             report=report, memory=memory)
+                                                             report=report, memory=memory, threads=threads)
     report.rows = tallies.n
     totals = dict(schema=schema, costs=first.costs, class_n=tallies.class_n, total_weight=float(tallies.n),
                   branch_bits=tallies.branch_bits(schema), weight_record=first.weight_record)
-    return cands, totals, RuleStages(conds, rule_conds, cands, batches, schema, tallies, memory, report)
+    return cands, totals, RuleStages(conds, rule_conds, cands, batches, schema, tallies, memory, report, threads)
 
 
 @dataclass
@@ -959,6 +1051,7 @@ class RuleStages:
     tallies: _Tallies
     memory: int | None
     report: PassReport
+    threads: int = 1
 
     def class_tables(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Per class with candidates, in class order: (positive, counts) of its groups (whether
@@ -978,7 +1071,8 @@ class RuleStages:
                     for c in sorted(live)}
         sets = {names[c]: (rules, lambda y, c=c: y == c) for c, rules in sorted(live.items())}
         tables = tables_in_passes(self.conds, self.rule_conds, sets, self.batches, self.schema, budget=self.memory,
-                                  stage="selection", report=self.report)
+                                  stage="selection", report=self.report,
+                                  threads=self.threads)
         out = {}
         for c, rules in sorted(live.items()):
             # each table let go once its covers are made: the lists (4 bytes a firing rule)
@@ -1004,7 +1098,7 @@ class RuleStages:
         rules = [r.number - 1 for r in selected]        # generalise_in_passes numbers them from 1
         at, ids, counts = tables_in_passes(self.conds, self.rule_conds, {"ordering": (rules, lambda y: y)},
                                            self.batches, self.schema, budget=self.memory, stage="ordering",
-                                           report=self.report)["ordering"]
+                                           report=self.report, threads=self.threads)["ordering"]
         for r, cover in zip(selected, _covers(at, ids, len(rules))):
             r.cases = cover
         self.report.selected_patterns = len(counts)

@@ -290,10 +290,10 @@ def test_first_pass_from_pools_later_rounds_guess(compiled, monkeypatch):
     truth = passes._Conditions.truth
     made = []
 
-    def spy(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=False):
+    def spy(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=False, **more):
         seen.append((len(rules), pools))
         made.append(0)
-        return counts(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=pools)
+        return counts(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=pools, **more)
 
     def counted_truth(self, *args):
         made[-1] += 1
@@ -537,3 +537,55 @@ def test_covers_made_without_pair_arrays(compiled, monkeypatch):
         assert peak <= packed + 200 * k + 1_000_000 and peak < 3 * len(ids), (peak, len(ids))
     else:
         assert peak > 20 * len(ids)     # what the compiled covers avoid
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_slices_counted_on_threads_same_tables(compiled, monkeypatch):
+    """A pass counts a batch's slices on several threads, each with its own truth rows and
+    counts: the round counts, the class tables (their groups in the same order: slices added
+    in slice order) and the rules are those of one thread, and more than one thread counted."""
+    import threading
+    if compiled and passes._native is None:
+        pytest.skip("no compiled module")
+    if not compiled:
+        monkeypatch.setattr(passes, "_native", None)
+        monkeypatch.setattr(passes, "_climb", None)
+    monkeypatch.setattr(passes, "_CELLS", 1 << 12)      # slices of 64 cases: several a batch
+    ds, _ = load_stem(R.stem("crx"))
+    tree = learn_tree(ds).unpruned_flat
+    seen: dict[int, set] = {}
+    truth = passes._Conditions.truth
+
+    def spied(self, batch, lo, hi, row, room=0):
+        seen.setdefault(threads, set()).add(threading.get_ident())
+        return truth(self, batch, lo, hi, row, room)
+    monkeypatch.setattr(passes._Conditions, "truth", spied)
+    made = []
+    for threads in (1, 2, 3):
+        cands, totals, stages = passes.cases_in_passes(tree, batches(ds, 300), threads=threads)
+        tables = stages.class_tables()
+        ordering = stages.selected_table(cands[::3])
+        made.append(([(r.number, r.conditions, r.klass, r.error, r.covered, r.errors) for r in cands],
+                     {c: [x.tolist() for x in t] for c, t in tables.items()}, [x.tolist() for x in ordering],
+                     [r.cases.unpack(np.int64).tolist() for r in cands if r.cases is not None and len(r.cases)]))
+    assert made[0] == made[1] == made[2]
+    assert len(seen[1]) == 1 and len(seen[2]) > 1 and len(seen[3]) > 1
+
+
+def test_sliced_results_in_slice_order_and_errors_stop_the_pass():
+    ds, _ = load_stem(R.stem("crx"))
+    conds = passes._Conditions(learn_tree(ds).unpruned_flat)
+    spans = list(passes._slices(ds, passes._CELLS // 64))      # slices of 64 cases
+
+    def work(room, lo, hi):
+        assert 0 <= room < 4
+        return lo, hi
+    assert list(passes._sliced(conds, ds, passes._CELLS // 64, work, 4)) == spans
+    assert len(conds._rows) == 4
+
+    def failing(room, lo, hi):
+        if lo >= 128:
+            raise InputError("beyond the budget")
+        return lo
+    with pytest.raises(InputError, match="beyond the budget"):
+        list(passes._sliced(conds, ds, passes._CELLS // 64, failing, 2))
