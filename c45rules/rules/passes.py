@@ -649,15 +649,16 @@ class _FireCounter:
         return *pack_lists(at, ids), counts
 
 
-# bytes a table's list entry (one id) costs while its groups become covers: compiled, its
-# cover's varint (at most 5 bytes) and its place in the subset search's case -> rules index (2);
-# in numpy, _covers' int64 arrays over all the ids. Counted against the budget with the table.
-_COVER_BYTES_PER_ID = 8 if _climb is not None else 40
-
-
 def _table_bytes(table: "_Lists | _Groups") -> int:
-    """What a table holds, with what making its covers will take (_COVER_BYTES_PER_ID)."""
-    return table.nbytes + _COVER_BYTES_PER_ID * table.ids
+    """What a table holds, with what making its covers and the subset search's index over them
+    will take. Compiled: per number of its lists a cover's varint (a gap between two of its G
+    groups: at most as many bytes as G's own) and the search's case -> rules index (2 bytes),
+    and per group the index's offset (8); in numpy, _covers' int64 arrays over all the numbers."""
+    if _climb is None:
+        return table.nbytes + 40 * table.ids
+    groups = table.groups
+    varint = 1 + sum(groups >= 1 << bits for bits in (7, 14, 21, 28))
+    return table.nbytes + (varint + 2) * table.ids + 8 * groups
 
 
 def too_large(stage: str, size: int, budget: int, rows: int, total: int | None = None) -> InputError:
@@ -913,6 +914,11 @@ class _Lists:
         """The numbers (labels and rules) of its distinct lists."""
         return self.entries
 
+    @property
+    def groups(self) -> int:
+        """Its distinct lists."""
+        return self.used
+
 
 class _Groups:
     """Rows of bytes -> summed counts, without the compiled module: rows pile up and are merged
@@ -970,6 +976,11 @@ class _Groups:
     def ids(self) -> int:
         """The entries its rows become as lists (bounded by the rows' bits)."""
         return (len(self.keys) + self.waiting) * (self.width - 1)
+
+    @property
+    def groups(self) -> int:
+        """Its rows, merged or waiting (at least its distinct ones)."""
+        return len(self.keys) + self.waiting
 
 
 # costs in whole multiples of 2^-16: any sum of them over up to 2^30 cases is exact in float64
