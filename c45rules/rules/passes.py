@@ -663,10 +663,10 @@ def _table_bytes(table: "_Lists | _Groups") -> int:
 
 def too_large(stage: str, size: int, budget: int, rows: int, total: int | None = None) -> InputError:
     """The refusal of a rule stage's table beyond the budget, with the remedy; `total`: the
-    data's rows, for the table's size at all of them (as many bytes a row as so far: at least
-    that, as the firing patterns of noisy data are nearly all distinct)."""
+    data's rows, for the table's size at all of them at as many bytes a row as so far (about
+    so on noisy data, whose firing patterns are nearly all distinct; less where they repeat)."""
     whole = "" if not total or total <= rows else \
-        f" of {total} (at least {size_text(size * total // max(rows, 1))} at all of them)"
+        f" of {total} (about {size_text(size * total // max(rows, 1))} at all of them)"
     return InputError(f"the rules' {stage} needs {size_text(size)} after {rows} rows{whole}, beyond the memory"
                       f" budget of {size_text(budget)}: give a larger budget (--memory), or learn fewer"
                       f" candidate rules (a larger -m)")

@@ -281,7 +281,7 @@ def test_a_table_beyond_the_budget_is_refused_by_stage():
     ds, _ = load_stem(R.stem("vehicle"))
     tree = learn_tree(ds)
     with pytest.raises(InputError, match=r"^the rules' selection table of class '\w+' needs [\d.]+ kB after \d+ rows"
-                                         r" of 846 \(at least [\d.]+ kB at all of them\), beyond the memory budget"
+                                         r" of 846 \(about [\d.]+ kB at all of them\), beyond the memory budget"
                                          r" of 2 kB: give a larger budget \(--memory\), or learn fewer candidate"
                                          r" rules \(a larger -m\)$"):
         learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), memory=2048)
