@@ -1373,26 +1373,56 @@ PyDoc_STRVAR(group_covers_doc,
 "rules, ascending, below k. Rule r's groups, ascending, packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]\n"
 "(r_lo, r_hi: k int64 offsets as bytes; r_data: bytes; r_count: k int64, its groups), the rules\n"
 "one after another: the covers as the subset search reads them, made without a (rule, group)\n"
-"pair array.\n"
+"pair array. `packed` (default 0): the lists as fire_lists packs them (key_at in int32 words).\n"
 "ValueError unless each list's rules ascend below k.");
+
+/* Group g's rules: in place (plain lists), or decoded into `scratch` (room for k) from its
+ * packed words (fire_lists' packing: class + 1, first rule + 1, gaps, zero padding); their
+ * number, or -1 when the list is not a label and ascending rules below k. */
+static int64_t group_rules(const int64_t *key_at, const void *keys, int packed, int64_t g, int64_t k,
+                           int32_t *scratch, const int32_t **rules) {
+    if (key_at[g + 1] <= key_at[g]) return -1;
+    if (!packed) {
+        const int32_t *list = (const int32_t *)keys + key_at[g];
+        int64_t m = key_at[g + 1] - key_at[g] - 1;
+        for (int64_t i = 0; i < m; i++)
+            if (list[i + 1] < 0 || list[i + 1] >= k || (i && list[i + 1] <= list[i])) return -1;
+        *rules = list + 1;
+        return m;
+    }
+    const uint8_t *p = (const uint8_t *)keys + key_at[g] * 4, *end = (const uint8_t *)keys + key_at[g + 1] * 4;
+    if (!*p || (varint_next(&p, end), p > end)) return -1;
+    int64_t m = 0, r = -1;
+    while (p < end && *p) {
+        uint32_t gap = varint_next(&p, end);
+        r += gap;
+        if (p > end || gap == 0 || r >= k || m >= k) return -1;
+        scratch[m++] = (int32_t)r;
+    }
+    *rules = scratch;
+    return m;
+}
 
 static PyObject *py_group_covers(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[2];
     Py_ssize_t k;
+    int packed = 0;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*n", &v[0], &v[1], &k)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*n|p", &v[0], &v[1], &k, &packed)) return NULL;
     PyObject *out = NULL, *lo_b = NULL, *hi_b = NULL, *data_b = NULL, *count_b = NULL;
     int64_t g_n = v[0].len / 8 - 1, n_keys = v[1].len / 4;
     const int64_t *key_at = v[0].buf;
-    const int32_t *keys = v[1].buf;
+    const void *keys = v[1].buf;
+    const int32_t *rules;
     int64_t *last = NULL;
-    int bad = k < 0 || g_n < 0 || v[0].len % 8 || key_at[0] != 0 || key_at[g_n] != n_keys;
-    for (int64_t g = 0; g < g_n && !bad; g++) {
-        bad = key_at[g + 1] <= key_at[g];
-        for (int64_t i = key_at[g] + 2; i < key_at[g + 1] && !bad; i++) bad = keys[i] <= keys[i - 1];
-        for (int64_t i = key_at[g] + 1; i < key_at[g + 1] && !bad; i++) bad = keys[i] < 0 || keys[i] >= k;
+    int32_t *scratch = malloc(((size_t)(k > 0 ? k : 0) + 1) * 4);
+    if (!scratch) {
+        PyErr_NoMemory();
+        goto done;
     }
+    int bad = k < 0 || g_n < 0 || v[0].len % 8 || key_at[0] != 0 || key_at[g_n] != n_keys;
+    for (int64_t g = 0; g < g_n && !bad; g++) bad = group_rules(key_at, keys, packed, g, k, scratch, &rules) < 0;
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "group_covers: the lists are not a label and ascending rules below k");
         goto done;
@@ -1413,11 +1443,11 @@ static PyObject *py_group_covers(PyObject *self, PyObject *args) {
         last[r] = 0;
         count[r] = 0;
     }
-    uint8_t scratch[5];
+    uint8_t put[5];
     for (int64_t g = 0; g < g_n; g++)
-        for (int64_t i = key_at[g] + 1; i < key_at[g + 1]; i++) {
-            int32_t r = keys[i];
-            hi[r] += varint_put((uint32_t)(g - last[r]), scratch);
+        for (int64_t i = 0, m = group_rules(key_at, keys, packed, g, k, scratch, &rules); i < m; i++) {
+            int32_t r = rules[i];
+            hi[r] += varint_put((uint32_t)(g - last[r]), put);
             last[r] = g;
             count[r]++;
         }
@@ -1431,8 +1461,8 @@ static PyObject *py_group_covers(PyObject *self, PyObject *args) {
     if (!data_b) goto done;
     uint8_t *data = (uint8_t *)PyBytes_AS_STRING(data_b);
     for (int64_t g = 0; g < g_n; g++)
-        for (int64_t i = key_at[g] + 1; i < key_at[g + 1]; i++) {
-            int32_t r = keys[i];
+        for (int64_t i = 0, m = group_rules(key_at, keys, packed, g, k, scratch, &rules); i < m; i++) {
+            int32_t r = rules[i];
             hi[r] += varint_put((uint32_t)(g - last[r]), data + hi[r]);
             last[r] = g;
         }
@@ -1443,6 +1473,7 @@ done:
     Py_XDECREF(hi_b);
     Py_XDECREF(data_b);
     free(last);
+    free(scratch);
     for (int i = 0; i < 2; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
     return out;

@@ -73,6 +73,9 @@ class PassReport:
     rule_counts: int = 0       # rules' tables counted, all passes (guessed ones included)
     pool_counts: int = 0       # rules counted from their paths' pools (the first pass, compiled)
     guessed_right: int = 0     # second rounds from a guessed condition's tables
+    # the largest firing table counted: its stage, class (None: the ordering's), groups, the
+    # numbers its lists hold (labels and firing rules) and its bytes as _table_bytes counts them
+    largest: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, int]:
         """The report as `fit --json` prints it under stream.rules."""
@@ -80,7 +83,7 @@ class PassReport:
                 "candidates": self.candidates,
                 "selection_groups": self.patterns, "selected": self.selected,
                 "selected_groups": self.selected_patterns, "round_table_bytes": self.round_bytes,
-                "peak_table_bytes": self.table_bytes}
+                "peak_table_bytes": self.table_bytes, "largest_table": dict(self.largest)}
 
 
 @dataclass
@@ -696,8 +699,9 @@ class _FireCounter:
         the table, so that slices are made on several threads and added in slice order."""
         if _native is not None:
             at = np.empty(n + 1, dtype=np.int64)
-            ids = _native.fire_lists(bits, n, self.flat, self.ptr, labels.astype(np.int32), at)
-            return at, np.frombuffer(ids, dtype=np.int32), np.ones(n, dtype=np.int64)
+            # packed (about half the bytes of int32 lists): the table holds them so
+            words = _native.fire_lists(bits, n, self.flat, self.ptr, labels.astype(np.int32), at, True)
+            return at, np.frombuffer(words, dtype=np.int32), np.ones(n, dtype=np.int64)
         k, width = self.k, self.idx.shape[1]
         cover = np.empty((k, bits.shape[1]), dtype=np.uint64)
         step = max(1, _WORDS // max(1, width * bits.shape[1]))
@@ -712,9 +716,10 @@ class _FireCounter:
         return case, np.ones(n, dtype=np.int64)
 
     def lists(self, table: "_Lists | _Groups") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(at, ids, counts): group g's label and then its firing rules (i: the i-th rule),
-        ascending, are ids[at[g]:at[g + 1]]; counts[g] its number of cases. Compiled, the groups
-        come in the order first seen (the later stages read sums of whole counts, alike in any order)."""
+        """(at, words, counts): group g's label and then its firing rules (i: the i-th rule),
+        ascending, packed (pack_lists) in words[at[g]:at[g + 1]]; counts[g] its number of cases.
+        Compiled, the groups come in the order first seen (the later stages read sums of whole
+        counts, alike in any order)."""
         if isinstance(table, _Lists):
             return table.merged()
         keys, counts = table.merged()
@@ -725,29 +730,35 @@ class _FireCounter:
         first = np.concatenate([np.zeros(len(keys), dtype=np.int64), np.ones(len(rule), dtype=np.int64)])
         ids = ids[np.lexsort((ids, first, groups))].astype(np.int32)
         at = np.concatenate([[0], np.cumsum(np.bincount(groups, minlength=len(keys)))])
-        return at, ids, counts
-
-
-# bytes a table's list entry (one id) costs while its groups become covers: compiled, its
-# cover's varint (at most 5 bytes) and its place in the subset search's case -> rules index (2);
-# in numpy, _covers' int64 arrays over all the ids. Counted against the budget with the table.
-_COVER_BYTES_PER_ID = 8 if _climb is not None else 40
+        return *pack_lists(at, ids), counts
 
 
 def _table_bytes(table: "_Lists | _Groups") -> int:
-    """What a table holds, with what making its covers will take (_COVER_BYTES_PER_ID)."""
-    return table.nbytes + _COVER_BYTES_PER_ID * table.ids
+    """What a table holds, with what making its covers and the subset search's index over them
+    will take. Compiled: per number of its lists a cover's varint (a gap between two of its G
+    groups: at most as many bytes as G's own) and the search's case -> rules index (2 bytes),
+    and per group the index's offset (8); in numpy, _covers' int64 arrays over all the numbers."""
+    if _climb is None:
+        return table.nbytes + 40 * table.ids
+    groups = table.groups
+    varint = 1 + sum(groups >= 1 << bits for bits in (7, 14, 21, 28))
+    return table.nbytes + (varint + 2) * table.ids + 8 * groups
 
 
-def too_large(stage: str, size: int, budget: int, rows: int) -> InputError:
-    """The refusal of a rule stage's table beyond the budget, with the remedy."""
-    return InputError(f"the rules' {stage} needs {size_text(size)} after {rows} rows, beyond the memory budget"
-                      f" of {size_text(budget)}: give a larger budget (--memory)")
+def too_large(stage: str, size: int, budget: int, rows: int, total: int | None = None) -> InputError:
+    """The refusal of a rule stage's table beyond the budget, with the remedy; `total`: the
+    data's rows, for the table's size at all of them at as many bytes a row as so far (about
+    so on noisy data, whose firing patterns are nearly all distinct; less where they repeat)."""
+    whole = "" if not total or total <= rows else \
+        f" of {total} (about {size_text(size * total // max(rows, 1))} at all of them)"
+    return InputError(f"the rules' {stage} needs {size_text(size)} after {rows} rows{whole}, beyond the memory"
+                      f" budget of {size_text(budget)}: give a larger budget (--memory), or learn fewer"
+                      f" candidate rules (a larger -m)")
 
 
 def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict[Any, tuple[list[int], Callable]],
                      batches: Batches, schema: Any, *, budget: int | None = None, stage: str = "firing",
-                     report: PassReport | None = None, threads: int = 1
+                     report: PassReport | None = None, rows: int | None = None, threads: int = 1
                      ) -> dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The firing tables of several rule sets, in as few passes as the budget allows.
 
@@ -755,8 +766,9 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
     into rule_conds) fire), as _FireCounter.lists gives it. One pass counts every table at once;
     when the tables together exceed `budget` bytes (_table_bytes), the largest is left to a
     later pass (its counts so far dropped); a table alone beyond it is an InputError naming
-    `stage`. `report`: its passes and largest table (bytes) are updated. `threads`: the slices'
-    firing rules found on up to that many threads, added to the tables in slice order."""
+    `stage` (and, given the data's `rows`, the table's size at all of them). `report`: its
+    passes, the most a pass's tables held and the largest table are updated. `threads`: the
+    slices' firing rules found on up to that many threads, added to the tables in slice order."""
     report = report if report is not None else PassReport()
     done: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     waiting = list(sets)
@@ -774,7 +786,7 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
                 largest = max(sizes, key=sizes.__getitem__)
                 if len(tables) == 1:
                     raise too_large(f"{stage} table of class {largest!r}" if len(sets) > 1 else f"{stage} table",
-                                    sizes[largest], budget, part["rows"])
+                                    sizes[largest], budget, part["rows"], rows)
                 part["later"].append(largest)
                 del tables[largest], sizes[largest]
             part["peak"] = max(part["peak"], sum(sizes.values()))
@@ -814,24 +826,30 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
         conds.let_go()
         later = part["later"]
         report.table_bytes = max(report.table_bytes, part["peak"])
+        for key, t in part["tables"].items():
+            size = _table_bytes(t)
+            if size > report.largest.get("bytes", -1):
+                report.largest = {"stage": stage, "class": key if len(sets) > 1 else None,
+                                  "groups": len(t.merged()[-1]), "numbers": t.ids, "bytes": size}
         report.passes += 1
         done.update((key, counters[key].lists(t)) for key, t in part["tables"].items())
         waiting = later
     return done
 
 
-def _covers(at: np.ndarray, ids: np.ndarray, k: int) -> list[PackedCases]:
-    """Per rule i < k, the groups it fires on (_FireCounter.lists' lists), ascending; packed (cases.py)
-    one rule after another in one buffer, as the compiled generalisation hands its covers to
-    the subset search."""
+def _covers(at: np.ndarray, words: np.ndarray, k: int) -> list[PackedCases]:
+    """Per rule i < k, the groups it fires on (_FireCounter.lists' packed lists), ascending;
+    packed (cases.py) one rule after another in one buffer, as the compiled generalisation
+    hands its covers to the subset search."""
     if not k:
         return []
     if _climb is not None:
-        # compiled: packed straight from the lists, no (rule, group) pair arrays (at 1M rows
-        # those were int64 arrays over 59M pairs, the selection's peak)
+        # compiled: packed straight from the packed lists, no (rule, group) pair arrays nor
+        # the lists as int32 (at 1M rows those were int64 arrays over 59M pairs, the selection's peak)
         lo, hi, data, count = (np.frombuffer(b, dtype=t) for b, t in
-                               zip(_climb.group_covers(at, ids, k), (np.int64, np.int64, np.uint8, np.int64)))
+                               zip(_climb.group_covers(at, words, k, True), (np.int64, np.int64, np.uint8, np.int64)))
         return [PackedCases(data, int(lo[i]), int(hi[i]), int(count[i])) for i in range(k)]
+    at, ids = unpack_lists(at, words)
     lens = np.diff(at)
     group = np.repeat(np.arange(len(lens)), lens)
     fired = np.ones(len(ids), dtype=bool)
@@ -851,12 +869,68 @@ def _covers(at: np.ndarray, ids: np.ndarray, k: int) -> list[PackedCases]:
             for i in range(k)]
 
 
+def pack_lists(at: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(at, words): lists of a label and ascending rules (list i: ids[at[i]:at[i + 1]]) packed as
+    fire_lists(packed=True) packs them: varints (cases.py) of the label + 1, the first rule + 1
+    and each rule less the one before, no number 0 (so no byte 0), each list padded with zero
+    bytes to whole int32 words; list i is words[at[i]:at[i + 1]]."""
+    ids = ids.astype(np.int64)
+    lens = np.diff(at)
+    first = at[:-1][lens > 0]
+    gaps = np.diff(ids, prepend=np.int64(0))
+    gaps[first] = ids[first] + 1
+    second = at[:-1][lens > 1] + 1
+    gaps[second] = ids[second] + 1
+    data = pack_gaps(gaps.astype(np.uint64))
+    # each list's bytes: the bytes of its numbers (each number's last byte is below 128)
+    ends = np.concatenate([[0], np.cumsum((data < 128).astype(np.int64))])
+    byte_at = np.searchsorted(ends, at)
+    nbytes = np.diff(byte_at)
+    word_at = np.concatenate([[0], np.cumsum(-(-nbytes // 4))]).astype(np.int64)
+    out = np.zeros(int(word_at[-1]) * 4, dtype=np.uint8)
+    out[np.arange(len(data)) - np.repeat(byte_at[:-1], nbytes) + np.repeat(4 * word_at[:-1], nbytes)] = data
+    return word_at, out.view(np.int32)
+
+
+def unpack_lists(at: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """pack_lists' (at, ids) back (ids int32)."""
+    data = np.ascontiguousarray(words).view(np.uint8)
+    on = data != 0
+    values = unpack_values(data[on])
+    # each list's numbers: its bytes below 128 but 0 (every number's last byte)
+    last = np.concatenate([[0], np.cumsum(on & (data < 128))])
+    num_at = last[4 * np.asarray(at, dtype=np.int64)]
+    lens = np.diff(num_at)
+    starts = num_at[:-1][lens > 0]
+    gaps = values.copy()
+    gaps[starts] = 0
+    total = np.cumsum(gaps)
+    # a rule: its list's gaps summed from the first rule, less 1; a label: its number less 1
+    ids = total - np.repeat(total[num_at[:-1]], lens) - 1
+    ids[starts] = values[starts] - 1
+    return num_at, ids.astype(np.int32)
+
+
+def list_labels(at: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """Each packed list's label (its first number less 1), int64, without unpacking the lists."""
+    data = np.ascontiguousarray(words).view(np.uint8)
+    at4 = 4 * np.asarray(at[:-1], dtype=np.int64)
+    label = np.zeros(len(at4), dtype=np.int64)
+    going = np.ones(len(at4), dtype=bool)
+    for j in range(5):
+        byte = data[np.minimum(at4 + j, len(data) - 1)].astype(np.int64) if len(data) else label
+        label += np.where(going, (byte & 127) << (7 * j), 0)
+        going &= byte >= 128
+    return label - 1
+
+
 class _Lists:
-    """Lists of int32 -> summed counts in a compiled hash table (group_lists), memory bounded
+    """Packed lists (fire_lists' words) -> summed counts in a compiled hash table (group_lists), memory bounded
     by the distinct lists; its lists and their room grown by doubling."""
 
     def __init__(self) -> None:
         self.used = 0
+        self.entries = 0       # numbers in its distinct lists (labels and rules)
         self.key_at = np.zeros(1, dtype=np.int64)
         self.keys = np.zeros(0, dtype=np.int32)
         self.sums = np.zeros(0, dtype=np.int64)
@@ -876,8 +950,12 @@ class _Lists:
 
     def add(self, at: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
         while len(counts):
+            before = int(self.key_at[self.used])
             taken, self.used = _native.group_lists(at, ids, counts, self.key_at, self.keys, self.sums, self.slots,
                                                    self.used)
+            # the numbers of the lists new here (each number's last byte is below 128, and not 0)
+            new = self.keys[before:self.key_at[self.used]].view(np.uint8)
+            self.entries += int(np.count_nonzero(new)) - int(np.count_nonzero(new >= 128))
             if taken == len(counts):
                 return
             # full: more lists, or more room (at least for the list that did not fit)
@@ -892,30 +970,24 @@ class _Lists:
         return self
 
     def __getstate__(self) -> tuple:
-        # the lists alone, not their room, packed (sent from a Spark executor: learn/spark.py):
-        # their lengths, their ids as gaps (a list's label and its first rule as themselves, then
-        # each rule less the one before: rules ascend, the gaps are small) and their counts
+        # the lists alone, not their room (sent from a Spark executor: learn/spark.py): their
+        # lengths in words and in bytes but the padding, those bytes, and their counts
         key_at, keys, sums = self.merged()
-        gaps = np.diff(keys.astype(np.int64), prepend=np.int64(0))
-        lens = np.diff(key_at)
-        starts = key_at[:-1][lens > 0]
-        gaps[starts] = keys[starts]
-        seconds = key_at[:-1][lens > 1] + 1
-        gaps[seconds] = keys[seconds]
-        return pack_values(lens), pack_values(gaps), pack_values(sums)
+        data = keys.view(np.uint8)
+        on = data != 0
+        nbytes = np.diff(np.concatenate([[0], np.cumsum(on)])[4 * key_at])
+        return pack_values(np.diff(key_at)), pack_values(nbytes), data[on], pack_values(sums)
 
     def __setstate__(self, state: tuple) -> None:
-        lens, gaps, sums = (unpack_values(x) for x in state)
-        key_at = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-        # the gaps summed within each run that starts from itself (a label; a list's rules)
-        starts = np.zeros(len(gaps), dtype=bool)
-        starts[key_at[:-1][lens > 0]] = True
-        starts[key_at[:-1][lens > 1] + 1] = True
-        total = np.cumsum(gaps)
-        before = np.concatenate([[0], total])[np.flatnonzero(starts)]
-        keys = (total - np.repeat(before, np.diff(np.append(np.flatnonzero(starts), len(gaps))))).astype(np.int32)
+        lens, nbytes, data, sums = state
+        key_at = np.concatenate([[0], np.cumsum(unpack_values(lens))]).astype(np.int64)
+        nbytes = unpack_values(nbytes)
+        words = np.zeros(4 * int(key_at[-1]), dtype=np.uint8)
+        # each list's bytes at the start of its words, the rest of them the padding
+        byte_at = np.concatenate([[0], np.cumsum(nbytes)])
+        words[np.arange(len(data)) - np.repeat(byte_at[:-1], nbytes) + np.repeat(4 * key_at[:-1], nbytes)] = data
         self.__init__()
-        self.add(key_at, keys, sums)
+        self.add(key_at, words.view(np.int32), unpack_values(sums))
 
     def merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinct lists (key_at, keys) in the order first seen, and each one's summed count."""
@@ -928,8 +1000,13 @@ class _Lists:
 
     @property
     def ids(self) -> int:
-        """The entries of its distinct lists."""
-        return int(self.key_at[self.used])
+        """The numbers (labels and rules) of its distinct lists."""
+        return self.entries
+
+    @property
+    def groups(self) -> int:
+        """Its distinct lists."""
+        return self.used
 
 
 class _Groups:
@@ -988,6 +1065,11 @@ class _Groups:
     def ids(self) -> int:
         """The entries its rows become as lists (bounded by the rows' bits)."""
         return (len(self.keys) + self.waiting) * (self.width - 1)
+
+    @property
+    def groups(self) -> int:
+        """Its rows, merged or waiting (at least its distinct ones)."""
+        return len(self.keys) + self.waiting
 
 
 # costs in whole multiples of 2^-16: any sum of them over up to 2^30 cases is exact in float64
@@ -1071,7 +1153,7 @@ class RuleStages:
                     for c in sorted(live)}
         sets = {names[c]: (rules, lambda y, c=c: y == c) for c, rules in sorted(live.items())}
         tables = tables_in_passes(self.conds, self.rule_conds, sets, self.batches, self.schema, budget=self.memory,
-                                  stage="selection", report=self.report,
+                                  stage="selection", report=self.report, rows=self.tallies.n,
                                   threads=self.threads)
         out = {}
         for c, rules in sorted(live.items()):
@@ -1080,7 +1162,7 @@ class RuleStages:
             at, ids, counts = tables.pop(names[c])
             for i, cover in enumerate(_covers(at, ids, len(rules))):
                 self.cands[rules[i]].cases = cover
-            out[c] = (ids[at[:-1]] == 1, counts)
+            out[c] = (list_labels(at, ids) == 1, counts)
             del at, ids
             self.report.patterns += len(counts)
         self.report.rows = int(counts.sum())
@@ -1098,9 +1180,10 @@ class RuleStages:
         rules = [r.number - 1 for r in selected]        # generalise_in_passes numbers them from 1
         at, ids, counts = tables_in_passes(self.conds, self.rule_conds, {"ordering": (rules, lambda y: y)},
                                            self.batches, self.schema, budget=self.memory, stage="ordering",
-                                           report=self.report, threads=self.threads)["ordering"]
+                                           report=self.report, rows=self.tallies.n,
+                                           threads=self.threads)["ordering"]
         for r, cover in zip(selected, _covers(at, ids, len(rules))):
             r.cases = cover
         self.report.selected_patterns = len(counts)
         self.report.rows = int(counts.sum())
-        return ids[at[:-1]].astype(np.int64), counts
+        return list_labels(at, ids), counts

@@ -207,11 +207,17 @@ def test_json_reports_the_rule_stages_tables(tmp_path):
     out = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "m.yaml", "--json", "--stream", "--batch-rows", "50").stdout)
     rules = out["stream"]["rules"]
     assert set(rules) == {"passes", "rounds", "round_passes", "candidates", "selection_groups", "selected", "selected_groups",
-                          "round_table_bytes", "peak_table_bytes"}
+                          "round_table_bytes", "peak_table_bytes", "largest_table"}
     # a pass per generalisation round, one for the selection's tables, one for the selected rules'
     assert rules["passes"] == rules["round_passes"] + 2 and rules["round_passes"] < rules["rounds"]
     assert 0 < rules["selected"] < rules["candidates"] and 0 < rules["selected_groups"] <= 490
     assert 0 < rules["round_table_bytes"] and 0 < rules["peak_table_bytes"] <= out["stream"]["table_budget"]
+    # the largest table named: a class's selection table, within the pass's peak
+    largest = rules["largest_table"]
+    assert set(largest) == {"stage", "class", "groups", "numbers", "bytes"}
+    assert largest["stage"] == "selection" and largest["class"] in ("+", "-")
+    assert 0 < largest["groups"] <= rules["selection_groups"] and largest["groups"] < largest["numbers"]
+    assert 0 < largest["bytes"] <= rules["peak_table_bytes"]
 
 
 def test_rule_tables_beyond_the_budget_fail_by_name(tmp_path):
@@ -219,8 +225,9 @@ def test_rule_tables_beyond_the_budget_fail_by_name(tmp_path):
     # (with the compiled covers, 8 bytes an entry beside the table: crx's fit within 20 kB)
     msg = fails("fit", stem("crx"), "-o", tmp_path / "m.yaml", "--memory", "16kB", "--batch-rows", "50")
     assert not (tmp_path / "m.yaml").exists()
-    assert re.search(r"the rules' selection table of class '[+-]' needs [\d.]+ kB after \d+ rows, beyond the memory"
-                     r" budget of 16 kB: give a larger budget \(--memory\)", msg), msg
+    assert re.search(r"the rules' selection table of class '[+-]' needs [\d.]+ kB after \d+ rows of 490 \(about"
+                     r" [\d.]+ kB at all of them\), beyond the memory budget of 16 kB: give a larger budget"
+                     r" \(--memory\), or learn fewer candidate rules \(a larger -m\)", msg), msg
 
 
 def test_parquet_target_check_reads_a_chunk_not_the_table(tmp_path, monkeypatch, capsys):

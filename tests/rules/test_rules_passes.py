@@ -183,19 +183,29 @@ def test_fire_lists_and_group_lists():
     fire = np.stack([truth[r].all(axis=0) for r in rules], axis=1)
     lists = [ids[at[c]:at[c + 1]].tolist() for c in range(n)]
     assert lists == [[int(y[c])] + np.flatnonzero(fire[c]).tolist() for c in range(n)]
+    # packed, as the tables hold them: pack_lists' words, no byte of a list 0 (its padding's are)
+    word_at = np.empty(n + 1, dtype=np.int64)
+    words = np.frombuffer(passes._native.fire_lists(passes._bits(truth), n, flat, ptr, y, word_at, True),
+                          dtype=np.int32)
+    packed_at, packed = passes.pack_lists(at, ids)
+    assert np.array_equal(word_at, packed_at) and np.array_equal(words, packed)
+    assert words.nbytes < ids.nbytes / 2
     # grouping across several doublings of the table (lists and room): the distinct lists in
-    # first-seen order, each with its summed count
+    # first-seen order, each with its summed count, and the numbers they hold
     table = passes._Lists()
     for lo in range(0, n, 500):
         hi = min(lo + 500, n)
-        table.add(at[lo:hi + 1] - at[lo], ids[at[lo]:at[hi]], np.full(hi - lo, 2, dtype=np.int64))
-    key_at, keys, sums = table.merged()
+        table.add(word_at[lo:hi + 1] - word_at[lo], words[word_at[lo]:word_at[hi]], np.full(hi - lo, 2, dtype=np.int64))
+    key_at, keys = passes.unpack_lists(*table.merged()[:2])
+    sums = table.merged()[2]
     seen: dict[tuple, int] = {}
     for one in lists:
         seen[tuple(one)] = seen.get(tuple(one), 0) + 2
     assert len(seen) > 4096       # past the first table's lists
     assert [tuple(keys[key_at[g]:key_at[g + 1]].tolist()) for g in range(len(sums))] == list(seen)
     assert sums.tolist() == list(seen.values())
+    assert table.ids == sum(map(len, seen))
+    assert np.array_equal(passes.list_labels(*table.merged()[:2]), [one[0] for one in seen])
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -219,7 +229,7 @@ def test_packed_covers_are_the_groups_of_each_rule():
     fire = rng.random((5000, 21)) < rng.choice([0.0, 0.001, 0.3], size=21)
     at = np.concatenate([[0], np.cumsum(1 + fire.sum(axis=1))])
     ids = np.concatenate([[7] + np.flatnonzero(f).tolist() for f in fire]).astype(np.int32)
-    covers = passes._covers(at, ids, 21)
+    covers = passes._covers(*passes.pack_lists(at, ids), 21)
     assert [c.unpack(np.int64).tolist() for c in covers] == [np.flatnonzero(f).tolist() for f in fire.T]
     assert len({id(c.data) for c in covers}) == 1      # one buffer: the subset search reads it in place
 
@@ -270,9 +280,29 @@ def test_selection_groups_by_class_not_by_all_candidates():
 def test_a_table_beyond_the_budget_is_refused_by_stage():
     ds, _ = load_stem(R.stem("vehicle"))
     tree = learn_tree(ds)
-    with pytest.raises(InputError, match=r"the rules' selection table of class '\w+' needs [\d.]+ kB after \d+ rows,"
-                                         r" beyond the memory budget of 2 kB: give a larger budget \(--memory\)"):
+    with pytest.raises(InputError, match=r"^the rules' selection table of class '\w+' needs [\d.]+ kB after \d+ rows"
+                                         r" of 846 \(about [\d.]+ kB at all of them\), beyond the memory budget"
+                                         r" of 2 kB: give a larger budget \(--memory\), or learn fewer candidate"
+                                         r" rules \(a larger -m\)$"):
         learn_rules_in_passes(tree.unpruned_flat, batches(ds, 97), fingerprint=ds.fingerprint(), memory=2048)
+
+
+def test_the_largest_firing_table_is_reported():
+    # fit --json's stream.rules names the largest table: its stage, class, groups, the numbers
+    # its packed lists hold (each group's label and firing rules) and its bytes as budgeted
+    ds, _ = load_stem(R.stem("vehicle"))
+    tree = learn_tree(ds)
+    report = PassReport()
+    cands, totals, stages = passes.cases_in_passes(tree.unpruned_flat, batches(ds, 97), report=report)
+    tables = stages.class_tables()
+    largest = report.as_dict()["largest_table"]
+    assert largest["stage"] == "selection" and largest["class"] in ds.schema.classes
+    c = ds.schema.classes.index(largest["class"])
+    mine = [r for r in cands if r.klass == c and passes.fires(r)]
+    assert largest["groups"] == len(tables[c][1])
+    if passes._native is not None:
+        assert largest["numbers"] == largest["groups"] + sum(r.cases.count for r in mine)
+    assert 0 < largest["bytes"] <= report.table_bytes
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -525,8 +555,9 @@ def test_covers_made_without_pair_arrays(compiled, monkeypatch):
     at = np.concatenate([[0], np.cumsum(1 + fire.sum(axis=1))]).astype(np.int64)
     ids = np.concatenate([[int(x)] + np.flatnonzero(f).tolist() for x, f in zip(rng.integers(0, 2, g), fire)]
                          ).astype(np.int32)
+    word_at, words = passes.pack_lists(at, ids)
     tracemalloc.start()
-    covers = passes._covers(at, ids, k)
+    covers = passes._covers(word_at, words, k)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert [c.unpack(np.int64).tolist() for c in covers] == [np.flatnonzero(f).tolist() for f in fire.T]
