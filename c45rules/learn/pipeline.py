@@ -372,11 +372,12 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Any, *, fingerprint: s
     and trace, from count tables (rules/passes.py) instead of the rows. `fingerprint`: the data's
     (Dataset.fingerprint); `report`: a rules.passes.PassReport, filled with passes and table sizes;
     `memory`: the bytes the grouped tables of the selection and the ordering may hold (None: no
-    bound; beyond it an InputError names the stage)."""
-    from ..rules.passes import cases_in_passes
+    bound; beyond it an InputError names the stage). `jobs`: the threads each pass counts on
+    (rules.passes.slice_threads), as many as the in-memory stages may use."""
+    from ..rules.passes import cases_in_passes, slice_threads
     from ..rules.random import GlibcRandom
     cands, totals, stages = cases_in_passes(tree, batches, cf=cf, fisher=None if fisher is None else fisher / 100,
-                                            report=report, memory=memory)
+                                            report=report, memory=memory, threads=slice_threads(jobs))
     schema = totals["schema"]
     bits = candidate_bits(cands, schema, totals["branch_bits"], redundancy)
     # class by class as select_rules goes, each over its own table, drawing from one stream

@@ -37,7 +37,7 @@ from ..data.schema import Dataset
 from ..errors import InputError
 from ..tree.grow_passes import size_text
 from ..tree.node import FlatTree, Node
-from ..workers import available_cores
+from ..workers import resolve_jobs
 from .cases import PackedCases, pack_counts, pack_gaps, pack_values, unpack_counts, unpack_values
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
@@ -329,11 +329,12 @@ def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
 _MAX_THREADS = 4
 
 
-def slice_threads() -> int:
-    """The threads that count a batch's slices at once: the cores this process may run on, at
-    most _MAX_THREADS. The counts are whole numbers added up, the same in any order (and the
-    firing tables take the slices' groups in slice order), so the model does not depend on it."""
-    return min(available_cores(), _MAX_THREADS)
+def slice_threads(jobs: int = 1) -> int:
+    """The threads that count a batch's slices at once for `jobs` (the CLI's --jobs: -1, the
+    cores this process may run on), at most _MAX_THREADS. The counts are whole numbers added up,
+    the same in any order (and the firing tables take the slices' groups in slice order), so the
+    model does not depend on it."""
+    return max(1, min(resolve_jobs(jobs), _MAX_THREADS))
 
 
 def _sliced(conds: _Conditions, batch: Dataset, width: int, work: Callable[[int, int, int], Any],
@@ -1098,9 +1099,9 @@ def cases_in_passes(tree: Node | FlatTree, batches: Batches, *, cf: float = 0.25
     and the passes that give those stages their grouped cases (RuleStages). `fisher` is a
     fraction, as generalise_rules takes it; `report`: filled with passes and table sizes;
     `memory`: the bytes the grouped tables may hold (None: no bound); `threads`: each pass counts
-    a batch's slices on up to that many threads (None: slice_threads(); the model is the same)."""
+    a batch's slices on up to that many threads (None: one; the model is the same)."""
     report = report if report is not None else PassReport()
-    threads = slice_threads() if threads is None else threads
+    threads = 1 if threads is None else threads
     first = next(iter(batches()), None)
     if first is None:
         raise InputError("the batches hold no cases")

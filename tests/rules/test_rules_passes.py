@@ -620,3 +620,29 @@ def test_sliced_results_in_slice_order_and_errors_stop_the_pass():
         return lo
     with pytest.raises(InputError, match="beyond the budget"):
         list(passes._sliced(conds, ds, passes._CELLS // 64, failing, 2))
+
+
+def test_the_passes_count_on_as_many_threads_as_jobs_asks(monkeypatch):
+    """--jobs means one thing everywhere: the streamed rules stages count a pass's slices on
+    one thread by default (as the in-memory stages run), on `jobs` threads when asked (-1: one
+    per core, at most _MAX_THREADS), and the model is the same."""
+    import threading
+    monkeypatch.setattr(passes, "_CELLS", 1 << 12)      # slices of 64 cases: several a batch
+    ds, _ = load_stem(R.stem("crx"))
+    tree = learn_tree(ds)
+    seen: set = set()
+    truth = passes._Conditions.truth
+
+    def spied(self, batch, lo, hi, row, room=0):
+        seen.add(threading.get_ident())
+        return truth(self, batch, lo, hi, row, room)
+    monkeypatch.setattr(passes._Conditions, "truth", spied)
+    made = {}
+    for jobs in (1, 2):
+        seen.clear()
+        rs, _ = learn_rules_in_passes(tree.unpruned_flat, batches(ds, 300), fingerprint=ds.fingerprint(), jobs=jobs)
+        made[jobs] = (dump_yaml(rs), len(seen))
+    assert made[1][0] == made[2][0]
+    assert made[1][1] == 1 and made[2][1] > 1
+    assert passes.slice_threads(1) == 1 and passes.slice_threads(64) == passes._MAX_THREADS
+    assert 1 <= passes.slice_threads(-1) <= passes._MAX_THREADS
