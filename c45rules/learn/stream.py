@@ -162,7 +162,8 @@ class StreamFacts:
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
                 "planned_table_bytes": self.planned_bytes, "tree_bytes": self.tree_bytes,
-                "accounted_bytes": self.accounted_bytes, "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels,
+                "accounted_bytes": self.accounted_bytes, "table_budget": self.table_budget,
+                "exact_sum_levels": self.exact_sum_levels,
                 "growths": self.growths, "settled": self.settled, "exact_weights": self.exact_weights,
                 "rules": self.rules}
 

@@ -792,7 +792,7 @@ OPEN_BYTES = 64    # an open node of the level: + 12 an attribute (gain, split, 
                    # test's sums), 8 a class (class weights)
 CANDIDATE_BYTES = 16       # a node of a pass's group: per discrete attribute and value its candidate sums (dw,
 CONT_CANDIDATE_BYTES = 61  # rdw, fdv); per continuous attribute cw, rcw, cv, fcv, ccut, rc_at (candidates)
-SETTLE_NODE_BYTES = 60     # a node while settling: its compiled walk's row, factors, visit bounds (+ 8 a branch)
+SETTLE_NODE_BYTES = 100    # a node while settling: its walk's row, factors, visit bounds, order (+ 8 a branch)
 
 
 def size_text(n: float) -> str:
@@ -944,7 +944,8 @@ class _PassGrower:
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
                       "table_bytes": self.peak, "planned_bytes": self.planned,
-                      "tree_bytes": self.tree_peak, "accounted_bytes": self.accounted, "memory": self.memory, "largest_group": dict(self.largest),
+                      "tree_bytes": self.tree_peak, "accounted_bytes": self.accounted, "memory": self.memory,
+                      "largest_group": dict(self.largest),
                       "exact_sum_levels": list(self.folded), "growths": rounds + 1, "settled": settled,
                       "exact_weights": exact}
 
@@ -1214,9 +1215,9 @@ class _PassGrower:
             # what alone exceeds the whole budget first, then what does not fit beside the tree
             for size, j, a, discrete in units:
                 table = int(tables[s, j if discrete else D + j])
-                if 16 * self.C + table > self.memory:
+                if 16 * self.C + table > self.memory or (base + size > self.memory and not self.frac[s]):
                     raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}",
-                                  16 * self.C + table, self.memory)
+                                  max(16 * self.C + table, base + size), self.memory)
                 if base + size > self.memory:
                     raise InputError(
                         f"node {s} of tree level {level}: its {int(self.frac[s])} visits of fractional weight"
