@@ -485,6 +485,19 @@ def _sides(flat: "_Flat", tests: _Route, columns: list[np.ndarray], rows: np.nda
     return inner, side
 
 
+WALK_ROWS = 1 << 14   # a batch's cases walked through the whole tree at a time (check, settle): each
+                      # case visits a node a level and more, and each visit's arrays are copied a few times
+
+
+def _walked(flat: "_Flat", batch: Dataset) -> Iterable[tuple]:
+    """A batch walked through a whole tree (_Flat.whole) WALK_ROWS cases at a time, so that the
+    visits' arrays stay a few MB whatever the tree's depth: per slice its first case, its
+    columns and the exact walk's (row within the slice, node, weight, known bits)."""
+    for start in range(0, batch.n, WALK_ROWS):
+        columns = [c[start:start + WALK_ROWS] for c in batch.columns]
+        yield (start, columns) + flat.route(columns, np.ones(min(WALK_ROWS, batch.n - start), np.float32), known=True)
+
+
 def _preorder(flat: "_Flat") -> np.ndarray:
     """A whole tree's nodes (level order, as _Flat.whole) in depth-first order, each node's
     branches in order: c4.5's growth order. A level at a time, no per-node loop."""
@@ -1011,15 +1024,15 @@ class _PassGrower:
             table[0] += batch.n
             if batch.n == 0 or not _unknown_in(batch, used):
                 return table
-            rows, ids, w, bits = flat.route(batch.columns, np.ones(batch.n, dtype=np.float32), known=True)
-            level = flat.level[ids].astype(np.int64)
-            shared = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1)
-            part = np.flatnonzero(shared)
-            lv = level[part]
-            table[1] += _digest(rows[part] + offset, ids[part] - starts[lv], w[part], lv, L)
-            inner, side = _sides(flat, tests, batch.columns, rows, ids, U)
-            held = inner[shared[inner] | (side == U)]          # what settle would hold (settle_groups)
-            table[2] += np.bincount(ids[held], minlength=N)
+            for start, columns, rows, ids, w, bits in _walked(flat, batch):
+                level = flat.level[ids].astype(np.int64)
+                shared = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1)
+                part = np.flatnonzero(shared)
+                lv = level[part]
+                table[1] += _digest(rows[part] + offset + start, ids[part] - starts[lv], w[part], lv, L)
+                inner, side = _sides(flat, tests, columns, rows, ids, U)
+                held = inner[shared[inner] | (side == U)]          # what settle would hold (settle_groups)
+                table[2] += np.bincount(ids[held], minlength=N)
             return table
 
         def merge(a: list, b: list) -> list:
@@ -1108,17 +1121,15 @@ class _PassGrower:
             def count(table: list, batch: Dataset) -> list:
                 offset = table[0]
                 table[0] += batch.n
-                if batch.n == 0:
-                    return table
-                rows, ids, w, bits = flat.route(batch.columns, np.ones(batch.n, dtype=np.float32), known=True)
-                inner, side = _sides(flat, tests, batch.columns, rows, ids, U)
-                rows, ids, w, bits = rows[inner], ids[inner], w[inner], bits[inner]
-                level = flat.level[ids].astype(np.int64)
-                # whole: the fractional visits and those whose weight the node shares out
-                whole = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1) | (side == U)
-                table[1] += np.bincount(ids[~whole] * (U + 1) + side[~whole], minlength=N * (U + 1))
-                mine = whole & (group[ids] == k)
-                table[2].append((ids[mine], bits[mine], rows[mine] + offset, side[mine]))
+                for start, columns, rows, ids, w, bits in _walked(flat, batch):
+                    inner, side = _sides(flat, tests, columns, rows, ids, U)
+                    rows, ids, w, bits = rows[inner], ids[inner], w[inner], bits[inner]
+                    level = flat.level[ids].astype(np.int64)
+                    # whole: the fractional visits and those whose weight the node shares out
+                    whole = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1) | (side == U)
+                    table[1] += np.bincount(ids[~whole] * (U + 1) + side[~whole], minlength=N * (U + 1))
+                    mine = whole & (group[ids] == k)
+                    table[2].append((ids[mine], bits[mine], rows[mine] + offset + start, side[mine]))
                 return table
 
             def merge(a: list, b: list) -> list:
@@ -1217,7 +1228,8 @@ class _PassGrower:
                 table = int(tables[s, j if discrete else D + j])
                 if 16 * self.C + table > self.memory or (base + size > self.memory and not self.frac[s]):
                     raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}",
-                                  max(16 * self.C + table, base + size), self.memory)
+                                  16 * self.C + table if 16 * self.C + table > self.memory else base + size,
+                                  self.memory)
                 if base + size > self.memory:
                     raise InputError(
                         f"node {s} of tree level {level}: its {int(self.frac[s])} visits of fractional weight"
