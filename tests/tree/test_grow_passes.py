@@ -500,16 +500,24 @@ def test_fractional_visits_are_planned_within_the_budget():
     # are never folded, and the tree is the in-memory one; where a node's visits alone cannot
     # fit, the fit fails naming the node and the remedy before holding them (644eaa2 held them
     # beside a full budget of tables, up to half the budget more, and its copies uncounted)
-    ds = _unknowns_table()
-    for budget in (600_000, 400_000):
-        tree, info = grow_in_passes(batches(ds, 500), ds.schema, memory=budget)
+    fits_then_refused(_unknowns_table(), 500, (600_000, 400_000), 150_000,
+                      r"node \d+ of tree level 1: its \d+ visits of fractional weight \(cases with an unknown value of a"
+                      r" test above it\) .* may need .* beyond the memory budget of 146 kB: give a larger budget"
+                      r" \(--memory\)")
+
+
+def fits_then_refused(ds: Dataset, k: int, budgets: tuple[int, ...], small: int, refusal: str) -> dict:
+    """Within each of `budgets` (batches of k) the in-memory tree, every pass's tables and the
+    tree beside them within the budget, no sum folded; at `small` the InputError `refusal`.
+    The last fit's info."""
+    for budget in budgets:
+        tree, info = grow_in_passes(batches(ds, k), ds.schema, memory=budget)
         assert 0 < info["table_bytes"] <= info["planned_bytes"] < info["accounted_bytes"] <= budget
         assert info["exact_sum_levels"] == [] and info["exact_weights"]
         assert differences(grow_tree(ds), tree) is None
-    with pytest.raises(InputError, match=r"node \d+ of tree level 1: its \d+ visits of fractional weight \(cases with an"
-                                         r" unknown value of a test above it\) .* may need .* beyond the memory budget"
-                                         r" of 146 kB: give a larger budget \(--memory\)"):
-        grow_in_passes(batches(ds, 500), ds.schema, memory=150_000)
+    with pytest.raises(InputError, match=refusal):
+        grow_in_passes(batches(ds, k), ds.schema, memory=small)
+    return info
 
 
 def test_the_tree_is_counted_against_the_budget():
@@ -517,21 +525,17 @@ def test_the_tree_is_counted_against_the_budget():
     # before's routes) grows with the tree, not the rows; the plan gives the tables only what
     # it leaves, and where that is too little for a node's tables the fit fails naming the tree
     # and the remedy (80d2780 gave the tables the whole budget beside an uncounted tree)
-    ds = load("crx")
-    tree, info = grow_in_passes(batches(ds, 7), ds.schema, memory=150_000)
-    assert 0 < info["table_bytes"] < info["accounted_bytes"] <= 150_000 and info["tree_bytes"] > 100_000
-    assert differences(grow_tree(ds), tree) is None
-    with pytest.raises(InputError, match=r"^the tree grown to level 5 \(49 nodes, 37 open\) needs 96.1 kB of the memory"
-                                         r" budget of 78.1 kB, leaving 0 bytes where a node's tables need 2.92 kB: give"
-                                         r" a larger budget \(--memory\)"):
-        grow_in_passes(batches(ds, 7), ds.schema, memory=80_000)
+    info = fits_then_refused(load("crx"), 7, (150_000,), 80_000,
+                             r"^the tree grown to level 5 \(49 nodes, 37 open\) needs 96.1 kB of the memory budget of"
+                             r" 78.1 kB, leaving 0 bytes where a node's tables need 2.92 kB: give a larger budget"
+                             r" \(--memory\)")
+    assert info["tree_bytes"] > 100_000
 
 
 def test_preorder_is_c45s_growth_order():
     from c45rules.tree.grow_passes import _Flat, _preorder
-    ds = load("soybean")
-    _, info = grow_in_passes(batches(ds, 50), ds.schema)
     from c45rules.tree import grow_passes as G
+    ds = load("soybean")
     grower = G._PassGrower(batches(ds, 50), ds.schema, 2.0, True, None, None)
     grower.grow(None)
     flat = _Flat.whole(grower.routes)
