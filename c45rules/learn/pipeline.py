@@ -464,7 +464,8 @@ def fit_batches(source: Any, *, flag: str = "--stream", memory: int | None = Non
                         group, info["passes_per_level"], info["table_bytes"], info["memory"],
                         list(getattr(source, "pass_bytes", [])), rules_report.as_dict(), info["exact_sum_levels"],
                         growths=info["growths"], settled=info["settled"], exact_weights=info["exact_weights"],
-                        planned_bytes=info["planned_bytes"])
+                        planned_bytes=info["planned_bytes"], tree_bytes=info["tree_bytes"],
+                        accounted_bytes=info["accounted_bytes"])
     return rs, tree, facts
 
 

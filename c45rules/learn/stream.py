@@ -150,6 +150,8 @@ class StreamFacts:
     settled: int = 0            # and its passes settling the factors between them
     exact_weights: bool = True  # False: the growths stopped at their limit, or sums were folded
     planned_bytes: int = 0      # the most bytes the growth's plan gave one pass (grow_passes._PassGrower.plan)
+    tree_bytes: int = 0         # the most the growth's tree held beside the tables (_PassGrower.tree_bytes)
+    accounted_bytes: int = 0    # the most a growth pass was given, tree included (<= table_budget)
 
     def as_dict(self) -> dict[str, Any]:
         """The facts as `fit --json` prints them under "stream" (learnt on Spark: the bytes each
@@ -159,7 +161,9 @@ class StreamFacts:
         return {**spark, "passes": self.passes, "batches_per_pass": self.batches, "batch_rows": self.batch_rows,
                 "rows": self.rows, "largest_avc_group": self.largest_group,
                 "growth_passes_per_level": self.passes_per_level, "peak_table_bytes": self.table_bytes,
-                "planned_table_bytes": self.planned_bytes, "table_budget": self.table_budget, "exact_sum_levels": self.exact_sum_levels,
+                "planned_table_bytes": self.planned_bytes, "tree_bytes": self.tree_bytes,
+                "accounted_bytes": self.accounted_bytes, "table_budget": self.table_budget,
+                "exact_sum_levels": self.exact_sum_levels,
                 "growths": self.growths, "settled": self.settled, "exact_weights": self.exact_weights,
                 "rules": self.rules}
 

@@ -474,6 +474,53 @@ def _unknown_in(batch: Dataset, attrs: Iterable[int]) -> bool:
     return False
 
 
+def _sides(flat: "_Flat", tests: _Route, columns: list[np.ndarray], rows: np.ndarray, ids: np.ndarray, U: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The visits (case `rows` at nodes `ids` of a whole tree `flat`, its tests as `tests`)
+    that are at a test, and the branch each goes down there (U: its value is unknown)."""
+    inner = np.flatnonzero(flat.attr[ids] >= 0)
+    r, g = rows[inner], ids[inner]
+    side = _branches(tests, g, _tested_values(tests, columns, r, flat.attr[g]))
+    side[side < 0] = U
+    return inner, side
+
+
+WALK_ROWS = 1 << 14   # a batch's cases walked through the whole tree at a time (check, settle): each
+                      # case visits a node a level and more, and each visit's arrays are copied a few times
+
+
+def _walked(flat: "_Flat", batch: Dataset) -> Iterable[tuple]:
+    """A batch walked through a whole tree (_Flat.whole) WALK_ROWS cases at a time, so that the
+    visits' arrays stay a few MB whatever the tree's depth: per slice its first case, its
+    columns and the exact walk's (row within the slice, node, weight, known bits)."""
+    for start in range(0, batch.n, WALK_ROWS):
+        columns = [c[start:start + WALK_ROWS] for c in batch.columns]
+        yield (start, columns) + flat.route(columns, np.ones(min(WALK_ROWS, batch.n - start), np.float32), known=True)
+
+
+def _preorder(flat: "_Flat") -> np.ndarray:
+    """A whole tree's nodes (level order, as _Flat.whole) in depth-first order, each node's
+    branches in order: c4.5's growth order. A level at a time, no per-node loop."""
+    N, first, child = len(flat.attr), flat.first, flat.child
+    owner = np.repeat(np.arange(N), np.diff(first))           # each branch's node
+    has = child >= 0
+    size = np.ones(N, dtype=np.int64)                         # nodes in each subtree
+    depth = int(flat.level.max()) if N else 0
+    for k in range(depth - 1, -1, -1):
+        at = has & (flat.level[owner] == k)
+        np.add.at(size, owner[at], size[child[at]])
+    kid = np.where(has, size[np.maximum(child, 0)], 0)
+    before = np.cumsum(kid) - kid                              # earlier branches' subtrees, across nodes
+    before -= before[np.minimum(first[owner], len(before) - 1)] if len(before) else 0
+    pos = np.zeros(N, dtype=np.int64)
+    for k in range(depth):
+        at = has & (flat.level[owner] == k)
+        pos[child[at]] = pos[owner[at]] + 1 + before[at]
+    order = np.empty(N, dtype=np.int64)
+    order[pos] = np.arange(N)
+    return order
+
+
 def _digest(rows: np.ndarray, ids: np.ndarray, w: np.ndarray, group: np.ndarray, G: int) -> np.ndarray:
     """Per group in [0, G): a digest of its visits (case number `rows`, node `ids` within its
     level, float32 weight), the same for the same visits in any order or batches: (visits,
@@ -748,6 +795,17 @@ class _LevelScan:
 
 SPARSE_BYTES = 32  # an AVC entry: an int64 key and an int64 sum, twice while a batch's runs wait to merge
 DENSE_BYTES = 8    # a cell of a group's dense discrete table (node, attribute, value, class), while gains are computed
+# What grows with the tree, not the rows (_PassGrower.tree_bytes; measured with tracemalloc on 50k-200k rows of
+# make_synth.py --missing 0.05, 30 attributes, 12 branches at most: docs/large-data.md, "What bounds memory"):
+NODE_BYTES = 480   # a grown node: its Node (slots), class_dist array and branches list, its parent link and
+                   # case bounds; plus per attribute its tested flags (1), per branch its routes (20: the
+                   # level's padded child and factor, the compiled walk's), per class its class weights (4)
+GHOST_BYTES = 160  # a node of the growth before (its routes and compiled walk, the ghost tree's copy), + 16 a branch
+OPEN_BYTES = 64    # an open node of the level: + 12 an attribute (gain, split, tested), 20 a branch (its chosen
+                   # test's sums), 8 a class (class weights)
+CANDIDATE_BYTES = 16       # a node of a pass's group: per discrete attribute and value its candidate sums (dw,
+CONT_CANDIDATE_BYTES = 61  # rdw, fdv); per continuous attribute cw, rcw, cv, fcv, ccut, rc_at (candidates)
+SETTLE_NODE_BYTES = 100    # a node while settling: its walk's row, factors, visit bounds, order (+ 8 a branch)
 
 
 def size_text(n: float) -> str:
@@ -838,6 +896,7 @@ class _PassGrower:
         self.disc = [i for i, a in enumerate(attrs) if a.is_discrete]
         self.nvals = np.array([len(attrs[i].values) for i in self.disc], dtype=np.int64)
         self.V = int(self.nvals.max()) + 1 if self.disc else 1
+        self.F = max([2] + self.nvals.tolist())   # a test's branches at most
         self.routes: list[_Route] = []
         self.flat: _Flat | None = None            # the routes for the compiled routing
         self.values: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # the root's distinct values
@@ -859,6 +918,8 @@ class _PassGrower:
         # c4.5's order (level() sets the per-level arrays of its candidate tests' branch sums)
         self.node_sums: dict[int, tuple[np.float32, np.ndarray]] = {}
         self.planned = 0                          # the most bytes the plan gave one pass (plan)
+        self.tree_peak = 0                        # the most bytes the tree took beside the tables (tree_bytes)
+        self.accounted = 0                        # the most bytes a pass was given with the tree's (plan, settle)
 
     def run(self) -> tuple[Node, dict]:
         """Grow the tree; where a pass had fractional visits, check in one more pass that each
@@ -884,8 +945,9 @@ class _PassGrower:
                 if rounds == GROWTH_ROUNDS:
                     exact = False
                     break
-                if self.memory is None or self.visits * SETTLE_BYTES <= self.memory:
-                    self.settle()
+                group = self.settle_groups()
+                if group is not None:
+                    self.settle(group)
                     settled += 1
                 # the levels above `start` had c4.5's weights given the tree below: grown again
                 # with this tree as the ghost tree, they would come out the same
@@ -894,7 +956,9 @@ class _PassGrower:
             forget_tables()
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
-                      "table_bytes": self.peak, "planned_bytes": self.planned, "memory": self.memory, "largest_group": dict(self.largest),
+                      "table_bytes": self.peak, "planned_bytes": self.planned,
+                      "tree_bytes": self.tree_peak, "accounted_bytes": self.accounted, "memory": self.memory,
+                      "largest_group": dict(self.largest),
                       "exact_sum_levels": list(self.folded), "growths": rounds + 1, "settled": settled,
                       "exact_weights": exact}
 
@@ -948,8 +1012,10 @@ class _PassGrower:
         tree as c4.5 walks it (_Flat.whole), its fractional visits digested per level as the
         growth's were (_digest); the first level whose digest is not the growth's (None: none)."""
         flat = _Flat.whole(self.routes)
-        L = len(self.routes)
+        L, N = len(self.routes), len(flat.attr)
         starts = np.searchsorted(flat.level, np.arange(L))
+        U = int(np.diff(flat.first).max())
+        tests = _Route(flat.attr, flat.threshold.view(bool), flat.cut32, np.zeros((N, 0)), np.zeros((N, 0)))
         used = flat.used
         self.passes += 1
 
@@ -958,83 +1024,144 @@ class _PassGrower:
             table[0] += batch.n
             if batch.n == 0 or not _unknown_in(batch, used):
                 return table
-            rows, ids, w, bits = flat.route(batch.columns, np.ones(batch.n, dtype=np.float32), known=True)
-            level = flat.level[ids].astype(np.int64)
-            part = np.flatnonzero((bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1))
-            lv = level[part]
-            table[1] += _digest(rows[part] + offset, ids[part] - starts[lv], w[part], lv, L)
+            for start, columns, rows, ids, w, bits in _walked(flat, batch):
+                level = flat.level[ids].astype(np.int64)
+                shared = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1)
+                part = np.flatnonzero(shared)
+                lv = level[part]
+                table[1] += _digest(rows[part] + offset + start, ids[part] - starts[lv], w[part], lv, L)
+                inner, side = _sides(flat, tests, columns, rows, ids, U)
+                held = inner[shared[inner] | (side == U)]          # what settle would hold (settle_groups)
+                table[2] += np.bincount(ids[held], minlength=N)
             return table
 
         def merge(a: list, b: list) -> list:
             a[1] += _shifted(b[1], a[0])
             a[0] += b[0]
+            a[2] += b[2]
             return a
 
-        _, got = reduce_batches(self.batches, lambda: [0, np.zeros((L, 3), dtype=np.uint64)], count, merge)
+        _, got, self.held_visits = reduce_batches(
+            self.batches, lambda: [0, np.zeros((L, 3), dtype=np.uint64), np.zeros(N, dtype=np.int64)], count, merge)
         want = np.zeros((L, 3), dtype=np.uint64)
         for level, d in self.digests.items():
             want[level] = d
-        self.visits = int(got[:, 0].sum())
+        self.visits = int(self.held_visits.sum())
         off = np.flatnonzero((got != want).any(axis=1))
         return int(off[0]) if off.size else None
 
-    def settle(self) -> None:
-        """The factors c4.5 makes with the grown tree's tests: one pass collects each node's
+    def tree_bytes(self, S: int) -> int:
+        """Bytes the tree holds beside a pass's tables while a level of S open nodes is grown
+        (docs/large-data.md, "What bounds memory"): this growth's grown and open nodes
+        (NODE_BYTES each, with their routes), the growth before's (its routes: GHOST_BYTES), the
+        open level's per-node arrays (OPEN_BYTES) and the root's distinct values (12 bytes each)."""
+        A, C, F = self.A, self.C, self.F
+        grown = sum(len(r.attr) for r in self.routes)
+        prior = 0 if self.prior is None else sum(len(r.attr) for r in self.prior)
+        node = NODE_BYTES + A + 20 * F + 4 * C
+        # the root's distinct values of each continuous attribute (float64 and float32), where cuts snap to
+        values = 12 * sum(len(v[0]) for v in self.values.values())
+        return (values + (grown + S) * node + prior * (GHOST_BYTES + 16 * F)
+                + S * (OPEN_BYTES + 12 * A + 20 * F + 8 * C))
+
+    def settle_groups(self) -> np.ndarray | None:
+        """Each node's settling group (settle): the grown tree's nodes in c4.5's depth-first
+        order cut into runs whose held visits (as the check counted them, SETTLE_BYTES each)
+        and branch counts fit what the budget leaves beside the tree (settle_bytes); one group
+        without a budget; None where a node's visits alone do not fit (then no settling pass:
+        the growths converge alone, in more growths)."""
+        N = len(self.held_visits)
+        if self.memory is None:
+            return np.zeros(N, dtype=np.int64)
+        left = self.memory - self.settle_bytes()
+        need = self.held_visits * SETTLE_BYTES + 8 * (self.F + 1)
+        if left <= 0 or int(need.max()) > left:
+            return None
+        self.accounted = max(self.accounted, self.settle_bytes() + min(int(need.sum()), left))
+        flat = _Flat.whole(self.routes)
+        order = _preorder(flat)
+        # cut where the running sum passes a multiple of `left`: each run holds at most `left`
+        ends = np.cumsum(need[order])
+        group = np.empty(N, dtype=np.int64)
+        at, k = 0, 0
+        while at < N:
+            stop = int(np.searchsorted(ends, (ends[at - 1] if at else 0) + left, side="right"))
+            group[order[at:stop]] = k
+            at, k = stop, k + 1
+        return group
+
+    def settle_bytes(self) -> int:
+        """Bytes the settling pass holds beside its groups' visits, the tree's included: per
+        node of the grown tree its walk's row, depth-first order and visit bounds
+        (SETTLE_NODE_BYTES, 8 a branch) and per case its weight as c4.5's walk leaves it (4)."""
+        nodes = sum(len(r.attr) for r in self.routes)
+        return self.tree_bytes(0) + nodes * (SETTLE_NODE_BYTES + 8 * (self.F + 1)) + 4 * self.root_rows
+
+    def settle(self, group: np.ndarray) -> None:
+        """The factors c4.5 makes with the grown tree's tests: a pass collects each node's
         visits (the cases weighing 1 at every test above and known at the node as counts per
         branch, the others whole: case number, known bits, branch or unknown), then c4.5's
         depth-first growth is replayed on them with the tests held (as tree/grow.py's `grow`:
         a node's cases and branch sums in c4.5's order, each factor from them, the unknown
         cases' weights multiplied by it, the branch walked, divided back), and the routes
         take its factors. The next growth's ghost tree is then c4.5's wherever its tests
-        stay, so the growths needed do not grow with the chains of round trips."""
+        stay, so the growths needed do not grow with the chains of round trips. The nodes'
+        visits are held one `group` (settle_groups: runs of the depth-first order) at a
+        time, one pass each, the next group's read when the replay reaches it."""
         flat = _Flat.whole(self.routes)
         N, first, child = len(flat.attr), flat.first, flat.child
         U = int(np.diff(first).max())                 # a node's side for its unknowns
         tests = _Route(flat.attr, flat.threshold.view(bool), flat.cut32, np.zeros((N, 0)), np.zeros((N, 0)))
-        self.passes += 1
 
-        def count(table: list, batch: Dataset) -> list:
-            offset = table[0]
-            table[0] += batch.n
-            if batch.n == 0:
+        def visits(k: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            """One pass: group k's held visits in c4.5's order at each node (ids, rows, sides),
+            and every node's counts per branch of the visits weighing 1."""
+            self.passes += 1
+
+            def count(table: list, batch: Dataset) -> list:
+                offset = table[0]
+                table[0] += batch.n
+                for start, columns, rows, ids, w, bits in _walked(flat, batch):
+                    inner, side = _sides(flat, tests, columns, rows, ids, U)
+                    rows, ids, w, bits = rows[inner], ids[inner], w[inner], bits[inner]
+                    level = flat.level[ids].astype(np.int64)
+                    # whole: the fractional visits and those whose weight the node shares out
+                    whole = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1) | (side == U)
+                    table[1] += np.bincount(ids[~whole] * (U + 1) + side[~whole], minlength=N * (U + 1))
+                    mine = whole & (group[ids] == k)
+                    table[2].append((ids[mine], bits[mine], rows[mine] + offset + start, side[mine]))
                 return table
-            rows, ids, w, bits = flat.route(batch.columns, np.ones(batch.n, dtype=np.float32), known=True)
-            inner = flat.attr[ids] >= 0
-            rows, ids, w, bits = rows[inner], ids[inner], w[inner], bits[inner]
-            side = _branches(tests, ids, _tested_values(tests, batch.columns, rows, flat.attr[ids]))
-            side[side < 0] = U
-            level = flat.level[ids].astype(np.int64)
-            # whole: the fractional visits and those whose weight the node shares out
-            whole = (bits != (1 << np.minimum(level, ORDER_LEVELS)) - 1) | (w != 1) | (side == U)
-            table[1] += np.bincount(ids[~whole] * (U + 1) + side[~whole], minlength=N * (U + 1))
-            table[2].append((ids[whole], bits[whole], rows[whole] + offset, side[whole]))
-            return table
 
-        def merge(a: list, b: list) -> list:
-            a[1] += b[1]
-            a[2] += [(i, k, r + a[0], sd) for i, k, r, sd in b[2]]
-            a[0] += b[0]
-            return a
+            def merge(a: list, b: list) -> list:
+                a[1] += b[1]
+                a[2] += [(i, kb, r + a[0], sd) for i, kb, r, sd in b[2]]
+                a[0] += b[0]
+                return a
 
-        n, units, parts = reduce_batches(self.batches, lambda: [0, np.zeros(N * (U + 1), dtype=np.int64), []],
-                                         count, merge)
-        ids, bits, rows, side = _joined(parts) if parts else [np.empty(0, np.int64)] * 4
-        order = np.lexsort((rows, bits, ids))          # c4.5's order at each node (_Fractions.ordered)
-        del bits
-        ids = ids[order]
-        rows = rows[order]
-        side = side[order]
-        del order
-        starts = np.searchsorted(ids, np.arange(N + 1))
-        units = units.reshape(N, U + 1)
+            n, units, parts = reduce_batches(self.batches, lambda: [0, np.zeros(N * (U + 1), dtype=np.int64), []],
+                                             count, merge)
+            ids, bits, rows, side = _joined(parts) if parts else [np.empty(0, np.int64)] * 4
+            order = np.lexsort((rows, bits, ids))          # c4.5's order at each node (_Fractions.ordered)
+            del bits
+            return n, units.reshape(N, U + 1), ids[order], rows[order], side[order]
+
+        n, units, ids, rows, side = visits(0)
+        loaded = [0]
         sides = np.arange(U + 1)
         x = np.ones(n, dtype=np.float32)               # each case's weight as c4.5's walk leaves it
         factor = flat.factor.copy()
 
         def grow(g: int) -> None:
+            nonlocal ids, rows, side
             if flat.attr[g] < 0:
                 return
-            r, sd = rows[starts[g]:starts[g + 1]], side[starts[g]:starts[g + 1]]
+            if group[g] != loaded[0]:
+                # the depth-first order reached the next group: its visits (the groups are runs of it)
+                loaded[0] = int(group[g])
+                ids = rows = side = None
+                _, _, ids, rows, side = visits(loaded[0])
+            lo, hi = np.searchsorted(ids, g), np.searchsorted(ids, g, side="right")
+            r, sd = rows[lo:hi], side[lo:hi]
             w = x[r]
             # the node's visits in c4.5's order, then those weighing 1 (_in_order)
             sums = _in_order(sd, w, sides, units[g], U + 1)
@@ -1067,7 +1194,10 @@ class _PassGrower:
             return [(np.ones(S, dtype=bool), list(range(D)), list(range(K)))]
         fixed, dbytes, cbytes, tables = self.plan_bytes(S)
         need = fixed + dbytes.sum(axis=1) + cbytes.sum(axis=1)
-        budget, level = self.memory, len(self.routes)
+        level, tree = len(self.routes), self.tree_bytes(S)
+        self.tree_peak = max(self.tree_peak, tree)
+        # the tree's nodes and routes grow with the tree, not the rows: the tables get the rest
+        budget = self.memory - tree
         groups: list[tuple[np.ndarray, list[int], list[int]]] = []
         members, used = np.zeros(S, dtype=bool), 0
 
@@ -1075,6 +1205,7 @@ class _PassGrower:
             if mask.any():
                 groups.append((mask, d, c))
                 self.planned = max(self.planned, planned)
+                self.accounted = max(self.accounted, planned + tree)
         for s in range(S):
             if need[s] <= budget:
                 if used + need[s] > budget:
@@ -1091,17 +1222,24 @@ class _PassGrower:
             c: list[int] = []
             base = int(fixed[s])
             part = base
-            for size, j, a, discrete in sorted(units, key=lambda u: u[2]):
-                if base + size > budget:
-                    table = int(tables[s, j if discrete else D + j])
-                    if 16 * self.C + table > budget:
-                        raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}",
-                                      16 * self.C + table, budget)
+            units.sort(key=lambda u: u[2])
+            # what alone exceeds the whole budget first, then what does not fit beside the tree
+            for size, j, a, discrete in units:
+                table = int(tables[s, j if discrete else D + j])
+                if 16 * self.C + table > self.memory or (base + size > self.memory and not self.frac[s]):
+                    raise too_big(self.schema.attributes[a].name, f"at a node of tree level {level}",
+                                  16 * self.C + table if 16 * self.C + table > self.memory else base + size,
+                                  self.memory)
+                if base + size > self.memory:
                     raise InputError(
-                        f"node {s} of tree level {level}: its {int(self.frac[s])} visits of fractional weight (cases"
-                        f" with an unknown value of a test above it) with attribute {self.schema.attributes[a].name!r}"
-                        f" may need {size_text(base + size)}, beyond the memory budget of {size_text(budget)}: give"
-                        f" a larger budget (--memory), or fill in the unknown values before learning")
+                        f"node {s} of tree level {level}: its {int(self.frac[s])} visits of fractional weight"
+                        f" (cases with an unknown value of a test above it) with attribute"
+                        f" {self.schema.attributes[a].name!r} may need {size_text(base + size)}, beyond the memory"
+                        f" budget of {size_text(self.memory)}: give a larger budget (--memory), or fill in the"
+                        f" unknown values before learning")
+            for size, j, a, discrete in units:
+                if base + size > budget:
+                    raise self.tree_too_big(S, tree, base + size)
                 if part + size > budget:
                     close(one, d, c, part)
                     d, c, part = [], [], base
@@ -1111,12 +1249,23 @@ class _PassGrower:
         close(members, list(range(D)), list(range(K)), used)
         return groups
 
+    def tree_too_big(self, S: int, tree: int, need: int) -> InputError:
+        """The refusal of a level whose node's tables (`need` bytes) do not fit beside the tree."""
+        level, grown = len(self.routes), sum(len(r.attr) for r in self.routes)
+        before = "" if self.prior is None else f" and the growth before's {sum(len(r.attr) for r in self.prior)}"
+        return InputError(
+            f"the tree grown to level {level} ({grown} nodes, {S} open{before}) needs {size_text(tree)} of the memory"
+            f" budget of {size_text(self.memory)}, leaving {size_text(max(self.memory - tree, 0))} where a node's"
+            f" tables need {size_text(need)}: give a larger budget (--memory), or a larger --min-objs (a smaller tree)")
+
     def plan_bytes(self, S: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Each open node's bound in bytes (docs/large-data.md, "What bounds memory"): what it
         needs in any pass (S), and per discrete and continuous attribute in a pass (S x D,
         S x K), working copies included; and the tables alone (S x (D + K)). Per attribute
         SPARSE_BYTES x min(cases reaching the node, (values + 1) x classes), plus DENSE_BYTES x
-        values x classes for a discrete one; per node its class sums. Where cases of fractional
+        values x classes for a discrete one; per node its class sums and its candidate tests'
+        branch sums (CANDIDATE_BYTES a discrete value, CONT_CANDIDATE_BYTES a continuous
+        attribute; held for the nodes of one group at a time). Where cases of fractional
         weight reach it, each is kept with its case number, known bits, node, weight and class
         (FRACTION_BYTES) and its value of each attribute of the pass (VALUE_BYTES), about twice
         over while they are put in c4.5's order and replayed (ORDER_COPIES), and while a
@@ -1131,7 +1280,9 @@ class _PassGrower:
             m = np.array([self.distinct[a] for a in self.cont], dtype=np.int64)
         ctables = SPARSE_BYTES * np.minimum(rows, (m + 1) * C)
         value = ORDER_COPIES * VALUE_BYTES * frac
-        fixed = 16 * C + ORDER_COPIES * FRACTION_BYTES * self.frac + REPLAY_BYTES * self.rows * (self.frac > 0) * (K > 0)
+        # its candidate tests' branch sums while its group is grown (candidates)
+        fixed = (16 * C + CANDIDATE_BYTES * D * self.V + CONT_CANDIDATE_BYTES * K
+                 + ORDER_COPIES * FRACTION_BYTES * self.frac + REPLAY_BYTES * self.rows * (self.frac > 0) * (K > 0))
         tables = np.concatenate([dtables.reshape(S, D), ctables.reshape(S, K)], axis=1)
         return fixed, (dtables + value).reshape(S, D), (ctables + value).reshape(S, K), tables
 
@@ -1235,6 +1386,7 @@ class _PassGrower:
             del fdisc, disc, cont
             last, last_act = members, act
         self.keep_chosen(last_act, chosen, gain, split)
+        self.candidates(S, np.zeros(S, dtype=bool))     # let the last group's go: the plan counted them
         dist = _f32(fdist)
         cases = _f32(fdist.sum(axis=1))
         for s, (n, d) in self.node_sums.items():

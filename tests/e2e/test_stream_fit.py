@@ -87,7 +87,7 @@ def test_python_fit_stream_equals_fit():
     for name in ("crx", "monk2"):
         assert dump_yaml(c45rules.fit(stem(name), stream=True, batch_rows=11)) == dump_yaml(c45rules.fit(stem(name)))
     csv = DATA / "crx" / "crx.csv"
-    assert dump_yaml(c45rules.fit(csv, "class", memory="100kB", batch_rows=50, cf=0.5)) == \
+    assert dump_yaml(c45rules.fit(csv, "class", memory="200kB", batch_rows=50, cf=0.5)) == \
         dump_yaml(c45rules.fit(csv, "class", cf=0.5))
 
 
@@ -158,7 +158,7 @@ def test_memory_budget_and_avc_groups(tmp_path):
     # 490 rows x 16 columns: about 245 kB in memory; within 1 GB, in memory (no "stream" facts)
     j = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "a.yaml", "--json", "--memory", "1GB").stdout)
     assert "stream" not in j
-    j = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "b.yaml", "--json", "--memory", "100kB").stdout)
+    j = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "b.yaml", "--json", "--memory", "200kB").stdout)
     assert j["stream"]["largest_avc_group"]["attribute"] == "A2"
     assert (tmp_path / "a.yaml").read_bytes() == (tmp_path / "b.yaml").read_bytes()
     p = run("fit", stem("crx"), "-o", tmp_path / "c.yaml", "--memory", "2kB")
@@ -181,14 +181,23 @@ def test_parse_memory_and_python_refusals():
 
 
 def test_memory_budget_bounds_the_growth_tables(tmp_path):
-    # --stream within 50 kB: a level's nodes (and the root's attributes) over several passes,
-    # the tables never beyond the budget, the model the in-memory one
+    # --stream within 150 kB: a level's nodes over several passes, the tables and the tree
+    # beside them never beyond the budget, the model the in-memory one
     ok("fit", stem("crx"), "-o", tmp_path / "a.yaml")
-    j = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "b.yaml", "--json", "--stream", "--memory", "50kB",
+    j = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "b.yaml", "--json", "--stream", "--memory", "150kB",
                       "--batch-rows", "50").stdout)["stream"]
     assert (tmp_path / "a.yaml").read_bytes() == (tmp_path / "b.yaml").read_bytes()
-    assert j["table_budget"] == 51200 >= j["peak_table_bytes"] > 0
-    assert j["growth_passes_per_level"][0] > 1 and sum(j["growth_passes_per_level"]) > len(j["growth_passes_per_level"])
+    assert j["table_budget"] == 153600 >= j["accounted_bytes"] > j["peak_table_bytes"] > 0 and j["tree_bytes"] > 0
+    assert sum(j["growth_passes_per_level"]) > len(j["growth_passes_per_level"])
+
+
+def test_a_tree_beyond_the_budget_is_refused_by_name(tmp_path):
+    # issue 50.4: the tree grows with the tree, not the rows; where what it leaves of the budget
+    # cannot hold a node's tables the fit stops with one line naming the tree and the remedy
+    # (80d2780 went on with the tables given the whole budget beside the tree)
+    msg = fails("fit", stem("crx"), "-o", tmp_path / "c.yaml", "--stream", "--memory", "80kB", "--batch-rows", "50")
+    assert "the tree grown to level 5 (49 nodes, 37 open) needs 96.1 kB of the memory budget of 80 kB" in msg
+    assert "give a larger budget (--memory)" in msg and not (tmp_path / "c.yaml").exists()
 
 
 def test_json_reports_the_growths(tmp_path):
@@ -220,13 +229,19 @@ def test_json_reports_the_rule_stages_tables(tmp_path):
     assert 0 < largest["bytes"] <= rules["peak_table_bytes"]
 
 
-def test_rule_tables_beyond_the_budget_fail_by_name(tmp_path):
-    # the growth's tables fit 16 kB; the selection's grouped cases do not, and no model is written
-    # (with the compiled covers, 8 bytes an entry beside the table: crx's fit within 20 kB)
-    msg = fails("fit", stem("crx"), "-o", tmp_path / "m.yaml", "--memory", "16kB", "--batch-rows", "50")
-    assert not (tmp_path / "m.yaml").exists()
+def test_rule_tables_beyond_the_budget_fail_by_name(tmp_path, monkeypatch, capsys):
+    # the growth's tables fit 18 kB; the selection's grouped cases do not, and no model is written
+    # (with the compiled covers, 8 bytes an entry beside the table: crx's fit within 20 kB). The
+    # growth's tree (about 150 kB on crx, counted against the budget too) is left out here: the
+    # rules stage is what this tests
+    from c45rules.cli import main
+    from c45rules.tree.grow_passes import _PassGrower
+    monkeypatch.setattr(_PassGrower, "tree_bytes", lambda self, S: 0)
+    assert main(["fit", str(stem("crx")), "-o", str(tmp_path / "m.yaml"), "--memory", "18kB", "--batch-rows", "50"]) == 2
+    msg = capsys.readouterr().err.strip()
+    assert not (tmp_path / "m.yaml").exists() and len(msg.splitlines()) == 1
     assert re.search(r"the rules' selection table of class '[+-]' needs [\d.]+ kB after \d+ rows of 490 \(about"
-                     r" [\d.]+ kB at all of them\), beyond the memory budget of 16 kB: give a larger budget"
+                     r" [\d.]+ kB at all of them\), beyond the memory budget of 18 kB: give a larger budget"
                      r" \(--memory\), or learn fewer candidate rules \(a larger -m\)", msg), msg
 
 
