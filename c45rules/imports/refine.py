@@ -89,8 +89,6 @@ except ImportError:   # pragma: no cover - built without a C compiler
 # the least share of the check rows an inserted pool rule must gain (1 in 200: 1 in 400 added
 # rules that gained on the check rows and lost on held-out rows, FIDELITY.md)
 POOL_SHARE = 0.005
-# the number of ones in each byte: how many rows a packed row mask holds
-_POPCOUNT = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(axis=1).astype(np.uint8)
 
 
 def condition_mask(c: CondTest, values: np.ndarray) -> np.ndarray:
@@ -450,8 +448,9 @@ class _Insertions:
                         self.counts, C)
             return
         flat = self.counts.reshape(-1)
-        for lo in range(0, len(rows), max(1, (1 << 24) // max(len(self.klass), 1))):
-            part = slice(lo, lo + max(1, (1 << 24) // max(len(self.klass), 1)))
+        step = max(1, (1 << 24) // max(len(self.klass), 1))    # rows at a time: 16M cells
+        for lo in range(0, len(rows), step):
+            part = slice(lo, lo + step)
             r = rows[part]
             ci, pi = np.nonzero((self.by_row[r >> 3] >> (7 - (r & 7)).astype(np.uint8)[:, None]) & 1)
             k = self.klass[pi]
