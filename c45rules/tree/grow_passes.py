@@ -885,6 +885,50 @@ def grow_in_passes(batches: Batches, schema: Schema, *, min_objs: float = 2, gai
     return _PassGrower(batches, schema, float(min_objs), gain_ratio, costs, memory).run()
 
 
+class _Grown:
+    """One grown level of the packed node table (its tests and branches are its _Route): per
+    node its class (c4.5's least cost), cases and errors as float32, float32 class weights
+    (nodes x classes) and its test's cut (float64; 0 where it has no threshold test). About 30
+    bytes and 4 a class a node, where a Node object, its class_dist array and branches list
+    held ~480."""
+    __slots__ = ("klass", "items", "errors", "dist", "cut")
+
+    def __init__(self, klass: np.ndarray, items: np.ndarray, errors: np.ndarray, dist: np.ndarray, cut: np.ndarray):
+        self.klass, self.items, self.errors = klass.astype(np.int32), items, errors
+        self.dist, self.cut = dist, cut
+
+
+def _tested_below(tested: np.ndarray, parent: np.ndarray, attr: np.ndarray) -> np.ndarray:
+    """The tested attributes (nodes x attributes) of a level's children: their parent's
+    (`parent`: each child's node in the level, `attr` its test) and the parent's test."""
+    out = tested[parent]
+    out[np.arange(len(parent)), attr[parent]] = True
+    return out
+
+
+def _tree(grown: list[_Grown], routes: list[_Route]) -> Node:
+    """The Node tree of a packed node table (grow_tree's, before collapse): built once, from
+    the deepest level up; a branch without cases is a leaf of its parent's class, class
+    weights (the same array) and no cases, as c4.5 makes it."""
+    below: list[Node] = []
+    for g, r in zip(reversed(grown), reversed(routes)):
+        nodes = []
+        for s, (klass, items, errors) in enumerate(zip(g.klass.tolist(), g.items.tolist(), g.errors.tolist())):
+            node = Node(klass, items, errors, g.dist[s].copy())
+            a = int(r.attr[s])
+            if a >= 0:
+                node.attribute = a
+                if r.threshold[s]:
+                    node.kind, node.cut = "threshold", float(g.cut[s])
+                else:
+                    node.kind = "discrete"
+                node.branches = [below[c] if c >= 0 else Node(klass, 0.0, 0.0, node.class_dist)
+                                 for c in r.child[s, :int(r.width[s])].tolist()]
+            nodes.append(node)
+        below = nodes
+    return below[0]
+
+
 class _PassGrower:
     def __init__(self, batches: Batches, schema: Schema, min_objs: float, gain_ratio: bool,
                  costs: np.ndarray | None, memory: int | None):
@@ -933,7 +977,7 @@ class _PassGrower:
         rounds, exact, start, settled = 0, True, 0, 0
         try:
             while True:
-                root = self.grow(prior, start)
+                self.grow(prior, start)
                 if not self.fractional or self.folded or _native is None:
                     # nothing to replay, sums no longer in c4.5's order (exact_sum_levels), or
                     # no compiled walk (numpy's _route makes each node's own round trips only)
@@ -954,6 +998,7 @@ class _PassGrower:
                 prior, rounds = self.routes, rounds + 1
         finally:
             forget_tables()
+        root = _tree(self.grown, self.routes)
         collapse(root)
         return root, {"passes": self.passes, "levels": len(self.routes), "passes_per_level": list(self.per_level),
                       "table_bytes": self.peak, "planned_bytes": self.planned,
@@ -962,50 +1007,49 @@ class _PassGrower:
                       "exact_sum_levels": list(self.folded), "growths": rounds + 1, "settled": settled,
                       "exact_weights": exact}
 
-    def grow(self, prior: list[_Route] | None, start: int = 0) -> Node:
-        """One growth, level by level; `prior`: the routes of the growth before (the ghost
-        tree). From level `start` > 0 on only: the levels above are the growth before's, whose
-        weights checked (check), so growing them again would remake them bit for bit."""
+    def grow(self, prior: list[_Route] | None, start: int = 0) -> None:
+        """One growth, level by level, into self.grown and self.routes (the packed node table);
+        `prior`: the routes of the growth before (the ghost tree). From level `start` > 0 on
+        only: the levels above are the growth before's, whose weights checked (check), so
+        growing them again would remake them bit for bit."""
         if start:
-            nodes, tested = self.resume(start)
+            S, tested = self.resume(start)
         else:
-            self.root = Node(0, 0.0, 0.0, np.zeros(self.C, dtype=np.float32))
-            nodes, tested = [self.root], np.zeros((1, self.A), dtype=bool)
+            S, tested = 1, np.zeros((1, self.A), dtype=bool)
+            self.grown: list[_Grown] = []
             self.routes, self.flat, self.per_level, self.folded = [], None, [], []
             self.rows = np.array([self.root_rows], dtype=np.int64)
             self.frac = np.zeros(1, dtype=np.int64)
             self.light, self.fractional = True, False
             self.digests: dict[int, np.ndarray] = {}        # per level, its fractional visits' _digest
-            # per level: its nodes, their tested attributes, case and fractional visit bounds and
-            # `light` as it stood, and how they hang from the level above (parent, branch): where a
-            # growth resumes
-            self.levels: list[tuple[list[Node], np.ndarray, np.ndarray, np.ndarray, bool]] = []
+            # per level: its case and fractional visit bounds and `light` as it stood, and how its
+            # nodes hang from the level above (parent, branch): where a growth resumes
+            self.levels: list[tuple[np.ndarray, np.ndarray, bool]] = []
             self.links: dict[int, tuple[np.ndarray, np.ndarray]] = {}
             self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
         self.prior = prior
         self.prior_flat = _Flat(prior) if prior is not None and _native is not None else None
         if start and self.prior_flat is not None:
             self.flat = _Flat(self.routes, (self.prior_flat, self.prior_at))
-        while nodes:
-            self.levels.append((nodes, tested, self.rows, self.frac, self.light))
-            nodes, tested = self.level(nodes, tested)
+        while S:
+            self.levels.append((self.rows, self.frac, self.light))
+            S, tested = self.level(S, tested)
             # the level's tables are freed: glibc would keep their pages under the next one's
             give_back_memory()
-        return self.root
 
-    def resume(self, start: int) -> tuple[list[Node], np.ndarray]:
+    def resume(self, start: int) -> tuple[int, np.ndarray]:
         """Keep the levels above `start` as grown, and fresh nodes at level `start` in place of
-        the last growth's (each level-`start` node's own node in that tree: prior_at)."""
-        above = self.levels[start - 1][0]
-        parent, branch = self.links[start]
-        nodes = [Node(0, 0.0, 0.0, above[p].class_dist) for p in parent.tolist()]
-        for node, p, b in zip(nodes, parent.tolist(), branch.tolist()):
-            above[p].branches[b] = node
-        _, tested, self.rows, self.frac, self.light = self.levels[start]
+        the last growth's (each level-`start` node's own node in that tree: prior_at): their
+        count and tested attributes (made again from the routes: not held per level)."""
+        tested = np.zeros((1, self.A), dtype=bool)
+        for k in range(start):
+            tested = _tested_below(tested, self.links[k + 1][0], self.routes[k].attr)
+        self.rows, self.frac, self.light = self.levels[start]
         self.levels, self.routes, self.per_level = self.levels[:start], self.routes[:start], self.per_level[:start]
+        self.grown = self.grown[:start]
         self.digests = {k: d for k, d in self.digests.items() if k < start}
-        self.prior_at = np.arange(len(nodes), dtype=np.int64)
-        return nodes, tested
+        self.prior_at = np.arange(len(tested), dtype=np.int64)
+        return len(tested), tested
 
     def check(self) -> int | None:
         """One pass: every case with an unknown tested value walked through the whole grown
@@ -1337,9 +1381,10 @@ class _PassGrower:
         return 16 * sum(len(r[0]) for rs in runs for r in rs) + 8 * S * (self.C + 1) + ORDER_COPIES * self.fraction_bytes
 
     # ---- one level --------------------------------------------------------------------------
-    def level(self, nodes: list[Node], tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
-        """Label, test and split the level's nodes; return the next level's."""
-        S, C = len(nodes), self.C
+    def level(self, S: int, tested: np.ndarray) -> tuple[int, np.ndarray]:
+        """Label, test and split the level's S nodes (into self.grown and self.routes); return
+        the next level's count and tested attributes."""
+        C = self.C
         fdist, count = np.zeros((S, C), dtype=np.int64), np.zeros(S, dtype=np.int64)
         gain = np.full((S, self.A), NO_GAIN, dtype=np.float32)
         split = np.zeros((S, self.A), dtype=np.float32)
@@ -1393,12 +1438,11 @@ class _PassGrower:
             cases[s], dist[s] = n, d
         best_class = np.asarray(cheapest_class(dist, self.costs)).reshape(S)
         errors = cases - dist[np.arange(S), best_class]
-        for node, klass, items, errs, row in zip(nodes, best_class.tolist(), cases.tolist(), errors.tolist(), dist):
-            node.klass, node.items, node.errors, node.class_dist = klass, items, errs, row.copy()
+        self.grown.append(_Grown(best_class, cases, errors, dist, np.where(chosen >= 0, self.bcut, 0.0)))
         self.note_largest(S, len(self.routes))
         # a node all of whose cases weigh 1 passes exactly its branch's cases (and its unknowns) on
         whole = self.light & (fdist.sum(axis=1) == count << 32)
-        return self.divide(nodes, chosen, best_class, cases, count, whole, tested)
+        return self.divide(chosen, cases, count, whole, tested)
 
     def candidates(self, S: int, members: np.ndarray) -> None:
         """Fresh arrays of the candidate tests' branch sums, for one group of nodes: per node a
@@ -1638,11 +1682,11 @@ class _PassGrower:
                 side = np.where(known[on], vals32[np.minimum(rank[on], m - 1)] > cut32[node[on]], 2)
                 self.cw[self.row[cut_at], j] = _sums(node[on] * 3 + side, sums[on], S * 3, False).reshape(S, 3)[cut_at]
 
-    def divide(self, nodes: list[Node], chosen: np.ndarray, best_class: np.ndarray, cases: np.ndarray,
-               count: np.ndarray, whole: np.ndarray, tested: np.ndarray) -> tuple[list[Node], np.ndarray]:
-        """Set each chosen test, make the children and the routing to them, and bound the
-        cases reaching each child (for the next level's plan)."""
-        S = len(nodes)
+    def divide(self, chosen: np.ndarray, cases: np.ndarray, count: np.ndarray, whole: np.ndarray,
+               tested: np.ndarray) -> tuple[int, np.ndarray]:
+        """Set each chosen test, number the children and make the routing to them, and bound
+        the cases reaching each child (for the next level's plan)."""
+        S = len(chosen)
         attrs = self.schema.attributes
         F = max([2] + [len(attrs[a].values) for a in self.disc])
         child = np.full((S, F), -1, dtype=np.int64)
@@ -1650,21 +1694,16 @@ class _PassGrower:
         cut32 = np.zeros(S, dtype=np.float32)
         threshold = np.zeros(S, dtype=bool)
         width = np.zeros(S, dtype=np.int64)
-        next_nodes: list[Node] = []
         parents: list[int] = []
         branch_at: list[int] = []
         rows: list[int] = []
         fracs: list[int] = []
         for s in np.flatnonzero(chosen >= 0).tolist():
-            a, node = int(chosen[s]), nodes[s]
-            node.attribute = a
+            a = int(chosen[s])
             if attrs[a].is_continuous:
-                cut = float(self.bcut[s])
-                node.kind, node.cut = "threshold", cut
-                threshold[s], cut32[s] = True, np.float32(cut)
+                threshold[s], cut32[s] = True, np.float32(self.bcut[s])
                 n = 2
             else:
-                node.kind = "discrete"
                 n = int(self.nvals[self.disc.index(a)])
             weights, unknown = self.bw[s, :n], self.bw[s, -1]
             width[s] = n
@@ -1683,9 +1722,8 @@ class _PassGrower:
             shares = w32 / (F32(cases[s]) - u32)
             for v in range(len(weights)):
                 if filled[v]:
-                    child[s, v] = len(next_nodes)
+                    child[s, v] = len(parents)
                     factor[s, v] = shares[v]
-                    next_nodes.append(Node(0, 0.0, 0.0, node.class_dist))
                     parents.append(s)
                     branch_at.append(v)
                     if seen is not None:
@@ -1697,10 +1735,6 @@ class _PassGrower:
                     else:
                         rows.append(int(count[s]))
                         fracs.append(int(count[s]))
-                    branch = next_nodes[-1]
-                else:
-                    branch = Node(int(best_class[s]), 0.0, 0.0, node.class_dist)
-                node.branches.append(branch)
         parent = np.array(parents, dtype=np.int64)
         self.links[len(self.routes) + 1] = (parent, np.array(branch_at, dtype=np.int64))
         self.prior_at = self.prior_children(parent, np.array(branch_at, dtype=np.int64), chosen, threshold, cut32)
@@ -1709,9 +1743,7 @@ class _PassGrower:
         self.flat = _Flat(self.routes, ghosts) if _native is not None else None
         self.rows = np.array(rows, dtype=np.int64)
         self.frac = np.array(fracs, dtype=np.int64)
-        next_tested = tested[parent]
-        next_tested[np.arange(len(parent)), chosen[parent]] = True
-        return next_nodes, next_tested
+        return len(parent), _tested_below(tested, parent, chosen)
 
     def prior_children(self, parent: np.ndarray, branch: np.ndarray, chosen: np.ndarray, threshold: np.ndarray,
                        cut32: np.ndarray) -> np.ndarray:
