@@ -210,21 +210,33 @@ class _SparseSums:
 
 class _Route:
     """One grown level's tests, for routing cases to the next level: per node its tested
-    attribute (-1: closed), kind (threshold or not), cut as float32, child index per branch
-    in the next level (-1: no cases there) and each branch's float32 share of the known
-    weight (for cases with an unknown value)."""
+    attribute (-1: closed), kind (threshold or not), cut as float32 and its branches (`width`:
+    2 for a threshold, the values of a discrete attribute, 0 closed), which are
+    child[first[s]:first[s + 1]] (a node's own only, no padding to the widest test): per
+    branch its child's index in the next level (-1: no cases there) and its float32 share of
+    the known weight (for cases with an unknown value)."""
 
-    def __init__(self, attr: np.ndarray, threshold: np.ndarray, cut32: np.ndarray, child: np.ndarray,
-                 factor: np.ndarray, width: np.ndarray | None = None):
-        # width: each node's branches (2 for a threshold, the values of a discrete attribute, 0
-        # closed): the columns of child and factor that are its, the rest padding (_Flat packs)
-        self.attr, self.threshold, self.cut32, self.child, self.factor = attr, threshold, cut32, child, factor
-        self.width = np.full(len(attr), child.shape[1], dtype=np.int64) if width is None else width
+    def __init__(self, attr: np.ndarray, threshold: np.ndarray, cut32: np.ndarray, width: np.ndarray,
+                 child: np.ndarray, factor: np.ndarray):
+        self.attr, self.threshold, self.cut32 = attr.astype(np.int32), threshold, cut32
+        self.width = width.astype(np.int32)
+        self.first = np.concatenate([[0], np.cumsum(width, dtype=np.int64)])
+        self.child, self.factor = child.astype(np.int32), factor.astype(np.float32)
         self.used = np.unique(attr[attr >= 0]).tolist()
 
-    def mask(self) -> np.ndarray:
-        """Which cells of child and factor are a node's branches (in row order: _Flat's)."""
-        return np.arange(self.child.shape[1]) < self.width[:, None]
+    @classmethod
+    def tests(cls, attr: np.ndarray, threshold: np.ndarray, cut32: np.ndarray) -> "_Route":
+        """The tests alone (no branches), for finding each case's branch (_branches, _sides)."""
+        return cls(attr, threshold, cut32, np.zeros(len(attr), np.int32), np.zeros(0, np.int32), np.zeros(0))
+
+    def padded(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The branches of nodes `ids` as rows (ids x their widest): child (-1 past a node's
+        own branches) and factor (0 there)."""
+        width = self.width[ids]
+        cols = np.arange(int(width.max()) if len(ids) else 0)
+        own = cols < width[:, None]
+        at = np.where(own, self.first[ids][:, None] + cols, 0)
+        return np.where(own, self.child[at], -1).astype(np.int64), np.where(own, self.factor[at], np.float32(0))
 
 
 def _tested_values(route: _Route, columns: list[np.ndarray], rows: np.ndarray, attr: np.ndarray) -> np.ndarray:
@@ -277,18 +289,19 @@ def _route(routes: list[_Route], columns: list[np.ndarray], w: np.ndarray
         rows, ids, w, attr, known_bits = rows[open_], ids[open_], w[open_], attr[open_], known_bits[open_]
         branch = _branches(route, ids, _tested_values(route, columns, rows, attr))
         known = branch >= 0
-        child = np.where(known, route.child[ids, np.maximum(branch, 0)], -1)
+        child = np.where(known, route.child[np.minimum(route.first[ids] + np.maximum(branch, 0),
+                                                        max(len(route.child) - 1, 0))], -1).astype(np.int64)
         go = known & (child >= 0)
         bit = np.int64(1 << level) if level < ORDER_LEVELS else np.int64(0)
         new_rows, new_ids, new_w, new_bits = [rows[go]], [child[go]], [w[go]], [known_bits[go] | bit]
         if not known.all():
             # an unknown value: down every branch that has cases, with the branch's share
             u = np.flatnonzero(~known)
-            to = route.child[ids[u]]
+            to, factor = route.padded(ids[u])
             at, b = np.nonzero(to >= 0)
             new_rows.append(rows[u[at]])
             new_ids.append(to[at, b])
-            new_w.append(_shared_weights(w[u], route.factor[ids[u]], to >= 0)[at, b])
+            new_w.append(_shared_weights(w[u], factor, to >= 0)[at, b])
             new_bits.append(known_bits[u[at]])
         rows, ids, w, known_bits = (np.concatenate(a) for a in (new_rows, new_ids, new_w, new_bits))
     return rows, ids, w, known_bits
@@ -314,9 +327,9 @@ class _Flat:
         # each node's own branches only (a leaf none, a binary test two): not the routes' padding
         widths = np.concatenate([r.width for r in routes] + [np.zeros(n_open, np.int64)])
         self.first = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
-        self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1)[r.mask()]
+        self.child = np.concatenate([np.where(r.child >= 0, r.child + offsets[k + 1], -1)
                                      for k, r in enumerate(routes)]).astype(np.int64)
-        self.factor = np.concatenate([r.factor[r.mask()] for r in routes]).astype(np.float32)
+        self.factor = np.concatenate([r.factor for r in routes]).astype(np.float32)
         self.used = sorted({a for r in routes for a in r.used})
         self.discrete = {int(a) for r in routes for a in np.unique(r.attr[(r.attr >= 0) & ~r.threshold])}
         self.ghost = np.full(n_open, -1, dtype=np.int64)
@@ -923,7 +936,7 @@ def _tree(grown: list[_Grown], routes: list[_Route]) -> Node:
                 else:
                     node.kind = "discrete"
                 node.branches = [below[c] if c >= 0 else Node(klass, 0.0, 0.0, node.class_dist)
-                                 for c in r.child[s, :int(r.width[s])].tolist()]
+                                 for c in r.child[r.first[s]:r.first[s + 1]].tolist()]
             nodes.append(node)
         below = nodes
     return below[0]
@@ -1059,7 +1072,7 @@ class _PassGrower:
         L, N = len(self.routes), len(flat.attr)
         starts = np.searchsorted(flat.level, np.arange(L))
         U = int(np.diff(flat.first).max())
-        tests = _Route(flat.attr, flat.threshold.view(bool), flat.cut32, np.zeros((N, 0)), np.zeros((N, 0)))
+        tests = _Route.tests(flat.attr, flat.threshold.view(bool), flat.cut32)
         used = flat.used
         self.passes += 1
 
@@ -1155,7 +1168,7 @@ class _PassGrower:
         flat = _Flat.whole(self.routes)
         N, first, child = len(flat.attr), flat.first, flat.child
         U = int(np.diff(first).max())                 # a node's side for its unknowns
-        tests = _Route(flat.attr, flat.threshold.view(bool), flat.cut32, np.zeros((N, 0)), np.zeros((N, 0)))
+        tests = _Route.tests(flat.attr, flat.threshold.view(bool), flat.cut32)
 
         def visits(k: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             """One pass: group k's held visits in c4.5's order at each node (ids, rows, sides),
@@ -1225,8 +1238,7 @@ class _PassGrower:
         grow(0)
         for k, route in enumerate(self.routes):
             lo = int(first[np.searchsorted(flat.level, k)])
-            mask = route.mask()
-            route.factor[mask] = factor[lo:lo + int(mask.sum())]
+            route.factor[:] = factor[lo:lo + len(route.factor)]
 
     # ---- the passes of a level --------------------------------------------------------------
     def plan(self, S: int) -> list[tuple[np.ndarray, list[int], list[int]]]:
@@ -1688,9 +1700,8 @@ class _PassGrower:
         the cases reaching each child (for the next level's plan)."""
         S = len(chosen)
         attrs = self.schema.attributes
-        F = max([2] + [len(attrs[a].values) for a in self.disc])
-        child = np.full((S, F), -1, dtype=np.int64)
-        factor = np.zeros((S, F), dtype=np.float32)
+        child: list[int] = []           # per branch of each tested node, in node order (_Route)
+        factor: list[np.float32] = []
         cut32 = np.zeros(S, dtype=np.float32)
         threshold = np.zeros(S, dtype=bool)
         width = np.zeros(S, dtype=np.int64)
@@ -1721,9 +1732,9 @@ class _PassGrower:
             filled = w32 != 0
             shares = w32 / (F32(cases[s]) - u32)
             for v in range(len(weights)):
+                child.append(len(parents) if filled[v] else -1)
+                factor.append(shares[v] if filled[v] else F32(0))
                 if filled[v]:
-                    child[s, v] = len(parents)
-                    factor[s, v] = shares[v]
                     parents.append(s)
                     branch_at.append(v)
                     if seen is not None:
@@ -1738,7 +1749,8 @@ class _PassGrower:
         parent = np.array(parents, dtype=np.int64)
         self.links[len(self.routes) + 1] = (parent, np.array(branch_at, dtype=np.int64))
         self.prior_at = self.prior_children(parent, np.array(branch_at, dtype=np.int64), chosen, threshold, cut32)
-        self.routes.append(_Route(chosen, threshold, cut32, child, factor, width))
+        self.routes.append(_Route(chosen, threshold, cut32, width, np.array(child, np.int32),
+                                  np.array(factor, np.float32)))
         ghosts = None if self.prior_flat is None else (self.prior_flat, self.prior_at)
         self.flat = _Flat(self.routes, ghosts) if _native is not None else None
         self.rows = np.array(rows, dtype=np.int64)
@@ -1758,6 +1770,6 @@ class _PassGrower:
         p = np.maximum(at, 0)
         same = ((at >= 0) & (before.attr[p] == chosen[parent]) & (before.threshold[p] == threshold[parent])
                 & (before.cut32[p].view(np.uint32) == cut32[parent].view(np.uint32))
-                & (branch < before.child.shape[1]))
-        out[same] = before.child[p[same], branch[same]]
+                & (branch < before.width[p]))
+        out[same] = before.child[before.first[p[same]] + branch[same]]
         return out
