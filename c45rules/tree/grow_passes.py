@@ -810,10 +810,12 @@ SPARSE_BYTES = 32  # an AVC entry: an int64 key and an int64 sum, twice while a 
 DENSE_BYTES = 8    # a cell of a group's dense discrete table (node, attribute, value, class), while gains are computed
 # What grows with the tree, not the rows (_PassGrower.tree_bytes; measured with tracemalloc on 50k-200k rows of
 # make_synth.py --missing 0.05, 30 attributes, 12 branches at most: docs/large-data.md, "What bounds memory"):
-NODE_BYTES = 480   # a grown node: its Node (slots), class_dist array and branches list, its parent link and
-                   # case bounds; plus per attribute its tested flags (1), per branch its routes (20: the
-                   # level's padded child and factor, the compiled walk's), per class its class weights (4)
-GHOST_BYTES = 160  # a node of the growth before (its routes and compiled walk, the ghost tree's copy), + 16 a branch
+NODE_BYTES = 100   # a grown node of the packed table: its _Grown row (class, cases, errors, cut: 20), its
+                   # route's and compiled walk's (21 each), case bounds and parent link (32); plus per class
+                   # its class weights (4) and per branch its routes (BRANCH_BYTES)
+BRANCH_BYTES = 20  # a branch of this growth: its route's child and factor (8), the compiled walk's (12)
+GHOST_BYTES = 80   # a node of the growth before (its routes, its compiled walk and the ghost tree's copy of
+GHOST_BRANCH_BYTES = 32    # it: 21 each), and a branch of it (8 + 12 + 12)
 OPEN_BYTES = 64    # an open node of the level: + 12 an attribute (gain, split, tested), 20 a branch (its chosen
                    # test's sums), 8 a class (class weights)
 CANDIDATE_BYTES = 16       # a node of a pass's group: per discrete attribute and value its candidate sums (dw,
@@ -911,6 +913,11 @@ class _Grown:
         self.dist, self.cut = dist, cut
 
 
+def _size(routes: list[_Route]) -> tuple[int, int]:
+    """The nodes and branches of grown levels."""
+    return sum(len(r.attr) for r in routes), sum(len(r.child) for r in routes)
+
+
 def _tested_below(tested: np.ndarray, parent: np.ndarray, attr: np.ndarray) -> np.ndarray:
     """The tested attributes (nodes x attributes) of a level's children: their parent's
     (`parent`: each child's node in the level, `attr` its test) and the parent's test."""
@@ -1002,6 +1009,7 @@ class _PassGrower:
                 if rounds == GROWTH_ROUNDS:
                     exact = False
                     break
+                self.regrowth_fits(start)
                 group = self.settle_groups()
                 if group is not None:
                     self.settle(group)
@@ -1107,19 +1115,48 @@ class _PassGrower:
         off = np.flatnonzero((got != want).any(axis=1))
         return int(off[0]) if off.size else None
 
-    def tree_bytes(self, S: int) -> int:
+    def regrowth_fits(self, start: int) -> None:
+        """Before a growth again from level `start` with this tree as its ghost tree: raise
+        InputError (tree_too_big) where, at a level from `start` on, that tree and this
+        growth's nodes down to the level (the next growth's, as this one made them: the levels
+        above `start` are kept, the ones below mostly remade) leave too little of the budget for
+        one node's tables in one pass: the next growth would be refused there, after its passes."""
+        if self.memory is None:
+            return
+        total = _size(self.routes)
+        rows, frac = self.rows, self.frac
+        grown = _size(self.routes[:start])
+        try:
+            for k in range(start, len(self.routes)):
+                S = len(self.routes[k].attr)
+                self.rows, self.frac, _ = self.levels[k]
+                fixed, dbytes, cbytes, _ = self.plan_bytes(S)
+                units = np.concatenate([dbytes, cbytes], axis=1)
+                # a node's tables take a pass of one attribute at least (plan)
+                need = int((fixed + (units.max(axis=1) if units.shape[1] else 0)).max())
+                tree = self.tree_bytes(S, grown, total)
+                if tree + need > self.memory:
+                    raise self.tree_too_big(S, tree, need, k, grown[0], total[0], ahead=True)
+                grown = (grown[0] + S, grown[1] + len(self.routes[k].child))
+        finally:
+            self.rows, self.frac = rows, frac
+
+    def tree_bytes(self, S: int, grown: int | None = None, prior: int | None = None) -> int:
         """Bytes the tree holds beside a pass's tables while a level of S open nodes is grown
-        (docs/large-data.md, "What bounds memory"): this growth's grown and open nodes
-        (NODE_BYTES each, with their routes), the growth before's (its routes: GHOST_BYTES), the
-        open level's per-node arrays (OPEN_BYTES) and the root's distinct values (12 bytes each)."""
+        (docs/large-data.md, "What bounds memory"): this growth's grown and open nodes in the
+        packed table (NODE_BYTES each, BRANCH_BYTES a branch: an open node's F at most), the
+        growth before's (its routes: GHOST_BYTES, GHOST_BRANCH_BYTES), the open level's
+        per-node arrays (OPEN_BYTES) and the root's distinct values (12 bytes each).
+        `grown`, `prior`: (nodes, branches) grown and the growth before's, if not this growth's."""
         A, C, F = self.A, self.C, self.F
-        grown = sum(len(r.attr) for r in self.routes)
-        prior = 0 if self.prior is None else sum(len(r.attr) for r in self.prior)
-        node = NODE_BYTES + A + 20 * F + 4 * C
+        if grown is None:
+            grown = _size(self.routes)
+        if prior is None:
+            prior = _size(self.prior or [])
         # the root's distinct values of each continuous attribute (float64 and float32), where cuts snap to
         values = 12 * sum(len(v[0]) for v in self.values.values())
-        return (values + (grown + S) * node + prior * (GHOST_BYTES + 16 * F)
-                + S * (OPEN_BYTES + 12 * A + 20 * F + 8 * C))
+        return (values + (grown[0] + S) * (NODE_BYTES + 4 * C) + (grown[1] + S * F) * BRANCH_BYTES
+                + prior[0] * GHOST_BYTES + prior[1] * GHOST_BRANCH_BYTES + S * (OPEN_BYTES + 12 * A + 20 * F + 8 * C))
 
     def settle_groups(self) -> np.ndarray | None:
         """Each node's settling group (settle): the grown tree's nodes in c4.5's depth-first
@@ -1305,14 +1342,22 @@ class _PassGrower:
         close(members, list(range(D)), list(range(K)), used)
         return groups
 
-    def tree_too_big(self, S: int, tree: int, need: int) -> InputError:
-        """The refusal of a level whose node's tables (`need` bytes) do not fit beside the tree."""
-        level, grown = len(self.routes), sum(len(r.attr) for r in self.routes)
-        before = "" if self.prior is None else f" and the growth before's {sum(len(r.attr) for r in self.prior)}"
+    def tree_too_big(self, S: int, tree: int, need: int, level: int | None = None, grown: int | None = None,
+                     prior: int | None = None, ahead: bool = False) -> InputError:
+        """The refusal of a level whose node's tables (`need` bytes) do not fit beside the tree
+        (this growth's level, or with `ahead` the next growth's `level` (regrowth_fits): its
+        `grown` nodes above, S open and the `prior` nodes of this growth as its ghost tree)."""
+        if level is None:
+            level, grown = len(self.routes), sum(len(r.attr) for r in self.routes)
+            prior = None if self.prior is None else sum(len(r.attr) for r in self.prior)
+        before = "" if prior is None else f" and the growth before's {prior}"
+        where = (f"the next growth's tree at level {level} ({grown} nodes, {S} open, and this growth's {prior} as"
+                 f" its ghost tree) would need" if ahead
+                 else f"the tree grown to level {level} ({grown} nodes, {S} open{before}) needs")
         return InputError(
-            f"the tree grown to level {level} ({grown} nodes, {S} open{before}) needs {size_text(tree)} of the memory"
-            f" budget of {size_text(self.memory)}, leaving {size_text(max(self.memory - tree, 0))} where a node's"
-            f" tables need {size_text(need)}: give a larger budget (--memory), or a larger --min-objs (a smaller tree)")
+            f"{where} {size_text(tree)} of the memory budget of {size_text(self.memory)}, leaving"
+            f" {size_text(max(self.memory - tree, 0))} where a node's tables need {size_text(need)}: give a larger"
+            f" budget (--memory), or a larger --min-objs (a smaller tree)")
 
     def plan_bytes(self, S: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Each open node's bound in bytes (docs/large-data.md, "What bounds memory"): what it
