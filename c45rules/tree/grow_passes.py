@@ -814,8 +814,8 @@ NODE_BYTES = 100   # a grown node of the packed table: its _Grown row (class, ca
                    # route's and compiled walk's (21 each), case bounds and parent link (32); plus per class
                    # its class weights (4) and per branch its routes (BRANCH_BYTES)
 BRANCH_BYTES = 20  # a branch of this growth: its route's child and factor (8), the compiled walk's (12)
-GHOST_BYTES = 80   # a node of the growth before (its routes, its compiled walk and the ghost tree's copy of
-GHOST_BRANCH_BYTES = 32    # it: 21 each), and a branch of it (8 + 12 + 12)
+GHOST_BYTES = 48   # a node of the growth before (its compiled walk and the ghost tree's copy of it: 21
+GHOST_BRANCH_BYTES = 24    # each), and a branch of it (12 + 12)
 OPEN_BYTES = 64    # an open node of the level: + 12 an attribute (gain, split, tested), 20 a branch (its chosen
                    # test's sums), 8 a class (class weights)
 CANDIDATE_BYTES = 16       # a node of a pass's group: per discrete attribute and value its candidate sums (dw,
@@ -972,8 +972,8 @@ class _PassGrower:
         self.root_rows = 0                        # the cases, when a budget's first pass counted them
         self.fractional = False                   # a pass of this growth had fractional visits
         self.visits = 0                           # fractional visits the last check walked
-        self.prior: list[_Route] | None = None    # the growth before's routes, their _Flat and each open
-        self.prior_flat: _Flat | None = None      # node's node there (prior_at)
+        self.prior_flat: _Flat | None = None      # the growth before's tree compiled (the ghost tree),
+                                                  # each open node's node there (prior_at)
         self.prior_at = np.zeros(1, dtype=np.int64)
         self.light = True                         # no case weighs more than 1
         self.fraction_bytes = 0                   # held by the last pass's fractional visits
@@ -993,7 +993,7 @@ class _PassGrower:
         if self.memory is not None:
             self.root_rows, self.distinct = root_counts(self.batches, self.schema, self.memory)
             self.passes += 1
-        prior: list[_Route] | None = None
+        prior: _Flat | None = None
         rounds, exact, start, settled = 0, True, 0, 0
         try:
             while True:
@@ -1016,7 +1016,7 @@ class _PassGrower:
                     settled += 1
                 # the levels above `start` had c4.5's weights given the tree below: grown again
                 # with this tree as the ghost tree, they would come out the same
-                prior, rounds = self.routes, rounds + 1
+                prior, rounds = _Flat(self.routes), rounds + 1
         finally:
             forget_tables()
         root = _tree(self.grown, self.routes)
@@ -1028,9 +1028,9 @@ class _PassGrower:
                       "exact_sum_levels": list(self.folded), "growths": rounds + 1, "settled": settled,
                       "exact_weights": exact}
 
-    def grow(self, prior: list[_Route] | None, start: int = 0) -> None:
+    def grow(self, prior: _Flat | None, start: int = 0) -> None:
         """One growth, level by level, into self.grown and self.routes (the packed node table);
-        `prior`: the routes of the growth before (the ghost tree). From level `start` > 0 on
+        `prior`: the growth before's tree compiled (the ghost tree; only it is kept of that tree). From level `start` > 0 on
         only: the levels above are the growth before's, whose weights checked (check), so
         growing them again would remake them bit for bit."""
         if start:
@@ -1048,8 +1048,7 @@ class _PassGrower:
             self.levels: list[tuple[np.ndarray, np.ndarray, bool]] = []
             self.links: dict[int, tuple[np.ndarray, np.ndarray]] = {}
             self.prior_at = np.zeros(1, dtype=np.int64)     # each open node's node in the prior tree's level
-        self.prior = prior
-        self.prior_flat = _Flat(prior) if prior is not None and _native is not None else None
+        self.prior_flat = prior
         if start and self.prior_flat is not None:
             self.flat = _Flat(self.routes, (self.prior_flat, self.prior_at))
         while S:
@@ -1152,7 +1151,8 @@ class _PassGrower:
         if grown is None:
             grown = _size(self.routes)
         if prior is None:
-            prior = _size(self.prior or [])
+            pf = self.prior_flat
+            prior = (0, 0) if pf is None else (len(pf.attr), len(pf.child))
         # the root's distinct values of each continuous attribute (float64 and float32), where cuts snap to
         values = 12 * sum(len(v[0]) for v in self.values.values())
         return (values + (grown[0] + S) * (NODE_BYTES + 4 * C) + (grown[1] + S * F) * BRANCH_BYTES
@@ -1349,7 +1349,7 @@ class _PassGrower:
         `grown` nodes above, S open and the `prior` nodes of this growth as its ghost tree)."""
         if level is None:
             level, grown = len(self.routes), sum(len(r.attr) for r in self.routes)
-            prior = None if self.prior is None else sum(len(r.attr) for r in self.prior)
+            prior = None if self.prior_flat is None else len(self.prior_flat.attr)
         before = "" if prior is None else f" and the growth before's {prior}"
         where = (f"the next growth's tree at level {level} ({grown} nodes, {S} open, and this growth's {prior} as"
                  f" its ghost tree) would need" if ahead
@@ -1807,14 +1807,16 @@ class _PassGrower:
         """Each new child's node in the prior tree's next level (-1: none): the prior node's
         child down the same branch where the prior node had the same test and cut."""
         out = np.full(len(parent), -1, dtype=np.int64)
-        L = len(self.routes)
-        if self.prior is None or L >= len(self.prior) or not len(parent):
+        L, pf = len(self.routes), self.prior_flat
+        if pf is None or L >= pf.depth or not len(parent):
             return out
-        before = self.prior[L]
+        # the prior tree's level L and L + 1 in its level order
+        lo, hi = np.searchsorted(pf.level, [L, L + 1])
         at = self.prior_at[parent]
-        p = np.maximum(at, 0)
-        same = ((at >= 0) & (before.attr[p] == chosen[parent]) & (before.threshold[p] == threshold[parent])
-                & (before.cut32[p].view(np.uint32) == cut32[parent].view(np.uint32))
-                & (branch < before.width[p]))
-        out[same] = before.child[before.first[p[same]] + branch[same]]
+        p = lo + np.maximum(at, 0)
+        same = ((at >= 0) & (pf.attr[p] == chosen[parent]) & (pf.threshold[p].view(bool) == threshold[parent])
+                & (pf.cut32[p].view(np.uint32) == cut32[parent].view(np.uint32))
+                & (branch < pf.first[p + 1] - pf.first[p]))
+        kid = pf.child[pf.first[p[same]] + branch[same]]
+        out[same] = np.where(kid >= 0, kid - hi, -1)
         return out

@@ -553,12 +553,12 @@ def test_a_hopeless_budget_is_refused_after_the_first_growth(monkeypatch):
     where = r"level (\d+) \((\d+) nodes, (\d+) open"
     with pytest.raises(InputError, match=rf"^the next growth's tree at {where}, and this growth's \d+ as its ghost"
                                          r" tree\) would need .* give a larger budget \(--memory\)") as early:
-        grow_in_passes(batches(ds, 700), ds.schema, memory=90_000)
+        grow_in_passes(batches(ds, 700), ds.schema, memory=85_000)
     assert starts == [0]
     monkeypatch.setattr(G._PassGrower, "regrowth_fits", lambda self, start: None)
     starts.clear()
     with pytest.raises(InputError, match=rf"^the tree grown to {where} and the growth before's") as late:
-        grow_in_passes(batches(ds, 700), ds.schema, memory=90_000)
+        grow_in_passes(batches(ds, 700), ds.schema, memory=85_000)
     assert starts[0] == 0 and len(starts) == 2
     assert re.search(where, str(early.value)).groups() == re.search(where, str(late.value)).groups()
 
@@ -586,7 +586,7 @@ def test_the_packed_tree_is_small():
         grower = G._PassGrower(batches(ds, 2500), ds.schema, 2.0, True, None, None)
         base = tracemalloc.get_traced_memory()[0]
         grower.grow(None)
-        grower.prior, grower.prior_flat = grower.routes, G._Flat(grower.routes) if G._native else None
+        grower.prior_flat = G._Flat(grower.routes) if G._native else None
         G.forget_tables()
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - base
