@@ -814,8 +814,8 @@ NODE_BYTES = 100   # a grown node of the packed table: its _Grown row (class, ca
                    # route's and compiled walk's (21 each), case bounds and parent link (32); plus per class
                    # its class weights (4) and per branch its routes (BRANCH_BYTES)
 BRANCH_BYTES = 20  # a branch of this growth: its route's child and factor (8), the compiled walk's (12)
-GHOST_BYTES = 48   # a node of the growth before (its compiled walk and the ghost tree's copy of it: 21
-GHOST_BRANCH_BYTES = 24    # each), and a branch of it (12 + 12)
+GHOST_BYTES = 64   # a node of the growth before (its compiled walk and the ghost tree's copy of it: 21
+GHOST_BRANCH_BYTES = 24    # each, ~99 traced at 200k u5), and a branch of it (12 + 12)
 OPEN_BYTES = 64    # an open node of the level: + 12 an attribute (gain, split, tested), 20 a branch (its chosen
                    # test's sums), 8 a class (class weights)
 CANDIDATE_BYTES = 16       # a node of a pass's group: per discrete attribute and value its candidate sums (dw,
