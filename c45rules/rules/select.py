@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import heapq
 import math
+import tempfile
 
 import numpy as np
 
 from ..data.distinct import sorted_distinct
 from ..data.weights import sums_are_exact
+from ..errors import InputError
 from ..progress import Progress, report
 from ..workers import fork_map, give_back_memory, thread_map
 from .cases import PackedCases, pack_cases
@@ -38,6 +40,10 @@ _ONE = 1 << _GRAIN
 _PAIRS = 1 << 22             # (rule, case) pairs handled at once in the search's pair-wide steps
 _FORK_PAIRS = 1 << 20        # fewer (rule, case) pairs: a class's trials run in this process
 _NO_TABLE = np.zeros(0)      # the compiled climb computes log2 instead of reading a table
+SPILL_CHUNK = 1 << 20        # bytes of each of a spilled climb's two read buffers
+# learning in passes under a memory budget, a class's search spills its lists beyond this part
+# of it: the tables, the tree and the generalisation's state hold the rest (docs/large-data.md)
+SPILL_SHARE = 8
 
 
 class _Cells:
@@ -247,8 +253,10 @@ class _ClassSearch:
     """
 
     def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, n: int,
-                 coder: ExceptionCoder | None = None, counts: np.ndarray | None = None):
+                 coder: ExceptionCoder | None = None, counts: np.ndarray | None = None,
+                 spill_above: int | None = None, chunk: int = SPILL_CHUNK):
         self.rules = rules
+        self._files: list = []
         self.bits = bits
         self.n = n
         self.pos = positive
@@ -277,6 +285,8 @@ class _ClassSearch:
             self.packed_labels = labels
             if self.counts is not None and labels is not None:
                 self._native_extra = (self.counts[labels].astype(np.int32),)
+            if spill_above is not None and data.nbytes + c_data_bytes(self.packed) > spill_above:
+                self._spill(chunk)
             give_back_memory()      # the index's scratch (48 MB at 1M cases), before the climbs
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
@@ -286,6 +296,33 @@ class _ClassSearch:
         self._grains: list[int] | None = None
         self._native_args: tuple | None = None
         self._as_weights: _WeightedSearch | None = None
+
+    def _spill(self, chunk: int) -> None:
+        """Move the packed lists (each rule's cases, each case's rules) to temporary files the
+        compiled climb reads back `chunk` bytes at a time: a class's search then holds its
+        per-rule and per-case state, not its (rule, case) pairs. The files have no name
+        (removed when closed, also if the process dies); `close` closes them."""
+        r_lo, r_hi, data, c_ptr, c_data = self.packed
+        try:
+            for lists in (data, c_data):
+                f = tempfile.TemporaryFile(prefix="c45rules-select-")
+                self._files.append(f)
+                f.write(memoryview(np.ascontiguousarray(lists)).cast("B"))
+                f.flush()
+        except OSError as e:
+            self.close()
+            raise InputError(f"the subset search could not spill its lists to a temporary file ({e.strerror}):"
+                             f" free space in {tempfile.gettempdir()} or set TMPDIR") from None
+        counts = self._native_extra[0] if self._native_extra else b""
+        self._native_extra = (counts, (self._files[0].fileno(), self._files[1].fileno(), data.nbytes,
+                                       c_data.nbytes // 2, chunk))
+        self.packed = (r_lo, r_hi, data[:0], c_ptr, c_data[:0])
+
+    def close(self) -> None:
+        """Close (and so remove) the spilled lists' files, if any."""
+        for f in self._files:
+            f.close()
+        self._files = []
 
     @property
     def grains(self) -> list[int]:
@@ -813,15 +850,23 @@ class _WeightedSearch:
     anneal = _ClassSearch.anneal
 
 
+def c_data_bytes(packed: tuple) -> int:
+    """The bytes of the case -> rules index and its offsets in a search's packed lists."""
+    return packed[3].nbytes + packed[4].nbytes
+
+
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,
                  *, annealing: bool = False, seed: int | None = None, jobs: int = 1,
                  weights: np.ndarray | None = None, rng: GlibcRandom | None = None,
-                 progress: Progress | None = None, counts: np.ndarray | None = None) -> list[CandidateRule]:
+                 progress: Progress | None = None, counts: np.ndarray | None = None,
+                 spill_above: int | None = None, chunk: int | None = None) -> list[CandidateRule]:
     """The rules chosen for each class, class by class (spec 7.6); `weights`: each case's weight;
     `counts` (instead of weights): case i stands for counts[i] alike cases (the groups of learning
     in passes): the same search as over the cases one by one; `rng`: a random() stream to continue
     (c4.5rules draws from one stream for all the trees of a -t run, spec 7.10); `progress` hears
-    of each class (stage select, c45rules/progress.py)."""
+    of each class (stage select, c45rules/progress.py); `spill_above`: a class's compiled greedy
+    search whose packed lists exceed that many bytes reads them from temporary files, `chunk`
+    bytes at a time (None: SPILL_CHUNK; _ClassSearch._spill: the same choices)."""
     if rng is None:
         rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
@@ -846,14 +891,19 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
             # the numpy steps count each case once: the counts searched as whole weights
             search = _WeightedSearch(mine, class_bits, y == c, counts.astype(np.float64), coder, True)
         elif weights is None:
-            search = _ClassSearch(mine, class_bits, y == c, total, coder, counts)
+            search = _ClassSearch(mine, class_bits, y == c, total, coder, counts,
+                                  spill_above if greedy else None, SPILL_CHUNK if chunk is None else chunk)
         else:
             search = _WeightedSearch(mine, class_bits, y == c, weights, coder, exact)
-        if len(mine) <= EXHAUSTIVE_LIMIT:
-            search.exhaustive()
-        elif annealing:
-            search.anneal(rng)
-        else:
-            search.greedy(rng, jobs)
+        try:
+            if len(mine) <= EXHAUSTIVE_LIMIT:
+                search.exhaustive()
+            elif annealing:
+                search.anneal(rng)
+            else:
+                search.greedy(rng, jobs)
+        finally:
+            if isinstance(search, _ClassSearch):
+                search.close()
         chosen.extend(r for r, keep in zip(mine, search.best) if keep)
     return chosen
