@@ -646,3 +646,31 @@ def test_the_passes_count_on_as_many_threads_as_jobs_asks(monkeypatch):
     assert made[1][1] == 1 and made[2][1] > 1
     assert passes.slice_threads(1) == 1 and passes.slice_threads(64) == passes._MAX_THREADS
     assert 1 <= passes.slice_threads(-1) <= passes._MAX_THREADS
+
+
+@pytest.mark.parametrize("name", ["crx", "soybean", "vehicle", "glass"])
+def test_spilled_selection_learns_the_in_memory_rules(name, monkeypatch):
+    # under a budget, each class's search reads its lists from files (here every class's,
+    # through 96-byte buffers): the same rules, the files gone after
+    import os
+    from c45rules.rules import select
+    if select._native is None:
+        pytest.skip("no compiled module")
+    spilled = []
+    real = select._ClassSearch._spill
+
+    def noted(self, chunk):
+        spilled.append(chunk)
+        real(self, chunk)
+    monkeypatch.setattr(select._ClassSearch, "_spill", noted)
+    monkeypatch.setattr(select, "SPILL_SHARE", 10**9)
+    monkeypatch.setattr(select, "SPILL_CHUNK", 96)
+    ds, _ = load_stem(R.stem(name))
+    tree = learn_tree(ds)
+    memory, _ = learn_rules(tree, ds)
+    fds = len(os.listdir("/proc/self/fd"))
+    streamed, _ = learn_rules_in_passes(tree.unpruned_flat, batches(ds, BATCH.get(name, 97)),
+                                        fingerprint=ds.fingerprint(), memory=10**9)
+    assert dump_yaml(streamed) == dump_yaml(memory)
+    assert spilled and set(spilled) == {96}
+    assert len(os.listdir("/proc/self/fd")) == fds
