@@ -1348,18 +1348,82 @@ static PyObject *py_pairwise_sum(PyObject *self, PyObject *arg) {
 }
 
 PyDoc_STRVAR(case_rules_doc,
-"case_rules(r_lo, r_hi, r_data, m) -> (c_ptr, c_data)\n\n"
+"case_rules(r_lo, r_hi, r_data, m, fd=-1, chunk=0) -> (c_ptr, c_data)\n\n"
 "The case -> rules index of rules whose cases are packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]:\n"
 "case c's rules, ascending, as 16-bit gaps (_varint.h gap16) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
 "(c_data: uint16 as bytes; c_ptr: m + 1 offsets as bytes, uint32 while they fit, else int64:\n"
-"4 MB less at 1M cases). ValueError unless every rule's bytes hold ascending cases below m.");
+"4 MB less at 1M cases). ValueError unless every rule's bytes hold ascending cases below m.\n"
+"With a file descriptor `fd`, c_data is written there instead (c_data None), a run of cases at\n"
+"a time through a buffer of `chunk` bytes (or one case's list, when longer): the index is\n"
+"never whole in memory. OSError when the write fails.");
+
+/* Write the index (case_rules) to fd, a run of cases at a time: each rule's cases below the
+ * run's end from where its last run stopped (its byte and case: 12 bytes a rule), into a
+ * buffer of the run's words. `start`: where each case's list starts (m + 1 words). 0, or
+ * errno when a write failed (-1: out of memory). */
+static int write_case_rules(const int64_t *r_lo, const int64_t *r_hi, const uint8_t *r_data, int64_t k, int64_t m,
+                            const int64_t *start, int fd, int64_t chunk) {
+    int64_t cap = chunk / 2 > 3 ? chunk / 2 : 3;
+    for (int64_t c = 0; c < m; c++)
+        if (start[c + 1] - start[c] > cap) cap = start[c + 1] - start[c];
+    uint16_t *buf = malloc((size_t)cap * 2);
+    int64_t *pos = malloc((size_t)(m + 1) * 8), *cur = malloc((size_t)(k + 1) * 8);
+    uint32_t *at_case = calloc((size_t)k + 1, 4);
+    int32_t *last = malloc((size_t)(m + 1) * 4);
+    int err = 0;
+    if (!(buf && pos && cur && at_case && last)) err = -1;
+    for (int64_t c = 0; !err && c <= m; c++) {
+        pos[c] = start[c];
+        last[c] = -1;
+    }
+    for (int64_t r = 0; !err && r < k; r++) cur[r] = r_lo[r];
+    for (int64_t c0 = 0; !err && c0 < m;) {
+        int64_t base = start[c0], c1 = c0 + 1;
+        while (c1 < m && start[c1 + 1] - base <= cap) c1++;
+        for (int64_t r = 0; r < k; r++) {
+            const uint8_t *at = r_data + cur[r], *end = r_data + r_hi[r];
+            uint32_t c = at_case[r];
+            while (at < end) {
+                const uint8_t *next = at;
+                uint32_t gap = varint_next(&next, end);
+                if ((int64_t)c + gap >= c1) break;
+                c += gap;
+                at = next;
+                pos[c] += gap16_put((uint32_t)(r - (last[c] < 0 ? 0 : last[c])), buf + (pos[c] - base));
+                last[c] = (int32_t)r;
+            }
+            cur[r] = at - r_data;
+            at_case[r] = c;
+        }
+        const uint8_t *out = (const uint8_t *)buf;
+        for (int64_t left = 2 * (start[c1] - base); left > 0;) {
+            ssize_t put = write(fd, out, (size_t)left);
+            if (put < 0 && errno == EINTR) continue;
+            if (put <= 0) {
+                err = put < 0 ? errno : EIO;
+                break;
+            }
+            out += put;
+            left -= put;
+        }
+        c0 = c1;
+    }
+    free(buf);
+    free(pos);
+    free(cur);
+    free(at_case);
+    free(last);
+    return err;
+}
 
 static PyObject *py_case_rules(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[3];
     Py_ssize_t m;
+    int fd = -1;
+    long long chunk = 0;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*y*n", &v[0], &v[1], &v[2], &m)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*n|iL", &v[0], &v[1], &v[2], &m, &fd, &chunk)) return NULL;
     PyObject *out = NULL, *ptr_bytes = NULL, *data_bytes = NULL;
     Py_ssize_t k = v[0].len / 8;
     const int64_t *r_lo = v[0].buf, *r_hi = v[1].buf;
@@ -1413,6 +1477,21 @@ static PyObject *py_case_rules(PyObject *self, PyObject *args) {
         }
     } else {
         ptr_bytes = PyBytes_FromStringAndSize((const char *)fill, (m + 1) * 8);
+    }
+    if (ptr_bytes && fd >= 0) {
+        int err;
+        Py_BEGIN_ALLOW_THREADS
+        err = write_case_rules(r_lo, r_hi, r_data, k, m, fill, fd, chunk);
+        Py_END_ALLOW_THREADS
+        if (err < 0) {
+            PyErr_NoMemory();
+        } else if (err > 0) {
+            errno = err;
+            PyErr_SetFromErrno(PyExc_OSError);
+        } else {
+            out = PyTuple_Pack(2, ptr_bytes, Py_None);
+        }
+        goto done;
     }
     data_bytes = PyBytes_FromStringAndSize(NULL, fill[m] * 2);
     if (!ptr_bytes || !data_bytes) goto done;

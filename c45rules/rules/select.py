@@ -278,15 +278,24 @@ class _ClassSearch:
             # (rule, case) pairs took 160 MB as int32 each way; 41 MB as the rules' varints
             # (their cases in leaf order) and 80 MB as the cases' 16-bit gaps
             r_lo, r_hi, data, labels = packed_pairs(rules, firing)
-            c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, len(positive))
-            wide = np.int64 if len(c_ptr) == 8 * (len(positive) + 1) else np.uint32
-            self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), np.frombuffer(c_data, dtype=np.uint16))
+            m = len(positive)
+            # the case -> rules index: 2 bytes a pair (a few more past 0xFFFF rules), 8 a case
+            if spill_above is not None and data.nbytes + 2 * self.n_pairs + 8 * (m + 1) > spill_above:
+                c_ptr, c_data = self._spill(r_lo, r_hi, data, m, chunk=chunk)
+                data = data[:0]         # read from its file (this copy goes with the rules' covers)
+            else:
+                c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, m)
+                c_data = np.frombuffer(c_data, dtype=np.uint16)
+            wide = np.int64 if len(c_ptr) == 8 * (m + 1) else np.uint32
+            self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), c_data)
             # the climb's cases are the packed numbers (number i is case packed_labels[i])
             self.packed_labels = labels
             if self.counts is not None and labels is not None:
                 self._native_extra = (self.counts[labels].astype(np.int32),)
-            if spill_above is not None and data.nbytes + c_data_bytes(self.packed) > spill_above:
-                self._spill(chunk)
+            if self._files:
+                counts = self._native_extra[0] if self._native_extra else b""
+                files = tuple(f.fileno() for f in self._files)
+                self._native_extra = (counts, (*files, self._spilled[0], self._spilled[1] // 2, chunk))
             give_back_memory()      # the index's scratch (48 MB at 1M cases), before the climbs
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
@@ -297,26 +306,27 @@ class _ClassSearch:
         self._native_args: tuple | None = None
         self._as_weights: _WeightedSearch | None = None
 
-    def _spill(self, chunk: int) -> None:
-        """Move the packed lists (each rule's cases, each case's rules) to temporary files the
-        compiled climb reads back `chunk` bytes at a time: a class's search then holds its
-        per-rule and per-case state, not its (rule, case) pairs. The files have no name
-        (removed when closed, also if the process dies); `close` closes them."""
-        r_lo, r_hi, data, c_ptr, c_data = self.packed
+    def _spill(self, r_lo: np.ndarray, r_hi: np.ndarray, data: np.ndarray, m: int, *, chunk: int
+               ) -> tuple[bytes, np.ndarray]:
+        """Put the packed lists in temporary files the compiled climb reads back `chunk` bytes at
+        a time: each rule's cases (data, copied) and each case's rules (case_rules writes them
+        there a run of cases at a time, never whole in memory). A class's search then holds
+        its per-rule and per-case state, not its (rule, case) pairs. The files have no name
+        (gone when closed, also if the process dies); `close` closes them. (c_ptr, no c_data)."""
         try:
-            for lists in (data, c_data):
-                f = tempfile.TemporaryFile(prefix="c45rules-select-")
-                self._files.append(f)
-                f.write(memoryview(np.ascontiguousarray(lists)).cast("B"))
-                f.flush()
+            covers = tempfile.TemporaryFile(prefix="c45rules-select-")
+            self._files.append(covers)
+            covers.write(memoryview(np.ascontiguousarray(data)).cast("B"))
+            covers.flush()
+            index = tempfile.TemporaryFile(prefix="c45rules-select-")
+            self._files.append(index)
+            c_ptr = _native.case_rules(r_lo, r_hi, data, m, index.fileno(), chunk)[0]
+            self._spilled = (data.nbytes, index.seek(0, 2))      # the files' bytes
         except OSError as e:
             self.close()
             raise InputError(f"the subset search could not spill its lists to a temporary file ({e.strerror}):"
                              f" free space in {tempfile.gettempdir()} or set TMPDIR") from None
-        counts = self._native_extra[0] if self._native_extra else b""
-        self._native_extra = (counts, (self._files[0].fileno(), self._files[1].fileno(), data.nbytes,
-                                       c_data.nbytes // 2, chunk))
-        self.packed = (r_lo, r_hi, data[:0], c_ptr, c_data[:0])
+        return c_ptr, np.zeros(0, dtype=np.uint16)
 
     def close(self) -> None:
         """Close (and so remove) the spilled lists' files, if any."""
@@ -848,11 +858,6 @@ class _WeightedSearch:
 
     greedy = _ClassSearch.greedy
     anneal = _ClassSearch.anneal
-
-
-def c_data_bytes(packed: tuple) -> int:
-    """The bytes of the case -> rules index and its offsets in a search's packed lists."""
-    return packed[3].nbytes + packed[4].nbytes
 
 
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,

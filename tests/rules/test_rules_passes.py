@@ -659,9 +659,9 @@ def test_spilled_selection_learns_the_in_memory_rules(name, monkeypatch):
     spilled = []
     real = select._ClassSearch._spill
 
-    def noted(self, chunk):
+    def noted(self, *lists, chunk):
         spilled.append(chunk)
-        real(self, chunk)
+        return real(self, *lists, chunk=chunk)
     monkeypatch.setattr(select._ClassSearch, "_spill", noted)
     monkeypatch.setattr(select, "SPILL_SHARE", 10**9)
     monkeypatch.setattr(select, "SPILL_CHUNK", 96)
