@@ -304,7 +304,7 @@ def test_spilled_search_makes_the_in_memory_choices(name):
     assert _open_fds() == before         # the files closed (they have no name: gone)
 
 
-def _random_class(rng, n, k, spread=1):
+def _random_class(rng, n, k):
     y = rng.integers(0, 3, n)
     rules = []
     for i in range(k):
