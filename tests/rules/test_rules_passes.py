@@ -669,8 +669,21 @@ def test_spilled_selection_learns_the_in_memory_rules(name, monkeypatch):
     tree = learn_tree(ds)
     memory, _ = learn_rules(tree, ds)
     fds = len(os.listdir("/proc/self/fd"))
+    report = PassReport()
     streamed, _ = learn_rules_in_passes(tree.unpruned_flat, batches(ds, BATCH.get(name, 97)),
-                                        fingerprint=ds.fingerprint(), memory=10**9)
+                                        fingerprint=ds.fingerprint(), memory=10**9, report=report)
     assert dump_yaml(streamed) == dump_yaml(memory)
-    assert spilled and set(spilled) == {96}
+    assert spilled and set(spilled) == {96} and report.spilled and set(report.spilled) <= set(ds.schema.classes)
     assert len(os.listdir("/proc/self/fd")) == fds
+    # the budget counts a spilled search's table without its index (2 bytes a number)
+    monkeypatch.setattr(select, "SPILL_SHARE", 1)
+    kept = PassReport()
+    learn_rules_in_passes(tree.unpruned_flat, batches(ds, BATCH.get(name, 97)), fingerprint=ds.fingerprint(),
+                          memory=10**9, report=kept)
+    assert kept.spilled == [] and kept.table_bytes >= report.table_bytes
+    same = report.largest["stage"] == kept.largest["stage"] == "selection" and \
+        kept.largest["class"] == report.largest["class"]
+    assert same or name != "crx"
+    if same:
+        assert report.largest["class"] in report.spilled
+        assert kept.largest["bytes"] - report.largest["bytes"] == 2 * report.largest["numbers"]
