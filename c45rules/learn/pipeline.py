@@ -372,7 +372,8 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Any, *, fingerprint: s
     and trace, from count tables (rules/passes.py) instead of the rows. `fingerprint`: the data's
     (Dataset.fingerprint); `report`: a rules.passes.PassReport, filled with passes and table sizes;
     `memory`: the bytes the grouped tables of the selection and the ordering may hold (None: no
-    bound; beyond it an InputError names the stage). `jobs`: the threads each pass counts on
+    bound; beyond it an InputError names the stage); a class's subset search whose lists exceed
+    1/SPILL_SHARE of it reads them from temporary files (rules/passes.py _spills). `jobs`: the threads each pass counts on
     (rules.passes.slice_threads), as many as the in-memory stages may use."""
     from ..rules.passes import cases_in_passes, slice_threads
     from ..rules.random import GlibcRandom
@@ -385,8 +386,10 @@ def learn_rules_in_passes(tree: Node | FlatTree, batches: Any, *, fingerprint: s
     selected: list[CandidateRule] = []
     for c, (positive, counts) in stages.class_tables().items():
         mine = [r for r in cands if r.klass == c]
+        # the classes the selection's budget counted without their search's index keep it in files
+        spilled = schema.classes[c] in stages.report.spilled
         selected += select_rules(mine, bits, np.where(positive, c, -1), len(schema.classes), annealing=annealing,
-                                 jobs=jobs, counts=counts, rng=rng)
+                                 jobs=jobs, counts=counts, rng=rng, spill_above=0 if spilled else None)
     y, counts = stages.selected_table(selected)
     return rules_from_cases(cands, RuleCases(y=y, weights=counts.astype(np.float64), fingerprint=fingerprint,
                                              **totals), redundancy=redundancy, options=options, jobs=jobs,

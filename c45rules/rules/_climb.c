@@ -15,7 +15,8 @@
  * select.py falls back to its numpy climb when this module is missing, and the tests check
  * both give the same subsets and costs. case_rules makes the case -> rules index. Both
  * lists, a rule's cases and a case's rules, are packed (_varint.h): at 1M cases they were
- * 400 MB as int32 for the largest class.
+ * 400 MB as int32 for the largest class. Both may lie in files instead (Spill), read back a
+ * bounded buffer at a time: the memory then held is per rule and per case, not per pair.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,6 +24,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "_pages.h"
 #include "_pairwise.h"
@@ -50,6 +53,31 @@ typedef struct {
     int32_t count;
     uint32_t rules_xor;
 } Picks;
+
+/* The spilled lists (select.py _ClassSearch with `spill`): the rules' cases (r_data) and the
+ * cases' rules (c_data) lie in files, read with pread into two buffers of `chunk` bytes (a
+ * bounded read, not a mapping: mapped pages count in the resident set). A toggle reads its
+ * rule's cover in order, a chunk at a time, notes the cases whose count crosses 0/1 or 1/2
+ * (Event) and then reads those cases' rules in ascending case order, runs of nearby lists in
+ * one read; the start reads every case's rules in order. The state per rule and per case
+ * (counts, Picks, offsets) stays in memory. */
+#define NO_RULE UINT32_MAX
+#define NEAR_WORDS 32768        /* lists this close (64 kB) are read together */
+
+typedef struct {
+    uint32_t c, other;           /* the case; the one other selected rule, NO_RULE at a 0/1 crossing */
+} Event;
+
+typedef struct {
+    int r_fd, c_fd;
+    int64_t chunk, r_size, c_words;   /* bytes per buffer; r_data's bytes; c_data's words */
+    uint8_t *rbuf;
+    uint16_t *cbuf;
+    int64_t c_lo, c_hi;          /* cbuf holds c_data's words [c_lo, c_hi) */
+    Event *ev;
+    int64_t cap_ev;
+    int failed;                  /* errno of a failed read, else 0 */
+} Spill;
 
 typedef struct {
     /* inputs (borrowed) */
@@ -90,6 +118,7 @@ typedef struct {
     uint8_t *mark;
     int32_t *log;                  /* the rule toggled at each step */
     int64_t log_cap;
+    Spill *sp;                     /* the lists in files (NULL: in r_data and c_data) */
 } Climb;
 
 static int heap_push(Cell *c, int32_t v) {
@@ -319,6 +348,82 @@ static inline int32_t cross(int32_t *count, uint32_t *rules_xor, int32_t r, int 
     return adding ? before : before - 1;
 }
 
+/* Read `size` bytes of file fd from byte `at` into buf; -1 (errno noted in sp) when the read fails. */
+static int read_at(Spill *sp, int fd, void *buf, int64_t size, int64_t at) {
+    uint8_t *p = buf;
+    while (size > 0) {
+        ssize_t got = pread(fd, p, (size_t)size, (off_t)at);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            sp->failed = got < 0 ? errno : EIO;
+            return -1;
+        }
+        p += got;
+        size -= got;
+        at += got;
+    }
+    return 0;
+}
+
+/* c_data from word a of a list ending at word b: the words, *q the end of the whole entries
+ * there (b, or short of it when the list is longer than a buffer). Spilled, the buffer is
+ * refilled from a when it does not hold them, up to word `want` (>= b: the lists read next)
+ * as far as a buffer reaches; NULL when a read failed. */
+static const uint16_t *case_words(Climb *s, int64_t a, int64_t b, int64_t want, const uint16_t **q) {
+    Spill *sp = s->sp;
+    if (!sp) {
+        *q = s->c_data + b;
+        return s->c_data + a;
+    }
+    int64_t cap = sp->chunk / 2, reach = a + cap < sp->c_words ? a + cap : sp->c_words;
+    if (a < sp->c_lo || (b < reach ? b : reach) > sp->c_hi) {
+        int64_t hi = want > b ? want : b;
+        hi = hi < reach ? hi : reach;
+        if (read_at(sp, sp->c_fd, sp->cbuf, 2 * (hi - a), 2 * a)) return NULL;
+        sp->c_lo = a;
+        sp->c_hi = hi;
+    }
+    /* a list cut at the buffer's end: an entry may take 3 words, those of the last 2 are read again */
+    *q = sp->cbuf + ((b <= sp->c_hi ? b : sp->c_hi - 2) - sp->c_lo);
+    return sp->cbuf + (a - sp->c_lo);
+}
+
+/* A 0/1 crossing on case c (rules at c_data from word a to b), `by` cases of it: the rules on it
+ * not selected, but r, gain (Right + Wrong, and Wrong when negative) `by`, noted as touched
+ * when `note`. -1 when a spilled read failed. */
+static int unselected_gain(Climb *s, int64_t a, int64_t b, int64_t want, int32_t r, int64_t by, int negative,
+                           int note) {
+    uint32_t o = 0;
+    while (a < b) {
+        const uint16_t *last, *first = case_words(s, a, b, want, &last), *on = first;
+        if (!first) return -1;
+        while (on < last) {
+            o += gap16_next(&on);
+            if ((int32_t)o == r || s->inside[o]) continue;
+            s->alone[o] += by;
+            if (negative) s->wrong[o] += by;
+            if (note) touch(s, o);
+        }
+        a += on - first;
+    }
+    return 0;
+}
+
+/* The one other selected rule o of a 1/2 crossing gains `by`. */
+static inline void other_gain(Climb *s, uint32_t o, int64_t by, int negative) {
+    s->alone[o] += by;
+    if (negative) s->wrong[o] += by;
+    touch(s, (int32_t)o);
+}
+
+/* Rule r is in the subset now (adding) or out. */
+static void toggled(Climb *s, int32_t r, int adding) {
+    s->inside[r] = (uint8_t)adding;
+    s->size += adding ? 1 : -1;
+    s->bits_in += adding ? s->grains[r] : -s->grains[r];
+    touch(s, r);
+}
+
 static void toggle(Climb *s, int32_t r) {
     int adding = !s->inside[r];
     int64_t step = adding ? -1 : 1;
@@ -330,32 +435,79 @@ static void toggle(Climb *s, int32_t r) {
         if (crossing > 1) continue;
         int negative = !s->pos[c];
         int64_t by = s->counts ? step * s->counts[c] : step;
-        if (crossing == 0) {
-            s->fires -= by;
-            if (negative) s->fp -= by;
-        }
         if (crossing == 1) {
             /* the one other selected rule: the xor without r */
-            uint32_t o = p->rules_xor ^ (adding ? (uint32_t)r : 0);
-            s->alone[o] += by;
-            if (negative) s->wrong[o] += by;
-            touch(s, (int32_t)o);
+            other_gain(s, p->rules_xor ^ (adding ? (uint32_t)r : 0), by, negative);
             continue;
         }
+        s->fires -= by;
+        if (negative) s->fp -= by;
         /* a 0/1 crossing: the rules not selected change */
-        const uint16_t *on = s->c_data + case_at(s, c), *last = s->c_data + case_at(s, c + 1);
-        for (uint32_t o = 0; on < last;) {
-            o += gap16_next(&on);
-            if ((int32_t)o == r || s->inside[o]) continue;
-            s->alone[o] += by;
-            if (negative) s->wrong[o] += by;
-            touch(s, o);
+        int64_t lo = case_at(s, c), hi = case_at(s, c + 1);
+        unselected_gain(s, lo, hi, hi, r, by, negative, 1);
+    }
+    toggled(s, r, adding);
+}
+
+/* Where the lists of the 0/1 crossings from event i on end, as far as one read should reach
+ * from word a: while the next list lies near and the run fits a buffer. */
+static int64_t reach_from(const Climb *s, int64_t i, int64_t n_ev, int64_t a) {
+    const Spill *sp = s->sp;
+    int64_t want = a;
+    for (; i < n_ev; i++) {
+        if (sp->ev[i].other != NO_RULE) continue;
+        int64_t lo = case_at(s, sp->ev[i].c), hi = case_at(s, sp->ev[i].c + 1);
+        if (lo - want > NEAR_WORDS || hi - a > sp->chunk / 2) break;
+        want = hi;
+    }
+    return want;
+}
+
+/* toggle over the spilled lists, with the same effects in the same order; -1 when a read failed. */
+static int spilled_toggle(Climb *s, int32_t r) {
+    Spill *sp = s->sp;
+    int adding = !s->inside[r];
+    int64_t step = adding ? -1 : 1, pos = s->r_lo[r], end = s->r_hi[r], have = 0;
+    uint32_t c = 0;
+    while (pos < end || have > 0) {
+        int64_t more = sp->chunk - have < end - pos ? sp->chunk - have : end - pos;
+        if (more > 0 && read_at(sp, sp->r_fd, sp->rbuf + have, more, pos)) return -1;
+        have += more;
+        pos += more;
+        /* whole numbers only: a cut one (its last byte below 128 still to come) waits */
+        int64_t whole = have;
+        if (pos < end)
+            while (whole > 0 && (sp->rbuf[whole - 1] & 128)) whole--;
+        const uint8_t *at = sp->rbuf, *lim = sp->rbuf + whole;
+        int64_t n_ev = 0;
+        while (at < lim && n_ev < sp->cap_ev) {
+            c += varint_next(&at, lim);
+            Picks *p = &s->picks[c];
+            int32_t crossing = cross(&p->count, &p->rules_xor, r, adding);
+            if (crossing > 1) continue;
+            sp->ev[n_ev].c = c;
+            sp->ev[n_ev++].other = crossing == 1 ? p->rules_xor ^ (adding ? (uint32_t)r : 0) : NO_RULE;
+        }
+        int64_t used = at - sp->rbuf;
+        memmove(sp->rbuf, at, (size_t)(have - used));
+        have -= used;
+        for (int64_t i = 0; i < n_ev; i++) {
+            uint32_t e = sp->ev[i].c;
+            int negative = !s->pos[e];
+            int64_t by = s->counts ? step * s->counts[e] : step;
+            if (sp->ev[i].other != NO_RULE) {
+                other_gain(s, sp->ev[i].other, by, negative);
+                continue;
+            }
+            s->fires -= by;
+            if (negative) s->fp -= by;
+            int64_t lo = case_at(s, e), hi = case_at(s, e + 1);
+            int64_t want = lo >= sp->c_lo && hi <= sp->c_hi ? hi : reach_from(s, i, n_ev, lo);
+            if (unselected_gain(s, lo, hi, want, r, by, negative, 1)) return -1;
         }
     }
-    s->inside[r] = (uint8_t)adding;
-    s->size += adding ? 1 : -1;
-    s->bits_in += adding ? s->grains[r] : -s->grains[r];
-    touch(s, r);
+    toggled(s, r, adding);
+    return 0;
 }
 
 /* The rule to toggle from each side's least key and its rank (k: the side is empty): the
@@ -438,11 +590,52 @@ static int64_t climb(Climb *s, double *best_cost, uint8_t *best, int *found) {
         int32_t pick = pick_toggle(s, low, low_rank);
         if (pick < 0) break;
         if (log_step(s, steps, pick)) return -1;
-        toggle(s, pick);
+        if (!s->sp) toggle(s, pick);
+        else if (spilled_toggle(s, pick)) return -1;
         steps++;
     }
     best_subset(s, best, steps, best_at, found);
     return steps;
+}
+
+/* The counts of the start (select.py _ClassSearch.start), case by case through the case ->
+ * rules index: a rule's Right/Wrong count its cases that no selected rule covers (for a rule
+ * not selected) or that it alone covers (selected). Case by case the counts stay in one place
+ * and the rules' flags are few (rule by rule, each of a trial's two passes hit the per-case
+ * counts all over, 11 trials a class); spilled, the lists are read in order a buffer at a
+ * time. -1 when a spilled read failed. */
+static int start_counts(Climb *s) {
+    for (int64_t c = 0; c < s->m; c++) {
+        int64_t lo = case_at(s, c), hi = case_at(s, c + 1);
+        int32_t count = 0;
+        uint32_t only = 0, o = 0;
+        for (int64_t a = lo; a < hi;) {
+            const uint16_t *last, *first = case_words(s, a, hi, INT64_MAX, &last), *on = first;
+            if (!first) return -1;
+            while (on < last) {
+                o += gap16_next(&on);
+                if (s->inside[o]) {
+                    count++;
+                    only ^= o;
+                }
+            }
+            a += on - first;
+        }
+        s->picks[c].count = count;
+        s->picks[c].rules_xor = only;
+        int64_t by = s->counts ? s->counts[c] : 1, bad = !s->pos[c] ? by : 0;
+        if (count == 1) {
+            s->alone[only] += by;
+            s->wrong[only] += bad;
+        }
+        if (count > 0) {
+            s->fires += by;
+            s->fp += bad;
+            continue;
+        }
+        if (unselected_gain(s, lo, hi, INT64_MAX, -1, by, bad != 0, 0)) return -1;
+    }
+    return 0;
 }
 
 /* Per-rule theory bits as whole multiples of one power of two, so that sums are exact. */
@@ -524,7 +717,7 @@ static int cases_ok(const Climb *s, Py_ssize_t m, Py_ssize_t size) {
 
 PyDoc_STRVAR(climb_doc,
 "climb(r_lo, r_hi, r_data, c_ptr, c_data, pos, bits, rule_at, inside, lg, tlg, log_fact, log2i,\n"
-"      n, n_pos, log2_n, best_cost, counts=None) -> (best_cost, best subset as bytes or None, steps)\n\n"
+"      n, n_pos, log2_n, best_cost, counts=None, spill=None) -> (best_cost, best subset as bytes or None, steps)\n\n"
 "Hill-climb from `inside` (one byte per rule) as select.py's hill_climb does; the best\n"
 "subset is returned only when one costs less than `best_cost`. Rule r's cases are packed\n"
 "(_varint.h) at r_data[r_lo[r]:r_hi[r]], case c's rules (16-bit gaps) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
@@ -532,7 +725,10 @@ PyDoc_STRVAR(climb_doc,
 "as case_rules made them (whose check of the cases this trusts); lg and tlg (ExceptionCoder's\n"
 "tables) may both be empty: log2 is then computed. `counts` (int32 per case,\n"
 "summing to n): each case stands for that many alike cases (a group, passes.py). None when the theory\n"
-"bits cannot be summed exactly in 128 bits (the caller then climbs in numpy).");
+"bits cannot be summed exactly in 128 bits (the caller then climbs in numpy).\n"
+"`spill` = (r_fd, c_fd, r_bytes, c_words, chunk): r_data and c_data (then empty) are those files'\n"
+"bytes, read with pread into two buffers of `chunk` bytes (counts then an empty buffer for\n"
+"none); the same climb, OSError when a read fails.");
 
 /* (best_cost, best subset as bytes or None, steps), or NULL (out of memory) when steps < 0. */
 static PyObject *climb_result(int64_t steps, double best_cost, const uint8_t *best, int64_t k, int found) {
@@ -547,14 +743,16 @@ static PyObject *climb_result(int64_t steps, double best_cost, const uint8_t *be
  * when the theory bits cannot be summed exactly: the caller then returns None). */
 static int bind_climb(Climb *s, Py_buffer *v, Py_buffer *log_fact, Py_buffer *log2i) {
     Py_ssize_t k = v[6].len / 8, m = v[5].len;
+    /* spilled (s->sp set): the lists' sizes are their files' */
+    Py_ssize_t r_size = s->sp ? s->sp->r_size : v[2].len, c_words = s->sp ? s->sp->c_words : v[4].len / 2;
     s->c_ptr_wide = v[3].len == (m + 1) * 8;
     s->c_ptr = v[3].buf;
     if (!(view_ok(&v[0], k, 8, "r_lo") && view_ok(&v[1], k, 8, "r_hi")
           && view_ok(&v[3], m + 1, s->c_ptr_wide ? 8 : 4, "c_ptr")
           && view_ok(&v[7], 2 * k, 4, "rule_at") && view_ok(&v[8], k, 1, "inside")
           && view_ok(log_fact, k + 1, 8, "log_fact") && view_ok(log2i, k + 2, 8, "log2i")
-          && ranges_ok(v[0].buf, v[1].buf, k, v[2].len, "rule")
-          && cases_ok(s, m, v[4].len / 2)))
+          && ranges_ok(v[0].buf, v[1].buf, k, r_size, "rule")
+          && cases_ok(s, m, c_words)))
         return -1;
     s->k = k; s->m = m;
     s->r_lo = v[0].buf; s->r_hi = v[1].buf; s->r_data = v[2].buf; s->c_data = v[4].buf;
@@ -587,22 +785,43 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
     Py_buffer v[14];
     Py_ssize_t n, n_pos;
     double log2_n, best_cost;
+    Spill sp;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*nndd|y*", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &n, &n_pos, &log2_n, &best_cost,
-                          &v[13]))
+    memset(&sp, 0, sizeof(sp));
+    sp.r_fd = sp.c_fd = -1;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*nndd|y*(iiLLL)", &v[0], &v[1], &v[2], &v[3], &v[4],
+                          &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &n, &n_pos, &log2_n,
+                          &best_cost, &v[13], &sp.r_fd, &sp.c_fd, &sp.r_size, &sp.c_words, &sp.chunk))
         return NULL;
     PyObject *out = NULL;
     Climb s;
     memset(&s, 0, sizeof(s));
     uint8_t *best = NULL;
+    if (sp.r_fd >= 0) {
+        /* spilled: r_data and c_data are the files; two buffers and the events of one */
+        if (sp.chunk < 64 || sp.r_size < 0 || sp.c_words < 0 || sp.c_fd < 0) {
+            PyErr_SetString(PyExc_ValueError, "climb: a spill needs two files and a chunk of 64 bytes or more");
+            goto done;
+        }
+        sp.chunk &= ~(int64_t)1;
+        sp.cap_ev = sp.chunk / (int64_t)sizeof(Event) + 1;
+        sp.rbuf = malloc((size_t)sp.chunk);
+        sp.cbuf = malloc((size_t)sp.chunk);
+        sp.ev = malloc((size_t)sp.cap_ev * sizeof(Event));
+        if (!(sp.rbuf && sp.cbuf && sp.ev)) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        s.sp = &sp;
+    }
     int bound = bind_climb(&s, v, &v[11], &v[12]);
     /* lg and tlg empty: no tables, log2 computed (lg_at) */
     int tables = v[9].len || v[10].len;
     if (bound < 0 || (tables && !(view_ok(&v[9], 2 * n + 1, 8, "lg") && view_ok(&v[10], n + 1, 8, "tlg"))))
         goto done;
-    if (v[13].obj) {
-        /* the cases' counts sum to n (the tables' size), none negative */
+    if (v[13].obj && (v[13].len || !s.sp)) {
+        /* the cases' counts sum to n (the tables' size), none negative (spilled without
+         * counts: an empty buffer) */
         if (!view_ok(&v[13], s.m, 4, "counts")) goto done;
         const int32_t *counts = v[13].buf;
         int64_t total = 0;
@@ -621,7 +840,7 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
         out = Py_NewRef(Py_None);
         goto done;
     }
-    int64_t k = s.k, m = s.m;
+    int64_t k = s.k;
     s.n = n; s.n_pos = n_pos; s.log2_n = log2_n;
     s.lg = tables ? v[9].buf : NULL;
     s.tlg = tables ? v[10].buf : NULL;
@@ -648,46 +867,21 @@ static PyObject *py_climb(PyObject *self, PyObject *args) {
         s.cell_of[r] = -1;
         s.cell_at[r] = s.cell_at[k + r] = -1;
     }
-    /* the counts of the start (select.py _ClassSearch.start), case by case through the case
-     * -> rules index: a rule's Right/Wrong count its cases that no selected rule covers (for
-     * a rule not selected) or that it alone covers (selected). Case by case the counts stay
-     * in one place and the rules' flags are few; rule by rule (as before) each of a trial's
-     * two passes hit the per-case counts all over, 11 trials a class. */
-    for (int64_t c = 0; c < m; c++) {
-        const uint16_t *first = s.c_data + case_at(&s, c), *last = s.c_data + case_at(&s, c + 1), *on = first;
-        int32_t count = 0;
-        uint32_t only = 0;
-        for (uint32_t o = 0; on < last;) {
-            o += gap16_next(&on);
-            if (s.inside[o]) {
-                count++;
-                only ^= o;
-            }
-        }
-        s.picks[c].count = count;
-        s.picks[c].rules_xor = only;
-        int64_t by = s.counts ? s.counts[c] : 1, bad = !s.pos[c] ? by : 0;
-        if (count == 1) {
-            s.alone[only] += by;
-            s.wrong[only] += bad;
-        }
-        if (count > 0) {
-            s.fires += by;
-            s.fp += bad;
-            continue;
-        }
-        for (uint32_t o = 0; first < last;) {
-            o += gap16_next(&first);
-            s.alone[o] += by;
-            s.wrong[o] += bad;
-        }
-    }
+    steps = start_counts(&s) ? -1 : 0;
     for (int64_t r = 0; r < k; r++) s.touched[s.n_touched++] = (int32_t)r;
-    steps = climb(&s, &best_cost, best, &found);
+    if (steps == 0) steps = climb(&s, &best_cost, best, &found);
     Py_END_ALLOW_THREADS
+    if (sp.failed) {
+        errno = sp.failed;
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto done;
+    }
     out = climb_result(steps, best_cost, best, k, found);
 done:
     free(best);
+    free(sp.rbuf);
+    free(sp.cbuf);
+    free(sp.ev);
     release(&s);
     for (int i = 0; i < 14; i++)
         if (v[i].obj) PyBuffer_Release(&v[i]);
@@ -1154,18 +1348,82 @@ static PyObject *py_pairwise_sum(PyObject *self, PyObject *arg) {
 }
 
 PyDoc_STRVAR(case_rules_doc,
-"case_rules(r_lo, r_hi, r_data, m) -> (c_ptr, c_data)\n\n"
+"case_rules(r_lo, r_hi, r_data, m, fd=-1, chunk=0) -> (c_ptr, c_data)\n\n"
 "The case -> rules index of rules whose cases are packed (_varint.h) at r_data[r_lo[r]:r_hi[r]]:\n"
 "case c's rules, ascending, as 16-bit gaps (_varint.h gap16) at c_data[c_ptr[c]:c_ptr[c + 1]]\n"
 "(c_data: uint16 as bytes; c_ptr: m + 1 offsets as bytes, uint32 while they fit, else int64:\n"
-"4 MB less at 1M cases). ValueError unless every rule's bytes hold ascending cases below m.");
+"4 MB less at 1M cases). ValueError unless every rule's bytes hold ascending cases below m.\n"
+"With a file descriptor `fd`, c_data is written there instead (c_data None), a run of cases at\n"
+"a time through a buffer of `chunk` bytes (or one case's list, when longer): the index is\n"
+"never whole in memory. OSError when the write fails.");
+
+/* Write the index (case_rules) to fd, a run of cases at a time: each rule's cases below the
+ * run's end from where its last run stopped (its byte and case: 12 bytes a rule), into a
+ * buffer of the run's words. `start`: where each case's list starts (m + 1 words). 0, or
+ * errno when a write failed (-1: out of memory). */
+static int write_case_rules(const int64_t *r_lo, const int64_t *r_hi, const uint8_t *r_data, int64_t k, int64_t m,
+                            const int64_t *start, int fd, int64_t chunk) {
+    int64_t cap = chunk / 2 > 3 ? chunk / 2 : 3;
+    for (int64_t c = 0; c < m; c++)
+        if (start[c + 1] - start[c] > cap) cap = start[c + 1] - start[c];
+    uint16_t *buf = malloc((size_t)cap * 2);
+    int64_t *pos = malloc((size_t)(m + 1) * 8), *cur = malloc((size_t)(k + 1) * 8);
+    uint32_t *at_case = calloc((size_t)k + 1, 4);
+    int32_t *last = malloc((size_t)(m + 1) * 4);
+    int err = 0;
+    if (!(buf && pos && cur && at_case && last)) err = -1;
+    for (int64_t c = 0; !err && c <= m; c++) {
+        pos[c] = start[c];
+        last[c] = -1;
+    }
+    for (int64_t r = 0; !err && r < k; r++) cur[r] = r_lo[r];
+    for (int64_t c0 = 0; !err && c0 < m;) {
+        int64_t base = start[c0], c1 = c0 + 1;
+        while (c1 < m && start[c1 + 1] - base <= cap) c1++;
+        for (int64_t r = 0; r < k; r++) {
+            const uint8_t *at = r_data + cur[r], *end = r_data + r_hi[r];
+            uint32_t c = at_case[r];
+            while (at < end) {
+                const uint8_t *next = at;
+                uint32_t gap = varint_next(&next, end);
+                if ((int64_t)c + gap >= c1) break;
+                c += gap;
+                at = next;
+                pos[c] += gap16_put((uint32_t)(r - (last[c] < 0 ? 0 : last[c])), buf + (pos[c] - base));
+                last[c] = (int32_t)r;
+            }
+            cur[r] = at - r_data;
+            at_case[r] = c;
+        }
+        const uint8_t *out = (const uint8_t *)buf;
+        for (int64_t left = 2 * (start[c1] - base); left > 0;) {
+            ssize_t put = write(fd, out, (size_t)left);
+            if (put < 0 && errno == EINTR) continue;
+            if (put <= 0) {
+                err = put < 0 ? errno : EIO;
+                break;
+            }
+            out += put;
+            left -= put;
+        }
+        c0 = c1;
+    }
+    free(buf);
+    free(pos);
+    free(cur);
+    free(at_case);
+    free(last);
+    return err;
+}
 
 static PyObject *py_case_rules(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer v[3];
     Py_ssize_t m;
+    int fd = -1;
+    long long chunk = 0;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*y*y*n", &v[0], &v[1], &v[2], &m)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*n|iL", &v[0], &v[1], &v[2], &m, &fd, &chunk)) return NULL;
     PyObject *out = NULL, *ptr_bytes = NULL, *data_bytes = NULL;
     Py_ssize_t k = v[0].len / 8;
     const int64_t *r_lo = v[0].buf, *r_hi = v[1].buf;
@@ -1219,6 +1477,21 @@ static PyObject *py_case_rules(PyObject *self, PyObject *args) {
         }
     } else {
         ptr_bytes = PyBytes_FromStringAndSize((const char *)fill, (m + 1) * 8);
+    }
+    if (ptr_bytes && fd >= 0) {
+        int err;
+        Py_BEGIN_ALLOW_THREADS
+        err = write_case_rules(r_lo, r_hi, r_data, k, m, fill, fd, chunk);
+        Py_END_ALLOW_THREADS
+        if (err < 0) {
+            PyErr_NoMemory();
+        } else if (err > 0) {
+            errno = err;
+            PyErr_SetFromErrno(PyExc_OSError);
+        } else {
+            out = PyTuple_Pack(2, ptr_bytes, Py_None);
+        }
+        goto done;
     }
     data_bytes = PyBytes_FromStringAndSize(NULL, fill[m] * 2);
     if (!ptr_bytes || !data_bytes) goto done;

@@ -43,6 +43,7 @@ from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
                          lowest_error, sort_conditions, worth_keeping)
+from . import select
 from .order import fires
 from .select import _native as _climb
 
@@ -76,6 +77,7 @@ class PassReport:
     # the largest firing table counted: its stage, class (None: the ordering's), groups, the
     # numbers its lists hold (labels and firing rules) and its bytes as _table_bytes counts them
     largest: dict[str, Any] = field(default_factory=dict)
+    spilled: list = field(default_factory=list)    # the classes whose subset search spills its lists
 
     def as_dict(self) -> dict[str, int]:
         """The report as `fit --json` prints it under stream.rules."""
@@ -83,7 +85,8 @@ class PassReport:
                 "candidates": self.candidates,
                 "selection_groups": self.patterns, "selected": self.selected,
                 "selected_groups": self.selected_patterns, "round_table_bytes": self.round_bytes,
-                "peak_table_bytes": self.table_bytes, "largest_table": dict(self.largest)}
+                "peak_table_bytes": self.table_bytes, "largest_table": dict(self.largest),
+                "spilled_searches": list(self.spilled)}
 
 
 @dataclass
@@ -734,16 +737,28 @@ class _FireCounter:
         return *pack_lists(at, ids), counts
 
 
-def _table_bytes(table: "_Lists | _Groups") -> int:
-    """What a table holds, with what making its covers and the subset search's index over them
-    will take. Compiled: per number of its lists a cover's varint (a gap between two of its G
-    groups: at most as many bytes as G's own) and the search's case -> rules index (2 bytes),
-    and per group the index's offset (8); in numpy, _covers' int64 arrays over all the numbers."""
+def _search_bytes(table: "_Lists | _Groups") -> int:
+    """What making a table's covers and the subset search's index over them will take.
+    Compiled: per number of its lists a cover's varint (a gap between two of its G groups: at
+    most as many bytes as G's own) and the search's case -> rules index (2 bytes), and per
+    group the index's offset (8); in numpy, _covers' int64 arrays over all the numbers."""
     if _climb is None:
-        return table.nbytes + 40 * table.ids
+        return 40 * table.ids
     groups = table.groups
     varint = 1 + sum(groups >= 1 << bits for bits in (7, 14, 21, 28))
-    return table.nbytes + (varint + 2) * table.ids + 8 * groups
+    return (varint + 2) * table.ids + 8 * groups
+
+
+def _spills(table: "_Lists | _Groups", spill_over: int | None) -> bool:
+    """Whether the compiled subset search over the table keeps its lists in files (its share
+    beyond `spill_over` bytes: select.py _ClassSearch._spill)."""
+    return _climb is not None and spill_over is not None and _search_bytes(table) > spill_over
+
+
+def _table_bytes(table: "_Lists | _Groups", spill_over: int | None = None) -> int:
+    """What a table holds, with its search's share (_search_bytes); a search that spills
+    (_spills) writes its index to a file a run at a time: its 2 bytes a number not held."""
+    return table.nbytes + _search_bytes(table) - (2 * table.ids if _spills(table, spill_over) else 0)
 
 
 def too_large(stage: str, size: int, budget: int, rows: int, total: int | None = None) -> InputError:
@@ -759,8 +774,8 @@ def too_large(stage: str, size: int, budget: int, rows: int, total: int | None =
 
 def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict[Any, tuple[list[int], Callable]],
                      batches: Batches, schema: Any, *, budget: int | None = None, stage: str = "firing",
-                     report: PassReport | None = None, rows: int | None = None, threads: int = 1
-                     ) -> dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                     report: PassReport | None = None, rows: int | None = None, threads: int = 1,
+                     spill_over: int | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The firing tables of several rule sets, in as few passes as the budget allows.
 
     `sets[key] = (rules, labels)`: a table groups the cases by (labels(y), which of `rules` (indices
@@ -769,7 +784,9 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
     later pass (its counts so far dropped); a table alone beyond it is an InputError naming
     `stage` (and, given the data's `rows`, the table's size at all of them). `report`: its
     passes, the most a pass's tables held and the largest table are updated. `threads`: the
-    slices' firing rules found on up to that many threads, added to the tables in slice order."""
+    slices' firing rules found on up to that many threads, added to the tables in slice order.
+    `spill_over`: a table whose search's share exceeds it is counted without its index, and
+    its key noted in `report.spilled` (its search must then spill: learn_rules_in_passes)."""
     report = report if report is not None else PassReport()
     done: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     waiting = list(sets)
@@ -782,7 +799,7 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
         def within_budget(part: dict) -> None:
             # a table never grows past the budget by more than a slice's groups
             tables = part["tables"]
-            sizes = {key: _table_bytes(t) for key, t in tables.items()}
+            sizes = {key: _table_bytes(t, spill_over) for key, t in tables.items()}
             while budget is not None and sum(sizes.values()) > budget:
                 largest = max(sizes, key=sizes.__getitem__)
                 if len(tables) == 1:
@@ -828,7 +845,9 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
         later = part["later"]
         report.table_bytes = max(report.table_bytes, part["peak"])
         for key, t in part["tables"].items():
-            size = _table_bytes(t)
+            size = _table_bytes(t, spill_over)
+            if _spills(t, spill_over):
+                report.spilled.append(key)
             if size > report.largest.get("bytes", -1):
                 report.largest = {"stage": stage, "class": key if len(sets) > 1 else None,
                                   "groups": len(t.merged()[-1]), "numbers": t.ids, "bytes": size}
@@ -1153,9 +1172,11 @@ class RuleStages:
             return {c: (np.array([True, False]), np.array([class_n[c], n - class_n[c]], dtype=np.int64))
                     for c in sorted(live)}
         sets = {names[c]: (rules, lambda y, c=c: y == c) for c, rules in sorted(live.items())}
+        # a class's search whose lists take more than this part of the budget keeps them in files
+        spill_over = None if self.memory is None else self.memory // select.SPILL_SHARE
         tables = tables_in_passes(self.conds, self.rule_conds, sets, self.batches, self.schema, budget=self.memory,
                                   stage="selection", report=self.report, rows=self.tallies.n,
-                                  threads=self.threads)
+                                  threads=self.threads, spill_over=spill_over)
         out = {}
         for c, rules in sorted(live.items()):
             # each table let go once its covers are made: the lists (4 bytes a firing rule)

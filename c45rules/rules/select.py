@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import heapq
 import math
+import tempfile
 
 import numpy as np
 
 from ..data.distinct import sorted_distinct
 from ..data.weights import sums_are_exact
+from ..errors import InputError
 from ..progress import Progress, report
 from ..workers import fork_map, give_back_memory, thread_map
 from .cases import PackedCases, pack_cases
@@ -38,6 +40,10 @@ _ONE = 1 << _GRAIN
 _PAIRS = 1 << 22             # (rule, case) pairs handled at once in the search's pair-wide steps
 _FORK_PAIRS = 1 << 20        # fewer (rule, case) pairs: a class's trials run in this process
 _NO_TABLE = np.zeros(0)      # the compiled climb computes log2 instead of reading a table
+SPILL_CHUNK = 1 << 20        # bytes of each of a spilled climb's two read buffers
+# learning in passes under a memory budget, a class's search spills its lists beyond this part
+# of it: the tables, the tree and the generalisation's state hold the rest (docs/large-data.md)
+SPILL_SHARE = 8
 
 
 class _Cells:
@@ -247,8 +253,10 @@ class _ClassSearch:
     """
 
     def __init__(self, rules: list[CandidateRule], bits: np.ndarray, positive: np.ndarray, n: int,
-                 coder: ExceptionCoder | None = None, counts: np.ndarray | None = None):
+                 coder: ExceptionCoder | None = None, counts: np.ndarray | None = None,
+                 spill_above: int | None = None, chunk: int = SPILL_CHUNK):
         self.rules = rules
+        self._files: list = []
         self.bits = bits
         self.n = n
         self.pos = positive
@@ -270,13 +278,24 @@ class _ClassSearch:
             # (rule, case) pairs took 160 MB as int32 each way; 41 MB as the rules' varints
             # (their cases in leaf order) and 80 MB as the cases' 16-bit gaps
             r_lo, r_hi, data, labels = packed_pairs(rules, firing)
-            c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, len(positive))
-            wide = np.int64 if len(c_ptr) == 8 * (len(positive) + 1) else np.uint32
-            self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), np.frombuffer(c_data, dtype=np.uint16))
+            m = len(positive)
+            # the case -> rules index: 2 bytes a pair (a few more past 0xFFFF rules), 8 a case
+            if spill_above is not None and data.nbytes + 2 * self.n_pairs + 8 * (m + 1) > spill_above:
+                c_ptr, c_data = self._spill(r_lo, r_hi, data, m, chunk=chunk)
+                data = data[:0]         # read from its file (this copy goes with the rules' covers)
+            else:
+                c_ptr, c_data = _native.case_rules(r_lo, r_hi, data, m)
+                c_data = np.frombuffer(c_data, dtype=np.uint16)
+            wide = np.int64 if len(c_ptr) == 8 * (m + 1) else np.uint32
+            self.packed = (r_lo, r_hi, data, np.frombuffer(c_ptr, dtype=wide), c_data)
             # the climb's cases are the packed numbers (number i is case packed_labels[i])
             self.packed_labels = labels
             if self.counts is not None and labels is not None:
                 self._native_extra = (self.counts[labels].astype(np.int32),)
+            if self._files:
+                counts = self._native_extra[0] if self._native_extra else b""
+                files = tuple(f.fileno() for f in self._files)
+                self._native_extra = (counts, (*files, self._spilled[0], self._spilled[1] // 2, chunk))
             give_back_memory()      # the index's scratch (48 MB at 1M cases), before the climbs
         self._c_neg: np.ndarray | None = None
         self.best_cost = math.inf
@@ -286,6 +305,34 @@ class _ClassSearch:
         self._grains: list[int] | None = None
         self._native_args: tuple | None = None
         self._as_weights: _WeightedSearch | None = None
+
+    def _spill(self, r_lo: np.ndarray, r_hi: np.ndarray, data: np.ndarray, m: int, *, chunk: int
+               ) -> tuple[bytes, np.ndarray]:
+        """Put the packed lists in temporary files the compiled climb reads back `chunk` bytes at
+        a time: each rule's cases (data, copied) and each case's rules (case_rules writes them
+        there a run of cases at a time, never whole in memory). A class's search then holds
+        its per-rule and per-case state, not its (rule, case) pairs. The files have no name
+        (gone when closed, also if the process dies); `close` closes them. (c_ptr, no c_data)."""
+        try:
+            covers = tempfile.TemporaryFile(prefix="c45rules-select-")
+            self._files.append(covers)
+            covers.write(memoryview(np.ascontiguousarray(data)).cast("B"))
+            covers.flush()
+            index = tempfile.TemporaryFile(prefix="c45rules-select-")
+            self._files.append(index)
+            c_ptr = _native.case_rules(r_lo, r_hi, data, m, index.fileno(), chunk)[0]
+            self._spilled = (data.nbytes, index.seek(0, 2))      # the files' bytes
+        except OSError as e:
+            self.close()
+            raise InputError(f"the subset search could not spill its lists to a temporary file ({e.strerror}):"
+                             f" free space in {tempfile.gettempdir()} or set TMPDIR") from None
+        return c_ptr, np.zeros(0, dtype=np.uint16)
+
+    def close(self) -> None:
+        """Close (and so remove) the spilled lists' files, if any."""
+        for f in self._files:
+            f.close()
+        self._files = []
 
     @property
     def grains(self) -> list[int]:
@@ -816,12 +863,15 @@ class _WeightedSearch:
 def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarray, n_classes: int,
                  *, annealing: bool = False, seed: int | None = None, jobs: int = 1,
                  weights: np.ndarray | None = None, rng: GlibcRandom | None = None,
-                 progress: Progress | None = None, counts: np.ndarray | None = None) -> list[CandidateRule]:
+                 progress: Progress | None = None, counts: np.ndarray | None = None,
+                 spill_above: int | None = None, chunk: int | None = None) -> list[CandidateRule]:
     """The rules chosen for each class, class by class (spec 7.6); `weights`: each case's weight;
     `counts` (instead of weights): case i stands for counts[i] alike cases (the groups of learning
     in passes): the same search as over the cases one by one; `rng`: a random() stream to continue
     (c4.5rules draws from one stream for all the trees of a -t run, spec 7.10); `progress` hears
-    of each class (stage select, c45rules/progress.py)."""
+    of each class (stage select, c45rules/progress.py); `spill_above`: a class's compiled greedy
+    search whose packed lists exceed that many bytes reads them from temporary files, `chunk`
+    bytes at a time (None: SPILL_CHUNK; _ClassSearch._spill: the same choices)."""
     if rng is None:
         rng = GlibcRandom(1 if seed is None else seed)
     chosen: list[CandidateRule] = []
@@ -846,14 +896,19 @@ def select_rules(rules: list[CandidateRule], bits: dict[int, float], y: np.ndarr
             # the numpy steps count each case once: the counts searched as whole weights
             search = _WeightedSearch(mine, class_bits, y == c, counts.astype(np.float64), coder, True)
         elif weights is None:
-            search = _ClassSearch(mine, class_bits, y == c, total, coder, counts)
+            search = _ClassSearch(mine, class_bits, y == c, total, coder, counts,
+                                  spill_above if greedy else None, SPILL_CHUNK if chunk is None else chunk)
         else:
             search = _WeightedSearch(mine, class_bits, y == c, weights, coder, exact)
-        if len(mine) <= EXHAUSTIVE_LIMIT:
-            search.exhaustive()
-        elif annealing:
-            search.anneal(rng)
-        else:
-            search.greedy(rng, jobs)
+        try:
+            if len(mine) <= EXHAUSTIVE_LIMIT:
+                search.exhaustive()
+            elif annealing:
+                search.anneal(rng)
+            else:
+                search.greedy(rng, jobs)
+        finally:
+            if isinstance(search, _ClassSearch):
+                search.close()
         chosen.extend(r for r, keep in zip(mine, search.best) if keep)
     return chosen

@@ -216,7 +216,7 @@ def test_json_reports_the_rule_stages_tables(tmp_path):
     out = json.loads(ok("fit", stem("crx"), "-o", tmp_path / "m.yaml", "--json", "--stream", "--batch-rows", "50").stdout)
     rules = out["stream"]["rules"]
     assert set(rules) == {"passes", "rounds", "round_passes", "candidates", "selection_groups", "selected", "selected_groups",
-                          "round_table_bytes", "peak_table_bytes", "largest_table"}
+                          "round_table_bytes", "peak_table_bytes", "largest_table", "spilled_searches"}
     # a pass per generalisation round, one for the selection's tables, one for the selected rules'
     assert rules["passes"] == rules["round_passes"] + 2 and rules["round_passes"] < rules["rounds"]
     assert 0 < rules["selected"] < rules["candidates"] and 0 < rules["selected_groups"] <= 490

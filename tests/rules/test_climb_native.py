@@ -206,3 +206,24 @@ def test_compiled_climb_reads_rule_gaps_of_0xffff_or_more(monkeypatch):
             search.hill_climb(start)
         got.append((search.best_cost, np.flatnonzero(search.best).tolist()))
     assert search.packed is None and got[0] == got[1] and got[0][1]
+
+
+@pytest.mark.parametrize("chunk", [0, 64])
+def test_case_index_written_to_a_file_a_run_at_a_time(chunk, tmp_path):
+    # the index written run by run (a buffer of `chunk` bytes, or one case's list when longer)
+    # holds the bytes case_rules makes in memory, 3-word gaps included; the same offsets
+    rng = np.random.default_rng(chunk)
+    covers = [np.flatnonzero(rng.random(300) < p) for p in rng.choice([0.01, 0.1, 0.5], 70_010)]
+    covers[1:69_990] = [np.zeros(0, dtype=np.int64)] * 69_989      # rules 0 and 69_990 on: gaps past 0xFFFF
+    parts = [pack_cases(c) if len(c) else b"" for c in covers]
+    ends = np.cumsum([len(p) for p in parts]).astype(np.int64)
+    lo, data = np.concatenate([[0], ends[:-1]]).astype(np.int64), np.frombuffer(b"".join(parts), dtype=np.uint8)
+    c_ptr, c_data = native.case_rules(lo, ends, data, 300)
+    with open(tmp_path / "index", "wb+") as f:
+        ptr, none = native.case_rules(lo, ends, data, 300, f.fileno(), chunk)
+        f.seek(0)
+        assert none is None and ptr == c_ptr and f.read() == c_data
+    assert 0xFFFF in np.frombuffer(c_data, dtype=np.uint16)
+    with open(tmp_path / "index", "rb") as f:      # not writable: an OSError
+        with pytest.raises(OSError):
+            native.case_rules(lo, ends, data, 300, f.fileno(), chunk)

@@ -646,3 +646,44 @@ def test_the_passes_count_on_as_many_threads_as_jobs_asks(monkeypatch):
     assert made[1][1] == 1 and made[2][1] > 1
     assert passes.slice_threads(1) == 1 and passes.slice_threads(64) == passes._MAX_THREADS
     assert 1 <= passes.slice_threads(-1) <= passes._MAX_THREADS
+
+
+@pytest.mark.parametrize("name", ["crx", "soybean", "vehicle", "glass"])
+def test_spilled_selection_learns_the_in_memory_rules(name, monkeypatch):
+    # under a budget, each class's search reads its lists from files (here every class's,
+    # through 96-byte buffers): the same rules, the files gone after
+    import os
+    from c45rules.rules import select
+    if select._native is None:
+        pytest.skip("no compiled module")
+    spilled = []
+    real = select._ClassSearch._spill
+
+    def noted(self, *lists, chunk):
+        spilled.append(chunk)
+        return real(self, *lists, chunk=chunk)
+    monkeypatch.setattr(select._ClassSearch, "_spill", noted)
+    monkeypatch.setattr(select, "SPILL_SHARE", 10**9)
+    monkeypatch.setattr(select, "SPILL_CHUNK", 96)
+    ds, _ = load_stem(R.stem(name))
+    tree = learn_tree(ds)
+    memory, _ = learn_rules(tree, ds)
+    fds = len(os.listdir("/proc/self/fd"))
+    report = PassReport()
+    streamed, _ = learn_rules_in_passes(tree.unpruned_flat, batches(ds, BATCH.get(name, 97)),
+                                        fingerprint=ds.fingerprint(), memory=10**9, report=report)
+    assert dump_yaml(streamed) == dump_yaml(memory)
+    assert spilled and set(spilled) == {96} and report.spilled and set(report.spilled) <= set(ds.schema.classes)
+    assert len(os.listdir("/proc/self/fd")) == fds
+    # the budget counts a spilled search's table without its index (2 bytes a number)
+    monkeypatch.setattr(select, "SPILL_SHARE", 1)
+    kept = PassReport()
+    learn_rules_in_passes(tree.unpruned_flat, batches(ds, BATCH.get(name, 97)), fingerprint=ds.fingerprint(),
+                          memory=10**9, report=kept)
+    assert kept.spilled == [] and kept.table_bytes >= report.table_bytes
+    same = report.largest["stage"] == kept.largest["stage"] == "selection" and \
+        kept.largest["class"] == report.largest["class"]
+    assert same or name != "crx"
+    if same:
+        assert report.largest["class"] in report.spilled
+        assert kept.largest["bytes"] - report.largest["bytes"] == 2 * report.largest["numbers"]

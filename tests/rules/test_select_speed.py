@@ -281,3 +281,128 @@ def test_search_reads_a_class_covers_where_the_generalisation_wrote_them():
         place = np.empty(train.n, dtype=np.int64)
         place[labels] = np.arange(train.n)
         assert all(r.cases.data[r.cases.lo:r.cases.hi].tobytes() == pack_cases(np.sort(place[r.cover])) for r in mine)
+
+
+def _open_fds() -> int:
+    import os
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("name", ["crx", "soybean", "letter"])
+def test_spilled_search_makes_the_in_memory_choices(name):
+    # the lists read back from files 64 (or 200) bytes at a time: every toggle and the start
+    # cross buffer ends (numbers and lists cut), on one thread and two, the same rules
+    from c45rules.rules import select
+    if select._native is None:
+        pytest.skip("no compiled module")
+    cands, bits, y, n_classes = _inputs(name)
+    before = _open_fds()
+    in_memory = [r.number for r in select_rules(cands, bits, y, n_classes)]
+    for chunk, jobs in ((64, 1), (200, 2)):
+        spilled = [r.number for r in select_rules(cands, bits, y, n_classes, jobs=jobs, spill_above=0, chunk=chunk)]
+        assert spilled == in_memory
+    assert _open_fds() == before         # the files closed (they have no name: gone)
+
+
+def _random_class(rng, n, k):
+    y = rng.integers(0, 3, n)
+    rules = []
+    for i in range(k):
+        cover = np.flatnonzero(rng.random(n) < rng.choice([0.02, 0.1, 0.4]))
+        rules.append(CandidateRule(i + 1, (), 0, float(rng.choice([0.05, 0.3, 0.69])), len(cover), 0, cover))
+    bits = rng.choice([0.5, 1.0, 2.0, 3.5, 7.25], k) + rng.integers(0, 20, k)
+    return rules, bits, y
+
+
+def test_spilled_climb_equals_in_memory_on_random_covers():
+    # trial by trial, the same least cost and subset, with and without counts, the buffers as
+    # small as allowed and odd-sized, so that every list is cut somewhere
+    from c45rules.rules import select
+    from c45rules.rules.coding import WeightedExceptionCoder
+    if select._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        n, k = int(rng.integers(5, 400)), int(rng.integers(11, 60))
+        rules, bits, y = _random_class(rng, n, k)
+        counts = rng.integers(1, 6, n) if trial % 2 else None
+        total = n if counts is None else int(counts.sum())
+        coder = None if counts is None else WeightedExceptionCoder(float(total))
+        for start in (np.zeros(k, dtype=bool), rng.random(k) < 0.5, np.ones(k, dtype=bool)):
+            found = []
+            for spill in (None, 0):
+                search = select._ClassSearch(rules, bits, y == 0, total, coder, counts, spill, 64 + 2 * trial + 1)
+                assert bool(search._files) == (spill is not None)
+                found.append(search._native_trial(start, np.inf))
+                search.close()
+            (cost_a, best_a), (cost_b, best_b) = found
+            assert cost_a == cost_b and np.array_equal(best_a, best_b), trial
+
+
+def test_spilled_climb_reads_wide_rule_gaps():
+    # more than 0xFFFF rules: a case's rules hold 3-word gaps, cut by the buffer's end too
+    from c45rules.rules import select
+    if select._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(3)
+    n, k = 40, 70_000
+    y = rng.integers(0, 2, n)
+    rules = []
+    for i in range(k):
+        # the first and the last 30 fire (a case's rules jump by 0xFFFF or more), the rest never
+        live = i < 30 or i >= k - 30
+        cover = np.flatnonzero(rng.random(n) < 0.3) if live else np.empty(0, dtype=np.int64)
+        rules.append(CandidateRule(i + 1, (), 0, 0.1 if live else 0.9, len(cover), 0, cover))
+    bits = rng.integers(1, 30, k).astype(np.float64)
+    start = np.zeros(k, dtype=bool)
+    found = []
+    for spill in (None, 0):
+        search = select._ClassSearch(rules, bits, y == 1, n, None, None, spill, 64)
+        found.append(search._native_trial(start, np.inf))
+        search.close()
+    assert found[0][0] == found[1][0] and np.array_equal(found[0][1], found[1][1])
+
+
+def test_spilled_search_holds_no_pairs_and_closes_its_files(monkeypatch):
+    # what stays in memory is per rule and per case (offsets), not the (rule, case) lists; the
+    # files are closed when the class's search ends, also when it fails
+    from c45rules.rules import select
+    if select._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(5)
+    rules, bits, y = _random_class(rng, 300, 40)
+    search = select._ClassSearch(rules, bits, y == 0, 300, None, None, 0, 64)
+    r_lo, r_hi, data, c_ptr, c_data = search.packed
+    assert data.nbytes == 0 and c_data.nbytes == 0 and len(search._files) == 2
+    assert sum(a.nbytes for a in (r_lo, r_hi, c_ptr)) <= 16 * 40 + 8 * 301
+    search.close()
+    assert search._files == []
+    # a class searched through files that fails midway still closes them
+    before = _open_fds()
+
+    def broken(self, rng, jobs=1):
+        assert self._files
+        raise RuntimeError("stop")
+    monkeypatch.setattr(select._ClassSearch, "greedy", broken)
+    with pytest.raises(RuntimeError, match="stop"):
+        select_rules(rules, {r.number: float(b) for r, b in zip(rules, bits)}, y, 3, spill_above=0)
+    assert _open_fds() == before
+
+
+def test_spilled_climb_fails_clearly_on_a_bad_file():
+    # a file that cannot be read is an OSError, not a crash nor a wrong climb
+    from c45rules.rules import select
+    if select._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(6)
+    rules, bits, y = _random_class(rng, 200, 30)
+    search = select._ClassSearch(rules, bits, y == 0, 200, None, None, 0, 64)
+    head, tail = search._native_call()
+    counts, (r_fd, c_fd, r_size, c_words, chunk) = search._native_extra
+    with open("/dev/null", "rb") as empty:
+        with pytest.raises(OSError):
+            select._native.climb(*head, np.ones(30, dtype=np.uint8), *tail, np.inf, counts,
+                                 (empty.fileno(), c_fd, r_size, c_words, chunk))
+    with pytest.raises(ValueError, match="chunk"):
+        select._native.climb(*head, np.ones(30, dtype=np.uint8), *tail, np.inf, counts, (r_fd, c_fd, r_size, c_words, 8))
+    search.close()
