@@ -274,3 +274,28 @@ def test_rule_selection_keeps_a_rule_that_alone_covers_a_case(monkeypatch, compi
     # its ten), and then `every`, a rule without conditions, though it alone covers them
     every = DraftRule([], zeros.model, np.arange(100), 0.0)
     assert select_rules([every, zeros, ones], cols, y, wide, default) == [zeros]
+
+
+def test_a_rare_term_stays_only_if_it_pays_for_itself_on_its_cases(monkeypatch):
+    # ames' Pool_Area: a coefficient fit on 2 pools among 644 houses fits their residuals; with
+    # RARE_TERM_ONE_IN a term acting on fewer than one case in that many must lower those
+    # cases' error by Quinlan's (m + 1) / (m - 1) (here 3) to stay
+    rng = np.random.default_rng(0)
+    x1 = rng.uniform(0, 10, 100)
+    pool = np.zeros(100)
+    pool[[10, 20]] = [500.0, 600.0]
+    y = 3 * x1 + rng.normal(0, 1, 100)
+    y[10] += 100
+    y[20] += 40
+    xf = np.column_stack([x1, pool])
+    monkeypatch.setattr(mt, "RARE_TERM_ONE_IN", 0)
+    assert mt.fit_linear(xf, y, np.array([0, 1])).columns.tolist() == [0, 1]
+    monkeypatch.setattr(mt, "RARE_TERM_ONE_IN", 10)
+    alone = mt.fit_linear(xf, y, np.array([0, 1]))
+    assert alone.columns.tolist() == [0]
+    # the rest are refit without it: the least squares of y on x1 alone
+    assert alone.coefs[0] == pytest.approx(np.polyfit(x1, y, 1)[0], rel=1e-6)
+    # a two-valued attribute on half the cases is no rare term: left to the elimination
+    half = (np.arange(100) % 2).astype(float)
+    y2 = 3 * x1 + 5 * half + rng.normal(0, 1, 100)
+    assert mt.fit_linear(np.column_stack([x1, half]), y2, np.array([0, 1])).columns.tolist() == [0, 1]
