@@ -390,6 +390,7 @@ typedef struct {
     double *buf_a, *buf_b;
     const double *fac;          /* per rule: its M5 factor (rule_factor) */
     double *ftot, dfac;         /* per case: its covering rules' summed factors; the default's */
+    uint8_t *sole;              /* per rule: 1 when it alone covers some case (set by drop_delta) */
 } Committee;
 
 /* select_rules' delta(k): the change of the summed weighted absolute error if rule k went */
@@ -397,15 +398,18 @@ static double drop_delta(const Committee *C, Py_ssize_t k) {
     Py_ssize_t lo = C->r_ptr[k], m = C->r_ptr[k + 1] - lo;
     const int32_t *r = C->cases + lo;
     const double *val = C->vals + lo;
+    uint8_t sole = 0;
     for (Py_ssize_t i = 0; i < m; i++) {
         int32_t c = r[i];
         double left = C->count[c] - 1, had = C->count[c];
+        sole |= had == 1;
         double now = left > 0 ? (C->total[c] - val[i]) / (left > 1 ? left : 1.0) : C->deflt[c];
         double w_now = left > 0 ? (C->ftot[c] - C->fac[k]) / (left > 1 ? left : 1.0) : C->dfac;
         double w_had = had > 0 ? C->ftot[c] / (had > 1 ? had : 1.0) : C->dfac;
         C->buf_a[i] = fabs(C->y[c] - now) * w_now;
         C->buf_b[i] = fabs(C->y[c] - C->pred[c]) * w_had;
     }
+    C->sole[k] = sole;
     return np_sum(C->buf_a, m) - np_sum(C->buf_b, m);
 }
 
@@ -416,11 +420,13 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
     Py_ssize_t max_rules;   /* past the estimate's stop, drop on while more remain; < 0: no bound */
     PyObject *out = NULL;
     double *deltas = NULL, *buf_a = NULL, *buf_b = NULL;
-    uint8_t *mark = NULL;
+    uint8_t *mark = NULL, *sole = NULL;
     int32_t *touched = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*w*w*w*y*y*y*y*y*y*w*ddnw*d", &y, &deflt, &pred, &total, &count, &r_ptr,
+    Py_buffer kept_b = {0};  /* per rule: 1 when, while the estimate decides, it stays if alone
+                                covering a case */
+    if (!PyArg_ParseTuple(args, "y*y*w*w*w*y*y*y*y*y*y*w*ddnw*dy*", &y, &deflt, &pred, &total, &count, &r_ptr,
                           &cases, &vals, &factors, &c_ptr, &c_rules, &alive_b, &abs_sum, &current,
-                          &max_rules, &ftot, &dfac))
+                          &max_rules, &ftot, &dfac, &kept_b))
         return NULL;
     const Py_ssize_t n = y.len / (Py_ssize_t)sizeof(double);
     const Py_ssize_t nr = alive_b.len;
@@ -428,6 +434,7 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
     const int32_t *cr = c_rules.buf;
     const double *fac = factors.buf;
     uint8_t *alive = alive_b.buf;
+    const uint8_t *covering = kept_b.buf;
     Py_ssize_t widest = 1;
     for (Py_ssize_t k = 0; k < nr; k++)
         if (rp[k + 1] - rp[k] > widest) widest = rp[k + 1] - rp[k];
@@ -435,10 +442,11 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
     buf_a = malloc(sizeof(double) * (size_t)widest);
     buf_b = malloc(sizeof(double) * (size_t)widest);
     mark = calloc((size_t)(nr ? nr : 1), 1);
+    sole = calloc((size_t)(nr ? nr : 1), 1);
     touched = malloc(sizeof(int32_t) * (size_t)(nr ? nr : 1));
-    if (!deltas || !buf_a || !buf_b || !mark || !touched) { PyErr_NoMemory(); goto done; }
+    if (!deltas || !buf_a || !buf_b || !mark || !sole || !touched) { PyErr_NoMemory(); goto done; }
     Committee C = {n, y.buf, deflt.buf, vals.buf, pred.buf, total.buf, count.buf, rp, cases.buf, buf_a, buf_b,
-                   fac, ftot.buf, dfac};
+                   fac, ftot.buf, dfac, sole};
     Py_ssize_t live = 0;
     for (Py_ssize_t k = 0; k < nr; k++) {
         deltas[k] = drop_delta(&C, k);
@@ -448,12 +456,15 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
         /* np.argmin over the live rules' trials: the first least, or the first NaN */
         Py_ssize_t j = -1;
         double best = 0.0;
+        /* past max_rules every rule may go (step 6); before, a rule marked in `covering`
+           only when each of its cases keeps another rule */
+        int guarded = max_rules < 0 || live <= max_rules;
         for (Py_ssize_t k = 0; k < nr; k++) {
-            if (!alive[k]) continue;
+            if (!alive[k] || (guarded && covering[k] && sole[k])) continue;
             double t = (abs_sum + deltas[k]) / (double)n;
             if (j < 0 || (!isnan(best) && (isnan(t) || t < best))) { j = k; best = t; }
         }
-        if (!(best <= current) && (max_rules < 0 || live <= max_rules)) break;
+        if (j < 0 || (!(best <= current) && (max_rules < 0 || live <= max_rules))) break;
         const int32_t *r = C.cases + rp[j];
         const double *val = C.vals + rp[j];
         for (Py_ssize_t i = 0, m = rp[j + 1] - rp[j]; i < m; i++) {
@@ -483,11 +494,11 @@ static PyObject *select_rules(PyObject *self, PyObject *args) {
     }
     out = Py_BuildValue("(dd)", abs_sum, current);
 done:
-    free(deltas); free(buf_a); free(buf_b); free(mark); free(touched);
+    free(deltas); free(buf_a); free(buf_b); free(mark); free(sole); free(touched);
     PyBuffer_Release(&y); PyBuffer_Release(&deflt); PyBuffer_Release(&pred); PyBuffer_Release(&total);
     PyBuffer_Release(&count); PyBuffer_Release(&r_ptr); PyBuffer_Release(&cases); PyBuffer_Release(&vals);
     PyBuffer_Release(&factors); PyBuffer_Release(&c_ptr); PyBuffer_Release(&c_rules); PyBuffer_Release(&alive_b);
-    PyBuffer_Release(&ftot);
+    PyBuffer_Release(&ftot); PyBuffer_Release(&kept_b);
     return out;
 }
 
@@ -500,7 +511,7 @@ static PyMethodDef methods[] = {
      "thr, lut_at, lut, alive, out) -> number of unmarked cases written to out"},
     {"select_rules", select_rules, METH_VARARGS,
      "select_rules(y, default, pred, total, count, r_ptr, cases, vals, factors, c_ptr, c_rules, alive, "
-     "abs_sum, current, max_rules, factor_total, default_factor) -> (abs_sum, current); alive, pred, total, "
+     "abs_sum, current, max_rules, factor_total, default_factor, covering) -> (abs_sum, current); alive, pred, total, "
      "count, factor_total updated"},
     {NULL, NULL, 0, NULL}};
 

@@ -240,3 +240,62 @@ def test_rule_selection_counts_a_rules_conditions_as_parameters(monkeypatch, com
     tested = DraftRule([(0, "<=", 1.0), (0, ">", -1.0), (0, "<=", 2.0)], model, np.arange(50), 0.0)
     wide = (lambda low, high: (-1e9, 1e9))
     assert select_rules([plain, tested], cols, y, wide, np.zeros(50)) == [plain]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_rule_selection_keeps_a_rule_that_alone_covers_a_case(monkeypatch, compiled):
+    import c45rules.rules.regression as steps
+    from c45rules.rules.regression import DraftRule, select_rules
+    if not compiled:
+        monkeypatch.setattr(steps, "_native", None)
+    # 100 cases: y = 0 (90 cases), 1 (10); one rule says 0 on the 90, a second one 0.6 on the
+    # ten with 5 parameters, and the default says 0.5: by the estimate alone the second goes
+    # (its ten cases' error 0.4 times (10 + 5.5) / (10 - 5.5) is above the default's 0.5)
+    y = np.r_[np.zeros(90), np.ones(10)]
+    x = np.r_[np.zeros(90), np.ones(10)].reshape(-1, 1).repeat(4, axis=1)
+    cols = Columns(x, [0, 1, 2, 3], np.zeros((100, 0), dtype=np.int32), [], [], x)
+    none = np.array([], dtype=np.intp)
+    zeros = DraftRule([(0, "<=", 0.5)], Fitted(0.0, none, np.zeros(0), 0.0, 0.0), np.arange(100) < 90, 0.0)
+    ones = DraftRule([(0, ">", 0.5)], Fitted(0.6, np.arange(4), np.zeros(4), 0.0, 0.0), np.arange(100) >= 90, 0.0)
+    wide = (lambda low, high: (-1e9, 1e9))
+    default = np.full(100, 0.5)
+    monkeypatch.setattr(steps, "COVER_EVERY_CASE", False)
+    assert select_rules([zeros, ones], cols, y, wide, default) == [zeros]
+    # as in Cubist's models, every training case keeps a rule while the estimate decides
+    monkeypatch.setattr(steps, "COVER_EVERY_CASE", True)
+    assert select_rules([zeros, ones], cols, y, wide, default) == [zeros, ones]
+    # past max_rules any rule may go, the least harmful first
+    assert select_rules([zeros, ones], cols, y, wide, default, max_rules=1) == [zeros]
+    # a rule without conditions is not kept for its cases: the default (the training mean)
+    # takes them, not the root's linear model (learn/regression.py)
+    bare = DraftRule([], ones.model, ones.covered, 0.0)
+    assert select_rules([zeros, bare], cols, y, wide, default) == [zeros]
+    # a rule whose cases another rule covers may still go (here `ones`, while `every` covers
+    # its ten), and then `every`, a rule without conditions, though it alone covers them
+    every = DraftRule([], zeros.model, np.arange(100), 0.0)
+    assert select_rules([every, zeros, ones], cols, y, wide, default) == [zeros]
+
+
+def test_a_rare_term_stays_only_if_it_pays_for_itself_on_its_cases(monkeypatch):
+    # ames' Pool_Area: a coefficient fit on 2 pools among 644 houses fits their residuals; with
+    # RARE_TERM_ONE_IN a term acting on fewer than one case in that many must lower those
+    # cases' error by Quinlan's (m + 1) / (m - 1) (here 3) to stay
+    rng = np.random.default_rng(0)
+    x1 = rng.uniform(0, 10, 100)
+    pool = np.zeros(100)
+    pool[[10, 20]] = [500.0, 600.0]
+    y = 3 * x1 + rng.normal(0, 1, 100)
+    y[10] += 100
+    y[20] += 40
+    xf = np.column_stack([x1, pool])
+    monkeypatch.setattr(mt, "RARE_TERM_ONE_IN", 0)
+    assert mt.fit_linear(xf, y, np.array([0, 1])).columns.tolist() == [0, 1]
+    monkeypatch.setattr(mt, "RARE_TERM_ONE_IN", 10)
+    alone = mt.fit_linear(xf, y, np.array([0, 1]))
+    assert alone.columns.tolist() == [0]
+    # the rest are refit without it: the least squares of y on x1 alone
+    assert alone.coefs[0] == pytest.approx(np.polyfit(x1, y, 1)[0], rel=1e-6)
+    # a two-valued attribute on half the cases is no rare term: left to the elimination
+    half = (np.arange(100) % 2).astype(float)
+    y2 = 3 * x1 + 5 * half + rng.normal(0, 1, 100)
+    assert mt.fit_linear(np.column_stack([x1, half]), y2, np.array([0, 1])).columns.tolist() == [0, 1]

@@ -110,3 +110,13 @@ def test_each_node_of_the_model_tree_is_fit_once(monkeypatch):
         again = real(cols.xf[node.rows], y[node.rows], np.arange(cols.n_cont))
         assert node.model.intercept == again.intercept and node.model.error == again.error
         assert np.array_equal(node.model.columns, again.columns) and np.array_equal(node.model.coefs, again.coefs)
+
+
+def test_compiled_rule_selection_keeps_the_numpy_rules_when_every_case_keeps_a_rule(monkeypatch):
+    # the switch COVER_EVERY_CASE (off by default) guards the same rules in both loops
+    monkeypatch.setattr(steps, "COVER_EVERY_CASE", True)
+    ds, y = regression_frame(mixed_frame(), "y")
+    compiled, numpy_steps = both_ways(monkeypatch, ds, y, committees=2)
+    assert compiled == numpy_steps
+    monkeypatch.setattr(steps, "COVER_EVERY_CASE", False)
+    assert dump_yaml(fit_regression(ds, y, committees=2)) != numpy_steps
