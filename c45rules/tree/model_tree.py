@@ -508,9 +508,11 @@ def _node_fit(node: MNode, cols: Columns, y: np.ndarray, candidates: np.ndarray)
 
 
 def smoothed_leaf_models(root: MNode, n_cont: int, cols: Columns | None = None,
-                         y: np.ndarray | None = None) -> dict[int, tuple[float, np.ndarray]]:
+                         y: np.ndarray | None = None,
+                         every_node: bool = False) -> dict[int, tuple[float, np.ndarray]]:
     """Each leaf's model smoothed with its ancestors' (step 4): id(leaf) -> (intercept, dense
-    coefficients over the continuous columns).
+    coefficients over the continuous columns); with `every_node`, each inner node's too, the
+    same blend from the node up (rules/regression.py, RULES_FROM_EVERY_NODE).
 
     With `cols` and `y` and SMOOTHING == "cubist", each blend's weight comes from the two
     models' residuals on the cases below (`smoothing_weight`); otherwise M5's n / (n + k)."""
@@ -523,7 +525,7 @@ def smoothed_leaf_models(root: MNode, n_cont: int, cols: Columns | None = None,
     out: dict[int, tuple[float, np.ndarray]] = {}
 
     def walk(node: MNode, path: list[MNode]) -> None:
-        if node.is_leaf:
+        if node.is_leaf or every_node:
             b0, c = dense(node.model)
             below = node
             for parent in reversed(path):
@@ -537,7 +539,6 @@ def smoothed_leaf_models(root: MNode, n_cont: int, cols: Columns | None = None,
                 c = w * c + (1 - w) * qc
                 below = parent
             out[id(node)] = (b0, c)
-            return
         for child in node.children:
             walk(child, path + [node])
 
