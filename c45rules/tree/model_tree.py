@@ -198,6 +198,10 @@ the order airquality, cpus, auto, diabetes, boston, concrete, friedman1 (before:
   every case (to exactly that model on the six folds checked), so the addition is a duplicate that only re-weights the greedy
   selection (.996 .918 .910 1.003 .939 .897 1.042 by default; ten committees cpus .941 ->
   .993, diabetes .999 -> 1.012);
+- kept as an option, off (rules/regression.py RULES_FROM_EVERY_NODE): every inner node of the
+  pruned tree proposes a rule too, its model smoothed as a leaf's: .987 .877 .932 1.004 .954
+  .927 1.003, diamonds .963 (friedman1 96.4 rules a fold) / .914 .984 .931 1.014 .913 .828,
+  diabetes' committees above Cubist; a fit of all of diamonds takes 8.4 CPU s against 4.5;
 - the median rule of the sixth round moves diabetes' committees without a direction: it
   removes candidates in about 40% of a ten-committee fit's 1,870 linear fits, nearly all of
   5-7 cases (the tree's leaves; the attribute sex, coded 1/2, in 746 of 789 on fold 0, s4 in
