@@ -299,3 +299,36 @@ def test_a_rare_term_stays_only_if_it_pays_for_itself_on_its_cases(monkeypatch):
     half = (np.arange(100) % 2).astype(float)
     y2 = 3 * x1 + 5 * half + rng.normal(0, 1, 100)
     assert mt.fit_linear(np.column_stack([x1, half]), y2, np.array([0, 1])).columns.tolist() == [0, 1]
+
+
+def test_every_nodes_smoothed_model_for_the_rules_from_inner_nodes():
+    # the root has no ancestor: its own model; a leaf's blend is unchanged by the option
+    root, cols, y = two_leaf_tree()
+    leaves_only = smoothed_leaf_models(root, 1, cols, y)
+    every = smoothed_leaf_models(root, 1, cols, y, every_node=True)
+    assert id(root) not in leaves_only
+    assert every[id(root)][0] == 10.0 and every[id(root)][1].tolist() == [0.0]
+    for leaf in root.children:
+        assert every[id(leaf)][0] == leaves_only[id(leaf)][0]
+        assert every[id(leaf)][1].tolist() == leaves_only[id(leaf)][1].tolist()
+
+
+def test_inner_nodes_propose_rules(monkeypatch):
+    # a tree x <= 19 | x > 19 over a target that is one line everywhere: the root's rule (no
+    # conditions) is among the candidates and fits every case, so the selection keeps it alone
+    import c45rules.rules.regression as steps
+    x = np.arange(40, dtype=float).reshape(-1, 1)
+    y = 3.0 * x[:, 0] + np.where(np.arange(40) % 2, 0.5, -0.5)
+    cols = Columns(x, [0], np.zeros((40, 0), dtype=np.int32), [], [], x)
+    line = mt.fit_linear(x, y, np.array([0]))
+    left = MNode(np.arange(20), model=mt.fit_linear(x[:20], y[:20], np.array([0])))
+    right = MNode(np.arange(20, 40), model=mt.fit_linear(x[20:], y[20:], np.array([0])))
+    root = MNode(np.arange(40), attribute=0, cut=19.0, children=[left, right], model=line)
+    tests = steps.path_tests(root, cols, every_node=True)
+    assert [(node is root, t) for node, t in tests][0] == (True, [])
+    assert len(tests) == 3 and len(steps.path_tests(root, cols)) == 2
+    wide = (lambda low, high: (-1e9, 1e9))
+    default = np.full(40, y.mean())
+    monkeypatch.setattr(steps, "RULES_FROM_EVERY_NODE", True)
+    rules = steps.rules_from_tree(root, smoothed_leaf_models(root, 1, cols, y, True), cols, y, None, wide, default)
+    assert [r.tests for r in rules] == [[]]
