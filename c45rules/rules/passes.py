@@ -159,16 +159,14 @@ class _Conditions:
         # per attribute, its threshold conditions of either side (their cuts' rows made at once)
         self.thresholds = {a: np.flatnonzero((paths.attribute == a) & (paths.kind == THRESHOLD))
                            for a in np.unique(paths.attribute).tolist()}
-        # per row array (its id): (row, _plan's answer), for every row array of the pass (a
-        # round's chunks of rules each have their own)
-        self._planned: dict[int, tuple[np.ndarray, tuple]] = {}
+        self._planned: tuple[np.ndarray, tuple] | None = None    # (row, _plan's answer) of the last rows made
         # truth's words per thread (_sliced's rooms), each reused slice after slice
         self._rows: list[np.ndarray] = []
         self._batch_columns: tuple[Dataset, tuple] | None = None    # _columns' last batch and its columns
 
     def __getstate__(self) -> dict:
         # sent to Spark executors with a pass's closure: the last pass's plan stays here
-        return {**self.__dict__, "_planned": {}, "_rows": [], "_batch_columns": None}
+        return {**self.__dict__, "_planned": None, "_rows": [], "_batch_columns": None}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -285,7 +283,6 @@ class _Conditions:
         stages between)."""
         self._rows = []
         self._batch_columns = None
-        self._planned = {}
 
     def _plan(self, row: np.ndarray) -> tuple[dict[int, np.ndarray], list[tuple], tuple]:
         """What truth makes for the rows `row` places, the same for every slice of a pass (at 1M
@@ -294,9 +291,8 @@ class _Conditions:
         kind, side, the conditions, their first row, and per condition its cut's place among
         the attribute's cuts or its value); and the same as slice_truth's entries, cuts, cuts'
         offsets and subset masks."""
-        held = self._planned.get(id(row))
-        if held is not None and held[0] is row:
-            return held[1]
+        if self._planned is not None and self._planned[0] is row:
+            return self._planned[1]
         p = self.paths
         cuts_of = {a: np.unique(p.cut[t[row[t] >= 0]]) for a, t in self.thresholds.items()}
         plan = []
@@ -328,7 +324,7 @@ class _Conditions:
         compiled = (np.ascontiguousarray(np.concatenate(entries) if entries else np.zeros((0, 6), dtype=np.int64)),
                     np.concatenate([np.zeros(0)] + [cuts_of[a] for a in sorted(cuts_of)]).astype(np.float64),
                     cut_at, np.concatenate([np.zeros(0, dtype=np.uint8)] + masks))
-        self._planned[id(row)] = (row, (cuts_of, plan, compiled))
+        self._planned = (row, (cuts_of, plan, compiled))
         return cuts_of, plan, compiled
 
 
@@ -392,26 +388,21 @@ def slice_threads(jobs: int = 1) -> int:
 def _sliced(conds: _Conditions, batch: Dataset, width: int, work: Callable[[int, int, int], Any],
             threads: int) -> Iterator[Any]:
     """work(room, lo, hi) for each of the batch's slices (_slices(batch, width)), the results in
-    slice order, on up to `threads` threads (_spread)."""
-    return _spread(conds, list(_slices(batch, width)), work, threads)
-
-
-def _spread(conds: _Conditions, spans: list[tuple], work: Callable[..., Any], threads: int) -> Iterator[Any]:
-    """work(room, *span) for each span, the results in order, on up to `threads` threads: the
-    truth rows and the compiled counts let go of the GIL, so a pass's slices are counted on
-    every core. `room` (0 .. threads - 1): the thread's own truth buffer (_Conditions.truth)
-    and whatever else `work` keeps per thread."""
+    slice order, on up to `threads` threads: the truth rows and the compiled counts let go of
+    the GIL, so a pass's slices are counted on every core. `room` (0 .. threads - 1): the
+    thread's own truth buffer (_Conditions.truth) and whatever else `work` keeps per thread."""
+    spans = list(_slices(batch, width))
     threads = max(1, min(threads, len(spans)))
     conds.rooms(threads)
     if threads == 1:
-        for span in spans:
-            yield work(0, *span)
+        for lo, hi in spans:
+            yield work(0, lo, hi)
         return
     free: queue.SimpleQueue = queue.SimpleQueue()
     for room in range(threads):
         free.put(room)
 
-    def run(span: tuple) -> Any:
+    def run(span: tuple[int, int]) -> Any:
         room = free.get()
         try:
             return work(room, *span)
@@ -511,15 +502,22 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
     `threads`: a batch's slices counted on up to that many threads (_sliced)."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
-    # the rules in ascending order of their lists (rules sharing first conditions side by
-    # side), their tables so too until the pass is done
-    lists = [levels[r] for r in rules]
-    order = sorted(range(k), key=lists.__getitem__)
-    lists = [lists[i] for i in order]
-    klass = targets[np.asarray(rules, dtype=np.int64)[order]].astype(np.int32) if k else np.zeros(0, dtype=np.int32)
-    chunks = _chunks(conds, lists, klass, _CHUNK_ROWS)
+    # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
+    row, flat, ptr = _rule_rows(conds, [levels[r] for r in rules])
+    everyone_at = int(row[conds.count])
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    klass = None
+    if _native is not None:
+        klass = targets[np.asarray(rules, dtype=np.int64)].astype(np.int32)
+    else:
+        # the rules grouped by their number of conditions: each group's conditions one array
+        by_width = sorted(range(k), key=lambda i: len(levels[rules[i]]))
+        for m in sorted({len(levels[r]) for r in rules}):
+            at = np.array([i for i in by_width if len(levels[rules[i]]) == m], dtype=np.int64)
+            idx = row[np.array([levels[rules[i]] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
+            groups.append((at, idx, targets[np.asarray(rules)[at]]))
     tally = tallies is not None
-    pooled = _Pooled.of(lists, klass) if pools and _native is not None and k else None
+    pooled = _Pooled.of([levels[r] for r in rules], klass) if pools and klass is not None and k else None
 
     def zero() -> list:
         return _RoundTable([np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64),
@@ -533,23 +531,20 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             tallied.add(batch)
         if pooled is not None and conds.pool_tables(batch, pooled, t0, e0, td, ed):
             return table
-        by_leaf = conds.leaf_order(batch)
-        if by_leaf is not None:
-            batch = batch.subset(by_leaf)
+        order = conds.leaf_order(batch)
+        if order is not None:
+            batch = batch.subset(order)
 
-        def work(room: int, c: int, lo: int, hi: int) -> None:
+        def work(room: int, lo: int, hi: int) -> None:
             # each thread counts into its own room's counts (added in once the pass is done)
-            chunk = chunks[c]
-            bits = conds.truth(batch, lo, hi, chunk.row, room)
+            bits = conds.truth(batch, lo, hi, row, room)
             y = batch.y[lo:hi]
             wrong = _bits(np.arange(n_classes)[:, None] != y[None, :])
-            mine = [x[chunk.lo:chunk.hi] for x in table.room(room)]
             if _native is not None:
-                _native.round_tables(bits, hi - lo, wrong, chunk.flat, chunk.ptr, chunk.klass, *mine)
+                _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, *table.room(room))
             else:
-                _count_numpy(bits, wrong, chunk.groups, chunk.everyone_at, *mine)
-        spans = [(c, lo, hi) for c, chunk in enumerate(chunks) for lo, hi in _slices(batch, chunk.everyone_at + 1)]
-        for _ in _spread(conds, spans, work, threads):
+                _count_numpy(bits, wrong, groups, everyone_at, *table.room(room))
+        for _ in _sliced(conds, batch, everyone_at + 1, work, threads):
             pass
         return table
 
@@ -560,77 +555,11 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             a[4].merge(b[4])
         return a
 
-    counted = reduce_batches(batches, zero, count, merge).folded()
+    t0, e0, td, ed, tallied = reduce_batches(batches, zero, count, merge).folded()
     conds.let_go()
     if tallies is not None:
-        tallies.merge(counted[4])
-    # back in the order of `rules`
-    back = np.empty(k, dtype=np.int64)
-    back[order] = np.arange(k)
-    t0, e0, td, ed = (x[back] for x in counted[:4])
+        tallies.merge(tallied)
     return t0, e0, td, ed
-
-
-# the most truth rows (conditions) a chunk of a round's rules reads: its slices of cases are
-# then at least _CELLS / _CHUNK_ROWS long (65,536 cases), where all of a round's conditions at
-# once left slices of ~500 cases at 1M rows, and every rule paid its set-up and its rows'
-# cache misses on every slice
-_CHUNK_ROWS = 1 << 12
-
-
-@dataclass
-class _Chunk:
-    """Rules lo..hi-1 of a round (in its order) with the truth rows they read: rows_of's `row`,
-    the compiled module's rule lists (flat, ptr), their classes, and numpy's groups."""
-
-    lo: int
-    hi: int
-    row: np.ndarray
-    flat: np.ndarray
-    ptr: np.ndarray
-    klass: np.ndarray
-    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
-
-    @property
-    def everyone_at(self) -> int:
-        """The all-cases row's place: the rows before it are the chunk's conditions'."""
-        return int(self.row[-1])
-
-
-def _chunks(conds: _Conditions, lists: list[list[int]], klass: np.ndarray, most: int) -> list[_Chunk]:
-    """The rules (their condition lists, in order; their classes) cut into runs reading at most
-    `most` distinct conditions each (a rule alone may read more); the runs' truth rows are made
-    apart, so a condition shared by two runs is made twice (rules sharing first conditions side
-    by side share most of theirs)."""
-    cuts = [0]
-    seen: set[int] = set()
-    for i, lst in enumerate(lists):
-        if seen and len(seen) + sum(c not in seen for c in lst) > most:
-            cuts.append(i)
-            seen = set()
-        seen.update(lst)
-    cuts.append(len(lists))
-    chunks = []
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
-        if lo == hi:
-            continue
-        row, flat, ptr = _rule_rows(conds, lists[lo:hi])
-        groups = [] if _native is not None else _numpy_groups(row, lists[lo:hi], klass[lo:hi])
-        chunks.append(_Chunk(lo, hi, row, flat, ptr, klass[lo:hi], groups))
-    return chunks
-
-
-def _numpy_groups(row: np.ndarray, lists: list[list[int]], klass: np.ndarray
-                  ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """_count_numpy's groups: the rules grouped by their number of conditions, each group's
-    places, truth rows (one array) and classes."""
-    groups = []
-    by_width = sorted(range(len(lists)), key=lambda i: len(lists[i]))
-    for m in sorted({len(lst) for lst in lists}):
-        at = np.array([i for i in by_width if len(lists[i]) == m], dtype=np.int64)
-        idx = row[np.array([lists[i] for i in at.tolist()], dtype=np.int64).reshape(len(at), m)]
-        groups.append((at, idx, klass[at]))
-    return groups
 
 
 def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]],

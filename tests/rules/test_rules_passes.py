@@ -139,44 +139,6 @@ def test_compiled_and_numpy_passes_agree(monkeypatch):
         assert dump_yaml(numpy_made) == dump_yaml(streamed) == dump_yaml(memory), name
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_round_counts_in_chunks_of_rules_equal_one_chunk(compiled, monkeypatch):
-    """A round's rules are counted in chunks, each reading at most _CHUNK_ROWS conditions'
-    truth rows over longer slices: the same counts as all the rules over one set of rows,
-    on one thread or two."""
-    if compiled and passes._native is None:
-        pytest.skip("no compiled module")
-    if not compiled:
-        monkeypatch.setattr(passes, "_native", None)
-    ds, _ = load_stem(R.stem("crx"))
-    tree = learn_tree(ds).unpruned_flat
-    conds = passes._Conditions(tree)
-    p = conds.paths
-    rng = np.random.default_rng(3)
-    # every leaf's path, and each without one of its conditions, in no particular order
-    lists = [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(len(p.leaf_class))]
-    lists += [lst[:d] + lst[d + 1:] for lst, d in ((lst, int(rng.integers(len(lst)))) for lst in lists)
-              if len(lst) > 1]
-    rng.shuffle(lists)
-    targets = np.resize(p.leaf_class, len(lists)).astype(np.int64)
-    rules = list(range(len(lists)))
-    n_classes = len(ds.schema.classes)
-    made = {}
-    for most, threads in ((1 << 30, 1), (6, 1), (6, 2)):
-        monkeypatch.setattr(passes, "_CHUNK_ROWS", most)
-        chunks = passes._chunks(conds, lists, np.zeros(len(lists), dtype=np.int32), most)
-        assert all(len(np.unique(np.concatenate([lists[i] for i in range(c.lo, c.hi)]))) <= max(most, 1)
-                   or c.hi - c.lo == 1 for c in chunks)
-        assert (len(chunks) == 1) == (most > 1000)
-        made[most, threads] = [x.tolist() for x in passes._round_counts(
-            conds, batches(ds, 300), rules, lists, targets, n_classes, None, ds.schema, threads=threads)]
-    assert made[1 << 30, 1] == made[6, 1] == made[6, 2]
-    # and they are the counts: rule 0's T0 and E0 from its conditions' truth
-    holds = np.logical_and.reduce([conds.condition(c).satisfied(ds) for c in lists[0]])
-    assert made[6, 1][0][0] == int(holds.sum())
-    assert made[6, 1][1][0] == int((holds & (ds.y != targets[0])).sum())
-
-
 def test_round_tables_equal_numpy_counts():
     from c45rules.rules import passes
     if passes._native is None:
