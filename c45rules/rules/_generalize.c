@@ -2544,13 +2544,16 @@ static PyObject *py_slice_truth(PyObject *self, PyObject *args) {
                 if (isnan(value)) continue;
                 uint64_t bit = 1ULL << (j & 63);
                 known[j >> 6] |= bit;
-                /* rank: the cuts below the value; the case is at most every cut from it on */
-                int64_t l = 0, h = nc;
-                while (l < h) {
-                    int64_t mid = (l + h) >> 1;
-                    if (c[mid] < value) l = mid + 1;
-                    else h = mid;
+                /* rank: the cuts below the value; the case is at most every cut from it on.
+                   Without branches (a value's side of a cut is data) */
+                const double *base = c;
+                int64_t len = nc;
+                while (len > 1) {
+                    int64_t half = len >> 1;
+                    base = base[half - 1] < value ? base + half : base;
+                    len -= half;
                 }
+                int64_t l = (base - c) + (*base < value);
                 if (l < nc) scratch[l * W + (j >> 6)] |= bit;
             }
             for (int64_t r = 1; r < nc; r++)
