@@ -266,6 +266,27 @@ def test_compiled_truth_rows_equal_numpy_ones(subset, monkeypatch):
         assert np.array_equal(got[row[compiled.count]], passes._bits(np.ones((1, hi - lo), dtype=bool))[0])
 
 
+def test_slice_truth_ranks_values_among_any_cuts():
+    """slice_truth's thresholds on random cuts (1 to 70 of them, values equal to cuts, unknown
+    values): each side's row is the comparison's, the all-cases row every case."""
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        cuts = np.unique(rng.integers(0, 100, int(rng.integers(1, 70))).astype(float))
+        n, nc = int(rng.integers(1, 300)), len(cuts)
+        x = rng.integers(-5, 105, n).astype(float)
+        x[rng.random(n) < 0.1] = np.nan
+        entries = np.array([[0, passes.THRESHOLD, side, j, 0, 2 * j + side] for j in range(nc) for side in (0, 1)],
+                           dtype=np.int64)
+        out = np.zeros((2 * nc + 1, -(-n // 64)), dtype=np.uint64)
+        passes._native.slice_truth((x,), n, 0, n, entries, cuts, np.array([0, nc], dtype=np.int64),
+                                   np.zeros(0, dtype=np.uint8), 2 * nc, out)
+        with np.errstate(invalid="ignore"):
+            want = np.concatenate([np.stack([x <= c, x > c]) for c in cuts] + [np.ones((1, n), dtype=bool)])
+        assert np.array_equal(out, passes._bits(want))
+
+
 def test_packed_covers_are_the_groups_of_each_rule():
     from c45rules.rules import passes
     rng = np.random.default_rng(2)
