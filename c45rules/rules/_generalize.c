@@ -2331,6 +2331,9 @@ static PyObject *py_fire_lists(PyObject *self, PyObject *args) {
     if (packed) {
         uint8_t scratch[5];
         int64_t words = 0;
+        /* the packing runs without the GIL too (threads count slices at once, passes.py
+           _sliced); the bytes object is this call's alone until it returns */
+        Py_BEGIN_ALLOW_THREADS
         for (int64_t c = 0; c < n; c++) {
             int64_t bytes = 0;
             uint32_t prev = (uint32_t)-1;
@@ -2340,9 +2343,11 @@ static PyObject *py_fire_lists(PyObject *self, PyObject *args) {
             }
             words += (bytes + 3) / 4;
         }
+        Py_END_ALLOW_THREADS
         out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(words * 4));
         if (!out) goto done;
         uint8_t *put = (uint8_t *)PyBytes_AS_STRING(out);
+        Py_BEGIN_ALLOW_THREADS
         memset(put, 0, (size_t)words * 4);
         int64_t from = 0;
         for (int64_t c = 0; c < n; c++) {
@@ -2357,6 +2362,7 @@ static PyObject *py_fire_lists(PyObject *self, PyObject *args) {
             from += (bytes + 3) / 4;
         }
         at[n] = from;
+        Py_END_ALLOW_THREADS
     }
 done:
     free(plain);
@@ -2451,6 +2457,158 @@ static PyObject *py_value_rows(PyObject *self, PyObject *args) {
     return Py_NewRef(Py_None);
 }
 
+PyDoc_STRVAR(slice_truth_doc,
+"slice_truth(columns, n_all, lo, n, entries, cuts, cut_at, masks, everyone, out)\n\n"
+"Condition truth rows of cases lo..lo+n-1 of a batch of n_all cases (passes.py _Conditions.truth),\n"
+"in one call without the GIL. out: uint64, rows of W = ceil(n / 64) words; row `everyone` gets\n"
+"every case. entries: int64 rows of (attribute, kind, side, param, length, row), grouped by\n"
+"attribute: a THRESHOLD entry's row gets the cases valued at most (side 0) or above (side 1)\n"
+"cuts[cut_at[a] + param] (cut_at: int64 per attribute to the last tested, one more; each attribute's cuts ascending,\n"
+"distinct), a DISCRETE one the cases valued `param`, a SUBSET one those whose value v has\n"
+"masks[param + v] set (v < length). columns: per attribute its column over the batch (float64\n"
+"for thresholds, int32 otherwise; None if untested). Unknown values (NaN, negative) are in no\n"
+"row; padding bits 0. Every entry's row is written whole.");
+
+static PyObject *py_slice_truth(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[5];
+    PyObject *columns;
+    Py_ssize_t n_all, lo, n, everyone;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "O!nnny*y*y*y*nw*", &PyTuple_Type, &columns, &n_all, &lo, &n, &v[0], &v[1], &v[2],
+                          &v[3], &everyone, &v[4]))
+        return NULL;
+    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
+    Py_buffer *cols = calloc((size_t)n_attr + 1, sizeof(Py_buffer));
+    uint64_t *scratch = NULL;
+    PyObject *out = NULL;
+    int64_t W = (n + 63) / 64, n_entries = v[0].len / 48, n_cuts = v[1].len / 8;
+    int64_t n_rows = W ? v[4].len / 8 / W : 0;
+    const int64_t *e = v[0].buf, *cut_at = v[2].buf;
+    const double *cuts = v[1].buf;
+    const uint8_t *masks = v[3].buf;
+    uint64_t *rows = v[4].buf;
+    if (!cols) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t n_cut_at = v[2].len / 8;
+    if (n < 0 || lo < 0 || lo + n > n_all || v[0].len % 48 || v[2].len % 8 || v[4].len != n_rows * W * 8 || everyone < 0 || everyone >= n_rows) {
+        PyErr_SetString(PyExc_ValueError, "slice_truth: array sizes do not agree");
+        goto done;
+    }
+    /* check every entry, and take each tested column once, of its kind's type */
+    int64_t most_cuts = 0;
+    for (int64_t i = 0; i < n_entries; i++) {
+        const int64_t *x = e + 6 * i;
+        int64_t a = x[0], kind = x[1];
+        if (a < 0 || a >= n_attr || kind < DISCRETE || kind > SUBSET || x[5] < 0 || x[5] >= n_rows
+            || (kind == THRESHOLD && (a + 1 >= n_cut_at || cut_at[a] < 0 || cut_at[a] > cut_at[a + 1] || cut_at[a + 1] > n_cuts
+                                      || x[3] < 0 || x[3] >= cut_at[a + 1] - cut_at[a]))
+            || (kind == SUBSET && (x[3] < 0 || x[4] < 0 || x[3] + x[4] > v[3].len))) {
+            PyErr_Format(PyExc_ValueError, "slice_truth: entry %lld is malformed", (long long)i);
+            goto done;
+        }
+        if (kind == THRESHOLD && cut_at[a + 1] - cut_at[a] > most_cuts) most_cuts = cut_at[a + 1] - cut_at[a];
+        if (cols[a].obj) continue;
+        Py_ssize_t item = kind == THRESHOLD ? 8 : 4;
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(columns, a), &cols[a], PyBUF_SIMPLE)) goto done;
+        if (cols[a].len != n_all * item) {
+            PyErr_Format(PyExc_ValueError, "slice_truth: column %lld has %zd bytes, expected %zd", (long long)a,
+                         cols[a].len, n_all * item);
+            goto done;
+        }
+    }
+    /* a threshold attribute's rows per rank, then its known cases */
+    scratch = malloc(((size_t)most_cuts + 1) * (size_t)W * 8 + 8);
+    if (!scratch) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    uint64_t *all = rows + everyone * W;
+    for (int64_t w = 0; w < W; w++) all[w] = ~0ULL;
+    if (n % 64) all[W - 1] = (1ULL << (n % 64)) - 1;
+    for (int64_t i = 0; i < n_entries;) {
+        /* the run of entries of one attribute and kind */
+        int64_t a = e[6 * i], kind = e[6 * i + 1], end = i + 1;
+        while (end < n_entries && e[6 * end] == a && e[6 * end + 1] == kind) end++;
+        if (kind == THRESHOLD) {
+            const double *x = (const double *)cols[a].buf + lo, *c = cuts + cut_at[a];
+            int64_t nc = cut_at[a + 1] - cut_at[a];
+            uint64_t *known = scratch + nc * W;
+            memset(scratch, 0, (size_t)(nc + 1) * (size_t)W * 8);
+            for (int64_t j = 0; j < n; j++) {
+                double value = x[j];
+                if (isnan(value)) continue;
+                uint64_t bit = 1ULL << (j & 63);
+                known[j >> 6] |= bit;
+                /* rank: the cuts below the value; the case is at most every cut from it on.
+                   Without branches (a value's side of a cut is data) */
+                const double *base = c;
+                int64_t len = nc;
+                while (len > 1) {
+                    int64_t half = len >> 1;
+                    base = base[half - 1] < value ? base + half : base;
+                    len -= half;
+                }
+                int64_t l = (base - c) + (*base < value);
+                if (l < nc) scratch[l * W + (j >> 6)] |= bit;
+            }
+            for (int64_t r = 1; r < nc; r++)
+                for (int64_t w = 0; w < W; w++) scratch[r * W + w] |= scratch[(r - 1) * W + w];
+            for (int64_t k = i; k < end; k++) {
+                const uint64_t *at_most = scratch + e[6 * k + 3] * W;
+                uint64_t *row = rows + e[6 * k + 5] * W;
+                if (e[6 * k + 2] == 0) memcpy(row, at_most, (size_t)W * 8);
+                else for (int64_t w = 0; w < W; w++) row[w] = ~at_most[w] & known[w];
+            }
+        } else {
+            const int32_t *x = (const int32_t *)cols[a].buf + lo;
+            for (int64_t k = i; k < end; k++) memset(rows + e[6 * k + 5] * W, 0, (size_t)W * 8);
+            /* discrete: one sweep of the column, each case's value to its row (value_of: the
+               first entry of each value, -1 none; an entry repeating a value copies its row) */
+            int64_t top = -1;
+            for (int64_t k = i; kind == DISCRETE && k < end; k++) if (e[6 * k + 3] > top) top = e[6 * k + 3];
+            int64_t *value_of = kind == DISCRETE ? malloc((size_t)(top + 1) * 8 + 8) : NULL;
+            if (value_of) {
+                for (int64_t t = 0; t <= top; t++) value_of[t] = -1;
+                for (int64_t k = i; k < end; k++)
+                    if (e[6 * k + 3] >= 0 && value_of[e[6 * k + 3]] < 0) value_of[e[6 * k + 3]] = e[6 * k + 5];
+                for (int64_t j = 0; j < n; j++)
+                    if (x[j] >= 0 && x[j] <= top && value_of[x[j]] >= 0)
+                        rows[value_of[x[j]] * W + (j >> 6)] |= 1ULL << (j & 63);
+                for (int64_t k = i; k < end; k++)
+                    if (e[6 * k + 3] >= 0 && value_of[e[6 * k + 3]] != e[6 * k + 5])
+                        memcpy(rows + e[6 * k + 5] * W, rows + value_of[e[6 * k + 3]] * W, (size_t)W * 8);
+                free(value_of);
+            } else if (kind == DISCRETE) {
+                failed = 1;
+            }
+            for (int64_t k = i; kind == SUBSET && k < end; k++) {
+                uint64_t *row = rows + e[6 * k + 5] * W;
+                const uint8_t *mask = masks + e[6 * k + 3];
+                int64_t len = e[6 * k + 4];
+                for (int64_t j = 0; j < n; j++)
+                    if (x[j] >= 0 && x[j] < len && mask[x[j]]) row[j >> 6] |= 1ULL << (j & 63);
+            }
+        }
+        i = end;
+    }
+    Py_END_ALLOW_THREADS
+    if (failed) PyErr_NoMemory();
+    else out = Py_NewRef(Py_None);
+done:
+    free(scratch);
+    if (cols) {
+        release_views(cols, n_attr);
+        free(cols);
+    }
+    release_views(v, 5);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"generalise", py_generalise, METH_VARARGS, generalise_doc},
     {"pessimistic_pair", py_pessimistic_pair, METH_VARARGS, pessimistic_pair_doc},
@@ -2466,6 +2624,7 @@ static PyMethodDef methods[] = {
     {"fire_lists", py_fire_lists, METH_VARARGS, fire_lists_doc},
     {"group_lists", py_group_lists, METH_VARARGS, group_lists_doc},
     {"value_rows", py_value_rows, METH_VARARGS, value_rows_doc},
+    {"slice_truth", py_slice_truth, METH_VARARGS, slice_truth_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -165,10 +165,11 @@ class _Conditions:
         self._planned: tuple[np.ndarray, tuple] | None = None    # (row, _plan's answer) of the last rows made
         # truth's words per thread (_sliced's rooms), each reused slice after slice
         self._rows: list[np.ndarray] = []
+        self._batch_columns: tuple[Dataset, tuple] | None = None    # _columns' last batch and its columns
 
     def __getstate__(self) -> dict:
         # sent to Spark executors with a pass's closure: the last pass's plan stays here
-        return {**self.__dict__, "_planned": None, "_rows": []}
+        return {**self.__dict__, "_planned": None, "_rows": [], "_batch_columns": None}
 
     def condition(self, c: int) -> CondTest:
         return self.paths.condition(c)
@@ -236,9 +237,20 @@ class _Conditions:
         if len(self._rows[room]) < size:
             self._rows[room] = np.empty(size, dtype=np.uint64)
         out = self._rows[room][:size].reshape(-1, words)
-        out[row[self.count]] = _value_rows(np.zeros(n, dtype=np.int64), 1, words)[0]
+        cuts_of, plan, compiled = self._plan(row)
+        if _native is not None:
+            # one call without the GIL: threads counting slices at once make their rows at once
+            # (numpy's calls a group at a time held it between them, and copied each block twice)
+            _native.slice_truth(self._columns(batch), batch.n, lo, n, *compiled, int(row[self.count]), out)
+            return out
+        return self._truth_numpy(batch, lo, hi, cuts_of, plan, out)
+
+    def _truth_numpy(self, batch: Dataset, lo: int, hi: int, cuts_of: dict[int, np.ndarray], plan: list[tuple],
+                     out: np.ndarray) -> np.ndarray:
+        """truth without the compiled module: `plan` (_plan's) made into `out`, a group at a time."""
+        words = out.shape[1]
+        out[-1] = _value_rows(np.zeros(hi - lo, dtype=np.int64), 1, words)[0]
         made: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # per attribute: _at_most_rows' rows
-        cuts_of, plan = self._plan(row)
         for a, kind, side, mine, start, at in plan:
             col = batch.columns[a][lo:hi]
             block = out[start:start + len(mine)]
@@ -254,33 +266,69 @@ class _Conditions:
                 block[:] = _bits(np.stack([self.condition(c).holds(col) for c in mine.tolist()]))
         return out
 
+    def _columns(self, batch: Dataset) -> tuple:
+        """The batch's columns as slice_truth reads them (the last batch's kept: its slices share them)."""
+        held = self._batch_columns
+        if held is None or held[0] is not batch:
+            kinds = {int(a): int(k) for a, k in zip(self.paths.attribute, self.paths.kind)}
+            held = self._batch_columns = (batch, tuple(
+                np.ascontiguousarray(col, dtype=np.float64 if kinds[a] == THRESHOLD else np.int32)
+                if a in kinds else None for a, col in enumerate(batch.columns)))
+        return held[1]
+
     def rooms(self, count: int) -> None:
         """Make at least `count` truth buffers (made before threads share them: none is added then)."""
         while len(self._rows) < count:
             self._rows.append(np.zeros(0, dtype=np.uint64))
 
     def let_go(self) -> None:
-        """Drop truth's buffers (at the end of a pass: not held through the stages between)."""
+        """Drop truth's buffers and the last batch (at the end of a pass: not held through the
+        stages between)."""
         self._rows = []
+        self._batch_columns = None
 
-    def _plan(self, row: np.ndarray) -> tuple[dict[int, np.ndarray], list[tuple]]:
+    def _plan(self, row: np.ndarray) -> tuple[dict[int, np.ndarray], list[tuple], tuple]:
         """What truth makes for the rows `row` places, the same for every slice of a pass (at 1M
         cases a pass has hundreds of slices, and these look-ups cost as much as the bits): per
         attribute its cuts (ascending, distinct), and per group of conditions made (attribute,
         kind, side, the conditions, their first row, and per condition its cut's place among
-        the attribute's cuts or its value)."""
+        the attribute's cuts or its value); and the same as slice_truth's entries, cuts, cuts'
+        offsets and subset masks."""
         if self._planned is not None and self._planned[0] is row:
             return self._planned[1]
         p = self.paths
         cuts_of = {a: np.unique(p.cut[t[row[t] >= 0]]) for a, t in self.thresholds.items()}
         plan = []
+        # slice_truth's entries (attribute, kind, side, param, length, row), its cuts and masks
+        entries: list[np.ndarray] = []
+        masks: list[np.ndarray] = []
+        mask_at = 0
         for a, kind, side, mine in self.groups:
             mine = mine[row[mine] >= 0]
             if len(mine):
                 at = np.searchsorted(cuts_of[a], p.cut[mine]) if kind == THRESHOLD else p.outcome[mine]
                 plan.append((a, kind, side, mine, int(row[mine[0]]), at))
-        self._planned = (row, (cuts_of, plan))
-        return cuts_of, plan
+                param, length = at.astype(np.int64), np.zeros(len(mine), dtype=np.int64)
+                if kind == SUBSET:
+                    for j, c in enumerate(mine.tolist()):
+                        values = p.values[c]
+                        mask = np.zeros(max(values, default=-1) + 1, dtype=np.uint8)
+                        mask[list(values)] = 1
+                        masks.append(mask)
+                        param[j], length[j] = mask_at, len(mask)
+                        mask_at += len(mask)
+                entries.append(np.stack([np.full(len(mine), a), np.full(len(mine), kind), np.full(len(mine), side),
+                                         param, length, row[mine]], axis=1).astype(np.int64))
+        n_attr = int(p.attribute.max(initial=-1)) + 1
+        cut_at = np.zeros(n_attr + 1, dtype=np.int64)
+        for a, cuts in cuts_of.items():
+            cut_at[a + 1] = len(cuts)
+        np.cumsum(cut_at, out=cut_at)
+        compiled = (np.ascontiguousarray(np.concatenate(entries) if entries else np.zeros((0, 6), dtype=np.int64)),
+                    np.concatenate([np.zeros(0)] + [cuts_of[a] for a in sorted(cuts_of)]).astype(np.float64),
+                    cut_at, np.concatenate([np.zeros(0, dtype=np.uint8)] + masks))
+        self._planned = (row, (cuts_of, plan, compiled))
+        return cuts_of, plan, compiled
 
 
 def _at_most_rows(col: np.ndarray, cuts: np.ndarray, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

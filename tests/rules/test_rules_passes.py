@@ -223,6 +223,70 @@ def test_threshold_and_value_rows(compiled, monkeypatch):
     assert (passes._value_rows(codes, 3, 3) == passes._bits(codes[None, :] == np.arange(3)[:, None])).all()
 
 
+@pytest.mark.parametrize("subset", [False, True])
+def test_compiled_truth_rows_equal_numpy_ones(subset, monkeypatch):
+    """The compiled slice_truth (one call a slice, without the GIL) makes the rows numpy makes:
+    any rows chosen, any slice (not a multiple of 64 cases), thresholds of both sides sharing
+    cuts, discrete and subset tests, unknown values (more of them made here) in none."""
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    ds, _ = load_stem(R.stem("crx"))
+    tree = learn_tree(ds, subset=subset).unpruned_flat
+    rng = np.random.default_rng(5)
+    holed = ds.subset(np.arange(ds.n))
+    for a, col in enumerate(holed.columns):
+        gone = rng.random(ds.n) < 0.1
+        if col.dtype.kind == "f":
+            col[gone] = np.nan
+        else:
+            col[gone] = -1
+    compiled, numpy_made = passes._Conditions(tree), passes._Conditions(tree)
+    kinds = set(compiled.paths.kind.tolist())
+    assert {passes.THRESHOLD, passes.DISCRETE if not subset else passes.SUBSET} <= kinds
+    def numpy_rows(*args):
+        raise AssertionError("the compiled truth made rows in numpy")
+    for trial in range(12):
+        used = np.flatnonzero(rng.random(compiled.count) < (1.0 if trial == 0 else rng.random()))
+        row = compiled.rows_of(used)
+        lo = int(rng.integers(0, ds.n - 1))
+        hi = int(rng.integers(lo + 1, ds.n + 1))
+        with monkeypatch.context() as m:
+            m.setattr(passes, "_at_most_rows", numpy_rows)
+            m.setattr(passes, "_value_rows", numpy_rows)
+            got = compiled.truth(holed, lo, hi, row).copy()
+        with monkeypatch.context() as m:
+            m.setattr(passes, "_native", None)
+            want = numpy_made.truth(holed, lo, hi, row)
+        assert got.shape == want.shape and np.array_equal(got, want)
+        # each made row is its condition's truth, unknown values in none
+        for c in used[:40].tolist():
+            with np.errstate(invalid="ignore"):
+                holds = compiled.condition(c).holds(holed.columns[compiled.paths.attribute[c]][lo:hi])
+            assert np.array_equal(got[row[c]], passes._bits(holds[None, :])[0])
+        assert np.array_equal(got[row[compiled.count]], passes._bits(np.ones((1, hi - lo), dtype=bool))[0])
+
+
+def test_slice_truth_ranks_values_among_any_cuts():
+    """slice_truth's thresholds on random cuts (1 to 70 of them, values equal to cuts, unknown
+    values): each side's row is the comparison's, the all-cases row every case."""
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        cuts = np.unique(rng.integers(0, 100, int(rng.integers(1, 70))).astype(float))
+        n, nc = int(rng.integers(1, 300)), len(cuts)
+        x = rng.integers(-5, 105, n).astype(float)
+        x[rng.random(n) < 0.1] = np.nan
+        entries = np.array([[0, passes.THRESHOLD, side, j, 0, 2 * j + side] for j in range(nc) for side in (0, 1)],
+                           dtype=np.int64)
+        out = np.zeros((2 * nc + 1, -(-n // 64)), dtype=np.uint64)
+        passes._native.slice_truth((x,), n, 0, n, entries, cuts, np.array([0, nc], dtype=np.int64),
+                                   np.zeros(0, dtype=np.uint8), 2 * nc, out)
+        with np.errstate(invalid="ignore"):
+            want = np.concatenate([np.stack([x <= c, x > c]) for c in cuts] + [np.ones((1, n), dtype=bool)])
+        assert np.array_equal(out, passes._bits(want))
+
+
 def test_packed_covers_are_the_groups_of_each_rule():
     from c45rules.rules import passes
     rng = np.random.default_rng(2)
