@@ -18,6 +18,10 @@ Cells are read as the default engine reads them (cli/cases.py, data/frame.py enc
   test, as there (with `strict`, an unseen value is an error naming the column);
 * every input column is written back as read, then the class, the rule id (0: the default
   class) and, when named, the decision's confidence.
+A CSV file of plain lines (engines/lines.py: no quote, CR or NUL, so each line is one record
+and each cell the text between two commas) is read as one text a line, split into its cells
+in SQL, and written as the line then the decision's cells: COPY's writer, whose cost grows
+with the columns, writes one column (`_line_source`, `_written_decisions`).
 Output rows keep the input's order: `preserve_insertion_order` stays on (with it off,
 DuckDB's parallel CSV reader writes blocks in whichever order its threads finish them).
 COPY then writes through DuckDB's batch writer, which keeps the blocks read ahead of the one
@@ -137,8 +141,9 @@ def _line_source(lines: exp.Expression, header: list[str], line: str, source: st
     kept = exp.Case(ifs=[exp.If(this=exp.EQ(this=fields, expression=exp.Literal.number(len(header))),
                                 true=text.copy())],
                     default=_error([_literal(f"{source}: a line without the header's {len(header)} fields")]))
-    cells = [exp.alias_(exp.Nullif(this=exp.Anonymous(this="list_extract", expressions=[parts.copy(), exp.Literal.number(i + 1)]),
-                                   expression=_literal("")), name, quoted=True) for i, name in enumerate(header)]
+    cells = [exp.alias_(exp.Nullif(this=exp.Anonymous(this="list_extract", expressions=[
+        parts.copy(), exp.Literal.number(i + 1)]), expression=_literal("")), name, quoted=True)
+        for i, name in enumerate(header)]
     inner = exp.select(text.copy(), exp.alias_(split, parts.name, quoted=True)).from_(lines)
     return exp.Subquery(this=exp.select(exp.alias_(kept, line, quoted=True), *cells).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("__c45rules_lines", quoted=True)))),
