@@ -353,6 +353,25 @@ def test_odd_texts_are_searched_once_a_row_and_each_cell_tested_where_found(crx_
     pd.testing.assert_frame_equal(b, a)
 
 
+def _watch(monkeypatch, note) -> None:
+    """duckdb.connect patched: `note(connection, sql)` is called before each statement runs."""
+    import duckdb
+    connect = duckdb.connect
+
+    class Watched:
+        def __init__(self, *args, **kwargs):
+            self.con = connect(*args, **kwargs)
+
+        def execute(self, sql, *args):
+            note(self.con, sql)
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self.con, name)
+
+    monkeypatch.setattr(duckdb, "connect", Watched)
+
+
 def _bytes(setting: str) -> float:
     """DuckDB's text of a memory size ('1.1 GiB', '488.2 MiB') in bytes."""
     number, unit = setting.split()
@@ -363,25 +382,11 @@ def test_copy_writes_on_every_thread_duckdb_is_given(crx_model, tmp_path, monkey
     # DuckDB's batch writer (COPY keeping the input order) runs on
     # min(threads, (memory_limit / 4) // (4 MiB x output columns) + 1) threads: with the fixed
     # 512 MB it took 1 of 2 for the synth files' 33 columns, and with it the whole query ran on one core
-    import duckdb
     from c45rules.engines.duckdb import score_file
     seen = []
-    connect = duckdb.connect
-
-    class Watched:
-        def __init__(self, *args, **kwargs):
-            self.con = connect(*args, **kwargs)
-
-        def execute(self, sql, *args):
-            if sql.startswith("COPY"):
-                seen.append((self.con.execute("SELECT current_setting('memory_limit'),"
-                                              " current_setting('threads')").fetchone(), sql))
-            return self.con.execute(sql, *args)
-
-        def __getattr__(self, name):
-            return getattr(self.con, name)
-
-    monkeypatch.setattr(duckdb, "connect", Watched)
+    _watch(monkeypatch, lambda con, sql: seen.append((con.execute(
+        "SELECT current_setting('memory_limit'), current_setting('threads')").fetchone(), sql))
+        if sql.startswith("COPY") else None)
     out = tmp_path / "out.csv"
     assert score_file(load_yaml(crx_model), DATA / "crx" / "crx_test.csv", out, threads=4) == 200
     [((limit, threads), sql)] = seen
@@ -406,26 +411,12 @@ def test_a_plain_csv_is_written_as_its_lines_beside_each_decisions_cells(crx_mod
     bytes are the default engine's, and those of the same cells read as a TSV (cell by cell);
     cells with spaces, empty ones, odd texts, a Latin-1 file and a last line without a line end
     included."""
-    import duckdb
     import sqlglot
 
     from c45rules.data.reading import ReadOptions
     from c45rules.engines.duckdb import score_file
     ruleset = load_yaml(crx_model)
     statements = []
-    connect = duckdb.connect
-
-    class Watched:
-        def __init__(self, *args, **kwargs):
-            self.con = connect(*args, **kwargs)
-
-        def execute(self, sql, *args):
-            statements.append(sql)
-            return self.con.execute(sql, *args)
-
-        def __getattr__(self, name):
-            return getattr(self.con, name)
-
     frame = _text(DATA / "crx" / "crx_test.csv")
     frame.loc[frame.index[::7], "A2"] = ""
     frame.loc[frame.index[1::7], "A3"] = ([" 1.5 ", "+-1", "1_0", "inf"] * 8)[:len(frame.index[1::7])]
@@ -445,7 +436,7 @@ def test_a_plain_csv_is_written_as_its_lines_beside_each_decisions_cells(crx_mod
         for data, out, columns in ((plain, outs[-2], 1), (cells, outs[-1], 20)):
             statements.clear()
             with monkeypatch.context() as m:
-                m.setattr(duckdb, "connect", Watched)
+                _watch(m, lambda con, sql: statements.append(sql))
                 assert score_file(ruleset, data, out, confidence_column="confidence", bad_cells="unknown",
                                   read=ReadOptions(encoding=encoding)) == 200
             written = sqlglot.parse_one(statements[-1], read="duckdb")
