@@ -18,6 +18,10 @@ Cells are read as the default engine reads them (cli/cases.py, data/frame.py enc
   test, as there (with `strict`, an unseen value is an error naming the column);
 * every input column is written back as read, then the class, the rule id (0: the default
   class) and, when named, the decision's confidence.
+A CSV file of plain lines (engines/lines.py: no quote, CR or NUL, so each line is one record
+and each cell the text between two commas) is read as one text a line, split into its cells
+in SQL, and written as the line then the decision's cells: COPY's writer, whose cost grows
+with the columns, writes one column (`_line_source`, `_written_decisions`).
 Output rows keep the input's order: `preserve_insertion_order` stays on (with it off,
 DuckDB's parallel CSV reader writes blocks in whichever order its threads finish them).
 COPY then writes through DuckDB's batch writer, which keeps the blocks read ahead of the one
@@ -34,6 +38,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from sqlglot import exp
 
@@ -79,9 +84,15 @@ def _named(name: str, value: exp.Expression) -> exp.Expression:
     return exp.EQ(this=exp.column(name), expression=value)
 
 
-def _csv_source(path: Path, scan: Path, read: ReadOptions) -> tuple[exp.Expression, list[str], int]:
+def _csv_source(path: Path, scan: Path, read: ReadOptions, by_line: bool = False
+                ) -> tuple[exp.Expression, list[str], int, str | None]:
     """(the read_csv call of `scan`, a name of `path` (every column VARCHAR, named as the header
-    names it), the header, the number of records the default engine reads in `path`)."""
+    names it), the header, the number of records the default engine reads in `path`, None).
+
+    `by_line`, for a file of plain lines separated by commas (the output's separator): the
+    source also has each line as read, in a column whose name is the last item (see
+    `_line_source`).
+    """
     encoding = ENCODINGS.get(codecs.lookup(read.encoding).name)
     if encoding is None:
         raise InputError(f"encoding: the DuckDB engine reads UTF-8, UTF-16 or Latin-1 text, not {read.encoding!r}"
@@ -91,15 +102,52 @@ def _csv_source(path: Path, scan: Path, read: ReadOptions) -> tuple[exp.Expressi
     # no record can span lines, else by the layout check (checked_layout), in full, first
     plain = _plain_header(path, sep, read)
     header, records = plain if plain is not None else check_csv_layout(path, sep, read.encoding)
+    options = [_named("header", exp.true()), _named("auto_detect", exp.false())]
+    tail = [_named("encoding", _literal(encoding)), _named("strict_mode", exp.true()),
+            _named("null_padding", exp.false())]
+    if by_line and plain is not None and sep == ",":
+        line = _fresh("__c45rules_line", set(header))
+        # one column: a NUL (no plain line has one) as the separator, no quotes (nor has it those)
+        call = exp.ReadCSV(this=_literal(str(scan)), expressions=[
+            *options, _named("columns", exp.Struct(expressions=[
+                exp.PropertyEQ(this=_literal(line), expression=_literal("VARCHAR"))])),
+            _named("delim", exp.Anonymous(this="chr", expressions=[exp.Literal.number(0)])),
+            _named("quote", _literal("")), _named("escape", _literal("")), *tail])
+        return _line_source(exp.Table(this=call), header, line, str(path)), header, records, line
     # the header's names given as the columns, so that DuckDB neither guesses nor renames any
     columns = exp.Struct(expressions=[exp.PropertyEQ(this=_literal(h), expression=_literal("VARCHAR"))
                                       for h in header])
     call = exp.ReadCSV(this=_literal(str(scan)), expressions=[
-        _named("header", exp.true()), _named("auto_detect", exp.false()),
-        _named("columns", columns), _named("delim", _literal(sep)), _named("quote", _literal('"')),
-        _named("escape", _literal('"')), _named("encoding", _literal(encoding)),
-        _named("strict_mode", exp.true()), _named("null_padding", exp.false())])
-    return exp.Table(this=call), header, records
+        *options, _named("columns", columns), _named("delim", _literal(sep)), _named("quote", _literal('"')),
+        _named("escape", _literal('"')), *tail])
+    return exp.Table(this=call), header, records, None
+
+
+def _line_source(lines: exp.Expression, header: list[str], line: str, source: str) -> exp.Expression:
+    """SELECT the `line` column of `lines` (each record of a plain CSV file as one text) and each
+    of its cells, named as `header` names them and read as DuckDB's CSV reader reads them.
+
+    Read so, the line is written back as it is, one text column instead of every cell (the CSV
+    writer's cost grows with the columns); DuckDB's reader would give each cell as the text
+    between two commas, an empty one as NULL, a line of more or fewer cells than the header's
+    an error (strict_mode): so does this (the layout check then names the line, score_file).
+    """
+    parts = _column("__c45rules_cells", None)
+    text = _column(line, None)
+    split = exp.Anonymous(this="string_split", expressions=[text.copy(), _literal(",")])
+    fields = exp.Anonymous(this="len", expressions=[parts.copy()])
+    # the line is kept only where it has the header's count of cells: it is written, so this
+    # check is made on every row
+    kept = exp.Case(ifs=[exp.If(this=exp.EQ(this=fields, expression=exp.Literal.number(len(header))),
+                                true=text.copy())],
+                    default=_error([_literal(f"{source}: a line without the header's {len(header)} fields")]))
+    cells = [exp.alias_(exp.Nullif(this=exp.Anonymous(this="list_extract", expressions=[
+        parts.copy(), exp.Literal.number(i + 1)]), expression=_literal("")), name, quoted=True)
+        for i, name in enumerate(header)]
+    inner = exp.select(text.copy(), exp.alias_(split, parts.name, quoted=True)).from_(lines)
+    return exp.Subquery(this=exp.select(exp.alias_(kept, line, quoted=True), *cells).from_(
+        exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("__c45rules_lines", quoted=True)))),
+        alias=exp.TableAlias(this=exp.to_identifier("__c45rules_cells", quoted=True)))
 
 
 def _plain_header(path: Path, sep: str, read: ReadOptions) -> tuple[list[str], int] | None:
@@ -297,7 +345,28 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
                   read: ReadOptions = DEFAULT_READ, strict: bool = False, bad_cells: str = "error",
                   fast: bool = False) -> exp.Select:
     """SELECT every input column, the class, the rule id and (if named) the confidence from `source`,
-    whose columns and their DuckDB types are `kinds`; `fast`: text cells read by `_fast_number`.
+    whose columns and their DuckDB types are `kinds`; `fast`: text cells read by `_fast_number`
+    (the steps: `_scoring`)."""
+    scored = _scoring(ruleset, source, kinds, source_name=source_name, prediction_column=prediction_column,
+                      rule_column=rule_column, confidence_column=confidence_column, read=read, strict=strict,
+                      bad_cells=bad_cells, fast=fast)
+    return exp.select(*[_column(name, None) for name in kinds], *scored.outputs).from_(scored.stage)
+
+
+class _Scored(NamedTuple):
+    stage: exp.Expression          # the last step: the source's columns and the rule's position
+    position: str                  # the name of that position's column (0: the default decision)
+    decisions: int                 # the number of positions
+    outputs: list[exp.Expression]  # the class, rule id (and confidence) columns, read from the position
+
+
+def _scoring(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str], *, source_name: str,
+             prediction_column: str, rule_column: str, confidence_column: str | None = None,
+             read: ReadOptions = DEFAULT_READ, strict: bool = False, bad_cells: str = "error",
+             fast: bool = False, line: str | None = None) -> _Scored:
+    """The steps of scoring_query; `line`: the name of a column of `source` that holds each
+    record's text as read (a plain CSV line, all of its cells), in which the odd texts are
+    searched instead of in the number cells joined.
 
     Steps, each a SELECT over the one before: with `fast`, whether the row's number cells hold
     a text DuckDB reads as a number and data/numbers.py does not (`_odd`); each text cell's
@@ -327,10 +396,12 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
     renamed: dict[str, exp.Expression] = {}
     checks: list[exp.If] = []
     numbers: list[exp.Expression] = []   # each text cell's number, computed once
-    taken = set(kinds)
+    taken = set(kinds) | ({line} if line else set())
     read_cells = [_column(a.name, None) for a in ruleset.schema.attributes
                   if a.is_continuous and a.name in kinds and _is_text(kinds[a.name])]
     odd = _column(_fresh("__c45rules_odd", taken), None) if fast and read_cells else None
+    if line is not None:   # a line holds each of its cells, and no '+-' across two (a comma between)
+        read_cells = [_column(line, None)]
     # every attribute column present is read, tested by the rules or not, as encode_frame reads
     # them: a cell that is not a number stops the run, and so does (--strict) an unseen value
     for a in ruleset.schema.attributes:
@@ -376,12 +447,40 @@ def scoring_query(ruleset: RuleSet, source: exp.Expression, kinds: dict[str, str
         values = decision_values(ruleset, [rule for _, rule in rules], catch_all, DIALECT, output)
         return exp.Anonymous(this="list_extract", expressions=[exp.Array(expressions=values), at.copy()])
 
-    columns: list[exp.Expression] = [_column(name, None) for name in kinds]
-    columns.append(exp.alias_(of_rule("class"), prediction_column, quoted=True))
-    columns.append(exp.alias_(exp.cast(of_rule("rule"), "BIGINT"), rule_column, quoted=True))
+    outputs = [exp.alias_(of_rule("class"), prediction_column, quoted=True),
+               exp.alias_(exp.cast(of_rule("rule"), "BIGINT"), rule_column, quoted=True)]
     if confidence_column is not None:
-        columns.append(exp.alias_(exp.cast(of_rule("confidence"), "DOUBLE"), confidence_column, quoted=True))
-    return exp.select(*columns).from_(stage)
+        outputs.append(exp.alias_(exp.cast(of_rule("confidence"), "DOUBLE"), confidence_column, quoted=True))
+    return _Scored(stage, position_name, len(rules) + 1, outputs)
+
+
+def _written_decisions(con, scored: _Scored, kinds: dict[str, str], written: Callable[[exp.Expression], exp.Select],
+                       options: str, directory: str) -> tuple[str, list[str]] | None:
+    """(the header line, then for each decision position the text after an input line's cells,
+    its leading comma included) that COPY ... TO (`options`) writes for query `written` over
+    `scored`'s rules; None when a decision's text holds a line break (the query then writes
+    more than one line per decision).
+
+    COPY writes them itself, from a row of unknown (NULL: no text) input cells per position,
+    so they are the texts it writes for any input (a class quoted or escaped, a confidence's
+    digits) and are written beside a line kept as read (score_file).
+    """
+    at = _column("__c45rules_i", "__c45rules_decisions")
+    positions = exp.select(*[exp.alias_(exp.cast(exp.null(), "VARCHAR"), name, quoted=True) for name in kinds],
+                           exp.alias_(at, scored.position, quoted=True)).from_(exp.Table(
+        this=exp.Anonymous(this="range", expressions=[exp.Literal.number(scored.decisions)]),
+        alias=exp.TableAlias(this=exp.to_identifier("__c45rules_decisions", quoted=True),
+                             columns=[exp.to_identifier("__c45rules_i", quoted=True)])))
+    target = Path(directory) / "decisions.csv"
+    query = written(exp.Subquery(this=positions, alias=exp.TableAlias(
+        this=exp.to_identifier("__c45rules_positions", quoted=True))))
+    con.execute(f"COPY ({query.sql(dialect=DIALECT, identify=True)}) TO"
+                f" {exp.Literal.string(str(target)).sql(dialect=DIALECT)} ({options})")
+    head, *rows = target.read_bytes().decode("utf-8").split("\n")[:-1]
+    cells = "," * len(kinds)   # the unknown input cells: no text, each before a comma
+    if len(rows) != scored.decisions or not all(row.startswith(cells) for row in rows):
+        return None
+    return head, [row[len(kinds) - 1:] for row in rows]
 
 
 def _outputs(query: exp.Select) -> list[str]:
@@ -440,9 +539,10 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                                  "temp_directory": spill, **({"threads": threads} if threads else {})})
     try:
         suffix = path.suffix.lower()
-        records = None
+        records, line = None, None
         if suffix in CSV_SUFFIXES:
-            source, header, records = _csv_source(path, _literal_name(path, spill), read)
+            source, header, records, line = _csv_source(path, _literal_name(path, spill), read,
+                                                        by_line=fmt == "csv")
             kinds = {h: "VARCHAR" for h in header}
         elif suffix in PARQUET_SUFFIXES:
             if read.sep is not None or read.decimal != "." or read.encoding != "utf-8":
@@ -452,23 +552,40 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
         else:
             raise InputError(f"{path}: the DuckDB engine reads .csv, .tsv, .parquet or .pq files"
                              " (use the default engine for C4.5 .data/.test files)")
-        query = scoring_query(ruleset, source, kinds, source_name=str(path),
-                              prediction_column=prediction_column, rule_column=rule_column,
-                              confidence_column=confidence_column, read=read, strict=strict,
-                              bad_cells=bad_cells, fast=_fast_agrees(con))
+        scored = _scoring(ruleset, source, kinds, source_name=str(path),
+                          prediction_column=prediction_column, rule_column=rule_column,
+                          confidence_column=confidence_column, read=read, strict=strict,
+                          bad_cells=bad_cells, fast=_fast_agrees(con), line=line)
         escaped = escapes(ruleset.schema.classes) if csv_safe and fmt == "csv" else {}
-        if escaped:   # the class column replaced in place, the others as they are
+
+        def written(stage: exp.Expression) -> exp.Select:
+            """The input columns and the outputs over `stage`, the class column escaped."""
+            query = exp.select(*[_column(name, None) for name in kinds], *scored.outputs).from_(stage)
+            if not escaped:
+                return query
             safe = escaped_sql(_column(prediction_column, None), escaped)
-            query = exp.select(*[exp.alias_(safe, prediction_column, quoted=True) if name == prediction_column
-                                 else _column(name, None) for name in [*kinds, *_outputs(query)]]).from_(
+            return exp.select(*[exp.alias_(safe, prediction_column, quoted=True) if name == prediction_column
+                                else _column(name, None) for name in [*kinds, *_outputs(query)]]).from_(
                 exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("scored", quoted=True))))
+
+        options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','"
+        by_line = _written_decisions(con, scored, kinds, written, options, spill) if line is not None else None
+        if by_line is not None:   # each line as read, then its decision's cells as COPY writes them
+            head, ends = by_line
+            at = exp.Add(this=_column(scored.position, None), expression=exp.Literal.number(1))
+            end = exp.Anonymous(this="list_extract", expressions=[
+                exp.Array(expressions=[_literal(e) for e in ends]), at])
+            query = exp.select(exp.alias_(exp.DPipe(this=_column(line, None), expression=end), head,
+                                          quoted=True)).from_(scored.stage)
+            options = "FORMAT csv, HEADER true, QUOTE ''"   # the texts are written as they are
+        else:
+            query = written(scored.stage)
         if memory_limit is None:   # the output's width is known now
             workers = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
             limit = writer_memory_limit(len(query.expressions), workers)
             con.execute(f"SET memory_limit = '{limit // _MIB}MiB'")
         # atomic_path gives a temp file already: DuckDB's own (tmp_NAME, then renamed) is not needed
-        options = "USE_TMP_FILE false, " + (
-            "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','")
+        options = "USE_TMP_FILE false, " + options
         with atomic_path(output) as tmp:
             target = exp.Literal.string(str(tmp)).sql(dialect=DIALECT)
             try:
@@ -478,6 +595,8 @@ def score_file(ruleset: RuleSet, data: str | os.PathLike, output: str | os.PathL
                 error = _error_of(e, path, ruleset)
                 if records is not None and not isinstance(error, BadCell):
                     check_csv_layout(path, read.separator(path), read.encoding)   # names a layout error
+                    if line is not None:   # read by line, a blank line is a line of no cell
+                        _refuse_blank_lines(path)
                 raise error from None
             rows = int(result[0]) if result else 0
             if records is not None and rows != records:   # raised here, the output is not written

@@ -353,6 +353,25 @@ def test_odd_texts_are_searched_once_a_row_and_each_cell_tested_where_found(crx_
     pd.testing.assert_frame_equal(b, a)
 
 
+def _watch(monkeypatch, note) -> None:
+    """duckdb.connect patched: `note(connection, sql)` is called before each statement runs."""
+    import duckdb
+    connect = duckdb.connect
+
+    class Watched:
+        def __init__(self, *args, **kwargs):
+            self.con = connect(*args, **kwargs)
+
+        def execute(self, sql, *args):
+            note(self.con, sql)
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self.con, name)
+
+    monkeypatch.setattr(duckdb, "connect", Watched)
+
+
 def _bytes(setting: str) -> float:
     """DuckDB's text of a memory size ('1.1 GiB', '488.2 MiB') in bytes."""
     number, unit = setting.split()
@@ -363,25 +382,11 @@ def test_copy_writes_on_every_thread_duckdb_is_given(crx_model, tmp_path, monkey
     # DuckDB's batch writer (COPY keeping the input order) runs on
     # min(threads, (memory_limit / 4) // (4 MiB x output columns) + 1) threads: with the fixed
     # 512 MB it took 1 of 2 for the synth files' 33 columns, and with it the whole query ran on one core
-    import duckdb
     from c45rules.engines.duckdb import score_file
     seen = []
-    connect = duckdb.connect
-
-    class Watched:
-        def __init__(self, *args, **kwargs):
-            self.con = connect(*args, **kwargs)
-
-        def execute(self, sql, *args):
-            if sql.startswith("COPY"):
-                seen.append((self.con.execute("SELECT current_setting('memory_limit'),"
-                                              " current_setting('threads')").fetchone(), sql))
-            return self.con.execute(sql, *args)
-
-        def __getattr__(self, name):
-            return getattr(self.con, name)
-
-    monkeypatch.setattr(duckdb, "connect", Watched)
+    _watch(monkeypatch, lambda con, sql: seen.append((con.execute(
+        "SELECT current_setting('memory_limit'), current_setting('threads')").fetchone(), sql))
+        if sql.startswith("COPY") else None)
     out = tmp_path / "out.csv"
     assert score_file(load_yaml(crx_model), DATA / "crx" / "crx_test.csv", out, threads=4) == 200
     [((limit, threads), sql)] = seen
@@ -397,3 +402,71 @@ def test_copy_writes_on_every_thread_duckdb_is_given(crx_model, tmp_path, monkey
     assert writer_memory_limit(1, 1) == 512 * 2 ** 20
     assert writer_memory_limit(33, 2) == 16 * 33 * 2 * 2 ** 20
     assert writer_memory_limit(10 ** 6, 64) < os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_a_plain_csv_is_written_as_its_lines_beside_each_decisions_cells(crx_model, tmp_path, monkeypatch):
+    """Issue 52.2: a CSV of plain lines is read as one text a line and split into its cells, and
+    COPY writes one column, the line then the decision's cells (class escaped, rule id,
+    confidence) as COPY wrote them from NULL cells: the writer's cost grew with the columns. The
+    bytes are the default engine's, and those of the same cells read as a TSV (cell by cell);
+    cells with spaces, empty ones, odd texts, a Latin-1 file and a last line without a line end
+    included."""
+    import sqlglot
+
+    from c45rules.data.reading import ReadOptions
+    from c45rules.engines.duckdb import score_file
+    ruleset = load_yaml(crx_model)
+    statements = []
+    frame = _text(DATA / "crx" / "crx_test.csv")
+    frame.loc[frame.index[::7], "A2"] = ""
+    frame.loc[frame.index[1::7], "A3"] = ([" 1.5 ", "+-1", "1_0", "inf"] * 8)[:len(frame.index[1::7])]
+    frame.loc[frame.index[2::7], "A4"] = " u"
+    frame.loc[frame.index[3::7], "A1"] = "x+-_y"
+    frame["note é"] = ["café", "", " a b ", "=1"] * 50
+    for encoding in ("utf-8", "latin-1"):
+        plain, cells = tmp_path / f"{encoding}.csv", tmp_path / f"{encoding}.tsv"
+        frame.to_csv(plain, index=False, encoding=encoding, lineterminator="\n")
+        plain.write_bytes(plain.read_bytes().rstrip(b"\n"))
+        frame.to_csv(cells, index=False, encoding=encoding, sep="\t", lineterminator="\n")
+        outs = [tmp_path / "default.csv", tmp_path / "lines.csv", tmp_path / "cells.csv"]
+        if encoding == "utf-8":   # the default engine's bytes (Latin-1: those of the same cells read one by one)
+            ok("predict", "-q", crx_model, plain, "-o", outs[0], "--confidence", "--bad-cells", "unknown")
+        else:
+            outs.pop(0)
+        for data, out, columns in ((plain, outs[-2], 1), (cells, outs[-1], 20)):
+            statements.clear()
+            with monkeypatch.context() as m:
+                _watch(m, lambda con, sql: statements.append(sql))
+                assert score_file(ruleset, data, out, confidence_column="confidence", bad_cells="unknown",
+                                  read=ReadOptions(encoding=encoding)) == 200
+            written = sqlglot.parse_one(statements[-1], read="duckdb")
+            assert len(written.this.this.expressions) == columns, (encoding, data)
+        assert len({out.read_bytes() for out in outs}) == 1, encoding
+        assert "café" in outs[-1].read_text() and ",=1,-," in outs[-1].read_text()   # as read
+
+
+def test_each_decisions_cells_are_those_copy_writes_and_a_line_break_keeps_the_cells(tmp_path):
+    """Issue 52.2: the texts written after a plain line are COPY's own for each decision position
+    (quoted where it quotes); a decision whose text holds a line break (COPY would write it on
+    two lines) gives None, and the engine writes cell by cell."""
+    import duckdb
+    from sqlglot import exp
+
+    from c45rules.engines import duckdb as engine
+    scored = engine._Scored(stage=exp.to_table("unused"), position="pos", decisions=3, outputs=[])
+    options = "FORMAT csv, HEADER true, DELIMITER ','"
+
+    def written(classes):
+        def query(stage):
+            at = exp.Add(this=exp.column("pos"), expression=exp.Literal.number(1))
+            texts = exp.Array(expressions=[exp.Literal.string(c) for c in classes])
+            return exp.select(exp.column("a"), exp.column("b"), exp.alias_(
+                exp.Anonymous(this="list_extract", expressions=[texts, at]), "p, q", quoted=True),
+                exp.alias_(exp.column("pos"), "r", quoted=True)).from_(stage)
+        return query
+
+    con = duckdb.connect()
+    kinds = {"a": "VARCHAR", "b": "VARCHAR"}
+    assert engine._written_decisions(con, scored, kinds, written(["x", 'y,"z', "é"]), options, str(tmp_path)) == \
+        ('a,b,"p, q",r', [",x,0", ',"y,""z",1', ",é,2"])
+    assert engine._written_decisions(con, scored, kinds, written(["x", "y\nz", "w"]), options, str(tmp_path)) is None
