@@ -360,16 +360,23 @@ def fit_linear(xf: np.ndarray, y: np.ndarray, candidates: np.ndarray) -> Fitted:
         inv = np.linalg.inv(sub)
         beta = inv @ b[active]
         sse = syy - float(beta @ b[active])
-    coefs = (beta / sd[active]) if active.size else np.zeros(0)
-    intercept = ymean - float(coefs @ mu[active]) if active.size else ymean
+
+    def unscaled(beta: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, float]:
+        # the coefficients of the original columns and the intercept, from the scaled solution
+        if not active.size:
+            return np.zeros(0), ymean
+        coefs = beta / sd[active]
+        return coefs, ymean - float(coefs @ mu[active])
+
+    coefs, intercept = unscaled(beta, active)
     if RARE_TERM_ONE_IN and active.size:
-        unpaid = _unpaid_rare_terms(xf[:, cols[active]], y - intercept - xf[:, cols[active]] @ coefs, coefs)
+        kept = x[:, active]
+        unpaid = _unpaid_rare_terms(kept, y - intercept - kept @ coefs, coefs)
         if unpaid.size:
             active = np.delete(active, unpaid)
             if active.size:
                 beta = np.linalg.inv(a[np.ix_(active, active)]) @ b[active]
-            coefs = (beta / sd[active]) if active.size else np.zeros(0)
-            intercept = ymean - float(coefs @ mu[active]) if active.size else ymean
+            coefs, intercept = unscaled(beta, active)
     used = cols[active]
     resid = y - intercept - (xf[:, used] @ coefs if used.size else 0.0)
     err = float(np.abs(resid).mean())
