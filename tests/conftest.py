@@ -11,10 +11,26 @@ if _BENCH not in sys.path:
 # ---- the full comparisons ----------------------------------------------------------------------
 # CI must finish in 30 minutes, so a slow comparison whose point a sample already proves is marked
 # `full` and runs only with C45RULES_FULL=1 (the README's test command, with it set, runs them all)
+# Under pytest-xdist (pyproject's addopts), the tests needing local Spark share one worker, so
+# that one JVM (the session-scoped `spark` below) serves them all; the standalone cluster's tests
+# share another group, so that it starts once, on whichever worker is free.
+def xdist_group_of(fixtures: set[str]) -> str | None:
+    """The xdist group of a test using these fixtures: one per costly JVM it starts."""
+    if "cluster" in fixtures:
+        return "spark-cluster"
+    if fixtures & {"spark", "spark_ready"}:
+        return "spark"
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     import os
 
     import pytest
+    for item in items:
+        group = xdist_group_of(set(getattr(item, "fixturenames", ())))
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
     if os.environ.get("C45RULES_FULL"):
         return
     skip = pytest.mark.skip(reason="a full comparison: C45RULES_FULL=1 runs it")
@@ -41,10 +57,11 @@ def spark_ready() -> None:
         pytest.skip(why)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def spark(spark_ready):
-    """A local[2] SparkSession for one test module (no UI, two shuffle partitions), whose Python
-    tasks (learning on Spark) run this Python, with the package's dependencies."""
+    """A local[2] SparkSession for the test session (no UI, two shuffle partitions), whose Python
+    tasks (learning on Spark) run this Python, with the package's dependencies: one JVM start
+    for every Spark test (they share an xdist worker: pytest_collection_modifyitems)."""
     import sys
     from pyspark.sql import SparkSession
 
