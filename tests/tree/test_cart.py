@@ -3,6 +3,7 @@ training and test errors per dataset and control, exact tree shapes, options and
 from __future__ import annotations
 
 import functools
+import os
 import time
 
 import numpy as np
@@ -208,3 +209,12 @@ def test_full_tree_splits_every_node_on_rpart_attribute(name):
     assert got == ref
     if name == "segment":
         assert len(ref) == 117 and (4, 234, 0, "V17") in got and (4, 234, 0, "V9") not in got
+
+
+def test_this_module_runs_as_one_xdist_group(request):
+    """Under pytest-xdist's loadgroup (pyproject's addopts) the module's tests share a worker, so
+    its cache of fits is made once (tests/conftest.py): with a pytest that pytest-xdist cannot
+    add a group to (9.2, pytest-xdist issue 1386) the groups would be dropped without a word."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not request.config.getvalue("loadgroup"):
+        pytest.skip("runs under pytest-xdist's --dist loadgroup")
+    assert request.node.nodeid.endswith("@cart")
