@@ -42,7 +42,7 @@ from .cases import PackedCases, pack_counts, pack_gaps, pack_values, unpack_coun
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
-                         lowest_error, sort_conditions, worth_keeping)
+                         drop_choices, lowest_error, sort_conditions, worth_keeping)
 from . import select
 from .order import fires
 from .select import _native as _climb
@@ -652,15 +652,13 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         t0_a, e0_a, td_a, ed_a = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
                                                len(schema.classes), tallies if first else None, schema, pools=first,
                                                threads=threads)
-        # Python ints rule by rule (drop_choice's lists)
-        t0, e0, td, ed = t0_a.tolist(), e0_a.tolist(), td_a.tolist(), ed_a.tolist()
         report.passes += 1
         report.round_passes += 1
         report.rounds += 1
         report.rule_counts += len(lists)
         report.pool_counts += len(lists) if first and _native is not None else 0
         # T0, E0 and Td, Ed per condition of every rule counted, int64
-        report.round_bytes = max(report.round_bytes, 8 * len(t0) * (2 + 2 * width))
+        report.round_bytes = max(report.round_bytes, 8 * len(t0_a) * (2 + 2 * width))
         if rates is None:
             if tallies.n == 0:
                 raise InputError("the batches hold no cases")
@@ -668,32 +666,61 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
             rates = _Rates(cf, tallies.n)
         guessed_at = {r: len(active) + j for j, r in enumerate(guessed)}
         second = False
+        # each guessed rule's place of its guess (-1: none) before this round drops any
+        was_at = [current[r].index(guess[r]) if r in guess else -1 for r in active]
+        if fisher is None and all(lists):
+            # the active rules' round at once (drop_choices), then the next round of those whose
+            # guess held from their guessed tables, applied rule by rule below
+            choices: dict[int, tuple] = {}
 
-        def drop(r: int, t0r: int, e0r: int, tdr: list, edr: list) -> int | None:
-            """A round of rule r from its counts: the position of the condition dropped (and
-            its next round's guess made: the runner-up), or None when it keeps them (final)."""
-            best, p0 = drop_choice(t0r, e0r, tdr, edr, default_errors[targets[r]], rates, fisher, errors)
-            if best is None:
-                final[r] = (t0r, e0r, p0)
-                return None
-            guess[r] = current[r][lowest_error(errors, best)]
-            del levels[r][best], current[r][best]
-            return best
+            def decide(at: list[int]) -> None:
+                if not at:
+                    return
+                i = np.asarray(at, dtype=np.int64)
+                got = drop_choices(t0_a[i], e0_a[i], td_a[i], ed_a[i], np.array([len(lists[j]) for j in at]),
+                                   default_errors[counted[i]], rates)
+                choices.update(zip(at, zip(*(x.tolist() for x in (got[0], got[1], got[2], t0_a[i], e0_a[i])))))
+            decide(list(range(len(active))))
+            decide([guessed_at[r] for i, r in enumerate(active)
+                    if choices[i][0] >= 0 and choices[i][0] == was_at[i] and len(lists[i]) > 1])
+
+            def drop(r: int, i: int) -> int | None:
+                """Rule r's round from counted list i: the position of the condition dropped (and
+                its next round's guess made: the runner-up), or None when it keeps them (final)."""
+                best, p0, runner, t0r, e0r = choices[i]
+                if best < 0:
+                    final[r] = (t0r, e0r, p0)
+                    return None
+                guess[r] = current[r][runner]
+                del levels[r][best], current[r][best]
+                return best
+        else:
+            # Fisher's test (or a rule of no condition, a tree of one leaf): rule by rule
+            t0, e0, td, ed = t0_a.tolist(), e0_a.tolist(), td_a.tolist(), ed_a.tolist()
+
+            def drop(r: int, i: int) -> int | None:
+                """drop above, rule r's round decided here (drop_choice)."""
+                m = len(lists[i])
+                best, p0 = drop_choice(t0[i], e0[i], td[i][:m], ed[i][:m], default_errors[targets[r]], rates, fisher,
+                                       errors)
+                if best is None:
+                    final[r] = (t0[i], e0[i], p0)
+                    return None
+                guess[r] = current[r][lowest_error(errors, best)]
+                del levels[r][best], current[r][best]
+                return best
 
         # the round of this pass, rule by rule, and the next where the guess held
         for i, r in enumerate(active):
-            was = guess.pop(r, None)
-            m = len(levels[r])
-            was_at = -1 if was is None else current[r].index(was)
-            best = drop(r, t0[i], e0[i], td[i][:m], ed[i][:m])
+            guess.pop(r, None)
+            best = drop(r, i)
             if best is None or not levels[r]:
                 continue
-            if best == was_at:
+            if best == was_at[i]:
                 # the round dropped the guessed condition: the next round's counts are there
                 report.guessed_right += 1
                 second = True
-                j = guessed_at[r]
-                drop(r, t0[j], e0[j], td[j][:m - 1], ed[j][:m - 1])
+                drop(r, guessed_at[r])
         # a rule of one condition has no next round to guess: dropping it leaves none
         active = [r for r in active if final[r] is None and levels[r]]
         for r in active:
