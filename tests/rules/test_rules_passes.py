@@ -794,3 +794,34 @@ def test_drop_choices_are_drop_choice_rule_by_rule():
         if b is not None:
             assert runner[i] == lowest_error(errors, b)
     assert (best >= 0).any() and (best < 0).any() and (runner == -1).any()
+
+
+def test_round_slices_widen_with_the_budget(monkeypatch):
+    """A generalisation pass's slices hold up to an eighth of the budget of truth bits (at most
+    _ROUND_CELLS a thread, at least _CELLS): fewer, wider slices, each rule set up once a slice.
+    The selection's slices keep _CELLS (the budget is its tables'); the rules are the same."""
+    monkeypatch.setattr(passes, "_CELLS", 1 << 12)
+    monkeypatch.setattr(passes, "_ROUND_CELLS", 1 << 14)
+    assert passes.round_cells(None) == 1 << 12 and passes.round_cells(1 << 13, 2) == 1 << 12
+    assert passes.round_cells(1 << 14, 1) == passes.round_cells(1 << 40, 4) == 1 << 14
+    ds, _ = load_stem(R.stem("crx"))
+    tree = learn_tree(ds).unpruned_flat
+    widths: list[tuple[int, int]] = []
+    truth = passes._Conditions.truth
+
+    def spied(self, batch, lo, hi, row, room=0):
+        widths.append((int(row[self.count]) + 1, hi - lo))
+        return truth(self, batch, lo, hi, row, room)
+    monkeypatch.setattr(passes._Conditions, "truth", spied)
+    made = []
+    for memory in (None, 1 << 20):
+        widths.clear()
+        cands, totals, stages = passes.cases_in_passes(tree, batches(ds, 300), memory=memory)
+        rounds = list(widths)
+        stages.class_tables()
+        selection = widths[len(rounds):]
+        made.append(([(r.number, r.conditions, r.klass, r.error, r.covered, r.errors) for r in cands],
+                     max(rows * cases for rows, cases in rounds), max(rows * cases for rows, cases in selection)))
+    assert made[0][0] == made[1][0]
+    assert made[0][1] <= 1 << 12 < made[1][1] <= 1 << 14
+    assert made[0][2] <= 1 << 12 and made[1][2] <= 1 << 12
