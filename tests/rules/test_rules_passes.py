@@ -825,3 +825,30 @@ def test_round_slices_widen_with_the_budget(monkeypatch):
     assert made[0][0] == made[1][0]
     assert made[0][1] <= 1 << 12 < made[1][1] <= 1 << 14
     assert made[0][2] <= 1 << 12 and made[1][2] <= 1 << 12
+
+
+def test_kernels_refuse_rule_rows_out_of_range():
+    """round_tables and fire_lists check every rule's condition rows (branch-free since h50u):
+    a row past the truth rows, or negative, is a ValueError, never a read out of bounds."""
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    n, rows, k = 100, 5, 3
+    words = -(-n // 64)
+    bits = np.zeros(rows * words, dtype=np.uint64)
+    ptr = np.array([0, 2, 3, 5], dtype=np.int64)
+    wrong = np.zeros(2 * words, dtype=np.uint64)
+    klass = np.zeros(k, dtype=np.int32)
+    for bad in (rows, -1, np.iinfo(np.int32).max, np.iinfo(np.int32).min):
+        conds = np.array([0, 1, 2, 3, bad], dtype=np.int32)
+        t0, e0 = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+        td, ed = np.zeros(k * 2, dtype=np.int64), np.zeros(k * 2, dtype=np.int64)
+        with pytest.raises(ValueError, match="condition rows"):
+            passes._native.round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)
+        with pytest.raises(ValueError, match="condition rows"):
+            passes._native.fire_lists(bits, n, conds, ptr, np.zeros(n, dtype=np.int32),
+                                      np.empty(n + 1, dtype=np.int64), True)
+    conds = np.array([0, 1, 2, 3, rows - 1], dtype=np.int32)
+    t0, e0 = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+    td, ed = np.zeros(k * 2, dtype=np.int64), np.zeros(k * 2, dtype=np.int64)
+    passes._native.round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)
+    assert not t0.any() and td.reshape(k, 2)[:, 0].tolist() == [0, n, 0]
