@@ -42,7 +42,7 @@ from .cases import PackedCases, pack_counts, pack_gaps, pack_values, unpack_coun
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
 from .generalize import (CandidateRule, _Compiled, _default_errors, _key, _merge, _native, _Rates, drop_choice,
-                         lowest_error, sort_conditions, worth_keeping)
+                         drop_choices, lowest_error, sort_conditions, worth_keeping)
 from . import select
 from .order import fires
 from .select import _native as _climb
@@ -53,6 +53,8 @@ Batches = Callable[[], Iterable[Dataset]]
 _WORDS = 1 << 22
 # (condition, case) truth bits held at once (32 MB): a large batch is counted a slice at a time
 _CELLS = 1 << 28
+# at most this many a thread in a generalisation pass, as the budget allows (round_cells)
+_ROUND_CELLS = 1 << 30
 
 
 @dataclass
@@ -367,9 +369,22 @@ def _bits(rows: np.ndarray) -> np.ndarray:
     return out.view(np.uint64)
 
 
-def _slices(batch: Dataset, width: int) -> Iterable[tuple[int, int]]:
-    """Runs of a batch's cases small enough to hold `width` truth rows over (a multiple of 64)."""
-    step = max(64, (_CELLS // max(width, 1)) // 64 * 64)
+def round_cells(memory: int | None, threads: int = 1) -> int:
+    """The truth bits a thread holds at once in a generalisation pass: _CELLS, or more (at most
+    _ROUND_CELLS) where the budget `memory` gives each of the `threads` room for them, an eighth
+    of it in all: the rounds hold the tree and their counts, neither the growth's tables (gone)
+    nor the firing tables (not made yet). Each rule is counted once a slice, and at 1M noisy
+    rows a pass's ~190,000 conditions left ~1,400 cases a 32 MB slice: 680 slices a pass, the
+    per-rule set-up of each a quarter of the pass (4x the bits: -26% of the pass's CPU)."""
+    if memory is None:
+        return _CELLS
+    return max(_CELLS, min(_ROUND_CELLS, int(memory) // max(threads, 1)))
+
+
+def _slices(batch: Dataset, width: int, cells: int | None = None) -> Iterable[tuple[int, int]]:
+    """Runs of a batch's cases small enough to hold `width` truth rows over (a multiple of 64),
+    `cells` bits at most (None: _CELLS)."""
+    step = max(64, ((_CELLS if cells is None else cells) // max(width, 1)) // 64 * 64)
     for lo in range(0, batch.n, step):
         yield lo, min(lo + step, batch.n)
 
@@ -389,12 +404,12 @@ def slice_threads(jobs: int = 1) -> int:
 
 
 def _sliced(conds: _Conditions, batch: Dataset, width: int, work: Callable[[int, int, int], Any],
-            threads: int) -> Iterator[Any]:
+            threads: int, cells: int | None = None) -> Iterator[Any]:
     """work(room, lo, hi) for each of the batch's slices (_slices(batch, width)), the results in
     slice order, on up to `threads` threads: the truth rows and the compiled counts let go of
     the GIL, so a pass's slices are counted on every core. `room` (0 .. threads - 1): the
     thread's own truth buffer (_Conditions.truth) and whatever else `work` keeps per thread."""
-    spans = list(_slices(batch, width))
+    spans = list(_slices(batch, width, cells))
     threads = max(1, min(threads, len(spans)))
     conds.rooms(threads)
     if threads == 1:
@@ -497,12 +512,13 @@ def _round_table(items: list) -> _RoundTable:
 
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
                   targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pools: bool = False,
-                  threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  threads: int = 1, cells: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
     satisfying all but d). Also tallies the cases into `tallies` when given. `pools`: counted
     from the rules' pools where compiled (_Conditions.pool_tables), not from truth rows;
-    `threads`: a batch's slices counted on up to that many threads (_sliced)."""
+    `threads`: a batch's slices counted on up to that many threads (_sliced), each slice's
+    truth at most `cells` bits (round_cells; None: _CELLS)."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
     # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
@@ -547,7 +563,7 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
                 _native.round_tables(bits, hi - lo, wrong, flat, ptr, klass, *table.room(room))
             else:
                 _count_numpy(bits, wrong, groups, everyone_at, *table.room(room))
-        for _ in _sliced(conds, batch, everyone_at + 1, work, threads):
+        for _ in _sliced(conds, batch, everyone_at + 1, work, threads, cells):
             pass
         return table
 
@@ -620,8 +636,9 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, the first
     pass counts each leaf's path from its pool of the cases failing at most one condition; a
     later pass counts each rule's tables without its guessed next condition too (the module's
-    docstring): two rounds a pass for the rules whose guess holds. `memory` is not read here:
-    the rounds' tables grow with the rules, not the rows. `threads`: a batch's slices counted
+    docstring): two rounds a pass for the rules whose guess holds. `memory` bounds no table here
+    (the rounds' tables grow with the rules, not the rows): it sets the slices' truth bits
+    (round_cells), larger where it leaves room. `threads`: a batch's slices counted
     on up to that many threads (the same counts)."""
     report = report if report is not None else PassReport()
     conds = _Conditions(tree)
@@ -642,6 +659,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     # the cost of one more rule's counts
     guess: dict[int, int] = {}
     errors: list[float] = []
+    cells = round_cells(memory, threads)
     while active or report.rounds == 0:     # a pass even for a tree of one leaf: the tallies
         width = max((len(levels[r]) for r in active), default=0)
         # the first pass: every leaf's whole path, none guessed (no round before to guess from)
@@ -651,16 +669,14 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         counted = np.concatenate([targets[active], targets[guessed]]).astype(np.int64)
         t0_a, e0_a, td_a, ed_a = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
                                                len(schema.classes), tallies if first else None, schema, pools=first,
-                                               threads=threads)
-        # Python ints rule by rule (drop_choice's lists)
-        t0, e0, td, ed = t0_a.tolist(), e0_a.tolist(), td_a.tolist(), ed_a.tolist()
+                                               threads=threads, cells=cells)
         report.passes += 1
         report.round_passes += 1
         report.rounds += 1
         report.rule_counts += len(lists)
         report.pool_counts += len(lists) if first and _native is not None else 0
         # T0, E0 and Td, Ed per condition of every rule counted, int64
-        report.round_bytes = max(report.round_bytes, 8 * len(t0) * (2 + 2 * width))
+        report.round_bytes = max(report.round_bytes, 8 * len(t0_a) * (2 + 2 * width))
         if rates is None:
             if tallies.n == 0:
                 raise InputError("the batches hold no cases")
@@ -668,32 +684,61 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
             rates = _Rates(cf, tallies.n)
         guessed_at = {r: len(active) + j for j, r in enumerate(guessed)}
         second = False
+        # each guessed rule's place of its guess (-1: none) before this round drops any
+        was_at = [current[r].index(guess[r]) if r in guess else -1 for r in active]
+        if fisher is None and all(lists):
+            # the active rules' round at once (drop_choices), then the next round of those whose
+            # guess held from their guessed tables, applied rule by rule below
+            choices: dict[int, tuple] = {}
 
-        def drop(r: int, t0r: int, e0r: int, tdr: list, edr: list) -> int | None:
-            """A round of rule r from its counts: the position of the condition dropped (and
-            its next round's guess made: the runner-up), or None when it keeps them (final)."""
-            best, p0 = drop_choice(t0r, e0r, tdr, edr, default_errors[targets[r]], rates, fisher, errors)
-            if best is None:
-                final[r] = (t0r, e0r, p0)
-                return None
-            guess[r] = current[r][lowest_error(errors, best)]
-            del levels[r][best], current[r][best]
-            return best
+            def decide(at: list[int]) -> None:
+                if not at:
+                    return
+                i = np.asarray(at, dtype=np.int64)
+                got = drop_choices(t0_a[i], e0_a[i], td_a[i], ed_a[i], np.array([len(lists[j]) for j in at]),
+                                   default_errors[counted[i]], rates)
+                choices.update(zip(at, zip(*(x.tolist() for x in (got[0], got[1], got[2], t0_a[i], e0_a[i])))))
+            decide(list(range(len(active))))
+            decide([guessed_at[r] for i, r in enumerate(active)
+                    if choices[i][0] >= 0 and choices[i][0] == was_at[i] and len(lists[i]) > 1])
+
+            def drop(r: int, i: int) -> int | None:
+                """Rule r's round from counted list i: the position of the condition dropped (and
+                its next round's guess made: the runner-up), or None when it keeps them (final)."""
+                best, p0, runner, t0r, e0r = choices[i]
+                if best < 0:
+                    final[r] = (t0r, e0r, p0)
+                    return None
+                guess[r] = current[r][runner]
+                del levels[r][best], current[r][best]
+                return best
+        else:
+            # Fisher's test (or a rule of no condition, a tree of one leaf): rule by rule
+            t0, e0, td, ed = t0_a.tolist(), e0_a.tolist(), td_a.tolist(), ed_a.tolist()
+
+            def drop(r: int, i: int) -> int | None:
+                """drop above, rule r's round decided here (drop_choice)."""
+                m = len(lists[i])
+                best, p0 = drop_choice(t0[i], e0[i], td[i][:m], ed[i][:m], default_errors[targets[r]], rates, fisher,
+                                       errors)
+                if best is None:
+                    final[r] = (t0[i], e0[i], p0)
+                    return None
+                guess[r] = current[r][lowest_error(errors, best)]
+                del levels[r][best], current[r][best]
+                return best
 
         # the round of this pass, rule by rule, and the next where the guess held
         for i, r in enumerate(active):
-            was = guess.pop(r, None)
-            m = len(levels[r])
-            was_at = -1 if was is None else current[r].index(was)
-            best = drop(r, t0[i], e0[i], td[i][:m], ed[i][:m])
+            guess.pop(r, None)
+            best = drop(r, i)
             if best is None or not levels[r]:
                 continue
-            if best == was_at:
+            if best == was_at[i]:
                 # the round dropped the guessed condition: the next round's counts are there
                 report.guessed_right += 1
                 second = True
-                j = guessed_at[r]
-                drop(r, t0[j], e0[j], td[j][:m - 1], ed[j][:m - 1])
+                drop(r, guessed_at[r])
         # a rule of one condition has no next round to guess: dropping it leaves none
         active = [r for r in active if final[r] is None and levels[r]]
         for r in active:

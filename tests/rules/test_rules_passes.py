@@ -751,3 +751,104 @@ def test_spilled_selection_learns_the_in_memory_rules(name, monkeypatch):
     if same:
         assert report.largest["class"] in report.spilled
         assert kept.largest["bytes"] - report.largest["bytes"] == 2 * report.largest["numbers"]
+
+
+def test_rounds_decided_at_once_without_fisher(monkeypatch):
+    """Without Fisher's test each pass's round is decided for all its rules at once
+    (generalize.drop_choices), not a Python call a rule (drop_choice: ~270,000 rules a round at
+    1M cases); with it, rule by rule. The same rules as in memory either way."""
+    def refused(*args, **kwargs):
+        raise AssertionError("a round decided rule by rule")
+    monkeypatch.setattr(passes, "drop_choice", refused)
+    ds, memory, streamed, trace, trace2, report = both("crx")
+    assert dump_yaml(streamed) == dump_yaml(memory) and report.guessed_right > 0
+    monkeypatch.undo()
+    ds, memory, streamed, *_ = both("crx", fisher=5)
+    assert dump_yaml(streamed) == dump_yaml(memory)
+
+
+def test_drop_choices_are_drop_choice_rule_by_rule():
+    """drop_choices gives, rule for rule, drop_choice's condition dropped (ties to the later),
+    its P0 float and the runner-up lowest_error gives, on random whole counts with ties, no
+    errors, no cases, and pairs seen before (the rates' cache shared)."""
+    from c45rules.rules.generalize import F32, _Rates, drop_choice, drop_choices, lowest_error
+    rng = np.random.default_rng(5)
+    n = 500
+    rates = _Rates(0.25, n)
+    k, wide = 3000, 7
+    width = rng.integers(1, wide + 1, k)
+    # few distinct values: many ties and pairs met again
+    td = rng.choice([0, 3, 10, 40, 41, 200, n], (k, wide))
+    ed = np.minimum(td, rng.choice([0, 0, 1, 2, 5, 30], (k, wide)))
+    t0 = np.minimum(td.min(axis=1), rng.choice([0, 3, 10, 40], k))
+    e0 = np.minimum(t0, np.minimum(ed.min(axis=1), rng.choice([0, 1, 2], k)))
+    default = rng.choice(np.array([0.3, 0.45, 0.6], dtype=F32), k)
+    best, p0, runner = drop_choices(t0, e0, td, ed, width, default, rates)
+    fresh = _Rates(0.25, n)
+    errors = []
+    for i in range(k):
+        m = int(width[i])
+        b, p = drop_choice(int(t0[i]), int(e0[i]), td[i, :m].tolist(), ed[i, :m].tolist(), default[i], fresh, None,
+                           errors)
+        assert (best[i], p0[i]) == (-1 if b is None else b, p)
+        if b is not None:
+            assert runner[i] == lowest_error(errors, b)
+    assert (best >= 0).any() and (best < 0).any() and (runner == -1).any()
+
+
+def test_round_slices_widen_with_the_budget(monkeypatch):
+    """A generalisation pass's slices hold up to an eighth of the budget of truth bits (at most
+    _ROUND_CELLS a thread, at least _CELLS): fewer, wider slices, each rule set up once a slice.
+    The selection's slices keep _CELLS (the budget is its tables'); the rules are the same."""
+    monkeypatch.setattr(passes, "_CELLS", 1 << 12)
+    monkeypatch.setattr(passes, "_ROUND_CELLS", 1 << 14)
+    assert passes.round_cells(None) == 1 << 12 and passes.round_cells(1 << 13, 2) == 1 << 12
+    assert passes.round_cells(1 << 14, 1) == passes.round_cells(1 << 40, 4) == 1 << 14
+    ds, _ = load_stem(R.stem("crx"))
+    tree = learn_tree(ds).unpruned_flat
+    widths: list[tuple[int, int]] = []
+    truth = passes._Conditions.truth
+
+    def spied(self, batch, lo, hi, row, room=0):
+        widths.append((int(row[self.count]) + 1, hi - lo))
+        return truth(self, batch, lo, hi, row, room)
+    monkeypatch.setattr(passes._Conditions, "truth", spied)
+    made = []
+    for memory in (None, 1 << 20):
+        widths.clear()
+        cands, totals, stages = passes.cases_in_passes(tree, batches(ds, 300), memory=memory)
+        rounds = list(widths)
+        stages.class_tables()
+        selection = widths[len(rounds):]
+        made.append(([(r.number, r.conditions, r.klass, r.error, r.covered, r.errors) for r in cands],
+                     max(rows * cases for rows, cases in rounds), max(rows * cases for rows, cases in selection)))
+    assert made[0][0] == made[1][0]
+    assert made[0][1] <= 1 << 12 < made[1][1] <= 1 << 14
+    assert made[0][2] <= 1 << 12 and made[1][2] <= 1 << 12
+
+
+def test_kernels_refuse_rule_rows_out_of_range():
+    """round_tables and fire_lists check every rule's condition rows (branch-free since h50u):
+    a row past the truth rows, or negative, is a ValueError, never a read out of bounds."""
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    n, rows, k = 100, 5, 3
+    words = -(-n // 64)
+    bits = np.zeros(rows * words, dtype=np.uint64)
+    ptr = np.array([0, 2, 3, 5], dtype=np.int64)
+    wrong = np.zeros(2 * words, dtype=np.uint64)
+    klass = np.zeros(k, dtype=np.int32)
+    for bad in (rows, -1, np.iinfo(np.int32).max, np.iinfo(np.int32).min):
+        conds = np.array([0, 1, 2, 3, bad], dtype=np.int32)
+        t0, e0 = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+        td, ed = np.zeros(k * 2, dtype=np.int64), np.zeros(k * 2, dtype=np.int64)
+        with pytest.raises(ValueError, match="condition rows"):
+            passes._native.round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)
+        with pytest.raises(ValueError, match="condition rows"):
+            passes._native.fire_lists(bits, n, conds, ptr, np.zeros(n, dtype=np.int32),
+                                      np.empty(n + 1, dtype=np.int64), True)
+    conds = np.array([0, 1, 2, 3, rows - 1], dtype=np.int32)
+    t0, e0 = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+    td, ed = np.zeros(k * 2, dtype=np.int64), np.zeros(k * 2, dtype=np.int64)
+    passes._native.round_tables(bits, n, wrong, conds, ptr, klass, t0, e0, td, ed)
+    assert not t0.any() and td.reshape(k, 2)[:, 0].tolist() == [0, n, 0]
