@@ -332,3 +332,42 @@ def test_inner_nodes_propose_rules(monkeypatch):
     monkeypatch.setattr(steps, "RULES_FROM_EVERY_NODE", True)
     rules = steps.rules_from_tree(root, smoothed_leaf_models(root, 1, cols, y, True), cols, y, None, wide, default)
     assert [r.tests for r in rules] == [[]]
+
+
+
+def test_a_leafs_region_left_partly_uncovered_gets_a_rule_of_its_own():
+    # diamonds' fold 3: the one rule holding a leaf's region went in the selection (other
+    # rules covered its training cases) and a test stone there got the training mean. Leaves
+    # x <= 49.5 and x > 49.5, training cases up to x = 59: `near` ([49.5 < x <= 60]) is kept,
+    # `wide` ([x > 49.5], which holds the second leaf's region) was dropped, so x > 60 is
+    # covered by no rule: a rule of the leaf's tests with `wide`'s model takes it
+    from c45rules.rules.regression import DraftRule, gap_rules
+    x = np.arange(60, dtype=float).reshape(-1, 1)
+    cols = Columns(x, [0], np.zeros((60, 0), dtype=np.int32), [], [], x)
+    none = np.array([], dtype=np.intp)
+
+    def rule(tests: list, value: float, estimate: float) -> DraftRule:
+        covered = np.flatnonzero(np.logical_and.reduce([np.ones(60, dtype=bool)] + [
+            x[:, 0] <= v if op == "<=" else x[:, 0] > v for _, op, v in tests]))
+        return DraftRule(tests, Fitted(value, none, np.zeros(0), 0.0, 0.0), covered, estimate)
+
+    low = rule([(0, "<=", 49.5)], 0.0, 1.0)
+    near = rule([(0, ">", 49.5), (0, "<=", 60.0)], 10.0, 1.0)
+    wide = rule([(0, ">", 49.5)], 5.0, 2.0)
+    leaves = [[(0, "<=", 49.5)], [(0, ">", 49.5)]]
+    got = gap_rules(leaves, [low, near, wide], [low, near], cols)
+    assert len(got) == 1 and got[0].tests == [(0, ">", 49.5)] and got[0].model is wide.model
+    assert got[0].covered.tolist() == list(range(50, 60))
+    # the kept rules' union covers the leaf's region (no single one holds it): no rule added
+    above = rule([(0, ">", 55.0)], 10.0, 1.0)
+    assert gap_rules(leaves, [low, near, wide, above], [low, near, above], cols) == []
+    # a discrete attribute: the leaf allows values {0, 1}, the kept rule only 0
+    disc = (np.arange(60) % 3).astype(np.int32).reshape(-1, 1)
+    cols2 = Columns(x, [0], disc, [1], [3], x)
+    one = DraftRule([(1, "in", frozenset({0}))], low.model, np.flatnonzero(disc[:, 0] == 0), 1.0)
+    both = DraftRule([(1, "in", frozenset({0, 1}))], near.model, np.flatnonzero(disc[:, 0] < 2), 3.0)
+    got = gap_rules([[(1, "in", frozenset({0, 1}))], [(1, "in", frozenset({2}))]], [one, both], [one, both], cols2)
+    assert got == []
+    got = gap_rules([[(1, "in", frozenset({0, 1}))], [(1, "in", frozenset({2}))]], [one, both], [one], cols2)
+    # the first leaf gets `both`'s model; the second is held by no draft, so it gets none
+    assert len(got) == 1 and got[0].model is near.model and got[0].covered.tolist() == np.flatnonzero(disc[:, 0] < 2).tolist()
