@@ -47,7 +47,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -235,9 +235,11 @@ def _estimate(pred: np.ndarray, y: np.ndarray, mask: np.ndarray, v: int) -> floa
 
 
 def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
-             scope: Scope | None = None) -> DraftRule:
+             scope: Scope | None = None, refits: dict[bytes, Fitted] | None = None) -> DraftRule:
     """Drop conditions while the estimated error does not grow (step 2), then refit (step 3);
-    `scope` (the tree the tests come from) limits the compiled search to the cases it may meet."""
+    `scope` (the tree the tests come from) limits the compiled search to the cases it may meet;
+    `refits` (covered cases' numbers as bytes -> model) keeps the refits of one tree's rules, so
+    rules ending on the same cases (common with RULES_FROM_EVERY_NODE) share one fit."""
     v = model.columns.size + 1
     # the compiled search counts a case's failed tests in a byte
     if _native is not None and len(tests) < 256:
@@ -245,7 +247,15 @@ def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
     else:
         tests, mask, n, abs_sum, current = _drop_conditions(tests, cols, y, model.values(cols.xf), v)
         covered = np.flatnonzero(mask)
-    refit = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
+    key = covered.tobytes()
+    if refits is None or key not in refits:
+        fitted = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
+        if refits is not None:
+            refits[key] = fitted
+    else:
+        fitted = refits[key]
+    # a copy: the estimate below depends on this rule's conditions, the fit only on its cases
+    refit = replace(fitted)
     if CONDITION_PARAMETERS:
         # compared with `current` on the same terms: the conditions counted beside the model
         refit.estimate = estimated_error(refit.error, covered.size,
@@ -454,11 +464,13 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
     model's M5 inflation (`select_rules`)."""
     drafts = []
     scope = Scope(root, cols, y.size) if _native is not None and y.size >= SCOPE_FROM_ROWS else None
+    # a refit depends only on the cases a rule covers: rules ending on the same cases share it
+    refits: dict[bytes, Fitted] = {}
     for leaf, tests in path_tests(root, cols, RULES_FROM_EVERY_NODE):
         b0, dense = smoothed[id(leaf)]
         used = np.flatnonzero(dense)
         model = Fitted(b0, used, dense[used], 0.0, 0.0)
-        drafts.append(simplify(list(tests), model, cols, y, scope))
+        drafts.append(simplify(list(tests), model, cols, y, scope, refits))
     seen: set = set()
     unique = []
     for d in drafts:
