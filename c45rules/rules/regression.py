@@ -59,7 +59,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -116,7 +116,10 @@ COVER_WITHOUT_CONDITIONS = False
 # every node of the pruned tree proposes a rule (its path's tests, its smoothed model), not
 # only the leaves: the selection may then keep a region larger than a leaf. Off: it brings
 # the default column to 6 of 9 (friedman1 1.042 -> 1.003) but diabetes' ten committees above
-# Cubist (0.999 -> 1.014); module docstring, step 1
+# Cubist (0.999 -> 1.014); module docstring, step 1. With the rare-term check (h54e, FIDELITY.md)
+# cpus' and diabetes' ten committees go above Cubist (0.978 -> 1.026, 0.993 -> 1.015) and
+# diamonds' fit takes 1.9x Cubist's CPU; five filters on which inner nodes propose a rule
+# were measured and none kept (tree/model_tree.py's docstring, eighth round)
 RULES_FROM_EVERY_NODE = False
 # after the selection (step 7), each leaf's region that the kept rules leave partly uncovered
 # gets a rule of its own: the leaf's path tests and the model of the best rule holding the
@@ -256,9 +259,11 @@ def _estimate(pred: np.ndarray, y: np.ndarray, mask: np.ndarray, v: int) -> floa
 
 
 def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
-             scope: Scope | None = None) -> DraftRule:
+             scope: Scope | None = None, refits: dict[bytes, Fitted] | None = None) -> DraftRule:
     """Drop conditions while the estimated error does not grow (step 2), then refit (step 3);
-    `scope` (the tree the tests come from) limits the compiled search to the cases it may meet."""
+    `scope` (the tree the tests come from) limits the compiled search to the cases it may meet;
+    `refits` (covered cases' numbers as bytes -> model) keeps the refits of one tree's rules, so
+    rules ending on the same cases (common with RULES_FROM_EVERY_NODE) share one fit."""
     v = model.columns.size + 1
     # the compiled search counts a case's failed tests in a byte
     if _native is not None and len(tests) < 256:
@@ -266,7 +271,15 @@ def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
     else:
         tests, mask, n, abs_sum, current = _drop_conditions(tests, cols, y, model.values(cols.xf), v)
         covered = np.flatnonzero(mask)
-    refit = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
+    key = covered.tobytes()
+    if refits is None or key not in refits:
+        fitted = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
+        if refits is not None:
+            refits[key] = fitted
+    else:
+        fitted = refits[key]
+    # a copy: the estimate below depends on this rule's conditions, the fit only on its cases
+    refit = replace(fitted)
     if CONDITION_PARAMETERS:
         # compared with `current` on the same terms: the conditions counted beside the model
         refit.estimate = estimated_error(refit.error, covered.size,
@@ -582,12 +595,14 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
     model's M5 inflation (`select_rules`)."""
     drafts = []
     scope = Scope(root, cols, y.size) if _native is not None and y.size >= SCOPE_FROM_ROWS else None
+    # a refit depends only on the cases a rule covers: rules ending on the same cases share it
+    refits: dict[bytes, Fitted] = {}
     paths = path_tests(root, cols, RULES_FROM_EVERY_NODE)
     for leaf, tests in paths:
         b0, dense = smoothed[id(leaf)]
         used = np.flatnonzero(dense)
         model = Fitted(b0, used, dense[used], 0.0, 0.0)
-        drafts.append(simplify(list(tests), model, cols, y, scope))
+        drafts.append(simplify(list(tests), model, cols, y, scope, refits))
     seen: set = set()
     unique = []
     for d in drafts:

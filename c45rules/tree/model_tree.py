@@ -304,6 +304,39 @@ airquality, cpus, auto, diabetes, boston, concrete, friedman1 (before: 1.004 .91
   diamonds 1.001 -> 0.992 (fold 3 1.067 -> 0.993), but ten committees cpus .978 -> 1.040
   and diabetes .993 -> 1.007 (airquality .906, auto .937, boston .906, concrete .878,
   friedman1 .945); with the rules of the first member only, cpus .994, diabetes 1.007.
+Eighth round on issue 54, second lead (h54e; RULES_FROM_EVERY_NODE with the rare-term check of step 2 on,
+FIDELITY.md "h54e"), ratios to Cubist over the 10 fixed folds, default / 10 committees, in the
+order airquality, cpus, auto, diabetes, boston, concrete, friedman1 (before: 1.004 .918 .942
+1.008 .903 .928 1.042 / .904 .978 .923 .993 .880 .875 .941; ames 0.960 / 1.010, diamonds
+1.001 / 1.012):
+- every inner node proposing a rule (the switch on): .987 .877 .933 1.004 .897 .925 1.003 /
+  .914 1.026 .951 1.015 .875 .828 .927; ames 0.972 / -, diamonds 0.963 / 1.004 (1.012
+  off): 7 of 9 by default, but the committees' column at most 6 of 9; diamonds' fit 1.9x
+  Cubist's CPU (6.0-6.2 s against 3.2; off 4.0 against 3.0);
+- why the committees lose (diabetes fold 6, ten members): with the switch on each member
+  keeps 13-20 rules (off 8-16), 5-13 of them from inner nodes, narrower than off (mean cover
+  98 against 123 cases in the first member; 2.5 conditions against 2.2): an inner node's
+  rule keeps about its node's region (nodes of 39 and 50 cases end on 39 and 55), since its
+  smoothed model fits that region and dropping a condition adds cases off it, while a leaf's
+  rule of 5-9 cases widens to 100-220. The same mid-sized regions bring the default column's
+  gains (airquality, friedman1) and cost the members fitting y' = 2 y - p (fold 6 62.15 ->
+  63.32, fold 3 58.30 -> 60.75). Measured and not kept, each a filter on which inner nodes
+  propose a rule:
+- only where M5's pruning as published (each leaf below charged its model's parameters)
+  would make the node a leaf: 1.0002 .927 .937 1.0004 .908 .917 1.034 / .906 .969 .947
+  1.011 .891 .850 .936; diamonds exactly as off (its pruning already charges them: no inner
+  node qualifies);
+- only where the node's model's M5 estimate is not above its leaves' own estimates weighted
+  by their cases: almost no node (1 of 59 in diabetes fold 6's first member);
+- only where the inner node's rule, conditions dropped, covers more cases than every leaf's
+  rule below it: cpus and diabetes' committees 1.0067 and 1.0005, but by default airquality
+  1.0034, diabetes 1.0098, friedman1 1.030 (cpus .909, auto .954, boston .917): the broader
+  inner rules are not the ones that pay;
+- the leaves' rules selected first (as off), then the inner nodes' rules added one at a time
+  while one lowers the selection's estimate: 1.009 .892 .928 1.005 .900 .886 - / .932 .960
+  .947 1.003 .863 .857 -;
+- rules covering the same training cases merged (the lower estimate kept): no change (the
+  merging of equal conditions already takes them).
 """
 from __future__ import annotations
 

@@ -120,3 +120,29 @@ def test_compiled_rule_selection_keeps_the_numpy_rules_when_every_case_keeps_a_r
     assert compiled == numpy_steps
     monkeypatch.setattr(steps, "COVER_EVERY_CASE", False)
     assert dump_yaml(fit_regression(ds, y, committees=2)) != numpy_steps
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_rules_ending_on_the_same_cases_share_one_refit(monkeypatch, compiled):
+    # x <= 19 and x <= 19.5 cover the same 20 cases: one refit serves both (an inner node's
+    # rule and a leaf's often end so with RULES_FROM_EVERY_NODE), each rule with its own copy
+    # and its own estimate, equal to those made without sharing
+    if not compiled:
+        monkeypatch.setattr(steps, "_native", None)
+    x = np.arange(40, dtype=float).reshape(-1, 1)
+    y = np.where(x[:, 0] <= 19, 1.0 + 0.5 * x[:, 0], 30.0) + np.where(np.arange(40) % 2, 0.1, -0.1)
+    cols = steps.Columns(x, [0], np.zeros((40, 0), dtype=np.int32), [], [], x)
+    zero = steps.Fitted(0.0, np.array([], dtype=np.intp), np.zeros(0), 0.0, 0.0)
+    fits = []
+    real = steps.fit_linear
+    monkeypatch.setattr(steps, "fit_linear", lambda *a: fits.append(1) or real(*a))
+    alone = [steps.simplify([(0, "<=", cut)], zero, cols, y) for cut in (19.0, 19.5)]
+    assert len(fits) == 2
+    refits: dict = {}
+    shared = [steps.simplify([(0, "<=", cut)], zero, cols, y, None, refits) for cut in (19.0, 19.5)]
+    assert len(fits) == 3 and len(refits) == 1
+    assert shared[0].model is not shared[1].model
+    for a, b in zip(alone, shared):
+        assert a.tests == b.tests and a.covered.tolist() == b.covered.tolist() == list(range(20))
+        assert (a.model.intercept, a.model.coefs.tolist(), a.model.estimate, a.estimate) == \
+               (b.model.intercept, b.model.coefs.tolist(), b.model.estimate, b.estimate)
