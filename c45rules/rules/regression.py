@@ -58,6 +58,7 @@
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -259,11 +260,12 @@ def _estimate(pred: np.ndarray, y: np.ndarray, mask: np.ndarray, v: int) -> floa
 
 
 def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
-             scope: Scope | None = None, refits: dict[bytes, Fitted] | None = None) -> DraftRule:
+             scope: Scope | None = None, refits: dict[bytes, tuple[np.ndarray, Fitted]] | None = None) -> DraftRule:
     """Drop conditions while the estimated error does not grow (step 2), then refit (step 3);
     `scope` (the tree the tests come from) limits the compiled search to the cases it may meet;
-    `refits` (covered cases' numbers as bytes -> model) keeps the refits of one tree's rules, so
-    rules ending on the same cases (common with RULES_FROM_EVERY_NODE) share one fit."""
+    `refits` (a digest of the covered cases' numbers -> those numbers and their model) keeps
+    the refits of one tree's rules, so rules ending on the same cases (common with
+    RULES_FROM_EVERY_NODE) share one fit."""
     v = model.columns.size + 1
     # the compiled search counts a case's failed tests in a byte
     if _native is not None and len(tests) < 256:
@@ -271,13 +273,16 @@ def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
     else:
         tests, mask, n, abs_sum, current = _drop_conditions(tests, cols, y, model.values(cols.xf), v)
         covered = np.flatnonzero(mask)
-    key = covered.tobytes()
-    if refits is None or key not in refits:
+    # keyed by a digest, not the cases' bytes: a tree's keys would otherwise copy every cover;
+    # the cover kept beside the fit makes a match exact
+    key = hashlib.blake2b(np.ascontiguousarray(covered), digest_size=16).digest()
+    shared = refits.get(key) if refits is not None else None
+    if shared is not None and np.array_equal(shared[0], covered):
+        fitted = shared[1]
+    else:
         fitted = fit_linear(cols.xf[covered], y[covered], np.arange(cols.n_cont))
         if refits is not None:
-            refits[key] = fitted
-    else:
-        fitted = refits[key]
+            refits[key] = (covered, fitted)
     # a copy: the estimate below depends on this rule's conditions, the fit only on its cases
     refit = replace(fitted)
     if CONDITION_PARAMETERS:
@@ -596,7 +601,7 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
     drafts = []
     scope = Scope(root, cols, y.size) if _native is not None and y.size >= SCOPE_FROM_ROWS else None
     # a refit depends only on the cases a rule covers: rules ending on the same cases share it
-    refits: dict[bytes, Fitted] = {}
+    refits: dict[bytes, tuple[np.ndarray, Fitted]] = {}
     paths = path_tests(root, cols, RULES_FROM_EVERY_NODE)
     for leaf, tests in paths:
         b0, dense = smoothed[id(leaf)]
