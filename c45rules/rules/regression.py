@@ -271,7 +271,7 @@ def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
     if _native is not None and len(tests) < 256:
         tests, covered, n, abs_sum, current = _drop_conditions_native(tests, cols, y, model, v, scope)
     else:
-        tests, mask, n, abs_sum, current = _drop_conditions(tests, cols, y, model.values(cols.xf), v)
+        tests, mask, n, abs_sum, current = _drop_conditions(tests, cols, y, model.values(cols.xf_by_column), v)
         covered = np.flatnonzero(mask)
     # keyed by a digest, not the cases' bytes: a tree's keys would otherwise copy every cover;
     # the cover kept beside the fit makes a match exact
@@ -361,12 +361,14 @@ def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, mod
         covered = np.zeros(rows.size, dtype=np.bool_)
         WORK["searched_cases"] += int(rows.size)
         # every case searched: the values on all rows without copying them first (the same
-        # matrix, so the same bits as the model's values on rows 0..n-1)
+        # matrix, so the same bits as the model's values on rows 0..n-1); below the scope's
+        # size from the column-major copy, at a copy of `xf` in memory
         every = rows.size == y.size
         dropped, n, abs_sum, current = _native.simplify(
             y.size, rows, cont, disc, kind, col, thr, lut_at, lut,
             np.ascontiguousarray(y if every else y[rows], dtype=np.float64),
-            np.ascontiguousarray(model.values(cols.xf, None if every else rows), dtype=np.float64),
+            np.ascontiguousarray(model.values(cols.xf_by_column if scope is None else cols.xf, None) if every
+                                 else model.values(cols.xf, rows), dtype=np.float64),
             covered.view(np.uint8), v, CONDITION_PARAMETERS)
         if scope is None or not dropped:
             break
