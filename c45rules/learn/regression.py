@@ -19,8 +19,7 @@ from ..errors import InputError
 from ..model.regression import (Committee, Instances, LinearModel, RegressionModel, RegressionRule,
                                 prediction_range, regression_schema, rule_bounds)
 from ..model.ruleset import Condition
-from ..rules import regression as rule_making
-from ..rules.regression import rule_factor, rules_from_tree
+from ..rules.regression import every_node_rules, rule_factor, rules_from_tree
 from ..tree.model_tree import (Columns, counts_leaf_parameters, fit_and_prune, grow_model_tree, fit_linear,
                                leaf_minimum, smoothed_leaf_models)
 
@@ -149,7 +148,8 @@ def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: flo
     rows = np.arange(t.size)
     root = grow_model_tree(cols, t, rows, leaf_minimum(t.size, opts["min_cases"]))
     fit_and_prune(root, cols, t, counts_leaf_parameters(t.size, opts["min_cases"]))
-    smoothed = smoothed_leaf_models(root, cols.n_cont, cols, t, rule_making.RULES_FROM_EVERY_NODE)
+    every_node = every_node_rules(opts["committees"])
+    smoothed = smoothed_leaf_models(root, cols.n_cont, cols, t, every_node)
     e = opts["extrapolation"]
     # the default (no rule applies) is the training mean, as Cubist's model file keeps it
     # (`globalmean`), not the root's linear model: the cases no rule covers are the unusual
@@ -159,7 +159,7 @@ def _committee(cols: Columns, ds: Dataset, t: np.ndarray, opts: dict, floor: flo
     default = m.values(cols.xf).clip(floor, ceiling)
     drafts = rules_from_tree(root, smoothed, cols, t, opts["max_rules"],
                              lambda low, high: rule_bounds(low, high, e, floor, ceiling), default,
-                             rule_factor(t.size, m.columns.size + 1))
+                             rule_factor(t.size, m.columns.size + 1), every_node)
     rules = []
     for k, d in enumerate(drafts, 1):
         cover = t[d.covered]

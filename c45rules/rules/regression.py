@@ -10,9 +10,14 @@
    them, by 5.6 of our leaves' rules), and its conditions with our refit models give its
    accuracy (1.004 of its RMSE against our 1.042). With the inner nodes' rules among the
    candidates the selection keeps such regions where they pay (friedman1 1.042 -> 1.003,
-   airquality 1.004 -> 0.987, diabetes 1.008 -> 1.004, diamonds 1.001 -> 0.963 by default),
-   but diabetes' ten committees go above Cubist (0.999 -> 1.014) and a fit of all of diamonds
-   takes 8.4 CPU s against 4.5: an option, off by default (FIDELITY.md, "h54b").
+   airquality 1.004 -> 0.987, cpus 0.918 -> 0.877, diamonds 1.001 -> 0.963, ames 0.960 ->
+   0.972, the other four within 1%: 7 of the 9 shared sets at or below Cubist's RMSE instead of 5). In a
+   committee's members they do harm: the later members fit y' = 2 y - p, and an inner node's
+   rule keeps about its node's mid-sized region, which those targets overfit (ten
+   committees: cpus 0.978 -> 1.026, diabetes 0.993 -> 1.015; in the first member alone cpus
+   1.019). So a model without committees takes rules from every node, and each member of a
+   committee from its leaves (`every_node_rules`; FIDELITY.md, "rules from every node
+   without committees").
 2. Conditions are dropped greedily: each round drops the condition whose removal gives the
    lowest estimated error of the rule's model on the cases it would then cover (mean absolute
    error times (n + v) / (n - v)), while that is not above the current estimate. Choice: the
@@ -115,13 +120,15 @@ SELECTION_CONDITION_PARAMETERS = 0.5
 COVER_EVERY_CASE = False
 COVER_WITHOUT_CONDITIONS = False
 # every node of the pruned tree proposes a rule (its path's tests, its smoothed model), not
-# only the leaves: the selection may then keep a region larger than a leaf. Off: it brings
-# the default column to 6 of 9 (friedman1 1.042 -> 1.003) but diabetes' ten committees above
-# Cubist (0.999 -> 1.014); module docstring, step 1. With the rare-term check (h54e, FIDELITY.md)
-# cpus' and diabetes' ten committees go above Cubist (0.978 -> 1.026, 0.993 -> 1.015) and
-# diamonds' fit takes 1.9x Cubist's CPU; five filters on which inner nodes propose a rule
-# were measured and none kept (tree/model_tree.py's docstring, eighth round)
-RULES_FROM_EVERY_NODE = False
+# only the leaves: the selection may then keep a region larger than a leaf (step 1). True:
+# in a model of one committee member (the default model); EVERY_NODE_IN_COMMITTEES: in
+# every member of a committee model too. Measured (tree/model_tree.py's docstring, ninth
+# round): by default 7 of the 9 shared sets at or below Cubist's RMSE instead of 5; in the
+# members of ten committees cpus' and diabetes' RMSE go above Cubist's (0.978 -> 1.026,
+# 0.993 -> 1.015), in the first member alone cpus' does (1.019), so committees keep the
+# leaves' rules
+RULES_FROM_EVERY_NODE = True
+EVERY_NODE_IN_COMMITTEES = False
 # after the selection (step 7), each leaf's region that the kept rules leave partly uncovered
 # gets a rule of its own: the leaf's path tests and the model of the best rule holding the
 # region, so no part of the attribute space the tree covers falls to the default. Off: ten
@@ -200,6 +207,11 @@ class Scope:
     def unmark(self, rows: np.ndarray) -> None:
         """Clear the marks of `rows` (the cases a search read)."""
         self.mark[rows] = 0
+
+
+def every_node_rules(committees: int) -> bool:
+    """Whether each inner node of a model of `committees` members proposes a rule (step 1)."""
+    return RULES_FROM_EVERY_NODE and (committees == 1 or EVERY_NODE_IN_COMMITTEES)
 
 
 def path_tests(root: MNode, cols: Columns, every_node: bool = False) -> list[tuple[MNode, list[Test]]]:
@@ -595,8 +607,9 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
                     y: np.ndarray, max_rules: int | None,
                     bounds: Callable[[float, float], tuple[float, float]] | None = None,
                     default: np.ndarray | None = None,
-                    default_factor: float = 1.0) -> list[DraftRule]:
-    """The rules of a pruned, smoothed model tree (steps 1 to 5 of the module docstring);
+                    default_factor: float = 1.0, every_node: bool = False) -> list[DraftRule]:
+    """The rules of a pruned, smoothed model tree (steps 1 to 5 of the module docstring),
+    from its leaves (with `every_node`, from each of its nodes: `every_node_rules`);
     `bounds(low, high)` gives a rule's output bounds, `default` the committee's default value
     per case (both for step 5, which is skipped without them), `default_factor` the default
     model's M5 inflation (`select_rules`)."""
@@ -604,7 +617,7 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
     scope = Scope(root, cols, y.size) if _native is not None and y.size >= SCOPE_FROM_ROWS else None
     # a refit depends only on the cases a rule covers: rules ending on the same cases share it
     refits: dict[bytes, tuple[np.ndarray, Fitted]] = {}
-    paths = path_tests(root, cols, RULES_FROM_EVERY_NODE)
+    paths = path_tests(root, cols, every_node)
     for leaf, tests in paths:
         b0, dense = smoothed[id(leaf)]
         used = np.flatnonzero(dense)

@@ -313,7 +313,7 @@ def test_every_nodes_smoothed_model_for_the_rules_from_inner_nodes():
         assert every[id(leaf)][1].tolist() == leaves_only[id(leaf)][1].tolist()
 
 
-def test_inner_nodes_propose_rules(monkeypatch):
+def test_inner_nodes_propose_rules():
     # a tree x <= 19 | x > 19 over a target that is one line everywhere: the root's rule (no
     # conditions) is among the candidates and fits every case, so the selection keeps it alone
     import c45rules.rules.regression as steps
@@ -329,9 +329,22 @@ def test_inner_nodes_propose_rules(monkeypatch):
     assert len(tests) == 3 and len(steps.path_tests(root, cols)) == 2
     wide = (lambda low, high: (-1e9, 1e9))
     default = np.full(40, y.mean())
-    monkeypatch.setattr(steps, "RULES_FROM_EVERY_NODE", True)
-    rules = steps.rules_from_tree(root, smoothed_leaf_models(root, 1, cols, y, True), cols, y, None, wide, default)
+    rules = steps.rules_from_tree(root, smoothed_leaf_models(root, 1, cols, y, True), cols, y, None, wide, default,
+                                  every_node=True)
     assert [r.tests for r in rules] == [[]]
+
+
+def test_values_on_the_column_major_copy_are_the_same_bits():
+    # simplify reads a model's values on every case from Columns.xf_by_column (no gather of
+    # the rows): its conditions must be dropped on the very numbers the gathered matrix gives
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 1e3, (5000, 4))
+    cols = Columns(x, [0, 1, 2, 3], np.zeros((5000, 0), dtype=np.int32), [], [], x)
+    assert cols.xf_by_column.flags.f_contiguous and np.array_equal(cols.xf_by_column, x)
+    for columns in ([0, 1, 2, 3], [0, 2, 3], [1], [3, 0]):
+        for _ in range(20):
+            m = Fitted(rng.normal(), np.array(columns), rng.normal(0, 10, len(columns)), 0.0, 0.0)
+            assert m.values(cols.xf_by_column).tobytes() == m.values(x).tobytes()
 
 
 

@@ -71,6 +71,9 @@ def test_condition_search_reads_the_rules_neighbourhood_not_every_case(monkeypat
     monkeypatch.setattr(steps, "WORK", {"searches": 0, "searched_cases": 0})
     # the walk pays from tens of thousands of rows; here it is asked for at a few thousand
     monkeypatch.setattr(steps, "SCOPE_FROM_ROWS", 0)
+    # the leaves' rules (those that grew with the square): an inner node's rule reads its
+    # node's wider neighbourhood, the root's every case
+    monkeypatch.setattr(steps, "RULES_FROM_EVERY_NODE", False)
     compiled, numpy_steps = both_ways(monkeypatch, ds, y)
     assert compiled == numpy_steps
     work = steps.WORK
