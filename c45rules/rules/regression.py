@@ -69,6 +69,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..tree import model_tree
 from ..tree.model_tree import Columns, Fitted, MNode, estimated_error, fit_linear
 
 try:
@@ -287,7 +288,7 @@ def simplify(tests: list[Test], model: Fitted, cols: Columns, y: np.ndarray,
         covered = np.flatnonzero(mask)
     # keyed by a digest, not the cases' bytes: a tree's keys would otherwise copy every cover;
     # the cover kept beside the fit makes a match exact
-    key = hashlib.blake2b(np.ascontiguousarray(covered), digest_size=16).digest()
+    key = _digest(covered)
     shared = refits.get(key) if refits is not None else None
     if shared is not None and np.array_equal(shared[0], covered):
         fitted = shared[1]
@@ -373,14 +374,12 @@ def _drop_conditions_native(tests: list[Test], cols: Columns, y: np.ndarray, mod
         covered = np.zeros(rows.size, dtype=np.bool_)
         WORK["searched_cases"] += int(rows.size)
         # every case searched: the values on all rows without copying them first (the same
-        # matrix, so the same bits as the model's values on rows 0..n-1); below the scope's
-        # size from the column-major copy, at a copy of `xf` in memory
+        # matrix, so the same bits as the model's values on rows 0..n-1)
         every = rows.size == y.size
         dropped, n, abs_sum, current = _native.simplify(
             y.size, rows, cont, disc, kind, col, thr, lut_at, lut,
             np.ascontiguousarray(y if every else y[rows], dtype=np.float64),
-            np.ascontiguousarray(model.values(cols.xf_by_column if scope is None else cols.xf, None) if every
-                                 else model.values(cols.xf, rows), dtype=np.float64),
+            np.ascontiguousarray(model.values(cols.xf_by_column, None if every else rows), dtype=np.float64),
             covered.view(np.uint8), v, CONDITION_PARAMETERS)
         if scope is None or not dropped:
             break
@@ -420,7 +419,7 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray,
     values = []
     for d in drafts:
         lo, hi = bounds(float(y[d.covered].min()), float(y[d.covered].max()))
-        values.append(np.clip(d.model.values(cols.xf, d.covered), lo, hi))
+        values.append(np.clip(d.model.values(cols.xf_by_column, d.covered), lo, hi))
     rows = [d.covered for d in drafts]
     factors = np.array([rule_factor(r.size, d.model.columns.size + 1 + SELECTION_CONDITION_PARAMETERS * len(d.tests))
                         for r, d in zip(rows, drafts)], dtype=float)
@@ -603,6 +602,28 @@ def gap_rules(leaves: list[list[Test]], drafts: list[DraftRule], kept: list[Draf
     return out
 
 
+def _digest(cases: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(cases, dtype=np.intp), digest_size=16).digest()
+
+
+def node_fits(root: MNode) -> dict[bytes, tuple[np.ndarray, Fitted]]:
+    """The refits (`simplify`'s `refits`) the pruned tree already holds: with every column a
+    candidate of every node's model (model_tree.ALL_CANDIDATES), a node's model is the fit of
+    its cases, ascending, that a rule covering exactly them would make. Most rules end so (a
+    node's own rule keeps its conditions: friedman1 at 300,000 rows, 819 of 999 rules, 97% of
+    the refits' cases), and then no fit is made again."""
+    out: dict[bytes, tuple[np.ndarray, Fitted]] = {}
+    if not model_tree.ALL_CANDIDATES:
+        return out
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.model is not None:
+            out.setdefault(_digest(node.rows), (node.rows, node.model))
+    return out
+
+
 def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], cols: Columns,
                     y: np.ndarray, max_rules: int | None,
                     bounds: Callable[[float, float], tuple[float, float]] | None = None,
@@ -616,7 +637,7 @@ def rules_from_tree(root: MNode, smoothed: dict[int, tuple[float, np.ndarray]], 
     drafts = []
     scope = Scope(root, cols, y.size) if _native is not None and y.size >= SCOPE_FROM_ROWS else None
     # a refit depends only on the cases a rule covers: rules ending on the same cases share it
-    refits: dict[bytes, tuple[np.ndarray, Fitted]] = {}
+    refits = node_fits(root)
     paths = path_tests(root, cols, every_node)
     for leaf, tests in paths:
         b0, dense = smoothed[id(leaf)]

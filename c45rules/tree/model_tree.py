@@ -394,14 +394,25 @@ class Fitted:
 
     def values(self, xf: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """The model on the (imputed) continuous matrix, all rows or `rows`."""
-        x = xf if rows is None else xf[rows]
+        n = xf.shape[0] if rows is None else rows.size
         if not self.columns.size:
-            return np.full(x.shape[0], float(self.intercept))
-        if x.flags.f_contiguous and self.columns.size == x.shape[1] and bool(
-                (self.columns == np.arange(x.shape[1])).all()):
-            # every column of a column-major matrix (Columns.xf_by_column): the layout the
-            # gather below makes, without the copy, so the same product to the bit
+            return np.full(n, float(self.intercept))
+        if xf.flags.f_contiguous:
+            # a column-major matrix (Columns.xf_by_column): its columns taken one by one make
+            # the layout the gather below makes, so the same product to the bit, without
+            # copying every column of each row first
+            if rows is None and self.columns.size == xf.shape[1] and bool(
+                    (self.columns == np.arange(xf.shape[1])).all()):
+                x = xf
+            else:
+                x = np.empty((n, self.columns.size), order="F")
+                for j, c in enumerate(self.columns):
+                    if rows is None:
+                        x[:, j] = xf[:, c]
+                    else:
+                        np.take(xf[:, c], rows, out=x[:, j])
             return self.intercept + x @ self.coefs
+        x = xf if rows is None else xf[rows]
         return self.intercept + x[:, self.columns] @ self.coefs
 
 

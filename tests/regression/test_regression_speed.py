@@ -149,3 +149,19 @@ def test_rules_ending_on_the_same_cases_share_one_refit(monkeypatch, compiled):
         assert a.tests == b.tests and a.covered.tolist() == b.covered.tolist() == list(range(20))
         assert (a.model.intercept, a.model.coefs.tolist(), a.model.estimate, a.estimate) == \
                (b.model.intercept, b.model.coefs.tolist(), b.model.estimate, b.estimate)
+
+
+def test_a_rule_covering_exactly_a_nodes_cases_takes_the_nodes_fit(monkeypatch):
+    # every column a candidate of every node's model: a node's model is the refit a rule
+    # ending on its cases would make (same cases, same order, same candidates), so it is taken
+    # instead of fitted again, and the model learnt is the same to the bit
+    ds, y = regression_frame(grid_frame(3000), "y")
+    fits = []
+    real = steps.fit_linear
+    monkeypatch.setattr(steps, "fit_linear", lambda *a: fits.append(1) or real(*a))
+    seeded = dump_yaml(fit_regression(ds, y))
+    with_nodes = len(fits)
+    fits.clear()
+    monkeypatch.setattr(steps, "node_fits", lambda root: {})
+    assert dump_yaml(fit_regression(ds, y)) == seeded
+    assert with_nodes < 0.7 * len(fits)
