@@ -416,11 +416,14 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray,
     covers. Each round drops the rule whose removal gives the lowest estimate; a removal only
     changes the cases the rule covers, so each trial costs those cases alone."""
     n = y.size
-    values = []
-    for d in drafts:
-        lo, hi = bounds(float(y[d.covered].min()), float(y[d.covered].max()))
-        values.append(np.clip(d.model.values(cols.xf_by_column, d.covered), lo, hi))
     rows = [d.covered for d in drafts]
+    starts = np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64)
+    # each rule's bounded values on its cases, one stretch of one array a rule
+    flat_values = np.empty(int(starts[-1]))
+    values = []
+    for d, a, b in zip(drafts, starts[:-1].tolist(), starts[1:].tolist()):
+        lo, hi = bounds(float(y[d.covered].min()), float(y[d.covered].max()))
+        values.append(np.clip(d.model.values(cols.xf_by_column, d.covered), lo, hi, out=flat_values[a:b]))
     factors = np.array([rule_factor(r.size, d.model.columns.size + 1 + SELECTION_CONDITION_PARAMETERS * len(d.tests))
                         for r, d in zip(rows, drafts)], dtype=float)
     total, count, factor_total = np.zeros(n), np.zeros(n), np.zeros(n)
@@ -431,8 +434,10 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray,
     pred = np.where(count > 0, total / np.maximum(count, 1), default)
     # which rules cover each case, as (case, rule) pairs sorted by case: after a removal only
     # the rules sharing a case with the removed one need their trial recomputed
-    pair_rule = np.repeat(np.arange(len(drafts)), [r.size for r in rows])
-    pair_case = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
+    # (32-bit: with rules from every node a case has a pair per node above it, 15M pairs at
+    # 1M cases; the compiled loop reads them so)
+    pair_rule = np.repeat(np.arange(len(drafts), dtype=np.int32), [r.size for r in rows])
+    pair_case = np.concatenate(rows).astype(np.int32) if rows else np.zeros(0, dtype=np.int32)
 
     def weighted(error: np.ndarray, factor_sum: np.ndarray, c: np.ndarray) -> float:
         # the summed errors, each times its case's mean factor (the default's when uncovered)
@@ -452,14 +457,14 @@ def select_rules(drafts: list[DraftRule], cols: Columns, y: np.ndarray,
                         dtype=bool)
     if _native is not None:
         # the same loop compiled (same doubles); it reads a case's rules from the pairs by case
-        by_case = np.argsort(pair_case, kind="stable")
+        rule_by_case = pair_rule[np.argsort(pair_case, kind="stable")]
+        del pair_rule
         alive8 = np.ones(len(drafts), dtype=np.uint8)
         _native.select_rules(
             np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(default, dtype=np.float64),
-            pred, total, count, np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64),
-            pair_case.astype(np.int32), np.concatenate(values).astype(np.float64), factors,
+            pred, total, count, starts, pair_case, flat_values, factors,
             np.concatenate([[0], np.cumsum(np.bincount(pair_case, minlength=n))]).astype(np.int64),
-            pair_rule[by_case].astype(np.int32), alive8, abs_sum, current,
+            rule_by_case, alive8, abs_sum, current,
             -1 if max_rules is None else int(max_rules), factor_total, float(default_factor),
             covering.astype(np.uint8))
         return [drafts[k] for k in np.flatnonzero(alive8).tolist()]
