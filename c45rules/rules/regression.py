@@ -16,8 +16,8 @@
    rule keeps about its node's mid-sized region, which those targets overfit (ten
    committees: cpus 0.978 -> 1.026, diabetes 0.993 -> 1.015; in the first member alone cpus
    1.019). So a model without committees takes rules from every node, and each member of a
-   committee from its leaves (`every_node_rules`; FIDELITY.md, "rules from every node
-   without committees").
+   committee from its leaves (`every_node_rules`; FIDELITY.md, "Regression rules
+   against Cubist", the table now).
 2. Conditions are dropped greedily: each round drops the condition whose removal gives the
    lowest estimated error of the rule's model on the cases it would then cover (mean absolute
    error times (n + v) / (n - v)), while that is not above the current estimate. Choice: the

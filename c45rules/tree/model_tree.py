@@ -342,7 +342,7 @@ order airquality, cpus, auto, diabetes, boston, concrete, friedman1 (before: 1.0
   ten committees .923 1.019 .944 .999 .935 .852 .946, ames 1.010, diamonds 1.015: 6 of 9,
   cpus above Cubist, and the later members (fitting y' = 2 y - p of a better first member)
   do not bring diamonds below it.
-Ninth round on issue 54 (lead; FIDELITY.md "rules from every node without committees"): what
+Ninth round on issue 54 (lead; FIDELITY.md "Regression rules against Cubist", the table now): what
 the table above leaves open, every node proposing a rule in a model without committees and
 only the leaves in each member of a committee (rules/regression.py `every_node_rules`), is
 now the default: by default .987 .877 .933 1.004 .897 .925 1.003, ames .972, diamonds .963
