@@ -6,7 +6,11 @@ counts of the cases satisfying all its conditions and all but each one: one pass
 every such rule at once, from each batch's condition truth as bits (64 cases a word). Compiled,
 the first pass (every leaf's whole path) counts each path's pool of the cases failing at most
 one of its conditions instead, narrowed along the depth-first paths as generalise's first round
-is (_Conditions.pool_tables): no truth row over every case. A later pass counts, beside each
+is (_Conditions.pool_tables): no truth row over every case. A later pass of many rules counts
+them along the tree's paths as generalise recounts (_Conditions.path_tables): per batch, depth
+first, the current path's levels' truth rows over the batch, each rule read from its leaf's
+path's rows, so each rule is visited once a batch; a pass of few rules, from their pools (a few
+hundred) or from truth rows. Without the compiled module a later pass counts, beside each
 rule's tables, its tables without the condition its round is guessed to drop (the runner-up of
 its round before): when the round drops that one, the next round's counts are there too (two
 rounds a pass). The first pass also tallies what the coding costs read (classes, values per
@@ -14,7 +18,8 @@ attribute).
 Subset selection (7.6) reads, class by class, whether a case is of the class and which of the
 class's candidates fire on it: one pass groups the cases into a table per class. Ordering, the
 default class and sifting (7.7-7.9) read the class and which selected rules fire: one more pass,
-one table. The stages run on the groups as cases weighing their number of cases (whole weights:
+one table. Compiled, a candidate's firing is found along the paths too: the AND of its leaf's
+kept levels' rows. The stages run on the groups as cases weighing their number of cases (whole weights:
 the same counts, sums and doubles as on the cases one by one). Each pass is "count one slice into
 a table" and "merge two tables" (_FireCounter.fired, _Lists.merge); the tables are held within a
 memory budget (tables_in_passes).
@@ -62,6 +67,10 @@ _PATH_CASES = 1 << 17
 # rows cost more than the truth of few conditions (at 200k noisy rows a pass of 1 rule took
 # 0.22 CPU s along the paths, 0.11 from truth rows; 2,195 rules, 0.28 s either way)
 _PATH_RULES = 2048
+# and a pass of at most this many from their pools (as the first pass: _Conditions.pool_tables),
+# which cost a narrowing of every case per rule but no pass-wide truth rows (200k noisy rows: 71
+# rules 0.09 CPU s from pools, 0.12 from truth rows; 455 rules 0.27 and 0.17)
+_POOL_RULES = 256
 
 
 @dataclass
@@ -719,10 +728,11 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     """generalise_rules over the batches: the candidate rules (without covers) in the same order,
     numbered alike; their conditions' numbers; the first pass's tallies; and per rule the leaf it
     came from and the levels of that leaf's path it keeps (its conditions: tables_in_passes'
-    `paths`). Compiled, the first
-    pass counts each leaf's path from its pool of the cases failing at most one condition; a
-    later pass counts each rule's tables without its guessed next condition too (the module's
-    docstring): two rounds a pass for the rules whose guess holds. `memory` bounds no table here
+    `paths`). Compiled, the first pass counts each leaf's path from its pool of the cases
+    failing at most one condition, a later pass its rules along the tree's paths (or, few, from
+    pools or truth rows); without the compiled module a later pass counts each rule's tables
+    without its guessed next condition too (the module's docstring): two rounds a pass for the
+    rules whose guess holds. `memory` bounds no table here
     (the rounds' tables grow with the rules, not the rows): it sets the slices' truth bits
     (round_cells), larger where it leaves room. `threads`: a batch's slices counted
     on up to that many threads (the same counts)."""
@@ -742,7 +752,11 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     # per rule, the condition (its number) its next round is guessed to drop: the runner-up of
     # its round before. A pass counts the rule's tables and, guessed, its tables without that
     # condition: when the round drops it, those are the next round's (two rounds a pass), at
-    # the cost of one more rule's counts
+    # the cost of one more rule's counts. Compiled, no guess: a pass along the tree's paths
+    # costs its rules' counts, not a truth row of every condition over every case, and the
+    # guessed lists (90% more in the second pass) cost more than the passes they save (1M noisy
+    # rows: 44.8 CPU s in 10 passes with guesses, 35.4 in 13 without)
+    guessing = _native is None
     guess: dict[int, int] = {}
     errors: list[float] = []
     cells = round_cells(memory, threads)
@@ -757,13 +771,14 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                     + [[j for j in levels[r] if paths[r][j] != guess[r]] for r in guessed])
         counted = np.concatenate([targets[active], targets[guessed]]).astype(np.int64)
         t0_a, e0_a, td_a, ed_a = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
-                                               len(schema.classes), tallies if first else None, schema, pools=first,
+                                               len(schema.classes), tallies if first else None, schema,
+                                               pools=first or len(lists) <= _POOL_RULES,
                                                threads=threads, cells=cells, paths=on_paths)
         report.passes += 1
         report.round_passes += 1
         report.rounds += 1
         report.rule_counts += len(lists)
-        report.pool_counts += len(lists) if first and _native is not None else 0
+        report.pool_counts += len(lists) if (first or len(lists) <= _POOL_RULES) and _native is not None else 0
         # T0, E0 and Td, Ed per condition of every rule counted, int64
         report.round_bytes = max(report.round_bytes, 8 * len(t0_a) * (2 + 2 * width))
         if rates is None:
@@ -798,7 +813,8 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 if best < 0:
                     final[r] = (t0r, e0r, p0)
                     return None
-                guess[r] = current[r][runner]
+                if guessing:
+                    guess[r] = current[r][runner]
                 del levels[r][best], current[r][best]
                 return best
         else:
@@ -813,7 +829,8 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 if best is None:
                     final[r] = (t0[i], e0[i], p0)
                     return None
-                guess[r] = current[r][lowest_error(errors, best)]
+                if guessing:
+                    guess[r] = current[r][lowest_error(errors, best)]
                 del levels[r][best], current[r][best]
                 return best
 

@@ -369,16 +369,21 @@ def test_the_largest_firing_table_is_reported():
     assert 0 < largest["bytes"] <= report.table_bytes
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_first_pass_from_pools_later_rounds_guess(compiled, monkeypatch):
+@pytest.mark.parametrize("compiled, later", [(True, "paths"), (True, "pools"), (False, "truth")])
+def test_first_pass_from_pools_later_rounds_along_paths_or_guessed(compiled, later, monkeypatch):
     """Compiled, the first pass counts every leaf's path from its pool of the cases failing at
-    most one condition (no condition truth rows are made in it); a later pass counts each rule's
-    tables and those without its guessed next condition (the runner-up of its round before):
-    when the round drops that one, two rounds in the pass. Same rules as in memory."""
+    most one condition and a later pass counts its rules along the tree's paths (many rules) or
+    from their pools (few): no pass makes a condition's truth over the cases, and no round is
+    guessed. Without the compiled module a later pass counts each rule's tables and those
+    without its guessed next condition (the runner-up of its round before): when the round
+    drops that one, two rounds in the pass. Same rules as in memory."""
     if compiled and passes._native is None:
         pytest.skip("no compiled module")
     if not compiled:
         monkeypatch.setattr(passes, "_native", None)
+    # every later pass along the paths, or every one from pools
+    monkeypatch.setattr(passes, "_PATH_RULES", 0 if later == "paths" else 1 << 40)
+    monkeypatch.setattr(passes, "_POOL_RULES", -1 if later == "paths" else 1 << 40)
     seen = []
     counts = passes._round_counts
     truth = passes._Conditions.truth
@@ -399,18 +404,19 @@ def test_first_pass_from_pools_later_rounds_guess(compiled, monkeypatch):
 
     monkeypatch.setattr(passes, "_round_counts", spy)
     monkeypatch.setattr(passes._Conditions, "truth", counted_truth)
-    monkeypatch.setattr(passes, "_PATH_RULES", 0)     # every later pass along the paths
     ds, memory, streamed, trace, trace2, report = both("crx")
     assert dump_yaml(streamed) == dump_yaml(memory)
-    assert [pools for _, pools in seen] == [True] + [False] * (len(seen) - 1)
-    # the first pass: every leaf's rule, no guess yet; compiled, from the pools alone
-    assert report.pool_counts == (seen[0][0] if compiled else 0)
     made = [m for m in made if m is not None]
-    # compiled, no pass makes a condition's truth over the cases: the first from the pools, the
-    # later ones along the tree's paths (path_tables)
-    assert all((m == 0) == compiled for m in made)
-    assert report.rule_counts == sum(k for k, _ in seen) and 0 < report.guessed_right
-    assert report.round_passes == len(seen) < report.rounds
+    assert [pools for _, pools in seen] == [True] + [later != "paths"] * (len(seen) - 1)
+    assert report.rule_counts == sum(k for k, _ in seen) and report.round_passes == len(seen) > 2
+    if compiled:
+        # the first pass from the pools, the later ones along the paths or from pools: no
+        # truth row of a condition over the cases, and one round a pass
+        assert report.pool_counts == (seen[0][0] if later == "paths" else report.rule_counts)
+        assert not any(made) and report.guessed_right == 0 and report.round_passes == report.rounds
+    else:
+        assert report.pool_counts == 0 and all(made)
+        assert 0 < report.guessed_right and report.round_passes < report.rounds
 
 
 @pytest.mark.parametrize("name, subset", [("crx", False), ("crx", True), ("vehicle", False), ("labor", True)])
@@ -845,15 +851,21 @@ def test_spilled_selection_learns_the_in_memory_rules(name, monkeypatch):
         assert kept.largest["bytes"] - report.largest["bytes"] == 2 * report.largest["numbers"]
 
 
-def test_rounds_decided_at_once_without_fisher(monkeypatch):
+@pytest.mark.parametrize("compiled", [True, False])
+def test_rounds_decided_at_once_without_fisher(compiled, monkeypatch):
     """Without Fisher's test each pass's round is decided for all its rules at once
     (generalize.drop_choices), not a Python call a rule (drop_choice: ~270,000 rules a round at
-    1M cases); with it, rule by rule. The same rules as in memory either way."""
+    1M cases), the guessed second rounds too (without the compiled module); with it, rule by
+    rule. The same rules as in memory either way."""
     def refused(*args, **kwargs):
         raise AssertionError("a round decided rule by rule")
+    if not compiled:
+        monkeypatch.setattr(passes, "_native", None)
+    elif passes._native is None:
+        pytest.skip("no compiled module")
     monkeypatch.setattr(passes, "drop_choice", refused)
     ds, memory, streamed, trace, trace2, report = both("crx")
-    assert dump_yaml(streamed) == dump_yaml(memory) and report.guessed_right > 0
+    assert dump_yaml(streamed) == dump_yaml(memory) and (report.guessed_right > 0) == (not compiled)
     monkeypatch.undo()
     ds, memory, streamed, *_ = both("crx", fisher=5)
     assert dump_yaml(streamed) == dump_yaml(memory)
@@ -894,6 +906,7 @@ def test_round_slices_widen_with_the_budget(monkeypatch):
     The selection's slices keep _CELLS (the budget is its tables'); the rules are the same."""
     monkeypatch.setattr(passes, "_CELLS", 1 << 12)
     monkeypatch.setattr(passes, "_ROUND_CELLS", 1 << 14)
+    monkeypatch.setattr(passes, "_POOL_RULES", -1)      # the later passes from truth rows
     assert passes.round_cells(None) == 1 << 12 and passes.round_cells(1 << 13, 2) == 1 << 12
     assert passes.round_cells(1 << 14, 1) == passes.round_cells(1 << 40, 4) == 1 << 14
     ds, _ = load_stem(R.stem("crx"))
