@@ -419,6 +419,17 @@ def test_first_pass_from_pools_later_rounds_along_paths_or_guessed(compiled, lat
         assert 0 < report.guessed_right and report.round_passes < report.rounds
 
 
+def leaf_paths(name, subset):
+    """A shared set, its unpruned tree (subset tests or not) and each leaf's path (path_table's
+    condition numbers); skips without the compiled module, whose kernels the callers test."""
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    ds, _ = load_stem(R.stem(name))
+    tree = learn_tree(ds, subset=subset).unpruned_flat
+    p = passes._Conditions(tree).paths
+    return ds, tree, [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(len(p.leaf_class))]
+
+
 @pytest.mark.parametrize("name, subset", [("crx", False), ("crx", True), ("vehicle", False), ("labor", True)])
 def test_path_tables_equal_truth_counts(name, subset):
     # a later round's counts along the tree's paths (path_tables: each rule from its leaf's
@@ -426,14 +437,9 @@ def test_path_tables_equal_truth_counts(name, subset):
     # rows: unknown values, discrete, subset and threshold tests, some levels dropped, two lists
     # of a leaf, a list of no condition, the lists in no order of the leaves, batches that cut
     # the leaves' cases (5 and 37 cases) and runs of cases within a batch (_PATH_CASES), threads
-    if passes._native is None:
-        pytest.skip("no compiled module")
-    ds, _ = load_stem(R.stem(name))
-    tree = learn_tree(ds, subset=subset).unpruned_flat
+    ds, tree, paths = leaf_paths(name, subset)
     rng = np.random.default_rng(5)
     conds = passes._Conditions(tree)
-    p = conds.paths
-    paths = [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(len(p.leaf_class))]
     leaves = list(range(len(paths))) * 2 + [0]
     kept = [[j for j in range(len(paths[r])) if rng.random() < 0.7] or [len(paths[r]) - 1] for r in leaves[:-1]]
     kept.append([])
@@ -508,15 +514,11 @@ def test_pool_tables_equal_truth_counts(name, subset):
     # a batch's first-round counts of every leaf's whole path from the paths' pools are the
     # counts round_tables makes from the conditions' truth rows (unknown values, discrete,
     # subset and threshold tests; leaves sharing long prefixes, and a batch of a few cases)
-    if passes._native is None:
-        pytest.skip("no compiled module")
-    ds, _ = load_stem(R.stem(name))
-    tree = learn_tree(ds, subset=subset).unpruned_flat
+    ds, tree, paths = leaf_paths(name, subset)
     rng = np.random.default_rng(3)
     for k in (ds.n, 5):
         conds = passes._Conditions(tree)
         p = conds.paths
-        paths = [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(len(p.leaf_class))]
         # every path whole (the first pass), and later rounds' lists: some levels dropped, in
         # no order of the leaves (the pools shared by the lists' common first conditions)
         kept = [[c for c in path if rng.random() < 0.7] or path[-1:] for path in paths]
