@@ -156,6 +156,8 @@ typedef struct {
     int64_t *n_known;
     const int32_t *kind, *attr, *outcome, *key;
     const double *cut;
+    const int64_t *cut_rank;                /* per condition: its cut's known values at most it, or NULL
+                                               (threshold_row searches them) */
     const int64_t *node;
     const uint8_t *masks;
     const int64_t *mask_off;
@@ -299,8 +301,9 @@ static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
     const int64_t *order = g->order;
     int64_t W = g->words, known_n = g->n_known[a];
     int bytes = g->rank_bytes;
-    /* k: how many known values are <= cut (the ranked cases are in ascending value) */
-    int64_t lo = 0, hi = known_n;
+    /* k: how many known values are <= cut (the ranked cases are in ascending value); given, when
+       the caller found every condition's at once (three dependent loads a step here) */
+    int64_t lo = g->cut_rank ? g->cut_rank[c] : 0, hi = g->cut_rank ? lo : known_n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (x[order[rank_at(ranked, bytes, mid)]] <= cut) lo = mid + 1;
@@ -2411,11 +2414,12 @@ done:
 /* The views path_tables and path_fire_lists share: v[0] order (int64, bit position -> case),
  * v[1..9] the conditions (take_conditions'), v[10] leaf_ptr, v[11] leaf_cond, v[12] key_rows,
  * v[13] key_empty (truth_rows' of the cases in that order), v[14] list_leaf (int64), v[15]
- * list_ptr (int64), v[16] list_kept (int32); cols: 3 n_attr views (take_ranks'). Checks them
+ * list_ptr (int64), v[16] list_kept (int32); cols: 3 n_attr views (take_ranks'); cut_rank: per
+ * condition (int64) a threshold's number of known values at most its cut. Checks them
  * and sets g up for the lists: each a leaf's path with some of its levels kept. 0, or -1 with
  * an exception set. */
 static int open_paths(Gen *g, Py_buffer *v, PyObject *columns, PyObject *ranks, PyObject *snaps, Py_ssize_t n_keys,
-                      Py_buffer *cols, const char *who) {
+                      Py_buffer *cols, const Py_buffer *cut_rank, const char *who) {
     int64_t n = v[0].len / 8, n_leaves = v[10].len / 8 - 1, k = v[15].len / 8 - 1, W = (n + 63) / 64;
     if (take_conditions(g, &v[1], columns, cols, n, n_keys, who) || check_leaves(g, &v[10], &v[11], who)) return -1;
     g->words = W;
@@ -2426,6 +2430,17 @@ static int open_paths(Gen *g, Py_buffer *v, PyObject *columns, PyObject *ranks, 
         return -1;
     }
     if (take_ranks(g, cols, ranks, snaps, PyTuple_GET_SIZE(columns), who)) return -1;
+    /* each threshold condition's rank among its column's known values (0..known) */
+    if (cut_rank->len != g->n_cond * 8) {
+        PyErr_Format(PyExc_ValueError, "%s: array sizes do not agree", who);
+        return -1;
+    }
+    g->cut_rank = cut_rank->buf;
+    for (int64_t c = 0; c < g->n_cond; c++)
+        if (g->kind[c] == THRESHOLD && (g->cut_rank[c] < 0 || g->cut_rank[c] > g->n_known[g->attr[c]])) {
+            PyErr_Format(PyExc_ValueError, "%s: a cut's rank is out of range", who);
+            return -1;
+        }
     g->order = v[0].buf;
     for (int64_t i = 0; i < n; i++)
         if (g->order[i] < 0 || g->order[i] >= n) {
@@ -2485,29 +2500,30 @@ static void close_paths(Gen *g, Py_buffer *cols, Py_ssize_t n_attr, Py_buffer *v
 
 PyDoc_STRVAR(path_tables_doc,
 "path_tables(order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks, mask_off,\n"
-"            mask_len, leaf_ptr, leaf_cond, n_keys, key_rows, key_empty, list_leaf, list_ptr, list_kept,\n"
-"            wrong_rows, klass, list_at, lo, hi, t0, e0, td, ed)\n\n"
+"            mask_len, leaf_ptr, leaf_cond, n_keys, key_rows, key_empty, cut_rank, list_leaf, list_ptr,\n"
+"            list_kept, wrong_rows, klass, list_at, lo, hi, t0, e0, td, ed)\n\n"
 "A later generalisation round's counts over one batch of n cases (passes.py _round_counts), added\n"
 "into t0, e0 (int64) and td, ed (int64, rows of width td.len / t0.len) at row list_at[i] (int64) for\n"
 "each list i of lo..hi-1. List i keeps the levels list_kept[list_ptr[i]:list_ptr[i + 1]] (int32) of\n"
 "leaf list_leaf[i]'s path (int64; lists of one leaf side by side, leaves ascending, read best) and\n"
 "counts for class klass[i] (int32). As generalise's recount: the batch's cases in `order` (its\n"
 "leaf order, bit position -> case), the current path's levels' truth rows made as a list needs\n"
-"them (threshold_rows' nearest row, the cases in between flipped; a discrete test's key row of\n"
-"truth_rows, as key_rows, key_empty, wrong_rows are), so a round's lists read rows of one path\n"
+"them (threshold_rows' nearest row, the cases in between flipped, cut_rank (int64 per condition)\n"
+"its cut's number of known values at most it; a discrete test's key row of truth_rows, as\n"
+"key_rows, key_empty, wrong_rows are), so a round's lists read rows of one path\n"
 "(a few hundred kB) instead of every counted condition's truth over the batch. Lets go of the\n"
 "GIL: runs of lists may go in threads (each writes only its lists' rows).");
 
 static PyObject *py_path_tables(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[24];
+    Py_buffer v[25];
     PyObject *columns, *ranks, *snaps, *out = NULL;
     Py_ssize_t n_keys, lo, hi;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*nnw*w*w*w*", &v[0], &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*y*nnw*w*w*w*", &v[0], &PyTuple_Type,
                           &columns, &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[1], &v[2], &v[3], &v[4], &v[5],
-                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &n_keys, &v[12], &v[13], &v[14], &v[15],
-                          &v[16], &v[17], &v[18], &v[19], &lo, &hi, &v[20], &v[21], &v[22], &v[23]))
+                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &n_keys, &v[12], &v[13], &v[24], &v[14],
+                          &v[15], &v[16], &v[17], &v[18], &v[19], &lo, &hi, &v[20], &v[21], &v[22], &v[23]))
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
@@ -2519,7 +2535,7 @@ static PyObject *py_path_tables(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (open_paths(&g, v, columns, ranks, snaps, n_keys, cols, "path_tables")) goto done;
+    if (open_paths(&g, v, columns, ranks, snaps, n_keys, cols, &v[24], "path_tables")) goto done;
     if (v[17].len != n_classes * W * 8 || v[18].len != k * 4 || v[19].len != k * 8 || v[20].len % 8
         || v[21].len != v[20].len || v[22].len != k_out * width * 8 || v[23].len != v[22].len || lo < 0 || lo > hi
         || hi > k) {
@@ -2568,14 +2584,14 @@ static PyObject *py_path_tables(PyObject *self, PyObject *args) {
     }
     out = Py_NewRef(Py_None);
 done:
-    close_paths(&g, cols, n_attr, v, 24);
+    close_paths(&g, cols, n_attr, v, 25);
     return out;
 }
 
 PyDoc_STRVAR(path_fire_lists_doc,
 "path_fire_lists(order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
-"                mask_off, mask_len, leaf_ptr, leaf_cond, n_keys, key_rows, key_empty, list_leaf,\n"
-"                list_ptr, list_kept, list_rule, klass, at[, packed]) -> ids\n\n"
+"                mask_off, mask_len, leaf_ptr, leaf_cond, n_keys, key_rows, key_empty, cut_rank,\n"
+"                list_leaf, list_ptr, list_kept, list_rule, klass, at[, packed]) -> ids\n\n"
 "fire_lists' lists over a batch of n cases (klass: their labels, int32, in the batch's order; at:\n"
 "int64, n + 1, written), the rules' covers found along the tree's paths as path_tables counts:\n"
 "rule list_rule[i] (int64; every rule 0..k-1 once) is the AND of the levels list_kept[list_ptr[i]:\n"
@@ -2584,15 +2600,15 @@ PyDoc_STRVAR(path_fire_lists_doc,
 
 static PyObject *py_path_fire_lists(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer v[20];
+    Py_buffer v[21];
     PyObject *columns, *ranks, *snaps, *out = NULL;
     Py_ssize_t n_keys;
     int packed = 0;
     memset(v, 0, sizeof(v));
-    if (!PyArg_ParseTuple(args, "y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*ny*y*y*y*y*y*y*w*|p", &v[0], &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*w*|p", &v[0], &PyTuple_Type,
                           &columns, &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[1], &v[2], &v[3], &v[4], &v[5],
-                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &n_keys, &v[12], &v[13], &v[14], &v[15],
-                          &v[16], &v[17], &v[18], &v[19], &packed))
+                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &n_keys, &v[12], &v[13], &v[20], &v[14],
+                          &v[15], &v[16], &v[17], &v[18], &v[19], &packed))
         return NULL;
     Gen g;
     memset(&g, 0, sizeof(g));
@@ -2605,7 +2621,7 @@ static PyObject *py_path_fire_lists(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (open_paths(&g, v, columns, ranks, snaps, n_keys, cols, "path_fire_lists")) goto done;
+    if (open_paths(&g, v, columns, ranks, snaps, n_keys, cols, &v[20], "path_fire_lists")) goto done;
     if (v[17].len != k * 8 || v[18].len != n * 4 || v[19].len != (n + 1) * 8) {
         PyErr_SetString(PyExc_ValueError, "path_fire_lists: array sizes do not agree");
         goto done;
@@ -2671,7 +2687,7 @@ done:
     free(cases);
     free(lo);
     free(hi);
-    close_paths(&g, cols, n_attr, v, 20);
+    close_paths(&g, cols, n_attr, v, 21);
     return out;
 }
 

@@ -247,15 +247,16 @@ class _Conditions:
         """What path_tables and path_fire_lists read of cases lo..hi-1 of `batch` (_ready first):
         their leaf order, the tested columns, the continuous ones' ranks and threshold rows, the
         conditions and the leaves' paths, the discrete tests' key rows and their empty words
-        (made once here, shared by every path reading them); last, the classes' wrong rows."""
+        (made once here, shared by every path reading them), each threshold's rank among its
+        column's known values; last, the classes' wrong rows."""
         c = self._compiled
         part = batch if (lo, hi) == (0, batch.n) else batch.subset(np.arange(lo, hi))
         columns = c.columns_of(part)
         order = c.leaf_order(part)
-        ranks, snaps, (key_rows, key_empty, wrong, _) = c.rows(columns, np.ascontiguousarray(part.y, dtype=np.int32),
-                                                              order)
+        ranks, snaps, (key_rows, key_empty, wrong, _), cut_rank = c.rows(
+            columns, np.ascontiguousarray(part.y, dtype=np.int32), order, cut_ranks=True)
         return (order, columns, ranks, snaps, *c.conditions, c.leaf_ptr, c.leaf_cond, c.n_keys, key_rows, key_empty,
-                wrong)
+                cut_rank, wrong)
 
     def _ready(self, batch: Dataset) -> bool:
         """Whether the compiled module can take `batch` (made from the first batch seen)."""

@@ -474,6 +474,12 @@ def test_path_tables_equal_truth_counts(name, subset):
              np.zeros((1, 4), dtype=np.int64)]
     with pytest.raises(ValueError, match="path_tables: the lists do not agree"):
         conds.path_tables(ds, lists, table)
+    # so is a threshold's rank beyond its column's known values
+    rows = conds.path_rows(ds, 0, ds.n)
+    lists = passes._OnPaths.of([0], [[0]], np.zeros(1, dtype=np.int64))
+    with pytest.raises(ValueError, match="path_tables: a cut's rank is out of range"):
+        passes._native.path_tables(*rows[:-2], rows[-2] + ds.n + 1, lists.leaf, lists.ptr, lists.kept, rows[-1],
+                                   lists.klass, lists.at, 0, 1, *table)
 
 
 @pytest.mark.parametrize("name, subset", [("crx", False), ("vehicle", False), ("labor", True)])
