@@ -156,6 +156,8 @@ typedef struct {
     int64_t *n_known;
     const int32_t *kind, *attr, *outcome, *key;
     const double *cut;
+    const int64_t *cut_rank;                /* per condition: its cut's known values at most it, or NULL
+                                               (threshold_row searches them) */
     const int64_t *node;
     const uint8_t *masks;
     const int64_t *mask_off;
@@ -299,8 +301,9 @@ static int threshold_row(Gen *g, int32_t c, uint64_t *row) {
     const int64_t *order = g->order;
     int64_t W = g->words, known_n = g->n_known[a];
     int bytes = g->rank_bytes;
-    /* k: how many known values are <= cut (the ranked cases are in ascending value) */
-    int64_t lo = 0, hi = known_n;
+    /* k: how many known values are <= cut (the ranked cases are in ascending value); given, when
+       the caller found every condition's at once (three dependent loads a step here) */
+    int64_t lo = g->cut_rank ? g->cut_rank[c] : 0, hi = g->cut_rank ? lo : known_n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (x[order[rank_at(ranked, bytes, mid)]] <= cut) lo = mid + 1;
@@ -474,7 +477,6 @@ static int follow(Gen *g, const int32_t *path, int64_t m) {
     return 0;
 }
 
-/* Fill the truth rows of the path's levels that lack them. */
 /* Set a bit per word of `row` that has no true case. */
 static void empty_words(const Gen *g, const uint64_t *row, uint64_t *empty) {
     /* each block's bits gathered in a register: a read-modify-write of empty[] per word (which
@@ -488,29 +490,34 @@ static void empty_words(const Gen *g, const uint64_t *row, uint64_t *empty) {
     }
 }
 
-static int build(Gen *g) {
+/* Make row j hold the truth of the path's level j (g->path[j]) and its empty-word bits. */
+static int build_level(Gen *g, int64_t j) {
     int64_t W = g->words;
-    for (int64_t j = g->built; j < g->depth; j++) {
-        int32_t c = g->path[j], before = g->row_cond[j];
-        uint64_t *row = g->bits + j * W, *empty = g->empty + j * g->blocks;
-        if (g->kind[c] == THRESHOLD && before >= 0 && g->kind[before] == THRESHOLD
-            && g->node[before] == g->node[c] && g->outcome[before] != g->outcome[c]) {
-            /* the other branch of the test row j holds: its complement among known values */
-            const uint64_t *known = g->known[g->attr[c]];
-            for (int64_t w = 0; w < W; w++) row[w] = ~row[w] & known[w];
-            empty_words(g, row, empty);
-            g->row_key[j] = -1;
-        } else if (g->kind[c] == THRESHOLD) {
-            if (threshold_row(g, c, row)) return -1;
-            empty_words(g, row, empty);
-            g->row_key[j] = -1;
-        } else {
-            /* discrete and subset tests recur all over the tree: one row per key, shared */
-            int32_t k = g->key[c];
-            g->row_key[j] = k;
-        }
-        g->row_cond[j] = c;
+    int32_t c = g->path[j], before = g->row_cond[j];
+    uint64_t *row = g->bits + j * W, *empty = g->empty + j * g->blocks;
+    if (g->kind[c] == THRESHOLD && before >= 0 && g->kind[before] == THRESHOLD
+        && g->node[before] == g->node[c] && g->outcome[before] != g->outcome[c]) {
+        /* the other branch of the test row j holds: its complement among known values */
+        const uint64_t *known = g->known[g->attr[c]];
+        for (int64_t w = 0; w < W; w++) row[w] = ~row[w] & known[w];
+        empty_words(g, row, empty);
+        g->row_key[j] = -1;
+    } else if (g->kind[c] == THRESHOLD) {
+        if (threshold_row(g, c, row)) return -1;
+        empty_words(g, row, empty);
+        g->row_key[j] = -1;
+    } else {
+        /* discrete and subset tests recur all over the tree: one row per key, shared */
+        g->row_key[j] = g->key[c];
     }
+    g->row_cond[j] = c;
+    return 0;
+}
+
+/* Fill the truth rows of the path's levels that lack them. */
+static int build(Gen *g) {
+    for (int64_t j = g->built; j < g->depth; j++)
+        if (build_level(g, j)) return -1;
     g->built = g->depth;
     return 0;
 }
@@ -1644,6 +1651,56 @@ done:
     return out;
 }
 
+/* Point g at each continuous column's known cases by value (ranks, narrow_ranks' bytes) and its
+ * SNAPSHOTS + 1 threshold rows (snaps), checked; their views are cols[n_attr + a] and
+ * cols[2 n_attr + a]. g->n, g->words, g->col and g->continuous are set (take_conditions).
+ * -1 with an exception set when something does not fit. */
+static int take_ranks(Gen *g, Py_buffer *cols, PyObject *ranks, PyObject *snaps, Py_ssize_t n_attr,
+                      const char *who) {
+    int64_t n = g->n;
+    if (PyTuple_GET_SIZE(ranks) != n_attr || PyTuple_GET_SIZE(snaps) != n_attr) {
+        PyErr_Format(PyExc_ValueError, "%s: array sizes do not agree", who);
+        return -1;
+    }
+    g->ranked = calloc((size_t)n_attr + 1, sizeof(uint8_t *));
+    g->rank_bytes = RANK_BYTES(n);
+    g->n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
+    g->at_most = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
+    g->known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
+    if (!g->ranked || !g->n_known || !g->at_most || !g->known) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int64_t a = 0; a < n_attr; a++) {
+        if (!g->col[a] || !g->continuous[a]) continue;
+        /* a continuous column's known cases by value, and its threshold rows */
+        Py_buffer *b = &cols[n_attr + a];
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(ranks, a), b, PyBUF_SIMPLE)) return -1;
+        g->ranked[a] = b->buf;
+        g->n_known[a] = b->len / g->rank_bytes;
+        if (b->len % g->rank_bytes || g->n_known[a] > n) {
+            PyErr_Format(PyExc_ValueError, "%s: ranks of column %lld are not %d-byte positions of at most "
+                         "%lld cases", who, (long long)a, g->rank_bytes, (long long)n);
+            return -1;
+        }
+        for (int64_t i = 0; i < g->n_known[a]; i++)
+            if (rank_at(g->ranked[a], g->rank_bytes, i) >= n) {
+                PyErr_Format(PyExc_ValueError, "%s: ranks of column %lld are out of range", who, (long long)a);
+                return -1;
+            }
+        b = &cols[2 * n_attr + a];
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(snaps, a), b, PyBUF_SIMPLE)) return -1;
+        if (b->len != (SNAPSHOTS + 1) * g->words * 8) {
+            PyErr_Format(PyExc_ValueError, "%s: threshold rows of column %lld have %zd bytes, expected %lld",
+                         who, (long long)a, b->len, (long long)((SNAPSHOTS + 1) * g->words * 8));
+            return -1;
+        }
+        g->at_most[a] = b->buf;
+        g->known[a] = g->at_most[a] + SNAPSHOTS * g->words;     /* every known value is <= the largest */
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(generalise_doc,
 "generalise(y, order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
 "           mask_off, mask_len, leaf_ptr, leaf_cond, leaf_target, leaf_default, n_keys,\n"
@@ -1729,42 +1786,7 @@ static PyObject *py_generalise(PyObject *self, PyObject *args) {
         }
         g.own_rates = 1;
     }
-    g.ranked = calloc((size_t)n_attr + 1, sizeof(uint8_t *));
-    g.rank_bytes = RANK_BYTES(n);
-    g.n_known = calloc((size_t)n_attr + 1, sizeof(int64_t));
-    g.at_most = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
-    g.known = calloc((size_t)n_attr + 1, sizeof(uint64_t *));
-    if (!g.ranked || !g.n_known || !g.at_most || !g.known) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (int64_t a = 0; a < n_attr; a++) {
-        if (!g.col[a] || !g.continuous[a]) continue;
-        /* a continuous column's known cases by value, and its threshold rows */
-        Py_buffer *b = &cols[n_attr + a];
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(ranks, a), b, PyBUF_SIMPLE)) goto done;
-        g.ranked[a] = b->buf;
-        g.n_known[a] = b->len / g.rank_bytes;
-        if (b->len % g.rank_bytes || g.n_known[a] > n) {
-            PyErr_Format(PyExc_ValueError, "generalise: ranks of column %lld are not %d-byte positions of at most "
-                         "%lld cases", (long long)a, g.rank_bytes, (long long)n);
-            goto done;
-        }
-        for (int64_t i = 0; i < g.n_known[a]; i++)
-            if (rank_at(g.ranked[a], g.rank_bytes, i) >= n) {
-                PyErr_Format(PyExc_ValueError, "generalise: ranks of column %lld are out of range", (long long)a);
-                goto done;
-            }
-        b = &cols[2 * n_attr + a];
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(snaps, a), b, PyBUF_SIMPLE)) goto done;
-        if (b->len != (SNAPSHOTS + 1) * g.words * 8) {
-            PyErr_Format(PyExc_ValueError, "generalise: threshold rows of column %lld have %zd bytes, expected %lld",
-                         (long long)a, b->len, (long long)((SNAPSHOTS + 1) * g.words * 8));
-            goto done;
-        }
-        g.at_most[a] = b->buf;
-        g.known[a] = g.at_most[a] + SNAPSHOTS * g.words;     /* every known value is <= the largest */
-    }
+    if (take_ranks(&g, cols, ranks, snaps, n_attr, "generalise")) goto done;
     const int64_t *leaf_ptr = v[11].buf;
     const int32_t *leaf_cond = v[12].buf, *leaf_target = v[13].buf;
     const double *leaf_default = v[14].buf;
@@ -2234,6 +2256,94 @@ done:
     return out;
 }
 
+/* Append case c to the pairs (*cases, *n_pairs of *cap), grown as needed; -1: no memory. */
+static inline int push_case(int32_t **cases, int64_t *n_pairs, int64_t *cap, int32_t c) {
+    if (*n_pairs == *cap) {
+        int64_t more_cap = *cap ? 2 * *cap : 1 << 16;
+        int32_t *more = realloc(*cases, (size_t)more_cap * 4);
+        if (!more) return -1;
+        *cases = more;
+        *cap = more_cap;
+    }
+    (*cases)[(*n_pairs)++] = c;
+    return 0;
+}
+
+/* The lists fire_lists returns from its (rule, case) pairs: rule i fires on the cases
+ * cases[lo[i]..hi[i]) (0 <= case < n); klass: the cases' classes; `at` (n + 1) written. NULL with
+ * an exception set when memory runs out. */
+static PyObject *fired_lists(const int32_t *cases, const int64_t *lo, const int64_t *hi, int64_t k, int64_t n,
+                             const int32_t *klass, int64_t *at, int packed) {
+    PyObject *out = NULL;
+    int32_t *plain = NULL, *ids;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t c = 0; c <= n; c++) at[c] = 0;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = lo[i]; j < hi[i]; j++) at[cases[j] + 1]++;
+    for (int64_t c = 0; c < n; c++) at[c + 1] += at[c] + 1;    /* + its class */
+    Py_END_ALLOW_THREADS
+    if (packed) {
+        /* the plain lists first, then each packed into its words */
+        ids = plain = malloc((size_t)(at[n] ? at[n] : 1) * 4);
+        if (!plain) return PyErr_NoMemory();
+    } else {
+        out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(at[n] * 4));
+        if (!out) return NULL;
+        ids = (int32_t *)PyBytes_AS_STRING(out);
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t c = 0; c < n; c++) ids[at[c]] = klass[c];
+    /* each case's next free place: after its class, advanced as its rules come */
+    for (int64_t c = 0; c < n; c++) at[c]++;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = lo[i]; j < hi[i]; j++) ids[at[cases[j]]++] = (int32_t)i;
+    /* back to the starts: each case's place is now its successor's start */
+    for (int64_t c = n; c > 0; c--) at[c] = at[c - 1];
+    at[0] = 0;
+    Py_END_ALLOW_THREADS
+    if (packed) {
+        uint8_t scratch[5];
+        int64_t words = 0;
+        /* the packing runs without the GIL too (threads count slices at once, passes.py
+           _sliced); the bytes object is this call's alone until it returns */
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t c = 0; c < n; c++) {
+            int64_t bytes = 0;
+            uint32_t prev = (uint32_t)-1;
+            for (int64_t j = at[c]; j < at[c + 1]; j++) {
+                bytes += varint_put(j == at[c] ? (uint32_t)ids[j] + 1 : (uint32_t)ids[j] - prev, scratch);
+                if (j > at[c]) prev = (uint32_t)ids[j];
+            }
+            words += (bytes + 3) / 4;
+        }
+        Py_END_ALLOW_THREADS
+        out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(words * 4));
+        if (!out) {
+            free(plain);
+            return NULL;
+        }
+        uint8_t *put = (uint8_t *)PyBytes_AS_STRING(out);
+        Py_BEGIN_ALLOW_THREADS
+        memset(put, 0, (size_t)words * 4);
+        int64_t from = 0;
+        for (int64_t c = 0; c < n; c++) {
+            int64_t bytes = 0, end = at[c + 1];
+            uint32_t prev = (uint32_t)-1;
+            uint8_t *list = put + from * 4;
+            for (int64_t j = at[c]; j < end; j++) {
+                bytes += varint_put(j == at[c] ? (uint32_t)ids[j] + 1 : (uint32_t)ids[j] - prev, list + bytes);
+                if (j > at[c]) prev = (uint32_t)ids[j];
+            }
+            at[c] = from;
+            from += (bytes + 3) / 4;
+        }
+        at[n] = from;
+        Py_END_ALLOW_THREADS
+    }
+    free(plain);
+    return out;
+}
+
 PyDoc_STRVAR(fire_lists_doc,
 "fire_lists(bits, n, conds, ptr, klass, at) -> ids\n\n"
 "Which rules fire on each of a slice's n cases, as lists: bits, conds and ptr as round_tables\n"
@@ -2251,7 +2361,6 @@ static PyObject *py_fire_lists(PyObject *self, PyObject *args) {
     memset(v, 0, sizeof(v));
     if (!PyArg_ParseTuple(args, "y*ny*y*y*w*|p", &v[0], &n, &v[1], &v[2], &v[3], &v[4], &packed)) return NULL;
     PyObject *out = NULL;
-    int32_t *plain = NULL;
     int64_t W = (n + 63) / 64, k = v[2].len / 8 - 1;
     int64_t n_rows = W ? v[0].len / 8 / W : 0;
     int32_t *cases = NULL;
@@ -2282,94 +2391,303 @@ static PyObject *py_fire_lists(PyObject *self, PyObject *args) {
             uint64_t cover = w == W - 1 && n % 64 ? ~0ULL >> (64 - n % 64) : ~0ULL;
             /* most words fail some condition early */
             for (int64_t d = 0; d < m && cover; d++) cover &= bits[(int64_t)mine[d] * W + w];
-            for (; cover; cover &= cover - 1) {
-                if (n_pairs == cap) {
-                    int32_t *more = realloc(cases, (size_t)(cap = cap ? 2 * cap : 1 << 16) * 4);
-                    if (!more) {
-                        failed = 1;
-                        break;
-                    }
-                    cases = more;
-                }
-                cases[n_pairs++] = (int32_t)(w * 64 + __builtin_ctzll(cover));
-            }
+            for (; cover && !failed; cover &= cover - 1)
+                failed = push_case(&cases, &n_pairs, &cap, (int32_t)(w * 64 + __builtin_ctzll(cover)));
         }
     }
     rule_at[k] = n_pairs;
-    if (!failed) {
-        for (int64_t c = 0; c <= n; c++) at[c] = 0;
-        for (int64_t j = 0; j < n_pairs; j++) at[cases[j] + 1]++;
-        for (int64_t c = 0; c < n; c++) at[c + 1] += at[c] + 1;    /* + its class */
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = fired_lists(cases, rule_at, rule_at + 1, k, n, klass, at, packed);
+done:
+    free(cases);
+    free(rule_at);
+    release_views(v, 5);
+    return out;
+}
+
+/* ---- Counting along the tree's paths, batch by batch (passes.py _Conditions.path_tables) ---- */
+
+/* The views path_tables and path_fire_lists share: v[0] order (int64, bit position -> case),
+ * v[1..9] the conditions (take_conditions'), v[10] leaf_ptr, v[11] leaf_cond, v[12] key_rows,
+ * v[13] key_empty (truth_rows' of the cases in that order), v[14] list_leaf (int64), v[15]
+ * list_ptr (int64), v[16] list_kept (int32); cols: 3 n_attr views (take_ranks'); cut_rank: per
+ * condition (int64) a threshold's number of known values at most its cut. Checks them
+ * and sets g up for the lists: each a leaf's path with some of its levels kept. 0, or -1 with
+ * an exception set. */
+static int open_paths(Gen *g, Py_buffer *v, PyObject *columns, PyObject *ranks, PyObject *snaps, Py_ssize_t n_keys,
+                      Py_buffer *cols, const Py_buffer *cut_rank, const char *who) {
+    int64_t n = v[0].len / 8, n_leaves = v[10].len / 8 - 1, k = v[15].len / 8 - 1, W = (n + 63) / 64;
+    if (take_conditions(g, &v[1], columns, cols, n, n_keys, who) || check_leaves(g, &v[10], &v[11], who)) return -1;
+    g->words = W;
+    g->blocks = (W + 63) / 64;
+    if (v[0].len % 8 || k < 0 || v[12].len != n_keys * W * 8 || v[13].len != n_keys * g->blocks * 8
+        || v[14].len != k * 8) {
+        PyErr_Format(PyExc_ValueError, "%s: array sizes do not agree", who);
+        return -1;
+    }
+    if (take_ranks(g, cols, ranks, snaps, PyTuple_GET_SIZE(columns), who)) return -1;
+    /* each threshold condition's rank among its column's known values (0..known) */
+    if (cut_rank->len != g->n_cond * 8) {
+        PyErr_Format(PyExc_ValueError, "%s: array sizes do not agree", who);
+        return -1;
+    }
+    g->cut_rank = cut_rank->buf;
+    for (int64_t c = 0; c < g->n_cond; c++)
+        if (g->kind[c] == THRESHOLD && (g->cut_rank[c] < 0 || g->cut_rank[c] > g->n_known[g->attr[c]])) {
+            PyErr_Format(PyExc_ValueError, "%s: a cut's rank is out of range", who);
+            return -1;
+        }
+    g->order = v[0].buf;
+    for (int64_t i = 0; i < n; i++)
+        if (g->order[i] < 0 || g->order[i] >= n) {
+            PyErr_Format(PyExc_ValueError, "%s: the order is not of the cases", who);
+            return -1;
+        }
+    const int64_t *leaf_ptr = v[10].buf, *list_leaf = v[14].buf, *ptr = v[15].buf;
+    const int32_t *kept = v[16].buf;
+    int ok = ptr[0] == 0 && ptr[k] == v[16].len / 4;
+    for (int64_t i = 0; ok && i < k; i++) {
+        int64_t leaf = list_leaf[i];
+        ok = leaf >= 0 && leaf < n_leaves && ptr[i + 1] >= ptr[i];
+        for (int64_t q = ptr[i]; ok && q < ptr[i + 1]; q++) ok = kept[q] >= 0 && kept[q] < leaf_ptr[leaf + 1] - leaf_ptr[leaf];
+    }
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "%s: the lists do not agree with the leaves' paths", who);
+        return -1;
+    }
+    g->key_rows = v[12].buf;
+    g->key_empty = v[13].buf;
+    g->at = malloc((size_t)W * 8 + 8);
+    g->covered = malloc((size_t)W * 8 + 8);
+    if (!g->at || !g->covered || reserve_levels(g, 16)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* Make leaf `leaf`'s path the current one (*at: the current leaf) and the rows of its levels
+ * kept[0..r) ready (g->levels); a level's row stays while its condition does. -1: no memory. */
+static int path_levels(Gen *g, const int64_t *leaf_ptr, const int32_t *leaf_cond, int64_t leaf, int64_t *at,
+                       const int32_t *kept, int64_t r) {
+    if (leaf != *at) {
+        int64_t m = leaf_ptr[leaf + 1] - leaf_ptr[leaf];
+        if (reserve_levels(g, m)) return -1;
+        memcpy(g->path, leaf_cond + leaf_ptr[leaf], (size_t)m * 4);
+        g->depth = m;
+        *at = leaf;
+    }
+    for (int64_t q = 0; q < r; q++) {
+        int32_t j = kept[q];
+        g->levels[q] = j;
+        if (g->row_cond[j] != g->path[j] && build_level(g, j)) return -1;
+    }
+    return 0;
+}
+
+static void close_paths(Gen *g, Py_buffer *cols, Py_ssize_t n_attr, Py_buffer *v, Py_ssize_t n_views) {
+    release(g);
+    if (cols) {
+        release_views(cols, 3 * n_attr);
+        free(cols);
+    }
+    release_views(v, n_views);
+}
+
+PyDoc_STRVAR(path_tables_doc,
+"path_tables(order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks, mask_off,\n"
+"            mask_len, leaf_ptr, leaf_cond, n_keys, key_rows, key_empty, cut_rank, list_leaf, list_ptr,\n"
+"            list_kept, wrong_rows, klass, list_at, lo, hi, t0, e0, td, ed)\n\n"
+"A later generalisation round's counts over one batch of n cases (passes.py _round_counts), added\n"
+"into t0, e0 (int64) and td, ed (int64, rows of width td.len / t0.len) at row list_at[i] (int64) for\n"
+"each list i of lo..hi-1. List i keeps the levels list_kept[list_ptr[i]:list_ptr[i + 1]] (int32) of\n"
+"leaf list_leaf[i]'s path (int64; lists of one leaf side by side, leaves ascending, read best) and\n"
+"counts for class klass[i] (int32). As generalise's recount: the batch's cases in `order` (its\n"
+"leaf order, bit position -> case), the current path's levels' truth rows made as a list needs\n"
+"them (threshold_rows' nearest row, the cases in between flipped, cut_rank (int64 per condition)\n"
+"its cut's number of known values at most it; a discrete test's key row of truth_rows, as\n"
+"key_rows, key_empty, wrong_rows are), so a round's lists read rows of one path\n"
+"(a few hundred kB) instead of every counted condition's truth over the batch. Lets go of the\n"
+"GIL: runs of lists may go in threads (each writes only its lists' rows).");
+
+static PyObject *py_path_tables(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[25];
+    PyObject *columns, *ranks, *snaps, *out = NULL;
+    Py_ssize_t n_keys, lo, hi;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*y*nnw*w*w*w*", &v[0], &PyTuple_Type,
+                          &columns, &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[1], &v[2], &v[3], &v[4], &v[5],
+                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &n_keys, &v[12], &v[13], &v[24], &v[14],
+                          &v[15], &v[16], &v[17], &v[18], &v[19], &lo, &hi, &v[20], &v[21], &v[22], &v[23]))
+        return NULL;
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
+    Py_buffer *cols = calloc((size_t)(3 * n_attr + 1), sizeof(Py_buffer));
+    int64_t n = v[0].len / 8, k = v[15].len / 8 - 1, k_out = v[20].len / 8, W = (n + 63) / 64;
+    int64_t n_classes = W ? v[17].len / 8 / W : 0, width = k_out > 0 ? v[22].len / 8 / k_out : 0;
+    if (!cols) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (open_paths(&g, v, columns, ranks, snaps, n_keys, cols, &v[24], "path_tables")) goto done;
+    if (v[17].len != n_classes * W * 8 || v[18].len != k * 4 || v[19].len != k * 8 || v[20].len % 8
+        || v[21].len != v[20].len || v[22].len != k_out * width * 8 || v[23].len != v[22].len || lo < 0 || lo > hi
+        || hi > k) {
+        PyErr_SetString(PyExc_ValueError, "path_tables: array sizes do not agree");
+        goto done;
+    }
+    const int64_t *leaf_ptr = v[10].buf, *list_leaf = v[14].buf, *ptr = v[15].buf, *list_at = v[19].buf;
+    const int32_t *leaf_cond = v[11].buf, *kept = v[16].buf, *klass = v[18].buf;
+    for (int64_t i = 0; i < k; i++)
+        if (ptr[i + 1] - ptr[i] > width || klass[i] < 0 || klass[i] >= n_classes || list_at[i] < 0
+            || list_at[i] >= k_out) {
+            PyErr_SetString(PyExc_ValueError, "path_tables: the lists do not agree with the count tables");
+            goto done;
+        }
+    g.wrong_rows = v[17].buf;
+    int64_t *t0 = v[20].buf, *e0 = v[21].buf, *td = v[22].buf, *ed = v[23].buf;
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = lo, at = -1; i < hi && W; i++) {
+        int64_t r = ptr[i + 1] - ptr[i], o = list_at[i], T0, E0, na;
+        const uint64_t *bad = g.wrong_rows + klass[i] * W;
+        if (r == 0) {
+            /* no condition: every case (the wrong rows' padding bits are 0) */
+            int64_t wrong_n = 0;
+            for (int64_t w = 0; w < W; w++) wrong_n += popcount_bits(bad[w]);
+            t0[o] += n;
+            e0[o] += wrong_n;
+            continue;
+        }
+        if (path_levels(&g, leaf_ptr, leaf_cond, list_leaf[i], &at, kept + ptr[i], r)) {
+            failed = 1;
+            break;
+        }
+        tables(&g, r, bad, &T0, &E0, &na);
+        t0[o] += T0;
+        e0[o] += E0;
+        for (int64_t d = 0; d < r; d++) {
+            td[o * width + d] += g.td[d];
+            ed[o * width + d] += g.ed[d];
+        }
     }
     Py_END_ALLOW_THREADS
     if (failed) {
         PyErr_NoMemory();
         goto done;
     }
-    int32_t *ids;
-    if (packed) {
-        /* the plain lists first, then each packed into its words */
-        ids = plain = malloc((size_t)(at[n] ? at[n] : 1) * 4);
-        if (!plain) {
-            PyErr_NoMemory();
+    out = Py_NewRef(Py_None);
+done:
+    close_paths(&g, cols, n_attr, v, 25);
+    return out;
+}
+
+PyDoc_STRVAR(path_fire_lists_doc,
+"path_fire_lists(order, columns, ranks, threshold_rows, kind, attr, outcome, cut, node, key, masks,\n"
+"                mask_off, mask_len, leaf_ptr, leaf_cond, n_keys, key_rows, key_empty, cut_rank,\n"
+"                list_leaf, list_ptr, list_kept, list_rule, klass, at[, packed]) -> ids\n\n"
+"fire_lists' lists over a batch of n cases (klass: their labels, int32, in the batch's order; at:\n"
+"int64, n + 1, written), the rules' covers found along the tree's paths as path_tables counts:\n"
+"rule list_rule[i] (int64; every rule 0..k-1 once) is the AND of the levels list_kept[list_ptr[i]:\n"
+"list_ptr[i + 1]] of leaf list_leaf[i]'s path over the cases in `order`, read only in the words\n"
+"where none of its levels' rows is empty; no truth row of every rule's conditions is made.");
+
+static PyObject *py_path_fire_lists(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[21];
+    PyObject *columns, *ranks, *snaps, *out = NULL;
+    Py_ssize_t n_keys;
+    int packed = 0;
+    memset(v, 0, sizeof(v));
+    if (!PyArg_ParseTuple(args, "y*O!O!O!y*y*y*y*y*y*y*y*y*y*y*ny*y*y*y*y*y*y*y*w*|p", &v[0], &PyTuple_Type,
+                          &columns, &PyTuple_Type, &ranks, &PyTuple_Type, &snaps, &v[1], &v[2], &v[3], &v[4], &v[5],
+                          &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &n_keys, &v[12], &v[13], &v[20], &v[14],
+                          &v[15], &v[16], &v[17], &v[18], &v[19], &packed))
+        return NULL;
+    Gen g;
+    memset(&g, 0, sizeof(g));
+    Py_ssize_t n_attr = PyTuple_GET_SIZE(columns);
+    Py_buffer *cols = calloc((size_t)(3 * n_attr + 1), sizeof(Py_buffer));
+    int64_t n = v[0].len / 8, k = v[15].len / 8 - 1, W = (n + 63) / 64, n_pairs = 0, cap = 0;
+    int32_t *cases = NULL;
+    int64_t *lo = NULL, *hi = NULL;
+    if (!cols) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (open_paths(&g, v, columns, ranks, snaps, n_keys, cols, &v[20], "path_fire_lists")) goto done;
+    if (v[17].len != k * 8 || v[18].len != n * 4 || v[19].len != (n + 1) * 8) {
+        PyErr_SetString(PyExc_ValueError, "path_fire_lists: array sizes do not agree");
+        goto done;
+    }
+    const int64_t *leaf_ptr = v[10].buf, *list_leaf = v[14].buf, *ptr = v[15].buf, *list_rule = v[17].buf;
+    const int32_t *leaf_cond = v[11].buf, *kept = v[16].buf;
+    lo = malloc((size_t)(k + 1) * 8);
+    hi = malloc((size_t)(k + 1) * 8);
+    if (!lo || !hi) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int64_t i = 0; i < k; i++) lo[i] = -1;
+    for (int64_t i = 0; i < k; i++) {
+        if (list_rule[i] < 0 || list_rule[i] >= k || lo[list_rule[i]] >= 0) {
+            PyErr_SetString(PyExc_ValueError, "path_fire_lists: the lists are not of every rule once");
             goto done;
         }
-    } else {
-        out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(at[n] * 4));
-        if (!out) goto done;
-        ids = (int32_t *)PyBytes_AS_STRING(out);
+        lo[list_rule[i]] = 0;
     }
+    int failed = 0;
+    const int64_t *order = g.order;
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t c = 0; c < n; c++) ids[at[c]] = klass[c];
-    /* each case's next free place: after its class, advanced as its rules come */
-    for (int64_t c = 0; c < n; c++) at[c]++;
-    for (int64_t i = 0; i < k; i++)
-        for (int64_t j = rule_at[i]; j < rule_at[i + 1]; j++) ids[at[cases[j]]++] = (int32_t)i;
-    /* back to the starts: each case's place is now its successor's start */
-    for (int64_t c = n; c > 0; c--) at[c] = at[c - 1];
-    at[0] = 0;
-    Py_END_ALLOW_THREADS
-    if (packed) {
-        uint8_t scratch[5];
-        int64_t words = 0;
-        /* the packing runs without the GIL too (threads count slices at once, passes.py
-           _sliced); the bytes object is this call's alone until it returns */
-        Py_BEGIN_ALLOW_THREADS
-        for (int64_t c = 0; c < n; c++) {
-            int64_t bytes = 0;
-            uint32_t prev = (uint32_t)-1;
-            for (int64_t j = at[c]; j < at[c + 1]; j++) {
-                bytes += varint_put(j == at[c] ? (uint32_t)ids[j] + 1 : (uint32_t)ids[j] - prev, scratch);
-                if (j > at[c]) prev = (uint32_t)ids[j];
+    for (int64_t i = 0, at = -1; i < k && !failed; i++) {
+        int64_t r = ptr[i + 1] - ptr[i], rule = list_rule[i];
+        lo[rule] = n_pairs;
+        if (r == 0) {
+            /* no condition: every case */
+            for (int64_t c = 0; c < n && !failed; c++) failed = push_case(&cases, &n_pairs, &cap, (int32_t)c);
+        } else if (path_levels(&g, leaf_ptr, leaf_cond, list_leaf[i], &at, kept + ptr[i], r)) {
+            failed = 1;
+        } else {
+            const uint64_t **rows = g.rows, **empties = g.empties;
+            for (int64_t q = 0; q < r; q++) {
+                int64_t j = g.levels[q];
+                int32_t key = g.row_key[j];
+                rows[q] = key < 0 ? g.bits + j * W : g.key_rows + key * W;
+                empties[q] = key < 0 ? g.empty + j * g.blocks : g.key_empty + key * g.blocks;
             }
-            words += (bytes + 3) / 4;
-        }
-        Py_END_ALLOW_THREADS
-        out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(words * 4));
-        if (!out) goto done;
-        uint8_t *put = (uint8_t *)PyBytes_AS_STRING(out);
-        Py_BEGIN_ALLOW_THREADS
-        memset(put, 0, (size_t)words * 4);
-        int64_t from = 0;
-        for (int64_t c = 0; c < n; c++) {
-            int64_t bytes = 0, end = at[c + 1];
-            uint32_t prev = (uint32_t)-1;
-            uint8_t *list = put + from * 4;
-            for (int64_t j = at[c]; j < end; j++) {
-                bytes += varint_put(j == at[c] ? (uint32_t)ids[j] + 1 : (uint32_t)ids[j] - prev, list + bytes);
-                if (j > at[c]) prev = (uint32_t)ids[j];
+            /* only words where every level holds for some case can hold its cover */
+            for (int64_t blk = 0; blk < g.blocks && !failed; blk++) {
+                uint64_t some = 0;
+                for (int64_t q = 0; q < r; q++) some |= empties[q][blk];
+                for (uint64_t look = ~some; look && !failed; look &= look - 1) {
+                    int64_t w = blk * 64 + __builtin_ctzll(look);
+                    if (w >= W) break;
+                    uint64_t cover = rows[0][w];
+                    for (int64_t q = 1; q < r && cover; q++) cover &= rows[q][w];
+                    for (; cover && !failed; cover &= cover - 1)
+                        failed = push_case(&cases, &n_pairs, &cap, (int32_t)order[w * 64 + __builtin_ctzll(cover)]);
+                }
             }
-            at[c] = from;
-            from += (bytes + 3) / 4;
         }
-        at[n] = from;
-        Py_END_ALLOW_THREADS
+        hi[rule] = n_pairs;
     }
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = fired_lists(cases, lo, hi, k, n, v[18].buf, v[19].buf, packed);
 done:
-    free(plain);
     free(cases);
-    free(rule_at);
-    release_views(v, 5);
+    free(lo);
+    free(hi);
+    close_paths(&g, cols, n_attr, v, 21);
     return out;
 }
 
@@ -2622,6 +2940,8 @@ static PyMethodDef methods[] = {
     {"weight_sums", py_weight_sums, METH_VARARGS, weight_sums_doc},
     {"pool_tables", py_pool_tables, METH_VARARGS, pool_tables_doc},
     {"round_tables", py_round_tables, METH_VARARGS, round_tables_doc},
+    {"path_tables", py_path_tables, METH_VARARGS, path_tables_doc},
+    {"path_fire_lists", py_path_fire_lists, METH_VARARGS, path_fire_lists_doc},
     {"fire_lists", py_fire_lists, METH_VARARGS, fire_lists_doc},
     {"group_lists", py_group_lists, METH_VARARGS, group_lists_doc},
     {"value_rows", py_value_rows, METH_VARARGS, value_rows_doc},

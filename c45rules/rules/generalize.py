@@ -743,21 +743,7 @@ class _Compiled:
         each was 190 MB at 1M cases)."""
         n = self.data.n
         self.labels = order     # the runs number a rule's cases by their place in it
-        position = np.empty(n, dtype=np.int32)
-        position[order] = np.arange(n, dtype=np.int32)
-        def column(a: int) -> tuple:
-            if self.kinds.get(a) != THRESHOLD:
-                return None, None
-            ranked = known_by_value(self.original[a], position)
-            return narrow_ranks(ranked, n), _native.threshold_rows(n, ranked)
-
-        # attributes are independent, and the compiled steps let go of the GIL
-        made = thread_map(column, len(self.original), jobs)
-        self.ranks, self.threshold_rows = tuple(r for r, _ in made), tuple(t for _, t in made)
-        # the discrete tests' and the classes' rows: each run made its own (a third of the
-        # time of 32 runs at 1M cases)
-        self.truth = _native.truth_rows(self.y, order, self.original, *self.conditions, self.n_keys,
-                                        self.n_classes)
+        self.ranks, self.threshold_rows, self.truth, _ = self.rows(self.original, self.y, order, jobs)
         self.weighted = ()
         if grains is not None:
             # a grain is 16 bytes: two uint64 per case, gathered into bit order, the
@@ -766,6 +752,37 @@ class _Compiled:
             by_bit = np.zeros(((n + 63) // 64 * 64, 2), dtype=np.uint64)
             by_bit[:n] = by_case[order]
             self.weighted = (np.ascontiguousarray(self.data.weights, dtype=np.float64), by_bit, grains[1])
+
+    def rows(self, columns: tuple, y: np.ndarray, order: np.ndarray, jobs: int = 1,
+             cut_ranks: bool = False) -> tuple[tuple, tuple, tuple, np.ndarray | None]:
+        """What the recount reads of the cases `columns` and `y` hold (columns_of's, int32
+        classes) in `order` (bit position -> case): per continuous tested column its known
+        cases by value (narrow_ranks') and threshold rows, else None; truth_rows' key rows,
+        their empty words, the classes' wrong rows and the key rows in case order; and, asked
+        for, per condition (int64) a threshold's number of known values at most its cut
+        (path_tables reads them instead of searching each cut's rank as it makes a row)."""
+        n = len(y)
+        position = np.empty(n, dtype=np.int32)
+        position[order] = np.arange(n, dtype=np.int32)
+        kind, attribute, cut = self.conditions[0], self.conditions[1], self.conditions[3]
+        ranks = np.zeros(len(kind), dtype=np.int64) if cut_ranks else None
+
+        def column(a: int) -> tuple:
+            if self.kinds.get(a) != THRESHOLD:
+                return None, None
+            ranked = known_by_value(columns[a], position)
+            if ranks is not None:
+                # the attribute's conditions' slots alone: threads write apart
+                mine = np.flatnonzero(attribute == a)
+                ranks[mine] = np.searchsorted(columns[a][order[ranked]], cut[mine], side="right")
+            return narrow_ranks(ranked, n), _native.threshold_rows(n, ranked)
+
+        # attributes are independent, and the compiled steps let go of the GIL
+        made = thread_map(column, len(columns), jobs)
+        # the discrete tests' and the classes' rows: each run made its own (a third of the
+        # time of 32 runs at 1M cases)
+        truth = _native.truth_rows(y, order, columns, *self.conditions, self.n_keys, self.n_classes)
+        return tuple(r for r, _ in made), tuple(t for _, t in made), truth, ranks
 
     def done(self) -> None:
         """Let go of what only the runs read (the known cases by value, the threshold and

@@ -6,7 +6,11 @@ counts of the cases satisfying all its conditions and all but each one: one pass
 every such rule at once, from each batch's condition truth as bits (64 cases a word). Compiled,
 the first pass (every leaf's whole path) counts each path's pool of the cases failing at most
 one of its conditions instead, narrowed along the depth-first paths as generalise's first round
-is (_Conditions.pool_tables): no truth row over every case. A later pass counts, beside each
+is (_Conditions.pool_tables): no truth row over every case. A later pass of many rules counts
+them along the tree's paths as generalise recounts (_Conditions.path_tables): per batch, depth
+first, the current path's levels' truth rows over the batch, each rule read from its leaf's
+path's rows, so each rule is visited once a batch; a pass of few rules, from their pools (a few
+hundred) or from truth rows. Without the compiled module a later pass counts, beside each
 rule's tables, its tables without the condition its round is guessed to drop (the runner-up of
 its round before): when the round drops that one, the next round's counts are there too (two
 rounds a pass). The first pass also tallies what the coding costs read (classes, values per
@@ -14,7 +18,8 @@ attribute).
 Subset selection (7.6) reads, class by class, whether a case is of the class and which of the
 class's candidates fire on it: one pass groups the cases into a table per class. Ordering, the
 default class and sifting (7.7-7.9) read the class and which selected rules fire: one more pass,
-one table. The stages run on the groups as cases weighing their number of cases (whole weights:
+one table. Compiled, a candidate's firing is found along the paths too: the AND of its leaf's
+kept levels' rows. The stages run on the groups as cases weighing their number of cases (whole weights:
 the same counts, sums and doubles as on the cases one by one). Each pass is "count one slice into
 a table" and "merge two tables" (_FireCounter.fired, _Lists.merge); the tables are held within a
 memory budget (tables_in_passes).
@@ -37,7 +42,7 @@ from ..data.schema import Dataset
 from ..errors import InputError
 from ..tree.grow_passes import size_text
 from ..tree.node import FlatTree, Node
-from ..workers import resolve_jobs
+from ..workers import resolve_jobs, thread_map
 from .cases import PackedCases, pack_counts, pack_gaps, pack_values, unpack_counts, unpack_values
 from .coding import branch_bits_of
 from .extract import DISCRETE, SUBSET, THRESHOLD, CondTest, path_table
@@ -55,6 +60,17 @@ _WORDS = 1 << 22
 _CELLS = 1 << 28
 # at most this many a thread in a generalisation pass, as the budget allows (round_cells)
 _ROUND_CELLS = 1 << 30
+# cases counted at once along the tree's paths (_Conditions.path_tables): a level's row is 16 kB,
+# a path's few dozen levels stay in cache; a larger batch is counted a run of cases at a time
+_PATH_CASES = 1 << 17
+# a pass of fewer rules is counted from truth rows: each batch's leaf order, ranks and threshold
+# rows cost more than the truth of few conditions (at 200k noisy rows a pass of 1 rule took
+# 0.22 CPU s along the paths, 0.11 from truth rows; 2,195 rules, 0.28 s either way)
+_PATH_RULES = 2048
+# and a pass of at most this many from their pools (as the first pass: _Conditions.pool_tables),
+# which cost a narrowing of every case per rule but no pass-wide truth rows (200k noisy rows: 71
+# rules 0.09 CPU s from pools, 0.12 from truth rows; 455 rules 0.27 and 0.17)
+_POOL_RULES = 256
 
 
 @dataclass
@@ -151,6 +167,9 @@ class _Conditions:
         self._compiled: _Compiled | bool | None = None     # made from the first batch; False: too deep
         self.paths = paths = path_table(tree)
         self.count = len(paths.kind)
+        # per tested attribute its kind of test (made once: a dict over ~200,000 conditions at 1M
+        # noisy rows took 50 ms, paid by every batch's truth rows)
+        self.kinds = dict(zip(paths.attribute.tolist(), paths.kind.tolist()))
         # per attribute, its conditions of each kind (thresholds: and side): their truth made
         # a block of rows at a time
         self.groups: list[tuple[int, int, int, np.ndarray]] = []
@@ -200,6 +219,44 @@ class _Conditions:
         for into, part in zip((t0, e0, td, ed), got):
             into[lists.order] += part
         return True
+
+    def path_tables(self, batch: Dataset, lists: "_OnPaths", table: list, threads: int = 1) -> bool:
+        """Add a batch's round counts of the rules `lists` holds into table[:4] (T0, E0, Td, Ed
+        by rule) as generalise recounts: along the tree's paths, depth first, the current path's
+        levels' truth rows over the batch's cases (in its leaf order) made as a rule needs them,
+        each rule read from its leaf's path (compiled path_tables, on up to `threads` threads,
+        each a run of the rules); False, nothing added, without the compiled module. Each rule
+        is visited once a run of _PATH_CASES cases, where the truth rows of every counted
+        condition over the batch were made and read a slice at a time (170-680 slices a pass at
+        1M noisy rows)."""
+        if not self._ready(batch):
+            return False
+        k = len(lists.at)
+        cuts = np.linspace(0, k, max(1, min(threads, k)) + 1).astype(np.int64).tolist()
+        for lo in range(0, batch.n, _PATH_CASES):
+            rows = self.path_rows(batch, lo, min(lo + _PATH_CASES, batch.n))
+
+            def run(i: int) -> None:
+                _native.path_tables(*rows[:-1], lists.leaf, lists.ptr, lists.kept, rows[-1], lists.klass, lists.at,
+                                    cuts[i], cuts[i + 1], *table[:4])
+            # each run writes only its rules' rows
+            thread_map(run, len(cuts) - 1, len(cuts) - 1)
+        return True
+
+    def path_rows(self, batch: Dataset, lo: int, hi: int) -> tuple:
+        """What path_tables and path_fire_lists read of cases lo..hi-1 of `batch` (_ready first):
+        their leaf order, the tested columns, the continuous ones' ranks and threshold rows, the
+        conditions and the leaves' paths, the discrete tests' key rows and their empty words
+        (made once here, shared by every path reading them), each threshold's rank among its
+        column's known values; last, the classes' wrong rows."""
+        c = self._compiled
+        part = batch if (lo, hi) == (0, batch.n) else batch.subset(np.arange(lo, hi))
+        columns = c.columns_of(part)
+        order = c.leaf_order(part)
+        ranks, snaps, (key_rows, key_empty, wrong, _), cut_rank = c.rows(
+            columns, np.ascontiguousarray(part.y, dtype=np.int32), order, cut_ranks=True)
+        return (order, columns, ranks, snaps, *c.conditions, c.leaf_ptr, c.leaf_cond, c.n_keys, key_rows, key_empty,
+                cut_rank, wrong)
 
     def _ready(self, batch: Dataset) -> bool:
         """Whether the compiled module can take `batch` (made from the first batch seen)."""
@@ -272,7 +329,7 @@ class _Conditions:
         """The batch's columns as slice_truth reads them (the last batch's kept: its slices share them)."""
         held = self._batch_columns
         if held is None or held[0] is not batch:
-            kinds = {int(a): int(k) for a, k in zip(self.paths.attribute, self.paths.kind)}
+            kinds = self.kinds
             held = self._batch_columns = (batch, tuple(
                 np.ascontiguousarray(col, dtype=np.float64 if kinds[a] == THRESHOLD else np.int32)
                 if a in kinds else None for a, col in enumerate(batch.columns)))
@@ -403,13 +460,20 @@ def slice_threads(jobs: int = 1) -> int:
     return max(1, min(resolve_jobs(jobs), _MAX_THREADS))
 
 
+def _path_spans(n: int, threads: int = 1) -> list[tuple[int, int]]:
+    """Runs of a batch's n cases counted along the tree's paths: at most _PATH_CASES each, and
+    at least `threads` of them (whole words) where the cases allow."""
+    step = min(_PATH_CASES, max(64, -(-n // max(threads, 1)) + 63) // 64 * 64)
+    return [(lo, min(lo + step, n)) for lo in range(0, n, step)]
+
+
 def _sliced(conds: _Conditions, batch: Dataset, width: int, work: Callable[[int, int, int], Any],
-            threads: int, cells: int | None = None) -> Iterator[Any]:
-    """work(room, lo, hi) for each of the batch's slices (_slices(batch, width)), the results in
-    slice order, on up to `threads` threads: the truth rows and the compiled counts let go of
-    the GIL, so a pass's slices are counted on every core. `room` (0 .. threads - 1): the
-    thread's own truth buffer (_Conditions.truth) and whatever else `work` keeps per thread."""
-    spans = list(_slices(batch, width, cells))
+            threads: int, cells: int | None = None, spans: list[tuple[int, int]] | None = None) -> Iterator[Any]:
+    """work(room, lo, hi) for each of the batch's slices (_slices(batch, width), or `spans`), the
+    results in slice order, on up to `threads` threads: the truth rows and the compiled counts
+    let go of the GIL, so a pass's slices are counted on every core. `room` (0 .. threads - 1):
+    the thread's own truth buffer (_Conditions.truth) and whatever else `work` keeps per thread."""
+    spans = list(_slices(batch, width, cells)) if spans is None else spans
     threads = max(1, min(threads, len(spans)))
     conds.rooms(threads)
     if threads == 1:
@@ -466,6 +530,29 @@ class _Pooled:
         return cls(at, ptr, cond, np.ascontiguousarray(klass[at], dtype=np.int32))
 
 
+@dataclass
+class _OnPaths:
+    """Rules as path_tables reads them: each a leaf's path with some of its levels kept, in
+    ascending order of the leaves (a leaf's rules side by side); the j-th is the rule at place
+    at[j], of leaf leaf[j], keeps the levels kept[ptr[j]:ptr[j + 1]] (int32) and counts for
+    class klass[j] (int32)."""
+
+    at: np.ndarray
+    leaf: np.ndarray
+    ptr: np.ndarray
+    kept: np.ndarray
+    klass: np.ndarray
+
+    @classmethod
+    def of(cls, leaves: list[int], kept: list[list[int]], klass: np.ndarray) -> "_OnPaths":
+        at = np.argsort(np.asarray(leaves, dtype=np.int64), kind="stable")
+        ptr = np.zeros(len(leaves) + 1, dtype=np.int64)
+        order = at.tolist()
+        np.cumsum([len(kept[i]) for i in order], out=ptr[1:])
+        flat = np.fromiter(chain.from_iterable(kept[i] for i in order), dtype=np.int32, count=int(ptr[-1]))
+        return cls(at, np.asarray(leaves, dtype=np.int64)[at], ptr, flat, np.ascontiguousarray(klass[at], dtype=np.int32))
+
+
 def _checked(batch: Dataset, schema: Any) -> None:
     if batch.schema != schema:
         raise InputError(f"{batch.source}: a batch's columns differ from the first batch's")
@@ -512,13 +599,18 @@ def _round_table(items: list) -> _RoundTable:
 
 def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels: list[list[int]],
                   targets: np.ndarray, n_classes: int, tallies: _Tallies | None, schema: Any, pools: bool = False,
-                  threads: int = 1, cells: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  threads: int = 1, cells: int | None = None,
+                  paths: tuple[list[int], list[list[int]]] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One pass: per rule of `rules` (with the conditions numbered `levels[r]`), T0 and E0 (cases
     satisfying all, and those of them not of its class) and Td, Ed for each condition d (cases
     satisfying all but d). Also tallies the cases into `tallies` when given. `pools`: counted
     from the rules' pools where compiled (_Conditions.pool_tables), not from truth rows;
-    `threads`: a batch's slices counted on up to that many threads (_sliced), each slice's
-    truth at most `cells` bits (round_cells; None: _CELLS)."""
+    `paths`: per rule r its leaf paths[0][r] and the levels of that leaf's path it keeps,
+    paths[1][r] (the conditions levels[r], in turn): counted along the tree's paths where
+    compiled (_Conditions.path_tables); `threads`: a batch's slices (or rules, along the
+    paths) counted on up to that many threads (_sliced), each slice's truth at most `cells`
+    bits (round_cells; None: _CELLS)."""
     k = len(rules)
     width = max((len(levels[r]) for r in rules), default=1)
     # the compiled recount (generalise's, rule by rule) reads each rule's truth rows, one list
@@ -537,6 +629,8 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
             groups.append((at, idx, targets[np.asarray(rules)[at]]))
     tally = tallies is not None
     pooled = _Pooled.of([levels[r] for r in rules], klass) if pools and klass is not None and k else None
+    on_paths = (_OnPaths.of([paths[0][r] for r in rules], [paths[1][r] for r in rules], klass)
+                if paths is not None and not pools and klass is not None and k >= _PATH_RULES else None)
 
     def zero() -> list:
         return _RoundTable([np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64),
@@ -549,6 +643,8 @@ def _round_counts(conds: _Conditions, batches: Batches, rules: list[int], levels
         if tallied is not None:
             tallied.add(batch)
         if pooled is not None and conds.pool_tables(batch, pooled, t0, e0, td, ed):
+            return table
+        if on_paths is not None and conds.path_tables(batch, on_paths, table, threads):
             return table
         order = conds.leaf_order(batch)
         if order is not None:
@@ -631,12 +727,16 @@ def _count_numpy(bits: np.ndarray, wrong: np.ndarray, groups: list[tuple[np.ndar
 
 def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *, cf: float = 0.25,
                          fisher: float | None = None, report: PassReport | None = None, memory: int | None = None,
-                         threads: int = 1) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies]:
+                         threads: int = 1) -> tuple[list[CandidateRule], _Conditions, list[list[int]], _Tallies,
+                                                    tuple[list[int], list[list[int]]]]:
     """generalise_rules over the batches: the candidate rules (without covers) in the same order,
-    numbered alike; their conditions' numbers; and the first pass's tallies. Compiled, the first
-    pass counts each leaf's path from its pool of the cases failing at most one condition; a
-    later pass counts each rule's tables without its guessed next condition too (the module's
-    docstring): two rounds a pass for the rules whose guess holds. `memory` bounds no table here
+    numbered alike; their conditions' numbers; the first pass's tallies; and per rule the leaf it
+    came from and the levels of that leaf's path it keeps (its conditions: tables_in_passes'
+    `paths`). Compiled, the first pass counts each leaf's path from its pool of the cases
+    failing at most one condition, a later pass its rules along the tree's paths (or, few, from
+    pools or truth rows); without the compiled module a later pass counts each rule's tables
+    without its guessed next condition too (the module's docstring): two rounds a pass for the
+    rules whose guess holds. `memory` bounds no table here
     (the rounds' tables grow with the rules, not the rows): it sets the slices' truth bits
     (round_cells), larger where it leaves room. `threads`: a batch's slices counted
     on up to that many threads (the same counts)."""
@@ -656,7 +756,11 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     # per rule, the condition (its number) its next round is guessed to drop: the runner-up of
     # its round before. A pass counts the rule's tables and, guessed, its tables without that
     # condition: when the round drops it, those are the next round's (two rounds a pass), at
-    # the cost of one more rule's counts
+    # the cost of one more rule's counts. Compiled, no guess: a pass along the tree's paths
+    # costs its rules' counts, not a truth row of every condition over every case, and the
+    # guessed lists (90% more in the second pass) cost more than the passes they save (1M noisy
+    # rows: 44.8 CPU s in 10 passes with guesses, 35.4 in 13 without)
+    guessing = _native is None
     guess: dict[int, int] = {}
     errors: list[float] = []
     cells = round_cells(memory, threads)
@@ -666,15 +770,19 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         first = report.rounds == 0
         guessed = [r for r in active if r in guess]
         lists = [current[r] for r in active] + [[c for c in current[r] if c != guess[r]] for r in guessed]
+        # each list's leaf and the levels of its path it keeps (counted along the paths)
+        on_paths = (active + guessed, [levels[r] for r in active]
+                    + [[j for j in levels[r] if paths[r][j] != guess[r]] for r in guessed])
         counted = np.concatenate([targets[active], targets[guessed]]).astype(np.int64)
         t0_a, e0_a, td_a, ed_a = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
-                                               len(schema.classes), tallies if first else None, schema, pools=first,
-                                               threads=threads, cells=cells)
+                                               len(schema.classes), tallies if first else None, schema,
+                                               pools=first or len(lists) <= _POOL_RULES,
+                                               threads=threads, cells=cells, paths=on_paths)
         report.passes += 1
         report.round_passes += 1
         report.rounds += 1
         report.rule_counts += len(lists)
-        report.pool_counts += len(lists) if first and _native is not None else 0
+        report.pool_counts += len(lists) if (first or len(lists) <= _POOL_RULES) and _native is not None else 0
         # T0, E0 and Td, Ed per condition of every rule counted, int64
         report.round_bytes = max(report.round_bytes, 8 * len(t0_a) * (2 + 2 * width))
         if rates is None:
@@ -709,7 +817,8 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 if best < 0:
                     final[r] = (t0r, e0r, p0)
                     return None
-                guess[r] = current[r][runner]
+                if guessing:
+                    guess[r] = current[r][runner]
                 del levels[r][best], current[r][best]
                 return best
         else:
@@ -724,7 +833,8 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 if best is None:
                     final[r] = (t0[i], e0[i], p0)
                     return None
-                guess[r] = current[r][lowest_error(errors, best)]
+                if guessing:
+                    guess[r] = current[r][lowest_error(errors, best)]
                 del levels[r][best], current[r][best]
                 return best
 
@@ -746,6 +856,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
                 guess.pop(r, None)
         report.rounds += second
     found: dict[tuple, CandidateRule] = {}
+    origins: list[tuple[int, list[int]]] = []     # per rule kept: its leaf, the levels of its path it keeps
     tests = [conds.condition(c) for c in range(conds.count)]     # each condition's one CondTest
     for r in range(n_leaves):
         if final[r] is None:
@@ -757,7 +868,8 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         path = tuple(map(tests.__getitem__, paths[r]))
         rule = CandidateRule(0, sort_conditions(path, levels[r]), target, p0, t0r, e0r,
                              np.empty(0, dtype=np.int64))
-        _merge(found, _key(rule), rule)
+        if _merge(found, _key(rule), rule):
+            origins.append((r, levels[r]))
     rules = list(found.values())
     for number, rule in enumerate(rules, 1):
         rule.number = number
@@ -765,7 +877,7 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
     number_of = {id(t): c for c, t in enumerate(tests)}
     rule_conds = [[number_of[id(t)] for t in rule.conditions] for rule in rules]
     report.candidates = len(rules)
-    return rules, conds, rule_conds, tallies
+    return rules, conds, rule_conds, tallies, ([r for r, _ in origins], [lv for _, lv in origins])
 
 
 class _FireCounter:
@@ -785,6 +897,8 @@ class _FireCounter:
         self.idx = np.full((k, width), row[count], dtype=np.int64)
         for i, r in enumerate(rules):
             self.idx[i, :len(r)] = row[r]
+        # the rules along the tree's paths (fired_on_paths), when tables_in_passes counts so
+        self.on_paths: _OnPaths | None = None
 
     def table(self) -> "_Lists | _Groups":
         """An empty table."""
@@ -811,6 +925,16 @@ class _FireCounter:
         label = labels.astype(np.uint16)
         case[:, 0], case[:, 1] = label >> 8, label & 255
         return case, np.ones(n, dtype=np.int64)
+
+    def fired_on_paths(self, rows: tuple, labels: np.ndarray) -> tuple[np.ndarray, ...]:
+        """fired's lists (compiled, packed) of the cases _Conditions.path_rows' `rows` are of, the
+        rules' covers found along the tree's paths (path_fire_lists, `on_paths`): the same lists."""
+        n = len(labels)
+        at = np.empty(n + 1, dtype=np.int64)
+        lists = self.on_paths
+        words = _native.path_fire_lists(*rows[:-1], lists.leaf, lists.ptr, lists.kept, lists.at,
+                                        np.ascontiguousarray(labels, dtype=np.int32), at, True)
+        return at, np.frombuffer(words, dtype=np.int32), np.ones(n, dtype=np.int64)
 
     def lists(self, table: "_Lists | _Groups") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(at, words, counts): group g's label and then its firing rules (i: the i-th rule),
@@ -868,7 +992,8 @@ def too_large(stage: str, size: int, budget: int, rows: int, total: int | None =
 def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict[Any, tuple[list[int], Callable]],
                      batches: Batches, schema: Any, *, budget: int | None = None, stage: str = "firing",
                      report: PassReport | None = None, rows: int | None = None, threads: int = 1,
-                     spill_over: int | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                     spill_over: int | None = None, paths: tuple[list[int], list[list[int]]] | None = None
+                     ) -> dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The firing tables of several rule sets, in as few passes as the budget allows.
 
     `sets[key] = (rules, labels)`: a table groups the cases by (labels(y), which of `rules` (indices
@@ -879,7 +1004,11 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
     passes, the most a pass's tables held and the largest table are updated. `threads`: the
     slices' firing rules found on up to that many threads, added to the tables in slice order.
     `spill_over`: a table whose search's share exceeds it is counted without its index, and
-    its key noted in `report.spilled` (its search must then spill: learn_rules_in_passes)."""
+    its key noted in `report.spilled` (its search must then spill: learn_rules_in_passes).
+    `paths`: per rule of rule_conds its leaf and the levels of that leaf's path it keeps (its
+    conditions): compiled, the rules' firing is then found along the tree's paths (each rule's
+    cover the AND of its levels' rows: _FireCounter.fired_on_paths) when a pass counts at least
+    _PATH_RULES rules, instead of from every condition's truth rows a slice at a time."""
     report = report if report is not None else PassReport()
     done: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     waiting = list(sets)
@@ -888,6 +1017,12 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
                                         dtype=np.int64))
         counters = {key: _FireCounter(row, [rule_conds[r] for r in sets[key][0]], conds.count) for key in waiting}
         step = max(int(row[conds.count]) + 1, 8 * max(c.k for c in counters.values()))
+        along = paths is not None and _native is not None and sum(c.k for c in counters.values()) >= _PATH_RULES
+        if along:
+            for key in waiting:
+                counters[key].on_paths = _OnPaths.of([paths[0][r] for r in sets[key][0]],
+                                                     [paths[1][r] for r in sets[key][0]],
+                                                     np.zeros(counters[key].k, dtype=np.int32))
 
         def within_budget(part: dict) -> None:
             # a table never grows past the budget by more than a slice's groups
@@ -907,13 +1042,18 @@ def tables_in_passes(conds: _Conditions, rule_conds: list[list[int]], sets: dict
 
         def count(part: dict, batch: Dataset) -> dict:
             _checked(batch, schema)
+            on_paths = along and conds._ready(batch)
 
             def fired(room: int, lo: int, hi: int) -> tuple[int, dict]:
-                bits = conds.truth(batch, lo, hi, row, room)
-                y = batch.y[lo:hi]
                 # the tables still counted when the slice began (one left for later is not read)
-                return hi - lo, {key: counters[key].fired(bits, hi - lo, sets[key][1](y)) for key in list(part["tables"])}
-            for n, made in _sliced(conds, batch, step, fired, threads):
+                keys, y = list(part["tables"]), batch.y[lo:hi]
+                if on_paths:
+                    rows = conds.path_rows(batch, lo, hi)
+                    return hi - lo, {key: counters[key].fired_on_paths(rows, sets[key][1](y)) for key in keys}
+                bits = conds.truth(batch, lo, hi, row, room)
+                return hi - lo, {key: counters[key].fired(bits, hi - lo, sets[key][1](y)) for key in keys}
+            spans = _path_spans(batch.n, threads) if on_paths else None
+            for n, made in _sliced(conds, batch, step, fired, threads, spans=spans):
                 for key, table in part["tables"].items():
                     table.add(*made[key])
                 part["rows"] += n
@@ -1219,12 +1359,14 @@ def cases_in_passes(tree: Node | FlatTree, batches: Batches, *, cf: float = 0.25
         raise InputError("the batches hold no cases")
     schema = first.schema
     _check_costs(first.costs)
-    cands, conds, rule_conds, tallies = generalise_in_passes(tree, batches, schema, cf=cf, fisher=fisher,
-                                                             report=report, memory=memory, threads=threads)
+    cands, conds, rule_conds, tallies, rule_paths = generalise_in_passes(tree, batches, schema, cf=cf, fisher=fisher,
+                                                                         report=report, memory=memory,
+                                                                         threads=threads)
     report.rows = tallies.n
     totals = dict(schema=schema, costs=first.costs, class_n=tallies.class_n, total_weight=float(tallies.n),
                   branch_bits=tallies.branch_bits(schema), weight_record=first.weight_record)
-    return cands, totals, RuleStages(conds, rule_conds, cands, batches, schema, tallies, memory, report, threads)
+    return cands, totals, RuleStages(conds, rule_conds, cands, batches, schema, tallies, memory, report, threads,
+                                     rule_paths)
 
 
 @dataclass
@@ -1247,6 +1389,8 @@ class RuleStages:
     memory: int | None
     report: PassReport
     threads: int = 1
+    # per candidate its leaf and the levels of its path it keeps: its firing found along the paths
+    rule_paths: tuple[list[int], list[list[int]]] | None = None
 
     def class_tables(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Per class with candidates, in class order: (positive, counts) of its groups (whether
@@ -1269,7 +1413,7 @@ class RuleStages:
         spill_over = None if self.memory is None else self.memory // select.SPILL_SHARE
         tables = tables_in_passes(self.conds, self.rule_conds, sets, self.batches, self.schema, budget=self.memory,
                                   stage="selection", report=self.report, rows=self.tallies.n,
-                                  threads=self.threads, spill_over=spill_over)
+                                  threads=self.threads, spill_over=spill_over, paths=self.rule_paths)
         out = {}
         for c, rules in sorted(live.items()):
             # each table let go once its covers are made: the lists (4 bytes a firing rule)
@@ -1296,7 +1440,7 @@ class RuleStages:
         at, ids, counts = tables_in_passes(self.conds, self.rule_conds, {"ordering": (rules, lambda y: y)},
                                            self.batches, self.schema, budget=self.memory, stage="ordering",
                                            report=self.report, rows=self.tallies.n,
-                                           threads=self.threads)["ordering"]
+                                           threads=self.threads, paths=self.rule_paths)["ordering"]
         for r, cover in zip(selected, _covers(at, ids, len(rules))):
             r.cases = cover
         self.report.selected_patterns = len(counts)

@@ -369,16 +369,21 @@ def test_the_largest_firing_table_is_reported():
     assert 0 < largest["bytes"] <= report.table_bytes
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_first_pass_from_pools_later_rounds_guess(compiled, monkeypatch):
+@pytest.mark.parametrize("compiled, later", [(True, "paths"), (True, "pools"), (False, "truth")])
+def test_first_pass_from_pools_later_rounds_along_paths_or_guessed(compiled, later, monkeypatch):
     """Compiled, the first pass counts every leaf's path from its pool of the cases failing at
-    most one condition (no condition truth rows are made in it); a later pass counts each rule's
-    tables and those without its guessed next condition (the runner-up of its round before):
-    when the round drops that one, two rounds in the pass. Same rules as in memory."""
+    most one condition and a later pass counts its rules along the tree's paths (many rules) or
+    from their pools (few): no pass makes a condition's truth over the cases, and no round is
+    guessed. Without the compiled module a later pass counts each rule's tables and those
+    without its guessed next condition (the runner-up of its round before): when the round
+    drops that one, two rounds in the pass. Same rules as in memory."""
     if compiled and passes._native is None:
         pytest.skip("no compiled module")
     if not compiled:
         monkeypatch.setattr(passes, "_native", None)
+    # every later pass along the paths, or every one from pools
+    monkeypatch.setattr(passes, "_PATH_RULES", 0 if later == "paths" else 1 << 40)
+    monkeypatch.setattr(passes, "_POOL_RULES", -1 if later == "paths" else 1 << 40)
     seen = []
     counts = passes._round_counts
     truth = passes._Conditions.truth
@@ -387,22 +392,127 @@ def test_first_pass_from_pools_later_rounds_guess(compiled, monkeypatch):
     def spy(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=False, **more):
         seen.append((len(rules), pools))
         made.append(0)
-        return counts(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=pools, **more)
+        try:
+            return counts(conds, batches, rules, levels, targets, n_classes, tallies, schema, pools=pools, **more)
+        finally:
+            made.append(None)     # truth rows made after the pass are not the pass's
 
     def counted_truth(self, *args):
-        made[-1] += 1
+        if made[-1] is not None:
+            made[-1] += 1
         return truth(self, *args)
 
     monkeypatch.setattr(passes, "_round_counts", spy)
     monkeypatch.setattr(passes._Conditions, "truth", counted_truth)
     ds, memory, streamed, trace, trace2, report = both("crx")
     assert dump_yaml(streamed) == dump_yaml(memory)
-    assert [pools for _, pools in seen] == [True] + [False] * (len(seen) - 1)
-    # the first pass: every leaf's rule, no guess yet; compiled, from the pools alone
-    assert report.pool_counts == (seen[0][0] if compiled else 0)
-    assert (made[0] == 0) == compiled and all(made[1:])
-    assert report.rule_counts == sum(k for k, _ in seen) and 0 < report.guessed_right
-    assert report.round_passes == len(seen) < report.rounds
+    made = [m for m in made if m is not None]
+    assert [pools for _, pools in seen] == [True] + [later != "paths"] * (len(seen) - 1)
+    assert report.rule_counts == sum(k for k, _ in seen) and report.round_passes == len(seen) > 2
+    if compiled:
+        # the first pass from the pools, the later ones along the paths or from pools: no
+        # truth row of a condition over the cases, and one round a pass
+        assert report.pool_counts == (seen[0][0] if later == "paths" else report.rule_counts)
+        assert not any(made) and report.guessed_right == 0 and report.round_passes == report.rounds
+    else:
+        assert report.pool_counts == 0 and all(made)
+        assert 0 < report.guessed_right and report.round_passes < report.rounds
+
+
+def leaf_paths(name, subset):
+    """A shared set, its unpruned tree (subset tests or not) and each leaf's path (path_table's
+    condition numbers); skips without the compiled module, whose kernels the callers test."""
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    ds, _ = load_stem(R.stem(name))
+    tree = learn_tree(ds, subset=subset).unpruned_flat
+    p = passes._Conditions(tree).paths
+    return ds, tree, [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(len(p.leaf_class))]
+
+
+@pytest.mark.parametrize("name, subset", [("crx", False), ("crx", True), ("vehicle", False), ("labor", True)])
+def test_path_tables_equal_truth_counts(name, subset):
+    # a later round's counts along the tree's paths (path_tables: each rule from its leaf's
+    # path's rows over a batch) are the counts round_tables makes from every condition's truth
+    # rows: unknown values, discrete, subset and threshold tests, some levels dropped, two lists
+    # of a leaf, a list of no condition, the lists in no order of the leaves, batches that cut
+    # the leaves' cases (5 and 37 cases) and runs of cases within a batch (_PATH_CASES), threads
+    ds, tree, paths = leaf_paths(name, subset)
+    rng = np.random.default_rng(5)
+    conds = passes._Conditions(tree)
+    leaves = list(range(len(paths))) * 2 + [0]
+    kept = [[j for j in range(len(paths[r])) if rng.random() < 0.7] or [len(paths[r]) - 1] for r in leaves[:-1]]
+    kept.append([])
+    shuffle = rng.permutation(len(leaves)).tolist()
+    leaves, kept = [leaves[i] for i in shuffle], [kept[i] for i in shuffle]
+    levels = [[paths[r][j] for j in lv] for r, lv in zip(leaves, kept)]
+    targets = rng.integers(0, len(ds.schema.classes), len(levels))
+    for k, threads, cases in ((ds.n, 1, passes._PATH_CASES), (5, 2, passes._PATH_CASES), (37, 1, 8), (ds.n, 2, 64)):
+        args = conds, batches(ds, k), list(range(len(levels))), levels, targets, len(ds.schema.classes), None, \
+            ds.schema
+        called = []
+        on_paths = passes._Conditions.path_tables
+
+        def spy(self, *a, **kw):
+            called.append(1)
+            return on_paths(self, *a, **kw)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(passes, "_PATH_CASES", cases)
+            mp.setattr(passes._Conditions, "path_tables", spy)
+            mp.setattr(passes, "_PATH_RULES", len(levels) + 1)
+            passes._round_counts(*args, paths=(leaves, kept), threads=threads)
+            assert not called      # too few rules: from truth rows
+            mp.setattr(passes, "_PATH_RULES", len(levels))
+            along = passes._round_counts(*args, paths=(leaves, kept), threads=threads)
+        truth = passes._round_counts(*args, threads=threads)
+        assert len(called) == -(-ds.n // k)
+        for a, b in zip(along, truth):
+            assert a.dtype == b.dtype and np.array_equal(a, b), (name, k)
+    # a kept level beyond its leaf's path is refused, not read
+    lists = passes._OnPaths.of([0], [[len(paths[0])]], np.zeros(1, dtype=np.int64))
+    table = [np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros((1, 4), dtype=np.int64),
+             np.zeros((1, 4), dtype=np.int64)]
+    with pytest.raises(ValueError, match="path_tables: the lists do not agree"):
+        conds.path_tables(ds, lists, table)
+    # so is a threshold's rank beyond its column's known values
+    rows = conds.path_rows(ds, 0, ds.n)
+    lists = passes._OnPaths.of([0], [[0]], np.zeros(1, dtype=np.int64))
+    with pytest.raises(ValueError, match="path_tables: a cut's rank is out of range"):
+        passes._native.path_tables(*rows[:-2], rows[-2] + ds.n + 1, lists.leaf, lists.ptr, lists.kept, rows[-1],
+                                   lists.klass, lists.at, 0, 1, *table)
+
+
+@pytest.mark.parametrize("name, subset", [("crx", False), ("vehicle", False), ("labor", True)])
+def test_firing_along_paths_equals_truth(name, subset, monkeypatch):
+    # the selection's and the ordering's firing lists found along the tree's paths (each
+    # candidate's cover the AND of its leaf's kept levels' rows, path_fire_lists) are those of
+    # every condition's truth rows: the same candidates, tables (groups in the same order),
+    # covers; batches cutting the leaves' cases, runs of 8 and 64 cases, two threads
+    if passes._native is None:
+        pytest.skip("no compiled module")
+    ds, _ = load_stem(R.stem(name))
+    tree = learn_tree(ds, subset=subset).unpruned_flat
+    along = []
+    on_paths = passes._FireCounter.fired_on_paths
+
+    def spy(self, *args):
+        along[-1] += 1
+        return on_paths(self, *args)
+    monkeypatch.setattr(passes._FireCounter, "fired_on_paths", spy)
+    made = []
+    for least, cases, k, threads in ((1 << 40, passes._PATH_CASES, 37, 1), (0, passes._PATH_CASES, 37, 1),
+                                     (0, 64, ds.n, 2), (0, 8, 5, 1)):
+        monkeypatch.setattr(passes, "_PATH_RULES", least)
+        monkeypatch.setattr(passes, "_PATH_CASES", cases)
+        along.append(0)
+        cands, totals, stages = passes.cases_in_passes(tree, batches(ds, k), threads=threads)
+        tables = stages.class_tables()
+        ordering = stages.selected_table(cands[::3])
+        made.append(([(r.number, r.conditions, r.klass, r.error, r.covered, r.errors) for r in cands],
+                     {c: [x.tolist() for x in t] for c, t in tables.items()}, [x.tolist() for x in ordering],
+                     [r.cases.unpack(np.int64).tolist() for r in cands if r.cases is not None and len(r.cases)]))
+    assert made[0] == made[1] == made[2] == made[3]
+    assert along[0] == 0 and all(along[1:])
 
 
 @pytest.mark.parametrize("name, subset", [("crx", False), ("crx", True), ("vehicle", False), ("labor", True)])
@@ -410,15 +520,11 @@ def test_pool_tables_equal_truth_counts(name, subset):
     # a batch's first-round counts of every leaf's whole path from the paths' pools are the
     # counts round_tables makes from the conditions' truth rows (unknown values, discrete,
     # subset and threshold tests; leaves sharing long prefixes, and a batch of a few cases)
-    if passes._native is None:
-        pytest.skip("no compiled module")
-    ds, _ = load_stem(R.stem(name))
-    tree = learn_tree(ds, subset=subset).unpruned_flat
+    ds, tree, paths = leaf_paths(name, subset)
     rng = np.random.default_rng(3)
     for k in (ds.n, 5):
         conds = passes._Conditions(tree)
         p = conds.paths
-        paths = [p.leaf_cond[p.leaf_ptr[r]:p.leaf_ptr[r + 1]].tolist() for r in range(len(p.leaf_class))]
         # every path whole (the first pass), and later rounds' lists: some levels dropped, in
         # no order of the leaves (the pools shared by the lists' common first conditions)
         kept = [[c for c in path if rng.random() < 0.7] or path[-1:] for path in paths]
@@ -753,15 +859,21 @@ def test_spilled_selection_learns_the_in_memory_rules(name, monkeypatch):
         assert kept.largest["bytes"] - report.largest["bytes"] == 2 * report.largest["numbers"]
 
 
-def test_rounds_decided_at_once_without_fisher(monkeypatch):
+@pytest.mark.parametrize("compiled", [True, False])
+def test_rounds_decided_at_once_without_fisher(compiled, monkeypatch):
     """Without Fisher's test each pass's round is decided for all its rules at once
     (generalize.drop_choices), not a Python call a rule (drop_choice: ~270,000 rules a round at
-    1M cases); with it, rule by rule. The same rules as in memory either way."""
+    1M cases), the guessed second rounds too (without the compiled module); with it, rule by
+    rule. The same rules as in memory either way."""
     def refused(*args, **kwargs):
         raise AssertionError("a round decided rule by rule")
+    if not compiled:
+        monkeypatch.setattr(passes, "_native", None)
+    elif passes._native is None:
+        pytest.skip("no compiled module")
     monkeypatch.setattr(passes, "drop_choice", refused)
     ds, memory, streamed, trace, trace2, report = both("crx")
-    assert dump_yaml(streamed) == dump_yaml(memory) and report.guessed_right > 0
+    assert dump_yaml(streamed) == dump_yaml(memory) and (report.guessed_right > 0) == (not compiled)
     monkeypatch.undo()
     ds, memory, streamed, *_ = both("crx", fisher=5)
     assert dump_yaml(streamed) == dump_yaml(memory)
@@ -802,6 +914,7 @@ def test_round_slices_widen_with_the_budget(monkeypatch):
     The selection's slices keep _CELLS (the budget is its tables'); the rules are the same."""
     monkeypatch.setattr(passes, "_CELLS", 1 << 12)
     monkeypatch.setattr(passes, "_ROUND_CELLS", 1 << 14)
+    monkeypatch.setattr(passes, "_POOL_RULES", -1)      # the later passes from truth rows
     assert passes.round_cells(None) == 1 << 12 and passes.round_cells(1 << 13, 2) == 1 << 12
     assert passes.round_cells(1 << 14, 1) == passes.round_cells(1 << 40, 4) == 1 << 14
     ds, _ = load_stem(R.stem("crx"))
