@@ -15,7 +15,7 @@ sample_jvms() {   # "seconds total_rss_kb largest_rss_kb" of the java processes,
   local t=0
   while sleep 5; do
     t=$((t + 5))
-    ps -C java -o rss= | awk -v t=$t '{s += $1; if ($1 > m) m = $1} END {print t, s + 0, m + 0}'
+    { ps -C java -o rss= || true; } | awk -v t=$t '{s += $1; if ($1 > m) m = $1} END {print t, s + 0, m + 0}'
   done
 }
 fit() {
