@@ -72,10 +72,17 @@ def _session(master: str) -> tuple[Any, bool]:
                    .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                    # the decisions' Arrow batches (_Decide): fewer, larger calls into the library
                    .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(_BATCH_ROWS)))
-        if master.startswith("local") and not os.environ.get("PYSPARK_SUBMIT_ARGS"):
-            # local: the executors are the driver's JVM, which holds the cached codes of a fit's
-            # rows and each pass's table (learn/spark.py): Spark's default 1 GB is short of 1M rows
-            builder = builder.config("spark.driver.memory", _LOCAL_MEMORY)
+        if not os.environ.get("PYSPARK_SUBMIT_ARGS"):
+            # the driver's JVM ends at its first OutOfMemoryError, so that the error reaches us
+            # (learn/spark.py names it): a task's result too large for its heap stopped Spark's
+            # thread that receives results, and the job then waited for it forever (the noisy
+            # 5M-row fit on local[2] with a 2 GB heap, BENCHMARKS.md "Learning on Spark")
+            builder = builder.config("spark.driver.extraJavaOptions", _DRIVER_JAVA_OPTIONS)
+            if master.startswith("local"):
+                # local: the executors are the driver's JVM, which holds the cached codes of a
+                # fit's rows and each pass's table (learn/spark.py): Spark's default 1 GB is
+                # short of 1M rows
+                builder = builder.config("spark.driver.memory", _LOCAL_MEMORY)
         session = builder.getOrCreate()
     except Exception as e:   # no Java, a master that does not answer
         raise InputError(f"--engine spark: cannot start a Spark session on {master!r}: {_first_line(e)}") from None
@@ -85,6 +92,7 @@ def _session(master: str) -> tuple[Any, bool]:
 
 
 _LOCAL_MEMORY = "2g"   # the JVM's heap with a local master
+_DRIVER_JAVA_OPTIONS = "-XX:+ExitOnOutOfMemoryError"
 
 
 def _local_workers(session: Any) -> Any:

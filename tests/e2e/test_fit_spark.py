@@ -12,6 +12,9 @@ import contextlib
 import io
 import json
 import os
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -241,6 +244,22 @@ def test_stopped_jvm_named():
     source._cache = Gone()
     source.release()
     assert source._cache is None
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="needs Java")
+def test_driver_jvm_ends_at_its_first_out_of_memory_error():
+    """The command line's Spark driver runs with -XX:+ExitOnOutOfMemoryError: a task's result
+    too large for the heap stopped only Spark's thread that receives results, and the noisy 5M
+    fit on local[2] then waited forever; a stopped JVM is named (test_stopped_jvm_named). In a
+    process of its own, so that no session is already active."""
+    pytest.importorskip("pyspark")
+    code = ("import c45rules.cli.spark as s; session, ours = s._session('local[1]'); "
+            "bean = session.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean(); "
+            "print(list(bean.getInputArguments())); session.stop()")
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_SUBMIT_ARGS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "-XX:+ExitOnOutOfMemoryError" in out.stdout.strip().splitlines()[-1]
 
 
 def test_failed_python_task_named():
