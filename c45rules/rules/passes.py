@@ -774,15 +774,15 @@ def generalise_in_passes(tree: Node | FlatTree, batches: Batches, schema: Any, *
         on_paths = (active + guessed, [levels[r] for r in active]
                     + [[j for j in levels[r] if paths[r][j] != guess[r]] for r in guessed])
         counted = np.concatenate([targets[active], targets[guessed]]).astype(np.int64)
+        from_pools = first or len(lists) <= _POOL_RULES
         t0_a, e0_a, td_a, ed_a = _round_counts(conds, batches, list(range(len(lists))), lists, counted,
                                                len(schema.classes), tallies if first else None, schema,
-                                               pools=first or len(lists) <= _POOL_RULES,
-                                               threads=threads, cells=cells, paths=on_paths)
+                                               pools=from_pools, threads=threads, cells=cells, paths=on_paths)
         report.passes += 1
         report.round_passes += 1
         report.rounds += 1
         report.rule_counts += len(lists)
-        report.pool_counts += len(lists) if (first or len(lists) <= _POOL_RULES) and _native is not None else 0
+        report.pool_counts += len(lists) if from_pools and _native is not None else 0
         # T0, E0 and Td, Ed per condition of every rule counted, int64
         report.round_bytes = max(report.round_bytes, 8 * len(t0_a) * (2 + 2 * width))
         if rates is None:
